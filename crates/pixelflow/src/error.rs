@@ -1,0 +1,93 @@
+//! Library error type. Every failure a user can cause (bad spec, bad parameter, bad image,
+//! no GPU, device lost) is a variant here, never a panic.
+
+use std::path::PathBuf;
+
+/// Result alias used throughout pixelflow.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in pixelflow.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A filter name that is not in the registry.
+    #[error("unknown filter `{name}`{}", suggestion_suffix(.suggestion))]
+    UnknownFilter { name: String, suggestion: Option<String> },
+    /// A parameter name the filter does not declare.
+    #[error("filter `{filter}` has no parameter `{param}`{}; its parameters are: {known}", suggestion_suffix(.suggestion))]
+    UnknownParam { filter: String, param: String, suggestion: Option<String>, known: String },
+    /// A parameter value outside its declared range or of the wrong kind.
+    #[error("parameter `{param}` of `{filter}`: {message}")]
+    BadParam { filter: String, param: String, message: String },
+    /// The text spec could not be parsed.
+    #[error("pipeline spec: {message} at column {column}")]
+    Spec { message: String, column: usize },
+    /// The graph is malformed (missing inputs, mismatched formats or sizes, ...).
+    #[error("graph: {0}")]
+    Graph(String),
+    /// An image file could not be read or written.
+    #[error("image `{path}`: {message}")]
+    ImageIo { path: PathBuf, message: String },
+    /// Image data is invalid (zero size, wrong buffer length, wrong format).
+    #[error("image: {0}")]
+    Image(String),
+    /// The image does not fit in one GPU binding on this device.
+    #[error("image of {width}x{height} needs {bytes} bytes per buffer but this GPU allows at most {limit} bytes per binding (tiling of larger images is not implemented yet); use --cpu or a smaller image")]
+    TooLarge { width: u32, height: u32, bytes: u64, limit: u64 },
+    /// No usable GPU adapter.
+    #[error("no GPU adapter found{0}")]
+    NoAdapter(String),
+    /// The GPU reported an error (validation, out of memory, internal).
+    #[error("GPU error: {0}")]
+    Gpu(String),
+    /// The GPU device was lost (driver reset, removal, crash).
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+}
+
+fn suggestion_suffix(s: &Option<String>) -> String {
+    match s {
+        Some(s) => format!(" (did you mean `{s}`?)"),
+        None => String::new(),
+    }
+}
+
+/// Nearest candidate by edit distance, when it is close enough to be a plausible typo.
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = edit_distance(word, c);
+        // substring matches ("blur" -> "box_blur") count as close too
+        let d = if c.contains(word) && word.len() >= 3 { d.min(2) } else { d };
+        if best.map_or(true, |(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.filter(|(d, c)| *d <= (c.len().max(word.len()) / 2).max(2)).map(|(_, c)| c.to_string())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn nearest_finds_typos() {
+        let names = ["gaussian_blur", "box_blur", "sobel_edge_detection"];
+        assert_eq!(nearest("gausian_blur", names).as_deref(), Some("gaussian_blur"));
+        assert_eq!(nearest("sobel", names).as_deref(), Some("sobel_edge_detection"));
+        assert_eq!(nearest("zzzzzzzzzzzzzzzzzzzzzzz", names), None);
+    }
+}

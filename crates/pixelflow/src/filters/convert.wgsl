@@ -1,0 +1,54 @@
+// Format conversions. CPU twin: `Image::convert` in image.rs.
+struct Dims {
+    width: u32,
+    height: u32,
+    words_per_row: u32,  // Gray8 rows are padded to whole u32 words
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(2) var<uniform> dims: Dims;
+
+// One invocation per output word: 4 gray pixels.
+@compute @workgroup_size(256)
+fn rgba_to_gray(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let w = linear_id(wid, nwg, lid, 256u);
+    if (w >= dims.words_per_row * dims.height) { return; }
+    let y = w / dims.words_per_row;
+    let x0 = (w % dims.words_per_row) * 4u;
+    var word = 0u;
+    for (var k = 0u; k < 4u; k++) {
+        let x = x0 + k;
+        if (x < dims.width) {
+            let c = unpack4x8unorm(src[y * dims.width + x]);
+            let g = pack4x8unorm(vec4<f32>(dot(c.rgb, LUMA_W))) & 255u;
+            word |= g << (8u * k);
+        }
+    }
+    dst[w] = word;
+}
+
+@compute @workgroup_size(256)
+fn gray_to_rgba(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i >= dims.width * dims.height) { return; }
+    let y = i / dims.width;
+    let x = i % dims.width;
+    let g = (src[y * dims.words_per_row + x / 4u] >> (8u * (x % 4u))) & 255u;
+    dst[i] = g | (g << 8u) | (g << 16u) | (255u << 24u);
+}
+
+@compute @workgroup_size(256)
+fn copy_pixels(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i >= dims.width * dims.height) { return; }
+    dst[i] = src[i];
+}
+
+@compute @workgroup_size(256)
+fn copy_words(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i >= dims.words_per_row * dims.height) { return; }
+    dst[i] = src[i];
+}

@@ -1,0 +1,28 @@
+//! Filters by family, each a Rust file with its `.wgsl` beside it. Each family module lists
+//! its filters in `DEFS`; the registry is their concatenation in this order.
+
+pub mod analysis;
+pub mod blend;
+pub mod color;
+pub mod convert;
+pub mod geometry;
+pub mod lookup;
+pub mod morphology;
+pub mod neighborhood;
+pub mod pixel;
+
+use std::sync::OnceLock;
+
+use crate::registry::FilterDef;
+
+static ALL: OnceLock<Vec<&'static FilterDef>> = OnceLock::new();
+
+/// Every registered filter.
+pub fn registry() -> &'static [&'static FilterDef] {
+    ALL.get_or_init(|| {
+        [color::DEFS, convert::DEFS, blend::DEFS, neighborhood::DEFS, morphology::DEFS, analysis::DEFS, lookup::DEFS, geometry::DEFS]
+            .iter()
+            .flat_map(|d| d.iter().copied())
+            .collect()
+    })
+}

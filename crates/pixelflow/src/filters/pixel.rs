@@ -1,0 +1,112 @@
+//! Per-pixel filters: each declares a WGSL function `fn name(c: vec4<f32>, p: NameParams) -> vec4<f32>`
+//! and its CPU twin `apply`. The executor generates the kernel around the function, and fuses
+//! runs of consecutive per-pixel filters into one kernel (one read, one write). Between fused
+//! steps the colour is re-quantised to 8 bits, so a fused chain gives bit-for-bit the result
+//! of the unfused one.
+
+use bytemuck::Pod;
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::image::{unorm8, Image, PixelFormat};
+use crate::registry::{expect_image, Filter, FilterDef, PixelOpGpu};
+use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Value, ValueDesc};
+
+/// A per-pixel RGBA8 filter.
+pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
+    const DEF: &'static FilterDef;
+    const WGSL: &'static str;
+    /// WGSL function name (equal to the filter name).
+    const FN_NAME: &'static str;
+    /// WGSL parameter struct name.
+    const PARAMS_STRUCT: &'static str;
+    /// `#[repr(C)]` uniform mirrored by `PARAMS_STRUCT`; size a multiple of 16.
+    type Params: Pod;
+    fn params(&self) -> Self::Params;
+    /// CPU twin of the WGSL function, on [0,1] RGBA.
+    fn apply(&self, c: [f32; 4]) -> [f32; 4];
+}
+
+/// Runs a per-pixel function over an RGBA8 image on the CPU, quantising like `pack4x8unorm`.
+pub fn map_pixels(img: &Image, f: impl Fn([f32; 4]) -> [f32; 4] + Sync) -> Result<Image> {
+    let src = img.as_u8();
+    let mut out = vec![0u8; src.len()];
+    out.par_chunks_mut(4 * 1024).zip(src.par_chunks(4 * 1024)).for_each(|(o, s)| {
+        for (op, sp) in o.chunks_exact_mut(4).zip(s.chunks_exact(4)) {
+            let c = f([sp[0] as f32 / 255.0, sp[1] as f32 / 255.0, sp[2] as f32 / 255.0, sp[3] as f32 / 255.0]);
+            for k in 0..4 {
+                op[k] = unorm8(c[k]);
+            }
+        }
+    });
+    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+}
+
+impl<T: PixelOp> Filter for T {
+    fn def(&self) -> &'static FilterDef {
+        T::DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        let d = expect_image(T::DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        Ok(vec![ValueDesc::Image(d)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _outputs: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = inputs[0].as_image().ok_or_else(|| crate::Error::Graph("expected an image".into()))?;
+        Ok(vec![Value::Image(map_pixels(img, |c| self.apply(c))?)])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let op = self.pixel_op().ok_or_else(|| crate::Error::Gpu("not a pixel op".into()))?;
+        record_fused(rec, &[op], &inputs[0], &outputs[0])
+    }
+    fn pixel_op(&self) -> Option<PixelOpGpu> {
+        Some(PixelOpGpu {
+            fn_name: T::FN_NAME,
+            params_struct: T::PARAMS_STRUCT,
+            wgsl: T::WGSL,
+            uniform: bytemuck::bytes_of(&self.params()).to_vec(),
+        })
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
+
+/// Workgroup size of generated per-pixel kernels. Schedule choice, not algorithm.
+const PIXEL_WG: u32 = 256;
+
+/// Records one kernel applying `ops` in order to every pixel of `src`, writing `dst`.
+pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
+    let desc = src.desc.image().ok_or_else(|| crate::Error::Graph("per-pixel input must be an image".into()))?;
+    let count = desc.pixels() as u32;
+    let key = format!("pixel[{}]", ops.iter().map(|o| o.fn_name).collect::<Vec<_>>().join(","));
+    let mut sources: Vec<&'static str> = Vec::new();
+    for o in ops {
+        if !sources.contains(&o.wgsl) {
+            sources.push(o.wgsl);
+        }
+    }
+    let mut gen = String::from("struct ChainParams {\n    count: u32, _p0: u32, _p1: u32, _p2: u32,\n");
+    for (i, o) in ops.iter().enumerate() {
+        gen.push_str(&format!("    op{i}: {},\n", o.params_struct));
+    }
+    gen.push_str("}\n@group(0) @binding(0) var<storage, read> src: array<u32>;\n@group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n@group(0) @binding(2) var<uniform> chain: ChainParams;\n");
+    gen.push_str(&format!(
+        "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.count) {{ return; }}\n    var c = unpack4x8unorm(src[i]);\n"
+    ));
+    for (i, o) in ops.iter().enumerate() {
+        if i > 0 {
+            gen.push_str("    c = quantize8(c);\n");
+        }
+        gen.push_str(&format!("    c = {}(c, chain.op{i});\n", o.fn_name));
+    }
+    gen.push_str("    dst[i] = pack4x8unorm(c);\n}\n");
+    let mut kernel = Kernel::new(&key, &sources, "main");
+    kernel.generated = Some(gen);
+    let mut uniform = Vec::new();
+    uniform.extend_from_slice(bytemuck::bytes_of(&[count, 0, 0, 0]));
+    for o in ops {
+        uniform.extend_from_slice(&o.uniform);
+    }
+    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_1d(count as u64, PIXEL_WG))
+}

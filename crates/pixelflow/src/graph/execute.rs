@@ -1,0 +1,305 @@
+//! Executors. The GPU executor records every node into one command encoder (a compute pass
+//! per step, bracketed by timestamp queries when the device has them), submits once and
+//! reads back only the requested outputs. The CPU executor runs each filter's reference
+//! implementation in the same order.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::plan::plan;
+use super::{Graph, NodeKind};
+use crate::error::{Error, Result};
+use crate::filters::pixel::record_fused;
+use crate::image::Image;
+use crate::runtime::{Cmd, Gpu, GpuOptions, GpuSlot, NodeRecorder};
+use crate::value::{Data, Value, ValueDesc};
+
+/// Where a graph runs.
+#[derive(Clone, Debug)]
+pub enum Backend {
+    Gpu(Arc<Gpu>),
+    /// The CPU reference implementation.
+    Cpu,
+}
+
+impl Backend {
+    /// The best GPU, or the CPU reference with a reason when there is none.
+    pub fn auto(opts: &GpuOptions) -> (Backend, Option<String>) {
+        match Gpu::new(opts) {
+            Ok(g) => (Backend::Gpu(g), None),
+            Err(e) => (Backend::Cpu, Some(format!("{e}; running on the CPU reference implementation instead"))),
+        }
+    }
+    /// A GPU backend or an error (no fallback).
+    pub fn gpu(opts: &GpuOptions) -> Result<Backend> {
+        Ok(Backend::Gpu(Gpu::new(opts)?))
+    }
+    /// Human-readable name.
+    pub fn describe(&self) -> String {
+        match self {
+            Backend::Gpu(g) => {
+                let i = g.info();
+                format!("{} ({})", i.name, i.backend)
+            }
+            Backend::Cpu => "CPU reference".into(),
+        }
+    }
+    /// Executes a graph with its sources bound by name.
+    pub fn run(&self, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
+        check_sources(graph, sources)?;
+        match self {
+            Backend::Gpu(g) => run_gpu(g, graph, sources, opts),
+            Backend::Cpu => run_cpu(graph, sources, opts),
+        }
+    }
+}
+
+/// Options of one run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Collect per-node times (GPU timestamps, or wall clock on the CPU).
+    pub timings: bool,
+    /// Fill every output buffer with a poison pattern first (tests: unwritten pixels show).
+    pub poison: bool,
+    /// Fuse runs of per-pixel filters into one kernel.
+    pub fuse: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self { timings: false, poison: false, fuse: true }
+    }
+}
+
+/// Time spent in one step (a node, or a fused run of nodes joined by `+`).
+#[derive(Clone, Debug)]
+pub struct NodeTiming {
+    pub label: String,
+    pub ms: f64,
+}
+
+/// Named outputs and optional timings.
+#[derive(Debug)]
+pub struct RunResult {
+    pub outputs: Vec<(String, Value)>,
+    pub timings: Vec<NodeTiming>,
+}
+
+impl RunResult {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.outputs.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+    pub fn take(&mut self, name: &str) -> Option<Value> {
+        let i = self.outputs.iter().position(|(n, _)| n == name)?;
+        Some(self.outputs.remove(i).1)
+    }
+}
+
+fn check_sources(graph: &Graph, sources: &[(&str, &Image)]) -> Result<()> {
+    for (name, node) in graph.sources() {
+        let img = sources.iter().find(|(n, _)| *n == name).ok_or_else(|| Error::Graph(format!("source `{name}` was not given an image")))?.1;
+        let want = graph.nodes[node].outputs[0];
+        if ValueDesc::Image(img.desc()) != want {
+            return Err(Error::Graph(format!("source `{name}` was declared as {want} but got image {}; build the graph for this size", img.desc())));
+        }
+    }
+    if graph.outputs.is_empty() {
+        return Err(Error::Graph("the graph has no outputs".into()));
+    }
+    Ok(())
+}
+
+fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
+    let mut values: HashMap<(usize, usize), Value> = HashMap::new();
+    let mut timings = Vec::new();
+    for (i, n) in graph.nodes.iter().enumerate() {
+        match &n.kind {
+            NodeKind::Source { name } => {
+                let img = sources.iter().find(|(s, _)| s == name).map(|(_, im)| (*im).clone()).ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
+                values.insert((i, 0), Value::Image(img));
+            }
+            NodeKind::Filter(f) => {
+                let t0 = Instant::now();
+                let ins: Vec<&Value> = n.inputs.iter().map(|p| values.get(&(p.node, p.output)).ok_or_else(|| Error::Graph("input not computed".into()))).collect::<Result<_>>()?;
+                let outs = f.run_cpu(&ins, &n.outputs)?;
+                if opts.timings {
+                    timings.push(NodeTiming { label: n.label.clone(), ms: t0.elapsed().as_secs_f64() * 1e3 });
+                }
+                for (k, v) in outs.into_iter().enumerate() {
+                    values.insert((i, k), v);
+                }
+            }
+        }
+    }
+    let outputs = graph
+        .outputs
+        .iter()
+        .map(|(name, p)| Ok((name.clone(), values.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("output not computed".into()))?)))
+        .collect::<Result<_>>()?;
+    Ok(RunResult { outputs, timings })
+}
+
+/// Byte pattern written into outputs before a poisoned run.
+pub const POISON: u8 = 0xA5;
+
+fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
+    gpu.check_health()?;
+    let limit = gpu.max_binding();
+    for n in &graph.nodes {
+        for d in &n.outputs {
+            let bytes = d.gpu_bytes();
+            if bytes > limit {
+                let (width, height) = d.image().map_or((0, 0), |i| (i.width, i.height));
+                return Err(Error::TooLarge { width, height, bytes, limit });
+            }
+        }
+    }
+    let plan = plan(graph, opts.fuse);
+    let timestamps = opts.timings && gpu.has_timestamps();
+    let query_set = timestamps.then(|| {
+        gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("pixelflow.timings"), ty: wgpu::QueryType::Timestamp, count: (plan.steps.len() * 2).max(2) as u32 })
+    });
+    // Buffers freed during this run are reused only by later steps of this run; they go
+    // back to the shared pool after the submission completes, so another thread cannot
+    // write to a buffer this submission still uses.
+    let local_free: std::cell::RefCell<Vec<Arc<wgpu::Buffer>>> = Default::default();
+    let take = |bytes: u64| -> Result<Arc<wgpu::Buffer>> {
+        let class = crate::runtime::size_class(bytes);
+        let mut free = local_free.borrow_mut();
+        if let Some(i) = free.iter().position(|b| b.size() == class) {
+            return Ok(free.swap_remove(i));
+        }
+        Ok(gpu.pool.lock().map_err(|_| Error::Gpu("buffer pool poisoned".into()))?.take(&gpu.device, bytes))
+    };
+    let give = |b: Arc<wgpu::Buffer>| local_free.borrow_mut().push(b);
+
+    let mut slots: HashMap<(usize, usize), GpuSlot> = HashMap::new();
+    for (name, node) in graph.sources() {
+        let img = sources.iter().find(|(n, _)| *n == name).map(|(_, i)| *i).ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
+        let desc = graph.nodes[node].outputs[0];
+        let buf = take(desc.gpu_bytes())?;
+        gpu.queue.write_buffer(&buf, 0, &img.to_gpu_bytes());
+        slots.insert((node, 0), GpuSlot { buffer: buf, desc });
+    }
+    let poison_buf = if opts.poison {
+        let max = graph.nodes.iter().flat_map(|n| n.outputs.iter()).map(|d| d.gpu_bytes()).max().unwrap_or(16);
+        let size = crate::runtime::size_class(max);
+        let b = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.poison"), size, usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false });
+        gpu.queue.write_buffer(&b, 0, &vec![POISON; size as usize]);
+        Some(b)
+    } else {
+        None
+    };
+
+    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pixelflow.run") });
+    let mut keep_alive: Vec<NodeRecorder<'_>> = Vec::new();
+    let mut labels = Vec::new();
+    let result = gpu.scoped(|| -> Result<Vec<wgpu::Buffer>> {
+        for (s, step) in plan.steps.iter().enumerate() {
+            let last = *step.nodes.last().ok_or_else(|| Error::Graph("empty step".into()))?;
+            let first = step.nodes[0];
+            let node = &graph.nodes[last];
+            let mut outs = Vec::new();
+            for (k, d) in node.outputs.iter().enumerate() {
+                let buf = take(d.gpu_bytes())?;
+                if let Some(p) = &poison_buf {
+                    encoder.copy_buffer_to_buffer(p, 0, &buf, 0, buf.size().min(p.size()));
+                }
+                let slot = GpuSlot { buffer: buf, desc: *d };
+                slots.insert((last, k), slot.clone());
+                outs.push(slot);
+            }
+            let ins: Vec<GpuSlot> = graph.nodes[first].inputs.iter().map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
+            let mut rec = NodeRecorder::new(gpu);
+            if step.nodes.len() == 1 {
+                if let NodeKind::Filter(f) = &node.kind {
+                    f.record_gpu(&mut rec, &ins, &outs)?;
+                }
+            } else {
+                let ops: Vec<_> = step.nodes.iter().filter_map(|&i| match &graph.nodes[i].kind {
+                    NodeKind::Filter(f) => f.pixel_op(),
+                    NodeKind::Source { .. } => None,
+                }).collect();
+                record_fused(&mut rec, &ops, &ins[0], &outs[0])?;
+            }
+            for c in &rec.cmds {
+                if let Cmd::Clear(b) = c {
+                    encoder.clear_buffer(b, 0, None);
+                }
+            }
+            {
+                let tw = query_set.as_ref().map(|q| wgpu::ComputePassTimestampWrites { query_set: q, beginning_of_pass_write_index: Some(2 * s as u32), end_of_pass_write_index: Some(2 * s as u32 + 1) });
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&node.label), timestamp_writes: tw });
+                for c in &rec.cmds {
+                    if let Cmd::Dispatch { pipeline, bind_group, groups } = c {
+                        pass.set_pipeline(pipeline);
+                        pass.set_bind_group(0, bind_group, &[]);
+                        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+                    }
+                }
+            }
+            labels.push(step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()).collect::<Vec<_>>().join("+"));
+            // Temporaries and dead values go back to the pool: later steps in this same
+            // submission may reuse them (wgpu orders the accesses with barriers).
+            for t in rec.temps.drain(..) {
+                give(t);
+            }
+            keep_alive.push(rec);
+            let dead: Vec<(usize, usize)> = plan.last_use.iter().filter(|(k, &u)| u == s && !plan.outputs.contains(k)).map(|(k, _)| *k).collect();
+            for k in dead {
+                if let Some(slot) = slots.remove(&k) {
+                    give(slot.buffer);
+                }
+            }
+        }
+        let reads: Vec<(&wgpu::Buffer, u64)> = graph
+            .outputs
+            .iter()
+            .map(|(_, p)| slots.get(&(p.node, p.output)).map(|s| (&*s.buffer, s.desc.gpu_bytes())).ok_or_else(|| Error::Graph("output not materialised".into())))
+            .collect::<Result<_>>()?;
+        let mut staging = gpu.read_buffers(&mut encoder, &reads);
+        if let Some(q) = &query_set {
+            let n = (plan.steps.len() * 2) as u32;
+            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.resolve"), size: n as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
+            encoder.resolve_query_set(q, 0..n, &resolve, 0);
+            staging.extend(gpu.read_buffers(&mut encoder, &[(&resolve, n as u64 * 8)]));
+        }
+        Ok(staging)
+    })??;
+    let cmd = encoder.finish();
+    gpu.scoped(|| gpu.queue.submit([cmd]))?;
+    let bytes = gpu.map_all(&result)?;
+    drop(keep_alive);
+
+    let mut outputs = Vec::new();
+    for ((name, p), b) in graph.outputs.iter().zip(&bytes) {
+        let desc = graph.desc(*p);
+        let v = match desc {
+            ValueDesc::Image(d) => Value::Image(Image::from_gpu_bytes(d, b)?),
+            ValueDesc::Data(k) => Value::Data(Data::from_gpu_bytes(k, b)?),
+        };
+        outputs.push((name.clone(), v));
+    }
+    // Outputs and sources still held go back to the pool for the next run.
+    for (_, slot) in slots.drain() {
+        give(slot.buffer);
+    }
+    if let Ok(mut p) = gpu.pool.lock() {
+        for b in local_free.borrow_mut().drain(..) {
+            p.give(b);
+        }
+    }
+    let mut timings = Vec::new();
+    if query_set.is_some() {
+        if let Some(ts) = bytes.get(graph.outputs.len()) {
+            let period = gpu.queue.get_timestamp_period() as f64;
+            let t: Vec<u64> = ts.chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
+            for (s, label) in labels.into_iter().enumerate() {
+                let ms = t[2 * s + 1].saturating_sub(t[2 * s]) as f64 * period / 1e6;
+                timings.push(NodeTiming { label, ms });
+            }
+        }
+    }
+    Ok(RunResult { outputs, timings })
+}

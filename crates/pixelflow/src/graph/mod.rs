@@ -1,0 +1,184 @@
+//! Filter graphs: build (this file), plan (`plan.rs`: fusion and buffer liveness), execute
+//! (`execute.rs`: one GPU submission, or the CPU reference), plus the chain API
+//! (`pipeline.rs`) and the text spec shared by CLI and library (`spec.rs`).
+//!
+//! Nodes can only consume ports that already exist, so a graph is acyclic by construction;
+//! every `add` checks input count, kinds, formats and sizes immediately.
+
+mod execute;
+mod pipeline;
+mod plan;
+pub mod spec;
+
+pub use execute::{Backend, NodeTiming, RunOptions, RunResult};
+pub use pipeline::Pipeline;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+use crate::image::ImageDesc;
+use crate::registry::{Filter, PortKind};
+use crate::value::ValueDesc;
+
+static NEXT_GRAPH: AtomicU64 = AtomicU64::new(1);
+
+/// An output of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Port {
+    graph: u64,
+    pub(crate) node: usize,
+    pub(crate) output: usize,
+}
+
+/// Index of a node, for replacing its filter between runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeId(pub(crate) usize);
+
+pub(crate) enum NodeKind {
+    Source { name: String },
+    Filter(Box<dyn Filter>),
+}
+
+pub(crate) struct Node {
+    pub(crate) label: String,
+    pub(crate) kind: NodeKind,
+    pub(crate) inputs: Vec<Port>,
+    pub(crate) outputs: Vec<ValueDesc>,
+}
+
+/// A DAG of sources, filters and named outputs.
+pub struct Graph {
+    id: u64,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) outputs: Vec<(String, Port)>,
+    /// Prefix for labels of nodes added while lowering a composite.
+    label_prefix: Vec<String>,
+}
+
+impl Default for Graph {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Graph {
+    pub fn new() -> Self {
+        Self { id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed), nodes: Vec::new(), outputs: Vec::new(), label_prefix: Vec::new() }
+    }
+
+    /// An image input, bound by name at run time to an image of exactly this description.
+    pub fn source(&mut self, name: &str, desc: ImageDesc) -> Result<Port> {
+        if self.sources().any(|(n, _)| n == name) {
+            return Err(Error::Graph(format!("two sources are named `{name}`")));
+        }
+        self.nodes.push(Node { label: name.to_string(), kind: NodeKind::Source { name: name.to_string() }, inputs: vec![], outputs: vec![ValueDesc::Image(desc)] });
+        Ok(Port { graph: self.id, node: self.nodes.len() - 1, output: 0 })
+    }
+
+    /// Adds a filter consuming `inputs`; returns its output ports. Composite filters expand
+    /// into their primitives here.
+    pub fn add(&mut self, filter: impl Filter + 'static, inputs: &[Port]) -> Result<Vec<Port>> {
+        self.add_boxed(Box::new(filter), inputs)
+    }
+
+    /// `add` for a filter already boxed (as the registry builds them).
+    pub fn add_boxed(&mut self, filter: Box<dyn Filter>, inputs: &[Port]) -> Result<Vec<Port>> {
+        let def = filter.def();
+        for p in inputs {
+            if p.graph != self.id || p.node >= self.nodes.len() || p.output >= self.nodes[p.node].outputs.len() {
+                return Err(Error::Graph(format!("`{}` was given a port from another graph", def.name)));
+            }
+        }
+        if inputs.len() != def.inputs.len() {
+            return Err(Error::Graph(format!(
+                "`{}` takes {} input(s) ({}), got {}",
+                def.name,
+                def.inputs.len(),
+                def.inputs.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+                inputs.len()
+            )));
+        }
+        let descs: Vec<ValueDesc> = inputs.iter().map(|p| self.desc(*p)).collect();
+        for (i, (pd, d)) in def.inputs.iter().zip(&descs).enumerate() {
+            let ok = match (pd.kind, d) {
+                (PortKind::Image, ValueDesc::Image(_)) => true,
+                (PortKind::Data(k), ValueDesc::Data(k2)) => k == *k2,
+                _ => false,
+            };
+            if !ok {
+                return Err(Error::Graph(format!("`{}` input {i} (`{}`) expects {:?}, got {d}", def.name, pd.name, pd.kind)));
+            }
+        }
+        let outputs = filter.output_descs(&descs)?;
+        self.label_prefix.push(def.name.to_string());
+        let lowered = filter.lower(self, inputs);
+        self.label_prefix.pop();
+        if let Some(ports) = lowered {
+            return ports;
+        }
+        let label = if self.label_prefix.is_empty() { def.name.to_string() } else { format!("{}/{}", self.label_prefix.join("/"), def.name) };
+        let n = outputs.len();
+        self.nodes.push(Node { label, kind: NodeKind::Filter(filter), inputs: inputs.to_vec(), outputs });
+        let node = self.nodes.len() - 1;
+        Ok((0..n).map(|output| Port { graph: self.id, node, output }).collect())
+    }
+
+    /// `add` for single-output filters.
+    pub fn add1(&mut self, filter: impl Filter + 'static, inputs: &[Port]) -> Result<Port> {
+        Ok(self.add(filter, inputs)?[0])
+    }
+
+    /// Marks a port as a named result, read back after execution.
+    pub fn output(&mut self, name: &str, port: Port) -> Result<()> {
+        if port.graph != self.id {
+            return Err(Error::Graph("output port is from another graph".into()));
+        }
+        if self.outputs.iter().any(|(n, _)| n == name) {
+            return Err(Error::Graph(format!("two outputs are named `{name}`")));
+        }
+        self.outputs.push((name.to_string(), port));
+        Ok(())
+    }
+
+    /// What a port carries.
+    pub fn desc(&self, port: Port) -> ValueDesc {
+        self.nodes[port.node].outputs[port.output]
+    }
+
+    /// The node that produces `port`.
+    pub fn node_of(&self, port: Port) -> NodeId {
+        NodeId(port.node)
+    }
+
+    /// Replaces a node's filter (new parameters) for the next run, keeping pipelines and
+    /// buffers. The new filter must produce the same outputs from the same inputs.
+    pub fn replace(&mut self, node: NodeId, filter: Box<dyn Filter>) -> Result<()> {
+        let inputs: Vec<ValueDesc> = self.nodes.get(node.0).ok_or_else(|| Error::Graph("no such node".into()))?.inputs.iter().map(|p| self.desc(*p)).collect();
+        let outs = filter.output_descs(&inputs)?;
+        let n = &mut self.nodes[node.0];
+        match &n.kind {
+            NodeKind::Filter(old) if old.def().name == filter.def().name && outs == n.outputs => {
+                n.kind = NodeKind::Filter(filter);
+                Ok(())
+            }
+            _ => Err(Error::Graph("replace needs a filter of the same kind with the same outputs".into())),
+        }
+    }
+
+    pub(crate) fn sources(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.nodes.iter().enumerate().filter_map(|(i, n)| match &n.kind {
+            NodeKind::Source { name } => Some((name.as_str(), i)),
+            NodeKind::Filter(_) => None,
+        })
+    }
+
+    /// Number of filter nodes (after composites were expanded).
+    pub fn filter_count(&self) -> usize {
+        self.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Filter(_))).count()
+    }
+
+    /// Labels of filter nodes in execution order.
+    pub fn labels(&self) -> Vec<String> {
+        self.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Filter(_))).map(|n| n.label.clone()).collect()
+    }
+}

@@ -1,0 +1,62 @@
+//! Execution plan: which nodes run as one kernel (fused per-pixel runs), in what order, and
+//! when each intermediate value dies so its buffer returns to the pool for later nodes.
+
+use std::collections::HashMap;
+
+use super::{Graph, NodeKind, Port};
+
+/// One unit of GPU work: a single node, or a fused run of per-pixel nodes.
+pub(crate) struct Step {
+    pub nodes: Vec<usize>,
+}
+
+pub(crate) struct Plan {
+    pub steps: Vec<Step>,
+    /// Index of the last step that reads each materialised port.
+    pub last_use: HashMap<(usize, usize), usize>,
+    /// Ports the caller asked for (never recycled before read-back).
+    pub outputs: Vec<(usize, usize)>,
+}
+
+pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
+    let mut consumers: HashMap<(usize, usize), usize> = HashMap::new();
+    for n in &graph.nodes {
+        for p in &n.inputs {
+            *consumers.entry((p.node, p.output)).or_default() += 1;
+        }
+    }
+    let outputs: Vec<(usize, usize)> = graph.outputs.iter().map(|(_, p)| (p.node, p.output)).collect();
+    let is_pixel = |i: usize| matches!(&graph.nodes[i].kind, NodeKind::Filter(f) if f.pixel_op().is_some());
+
+    let mut steps: Vec<Step> = Vec::new();
+    // node index -> step index, for nodes that end a step
+    let mut step_ending_with: HashMap<usize, usize> = HashMap::new();
+    for (i, n) in graph.nodes.iter().enumerate() {
+        if matches!(n.kind, NodeKind::Source { .. }) {
+            continue;
+        }
+        if fuse && is_pixel(i) && n.inputs.len() == 1 {
+            let Port { node: src, output, .. } = n.inputs[0];
+            let private = consumers.get(&(src, output)) == Some(&1) && !outputs.contains(&(src, output));
+            if private && is_pixel(src) {
+                if let Some(&s) = step_ending_with.get(&src) {
+                    steps[s].nodes.push(i);
+                    step_ending_with.remove(&src);
+                    step_ending_with.insert(i, s);
+                    continue;
+                }
+            }
+        }
+        steps.push(Step { nodes: vec![i] });
+        step_ending_with.insert(i, steps.len() - 1);
+    }
+    let mut last_use = HashMap::new();
+    for (s, step) in steps.iter().enumerate() {
+        for &i in &step.nodes {
+            for p in &graph.nodes[i].inputs {
+                last_use.insert((p.node, p.output), s);
+            }
+        }
+    }
+    Plan { steps, last_use, outputs }
+}

@@ -1,0 +1,383 @@
+//! The image model shared by the CPU reference and the GPU runtime.
+//!
+//! On the CPU an image is a tightly packed array. On the GPU each format has a fixed
+//! storage-buffer layout that every kernel agrees on:
+//!
+//! | format    | CPU                        | GPU storage buffer                                  |
+//! |-----------|----------------------------|-----------------------------------------------------|
+//! | `Rgba8`   | `w*h*4` bytes              | one `u32` per pixel (`unpack4x8unorm`)              |
+//! | `Gray8`   | `w*h` bytes                | 4 pixels per `u32`, rows padded to a whole word     |
+//! | `Rgba32F` | `w*h*4` `f32`              | one `vec4<f32>` per pixel                           |
+//! | `R32F`    | `w*h` `f32`                | one `f32` per pixel                                 |
+
+use crate::error::{Error, Result};
+
+/// Pixel format of an image on the CPU and the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PixelFormat {
+    /// 8-bit RGBA, the format of loaded and saved images.
+    Rgba8,
+    /// 8-bit single channel (luminance, masks).
+    Gray8,
+    /// 32-bit float RGBA for intermediates that need precision.
+    Rgba32F,
+    /// 32-bit float single channel.
+    R32F,
+}
+
+impl PixelFormat {
+    /// Channels per pixel.
+    pub fn channels(self) -> usize {
+        match self {
+            PixelFormat::Rgba8 | PixelFormat::Rgba32F => 4,
+            PixelFormat::Gray8 | PixelFormat::R32F => 1,
+        }
+    }
+    /// Short lowercase name used in messages and specs.
+    pub fn name(self) -> &'static str {
+        match self {
+            PixelFormat::Rgba8 => "rgba8",
+            PixelFormat::Gray8 => "gray8",
+            PixelFormat::Rgba32F => "rgba32f",
+            PixelFormat::R32F => "r32f",
+        }
+    }
+    /// Whether samples are 8-bit integers (tolerances apply in 1/255 steps).
+    pub fn is_8bit(self) -> bool {
+        matches!(self, PixelFormat::Rgba8 | PixelFormat::Gray8)
+    }
+    /// Bytes one row occupies in the GPU storage buffer layout.
+    pub fn gpu_row_bytes(self, width: u32) -> u64 {
+        let w = width as u64;
+        match self {
+            PixelFormat::Rgba8 => w * 4,
+            PixelFormat::Gray8 => w.div_ceil(4) * 4,
+            PixelFormat::Rgba32F => w * 16,
+            PixelFormat::R32F => w * 4,
+        }
+    }
+    /// Bytes of a whole image in the GPU layout.
+    pub fn gpu_bytes(self, width: u32, height: u32) -> u64 {
+        self.gpu_row_bytes(width) * height as u64
+    }
+}
+
+/// Width, height and format: what a graph knows about an image before it has pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ImageDesc {
+    pub width: u32,
+    pub height: u32,
+    pub format: PixelFormat,
+}
+
+impl ImageDesc {
+    pub fn new(width: u32, height: u32, format: PixelFormat) -> Self {
+        Self { width, height, format }
+    }
+    pub fn pixels(&self) -> usize {
+        self.width as usize * self.height as usize
+    }
+    pub fn with_format(self, format: PixelFormat) -> Self {
+        Self { format, ..self }
+    }
+}
+
+impl std::fmt::Display for ImageDesc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{} {}", self.width, self.height, self.format.name())
+    }
+}
+
+/// Pixel storage on the CPU.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ImageData {
+    /// 8-bit samples (`Rgba8`, `Gray8`).
+    U8(Vec<u8>),
+    /// float samples (`Rgba32F`, `R32F`).
+    F32(Vec<f32>),
+}
+
+/// An image in CPU memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    desc: ImageDesc,
+    data: ImageData,
+}
+
+/// Largest side accepted when decoding files, to refuse decompression bombs early.
+pub const MAX_SIDE: u32 = 1 << 15;
+
+impl Image {
+    /// Builds an 8-bit image; fails if the buffer length does not match.
+    pub fn from_u8(width: u32, height: u32, format: PixelFormat, data: Vec<u8>) -> Result<Self> {
+        if !format.is_8bit() {
+            return Err(Error::Image(format!("{} is not an 8-bit format", format.name())));
+        }
+        Self::check_dims(width, height)?;
+        let need = width as usize * height as usize * format.channels();
+        if data.len() != need {
+            return Err(Error::Image(format!("{}x{} {} needs {need} bytes, got {}", width, height, format.name(), data.len())));
+        }
+        Ok(Self { desc: ImageDesc::new(width, height, format), data: ImageData::U8(data) })
+    }
+    /// Builds a float image; fails if the buffer length does not match.
+    pub fn from_f32(width: u32, height: u32, format: PixelFormat, data: Vec<f32>) -> Result<Self> {
+        if format.is_8bit() {
+            return Err(Error::Image(format!("{} is not a float format", format.name())));
+        }
+        Self::check_dims(width, height)?;
+        let need = width as usize * height as usize * format.channels();
+        if data.len() != need {
+            return Err(Error::Image(format!("{}x{} {} needs {need} floats, got {}", width, height, format.name(), data.len())));
+        }
+        Ok(Self { desc: ImageDesc::new(width, height, format), data: ImageData::F32(data) })
+    }
+    fn check_dims(width: u32, height: u32) -> Result<()> {
+        if width == 0 || height == 0 {
+            return Err(Error::Image(format!("empty image ({width}x{height})")));
+        }
+        Ok(())
+    }
+    /// A zero-filled image.
+    pub fn zeroed(desc: ImageDesc) -> Self {
+        let n = desc.pixels() * desc.format.channels();
+        let data = if desc.format.is_8bit() { ImageData::U8(vec![0; n]) } else { ImageData::F32(vec![0.0; n]) };
+        Self { desc, data }
+    }
+    pub fn desc(&self) -> ImageDesc {
+        self.desc
+    }
+    pub fn width(&self) -> u32 {
+        self.desc.width
+    }
+    pub fn height(&self) -> u32 {
+        self.desc.height
+    }
+    pub fn format(&self) -> PixelFormat {
+        self.desc.format
+    }
+    pub fn data(&self) -> &ImageData {
+        &self.data
+    }
+    /// 8-bit samples; panics never: returns an empty slice for float images.
+    pub fn as_u8(&self) -> &[u8] {
+        match &self.data {
+            ImageData::U8(v) => v,
+            ImageData::F32(_) => &[],
+        }
+    }
+    pub fn as_u8_mut(&mut self) -> &mut [u8] {
+        match &mut self.data {
+            ImageData::U8(v) => v,
+            ImageData::F32(_) => &mut [],
+        }
+    }
+    pub fn as_f32(&self) -> &[f32] {
+        match &self.data {
+            ImageData::F32(v) => v,
+            ImageData::U8(_) => &[],
+        }
+    }
+    pub fn as_f32_mut(&mut self) -> &mut [f32] {
+        match &mut self.data {
+            ImageData::F32(v) => v,
+            ImageData::U8(_) => &mut [],
+        }
+    }
+
+    /// Serialises into the GPU storage layout (see module docs).
+    pub fn to_gpu_bytes(&self) -> Vec<u8> {
+        match (&self.data, self.desc.format) {
+            (ImageData::U8(v), PixelFormat::Gray8) => {
+                let w = self.desc.width as usize;
+                let row = self.desc.format.gpu_row_bytes(self.desc.width) as usize;
+                let mut out = vec![0u8; row * self.desc.height as usize];
+                for (src, dst) in v.chunks_exact(w).zip(out.chunks_exact_mut(row)) {
+                    dst[..w].copy_from_slice(src);
+                }
+                out
+            }
+            (ImageData::U8(v), _) => v.clone(),
+            (ImageData::F32(v), _) => bytemuck::cast_slice(v).to_vec(),
+        }
+    }
+
+    /// Parses the GPU storage layout back into an image.
+    pub fn from_gpu_bytes(desc: ImageDesc, bytes: &[u8]) -> Result<Self> {
+        let need = desc.format.gpu_bytes(desc.width, desc.height) as usize;
+        if bytes.len() < need {
+            return Err(Error::Image(format!("GPU buffer holds {} bytes, {desc} needs {need}", bytes.len())));
+        }
+        let bytes = &bytes[..need];
+        match desc.format {
+            PixelFormat::Gray8 => {
+                let w = desc.width as usize;
+                let row = desc.format.gpu_row_bytes(desc.width) as usize;
+                let mut out = Vec::with_capacity(w * desc.height as usize);
+                for r in bytes.chunks_exact(row) {
+                    out.extend_from_slice(&r[..w]);
+                }
+                Self::from_u8(desc.width, desc.height, desc.format, out)
+            }
+            PixelFormat::Rgba8 => Self::from_u8(desc.width, desc.height, desc.format, bytes.to_vec()),
+            PixelFormat::Rgba32F | PixelFormat::R32F => {
+                let v: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                Self::from_f32(desc.width, desc.height, desc.format, v)
+            }
+        }
+    }
+
+    /// Explicit format conversion. 8-bit to gray uses GPUImage's luminance weights
+    /// (0.2125, 0.7154, 0.0721), rounded; gray to RGBA replicates and sets alpha to 255.
+    pub fn convert(&self, format: PixelFormat) -> Image {
+        if format == self.desc.format {
+            return self.clone();
+        }
+        let d = self.desc.with_format(format);
+        let rgba = self.to_rgba_f32();
+        match format {
+            PixelFormat::Rgba32F => Image { desc: d, data: ImageData::F32(rgba) },
+            PixelFormat::Rgba8 => Image { desc: d, data: ImageData::U8(rgba.iter().map(|&v| unorm8(v)).collect()) },
+            PixelFormat::R32F => Image { desc: d, data: ImageData::F32(rgba.chunks_exact(4).map(luminance).collect()) },
+            PixelFormat::Gray8 => Image { desc: d, data: ImageData::U8(rgba.chunks_exact(4).map(|p| unorm8(luminance(p))).collect()) },
+        }
+    }
+
+    /// Every pixel as RGBA in [0,1] (gray replicated, alpha 1).
+    pub fn to_rgba_f32(&self) -> Vec<f32> {
+        match (&self.data, self.desc.format) {
+            (ImageData::U8(v), PixelFormat::Rgba8) => v.iter().map(|&b| b as f32 / 255.0).collect(),
+            (ImageData::U8(v), _) => v.iter().flat_map(|&b| {
+                let g = b as f32 / 255.0;
+                [g, g, g, 1.0]
+            }).collect(),
+            (ImageData::F32(v), PixelFormat::Rgba32F) => v.clone(),
+            (ImageData::F32(v), _) => v.iter().flat_map(|&g| [g, g, g, 1.0]).collect(),
+        }
+    }
+
+    /// Decodes a file through the `image` crate into RGBA8.
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Image> {
+        let path = path.as_ref();
+        let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
+        if !path.exists() {
+            return Err(io("file not found".into()));
+        }
+        let reader = image::ImageReader::open(path).map_err(|e| io(e.to_string()))?;
+        let reader = reader.with_guessed_format().map_err(|e| io(e.to_string()))?;
+        if reader.format().is_none() {
+            return Err(io("unrecognised image format (supported: PNG, JPEG, WebP, TIFF, BMP)".into()));
+        }
+        let (w, h) = reader.into_dimensions().map_err(|e| io(format!("corrupt or unsupported image: {e}")))?;
+        if w > MAX_SIDE || h > MAX_SIDE {
+            return Err(io(format!("{w}x{h} is larger than the supported {MAX_SIDE}x{MAX_SIDE}")));
+        }
+        let reader = image::ImageReader::open(path).map_err(|e| io(e.to_string()))?.with_guessed_format().map_err(|e| io(e.to_string()))?;
+        let img = reader.decode().map_err(|e| io(format!("corrupt or unsupported image: {e}")))?;
+        Ok(Image::from(img))
+    }
+
+    /// Encodes to a file chosen by extension, atomically: a temporary file in the same
+    /// folder is written and then renamed over the destination.
+    pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
+        let path = path.as_ref();
+        let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
+        let format = image::ImageFormat::from_path(path).map_err(|_| io("unknown output extension (use .png, .jpg, .webp, .tif, .bmp)".into()))?;
+        let dynamic = self.to_dynamic();
+        // JPEG has no alpha: drop it rather than fail.
+        let dynamic = match format {
+            image::ImageFormat::Jpeg => image::DynamicImage::ImageRgb8(dynamic.to_rgb8()),
+            _ => dynamic,
+        };
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.pixelflow-{}.tmp", std::process::id()));
+        let result = dynamic.save_with_format(&tmp, format).map_err(|e| io(e.to_string()))
+            .and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io(e.to_string())));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
+    }
+
+    /// Converts to an `image` crate value (RGBA8 or Luma8; float formats are quantised).
+    pub fn to_dynamic(&self) -> image::DynamicImage {
+        let (w, h) = (self.desc.width, self.desc.height);
+        match self.desc.format {
+            PixelFormat::Gray8 => image::DynamicImage::ImageLuma8(image::GrayImage::from_raw(w, h, self.as_u8().to_vec()).unwrap_or_else(|| image::GrayImage::new(w, h))),
+            PixelFormat::Rgba8 => image::DynamicImage::ImageRgba8(image::RgbaImage::from_raw(w, h, self.as_u8().to_vec()).unwrap_or_else(|| image::RgbaImage::new(w, h))),
+            PixelFormat::R32F => self.convert(PixelFormat::Gray8).to_dynamic(),
+            PixelFormat::Rgba32F => self.convert(PixelFormat::Rgba8).to_dynamic(),
+        }
+    }
+}
+
+impl From<image::DynamicImage> for Image {
+    fn from(img: image::DynamicImage) -> Self {
+        match img {
+            image::DynamicImage::ImageLuma8(g) => g.into(),
+            other => other.to_rgba8().into(),
+        }
+    }
+}
+impl From<image::RgbaImage> for Image {
+    fn from(img: image::RgbaImage) -> Self {
+        let (w, h) = img.dimensions();
+        Image { desc: ImageDesc::new(w, h, PixelFormat::Rgba8), data: ImageData::U8(img.into_raw()) }
+    }
+}
+impl From<image::GrayImage> for Image {
+    fn from(img: image::GrayImage) -> Self {
+        let (w, h) = img.dimensions();
+        Image { desc: ImageDesc::new(w, h, PixelFormat::Gray8), data: ImageData::U8(img.into_raw()) }
+    }
+}
+impl From<&Image> for image::DynamicImage {
+    fn from(img: &Image) -> Self {
+        img.to_dynamic()
+    }
+}
+
+/// GPUImage's luminance weights (its `W` constant), used by grayscale and thresholds.
+pub const LUMA_GPUIMAGE: [f32; 3] = [0.2125, 0.7154, 0.0721];
+
+/// Luminance of an RGBA pixel in [0,1] with GPUImage's weights.
+pub fn luminance(p: &[f32]) -> f32 {
+    p[0] * LUMA_GPUIMAGE[0] + p[1] * LUMA_GPUIMAGE[1] + p[2] * LUMA_GPUIMAGE[2]
+}
+
+/// BT.601 luma of 8-bit RGB as an exact integer, `round(0.299R + 0.587G + 0.114B)`:
+/// the Y used by histograms and statistics (WGSL twin: `luma601` in `common.wgsl`).
+pub fn luma601(r: u8, g: u8, b: u8) -> u8 {
+    ((299 * r as u32 + 587 * g as u32 + 114 * b as u32 + 500) / 1000) as u8
+}
+
+/// `[0,1]` float to 8-bit exactly as WGSL's `pack4x8unorm` does: clamp, scale, round half away.
+pub fn unorm8(v: f32) -> u8 {
+    let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+    (v * 255.0 + 0.5).floor() as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn gray_gpu_layout_pads_rows() {
+        let img = Image::from_u8(5, 2, PixelFormat::Gray8, (0..10).collect()).unwrap();
+        let b = img.to_gpu_bytes();
+        assert_eq!(b, vec![0, 1, 2, 3, 4, 0, 0, 0, 5, 6, 7, 8, 9, 0, 0, 0]);
+        assert_eq!(Image::from_gpu_bytes(img.desc(), &b).unwrap(), img);
+    }
+    #[test]
+    fn wrong_length_is_an_error() {
+        assert!(Image::from_u8(3, 3, PixelFormat::Rgba8, vec![0; 35]).is_err());
+        assert!(Image::from_u8(0, 3, PixelFormat::Rgba8, vec![]).is_err());
+    }
+    #[test]
+    fn luma601_matches_float_formula() {
+        for (r, g, b) in [(0u8, 0u8, 0u8), (255, 255, 255), (10, 200, 30), (255, 0, 0), (1, 2, 3)] {
+            let f = 0.299 * r as f64 + 0.587 * g as f64 + 0.114 * b as f64;
+            assert!((luma601(r, g, b) as f64 - f).abs() <= 0.5 + 1e-9);
+        }
+    }
+}

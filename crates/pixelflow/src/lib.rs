@@ -1,0 +1,32 @@
+//! pixelflow: GPU image processing in the tradition of GPUImage, on wgpu compute shaders,
+//! with a CPU reference implementation of every filter.
+//!
+//! Layout: `runtime` (device, kernels, buffers), `graph` (build, plan, execute, chain API,
+//! text spec), `filters` (by family, WGSL beside Rust), `registry` (one declaration per
+//! filter), `image`/`value` (what flows along edges).
+//!
+//! ```no_run
+//! use pixelflow::{Backend, GpuOptions, Image, Pipeline};
+//! use pixelflow::filters::{color::Brightness, neighborhood::GaussianBlur};
+//! # fn main() -> pixelflow::Result<()> {
+//! let (backend, _note) = Backend::auto(&GpuOptions::default());
+//! let img = Image::open("in.png")?;
+//! let out = Pipeline::new().then(GaussianBlur::new(2.0)?).then(Brightness::new(0.1)?).run(&backend, &img)?;
+//! # Ok(()) }
+//! ```
+
+pub mod error;
+pub mod filters;
+pub mod graph;
+pub mod image;
+pub mod params;
+pub mod registry;
+pub mod runtime;
+pub mod value;
+
+pub use error::{Error, Result};
+pub use graph::{Backend, Graph, NodeTiming, Pipeline, Port, RunOptions, RunResult};
+pub use image::{Image, ImageDesc, PixelFormat};
+pub use registry::{Filter, FilterDef};
+pub use runtime::{Gpu, GpuOptions};
+pub use value::{Data, DataKind, Histogram, Stats, Value, ValueDesc};

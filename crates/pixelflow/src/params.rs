@@ -1,0 +1,252 @@
+//! Parameter declarations and validated argument sets. Filters declare their parameters
+//! once (`ParamDef`); the spec parser, CLI, `pixelflow help`, README table and property
+//! tests read the same declarations.
+
+use crate::error::{nearest, Error, Result};
+use crate::registry::FilterDef;
+
+/// A parameter's type, default and valid range.
+#[derive(Clone, Copy, Debug)]
+pub enum ParamKind {
+    Float { default: f64, min: f64, max: f64 },
+    Int { default: i64, min: i64, max: i64 },
+    Bool { default: bool },
+    Choice { default: &'static str, options: &'static [&'static str] },
+    /// A fixed-length list of numbers.
+    Floats { default: &'static [f64], min: f64, max: f64 },
+    /// An extra image input, given in specs as a path (`with=overlay.png`); it names one of
+    /// the filter's input ports.
+    Image,
+}
+
+/// One declared parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamDef {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    pub doc: &'static str,
+}
+
+impl ParamDef {
+    pub const fn float(name: &'static str, default: f64, min: f64, max: f64, doc: &'static str) -> Self {
+        Self { name, kind: ParamKind::Float { default, min, max }, doc }
+    }
+    pub const fn int(name: &'static str, default: i64, min: i64, max: i64, doc: &'static str) -> Self {
+        Self { name, kind: ParamKind::Int { default, min, max }, doc }
+    }
+    pub const fn boolean(name: &'static str, default: bool, doc: &'static str) -> Self {
+        Self { name, kind: ParamKind::Bool { default }, doc }
+    }
+    pub const fn choice(name: &'static str, default: &'static str, options: &'static [&'static str], doc: &'static str) -> Self {
+        Self { name, kind: ParamKind::Choice { default, options }, doc }
+    }
+    pub const fn floats(name: &'static str, default: &'static [f64], min: f64, max: f64, doc: &'static str) -> Self {
+        Self { name, kind: ParamKind::Floats { default, min, max }, doc }
+    }
+    pub const fn image(name: &'static str, doc: &'static str) -> Self {
+        Self { name, kind: ParamKind::Image, doc }
+    }
+
+    /// Human-readable type and range, e.g. `float in [0, 4], default 1`.
+    pub fn describe(&self) -> String {
+        match self.kind {
+            ParamKind::Float { default, min, max } => format!("float in [{min}, {max}], default {default}"),
+            ParamKind::Int { default, min, max } => format!("integer in [{min}, {max}], default {default}"),
+            ParamKind::Bool { default } => format!("true/false, default {default}"),
+            ParamKind::Choice { default, options } => format!("one of {}, default {default}", options.join("|")),
+            ParamKind::Floats { default, min, max } => format!("list of {} numbers in [{min}, {max}], default {:?}", default.len(), default),
+            ParamKind::Image => "image path (required)".to_string(),
+        }
+    }
+
+    /// The default as a value (`None` for required image inputs).
+    pub fn default_value(&self) -> Option<ParamValue> {
+        Some(match self.kind {
+            ParamKind::Float { default, .. } => ParamValue::Float(default),
+            ParamKind::Int { default, .. } => ParamValue::Int(default),
+            ParamKind::Bool { default } => ParamValue::Bool(default),
+            ParamKind::Choice { default, .. } => ParamValue::Choice(default.to_string()),
+            ParamKind::Floats { default, .. } => ParamValue::Floats(default.to_vec()),
+            ParamKind::Image => return None,
+        })
+    }
+
+    /// Checks a raw value against the declaration and converts it.
+    pub fn check(&self, filter: &str, raw: &RawValue) -> Result<ParamValue> {
+        let bad = |message: String| Error::BadParam { filter: filter.to_string(), param: self.name.to_string(), message };
+        match (self.kind, raw) {
+            (ParamKind::Float { min, max, .. }, RawValue::Number(v)) => {
+                if !v.is_finite() || *v < min || *v > max {
+                    return Err(bad(format!("{v} is out of range [{min}, {max}]")));
+                }
+                Ok(ParamValue::Float(*v))
+            }
+            (ParamKind::Int { min, max, .. }, RawValue::Number(v)) => {
+                if v.fract() != 0.0 {
+                    return Err(bad(format!("{v} is not an integer")));
+                }
+                if *v < min as f64 || *v > max as f64 {
+                    return Err(bad(format!("{v} is out of range [{min}, {max}]")));
+                }
+                Ok(ParamValue::Int(*v as i64))
+            }
+            (ParamKind::Bool { .. }, RawValue::Text(t)) => match t.as_str() {
+                "true" | "yes" | "on" | "1" => Ok(ParamValue::Bool(true)),
+                "false" | "no" | "off" | "0" => Ok(ParamValue::Bool(false)),
+                _ => Err(bad(format!("`{t}` is not true or false"))),
+            },
+            (ParamKind::Bool { .. }, RawValue::Number(v)) if *v == 0.0 || *v == 1.0 => Ok(ParamValue::Bool(*v == 1.0)),
+            (ParamKind::Choice { options, .. }, RawValue::Text(t)) => {
+                if options.contains(&t.as_str()) {
+                    Ok(ParamValue::Choice(t.clone()))
+                } else {
+                    Err(bad(format!("`{t}` is not one of {}", options.join(", "))))
+                }
+            }
+            (ParamKind::Floats { default, min, max }, RawValue::List(v)) => {
+                if v.len() != default.len() {
+                    return Err(bad(format!("expected {} numbers, got {}", default.len(), v.len())));
+                }
+                if let Some(x) = v.iter().find(|x| !x.is_finite() || **x < min || **x > max) {
+                    return Err(bad(format!("{x} is out of range [{min}, {max}]")));
+                }
+                Ok(ParamValue::Floats(v.clone()))
+            }
+            (ParamKind::Image, RawValue::Text(t)) => Ok(ParamValue::ImagePath(t.clone())),
+            (_, raw) => Err(bad(format!("expected {}, got {}", self.describe(), raw))),
+        }
+    }
+}
+
+/// A value as written in a spec, before validation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RawValue {
+    Number(f64),
+    Text(String),
+    List(Vec<f64>),
+}
+
+impl std::fmt::Display for RawValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RawValue::Number(v) => write!(f, "{v}"),
+            RawValue::Text(t) => write!(f, "`{t}`"),
+            RawValue::List(v) => write!(f, "{v:?}"),
+        }
+    }
+}
+
+/// A validated parameter value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamValue {
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+    Choice(String),
+    Floats(Vec<f64>),
+    ImagePath(String),
+}
+
+/// A complete, validated argument set for one filter: every declared parameter has a value.
+#[derive(Clone, Debug)]
+pub struct Args {
+    filter: &'static str,
+    values: Vec<(&'static str, ParamValue)>,
+}
+
+impl Args {
+    /// Validates named raw values against `def` and fills in defaults. Unknown names get a
+    /// suggestion; image parameters may be left out here (the graph layer wires them).
+    pub fn resolve(def: &FilterDef, raw: &[(String, RawValue)]) -> Result<Args> {
+        let mut values: Vec<(&'static str, ParamValue)> = Vec::new();
+        for (name, value) in raw {
+            let p = def.params.iter().find(|p| p.name == name).ok_or_else(|| Error::UnknownParam {
+                filter: def.name.to_string(),
+                param: name.clone(),
+                suggestion: nearest(name, def.params.iter().map(|p| p.name)),
+                known: if def.params.is_empty() { "(none)".into() } else { def.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ") },
+            })?;
+            if values.iter().any(|(n, _)| *n == p.name) {
+                return Err(Error::BadParam { filter: def.name.into(), param: name.clone(), message: "given twice".into() });
+            }
+            values.push((p.name, p.check(def.name, value)?));
+        }
+        for p in def.params {
+            if !values.iter().any(|(n, _)| *n == p.name) {
+                if let Some(d) = p.default_value() {
+                    values.push((p.name, d));
+                }
+            }
+        }
+        Ok(Args { filter: def.name, values })
+    }
+
+    /// Defaults only.
+    pub fn defaults(def: &FilterDef) -> Args {
+        Args { filter: def.name, values: def.params.iter().filter_map(|p| p.default_value().map(|v| (p.name, v))).collect() }
+    }
+
+    fn get(&self, name: &str) -> Result<&ParamValue> {
+        self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| v).ok_or_else(|| Error::BadParam {
+            filter: self.filter.into(),
+            param: name.into(),
+            message: "missing".into(),
+        })
+    }
+    fn wrong(&self, name: &str) -> Error {
+        Error::BadParam { filter: self.filter.into(), param: name.into(), message: "has the wrong type".into() }
+    }
+    pub fn f32(&self, name: &str) -> Result<f32> {
+        match self.get(name)? {
+            ParamValue::Float(v) => Ok(*v as f32),
+            ParamValue::Int(v) => Ok(*v as f32),
+            _ => Err(self.wrong(name)),
+        }
+    }
+    pub fn u32(&self, name: &str) -> Result<u32> {
+        match self.get(name)? {
+            ParamValue::Int(v) if *v >= 0 => Ok(*v as u32),
+            _ => Err(self.wrong(name)),
+        }
+    }
+    pub fn bool(&self, name: &str) -> Result<bool> {
+        match self.get(name)? {
+            ParamValue::Bool(v) => Ok(*v),
+            _ => Err(self.wrong(name)),
+        }
+    }
+    pub fn choice(&self, name: &str) -> Result<&str> {
+        match self.get(name)? {
+            ParamValue::Choice(v) => Ok(v),
+            _ => Err(self.wrong(name)),
+        }
+    }
+    pub fn floats(&self, name: &str) -> Result<Vec<f32>> {
+        match self.get(name)? {
+            ParamValue::Floats(v) => Ok(v.iter().map(|&x| x as f32).collect()),
+            _ => Err(self.wrong(name)),
+        }
+    }
+    /// Image paths given for image parameters, by parameter name.
+    pub fn image_paths(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.values.iter().filter_map(|(n, v)| match v {
+            ParamValue::ImagePath(p) => Some((*n, p.as_str())),
+            _ => None,
+        })
+    }
+}
+
+/// Checks one typed value against a filter's declaration; typed constructors use this so
+/// library users get the same range errors as the CLI.
+pub fn check_float(def: &FilterDef, name: &str, v: f32) -> Result<f32> {
+    let p = def.params.iter().find(|p| p.name == name).ok_or_else(|| Error::BadParam { filter: def.name.into(), param: name.into(), message: "not declared".into() })?;
+    p.check(def.name, &RawValue::Number(v as f64))?;
+    Ok(v)
+}
+
+/// Integer twin of `check_float`.
+pub fn check_int(def: &FilterDef, name: &str, v: u32) -> Result<u32> {
+    let p = def.params.iter().find(|p| p.name == name).ok_or_else(|| Error::BadParam { filter: def.name.into(), param: name.into(), message: "not declared".into() })?;
+    p.check(def.name, &RawValue::Number(v as f64))?;
+    Ok(v)
+}

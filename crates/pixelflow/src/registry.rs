@@ -1,0 +1,175 @@
+//! The filter registry: every filter declared once. The spec parser, CLI (`list`, `help`),
+//! README table and GPU-vs-CPU test matrix all iterate `all()`.
+
+use crate::error::{nearest, Error, Result};
+use crate::graph::{Graph, Port};
+use crate::params::{Args, ParamDef};
+use crate::runtime::{GpuSlot, NodeRecorder};
+use crate::value::{DataKind, Value, ValueDesc};
+
+/// Filter families, as GPUImage groups them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Family {
+    Color,
+    Blend,
+    Neighborhood,
+    Morphology,
+    Analysis,
+    Lookup,
+    Geometry,
+    Convert,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Color => "colour adjustment",
+            Family::Blend => "blend",
+            Family::Neighborhood => "image processing",
+            Family::Morphology => "morphology",
+            Family::Analysis => "analysis",
+            Family::Lookup => "lookup",
+            Family::Geometry => "geometry",
+            Family::Convert => "conversion",
+        }
+    }
+}
+
+/// What a port carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortKind {
+    Image,
+    Data(DataKind),
+}
+
+/// A named input or output.
+#[derive(Clone, Copy, Debug)]
+pub struct PortDef {
+    pub name: &'static str,
+    pub kind: PortKind,
+}
+
+/// Standard single image port.
+pub const IMAGE: &[PortDef] = &[PortDef { name: "image", kind: PortKind::Image }];
+
+/// Agreement required between the GPU kernel and the CPU twin on 8-bit outputs.
+#[derive(Clone, Copy, Debug)]
+pub struct Tolerance {
+    /// Max abs difference per 8-bit sample.
+    pub max_diff: u8,
+    /// Why, when above 1.
+    pub why: &'static str,
+}
+
+pub const EXACT_ENOUGH: Tolerance = Tolerance { max_diff: 1, why: "" };
+
+/// A uniform struct shared by Rust and WGSL, for the layout test.
+#[derive(Clone, Copy, Debug)]
+pub struct UniformLayout {
+    pub wgsl: &'static str,
+    pub wgsl_struct: &'static str,
+    pub rust_size: usize,
+}
+
+/// The declaration of one filter.
+pub struct FilterDef {
+    pub name: &'static str,
+    pub family: Family,
+    /// One line for `pixelflow list` and the README.
+    pub summary: &'static str,
+    /// Longer notes for `pixelflow help` (algorithm, border handling, precision).
+    pub doc: &'static str,
+    /// The GPUImage filter this matches ("" if none).
+    pub gpuimage: &'static str,
+    pub params: &'static [ParamDef],
+    pub inputs: &'static [PortDef],
+    pub outputs: &'static [PortDef],
+    pub tolerance: Tolerance,
+    /// Builds the filter from validated arguments.
+    pub build: fn(&Args) -> Result<Box<dyn Filter>>,
+    pub uniforms: &'static [UniformLayout],
+    /// Extra inputs for tests (e.g. a LUT image), given the main input's size; `None` means
+    /// random images of the main input's size.
+    pub test_inputs: Option<fn(u32, u32, u64) -> Vec<crate::Image>>,
+}
+
+impl std::fmt::Debug for FilterDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FilterDef({})", self.name)
+    }
+}
+
+/// A filter's GPU side as a per-pixel function, so chains of them fuse into one kernel.
+#[derive(Clone, Debug)]
+pub struct PixelOpGpu {
+    /// WGSL function name; its parameter struct is named `<PascalName>Params`.
+    pub fn_name: &'static str,
+    pub params_struct: &'static str,
+    pub wgsl: &'static str,
+    /// Uniform bytes (size a multiple of 16).
+    pub uniform: Vec<u8>,
+}
+
+/// A filter instance with typed parameters.
+pub trait Filter: Send + Sync + std::fmt::Debug {
+    /// Its registry entry.
+    fn def(&self) -> &'static FilterDef;
+    /// Output descriptions for the given inputs; rejects unsupported formats and sizes.
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>>;
+    /// CPU reference.
+    fn run_cpu(&self, inputs: &[&Value], outputs: &[ValueDesc]) -> Result<Vec<Value>>;
+    /// Records GPU work that reads `inputs` and writes every byte of `outputs`.
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()>;
+    /// `Some` for per-pixel RGBA8 filters that can be fused with their neighbours.
+    fn pixel_op(&self) -> Option<PixelOpGpu> {
+        None
+    }
+    /// Composite filters expand into primitives here instead of having their own kernel.
+    fn lower(&self, _graph: &mut Graph, _inputs: &[Port]) -> Option<Result<Vec<Port>>> {
+        None
+    }
+    /// Clones behind the box.
+    fn box_clone(&self) -> Box<dyn Filter>;
+}
+
+impl Clone for Box<dyn Filter> {
+    fn clone(&self) -> Self {
+        self.box_clone()
+    }
+}
+
+/// All registered filters, in catalogue order.
+pub fn all() -> &'static [&'static FilterDef] {
+    crate::filters::registry()
+}
+
+/// Looks a filter up by name, suggesting the nearest on a miss.
+pub fn find(name: &str) -> Result<&'static FilterDef> {
+    all().iter().copied().find(|d| d.name == name).ok_or_else(|| Error::UnknownFilter {
+        name: name.to_string(),
+        suggestion: nearest(name, all().iter().map(|d| d.name)),
+    })
+}
+
+/// Helper for filters with one RGBA8 (or listed) image input: returns its desc or a clear error.
+pub fn expect_image(def: &FilterDef, inputs: &[ValueDesc], index: usize, formats: &[crate::PixelFormat]) -> Result<crate::ImageDesc> {
+    match inputs.get(index) {
+        Some(ValueDesc::Image(d)) if formats.contains(&d.format) => Ok(*d),
+        Some(other) => Err(Error::Graph(format!(
+            "`{}` input `{}` must be an image in {}, got {other}",
+            def.name,
+            def.inputs.get(index).map_or("?", |p| p.name),
+            formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(" or ")
+        ))),
+        None => Err(Error::Graph(format!("`{}` is missing input {index}", def.name))),
+    }
+}
+
+/// Helper: the `index`-th input as a data buffer of `kind`.
+pub fn expect_data(def: &FilterDef, inputs: &[ValueDesc], index: usize, kind: DataKind) -> Result<()> {
+    match inputs.get(index) {
+        Some(ValueDesc::Data(k)) if *k == kind => Ok(()),
+        Some(other) => Err(Error::Graph(format!("`{}` input {index} must be {} data, got {other}", def.name, kind.name()))),
+        None => Err(Error::Graph(format!("`{}` is missing input {index}", def.name))),
+    }
+}

@@ -1,0 +1,316 @@
+//! Adapter selection and the device. wgpu's default uncaptured-error handler panics; here
+//! every device error is captured (error scopes around each submission and pipeline build,
+//! plus a handler that records stray errors) and surfaced as `Error::Gpu`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, Result};
+use crate::runtime::pool::BufferPool;
+
+/// How to pick the GPU. Empty fields fall back to `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`.
+#[derive(Clone, Debug, Default)]
+pub struct GpuOptions {
+    /// Comma list of backends: vulkan, metal, dx12, gl.
+    pub backend: Option<String>,
+    /// Case-insensitive substring of the adapter name.
+    pub adapter: Option<String>,
+}
+
+/// What `pixelflow info` prints.
+#[derive(Clone, Debug)]
+pub struct GpuInfo {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub driver_info: String,
+    pub max_storage_binding: u64,
+    pub max_buffer_size: u64,
+    pub max_workgroup_storage: u32,
+    pub max_invocations_per_workgroup: u32,
+    pub features: Vec<String>,
+    pub timestamp_period_ns: f32,
+}
+
+/// An open GPU device with its caches. Cheap to share (`Arc<Gpu>`).
+pub struct Gpu {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    adapter_info: wgpu::AdapterInfo,
+    pub(crate) features: wgpu::Features,
+    pub(crate) limits: wgpu::Limits,
+    pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
+    pub(crate) pool: Mutex<BufferPool>,
+    lost: Arc<Mutex<Option<String>>>,
+    stray_errors: Arc<Mutex<Vec<String>>>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Gpu({} on {:?})", self.adapter_info.name, self.adapter_info.backend)
+    }
+}
+
+fn parse_backends(s: &str) -> Result<wgpu::Backends> {
+    let mut b = wgpu::Backends::empty();
+    for part in s.split(',').map(|p| p.trim().to_ascii_lowercase()) {
+        b |= match part.as_str() {
+            "vulkan" | "vk" => wgpu::Backends::VULKAN,
+            "metal" | "mtl" => wgpu::Backends::METAL,
+            "dx12" | "d3d12" => wgpu::Backends::DX12,
+            "gl" | "gles" | "opengl" => wgpu::Backends::GL,
+            "primary" => wgpu::Backends::PRIMARY,
+            "all" => wgpu::Backends::all(),
+            other => return Err(Error::NoAdapter(format!(": unknown backend `{other}` (use vulkan, metal, dx12, gl)"))),
+        };
+    }
+    Ok(b)
+}
+
+fn type_rank(t: wgpu::DeviceType) -> u32 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    }
+}
+
+impl Gpu {
+    /// Opens the best adapter: discrete first, then integrated, virtual, software; a native
+    /// backend (Vulkan/Metal/DX12) before GL at equal rank.
+    pub fn new(opts: &GpuOptions) -> Result<Arc<Gpu>> {
+        let backend_str = opts.backend.clone().or_else(|| std::env::var("WGPU_BACKEND").ok()).filter(|s| !s.is_empty());
+        let backends = match &backend_str {
+            Some(s) => parse_backends(s)?,
+            None => wgpu::Backends::all(),
+        };
+        let name_filter = opts.adapter.clone().or_else(|| std::env::var("WGPU_ADAPTER_NAME").ok()).filter(|s| !s.is_empty());
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = backends;
+        desc.flags = wgpu::InstanceFlags::empty().with_env();
+        let instance = wgpu::Instance::new(desc);
+        let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
+        if let Some(f) = &name_filter {
+            let f = f.to_lowercase();
+            let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+            adapters.retain(|a| a.get_info().name.to_lowercase().contains(&f));
+            if adapters.is_empty() {
+                return Err(Error::NoAdapter(format!(" matching `{f}` (available: {})", if names.is_empty() { "none".into() } else { names.join(", ") })));
+            }
+        }
+        adapters.sort_by_key(|a| {
+            let i = a.get_info();
+            (type_rank(i.device_type), u32::from(i.backend == wgpu::Backend::Gl))
+        });
+        let adapter = adapters.into_iter().next().ok_or_else(|| {
+            Error::NoAdapter(match &backend_str {
+                Some(b) => format!(" for backend `{b}`"),
+                None => String::new(),
+            })
+        })?;
+        Self::from_adapter(adapter)
+    }
+
+    fn from_adapter(adapter: wgpu::Adapter) -> Result<Arc<Gpu>> {
+        let adapter_info = adapter.get_info();
+        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F16;
+        let features = adapter.features() & wanted;
+        // The adapter's own limits: large images need large storage bindings.
+        let limits = adapter.limits();
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("pixelflow"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+            .map_err(|e| Error::NoAdapter(format!(": could not open `{}`: {e}", adapter_info.name)))?;
+        let lost = Arc::new(Mutex::new(None));
+        let lost2 = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            if let Ok(mut l) = lost2.lock() {
+                *l = Some(format!("{reason:?}: {msg}"));
+            }
+        });
+        let stray_errors = Arc::new(Mutex::new(Vec::new()));
+        let stray2 = stray_errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut v) = stray2.lock() {
+                v.push(e.to_string());
+            }
+        }));
+        Ok(Arc::new(Gpu {
+            device,
+            queue,
+            adapter_info,
+            features,
+            limits,
+            pipelines: Mutex::new(HashMap::new()),
+            pool: Mutex::new(BufferPool::default()),
+            lost,
+            stray_errors,
+        }))
+    }
+
+    /// Adapter, backend, limits and features.
+    pub fn info(&self) -> GpuInfo {
+        let i = &self.adapter_info;
+        let mut features: Vec<String> = self.features.iter_names().map(|(n, _)| n.to_lowercase()).collect();
+        features.sort();
+        GpuInfo {
+            name: i.name.clone(),
+            backend: format!("{:?}", i.backend).to_lowercase(),
+            device_type: format!("{:?}", i.device_type),
+            driver: i.driver.clone(),
+            driver_info: i.driver_info.clone(),
+            max_storage_binding: self.limits.max_storage_buffer_binding_size as u64,
+            max_buffer_size: self.limits.max_buffer_size,
+            max_workgroup_storage: self.limits.max_compute_workgroup_storage_size,
+            max_invocations_per_workgroup: self.limits.max_compute_invocations_per_workgroup,
+            features,
+            timestamp_period_ns: self.queue.get_timestamp_period(),
+        }
+    }
+
+    /// Backend the device runs on.
+    pub fn backend(&self) -> wgpu::Backend {
+        self.adapter_info.backend
+    }
+
+    /// Whether per-node GPU timings are available.
+    pub fn has_timestamps(&self) -> bool {
+        self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Whether subgroup operations may be used in kernels.
+    pub fn has_subgroups(&self) -> bool {
+        self.features.contains(wgpu::Features::SUBGROUP)
+    }
+
+    /// Largest buffer one binding may hold.
+    pub fn max_binding(&self) -> u64 {
+        (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
+    }
+
+    /// Fails with `DeviceLost` once the device is gone, and with `Gpu` for errors that
+    /// escaped an error scope.
+    pub(crate) fn check_health(&self) -> Result<()> {
+        if let Some(l) = self.lost.lock().ok().and_then(|l| l.clone()) {
+            return Err(Error::DeviceLost(l));
+        }
+        if let Ok(mut v) = self.stray_errors.lock() {
+            if !v.is_empty() {
+                let msg = v.join("; ");
+                v.clear();
+                return Err(Error::Gpu(msg));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes.
+    pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let val = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f();
+        let v = pollster::block_on(val.pop());
+        let o = pollster::block_on(oom.pop());
+        if let Some(e) = v.or(o) {
+            return Err(Error::Gpu(e.to_string()));
+        }
+        self.check_health()?;
+        Ok(out)
+    }
+
+    /// Compiles a kernel once; later calls with the same key return the cached pipeline.
+    pub(crate) fn pipeline(&self, key: &str, entry: &str, source: impl FnOnce() -> String) -> Result<Arc<wgpu::ComputePipeline>> {
+        let full_key = format!("{key}::{entry}");
+        if let Some(p) = self.pipelines.lock().map_err(|_| Error::Gpu("pipeline cache poisoned".into()))?.get(&full_key) {
+            return Ok(p.clone());
+        }
+        let src = source();
+        let pipeline = self.scoped(|| {
+            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(key),
+                source: wgpu::ShaderSource::Wgsl(src.into()),
+            });
+            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&full_key),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        }).map_err(|e| Error::Gpu(format!("compiling kernel `{full_key}`: {e}")))?;
+        let p = Arc::new(pipeline);
+        if let Ok(mut cache) = self.pipelines.lock() {
+            cache.insert(full_key, p.clone());
+        }
+        Ok(p)
+    }
+
+    /// Number of compiled kernels (for tests of the cache).
+    pub fn pipeline_count(&self) -> usize {
+        self.pipelines.lock().map(|c| c.len()).unwrap_or(0)
+    }
+
+    /// Blocks until all submitted work has finished.
+    pub(crate) fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .map_err(|e| Error::DeviceLost(e.to_string()))?;
+        self.check_health()
+    }
+
+    /// Reads back whole buffers (each `(buffer, bytes)`) with one map round trip.
+    pub(crate) fn read_buffers(&self, encoder: &mut wgpu::CommandEncoder, sources: &[(&wgpu::Buffer, u64)]) -> Vec<wgpu::Buffer> {
+        sources
+            .iter()
+            .map(|(buf, size)| {
+                let size = size.div_ceil(4) * 4;
+                let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("pixelflow.readback"),
+                    size,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                encoder.copy_buffer_to_buffer(buf, 0, &staging, 0, size);
+                staging
+            })
+            .collect()
+    }
+
+    /// Maps staging buffers written by `read_buffers` after submission and copies them out.
+    pub(crate) fn map_all(&self, staging: &[wgpu::Buffer]) -> Result<Vec<Vec<u8>>> {
+        let results: Arc<Mutex<Vec<Option<std::result::Result<(), wgpu::BufferAsyncError>>>>> = Arc::new(Mutex::new(vec![None; staging.len()]));
+        for (i, s) in staging.iter().enumerate() {
+            let r = results.clone();
+            s.map_async(wgpu::MapMode::Read, .., move |res| {
+                if let Ok(mut v) = r.lock() {
+                    v[i] = Some(res);
+                }
+            });
+        }
+        self.wait()?;
+        let res = results.lock().map_err(|_| Error::Gpu("readback state poisoned".into()))?;
+        let mut out = Vec::with_capacity(staging.len());
+        for (s, r) in staging.iter().zip(res.iter()) {
+            match r {
+                Some(Ok(())) => {}
+                Some(Err(e)) => return Err(Error::Gpu(format!("mapping a readback buffer: {e}"))),
+                None => return Err(Error::DeviceLost("readback never completed".into())),
+            }
+            let view = s.get_mapped_range(..).map_err(|e| Error::Gpu(e.to_string()))?;
+            out.push(view.to_vec());
+            drop(view);
+            s.unmap();
+        }
+        Ok(out)
+    }
+}

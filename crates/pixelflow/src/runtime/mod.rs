@@ -1,0 +1,10 @@
+//! GPU runtime: adapter and device selection, error capture, the compiled-kernel cache,
+//! the buffer pool and per-dispatch recording. Nothing here knows about filters.
+
+mod context;
+mod kernel;
+mod pool;
+
+pub use context::{Gpu, GpuOptions, GpuInfo};
+pub use kernel::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder, Cmd};
+pub use pool::{size_class, BufferPool};

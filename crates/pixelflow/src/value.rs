@@ -1,0 +1,195 @@
+//! Values that flow along graph edges: images, and data such as statistics and histograms.
+//! Data values live in GPU buffers mid-graph (later nodes read them on the GPU) and can be
+//! read back by the caller.
+
+use crate::error::{Error, Result};
+use crate::image::{Image, ImageDesc};
+
+/// The kind of a non-image value. Each has a fixed GPU buffer layout (documented per variant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DataKind {
+    /// Per-channel min, max, sum for R, G, B, A and BT.601 luma Y, plus the pixel count.
+    /// GPU: 24 `u32`: for channel c in 0..5, `[4c] = max(255 - v)`, `[4c+1] = max(v)`,
+    /// `[4c+2], [4c+3]` = sum lo/hi words; `[20], [21]` = count lo/hi. Zero is the identity of
+    /// every slot, so one buffer clear initialises it.
+    Stats,
+    /// 256 bins each for R, G, B and Y. GPU: 1024 `u32`, channel-major.
+    Histogram,
+    /// A mean of fixed-point samples. GPU: 4 `u32`: sum lo, sum hi, count lo, count hi;
+    /// the mean is `sum / count / FIXED_ONE`.
+    Mean,
+}
+
+/// Fixed-point scale of `DataKind::Mean` samples (16 fractional bits).
+pub const FIXED_ONE: f64 = 65536.0;
+
+impl DataKind {
+    /// Size of the GPU buffer in bytes.
+    pub fn gpu_bytes(self) -> u64 {
+        match self {
+            DataKind::Stats => 24 * 4,
+            DataKind::Histogram => 1024 * 4,
+            DataKind::Mean => 4 * 4,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            DataKind::Stats => "stats",
+            DataKind::Histogram => "histogram",
+            DataKind::Mean => "mean",
+        }
+    }
+}
+
+/// Per-channel statistics of an 8-bit image: R, G, B, A, Y (BT.601 luma, rounded).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stats {
+    pub count: u64,
+    pub min: [u8; 5],
+    pub max: [u8; 5],
+    pub sum: [u64; 5],
+}
+
+impl Stats {
+    /// Channel names in storage order.
+    pub const CHANNELS: [&'static str; 5] = ["r", "g", "b", "a", "y"];
+    /// Mean of channel `c` in 8-bit units.
+    pub fn mean(&self, c: usize) -> f64 {
+        if self.count == 0 { 0.0 } else { self.sum[c] as f64 / self.count as f64 }
+    }
+}
+
+/// 256-bin histograms of R, G, B and Y (BT.601 luma).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Histogram {
+    pub bins: [[u32; 256]; 4],
+}
+
+impl Histogram {
+    pub const CHANNELS: [&'static str; 4] = ["r", "g", "b", "y"];
+}
+
+/// Non-image result of a node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    Stats(Stats),
+    Histogram(Histogram),
+    /// Exact fixed-point mean: `sum / count / FIXED_ONE`.
+    Mean { sum: u64, count: u64 },
+}
+
+impl Data {
+    pub fn kind(&self) -> DataKind {
+        match self {
+            Data::Stats(_) => DataKind::Stats,
+            Data::Histogram(_) => DataKind::Histogram,
+            Data::Mean { .. } => DataKind::Mean,
+        }
+    }
+    /// The value of a `Mean`, in [0,1] units of its samples.
+    pub fn mean_value(&self) -> Option<f64> {
+        match self {
+            Data::Mean { sum, count } => Some(if *count == 0 { 0.0 } else { *sum as f64 / *count as f64 / FIXED_ONE }),
+            _ => None,
+        }
+    }
+
+    /// Parses the GPU buffer layout (see `DataKind`).
+    pub fn from_gpu_bytes(kind: DataKind, bytes: &[u8]) -> Result<Data> {
+        if (bytes.len() as u64) < kind.gpu_bytes() {
+            return Err(Error::Gpu(format!("{} buffer too small", kind.name())));
+        }
+        let w: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let wide = |lo: u32, hi: u32| lo as u64 | ((hi as u64) << 32);
+        Ok(match kind {
+            DataKind::Stats => {
+                let mut s = Stats { count: wide(w[20], w[21]), min: [0; 5], max: [0; 5], sum: [0; 5] };
+                for c in 0..5 {
+                    s.min[c] = 255u32.saturating_sub(w[4 * c]) as u8;
+                    s.max[c] = w[4 * c + 1].min(255) as u8;
+                    s.sum[c] = wide(w[4 * c + 2], w[4 * c + 3]);
+                }
+                Data::Stats(s)
+            }
+            DataKind::Histogram => {
+                let mut bins = [[0u32; 256]; 4];
+                for (c, ch) in bins.iter_mut().enumerate() {
+                    ch.copy_from_slice(&w[c * 256..(c + 1) * 256]);
+                }
+                Data::Histogram(Histogram { bins })
+            }
+            DataKind::Mean => Data::Mean { sum: wide(w[0], w[1]), count: wide(w[2], w[3]) },
+        })
+    }
+}
+
+/// What a graph edge carries, known before execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueDesc {
+    Image(ImageDesc),
+    Data(DataKind),
+}
+
+impl ValueDesc {
+    pub fn gpu_bytes(&self) -> u64 {
+        match self {
+            ValueDesc::Image(d) => d.format.gpu_bytes(d.width, d.height),
+            ValueDesc::Data(k) => k.gpu_bytes(),
+        }
+    }
+    pub fn image(&self) -> Option<ImageDesc> {
+        match self {
+            ValueDesc::Image(d) => Some(*d),
+            ValueDesc::Data(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ValueDesc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ValueDesc::Image(d) => write!(f, "image {d}"),
+            ValueDesc::Data(k) => write!(f, "{} data", k.name()),
+        }
+    }
+}
+
+/// A concrete value: an image or data.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Image(Image),
+    Data(Data),
+}
+
+impl Value {
+    pub fn desc(&self) -> ValueDesc {
+        match self {
+            Value::Image(i) => ValueDesc::Image(i.desc()),
+            Value::Data(d) => ValueDesc::Data(d.kind()),
+        }
+    }
+    pub fn as_image(&self) -> Option<&Image> {
+        match self {
+            Value::Image(i) => Some(i),
+            Value::Data(_) => None,
+        }
+    }
+    pub fn as_data(&self) -> Option<&Data> {
+        match self {
+            Value::Data(d) => Some(d),
+            Value::Image(_) => None,
+        }
+    }
+    pub fn into_image(self) -> Option<Image> {
+        match self {
+            Value::Image(i) => Some(i),
+            Value::Data(_) => None,
+        }
+    }
+}
+
+impl From<Image> for Value {
+    fn from(i: Image) -> Self {
+        Value::Image(i)
+    }
+}

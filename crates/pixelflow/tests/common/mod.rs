@@ -1,0 +1,83 @@
+//! Shared test helpers: the lavapipe/Vulkan device, random images, comparisons.
+#![allow(dead_code)]
+
+use std::sync::{Arc, OnceLock};
+
+use pixelflow::{Backend, Gpu, GpuOptions, Image, PixelFormat, Value};
+
+/// The GPU all tests use: Vulkan unless `PIXELFLOW_TEST_BACKEND` says otherwise. Tests
+/// fail (not skip) when there is none: a silently skipped GPU test cannot fail.
+pub fn gpu() -> Arc<Gpu> {
+    static GPU: OnceLock<Arc<Gpu>> = OnceLock::new();
+    GPU.get_or_init(|| {
+        let backend = std::env::var("PIXELFLOW_TEST_BACKEND").unwrap_or_else(|_| "vulkan".into());
+        match Gpu::new(&GpuOptions { backend: Some(backend.clone()), adapter: None }) {
+            Ok(g) => g,
+            Err(e) => panic!("GPU tests need a {backend} adapter (install mesa-vulkan-drivers for lavapipe): {e}"),
+        }
+    })
+    .clone()
+}
+
+pub fn gpu_backend() -> Backend {
+    Backend::Gpu(gpu())
+}
+
+/// Deterministic xorshift generator.
+pub struct Rng(pub u64);
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn byte(&mut self) -> u8 {
+        (self.next() >> 24) as u8
+    }
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Random RGBA8 / Gray8 image: half noise, half smooth gradient, so both edges and flat
+/// regions are exercised.
+pub fn random_image(w: u32, h: u32, format: PixelFormat, seed: u64) -> Image {
+    let mut rng = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    let ch = format.channels();
+    let mut data = Vec::with_capacity((w * h) as usize * ch);
+    for y in 0..h {
+        for x in 0..w {
+            for c in 0..ch {
+                let smooth = ((x * 255 / w.max(1)) as u8).wrapping_add((y * 97 / h.max(1)) as u8).wrapping_add(c as u8 * 60);
+                let v = if (x / 8 + y / 8) % 2 == 0 { rng.byte() } else { smooth };
+                data.push(v);
+            }
+        }
+    }
+    Image::from_u8(w, h, format, data).expect("valid test image")
+}
+
+/// Max abs difference between two values of the same kind; `Err` on shape mismatch.
+pub fn max_diff(a: &Value, b: &Value) -> Result<f64, String> {
+    match (a, b) {
+        (Value::Image(x), Value::Image(y)) => {
+            if x.desc() != y.desc() {
+                return Err(format!("descs differ: {} vs {}", x.desc(), y.desc()));
+            }
+            if x.format().is_8bit() {
+                Ok(x.as_u8().iter().zip(y.as_u8()).map(|(p, q)| (*p as i32 - *q as i32).unsigned_abs()).max().unwrap_or(0) as f64)
+            } else {
+                Ok(x.as_f32().iter().zip(y.as_f32()).map(|(p, q)| (p - q).abs() as f64).fold(0.0, f64::max))
+            }
+        }
+        (Value::Data(x), Value::Data(y)) => {
+            if x == y {
+                Ok(0.0)
+            } else {
+                Err(format!("data differ:\n gpu {x:?}\n cpu {y:?}"))
+            }
+        }
+        _ => Err("kinds differ".into()),
+    }
+}

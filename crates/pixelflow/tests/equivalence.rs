@@ -1,0 +1,143 @@
+//! GPU-vs-CPU equivalence for every registered filter: random images at awkward sizes,
+//! outputs poisoned before each GPU run, 8-bit outputs within the registry's tolerance,
+//! data outputs (histograms, statistics) exactly equal.
+
+mod common;
+
+use common::*;
+use pixelflow::params::{Args, ParamKind, ParamValue};
+use pixelflow::registry::{self, FilterDef, PortKind};
+use pixelflow::{Backend, Graph, Image, PixelFormat, RunOptions};
+
+const SIZES: &[(u32, u32)] = &[(1, 1), (1, 9), (9, 1), (67, 43), (130, 17)];
+
+/// Runs one filter on GPU (poisoned outputs) and CPU; returns the max diff per output.
+fn compare(def: &FilterDef, args: &Args, w: u32, h: u32, seed: u64, fmt: PixelFormat) -> Result<(), String> {
+    let filter = (def.build)(args).map_err(|e| format!("build: {e}"))?;
+    let main = random_image(w, h, fmt, seed);
+    let mut images: Vec<Image> = vec![main.clone()];
+    let extra_ports = def.inputs.iter().skip(1).filter(|p| p.kind == PortKind::Image).count();
+    match def.test_inputs {
+        Some(f) => images.extend(f(w, h, seed)),
+        None => images.extend((0..extra_ports).map(|k| random_image(w, h, PixelFormat::Rgba8, seed + 100 + k as u64))),
+    }
+    let mut g = Graph::new();
+    let ports: Vec<_> = images.iter().enumerate().map(|(i, im)| g.source(&format!("s{i}"), im.desc()).unwrap()).collect();
+    let outs = g.add_boxed(filter, &ports).map_err(|e| format!("graph: {e}"))?;
+    for (i, p) in outs.iter().enumerate() {
+        g.output(&format!("o{i}"), *p).unwrap();
+    }
+    let names: Vec<String> = (0..images.len()).map(|i| format!("s{i}")).collect();
+    let srcs: Vec<(&str, &Image)> = names.iter().map(|n| n.as_str()).zip(images.iter()).collect();
+    let opts = RunOptions { poison: true, ..Default::default() };
+    let gpu = gpu_backend().run(&g, &srcs, &opts).map_err(|e| format!("gpu run: {e}"))?;
+    let cpu = Backend::Cpu.run(&g, &srcs, &opts).map_err(|e| format!("cpu run: {e}"))?;
+    for ((name, a), (_, b)) in gpu.outputs.iter().zip(&cpu.outputs) {
+        let d = max_diff(a, b)?;
+        let tol = if a.as_image().is_some_and(|i| i.format().is_8bit()) { def.tolerance.max_diff as f64 } else if a.as_image().is_some() { 1e-3 } else { 0.0 };
+        if d > tol {
+            return Err(format!("output {name}: max diff {d} > {tol}"));
+        }
+    }
+    Ok(())
+}
+
+fn formats(def: &FilterDef) -> Vec<PixelFormat> {
+    // Filters that accept gray8 are also tested on it.
+    let g = Graph::new();
+    let _ = g;
+    let mut v = vec![PixelFormat::Rgba8];
+    let desc = pixelflow::ValueDesc::Image(pixelflow::ImageDesc::new(4, 4, PixelFormat::Gray8));
+    let mut ins = vec![desc];
+    ins.extend(def.inputs.iter().skip(1).map(|_| pixelflow::ValueDesc::Image(pixelflow::ImageDesc::new(4, 4, PixelFormat::Rgba8))));
+    if def.test_inputs.is_none() && (def.build)(&Args::defaults(def)).map(|f| f.output_descs(&ins).is_ok()).unwrap_or(false) {
+        v.push(PixelFormat::Gray8);
+    }
+    v
+}
+
+fn run_matrix(filter_args: impl Fn(&FilterDef, &mut Rng) -> Option<Args>, seeds: u64) {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for def in registry::all() {
+        if def.params.iter().any(|p| matches!(p.kind, ParamKind::Image)) && def.test_inputs.is_none() && def.inputs.len() == 1 {
+            continue;
+        }
+        for fmt in formats(def) {
+            for (i, &(w, h)) in SIZES.iter().enumerate() {
+                for s in 0..seeds {
+                    let seed = 1 + i as u64 * 31 + s * 1000;
+                    let mut rng = Rng(seed * 7919 + 17);
+                    let Some(args) = filter_args(def, &mut rng) else { continue };
+                    checked += 1;
+                    if let Err(e) = compare(def, &args, w, h, seed, fmt) {
+                        failures.push(format!("{} {:?} {w}x{h} {} args={args:?}: {e}", def.name, fmt, seed));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 0);
+    assert!(failures.is_empty(), "{} of {checked} cases failed:\n{}", failures.len(), failures.join("\n"));
+    eprintln!("{checked} GPU-vs-CPU cases passed");
+}
+
+#[test]
+fn every_filter_matches_cpu_with_default_parameters() {
+    run_matrix(|def, _| Some(Args::defaults(def)), 1);
+}
+
+/// Random parameters within each declared range (the property test over parameters; the
+/// `proptest` suite in `properties.rs` adds shrinking for a few filters).
+#[test]
+fn every_filter_matches_cpu_with_random_parameters() {
+    run_matrix(
+        |def, rng| {
+            let mut raw = Vec::new();
+            for p in def.params {
+                let v = match p.kind {
+                    ParamKind::Float { min, max, .. } => pixelflow::params::RawValue::Number(min + (max - min) * rng.unit()),
+                    ParamKind::Int { min, max, .. } => {
+                        // keep neighbourhoods modest so the CPU reference stays quick
+                        let hi = max.min(min + 12);
+                        pixelflow::params::RawValue::Number((min + (rng.next() % (hi - min + 1) as u64) as i64) as f64)
+                    }
+                    ParamKind::Bool { .. } => pixelflow::params::RawValue::Text(if rng.next() % 2 == 0 { "true" } else { "false" }.into()),
+                    ParamKind::Choice { options, .. } => pixelflow::params::RawValue::Text(options[(rng.next() % options.len() as u64) as usize].into()),
+                    ParamKind::Floats { default, min, max } => pixelflow::params::RawValue::List(default.iter().map(|_| min + (max - min) * rng.unit()).collect()),
+                    ParamKind::Image => continue,
+                };
+                raw.push((p.name.to_string(), v));
+            }
+            let args = Args::resolve(def, &raw).ok()?;
+            // filters may reject combinations (e.g. a crop outside the image): skip those
+            let _ = args.image_paths().count();
+            Some(args)
+        },
+        2,
+    );
+}
+
+#[test]
+fn registry_defaults_are_in_range_and_documented() {
+    for def in registry::all() {
+        assert!(!def.summary.is_empty(), "{} has no summary", def.name);
+        for p in def.params {
+            assert!(!p.doc.is_empty(), "{}.{} has no doc", def.name, p.name);
+            if let Some(v) = p.default_value() {
+                let raw = match v {
+                    ParamValue::Float(x) => pixelflow::params::RawValue::Number(x),
+                    ParamValue::Int(x) => pixelflow::params::RawValue::Number(x as f64),
+                    ParamValue::Bool(b) => pixelflow::params::RawValue::Text(b.to_string()),
+                    ParamValue::Choice(c) => pixelflow::params::RawValue::Text(c),
+                    ParamValue::Floats(f) => pixelflow::params::RawValue::List(f),
+                    ParamValue::ImagePath(s) => pixelflow::params::RawValue::Text(s),
+                };
+                p.check(def.name, &raw).unwrap_or_else(|e| panic!("{}: default out of range: {e}", def.name));
+            }
+        }
+        if def.tolerance.max_diff > 1 {
+            assert!(!def.tolerance.why.is_empty(), "{} loosens its tolerance without saying why", def.name);
+        }
+    }
+}
