@@ -1,1 +1,180 @@
-fn main(){}
+//! `pixelflow`: the command-line front end. Thin by design: parsing, file I/O and
+//! printing; every filter, parameter and check comes from the library's registry.
+
+mod analyze;
+mod bench;
+mod catalogue;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use pixelflow::{Backend, GpuOptions, Image, Pipeline, RunOptions, Value};
+
+#[derive(Parser)]
+#[command(name = "pixelflow", version, about = "GPU image processing: GPUImage's filters on wgpu compute shaders, with a CPU reference")]
+struct Cli {
+    /// GPU backend(s): vulkan, metal, dx12, gl (default: WGPU_BACKEND, else the best available)
+    #[arg(long, global = true)]
+    backend: Option<String>,
+    /// Substring of the adapter name to use (default: WGPU_ADAPTER_NAME, else the best; discrete first)
+    #[arg(long, global = true)]
+    adapter: Option<String>,
+    /// Run on the CPU reference implementation instead of a GPU
+    #[arg(long, global = true)]
+    cpu: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Apply a pipeline of filters to an image: `apply in.jpg out.png --pipeline "gaussian_blur(sigma=2) | sobel_edge_detection"`
+    Apply {
+        input: PathBuf,
+        output: PathBuf,
+        /// Filters separated by `|`, e.g. `brightness(0.1) | alpha_blend(with=top.png, mix=0.3)`
+        #[arg(long, short)]
+        pipeline: String,
+        /// Print per-node GPU times
+        #[arg(long)]
+        timings: bool,
+        /// Replace OUTPUT if it exists (never the input)
+        #[arg(long, default_value_t = true)]
+        overwrite: bool,
+    },
+    /// Histogram summary, per-channel min/max/mean, mean luminance and mean saturation
+    Analyze {
+        input: PathBuf,
+        /// Machine-readable output (includes the full histograms)
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every filter
+    List {
+        /// Markdown table (as in the README)
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Parameters and notes of one filter
+    Help { name: String },
+    /// The GPU adapter, backend, limits and features
+    Info,
+    /// Write the identity 512x512 lookup image, to grade in a photo editor and use with `lookup(lut=...)`
+    LutIdentity { output: PathBuf },
+    /// Time filters on the GPU with rotating buffers, against a copy kernel
+    Bench(bench::BenchArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+/// The backend the flags ask for; a missing GPU falls back to the CPU with one line on stderr.
+fn backend(cli: &Cli) -> Backend {
+    if cli.cpu {
+        return Backend::Cpu;
+    }
+    let (b, note) = Backend::auto(&GpuOptions { backend: cli.backend.clone(), adapter: cli.adapter.clone() });
+    if let Some(n) = note {
+        eprintln!("pixelflow: {n}");
+    }
+    b
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match &cli.command {
+        Command::Apply { input, output, pipeline, timings, overwrite } => {
+            if same_file(input, output) {
+                bail!("refusing to overwrite the input `{}`; choose another output path", input.display());
+            }
+            if output.exists() && !overwrite {
+                bail!("`{}` exists", output.display());
+            }
+            image::ImageFormat::from_path(output).with_context(|| format!("output `{}`: unknown extension (use .png, .jpg, .webp, .tif, .bmp)", output.display()))?;
+            let img = Image::open(input)?;
+            let mut load = |p: &str| {
+                let path = Path::new(p);
+                if same_file(path, output) {
+                    return Err(pixelflow::Error::ImageIo { path: path.into(), message: "is also the output path".into() });
+                }
+                Image::open(path)
+            };
+            let pipe = Pipeline::parse(pipeline, &mut load)?;
+            let be = backend(&cli);
+            let opts = RunOptions { timings: *timings, ..Default::default() };
+            let mut result = pipe.run_with(&be, &img, &opts)?;
+            let out = result.take("output").context("pipeline produced no output")?;
+            match out {
+                Value::Image(i) => i.save(output)?,
+                Value::Data(_) => bail!("the pipeline ends in data, not an image; use `pixelflow analyze`, or end the pipeline with an image filter"),
+            }
+            if *timings {
+                print_timings(&be, &result.timings);
+            }
+            Ok(())
+        }
+        Command::Analyze { input, json } => analyze::run(&backend(&cli), input, *json),
+        Command::List { markdown } => {
+            if *markdown {
+                print!("{}", catalogue::markdown_table());
+            } else {
+                print!("{}", catalogue::plain_list());
+            }
+            Ok(())
+        }
+        Command::Help { name } => {
+            print!("{}", catalogue::help(name)?);
+            Ok(())
+        }
+        Command::Info => {
+            let gpu = pixelflow::Gpu::new(&GpuOptions { backend: cli.backend.clone(), adapter: cli.adapter.clone() })?;
+            let i = gpu.info();
+            println!("adapter:   {}", i.name);
+            println!("backend:   {}", i.backend);
+            println!("type:      {}", i.device_type);
+            println!("driver:    {} {}", i.driver, i.driver_info);
+            println!("max storage binding: {} bytes (largest RGBA8 image: {} pixels)", i.max_storage_binding, i.max_storage_binding / 4);
+            println!("max buffer size:     {} bytes", i.max_buffer_size);
+            println!("workgroup storage:   {} bytes, {} invocations", i.max_workgroup_storage, i.max_invocations_per_workgroup);
+            println!("timestamp period:    {} ns", i.timestamp_period_ns);
+            println!("optional features:   {}", if i.features.is_empty() { "none".to_string() } else { i.features.join(", ") });
+            Ok(())
+        }
+        Command::LutIdentity { output } => {
+            identity_lut()?.save(output)?;
+            Ok(())
+        }
+        Command::Bench(args) => bench::run(&cli, args),
+    }
+}
+
+fn print_timings(be: &Backend, t: &[pixelflow::NodeTiming]) {
+    if t.is_empty() {
+        eprintln!("timings: not available on {}", be.describe());
+        return;
+    }
+    let total: f64 = t.iter().map(|x| x.ms).sum();
+    let w = t.iter().map(|x| x.label.len()).max().unwrap_or(4).max(5);
+    eprintln!("{:<w$}  {:>9}  {:>6}   ({})", "node", "ms", "share", be.describe());
+    for x in t {
+        eprintln!("{:<w$}  {:>9.3}  {:>5.1}%", x.label, x.ms, if total > 0.0 { 100.0 * x.ms / total } else { 0.0 });
+    }
+    eprintln!("{:<w$}  {:>9.3}", "total", total);
+}
+
+/// The identity LUT, from the `lookup` filter's module.
+fn identity_lut() -> Result<Image> {
+    Ok(pixelflow::filters::lookup::identity_lut())
+}

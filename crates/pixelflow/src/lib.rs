@@ -15,6 +15,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod bench;
 pub mod error;
 pub mod filters;
 pub mod graph;

@@ -173,3 +173,13 @@ pub fn expect_data(def: &FilterDef, inputs: &[ValueDesc], index: usize, kind: Da
         None => Err(Error::Graph(format!("`{}` is missing input {index}", def.name))),
     }
 }
+
+/// Builds one filter from a call in spec syntax, e.g. `create("gaussian_blur(sigma=2)")`.
+pub fn create(call: &str) -> Result<Box<dyn Filter>> {
+    let calls = crate::graph::spec::parse(call)?;
+    let [one] = calls.as_slice() else {
+        return Err(Error::Spec { message: format!("expected one filter, got {}", calls.len()), column: 1 });
+    };
+    let (def, args) = crate::graph::spec::resolve(one)?;
+    (def.build)(&args)
+}

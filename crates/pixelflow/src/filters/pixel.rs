@@ -86,27 +86,31 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
             sources.push(o.wgsl);
         }
     }
-    let mut gen = String::from("struct ChainParams {\n    count: u32, _p0: u32, _p1: u32, _p2: u32,\n");
+    // Four pixels per invocation through 16-byte loads and stores: buffers are allocated in
+    // 256-byte size classes, so the last group may run past the image into padding that no
+    // one reads. Schedule choice (bandwidth), not algorithm.
+    let groups = (count as u64).div_ceil(4);
+    let mut gen = String::from("struct ChainParams {\n    groups: u32, _p0: u32, _p1: u32, _p2: u32,\n");
     for (i, o) in ops.iter().enumerate() {
         gen.push_str(&format!("    op{i}: {},\n", o.params_struct));
     }
-    gen.push_str("}\n@group(0) @binding(0) var<storage, read> src: array<u32>;\n@group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n@group(0) @binding(2) var<uniform> chain: ChainParams;\n");
+    gen.push_str("}\n@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;\n@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n@group(0) @binding(2) var<uniform> chain: ChainParams;\n");
     gen.push_str(&format!(
-        "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.count) {{ return; }}\n    var c = unpack4x8unorm(src[i]);\n"
+        "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.groups) {{ return; }}\n    let s = src[i];\n    var o: vec4<u32>;\n    for (var k = 0u; k < 4u; k++) {{\n        var c = unpack4x8unorm(s[k]);\n"
     ));
     for (i, o) in ops.iter().enumerate() {
         if i > 0 {
-            gen.push_str("    c = quantize8(c);\n");
+            gen.push_str("        c = quantize8(c);\n");
         }
-        gen.push_str(&format!("    c = {}(c, chain.op{i});\n", o.fn_name));
+        gen.push_str(&format!("        c = {}(c, chain.op{i});\n", o.fn_name));
     }
-    gen.push_str("    dst[i] = pack4x8unorm(c);\n}\n");
+    gen.push_str("        o[k] = pack4x8unorm(c);\n    }\n    dst[i] = o;\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);
     let mut uniform = Vec::new();
-    uniform.extend_from_slice(bytemuck::bytes_of(&[count, 0, 0, 0]));
+    uniform.extend_from_slice(bytemuck::bytes_of(&[groups as u32, 0, 0, 0]));
     for o in ops {
         uniform.extend_from_slice(&o.uniform);
     }
-    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_1d(count as u64, PIXEL_WG))
+    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_1d(groups, PIXEL_WG))
 }

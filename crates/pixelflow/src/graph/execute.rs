@@ -143,8 +143,66 @@ fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Resu
 /// Byte pattern written into outputs before a poisoned run.
 pub const POISON: u8 = 0xA5;
 
-fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
-    gpu.check_health()?;
+/// Buffers of one run. A buffer freed mid-run is reused only by later steps of the same
+/// run; everything goes back to the shared pool after the submission completes, so another
+/// thread cannot write into a buffer that this submission still uses.
+pub(crate) struct RunBuffers<'g> {
+    gpu: &'g Gpu,
+    free: Vec<Arc<wgpu::Buffer>>,
+    /// Buffers never recycled within a run (benchmark sources reused across runs).
+    pub(crate) pinned: Vec<Arc<wgpu::Buffer>>,
+}
+
+impl<'g> RunBuffers<'g> {
+    pub(crate) fn new(gpu: &'g Gpu) -> Self {
+        Self { gpu, free: Vec::new(), pinned: Vec::new() }
+    }
+    pub(crate) fn take(&mut self, bytes: u64) -> Result<Arc<wgpu::Buffer>> {
+        let class = crate::runtime::size_class(bytes);
+        if let Some(i) = self.free.iter().position(|b| b.size() == class) {
+            return Ok(self.free.swap_remove(i));
+        }
+        Ok(self.gpu.pool.lock().map_err(|_| Error::Gpu("buffer pool poisoned".into()))?.take(&self.gpu.device, bytes))
+    }
+    pub(crate) fn give(&mut self, b: Arc<wgpu::Buffer>) {
+        if self.pinned.iter().any(|p| Arc::ptr_eq(p, &b)) || self.free.iter().any(|p| Arc::ptr_eq(p, &b)) {
+            return;
+        }
+        self.free.push(b);
+    }
+    /// Hands every buffer back to the shared pool (after the GPU is done with them).
+    pub(crate) fn release(&mut self) {
+        if let Ok(mut p) = self.gpu.pool.lock() {
+            for b in self.free.drain(..) {
+                p.give(b);
+            }
+        }
+    }
+}
+
+/// What `encode_steps` leaves behind: live slots (outputs among them) and step labels.
+pub(crate) struct Encoded<'g> {
+    pub slots: HashMap<(usize, usize), GpuSlot>,
+    pub labels: Vec<String>,
+    /// Recorders hold uniform buffers and bind groups until submission.
+    _recorders: Vec<NodeRecorder<'g>>,
+}
+
+/// Uploads the sources into buffers from `bufs`.
+pub(crate) fn upload_sources(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], bufs: &mut RunBuffers<'_>) -> Result<HashMap<(usize, usize), GpuSlot>> {
+    let mut slots = HashMap::new();
+    for (name, node) in graph.sources() {
+        let img = sources.iter().find(|(n, _)| *n == name).map(|(_, i)| *i).ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
+        let desc = graph.nodes[node].outputs[0];
+        let buf = bufs.take(desc.gpu_bytes())?;
+        gpu.queue.write_buffer(&buf, 0, &img.to_gpu_bytes());
+        slots.insert((node, 0), GpuSlot { buffer: buf, desc });
+    }
+    Ok(slots)
+}
+
+/// Fails with `TooLarge` when a value does not fit one storage binding.
+pub(crate) fn check_limits(gpu: &Gpu, graph: &Graph) -> Result<()> {
     let limit = gpu.max_binding();
     for n in &graph.nodes {
         for d in &n.outputs {
@@ -155,33 +213,102 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
             }
         }
     }
+    Ok(())
+}
+
+/// Records every step of `plan` into `encoder`: one compute pass per step, with timestamp
+/// pair `2s, 2s+1` when `query_set` is given. `slots` holds the sources on entry; dead
+/// values return to `bufs` as soon as their last reader is recorded.
+pub(crate) fn encode_steps<'g>(
+    gpu: &'g Gpu,
+    graph: &Graph,
+    plan: &super::plan::Plan,
+    encoder: &mut wgpu::CommandEncoder,
+    bufs: &mut RunBuffers<'_>,
+    mut slots: HashMap<(usize, usize), GpuSlot>,
+    query_set: Option<&wgpu::QuerySet>,
+    poison: Option<&wgpu::Buffer>,
+) -> Result<Encoded<'g>> {
+    let mut recorders = Vec::new();
+    let mut labels = Vec::new();
+    for (s, step) in plan.steps.iter().enumerate() {
+        let last = *step.nodes.last().ok_or_else(|| Error::Graph("empty step".into()))?;
+        let first = step.nodes[0];
+        let node = &graph.nodes[last];
+        let mut outs = Vec::new();
+        for (k, d) in node.outputs.iter().enumerate() {
+            let buf = bufs.take(d.gpu_bytes())?;
+            if let Some(p) = poison {
+                encoder.copy_buffer_to_buffer(p, 0, &buf, 0, buf.size().min(p.size()));
+            }
+            let slot = GpuSlot { buffer: buf, desc: *d };
+            slots.insert((last, k), slot.clone());
+            outs.push(slot);
+        }
+        let ins: Vec<GpuSlot> = graph.nodes[first].inputs.iter().map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
+        let mut rec = NodeRecorder::new(gpu);
+        if step.nodes.len() == 1 {
+            if let NodeKind::Filter(f) = &node.kind {
+                f.record_gpu(&mut rec, &ins, &outs)?;
+            }
+        } else {
+            let ops: Vec<_> = step.nodes.iter().filter_map(|&i| match &graph.nodes[i].kind {
+                NodeKind::Filter(f) => f.pixel_op(),
+                NodeKind::Source { .. } => None,
+            }).collect();
+            record_fused(&mut rec, &ops, &ins[0], &outs[0])?;
+        }
+        for c in &rec.cmds {
+            if let Cmd::Clear(b) = c {
+                encoder.clear_buffer(b, 0, None);
+            }
+        }
+        {
+            let tw = query_set.map(|q| wgpu::ComputePassTimestampWrites { query_set: q, beginning_of_pass_write_index: Some(2 * s as u32), end_of_pass_write_index: Some(2 * s as u32 + 1) });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&node.label), timestamp_writes: tw });
+            for c in &rec.cmds {
+                if let Cmd::Dispatch { pipeline, bind_group, groups } = c {
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, bind_group, &[]);
+                    pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+                }
+            }
+        }
+        labels.push(step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()).collect::<Vec<_>>().join("+"));
+        for t in rec.temps.drain(..) {
+            bufs.give(t);
+        }
+        recorders.push(rec);
+        let dead: Vec<(usize, usize)> = plan.last_use.iter().filter(|(k, &u)| u == s && !plan.outputs.contains(k)).map(|(k, _)| *k).collect();
+        for k in dead {
+            if let Some(slot) = slots.remove(&k) {
+                bufs.give(slot.buffer);
+            }
+        }
+    }
+    Ok(Encoded { slots, labels, _recorders: recorders })
+}
+
+/// Converts resolved timestamp pairs into per-step milliseconds.
+pub(crate) fn step_times(gpu: &Gpu, raw: &[u8], labels: Vec<String>) -> Vec<NodeTiming> {
+    let period = gpu.queue.get_timestamp_period() as f64;
+    let t: Vec<u64> = raw.chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
+    labels
+        .into_iter()
+        .enumerate()
+        .filter_map(|(s, label)| Some(NodeTiming { label, ms: t.get(2 * s + 1)?.saturating_sub(*t.get(2 * s)?) as f64 * period / 1e6 }))
+        .collect()
+}
+
+fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
+    gpu.check_health()?;
+    check_limits(gpu, graph)?;
     let plan = plan(graph, opts.fuse);
     let timestamps = opts.timings && gpu.has_timestamps();
-    let query_set = timestamps.then(|| {
-        gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("pixelflow.timings"), ty: wgpu::QueryType::Timestamp, count: (plan.steps.len() * 2).max(2) as u32 })
-    });
-    // Buffers freed during this run are reused only by later steps of this run; they go
-    // back to the shared pool after the submission completes, so another thread cannot
-    // write to a buffer this submission still uses.
-    let local_free: std::cell::RefCell<Vec<Arc<wgpu::Buffer>>> = Default::default();
-    let take = |bytes: u64| -> Result<Arc<wgpu::Buffer>> {
-        let class = crate::runtime::size_class(bytes);
-        let mut free = local_free.borrow_mut();
-        if let Some(i) = free.iter().position(|b| b.size() == class) {
-            return Ok(free.swap_remove(i));
-        }
-        Ok(gpu.pool.lock().map_err(|_| Error::Gpu("buffer pool poisoned".into()))?.take(&gpu.device, bytes))
-    };
-    let give = |b: Arc<wgpu::Buffer>| local_free.borrow_mut().push(b);
-
-    let mut slots: HashMap<(usize, usize), GpuSlot> = HashMap::new();
-    for (name, node) in graph.sources() {
-        let img = sources.iter().find(|(n, _)| *n == name).map(|(_, i)| *i).ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
-        let desc = graph.nodes[node].outputs[0];
-        let buf = take(desc.gpu_bytes())?;
-        gpu.queue.write_buffer(&buf, 0, &img.to_gpu_bytes());
-        slots.insert((node, 0), GpuSlot { buffer: buf, desc });
-    }
+    let n_queries = (plan.steps.len() * 2).max(2) as u32;
+    let query_set = timestamps.then(|| gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("pixelflow.timings"), ty: wgpu::QueryType::Timestamp, count: n_queries }));
+    let mut bufs = RunBuffers::new(gpu);
+    let slots = upload_sources(gpu, graph, sources, &mut bufs)?;
     let poison_buf = if opts.poison {
         let max = graph.nodes.iter().flat_map(|n| n.outputs.iter()).map(|d| d.gpu_bytes()).max().unwrap_or(16);
         let size = crate::runtime::size_class(max);
@@ -193,113 +320,41 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
     };
 
     let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pixelflow.run") });
-    let mut keep_alive: Vec<NodeRecorder<'_>> = Vec::new();
-    let mut labels = Vec::new();
-    let result = gpu.scoped(|| -> Result<Vec<wgpu::Buffer>> {
-        for (s, step) in plan.steps.iter().enumerate() {
-            let last = *step.nodes.last().ok_or_else(|| Error::Graph("empty step".into()))?;
-            let first = step.nodes[0];
-            let node = &graph.nodes[last];
-            let mut outs = Vec::new();
-            for (k, d) in node.outputs.iter().enumerate() {
-                let buf = take(d.gpu_bytes())?;
-                if let Some(p) = &poison_buf {
-                    encoder.copy_buffer_to_buffer(p, 0, &buf, 0, buf.size().min(p.size()));
-                }
-                let slot = GpuSlot { buffer: buf, desc: *d };
-                slots.insert((last, k), slot.clone());
-                outs.push(slot);
-            }
-            let ins: Vec<GpuSlot> = graph.nodes[first].inputs.iter().map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
-            let mut rec = NodeRecorder::new(gpu);
-            if step.nodes.len() == 1 {
-                if let NodeKind::Filter(f) = &node.kind {
-                    f.record_gpu(&mut rec, &ins, &outs)?;
-                }
-            } else {
-                let ops: Vec<_> = step.nodes.iter().filter_map(|&i| match &graph.nodes[i].kind {
-                    NodeKind::Filter(f) => f.pixel_op(),
-                    NodeKind::Source { .. } => None,
-                }).collect();
-                record_fused(&mut rec, &ops, &ins[0], &outs[0])?;
-            }
-            for c in &rec.cmds {
-                if let Cmd::Clear(b) = c {
-                    encoder.clear_buffer(b, 0, None);
-                }
-            }
-            {
-                let tw = query_set.as_ref().map(|q| wgpu::ComputePassTimestampWrites { query_set: q, beginning_of_pass_write_index: Some(2 * s as u32), end_of_pass_write_index: Some(2 * s as u32 + 1) });
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&node.label), timestamp_writes: tw });
-                for c in &rec.cmds {
-                    if let Cmd::Dispatch { pipeline, bind_group, groups } = c {
-                        pass.set_pipeline(pipeline);
-                        pass.set_bind_group(0, bind_group, &[]);
-                        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-                    }
-                }
-            }
-            labels.push(step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()).collect::<Vec<_>>().join("+"));
-            // Temporaries and dead values go back to the pool: later steps in this same
-            // submission may reuse them (wgpu orders the accesses with barriers).
-            for t in rec.temps.drain(..) {
-                give(t);
-            }
-            keep_alive.push(rec);
-            let dead: Vec<(usize, usize)> = plan.last_use.iter().filter(|(k, &u)| u == s && !plan.outputs.contains(k)).map(|(k, _)| *k).collect();
-            for k in dead {
-                if let Some(slot) = slots.remove(&k) {
-                    give(slot.buffer);
-                }
-            }
-        }
+    let (encoded, staging) = gpu.scoped(|| -> Result<(Encoded<'_>, Vec<wgpu::Buffer>)> {
+        let encoded = encode_steps(gpu, graph, &plan, &mut encoder, &mut bufs, slots, query_set.as_ref(), poison_buf.as_ref())?;
         let reads: Vec<(&wgpu::Buffer, u64)> = graph
             .outputs
             .iter()
-            .map(|(_, p)| slots.get(&(p.node, p.output)).map(|s| (&*s.buffer, s.desc.gpu_bytes())).ok_or_else(|| Error::Graph("output not materialised".into())))
+            .map(|(_, p)| encoded.slots.get(&(p.node, p.output)).map(|s| (&*s.buffer, s.desc.gpu_bytes())).ok_or_else(|| Error::Graph("output not materialised".into())))
             .collect::<Result<_>>()?;
         let mut staging = gpu.read_buffers(&mut encoder, &reads);
         if let Some(q) = &query_set {
-            let n = (plan.steps.len() * 2) as u32;
-            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.resolve"), size: n as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
-            encoder.resolve_query_set(q, 0..n, &resolve, 0);
-            staging.extend(gpu.read_buffers(&mut encoder, &[(&resolve, n as u64 * 8)]));
+            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.resolve"), size: n_queries as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
+            encoder.resolve_query_set(q, 0..n_queries, &resolve, 0);
+            staging.extend(gpu.read_buffers(&mut encoder, &[(&resolve, n_queries as u64 * 8)]));
         }
-        Ok(staging)
+        Ok((encoded, staging))
     })??;
     let cmd = encoder.finish();
     gpu.scoped(|| gpu.queue.submit([cmd]))?;
-    let bytes = gpu.map_all(&result)?;
-    drop(keep_alive);
+    let bytes = gpu.map_all(&staging)?;
+    let Encoded { slots, labels, .. } = encoded;
 
     let mut outputs = Vec::new();
     for ((name, p), b) in graph.outputs.iter().zip(&bytes) {
-        let desc = graph.desc(*p);
-        let v = match desc {
+        let v = match graph.desc(*p) {
             ValueDesc::Image(d) => Value::Image(Image::from_gpu_bytes(d, b)?),
             ValueDesc::Data(k) => Value::Data(Data::from_gpu_bytes(k, b)?),
         };
         outputs.push((name.clone(), v));
     }
-    // Outputs and sources still held go back to the pool for the next run.
-    for (_, slot) in slots.drain() {
-        give(slot.buffer);
+    for (_, slot) in slots {
+        bufs.give(slot.buffer);
     }
-    if let Ok(mut p) = gpu.pool.lock() {
-        for b in local_free.borrow_mut().drain(..) {
-            p.give(b);
-        }
-    }
-    let mut timings = Vec::new();
-    if query_set.is_some() {
-        if let Some(ts) = bytes.get(graph.outputs.len()) {
-            let period = gpu.queue.get_timestamp_period() as f64;
-            let t: Vec<u64> = ts.chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
-            for (s, label) in labels.into_iter().enumerate() {
-                let ms = t[2 * s + 1].saturating_sub(t[2 * s]) as f64 * period / 1e6;
-                timings.push(NodeTiming { label, ms });
-            }
-        }
-    }
+    bufs.release();
+    let timings = match (&query_set, bytes.get(graph.outputs.len())) {
+        (Some(_), Some(ts)) => step_times(gpu, ts, labels),
+        _ => Vec::new(),
+    };
     Ok(RunResult { outputs, timings })
 }

@@ -5,9 +5,9 @@
 //! Nodes can only consume ports that already exist, so a graph is acyclic by construction;
 //! every `add` checks input count, kinds, formats and sizes immediately.
 
-mod execute;
+pub(crate) mod execute;
 mod pipeline;
-mod plan;
+pub(crate) mod plan;
 pub mod spec;
 
 pub use execute::{Backend, NodeTiming, RunOptions, RunResult};

@@ -6,5 +6,5 @@ mod kernel;
 mod pool;
 
 pub use context::{Gpu, GpuOptions, GpuInfo};
-pub use kernel::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder, Cmd};
+pub use kernel::{groups_1d, groups_2d, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL};
 pub use pool::{size_class, BufferPool};

@@ -1,0 +1,90 @@
+//! `pixelflow analyze`: one graph with a fan-out from the image to `reduce`, `histogram`
+//! and `mean_saturation`, executed in one submission.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use pixelflow::params::Args;
+use pixelflow::{registry, Backend, Data, Graph, Image, RunOptions, Stats};
+
+fn node(g: &mut Graph, name: &str, input: pixelflow::Port) -> Result<pixelflow::Port> {
+    let def = registry::find(name)?;
+    let f = (def.build)(&Args::defaults(def))?;
+    Ok(g.add_boxed(f, &[input])?[0])
+}
+
+/// Value below which `q` of the samples fall.
+fn percentile(bins: &[u32; 256], q: f64) -> usize {
+    let total: u64 = bins.iter().map(|&b| b as u64).sum();
+    let target = (q * total as f64).ceil().max(1.0) as u64;
+    let mut acc = 0u64;
+    for (i, &b) in bins.iter().enumerate() {
+        acc += b as u64;
+        if acc >= target {
+            return i;
+        }
+    }
+    255
+}
+
+pub fn run(be: &Backend, input: &Path, json: bool) -> Result<()> {
+    let img = Image::open(input)?.convert(pixelflow::PixelFormat::Rgba8);
+    let mut g = Graph::new();
+    let src = g.source("image", img.desc())?;
+    let stats = node(&mut g, "reduce", src)?;
+    let hist = node(&mut g, "histogram", src)?;
+    let sat = node(&mut g, "mean_saturation", src)?;
+    g.output("stats", stats)?;
+    g.output("histogram", hist)?;
+    g.output("saturation", sat)?;
+    let r = be.run(&g, &[("image", &img)], &RunOptions::default())?;
+    let Some(pixelflow::Value::Data(Data::Stats(s))) = r.get("stats").cloned() else { anyhow::bail!("no stats") };
+    let Some(pixelflow::Value::Data(Data::Histogram(h))) = r.get("histogram").cloned() else { anyhow::bail!("no histogram") };
+    let sat = r.get("saturation").and_then(|v| v.as_data()).and_then(|d| d.mean_value()).context("no saturation")?;
+    let n = s.count.max(1) as f64;
+    if json {
+        let ch = |c: usize| {
+            serde_json::json!({ "min": s.min[c], "max": s.max[c], "mean": s.mean(c) })
+        };
+        let hc = |c: usize| {
+            serde_json::json!({
+                "p05": percentile(&h.bins[c], 0.05), "p50": percentile(&h.bins[c], 0.5), "p95": percentile(&h.bins[c], 0.95),
+                "clipped_low": h.bins[c][0] as f64 / n, "clipped_high": h.bins[c][255] as f64 / n,
+                "bins": h.bins[c].to_vec(),
+            })
+        };
+        let v = serde_json::json!({
+            "file": input.display().to_string(),
+            "width": img.width(), "height": img.height(),
+            "backend": be.describe(),
+            "channels": { "r": ch(0), "g": ch(1), "b": ch(2), "a": ch(3), "y": ch(4) },
+            "mean_luminance": s.mean(4) / 255.0,
+            "mean_saturation": sat,
+            "histogram": { "r": hc(0), "g": hc(1), "b": hc(2), "y": hc(3) },
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    println!("{}: {}x{} ({})", input.display(), img.width(), img.height(), be.describe());
+    println!("channel   min   max     mean     p5   p50   p95  clipped low/high");
+    for (c, name) in Stats::CHANNELS.iter().enumerate() {
+        let hist_c = match c {
+            0..=2 => Some(c),
+            4 => Some(3),
+            _ => None,
+        };
+        let (p5, p50, p95, clip) = match hist_c {
+            Some(k) => (
+                percentile(&h.bins[k], 0.05).to_string(),
+                percentile(&h.bins[k], 0.5).to_string(),
+                percentile(&h.bins[k], 0.95).to_string(),
+                format!("{:.2}% / {:.2}%", 100.0 * h.bins[k][0] as f64 / n, 100.0 * h.bins[k][255] as f64 / n),
+            ),
+            None => ("-".into(), "-".into(), "-".into(), "-".into()),
+        };
+        println!("{:<7} {:>5} {:>5} {:>8.2}  {:>5} {:>5} {:>5}  {}", name, s.min[c], s.max[c], s.mean(c), p5, p50, p95, clip);
+    }
+    println!("mean luminance (BT.601): {:.4}", s.mean(4) / 255.0);
+    println!("mean saturation (HSV):   {:.4}", sat);
+    Ok(())
+}

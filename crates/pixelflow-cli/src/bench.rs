@@ -1,0 +1,84 @@
+//! `pixelflow bench`: times cases on the GPU (see `pixelflow::bench` for the method) and
+//! prints ms, effective GB/s and time as a multiple of the copy kernel of the same run.
+
+use anyhow::{bail, Context, Result};
+use pixelflow::bench::{default_cases, run_case, BenchConfig, BenchResult};
+use pixelflow::{Gpu, GpuOptions};
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Comma-separated filter names or case names to run (default: all); the copy kernel always runs
+    #[arg(long)]
+    filters: Option<String>,
+    /// Image size, WIDTHxHEIGHT
+    #[arg(long, default_value = "3840x2160")]
+    size: String,
+    /// Timed runs per case (after warm-up)
+    #[arg(long, default_value_t = 30)]
+    runs: usize,
+    /// Rotating input/output buffer sets
+    #[arg(long, default_value_t = 8)]
+    sets: usize,
+    /// Also write the results as JSON
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+}
+
+pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
+    if cli.cpu {
+        bail!("bench measures the GPU; drop --cpu");
+    }
+    let (w, h) = a.size.split_once(['x', 'X']).and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?))).context("--size must look like 3840x2160")?;
+    if w == 0 || h == 0 {
+        bail!("--size must be at least 1x1");
+    }
+    if a.runs < 1 || a.sets < 1 {
+        bail!("--runs and --sets must be at least 1");
+    }
+    let gpu = Gpu::new(&GpuOptions { backend: cli.backend.clone(), adapter: cli.adapter.clone() })?;
+    let info = gpu.info();
+    let cfg = BenchConfig { width: w, height: h, runs: a.runs, sets: a.sets, ..Default::default() };
+    let mut cases = default_cases(w, h);
+    if let Some(f) = &a.filters {
+        let wanted: Vec<&str> = f.split(',').map(str::trim).collect();
+        cases.retain(|c| c.spec == "copy" || wanted.iter().any(|n| c.name == *n || c.spec.split(['(', ' ', '|']).next() == Some(n)));
+        if cases.len() == 1 {
+            bail!("no benchmark case matches `{f}`");
+        }
+    }
+    println!("adapter: {} ({}, {}) driver: {} {}", info.name, info.backend, info.device_type, info.driver, info.driver_info);
+    println!("image {w}x{h} rgba8, {} rotating buffer sets, median/min of {} runs after {} warm-up, GPU timestamps", cfg.sets, cfg.runs, cfg.warmup);
+    println!("{:<32} {:>9} {:>9} {:>9} {:>8}  {}", "case", "median ms", "min ms", "GB/s", "x copy", "steps (median ms)");
+    let mut results: Vec<BenchResult> = Vec::new();
+    let mut copy_ms = None;
+    for case in &cases {
+        match run_case(&gpu, case, &cfg) {
+            Ok(r) => {
+                if case.spec == "copy" {
+                    copy_ms = Some(r.median_ms);
+                }
+                // The yardstick is the copy of one full-size image in this run.
+                let ratio = copy_ms.map(|c| r.median_ms / c);
+                let steps = if r.steps.len() > 1 { r.steps.iter().map(|(l, ms)| format!("{l} {ms:.3}")).collect::<Vec<_>>().join(", ") } else { String::new() };
+                println!("{:<32} {:>9.4} {:>9.4} {:>9.1} {:>8}  {}", r.name, r.median_ms, r.min_ms, r.gbps(), ratio.map_or("-".into(), |x| format!("{x:.2}")), steps);
+                results.push(r);
+            }
+            Err(e) => println!("{:<32} failed: {e}", case.name),
+        }
+    }
+    if let Some(path) = &a.json {
+        let copy = copy_ms.unwrap_or(f64::NAN);
+        let v = serde_json::json!({
+            "adapter": info.name, "backend": info.backend, "driver": info.driver, "driver_info": info.driver_info,
+            "width": w, "height": h, "runs": cfg.runs, "sets": cfg.sets, "copy_ms": copy,
+            "results": results.iter().map(|r| serde_json::json!({
+                "name": r.name, "spec": r.spec, "width": r.width, "height": r.height,
+                "median_ms": r.median_ms, "min_ms": r.min_ms, "bytes": r.bytes, "gbps": r.gbps(),
+                "x_copy": r.median_ms / copy,
+                "steps": r.steps.iter().map(|(l, ms)| serde_json::json!({"label": l, "median_ms": ms})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&v)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! `pixelflow list` / `help` and the README's filter table, all generated from the registry.
+
+use anyhow::Result;
+use pixelflow::params::ParamKind;
+use pixelflow::registry;
+
+pub fn plain_list() -> String {
+    let mut s = String::new();
+    let mut family = None;
+    for d in registry::all() {
+        if family != Some(d.family) {
+            family = Some(d.family);
+            s.push_str(&format!("\n{}:\n", d.family.name()));
+        }
+        s.push_str(&format!("  {:<30} {}\n", d.name, d.summary));
+    }
+    s
+}
+
+fn params_brief(d: &registry::FilterDef) -> String {
+    d.params
+        .iter()
+        .map(|p| match p.kind {
+            ParamKind::Float { default, min, max } => format!("`{}`={default} [{min}, {max}]", p.name),
+            ParamKind::Int { default, min, max } => format!("`{}`={default} [{min}, {max}]", p.name),
+            ParamKind::Bool { default } => format!("`{}`={default}", p.name),
+            ParamKind::Choice { default, options } => format!("`{}`={default} ({})", p.name, options.join("\\|")),
+            ParamKind::Floats { default, .. } => format!("`{}` ({} numbers)", p.name, default.len()),
+            ParamKind::Image => format!("`{}`=image", p.name),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The README table (checked against the README by a test).
+pub fn markdown_table() -> String {
+    let mut s = String::from("| filter | family | parameters (default [range]) | GPUImage | what it does |\n|---|---|---|---|---|\n");
+    for d in registry::all() {
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            d.name,
+            d.family.name(),
+            params_brief(d),
+            if d.gpuimage.is_empty() { "—".to_string() } else { d.gpuimage.trim_start_matches("GPUImage").to_string() },
+            d.summary.replace('|', "\\|")
+        ));
+    }
+    s
+}
+
+pub fn help(name: &str) -> Result<String> {
+    let d = registry::find(name)?;
+    let mut s = format!("{} ({})\n  {}\n", d.name, d.family.name(), d.summary);
+    if !d.gpuimage.is_empty() {
+        s.push_str(&format!("  matches GPUImage's {}\n", d.gpuimage));
+    }
+    if !d.doc.is_empty() {
+        s.push_str(&format!("\n  {}\n", d.doc));
+    }
+    s.push_str("\ninputs:  ");
+    s.push_str(&d.inputs.iter().map(|p| p.name).collect::<Vec<_>>().join(", "));
+    s.push_str("\noutputs: ");
+    s.push_str(&d.outputs.iter().map(|p| format!("{} ({:?})", p.name, p.kind)).collect::<Vec<_>>().join(", "));
+    s.push_str("\n\nparameters:\n");
+    if d.params.is_empty() {
+        s.push_str("  (none)\n");
+    }
+    for p in d.params {
+        s.push_str(&format!("  {:<12} {}\n  {:<12} {}\n", p.name, p.doc, "", p.describe()));
+    }
+    if d.tolerance.max_diff > 1 {
+        s.push_str(&format!("\nGPU and CPU may differ by up to {}/255: {}\n", d.tolerance.max_diff, d.tolerance.why));
+    }
+    let example = d.params.iter().filter(|p| !matches!(p.kind, ParamKind::Image | ParamKind::Floats { .. })).map(|p| format!("{}={}", p.name, p.default_value().map(|v| match v {
+        pixelflow::params::ParamValue::Float(x) => x.to_string(),
+        pixelflow::params::ParamValue::Int(x) => x.to_string(),
+        pixelflow::params::ParamValue::Bool(b) => b.to_string(),
+        pixelflow::params::ParamValue::Choice(c) => c,
+        _ => String::new(),
+    }).unwrap_or_default()));
+    let mut args: Vec<String> = d.params.iter().filter(|p| matches!(p.kind, ParamKind::Image)).map(|p| format!("{}=other.png", p.name)).collect();
+    args.extend(example);
+    s.push_str(&format!("\nexample: pixelflow apply in.png out.png --pipeline \"{}{}\"\n", d.name, if args.is_empty() { String::new() } else { format!("({})", args.join(", ")) }));
+    Ok(s)
+}

@@ -1,0 +1,173 @@
+//! End-to-end tests of the `pixelflow` binary: the happy paths a new user tries, and bad
+//! input (each must give a one-line error and a non-zero exit, never a panic).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pixelflow"));
+    c.env("XDG_RUNTIME_DIR", std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()));
+    c.env("WGPU_BACKEND", "vulkan");
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pixelflow-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/sample.png")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A failure: non-zero exit, an `error:` line, no panic.
+fn assert_clean_error(o: &Output, needle: &str) {
+    let e = stderr(o);
+    assert!(!o.status.success(), "expected failure, stderr: {e}");
+    assert!(!e.contains("panicked"), "panic: {e}");
+    assert!(e.contains("error:") && e.contains(needle), "stderr lacks `{needle}`: {e}");
+}
+
+#[test]
+fn apply_writes_the_output_and_matches_the_cpu() {
+    let out = tmp("edges.png");
+    let o = run(&["apply", sample().to_str().unwrap(), out.to_str().unwrap(), "--pipeline", "gaussian_blur(sigma=2) | sobel_edge_detection", "--timings"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("gaussian_blur"), "timings table missing: {}", stderr(&o));
+    let gpu = image::open(&out).unwrap().to_rgba8();
+    assert_eq!(gpu.dimensions(), (384, 256));
+    let out_cpu = tmp("edges_cpu.png");
+    let o = run(&["--cpu", "apply", sample().to_str().unwrap(), out_cpu.to_str().unwrap(), "-p", "gaussian_blur(sigma=2) | sobel_edge_detection"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cpu = image::open(&out_cpu).unwrap().to_rgba8();
+    let diff = gpu.as_raw().iter().zip(cpu.as_raw()).map(|(a, b)| (*a as i32 - *b as i32).abs()).max().unwrap();
+    assert!(diff <= 2, "GPU and CPU outputs differ by {diff}");
+    // the edges image is not blank
+    assert!(gpu.pixels().any(|p| p[0] > 50));
+}
+
+#[test]
+fn extra_image_inputs_and_jpeg_output() {
+    let top = tmp("top.png");
+    let o = run(&["apply", sample().to_str().unwrap(), top.to_str().unwrap(), "-p", "color_invert"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = tmp("blend.jpg");
+    let spec = format!("alpha_blend(with={}, mix=0.5) | brightness(0.1)", top.display());
+    let o = run(&["apply", sample().to_str().unwrap(), out.to_str().unwrap(), "-p", &spec]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(image::open(&out).unwrap().width(), 384);
+}
+
+#[test]
+fn analyze_prints_text_and_json() {
+    let o = run(&["analyze", sample().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(s.contains("mean saturation") && s.contains("mean luminance"), "{s}");
+    let o = run(&["analyze", sample().to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["width"], 384);
+    let bins: u64 = v["histogram"]["y"]["bins"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap()).sum();
+    assert_eq!(bins, 384 * 256);
+    let sat = v["mean_saturation"].as_f64().unwrap();
+    assert!(sat > 0.05 && sat < 1.0, "{sat}");
+    // CPU and GPU agree exactly on analysis data
+    let c = run(&["--cpu", "analyze", sample().to_str().unwrap(), "--json"]);
+    let vc: serde_json::Value = serde_json::from_slice(&c.stdout).unwrap();
+    assert_eq!(v["histogram"], vc["histogram"]);
+    assert_eq!(v["channels"], vc["channels"]);
+}
+
+#[test]
+fn list_help_info() {
+    let o = run(&["list"]);
+    let s = String::from_utf8_lossy(&o.stdout);
+    for d in pixelflow::registry::all() {
+        assert!(s.contains(d.name), "list misses {}", d.name);
+    }
+    let o = run(&["help", "gaussian_blur"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("sigma"));
+    assert_clean_error(&run(&["help", "gausian"]), "did you mean `gaussian_blur`");
+    let o = run(&["info"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("backend:   vulkan"));
+}
+
+#[test]
+fn bad_input_gives_one_line_errors() {
+    let s = sample();
+    let s = s.to_str().unwrap();
+    let out = tmp("x.png");
+    let out = out.to_str().unwrap();
+    assert_clean_error(&run(&["apply", s, out, "-p", "gausian_blur(sigma=2)"]), "did you mean `gaussian_blur`");
+    assert_clean_error(&run(&["apply", s, out, "-p", "gaussian_blur(sigma=99)"]), "out of range [0.1, 32]");
+    assert_clean_error(&run(&["apply", s, out, "-p", "gaussian_blur(sigmaa=2)"]), "did you mean `sigma`");
+    assert_clean_error(&run(&["apply", s, out, "-p", "gaussian_blur(sigma=2"]), "column");
+    assert_clean_error(&run(&["apply", "/nonexistent/in.png", out, "-p", "brightness"]), "file not found");
+    let corrupt = tmp("corrupt.png");
+    std::fs::write(&corrupt, b"\x89PNG\r\n\x1a\nnot really a png").unwrap();
+    assert_clean_error(&run(&["apply", corrupt.to_str().unwrap(), out, "-p", "brightness"]), "corrupt");
+    let text = tmp("notes.txt");
+    std::fs::write(&text, b"hello").unwrap();
+    assert_clean_error(&run(&["apply", text.to_str().unwrap(), out, "-p", "brightness"]), "image");
+    assert_clean_error(&run(&["apply", s, tmp("out.xyz").to_str().unwrap(), "-p", "brightness"]), "extension");
+    assert_clean_error(&run(&["apply", s, out, "-p", "alpha_blend(with=/nonexistent/top.png)"]), "file not found");
+    assert_clean_error(&run(&["apply", s, out, "-p", "histogram"]), "ends in data");
+    assert_clean_error(&run(&["analyze", "/nonexistent.png"]), "file not found");
+}
+
+#[test]
+fn never_overwrites_the_input() {
+    let copy = tmp("input_copy.png");
+    std::fs::copy(sample(), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    assert_clean_error(&run(&["apply", copy.to_str().unwrap(), copy.to_str().unwrap(), "-p", "color_invert"]), "refusing to overwrite the input");
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+}
+
+#[test]
+fn failed_runs_leave_no_partial_output() {
+    let out = tmp("never.png");
+    let _ = std::fs::remove_file(&out);
+    let o = run(&["apply", sample().to_str().unwrap(), out.to_str().unwrap(), "-p", "brightness(5)"]);
+    assert!(!o.status.success());
+    assert!(!out.exists());
+    let dir = out.parent().unwrap();
+    assert!(std::fs::read_dir(dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
+}
+
+#[test]
+fn lut_identity_round_trips() {
+    let lut = tmp("identity.png");
+    let o = run(&["lut-identity", lut.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = tmp("graded.png");
+    let spec = format!("lookup(lut={})", lut.display());
+    let o = run(&["apply", sample().to_str().unwrap(), out.to_str().unwrap(), "-p", &spec]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = image::open(sample()).unwrap().to_rgba8();
+    let b = image::open(&out).unwrap().to_rgba8();
+    let diff = a.as_raw().iter().zip(b.as_raw()).map(|(x, y)| (*x as i32 - *y as i32).abs()).max().unwrap();
+    assert!(diff <= 1, "identity LUT changed a pixel by {diff}");
+}
+
+#[test]
+fn readme_filter_table_is_generated_from_the_registry() {
+    let o = run(&["list", "--markdown"]);
+    let table = String::from_utf8_lossy(&o.stdout).into_owned();
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    assert!(
+        readme.contains(&table),
+        "README's filter table is stale; regenerate it with `cargo run -p pixelflow-cli -- list --markdown` and paste it between the markers"
+    );
+}

@@ -1,0 +1,293 @@
+//! GPU benchmark harness behind `pixelflow bench`.
+//!
+//! Method (see BENCHMARKS.md): every case runs on `sets` independent input/output buffer
+//! sets in rotation, so the working set is several times the L2 cache; warm-up runs first;
+//! each timed run is one submission whose GPU time is read from timestamp queries (first
+//! pass begin to last pass end); median and minimum over `runs`. A copy kernel (16-byte
+//! loads and stores) runs in the same process as the yardstick.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::graph::execute::{check_limits, encode_steps, step_times, upload_sources, RunBuffers};
+use crate::graph::plan::plan;
+use crate::image::{Image, ImageDesc, PixelFormat};
+use crate::registry::{Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::runtime::{groups_1d, Gpu, GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Value, ValueDesc};
+use crate::{Graph, Pipeline};
+
+/// Settings of a benchmark run.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    pub width: u32,
+    pub height: u32,
+    pub runs: usize,
+    pub warmup: usize,
+    pub sets: usize,
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        Self { width: 3840, height: 2160, runs: 30, warmup: 3, sets: 8 }
+    }
+}
+
+/// One thing to time: a pipeline spec on an input of a given size.
+#[derive(Clone, Debug)]
+pub struct BenchCase {
+    /// Short name, e.g. `gaussian_blur s=2`.
+    pub name: String,
+    /// Pipeline spec; `@random` stands for a random image of the input's size, `@lut` for a
+    /// graded 512x512 lookup image. The special spec `copy` is the copy kernel.
+    pub spec: String,
+    /// Input size (default: the config's).
+    pub size: Option<(u32, u32)>,
+}
+
+impl BenchCase {
+    pub fn new(name: &str, spec: &str) -> Self {
+        Self { name: name.into(), spec: spec.into(), size: None }
+    }
+    pub fn sized(name: &str, spec: &str, w: u32, h: u32) -> Self {
+        Self { name: name.into(), spec: spec.into(), size: Some((w, h)) }
+    }
+}
+
+/// Timing of one case.
+#[derive(Clone, Debug)]
+pub struct BenchResult {
+    pub name: String,
+    pub spec: String,
+    pub width: u32,
+    pub height: u32,
+    pub median_ms: f64,
+    pub min_ms: f64,
+    /// Bytes that must move: every source read once, every output written once.
+    pub bytes: u64,
+    /// Median per step (nodes, fused runs joined by `+`).
+    pub steps: Vec<(String, f64)>,
+}
+
+impl BenchResult {
+    pub fn gbps(&self) -> f64 {
+        self.bytes as f64 / (self.median_ms * 1e-3) / 1e9
+    }
+}
+
+/// The standard set: every registered filter at defaults plus the operations of the
+/// performance targets (issue 3) and NPP's reference list.
+pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
+    let mut v = vec![BenchCase::new("copy", "copy")];
+    let named: &[(&str, &str)] = &[
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)"),
+        ("box_blur 9x9", "box_blur(radius=4)"),
+        ("box_blur 31x31", "box_blur(radius=15)"),
+        ("box_blur 129x129", "box_blur(radius=64)"),
+        ("dilation 3x3", "dilation(radius=1)"),
+        ("dilation 15x15", "dilation(radius=7)"),
+        ("dilation 31x31", "dilation(radius=15)"),
+        ("dilation 65x65", "dilation(radius=32)"),
+        ("erosion 15x15", "erosion(radius=7)"),
+        ("resize 4K->1080p", "resize(scale=0.5)"),
+        ("lookup 512 LUT", "lookup(lut=@lut)"),
+        ("alpha_blend", "alpha_blend(with=@random)"),
+        ("multiply_blend", "multiply_blend(with=@random)"),
+        ("chain of 5 per-pixel", "brightness(0.1) | contrast(1.2) | saturation(1.3) | gamma(1.1) | color_invert"),
+    ];
+    for (n, s) in named {
+        v.push(BenchCase::new(n, s));
+    }
+    v.push(BenchCase::sized("resize 1080p->4K", "resize(scale=2)", width / 2, height / 2));
+    for d in crate::registry::all() {
+        let needs_image = d.params.iter().any(|p| matches!(p.kind, crate::params::ParamKind::Image));
+        let covered = named.iter().any(|(_, s)| s.split('(').next() == Some(d.name));
+        if !needs_image && !covered && d.inputs.len() == 1 {
+            v.push(BenchCase::new(d.name, d.name));
+        }
+    }
+    v.push(BenchCase::sized(
+        "latency: 10-node chain 1080p",
+        "brightness(0.1) | gaussian_blur(sigma=1) | contrast(1.1) | sobel_edge_detection | saturation(1.2) | box_blur(radius=2) | gamma(1.2) | dilation(radius=1) | exposure(0.3) | color_invert",
+        1920,
+        1080,
+    ));
+    v
+}
+
+/// Noise plus gradients, never all zero; deterministic per seed.
+pub fn random_image(w: u32, h: u32, seed: u64) -> Image {
+    let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
+    let mut data = vec![0u8; w as usize * h as usize * 4];
+    for (i, px) in data.chunks_exact_mut(4).enumerate() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let x = (i % w as usize) as u64;
+        let y = (i / w as usize) as u64;
+        px[0] = ((s & 63) + x * 255 / w as u64 / 2) as u8;
+        px[1] = (((s >> 8) & 63) + y * 255 / h as u64 / 2) as u8;
+        px[2] = ((s >> 16) as u8) | 1;
+        px[3] = 200 + ((s >> 24) & 55) as u8;
+    }
+    Image::from_u8(w, h, PixelFormat::Rgba8, data).unwrap_or_else(|_| Image::zeroed(ImageDesc::new(w, h, PixelFormat::Rgba8)))
+}
+
+/// The copy yardstick: 16-byte loads and stores, one `vec4<u32>` (4 pixels) per invocation.
+#[derive(Clone, Debug)]
+struct CopyKernel;
+
+static COPY_DEF: FilterDef = FilterDef {
+    name: "copy",
+    family: Family::Convert,
+    summary: "benchmark yardstick",
+    doc: "",
+    gpuimage: "",
+    params: &[],
+    inputs: IMAGE,
+    outputs: IMAGE,
+    tolerance: EXACT_ENOUGH,
+    build: |_| Ok(Box::new(CopyKernel)),
+    uniforms: &[],
+    test_inputs: None,
+};
+
+const COPY_WGSL: &str = "
+@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+@group(0) @binding(2) var<uniform> n: vec4<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i < n.x) { dst[i] = src[i]; }
+}";
+
+impl Filter for CopyKernel {
+    fn def(&self) -> &'static FilterDef {
+        &COPY_DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        Ok(vec![inputs[0]])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        Ok(vec![inputs[0].clone()])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let n = inputs[0].desc.gpu_bytes().div_ceil(16) as u32;
+        rec.dispatch(&Kernel::new("bench_copy", &[COPY_WGSL], "main"), &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&[n, 0u32, 0, 0]), groups_1d(n as u64, 256))
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
+
+/// Builds the graph of a case and `sets` independent source sets.
+fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(String, Image)>>)> {
+    let (w, h) = case.size.unwrap_or((cfg.width, cfg.height));
+    let mut sets = Vec::new();
+    let mut graph = None;
+    for k in 0..cfg.sets {
+        let input = random_image(w, h, 1 + k as u64);
+        let pipeline = if case.spec == "copy" {
+            Pipeline::new().then(CopyKernel)
+        } else {
+            let mut load = |p: &str| -> Result<Image> {
+                match p {
+                    "@random" => Ok(random_image(w, h, 1000 + k as u64)),
+                    "@lut" => {
+                        let def = crate::registry::find("lookup")?;
+                        let f = def.test_inputs.ok_or_else(|| Error::Graph("lookup has no test LUT".into()))?;
+                        f(w, h, 7 + k as u64).into_iter().next().ok_or_else(|| Error::Graph("no LUT".into()))
+                    }
+                    other => Image::open(other),
+                }
+            };
+            Pipeline::parse(&case.spec, &mut load)?
+        };
+        let (g, images) = pipeline.graph(&input)?;
+        if graph.is_none() {
+            graph = Some(g);
+        }
+        sets.push(images);
+    }
+    Ok((graph.ok_or_else(|| Error::Graph("no sets".into()))?, sets))
+}
+
+/// Times one case.
+pub fn run_case(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<BenchResult> {
+    if !gpu.has_timestamps() {
+        return Err(Error::Gpu("this adapter has no timestamp queries; cannot benchmark".into()));
+    }
+    let (graph, sets) = case_graph(case, cfg)?;
+    check_limits(gpu, &graph)?;
+    let plan = plan(&graph, true);
+    let n_q = (plan.steps.len() * 2) as u32;
+    let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("bench"), ty: wgpu::QueryType::Timestamp, count: n_q });
+    let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("bench.resolve"), size: n_q as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
+    // One buffer set (own free list) per input set; sources pinned so no step overwrites them.
+    let mut bufs: Vec<RunBuffers<'_>> = Vec::new();
+    let mut sources = Vec::new();
+    for images in &sets {
+        let mut b = RunBuffers::new(gpu);
+        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
+        let slots = upload_sources(gpu, &graph, &refs, &mut b)?;
+        b.pinned = slots.values().map(|s| s.buffer.clone()).collect();
+        sources.push(slots);
+        bufs.push(b);
+    }
+    let mut totals = Vec::new();
+    let mut per_step: Vec<Vec<f64>> = vec![Vec::new(); plan.steps.len()];
+    let mut labels = Vec::new();
+    for run in 0..cfg.warmup + cfg.runs {
+        let k = run % cfg.sets;
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let (encoded, staging) = gpu.scoped(|| -> Result<_> {
+            let e = encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), Some(&qs), None)?;
+            encoder.resolve_query_set(&qs, 0..n_q, &resolve, 0);
+            let st = gpu.read_buffers(&mut encoder, &[(&resolve, n_q as u64 * 8)]);
+            Ok((e, st))
+        })??;
+        gpu.scoped(|| gpu.queue.submit([encoder.finish()]))?;
+        let raw = gpu.map_all(&staging)?;
+        for (_, slot) in encoded.slots.iter() {
+            bufs[k].give(slot.buffer.clone());
+        }
+        let t: Vec<u64> = raw[0].chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
+        let period = gpu.queue.get_timestamp_period() as f64;
+        let steps = step_times(gpu, &raw[0], encoded.labels.clone());
+        if run >= cfg.warmup {
+            let total = t[t.len() - 1].saturating_sub(t[0]) as f64 * period / 1e6;
+            totals.push(total);
+            for (i, s) in steps.iter().enumerate() {
+                per_step[i].push(s.ms);
+            }
+        }
+        labels = encoded.labels;
+    }
+    for b in &mut bufs {
+        b.pinned.clear();
+        b.release();
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(|a, b| a.total_cmp(b));
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let min_ms = totals.iter().copied().fold(f64::INFINITY, f64::min);
+    let median_ms = median(&mut totals);
+    let mut bytes: u64 = graph.sources().map(|(_, n)| graph.nodes[n].outputs[0].gpu_bytes()).sum();
+    bytes += graph.outputs.iter().map(|(_, p)| graph.desc(*p).gpu_bytes()).sum::<u64>();
+    let (w, h) = case.size.unwrap_or((cfg.width, cfg.height));
+    Ok(BenchResult {
+        name: case.name.clone(),
+        spec: case.spec.clone(),
+        width: w,
+        height: h,
+        median_ms,
+        min_ms,
+        bytes,
+        steps: labels.into_iter().zip(per_step.iter_mut().map(median)).collect(),
+    })
+}

@@ -1,0 +1,208 @@
+//! Graph behaviour: fan-out, multi-input nodes, a reduction consumed on the GPU, fusion,
+//! re-runs, timings, validation errors; and that GPU tests really ran on Vulkan.
+
+mod common;
+
+use common::*;
+use pixelflow::filters::color::{Brightness, ColorInvert, Contrast, Gamma, Saturation};
+use pixelflow::filters::blend::AlphaBlend;
+use pixelflow::params::Args;
+use pixelflow::{registry, Backend, Error, Graph, Image, ImageDesc, PixelFormat, Pipeline, RunOptions, Value};
+
+fn by_name(name: &str) -> Box<dyn pixelflow::Filter> {
+    let d = registry::find(name).unwrap();
+    (d.build)(&Args::defaults(d)).unwrap()
+}
+
+fn assert_close(a: &Value, b: &Value, tol: f64) {
+    let d = max_diff(a, b).unwrap();
+    assert!(d <= tol, "max diff {d} > {tol}");
+}
+
+#[test]
+fn gpu_tests_run_on_vulkan() {
+    // Guards against silently testing GL or the CPU fallback.
+    assert_eq!(gpu().backend(), wgpu::Backend::Vulkan, "GPU tests must run on a Vulkan adapter");
+    assert!(matches!(gpu_backend(), Backend::Gpu(_)));
+}
+
+#[test]
+fn fan_out_and_two_input_node() {
+    let a = random_image(67, 43, PixelFormat::Rgba8, 1);
+    let mut g = Graph::new();
+    let s = g.source("a", a.desc()).unwrap();
+    let bright = g.add1(Brightness::new(0.2).unwrap(), &[s]).unwrap();
+    let inv = g.add1(ColorInvert, &[s]).unwrap();
+    let mix = g.add1(AlphaBlend::new(0.7).unwrap(), &[bright, inv]).unwrap();
+    g.output("bright", bright).unwrap();
+    g.output("mix", mix).unwrap();
+    let opts = RunOptions { poison: true, ..Default::default() };
+    let gpu = gpu_backend().run(&g, &[("a", &a)], &opts).unwrap();
+    let cpu = Backend::Cpu.run(&g, &[("a", &a)], &opts).unwrap();
+    assert_close(gpu.get("bright").unwrap(), cpu.get("bright").unwrap(), 1.0);
+    assert_close(gpu.get("mix").unwrap(), cpu.get("mix").unwrap(), 1.0);
+    // fan-out really produced different values from one source
+    assert_ne!(gpu.get("bright"), gpu.get("mix"));
+}
+
+#[test]
+fn fused_chain_equals_unfused_and_cpu() {
+    let a = random_image(130, 17, PixelFormat::Rgba8, 2);
+    let p = Pipeline::new().then(Brightness::new(0.1).unwrap()).then(Contrast::new(1.7).unwrap()).then(Saturation::new(1.4).unwrap()).then(Gamma::new(0.8).unwrap());
+    let (g, imgs) = p.graph(&a).unwrap();
+    let srcs: Vec<(&str, &Image)> = imgs.iter().map(|(n, i)| (n.as_str(), i)).collect();
+    let fused = gpu_backend().run(&g, &srcs, &RunOptions { timings: true, poison: true, fuse: true }).unwrap();
+    let unfused = gpu_backend().run(&g, &srcs, &RunOptions { timings: true, poison: true, fuse: false }).unwrap();
+    let cpu = Backend::Cpu.run(&g, &srcs, &RunOptions::default()).unwrap();
+    // Fusion re-quantises between steps, so it is bit-identical to the unfused chain.
+    assert_eq!(fused.get("output"), unfused.get("output"));
+    assert_close(fused.get("output").unwrap(), cpu.get("output").unwrap(), 1.0);
+    if gpu().has_timestamps() {
+        assert_eq!(fused.timings.len(), 1, "4 per-pixel filters should run as one kernel: {:?}", fused.timings);
+        assert_eq!(fused.timings[0].label, "brightness+contrast+saturation+gamma");
+        assert_eq!(unfused.timings.len(), 4);
+        assert!(unfused.timings.iter().all(|t| t.ms >= 0.0));
+    }
+}
+
+#[test]
+fn rerun_with_new_inputs_and_parameters_reuses_pipelines_and_buffers() {
+    let gpu_arc = gpu();
+    let a = random_image(64, 48, PixelFormat::Rgba8, 3);
+    let b = random_image(64, 48, PixelFormat::Rgba8, 4);
+    let mut g = Graph::new();
+    let s = g.source("in", a.desc()).unwrap();
+    let bright = g.add1(Brightness::new(0.1).unwrap(), &[s]).unwrap();
+    let blur = g.add_boxed(by_name("gaussian_blur"), &[bright]).unwrap()[0];
+    g.output("out", blur).unwrap();
+    let be = gpu_backend();
+    let r1 = be.run(&g, &[("in", &a)], &RunOptions::default()).unwrap();
+    let compiled = gpu_arc.pipeline_count();
+    let r2 = be.run(&g, &[("in", &b)], &RunOptions::default()).unwrap();
+    assert_ne!(r1.get("out"), r2.get("out"));
+    let cpu = Backend::Cpu.run(&g, &[("in", &b)], &RunOptions::default()).unwrap();
+    assert_close(r2.get("out").unwrap(), cpu.get("out").unwrap(), 1.0);
+    // new parameters without rebuilding the graph
+    g.replace(g.node_of(bright), Box::new(Brightness::new(-0.3).unwrap())).unwrap();
+    let r3 = be.run(&g, &[("in", &b)], &RunOptions::default()).unwrap();
+    let cpu3 = Backend::Cpu.run(&g, &[("in", &b)], &RunOptions::default()).unwrap();
+    assert_close(r3.get("out").unwrap(), cpu3.get("out").unwrap(), 1.0);
+    assert_ne!(r2.get("out"), r3.get("out"));
+    assert_eq!(gpu_arc.pipeline_count(), compiled, "re-runs must not compile kernels again");
+}
+
+#[test]
+fn reduction_feeds_a_later_node_on_the_gpu() {
+    let a = random_image(67, 43, PixelFormat::Rgba8, 5);
+    let mut g = Graph::new();
+    let s = g.source("in", a.desc()).unwrap();
+    let t = g.add_boxed(by_name("average_luminance_threshold"), &[s]).unwrap()[0];
+    g.output("out", t).unwrap();
+    // the composite lowered to a reduction and its GPU consumer
+    assert_eq!(g.filter_count(), 2, "{:?}", g.labels());
+    let gpu = gpu_backend().run(&g, &[("in", &a)], &RunOptions { poison: true, ..Default::default() }).unwrap();
+    let cpu = Backend::Cpu.run(&g, &[("in", &a)], &RunOptions::default()).unwrap();
+    assert_eq!(gpu.get("out"), cpu.get("out"));
+    let img = gpu.get("out").unwrap().as_image().unwrap();
+    let whites = img.as_u8().chunks(4).filter(|p| p[0] == 255).count();
+    assert!(whites > 0 && whites < 67 * 43, "threshold at the mean should split the image");
+}
+
+#[test]
+fn validation_errors_are_clear() {
+    let d = ImageDesc::new(8, 8, PixelFormat::Rgba8);
+    let mut g = Graph::new();
+    let s = g.source("a", d).unwrap();
+    let small = g.source("b", ImageDesc::new(4, 4, PixelFormat::Rgba8)).unwrap();
+    // wrong number of inputs
+    let e = g.add(Brightness::default(), &[s, s]).unwrap_err();
+    assert!(e.to_string().contains("takes 1 input"), "{e}");
+    // size mismatch on a two-input node
+    let e = g.add(AlphaBlend::default(), &[s, small]).unwrap_err();
+    assert!(e.to_string().contains("same size"), "{e}");
+    // data into an image filter
+    let h = g.add_boxed(by_name("histogram"), &[s]).unwrap()[0];
+    let e = g.add(Brightness::default(), &[h]).unwrap_err();
+    assert!(matches!(e, Error::Graph(_)), "{e}");
+    // gray8 into an RGBA8-only filter
+    let gray = g.add_boxed(by_name("to_gray"), &[s]).unwrap()[0];
+    let e = g.add(Brightness::default(), &[gray]).unwrap_err();
+    assert!(e.to_string().contains("rgba8"), "{e}");
+    // a port from another graph
+    let mut other = Graph::new();
+    let foreign = other.source("x", d).unwrap();
+    assert!(g.add(Brightness::default(), &[foreign]).is_err());
+    // duplicate names
+    assert!(g.source("a", d).is_err());
+    g.output("o", s).unwrap();
+    assert!(g.output("o", s).is_err());
+    // wrong image at run time
+    let wrong = random_image(5, 5, PixelFormat::Rgba8, 1);
+    let e = Backend::Cpu.run(&g, &[("a", &wrong), ("b", &wrong)], &RunOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("declared as"), "{e}");
+    // missing source
+    let e = gpu_backend().run(&g, &[], &RunOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("was not given"), "{e}");
+    // no outputs
+    let mut empty = Graph::new();
+    let s2 = empty.source("a", d).unwrap();
+    let _ = empty.add(Brightness::default(), &[s2]).unwrap();
+    let img = random_image(8, 8, PixelFormat::Rgba8, 1);
+    assert!(Backend::Cpu.run(&empty, &[("a", &img)], &RunOptions::default()).is_err());
+}
+
+#[test]
+fn image_too_large_for_the_device_is_an_error_not_a_panic() {
+    let limit = gpu().max_binding();
+    // An upscale whose output needs more than one binding.
+    let side = 2048u32;
+    let scale = ((limit as f64 / 4.0).sqrt() / side as f64 * 1.5).ceil().clamp(2.0, 16.0);
+    let img = Image::zeroed(ImageDesc::new(side, side, PixelFormat::Rgba8));
+    let spec = format!("resize(scale={scale})");
+    let p = Pipeline::parse(&spec, &mut |_| unreachable!()).unwrap();
+    let out_side = (side as f64 * scale) as u64;
+    if out_side * out_side * 4 <= limit {
+        eprintln!("device allows {limit} bytes; cannot exceed it with a 16x upscale of {side}^2");
+        return;
+    }
+    match p.run(&gpu_backend(), &img) {
+        Err(Error::TooLarge { limit: l, .. }) => assert_eq!(l, limit),
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+}
+
+#[test]
+fn spec_errors_name_the_problem() {
+    let mut no_load = |_: &str| -> pixelflow::Result<Image> { unreachable!() };
+    let e = Pipeline::parse("gausian_blur(sigma=2)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("did you mean `gaussian_blur`"), "{e}");
+    let e = Pipeline::parse("gaussian_blur(sigma=200)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("out of range [0.1, 32]"), "{e}");
+    let e = Pipeline::parse("gaussian_blur(sigmaa=2)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("did you mean `sigma`"), "{e}");
+    let e = Pipeline::parse("box_blur(radius=2.5)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("not an integer"), "{e}");
+    let e = Pipeline::parse("alpha_blend(mix=0.5)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("is required"), "{e}");
+    let e = Pipeline::parse("brightness(0.1, 0.2)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("too many positional"), "{e}");
+    // positional values fill parameters in order
+    let p = Pipeline::parse("brightness(0.25) | contrast(2)", &mut no_load).unwrap();
+    assert_eq!(p.len(), 2);
+    // extra images go through the loader
+    let mut calls = Vec::new();
+    let mut load = |path: &str| {
+        calls.push(path.to_string());
+        Ok(random_image(4, 4, PixelFormat::Rgba8, 9))
+    };
+    Pipeline::parse("alpha_blend(with=top.png, mix=0.3)", &mut load).unwrap();
+    assert_eq!(calls, vec!["top.png".to_string()]);
+}
+
+#[test]
+fn typed_constructors_check_ranges() {
+    assert!(Brightness::new(1.5).is_err());
+    assert!(Contrast::new(-0.1).is_err());
+    assert!(Brightness::new(f32::NAN).is_err());
+    assert!(Gamma::new(3.0).is_ok());
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Reproduces BENCHMARKS.md on a CUDA machine with an NVIDIA GPU (H100/H200):
+# pixelflow's GPU benchmark and the peers (NVIDIA NPP, PyTorch/kornia/CuPy/OpenCV) in one go.
+# Expects: target/release/pixelflow built beforehand; the peers in .peers/ (copied from
+# shared/peers); on the lent machines also the Vulkan loader debs in .gl/ (see BENCHMARKS.md).
+# Writes everything under ${OUT:-bench-out}.
+set -u
+OUT="${OUT:-bench-out}"
+mkdir -p "$OUT"
+SIZE="${SIZE:-3840x2160}"
+W="${SIZE%x*}"; H="${SIZE#*x}"
+if [ -d .gl ]; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
+./target/release/pixelflow --backend vulkan info 2>&1 | tee "$OUT/info.txt"
+./target/release/pixelflow --backend vulkan apply assets/sample.png "$OUT/sample_edges.png" --pipeline "gaussian_blur(sigma=2) | sobel_edge_detection" --timings 2>&1 | tail -5
+./target/release/pixelflow --backend vulkan bench --size "$SIZE" --json "$OUT/pixelflow.json" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/pixelflow.txt"
+if command -v nvcc >/dev/null && [ -f .peers/npp_peer.cu ]; then
+  nvcc -O2 -std=c++17 -arch=sm_90 .peers/npp_peer.cu -o /tmp/npp_peer -lnppif -lnppig -lnppist -lnppim -lnppial -lnppicc -lnppidei -lnppisu -lnppc 2>&1 | tail -3
+  /tmp/npp_peer "$W" "$H" 30 2>&1 | tee "$OUT/npp.tsv"
+fi
+if [ -f .peers/py_peers.py ] && [ -z "${SKIP_PY:-}" ]; then
+  PYTHONUNBUFFERED=1 timeout 240 python3 .peers/py_peers.py "$W" "$H" 2>&1 | tee "$OUT/py_peers.tsv"
+fi
+# pixelflow again, last, to see run-to-run spread in the same call
+./target/release/pixelflow --backend vulkan bench --size "$SIZE" --filters copy,gaussian_blur,box_blur,dilation,histogram,reduce --json "$OUT/pixelflow_repeat.json" 2>&1 | tee "$OUT/pixelflow_repeat.txt"
