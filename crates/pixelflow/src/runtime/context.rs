@@ -83,16 +83,23 @@ impl Gpu {
     /// backend (Vulkan/Metal/DX12) before GL at equal rank.
     pub fn new(opts: &GpuOptions) -> Result<Arc<Gpu>> {
         let backend_str = opts.backend.clone().or_else(|| std::env::var("WGPU_BACKEND").ok()).filter(|s| !s.is_empty());
-        let backends = match &backend_str {
-            Some(s) => parse_backends(s)?,
-            None => wgpu::Backends::all(),
-        };
         let name_filter = opts.adapter.clone().or_else(|| std::env::var("WGPU_ADAPTER_NAME").ok()).filter(|s| !s.is_empty());
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-        desc.backends = backends;
-        desc.flags = wgpu::InstanceFlags::empty().with_env();
-        let instance = wgpu::Instance::new(desc);
-        let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
+        let enumerate = |backends: wgpu::Backends| {
+            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+            desc.backends = backends;
+            desc.flags = wgpu::InstanceFlags::empty().with_env();
+            let instance = wgpu::Instance::new(desc);
+            pollster::block_on(instance.enumerate_adapters(backends))
+        };
+        let mut adapters = match &backend_str {
+            Some(s) => enumerate(parse_backends(s)?),
+            // Native APIs first; GL only when none answers (probing GL needs a display
+            // server on some systems and prints noise without one).
+            None => {
+                let native = enumerate(wgpu::Backends::PRIMARY);
+                if native.is_empty() { enumerate(wgpu::Backends::GL) } else { native }
+            }
+        };
         if let Some(f) = &name_filter {
             let f = f.to_lowercase();
             let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
