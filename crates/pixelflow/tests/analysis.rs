@@ -219,3 +219,34 @@ fn crop_regions() {
     let e = g.add(Crop::px(0, 0, 0, 5).unwrap(), &[s]).unwrap_err().to_string();
     assert!(e.contains("empty"), "{e}");
 }
+
+/// Sums past 2^32 exercise the lo/hi carry of the 64-bit accumulators. Large (17 M pixels):
+/// run on a real GPU with `cargo test --release --test analysis -- --ignored`.
+#[test]
+#[ignore]
+fn sums_carry_past_32_bits() {
+    let (w, h) = (4200u32, 4100u32);
+    let n = w as u64 * h as u64;
+    let mut img = Image::zeroed(pixelflow::ImageDesc::new(w, h, PixelFormat::Rgba8));
+    img.as_u8_mut().fill(255);
+    // A few coloured pixels so min, max and saturation are not trivial.
+    img.as_u8_mut()[..8].copy_from_slice(&[255, 0, 0, 7, 0, 0, 0, 9]);
+    let gpu = gpu_backend();
+    let Value::Data(Data::Stats(s)) = run1(&gpu, Reduce, &img, &[]) else { panic!("not stats") };
+    assert_eq!(s.count, n);
+    assert_eq!(s.sum[1], 255 * (n - 2));
+    assert_eq!(s.sum[3], 255 * (n - 2) + 16);
+    assert_eq!((s.min, s.max), ([0, 0, 0, 7, 0], [255; 5]));
+    assert!(s.sum[1] > u32::MAX as u64);
+    let cpu = run1(&Backend::Cpu, Reduce, &img, &[]);
+    assert_eq!(Value::Data(Data::Stats(s)), cpu);
+    // Fully saturated: every sample is 65536, so the sum passes 2^32 after 65536 pixels.
+    let mut red = img.clone();
+    for p in red.as_u8_mut().chunks_exact_mut(4) {
+        p.copy_from_slice(&[200, 0, 0, 255]);
+    }
+    let a = run1(&gpu, MeanSaturation, &red, &[]);
+    assert_eq!(a, Value::Data(Data::Mean { sum: 65536 * n, count: n }));
+    let h1 = run1(&gpu, Histogram, &img, &[]);
+    assert_eq!(h1, run1(&Backend::Cpu, Histogram, &img, &[]));
+}
