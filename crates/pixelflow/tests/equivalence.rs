@@ -22,7 +22,25 @@ fn compare(def: &FilterDef, args: &Args, w: u32, h: u32, seed: u64, fmt: PixelFo
         None => images.extend((0..extra_ports).map(|k| random_image(w, h, PixelFormat::Rgba8, seed + 100 + k as u64))),
     }
     let mut g = Graph::new();
-    let ports: Vec<_> = images.iter().enumerate().map(|(i, im)| g.source(&format!("s{i}"), im.desc()).unwrap()).collect();
+    let sources: Vec<_> = images.iter().enumerate().map(|(i, im)| g.source(&format!("s{i}"), im.desc()).unwrap()).collect();
+    // Image ports take the sources in order; a data port (e.g. statistics feeding a threshold)
+    // takes the output of the registered filter that makes that kind of data from one image,
+    // run on the main input.
+    let mut next_source = sources.iter();
+    let mut ports = Vec::new();
+    for pd in def.inputs {
+        match pd.kind {
+            PortKind::Image => ports.push(*next_source.next().ok_or("fewer images than image inputs")?),
+            PortKind::Data(kind) => {
+                let producer = registry::all()
+                    .iter()
+                    .find(|d| d.inputs.len() == 1 && d.inputs[0].kind == PortKind::Image && d.outputs.len() == 1 && d.outputs[0].kind == PortKind::Data(kind))
+                    .ok_or_else(|| format!("no registered filter produces {} data", kind.name()))?;
+                let f = (producer.build)(&Args::defaults(producer)).map_err(|e| format!("build {}: {e}", producer.name))?;
+                ports.push(g.add_boxed(f, &sources[..1]).map_err(|e| format!("graph: {e}"))?[0]);
+            }
+        }
+    }
     let outs = g.add_boxed(filter, &ports).map_err(|e| format!("graph: {e}"))?;
     for (i, p) in outs.iter().enumerate() {
         g.output(&format!("o{i}"), *p).unwrap();

@@ -1,6 +1,104 @@
-//! (family to be filled)
+//! Analysis (GPUImage's "Image processing: analysis" group): whole-image reductions that
+//! produce data (statistics, histograms, means) and filters that consume such data on the GPU
+//! without a CPU round-trip.
+//!
+//! The reductions share one schedule: a grid-stride loop over pixel *quads* (16-byte loads),
+//! per-invocation accumulators in registers, a workgroup-level combine (subgroup operations
+//! where the device has them, workgroup atomics otherwise), then one global atomic per
+//! workgroup per output slot. Buffers from the runtime's pool are sized in multiples of 256
+//! bytes, so the last, partial quad of an image can be loaded whole and its missing pixels
+//! masked out (checked by `check_quads`).
 
+pub mod average_luminance_threshold;
+pub mod histogram;
+pub mod luminance_threshold_by_stats;
+pub mod mean_saturation;
+pub mod reduce;
+
+pub use average_luminance_threshold::AverageLuminanceThreshold;
+pub use histogram::Histogram;
+pub use luminance_threshold_by_stats::LuminanceThresholdByStats;
+pub use mean_saturation::MeanSaturation;
+pub use reduce::Reduce;
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::{Error, Result};
 use crate::registry::FilterDef;
+use crate::runtime::{GpuSlot, NodeRecorder};
 
 /// Registry entries of this family.
-pub static DEFS: &[&FilterDef] = &[];
+pub static DEFS: &[&FilterDef] = &[&reduce::DEF, &histogram::DEF, &mean_saturation::DEF, &average_luminance_threshold::DEF, &luminance_threshold_by_stats::DEF];
+
+/// Grid-stride helpers shared by the family's kernels (`GridParams`).
+pub(crate) const GRID_WGSL: &str = include_str!("grid.wgsl");
+/// Workgroup combine through subgroup operations.
+const SUBGROUP_ON_WGSL: &str = include_str!("subgroup_on.wgsl");
+/// The same functions for devices without subgroups: every invocation is its own leader.
+const SUBGROUP_OFF_WGSL: &str = include_str!("subgroup_off.wgsl");
+
+/// The subgroup shim for this device and a suffix for kernel cache keys. Setting
+/// `PIXELFLOW_NO_SUBGROUPS` selects the workgroup-atomic fallback on any device (to test it,
+/// or to sidestep a driver's broken subgroup support).
+pub(crate) fn subgroup_shim(rec: &NodeRecorder<'_>) -> (&'static str, &'static str) {
+    if rec.gpu().has_subgroups() && std::env::var_os("PIXELFLOW_NO_SUBGROUPS").is_none() {
+        (SUBGROUP_ON_WGSL, "sg")
+    } else {
+        (SUBGROUP_OFF_WGSL, "wg")
+    }
+}
+
+/// Uniform of the grid-stride kernels; mirrors `GridParams` in `grid.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct GridParams {
+    /// Pixels in the image.
+    pub count: u32,
+    /// Whole quads (`count / 4`); the remaining 0..3 pixels are handled by invocation 0.
+    pub quads: u32,
+    /// Invocations in the grid: the loop step, in quads.
+    pub stride: u32,
+    /// Kernel-specific extra word.
+    pub extra: u32,
+}
+
+/// A 1-D grid of `groups` workgroups for a grid-stride loop over the quads of `count` pixels.
+pub(crate) struct Grid {
+    pub params: GridParams,
+    pub groups: [u32; 3],
+}
+
+/// Largest image (in pixels) the grid-stride reductions accept: keeps every per-workgroup
+/// partial sum (at most 65536 per pixel for mean saturation) within one `u32`.
+const MAX_PIXELS: u64 = 1 << 31;
+
+/// Sizes the grid: about `quads_per_thread` quads per invocation (schedule choice), at most
+/// 65535 workgroups in one dimension (the loop then takes more quads per invocation).
+pub(crate) fn grid(count: u64, wg: u32, quads_per_thread: u32, extra: u32) -> Result<Grid> {
+    if count == 0 || count > MAX_PIXELS {
+        return Err(Error::Graph(format!("image of {count} pixels is outside what the reductions support (1 to {MAX_PIXELS})")));
+    }
+    let quads = count / 4;
+    let groups = count.div_ceil(4).div_ceil(wg as u64 * quads_per_thread as u64).clamp(1, 65535);
+    let stride = groups * wg as u64;
+    Ok(Grid { params: GridParams { count: count as u32, quads: quads as u32, stride: stride as u32, extra }, groups: [groups as u32, 1, 1] })
+}
+
+/// Per-workgroup partial sums must fit one `u32`: with `per_pixel_max` the largest sample,
+/// checks that no workgroup of `wg` invocations can see more than `u32::MAX / per_pixel_max`.
+pub(crate) fn check_partial_fits(g: &Grid, wg: u32, per_pixel_max: u64) -> Result<()> {
+    let per_thread = (g.params.quads as u64).div_ceil(g.params.stride as u64) * 4 + 3;
+    if per_thread * wg as u64 * per_pixel_max > u32::MAX as u64 {
+        return Err(Error::Graph(format!("image of {} pixels is too large for one reduction pass", g.params.count)));
+    }
+    Ok(())
+}
+
+/// The kernels load whole 16-byte quads, the last one possibly partial: the buffer must hold
+/// `ceil(count / 4)` quads. Pool buffers always do (their sizes are multiples of 256 bytes).
+pub(crate) fn check_quads(slot: &GpuSlot, count: u64) -> Result<()> {
+    if slot.buffer.size() < count.div_ceil(4) * 16 {
+        return Err(Error::Gpu(format!("buffer of {} bytes is not padded to whole 16-byte quads for {count} pixels", slot.buffer.size())));
+    }
+    Ok(())
+}

@@ -1,0 +1,103 @@
+//! 256-bin histograms of R, G, B and BT.601 luma Y as `DataKind::Histogram` data. Matches
+//! GPUImage's `GPUImageHistogramFilter` (its RGB and luminance modes at once), with exact
+//! integer counts instead of GPUImage's blended point sprites.
+//!
+//! GPU: each workgroup builds a private 1024-bin histogram in workgroup memory (workgroup
+//! atomics) over a grid-stride loop of 16-byte pixel quads, then adds its non-zero bins to the
+//! global histogram with one atomic each.
+
+use rayon::prelude::*;
+
+use super::{check_quads, grid, GridParams, GRID_WGSL};
+use crate::error::{Error, Result};
+use crate::image::{luma601, Image, PixelFormat};
+use crate::registry::{expect_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Data, DataKind, Value, ValueDesc};
+
+const WGSL: &str = include_str!("histogram.wgsl");
+/// Workgroup size. Schedule choice, not algorithm; mirrors `HISTOGRAM_WG` in histogram.wgsl.
+const HISTOGRAM_WG: u32 = 256;
+/// Quads per invocation. Schedule choice, not algorithm; to be measured on H100: larger
+/// means fewer workgroups, hence fewer 1024-bin merges into global memory.
+const QUADS_PER_THREAD: u32 = 16;
+
+/// Histograms of R, G, B and Y (256 bins each) of an RGBA8 image.
+#[derive(Clone, Debug, Default)]
+pub struct Histogram;
+
+impl Histogram {
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+pub static DEF: FilterDef = FilterDef {
+    name: "histogram",
+    family: Family::Analysis,
+    summary: "256-bin histograms of R, G, B and BT.601 luma (histogram data).",
+    doc: "Output is `histogram` data: exact pixel counts per 8-bit level for r, g, b and y \
+(BT.601 luma, round(0.299R + 0.587G + 0.114B)); each channel's bins sum to width*height. \
+GPU: per-workgroup histograms in workgroup memory, merged with one atomic per non-empty bin.",
+    gpuimage: "GPUImageHistogramFilter",
+    params: &[],
+    inputs: IMAGE,
+    outputs: &[PortDef { name: "histogram", kind: PortKind::Data(DataKind::Histogram) }],
+    tolerance: EXACT_ENOUGH,
+    build: |_| Ok(Box::new(Histogram)),
+    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
+    test_inputs: None,
+};
+
+/// CPU twin of `histogram.wgsl`.
+pub fn histogram_cpu(img: &Image) -> crate::value::Histogram {
+    let bins = img
+        .as_u8()
+        .par_chunks(4 * 4096)
+        .map(|chunk| {
+            let mut b = [[0u32; 256]; 4];
+            for p in chunk.chunks_exact(4) {
+                b[0][p[0] as usize] += 1;
+                b[1][p[1] as usize] += 1;
+                b[2][p[2] as usize] += 1;
+                b[3][luma601(p[0], p[1], p[2]) as usize] += 1;
+            }
+            b
+        })
+        .reduce(
+            || [[0u32; 256]; 4],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().flatten().zip(b.iter().flatten()) {
+                    *x += y;
+                }
+                a
+            },
+        );
+    crate::value::Histogram { bins }
+}
+
+impl Filter for Histogram {
+    fn def(&self) -> &'static FilterDef {
+        &DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        Ok(vec![ValueDesc::Data(DataKind::Histogram)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("`histogram` expects an image".into()))?;
+        Ok(vec![Value::Data(Data::Histogram(histogram_cpu(img)))])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("`histogram` expects an image".into()))?;
+        let count = d.pixels() as u64;
+        let g = grid(count, HISTOGRAM_WG, QUADS_PER_THREAD, 0)?;
+        check_quads(&inputs[0], count)?;
+        rec.clear(&outputs[0].buffer);
+        let kernel = Kernel::new("analysis.histogram", &[GRID_WGSL, WGSL], "histogram");
+        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}

@@ -1,0 +1,47 @@
+// 256-bin histograms of R, G, B and Y (BT.601 luma), channel-major, in the
+// `DataKind::Histogram` layout. CPU twin: `histogram_cpu` in histogram.rs. Needs grid.wgsl.
+
+@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> bins: array<atomic<u32>>;
+@group(0) @binding(2) var<uniform> grid: GridParams;
+
+// Schedule choice, not algorithm: mirrors `HISTOGRAM_WG` in histogram.rs.
+const HISTOGRAM_WG: u32 = 256u;
+
+// The workgroup's private histogram; WGSL zero-initialises workgroup memory.
+var<workgroup> h: array<atomic<u32>, 1024>;
+
+fn add_pixel(p: u32) {
+    let c = unpack_u8(p);
+    atomicAdd(&h[c.x], 1u);
+    atomicAdd(&h[256u + c.y], 1u);
+    atomicAdd(&h[512u + c.z], 1u);
+    atomicAdd(&h[768u + luma601(c)], 1u);
+}
+
+@compute @workgroup_size(256)
+fn histogram(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let gid = wid.x * HISTOGRAM_WG + lid;
+    for (var q = gid; q < grid.quads; q += grid.stride) {
+        let a = src[q];
+        add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);
+    }
+    if (gid == 0u) {
+        let rest = tail_pixels(grid);
+        if (rest > 0u) {
+            let a = src[grid.quads];
+            add_pixel(a.x);
+            if (rest > 1u) { add_pixel(a.y); }
+            if (rest > 2u) { add_pixel(a.z); }
+        }
+    }
+    workgroupBarrier();
+    // Merge: each invocation owns 4 bins; empty bins cost no global atomic.
+    for (var k = 0u; k < 4u; k++) {
+        let i = lid + k * HISTOGRAM_WG;
+        let v = atomicLoad(&h[i]);
+        if (v != 0u) {
+            atomicAdd(&bins[i], v);
+        }
+    }
+}

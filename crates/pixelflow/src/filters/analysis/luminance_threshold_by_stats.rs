@@ -1,0 +1,124 @@
+//! The GPU consumer of a `reduce`: white where a pixel's BT.601 luma is at least
+//! `multiplier` times the image's mean luma (read from `stats` data on the GPU, no CPU
+//! round-trip), black elsewhere; alpha kept. The primitive behind
+//! `average_luminance_threshold`, i.e. the second half of GPUImage's
+//! `GPUImageAverageLuminanceThresholdFilter`.
+//!
+//! Exact on both sides: the multiplier becomes the integer `m = round(multiplier * 1000)`
+//! once, and a pixel is white iff `Y * count * 1000 >= m * sum_y` (64-bit integers). The GPU
+//! turns this into one integer threshold per invocation (f32 estimate of the mean, then exact
+//! 64-bit corrections using u32 word pairs), then compares each pixel's luma against it.
+
+use super::{check_quads, grid, GridParams, GRID_WGSL};
+use crate::error::{Error, Result};
+use crate::image::{luma601, Image, PixelFormat};
+use crate::params::{check_float, ParamDef};
+use crate::registry::{expect_data, expect_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
+
+const WGSL: &str = include_str!("luminance_threshold_by_stats.wgsl");
+/// Workgroup size. Schedule choice, not algorithm; mirrors `THRESHOLD_WG` in the WGSL.
+const THRESHOLD_WG: u32 = 256;
+/// Quads per invocation: amortises the per-invocation threshold derivation. Schedule choice,
+/// not algorithm; to be measured on H100.
+const QUADS_PER_THREAD: u32 = 4;
+
+/// White where luma >= multiplier * mean luma taken from `stats` data; alpha kept.
+#[derive(Clone, Debug)]
+pub struct LuminanceThresholdByStats {
+    pub multiplier: f32,
+}
+
+impl LuminanceThresholdByStats {
+    /// Fails when `multiplier` is outside [0, 4].
+    pub fn new(multiplier: f32) -> Result<Self> {
+        Ok(Self { multiplier: check_float(&DEF, "multiplier", multiplier)? })
+    }
+    /// The multiplier as the integer used by both sides, `round(multiplier * 1000)`.
+    pub fn multiplier_milli(&self) -> u32 {
+        multiplier_milli(self.multiplier)
+    }
+}
+
+impl Default for LuminanceThresholdByStats {
+    fn default() -> Self {
+        Self { multiplier: 1.0 }
+    }
+}
+
+/// `round(multiplier * 1000)`, clamped to the declared range [0, 4000].
+pub fn multiplier_milli(multiplier: f32) -> u32 {
+    (multiplier as f64 * 1000.0).round().clamp(0.0, 4000.0) as u32
+}
+
+/// The multiplier parameter, shared with `average_luminance_threshold`.
+pub const MULTIPLIER: ParamDef = ParamDef::float("multiplier", 1.0, 0.0, 4.0, "pixels whose luma is at least this times the mean luma turn white");
+
+pub static DEF: FilterDef = FilterDef {
+    name: "luminance_threshold_by_stats",
+    family: Family::Analysis,
+    summary: "White where luma >= multiplier * mean luma from `stats` data (GPU-side), else black.",
+    doc: "Two inputs: an RGBA8 image and `stats` data (from `reduce`, usually of the same image). \
+A pixel turns white where its BT.601 luma Y satisfies Y * count * 1000 >= round(multiplier * 1000) * sum_y, \
+exactly, in 64-bit integers; otherwise black; alpha is kept. The mean is read on the GPU: no read-back. \
+Used by average_luminance_threshold.",
+    gpuimage: "GPUImageAverageLuminanceThresholdFilter",
+    params: &[MULTIPLIER],
+    inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "stats", kind: PortKind::Data(DataKind::Stats) }],
+    outputs: IMAGE,
+    tolerance: EXACT_ENOUGH,
+    build: |a| Ok(Box::new(LuminanceThresholdByStats::new(a.f32("multiplier")?)?)),
+    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
+    test_inputs: None,
+};
+
+/// CPU twin of the per-pixel test: `Y * count * 1000 >= m * sum_y`, exactly.
+pub fn is_white(y: u8, stats: &Stats, multiplier_milli: u32) -> bool {
+    y as u128 * stats.count as u128 * 1000 >= multiplier_milli as u128 * stats.sum[4] as u128
+}
+
+/// CPU twin of `luminance_threshold_by_stats.wgsl`.
+pub fn threshold_by_stats_cpu(img: &Image, stats: &Stats, multiplier_milli: u32) -> Result<Image> {
+    // The test is monotonic in Y: tabulate it once.
+    let white: Vec<bool> = (0..=255u8).map(|y| is_white(y, stats, multiplier_milli)).collect();
+    let mut out = img.as_u8().to_vec();
+    for p in out.chunks_exact_mut(4) {
+        let v = if white[luma601(p[0], p[1], p[2]) as usize] { 255 } else { 0 };
+        p[0] = v;
+        p[1] = v;
+        p[2] = v;
+    }
+    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+}
+
+impl Filter for LuminanceThresholdByStats {
+    fn def(&self) -> &'static FilterDef {
+        &DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        expect_data(&DEF, inputs, 1, DataKind::Stats)?;
+        Ok(vec![ValueDesc::Image(d)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("`luminance_threshold_by_stats` input 0 must be an image".into()))?;
+        let stats = match inputs.get(1).and_then(|v| v.as_data()) {
+            Some(Data::Stats(s)) => s,
+            _ => return Err(Error::Graph("`luminance_threshold_by_stats` input 1 must be stats data".into())),
+        };
+        Ok(vec![Value::Image(threshold_by_stats_cpu(img, stats, self.multiplier_milli())?)])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("`luminance_threshold_by_stats` input 0 must be an image".into()))?;
+        let count = d.pixels() as u64;
+        let g = grid(count, THRESHOLD_WG, QUADS_PER_THREAD, self.multiplier_milli())?;
+        check_quads(&inputs[0], count)?;
+        check_quads(&outputs[0], count)?;
+        let kernel = Kernel::new("analysis.luminance_threshold_by_stats", &[GRID_WGSL, WGSL], "threshold_by_stats");
+        rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}

@@ -1,0 +1,76 @@
+// White where a pixel's BT.601 luma Y satisfies Y * count * 1000 >= multiplier_milli * sum_y
+// (i.e. Y >= multiplier * mean Y), black elsewhere; alpha kept. The statistics come from a
+// `reduce` node's GPU buffer (`DataKind::Stats`). CPU twin: `is_white` in
+// luminance_threshold_by_stats.rs. Needs grid.wgsl (GridParams.extra = multiplier_milli).
+
+@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read> stats: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
+@group(0) @binding(3) var<uniform> grid: GridParams;
+
+// Schedule choice, not algorithm: mirrors `THRESHOLD_WG` in luminance_threshold_by_stats.rs.
+const THRESHOLD_WG: u32 = 256u;
+
+// Full 64-bit product of two u32 as (lo, hi), from 16-bit halves.
+fn mul32(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xFFFFu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xFFFFu;
+    let b1 = b >> 16u;
+    let p00 = a0 * b0;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let mid = (p00 >> 16u) + (p01 & 0xFFFFu) + (p10 & 0xFFFFu);
+    return vec2<u32>((p00 & 0xFFFFu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+
+// (lo, hi) * b modulo 2^64; the callers' products stay far below 2^64 (see the Rust docs).
+fn mul64(a: vec2<u32>, b: u32) -> vec2<u32> {
+    let p = mul32(a.x, b);
+    return vec2<u32>(p.x, p.y + a.y * b);
+}
+
+fn less64(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x < b.x);
+}
+
+fn to_f32(a: vec2<u32>) -> f32 {
+    return f32(a.y) * 4294967296.0 + f32(a.x);
+}
+
+// The smallest integer luma t in [0, 256] with t * d >= n: an f32 estimate of n / d (off
+// by less than 1, as n / d <= 1021), then exact 64-bit corrections, so every invocation
+// derives the same threshold with no division and no workgroup traffic.
+fn threshold(n: vec2<u32>, d: vec2<u32>) -> u32 {
+    if (d.x == 0u && d.y == 0u) {
+        return 0u;  // no pixels counted: n = 0 too, everything passes (as on the CPU)
+    }
+    let est = u32(clamp(ceil(to_f32(n) / to_f32(d)), 1.0, 257.0));
+    var t = est - 1u;  // t <= the true threshold
+    for (var k = 0u; k < 3u; k++) {
+        if (less64(mul64(d, t), n)) {
+            t += 1u;
+        }
+    }
+    return min(t, 256u);
+}
+
+fn apply(p: u32, t: u32) -> u32 {
+    let c = unpack_u8(p);
+    let v = select(0u, 255u, luma601(c) >= t);
+    return v | (v << 8u) | (v << 16u) | (c.w << 24u);
+}
+
+@compute @workgroup_size(256)
+fn threshold_by_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    // Stats layout: Y is channel 4 (sum at words 18, 19); the count is at words 20, 21.
+    let n = mul64(vec2<u32>(stats[18], stats[19]), grid.extra);
+    let d = mul64(vec2<u32>(stats[20], stats[21]), 1000u);
+    let t = threshold(n, d);
+    // The partial last quad is processed whole: its extra lanes land in the buffer's padding.
+    let quads = (grid.count + 3u) / 4u;
+    for (var q = wid.x * THRESHOLD_WG + lid; q < quads; q += grid.stride) {
+        let a = src[q];
+        dst[q] = vec4<u32>(apply(a.x, t), apply(a.y, t), apply(a.z, t), apply(a.w, t));
+    }
+}

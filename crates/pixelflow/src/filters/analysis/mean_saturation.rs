@@ -1,0 +1,94 @@
+//! Mean HSV saturation of an RGBA8 image as `DataKind::Mean` data: the photo-quality
+//! "colourfulness" measure. GPUImage has no direct equivalent (its `GPUImageAverageColor`
+//! reduces colours, not saturation); this is the same kind of whole-image reduction.
+//!
+//! Per pixel S = (max(R,G,B) - min(R,G,B)) / max(R,G,B) on the 8-bit integers (0 for black),
+//! stored as the fixed-point sample round(S * 65536) = ((max - min) * 65536 + max / 2) / max
+//! with integer division, identical on CPU and GPU; the sum is an exact 64-bit integer.
+//! GPU: grid-stride loop over 16-byte pixel quads, subgroup combine, one 64-bit atomic add
+//! (lo/hi words with carry) per workgroup.
+
+use rayon::prelude::*;
+
+use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, GRID_WGSL};
+use crate::error::{Error, Result};
+use crate::image::{Image, PixelFormat};
+use crate::registry::{expect_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Data, DataKind, Value, ValueDesc};
+
+const WGSL: &str = include_str!("mean_saturation.wgsl");
+/// Workgroup size. Schedule choice, not algorithm; mirrors `MEAN_WG` in mean_saturation.wgsl.
+const MEAN_WG: u32 = 256;
+/// Quads per invocation. Schedule choice, not algorithm; to be measured on H100.
+const QUADS_PER_THREAD: u32 = 8;
+
+/// Mean HSV saturation, as an exact fixed-point mean (16 fractional bits).
+#[derive(Clone, Debug, Default)]
+pub struct MeanSaturation;
+
+impl MeanSaturation {
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+pub static DEF: FilterDef = FilterDef {
+    name: "mean_saturation",
+    family: Family::Analysis,
+    summary: "Mean HSV saturation (max - min) / max over all pixels (mean data, 0..1).",
+    doc: "Output is `mean` data in [0, 1]. Per pixel S = (max(R,G,B) - min(R,G,B)) / max(R,G,B) \
+on the 8-bit values (0 where max = 0), as the fixed-point sample round(S * 65536) computed with \
+integer division; the mean is the exact 64-bit sum over the pixel count, divided by 65536. Alpha is ignored.",
+    gpuimage: "",
+    params: &[],
+    inputs: IMAGE,
+    outputs: &[PortDef { name: "mean", kind: PortKind::Data(DataKind::Mean) }],
+    tolerance: EXACT_ENOUGH,
+    build: |_| Ok(Box::new(MeanSaturation)),
+    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
+    test_inputs: None,
+};
+
+/// round(65536 * S) for one pixel; twin of `saturation_fixed` in mean_saturation.wgsl.
+pub fn saturation_fixed(r: u8, g: u8, b: u8) -> u32 {
+    let hi = r.max(g).max(b) as u32;
+    let lo = r.min(g).min(b) as u32;
+    // max = 0 (black) has no saturation: 0, as the kernel's select.
+    ((hi - lo) * 65536 + hi / 2).checked_div(hi).unwrap_or(0)
+}
+
+/// CPU twin: (sum of fixed-point samples, pixel count).
+pub fn mean_saturation_cpu(img: &Image) -> (u64, u64) {
+    let sum = img.as_u8().par_chunks(4 * 4096).map(|c| c.chunks_exact(4).map(|p| saturation_fixed(p[0], p[1], p[2]) as u64).sum::<u64>()).sum();
+    (sum, img.desc().pixels() as u64)
+}
+
+impl Filter for MeanSaturation {
+    fn def(&self) -> &'static FilterDef {
+        &DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        Ok(vec![ValueDesc::Data(DataKind::Mean)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("`mean_saturation` expects an image".into()))?;
+        let (sum, count) = mean_saturation_cpu(img);
+        Ok(vec![Value::Data(Data::Mean { sum, count })])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("`mean_saturation` expects an image".into()))?;
+        let count = d.pixels() as u64;
+        let g = grid(count, MEAN_WG, QUADS_PER_THREAD, 0)?;
+        check_partial_fits(&g, MEAN_WG, 65536)?;
+        check_quads(&inputs[0], count)?;
+        let (shim, key) = subgroup_shim(rec);
+        let kernel = Kernel::new(&format!("analysis.mean_saturation.{key}"), &[GRID_WGSL, shim, WGSL], "mean_saturation");
+        rec.clear(&outputs[0].buffer);
+        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}

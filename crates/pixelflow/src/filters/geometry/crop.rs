@@ -1,0 +1,164 @@
+//! Crops an RGBA8 image to a rectangle. Matches GPUImage's `GPUImageCropFilter`, whose
+//! `cropRegion` is normalised (fractions of the input size, origin top-left): the default
+//! `units=norm` uses the same convention; `units=px` takes pixels.
+//!
+//! The region is rounded to whole pixels (origin and size each rounded half away from zero)
+//! and clipped to the image: an origin beyond the last row/column moves onto it, and the size
+//! shrinks to what remains (at least one pixel), so any region with a positive width and
+//! height gives an image. A zero width or height is an error.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::{Error, Result};
+use crate::image::{Image, PixelFormat};
+use crate::params::{check_float, ParamDef};
+use crate::registry::{expect_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Value, ValueDesc};
+
+const WGSL: &str = include_str!("crop.wgsl");
+/// Workgroup size. Schedule choice, not algorithm; mirrors `CROP_WG` in crop.wgsl.
+const CROP_WG: u32 = 256;
+
+/// Units of a crop region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CropUnits {
+    /// Fractions of the input width and height (GPUImage's `cropRegion`).
+    Norm,
+    /// Pixels.
+    Px,
+}
+
+/// Crops to (x, y, width, height) in `units`; the default is the whole image.
+#[derive(Clone, Debug)]
+pub struct Crop {
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+    pub units: CropUnits,
+}
+
+impl Crop {
+    /// Fails when a value is outside its declared range.
+    pub fn new(x: f32, y: f32, width: f32, height: f32, units: CropUnits) -> Result<Self> {
+        Ok(Self {
+            x: check_float(&DEF, "x", x)?,
+            y: check_float(&DEF, "y", y)?,
+            width: check_float(&DEF, "width", width)?,
+            height: check_float(&DEF, "height", height)?,
+            units,
+        })
+    }
+    /// A region in pixels.
+    pub fn px(x: u32, y: u32, width: u32, height: u32) -> Result<Self> {
+        Self::new(x as f32, y as f32, width as f32, height as f32, CropUnits::Px)
+    }
+    /// A region in fractions of the input size.
+    pub fn norm(x: f32, y: f32, width: f32, height: f32) -> Result<Self> {
+        Self::new(x, y, width, height, CropUnits::Norm)
+    }
+
+    /// The pixel rectangle (x0, y0, width, height) this crop takes from a `w` x `h` image.
+    pub fn region(&self, w: u32, h: u32) -> Result<(u32, u32, u32, u32)> {
+        if !(self.width > 0.0 && self.height > 0.0) {
+            return Err(Error::Graph(format!("`crop` region {}x{} is empty (width and height must be positive)", self.width, self.height)));
+        }
+        let (sx, sy) = match self.units {
+            CropUnits::Norm => (w as f64, h as f64),
+            CropUnits::Px => (1.0, 1.0),
+        };
+        let axis = |origin: f32, size: f32, scale: f64, side: u32| -> (u32, u32) {
+            let o = (origin as f64 * scale).round().clamp(0.0, (side - 1) as f64) as u32;
+            let s = (size as f64 * scale).round().clamp(1.0, (side - o) as f64) as u32;
+            (o, s)
+        };
+        let (x0, cw) = axis(self.x, self.width, sx, w);
+        let (y0, ch) = axis(self.y, self.height, sy, h);
+        Ok((x0, y0, cw, ch))
+    }
+}
+
+impl Default for Crop {
+    fn default() -> Self {
+        Self { x: 0.0, y: 0.0, width: 1.0, height: 1.0, units: CropUnits::Norm }
+    }
+}
+
+/// Uniform; mirrors `CropParams` in crop.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct CropParams {
+    pub out_width: u32,
+    pub out_height: u32,
+    pub x0: u32,
+    pub y0: u32,
+    pub in_width: u32,
+    pub count: u32,
+    pub _pad: [u32; 2],
+}
+
+const MAX: f64 = crate::image::MAX_SIDE as f64;
+
+pub static DEF: FilterDef = FilterDef {
+    name: "crop",
+    family: Family::Geometry,
+    summary: "Crops to a rectangle (x, y, width, height) in fractions of the size (default) or pixels.",
+    doc: "units=norm (default): x, y, width, height are fractions of the input size, as GPUImage's cropRegion; \
+units=px: pixels. Origin top-left. The defaults keep the whole image. The region is rounded to whole pixels \
+(origin and size separately) and clipped to the image: an origin past the last column/row moves onto it and \
+the size shrinks to what remains (at least 1 pixel). A zero width or height is an error.",
+    gpuimage: "GPUImageCropFilter",
+    params: &[
+        ParamDef::float("x", 0.0, 0.0, MAX, "left edge (fraction of the width, or pixels)"),
+        ParamDef::float("y", 0.0, 0.0, MAX, "top edge (fraction of the height, or pixels)"),
+        ParamDef::float("width", 1.0, 0.0, MAX, "width (fraction of the width, or pixels)"),
+        ParamDef::float("height", 1.0, 0.0, MAX, "height (fraction of the height, or pixels)"),
+        ParamDef::choice("units", "norm", &["norm", "px"], "norm: fractions of the input size; px: pixels"),
+    ],
+    inputs: IMAGE,
+    outputs: IMAGE,
+    tolerance: EXACT_ENOUGH,
+    build: |a| {
+        let units = match a.choice("units")? {
+            "px" => CropUnits::Px,
+            _ => CropUnits::Norm,
+        };
+        Ok(Box::new(Crop::new(a.f32("x")?, a.f32("y")?, a.f32("width")?, a.f32("height")?, units)?))
+    },
+    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>() }],
+    test_inputs: None,
+};
+
+impl Filter for Crop {
+    fn def(&self) -> &'static FilterDef {
+        &DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        let (_, _, w, h) = self.region(d.width, d.height)?;
+        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, PixelFormat::Rgba8))])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("`crop` expects an image".into()))?;
+        let (x0, y0, w, h) = self.region(img.width(), img.height())?;
+        let src = img.as_u8();
+        let row = img.width() as usize * 4;
+        let mut out = Vec::with_capacity(w as usize * h as usize * 4);
+        for y in y0..y0 + h {
+            let start = y as usize * row + x0 as usize * 4;
+            out.extend_from_slice(&src[start..start + w as usize * 4]);
+        }
+        Ok(vec![Value::Image(Image::from_u8(w, h, PixelFormat::Rgba8, out)?)])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("`crop` expects an image".into()))?;
+        let (x0, y0, w, h) = self.region(d.width, d.height)?;
+        let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: w * h, _pad: [0; 2] };
+        let kernel = Kernel::new("geometry.crop", &[WGSL], "crop");
+        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(u.count as u64, CROP_WG))
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}

@@ -1,0 +1,31 @@
+//! The reductions' fallback for devices without subgroup operations (every invocation adds
+//! its own partial to workgroup memory), forced with `PIXELFLOW_NO_SUBGROUPS` on whatever
+//! device the tests use. Its own test binary: the variable is set before any GPU work, and no
+//! other test shares the process.
+
+mod common;
+
+use common::*;
+use pixelflow::filters::analysis::{AverageLuminanceThreshold, Histogram, MeanSaturation, Reduce};
+use pixelflow::{Backend, Filter, Graph, PixelFormat, RunOptions};
+
+#[test]
+fn reductions_without_subgroups_match_cpu() {
+    std::env::set_var("PIXELFLOW_NO_SUBGROUPS", "1");
+    let gpu = gpu_backend();
+    for (w, h) in [(1, 1), (67, 43), (255, 255)] {
+        let img = random_image(w, h, PixelFormat::Rgba8, 5 + w as u64);
+        let filters: Vec<Box<dyn Filter>> = vec![Box::new(Reduce), Box::new(Histogram), Box::new(MeanSaturation), Box::new(AverageLuminanceThreshold::new(1.1).unwrap())];
+        for f in filters {
+            let name = f.def().name;
+            let mut g = Graph::new();
+            let s = g.source("in", img.desc()).unwrap();
+            let o = g.add_boxed(f, &[s]).unwrap()[0];
+            g.output("out", o).unwrap();
+            let opts = RunOptions { poison: true, ..Default::default() };
+            let a = gpu.run(&g, &[("in", &img)], &opts).unwrap();
+            let b = Backend::Cpu.run(&g, &[("in", &img)], &opts).unwrap();
+            assert_eq!(a.outputs[0].1, b.outputs[0].1, "{name} at {w}x{h}");
+        }
+    }
+}
