@@ -1,0 +1,155 @@
+//! Morphology beyond the registry-wide equivalence matrix: radii larger than the image,
+//! the largest radius against a brute-force 2-D window, idempotence of opening and closing,
+//! and the lowering of the composites.
+
+mod common;
+
+use common::*;
+use pixelflow::filters::morphology::{Closing, Dilation, Erosion, Opening};
+use pixelflow::{Backend, Filter, Graph, Image, ImageDesc, PixelFormat, Pipeline, RunOptions};
+
+fn run(backend: &Backend, filter: impl Filter + 'static, img: &Image) -> Image {
+    let opts = RunOptions { poison: true, ..Default::default() };
+    let r = Pipeline::new().then(filter).run_with(backend, img, &opts).expect("run");
+    r.outputs.into_iter().next().and_then(|(_, v)| v.into_image()).expect("image output")
+}
+
+/// Max (or min) over the clamped (2r+1)x(2r+1) square, straight from the definition.
+fn brute(img: &Image, r: i64, max: bool) -> Vec<u8> {
+    let (w, h, ch) = (img.width() as i64, img.height() as i64, img.format().channels());
+    let s = img.as_u8();
+    let mut out = Vec::with_capacity(s.len());
+    for y in 0..h {
+        for x in 0..w {
+            for c in 0..ch {
+                let mut m = if max { 0u8 } else { 255u8 };
+                for dy in -r..=r {
+                    for dx in -r..=r {
+                        let (xx, yy) = ((x + dx).clamp(0, w - 1), (y + dy).clamp(0, h - 1));
+                        let v = s[((yy * w + xx) as usize) * ch + c];
+                        m = if max { m.max(v) } else { m.min(v) };
+                    }
+                }
+                out.push(m);
+            }
+        }
+    }
+    out
+}
+
+fn extremes(img: &Image) -> (Vec<u8>, Vec<u8>) {
+    let ch = img.format().channels();
+    let mut lo = vec![255u8; ch];
+    let mut hi = vec![0u8; ch];
+    for p in img.as_u8().chunks_exact(ch) {
+        for c in 0..ch {
+            lo[c] = lo[c].min(p[c]);
+            hi[c] = hi[c].max(p[c]);
+        }
+    }
+    (lo, hi)
+}
+
+#[test]
+fn radius_larger_than_the_image_gives_the_global_extremes() {
+    for (fmt, w, h) in [(PixelFormat::Rgba8, 5, 3), (PixelFormat::Gray8, 7, 2), (PixelFormat::Rgba8, 1, 1), (PixelFormat::Gray8, 13, 11)] {
+        let img = random_image(w, h, fmt, 42 + w as u64);
+        let (lo, hi) = extremes(&img);
+        for backend in [gpu_backend(), Backend::Cpu] {
+            let d = run(&backend, Dilation::new(32).unwrap(), &img);
+            let e = run(&backend, Erosion::new(20).unwrap(), &img);
+            let ch = fmt.channels();
+            assert!(d.as_u8().chunks_exact(ch).all(|p| p == &hi[..]), "{fmt:?} {w}x{h} dilation");
+            assert!(e.as_u8().chunks_exact(ch).all(|p| p == &lo[..]), "{fmt:?} {w}x{h} erosion");
+        }
+    }
+}
+
+#[test]
+fn gpu_matches_a_brute_force_window_at_large_radii() {
+    // sizes spanning several tiles in both directions, radii past the equivalence matrix's 13
+    for (fmt, w, h, r) in [(PixelFormat::Rgba8, 150, 90, 32), (PixelFormat::Gray8, 261, 70, 25), (PixelFormat::Rgba8, 70, 131, 17), (PixelFormat::Gray8, 9, 140, 32)] {
+        let img = random_image(w, h, fmt, 7 * r as u64 + w as u64);
+        let d = run(&gpu_backend(), Dilation::new(r).unwrap(), &img);
+        assert!(d.as_u8() == brute(&img, r as i64, true).as_slice(), "dilation {fmt:?} {w}x{h} r={r}");
+        let e = run(&gpu_backend(), Erosion::new(r).unwrap(), &img);
+        assert!(e.as_u8() == brute(&img, r as i64, false).as_slice(), "erosion {fmt:?} {w}x{h} r={r}");
+    }
+}
+
+#[test]
+fn opening_and_closing_are_idempotent() {
+    for (fmt, r) in [(PixelFormat::Rgba8, 2), (PixelFormat::Gray8, 3), (PixelFormat::Rgba8, 6)] {
+        let img = random_image(97, 61, fmt, 1234 + r as u64);
+        let once = run(&gpu_backend(), Opening::new(r).unwrap(), &img);
+        let twice = run(&gpu_backend(), Opening::new(r).unwrap(), &once);
+        assert!(once == twice, "opening {fmt:?} r={r} is not idempotent");
+        assert!(once != img, "opening {fmt:?} r={r} left a noisy image unchanged");
+        // anti-extensive: never above the input
+        assert!(once.as_u8().iter().zip(img.as_u8()).all(|(a, b)| a <= b));
+
+        let once = run(&gpu_backend(), Closing::new(r).unwrap(), &img);
+        let twice = run(&gpu_backend(), Closing::new(r).unwrap(), &once);
+        assert!(once == twice, "closing {fmt:?} r={r} is not idempotent");
+        assert!(once.as_u8().iter().zip(img.as_u8()).all(|(a, b)| a >= b));
+        assert!(once == run(&Backend::Cpu, Closing::new(r).unwrap(), &img), "closing {fmt:?} r={r}: GPU and CPU differ");
+    }
+}
+
+#[test]
+fn composites_lower_to_two_nodes() {
+    let mut g = Graph::new();
+    let s = g.source("in", ImageDesc::new(8, 8, PixelFormat::Gray8)).unwrap();
+    let o = g.add1(Opening::new(4).unwrap(), &[s]).unwrap();
+    assert_eq!(g.filter_count(), 2);
+    assert_eq!(g.labels(), vec!["opening/erosion".to_string(), "opening/dilation".to_string()]);
+    let c = g.add1(Closing::new(4).unwrap(), &[o]).unwrap();
+    assert_eq!(g.filter_count(), 4);
+    assert_eq!(&g.labels()[2..], &["closing/dilation".to_string(), "closing/erosion".to_string()]);
+    assert_eq!(g.desc(c), g.desc(s));
+}
+
+#[test]
+fn radius_and_format_are_checked() {
+    assert!(Dilation::new(0).is_err());
+    assert!(Erosion::new(33).is_err());
+    assert!(Opening::new(0).is_err());
+    assert!(Closing::new(33).is_err());
+    let mut g = Graph::new();
+    let s = g.source("in", ImageDesc::new(8, 8, PixelFormat::R32F)).unwrap();
+    assert!(g.add(Dilation::new(1).unwrap(), &[s]).is_err());
+    assert!(g.add(Opening::new(1).unwrap(), &[s]).is_err());
+}
+
+/// Timing on the real GPU (not run by default): `cargo test --release --test morphology -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_4k() {
+    let backend = match std::env::var("PIXELFLOW_BENCH_BACKEND") {
+        Ok(b) => Backend::Gpu(pixelflow::Gpu::new(&pixelflow::GpuOptions { backend: Some(b), adapter: None }).expect("gpu")),
+        Err(_) => gpu_backend(),
+    };
+    let (w, h) = (3840, 2160);
+    let opts = RunOptions { timings: true, ..Default::default() };
+    for fmt in [PixelFormat::Rgba8, PixelFormat::Gray8] {
+        let img = random_image(w, h, fmt, 5);
+        let copy = pixelflow::filters::convert::ToRgba;
+        let to_gray = pixelflow::filters::convert::ToGray;
+        let time = |p: &Pipeline| -> f64 {
+            let mut best = f64::MAX;
+            for _ in 0..12 {
+                let r = p.run_with(&backend, &img, &opts).expect("run");
+                best = best.min(r.timings.iter().map(|t| t.ms).sum());
+            }
+            best
+        };
+        // a copy kernel of the same format, as the yardstick
+        let copy_ms = if fmt == PixelFormat::Rgba8 { time(&Pipeline::new().then(copy)) } else { time(&Pipeline::new().then(to_gray)) };
+        println!("{fmt:?} {w}x{h}: copy {copy_ms:.4} ms");
+        for r in [1, 2, 4, 8, 16, 32] {
+            let d = time(&Pipeline::new().then(Dilation::new(r).unwrap()));
+            let e = time(&Pipeline::new().then(Erosion::new(r).unwrap()));
+            println!("  r={r:2}: dilation {d:.4} ms ({:.2}x copy), erosion {e:.4} ms", d / copy_ms);
+        }
+    }
+}
