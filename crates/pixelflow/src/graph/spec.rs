@@ -202,7 +202,7 @@ mod tests {
         assert_eq!(c[2].args[0].1, RawValue::List(vec![1.0, 0.0, 20.0]));
         assert_eq!(c[2].args[1], (None, RawValue::Text("y".into())));
         assert_eq!(c[3].args[0].1, RawValue::Text("dir/a b.png".into()));
-        assert_eq!(c[3].column, 58);
+        assert_eq!(c[3].column, 73);
     }
 
     #[test]
