@@ -1,0 +1,373 @@
+//! Gaussian blur. Matches GPUImage's `GPUImageGaussianBlurFilter` (separable Gaussian,
+//! clamp-to-edge sampling).
+//!
+//! The kernel radius is `ceil(3 * sigma)` taps on each side; weights are
+//! `exp(-x^2 / (2 sigma^2))` normalised to sum 1, computed once in f32 on the CPU and handed
+//! to the GPU in the uniform, so both sides multiply by identical weights. Horizontal pass
+//! first, then vertical, in f32 with no intermediate rounding; the result is rounded half up
+//! as `pack4x8unorm` does.
+//!
+//! GPU: a fused tiled kernel (tile + halo in workgroup memory, horizontal pass into
+//! workgroup memory, vertical pass straight to the output) whenever the tile fits in the
+//! device's workgroup memory; otherwise two passes through an Rgba32F temporary.
+
+use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::image::{Image, PixelFormat};
+use crate::params::{check_float, ParamDef};
+use crate::registry::{expect_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Value, ValueDesc};
+
+use super::{replace_block, specialize};
+
+const WGSL: &str = include_str!("gaussian_blur.wgsl");
+
+/// Largest radius (`ceil(3 * 32)`), sizing the uniform's weight array.
+pub const MAX_RADIUS: u32 = 96;
+const MAX_TAPS: usize = 2 * MAX_RADIUS as usize + 1;
+
+/// Gaussian blur with standard deviation `sigma` pixels.
+#[derive(Clone, Debug)]
+pub struct GaussianBlur {
+    pub sigma: f32,
+    schedule: Option<Schedule>,
+}
+
+/// How the GPU side runs (normally chosen from the radius and the device's workgroup
+/// memory; tests and benchmarks may force one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    Fused(FusedTile),
+    TwoPass,
+}
+
+impl GaussianBlur {
+    /// Fails when `sigma` is outside [0.1, 32].
+    pub fn new(sigma: f32) -> Result<Self> {
+        Ok(Self { sigma: check_float(&DEF, "sigma", sigma)?, schedule: None })
+    }
+    /// Forces a GPU schedule (for tests and benchmarks). A fused tile that does not fit in
+    /// the device's workgroup memory makes the run fail.
+    #[doc(hidden)]
+    pub fn with_schedule(mut self, schedule: Schedule) -> Self {
+        self.schedule = Some(schedule);
+        self
+    }
+    /// Taps on each side of the centre: `ceil(3 * sigma)`.
+    pub fn radius(&self) -> u32 {
+        radius(self.sigma)
+    }
+    /// The `2 * radius + 1` normalised weights, left to right.
+    pub fn weights(&self) -> Vec<f32> {
+        weights(self.sigma)
+    }
+}
+
+impl Default for GaussianBlur {
+    fn default() -> Self {
+        Self { sigma: 2.0, schedule: None }
+    }
+}
+
+fn radius(sigma: f32) -> u32 {
+    ((3.0 * sigma).ceil() as u32).clamp(1, MAX_RADIUS)
+}
+
+fn weights(sigma: f32) -> Vec<f32> {
+    let r = radius(sigma) as i32;
+    let two_s2 = 2.0 * sigma * sigma;
+    let raw: Vec<f32> = (-r..=r).map(|x| (-((x * x) as f32) / two_s2).exp()).collect();
+    let sum: f32 = raw.iter().sum();
+    raw.iter().map(|v| v / sum).collect()
+}
+
+/// Uniform; mirrors `GaussianBlurParams` in `gaussian_blur.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct GaussianBlurParams {
+    pub width: u32,
+    pub height: u32,
+    pub radius: u32,
+    pub _pad: u32,
+    /// Weight `k` at `w[k / 4][k % 4]`.
+    pub w: [[f32; 4]; 49],
+}
+
+pub static DEF: FilterDef = FilterDef {
+    name: "gaussian_blur",
+    family: Family::Neighborhood,
+    summary: "Gaussian blur (separable, replicate-edge borders).",
+    doc: "Kernel radius ceil(3*sigma) on each side; weights exp(-x^2/(2 sigma^2)) normalised to sum 1, computed once in f32 and shared by GPU and CPU. \
+          Horizontal pass then vertical pass in f32 without intermediate rounding; the result is rounded half up like pack4x8unorm. \
+          Borders replicate the edge pixel. GPU: one fused tiled kernel (tile + halo in workgroup memory, no full-size intermediate) while the tile fits \
+          in workgroup memory, otherwise two passes through an Rgba32F temporary.",
+    gpuimage: "GPUImageGaussianBlurFilter",
+    params: &[ParamDef::float("sigma", 2.0, 0.1, 32.0, "standard deviation in pixels (radius ceil(3*sigma))")],
+    inputs: IMAGE,
+    outputs: IMAGE,
+    tolerance: EXACT_ENOUGH,
+    build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
+    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
+    test_inputs: None,
+};
+
+/// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
+/// invocation in the horizontal/vertical pass. Schedule choice, not algorithm; the
+/// candidates and the cost model below are to be measured on H100.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FusedTile {
+    pub tw: u32,
+    pub th: u32,
+    pub kh: u32,
+    pub kv: u32,
+}
+
+/// Invocations per workgroup of the fused kernel (fixed in the WGSL).
+const FUSED_WG: u32 = 256;
+
+impl FusedTile {
+    /// Workgroup memory of the fused kernel at radius `r`, as laid out in the WGSL.
+    pub fn bytes(&self, r: u32) -> u64 {
+        let rows = (self.th + 2 * r) as u64;
+        4 * ((self.tw + 2 * r) | 1) as u64 * rows + 16 * (self.tw | 1) as u64 * rows
+    }
+    /// Rough time per output pixel (arbitrary units): loads, horizontal pass over the
+    /// tile's halo rows, vertical pass, with idle invocations counted as busy.
+    fn cost(&self, r: u32) -> f64 {
+        let (tw, th, kh, kv) = (self.tw as f64, self.th as f64, self.kh as f64, self.kv as f64);
+        let r = r as f64;
+        let taps = 2.0 * r + 1.0;
+        let in_px = (tw + 2.0 * r) * (th + 2.0 * r);
+        let load = (in_px / FUSED_WG as f64).ceil() * 10.0;
+        let h_segs = (th + 2.0 * r) * tw / kh;
+        let h = (h_segs / FUSED_WG as f64).ceil() * ((kh + 2.0 * r) * 8.0 + kh * taps * 4.0);
+        let v = (kv + 2.0 * r) * 4.0 + kv * taps * 4.0 + kv * 8.0;
+        (load + h + v) * FUSED_WG as f64 / (tw * th)
+    }
+}
+
+/// The cheapest fused schedule fitting in `limit` bytes of workgroup memory, if any.
+pub fn choose_tile(r: u32, limit: u64) -> Option<FusedTile> {
+    let mut best: Option<(f64, FusedTile)> = None;
+    for kv in [1u32, 2, 4, 8] {
+        for tw in [8u32, 16, 32, 64] {
+            let th = FUSED_WG * kv / tw;
+            if th < 8 || th % kv != 0 {
+                continue;
+            }
+            for kh in [2u32, 4, 8] {
+                if kh > tw {
+                    continue;
+                }
+                let t = FusedTile { tw, th, kh, kv };
+                if t.bytes(r) > limit {
+                    continue;
+                }
+                let c = t.cost(r);
+                if best.is_none_or(|(bc, _)| c < bc) {
+                    best = Some((c, t));
+                }
+            }
+        }
+    }
+    best.map(|(_, t)| t)
+}
+
+const LANES: [&str; 4] = ["x", "y", "z", "w"];
+
+fn weight_ref(k: u32) -> String {
+    format!("gp.w[{}].{}", k / 4, LANES[(k % 4) as usize])
+}
+
+/// Unrolled body of `h_segment`: same taps, same order as the loop it replaces.
+fn gen_h(r: u32, kh: u32) -> String {
+    let mut s = String::new();
+    for o in 0..kh {
+        s.push_str(&format!("    var a{o} = vec4<f32>(0.0);\n"));
+    }
+    for j in 0..kh + 2 * r {
+        s.push_str(&format!("    let p{j} = bytes4(tile_in[ib + {j}u]);\n"));
+        for o in 0..kh {
+            if j >= o && j - o <= 2 * r {
+                s.push_str(&format!("    a{o} += {} * p{j};\n", weight_ref(j - o)));
+            }
+        }
+    }
+    for o in 0..kh {
+        s.push_str(&format!("    tile_h[hb + {o}u] = a{o};\n"));
+    }
+    s
+}
+
+/// Unrolled body of `v_segment`.
+fn gen_v(r: u32, kv: u32) -> String {
+    let mut s = String::new();
+    for o in 0..kv {
+        s.push_str(&format!("    var a{o} = vec4<f32>(0.0);\n"));
+    }
+    for j in 0..kv + 2 * r {
+        s.push_str(&format!("    let p{j} = tile_h[(oy + {j}u) * H_STRIDE + col];\n"));
+        for o in 0..kv {
+            if j >= o && j - o <= 2 * r {
+                s.push_str(&format!("    a{o} += {} * p{j};\n", weight_ref(j - o)));
+            }
+        }
+    }
+    for o in 0..kv {
+        s.push_str(&format!("    store_out(x, y0 + oy + {o}u, a{o});\n"));
+    }
+    s
+}
+
+/// The fused kernel's source for radius `r` and schedule `t`.
+pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
+    let s = specialize(WGSL, &[("R", r), ("TW", t.tw), ("TH", t.th), ("KH", t.kh), ("KV", t.kv)])?;
+    let s = replace_block(&s, "h_segment", &gen_h(r, t.kh))?;
+    replace_block(&s, "v_segment", &gen_v(r, t.kv))
+}
+
+impl GaussianBlur {
+    fn params(&self, width: u32, height: u32) -> GaussianBlurParams {
+        let mut p = GaussianBlurParams { width, height, radius: self.radius(), _pad: 0, w: [[0.0; 4]; 49] };
+        for (k, w) in self.weights().iter().enumerate().take(MAX_TAPS) {
+            p.w[k / 4][k % 4] = *w;
+        }
+        p
+    }
+}
+
+/// CPU twin: horizontal then vertical, f32, taps in order, replicate edges.
+pub fn blur_cpu(img: &Image, w: &[f32]) -> Result<Image> {
+    let (width, height) = (img.width() as usize, img.height() as usize);
+    let r = (w.len() / 2) as i64;
+    let src = img.as_u8();
+    let mut tmp = vec![0f32; width * height * 4];
+    tmp.par_chunks_mut(width * 4).enumerate().for_each(|(y, row)| {
+        let s = &src[y * width * 4..(y + 1) * width * 4];
+        for x in 0..width {
+            let mut acc = [0f32; 4];
+            for (k, &wk) in w.iter().enumerate() {
+                let xx = (x as i64 - r + k as i64).clamp(0, width as i64 - 1) as usize;
+                for c in 0..4 {
+                    acc[c] += wk * s[xx * 4 + c] as f32;
+                }
+            }
+            row[x * 4..x * 4 + 4].copy_from_slice(&acc);
+        }
+    });
+    let mut out = vec![0u8; width * height * 4];
+    out.par_chunks_mut(width * 4).enumerate().for_each(|(y, row)| {
+        for x in 0..width {
+            let mut acc = [0f32; 4];
+            for (k, &wk) in w.iter().enumerate() {
+                let yy = (y as i64 - r + k as i64).clamp(0, height as i64 - 1) as usize;
+                for c in 0..4 {
+                    acc[c] += wk * tmp[(yy * width + x) * 4 + c];
+                }
+            }
+            for c in 0..4 {
+                row[x * 4 + c] = (acc[c].clamp(0.0, 255.0) + 0.5) as u8;
+            }
+        }
+    });
+    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+}
+
+impl Filter for GaussianBlur {
+    fn def(&self) -> &'static FilterDef {
+        &DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        Ok(vec![ValueDesc::Image(d)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("gaussian_blur expects an image".into()))?;
+        Ok(vec![Value::Image(blur_cpu(img, &self.weights())?)])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let (input, output) = match (inputs.first(), outputs.first()) {
+            (Some(i), Some(o)) => (i, o),
+            _ => return Err(Error::Graph("gaussian_blur needs one input and one output".into())),
+        };
+        let d = input.desc.image().ok_or_else(|| Error::Graph("gaussian_blur expects an image".into()))?;
+        let r = self.radius();
+        let params = self.params(d.width, d.height);
+        let uniform = bytemuck::bytes_of(&params);
+        let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
+        let schedule = match self.schedule {
+            Some(Schedule::Fused(t)) if t.bytes(r) > limit => {
+                return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
+            }
+            Some(s) => s,
+            None => choose_tile(r, limit).map_or(Schedule::TwoPass, Schedule::Fused),
+        };
+        if let Schedule::Fused(t) = schedule {
+            if t.tw * t.th != FUSED_WG * t.kv || t.tw % t.kh != 0 || t.th % t.kv != 0 {
+                return Err(Error::Graph(format!("gaussian_blur: invalid tile {t:?}")));
+            }
+            let key = format!("gaussian_blur.fused.r{r}.{}x{}.h{}.v{}", t.tw, t.th, t.kh, t.kv);
+            let mut kernel = Kernel::new(&key, &[], "fused");
+            kernel.generated = Some(fused_source(r, t)?);
+            return rec.dispatch(&kernel, &[&input.buffer, &output.buffer], uniform, groups_2d(d.width, d.height, t.tw, t.th));
+        }
+        let tmp_bytes = PixelFormat::Rgba32F.gpu_bytes(d.width, d.height);
+        let limit = rec.gpu().max_binding();
+        if tmp_bytes > limit {
+            return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
+        }
+        let tmp = rec.temp(tmp_bytes);
+        rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL], "fallback_h"), &[&input.buffer, &tmp], uniform, [d.width.div_ceil(256), d.height, 1])?;
+        rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL], "fallback_v"), &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height, 64, 4))
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn weights_are_symmetric_and_normalised() {
+        for sigma in [0.1f32, 0.5, 2.0, 7.3, 32.0] {
+            let w = weights(sigma);
+            assert_eq!(w.len(), 2 * radius(sigma) as usize + 1);
+            assert!(w.len() <= MAX_TAPS);
+            for k in 0..w.len() {
+                assert_eq!(w[k], w[w.len() - 1 - k]);
+            }
+            assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+        assert_eq!(radius(2.0), 6);
+        assert_eq!(radius(32.0), 96);
+    }
+    #[test]
+    fn tile_choice_respects_the_memory_limit() {
+        for r in 1..=MAX_RADIUS {
+            for limit in [16384u64, 32768, 49152] {
+                if let Some(t) = choose_tile(r, limit) {
+                    assert!(t.bytes(r) <= limit);
+                    assert_eq!(t.tw * t.th, FUSED_WG * t.kv);
+                    assert_eq!(t.tw % t.kh, 0);
+                }
+            }
+        }
+        // small radii always fuse, even at WebGPU's minimum of 16 KiB
+        for r in 1..=9 {
+            assert!(choose_tile(r, 16384).is_some(), "r={r}");
+        }
+        assert!(choose_tile(MAX_RADIUS, 49152).is_none());
+    }
+    #[test]
+    fn generated_bodies_parse_shape() {
+        let t = FusedTile { tw: 16, th: 64, kh: 4, kv: 4 };
+        let s = fused_source(3, t).unwrap();
+        assert!(s.contains("const R: u32 = 3u;"));
+        assert!(s.contains("a3 += gp.w[1].z * p9;"));
+        assert!(!s.contains("var acc: array<vec4<f32>, KH>"));
+    }
+}
