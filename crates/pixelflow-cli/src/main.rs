@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand};
 use pixelflow::{Backend, GpuOptions, Image, Pipeline, RunOptions, Value};
 
 #[derive(Parser)]
-#[command(name = "pixelflow", version, about = "GPU image processing: GPUImage's filters on wgpu compute shaders, with a CPU reference")]
+#[command(name = "pixelflow", version, disable_help_subcommand = true, about = "GPU image processing: GPUImage's filters on wgpu compute shaders, with a CPU reference")]
 struct Cli {
     /// GPU backend(s): vulkan, metal, dx12, gl (default: WGPU_BACKEND, else the best available)
     #[arg(long, global = true)]
@@ -39,9 +39,9 @@ enum Command {
         /// Print per-node GPU times
         #[arg(long)]
         timings: bool,
-        /// Replace OUTPUT if it exists (never the input)
-        #[arg(long, default_value_t = true)]
-        overwrite: bool,
+        /// Fail instead of replacing an existing OUTPUT (the input is never replaced)
+        #[arg(long)]
+        no_clobber: bool,
     },
     /// Histogram summary, per-channel min/max/mean, mean luminance and mean saturation
     Analyze {
@@ -95,12 +95,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 fn run(cli: Cli) -> Result<()> {
     match &cli.command {
-        Command::Apply { input, output, pipeline, timings, overwrite } => {
+        Command::Apply { input, output, pipeline, timings, no_clobber } => {
             if same_file(input, output) {
                 bail!("refusing to overwrite the input `{}`; choose another output path", input.display());
             }
-            if output.exists() && !overwrite {
-                bail!("`{}` exists", output.display());
+            if output.exists() && *no_clobber {
+                bail!("`{}` exists (--no-clobber)", output.display());
             }
             image::ImageFormat::from_path(output).with_context(|| format!("output `{}`: unknown extension (use .png, .jpg, .webp, .tif, .bmp)", output.display()))?;
             let img = Image::open(input)?;

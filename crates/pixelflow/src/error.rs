@@ -53,16 +53,21 @@ fn suggestion_suffix(s: &Option<String>) -> String {
 
 /// Nearest candidate by edit distance, when it is close enough to be a plausible typo.
 pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    let mut best: Option<(usize, &str)> = None;
+    let mut best: Option<(usize, usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(word, c);
         // substring matches ("blur" -> "box_blur") count as close too
         let d = if c.contains(word) && word.len() >= 3 { d.min(2) } else { d };
-        if best.map_or(true, |(bd, _)| d < bd) {
-            best = Some((d, c));
+        // plausible typo: at most half the longer name wrong
+        if d > (c.len().max(word.len()) / 2).max(2) {
+            continue;
+        }
+        let prefix = word.chars().zip(c.chars()).take_while(|(a, b)| a == b).count();
+        if best.map_or(true, |(bd, bp, _)| (d, usize::MAX - prefix) < (bd, usize::MAX - bp)) {
+            best = Some((d, prefix, c));
         }
     }
-    best.filter(|(d, c)| *d <= (c.len().max(word.len()) / 2).max(2)).map(|(_, c)| c.to_string())
+    best.map(|(_, _, c)| c.to_string())
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -89,5 +94,6 @@ mod tests {
         assert_eq!(nearest("gausian_blur", names).as_deref(), Some("gaussian_blur"));
         assert_eq!(nearest("sobel", names).as_deref(), Some("sobel_edge_detection"));
         assert_eq!(nearest("zzzzzzzzzzzzzzzzzzzzzzz", names), None);
+        assert_eq!(nearest("gausian", ["gamma", "gaussian_blur"]).as_deref(), Some("gaussian_blur"));
     }
 }
