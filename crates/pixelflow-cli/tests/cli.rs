@@ -137,13 +137,14 @@ fn never_overwrites_the_input() {
 
 #[test]
 fn failed_runs_leave_no_partial_output() {
-    let out = tmp("never.png");
-    let _ = std::fs::remove_file(&out);
+    // own folder: other tests write (atomically, via .tmp files) into the shared one
+    let dir = tmp("failed-run");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("never.png");
     let o = run(&["apply", sample().to_str().unwrap(), out.to_str().unwrap(), "-p", "brightness(5)"]);
     assert!(!o.status.success());
     assert!(!out.exists());
-    let dir = out.parent().unwrap();
-    assert!(std::fs::read_dir(dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
+    assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
 }
 
 #[test]
