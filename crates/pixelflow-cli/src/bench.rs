@@ -19,6 +19,9 @@ pub struct BenchArgs {
     /// Rotating input/output buffer sets
     #[arg(long, default_value_t = 8)]
     sets: usize,
+    /// Also run the kernel-shape experiments (schedules, wgpu runtime checks)
+    #[arg(long)]
+    experiments: bool,
     /// Also write the results as JSON
     #[arg(long)]
     json: Option<std::path::PathBuf>,
@@ -39,10 +42,13 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     let info = gpu.info();
     let cfg = BenchConfig { width: w, height: h, runs: a.runs, sets: a.sets, ..Default::default() };
     let mut cases = default_cases(w, h);
+    if a.experiments {
+        cases.splice(1..1, pixelflow::bench::experiment_cases());
+    }
     if let Some(f) = &a.filters {
         let wanted: Vec<&str> = f.split(',').map(str::trim).collect();
-        cases.retain(|c| c.spec == "copy" || wanted.iter().any(|n| c.name == *n || c.spec.split(['(', ' ', '|']).next() == Some(n)));
-        if cases.len() == 1 {
+        cases.retain(|c| c.spec == "copy" || c.spec.starts_with("@exp:") || wanted.iter().any(|n| c.name == *n || c.spec.split(['(', ' ', '|']).next() == Some(n)));
+        if cases.iter().all(|c| c.spec == "copy" || c.spec.starts_with("@exp:")) && !wanted.contains(&"copy") {
             bail!("no benchmark case matches `{f}`");
         }
     }

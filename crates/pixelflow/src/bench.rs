@@ -193,6 +193,9 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(St
         let input = random_image(w, h, 1 + k as u64);
         let pipeline = if case.spec == "copy" {
             Pipeline::new().then(CopyKernel)
+        } else if let Some(name) = case.spec.strip_prefix("@exp:") {
+            let e = experiments().into_iter().find(|e| e.name == name).ok_or_else(|| Error::Graph(format!("no experiment {name}")))?;
+            Pipeline::new().then(e)
         } else {
             let mut load = |p: &str| -> Result<Image> {
                 match p {
@@ -290,4 +293,114 @@ pub fn run_case(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<B
         bytes,
         steps: labels.into_iter().zip(per_step.iter_mut().map(median)).collect(),
     })
+}
+
+/// Kernel-shape experiments (`pixelflow bench --experiments`): the same trivial work in
+/// different schedules and with different wgpu runtime checks, to find out what the
+/// driver makes slow. Each reads and writes one RGBA8 image; see docs/perf-notes.md.
+#[derive(Clone, Debug)]
+struct Experiment {
+    name: &'static str,
+    wgsl: &'static str,
+    /// Pixels per invocation.
+    per_thread: u32,
+    checks: Option<wgpu::ShaderRuntimeChecks>,
+}
+
+const EXP_HEADER: &str = "
+@group(0) @binding(0) var<storage, read> src4: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst4: array<vec4<u32>>;
+@group(0) @binding(2) var<uniform> n: vec4<u32>;
+";
+const EXP_HEADER1: &str = "
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(2) var<uniform> n: vec4<u32>;
+";
+const EXP_COPY_U32: &str = "
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i < n.x) { dst[i] = src[i]; }
+}";
+const EXP_INVERT_U32: &str = "
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i < n.x) { let c = unpack4x8unorm(src[i]); dst[i] = pack4x8unorm(vec4<f32>(1.0 - c.rgb, c.a)); }
+}";
+const EXP_INVERT_LOOP: &str = "
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i >= n.x) { return; }
+    let s = src4[i];
+    var o: vec4<u32>;
+    for (var k = 0u; k < 4u; k++) {
+        let c = unpack4x8unorm(s[k]);
+        o[k] = pack4x8unorm(vec4<f32>(1.0 - c.rgb, c.a));
+    }
+    dst4[i] = o;
+}";
+const EXP_INVERT_UNROLLED: &str = "
+fn inv(p: u32) -> u32 { let c = unpack4x8unorm(p); return pack4x8unorm(vec4<f32>(1.0 - c.rgb, c.a)); }
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i >= n.x) { return; }
+    let s = src4[i];
+    dst4[i] = vec4<u32>(inv(s.x), inv(s.y), inv(s.z), inv(s.w));
+}";
+const EXP_COPY_VEC4: &str = "
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i < n.x) { dst4[i] = src4[i]; }
+}";
+
+impl Filter for Experiment {
+    fn def(&self) -> &'static FilterDef {
+        &COPY_DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        Ok(vec![inputs[0]])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        Ok(vec![inputs[0].clone()])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let px = inputs[0].desc.gpu_bytes() / 4;
+        let n = px.div_ceil(self.per_thread as u64) as u32;
+        let header = if self.per_thread == 4 { EXP_HEADER } else { EXP_HEADER1 };
+        let mut k = Kernel::new(&format!("exp_{}", self.name), &[header, self.wgsl], "main");
+        k.checks = self.checks;
+        rec.dispatch(&k, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&[n, 0u32, 0, 0]), groups_1d(n as u64, 256))
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
+
+fn experiments() -> Vec<Experiment> {
+    let all = Some(wgpu::ShaderRuntimeChecks::checked());
+    let none = Some(wgpu::ShaderRuntimeChecks::unchecked());
+    let e = |name, wgsl, per_thread, checks| Experiment { name, wgsl, per_thread, checks };
+    vec![
+        e("copy_vec4_checked", EXP_COPY_VEC4, 4, all),
+        e("copy_vec4_unchecked", EXP_COPY_VEC4, 4, none),
+        e("copy_u32_checked", EXP_COPY_U32, 1, all),
+        e("copy_u32_unchecked", EXP_COPY_U32, 1, none),
+        e("invert_u32_checked", EXP_INVERT_U32, 1, all),
+        e("invert_u32_unchecked", EXP_INVERT_U32, 1, none),
+        e("invert_vec4_loop_checked", EXP_INVERT_LOOP, 4, all),
+        e("invert_vec4_loop_default", EXP_INVERT_LOOP, 4, None),
+        e("invert_vec4_loop_unchecked", EXP_INVERT_LOOP, 4, none),
+        e("invert_vec4_unrolled_checked", EXP_INVERT_UNROLLED, 4, all),
+        e("invert_vec4_unrolled_unchecked", EXP_INVERT_UNROLLED, 4, none),
+    ]
+}
+
+/// The experiment cases, named `exp:<name>`.
+pub fn experiment_cases() -> Vec<BenchCase> {
+    experiments().iter().map(|e| BenchCase::new(&format!("exp:{}", e.name), &format!("@exp:{}", e.name))).collect()
 }

@@ -41,6 +41,11 @@ pub struct Gpu {
     pub(crate) features: wgpu::Features,
     pub(crate) limits: wgpu::Limits,
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
+    /// Shader runtime checks for our kernels: bounds checks on; wgpu's forced loop
+    /// bounding off (every loop in our kernels is bounded by its uniforms, and the counter
+    /// costs registers and a branch per iteration); integer-division checks on.
+    /// `PIXELFLOW_SHADER_CHECKS=all` restores wgpu's defaults.
+    pub(crate) runtime_checks: wgpu::ShaderRuntimeChecks,
     pub(crate) pool: Mutex<BufferPool>,
     lost: Arc<Mutex<Option<String>>>,
     stray_errors: Arc<Mutex<Vec<String>>>,
@@ -158,6 +163,11 @@ impl Gpu {
             features,
             limits,
             pipelines: Mutex::new(HashMap::new()),
+            runtime_checks: if std::env::var("PIXELFLOW_SHADER_CHECKS").is_ok_and(|v| v == "all") {
+                wgpu::ShaderRuntimeChecks::checked()
+            } else {
+                wgpu::ShaderRuntimeChecks { force_loop_bounding: false, ..wgpu::ShaderRuntimeChecks::checked() }
+            },
             pool: Mutex::new(BufferPool::default()),
             lost,
             stray_errors,
@@ -235,17 +245,18 @@ impl Gpu {
     }
 
     /// Compiles a kernel once; later calls with the same key return the cached pipeline.
-    pub(crate) fn pipeline(&self, key: &str, entry: &str, source: impl FnOnce() -> String) -> Result<Arc<wgpu::ComputePipeline>> {
-        let full_key = format!("{key}::{entry}");
+    pub(crate) fn pipeline(&self, key: &str, entry: &str, checks: Option<wgpu::ShaderRuntimeChecks>, source: impl FnOnce() -> String) -> Result<Arc<wgpu::ComputePipeline>> {
+        let checks = checks.unwrap_or(self.runtime_checks);
+        let full_key = format!("{key}::{entry}::{}{}{}", u8::from(checks.bounds_checks), u8::from(checks.force_loop_bounding), u8::from(checks.int_div_checks));
         if let Some(p) = self.pipelines.lock().map_err(|_| Error::Gpu("pipeline cache poisoned".into()))?.get(&full_key) {
             return Ok(p.clone());
         }
         let src = source();
         let pipeline = self.scoped(|| {
-            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(key),
-                source: wgpu::ShaderSource::Wgsl(src.into()),
-            });
+            let desc = wgpu::ShaderModuleDescriptor { label: Some(key), source: wgpu::ShaderSource::Wgsl(src.into()) };
+            // SAFETY: only checks our kernels make unnecessary are dropped: see
+            // `Gpu::runtime_checks`. Bounds checks stay on unless a caller asks otherwise.
+            let module = unsafe { self.device.create_shader_module_trusted(desc, checks) };
             self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(&full_key),
                 layout: None,

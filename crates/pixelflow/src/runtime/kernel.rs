@@ -20,12 +20,14 @@ pub struct Kernel {
     pub entry: &'static str,
     /// Source generated at run time (fused per-pixel chains); appended after `sources`.
     pub generated: Option<String>,
+    /// wgpu's shader runtime checks; `None` is the device's policy (`Gpu::runtime_checks`).
+    pub checks: Option<wgpu::ShaderRuntimeChecks>,
 }
 
 impl Kernel {
     /// A kernel from static WGSL files.
     pub fn new(key: &str, sources: &[&'static str], entry: &'static str) -> Self {
-        Self { key: key.to_string(), sources: sources.to_vec(), entry, generated: None }
+        Self { key: key.to_string(), sources: sources.to_vec(), entry, generated: None, checks: None }
     }
     fn source(&self) -> String {
         let mut s = String::from(COMMON_WGSL);
@@ -98,7 +100,7 @@ impl<'a> NodeRecorder<'a> {
     /// Records a dispatch. Bindings are `buffers` in order at 0..n, then, if `uniform` is not
     /// empty, a uniform buffer at binding n. Every binding must be used by the kernel.
     pub fn dispatch(&mut self, kernel: &Kernel, buffers: &[&wgpu::Buffer], uniform: &[u8], groups: [u32; 3]) -> Result<()> {
-        let pipeline = self.gpu.pipeline(&kernel.key, kernel.entry, || kernel.source())?;
+        let pipeline = self.gpu.pipeline(&kernel.key, kernel.entry, kernel.checks, || kernel.source())?;
         let layout = pipeline.get_bind_group_layout(0);
         let mut entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
