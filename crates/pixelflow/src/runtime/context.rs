@@ -245,9 +245,16 @@ impl Gpu {
     }
 
     /// Compiles a kernel once; later calls with the same key return the cached pipeline.
-    pub(crate) fn pipeline(&self, key: &str, entry: &str, checks: Option<wgpu::ShaderRuntimeChecks>, source: impl FnOnce() -> String) -> Result<Arc<wgpu::ComputePipeline>> {
-        let checks = checks.unwrap_or(self.runtime_checks);
-        let full_key = format!("{key}::{entry}::{}{}{}", u8::from(checks.bounds_checks), u8::from(checks.force_loop_bounding), u8::from(checks.int_div_checks));
+    pub(crate) fn pipeline(&self, kernel: &crate::runtime::Kernel, source: impl FnOnce() -> String) -> Result<Arc<wgpu::ComputePipeline>> {
+        let (key, entry) = (kernel.key.as_str(), kernel.entry);
+        let checks = kernel.checks.unwrap_or(self.runtime_checks);
+        let full_key = format!(
+            "{key}::{entry}::{}{}{}{}",
+            u8::from(checks.bounds_checks),
+            u8::from(checks.force_loop_bounding),
+            u8::from(checks.int_div_checks),
+            u8::from(kernel.zero_init_workgroup)
+        );
         if let Some(p) = self.pipelines.lock().map_err(|_| Error::Gpu("pipeline cache poisoned".into()))?.get(&full_key) {
             return Ok(p.clone());
         }
@@ -262,7 +269,7 @@ impl Gpu {
                 layout: None,
                 module: &module,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions { zero_initialize_workgroup_memory: kernel.zero_init_workgroup, ..Default::default() },
                 cache: None,
             })
         }).map_err(|e| Error::Gpu(format!("compiling kernel `{full_key}`: {e}")))?;

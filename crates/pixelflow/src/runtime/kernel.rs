@@ -22,12 +22,15 @@ pub struct Kernel {
     pub generated: Option<String>,
     /// wgpu's shader runtime checks; `None` is the device's policy (`Gpu::runtime_checks`).
     pub checks: Option<wgpu::ShaderRuntimeChecks>,
+    /// WGSL zero-initialises workgroup memory unless this is false (only for kernels that
+    /// write every workgroup variable before reading it).
+    pub zero_init_workgroup: bool,
 }
 
 impl Kernel {
     /// A kernel from static WGSL files.
     pub fn new(key: &str, sources: &[&'static str], entry: &'static str) -> Self {
-        Self { key: key.to_string(), sources: sources.to_vec(), entry, generated: None, checks: None }
+        Self { key: key.to_string(), sources: sources.to_vec(), entry, generated: None, checks: None, zero_init_workgroup: true }
     }
     fn source(&self) -> String {
         let mut s = String::from(COMMON_WGSL);
@@ -99,8 +102,15 @@ impl<'a> NodeRecorder<'a> {
 
     /// Records a dispatch. Bindings are `buffers` in order at 0..n, then, if `uniform` is not
     /// empty, a uniform buffer at binding n. Every binding must be used by the kernel.
+    /// `dispatch` for kernels that write every workgroup variable before reading it: skips
+    /// the zero-initialisation of workgroup memory that WGSL otherwise requires.
+    pub fn dispatch_uninit(&mut self, kernel: &Kernel, buffers: &[&wgpu::Buffer], uniform: &[u8], groups: [u32; 3]) -> Result<()> {
+        let k = Kernel { zero_init_workgroup: false, ..kernel.clone() };
+        self.dispatch(&k, buffers, uniform, groups)
+    }
+
     pub fn dispatch(&mut self, kernel: &Kernel, buffers: &[&wgpu::Buffer], uniform: &[u8], groups: [u32; 3]) -> Result<()> {
-        let pipeline = self.gpu.pipeline(&kernel.key, kernel.entry, kernel.checks, || kernel.source())?;
+        let pipeline = self.gpu.pipeline(kernel, || kernel.source())?;
         let layout = pipeline.get_bind_group_layout(0);
         let mut entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()

@@ -123,7 +123,7 @@ impl Tile {
         );
         let source = format!("{}{}{}", &WGSL[..begin], consts, &WGSL[end..]);
         let key = format!("morphology/{:?}/r{}/s{}/l{}", self.dir, self.radius, self.seg, self.lines);
-        Ok(Kernel { key, sources: Vec::new(), entry, generated: Some(source), checks: None })
+        Ok(Kernel { key, sources: Vec::new(), entry, generated: Some(source), checks: None, zero_init_workgroup: true })
     }
 }
 
