@@ -227,7 +227,11 @@ pub fn run_case(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<B
     let (graph, sets) = case_graph(case, cfg)?;
     check_limits(gpu, &graph)?;
     let plan = plan(&graph, true);
-    let n_q = (plan.steps.len() * 2) as u32;
+    let per_run = (plan.steps.len() * 2) as u32;
+    // One submission runs every buffer set once (a batch), back to back, so the GPU stays
+    // busy and its clocks stay up; each run has its own timestamp range.
+    let batch = cfg.sets as u32;
+    let n_q = per_run * batch;
     let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("bench"), ty: wgpu::QueryType::Timestamp, count: n_q });
     let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("bench.resolve"), size: n_q as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
     // One buffer set (own free list) per input set; sources pinned so no step overwrites them.
@@ -244,31 +248,46 @@ pub fn run_case(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<B
     let mut totals = Vec::new();
     let mut per_step: Vec<Vec<f64>> = vec![Vec::new(); plan.steps.len()];
     let mut labels = Vec::new();
-    for run in 0..cfg.warmup + cfg.runs {
-        let k = run % cfg.sets;
+    let period = gpu.queue.get_timestamp_period() as f64;
+    let started = std::time::Instant::now();
+    let mut warm_batches = 0;
+    loop {
+        // Warm-up: at least `warmup` runs and 300 ms, so clocks have ramped up.
+        let warming = warm_batches * (batch as usize) < cfg.warmup || started.elapsed() < std::time::Duration::from_millis(300);
+        if !warming && totals.len() >= cfg.runs {
+            break;
+        }
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let (encoded, staging) = gpu.scoped(|| -> Result<_> {
-            let e = encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), Some(&qs), None)?;
+            let mut all = Vec::new();
+            for k in 0..cfg.sets {
+                all.push(encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), Some((&qs, k as u32 * per_run)), None)?);
+            }
             encoder.resolve_query_set(&qs, 0..n_q, &resolve, 0);
             let st = gpu.read_buffers(&mut encoder, &[(&resolve, n_q as u64 * 8)]);
-            Ok((e, st))
+            Ok((all, st))
         })??;
         gpu.scoped(|| gpu.queue.submit([encoder.finish()]))?;
         let raw = gpu.map_all(&staging)?;
-        for (_, slot) in encoded.slots.iter() {
-            bufs[k].give(slot.buffer.clone());
-        }
-        let t: Vec<u64> = raw[0].chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
-        let period = gpu.queue.get_timestamp_period() as f64;
-        let steps = step_times(gpu, &raw[0], encoded.labels.clone());
-        if run >= cfg.warmup {
-            let total = t[t.len() - 1].saturating_sub(t[0]) as f64 * period / 1e6;
-            totals.push(total);
-            for (i, s) in steps.iter().enumerate() {
-                per_step[i].push(s.ms);
+        for (k, e) in encoded.iter().enumerate() {
+            for (_, slot) in e.slots.iter() {
+                bufs[k].give(slot.buffer.clone());
             }
         }
-        labels = encoded.labels;
+        if warming {
+            warm_batches += 1;
+            continue;
+        }
+        let t: Vec<u64> = raw[0].chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
+        for (k, e) in encoded.into_iter().enumerate() {
+            let r = &t[k * per_run as usize..(k + 1) * per_run as usize];
+            totals.push(r[r.len() - 1].saturating_sub(r[0]) as f64 * period / 1e6);
+            let bytes: Vec<u8> = r.iter().flat_map(|v| v.to_le_bytes()).collect();
+            for (i, s) in step_times(gpu, &bytes, e.labels.clone()).iter().enumerate() {
+                per_step[i].push(s.ms);
+            }
+            labels = e.labels;
+        }
     }
     for b in &mut bufs {
         b.pinned.clear();

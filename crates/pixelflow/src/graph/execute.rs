@@ -217,7 +217,7 @@ pub(crate) fn check_limits(gpu: &Gpu, graph: &Graph) -> Result<()> {
 }
 
 /// Records every step of `plan` into `encoder`: one compute pass per step, with timestamp
-/// pair `2s, 2s+1` when `query_set` is given. `slots` holds the sources on entry; dead
+/// pair `base+2s, base+2s+1` when `query_set` is given. `slots` holds the sources on entry; dead
 /// values return to `bufs` as soon as their last reader is recorded.
 pub(crate) fn encode_steps<'g>(
     gpu: &'g Gpu,
@@ -226,7 +226,7 @@ pub(crate) fn encode_steps<'g>(
     encoder: &mut wgpu::CommandEncoder,
     bufs: &mut RunBuffers<'_>,
     mut slots: HashMap<(usize, usize), GpuSlot>,
-    query_set: Option<&wgpu::QuerySet>,
+    query_set: Option<(&wgpu::QuerySet, u32)>,
     poison: Option<&wgpu::Buffer>,
 ) -> Result<Encoded<'g>> {
     let mut recorders = Vec::new();
@@ -264,7 +264,7 @@ pub(crate) fn encode_steps<'g>(
             }
         }
         {
-            let tw = query_set.map(|q| wgpu::ComputePassTimestampWrites { query_set: q, beginning_of_pass_write_index: Some(2 * s as u32), end_of_pass_write_index: Some(2 * s as u32 + 1) });
+            let tw = query_set.map(|(q, base)| wgpu::ComputePassTimestampWrites { query_set: q, beginning_of_pass_write_index: Some(base + 2 * s as u32), end_of_pass_write_index: Some(base + 2 * s as u32 + 1) });
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&node.label), timestamp_writes: tw });
             for c in &rec.cmds {
                 if let Cmd::Dispatch { pipeline, bind_group, groups } = c {
@@ -321,7 +321,7 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
 
     let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pixelflow.run") });
     let (encoded, staging) = gpu.scoped(|| -> Result<(Encoded<'_>, Vec<wgpu::Buffer>)> {
-        let encoded = encode_steps(gpu, graph, &plan, &mut encoder, &mut bufs, slots, query_set.as_ref(), poison_buf.as_ref())?;
+        let encoded = encode_steps(gpu, graph, &plan, &mut encoder, &mut bufs, slots, query_set.as_ref().map(|q| (q, 0)), poison_buf.as_ref())?;
         let reads: Vec<(&wgpu::Buffer, u64)> = graph
             .outputs
             .iter()
