@@ -18,8 +18,9 @@ use crate::value::{Data, DataKind, Value, ValueDesc};
 const WGSL: &str = include_str!("histogram.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `HISTOGRAM_WG` in histogram.wgsl.
 const HISTOGRAM_WG: u32 = 256;
-/// Quads per invocation. Schedule choice, not algorithm; to be measured on H100: larger
-/// means fewer workgroups, hence fewer 1024-bin merges into global memory.
+/// Quads per invocation. Schedule choice, not algorithm: larger means fewer workgroups, hence
+/// fewer 1024-bin merges into global memory. Measured on an H200 at 3840x2160: 16 best
+/// (0.0224-0.0246 ms), 8 and 32 slower; 2 or 4 privatised copies per workgroup did not help.
 const QUADS_PER_THREAD: u32 = 16;
 
 /// Histograms of R, G, B and Y (256 bins each) of an RGBA8 image.

@@ -14,14 +14,10 @@ struct CropParams {
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> params: CropParams;
 
-// Schedule choice, not algorithm: mirrors `CROP_WG` in crop.rs.
-const CROP_WG: u32 = 256u;
-
-@compute @workgroup_size(256)
-fn crop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let i = linear_id(wid, nwg, lid, CROP_WG);
-    if (i >= params.count) { return; }
-    let y = i / params.out_width;
-    let x = i - y * params.out_width;
-    dst[i] = src[(y + params.y0) * params.in_width + x + params.x0];
+// Schedule choice, not algorithm: a 64x4 tile of output pixels (mirrors `CROP_WG` in
+// crop.rs); a 2-D grid needs no per-pixel division to find the row.
+@compute @workgroup_size(64, 4)
+fn crop(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= params.out_width || gid.y >= params.out_height) { return; }
+    dst[gid.y * params.out_width + gid.x] = src[(gid.y + params.y0) * params.in_width + gid.x + params.x0];
 }

@@ -18,7 +18,7 @@ use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("resize.wgsl");
-/// Workgroup tile. Schedule choice, not algorithm; mirrors `RESIZE_WG_X/Y` in resize.wgsl.
+/// Workgroup tile. Schedule choice, not algorithm; mirrors `@workgroup_size` in resize.wgsl.
 const RESIZE_WG: (u32, u32) = (32, 8);
 
 /// Resizes to `width` x `height`; a zero side comes from `scale` instead.
@@ -115,7 +115,8 @@ fn resize_pixel(src: &[u8], p: &ResizeParams, x: u32, y: u32) -> [u8; 4] {
         let top = p00 + (p10 - p00) * tx;
         let bottom = p01 + (p11 - p01) * tx;
         let v = top + (bottom - top) * ty;
-        *o = (v.clamp(0.0, 255.0) + 0.5).floor() as u8;
+        // Truncation of v + 0.5 (v >= -0.5 as a convex combination), as the kernel's u32().
+        *o = (v + 0.5) as u8;
     }
     out
 }

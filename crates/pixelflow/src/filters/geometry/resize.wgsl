@@ -17,15 +17,12 @@ struct ResizeParams {
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> params: ResizeParams;
 
-// Schedule choice, not algorithm: a 32x8 tile (mirrors `RESIZE_WG` in resize.rs), so a
-// subgroup covers a row segment and the tile re-reads few source rows.
-const RESIZE_WG_X: u32 = 32u;
-const RESIZE_WG_Y: u32 = 8u;
-
 fn px(x: u32, y: u32) -> vec4<f32> {
     return vec4<f32>(unpack_u8(src[y * params.in_width + x]));
 }
 
+// Schedule choice, not algorithm: a 32x8 tile (mirrors `RESIZE_WG` in resize.rs), so a
+// subgroup covers a row segment and the tile re-reads few source rows.
 @compute @workgroup_size(32, 8)
 fn resize(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (gid.x >= params.out_width || gid.y >= params.out_height) { return; }
@@ -44,6 +41,8 @@ fn resize(@builtin(global_invocation_id) gid: vec3<u32>) {
     let top = p00 + (p10 - p00) * tx;
     let bottom = p01 + (p11 - p01) * tx;
     let v = top + (bottom - top) * ty;
-    let q = vec4<u32>(floor(clamp(v, vec4<f32>(0.0), vec4<f32>(255.0)) + 0.5));
+    // v is a convex combination of 0..255 samples (>= -0.5 even with rounding error), so
+    // truncating v + 0.5 rounds half up with no clamp.
+    let q = vec4<u32>(v + 0.5);
     dst[gid.y * params.out_width + gid.x] = pack_u8(q);
 }

@@ -134,7 +134,8 @@ pub fn lookup_pixel(p: [u8; 4], lut: &[u8], intensity: f32) -> [u8; 4] {
     let v1 = lerp3(c01, c11, t[1]);
     let looked = lerp3(v0, v1, t[2]);
     let out = lerp3([p[0] as f32, p[1] as f32, p[2] as f32], looked, intensity);
-    let q = |v: f32| (v.clamp(0.0, 255.0) + 0.5).floor() as u8;
+    // Truncation of v + 0.5 (v >= -0.5 as a convex combination), as the kernel's u32().
+    let q = |v: f32| (v + 0.5) as u8;
     [q(out[0]), q(out[1]), q(out[2]), p[3]]
 }
 

@@ -19,10 +19,14 @@ struct LookupParams {
 // Schedule choice, not algorithm: mirrors `LOOKUP_WG` in lookup.rs.
 const LOOKUP_WG: u32 = 256u;
 
-fn texel(r: u32, g: u32, b: u32) -> vec3<f32> {
-    let x = (b % 8u) * 64u + r;
-    let y = (b / 8u) * 64u + g;
-    return vec3<f32>(unpack_u8(lut[y * 512u + x]).xyz);
+// Texel at LUT word `i` as 0..255 floats.
+fn texel(i: u32) -> vec3<f32> {
+    return vec3<f32>(unpack_u8(lut[i]).xyz);
+}
+
+// Word offset of blue level b's tile: row b / 8, column b % 8 of 64x64 tiles.
+fn tile_base(b: u32) -> u32 {
+    return (b >> 3u) * (64u * 512u) + (b & 7u) * 64u;
 }
 
 fn lerp3(a: vec3<f32>, b: vec3<f32>, t: f32) -> vec3<f32> {
@@ -39,15 +43,22 @@ fn lookup(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     let l0 = s / 255u;
     let l1 = min(l0 + 1u, vec3<u32>(63u));
     let t = vec3<f32>(s - l0 * 255u) * params.inv255;
-    let c00 = lerp3(texel(l0.x, l0.y, l0.z), texel(l1.x, l0.y, l0.z), t.x);
-    let c10 = lerp3(texel(l0.x, l1.y, l0.z), texel(l1.x, l1.y, l0.z), t.x);
-    let c01 = lerp3(texel(l0.x, l0.y, l1.z), texel(l1.x, l0.y, l1.z), t.x);
-    let c11 = lerp3(texel(l0.x, l1.y, l1.z), texel(l1.x, l1.y, l1.z), t.x);
+    // The 8 corners share their index arithmetic: tile base + green row + red column.
+    let b0 = tile_base(l0.z);
+    let b1 = tile_base(l1.z);
+    let g0 = l0.y * 512u;
+    let g1 = l1.y * 512u;
+    let c00 = lerp3(texel(b0 + g0 + l0.x), texel(b0 + g0 + l1.x), t.x);
+    let c10 = lerp3(texel(b0 + g1 + l0.x), texel(b0 + g1 + l1.x), t.x);
+    let c01 = lerp3(texel(b1 + g0 + l0.x), texel(b1 + g0 + l1.x), t.x);
+    let c11 = lerp3(texel(b1 + g1 + l0.x), texel(b1 + g1 + l1.x), t.x);
     let v0 = lerp3(c00, c10, t.y);
     let v1 = lerp3(c01, c11, t.y);
     let looked = lerp3(v0, v1, t.z);
     let orig = vec3<f32>(c.xyz);
     let out = lerp3(orig, looked, params.intensity);
-    let q = vec3<u32>(floor(clamp(out, vec3<f32>(0.0), vec3<f32>(255.0)) + 0.5));
+    // A convex combination of 0..255 values (>= -0.5 with rounding error): truncating
+    // out + 0.5 rounds half up with no clamp.
+    let q = vec3<u32>(out + 0.5);
     dst[i] = pack_u8(vec4<u32>(q, c.w));
 }
