@@ -1,6 +1,6 @@
 //! Per-channel minimum over a square window. Matches GPUImage's `GPUImageErosionFilter`
 //! (which looks at red only and stops at radius 4); here every channel of RGBA8, or the one
-//! of Gray8, is eroded independently, at any radius up to 32 for the same cost.
+//! of Gray8, is eroded independently, at any radius up to 32 at a cost that barely depends on it.
 
 use crate::error::Result;
 use crate::filters::morphology::separable::{self, Op, EXACT, RADIUS, UNIFORMS};
@@ -33,7 +33,8 @@ pub static DEF: FilterDef = FilterDef {
     family: Family::Morphology,
     summary: "Per-channel minimum over a square (2r+1)x(2r+1) window (grows dark regions).",
     doc: "Separable: a row minimum then a column minimum (dilation of the inverted samples), each by the van Herk / Gil-Werman algorithm \
-          (three comparisons per pixel whatever the radius). Edges replicated. RGBA8 (all four channels \
+          (three comparisons per pixel and pass whatever the radius; past radius 8 the row pass combines \
+          two or four overlapping smaller windows, one or two comparisons more). Edges replicated. RGBA8 (all four channels \
           independently) or Gray8. Exact: GPU and CPU agree bit for bit.",
     gpuimage: "GPUImageErosionFilter",
     params: &[RADIUS],

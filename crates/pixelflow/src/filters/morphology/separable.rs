@@ -1,6 +1,6 @@
 //! The shared engine of dilation and erosion: a separable max (or min) over a square
-//! window, one horizontal and one vertical pass, each a van Herk / Gil-Werman sweep in
-//! workgroup memory (see `morphology.wgsl`), and the CPU twin.
+//! window, one horizontal and one vertical pass, each by van Herk / Gil-Werman (see
+//! `morphology.wgsl`): kernels generated per radius as straight-line code, and the CPU twin.
 //!
 //! Max over a (2r+1)x(2r+1) square with clamped coordinates equals a row max followed by a
 //! column max, because clamping acts on each axis separately. Erosion is dilation of the
@@ -49,81 +49,234 @@ pub(crate) enum Op {
     Min,
 }
 
-/// Preferred tiles: lines per workgroup (= invocations, one line each) and output positions
-/// per line. Schedule choices, not algorithm; to be measured on H100. Tiles shrink (segment
-/// first, then lines) until they fit the device's workgroup memory at the given radius.
-const H_LINES: u32 = 64;
-const H_SEG: u32 = 64;
-const V_LINES: u32 = 64;
-const V_SEG: u32 = 64;
+/// Horizontal pass: aim for at least this many van Herk outputs per row of a workgroup
+/// tile, so the clamped halo stays a small part of what is read. Schedule choice, not
+/// algorithm; to be measured on H100 (it was, on an H200: 96).
+const H_MIN_COLUMNS: u32 = 96;
+/// Invocations per workgroup of the horizontal pass (rows are halved while the tile does
+/// not fit the device's workgroup memory). Schedule choice, not algorithm.
+const H_THREADS: u32 = 128;
+/// Largest block radius the horizontal pass runs van Herk with. Beyond it the window is
+/// split into two overlapping halves, max over [x-r, x+r] = max(M(x-d), M(x+d)) with M the
+/// max over a window of radius r' = ceil((2r-1)/4) and d = r - r', until r' is small enough:
+/// one more max per output per halving (two at radius 32). On an H200 the straight-line
+/// block code grew slower per pixel past K = 17 in this pass (the vertical pass, without
+/// workgroup memory, did not), so this is a schedule choice; to be measured on H100.
+const H_MAX_BLOCK_RADIUS: u32 = 8;
+/// Vertical pass workgroup: 64 adjacent columns (a warp reads whole 128-byte row
+/// segments) x this many blocks of K rows. Schedule choice, not algorithm; measured on an
+/// H200 against a workgroup-memory tile like the horizontal one, which was slower.
+const V_COLUMNS: u32 = 64;
+const V_BLOCKS: u32 = 2;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dir {
-    Horizontal,
-    Vertical,
+/// The window split of `H_MAX_BLOCK_RADIUS`: the block radius and the offsets whose block
+/// maxima make up the window of `radius`.
+fn split_window(radius: u32, max_block: u32) -> (u32, Vec<i32>) {
+    let (mut r, mut offsets) = (radius, vec![0i32]);
+    while r > max_block {
+        let half = (2 * r - 1).div_ceil(4);
+        let d = (r - half) as i32;
+        offsets = offsets.iter().flat_map(|&o| [o - d, o + d]).collect();
+        r = half;
+    }
+    (r, offsets)
 }
 
-/// A specialisation of `morphology.wgsl`.
+/// The horizontal kernel's specialisation: TR rows x NB blocks of K = 2*RB+1 per workgroup.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Tile {
-    dir: Dir,
+struct HTile {
     radius: u32,
-    seg: u32,
-    lines: u32,
-    in_stride: u32,
-    out_stride: u32,
-    in_size: u32,
-    out_size: u32,
+    /// Block radius (the radius itself unless split).
+    rb: u32,
+    nb: u32,
+    tr: u32,
+    /// Row stride in workgroup memory: at least NB*K + 2*RB and congruent to NB*K mod 32,
+    /// so invocation `lid` reads word `lid*K + s` mod 32 (K odd: distinct banks per warp).
+    rs: u32,
 }
 
-impl Tile {
-    fn new(dir: Dir, radius: u32, seg: u32, lines: u32) -> Tile {
-        let ext = seg + 2 * radius;
-        match dir {
-            // One row per invocation, rows laid out one after another: odd strides keep
-            // neighbouring invocations in different banks.
-            Dir::Horizontal => {
-                let (in_stride, out_stride) = (ext | 1, seg | 1);
-                Tile { dir, radius, seg, lines, in_stride, out_stride, in_size: lines * in_stride, out_size: lines * out_stride }
-            }
-            // Columns interleaved (element i of column t at i * lines + t).
-            Dir::Vertical => Tile { dir, radius, seg, lines, in_stride: lines, out_stride: lines, in_size: ext * lines, out_size: seg * lines },
+impl HTile {
+    fn fit(radius: u32, budget: u64) -> Result<HTile> {
+        let (rb, _) = split_window(radius, H_MAX_BLOCK_RADIUS);
+        let (k, dmax) = (2 * rb + 1, radius - rb);
+        // a power of two from 4 to 32 (whole Gray8 words per tile row), leaving at least
+        // 32 outputs per row once the split's reach is taken off
+        let mut nb = H_MIN_COLUMNS.div_ceil(k).next_power_of_two().clamp(4, 32);
+        while nb * k < 2 * dmax + 32 {
+            nb *= 2;
         }
+        let rs = nb * k + 32 * (2 * rb).div_ceil(32);
+        let mut t = HTile { radius, rb, nb, tr: (H_THREADS / nb).max(1), rs };
+        while t.tr > 1 && t.shared_bytes() > budget {
+            t.tr /= 2;
+        }
+        if t.shared_bytes() > budget {
+            return Err(Error::Gpu(format!("morphology radius {radius} needs more workgroup memory than the device's {budget} bytes")));
+        }
+        Ok(t)
+    }
+    fn k(&self) -> u32 {
+        2 * self.rb + 1
+    }
+    /// Block maxima per tile row.
+    fn ti(&self) -> u32 {
+        self.nb * self.k()
+    }
+    /// Output columns per tile row: what the block maxima cover after the split's reach,
+    /// in whole Gray8 words.
+    fn tc(&self) -> u32 {
+        (self.ti() - 2 * (self.radius - self.rb)) / 4 * 4
+    }
+    /// Input columns per tile row.
+    fn ext(&self) -> u32 {
+        self.ti() + 2 * self.rb
+    }
+    fn threads(&self) -> u32 {
+        self.nb * self.tr
+    }
+    fn shared_bytes(&self) -> u64 {
+        self.tr as u64 * self.rs as u64 * 4
     }
 
-    /// The largest tile not above the preferred one that fits `budget` bytes of workgroup memory.
-    fn fit(dir: Dir, radius: u32, budget: u64) -> Result<Tile> {
-        let (mut lines, mut seg) = match dir {
-            Dir::Horizontal => (H_LINES, H_SEG),
-            Dir::Vertical => (V_LINES, V_SEG),
+    fn kernel(&self, entry: &'static str) -> Kernel {
+        let key = format!("morphology/h/r{}/rb{}/nb{}/tr{}", self.radius, self.rb, self.nb, self.tr);
+        Kernel { key, sources: vec![WGSL], entry, generated: Some(self.source()), checks: None, zero_init_workgroup: true }
+    }
+
+    fn source(&self) -> String {
+        let (r, k, nb, tr, rs, tc, ext, t) = (self.radius, self.k(), self.nb, self.tr, self.rs, self.tc(), self.ext(), self.threads());
+        let (_, offsets) = split_window(r, self.rb);
+        let dmax = (r - self.rb) as i32;
+        let wc = tc / 4;
+        let mut s = format!("// Horizontal pass, radius {r} (blocks of {k}, offsets {offsets:?}): {tr} rows x {nb} blocks per workgroup.\n");
+        s += &format!("var<workgroup> tile: array<u32, {}>;\n\n", tr * rs);
+        for fmt in ["rgba", "gray"] {
+            s += &format!("fn h_in_{fmt}(i: u32, x0: u32, y0: u32) -> u32 {{\n    return h_load_{fmt}(i32(x0 + i % {ext}u) - {r}, min(y0 + i / {ext}u, params.height - 1u));\n}}\n\n");
+        }
+        // output (x0 + c) = max over the offsets of the block maximum at tile position
+        // c + dmax + offset
+        let combine = |s: &mut String, per_byte: bool, base: &str| {
+            for (n, o) in offsets.iter().enumerate() {
+                *s += &format!("    let m{n}_0 = tile[{base} + {}u];\n", dmax + o);
+                if n > 0 {
+                    op(s, per_byte, format!("m{n}"), format!("m{}", n - 1), format!("m{n}_0"));
+                } else {
+                    *s += "    let m0 = m0_0;\n";
+                }
+            }
         };
-        loop {
-            let t = Tile::new(dir, radius, seg, lines);
-            if (t.in_size as u64 + t.out_size as u64) * 4 <= budget {
-                return Ok(t);
-            }
-            // segments stay multiples of 4 (Gray8 horizontal pass writes whole words)
-            if seg > 16 {
-                seg /= 2;
-            } else if lines > 8 {
-                lines /= 2;
-            } else {
-                return Err(Error::Gpu(format!("morphology radius {radius} needs more workgroup memory than the device's {budget} bytes")));
-            }
-        }
-    }
-
-    fn kernel(&self, entry: &'static str) -> Result<Kernel> {
-        let begin = WGSL.find("// BEGIN SPECIALISATION").ok_or_else(|| Error::Gpu("morphology.wgsl lost its specialisation block".into()))?;
-        let end_marker = "// END SPECIALISATION";
-        let end = WGSL.find(end_marker).ok_or_else(|| Error::Gpu("morphology.wgsl lost its specialisation block".into()))? + end_marker.len();
-        let consts = format!(
-            "const R: u32 = {}u;\nconst SEG: u32 = {}u;\nconst LINES: u32 = {}u;\nconst IN_STRIDE: u32 = {}u;\nconst OUT_STRIDE: u32 = {}u;\nconst IN_SIZE: u32 = {}u;\nconst OUT_SIZE: u32 = {}u;",
-            self.radius, self.seg, self.lines, self.in_stride, self.out_stride, self.in_size, self.out_size
+        let last = offsets.len() - 1;
+        s += &format!("fn h_out_rgba(i: u32, x0: u32, y0: u32) {{\n    let row = i / {tc}u;\n    let col = i % {tc}u;\n    let y = y0 + row;\n    let x = x0 + col;\n    if (row < {tr}u && y < params.height && x < params.width) {{\n");
+        combine(&mut s, true, &format!("row * {rs}u + col"));
+        s += &format!("        dst[y * params.words_per_row + x] = m{last} ^ params.flip;\n    }}\n}}\n\n");
+        s += &format!("fn h_gray_at(p: u32) -> u32 {{\n");
+        combine(&mut s, false, "p");
+        s += &format!("    return (m{last} ^ params.flip) & 255u;\n}}\n\n");
+        s += &format!(
+            "fn h_out_gray(i: u32, x0: u32, y0: u32) {{\n    let row = i / {wc}u;\n    let c = i % {wc}u;\n    let y = y0 + row;\n    let xw = x0 / 4u + c;\n    if (row < {tr}u && y < params.height && xw < params.words_per_row) {{\n        let o = row * {rs}u + c * 4u;\n        dst[y * params.words_per_row + xw] = h_gray_at(o) | (h_gray_at(o + 1u) << 8u) | (h_gray_at(o + 2u) << 16u) | (h_gray_at(o + 3u) << 24u);\n    }}\n}}\n\n"
         );
-        let source = format!("{}{}{}", &WGSL[..begin], consts, &WGSL[end..]);
-        let key = format!("morphology/{:?}/r{}/s{}/l{}", self.dir, self.radius, self.seg, self.lines);
-        Ok(Kernel { key, sources: Vec::new(), entry, generated: Some(source), checks: None, zero_init_workgroup: true })
+        // Gray8 elements hold one sample in the low byte (the flip sets the others, equally
+        // for all), so a plain u32 max does.
+        for (fmt, per_byte, nout) in [("rgba", true, tr * tc), ("gray", false, tr * wc)] {
+            s += &format!("@compute @workgroup_size({t})\nfn h_{fmt}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n");
+            s += &format!("    let x0 = wid.x * {tc}u;\n    let y0 = wid.y * {tr}u;\n");
+            // copy in, straight-line with all loads first so they are in flight together
+            // (measured much faster than a loop)
+            let nin = tr * ext;
+            let reps = nin.div_ceil(t);
+            for n in 0..reps {
+                s += &format!("    let c{n} = h_in_{fmt}(min(lid + {}u, {}u), x0, y0);\n", n * t, nin - 1);
+            }
+            for n in 0..reps {
+                let i = format!("lid + {}u", n * t);
+                let store = format!("tile[({i}) / {ext}u * {rs}u + ({i}) % {ext}u] = c{n};");
+                if (n + 1) * t <= nin {
+                    s += &format!("    {store}\n");
+                } else {
+                    s += &format!("    if ({i} < {nin}u) {{ {store} }}\n");
+                }
+            }
+            s += "    workgroupBarrier();\n";
+            s += &format!("    let tb = lid / {nb}u * {rs}u + lid % {nb}u * {k}u;\n");
+            van_herk(&mut s, k, per_byte, |i| format!("tile[tb + {i}u]"));
+            // everyone has read its inputs before the tile is reused for the block maxima
+            s += "    workgroupBarrier();\n";
+            for j in 0..k {
+                s += &format!("    tile[tb + {j}u] = o{j};\n");
+            }
+            s += "    workgroupBarrier();\n";
+            for n in 0..nout.div_ceil(t) {
+                s += &format!("    h_out_{fmt}(lid + {}u, x0, y0);\n", n * t);
+            }
+            s += "}\n\n";
+        }
+        s
+    }
+}
+
+/// The vertical kernel's specialisation: one block of K rows per invocation, read straight
+/// from the buffer (no workgroup memory, so no device limit applies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct VTile {
+    radius: u32,
+}
+
+impl VTile {
+    fn k(&self) -> u32 {
+        2 * self.radius + 1
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel { key: format!("morphology/v/r{}/b{V_BLOCKS}", self.radius), sources: vec![WGSL], entry: "v_words", generated: Some(self.source()), checks: None, zero_init_workgroup: true }
+    }
+    fn source(&self) -> String {
+        let (r, k) = (self.radius, self.k());
+        let mut s = format!("// Vertical pass, radius {r}: one block of {k} rows per invocation.\n");
+        s += &format!("@compute @workgroup_size({V_COLUMNS}, {V_BLOCKS})\nfn v_words(@builtin(global_invocation_id) gid: vec3<u32>) {{\n");
+        s += &format!("    let x = gid.x;\n    let y0 = gid.y * {k}u;\n    if (x >= params.width || y0 >= params.height) {{ return; }}\n    let ys = i32(y0) - {r};\n");
+        van_herk(&mut s, k, true, |i| format!("v_load(x, ys + {i})"));
+        for j in 0..k {
+            s += &format!("    v_store(x, y0 + {j}u, o{j});\n");
+        }
+        s += "}\n";
+        s
+    }
+}
+
+/// Emits van Herk for one block: inputs `load(0..2K-1)`, outputs `o0..o{K-1}` (see the
+/// comment at the top of `morphology.wgsl`). The per-byte max is written out inline rather
+/// than called as a function, and all code is straight-line: both measured much faster
+/// than loops or calls on an H200 (Vulkan).
+fn van_herk(s: &mut String, k: u32, per_byte: bool, load: impl Fn(u32) -> String) {
+    for i in 0..2 * k - 1 {
+        *s += &format!("    let v{i} = {};\n", load(i));
+    }
+    *s += &format!("    let a{} = v{};\n", k - 1, k - 1);
+    for j in (0..k - 1).rev() {
+        op(s, per_byte, format!("a{j}"), format!("v{j}"), format!("a{}", j + 1));
+    }
+    *s += &format!("    let b0 = v{k};\n");
+    for t in 1..k - 1 {
+        op(s, per_byte, format!("b{t}"), format!("b{}", t - 1), format!("v{}", k + t));
+    }
+    *s += "    let o0 = a0;\n";
+    for j in 1..k {
+        op(s, per_byte, format!("o{j}"), format!("a{j}"), format!("b{}", j - 1));
+    }
+}
+
+/// Emits `let out = max(a, b)`, per byte (`max4` of morphology.wgsl, written out inline) or
+/// on whole words.
+fn op(s: &mut String, per_byte: bool, out: String, a: String, b: String) {
+    if per_byte {
+        *s += &format!(
+            "    let {out}_l = ({a} | 0x80808080u) - ({b} & 0x7f7f7f7fu);
+    let {out}_m = (((({a} & ~{b}) | (~({a} ^ {b}) & {out}_l)) & 0x80808080u) >> 7u) * 255u;
+    let {out} = ({a} & {out}_m) | ({b} & ~{out}_m);
+"
+        );
+    } else {
+        *s += &format!("    let {out} = max({a}, {b});
+");
     }
 }
 
@@ -146,15 +299,14 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSl
     let flip = if op == Op::Min { u32::MAX } else { 0 };
     let tmp = rec.temp(d.format.gpu_bytes(d.width, d.height));
 
-    let th = Tile::fit(Dir::Horizontal, radius, budget)?;
+    let th = HTile::fit(radius, budget)?;
     let ph = MorphParams { width: d.width, height: d.height, words_per_row, flip };
-    let kh = th.kernel(if gray { "h_gray" } else { "h_rgba" })?;
-    rec.dispatch(&kh, &[&input.buffer, &tmp], bytemuck::bytes_of(&ph), groups_2d(d.width, d.height, th.seg, th.lines))?;
+    let kh = th.kernel(if gray { "h_gray" } else { "h_rgba" });
+    rec.dispatch(&kh, &[&input.buffer, &tmp], bytemuck::bytes_of(&ph), groups_2d(d.width, d.height, th.tc(), th.tr))?;
 
-    let tv = Tile::fit(Dir::Vertical, radius, budget)?;
+    let tv = VTile { radius };
     let pv = MorphParams { width: words_per_row, height: d.height, words_per_row, flip };
-    let kv = tv.kernel("v_words")?;
-    rec.dispatch(&kv, &[&tmp, &output.buffer], bytemuck::bytes_of(&pv), groups_2d(words_per_row, d.height, tv.lines, tv.seg))
+    rec.dispatch(&tv.kernel(), &[&tmp, &output.buffer], bytemuck::bytes_of(&pv), groups_2d(words_per_row, d.height.div_ceil(tv.k()), V_COLUMNS, V_BLOCKS))
 }
 
 /// CPU twin: a direct row max (or min) over the clamped window, then a column one.
@@ -215,21 +367,37 @@ mod tests {
     #[test]
     fn tiles_fit_the_webgpu_minimum_at_every_radius() {
         for r in 1..=32 {
-            for dir in [Dir::Horizontal, Dir::Vertical] {
-                let t = Tile::fit(dir, r, 16384).unwrap();
-                assert!((t.in_size + t.out_size) * 4 <= 16384);
-                assert_eq!(t.seg % 4, 0);
-                t.kernel("v_words").unwrap();
+            for budget in [16384, 32768, 49152] {
+                let t = HTile::fit(r, budget).unwrap();
+                assert!(t.shared_bytes() <= budget);
+                assert_eq!(t.tc() % 4, 0);
+                assert!(t.threads() <= H_THREADS && t.tc() >= 32);
+                assert!(t.rs >= t.ext() && (t.rs - t.ti()) % 32 == 0);
+                let (rb, offsets) = split_window(r, H_MAX_BLOCK_RADIUS);
+                assert_eq!(rb, t.rb);
+                assert!(t.tc() + 2 * (r - rb) <= t.ti());
+                // the offset windows tile [-r, r] exactly: contiguous, nothing outside
+                let mut covered = vec![false; 2 * r as usize + 1];
+                for o in offsets {
+                    for x in o - rb as i32..=o + rb as i32 {
+                        covered[(x + r as i32) as usize] = true;
+                    }
+                }
+                assert!(covered.iter().all(|&c| c), "r={r}");
             }
         }
     }
 
     #[test]
-    fn specialised_source_replaces_the_defaults() {
-        let k = Tile::fit(Dir::Vertical, 7, 49152).unwrap().kernel("v_words").unwrap();
-        let src = k.generated.unwrap();
-        assert!(src.contains("const R: u32 = 7u;"));
-        assert!(!src.contains("BEGIN SPECIALISATION"));
+    fn generated_kernels_parse() {
+        for r in [1, 2, 7, 32] {
+            let h = HTile::fit(r, 49152).unwrap().kernel("h_rgba");
+            let v = VTile { radius: r }.kernel();
+            for k in [h, v] {
+                let src = format!("{}\n{}\n{}", include_str!("../common.wgsl"), WGSL, k.generated.unwrap());
+                naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("r={r}: {}", e.emit_to_string(&src)));
+            }
+        }
     }
 
     #[test]
