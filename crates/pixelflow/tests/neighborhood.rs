@@ -80,13 +80,19 @@ fn blurred_constant_image_stays_constant() {
 fn box_blur_is_exact_at_every_radius_and_schedule() {
     // wider than one strip at radius 64 (128 output columns) and taller than one strip
     let img = random_image(300, 150, PixelFormat::Rgba8, 11);
-    for r in [0, 1, 5, 64] {
-        assert_eq!(gpu_vs_cpu(Box::new(BoxBlur::new(r).unwrap()), &img), 0, "radius {r}");
-    }
     let small = random_image(130, 17, PixelFormat::Rgba8, 12);
-    for (ch, sh) in [(1, 1), (1, 5), (2, 6), (4, 8), (4, 128)] {
-        let f = BoxBlur::new(9).unwrap().with_schedule(ch, sh);
-        assert_eq!(gpu_vs_cpu(Box::new(f), &small), 0, "schedule {ch}/{sh}");
+    let mut variants = vec![false];
+    if gpu().has_subgroups() {
+        variants.push(true);
+    }
+    for sg in variants {
+        for r in [0, 1, 5, 64] {
+            assert_eq!(gpu_vs_cpu(Box::new(BoxBlur::new(r).unwrap().with_subgroups(sg)), &img), 0, "radius {r} subgroups {sg}");
+        }
+        for (ch, sh) in [(1, 1), (1, 5), (2, 6), (4, 8), (4, 128)] {
+            let f = BoxBlur::new(9).unwrap().with_schedule(ch, sh).with_subgroups(sg);
+            assert_eq!(gpu_vs_cpu(Box::new(f), &small), 0, "schedule {ch}/{sh} subgroups {sg}");
+        }
     }
     // radius 0 is the identity
     let (out, _) = run(&gpu_backend(), Box::new(BoxBlur::new(0).unwrap()), &small, &RunOptions::default()).unwrap();
@@ -106,42 +112,160 @@ fn sobel_is_black_on_flat_images_and_matches_cpu() {
 }
 
 /// GPU time per kernel at 3840x2160 RGBA8 against a copy kernel (`to_rgba` on RGBA8 input).
-/// `cargo test --release --test neighborhood -- --ignored --nocapture`
+/// Each case runs as a chain alternating copy and the filter in one submission, so both see
+/// the same device state (clocks, other work); the medians of each are reported.
+/// `cargo test --release --test neighborhood -- --ignored --nocapture bench`
+/// (`NEIGH_BENCH=prefix,prefix` selects cases).
 #[test]
 #[ignore]
 fn bench_neighborhood_4k() {
+    let pairs: usize = std::env::var("NEIGH_CHAIN").ok().and_then(|s| s.parse().ok()).unwrap_or(16);
     let backend = gpu_backend();
-    eprintln!("device: {}", backend.describe());
+    let info = gpu().info();
+    eprintln!("device: {} ({}), workgroup memory {} bytes, subgroups {}", info.name, info.backend, info.max_workgroup_storage, gpu().has_subgroups());
     let img = random_image(3840, 2160, PixelFormat::Rgba8, 1);
     let opts = RunOptions { timings: true, ..Default::default() };
-    let time = |f: Box<dyn Filter>| -> f64 {
-        let mut v: Vec<f64> = (0..15).map(|_| run(&backend, f.clone(), &img, &opts).map(|r| r.1).unwrap_or(f64::NAN)).collect();
+    let only: Vec<String> = std::env::var("NEIGH_BENCH").map(|s| s.split(',').map(String::from).collect()).unwrap_or_default();
+    let median = |mut v: Vec<f64>| {
         v.sort_by(|a, b| a.total_cmp(b));
         v[v.len() / 2]
     };
-    let copy = time(Box::new(ToRgba));
-    eprintln!("{:<44} {:>8.4} ms", "copy (to_rgba on rgba8)", copy);
+    let time = |f: Box<dyn Filter>| -> Result<(f64, f64), String> {
+        let mut g = Graph::new();
+        let mut p = g.source("in", img.desc()).map_err(|e| e.to_string())?;
+        for _ in 0..pairs {
+            p = g.add_boxed(Box::new(ToRgba), &[p]).map_err(|e| e.to_string())?[0];
+            p = g.add_boxed(f.clone(), &[p]).map_err(|e| e.to_string())?[0];
+        }
+        g.output("out", p).map_err(|e| e.to_string())?;
+        let mut best = (f64::INFINITY, 1.0);
+        for _ in 0..2 {
+            let r = backend.run(&g, &[("in", &img)], &opts).map_err(|e| e.to_string())?;
+            let t: Vec<f64> = r.timings.iter().map(|t| t.ms).collect();
+            // skip the first quarter while clocks ramp up
+            let skip = pairs / 4;
+            let copy = median(t.iter().step_by(2).skip(skip).copied().collect());
+            let case = median(t.iter().skip(1).step_by(2).skip(skip).copied().collect());
+            if case < best.0 {
+                best = (case, copy);
+            }
+        }
+        Ok(best)
+    };
     let mut cases: Vec<(String, Box<dyn Filter>)> = Vec::new();
-    for sigma in [1.0f32, 2.0, 3.0, 5.0, 8.0] {
+    for sigma in [1.0f32, 2.0, 3.0, 5.0, 8.0, 12.0] {
         cases.push((format!("gaussian sigma={sigma} auto"), Box::new(GaussianBlur::new(sigma).unwrap())));
     }
-    let tiles = [(8, 32, 2, 1), (16, 32, 4, 2), (16, 64, 4, 4), (16, 64, 8, 4), (32, 32, 8, 4), (8, 128, 8, 4), (8, 128, 4, 4), (32, 64, 8, 8), (16, 128, 8, 8), (64, 32, 8, 8)];
-    for sigma in [2.0f32, 3.0] {
+    let tiles = [(8, 32, 8, 1), (16, 16, 8, 1), (16, 32, 8, 2), (16, 32, 16, 2), (16, 64, 8, 4), (16, 64, 16, 4), (32, 32, 8, 4), (32, 32, 16, 4), (32, 64, 8, 8)];
+    for sigma in [2.0f32, 3.0, 8.0] {
         for (tw, th, kh, kv) in tiles {
             let t = gaussian_blur::FusedTile { tw, th, kh, kv };
             cases.push((format!("gaussian sigma={sigma} {tw}x{th} kh{kh} kv{kv}"), Box::new(GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Fused(t)))));
         }
         cases.push((format!("gaussian sigma={sigma} two-pass"), Box::new(GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::TwoPass))));
     }
-    for r in [1u32, 4, 16, 64] {
+    for r in [1u32, 4, 15, 64] {
         cases.push((format!("box r={r} auto"), Box::new(BoxBlur::new(r).unwrap())));
-        for (ch, sh) in [(4, 32), (4, 64), (4, 128), (4, 256), (2, 64)] {
-            cases.push((format!("box r={r} ch{ch} strip{sh}"), Box::new(BoxBlur::new(r).unwrap().with_schedule(ch, sh))));
+        cases.push((format!("box r={r} ch2 strip32 scan"), Box::new(BoxBlur::new(r).unwrap().with_schedule(2, 32).with_subgroups(false))));
+        for (ch, sh) in [(1, 16), (1, 32), (1, 64), (2, 32), (2, 64), (4, 64)] {
+            cases.push((format!("box r={r} ch{ch} strip{sh} subgroups"), Box::new(BoxBlur::new(r).unwrap().with_schedule(ch, sh).with_subgroups(true))));
         }
     }
     cases.push(("sobel".into(), Box::new(SobelEdgeDetection::new(1.0).unwrap())));
     for (name, f) in cases {
-        let t = time(f);
-        eprintln!("{name:<44} {t:>8.4} ms  {:>5.2}x copy", t / copy);
+        if !only.is_empty() && !only.iter().any(|o| name.starts_with(o.as_str())) {
+            continue;
+        }
+        match time(f) {
+            Ok((t, copy)) => eprintln!("{name:<44} {t:>8.4} ms  copy {copy:.4} ms  {:>5.2}x copy", t / copy),
+            Err(e) => eprintln!("{name:<44} skipped: {}", e.lines().next().unwrap_or("")),
+        }
+    }
+}
+
+/// Diagnostic: a copy kernel that also round-trips through `words` u32 of workgroup memory,
+/// to see how workgroup-memory size affects a memory-bound kernel on this device. On H200
+/// (Vulkan) a 256-invocation workgroup ran at copy speed up to 4 KiB, 1.3x slower at 8 KiB,
+/// 2.4x at 16 KiB and 6.5x at 32 KiB: about 64 KiB per SM are shared by resident workgroups.
+/// `cargo test --release --test neighborhood -- --ignored --nocapture diag`
+#[derive(Clone, Debug)]
+struct SharedDiag {
+    words: u32,
+    wg: u32,
+}
+
+static DIAG_DEF: pixelflow::FilterDef = pixelflow::FilterDef {
+    name: "diag",
+    family: pixelflow::registry::Family::Convert,
+    summary: "diagnostic",
+    doc: "",
+    gpuimage: "",
+    params: &[],
+    inputs: pixelflow::registry::IMAGE,
+    outputs: pixelflow::registry::IMAGE,
+    tolerance: pixelflow::registry::EXACT_ENOUGH,
+    build: |_| Err(pixelflow::Error::Graph("diagnostic only".into())),
+    uniforms: &[],
+    test_inputs: None,
+};
+
+impl Filter for SharedDiag {
+    fn def(&self) -> &'static pixelflow::FilterDef {
+        &DIAG_DEF
+    }
+    fn output_descs(&self, inputs: &[pixelflow::ValueDesc]) -> pixelflow::Result<Vec<pixelflow::ValueDesc>> {
+        Ok(inputs.to_vec())
+    }
+    fn run_cpu(&self, _: &[&Value], _: &[pixelflow::ValueDesc]) -> pixelflow::Result<Vec<Value>> {
+        Err(pixelflow::Error::Graph("diagnostic only".into()))
+    }
+    fn record_gpu(&self, rec: &mut pixelflow::runtime::NodeRecorder<'_>, inputs: &[pixelflow::runtime::GpuSlot], outputs: &[pixelflow::runtime::GpuSlot]) -> pixelflow::Result<()> {
+        let (n, wg) = (self.words, self.wg);
+        let src = format!(
+            "@group(0) @binding(0) var<storage, read> src: array<u32>;\n@group(0) @binding(1) var<storage, read_write> dst: array<u32>;\nvar<workgroup> buf: array<u32, {n}>;\n\
+             @compute @workgroup_size({wg})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n\
+             let i = linear_id(wid, nwg, lid, {wg}u);\n let n = arrayLength(&dst);\n var v = 0u;\n if (i < n) {{ v = src[i]; }}\n buf[lid * {s}u] = v;\n workgroupBarrier();\n if (i < n) {{ dst[i] = buf[(lid ^ 1u) * {s}u]; }}\n}}\n",
+            s = n / wg
+        );
+        let mut k = pixelflow::runtime::Kernel::new(&format!("diag.{n}.{wg}"), &[], "main");
+        k.generated = Some(src);
+        let px = inputs[0].desc.image().map(|d| d.pixels() as u64).unwrap_or(0);
+        rec.dispatch(&k, &[&inputs[0].buffer, &outputs[0].buffer], &[], pixelflow::runtime::groups_1d(px, wg))
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
+
+#[test]
+#[ignore]
+fn diag_workgroup_memory_4k() {
+    let backend = gpu_backend();
+    let img = random_image(3840, 2160, PixelFormat::Rgba8, 1);
+    let opts = RunOptions { timings: true, ..Default::default() };
+    let time = |f: Box<dyn Filter>| -> Result<f64, String> {
+        let mut g = Graph::new();
+        let mut p = g.source("in", img.desc()).map_err(|e| e.to_string())?;
+        for _ in 0..30 {
+            p = g.add_boxed(f.clone(), &[p]).map_err(|e| e.to_string())?[0];
+        }
+        g.output("out", p).map_err(|e| e.to_string())?;
+        let mut best = f64::INFINITY;
+        for _ in 0..2 {
+            let r = backend.run(&g, &[("in", &img)], &opts).map_err(|e| e.to_string())?;
+            let mut v: Vec<f64> = r.timings.iter().skip(10).map(|t| t.ms).collect();
+            v.sort_by(|a, b| a.total_cmp(b));
+            best = best.min(v[v.len() / 2]);
+        }
+        Ok(best)
+    };
+    eprintln!("copy {:.4} ms", time(Box::new(ToRgba)).unwrap());
+    for wg in [256u32, 64] {
+        for kib in [1u32, 4, 8, 12, 16, 24, 32, 48] {
+            match time(Box::new(SharedDiag { words: kib * 256, wg })) {
+                Ok(t) => eprintln!("wg {wg:>3} shared {kib:>2} KiB {t:.4} ms"),
+                Err(e) => eprintln!("wg {wg} {kib} KiB: {}", e.lines().next().unwrap_or("")),
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! Exact integer arithmetic on both sides: the window sum of each channel is an integer and
 //! the output is `round_half_up(sum / (2r+1)^2)`, so GPU and CPU agree bit for bit. The GPU
 //! kernel's work per pixel does not depend on the radius (running column sums plus a prefix
-//! sum per row, see `box_blur.wgsl`).
+//! sum per row: `box_blur.wgsl`, and `box_blur_subgroup.wgsl` on devices with subgroups).
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -19,6 +19,8 @@ use crate::value::{Value, ValueDesc};
 use super::specialize;
 
 const WGSL: &str = include_str!("box_blur.wgsl");
+/// `main_sg`, appended to `WGSL` on devices with subgroup operations.
+const SUBGROUP_WGSL: &str = include_str!("box_blur_subgroup.wgsl");
 
 /// Strip columns per workgroup (= invocations), fixed by the WGSL scan layout.
 const NCOL: u32 = 256;
@@ -30,12 +32,13 @@ const BYTES_PER_ROUND_ROW: u64 = 256 * 8 + 256 * 16 + 64 * 16 + 8 * 16;
 pub struct BoxBlur {
     pub radius: u32,
     schedule: Option<(u32, u32)>,
+    subgroups: Option<bool>,
 }
 
 impl BoxBlur {
     /// Fails when `radius` is outside [0, 64].
     pub fn new(radius: u32) -> Result<Self> {
-        Ok(Self { radius: check_int(&DEF, "radius", radius)?, schedule: None })
+        Ok(Self { radius: check_int(&DEF, "radius", radius)?, schedule: None, subgroups: None })
     }
     /// Forces the GPU schedule (for tests and benchmarks): rows per round of barriers
     /// (1, 2 or 4) and output rows per workgroup (a multiple of it).
@@ -44,11 +47,18 @@ impl BoxBlur {
         self.schedule = Some((rows_per_round, strip_h));
         self
     }
+    /// Forces the subgroup-scan kernel on or off (for tests and benchmarks); on is an error
+    /// on devices without subgroup operations.
+    #[doc(hidden)]
+    pub fn with_subgroups(mut self, on: bool) -> Self {
+        self.subgroups = Some(on);
+        self
+    }
 }
 
 impl Default for BoxBlur {
     fn default() -> Self {
-        Self { radius: 4, schedule: None }
+        Self { radius: 4, schedule: None, subgroups: None }
     }
 }
 
@@ -71,8 +81,9 @@ pub static DEF: FilterDef = FilterDef {
     family: Family::Neighborhood,
     summary: "Mean over a (2r+1)x(2r+1) square (replicate-edge borders, exact integer rounding).",
     doc: "Exact: each channel's window sum is an integer and the output is round_half_up(sum / (2r+1)^2), identical on GPU and CPU. \
-          Borders replicate the edge pixel. GPU cost per pixel is independent of the radius: one kernel keeps running column sums in registers \
-          while walking down a strip of the image, and takes horizontal window sums from a per-row prefix sum in workgroup memory.",
+          Borders replicate the edge pixel. GPU cost per pixel is independent of the radius: one kernel walks down strips of 256 columns keeping \
+          running column sums in registers, and takes each row's horizontal window sums as differences of a prefix sum over the strip \
+          (a subgroup scan where the device has subgroup operations, a workgroup-memory scan otherwise).",
     gpuimage: "GPUImageBoxBlurFilter",
     params: &[ParamDef::int("radius", 4, 0, 64, "window radius in pixels (window side 2*radius+1)")],
     inputs: IMAGE,
@@ -83,16 +94,27 @@ pub static DEF: FilterDef = FilterDef {
     test_inputs: None,
 };
 
-/// Rows per round of barriers that fit in `limit` bytes of workgroup memory (4, 2 or 1).
+/// Rows per round of barriers of the scan kernel that fit in `limit` bytes of workgroup
+/// memory. Two measured best on H200 (more rows per round cost occupancy, see
+/// `SM_WORKGROUP_MEMORY` in gaussian_blur.rs). Schedule choice.
 fn rows_per_round(limit: u64) -> u32 {
-    [4u32, 2, 1].into_iter().find(|&ch| ch as u64 * BYTES_PER_ROUND_ROW <= limit).unwrap_or(1)
+    [2u32, 1].into_iter().find(|&ch| ch as u64 * BYTES_PER_ROUND_ROW <= limit).unwrap_or(1)
 }
 
-/// Output rows per workgroup. The column sums start with a full window (2r+1 reads), so
-/// taller strips amortise that for large radii; short strips give more workgroups for
-/// small ones. Schedule choice, not algorithm; to be measured on H100.
-fn strip_height(r: u32, ch: u32) -> u32 {
-    (2 * (2 * r + 1)).clamp(32, 128).div_ceil(ch) * ch
+/// Output rows per workgroup of the scan kernel. Schedule choice (measured on H200).
+fn strip_height(_r: u32, ch: u32) -> u32 {
+    32u32.div_ceil(ch) * ch
+}
+
+/// Output rows per workgroup of the subgroup kernel (one row per round): short strips give
+/// more workgroups; for large radii taller strips amortise the initial 2r+1 rows of each
+/// column sum. Schedule choice (measured on H200: radius 1-15 best at 16, 64 at 64).
+fn strip_height_subgroups(r: u32) -> u32 {
+    match r {
+        0..=16 => 16,
+        17..=32 => 32,
+        _ => 64,
+    }
 }
 
 /// CPU twin: exact integer window sums (running sums along rows, then down columns).
@@ -161,6 +183,12 @@ impl Filter for BoxBlur {
         let d = input.desc.image().ok_or_else(|| Error::Graph("box_blur expects an image".into()))?;
         let r = self.radius;
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
+        let has_subgroups = rec.gpu().has_subgroups();
+        let subgroups = match self.subgroups {
+            Some(true) if !has_subgroups => return Err(Error::Graph("box_blur: this device has no subgroup operations".into())),
+            Some(on) => on,
+            None => has_subgroups,
+        };
         let (ch, strip_h) = match self.schedule {
             Some((ch, sh)) => {
                 if ![1, 2, 4].contains(&ch) || sh == 0 || sh % ch != 0 || ch as u64 * BYTES_PER_ROUND_ROW > limit {
@@ -168,6 +196,7 @@ impl Filter for BoxBlur {
                 }
                 (ch, sh)
             }
+            None if subgroups => (1, strip_height_subgroups(r)),
             None => {
                 let ch = rows_per_round(limit);
                 (ch, strip_height(r, ch))
@@ -176,8 +205,14 @@ impl Filter for BoxBlur {
         let tile_w = NCOL - 2 * r;
         let two_n = 2 * (2 * r + 1) * (2 * r + 1);
         let params = BoxBlurParams { width: d.width, height: d.height, radius: r, tile_w, strip_h, two_n, inv_two_n: 1.0 / two_n as f32, _pad: 0 };
-        let mut kernel = Kernel::new(&format!("box_blur.ch{ch}"), &[], "main");
-        kernel.generated = Some(specialize(WGSL, &[("CH", ch)])?);
+        let specialized = specialize(WGSL, &[("CH", ch)])?;
+        let (kernel, source) = if subgroups {
+            (Kernel::new(&format!("box_blur.sg.ch{ch}"), &[], "main_sg"), format!("{specialized}\n{SUBGROUP_WGSL}"))
+        } else {
+            (Kernel::new(&format!("box_blur.ch{ch}"), &[], "main"), specialized)
+        };
+        let mut kernel = kernel;
+        kernel.generated = Some(source);
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1])
     }
     fn box_clone(&self) -> Box<dyn Filter> {
@@ -191,12 +226,13 @@ mod tests {
     #[test]
     fn memory_and_strips() {
         assert_eq!(rows_per_round(16384), 2);
-        assert_eq!(rows_per_round(32768), 4);
+        assert_eq!(rows_per_round(8192), 1);
         for r in 0..=64 {
             for ch in [1, 2, 4] {
                 let s = strip_height(r, ch);
                 assert!(s % ch == 0 && s >= 32);
             }
+            assert!(strip_height_subgroups(r) >= 16);
         }
     }
     #[test]

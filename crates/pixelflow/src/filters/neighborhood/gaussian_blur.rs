@@ -7,9 +7,9 @@
 //! first, then vertical, in f32 with no intermediate rounding; the result is rounded half up
 //! as `pack4x8unorm` does.
 //!
-//! GPU: a fused tiled kernel (tile + halo in workgroup memory, horizontal pass into
-//! workgroup memory, vertical pass straight to the output) whenever the tile fits in the
-//! device's workgroup memory; otherwise two passes through an Rgba32F temporary.
+//! GPU: a fused tiled kernel (tile + halo in workgroup memory; per channel, horizontal pass
+//! into workgroup memory, vertical pass from it; RGBA8 straight to the output) up to radius
+//! `MAX_FUSED_RADIUS`, otherwise two passes through an Rgba32F temporary.
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -24,6 +24,8 @@ use crate::value::{Value, ValueDesc};
 use super::{replace_block, specialize};
 
 const WGSL: &str = include_str!("gaussian_blur.wgsl");
+const FUSED_WGSL: &str = include_str!("gaussian_blur_fused.wgsl");
+const FALLBACK_WGSL: &str = include_str!("gaussian_blur_fallback.wgsl");
 
 /// Largest radius (`ceil(3 * 32)`), sizing the uniform's weight array.
 pub const MAX_RADIUS: u32 = 96;
@@ -102,8 +104,9 @@ pub static DEF: FilterDef = FilterDef {
     summary: "Gaussian blur (separable, replicate-edge borders).",
     doc: "Kernel radius ceil(3*sigma) on each side; weights exp(-x^2/(2 sigma^2)) normalised to sum 1, computed once in f32 and shared by GPU and CPU. \
           Horizontal pass then vertical pass in f32 without intermediate rounding; the result is rounded half up like pack4x8unorm. \
-          Borders replicate the edge pixel. GPU: one fused tiled kernel (tile + halo in workgroup memory, no full-size intermediate) while the tile fits \
-          in workgroup memory, otherwise two passes through an Rgba32F temporary.",
+          Borders replicate the edge pixel. GPU: up to radius 16 one fused tiled kernel (tile + halo loaded once into workgroup memory, \
+          horizontal then vertical pass per channel through workgroup memory, no full-size intermediate); larger radii take two passes \
+          through an Rgba32F temporary.",
     gpuimage: "GPUImageGaussianBlurFilter",
     params: &[ParamDef::float("sigma", 2.0, 0.1, 32.0, "standard deviation in pixels (radius ceil(3*sigma))")],
     inputs: IMAGE,
@@ -128,29 +131,48 @@ pub struct FusedTile {
 /// Invocations per workgroup of the fused kernel (fixed in the WGSL).
 const FUSED_WG: u32 = 256;
 
+/// Workgroup memory the device's SMs share among resident workgroups, as assumed by the
+/// cost model. Measured on NVIDIA H100/H200 with the Vulkan driver: a copy kernel slows
+/// down as soon as 256-invocation workgroups use more than 64 KiB / 8 each, although the
+/// hardware has more. Schedule choice; to be measured on other devices.
+const SM_WORKGROUP_MEMORY: u64 = 64 * 1024;
+
 impl FusedTile {
     /// Workgroup memory of the fused kernel at radius `r`, as laid out in the WGSL.
     pub fn bytes(&self, r: u32) -> u64 {
         let rows = (self.th + 2 * r) as u64;
-        4 * ((self.tw + 2 * r) | 1) as u64 * rows + 16 * (self.tw | 1) as u64 * rows
+        4 * ((self.tw + 2 * r) | 1) as u64 * rows + 4 * (self.tw | 1) as u64 * rows
     }
-    /// Rough time per output pixel (arbitrary units): loads, horizontal pass over the
-    /// tile's halo rows, vertical pass, with idle invocations counted as busy.
+    /// Rough instructions per output pixel (load, horizontal pass over the halo rows per
+    /// channel, vertical pass per channel), divided by the fraction of a full SM's 1024+
+    /// invocations that the workgroup memory lets run at once.
     fn cost(&self, r: u32) -> f64 {
         let (tw, th, kh, kv) = (self.tw as f64, self.th as f64, self.kh as f64, self.kv as f64);
-        let r = r as f64;
-        let taps = 2.0 * r + 1.0;
-        let in_px = (tw + 2.0 * r) * (th + 2.0 * r);
-        let load = (in_px / FUSED_WG as f64).ceil() * 10.0;
-        let h_segs = (th + 2.0 * r) * tw / kh;
-        let h = (h_segs / FUSED_WG as f64).ceil() * ((kh + 2.0 * r) * 8.0 + kh * taps * 4.0);
-        let v = (kv + 2.0 * r) * 4.0 + kv * taps * 4.0 + kv * 8.0;
-        (load + h + v) * FUSED_WG as f64 / (tw * th)
+        let rf = r as f64;
+        let taps = 2.0 * rf + 1.0;
+        let rows = th + 2.0 * rf;
+        let load = (tw + 2.0 * rf) * rows / (tw * th) * 8.0;
+        let h_segs = rows * tw / kh;
+        let h_rounds = (h_segs / FUSED_WG as f64).ceil() * FUSED_WG as f64 / h_segs;
+        let h = 4.0 * rows / th * h_rounds * ((kh + 2.0 * rf) / kh * 4.0 + taps + 1.0);
+        let v = 4.0 * ((kv + 2.0 * rf) / kv * 1.5 + taps);
+        let resident = (SM_WORKGROUP_MEMORY / (self.bytes(r) + 1024)).min(8) as f64;
+        let occupancy = (resident * FUSED_WG as f64 / 1024.0).min(1.0);
+        (load + h + v + 15.0) / occupancy.max(1e-3)
     }
 }
 
-/// The cheapest fused schedule fitting in `limit` bytes of workgroup memory, if any.
+/// Largest radius run by the fused kernel: beyond it the halo makes every tile that fits
+/// in a fair share of workgroup memory too small, and the two-pass kernel was faster on
+/// H200 (radius 24: about 0.7 ms against 1.0-1.5 ms at 4K). Schedule choice.
+const MAX_FUSED_RADIUS: u32 = 16;
+
+/// The cheapest fused schedule fitting in `limit` bytes of workgroup memory, if any
+/// (none for radii above `MAX_FUSED_RADIUS`: the two-pass fallback is then faster).
 pub fn choose_tile(r: u32, limit: u64) -> Option<FusedTile> {
+    if r > MAX_FUSED_RADIUS {
+        return None;
+    }
     let mut best: Option<(f64, FusedTile)> = None;
     for kv in [1u32, 2, 4, 8] {
         for tw in [8u32, 16, 32, 64] {
@@ -158,12 +180,12 @@ pub fn choose_tile(r: u32, limit: u64) -> Option<FusedTile> {
             if th < 8 || th % kv != 0 {
                 continue;
             }
-            for kh in [2u32, 4, 8] {
+            for kh in [4u32, 8, 16] {
                 if kh > tw {
                     continue;
                 }
                 let t = FusedTile { tw, th, kh, kv };
-                if t.bytes(r) > limit {
+                if t.bytes(r) > limit.min(SM_WORKGROUP_MEMORY / 2) {
                     continue;
                 }
                 let c = t.cost(r);
@@ -186,10 +208,10 @@ fn weight_ref(k: u32) -> String {
 fn gen_h(r: u32, kh: u32) -> String {
     let mut s = String::new();
     for o in 0..kh {
-        s.push_str(&format!("    var a{o} = vec4<f32>(0.0);\n"));
+        s.push_str(&format!("    var a{o} = 0.0;\n"));
     }
     for j in 0..kh + 2 * r {
-        s.push_str(&format!("    let p{j} = bytes4(tile_in[ib + {j}u]);\n"));
+        s.push_str(&format!("    let p{j} = byte_f32(tile_in[ib + {j}u], shift);\n"));
         for o in 0..kh {
             if j >= o && j - o <= 2 * r {
                 s.push_str(&format!("    a{o} += {} * p{j};\n", weight_ref(j - o)));
@@ -206,7 +228,7 @@ fn gen_h(r: u32, kh: u32) -> String {
 fn gen_v(r: u32, kv: u32) -> String {
     let mut s = String::new();
     for o in 0..kv {
-        s.push_str(&format!("    var a{o} = vec4<f32>(0.0);\n"));
+        s.push_str(&format!("    var a{o} = 0.0;\n"));
     }
     for j in 0..kv + 2 * r {
         s.push_str(&format!("    let p{j} = tile_h[(oy + {j}u) * H_STRIDE + col];\n"));
@@ -217,14 +239,14 @@ fn gen_v(r: u32, kv: u32) -> String {
         }
     }
     for o in 0..kv {
-        s.push_str(&format!("    store_out(x, y0 + oy + {o}u, a{o});\n"));
+        s.push_str(&format!("    (*res)[{o}][c] = a{o};\n"));
     }
     s
 }
 
 /// The fused kernel's source for radius `r` and schedule `t`.
 pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
-    let s = specialize(WGSL, &[("R", r), ("TW", t.tw), ("TH", t.th), ("KH", t.kh), ("KV", t.kv)])?;
+    let s = specialize(&format!("{WGSL}\n{FUSED_WGSL}"), &[("R", r), ("TW", t.tw), ("TH", t.th), ("KH", t.kh), ("KV", t.kv)])?;
     let s = replace_block(&s, "h_segment", &gen_h(r, t.kh))?;
     replace_block(&s, "v_segment", &gen_v(r, t.kv))
 }
@@ -320,8 +342,8 @@ impl Filter for GaussianBlur {
             return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
         }
         let tmp = rec.temp(tmp_bytes);
-        rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL], "fallback_h"), &[&input.buffer, &tmp], uniform, [d.width.div_ceil(256), d.height, 1])?;
-        rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL], "fallback_v"), &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height, 64, 4))
+        rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL, FALLBACK_WGSL], "fallback_h"), &[&input.buffer, &tmp], uniform, [d.width.div_ceil(256), d.height, 1])?;
+        rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL, FALLBACK_WGSL], "fallback_v"), &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height, 64, 4))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -360,7 +382,7 @@ mod tests {
         for r in 1..=9 {
             assert!(choose_tile(r, 16384).is_some(), "r={r}");
         }
-        assert!(choose_tile(MAX_RADIUS, 49152).is_none());
+        assert!(choose_tile(MAX_FUSED_RADIUS + 1, 49152).is_none());
     }
     #[test]
     fn generated_bodies_parse_shape() {
@@ -368,6 +390,6 @@ mod tests {
         let s = fused_source(3, t).unwrap();
         assert!(s.contains("const R: u32 = 3u;"));
         assert!(s.contains("a3 += gp.w[1].z * p9;"));
-        assert!(!s.contains("var acc: array<vec4<f32>, KH>"));
+        assert!(!s.contains("var acc: array<f32, KH>"));
     }
 }
