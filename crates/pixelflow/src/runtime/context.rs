@@ -323,6 +323,17 @@ impl Gpu {
             });
         }
         self.wait()?;
+        // Another thread's poll may be running our callbacks right now (the device is
+        // shared); give it a moment rather than report a readback as lost.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let done = results.lock().map(|r| r.iter().all(Option::is_some)).unwrap_or(true);
+            if done || std::time::Instant::now() > deadline {
+                break;
+            }
+            let _ = self.device.poll(wgpu::PollType::Poll);
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
         let res = results.lock().map_err(|_| Error::Gpu("readback state poisoned".into()))?;
         let mut out = Vec::with_capacity(staging.len());
         for (s, r) in staging.iter().zip(res.iter()) {
