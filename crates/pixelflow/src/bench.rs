@@ -228,10 +228,14 @@ pub fn run_case(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<B
     check_limits(gpu, &graph)?;
     let plan = plan(&graph, true);
     let per_run = (plan.steps.len() * 2) as u32;
-    // One submission runs every buffer set once (a batch), back to back, so the GPU stays
-    // busy and its clocks stay up; each run has its own timestamp range.
-    let batch = cfg.sets as u32;
-    let n_q = per_run * batch;
+    // Timed runs are recorded back to back into ONE submission (each buffer set in turn),
+    // so the GPU is busy for the whole measurement and its clocks stay up; a submission of
+    // one short run at a time leaves it idle most of the time and it clocks down (seen on
+    // the H200: 345 MHz idle). Timestamps are written at the bottom of the pipe, so a run's
+    // interval starts when everything before it has finished.
+    let rounds = cfg.runs.div_ceil(cfg.sets).max(1);
+    let runs_total = (rounds * cfg.sets) as u32;
+    let n_q = per_run * runs_total;
     let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("bench"), ty: wgpu::QueryType::Timestamp, count: n_q });
     let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("bench.resolve"), size: n_q as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
     // One buffer set (own free list) per input set; sources pinned so no step overwrites them.
@@ -250,37 +254,40 @@ pub fn run_case(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<B
     let mut labels = Vec::new();
     let period = gpu.queue.get_timestamp_period() as f64;
     let started = std::time::Instant::now();
-    let mut warm_batches = 0;
+    let mut warm_rounds = 0usize;
     loop {
         // Warm-up: at least `warmup` runs and 300 ms, so clocks have ramped up.
-        let warming = warm_batches * (batch as usize) < cfg.warmup || started.elapsed() < std::time::Duration::from_millis(300);
-        if !warming && totals.len() >= cfg.runs {
-            break;
-        }
+        let warming = warm_rounds * cfg.sets < cfg.warmup || started.elapsed() < std::time::Duration::from_millis(300);
+        let n_rounds = if warming { 1 } else { rounds };
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let (encoded, staging) = gpu.scoped(|| -> Result<_> {
             let mut all = Vec::new();
-            for k in 0..cfg.sets {
-                all.push(encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), Some((&qs, k as u32 * per_run)), None)?);
+            for r in 0..n_rounds {
+                for k in 0..cfg.sets {
+                    let run = (r * cfg.sets + k) as u32;
+                    let e = encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), Some((&qs, run * per_run)), None)?;
+                    // Outputs return to their set's free list: the next round of this set
+                    // reuses them (wgpu orders the accesses).
+                    for (_, slot) in e.slots.iter() {
+                        bufs[k].give(slot.buffer.clone());
+                    }
+                    all.push(e);
+                }
             }
-            encoder.resolve_query_set(&qs, 0..n_q, &resolve, 0);
-            let st = gpu.read_buffers(&mut encoder, &[(&resolve, n_q as u64 * 8)]);
+            let used = per_run * (n_rounds * cfg.sets) as u32;
+            encoder.resolve_query_set(&qs, 0..used, &resolve, 0);
+            let st = gpu.read_buffers(&mut encoder, &[(&resolve, used as u64 * 8)]);
             Ok((all, st))
         })??;
         gpu.scoped(|| gpu.queue.submit([encoder.finish()]))?;
         let raw = gpu.map_all(&staging)?;
-        for (k, e) in encoded.iter().enumerate() {
-            for (_, slot) in e.slots.iter() {
-                bufs[k].give(slot.buffer.clone());
-            }
-        }
         if warming {
-            warm_batches += 1;
+            warm_rounds += 1;
             continue;
         }
         let t: Vec<u64> = raw[0].chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
-        for (k, e) in encoded.into_iter().enumerate() {
-            let r = &t[k * per_run as usize..(k + 1) * per_run as usize];
+        for (j, e) in encoded.into_iter().enumerate() {
+            let r = &t[j * per_run as usize..(j + 1) * per_run as usize];
             totals.push(r[r.len() - 1].saturating_sub(r[0]) as f64 * period / 1e6);
             let bytes: Vec<u8> = r.iter().flat_map(|v| v.to_le_bytes()).collect();
             for (i, s) in step_times(gpu, &bytes, e.labels.clone()).iter().enumerate() {
@@ -288,6 +295,7 @@ pub fn run_case(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<B
             }
             labels = e.labels;
         }
+        break;
     }
     for b in &mut bufs {
         b.pinned.clear();
