@@ -18,7 +18,7 @@ if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 ./target/release/pixelflow --backend vulkan info 2>&1 | tee "$OUT/info.txt"
-./target/release/pixelflow --backend vulkan apply assets/sample.png "$OUT/sample_edges.png" --pipeline "gaussian_blur(sigma=2) | sobel_edge_detection" --timings 2>&1 | tail -5
+./target/release/pixelflow --backend vulkan apply assets/sample.png /tmp/sample_edges.png --pipeline "gaussian_blur(sigma=2) | sobel_edge_detection" --timings 2>&1 | tail -5
 ./target/release/pixelflow --backend vulkan bench --size "$SIZE" --json "$OUT/pixelflow.json" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/pixelflow.txt"
 if command -v nvcc >/dev/null && [ -f .peers/npp_peer.cu ]; then
   nvcc -O2 -std=c++17 -arch=sm_90 .peers/npp_peer.cu -o /tmp/npp_peer -lnppif -lnppig -lnppist -lnppim -lnppial -lnppicc -lnppidei -lnppisu -lnppc 2>&1 | tail -3
@@ -28,4 +28,4 @@ if [ -f .peers/py_peers.py ] && [ -z "${SKIP_PY:-}" ]; then
   PYTHONUNBUFFERED=1 timeout 240 python3 .peers/py_peers.py "$W" "$H" 2>&1 | tee "$OUT/py_peers.tsv"
 fi
 # pixelflow again, last, to see run-to-run spread in the same call
-./target/release/pixelflow --backend vulkan bench --size "$SIZE" --filters copy,gaussian_blur,box_blur,dilation,histogram,reduce --json "$OUT/pixelflow_repeat.json" 2>&1 | tee "$OUT/pixelflow_repeat.txt"
+./target/release/pixelflow --backend vulkan bench --size "$SIZE" --filters copy,gaussian_blur,box_blur,dilation,histogram,reduce 2>&1 | tee "$OUT/pixelflow_repeat.txt"
