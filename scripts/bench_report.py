@@ -43,7 +43,7 @@ PAIRS = {
 }
 
 print(f"Adapter: {pf['adapter']} ({pf['backend']}), driver {pf['driver']} {pf['driver_info']}; "
-      f"{pf['width']}x{pf['height']} RGBA8, {pf['sets']} rotating buffer sets, median of {pf['runs']} runs.\n")
+      f"{pf['width']}x{pf['height']} RGBA8, {pf['sets']} rotating buffer sets, median of {-(-pf['runs']//pf['sets'])*pf['sets']} runs.\n")
 print(f"Copy kernel: pixelflow {copy:.4f} ms" + (f", NPP (cudaMemcpy D2D) {npp_copy:.4f} ms" if npp_copy else "") + "\n")
 print("| operation | pixelflow ms | GB/s | × copy | NPP ms | pixelflow / NPP | note |")
 print("|---|---:|---:|---:|---:|---:|---|")

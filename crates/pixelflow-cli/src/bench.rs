@@ -53,7 +53,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
         }
     }
     println!("adapter: {} ({}, {}) driver: {} {}", info.name, info.backend, info.device_type, info.driver, info.driver_info);
-    println!("image {w}x{h} rgba8, {} rotating buffer sets, median/min of {} runs after {} warm-up, GPU timestamps", cfg.sets, cfg.runs, cfg.warmup);
+    println!("image {w}x{h} rgba8, {} rotating buffer sets, median/min of {} runs (whole rounds of the sets) after a warm-up of >= 300 ms, GPU timestamps", cfg.sets, cfg.runs.div_ceil(cfg.sets) * cfg.sets);
     println!("{:<32} {:>9} {:>9} {:>9} {:>8}  {}", "case", "median ms", "min ms", "GB/s", "x copy", "steps (median ms)");
     let mut results: Vec<BenchResult> = Vec::new();
     let mut copy_ms = None;
