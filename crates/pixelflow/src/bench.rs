@@ -136,10 +136,7 @@ pub fn random_image(w: u32, h: u32, seed: u64) -> Image {
     Image::from_u8(w, h, PixelFormat::Rgba8, data).unwrap_or_else(|_| Image::zeroed(ImageDesc::new(w, h, PixelFormat::Rgba8)))
 }
 
-/// The copy yardstick: 16-byte loads and stores, one `vec4<u32>` (4 pixels) per invocation.
-#[derive(Clone, Debug)]
-struct CopyKernel;
-
+/// Registry-shaped declaration for the benchmark-only kernels below (never registered).
 static COPY_DEF: FilterDef = FilterDef {
     name: "copy",
     family: Family::Convert,
@@ -150,38 +147,15 @@ static COPY_DEF: FilterDef = FilterDef {
     inputs: IMAGE,
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
-    build: |_| Ok(Box::new(CopyKernel)),
+    build: |_| Ok(Box::new(copy_kernel())),
     uniforms: &[],
     test_inputs: None,
 };
 
-const COPY_WGSL: &str = "
-@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
-@group(0) @binding(2) var<uniform> n: vec4<u32>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let i = linear_id(wid, nwg, lid, 256u);
-    if (i < n.x) { dst[i] = src[i]; }
-}";
-
-impl Filter for CopyKernel {
-    fn def(&self) -> &'static FilterDef {
-        &COPY_DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        Ok(vec![inputs[0]])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        Ok(vec![inputs[0].clone()])
-    }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let n = inputs[0].desc.gpu_bytes().div_ceil(16) as u32;
-        rec.dispatch(&Kernel::new("bench_copy", &[COPY_WGSL], "main"), &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&[n, 0u32, 0, 0]), groups_1d(n as u64, 256))
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// The copy yardstick: 16-byte loads and stores, one `vec4<u32>` (4 pixels) per invocation,
+/// with the device's default runtime checks like every other kernel.
+fn copy_kernel() -> Experiment {
+    Experiment { name: "copy", wgsl: EXP_COPY_VEC4, per_thread: 4, checks: None }
 }
 
 /// Builds the graph of a case and `sets` independent source sets.
@@ -192,7 +166,7 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(St
     for k in 0..cfg.sets {
         let input = random_image(w, h, 1 + k as u64);
         let pipeline = if case.spec == "copy" {
-            Pipeline::new().then(CopyKernel)
+            Pipeline::new().then(copy_kernel())
         } else if let Some(name) = case.spec.strip_prefix("@exp:") {
             let e = experiments().into_iter().find(|e| e.name == name).ok_or_else(|| Error::Graph(format!("no experiment {name}")))?;
             Pipeline::new().then(e)
