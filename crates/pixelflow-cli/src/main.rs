@@ -67,6 +67,11 @@ enum Command {
 }
 
 fn main() {
+    // Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid" twice when it is unset
+    // (headless servers, CI); compute needs no display, so point it somewhere harmless.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
         eprintln!("error: {e:#}");
