@@ -13,12 +13,13 @@ use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::params::{check_float, ParamDef};
 use crate::registry::{expect_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
-use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
+use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("crop.wgsl");
-/// Workgroup tile. Schedule choice, not algorithm; mirrors `@workgroup_size` in crop.wgsl.
-const CROP_WG: (u32, u32) = (64, 4);
+/// Invocations per workgroup, 4 output pixels each. Schedule choice, not algorithm; mirrors
+/// `@workgroup_size` in crop.wgsl.
+const CROP_WG: u32 = 256;
 
 /// Units of a crop region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,7 +157,7 @@ impl Filter for Crop {
         let (x0, y0, w, h) = self.region(d.width, d.height)?;
         let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: w * h, _pad: [0; 2] };
         let kernel = Kernel::new("geometry.crop", &[WGSL], "crop");
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_2d(w, h, CROP_WG.0, CROP_WG.1))
+        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((w as u64 * h as u64).div_ceil(4), CROP_WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -14,12 +14,13 @@ use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::params::{check_float, check_int, ParamDef};
 use crate::registry::{expect_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
-use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
+use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("resize.wgsl");
-/// Workgroup tile. Schedule choice, not algorithm; mirrors `@workgroup_size` in resize.wgsl.
-const RESIZE_WG: (u32, u32) = (32, 8);
+/// Invocations per workgroup, 4 output pixels each. Schedule choice, not algorithm; mirrors
+/// `@workgroup_size` in resize.wgsl.
+const RESIZE_WG: u32 = 256;
 
 /// Resizes to `width` x `height`; a zero side comes from `scale` instead.
 #[derive(Clone, Debug)]
@@ -148,7 +149,7 @@ impl Filter for Resize {
         let (ow, oh) = self.out_size(d.width, d.height)?;
         let u = ResizeParams::new(d.width, d.height, ow, oh);
         let kernel = Kernel::new("geometry.resize", &[WGSL], "resize");
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_2d(ow, oh, RESIZE_WG.0, RESIZE_WG.1))
+        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -14,20 +14,18 @@ struct ResizeParams {
 }
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
 @group(0) @binding(2) var<uniform> params: ResizeParams;
 
 fn px(x: u32, y: u32) -> vec4<f32> {
     return vec4<f32>(unpack_u8(src[y * params.in_width + x]));
 }
 
-// Schedule choice, not algorithm: a 32x8 tile (mirrors `RESIZE_WG` in resize.rs), so a
-// subgroup covers a row segment and the tile re-reads few source rows.
-@compute @workgroup_size(32, 8)
-fn resize(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if (gid.x >= params.out_width || gid.y >= params.out_height) { return; }
-    let fx = clamp((f32(gid.x) + 0.5) * params.ratio_x - 0.5, 0.0, f32(params.in_width - 1u));
-    let fy = clamp((f32(gid.y) + 0.5) * params.ratio_y - 0.5, 0.0, f32(params.in_height - 1u));
+// One output pixel; lanes past the last row (the padding of the final group) give 0.
+fn sample(x: u32, y: u32) -> u32 {
+    if (y >= params.out_height) { return 0u; }
+    let fx = clamp((f32(x) + 0.5) * params.ratio_x - 0.5, 0.0, f32(params.in_width - 1u));
+    let fy = clamp((f32(y) + 0.5) * params.ratio_y - 0.5, 0.0, f32(params.in_height - 1u));
     let x0 = u32(fx);
     let y0 = u32(fy);
     let x1 = min(x0 + 1u, params.in_width - 1u);
@@ -44,5 +42,27 @@ fn resize(@builtin(global_invocation_id) gid: vec3<u32>) {
     // v is a convex combination of 0..255 samples (>= -0.5 even with rounding error), so
     // truncating v + 0.5 rounds half up with no clamp.
     let q = vec4<u32>(v + 0.5);
-    dst[gid.y * params.out_width + gid.x] = pack_u8(q);
+    return pack_u8(q);
+}
+
+// Schedule choice, not algorithm: four consecutive output pixels per invocation, stored
+// with one 16-byte write (4-byte stores cost ~1.6x a copy on the H200, experiment 1).
+// Output buffers are allocated in 16-byte multiples, so the last group's spare lanes
+// land in padding nobody reads.
+@compute @workgroup_size(256)
+fn resize(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let g = linear_id(wid, nwg, lid, 256u);
+    let first = g * 4u;
+    if (first >= params.out_width * params.out_height) { return; }
+    var y = first / params.out_width;
+    var x = first - y * params.out_width;
+    var o: vec4<u32>;
+    o.x = sample(x, y);
+    x += 1u; if (x == params.out_width) { x = 0u; y += 1u; }
+    o.y = sample(x, y);
+    x += 1u; if (x == params.out_width) { x = 0u; y += 1u; }
+    o.z = sample(x, y);
+    x += 1u; if (x == params.out_width) { x = 0u; y += 1u; }
+    o.w = sample(x, y);
+    dst[g] = o;
 }
