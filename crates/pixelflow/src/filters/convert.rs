@@ -96,8 +96,8 @@ impl Filter for ToRgba {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("expected an image".into()))?;
         let u = dims(d);
-        let entry = if d.format == PixelFormat::Gray8 { "gray_to_rgba" } else { "copy_pixels" };
-        rec.dispatch(&Kernel::new("convert", &[WGSL], entry), &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(d.pixels() as u64, WG))
+        let (entry, per_invocation) = if d.format == PixelFormat::Gray8 { ("gray_to_rgba", 1) } else { ("copy_pixels", 4) };
+        rec.dispatch(&Kernel::new("convert", &[WGSL], entry), &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((d.pixels() as u64).div_ceil(per_invocation), WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

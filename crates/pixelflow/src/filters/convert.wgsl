@@ -39,11 +39,16 @@ fn gray_to_rgba(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     dst[i] = g | (g << 8u) | (g << 16u) | (255u << 24u);
 }
 
+// RGBA8 passthrough, 4 words per invocation (buffers come in 16-byte multiples).
 @compute @workgroup_size(256)
 fn copy_pixels(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_id(wid, nwg, lid, 256u);
-    if (i >= dims.width * dims.height) { return; }
-    dst[i] = src[i];
+    let w = i * 4u;
+    if (w >= dims.width * dims.height) { return; }
+    dst[w] = src[w];
+    dst[w + 1u] = src[w + 1u];
+    dst[w + 2u] = src[w + 2u];
+    dst[w + 3u] = src[w + 3u];
 }
 
 @compute @workgroup_size(256)

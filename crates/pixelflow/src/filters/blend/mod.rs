@@ -59,7 +59,7 @@ pub struct BlendParams {
 pub(crate) fn blend_gpu(rec: &mut NodeRecorder<'_>, entry: &'static str, mix: f32, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
     let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("expected an image".into()))?;
     let p = BlendParams { count: d.pixels() as u32, mix, _pad: [0; 2] };
-    rec.dispatch(&Kernel::new("blend", &[WGSL], entry), &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&p), groups_1d(d.pixels() as u64, WG))
+    rec.dispatch(&Kernel::new("blend", &[WGSL], entry), &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&p), groups_1d((d.pixels() as u64).div_ceil(4), WG))
 }
 
 pub(crate) const BLEND_UNIFORM: crate::registry::UniformLayout = crate::registry::UniformLayout { wgsl: WGSL, wgsl_struct: "BlendParams", rust_size: std::mem::size_of::<BlendParams>() };

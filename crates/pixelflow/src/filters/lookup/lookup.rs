@@ -179,7 +179,7 @@ impl Filter for Lookup {
         let count = d.pixels() as u32;
         let u = LookupParams { count, intensity: self.intensity, inv255: INV255, _pad: 0 };
         let kernel = Kernel::new("lookup.lookup", &[WGSL], "lookup");
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(count as u64, LOOKUP_WG))
+        rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((count as u64).div_ceil(4), LOOKUP_WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

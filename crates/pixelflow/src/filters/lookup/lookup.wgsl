@@ -11,9 +11,9 @@ struct LookupParams {
     _pad: u32,
 }
 
-@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read> lut: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
 @group(0) @binding(3) var<uniform> params: LookupParams;
 
 // Schedule choice, not algorithm: mirrors `LOOKUP_WG` in lookup.rs.
@@ -33,14 +33,13 @@ fn lerp3(a: vec3<f32>, b: vec3<f32>, t: f32) -> vec3<f32> {
     return a + (b - a) * t;
 }
 
-@compute @workgroup_size(256)
-fn lookup(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let i = linear_id(wid, nwg, lid, LOOKUP_WG);
-    if (i >= params.count) { return; }
-    let c = unpack_u8(src[i]);
+// One pixel.
+fn look(p: u32) -> u32 {
+    let c = unpack_u8(p);
     // Cube coordinate 63 * c / 255 split exactly into level and fraction (integer division).
     let s = c.xyz * 63u;
-    let l0 = s / 255u;
+    // s / 255 for s <= 63 * 255, exactly, without a division: (s + 1 + (s >> 8)) >> 8.
+    let l0 = (s + 1u + (s >> vec3<u32>(8u))) >> vec3<u32>(8u);
     let l1 = min(l0 + 1u, vec3<u32>(63u));
     let t = vec3<f32>(s - l0 * 255u) * params.inv255;
     // The 8 corners share their index arithmetic: tile base + green row + red column.
@@ -60,5 +59,15 @@ fn lookup(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     // A convex combination of 0..255 values (>= -0.5 with rounding error): truncating
     // out + 0.5 rounds half up with no clamp.
     let q = vec3<u32>(out + 0.5);
-    dst[i] = pack_u8(vec4<u32>(q, c.w));
+    return pack_u8(vec4<u32>(q, c.w));
+}
+
+// Schedule choice, not algorithm: four pixels per invocation through 16-byte loads and
+// stores (buffers come in 16-byte multiples; the last group's spare lanes write padding).
+@compute @workgroup_size(256)
+fn lookup(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, LOOKUP_WG);
+    if (i * 4u >= params.count) { return; }
+    let p = src[i];
+    dst[i] = vec4<u32>(look(p.x), look(p.y), look(p.z), look(p.w));
 }
