@@ -183,3 +183,23 @@ pub fn create(call: &str) -> Result<Box<dyn Filter>> {
     let (def, args) = crate::graph::spec::resolve(one)?;
     (def.build)(&args)
 }
+
+/// The `index`-th input value as an image. Graph validation already guarantees it; this keeps
+/// `run_cpu` free of panics with one message for every filter.
+pub fn input_image<'v>(def: &FilterDef, inputs: &[&'v Value], index: usize) -> Result<&'v crate::Image> {
+    inputs.get(index).and_then(|v| v.as_image()).ok_or_else(|| Error::Graph(format!("`{}` input {index} must be an image", def.name)))
+}
+
+/// The image description of the `index`-th GPU slot (the `record_gpu` twin of `input_image`).
+pub fn slot_image(def: &FilterDef, slots: &[GpuSlot], index: usize) -> Result<crate::ImageDesc> {
+    slots.get(index).and_then(|s| s.desc.image()).ok_or_else(|| Error::Graph(format!("`{}` input {index} must be an image", def.name)))
+}
+
+/// The single input and output slots of a one-in, one-out image filter, with the input's
+/// description.
+pub fn one_to_one<'s>(def: &FilterDef, inputs: &'s [GpuSlot], outputs: &'s [GpuSlot]) -> Result<(&'s GpuSlot, &'s GpuSlot, crate::ImageDesc)> {
+    match (inputs.first(), outputs.first()) {
+        (Some(i), Some(o)) => Ok((i, o, slot_image(def, inputs, 0)?)),
+        _ => Err(Error::Graph(format!("`{}` needs one input and one output", def.name))),
+    }
+}

@@ -2,9 +2,9 @@
 //! it keeps everything RGBA; these exist so masks and luminance can travel at a quarter of
 //! the bytes).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::image::PixelFormat;
-use crate::registry::{expect_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -65,11 +65,10 @@ impl Filter for ToGray {
         Ok(vec![ValueDesc::Image(d.with_format(PixelFormat::Gray8))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs[0].as_image().ok_or_else(|| Error::Graph("expected an image".into()))?;
-        Ok(vec![Value::Image(img.convert(PixelFormat::Gray8))])
+        Ok(vec![Value::Image(input_image(&TO_GRAY, inputs, 0)?.convert(PixelFormat::Gray8))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("expected an image".into()))?;
+        let d = slot_image(self.def(), inputs, 0)?;
         let u = dims(d);
         if d.format == PixelFormat::Gray8 {
             return rec.dispatch(&Kernel::new("convert", &[WGSL], "copy_words"), &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(u[2] as u64 * d.height as u64, WG));
@@ -90,11 +89,10 @@ impl Filter for ToRgba {
         Ok(vec![ValueDesc::Image(d.with_format(PixelFormat::Rgba8))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs[0].as_image().ok_or_else(|| Error::Graph("expected an image".into()))?;
-        Ok(vec![Value::Image(img.convert(PixelFormat::Rgba8))])
+        Ok(vec![Value::Image(input_image(&TO_RGBA, inputs, 0)?.convert(PixelFormat::Rgba8))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("expected an image".into()))?;
+        let d = slot_image(self.def(), inputs, 0)?;
         let u = dims(d);
         let (entry, per_invocation) = if d.format == PixelFormat::Gray8 { ("gray_to_rgba", 1) } else { ("copy_pixels", 4) };
         rec.dispatch(&Kernel::new("convert", &[WGSL], entry), &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((d.pixels() as u64).div_ceil(per_invocation), WG))

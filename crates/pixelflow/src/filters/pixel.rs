@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::registry::{expect_image, Filter, FilterDef, PixelOpGpu};
+use crate::registry::{expect_image, input_image, Filter, FilterDef, PixelOpGpu};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -52,7 +52,7 @@ impl<T: PixelOp> Filter for T {
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _outputs: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs[0].as_image().ok_or_else(|| crate::Error::Graph("expected an image".into()))?;
+        let img = input_image(T::DEF, inputs, 0)?;
         Ok(vec![Value::Image(map_pixels(img, |c| self.apply(c))?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {

@@ -66,13 +66,11 @@ pub struct NodeRecorder<'a> {
     pub(crate) gpu: &'a Gpu,
     pub(crate) cmds: Vec<Cmd>,
     pub(crate) temps: Vec<Arc<wgpu::Buffer>>,
-    /// Uniform buffers kept alive until submission.
-    pub(crate) uniforms: Vec<wgpu::Buffer>,
 }
 
 impl<'a> NodeRecorder<'a> {
     pub(crate) fn new(gpu: &'a Gpu) -> Self {
-        Self { gpu, cmds: Vec::new(), temps: Vec::new(), uniforms: Vec::new() }
+        Self { gpu, cmds: Vec::new(), temps: Vec::new() }
     }
 
     /// The device (for capability queries such as subgroup support).
@@ -100,8 +98,6 @@ impl<'a> NodeRecorder<'a> {
         self.cmds.push(Cmd::Clear(buffer.clone()));
     }
 
-    /// Records a dispatch. Bindings are `buffers` in order at 0..n, then, if `uniform` is not
-    /// empty, a uniform buffer at binding n. Every binding must be used by the kernel.
     /// `dispatch` for kernels that write every workgroup variable before reading it: skips
     /// the zero-initialisation of workgroup memory that WGSL otherwise requires.
     pub fn dispatch_uninit(&mut self, kernel: &Kernel, buffers: &[&wgpu::Buffer], uniform: &[u8], groups: [u32; 3]) -> Result<()> {
@@ -109,6 +105,9 @@ impl<'a> NodeRecorder<'a> {
         self.dispatch(&k, buffers, uniform, groups)
     }
 
+    /// Records a dispatch. Bindings are `buffers` in order at 0..n, then, if `uniform` is not
+    /// empty, a uniform buffer at binding n. Every binding must be used by the kernel. The
+    /// bind group holds its buffers, so nothing here must outlive the call.
     pub fn dispatch(&mut self, kernel: &Kernel, buffers: &[&wgpu::Buffer], uniform: &[u8], groups: [u32; 3]) -> Result<()> {
         let pipeline = self.gpu.pipeline(kernel, || kernel.source())?;
         let layout = pipeline.get_bind_group_layout(0);
@@ -117,28 +116,29 @@ impl<'a> NodeRecorder<'a> {
             .enumerate()
             .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
             .collect();
-        let ubuf;
-        if !uniform.is_empty() {
+        let ubuf = if uniform.is_empty() {
+            None
+        } else {
             let size = (uniform.len() as u64).div_ceil(16) * 16;
-            ubuf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            let b = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("pixelflow.uniform"),
                 size,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                usage: wgpu::BufferUsages::UNIFORM,
                 mapped_at_creation: true,
             });
             {
-                let mut view = ubuf.slice(..).get_mapped_range_mut().map_err(|e| crate::Error::Gpu(e.to_string()))?;
+                let mut view = b.slice(..).get_mapped_range_mut().map_err(|e| crate::Error::Gpu(e.to_string()))?;
                 view.slice(..uniform.len()).copy_from_slice(uniform);
             }
-            ubuf.unmap();
-            entries.push(wgpu::BindGroupEntry { binding: buffers.len() as u32, resource: ubuf.as_entire_binding() });
-        } else {
-            ubuf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor { label: None, size: 16, usage: wgpu::BufferUsages::UNIFORM, mapped_at_creation: false });
+            b.unmap();
+            Some(b)
+        };
+        if let Some(b) = &ubuf {
+            entries.push(wgpu::BindGroupEntry { binding: buffers.len() as u32, resource: b.as_entire_binding() });
         }
         let bind_group = self.gpu.scoped(|| {
             self.gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&kernel.key), layout: &layout, entries: &entries })
         })?;
-        self.uniforms.push(ubuf);
         if groups.iter().all(|&g| g > 0) {
             self.cmds.push(Cmd::Dispatch { pipeline, bind_group, groups });
         }

@@ -9,9 +9,9 @@
 use rayon::prelude::*;
 
 use super::{check_quads, grid, GridParams, GRID_WGSL};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::image::{luma601, Image, PixelFormat};
-use crate::registry::{expect_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -86,11 +86,11 @@ impl Filter for Histogram {
         Ok(vec![ValueDesc::Data(DataKind::Histogram)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("`histogram` expects an image".into()))?;
+        let img = input_image(&DEF, inputs, 0)?;
         Ok(vec![Value::Data(Data::Histogram(histogram_cpu(img)))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("`histogram` expects an image".into()))?;
+        let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u64;
         let g = grid(count, HISTOGRAM_WG, QUADS_PER_THREAD, 0)?;
         check_quads(&inputs[0], count)?;

@@ -13,7 +13,7 @@ use super::{check_quads, grid, GridParams, GRID_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
 use crate::params::{check_float, ParamDef};
-use crate::registry::{expect_data, expect_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
@@ -102,7 +102,7 @@ impl Filter for LuminanceThresholdByStats {
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("`luminance_threshold_by_stats` input 0 must be an image".into()))?;
+        let img = input_image(&DEF, inputs, 0)?;
         let stats = match inputs.get(1).and_then(|v| v.as_data()) {
             Some(Data::Stats(s)) => s,
             _ => return Err(Error::Graph("`luminance_threshold_by_stats` input 1 must be stats data".into())),
@@ -110,7 +110,7 @@ impl Filter for LuminanceThresholdByStats {
         Ok(vec![Value::Image(threshold_by_stats_cpu(img, stats, self.multiplier_milli())?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("`luminance_threshold_by_stats` input 0 must be an image".into()))?;
+        let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u64;
         let g = grid(count, THRESHOLD_WG, QUADS_PER_THREAD, self.multiplier_milli())?;
         check_quads(&inputs[0], count)?;

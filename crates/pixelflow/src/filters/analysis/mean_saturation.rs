@@ -11,9 +11,9 @@
 use rayon::prelude::*;
 
 use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, GRID_WGSL};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::image::{Image, PixelFormat};
-use crate::registry::{expect_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -73,12 +73,12 @@ impl Filter for MeanSaturation {
         Ok(vec![ValueDesc::Data(DataKind::Mean)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("`mean_saturation` expects an image".into()))?;
+        let img = input_image(&DEF, inputs, 0)?;
         let (sum, count) = mean_saturation_cpu(img);
         Ok(vec![Value::Data(Data::Mean { sum, count })])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("`mean_saturation` expects an image".into()))?;
+        let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u64;
         let g = grid(count, MEAN_WG, QUADS_PER_THREAD, 0)?;
         check_partial_fits(&g, MEAN_WG, 65536)?;

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, GRID_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
-use crate::registry::{expect_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
@@ -102,7 +102,7 @@ impl Filter for Reduce {
         Ok(vec![ValueDesc::Data(DataKind::Stats)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("`reduce` expects an image".into()))?;
+        let img = input_image(&DEF, inputs, 0)?;
         Ok(vec![Value::Data(Data::Stats(stats_cpu(img)))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {

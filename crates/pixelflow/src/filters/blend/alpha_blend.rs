@@ -63,7 +63,7 @@ impl Filter for AlphaBlend {
         if inputs.len() != 2 {
             return Err(Error::Graph("alpha_blend needs two inputs".into()));
         }
-        blend_gpu(rec, "alpha_blend", self.mix, inputs, outputs)
+        blend_gpu(rec, &DEF, "alpha_blend", self.mix, inputs, outputs)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -9,7 +9,7 @@ pub use multiply_blend::MultiplyBlend;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::registry::{expect_image, FilterDef};
+use crate::registry::{FilterDef, expect_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 use rayon::prelude::*;
@@ -56,8 +56,8 @@ pub struct BlendParams {
     pub _pad: [u32; 2],
 }
 
-pub(crate) fn blend_gpu(rec: &mut NodeRecorder<'_>, entry: &'static str, mix: f32, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-    let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("expected an image".into()))?;
+pub(crate) fn blend_gpu(rec: &mut NodeRecorder<'_>, def: &FilterDef, entry: &'static str, mix: f32, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    let d = slot_image(def, inputs, 0)?;
     let p = BlendParams { count: d.pixels() as u32, mix, _pad: [0; 2] };
     rec.dispatch(&Kernel::new("blend", &[WGSL], entry), &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&p), groups_1d((d.pixels() as u64).div_ceil(4), WG))
 }

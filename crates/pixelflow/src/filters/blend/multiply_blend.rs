@@ -52,7 +52,7 @@ impl Filter for MultiplyBlend {
         if inputs.len() != 2 {
             return Err(Error::Graph("multiply_blend needs two inputs".into()));
         }
-        blend_gpu(rec, "multiply_blend", 0.0, inputs, outputs)
+        blend_gpu(rec, &DEF, "multiply_blend", 0.0, inputs, outputs)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -12,7 +12,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::params::{check_float, ParamDef};
-use crate::registry::{expect_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -141,7 +141,7 @@ impl Filter for Crop {
         Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, PixelFormat::Rgba8))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("`crop` expects an image".into()))?;
+        let img = input_image(&DEF, inputs, 0)?;
         let (x0, y0, w, h) = self.region(img.width(), img.height())?;
         let src = img.as_u8();
         let row = img.width() as usize * 4;
@@ -153,7 +153,7 @@ impl Filter for Crop {
         Ok(vec![Value::Image(Image::from_u8(w, h, PixelFormat::Rgba8, out)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("`crop` expects an image".into()))?;
+        let d = slot_image(&DEF, inputs, 0)?;
         let (x0, y0, w, h) = self.region(d.width, d.height)?;
         let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: w * h, _pad: [0; 2] };
         let kernel = Kernel::new("geometry.crop", &[WGSL], "crop");

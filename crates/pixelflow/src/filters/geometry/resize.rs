@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::params::{check_float, check_int, ParamDef};
-use crate::registry::{expect_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -132,7 +132,7 @@ impl Filter for Resize {
         Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, PixelFormat::Rgba8))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("`resize` expects an image".into()))?;
+        let img = input_image(&DEF, inputs, 0)?;
         let (ow, oh) = self.out_size(img.width(), img.height())?;
         let p = ResizeParams::new(img.width(), img.height(), ow, oh);
         let src = img.as_u8();
@@ -145,7 +145,7 @@ impl Filter for Resize {
         Ok(vec![Value::Image(Image::from_u8(ow, oh, PixelFormat::Rgba8, out)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("`resize` expects an image".into()))?;
+        let d = slot_image(&DEF, inputs, 0)?;
         let (ow, oh) = self.out_size(d.width, d.height)?;
         let u = ResizeParams::new(d.width, d.height, ow, oh);
         let kernel = Kernel::new("geometry.resize", &[WGSL], "resize");

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::params::{check_float, ParamDef};
-use crate::registry::{expect_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -175,7 +175,7 @@ impl Filter for Lookup {
         Ok(vec![Value::Image(Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = inputs[0].desc.image().ok_or_else(|| Error::Graph("`lookup` expects an image".into()))?;
+        let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u32;
         let u = LookupParams { count, intensity: self.intensity, inv255: INV255, _pad: 0 };
         let kernel = Kernel::new("lookup.lookup", &[WGSL], "lookup");

@@ -54,7 +54,7 @@ impl Filter for Dilation {
         separable::output_descs(&DEF, inputs)
     }
     fn run_cpu(&self, inputs: &[&Value], _outputs: &[ValueDesc]) -> Result<Vec<Value>> {
-        separable::run_cpu(inputs, self.radius, Op::Max)
+        separable::run_cpu(&DEF, inputs, self.radius, Op::Max)
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         separable::record(rec, &inputs[0], &outputs[0], self.radius, Op::Max)

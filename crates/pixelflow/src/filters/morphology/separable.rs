@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::params::ParamDef;
-use crate::registry::{expect_image, FilterDef, Tolerance, UniformLayout};
+use crate::registry::{FilterDef, Tolerance, UniformLayout, expect_image, input_image};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -312,8 +312,8 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSl
 /// CPU twin: a direct row max (or min) over the clamped window, then a column one.
 /// Deliberately the plain O(r) loop rather than van Herk, so the oracle shares no algorithm
 /// with the kernel.
-pub(crate) fn run_cpu(inputs: &[&Value], radius: u32, op: Op) -> Result<Vec<Value>> {
-    let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("morphology input must be an image".into()))?;
+pub(crate) fn run_cpu(def: &FilterDef, inputs: &[&Value], radius: u32, op: Op) -> Result<Vec<Value>> {
+    let img = input_image(def, inputs, 0)?;
     if !FORMATS.contains(&img.format()) {
         return Err(Error::Graph(format!("morphology needs rgba8 or gray8, got {}", img.format().name())));
     }

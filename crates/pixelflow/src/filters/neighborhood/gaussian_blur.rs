@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::params::{check_float, ParamDef};
-use crate::registry::{expect_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -307,15 +307,11 @@ impl Filter for GaussianBlur {
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("gaussian_blur expects an image".into()))?;
+        let img = input_image(&DEF, inputs, 0)?;
         Ok(vec![Value::Image(blur_cpu(img, &self.weights())?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let (input, output) = match (inputs.first(), outputs.first()) {
-            (Some(i), Some(o)) => (i, o),
-            _ => return Err(Error::Graph("gaussian_blur needs one input and one output".into())),
-        };
-        let d = input.desc.image().ok_or_else(|| Error::Graph("gaussian_blur expects an image".into()))?;
+        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let r = self.radius();
         let params = self.params(d.width, d.height);
         let uniform = bytemuck::bytes_of(&params);

@@ -8,10 +8,10 @@
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::image::{luminance, unorm8, Image, PixelFormat};
 use crate::params::{check_float, ParamDef};
-use crate::registry::{expect_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -100,15 +100,11 @@ impl Filter for SobelEdgeDetection {
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = inputs.first().and_then(|v| v.as_image()).ok_or_else(|| Error::Graph("sobel_edge_detection expects an image".into()))?;
+        let img = input_image(&DEF, inputs, 0)?;
         Ok(vec![Value::Image(sobel_cpu(img, self.edge_strength)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let (input, output) = match (inputs.first(), outputs.first()) {
-            (Some(i), Some(o)) => (i, o),
-            _ => return Err(Error::Graph("sobel_edge_detection needs one input and one output".into())),
-        };
-        let d = input.desc.image().ok_or_else(|| Error::Graph("sobel_edge_detection expects an image".into()))?;
+        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let params = SobelEdgeDetectionParams { width: d.width, height: d.height, edge_strength: self.edge_strength, _pad: 0 };
         rec.dispatch(
             &Kernel::new("sobel_edge_detection", &[WGSL], "main"),
