@@ -22,6 +22,12 @@ pub struct BenchArgs {
     /// Also run the kernel-shape experiments (schedules, wgpu runtime checks)
     #[arg(long)]
     experiments: bool,
+    /// Run the whole case list this many times (run-to-run spread within one process)
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
+    /// Schedule overrides for every case, `filter=variant,...` (see `pixelflow::runtime::schedule`)
+    #[arg(long)]
+    schedule: Option<String>,
     /// Also write the results as JSON
     #[arg(long)]
     json: Option<std::path::PathBuf>,
@@ -47,14 +53,31 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     }
     if let Some(f) = &a.filters {
         let wanted: Vec<&str> = f.split(',').map(str::trim).collect();
-        cases.retain(|c| c.spec == "copy" || c.spec.starts_with("@exp:") || wanted.iter().any(|n| c.name == *n || c.spec.split(['(', ' ', '|']).next() == Some(n)));
+        cases.retain(|c| {
+            c.spec == "copy" || (c.spec.starts_with("@exp:") && wanted.contains(&"exp")) || wanted.iter().any(|n| c.name == *n || c.spec.split(['(', ' ', '|']).next() == Some(n))
+        });
         if cases.iter().all(|c| c.spec == "copy" || c.spec.starts_with("@exp:")) && !wanted.contains(&"copy") {
             bail!("no benchmark case matches `{f}`");
         }
     }
+    if let Some(s) = &a.schedule {
+        let o = pixelflow::runtime::schedule::parse(s);
+        if o.is_empty() {
+            bail!("--schedule must look like filter=variant[,filter=variant]");
+        }
+        for c in &mut cases {
+            c.schedule.splice(0..0, o.iter().cloned());
+        }
+    }
+    if a.repeat > 1 {
+        let once = cases.clone();
+        for _ in 1..a.repeat {
+            cases.extend(once.iter().cloned());
+        }
+    }
     println!("adapter: {} ({}, {}) driver: {} {}", info.name, info.backend, info.device_type, info.driver, info.driver_info);
     println!("image {w}x{h} rgba8, {} rotating buffer sets, median/min of {} runs (whole rounds of the sets) after a warm-up of >= 300 ms, GPU timestamps", cfg.sets, cfg.runs.div_ceil(cfg.sets) * cfg.sets);
-    println!("{:<32} {:>9} {:>9} {:>9} {:>8}  {}", "case", "median ms", "min ms", "GB/s", "x copy", "steps (median ms)");
+    println!("{:<44} {:>9} {:>9} {:>9} {:>8}  {}", "case", "median ms", "min ms", "GB/s", "x copy", "steps (median ms)");
     let mut results: Vec<BenchResult> = Vec::new();
     let mut copy_ms = None;
     for case in &cases {
@@ -66,10 +89,10 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
                 // The yardstick is the copy of one full-size image in this run.
                 let ratio = copy_ms.map(|c| r.median_ms / c);
                 let steps = if r.steps.len() > 1 { r.steps.iter().map(|(l, ms)| format!("{l} {ms:.3}")).collect::<Vec<_>>().join(", ") } else { String::new() };
-                println!("{:<32} {:>9.4} {:>9.4} {:>9.1} {:>8}  {}", r.name, r.median_ms, r.min_ms, r.gbps(), ratio.map_or("-".into(), |x| format!("{x:.2}")), steps);
+                println!("{:<44} {:>9.4} {:>9.4} {:>9.1} {:>8}  {}", r.name, r.median_ms, r.min_ms, r.gbps(), ratio.map_or("-".into(), |x| format!("{x:.2}")), steps);
                 results.push(r);
             }
-            Err(e) => println!("{:<32} failed: {e}", case.name),
+            Err(e) => println!("{:<44} failed: {e}", case.name),
         }
     }
     if let Some(path) = &a.json {

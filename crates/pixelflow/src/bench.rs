@@ -43,14 +43,21 @@ pub struct BenchCase {
     pub spec: String,
     /// Input size (default: the config's).
     pub size: Option<(u32, u32)>,
+    /// Schedule overrides in force for this case (see `runtime::schedule`).
+    pub schedule: Vec<(String, String)>,
 }
 
 impl BenchCase {
     pub fn new(name: &str, spec: &str) -> Self {
-        Self { name: name.into(), spec: spec.into(), size: None }
+        Self { name: name.into(), spec: spec.into(), size: None, schedule: Vec::new() }
     }
     pub fn sized(name: &str, spec: &str, w: u32, h: u32) -> Self {
-        Self { name: name.into(), spec: spec.into(), size: Some((w, h)) }
+        Self { name: name.into(), spec: spec.into(), size: Some((w, h)), schedule: Vec::new() }
+    }
+    /// The same case under schedule overrides `key=value,...`.
+    pub fn scheduled(mut self, overrides: &str) -> Self {
+        self.schedule = crate::runtime::schedule::parse(overrides);
+        self
     }
 }
 
@@ -150,6 +157,7 @@ static COPY_DEF: FilterDef = FilterDef {
     build: |_| Ok(Box::new(copy_kernel())),
     uniforms: &[],
     test_inputs: None,
+    schedules: &[],
 };
 
 /// The copy yardstick: 16-byte loads and stores, one `vec4<u32>` (4 pixels) per invocation,
@@ -195,6 +203,10 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(St
 
 /// Times one case.
 pub fn run_case(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<BenchResult> {
+    crate::runtime::schedule::with_overrides(&case.schedule, || run_case_scheduled(gpu, case, cfg))
+}
+
+fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<BenchResult> {
     if !gpu.has_timestamps() {
         return Err(Error::Gpu("this adapter has no timestamp queries; cannot benchmark".into()));
     }
@@ -418,7 +430,20 @@ fn experiments() -> Vec<Experiment> {
     ]
 }
 
-/// The experiment cases, named `exp:<name>`.
+/// The experiment cases: kernel shapes named `exp:<name>`, then every filter's alternative
+/// schedules (`runtime::schedule`) on the operations of the performance targets, named
+/// `<case> [<filter>=<variant>]`, so defaults and alternatives are timed in one run.
 pub fn experiment_cases() -> Vec<BenchCase> {
-    experiments().iter().map(|e| BenchCase::new(&format!("exp:{}", e.name), &format!("@exp:{}", e.name))).collect()
+    let mut v: Vec<BenchCase> = experiments().iter().map(|e| BenchCase::new(&format!("exp:{}", e.name), &format!("@exp:{}", e.name))).collect();
+    for (name, spec, overrides) in schedule_variants() {
+        v.push(BenchCase::new(&format!("{name} [{overrides}]"), spec).scheduled(overrides));
+    }
+    v
+}
+
+/// Alternative schedules worth timing against the defaults: (case name, spec, overrides).
+fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
+    vec![
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile"),
+    ]
 }

@@ -91,6 +91,9 @@ pub struct FilterDef {
     /// Extra inputs for tests (e.g. a LUT image), given the main input's size; `None` means
     /// random images of the main input's size.
     pub test_inputs: Option<fn(u32, u32, u64) -> Vec<crate::Image>>,
+    /// GPU schedules besides the default, by `runtime::schedule` variant name; the
+    /// GPU-vs-CPU test matrix runs every one, `pixelflow bench --experiments` times them.
+    pub schedules: &'static [&'static str],
 }
 
 impl std::fmt::Debug for FilterDef {

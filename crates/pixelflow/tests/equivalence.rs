@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use pixelflow::params::{Args, ParamKind, ParamValue};
 use pixelflow::registry::{self, FilterDef, PortKind};
+use pixelflow::runtime::schedule;
 use pixelflow::{Backend, Graph, Image, PixelFormat, RunOptions};
 
 const SIZES: &[(u32, u32)] = &[(1, 1), (1, 9), (9, 1), (67, 43), (130, 17)];
@@ -81,18 +82,25 @@ fn run_matrix(filter_args: impl Fn(&FilterDef, &mut Rng) -> Option<Args>, seeds:
         if def.params.iter().any(|p| matches!(p.kind, ParamKind::Image)) && def.test_inputs.is_none() && def.inputs.len() == 1 {
             continue;
         }
-        for fmt in formats(def) {
-            for (i, &(w, h)) in SIZES.iter().enumerate() {
-                for s in 0..seeds {
-                    let seed = 1 + i as u64 * 31 + s * 1000;
-                    let mut rng = Rng(seed * 7919 + 17);
-                    let Some(args) = filter_args(def, &mut rng) else { continue };
-                    checked += 1;
-                    if let Err(e) = compare(def, &args, w, h, seed, fmt) {
-                        failures.push(format!("{} {:?} {w}x{h} {} args={args:?}: {e}", def.name, fmt, seed));
+        // the default schedule, then every alternative the filter declares
+        let variants: Vec<Option<&str>> = std::iter::once(None).chain(def.schedules.iter().map(|s| Some(*s))).collect();
+        for variant in variants {
+            let overrides: Vec<(String, String)> = variant.map(|v| vec![(def.name.to_string(), v.to_string())]).unwrap_or_default();
+            schedule::with_overrides(&overrides, || {
+                for fmt in formats(def) {
+                    for (i, &(w, h)) in SIZES.iter().enumerate() {
+                        for s in 0..seeds {
+                            let seed = 1 + i as u64 * 31 + s * 1000;
+                            let mut rng = Rng(seed * 7919 + 17);
+                            let Some(args) = filter_args(def, &mut rng) else { continue };
+                            checked += 1;
+                            if let Err(e) = compare(def, &args, w, h, seed, fmt) {
+                                failures.push(format!("{} [schedule {}] {:?} {w}x{h} {} args={args:?}: {e}", def.name, variant.unwrap_or("default"), fmt, seed));
+                            }
+                        }
                     }
                 }
-            }
+            });
         }
     }
     assert!(checked > 0);

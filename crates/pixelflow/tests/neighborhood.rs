@@ -207,6 +207,7 @@ static DIAG_DEF: pixelflow::FilterDef = pixelflow::FilterDef {
     build: |_| Err(pixelflow::Error::Graph("diagnostic only".into())),
     uniforms: &[],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl Filter for SharedDiag {

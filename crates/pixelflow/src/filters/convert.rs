@@ -32,6 +32,7 @@ pub static TO_GRAY: FilterDef = FilterDef {
     build: |_| Ok(Box::new(ToGray)),
     uniforms: &[],
     test_inputs: None,
+    schedules: &[],
 };
 
 pub static TO_RGBA: FilterDef = FilterDef {
@@ -47,6 +48,7 @@ pub static TO_RGBA: FilterDef = FilterDef {
     build: |_| Ok(Box::new(ToRgba)),
     uniforms: &[],
     test_inputs: None,
+    schedules: &[],
 };
 
 /// Registry entries of this family.

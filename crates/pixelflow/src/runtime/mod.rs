@@ -4,6 +4,7 @@
 mod context;
 mod kernel;
 mod pool;
+pub mod schedule;
 
 pub use context::{Gpu, GpuOptions, GpuInfo};
 pub use kernel::{groups_1d, groups_2d, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL};

@@ -50,6 +50,7 @@ round(multiplier * 1000) * sum_y exactly), so the mean never leaves the GPU.",
     build: |a| Ok(Box::new(AverageLuminanceThreshold::new(a.f32("multiplier")?)?)),
     uniforms: &[],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl Filter for AverageLuminanceThreshold {

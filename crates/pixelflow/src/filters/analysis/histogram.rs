@@ -48,6 +48,7 @@ GPU: per-workgroup histograms in workgroup memory, merged with one atomic per no
     build: |_| Ok(Box::new(Histogram)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 /// CPU twin of `histogram.wgsl`.

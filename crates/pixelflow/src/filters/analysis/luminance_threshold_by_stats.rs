@@ -71,6 +71,7 @@ Used by average_luminance_threshold.",
     build: |a| Ok(Box::new(LuminanceThresholdByStats::new(a.f32("multiplier")?)?)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 /// CPU twin of the per-pixel test: `Y * count * 1000 >= m * sum_y`, exactly.

@@ -48,6 +48,7 @@ integer division; the mean is the exact 64-bit sum over the pixel count, divided
     build: |_| Ok(Box::new(MeanSaturation)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 /// round(65536 * S) for one pixel; twin of `saturation_fixed` in mean_saturation.wgsl.

@@ -55,6 +55,7 @@ Later nodes can consume the statistics on the GPU (see luminance_threshold_by_st
     build: |_| Ok(Box::new(Reduce)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 /// CPU twin of `reduce.wgsl`: exact statistics of an RGBA8 image.

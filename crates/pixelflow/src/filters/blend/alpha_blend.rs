@@ -47,6 +47,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(AlphaBlend::new(a.f32("mix")?)?)),
     uniforms: &[BLEND_UNIFORM],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl Filter for AlphaBlend {

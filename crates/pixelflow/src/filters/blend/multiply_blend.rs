@@ -36,6 +36,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |_| Ok(Box::new(MultiplyBlend)),
     uniforms: &[BLEND_UNIFORM],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl Filter for MultiplyBlend {

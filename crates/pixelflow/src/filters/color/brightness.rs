@@ -49,6 +49,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Brightness::new(a.f32("brightness")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "BrightnessParams", rust_size: std::mem::size_of::<BrightnessParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl PixelOp for Brightness {

@@ -31,6 +31,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |_| Ok(Box::new(ColorInvert)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ColorInvertParams", rust_size: std::mem::size_of::<ColorInvertParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl PixelOp for ColorInvert {

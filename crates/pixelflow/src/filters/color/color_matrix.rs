@@ -87,6 +87,7 @@ pub static DEF: FilterDef = FilterDef {
     },
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ColorMatrixParams", rust_size: std::mem::size_of::<ColorMatrixParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl PixelOp for ColorMatrix {

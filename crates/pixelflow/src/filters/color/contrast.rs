@@ -49,6 +49,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Contrast::new(a.f32("contrast")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ContrastParams", rust_size: std::mem::size_of::<ContrastParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl PixelOp for Contrast {

@@ -49,6 +49,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Exposure::new(a.f32("exposure")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ExposureParams", rust_size: std::mem::size_of::<ExposureParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl PixelOp for Exposure {

@@ -49,6 +49,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Gamma::new(a.f32("gamma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GammaParams", rust_size: std::mem::size_of::<GammaParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl PixelOp for Gamma {

@@ -31,6 +31,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |_| Ok(Box::new(Grayscale)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GrayscaleParams", rust_size: std::mem::size_of::<GrayscaleParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl PixelOp for Grayscale {

@@ -49,6 +49,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(LuminanceThreshold::new(a.f32("threshold")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "LuminanceThresholdParams", rust_size: std::mem::size_of::<LuminanceThresholdParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl PixelOp for LuminanceThreshold {

@@ -49,6 +49,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Saturation::new(a.f32("saturation")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "SaturationParams", rust_size: std::mem::size_of::<SaturationParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl PixelOp for Saturation {

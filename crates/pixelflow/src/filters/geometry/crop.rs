@@ -129,6 +129,7 @@ the size shrinks to what remains (at least 1 pixel). A zero width or height is a
     },
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl Filter for Crop {

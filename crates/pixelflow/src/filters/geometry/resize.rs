@@ -99,6 +99,7 @@ channels (alpha too, not premultiplied), no antialiasing when shrinking.",
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 /// CPU twin of `resize.wgsl` for output pixel (x, y).

@@ -73,6 +73,7 @@ alpha is kept.",
     build: |a| Ok(Box::new(Lookup::new(a.f32("intensity")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "LookupParams", rust_size: std::mem::size_of::<LookupParams>() }],
     test_inputs: Some(test_lut),
+    schedules: &[],
 };
 
 /// Level `v` of 0..63 on the 8-bit scale, round(v * 255 / 63) (never a tie).

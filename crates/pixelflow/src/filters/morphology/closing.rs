@@ -44,6 +44,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Closing::new(a.u32("radius")?)?)),
     uniforms: &[],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl Filter for Closing {

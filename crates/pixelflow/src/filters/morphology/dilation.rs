@@ -44,6 +44,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Dilation::new(a.u32("radius")?)?)),
     uniforms: UNIFORMS,
     test_inputs: None,
+    schedules: &[],
 };
 
 impl Filter for Dilation {

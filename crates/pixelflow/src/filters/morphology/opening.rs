@@ -44,6 +44,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Opening::new(a.u32("radius")?)?)),
     uniforms: &[],
     test_inputs: None,
+    schedules: &[],
 };
 
 impl Filter for Opening {

@@ -92,6 +92,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(BoxBlur::new(a.u32("radius")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "BoxBlurParams", rust_size: std::mem::size_of::<BoxBlurParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 /// Rows per round of barriers of the scan kernel that fit in `limit` bytes of workgroup

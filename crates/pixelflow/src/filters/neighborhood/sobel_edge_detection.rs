@@ -66,6 +66,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(SobelEdgeDetection::new(a.f32("edge_strength")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "SobelEdgeDetectionParams", rust_size: std::mem::size_of::<SobelEdgeDetectionParams>() }],
     test_inputs: None,
+    schedules: &[],
 };
 
 /// CPU twin: same luminance, same operation order as the WGSL.
