@@ -78,7 +78,12 @@ fn formats(def: &FilterDef) -> Vec<PixelFormat> {
 fn run_matrix(filter_args: impl Fn(&FilterDef, &mut Rng) -> Option<Args>, seeds: u64) {
     let mut failures = Vec::new();
     let mut checked = 0;
+    // PIXELFLOW_TEST_FILTERS=a,b narrows the matrix while iterating on a kernel; CI runs all.
+    let only: Option<Vec<String>> = std::env::var("PIXELFLOW_TEST_FILTERS").ok().map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
     for def in registry::all() {
+        if only.as_ref().is_some_and(|o| !o.iter().any(|n| n == def.name)) {
+            continue;
+        }
         if def.params.iter().any(|p| matches!(p.kind, ParamKind::Image)) && def.test_inputs.is_none() && def.inputs.len() == 1 {
             continue;
         }
