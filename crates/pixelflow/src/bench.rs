@@ -445,5 +445,15 @@ pub fn experiment_cases() -> Vec<BenchCase> {
 fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
     vec![
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile"),
+        ("reduce", "reduce", "reduce=u1q8"),
+        ("reduce", "reduce", "reduce=u4q4"),
+        ("reduce", "reduce", "reduce=u4q16"),
+        ("reduce", "reduce", "reduce=u8q8"),
+        ("histogram", "histogram", "histogram=u2q8"),
+        ("histogram", "histogram", "histogram=u4q4"),
+        ("histogram", "histogram", "histogram=u4q16"),
+        ("histogram", "histogram", "histogram=u8q8"),
+        ("mean_saturation", "mean_saturation", "mean_saturation=u4q4"),
+        ("mean_saturation", "mean_saturation", "mean_saturation=u8q8"),
     ]
 }

@@ -8,7 +8,7 @@
 
 use rayon::prelude::*;
 
-use super::{check_quads, grid, GridParams, GRID_WGSL};
+use super::{check_quads, grid, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
 use crate::image::{luma601, Image, PixelFormat};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, slot_image};
@@ -21,7 +21,7 @@ const HISTOGRAM_WG: u32 = 256;
 /// Quads per invocation. Schedule choice, not algorithm: larger means fewer workgroups, hence
 /// fewer 1024-bin merges into global memory. Measured on an H200 at 3840x2160: 16 best
 /// (0.0224-0.0246 ms), 8 and 32 slower; 2 or 4 privatised copies per workgroup did not help.
-const QUADS_PER_THREAD: u32 = 16;
+const DEFAULT_LOOP: LoopShape = LoopShape { unroll: 1, quads_per_thread: 16 };
 
 /// Histograms of R, G, B and Y (256 bins each) of an RGBA8 image.
 #[derive(Clone, Debug, Default)]
@@ -48,7 +48,7 @@ GPU: per-workgroup histograms in workgroup memory, merged with one atomic per no
     build: |_| Ok(Box::new(Histogram)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
     test_inputs: None,
-    schedules: &[],
+    schedules: super::LOOP_VARIANTS,
 };
 
 /// CPU twin of `histogram.wgsl`.
@@ -93,10 +93,12 @@ impl Filter for Histogram {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u64;
-        let g = grid(count, HISTOGRAM_WG, QUADS_PER_THREAD, 0)?;
+        let shape = LoopShape::for_filter(DEF.name, DEFAULT_LOOP)?;
+    let g = grid(count, HISTOGRAM_WG, shape.quads_per_thread, 0)?;
         check_quads(&inputs[0], count)?;
         rec.clear(&outputs[0].buffer);
-        let kernel = Kernel::new("analysis.histogram", &[GRID_WGSL, WGSL], "histogram");
+        let mut kernel = Kernel::new(&format!("analysis.histogram.{}", shape.key()), &[GRID_WGSL, WGSL], "histogram");
+        kernel.generated = Some(shape.visit_quads_wgsl());
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

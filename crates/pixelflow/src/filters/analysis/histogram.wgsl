@@ -19,13 +19,15 @@ fn add_pixel(p: u32) {
     atomicAdd(&h[768u + luma601(c)], 1u);
 }
 
+fn add_quad(a: vec4<u32>) {
+    add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);
+}
+
+// `visit_quads` is generated (LoopShape in analysis/mod.rs): the grid-stride loop.
 @compute @workgroup_size(256)
 fn histogram(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let gid = wid.x * HISTOGRAM_WG + lid;
-    for (var q = gid; q < grid.quads; q += grid.stride) {
-        let a = src[q];
-        add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);
-    }
+    visit_quads(gid);
     if (gid == 0u) {
         let rest = tail_pixels(grid);
         if (rest > 0u) {

@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, GRID_WGSL};
+use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, slot_image};
@@ -21,7 +21,7 @@ const WGSL: &str = include_str!("mean_saturation.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `MEAN_WG` in mean_saturation.wgsl.
 const MEAN_WG: u32 = 256;
 /// Quads per invocation. Schedule choice, not algorithm; on an H200, 8 was 5-15% faster than 16.
-const QUADS_PER_THREAD: u32 = 8;
+const DEFAULT_LOOP: LoopShape = LoopShape { unroll: 1, quads_per_thread: 8 };
 
 /// Mean HSV saturation, as an exact fixed-point mean (16 fractional bits).
 #[derive(Clone, Debug, Default)]
@@ -48,7 +48,7 @@ integer division; the mean is the exact 64-bit sum over the pixel count, divided
     build: |_| Ok(Box::new(MeanSaturation)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
     test_inputs: None,
-    schedules: &[],
+    schedules: super::LOOP_VARIANTS,
 };
 
 /// round(65536 * S) for one pixel; twin of `saturation_fixed` in mean_saturation.wgsl.
@@ -81,11 +81,13 @@ impl Filter for MeanSaturation {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u64;
-        let g = grid(count, MEAN_WG, QUADS_PER_THREAD, 0)?;
+        let shape = LoopShape::for_filter(DEF.name, DEFAULT_LOOP)?;
+    let g = grid(count, MEAN_WG, shape.quads_per_thread, 0)?;
         check_partial_fits(&g, MEAN_WG, 65536)?;
         check_quads(&inputs[0], count)?;
         let (shim, key) = subgroup_shim(rec);
-        let kernel = Kernel::new(&format!("analysis.mean_saturation.{key}"), &[GRID_WGSL, shim, WGSL], "mean_saturation");
+        let mut kernel = Kernel::new(&format!("analysis.mean_saturation.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "mean_saturation");
+    kernel.generated = Some(shape.visit_quads_wgsl());
         rec.clear(&outputs[0].buffer);
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
     }

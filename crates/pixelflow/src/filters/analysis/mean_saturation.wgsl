@@ -11,6 +11,8 @@
 const MEAN_WG: u32 = 256u;
 
 var<workgroup> part: atomic<u32>;
+// This invocation's running sum.
+var<private> s: u32;
 
 // round(65536 * (max - min) / max): (max - min) * 65536 + max / 2 < 2^24, so u32 is exact.
 fn saturation_fixed(p: u32) -> u32 {
@@ -20,14 +22,16 @@ fn saturation_fixed(p: u32) -> u32 {
     return select(0u, ((hi - lo) * 65536u + hi / 2u) / max(hi, 1u), hi > 0u);
 }
 
+fn add_quad(a: vec4<u32>) {
+    s += saturation_fixed(a.x) + saturation_fixed(a.y) + saturation_fixed(a.z) + saturation_fixed(a.w);
+}
+
+// `visit_quads` is generated (LoopShape in analysis/mod.rs): the grid-stride loop.
 @compute @workgroup_size(256)
 fn mean_saturation(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let gid = wid.x * MEAN_WG + lid;
-    var s = 0u;
-    for (var q = gid; q < grid.quads; q += grid.stride) {
-        let a = src[q];
-        s += saturation_fixed(a.x) + saturation_fixed(a.y) + saturation_fixed(a.z) + saturation_fixed(a.w);
-    }
+    s = 0u;
+    visit_quads(gid);
     if (gid == 0u) {
         let rest = tail_pixels(grid);
         if (rest > 0u) {

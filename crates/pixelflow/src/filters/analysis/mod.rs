@@ -102,3 +102,66 @@ pub(crate) fn check_quads(slot: &GpuSlot, count: u64) -> Result<()> {
     }
     Ok(())
 }
+
+/// Shape of the grid-stride loop (a schedule choice, `runtime::schedule` variant `u<U>q<Q>`):
+/// each loop iteration issues `unroll` independent 16-byte loads before using any of them, so
+/// that many reads are in flight per invocation, and the grid is sized for about
+/// `quads_per_thread` quads per invocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LoopShape {
+    pub unroll: u32,
+    pub quads_per_thread: u32,
+}
+
+impl LoopShape {
+    /// The shape for `filter`: its schedule override if any, else `default`.
+    pub(crate) fn for_filter(filter: &str, default: LoopShape) -> Result<LoopShape> {
+        let Some(v) = crate::runtime::schedule::get(filter) else {
+            return Ok(default);
+        };
+        let parsed = v
+            .strip_prefix('u')
+            .and_then(|r| r.split_once('q'))
+            .and_then(|(u, q)| Some((u.parse::<u32>().ok()?, q.parse::<u32>().ok()?)));
+        match parsed {
+            Some((u, q)) if (1..=16).contains(&u) && (1..=64).contains(&q) => Ok(LoopShape {
+                unroll: u,
+                quads_per_thread: q,
+            }),
+            _ => Err(crate::runtime::schedule::unknown(
+                filter,
+                &v,
+                &["u<1..16>q<1..64>, e.g. u4q8"],
+            )),
+        }
+    }
+    /// Cache-key suffix.
+    pub(crate) fn key(&self) -> String {
+        format!("u{}q{}", self.unroll, self.quads_per_thread)
+    }
+    /// `fn visit_quads(gid)`: calls the kernel's `add_quad` on every whole quad of this
+    /// invocation's grid-stride sequence, `unroll` loads at a time.
+    pub(crate) fn visit_quads_wgsl(&self) -> String {
+        let u = self.unroll;
+        let mut s = String::from("fn visit_quads(gid: u32) {\n    var q = gid;\n");
+        if u > 1 {
+            s += &format!(
+                "    for (; q + {}u * grid.stride < grid.quads; q += {u}u * grid.stride) {{\n",
+                u - 1
+            );
+            for k in 0..u {
+                s += &format!("        let a{k} = src[q + {k}u * grid.stride];\n");
+            }
+            for k in 0..u {
+                s += &format!("        add_quad(a{k});\n");
+            }
+            s += "    }\n";
+        }
+        s +=
+            "    for (; q < grid.quads; q += grid.stride) {\n        add_quad(src[q]);\n    }\n}\n";
+        s
+    }
+}
+
+/// Alternative loop shapes timed by `bench --experiments` and run by the equivalence tests.
+pub(crate) const LOOP_VARIANTS: &[&str] = &["u1q8", "u4q4", "u4q16", "u8q8"];

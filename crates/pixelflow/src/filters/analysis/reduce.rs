@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, GRID_WGSL};
+use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image};
@@ -24,7 +24,7 @@ const REDUCE_WG: u32 = 256;
 /// on an H200 at 3840x2160 (clocks held high): 8 and 16 within 2% (0.0204 / 0.0208 ms), 4 and
 /// 32 slower (0.025 / 0.023 ms); a variant with almost no per-pixel arithmetic ran no faster,
 /// so this pass is bound by the read stream, not by the arithmetic.
-const QUADS_PER_THREAD: u32 = 8;
+const DEFAULT_LOOP: LoopShape = LoopShape { unroll: 2, quads_per_thread: 8 };
 
 /// Per-channel min, max, sum of R, G, B, A, Y and the pixel count of an RGBA8 image.
 #[derive(Clone, Debug, Default)]
@@ -55,7 +55,7 @@ Later nodes can consume the statistics on the GPU (see luminance_threshold_by_st
     build: |_| Ok(Box::new(Reduce)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
     test_inputs: None,
-    schedules: &[],
+    schedules: super::LOOP_VARIANTS,
 };
 
 /// CPU twin of `reduce.wgsl`: exact statistics of an RGBA8 image.
@@ -118,11 +118,13 @@ impl Filter for Reduce {
 pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
     let d = src.desc.image().ok_or_else(|| Error::Graph("`reduce` expects an image".into()))?;
     let count = d.pixels() as u64;
-    let g = grid(count, REDUCE_WG, QUADS_PER_THREAD, 0)?;
+    let shape = LoopShape::for_filter(DEF.name, DEFAULT_LOOP)?;
+    let g = grid(count, REDUCE_WG, shape.quads_per_thread, 0)?;
     check_partial_fits(&g, REDUCE_WG, 255)?;
     check_quads(src, count)?;
     let (shim, key) = subgroup_shim(rec);
-    let kernel = Kernel::new(&format!("analysis.reduce.{key}"), &[GRID_WGSL, shim, WGSL], "reduce");
+    let mut kernel = Kernel::new(&format!("analysis.reduce.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "reduce");
+    kernel.generated = Some(shape.visit_quads_wgsl());
     rec.clear(&dst.buffer);
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], bytemuck::bytes_of(&g.params), g.groups)
 }

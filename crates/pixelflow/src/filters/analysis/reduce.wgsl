@@ -42,6 +42,11 @@ fn add_wide(i: u32, v: u32) {
     }
 }
 
+fn add_quad(a: vec4<u32>) {
+    add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);
+}
+
+// `visit_quads` is generated (LoopShape in analysis/mod.rs): the grid-stride loop.
 @compute @workgroup_size(256)
 fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let gid = wid.x * REDUCE_WG + lid;
@@ -51,18 +56,7 @@ fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index
     ylo = 255u;
     yhi = 0u;
     ysum = 0u;
-    // Two independent 16-byte loads per iteration keep more bytes in flight.
-    var q = gid;
-    for (; q + grid.stride < grid.quads; q += 2u * grid.stride) {
-        let a = src[q];
-        let b = src[q + grid.stride];
-        add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);
-        add_pixel(b.x); add_pixel(b.y); add_pixel(b.z); add_pixel(b.w);
-    }
-    if (q < grid.quads) {
-        let a = src[q];
-        add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);
-    }
+    visit_quads(gid);
     if (gid == 0u) {
         let rest = tail_pixels(grid);
         if (rest > 0u) {
