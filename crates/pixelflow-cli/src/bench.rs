@@ -76,8 +76,9 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
         }
     }
     println!("adapter: {} ({}, {}) driver: {} {}", info.name, info.backend, info.device_type, info.driver, info.driver_info);
+    println!("probe: FMA TFLOP/s of a short arithmetic kernel right after each case's timed runs (the SM clock it ran at; each timed submission starts with ~150 ms of it to raise the clocks)");
     println!("image {w}x{h} rgba8, {} rotating buffer sets, median/min of {} runs (whole rounds of the sets) after a warm-up of >= 300 ms, GPU timestamps", cfg.sets, cfg.runs.div_ceil(cfg.sets) * cfg.sets);
-    println!("{:<44} {:>9} {:>9} {:>9} {:>8}  {}", "case", "median ms", "min ms", "GB/s", "x copy", "steps (median ms)");
+    println!("{:<44} {:>9} {:>9} {:>9} {:>8} {:>7}  {}", "case", "median ms", "min ms", "GB/s", "x copy", "probe", "steps (median ms)");
     let mut results: Vec<BenchResult> = Vec::new();
     let mut copy_ms = None;
     for case in &cases {
@@ -89,7 +90,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
                 // The yardstick is the copy of one full-size image in this run.
                 let ratio = copy_ms.map(|c| r.median_ms / c);
                 let steps = if r.steps.len() > 1 { r.steps.iter().map(|(l, ms)| format!("{l} {ms:.3}")).collect::<Vec<_>>().join(", ") } else { String::new() };
-                println!("{:<44} {:>9.4} {:>9.4} {:>9.1} {:>8}  {}", r.name, r.median_ms, r.min_ms, r.gbps(), ratio.map_or("-".into(), |x| format!("{x:.2}")), steps);
+                println!("{:<44} {:>9.4} {:>9.4} {:>9.1} {:>8} {:>7.1}  {}", r.name, r.median_ms, r.min_ms, r.gbps(), ratio.map_or("-".into(), |x| format!("{x:.2}")), r.probe_tflops, steps);
                 results.push(r);
             }
             Err(e) => println!("{:<44} failed: {e}", case.name),
@@ -103,7 +104,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
             "results": results.iter().map(|r| serde_json::json!({
                 "name": r.name, "spec": r.spec, "width": r.width, "height": r.height,
                 "median_ms": r.median_ms, "min_ms": r.min_ms, "bytes": r.bytes, "gbps": r.gbps(),
-                "x_copy": r.median_ms / copy,
+                "x_copy": r.median_ms / copy, "probe_tflops": r.probe_tflops,
                 "steps": r.steps.iter().map(|(l, ms)| serde_json::json!({"label": l, "median_ms": ms})).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         });

@@ -74,6 +74,9 @@ pub struct BenchResult {
     pub bytes: u64,
     /// Median per step (nodes, fused runs joined by `+`).
     pub steps: Vec<(String, f64)>,
+    /// FMA rate of a short arithmetic kernel right after the timed runs, TFLOP/s: shows the
+    /// SM clock the case ran at (H200 at 1980 MHz: about 67 at full occupancy).
+    pub probe_tflops: f64,
 }
 
 impl BenchResult {
@@ -221,7 +224,10 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
     // interval starts when everything before it has finished.
     let rounds = cfg.runs.div_ceil(cfg.sets).max(1);
     let runs_total = (rounds * cfg.sets) as u32;
-    let n_q = per_run * runs_total;
+    // two more queries: the clock probe after the timed runs
+    let n_q = per_run * runs_total + 2;
+    let spin = Spin::new(gpu);
+    let spin_rate = spin_iters_per_ms(gpu, &spin)?;
     let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("bench"), ty: wgpu::QueryType::Timestamp, count: n_q });
     let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("bench.resolve"), size: n_q as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
     // One buffer set (own free list) per input set; sources pinned so no step overwrites them.
@@ -239,19 +245,23 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
     let mut per_step: Vec<Vec<f64>> = vec![Vec::new(); plan.steps.len()];
     let mut labels = Vec::new();
     let period = gpu.queue.get_timestamp_period() as f64;
-    let started = std::time::Instant::now();
     let mut warm_rounds = 0usize;
     // GPU time of one round, from the warm-up's timestamps: sizes the untimed lead-in.
     let mut round_ms = 0.0f64;
+    let mut probe_tflops = 0.0f64;
     loop {
-        // Warm-up: at least `warmup` runs and 300 ms, so clocks have ramped up.
-        let warming = warm_rounds * cfg.sets < cfg.warmup || started.elapsed() < std::time::Duration::from_millis(300);
+        // Warm-up: compiles the kernels and measures a round; the clocks are brought up by
+        // the spin at the head of the timed submission (see `SPIN_WGSL`).
+        let warming = warm_rounds * cfg.sets < cfg.warmup.max(1);
         let n_rounds = if warming { 1 } else { rounds };
         // Untimed rounds ahead of the timed ones in the same submission, about 20 ms of GPU
         // work, so clocks are up when timing starts even for 20-microsecond kernels.
-        let lead_in = if warming || round_ms <= 0.0 { 0 } else { ((20.0 / round_ms).ceil() as usize).min(400) };
+        let lead_in = if warming || round_ms <= 0.0 { 0 } else { ((5.0 / round_ms).ceil() as usize).clamp(1, 100) };
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let (encoded, staging) = gpu.scoped(|| -> Result<_> {
+            if !warming {
+                spin.record(gpu, &mut encoder, (SPIN_MS * spin_rate).clamp(1.0, 4e9) as u32, None)?;
+            }
             for _ in 0..lead_in {
                 for k in 0..cfg.sets {
                     let e = encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), None, None)?;
@@ -273,7 +283,11 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
                     all.push(e);
                 }
             }
-            let used = per_run * (n_rounds * cfg.sets) as u32;
+            let mut used = per_run * (n_rounds * cfg.sets) as u32;
+            if !warming {
+                spin.record(gpu, &mut encoder, PROBE_ITERS, Some((&qs, used)))?;
+                used += 2;
+            }
             encoder.resolve_query_set(&qs, 0..used, &resolve, 0);
             let st = gpu.read_buffers(&mut encoder, &[(&resolve, used as u64 * 8)]);
             Ok((all, st))
@@ -289,6 +303,12 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
             continue;
         }
         let t: Vec<u64> = raw[0].chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
+        if let [.., a, b] = t.as_slice() {
+            let ms = b.saturating_sub(*a) as f64 * period / 1e6;
+            if ms > 0.0 {
+                probe_tflops = 2.0 * Spin::fmas(PROBE_ITERS) / (ms * 1e-3) / 1e12;
+            }
+        }
         for (j, e) in encoded.into_iter().enumerate() {
             let r = &t[j * per_run as usize..(j + 1) * per_run as usize];
             totals.push(r[r.len() - 1].saturating_sub(r[0]) as f64 * period / 1e6);
@@ -322,6 +342,7 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
         min_ms,
         bytes,
         steps: labels.into_iter().zip(per_step.iter_mut().map(median)).collect(),
+        probe_tflops,
     })
 }
 
@@ -456,4 +477,99 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("mean_saturation", "mean_saturation", "mean_saturation=u4q4"),
         ("mean_saturation", "mean_saturation", "mean_saturation=u8q8"),
     ]
+}
+
+/// Arithmetic-only kernel that keeps every SM busy: the GPU's clock governor only raises
+/// the clocks under sustained load. Measured on the H200 (run 7, nvidia-smi sampled every
+/// 250 ms): between cases, while the CPU builds the next case's images, the SM clock fell to
+/// 825-1500 MHz, and a 300 ms warm-up of short submissions did not bring it back to 1980 MHz;
+/// the same kernel then measured up to 1.3x slower in a later repetition. So each timed
+/// submission now starts with ~`SPIN_MS` of this kernel, and ends with a short one whose
+/// FLOP rate shows the clock at the end of the measurement.
+const SPIN_WGSL: &str = "
+@group(0) @binding(0) var<storage, read_write> sink: array<f32>;
+@group(0) @binding(1) var<uniform> spin: vec4<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    var a = f32(g.x) * 1e-7;
+    var b = a + 0.5;
+    var c = a + 0.25;
+    var d = a + 0.125;
+    for (var i = 0u; i < spin.x; i++) {
+        a = fma(a, 0.9999999, 1e-7);
+        b = fma(b, 0.9999999, 1e-7);
+        c = fma(c, 0.9999999, 1e-7);
+        d = fma(d, 0.9999999, 1e-7);
+    }
+    // never true; keeps the loop from being optimised away
+    if (a + b + c + d == -1.0) { sink[0] = a; }
+}";
+const SPIN_GROUPS: u32 = 4096;
+/// Spin ahead of every timed submission, in ms at the calibrated rate.
+const SPIN_MS: f64 = 150.0;
+/// Iterations of the end-of-run clock probe.
+const PROBE_ITERS: u32 = 256;
+
+struct Spin {
+    sink: wgpu::Buffer,
+}
+
+impl Spin {
+    fn new(gpu: &Gpu) -> Self {
+        let sink = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("bench.spin"), size: 256, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: false });
+        Self { sink }
+    }
+    /// FMAs of one dispatch of `iters` iterations.
+    fn fmas(iters: u32) -> f64 {
+        SPIN_GROUPS as f64 * 256.0 * 4.0 * iters as f64
+    }
+    /// Records one spin dispatch in its own pass, with timestamps at `query` if given.
+    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, iters: u32, query: Option<(&wgpu::QuerySet, u32)>) -> Result<()> {
+        let mut rec = NodeRecorder::new(gpu);
+        let mut k = Kernel::new("bench.spin", &[SPIN_WGSL], "main");
+        // The loop is bounded by a uniform; wgpu's own loop bound would only add work.
+        k.checks = None;
+        rec.dispatch(&k, &[&self.sink], bytemuck::bytes_of(&[iters, 0u32, 0, 0]), [SPIN_GROUPS, 1, 1])?;
+        let tw = query.map(|(q, i)| wgpu::ComputePassTimestampWrites { query_set: q, beginning_of_pass_write_index: Some(i), end_of_pass_write_index: Some(i + 1) });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("bench.spin"), timestamp_writes: tw });
+        for c in &rec.cmds {
+            if let crate::runtime::Cmd::Dispatch { pipeline, bind_group, groups } = c {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Spin iterations per ms, measured once per process (at whatever clock the GPU has then:
+/// the spin only needs to be long enough, not exact).
+fn spin_iters_per_ms(gpu: &Arc<Gpu>, spin: &Spin) -> Result<f64> {
+    static RATE: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    if let Some(r) = RATE.get() {
+        return Ok(*r);
+    }
+    let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("bench.spin"), ty: wgpu::QueryType::Timestamp, count: 2 });
+    let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("bench.spin.resolve"), size: 16, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
+    // Start small (a software rasteriser would take minutes at GPU sizes), grow to >= 1 ms.
+    let mut iters = 16u32;
+    let rate = loop {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let staging = gpu.scoped(|| -> Result<_> {
+            spin.record(gpu, &mut encoder, iters, None)?;
+            spin.record(gpu, &mut encoder, iters, Some((&qs, 0)))?;
+            encoder.resolve_query_set(&qs, 0..2, &resolve, 0);
+            Ok(gpu.read_buffers(&mut encoder, &[(&resolve, 16)]))
+        })??;
+        gpu.scoped(|| gpu.queue.submit([encoder.finish()]))?;
+        let raw = gpu.map_all(&staging)?;
+        let word = |i: usize| raw[0].get(i * 8..i * 8 + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes).ok_or_else(|| Error::Gpu("short timestamp read".into()));
+        let ms = (word(1)?.saturating_sub(word(0)?) as f64 * gpu.queue.get_timestamp_period() as f64 / 1e6).max(1e-4);
+        if ms >= 1.0 || iters >= 1 << 24 {
+            break iters as f64 / ms;
+        }
+        iters = (iters as f64 * (2.0 / ms).min(64.0)).ceil() as u32;
+    };
+    Ok(*RATE.get_or_init(|| rate))
 }
