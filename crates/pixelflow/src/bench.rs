@@ -476,6 +476,7 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("histogram", "histogram", "histogram=u8q8"),
         ("mean_saturation", "mean_saturation", "mean_saturation=u4q4"),
         ("mean_saturation", "mean_saturation", "mean_saturation=u8q8"),
+        ("sobel_edge_detection", "sobel_edge_detection", "sobel_edge_detection=rows4"),
     ]
 }
 

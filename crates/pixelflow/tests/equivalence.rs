@@ -10,7 +10,9 @@ use pixelflow::registry::{self, FilterDef, PortKind};
 use pixelflow::runtime::schedule;
 use pixelflow::{Backend, Graph, Image, PixelFormat, RunOptions};
 
-const SIZES: &[(u32, u32)] = &[(1, 1), (1, 9), (9, 1), (67, 43), (130, 17)];
+// Awkward sizes, plus widths that are multiples of 4 (16-byte row schedules) spanning several
+// workgroup strips and row blocks.
+const SIZES: &[(u32, u32)] = &[(1, 1), (1, 9), (9, 1), (67, 43), (130, 17), (4, 3), (260, 37), (68, 130)];
 
 /// Runs one filter on GPU (poisoned outputs) and CPU; returns the max diff per output.
 fn compare(def: &FilterDef, args: &Args, w: u32, h: u32, seed: u64, fmt: PixelFormat) -> Result<(), String> {

@@ -16,6 +16,10 @@ use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("sobel_edge_detection.wgsl");
+const ROWS4_WGSL: &str = include_str!("sobel_rows4.wgsl");
+/// `rows4` shape (mirrors SW and RY in sobel_rows4.wgsl): invocations per workgroup, rows.
+const ROWS4_SW: u32 = 64;
+const ROWS4_RY: u32 = 16;
 
 /// Output tile of one workgroup (`TX` x `TY * RY` in the WGSL). Schedule choice, not
 /// algorithm; to be measured on H100.
@@ -64,9 +68,12 @@ pub static DEF: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(SobelEdgeDetection::new(a.f32("edge_strength")?)?)),
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "SobelEdgeDetectionParams", rust_size: std::mem::size_of::<SobelEdgeDetectionParams>() }],
+    uniforms: &[
+        UniformLayout { wgsl: WGSL, wgsl_struct: "SobelEdgeDetectionParams", rust_size: std::mem::size_of::<SobelEdgeDetectionParams>() },
+        UniformLayout { wgsl: ROWS4_WGSL, wgsl_struct: "SobelEdgeDetectionParams", rust_size: std::mem::size_of::<SobelEdgeDetectionParams>() },
+    ],
     test_inputs: None,
-    schedules: &[],
+    schedules: &["tile", "rows4"],
 };
 
 /// CPU twin: same luminance, same operation order as the WGSL.
@@ -107,6 +114,24 @@ impl Filter for SobelEdgeDetection {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let params = SobelEdgeDetectionParams { width: d.width, height: d.height, edge_strength: self.edge_strength, _pad: 0 };
+        // Schedules: `tile` (32x32 tile with a luminance halo in workgroup memory, 4-byte
+        // accesses) and `rows4` (16-byte loads and stores, a strip walked down in registers),
+        // which needs rows starting on 16-byte boundaries, so a width that is a multiple of 4;
+        // other widths take `tile`.
+        let variant = crate::runtime::schedule::get(DEF.name);
+        let rows4 = match variant.as_deref() {
+            None | Some("tile") => false,
+            Some("rows4") => true,
+            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "rows4"])),
+        };
+        if rows4 && d.width % 4 == 0 {
+            return rec.dispatch(
+                &Kernel::new("sobel_edge_detection.rows4", &[ROWS4_WGSL], "main"),
+                &[&input.buffer, &output.buffer, &input.buffer],
+                bytemuck::bytes_of(&params),
+                [(d.width / 4).div_ceil(ROWS4_SW), d.height.div_ceil(ROWS4_RY), 1],
+            );
+        }
         rec.dispatch(
             &Kernel::new("sobel_edge_detection", &[WGSL], "main"),
             &[&input.buffer, &output.buffer],
