@@ -49,7 +49,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     let cfg = BenchConfig { width: w, height: h, runs: a.runs, sets: a.sets, ..Default::default() };
     let mut cases = default_cases(w, h);
     if a.experiments {
-        cases.splice(1..1, pixelflow::bench::experiment_cases());
+        cases.splice(1..1, pixelflow::bench::experiment_cases(w, h));
     }
     if let Some(f) = &a.filters {
         let wanted: Vec<&str> = f.split(',').map(str::trim).collect();

@@ -454,10 +454,13 @@ fn experiments() -> Vec<Experiment> {
 /// The experiment cases: kernel shapes named `exp:<name>`, then every filter's alternative
 /// schedules (`runtime::schedule`) on the operations of the performance targets, named
 /// `<case> [<filter>=<variant>]`, so defaults and alternatives are timed in one run.
-pub fn experiment_cases() -> Vec<BenchCase> {
+pub fn experiment_cases(width: u32, height: u32) -> Vec<BenchCase> {
     let mut v: Vec<BenchCase> = experiments().iter().map(|e| BenchCase::new(&format!("exp:{}", e.name), &format!("@exp:{}", e.name))).collect();
     for (name, spec, overrides) in schedule_variants() {
-        v.push(BenchCase::new(&format!("{name} [{overrides}]"), spec).scheduled(overrides));
+        let label = format!("{name} [{overrides}]");
+        // the upscaling case starts from a half-size image, as in `default_cases`
+        let case = if name.contains("1080p->4K") { BenchCase::sized(&label, spec, width / 2, height / 2) } else { BenchCase::new(&label, spec) };
+        v.push(case.scheduled(overrides));
     }
     v
 }
@@ -477,6 +480,15 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("mean_saturation", "mean_saturation", "mean_saturation=u4q4"),
         ("mean_saturation", "mean_saturation", "mean_saturation=u8q8"),
         ("sobel_edge_detection", "sobel_edge_detection", "sobel_edge_detection=rows4"),
+        ("sobel_edge_detection", "sobel_edge_detection", "sobel_edge_detection=rows4,conv=magic"),
+        ("brightness", "brightness", "conv=magic"),
+        ("gamma", "gamma", "conv=magic"),
+        ("chain of 5 per-pixel", "brightness(0.1) | contrast(1.2) | saturation(1.3) | gamma(1.1) | color_invert", "conv=magic"),
+        ("alpha_blend", "alpha_blend(with=@random)", "conv=magic"),
+        ("resize 1080p->4K", "resize(scale=2)", "conv=magic"),
+        ("resize 4K->1080p", "resize(scale=0.5)", "conv=magic"),
+        ("lookup 512 LUT", "lookup(lut=@lut)", "conv=magic"),
+        ("to_gray", "to_gray", "conv=magic"),
     ]
 }
 

@@ -24,5 +24,5 @@ fn luma601(c: vec4<u32>) -> u32 {
 
 // Round to the 8-bit grid, as storing and reloading an RGBA8 pixel would.
 fn quantize8(c: vec4<f32>) -> vec4<f32> {
-    return unpack4x8unorm(pack4x8unorm(c));
+    return unorm_unpack(unorm_pack(c));
 }

@@ -21,8 +21,8 @@ fn rgba_to_gray(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     for (var k = 0u; k < 4u; k++) {
         let x = x0 + k;
         if (x < dims.width) {
-            let c = unpack4x8unorm(src[y * dims.width + x]);
-            let g = pack4x8unorm(vec4<f32>(dot(c.rgb, LUMA_W))) & 255u;
+            let c = unorm_unpack(src[y * dims.width + x]);
+            let g = unorm_pack(vec4<f32>(dot(c.rgb, LUMA_W))) & 255u;
             word |= g << (8u * k);
         }
     }

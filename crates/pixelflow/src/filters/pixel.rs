@@ -98,7 +98,7 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     // Unrolled by hand, no dynamic vector index: the looped version measured 0.115 ms
     // against 0.021 ms for a copy on the H200 (run 1); `bench --experiments` isolates why.
     gen.push_str(&format!(
-        "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.groups) {{ return; }}\n    let s = src[i];\n    var c0 = unpack4x8unorm(s.x);\n    var c1 = unpack4x8unorm(s.y);\n    var c2 = unpack4x8unorm(s.z);\n    var c3 = unpack4x8unorm(s.w);\n"
+        "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.groups) {{ return; }}\n    let s = src[i];\n    var c0 = unorm_unpack(s.x);\n    var c1 = unorm_unpack(s.y);\n    var c2 = unorm_unpack(s.z);\n    var c3 = unorm_unpack(s.w);\n"
     ));
     for (i, o) in ops.iter().enumerate() {
         for k in 0..4 {
@@ -108,7 +108,7 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
             gen.push_str(&format!("    c{k} = {}(c{k}, chain.op{i});\n", o.fn_name));
         }
     }
-    gen.push_str("    dst[i] = vec4<u32>(pack4x8unorm(c0), pack4x8unorm(c1), pack4x8unorm(c2), pack4x8unorm(c3));\n}\n");
+    gen.push_str("    dst[i] = vec4<u32>(unorm_pack(c0), unorm_pack(c1), unorm_pack(c2), unorm_pack(c3));\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);
     let mut uniform = Vec::new();

@@ -10,6 +10,19 @@ use crate::value::ValueDesc;
 
 /// Code shared by all kernels (pixel packing helpers, luma).
 pub const COMMON_WGSL: &str = include_str!("../filters/common.wgsl");
+/// Integer/float conversions behind neutral names (`unorm_unpack`, `bytes_f32`, ...): the
+/// built-ins, or full-rate bit tricks with the same results (schedule `conv=magic`).
+pub const CONV_BUILTIN_WGSL: &str = include_str!("../filters/conv_builtin.wgsl");
+pub const CONV_MAGIC_WGSL: &str = include_str!("../filters/conv_magic.wgsl");
+
+/// The conversion variant in force (`runtime::schedule` key `conv`): `builtin` or `magic`.
+fn conv_magic() -> Result<bool> {
+    match crate::runtime::schedule::get("conv").as_deref() {
+        None | Some("builtin") => Ok(false),
+        Some("magic") => Ok(true),
+        Some(other) => Err(crate::runtime::schedule::unknown("conv", other, &["builtin", "magic"])),
+    }
+}
 
 /// A compute kernel: WGSL sources concatenated after `common.wgsl`, and an entry point.
 #[derive(Clone, Debug)]
@@ -32,8 +45,10 @@ impl Kernel {
     pub fn new(key: &str, sources: &[&'static str], entry: &'static str) -> Self {
         Self { key: key.to_string(), sources: sources.to_vec(), entry, generated: None, checks: None, zero_init_workgroup: true }
     }
-    fn source(&self) -> String {
+    fn source(&self, conv_magic: bool) -> String {
         let mut s = String::from(COMMON_WGSL);
+        s.push('\n');
+        s.push_str(if conv_magic { CONV_MAGIC_WGSL } else { CONV_BUILTIN_WGSL });
         for part in &self.sources {
             s.push('\n');
             s.push_str(part);
@@ -109,7 +124,15 @@ impl<'a> NodeRecorder<'a> {
     /// empty, a uniform buffer at binding n. Every binding must be used by the kernel. The
     /// bind group holds its buffers, so nothing here must outlive the call.
     pub fn dispatch(&mut self, kernel: &Kernel, buffers: &[&wgpu::Buffer], uniform: &[u8], groups: [u32; 3]) -> Result<()> {
-        let pipeline = self.gpu.pipeline(kernel, || kernel.source())?;
+        let magic = conv_magic()?;
+        let k;
+        let keyed = if magic {
+            k = Kernel { key: format!("{}|conv=magic", kernel.key), ..kernel.clone() };
+            &k
+        } else {
+            kernel
+        };
+        let pipeline = self.gpu.pipeline(keyed, || kernel.source(magic))?;
         let layout = pipeline.get_bind_group_layout(0);
         let mut entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
@@ -162,4 +185,92 @@ pub fn groups_1d(n: u64, wg: u32) -> [u32; 3] {
 /// Workgroup counts covering a `width x height` grid with `wx x wy` groups.
 pub fn groups_2d(width: u32, height: u32, wx: u32, wy: u32) -> [u32; 3] {
     [width.div_ceil(wx).max(1), height.div_ceil(wy).max(1), 1]
+}
+
+#[cfg(test)]
+mod tests {
+    //! The conversion helpers, bit for bit, under both variants: the equivalence matrix's
+    //! 1/255 tolerance would hide an off-by-one rounding, so they are checked exactly here.
+    use super::*;
+    use crate::runtime::{schedule, GpuOptions};
+
+    const PROBE: &str = "
+@group(0) @binding(0) var<storage, read> vals: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    if (i >= arrayLength(&vals)) { return; }
+    let f = vals[i];
+    out[4u * i] = unorm_pack(vec4<f32>(f, 0.0, 1.0, f)) ;
+    out[4u * i + 1u] = floor_u32(vec4<f32>(abs(f) * 1000.0)).x;
+    let b = i & 255u;
+    out[4u * i + 2u] = bitcast<u32>(bytes_f32(b * 0x01010101u).y);
+    out[4u * i + 3u] = bitcast<u32>(small_f32(vec4<u32>(i * 977u)).z);
+}";
+
+    fn run(gpu: &Gpu, vals: &[f32]) -> Vec<u32> {
+        let dev = &gpu.device;
+        let src = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: (vals.len() * 4) as u64, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: true });
+        src.slice(..).get_mapped_range_mut().expect("mapped at creation").copy_from_slice(bytemuck::cast_slice(vals));
+        src.unmap();
+        let dst = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: (vals.len() * 16) as u64, usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
+        let mut rec = NodeRecorder::new(gpu);
+        rec.dispatch(&Kernel::new("test.conv", &[PROBE], "main"), &[&src, &dst], &[], [(vals.len() as u32).div_ceil(64), 1, 1]).expect("dispatch");
+        let mut enc = dev.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            for c in &rec.cmds {
+                if let Cmd::Dispatch { pipeline, bind_group, groups } = c {
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, bind_group, &[]);
+                    pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+                }
+            }
+        }
+        let staging = gpu.read_buffers(&mut enc, &[(&dst, (vals.len() * 16) as u64)]);
+        gpu.queue.submit([enc.finish()]);
+        let raw = gpu.map_all(&staging).expect("map");
+        bytemuck::cast_slice(&raw[0]).to_vec()
+    }
+
+    #[test]
+    fn conversion_helpers_are_exact_in_both_variants() {
+        let gpu = match Gpu::new(&GpuOptions { backend: Some(std::env::var("PIXELFLOW_TEST_BACKEND").unwrap_or_else(|_| "vulkan".into())), adapter: None }) {
+            Ok(g) => g,
+            Err(e) => panic!("GPU tests need a Vulkan adapter (install mesa-vulkan-drivers for lavapipe): {e}"),
+        };
+        // every byte's unorm value, its exact rounding ties (k + 0.5) / 255, neighbours of
+        // both, out-of-range values, and plain fractions for floor
+        let mut vals: Vec<f32> = Vec::new();
+        for k in 0..256 {
+            let tie = (k as f32 + 0.5) / 255.0;
+            vals.extend([k as f32 / 255.0, tie, f32::from_bits(tie.to_bits() + 1), f32::from_bits(tie.to_bits() - 1), k as f32 * 0.0123 + 0.0005, k as f32 * 0.5]);
+        }
+        vals.extend([-1.0, -0.0, 1.0, 1.5, 2.0, 4000.0, 0.0005, 0.0015, 0.0025]);
+        let expect = |i: usize, f: f32| -> [u32; 4] {
+            let q = |x: f32| (0.5 + 255.0 * x.clamp(0.0, 1.0)).floor() as u32;
+            let b = (i & 255) as f32;
+            [q(f) | (q(0.0) << 8) | (q(1.0) << 16) | (q(f) << 24), (f.abs() * 1000.0).floor() as u32, b.to_bits(), ((i * 977) as f32).to_bits()]
+        };
+        for variant in ["builtin", "magic"] {
+            let got = schedule::with_overrides(&[("conv".to_string(), variant.to_string())], || run(&gpu, &vals));
+            let mut bad = Vec::new();
+            for (i, &f) in vals.iter().enumerate() {
+                let e = expect(i, f);
+                let g = &got[4 * i..4 * i + 4];
+                // unorm_pack: the product 255 * x may round either way at a tie in f32
+                // (fused or not); accept exactly those two roundings of a tie and nothing else
+                // unorm_pack: 0.5 + 255 * x may be rounded once (fused) or twice; where that
+                // real value is within 1e-4 of an integer either floor is right, elsewhere
+                // only the exact one
+                let near_tie = { let r = 0.5 + 255.0 * (f as f64).clamp(0.0, 1.0); (r - r.round()).abs() < 1e-4 };
+                let pack_ok = g[0] == e[0] || (near_tie && [0, 24].iter().all(|&s| ((g[0] >> s) & 255).abs_diff((e[0] >> s) & 255) <= 1) && (g[0] >> 8) & 0xFFFF == (e[0] >> 8) & 0xFFFF);
+                if !pack_ok || g[1..] != e[1..] {
+                    bad.push(format!("{f:e}: got {g:?} want {e:?}"));
+                }
+            }
+            assert!(bad.is_empty(), "conv={variant}: {} wrong, e.g. {:?}", bad.len(), &bad[..bad.len().min(5)]);
+        }
+    }
 }

@@ -15,17 +15,17 @@ struct BlendParams {
 
 // GPUImage: mix(base.rgb, top.rgb, top.a * mix), alpha of base.
 fn alpha1(pa: u32, pb: u32) -> u32 {
-    let a = unpack4x8unorm(pa);
-    let b = unpack4x8unorm(pb);
+    let a = unorm_unpack(pa);
+    let b = unorm_unpack(pb);
     let t = b.a * p.mix;
-    return pack4x8unorm(vec4<f32>(a.rgb * (1.0 - t) + b.rgb * t, a.a));
+    return unorm_pack(vec4<f32>(a.rgb * (1.0 - t) + b.rgb * t, a.a));
 }
 
 // GPUImage: top * base + top * (1 - base.a) + base * (1 - top.a).
 fn multiply1(pa: u32, pb: u32) -> u32 {
-    let a = unpack4x8unorm(pa);
-    let b = unpack4x8unorm(pb);
-    return pack4x8unorm(b * a + b * (1.0 - a.a) + a * (1.0 - b.a));
+    let a = unorm_unpack(pa);
+    let b = unorm_unpack(pb);
+    return unorm_pack(b * a + b * (1.0 - a.a) + a * (1.0 - b.a));
 }
 
 @compute @workgroup_size(256)

@@ -18,7 +18,7 @@ struct ResizeParams {
 @group(0) @binding(2) var<uniform> params: ResizeParams;
 
 fn px(x: u32, y: u32) -> vec4<f32> {
-    return vec4<f32>(unpack_u8(src[y * params.in_width + x]));
+    return bytes_f32(src[y * params.in_width + x]);
 }
 
 // One output pixel; lanes past the last row (the padding of the final group) give 0.
@@ -41,7 +41,7 @@ fn sample(x: u32, y: u32) -> u32 {
     let v = top + (bottom - top) * ty;
     // v is a convex combination of 0..255 samples (>= -0.5 even with rounding error), so
     // truncating v + 0.5 rounds half up with no clamp.
-    let q = vec4<u32>(v + 0.5);
+    let q = floor_u32(v + 0.5);
     return pack_u8(q);
 }
 

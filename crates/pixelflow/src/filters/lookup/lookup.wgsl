@@ -21,7 +21,7 @@ const LOOKUP_WG: u32 = 256u;
 
 // Texel at LUT word `i` as 0..255 floats.
 fn texel(i: u32) -> vec3<f32> {
-    return vec3<f32>(unpack_u8(lut[i]).xyz);
+    return bytes_f32(lut[i]).xyz;
 }
 
 // Word offset of blue level b's tile: row b / 8, column b % 8 of 64x64 tiles.
@@ -41,7 +41,7 @@ fn look(p: u32) -> u32 {
     // s / 255 for s <= 63 * 255, exactly, without a division: (s + 1 + (s >> 8)) >> 8.
     let l0 = (s + 1u + (s >> vec3<u32>(8u))) >> vec3<u32>(8u);
     let l1 = min(l0 + 1u, vec3<u32>(63u));
-    let t = vec3<f32>(s - l0 * 255u) * params.inv255;
+    let t = small_f32(vec4<u32>(s - l0 * 255u, 0u)).xyz * params.inv255;
     // The 8 corners share their index arithmetic: tile base + green row + red column.
     let b0 = tile_base(l0.z);
     let b1 = tile_base(l1.z);
@@ -54,11 +54,11 @@ fn look(p: u32) -> u32 {
     let v0 = lerp3(c00, c10, t.y);
     let v1 = lerp3(c01, c11, t.y);
     let looked = lerp3(v0, v1, t.z);
-    let orig = vec3<f32>(c.xyz);
+    let orig = small_f32(c).xyz;
     let out = lerp3(orig, looked, params.intensity);
     // A convex combination of 0..255 values (>= -0.5 with rounding error): truncating
     // out + 0.5 rounds half up with no clamp.
-    let q = vec3<u32>(out + 0.5);
+    let q = floor_u32(vec4<f32>(out + 0.5, 0.0)).xyz;
     return pack_u8(vec4<u32>(q, c.w));
 }
 

@@ -38,7 +38,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         let rx = i - ry * LW;
         let gx = u32(clamp(x0 + i32(rx), 0, wmax));
         let gy = u32(clamp(y0 + i32(ry), 0, hmax));
-        let c = unpack4x8unorm(src[gy * sp.width + gx]);
+        let c = unorm_unpack(src[gy * sp.width + gx]);
         lum[i] = dot(c.rgb, LUMA_W);
     }
     workgroupBarrier();
@@ -62,7 +62,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         let mag = length(vec2<f32>(h, v)) * sp.edge_strength;
         let y = wid.y * TY * RY + ty + o;
         if (x < sp.width && y < sp.height) {
-            dst[y * sp.width + x] = pack4x8unorm(vec4<f32>(mag, mag, mag, 1.0));
+            dst[y * sp.width + x] = unorm_pack(vec4<f32>(mag, mag, mag, 1.0));
         }
         t0 = m0;
         t1 = m1;

@@ -33,7 +33,7 @@ var<workgroup> edge_first: array<f32, 2u * SW>;
 var<workgroup> edge_last: array<f32, 2u * SW>;
 
 fn lum_of(p: u32) -> f32 {
-    return dot(unpack4x8unorm(p).rgb, LUMA_W);
+    return dot(unorm_unpack(p).rgb, LUMA_W);
 }
 
 struct Row {
@@ -110,5 +110,5 @@ fn sobel_px(t0: f32, t1: f32, t2: f32, m0: f32, m2: f32, b0: f32, b1: f32, b2: f
     let h = -t0 - 2.0 * m0 - b0 + t2 + 2.0 * m2 + b2;
     let v = -b0 - 2.0 * b1 - b2 + t0 + 2.0 * t1 + t2;
     let mag = length(vec2<f32>(h, v)) * sp.edge_strength;
-    return pack4x8unorm(vec4<f32>(mag, mag, mag, 1.0));
+    return unorm_pack(vec4<f32>(mag, mag, mag, 1.0));
 }

@@ -1,0 +1,23 @@
+// Integer <-> float conversions, schedule `conv=builtin`: WGSL's built-ins. Kernels call
+// these neutral names; conv_magic.wgsl has full-rate twins with the same results.
+
+// RGBA8 pixel as four unorm floats (e / 255).
+fn unorm_unpack(p: u32) -> vec4<f32> {
+    return unpack4x8unorm(p);
+}
+// floor(0.5 + 255 * clamp(c, 0, 1)) per channel, packed.
+fn unorm_pack(c: vec4<f32>) -> u32 {
+    return pack4x8unorm(c);
+}
+// RGBA8 pixel as four exact floats 0..255.
+fn bytes_f32(p: u32) -> vec4<f32> {
+    return vec4<f32>(unpack_u8(p));
+}
+// Small non-negative integers (< 2^23) as exact floats.
+fn small_f32(v: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(v);
+}
+// floor of non-negative floats below 2^22 (conversion to u32 truncates).
+fn floor_u32(y: vec4<f32>) -> vec4<u32> {
+    return vec4<u32>(y);
+}
