@@ -488,6 +488,8 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("resize 1080p->4K", "resize(scale=2)", "conv=magic"),
         ("resize 4K->1080p", "resize(scale=0.5)", "conv=magic"),
         ("lookup 512 LUT", "lookup(lut=@lut)", "conv=magic"),
+        ("lookup 512 LUT", "lookup(lut=@lut)", "lookup=cells"),
+        ("lookup 512 LUT", "lookup(lut=@lut)", "lookup=cells,conv=magic"),
         ("to_gray", "to_gray", "conv=magic"),
     ]
 }

@@ -17,6 +17,10 @@ use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("lookup.wgsl");
+const CELLS_EXPAND_WGSL: &str = include_str!("lookup_cells_expand.wgsl");
+const CELLS_WGSL: &str = include_str!("lookup_cells.wgsl");
+/// Cells of the 64^3 cube in the `cells` layout (8 texels each).
+const CELLS: u64 = 64 * 64 * 64;
 /// Workgroup size. Schedule choice, not algorithm; mirrors `LOOKUP_WG` in lookup.wgsl.
 const LOOKUP_WG: u32 = 256;
 /// Side of a LUT image.
@@ -71,9 +75,12 @@ alpha is kept.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Lookup::new(a.f32("intensity")?)?)),
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "LookupParams", rust_size: std::mem::size_of::<LookupParams>() }],
+    uniforms: &[
+        UniformLayout { wgsl: WGSL, wgsl_struct: "LookupParams", rust_size: std::mem::size_of::<LookupParams>() },
+        UniformLayout { wgsl: CELLS_WGSL, wgsl_struct: "LookupParams", rust_size: std::mem::size_of::<LookupParams>() },
+    ],
     test_inputs: Some(test_lut),
-    schedules: &[],
+    schedules: &["cells"],
 };
 
 /// Level `v` of 0..63 on the 8-bit scale, round(v * 255 / 63) (never a tie).
@@ -179,8 +186,21 @@ impl Filter for Lookup {
         let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u32;
         let u = LookupParams { count, intensity: self.intensity, inv255: INV255, _pad: 0 };
-        let kernel = Kernel::new("lookup.lookup", &[WGSL], "lookup");
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((count as u64).div_ceil(4), LOOKUP_WG))
+        let groups = groups_1d((count as u64).div_ceil(4), LOOKUP_WG);
+        // Schedules: `tile` gathers the 8 corners from the LUT image as given; `cells` first
+        // re-lays the LUT cell-major (8 MiB temp) so each pixel reads one 32-byte sector.
+        match crate::runtime::schedule::get(DEF.name).as_deref() {
+            None | Some("tile") => {
+                let kernel = Kernel::new("lookup.lookup", &[WGSL], "lookup");
+                rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups)
+            }
+            Some("cells") => {
+                let cells = rec.temp(CELLS * 32);
+                rec.dispatch(&Kernel::new("lookup.cells_expand", &[CELLS_EXPAND_WGSL], "expand"), &[&inputs[1].buffer, &cells], &[], groups_1d(CELLS, 256))?;
+                rec.dispatch(&Kernel::new("lookup.cells", &[CELLS_WGSL], "lookup_cells"), &[&inputs[0].buffer, &cells, &outputs[0].buffer], bytemuck::bytes_of(&u), groups)
+            }
+            Some(other) => Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "cells"])),
+        }
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
