@@ -372,24 +372,13 @@ mod tests {
         for r in 0u32..=64 {
             let n = (2 * r + 1) * (2 * r + 1);
             let inv = 1.0f32 / n as f32;
-            // every sum in debug builds would take minutes: all sums for a spread of radii,
-            // every 7th sum plus the ends of each quotient's range elsewhere
-            let step = if r % 16 == 0 || r < 3 || r > 61 { 1 } else { 7 };
-            let check = |s: u32| {
+            for s in 0..=255 * n {
                 let want = (2 * s + n) / (2 * n);
                 let sf = f32::from_bits(s | 0x4B00_0000) - 8388608.0;
                 assert_eq!(sf, s as f32);
                 let fused = sf.mul_add(inv, 8388608.0).to_bits() & 0xFF;
                 let unfused = ((sf * inv) + 8388608.0).to_bits() & 0xFF;
                 assert_eq!((fused, unfused), (want, want), "radius {r} sum {s}");
-            };
-            (0..=255 * n).step_by(step).for_each(check);
-            for q in 0..=255u32 {
-                // the sums next to each rounding boundary (q - 1/2) * n
-                let b = (2 * q * n).saturating_sub(n) / 2;
-                for s in b.saturating_sub(1)..=(b + 1).min(255 * n) {
-                    check(s);
-                }
             }
         }
     }
