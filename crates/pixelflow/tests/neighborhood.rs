@@ -101,7 +101,7 @@ fn box_blur_is_exact_at_every_radius_and_schedule() {
 }
 
 /// The `sweep` schedules (box_blur_sweep.wgsl) against the CPU twin, exactly: sizes across
-/// strip boundaries (a strip is 512 or 256 columns minus 2*r4 halo; 32-128 rows), widths that
+/// strip boundaries (a strip is 512 or 256 columns minus 2*r4 halo; 16-128 rows), widths that
 /// are and are not multiples of 4 (16-byte vs per-pixel paths), one-pixel rows and columns,
 /// radii whose rounding up to 4 leaves 0-3 spare halo columns, and radii beyond the image.
 #[test]
@@ -118,8 +118,11 @@ fn box_blur_sweep_variants_are_exact() {
         ((3, 3), &[0, 1, 7]),
         ((67, 43), &[4, 6, 33]),
         ((260, 67), &[9, 63]),
+        // wider than 256 on purpose: the only way to cross a strip boundary of the 512-column
+        // strips (504 output columns at r=4, 384 at r=64); few pixels
+        ((520, 24), &[4, 64]),
     ];
-    for variant in ["sweep", "sweep_tall", "sweep64"] {
+    for variant in ["sweep", "sweep_short", "sweep_tall", "sweep64"] {
         let o = vec![("box_blur".to_string(), variant.to_string())];
         pixelflow::runtime::schedule::with_overrides(&o, || {
             for (i, &((w, h), radii)) in cases.iter().enumerate() {

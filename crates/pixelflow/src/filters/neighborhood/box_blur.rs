@@ -8,7 +8,7 @@
 //!
 //! GPU schedule variants (`runtime::schedule`, key `box_blur`; the default is `strip`):
 //! - `strip`: the kernel above (one invocation per strip column, 4-byte loads and stores);
-//! - `sweep`, `sweep_tall`, `sweep64`: `box_blur_sweep.wgsl`, four columns per invocation with
+//! - `sweep`, `sweep_short`, `sweep_tall`, `sweep64`: `box_blur_sweep.wgsl`, four columns per invocation with
 //!   16-byte loads and stores, a subgroup scan per row, the next rows' loads in flight, and an
 //!   exact float division. They differ in strip shape (see [`SweepShape`]); each needs
 //!   subgroup operations.
@@ -32,7 +32,7 @@ const SUBGROUP_WGSL: &str = include_str!("box_blur_subgroup.wgsl");
 const SWEEP_WGSL: &str = include_str!("box_blur_sweep.wgsl");
 
 /// Schedule variants besides the default (`strip`, which is also reachable by name).
-const VARIANTS: &[&str] = &["strip", "sweep", "sweep_tall", "sweep64"];
+const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64"];
 
 /// Strip columns per workgroup (= invocations), fixed by the WGSL scan layout.
 const NCOL: u32 = 256;
@@ -104,21 +104,28 @@ pub struct BoxSweepParams {
 
 /// Shape of a `sweep` schedule (`box_blur_sweep.wgsl`).
 ///
-/// Cost model (H200, 3840x2160, thread instructions per output pixel; 1x copy is ~85 of
-/// issue budget, see the kernel's header): 41*h + 24 + 5*h*(2r+1)/strip_h, h = SW/TW the
-/// strip's halo ratio (3840 wide: 8 strips of 504 at r=4, 8 of 480 at r=15, 10 of 384 at
-/// r=64 for SW=512; 16, 17 and 30 strips for SW=256). Memory: 4 B read from DRAM and 4 B
-/// written per pixel (the copy's 8), plus L2 re-reads of the leaving row (4h B), the halo
-/// and the priming rows (4h(2r+1)/strip_h B). The risks are latency at low occupancy (few
-/// workgroups at large r: each walks strip_h rows serially) and L2 bandwidth at large r.
-/// Predicted x copy (r=4 / r=15 / r=64):
-/// - `sweep` (NT=128, SW=512, CH=1, strips of 32 rows, 64 past r=16): ~75 / 83 / 100
-///   instr/px; 544 / 544 / 340 workgroups; predicted 1.6 / 1.8 / 2.4.
-/// - `sweep_tall` (NT=128, CH=2, strips of 64 rows, 128 past r=32): ~70 / 72 / 92 instr/px,
-///   fewer workgroups (272 / 272 / 170): cheaper priming, less parallelism; 1.7 / 1.8 / 2.6.
-/// - `sweep64` (NT=64, SW=256, CH=2, strips of 32 rows, 64 past r=16): small workgroups
-///   (8.3 KiB of workgroup memory), many of them (1088 / 1156 / 1020), but h = 1.03 / 1.13 /
-///   2.0: ~77 / 85 / 135 instr/px; 1.6 / 1.8 / 3.2 (for small radii).
+/// Cost model (H200, 3840x2160; thread instructions per output pixel, where 1x copy is ~85
+/// of issue budget; derivation in the kernel's header): 41*h + 24 + 5*h*(2r+1)/strip_h,
+/// with h = columns loaded / columns written (strips of SW = 4*nt columns write SW - 2*r4:
+/// at 3840 wide, SW=512 gives 8 strips at r=4 and r=15 and 10 at r=64, h = 1.07 / 1.07 /
+/// 1.33; SW=256 gives 16 / 18 / 30 strips, h = 1.03 / 1.2 / 2.0). Memory: 4 B read from
+/// DRAM and 4 B written per pixel (the copy's 8) plus L2 re-reads: the leaving row and the
+/// halo, 4h B, and the priming rows, 4h(2r+1)/strip_h B (at r=64 and 64-row strips ~25 B/px
+/// through L2 in all, ~1.4x copy's time at ~7 TB/s). Workgroups walk their strip serially,
+/// so the other limit is occupancy: with few workgroups (large strips at r=64) each SM
+/// runs ~10 warps and issue efficiency drops; assumed ~55% of peak issue with >= 16 warps
+/// per SM, ~35% below that.
+///
+/// Predicted (instr/px; workgroups; x copy) at r = 4 / 15 / 64:
+/// - `sweep` (nt 128, 1 row per barrier round, strips 32 rows, 64 from r=17):
+///   69 / 74 / 92; 544 / 544 / 340; ~1.5 / 1.6 / 2.6 (r=64 limited by occupancy).
+/// - `sweep_short` (as `sweep`, strips 16 rows, 32 from r=17): 74 / 79 / 106;
+///   1088 / 1088 / 680; ~1.6 / 1.7 / 2.3 (more priming, more parallelism; L2 ~36 B/px at
+///   r=64 may bind instead).
+/// - `sweep_tall` (nt 128, 2 rows per round, strips 64 rows, 128 from r=33): 68 / 71 / 85;
+///   272 / 272 / 170; ~1.8 / 1.9 / 3+ (too few workgroups on 132 SMs unless latency hides).
+/// - `sweep64` (nt 64, 2 rows per round, strips 32 rows, 64 from r=17; 8.3 KiB of
+///   workgroup memory): 68 / 80 / 126; 1088 / 1224 / 1020; ~1.5 / 1.7 / 2.7.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SweepShape {
     /// Invocations per workgroup (4 strip columns each).
@@ -129,7 +136,7 @@ pub struct SweepShape {
     pub lb: u32,
     /// Output rows per workgroup for small radii; see [`SweepShape::strip_height`].
     pub strip_h: u32,
-    /// Output rows per workgroup for radii past 16 (`sweep`, `sweep64`) or 32 (`sweep_tall`).
+    /// Output rows per workgroup from radius `large_from` on.
     pub strip_h_large: u32,
     /// Radius from which `strip_h_large` applies.
     pub large_from: u32,
@@ -140,6 +147,7 @@ impl SweepShape {
     pub fn named(variant: &str) -> Option<Self> {
         match variant {
             "sweep" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17 }),
+            "sweep_short" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 32, large_from: 17 }),
             "sweep_tall" => Some(Self { nt: 128, ch: 2, lb: 4, strip_h: 64, strip_h_large: 128, large_from: 33 }),
             "sweep64" => Some(Self { nt: 64, ch: 2, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17 }),
             _ => None,
@@ -171,7 +179,7 @@ pub static DEF: FilterDef = FilterDef {
         UniformLayout { wgsl: SWEEP_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
     ],
     test_inputs: None,
-    schedules: &["sweep", "sweep_tall", "sweep64"],
+    schedules: &["sweep", "sweep_short", "sweep_tall", "sweep64"],
 };
 
 /// Rows per round of barriers of the scan kernel that fit in `limit` bytes of workgroup
@@ -384,7 +392,7 @@ mod tests {
     }
     #[test]
     fn sweep_shapes_fit_every_radius() {
-        for v in ["sweep", "sweep_tall", "sweep64"] {
+        for v in ["sweep", "sweep_short", "sweep_tall", "sweep64"] {
             let s = SweepShape::named(v).unwrap();
             assert_eq!(s.lb % s.ch, 0);
             for r in 0..=64u32 {

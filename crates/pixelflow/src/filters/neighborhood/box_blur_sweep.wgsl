@@ -147,27 +147,42 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
     }
 
-    // Prime: column sums over the window of row y_start - 1 (rows y_start-1-r ..= y_start-1+r),
-    // eight rows per step so their loads are in flight together.
+    // Prime: column sums over the window of row y_start - 1 (rows y_start-1-r ..= y_start-1+r).
+    // Batches of eight rows, software-pipelined: the next batch's loads are issued before
+    // this batch is summed, so 16 loads are in flight (at r=64 this is 16 batches; each
+    // would otherwise cost a full memory latency).
     var vlo = vec4<u32>(0u);
     var vhi = vec4<u32>(0u);
     let n_rows = 2u * r + 1u;
     let ybase = i32(y_start) - 1 - i32(r);
     var j = 0u;
-    if (interior) {
-        for (; j + 8u <= n_rows; j += 8u) {
-            var p: array<vec4<u32>, 8>;
-            for (var k = 0u; k < 8u; k++) {
-                p[k] = src[clamp_row(ybase + i32(j + k)) * sp.width4 + gi];
+    if (interior && n_rows >= 8u) {
+        var cur: array<vec4<u32>, 8>;
+        for (var k = 0u; k < 8u; k++) {
+            cur[k] = src[clamp_row(ybase + i32(k)) * sp.width4 + gi];
+        }
+        j = 8u;
+        loop {
+            let more = j + 8u <= n_rows;
+            var nxt: array<vec4<u32>, 8>;
+            if (more) {
+                for (var k = 0u; k < 8u; k++) {
+                    nxt[k] = src[clamp_row(ybase + i32(j + k)) * sp.width4 + gi];
+                }
             }
             var slo = vec4<u32>(0u);
             var shi = vec4<u32>(0u);
             for (var k = 0u; k < 8u; k++) {
-                slo += p[k] & vec4<u32>(LO);
-                shi += (p[k] >> vec4<u32>(8u)) & vec4<u32>(LO);
+                slo += cur[k] & vec4<u32>(LO);
+                shi += (cur[k] >> vec4<u32>(8u)) & vec4<u32>(LO);
             }
             vlo += slo;
             vhi += shi;
+            if (!more) {
+                break;
+            }
+            cur = nxt;
+            j += 8u;
         }
     }
     for (; j < n_rows; j++) {
