@@ -8,7 +8,7 @@
 // every invocation's 4 columns are one aligned 16-byte group. It walks `strip_h` rows down:
 // - vertical, in registers: per column, the window sum over rows y-r..y+r as two u32 of
 //   16-bit lanes (R|B<<16, G|A<<16; at most 129*255 < 2^16), plus the row entering the
-//   window, minus the row leaving it (both loaded one round ahead, 16 bytes per load; the
+//   window, minus the row leaving it (both loaded LB rows ahead, 16 bytes per load; the
 //   leaving row was read 2r+1 rows earlier by this workgroup, so it comes from L2);
 // - horizontal, per row: inclusive prefix P over the strip's column sums (4 columns serially
 //   in registers, a subgroup exclusive scan across invocations, subgroup totals through
@@ -35,7 +35,7 @@ struct BoxSweepParams {
     radius: u32,
     r4: u32,          // radius rounded up to a multiple of 4 (halo columns per side)
     tile_w: u32,      // output columns per workgroup: SW - 2 * r4
-    strip_h: u32,     // output rows per workgroup (a multiple of CH)
+    strip_h: u32,     // output rows per workgroup (a multiple of LB)
     width4: u32,      // width / 4 (16-byte groups per row; used when VEC == 1)
     inv_n: f32,       // 1 / (2r+1)^2, correctly rounded
 }
