@@ -491,6 +491,21 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("lookup 512 LUT", "lookup(lut=@lut)", "lookup=cells"),
         ("lookup 512 LUT", "lookup(lut=@lut)", "lookup=cells,conv=magic"),
         ("to_gray", "to_gray", "conv=magic"),
+        // box_blur: the previous default by name, and the sweep shapes (box_blur.rs,
+        // `SweepShape`, has the predicted x copy of each)
+        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=strip"),
+        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=sweep"),
+        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=sweep_short"),
+        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=sweep_tall"),
+        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=sweep64"),
+        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=sweep"),
+        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=sweep_short"),
+        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=sweep_tall"),
+        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=sweep64"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=sweep"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=sweep_short"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=sweep_tall"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=sweep64"),
     ]
 }
 

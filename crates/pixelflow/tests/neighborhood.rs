@@ -100,6 +100,63 @@ fn box_blur_is_exact_at_every_radius_and_schedule() {
     assert_eq!(box_blur::box_cpu(&small, 0).unwrap(), small);
 }
 
+/// The `sweep` schedules (box_blur_sweep.wgsl) against the CPU twin, exactly: sizes across
+/// strip boundaries (a strip is 512 or 256 columns minus 2*r4 halo; 16-128 rows), widths that
+/// are and are not multiples of 4 (16-byte vs per-pixel paths), one-pixel rows and columns,
+/// radii whose rounding up to 4 leaves 0-3 spare halo columns, and radii beyond the image.
+#[test]
+fn box_blur_sweep_variants_are_exact() {
+    if !gpu().has_subgroups() {
+        eprintln!("skipped: no subgroup operations on this device");
+        return;
+    }
+    let cases: &[((u32, u32), &[u32])] = &[
+        ((256, 200), &[0, 1, 2, 3, 4, 15, 64]),
+        ((70, 256), &[1, 5, 34, 64]),
+        ((1, 256), &[0, 3, 64]),
+        ((256, 1), &[2, 64]),
+        ((3, 3), &[0, 1, 7]),
+        ((67, 43), &[4, 6, 33]),
+        ((260, 67), &[9, 63]),
+        // wider than 256 on purpose: the only way to cross a strip boundary of the 512-column
+        // strips (504 output columns at r=4, 384 at r=64); few pixels
+        ((520, 24), &[4, 64]),
+    ];
+    for variant in ["sweep", "sweep_short", "sweep_tall", "sweep64"] {
+        let o = vec![("box_blur".to_string(), variant.to_string())];
+        pixelflow::runtime::schedule::with_overrides(&o, || {
+            for (i, &((w, h), radii)) in cases.iter().enumerate() {
+                let img = random_image(w, h, PixelFormat::Rgba8, 40 + i as u64);
+                for &r in radii {
+                    assert_eq!(gpu_vs_cpu(Box::new(BoxBlur::new(r).unwrap()), &img), 0, "{variant} {w}x{h} radius {r}");
+                }
+            }
+            // extreme values: sums at the top of the range, and a single bright pixel
+            let white = constant(131, 70, [255, 255, 255, 255]);
+            let (out, _) = run(&gpu_backend(), Box::new(BoxBlur::new(64).unwrap()), &white, &RunOptions { poison: true, ..Default::default() }).unwrap();
+            assert_eq!(out, white, "{variant} white");
+            let mut px = vec![0u8; 200 * 90 * 4];
+            px[(45 * 200 + 100) * 4..][..4].copy_from_slice(&[255, 128, 1, 77]);
+            let dot = Image::from_u8(200, 90, PixelFormat::Rgba8, px).unwrap();
+            for r in [0, 1, 5] {
+                assert_eq!(gpu_vs_cpu(Box::new(BoxBlur::new(r).unwrap()), &dot), 0, "{variant} dot radius {r}");
+            }
+        });
+    }
+}
+
+#[test]
+fn box_blur_unknown_schedule_is_an_error() {
+    let o = vec![("box_blur".to_string(), "sweeep".to_string())];
+    let img = random_image(8, 8, PixelFormat::Rgba8, 1);
+    let e = pixelflow::runtime::schedule::with_overrides(&o, || run(&gpu_backend(), Box::new(BoxBlur::new(2).unwrap()), &img, &RunOptions::default())).unwrap_err();
+    assert!(e.contains("unknown schedule") && e.contains("sweep_tall"), "{e}");
+    // the previous default stays reachable by name
+    let o = vec![("box_blur".to_string(), "strip".to_string())];
+    let big = random_image(300, 40, PixelFormat::Rgba8, 2);
+    pixelflow::runtime::schedule::with_overrides(&o, || assert_eq!(gpu_vs_cpu(Box::new(BoxBlur::new(7).unwrap()), &big), 0));
+}
+
 #[test]
 fn sobel_is_black_on_flat_images_and_matches_cpu() {
     let flat = constant(45, 40, [90, 30, 200, 17]);

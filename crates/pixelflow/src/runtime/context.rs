@@ -209,6 +209,12 @@ impl Gpu {
         self.features.contains(wgpu::Features::SUBGROUP)
     }
 
+    /// Largest subgroup the device may run (kernels that lay a workgroup out in whole
+    /// subgroups check it).
+    pub fn subgroup_max_size(&self) -> u32 {
+        self.adapter_info.subgroup_max_size
+    }
+
     /// Largest buffer one binding may hold.
     pub fn max_binding(&self) -> u64 {
         (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)

@@ -5,6 +5,13 @@
 //! the output is `round_half_up(sum / (2r+1)^2)`, so GPU and CPU agree bit for bit. The GPU
 //! kernel's work per pixel does not depend on the radius (running column sums plus a prefix
 //! sum per row: `box_blur.wgsl`, and `box_blur_subgroup.wgsl` on devices with subgroups).
+//!
+//! GPU schedule variants (`runtime::schedule`, key `box_blur`; the default is `strip`):
+//! - `strip`: the kernel above (one invocation per strip column, 4-byte loads and stores);
+//! - `sweep`, `sweep_short`, `sweep_tall`, `sweep64`: `box_blur_sweep.wgsl`, four columns per invocation with
+//!   16-byte loads and stores, a subgroup scan per row, the next rows' loads in flight, and an
+//!   exact float division. They differ in strip shape (see [`SweepShape`]); each needs
+//!   subgroup operations.
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -13,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::params::{check_int, ParamDef};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
-use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
+use crate::runtime::{schedule, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 use super::specialize;
@@ -21,6 +28,11 @@ use super::specialize;
 const WGSL: &str = include_str!("box_blur.wgsl");
 /// `main_sg`, appended to `WGSL` on devices with subgroup operations.
 const SUBGROUP_WGSL: &str = include_str!("box_blur_subgroup.wgsl");
+/// The `sweep` schedules' kernel.
+const SWEEP_WGSL: &str = include_str!("box_blur_sweep.wgsl");
+
+/// Schedule variants besides the default (`strip`, which is also reachable by name).
+const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64"];
 
 /// Strip columns per workgroup (= invocations), fixed by the WGSL scan layout.
 const NCOL: u32 = 256;
@@ -76,6 +88,78 @@ pub struct BoxBlurParams {
     pub _pad: u32,
 }
 
+/// Uniform of the sweep kernel; mirrors `BoxSweepParams` in `box_blur_sweep.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct BoxSweepParams {
+    pub width: u32,
+    pub height: u32,
+    pub radius: u32,
+    pub r4: u32,
+    pub tile_w: u32,
+    pub strip_h: u32,
+    pub width4: u32,
+    pub inv_n: f32,
+}
+
+/// Shape of a `sweep` schedule (`box_blur_sweep.wgsl`).
+///
+/// Cost model (H200, 3840x2160; thread instructions per output pixel, where 1x copy is ~85
+/// of issue budget; derivation in the kernel's header): 41*h + 24 + 5*h*(2r+1)/strip_h,
+/// with h = columns loaded / columns written (strips of SW = 4*nt columns write SW - 2*r4:
+/// at 3840 wide, SW=512 gives 8 strips at r=4 and r=15 and 10 at r=64, h = 1.07 / 1.07 /
+/// 1.33; SW=256 gives 16 / 18 / 30 strips, h = 1.03 / 1.2 / 2.0). Memory: 4 B read from
+/// DRAM and 4 B written per pixel (the copy's 8) plus L2 re-reads: the leaving row and the
+/// halo, 4h B, and the priming rows, 4h(2r+1)/strip_h B (at r=64 and 64-row strips ~25 B/px
+/// through L2 in all, ~1.4x copy's time at ~7 TB/s). Workgroups walk their strip serially,
+/// so the other limit is occupancy: with few workgroups (large strips at r=64) each SM
+/// runs ~10 warps and issue efficiency drops; assumed ~55% of peak issue with >= 16 warps
+/// per SM, ~35% below that.
+///
+/// Predicted (instr/px; workgroups; x copy) at r = 4 / 15 / 64:
+/// - `sweep` (nt 128, 1 row per barrier round, strips 32 rows, 64 from r=17):
+///   69 / 74 / 92; 544 / 544 / 340; ~1.5 / 1.6 / 2.6 (r=64 limited by occupancy).
+/// - `sweep_short` (as `sweep`, strips 16 rows, 32 from r=17): 74 / 79 / 106;
+///   1088 / 1088 / 680; ~1.6 / 1.7 / 2.3 (more priming, more parallelism; L2 ~36 B/px at
+///   r=64 may bind instead).
+/// - `sweep_tall` (nt 128, 2 rows per round, strips 64 rows, 128 from r=33): 68 / 71 / 85;
+///   272 / 272 / 170; ~1.8 / 1.9 / 3+ (too few workgroups on 132 SMs unless latency hides).
+/// - `sweep64` (nt 64, 2 rows per round, strips 32 rows, 64 from r=17; 8.3 KiB of
+///   workgroup memory): 68 / 80 / 126; 1088 / 1224 / 1020; ~1.5 / 1.7 / 2.7.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SweepShape {
+    /// Invocations per workgroup (4 strip columns each).
+    pub nt: u32,
+    /// Rows per round of barriers.
+    pub ch: u32,
+    /// Rows loaded ahead (a multiple of `ch`).
+    pub lb: u32,
+    /// Output rows per workgroup for small radii; see [`SweepShape::strip_height`].
+    pub strip_h: u32,
+    /// Output rows per workgroup from radius `large_from` on.
+    pub strip_h_large: u32,
+    /// Radius from which `strip_h_large` applies.
+    pub large_from: u32,
+}
+
+impl SweepShape {
+    /// The shape of a `sweep*` variant name.
+    pub fn named(variant: &str) -> Option<Self> {
+        match variant {
+            "sweep" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17 }),
+            "sweep_short" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 32, large_from: 17 }),
+            "sweep_tall" => Some(Self { nt: 128, ch: 2, lb: 4, strip_h: 64, strip_h_large: 128, large_from: 33 }),
+            "sweep64" => Some(Self { nt: 64, ch: 2, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17 }),
+            _ => None,
+        }
+    }
+    /// Output rows per workgroup at radius `r`: taller strips for larger radii amortise the
+    /// 2r+1 rows each strip primes its column sums with.
+    pub fn strip_height(&self, r: u32) -> u32 {
+        if r >= self.large_from { self.strip_h_large } else { self.strip_h }
+    }
+}
+
 pub static DEF: FilterDef = FilterDef {
     name: "box_blur",
     family: Family::Neighborhood,
@@ -90,9 +174,12 @@ pub static DEF: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(BoxBlur::new(a.u32("radius")?)?)),
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "BoxBlurParams", rust_size: std::mem::size_of::<BoxBlurParams>() }],
+    uniforms: &[
+        UniformLayout { wgsl: WGSL, wgsl_struct: "BoxBlurParams", rust_size: std::mem::size_of::<BoxBlurParams>() },
+        UniformLayout { wgsl: SWEEP_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
+    ],
     test_inputs: None,
-    schedules: &[],
+    schedules: &["sweep", "sweep_short", "sweep_tall", "sweep64"],
 };
 
 /// Rows per round of barriers of the scan kernel that fit in `limit` bytes of workgroup
@@ -177,6 +264,26 @@ impl Filter for BoxBlur {
         Ok(vec![Value::Image(box_cpu(img, self.radius)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        // A test's forced strip schedule wins over a variant override.
+        if self.schedule.is_some() || self.subgroups.is_some() {
+            return self.record_strip(rec, inputs, outputs);
+        }
+        match schedule::get(DEF.name).as_deref() {
+            None | Some("strip") => self.record_strip(rec, inputs, outputs),
+            Some(v) => match SweepShape::named(v) {
+                Some(shape) => self.record_sweep(rec, inputs, outputs, shape),
+                None => Err(schedule::unknown(DEF.name, v, VARIANTS)),
+            },
+        }
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
+
+impl BoxBlur {
+    /// The `strip` kernel (`box_blur.wgsl`, `box_blur_subgroup.wgsl`).
+    fn record_strip(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let r = self.radius;
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
@@ -212,8 +319,41 @@ impl Filter for BoxBlur {
         kernel.generated = Some(source);
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1])
     }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
+
+    /// A `sweep` kernel (`box_blur_sweep.wgsl`) of the given shape.
+    fn record_sweep(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot], shape: SweepShape) -> Result<()> {
+        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
+        let gpu = rec.gpu();
+        if !gpu.has_subgroups() {
+            return Err(Error::Graph("box_blur: the sweep schedules need subgroup operations, which this device lacks".into()));
+        }
+        // The kernel numbers strip groups by whole subgroups and keeps totals for up to
+        // nt/4 of them (WebGPU's smallest subgroup is 4).
+        let sg_max = gpu.subgroup_max_size();
+        if sg_max == 0 || shape.nt % sg_max != 0 {
+            return Err(Error::Graph(format!("box_blur: sweep workgroups of {} invocations do not hold whole subgroups of up to {sg_max}", shape.nt)));
+        }
+        // Pixels are read and written through 16-byte elements, also when the width is not a
+        // multiple of 4: the buffers must cover the last partial element (pool buffers do).
+        let bytes = (d.width as u64 * d.height as u64 * 4).div_ceil(16) * 16;
+        if input.buffer.size() < bytes || output.buffer.size() < bytes {
+            return Err(Error::Graph("box_blur: sweep needs image buffers padded to 16 bytes".into()));
+        }
+        let r = self.radius;
+        let r4 = r.div_ceil(4) * 4;
+        let tile_w = 4 * shape.nt - 2 * r4;
+        if tile_w == 0 || shape.lb % shape.ch != 0 {
+            return Err(Error::Graph(format!("box_blur: invalid sweep shape {shape:?} for radius {r}")));
+        }
+        let strip_h = shape.strip_height(r).div_ceil(shape.lb) * shape.lb;
+        let vec = u32::from(d.width % 4 == 0);
+        let delta = r4 - r;
+        let n = (2 * r + 1) * (2 * r + 1);
+        let params = BoxSweepParams { width: d.width, height: d.height, radius: r, r4, tile_w, strip_h, width4: d.width / 4, inv_n: 1.0 / n as f32 };
+        let source = specialize(SWEEP_WGSL, &[("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb)])?;
+        let mut kernel = Kernel::new(&format!("box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}", shape.nt, shape.ch, shape.lb), &[], "main");
+        kernel.generated = Some(source);
+        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1])
     }
 }
 
@@ -231,6 +371,36 @@ mod tests {
             }
             assert!(strip_height_subgroups(r) >= 16);
         }
+    }
+    /// The sweep kernel's division (box_blur_sweep.wgsl, `div_round`) emulated in f32, fused
+    /// and unfused (the GPU compiler may contract the multiply-add or not), against the CPU
+    /// twin's integer rounding for every reachable sum at every radius.
+    #[test]
+    fn float_division_is_exact() {
+        for r in 0u32..=64 {
+            let n = (2 * r + 1) * (2 * r + 1);
+            let inv = 1.0f32 / n as f32;
+            for s in 0..=255 * n {
+                let want = (2 * s + n) / (2 * n);
+                let sf = f32::from_bits(s | 0x4B00_0000) - 8388608.0;
+                assert_eq!(sf, s as f32);
+                let fused = sf.mul_add(inv, 8388608.0).to_bits() & 0xFF;
+                let unfused = ((sf * inv) + 8388608.0).to_bits() & 0xFF;
+                assert_eq!((fused, unfused), (want, want), "radius {r} sum {s}");
+            }
+        }
+    }
+    #[test]
+    fn sweep_shapes_fit_every_radius() {
+        for v in ["sweep", "sweep_short", "sweep_tall", "sweep64"] {
+            let s = SweepShape::named(v).unwrap();
+            assert_eq!(s.lb % s.ch, 0);
+            for r in 0..=64u32 {
+                assert!(4 * s.nt > 2 * r.div_ceil(4) * 4, "{v} radius {r}");
+                assert!(s.strip_height(r) > 0);
+            }
+        }
+        assert!(SweepShape::named("nope").is_none());
     }
     #[test]
     fn cpu_constant_stays_constant_and_radius_zero_is_identity() {
