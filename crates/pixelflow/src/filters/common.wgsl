@@ -21,8 +21,3 @@ fn pack_u8(c: vec4<u32>) -> u32 {
 fn luma601(c: vec4<u32>) -> u32 {
     return (299u * c.x + 587u * c.y + 114u * c.z + 500u) / 1000u;
 }
-
-// Round to the 8-bit grid, as storing and reloading an RGBA8 pixel would.
-fn quantize8(c: vec4<f32>) -> vec4<f32> {
-    return unorm_unpack(unorm_pack(c));
-}

@@ -21,3 +21,8 @@ fn small_f32(v: vec4<u32>) -> vec4<f32> {
 fn floor_u32(y: vec4<f32>) -> vec4<u32> {
     return vec4<u32>(y);
 }
+
+// Round to the 8-bit grid, as storing and reloading an RGBA8 pixel would.
+fn quantize8(c: vec4<f32>) -> vec4<f32> {
+    return unorm_unpack(unorm_pack(c));
+}

@@ -28,3 +28,8 @@ fn floor_u32(y: vec4<f32>) -> vec4<u32> {
 fn unorm_pack(c: vec4<f32>) -> u32 {
     return pack4x8unorm(c);
 }
+
+// Round to the 8-bit grid, as storing and reloading an RGBA8 pixel would.
+fn quantize8(c: vec4<f32>) -> vec4<f32> {
+    return unorm_unpack(unorm_pack(c));
+}
