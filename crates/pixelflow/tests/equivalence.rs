@@ -120,12 +120,6 @@ fn every_filter_matches_cpu_with_default_parameters() {
     run_matrix(|def, _| Some(Args::defaults(def)), 1);
 }
 
-/// The full-rate conversion helpers (`conv=magic`, conv_magic.wgsl) under the whole matrix.
-#[test]
-fn every_filter_matches_cpu_with_magic_conversions() {
-    schedule::with_overrides(&[("conv".to_string(), "magic".to_string())], || run_matrix(|def, _| Some(Args::defaults(def)), 1));
-}
-
 /// Random parameters within each declared range (the property test over parameters; the
 /// `proptest` suite in `properties.rs` adds shrinking for a few filters).
 #[test]

@@ -6,11 +6,7 @@
 use pixelflow::registry;
 
 fn module(src: &str) -> naga::Module {
-    // Kernels get the common helpers and one of the two conversion sets; both must parse.
-    let with = |conv: &str| format!("{}\n{}\n{}", pixelflow::runtime::COMMON_WGSL, conv, src);
-    let magic = with(pixelflow::runtime::CONV_MAGIC_WGSL);
-    naga::front::wgsl::parse_str(&magic).unwrap_or_else(|e| panic!("WGSL does not parse with conv_magic:\n{}", e.emit_to_string(&magic)));
-    let full = with(pixelflow::runtime::CONV_BUILTIN_WGSL);
+    let full = format!("{}\n{}\n{}", pixelflow::runtime::COMMON_WGSL, pixelflow::runtime::CONV_WGSL, src);
     naga::front::wgsl::parse_str(&full).unwrap_or_else(|e| panic!("WGSL does not parse:\n{}", e.emit_to_string(&full)))
 }
 

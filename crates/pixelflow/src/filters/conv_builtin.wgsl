@@ -1,5 +1,5 @@
-// Integer <-> float conversions, schedule `conv=builtin`: WGSL's built-ins. Kernels call
-// these neutral names; conv_magic.wgsl has full-rate twins with the same results.
+// Integer <-> float conversions behind neutral names (WGSL's built-ins here), so a device-
+// specific set can replace them without touching kernels (see CONV_WGSL in runtime/kernel.rs).
 
 // RGBA8 pixel as four unorm floats (e / 255).
 fn unorm_unpack(p: u32) -> vec4<f32> {

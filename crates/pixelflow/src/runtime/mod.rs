@@ -7,5 +7,5 @@ mod pool;
 pub mod schedule;
 
 pub use context::{Gpu, GpuOptions, GpuInfo};
-pub use kernel::{groups_1d, groups_2d, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_BUILTIN_WGSL, CONV_MAGIC_WGSL};
+pub use kernel::{groups_1d, groups_2d, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
 pub use pool::{size_class, BufferPool};
