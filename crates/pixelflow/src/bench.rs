@@ -497,6 +497,22 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=sweep_tall"),
         // the fallback where the default fuses (sweep variants run the default beyond radius 12)
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass"),
+        // morphology: the single-pass sweep shapes against the two-pass default
+        ("dilation 3x3", "dilation(radius=1)", "dilation=sweep"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=sweep"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=sweep"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=sweep"),
+        ("erosion 15x15", "erosion(radius=7)", "erosion=sweep"),
+        ("dilation 3x3", "dilation(radius=1)", "dilation=sweep_tall"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=sweep_tall"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=sweep_tall"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=sweep_tall"),
+        ("dilation 3x3", "dilation(radius=1)", "dilation=sweep128"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=sweep128"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=sweep128"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=sweep128"),
+        ("dilation 9x9", "dilation(radius=4)", "dilation=sweep"),
+        ("dilation 9x9", "dilation(radius=4)", "dilation=twopass"),
     ]
 }
 

@@ -44,7 +44,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Erosion::new(a.u32("radius")?)?)),
     uniforms: UNIFORMS,
     test_inputs: None,
-    schedules: &[],
+    schedules: separable::SCHEDULES,
 };
 
 impl Filter for Erosion {
@@ -58,7 +58,7 @@ impl Filter for Erosion {
         separable::run_cpu(&DEF, inputs, self.radius, Op::Min)
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        separable::record(rec, &inputs[0], &outputs[0], self.radius, Op::Min)
+        separable::record(rec, DEF.name, &inputs[0], &outputs[0], self.radius, Op::Min)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -14,6 +14,8 @@ use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::params::ParamDef;
 use crate::registry::{FilterDef, Tolerance, UniformLayout, expect_image, input_image};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
+
+use super::sweep;
 use crate::value::{Value, ValueDesc};
 
 pub(crate) const WGSL: &str = include_str!("morphology.wgsl");
@@ -62,7 +64,7 @@ const H_THREADS: u32 = 128;
 /// one more max per output per halving (two at radius 32). On an H200 the straight-line
 /// block code grew slower per pixel past K = 17 in this pass (the vertical pass, without
 /// workgroup memory, did not), so this is a schedule choice; to be measured on H100.
-const H_MAX_BLOCK_RADIUS: u32 = 8;
+pub(super) const H_MAX_BLOCK_RADIUS: u32 = 8;
 /// Vertical pass workgroup: 64 adjacent columns (a warp reads whole 128-byte row
 /// segments) x this many blocks of K rows. Schedule choice, not algorithm; measured on an
 /// H200 against a workgroup-memory tile like the horizontal one, which was slower.
@@ -71,7 +73,7 @@ const V_BLOCKS: u32 = 2;
 
 /// The window split of `H_MAX_BLOCK_RADIUS`: the block radius and the offsets whose block
 /// maxima make up the window of `radius`.
-fn split_window(radius: u32, max_block: u32) -> (u32, Vec<i32>) {
+pub(super) fn split_window(radius: u32, max_block: u32) -> (u32, Vec<i32>) {
     let (mut r, mut offsets) = (radius, vec![0i32]);
     while r > max_block {
         let half = (2 * r - 1).div_ceil(4);
@@ -247,26 +249,32 @@ impl VTile {
 /// than called as a function, and all code is straight-line: both measured much faster
 /// than loops or calls on an H200 (Vulkan).
 fn van_herk(s: &mut String, k: u32, per_byte: bool, load: impl Fn(u32) -> String) {
+    van_herk_named(s, k, per_byte, "", load)
+}
+
+/// `van_herk` with every name prefixed by `p`, so several blocks can share one scope
+/// (outputs `{p}o0..{p}o{K-1}`).
+pub(super) fn van_herk_named(s: &mut String, k: u32, per_byte: bool, p: &str, load: impl Fn(u32) -> String) {
     for i in 0..2 * k - 1 {
-        *s += &format!("    let v{i} = {};\n", load(i));
+        *s += &format!("    let {p}v{i} = {};\n", load(i));
     }
-    *s += &format!("    let a{} = v{};\n", k - 1, k - 1);
+    *s += &format!("    let {p}a{} = {p}v{};\n", k - 1, k - 1);
     for j in (0..k - 1).rev() {
-        op(s, per_byte, format!("a{j}"), format!("v{j}"), format!("a{}", j + 1));
+        op(s, per_byte, format!("{p}a{j}"), format!("{p}v{j}"), format!("{p}a{}", j + 1));
     }
-    *s += &format!("    let b0 = v{k};\n");
+    *s += &format!("    let {p}b0 = {p}v{k};\n");
     for t in 1..k - 1 {
-        op(s, per_byte, format!("b{t}"), format!("b{}", t - 1), format!("v{}", k + t));
+        op(s, per_byte, format!("{p}b{t}"), format!("{p}b{}", t - 1), format!("{p}v{}", k + t));
     }
-    *s += "    let o0 = a0;\n";
+    *s += &format!("    let {p}o0 = {p}a0;\n");
     for j in 1..k {
-        op(s, per_byte, format!("o{j}"), format!("a{j}"), format!("b{}", j - 1));
+        op(s, per_byte, format!("{p}o{j}"), format!("{p}a{j}"), format!("{p}b{}", j - 1));
     }
 }
 
 /// Emits `let out = max(a, b)`, per byte (`max4` of morphology.wgsl, written out inline) or
 /// on whole words.
-fn op(s: &mut String, per_byte: bool, out: String, a: String, b: String) {
+pub(super) fn op(s: &mut String, per_byte: bool, out: String, a: String, b: String) {
     if per_byte {
         *s += &format!(
             "    let {out}_l = ({a} | 0x80808080u) - ({b} & 0x7f7f7f7fu);
@@ -286,8 +294,19 @@ pub(crate) fn output_descs(def: &FilterDef, inputs: &[ValueDesc]) -> Result<Vec<
     Ok(vec![ValueDesc::Image(d)])
 }
 
-/// Records the two passes: input -> temp (rows), temp -> output (columns).
-pub(crate) fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, radius: u32, op: Op) -> Result<()> {
+/// The default schedule's name: the two passes below.
+pub(crate) const TWOPASS: &str = "twopass";
+
+/// Every schedule variant name `record` accepts.
+pub(crate) const VARIANTS: &[&str] = &["twopass", "sweep", "sweep_tall", "sweep128"];
+
+/// The variants besides the default, for `FilterDef::schedules` (the equivalence matrix
+/// runs each): the sweep shapes of `sweep.rs`.
+pub(crate) const SCHEDULES: &[&str] = &["sweep", "sweep_tall", "sweep128"];
+
+/// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` picks
+/// for `filter` (its registry name): `twopass` (the default) or one of the sweep shapes.
+pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, output: &GpuSlot, radius: u32, op: Op) -> Result<()> {
     let d: ImageDesc = input.desc.image().ok_or_else(|| Error::Graph("morphology input must be an image".into()))?;
     let gray = match d.format {
         PixelFormat::Rgba8 => false,
@@ -297,10 +316,27 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSl
     let budget = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
     let words_per_row = (d.format.gpu_row_bytes(d.width) / 4) as u32;
     let flip = if op == Op::Min { u32::MAX } else { 0 };
+    let params = MorphParams { width: d.width, height: d.height, words_per_row, flip };
+    let variant = crate::runtime::schedule::get(filter);
+    match variant.as_deref() {
+        None | Some(TWOPASS) => record_twopass(rec, input, output, d, gray, params, budget, radius),
+        Some(name) => {
+            let shape = sweep::SHAPES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).ok_or_else(|| crate::runtime::schedule::unknown(filter, name, VARIANTS))?;
+            let plan = sweep::Sweep::plan(radius, gray, shape, budget)?;
+            let groups = groups_2d(words_per_row, d.height, plan.threads(), plan.strip_rows());
+            rec.dispatch(&plan.kernel(), &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), groups)
+        }
+    }
+}
+
+/// The two passes: input -> temp (rows), temp -> output (columns).
+#[allow(clippy::too_many_arguments)]
+fn record_twopass(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, gray: bool, params: MorphParams, budget: u64, radius: u32) -> Result<()> {
+    let MorphParams { words_per_row, flip, .. } = params;
     let tmp = rec.temp(d.format.gpu_bytes(d.width, d.height));
 
     let th = HTile::fit(radius, budget)?;
-    let ph = MorphParams { width: d.width, height: d.height, words_per_row, flip };
+    let ph = params;
     let kh = th.kernel(if gray { "h_gray" } else { "h_rgba" });
     rec.dispatch(&kh, &[&input.buffer, &tmp], bytemuck::bytes_of(&ph), groups_2d(d.width, d.height, th.tc(), th.tr))?;
 
@@ -386,6 +422,14 @@ mod tests {
                 assert!(covered.iter().all(|&c| c), "r={r}");
             }
         }
+    }
+
+    #[test]
+    fn variant_names_match_the_sweep_shapes() {
+        let shapes: Vec<&str> = sweep::SHAPES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(shapes, SCHEDULES);
+        assert_eq!(VARIANTS[0], TWOPASS);
+        assert_eq!(&VARIANTS[1..], SCHEDULES);
     }
 
     #[test]
