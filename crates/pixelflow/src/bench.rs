@@ -467,8 +467,6 @@ pub fn experiment_cases(width: u32, height: u32) -> Vec<BenchCase> {
 
 /// Alternative schedules worth timing against the defaults: (case name, spec, overrides).
 fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
-    // gaussian_blur: the default rows of the main table are `tile`; s=4 is radius 12, the
-    // largest the sweep kernel runs (its register pressure peaks there).
     vec![
         // previous defaults, by name (docs/perf-notes.md, run 8 and 9)
         ("reduce", "reduce", "reduce=u2q8"),
@@ -476,43 +474,13 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("mean_saturation", "mean_saturation", "mean_saturation=u1q8"),
         ("sobel_edge_detection", "sobel_edge_detection", "sobel_edge_detection=tile"),
         ("lookup 512 LUT", "lookup(lut=@lut)", "lookup=tile"),
-        // box_blur: the previous default by name, and the sweep shapes (box_blur.rs,
-        // `SweepShape`, has the predicted x copy of each)
+        // box_blur: the previous default by name
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=strip"),
         ("box_blur 31x31", "box_blur(radius=15)", "box_blur=strip"),
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=strip"),
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=twopass"),
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=sweep"),
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=sweep_h16"),
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=sweep32"),
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=sweep_tall"),
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=sweep"),
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=sweep_h16"),
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=sweep32"),
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=sweep_tall"),
-        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=tile"),
-        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=sweep"),
-        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=sweep_h16"),
-        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=sweep32"),
-        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=sweep_tall"),
-        // the fallback where the default fuses (sweep variants run the default beyond radius 12)
+        // the fallback where the default fuses
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass"),
-        // morphology: the single-pass sweep shapes against the two-pass default
-        ("dilation 3x3", "dilation(radius=1)", "dilation=sweep"),
-        ("dilation 15x15", "dilation(radius=7)", "dilation=sweep"),
-        ("dilation 31x31", "dilation(radius=15)", "dilation=sweep"),
-        ("dilation 65x65", "dilation(radius=32)", "dilation=sweep"),
-        ("erosion 15x15", "erosion(radius=7)", "erosion=sweep"),
-        ("dilation 3x3", "dilation(radius=1)", "dilation=sweep_tall"),
-        ("dilation 15x15", "dilation(radius=7)", "dilation=sweep_tall"),
-        ("dilation 31x31", "dilation(radius=15)", "dilation=sweep_tall"),
-        ("dilation 65x65", "dilation(radius=32)", "dilation=sweep_tall"),
-        ("dilation 3x3", "dilation(radius=1)", "dilation=sweep128"),
-        ("dilation 15x15", "dilation(radius=7)", "dilation=sweep128"),
-        ("dilation 31x31", "dilation(radius=15)", "dilation=sweep128"),
-        ("dilation 65x65", "dilation(radius=32)", "dilation=sweep128"),
-        ("dilation 9x9", "dilation(radius=4)", "dilation=sweep"),
-        ("dilation 9x9", "dilation(radius=4)", "dilation=twopass"),
     ]
 }
 

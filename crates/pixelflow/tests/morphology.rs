@@ -164,66 +164,6 @@ fn bench_4k() {
     }
 }
 
-/// The sweep schedules against the CPU twin (itself checked against `brute` above), on
-/// sizes that cross the workgroup columns (64 and 128 RGBA8 pixels, 256 Gray8) and the
-/// strips (120-260 rows), thin and tiny images, and radii on both sides of the row pass's
-/// split (8/9) and past the image size. Outputs are poisoned first. `sweep` gets the full
-/// matrix; the other shapes share its generator and differ only in shape constants, so
-/// they get the sizes that cross their own (wider or taller) tiles. Lavapipe runs these
-/// straight-line kernels slowly, hence the trimmed matrix.
-#[test]
-fn sweep_schedules_match_the_cpu_twin() {
-    use pixelflow::runtime::schedule;
-    let full: &[(u32, u32)] = &[(256, 200), (70, 256), (1, 256), (256, 1), (3, 3), (67, 43)];
-    let cases: &[(&str, &[(u32, u32)], &[u32])] = &[
-        ("sweep", full, &[1, 3, 9, 32]),
-        ("sweep_tall", &[(200, 256), (67, 43)], &[2, 16]),
-        ("sweep128", &[(256, 140), (3, 3)], &[5, 32]),
-    ];
-    let mut checked = 0;
-    for &(variant, sizes, radii) in cases {
-        let overrides = vec![("dilation".to_string(), variant.to_string()), ("erosion".to_string(), variant.to_string())];
-        schedule::with_overrides(&overrides, || {
-            for fmt in [PixelFormat::Rgba8, PixelFormat::Gray8] {
-                for (i, &(w, h)) in sizes.iter().enumerate() {
-                    let img = random_image(w, h, fmt, 99 + i as u64);
-                    for &r in radii {
-                        let d = run(&gpu_backend(), Dilation::new(r).unwrap(), &img);
-                        assert!(d == run(&Backend::Cpu, Dilation::new(r).unwrap(), &img), "{variant} dilation {fmt:?} {w}x{h} r={r}");
-                        let e = run(&gpu_backend(), Erosion::new(r).unwrap(), &img);
-                        assert!(e == run(&Backend::Cpu, Erosion::new(r).unwrap(), &img), "{variant} erosion {fmt:?} {w}x{h} r={r}");
-                        checked += 2;
-                    }
-                }
-            }
-        });
-    }
-    // the composites lower to the scheduled primitives
-    let overrides = vec![("dilation".to_string(), "sweep".to_string()), ("erosion".to_string(), "sweep".to_string())];
-    schedule::with_overrides(&overrides, || {
-        let img = random_image(97, 61, PixelFormat::Rgba8, 5);
-        assert!(run(&gpu_backend(), Closing::new(3).unwrap(), &img) == run(&Backend::Cpu, Closing::new(3).unwrap(), &img), "sweep closing");
-    });
-    eprintln!("{checked} sweep cases matched the CPU twin");
-}
-
-/// The sweep against the brute-force window directly (not only the twin), at the largest
-/// radius, with strips and workgroup columns crossed.
-#[test]
-fn sweep_matches_a_brute_force_window() {
-    use pixelflow::runtime::schedule;
-    let overrides = vec![("dilation".to_string(), "sweep".to_string()), ("erosion".to_string(), "sweep".to_string())];
-    schedule::with_overrides(&overrides, || {
-        for (fmt, w, h, r) in [(PixelFormat::Rgba8, 150, 140, 32), (PixelFormat::Gray8, 261, 140, 9), (PixelFormat::Rgba8, 131, 130, 2)] {
-            let img = random_image(w, h, fmt, 3 * r as u64 + h as u64);
-            let d = run(&gpu_backend(), Dilation::new(r).unwrap(), &img);
-            assert!(d.as_u8() == brute(&img, r as i64, true).as_slice(), "sweep dilation {fmt:?} {w}x{h} r={r}");
-            let e = run(&gpu_backend(), Erosion::new(r).unwrap(), &img);
-            assert!(e.as_u8() == brute(&img, r as i64, false).as_slice(), "sweep erosion {fmt:?} {w}x{h} r={r}");
-        }
-    });
-}
-
 #[test]
 fn unknown_schedule_is_an_error() {
     use pixelflow::runtime::schedule;

@@ -8,7 +8,6 @@ pub mod dilation;
 pub mod erosion;
 pub mod opening;
 mod separable;
-mod sweep;
 
 pub use closing::Closing;
 pub use dilation::Dilation;

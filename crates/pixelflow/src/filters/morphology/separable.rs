@@ -15,7 +15,6 @@ use crate::params::ParamDef;
 use crate::registry::{FilterDef, Tolerance, UniformLayout, expect_image, input_image};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 
-use super::sweep;
 use crate::value::{Value, ValueDesc};
 
 pub(crate) const WGSL: &str = include_str!("morphology.wgsl");
@@ -298,14 +297,16 @@ pub(crate) fn output_descs(def: &FilterDef, inputs: &[ValueDesc]) -> Result<Vec<
 pub(crate) const TWOPASS: &str = "twopass";
 
 /// Every schedule variant name `record` accepts.
-pub(crate) const VARIANTS: &[&str] = &["twopass", "sweep", "sweep_tall", "sweep128"];
+/// Single-pass sweep shapes (a strip walked down, van Herk over a ring of rows in workgroup
+/// memory) measured slower than these two passes for r >= 4 on the H200 and were dropped
+/// (docs/perf-notes.md, run 10).
+pub(crate) const VARIANTS: &[&str] = &["twopass"];
 
-/// The variants besides the default, for `FilterDef::schedules` (the equivalence matrix
-/// runs each): the sweep shapes of `sweep.rs`.
-pub(crate) const SCHEDULES: &[&str] = &["sweep", "sweep_tall", "sweep128"];
+/// The variants besides the default, for `FilterDef::schedules`.
+pub(crate) const SCHEDULES: &[&str] = &[];
 
 /// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` picks
-/// for `filter` (its registry name): `twopass` (the default) or one of the sweep shapes.
+/// for `filter` (its registry name): `twopass`, the only one.
 pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, output: &GpuSlot, radius: u32, op: Op) -> Result<()> {
     let d: ImageDesc = input.desc.image().ok_or_else(|| Error::Graph("morphology input must be an image".into()))?;
     let gray = match d.format {
@@ -320,12 +321,7 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
     let variant = crate::runtime::schedule::get(filter);
     match variant.as_deref() {
         None | Some(TWOPASS) => record_twopass(rec, input, output, d, gray, params, budget, radius),
-        Some(name) => {
-            let shape = sweep::SHAPES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).ok_or_else(|| crate::runtime::schedule::unknown(filter, name, VARIANTS))?;
-            let plan = sweep::Sweep::plan(radius, gray, shape, budget)?;
-            let groups = groups_2d(words_per_row, d.height, plan.threads(), plan.strip_rows());
-            rec.dispatch(&plan.kernel(), &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), groups)
-        }
+        Some(name) => Err(crate::runtime::schedule::unknown(filter, name, VARIANTS)),
     }
 }
 

@@ -9,10 +9,7 @@
 //!
 //! GPU: a fused tiled kernel (tile + halo in workgroup memory; per channel, horizontal pass
 //! into workgroup memory, vertical pass from it; RGBA8 straight to the output) up to radius
-//! `MAX_FUSED_RADIUS`, otherwise two passes through an Rgba32F temporary. Schedule variants
-//! (`runtime::schedule`, key `gaussian_blur`): `tile` (that default), `twopass` (the
-//! temporary at every radius) and `sweep*` (a strip walked top to bottom with the vertical
-//! window in registers, up to `MAX_SWEEP_RADIUS`; see `SweepShape` for the cost reasoning).
+//! `MAX_FUSED_RADIUS`, otherwise two passes through an Rgba32F temporary.
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -29,7 +26,6 @@ use super::{replace_block, specialize};
 const WGSL: &str = include_str!("gaussian_blur.wgsl");
 const FUSED_WGSL: &str = include_str!("gaussian_blur_fused.wgsl");
 const FALLBACK_WGSL: &str = include_str!("gaussian_blur_fallback.wgsl");
-const SWEEP_WGSL: &str = include_str!("gaussian_blur_sweep.wgsl");
 
 /// Largest radius (`ceil(3 * 32)`), sizing the uniform's weight array.
 pub const MAX_RADIUS: u32 = 96;
@@ -48,8 +44,6 @@ pub struct GaussianBlur {
 pub enum Schedule {
     Fused(FusedTile),
     TwoPass,
-    /// The sweep kernel (radius up to `MAX_SWEEP_RADIUS`; beyond it the default schedule).
-    Sweep(SweepShape),
 }
 
 impl GaussianBlur {
@@ -112,10 +106,7 @@ pub static DEF: FilterDef = FilterDef {
           Horizontal pass then vertical pass in f32 without intermediate rounding; the result is rounded half up like pack4x8unorm. \
           Borders replicate the edge pixel. GPU: up to radius 16 one fused tiled kernel (tile + halo loaded once into workgroup memory, \
           horizontal then vertical pass per channel through workgroup memory, no full-size intermediate); larger radii take two passes \
-          through an Rgba32F temporary. Schedule variants (PIXELFLOW_SCHEDULE=gaussian_blur=NAME): tile (the default above), \
-          twopass (the temporary at every radius), sweep, sweep_h16, sweep32, sweep_tall (a strip walked top to bottom with the \
-          vertical window in registers, radius <= 12, the default beyond; the _h16, 32 and _tall shapes keep the horizontal \
-          results as f16, which moves the output by at most 0.07 of a level before rounding).",
+          through an Rgba32F temporary.",
     gpuimage: "GPUImageGaussianBlurFilter",
     params: &[ParamDef::float("sigma", 2.0, 0.1, 32.0, "standard deviation in pixels (radius ceil(3*sigma))")],
     inputs: IMAGE,
@@ -124,7 +115,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
     test_inputs: None,
-    schedules: &["tile", "twopass", "sweep", "sweep_h16", "sweep32", "sweep_tall"],
+    schedules: &["twopass"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
@@ -261,235 +252,6 @@ pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
     replace_block(&s, "v_segment", &gen_v(r, t.kv))
 }
 
-// ---- sweep kernel (schedule variants `sweep*`) ----
-//
-// Cost model per output pixel at radius r, strip TW x TH, KH outputs per invocation in the
-// horizontal pass (f_r = 1 + 2r/TH: halo rows; thread-instructions, NVIDIA SASS assumed):
-// - loads: (TW + 2*R4)/TW * f_r / 4 16-byte loads, ~7 instructions each with the clamp and
-//   the store to `raw`: ~2.5 (r=6, TW=64, TH=128).
-// - horizontal, per output and times f_r: (KH+2r)/KH pixels unpacked, 4 channels x 2
-//   instructions (byte select + FADD of the 2^23 trick) = 20 at r=6, KH=8; 4*(2r+1) FMAs =
-//   52; 1 store to `hbuf` (+2 conversions for f16); (KH+2*R4)/(4*KH) 16-byte reads = 0.5.
-//   ~75 x 1.094 = 82.
-// - vertical, per output: 1 read of `hbuf` (+2 conversions for f16), 4*(2r+1) FMAs = 52,
-//   pack ~8 (4 float-to-int conversions at quarter rate, on their own pipe), store +
-//   condition ~4, plus the warm-up rows 2r/TH x ~26 = 2.4: ~68.
-// - two barriers and the loop per chunk of KH rows: ~1.
-// Total ~155 at sigma=2 (r=6) = 1.8x copy of issue time (85 per pixel); sigma=3 (r=9): FMAs
-// 76+76, unpack 26: ~215 = 2.5x. The floor is the 8*(2r+1) FMAs (1.2x / 1.8x), so nothing
-// but FMAs is more than a third of the work.
-// Registers: 4*(2r+1) vertical accumulators live across the loop + 4*KH horizontal ones +
-// the prefetched loads (ceil(KH*IQ/TW) vec4) + ~15: ~115 at r=6, ~165 at r=12; hence
-// MAX_SWEEP_RADIUS. At ~115 registers about 570 invocations fit on an SM; 4K with TH=128
-// makes 3840*2160/128 = 65k invocations = ~490 per SM: one wave, all resident at once.
-// Workgroup memory: KH*IQS*16 (raw, 2.7 KiB) + KH*(TW+1)*16 (f32, 8.3 KiB) or *8 (f16,
-// 4.2 KiB) per TW invocations: ~11 KiB x 8 workgroups per SM with f32 is above the ~64 KiB
-// that the driver shares per SM (perf-notes), hence the f16 shapes; ~7 KiB x 8 fits.
-// f16 intermediate error bound: |h| <= 255.01 so rounding to f16 (11-bit significand) is off
-// by at most 2^-12 * 256 = 0.0625 of a level; the vertical weights are positive and sum to 1,
-// so the output is off by at most 0.0625 + f32 rounding (< 1e-3): well under 0.5 of a level.
-
-/// A sweep-kernel schedule: a workgroup of `tw` invocations owns `tw` output columns and walks
-/// down `th` output rows, `kh` input rows per chunk; in the horizontal pass each invocation
-/// computes `kh` consecutive outputs. `half`: the horizontal results are kept in workgroup
-/// memory as f16 (error bound above) to halve that memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SweepShape {
-    pub tw: u32,
-    pub th: u32,
-    pub kh: u32,
-    pub half: bool,
-}
-
-/// Largest radius the sweep kernel runs: its 4*(2r+1) accumulators live in registers (about
-/// 165 registers in all at 12; NVIDIA allows 255 but occupancy halves). Beyond it a `sweep*`
-/// variant runs the default schedule. Schedule choice.
-pub const MAX_SWEEP_RADIUS: u32 = 12;
-
-/// The `sweep*` schedule variants. Shapes to be measured against each other on the GPU:
-/// `sweep` keeps f32 intermediates (more workgroup memory, fewer conversions), `sweep_h16`
-/// the same with f16, `sweep32` one-warp workgroups (cheap barriers, more halo loads),
-/// `sweep_tall` twice the strip height (fewer halo rows, half the invocations).
-pub const SWEEP_VARIANTS: &[(&str, SweepShape)] = &[
-    ("sweep", SweepShape { tw: 64, th: 128, kh: 8, half: false }),
-    ("sweep_h16", SweepShape { tw: 64, th: 128, kh: 8, half: true }),
-    ("sweep32", SweepShape { tw: 32, th: 128, kh: 8, half: true }),
-    ("sweep_tall", SweepShape { tw: 64, th: 256, kh: 8, half: true }),
-];
-
-/// Every schedule variant name `gaussian_blur` accepts.
-pub fn variant_names() -> Vec<&'static str> {
-    let mut v = vec!["tile", "twopass"];
-    v.extend(SWEEP_VARIANTS.iter().map(|(n, _)| *n));
-    v
-}
-
-fn round4(r: u32) -> u32 {
-    r.div_ceil(4) * 4
-}
-
-impl SweepShape {
-    fn check(&self) -> Result<()> {
-        let ok = self.kh >= 4 && self.kh % 4 == 0 && self.tw % self.kh == 0 && self.tw >= self.kh && self.tw <= 256 && self.th >= 1;
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::Graph(format!("gaussian_blur: invalid sweep shape {self:?}")))
-        }
-    }
-    /// Workgroup memory at radius `r`, as laid out in the WGSL.
-    pub fn bytes(&self, r: u32) -> u64 {
-        let iq = (self.tw + 2 * round4(r)) / 4;
-        let raw = (self.kh * (iq | 1)) as u64 * 16;
-        let h = (self.kh * (self.tw + 1)) as u64 * if self.half { 8 } else { 16 };
-        raw + h
-    }
-    fn key(&self, r: u32) -> String {
-        format!("gaussian_blur.sweep.r{r}.w{}.h{}.k{}.{}", self.tw, self.th, self.kh, if self.half { "f16" } else { "f32" })
-    }
-}
-
-fn lcm(a: u32, b: u32) -> u32 {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    a / x * b
-}
-
-/// `vec4<f32>` splat of weight `k` from the uniform.
-fn wv(k: u32) -> String {
-    format!("vec4<f32>({})", weight_ref(k))
-}
-
-/// Body of `h_chunk`: KH outputs from KH + 2R inputs, each unpacked once (all 4 channels),
-/// taps summed in order k = 0..2R per output.
-fn gen_sweep_h(r: u32, s: SweepShape) -> String {
-    let kh = s.kh;
-    let off0 = round4(r) - r;
-    let nq = (round4(r) + r + kh - 1) / 4 + 1;
-    let mut o = String::new();
-    for q in 0..nq {
-        o.push_str(&format!("    let q{q} = raw[rbase + {q}u];\n"));
-    }
-    for m in 0..kh + 2 * r {
-        let at = off0 + m;
-        o.push_str(&format!("    let p{m} = bytes4(q{}.{});\n", at / 4, LANES[(at % 4) as usize]));
-        for out in 0..kh {
-            if m >= out && m - out <= 2 * r {
-                let d = m - out;
-                if d == 0 {
-                    o.push_str(&format!("    var b{out} = {} * p{m};\n", wv(0)));
-                } else {
-                    o.push_str(&format!("    b{out} = fma(p{m}, {}, b{out});\n", wv(d)));
-                }
-            }
-        }
-    }
-    for out in 0..kh {
-        if s.half {
-            o.push_str(&format!("    hbuf[hb + {out}u] = vec2<u32>(pack2x16float(b{out}.xy), pack2x16float(b{out}.zw));\n"));
-        } else {
-            o.push_str(&format!("    hbuf[hb + {out}u] = b{out};\n"));
-        }
-    }
-    o
-}
-
-/// Body of `sweep`: prefetch, then the chunk loop unrolled over lcm(KH, 2R+1) rows so each
-/// output row's accumulator sits in a fixed variable.
-fn gen_sweep_body(r: u32, s: SweepShape) -> String {
-    let (tw, kh) = (s.tw, s.kh);
-    let n = 2 * r + 1;
-    let iq = (tw + 2 * round4(r)) / 4;
-    let items = kh * iq;
-    let lpt = items.div_ceil(tw);
-    let mut o = String::new();
-    // load slots of this invocation: item lid + k*TW is raw row lr, group lq
-    for k in 0..lpt {
-        o.push_str(&format!("    let li{k} = lid + {}u;\n", k * tw));
-        o.push_str(&format!("    let lr{k} = li{k} / IQ;\n    let lq{k} = li{k} - lr{k} * IQ;\n"));
-        o.push_str(&format!("    let rs{k} = lr{k} * IQS + lq{k};\n    let lx{k} = xs + 4 * i32(lq{k});\n"));
-        o.push_str(&format!("    var pf{k}: vec4<u32>;\n"));
-    }
-    let partial = |k: u32| (k + 1) * tw > items;
-    let loads = |chunk: &str| {
-        let mut l = String::new();
-        for k in 0..lpt {
-            let stmt = format!("pf{k} = load_group(u32(clamp(row0 + i32({chunk} * KH + lr{k}), 0, hmax)), lx{k}, fast);");
-            if partial(k) {
-                l.push_str(&format!("        if (li{k} < {items}u) {{ {stmt} }}\n"));
-            } else {
-                l.push_str(&format!("        {stmt}\n"));
-            }
-        }
-        l
-    };
-    for a in 0..n {
-        o.push_str(&format!("    var a{a} = vec4<f32>(0.0);\n"));
-    }
-    o.push_str("    {\n");
-    o.push_str(&loads("0u"));
-    o.push_str("    }\n    var chunk = 0u;\n    loop {\n");
-    let period = lcm(kh, n);
-    for m in 0..period / kh {
-        o.push_str(&format!("        // chunk {m} of {}\n", period / kh));
-        o.push_str("        if (chunk >= nch) { break; }\n");
-        for k in 0..lpt {
-            if partial(k) {
-                o.push_str(&format!("        if (li{k} < {items}u) {{ raw[rs{k}] = pf{k}; }}\n"));
-            } else {
-                o.push_str(&format!("        raw[rs{k}] = pf{k};\n"));
-            }
-        }
-        o.push_str("        if (chunk + 1u < nch) {\n");
-        o.push_str(&loads("(chunk + 1u)").replace("        ", "            "));
-        o.push_str("        }\n        workgroupBarrier();\n        h_chunk(rbase, hb);\n        workgroupBarrier();\n");
-        // v_chunk's a{k} is variable a{(m*KH + k) mod n}: row `row` of chunk m is step m*KH + row
-        let args: Vec<String> = (0..n).map(|k| format!("&a{}", (m * kh + k) % n)).collect();
-        o.push_str(&format!("        v_chunk(i32(chunk * KH) - i32(2u * R), y0, x, x_ok, rows_out, lid, {});\n", args.join(", ")));
-        o.push_str("        chunk += 1u;\n");
-    }
-    o.push_str("    }\n");
-    o
-}
-
-/// `v_chunk`: KH rows of the vertical pass in scatter form. Row `row` of the chunk starts an
-/// output in `a{row mod n}`, adds to the 2R pending ones and completes the one in
-/// `a{(row + 1) mod n}` (output row tb + row of the strip); the caller rotates the pointers.
-fn gen_sweep_v(r: u32, s: SweepShape) -> String {
-    let n = 2 * r + 1;
-    let params: Vec<String> = (0..n).map(|k| format!("a{k}: ptr<function, vec4<f32>>")).collect();
-    let mut o = format!("fn v_chunk(tb: i32, y0: u32, x: u32, x_ok: bool, rows_out: u32, lid: u32, {}) {{\n", params.join(", "));
-    for row in 0..s.kh {
-        let slot = |d: u32| (row + n - d % n) % n;
-        if s.half {
-            o.push_str(&format!("    {{\n        let hp = hbuf[{row}u * HS + lid];\n        let hv = vec4<f32>(unpack2x16float(hp.x), unpack2x16float(hp.y));\n"));
-        } else {
-            o.push_str(&format!("    {{\n        let hv = hbuf[{row}u * HS + lid];\n"));
-        }
-        o.push_str(&format!("        *a{} = {} * hv;\n", slot(0), wv(0)));
-        for d in 1..n {
-            o.push_str(&format!("        *a{s} = fma(hv, {}, *a{s});\n", wv(d), s = slot(d)));
-        }
-        o.push_str(&format!("        let j = tb + {row};\n"));
-        o.push_str(&format!("        if (x_ok && j >= 0 && u32(j) < rows_out) {{ dst[(y0 + u32(j)) * gp.width + x] = pack_half_up(*a{}); }}\n    }}\n", slot(2 * r)));
-    }
-    o.push_str("}\n");
-    o
-}
-
-/// The sweep kernel's source for radius `r` and shape `s`.
-pub fn sweep_source(r: u32, s: SweepShape) -> Result<String> {
-    s.check()?;
-    let src = specialize(&format!("{WGSL}\n{SWEEP_WGSL}"), &[("R", r), ("R4", round4(r)), ("TW", s.tw), ("TH", s.th), ("KH", s.kh)])?;
-    let decl = if s.half { "var<workgroup> hbuf: array<vec2<u32>, KH * HS>;\n" } else { "var<workgroup> hbuf: array<vec4<f32>, KH * HS>;\n" };
-    let src = replace_block(&src, "hbuf_decl", decl)?;
-    let src = replace_block(&src, "h_chunk", &gen_sweep_h(r, s))?;
-    let src = replace_block(&src, "v_chunk", &gen_sweep_v(r, s))?;
-    replace_block(&src, "sweep_body", &gen_sweep_body(r, s))
-}
-
 impl GaussianBlur {
     fn params(&self, width: u32, height: u32) -> GaussianBlurParams {
         let mut p = GaussianBlurParams { width, height, radius: self.radius(), _pad: 0, w: [[0.0; 4]; 49] };
@@ -555,41 +317,22 @@ impl Filter for GaussianBlur {
         let params = self.params(d.width, d.height);
         let uniform = bytemuck::bytes_of(&params);
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
-        let default = || choose_tile(r, limit).map_or(Schedule::TwoPass, Schedule::Fused);
-        // an explicit `with_schedule` wins over a `runtime::schedule` override
-        let chosen = match self.schedule {
-            Some(s) => s,
-            None => match crate::runtime::schedule::get(DEF.name) {
-                None => default(),
-                Some(v) => match v.as_str() {
-                    // today's default: fused tile up to MAX_FUSED_RADIUS, two passes beyond
-                    "tile" => default(),
-                    "twopass" => Schedule::TwoPass,
-                    name => match SWEEP_VARIANTS.iter().find(|(n, _)| *n == name) {
-                        Some((_, shape)) => Schedule::Sweep(*shape),
-                        None => return Err(crate::runtime::schedule::unknown(DEF.name, name, &variant_names())),
-                    },
-                },
-            },
+        // Variants (runtime::schedule): `tile` (default: fused tile up to radius 16, two
+        // passes beyond) and `twopass` (the RGBA32F temporary at every radius). A sweep
+        // schedule (strip walked down, vertical window in registers) measured slower than
+        // `tile` on the H200 and was dropped (docs/perf-notes.md, run 10).
+        let forced = match crate::runtime::schedule::get(DEF.name).as_deref() {
+            None | Some("tile") => self.schedule,
+            Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
+            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass"])),
         };
-        let schedule = match chosen {
-            Schedule::Fused(t) if t.bytes(r) > limit => {
+        let schedule = match forced {
+            Some(Schedule::Fused(t)) if t.bytes(r) > limit => {
                 return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
             }
-            Schedule::Sweep(s) if s.bytes(r) > limit => {
-                return Err(Error::Graph(format!("gaussian_blur: sweep {s:?} at radius {r} needs {} bytes of workgroup memory, the device has {limit}", s.bytes(r))));
-            }
-            // the sweep's accumulators stop fitting in registers (see MAX_SWEEP_RADIUS)
-            Schedule::Sweep(_) if r > MAX_SWEEP_RADIUS => default(),
-            s => s,
+            Some(s) => s,
+            None => choose_tile(r, limit).map_or(Schedule::TwoPass, Schedule::Fused),
         };
-        if let Schedule::Sweep(s) = schedule {
-            let mut kernel = Kernel::new(&s.key(r), &[], "sweep");
-            kernel.generated = Some(sweep_source(r, s)?);
-            // every workgroup variable is written before it is read (raw: all KH*IQ groups
-            // of a chunk; hbuf: all KH rows x TW columns; the padding is never read)
-            return rec.dispatch_uninit(&kernel, &[&input.buffer, &output.buffer], uniform, groups_2d(d.width, d.height, s.tw, s.th));
-        }
         if let Schedule::Fused(t) = schedule {
             if t.tw * t.th != FUSED_WG * t.kv || t.tw % t.kh != 0 || t.th % t.kv != 0 {
                 return Err(Error::Graph(format!("gaussian_blur: invalid tile {t:?}")));
@@ -654,27 +397,5 @@ mod tests {
         assert!(s.contains("const R: u32 = 3u;"));
         assert!(s.contains("a3 += gp.w[1].z * p9;"));
         assert!(!s.contains("var acc: array<f32, KH>"));
-    }
-    #[test]
-    fn sweep_source_rotates_statically() {
-        for (_, shape) in SWEEP_VARIANTS {
-            for r in [1u32, 3, 6, 12] {
-                let n = 2 * r + 1;
-                let s = sweep_source(r, *shape).unwrap();
-                // one v_chunk call per rotation, each a distinct rotation of the n accumulators
-                let calls: Vec<&str> = s.lines().filter(|l| l.trim_start().starts_with("v_chunk(")).collect();
-                assert_eq!(calls.len() as u32, lcm(shape.kh, n) / shape.kh, "r={r}");
-                let mut firsts: Vec<&str> = calls.iter().map(|c| c.split("&a").nth(1).unwrap_or("").trim_end_matches([',', ' ', ')', ';'])).collect();
-                firsts.sort();
-                firsts.dedup();
-                assert_eq!(firsts.len(), calls.len(), "r={r}");
-                // every tap weight in both passes, the last one completing the output
-                assert!(s.contains(&format!("fma(hv, vec4<f32>({}), *a", weight_ref(2 * r))));
-                assert!(s.contains(&format!("fma(p{}, vec4<f32>({}), b{}", shape.kh + 2 * r - 1, weight_ref(2 * r), shape.kh - 1)));
-                assert!(shape.bytes(r) <= 16384, "{shape:?} r={r}: {} bytes", shape.bytes(r));
-            }
-        }
-        assert!(SweepShape { tw: 64, th: 128, kh: 6, half: false }.check().is_err());
-        assert_eq!(lcm(8, 13), 104);
     }
 }
