@@ -17,6 +17,8 @@ if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
+# SM clock, sampled through the whole call (the bench's spin keeps it up during timing)
+(nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw --format=csv,noheader -lms 500 > "$OUT/clocks.csv" 2>/dev/null &)
 ./target/release/pixelflow --backend vulkan info 2>&1 | tee "$OUT/info.txt"
 ./target/release/pixelflow --backend vulkan apply assets/sample.png /tmp/sample_edges.png --pipeline "gaussian_blur(sigma=2) | sobel_edge_detection" --timings 2>&1 | tail -5
 ./target/release/pixelflow --backend vulkan bench --size "$SIZE" --json "$OUT/pixelflow.json" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/pixelflow.txt"
@@ -25,7 +27,11 @@ if command -v nvcc >/dev/null && [ -f .peers/npp_peer.cu ]; then
   /tmp/npp_peer "$W" "$H" 30 2>&1 | tee "$OUT/npp.tsv"
 fi
 if [ -f .peers/py_peers.py ] && [ -z "${SKIP_PY:-}" ]; then
-  PYTHONUNBUFFERED=1 timeout 240 python3 .peers/py_peers.py "$W" "$H" 2>&1 | tee "$OUT/py_peers.tsv"
+  PYTHONUNBUFFERED=1 timeout ${PY_TIMEOUT:-240} python3 .peers/py_peers.py "$W" "$H" 2>&1 | tee "$OUT/py_peers.tsv"
 fi
-# pixelflow again, last, to see run-to-run spread in the same call
-./target/release/pixelflow --backend vulkan bench --size "$SIZE" --filters copy,gaussian_blur,box_blur,dilation,histogram,reduce 2>&1 | tee "$OUT/pixelflow_repeat.txt"
+# pixelflow again, last: run-to-run spread in the same call, and the same kernels at 4x the
+# pixels (a fixed per-dispatch cost shows as a ratio to copy that changes with size)
+./target/release/pixelflow --backend vulkan bench --size "$SIZE" --filters copy,gaussian_blur,box_blur,dilation,histogram,reduce,sobel_edge_detection 2>&1 | tee "$OUT/pixelflow_repeat.txt"
+./target/release/pixelflow --backend vulkan bench --size "$((W * 2))x$((H * 2))" --filters copy,brightness,reduce,histogram 2>&1 | tee "$OUT/pixelflow_8k.txt"
+pkill -f "nvidia-smi --query" 2>/dev/null
+true
