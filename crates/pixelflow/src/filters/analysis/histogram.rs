@@ -22,7 +22,9 @@ const HISTOGRAM_WG: u32 = 256;
 /// fewer 1024-bin merges into global memory. Measured on an H200 at 3840x2160: 16 best
 /// (0.0224-0.0246 ms), 8 and 32 slower; 2 or 4 privatised copies per workgroup did not help.
 /// Run 8: u4q16 0.0226-0.0229 ms, u1q16 (previous default) 0.0231-0.0232, u2q8 0.027, u4q4 0.041.
-const DEFAULT_LOOP: LoopShape = LoopShape { unroll: 4, quads_per_thread: 16 };
+/// Run 12 (same call, copy 0.0215): u8q32 0.0206, u4q32 0.0212, u2q32 0.0217, u4q16 0.0226,
+/// u4q64 0.0234: fewer, longer-lived workgroups mean fewer 1024-bin merges into global memory.
+const DEFAULT_LOOP: LoopShape = LoopShape { unroll: 8, quads_per_thread: 32 };
 
 /// Histograms of R, G, B and Y (256 bins each) of an RGBA8 image.
 #[derive(Clone, Debug, Default)]

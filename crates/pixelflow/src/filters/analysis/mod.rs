@@ -164,4 +164,4 @@ impl LoopShape {
 }
 
 /// Alternative loop shapes timed by `bench --experiments` and run by the equivalence tests.
-pub(crate) const LOOP_VARIANTS: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u8q8"];
+pub(crate) const LOOP_VARIANTS: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8"];
