@@ -474,13 +474,6 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("mean_saturation", "mean_saturation", "mean_saturation=u1q8"),
         ("sobel_edge_detection", "sobel_edge_detection", "sobel_edge_detection=tile"),
         ("lookup 512 LUT", "lookup(lut=@lut)", "lookup=tile"),
-        // per-pixel kernel: several quads per invocation, loads first
-        ("gamma", "gamma", "pixel=q2"),
-        ("gamma", "gamma", "pixel=q4"),
-        ("color_matrix", "color_matrix", "pixel=q2"),
-        ("color_matrix", "color_matrix", "pixel=q4"),
-        ("brightness", "brightness", "pixel=q2"),
-        ("chain of 5 per-pixel", "brightness(0.1) | contrast(1.2) | saturation(1.3) | gamma(1.1) | color_invert", "pixel=q2"),
         // box_blur: the previous default by name
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=strip"),
         ("box_blur 31x31", "box_blur(radius=15)", "box_blur=strip"),

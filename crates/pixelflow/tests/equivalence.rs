@@ -120,17 +120,6 @@ fn every_filter_matches_cpu_with_default_parameters() {
     run_matrix(|def, _| Some(Args::defaults(def)), 1);
 }
 
-/// The per-pixel kernel's other shapes (`pixel=q2|q4`: several quads per invocation, loads
-/// first), on every colour filter; other families never use that kernel.
-#[test]
-fn per_pixel_filters_match_cpu_in_every_kernel_shape() {
-    for shape in ["q2", "q4"] {
-        schedule::with_overrides(&[("pixel".to_string(), shape.to_string())], || {
-            run_matrix(|def, _| (def.family == pixelflow::registry::Family::Color).then(|| Args::defaults(def)), 1)
-        });
-    }
-}
-
 /// Random parameters within each declared range (the property test over parameters; the
 /// `proptest` suite in `properties.rs` adds shrinking for a few filters).
 #[test]

@@ -90,18 +90,7 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     // 256-byte size classes, so the last group may run past the image into padding that no
     // one reads. Schedule choice (bandwidth), not algorithm.
     let groups = (count as u64).div_ceil(4);
-    // Quads per invocation (schedule `pixel=q1|q2|q4`): with more than one, every load is
-    // issued before any quad is computed, so more bytes are in flight while the arithmetic
-    // of heavier chains (gamma's pow, a colour matrix) runs.
-    let per = match crate::runtime::schedule::get("pixel").as_deref() {
-        None | Some("q1") => 1u64,
-        Some("q2") => 2,
-        Some("q4") => 4,
-        Some(other) => return Err(crate::runtime::schedule::unknown("pixel", other, &["q1", "q2", "q4"])),
-    };
-    let stride = groups.div_ceil(per);
-    let key = format!("{key}.q{per}");
-    let mut gen = String::from("struct ChainParams {\n    groups: u32, stride: u32, _p1: u32, _p2: u32,\n");
+    let mut gen = String::from("struct ChainParams {\n    groups: u32, _p0: u32, _p1: u32, _p2: u32,\n");
     for (i, o) in ops.iter().enumerate() {
         gen.push_str(&format!("    op{i}: {},\n", o.params_struct));
     }
@@ -109,30 +98,23 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     // Unrolled by hand, no dynamic vector index: the looped version measured 0.115 ms
     // against 0.021 ms for a copy on the H200 (run 1); `bench --experiments` isolates why.
     gen.push_str(&format!(
-        "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.stride) {{ return; }}\n"
+        "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.groups) {{ return; }}\n    let s = src[i];\n    var c0 = unorm_unpack(s.x);\n    var c1 = unorm_unpack(s.y);\n    var c2 = unorm_unpack(s.z);\n    var c3 = unorm_unpack(s.w);\n"
     ));
-    for q in 0..per {
-        gen.push_str(&format!("    let q{q} = i + {q}u * chain.stride;\n    var s{q} = vec4<u32>(0u);\n    if (q{q} < chain.groups) {{ s{q} = src[q{q}]; }}\n"));
-    }
-    for q in 0..per {
-        gen.push_str(&format!("    if (q{q} < chain.groups) {{\n        var c0 = unorm_unpack(s{q}.x);\n        var c1 = unorm_unpack(s{q}.y);\n        var c2 = unorm_unpack(s{q}.z);\n        var c3 = unorm_unpack(s{q}.w);\n"));
-        for (i, o) in ops.iter().enumerate() {
-            for k in 0..4 {
-                if i > 0 {
-                    gen.push_str(&format!("        c{k} = quantize8(c{k});\n"));
-                }
-                gen.push_str(&format!("        c{k} = {}(c{k}, chain.op{i});\n", o.fn_name));
+    for (i, o) in ops.iter().enumerate() {
+        for k in 0..4 {
+            if i > 0 {
+                gen.push_str(&format!("    c{k} = quantize8(c{k});\n"));
             }
+            gen.push_str(&format!("    c{k} = {}(c{k}, chain.op{i});\n", o.fn_name));
         }
-        gen.push_str(&format!("        dst[q{q}] = vec4<u32>(unorm_pack(c0), unorm_pack(c1), unorm_pack(c2), unorm_pack(c3));\n    }}\n"));
     }
-    gen.push_str("}\n");
+    gen.push_str("    dst[i] = vec4<u32>(unorm_pack(c0), unorm_pack(c1), unorm_pack(c2), unorm_pack(c3));\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);
     let mut uniform = Vec::new();
-    uniform.extend_from_slice(bytemuck::bytes_of(&[groups as u32, stride as u32, 0, 0]));
+    uniform.extend_from_slice(bytemuck::bytes_of(&[groups as u32, 0, 0, 0]));
     for o in ops {
         uniform.extend_from_slice(&o.uniform);
     }
-    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_1d(stride, PIXEL_WG))
+    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_1d(groups, PIXEL_WG))
 }
