@@ -302,7 +302,6 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
             warm_rounds += 1;
             continue;
         }
-        let t: Vec<u64> = raw[0].chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
         if let [.., a, b] = t.as_slice() {
             let ms = b.saturating_sub(*a) as f64 * period / 1e6;
             if ms > 0.0 {
@@ -537,13 +536,7 @@ impl Spin {
         rec.dispatch(&k, &[&self.sink], bytemuck::bytes_of(&[iters, 0u32, 0, 0]), [SPIN_GROUPS, 1, 1])?;
         let tw = query.map(|(q, i)| wgpu::ComputePassTimestampWrites { query_set: q, beginning_of_pass_write_index: Some(i), end_of_pass_write_index: Some(i + 1) });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("bench.spin"), timestamp_writes: tw });
-        for c in &rec.cmds {
-            if let crate::runtime::Cmd::Dispatch { pipeline, bind_group, groups } = c {
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-            }
-        }
+        rec.encode_dispatches(&mut pass);
         Ok(())
     }
 }

@@ -12,7 +12,7 @@ use super::{Graph, NodeKind};
 use crate::error::{Error, Result};
 use crate::filters::pixel::record_fused;
 use crate::image::Image;
-use crate::runtime::{Cmd, Gpu, GpuOptions, GpuSlot, NodeRecorder};
+use crate::runtime::{Gpu, GpuOptions, GpuSlot, NodeRecorder};
 use crate::value::{Data, Value, ValueDesc};
 
 /// Where a graph runs.
@@ -258,21 +258,11 @@ pub(crate) fn encode_steps<'g>(
             }).collect();
             record_fused(&mut rec, &ops, &ins[0], &outs[0])?;
         }
-        for c in &rec.cmds {
-            if let Cmd::Clear(b) = c {
-                encoder.clear_buffer(b, 0, None);
-            }
-        }
+        rec.encode_clears(encoder);
         {
             let tw = query_set.map(|(q, base)| wgpu::ComputePassTimestampWrites { query_set: q, beginning_of_pass_write_index: Some(base + 2 * s as u32), end_of_pass_write_index: Some(base + 2 * s as u32 + 1) });
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&node.label), timestamp_writes: tw });
-            for c in &rec.cmds {
-                if let Cmd::Dispatch { pipeline, bind_group, groups } = c {
-                    pass.set_pipeline(pipeline);
-                    pass.set_bind_group(0, bind_group, &[]);
-                    pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-                }
-            }
+            rec.encode_dispatches(&mut pass);
         }
         labels.push(step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()).collect::<Vec<_>>().join("+"));
         for t in rec.temps.drain(..) {

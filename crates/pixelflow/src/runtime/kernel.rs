@@ -85,6 +85,26 @@ impl<'a> NodeRecorder<'a> {
         self.gpu
     }
 
+    /// Encodes the recorded buffer clears into `encoder` (ahead of the node's pass).
+    pub fn encode_clears(&self, encoder: &mut wgpu::CommandEncoder) {
+        for c in &self.cmds {
+            if let Cmd::Clear(b) = c {
+                encoder.clear_buffer(b, 0, None);
+            }
+        }
+    }
+
+    /// Plays the recorded dispatches, in order, into `pass`.
+    pub fn encode_dispatches(&self, pass: &mut wgpu::ComputePass<'_>) {
+        for c in &self.cmds {
+            if let Cmd::Dispatch { pipeline, bind_group, groups } = c {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+            }
+        }
+    }
+
     /// A scratch storage buffer that lives until the end of this node.
     pub fn temp(&mut self, bytes: u64) -> Arc<wgpu::Buffer> {
         let b = match self.gpu.pool.lock() {
@@ -204,13 +224,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
         let mut enc = dev.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            for c in &rec.cmds {
-                if let Cmd::Dispatch { pipeline, bind_group, groups } = c {
-                    pass.set_pipeline(pipeline);
-                    pass.set_bind_group(0, bind_group, &[]);
-                    pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-                }
-            }
+            rec.encode_dispatches(&mut pass);
         }
         let staging = gpu.read_buffers(&mut enc, &[(&dst, (vals.len() * 16) as u64)]);
         gpu.queue.submit([enc.finish()]);

@@ -17,23 +17,23 @@ thread_local! {
     static SCOPED: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
 }
 
-fn env_overrides() -> Vec<(String, String)> {
-    std::env::var("PIXELFLOW_SCHEDULE")
-        .ok()
-        .map(|s| parse(&s))
-        .unwrap_or_default()
+/// `PIXELFLOW_SCHEDULE`, read once per process: `get` runs for every recorded dispatch.
+fn env_overrides() -> &'static [(String, String)] {
+    static ENV: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| std::env::var("PIXELFLOW_SCHEDULE").ok().map(|s| parse(&s)).unwrap_or_default())
 }
 
-/// Parses `key=value,key=value`; malformed items are ignored here and reported by
-/// [`validate`].
+/// Parses `key=value,key=value`; malformed items are dropped (`bench --schedule` rejects a
+/// list with none left, and a filter rejects a variant name it does not know).
 pub fn parse(s: &str) -> Vec<(String, String)> {
     s.split(',').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).filter(|(k, v)| !k.is_empty() && !v.is_empty()).collect()
 }
 
 /// The schedule variant chosen for `key`, if any override names it.
 pub fn get(key: &str) -> Option<String> {
-    let scoped = SCOPED.with(|g| g.borrow().clone());
-    scoped.iter().rev().chain(env_overrides().iter().rev()).find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    SCOPED
+        .with(|g| g.borrow().iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone()))
+        .or_else(|| env_overrides().iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone()))
 }
 
 /// Runs `f` with `overrides` in force (nested scopes stack; the innermost wins).

@@ -101,7 +101,7 @@ impl Filter for Histogram {
         check_quads(&inputs[0], count)?;
         rec.clear(&outputs[0].buffer);
         let mut kernel = Kernel::new(&format!("analysis.histogram.{}", shape.key()), &[GRID_WGSL, WGSL], "histogram");
-        kernel.generated = Some(shape.visit_quads_wgsl());
+        kernel.generated = Some(shape.visit_pixels_wgsl());
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -19,24 +19,11 @@ fn add_pixel(p: u32) {
     atomicAdd(&h[768u + luma601(c)], 1u);
 }
 
-fn add_quad(a: vec4<u32>) {
-    add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);
-}
-
-// `visit_quads` is generated (LoopShape in analysis/mod.rs): the grid-stride loop.
+// `visit_pixels` is generated (LoopShape in analysis/mod.rs): the grid-stride loop and the tail.
 @compute @workgroup_size(256)
 fn histogram(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let gid = wid.x * HISTOGRAM_WG + lid;
-    visit_quads(gid);
-    if (gid == 0u) {
-        let rest = tail_pixels(grid);
-        if (rest > 0u) {
-            let a = src[grid.quads];
-            add_pixel(a.x);
-            if (rest > 1u) { add_pixel(a.y); }
-            if (rest > 2u) { add_pixel(a.z); }
-        }
-    }
+    visit_pixels(gid);
     workgroupBarrier();
     // Merge: each invocation owns 4 bins; empty bins cost no global atomic.
     for (var k = 0u; k < 4u; k++) {

@@ -88,7 +88,7 @@ impl Filter for MeanSaturation {
         check_quads(&inputs[0], count)?;
         let (shim, key) = subgroup_shim(rec);
         let mut kernel = Kernel::new(&format!("analysis.mean_saturation.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "mean_saturation");
-    kernel.generated = Some(shape.visit_quads_wgsl());
+    kernel.generated = Some(shape.visit_pixels_wgsl());
         rec.clear(&outputs[0].buffer);
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
     }

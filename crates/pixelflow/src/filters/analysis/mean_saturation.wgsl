@@ -22,24 +22,17 @@ fn saturation_fixed(p: u32) -> u32 {
     return select(0u, ((hi - lo) * 65536u + hi / 2u) / max(hi, 1u), hi > 0u);
 }
 
-fn add_quad(a: vec4<u32>) {
-    s += saturation_fixed(a.x) + saturation_fixed(a.y) + saturation_fixed(a.z) + saturation_fixed(a.w);
+fn add_pixel(p: u32) {
+    s += saturation_fixed(p);
 }
 
-// `visit_quads` is generated (LoopShape in analysis/mod.rs): the grid-stride loop.
+// `visit_pixels` is generated (LoopShape in analysis/mod.rs): the grid-stride loop and the tail.
 @compute @workgroup_size(256)
 fn mean_saturation(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let gid = wid.x * MEAN_WG + lid;
     s = 0u;
-    visit_quads(gid);
+    visit_pixels(gid);
     if (gid == 0u) {
-        let rest = tail_pixels(grid);
-        if (rest > 0u) {
-            let a = src[grid.quads];
-            s += saturation_fixed(a.x);
-            if (rest > 1u) { s += saturation_fixed(a.y); }
-            if (rest > 2u) { s += saturation_fixed(a.z); }
-        }
         atomicStore(&mean[2], grid.count);
     }
     let t = sg_add1(s);

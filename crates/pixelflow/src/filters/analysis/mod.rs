@@ -139,16 +139,15 @@ impl LoopShape {
     pub(crate) fn key(&self) -> String {
         format!("u{}q{}", self.unroll, self.quads_per_thread)
     }
-    /// `fn visit_quads(gid)`: calls the kernel's `add_quad` on every whole quad of this
-    /// invocation's grid-stride sequence, `unroll` loads at a time.
-    pub(crate) fn visit_quads_wgsl(&self) -> String {
+    /// `fn visit_pixels(gid)`: calls the kernel's `add_pixel` on every pixel of this
+    /// invocation's grid-stride sequence of whole quads, `unroll` loads at a time, and on
+    /// the 0..3 pixels after the last whole quad in invocation 0.
+    pub(crate) fn visit_pixels_wgsl(&self) -> String {
         let u = self.unroll;
-        let mut s = String::from("fn visit_quads(gid: u32) {\n    var q = gid;\n");
+        let mut s = String::from("fn add_quad(a: vec4<u32>) {\n    add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);\n}\n");
+        s += "fn visit_pixels(gid: u32) {\n    var q = gid;\n";
         if u > 1 {
-            s += &format!(
-                "    for (; q + {}u * grid.stride < grid.quads; q += {u}u * grid.stride) {{\n",
-                u - 1
-            );
+            s += &format!("    for (; q + {}u * grid.stride < grid.quads; q += {u}u * grid.stride) {{\n", u - 1);
             for k in 0..u {
                 s += &format!("        let a{k} = src[q + {k}u * grid.stride];\n");
             }
@@ -157,8 +156,8 @@ impl LoopShape {
             }
             s += "    }\n";
         }
-        s +=
-            "    for (; q < grid.quads; q += grid.stride) {\n        add_quad(src[q]);\n    }\n}\n";
+        s += "    for (; q < grid.quads; q += grid.stride) {\n        add_quad(src[q]);\n    }\n";
+        s += "    if (gid == 0u) {\n        let rest = tail_pixels(grid);\n        if (rest > 0u) {\n            let a = src[grid.quads];\n            add_pixel(a.x);\n            if (rest > 1u) { add_pixel(a.y); }\n            if (rest > 2u) { add_pixel(a.z); }\n        }\n    }\n}\n";
         s
     }
 }

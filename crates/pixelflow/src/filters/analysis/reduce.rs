@@ -127,7 +127,7 @@ pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &Gpu
     check_quads(src, count)?;
     let (shim, key) = subgroup_shim(rec);
     let mut kernel = Kernel::new(&format!("analysis.reduce.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "reduce");
-    kernel.generated = Some(shape.visit_quads_wgsl());
+    kernel.generated = Some(shape.visit_pixels_wgsl());
     rec.clear(&dst.buffer);
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], bytemuck::bytes_of(&g.params), g.groups)
 }

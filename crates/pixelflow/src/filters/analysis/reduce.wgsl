@@ -42,11 +42,7 @@ fn add_wide(i: u32, v: u32) {
     }
 }
 
-fn add_quad(a: vec4<u32>) {
-    add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);
-}
-
-// `visit_quads` is generated (LoopShape in analysis/mod.rs): the grid-stride loop.
+// `visit_pixels` is generated (LoopShape in analysis/mod.rs): the grid-stride loop and the tail.
 @compute @workgroup_size(256)
 fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let gid = wid.x * REDUCE_WG + lid;
@@ -56,15 +52,8 @@ fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index
     ylo = 255u;
     yhi = 0u;
     ysum = 0u;
-    visit_quads(gid);
+    visit_pixels(gid);
     if (gid == 0u) {
-        let rest = tail_pixels(grid);
-        if (rest > 0u) {
-            let a = src[grid.quads];
-            add_pixel(a.x);
-            if (rest > 1u) { add_pixel(a.y); }
-            if (rest > 2u) { add_pixel(a.z); }
-        }
         // Every pixel is counted; the clear left the high word at zero.
         atomicStore(&stats[20], grid.count);
     }

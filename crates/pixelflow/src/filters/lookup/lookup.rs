@@ -16,9 +16,11 @@ use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, P
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
-const WGSL: &str = include_str!("lookup.wgsl");
-const CELLS_EXPAND_WGSL: &str = include_str!("lookup_cells_expand.wgsl");
-const CELLS_WGSL: &str = include_str!("lookup_cells.wgsl");
+/// The per-pixel kernel (lookup.wgsl) with each schedule's way of fetching a cell's 8 corners.
+const TILE_WGSL: &str = concat!(include_str!("lookup.wgsl"), "\n", include_str!("lookup_tile.wgsl"), "\n", include_str!("lookup_tile_corners.wgsl"));
+const CELLS_WGSL: &str = concat!(include_str!("lookup.wgsl"), "\n", include_str!("lookup_cells.wgsl"));
+/// The `cells` schedule's re-layout of the LUT, gathering with the `tile` schedule's code.
+const CELLS_EXPAND_WGSL: &str = concat!(include_str!("lookup_cells_expand.wgsl"), "\n", include_str!("lookup_tile_corners.wgsl"));
 /// Cells of the 64^3 cube in the `cells` layout (8 texels each).
 const CELLS: u64 = 64 * 64 * 64;
 /// Workgroup size. Schedule choice, not algorithm; mirrors `LOOKUP_WG` in lookup.wgsl.
@@ -76,7 +78,7 @@ alpha is kept. GPU: the LUT is first re-laid cell-major (the 8 corners of each c
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Lookup::new(a.f32("intensity")?)?)),
     uniforms: &[
-        UniformLayout { wgsl: WGSL, wgsl_struct: "LookupParams", rust_size: std::mem::size_of::<LookupParams>() },
+        UniformLayout { wgsl: TILE_WGSL, wgsl_struct: "LookupParams", rust_size: std::mem::size_of::<LookupParams>() },
         UniformLayout { wgsl: CELLS_WGSL, wgsl_struct: "LookupParams", rust_size: std::mem::size_of::<LookupParams>() },
     ],
     test_inputs: Some(test_lut),
@@ -191,14 +193,14 @@ impl Filter for Lookup {
         // re-lays the LUT cell-major (8 MiB temp) so each pixel reads one 32-byte sector.
         match crate::runtime::schedule::get(DEF.name).as_deref() {
             Some("tile") => {
-                let kernel = Kernel::new("lookup.lookup", &[WGSL], "lookup");
+                let kernel = Kernel::new("lookup.tile", &[TILE_WGSL], "lookup");
                 rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups)
             }
             // Default: 3.9x copy against 6.1x for `tile` on the H200 at 4K (run 9).
             None | Some("cells") => {
                 let cells = rec.temp(CELLS * 32);
                 rec.dispatch(&Kernel::new("lookup.cells_expand", &[CELLS_EXPAND_WGSL], "expand"), &[&inputs[1].buffer, &cells], &[], groups_1d(CELLS, 256))?;
-                rec.dispatch(&Kernel::new("lookup.cells", &[CELLS_WGSL], "lookup_cells"), &[&inputs[0].buffer, &cells, &outputs[0].buffer], bytemuck::bytes_of(&u), groups)
+                rec.dispatch(&Kernel::new("lookup.cells", &[CELLS_WGSL], "lookup"), &[&inputs[0].buffer, &cells, &outputs[0].buffer], bytemuck::bytes_of(&u), groups)
             }
             Some(other) => Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "cells"])),
         }

@@ -12,21 +12,17 @@ struct LookupParams {
 }
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read> lut: array<u32>;
+// binding 1 (the LUT, in the schedule's layout) and `cell_corners` come from lookup_tile.wgsl
+// or lookup_cells.wgsl.
 @group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
 @group(0) @binding(3) var<uniform> params: LookupParams;
 
 // Schedule choice, not algorithm: mirrors `LOOKUP_WG` in lookup.rs.
 const LOOKUP_WG: u32 = 256u;
 
-// Texel at LUT word `i` as 0..255 floats.
-fn texel(i: u32) -> vec3<f32> {
-    return bytes_f32(lut[i]).xyz;
-}
-
-// Word offset of blue level b's tile: row b / 8, column b % 8 of 64x64 tiles.
-fn tile_base(b: u32) -> u32 {
-    return (b >> 3u) * (64u * 512u) + (b & 7u) * 64u;
+// A packed texel as 0..255 floats.
+fn texel(w: u32) -> vec3<f32> {
+    return bytes_f32(w).xyz;
 }
 
 fn lerp3(a: vec3<f32>, b: vec3<f32>, t: f32) -> vec3<f32> {
@@ -40,17 +36,13 @@ fn look(p: u32) -> u32 {
     let s = c.xyz * 63u;
     // s / 255 for s <= 63 * 255, exactly, without a division: (s + 1 + (s >> 8)) >> 8.
     let l0 = (s + 1u + (s >> vec3<u32>(8u))) >> vec3<u32>(8u);
-    let l1 = min(l0 + 1u, vec3<u32>(63u));
     let t = small_f32(vec4<u32>(s - l0 * 255u, 0u)).xyz * params.inv255;
-    // The 8 corners share their index arithmetic: tile base + green row + red column.
-    let b0 = tile_base(l0.z);
-    let b1 = tile_base(l1.z);
-    let g0 = l0.y * 512u;
-    let g1 = l1.y * 512u;
-    let c00 = lerp3(texel(b0 + g0 + l0.x), texel(b0 + g0 + l1.x), t.x);
-    let c10 = lerp3(texel(b0 + g1 + l0.x), texel(b0 + g1 + l1.x), t.x);
-    let c01 = lerp3(texel(b1 + g0 + l0.x), texel(b1 + g0 + l1.x), t.x);
-    let c11 = lerp3(texel(b1 + g1 + l0.x), texel(b1 + g1 + l1.x), t.x);
+    // The cell's 8 corners, red fastest, then green, then blue (cell_corners' layout).
+    let k = cell_corners(l0);
+    let c00 = lerp3(texel(k[0].x), texel(k[0].y), t.x);
+    let c10 = lerp3(texel(k[0].z), texel(k[0].w), t.x);
+    let c01 = lerp3(texel(k[1].x), texel(k[1].y), t.x);
+    let c11 = lerp3(texel(k[1].z), texel(k[1].w), t.x);
     let v0 = lerp3(c00, c10, t.y);
     let v1 = lerp3(c01, c11, t.y);
     let looked = lerp3(v0, v1, t.z);
