@@ -477,9 +477,24 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=strip"),
         ("box_blur 31x31", "box_blur(radius=15)", "box_blur=strip"),
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=strip"),
+        // gaussian: the register-blocked two passes where the tile fuses (the crossover
+        // radius), and the one-output-per-invocation passes they replace
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=twopass"),
-        // the fallback where the default fuses
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=twopass"),
+        ("gaussian_blur s=5", "gaussian_blur(sigma=5)", "gaussian_blur=twopass"),
+        ("gaussian_blur s=5", "gaussian_blur(sigma=5)", "gaussian_blur=tile"),
+        // fused tile shapes around the cost model's choice (32x32 h8 v4 at s=2, 16x32 h4 v2 at s=3)
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile16x64h8v4"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile64x16h8v4"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile32x64h8v8"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile64x32h16v8"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile32x16h8v2"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile32x32h16v4"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile32x32h8v4"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile32x64h8v8"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile16x64h8v4"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass1"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass1"),
     ]
 }
 

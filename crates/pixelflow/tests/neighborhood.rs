@@ -57,11 +57,27 @@ fn gaussian_every_tile_shape_matches_cpu() {
     }
 }
 
-/// Every sweep variant, through `runtime::schedule` as users select it, on sizes that cross
-/// strip boundaries (64/32 columns, 128/256 rows), end inside one, are narrower or shorter
-/// than the radius, or have widths that are not multiples of 4 (unaligned rows: the
-/// pixel-by-pixel load path); radii from 1 to MAX_SWEEP_RADIUS (and one above it, which
-/// runs the default schedule).
+/// Both two-pass schedules (register-blocked window, one output per invocation) on sizes
+/// that are narrower or shorter than the radius, cross the window pass's 256-column row
+/// segments and 8-row column windows or end inside one, at radii whose 2r + 1 taps are
+/// below, at and past a multiple of the 8-input window (zero-weight padding taps), up to the
+/// largest radius.
+#[test]
+fn gaussian_two_pass_schedules_match_cpu_at_awkward_sizes_and_radii() {
+    let sizes = [(1, 1), (1, 19), (23, 1), (67, 43), (300, 21), (9, 130)];
+    // radius ceil(3 sigma): 1, 4, 8, 9, 24, 96
+    let sigmas = [0.3f32, 1.2, 2.6, 3.0, 8.0, 32.0];
+    for (i, &(w, h)) in sizes.iter().enumerate() {
+        let img = random_image(w, h, PixelFormat::Rgba8, 40 + i as u64);
+        for &sigma in &sigmas {
+            for schedule in [gaussian_blur::Schedule::TwoPass, gaussian_blur::Schedule::TwoPassSimple] {
+                let f = GaussianBlur::new(sigma).unwrap().with_schedule(schedule);
+                assert!(gpu_vs_cpu(Box::new(f), &img) <= 1, "{w}x{h} sigma {sigma} {schedule:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn gaussian_unknown_variant_is_an_error() {
     let img = random_image(8, 8, PixelFormat::Rgba8, 1);

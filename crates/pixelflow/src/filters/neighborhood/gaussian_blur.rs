@@ -26,6 +26,7 @@ use super::{replace_block, specialize};
 const WGSL: &str = include_str!("gaussian_blur.wgsl");
 const FUSED_WGSL: &str = include_str!("gaussian_blur_fused.wgsl");
 const FALLBACK_WGSL: &str = include_str!("gaussian_blur_fallback.wgsl");
+const WINDOW_WGSL: &str = include_str!("gaussian_blur_window.wgsl");
 
 /// Largest radius (`ceil(3 * 32)`), sizing the uniform's weight array.
 pub const MAX_RADIUS: u32 = 96;
@@ -43,7 +44,11 @@ pub struct GaussianBlur {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Schedule {
     Fused(FusedTile),
+    /// Two register-blocked passes through an Rgba32F temporary (`gaussian_blur_window.wgsl`).
     TwoPass,
+    /// The same two passes, one output per invocation (`gaussian_blur_fallback.wgsl`); kept
+    /// to be measured against `TwoPass`.
+    TwoPassSimple,
 }
 
 impl GaussianBlur {
@@ -115,7 +120,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
     test_inputs: None,
-    schedules: &["twopass"],
+    schedules: &["twopass", "twopass1"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
@@ -199,6 +204,15 @@ pub fn choose_tile(r: u32, limit: u64) -> Option<FusedTile> {
     best.map(|(_, t)| t)
 }
 
+/// `tile<tw>x<th>h<kh>v<kv>` (e.g. `tile32x32h8v4`), as `FusedTile`'s fields.
+fn parse_tile(name: &str) -> Option<FusedTile> {
+    let rest = name.strip_prefix("tile")?;
+    let (tw, rest) = rest.split_once('x')?;
+    let (th, rest) = rest.split_once('h')?;
+    let (kh, kv) = rest.split_once('v')?;
+    Some(FusedTile { tw: tw.parse().ok()?, th: th.parse().ok()?, kh: kh.parse().ok()?, kv: kv.parse().ok()? })
+}
+
 const LANES: [&str; 4] = ["x", "y", "z", "w"];
 
 fn weight_ref(k: u32) -> String {
@@ -243,6 +257,47 @@ fn gen_v(r: u32, kv: u32) -> String {
         s.push_str(&format!("    (*res)[{o}][c] = a{o};\n"));
     }
     s
+}
+
+/// Outputs per invocation of the two-pass window kernels, and the row pass's workgroup
+/// size. Schedule choice: B = 8 keeps 8 vec4 accumulators and an 8-input window (~80
+/// registers) and reads each input (2R + 16) / 8 times; to be measured on H200.
+const WINDOW_B: u32 = 8;
+const WINDOW_HWG: u32 = 32;
+
+/// Unrolled sliding-window body over B steps per loop trip (see gaussian_blur_window.wgsl):
+/// input j sits in `p{j % B}`, so step s of a trip adds `w * p{(s + o) % B}` to output o,
+/// then refills `p{s}` with input j + B.
+fn gen_window(b: u32, load: impl Fn(&str) -> String) -> String {
+    let mut s = String::new();
+    for o in 0..b {
+        s.push_str(&format!("    var a{o} = vec4<f32>(0.0);\n"));
+    }
+    for j in 0..b {
+        s.push_str(&format!("    var p{j} = {};\n", load(&format!("{j}u"))));
+    }
+    s.push_str("    for (var kb = 0u; kb < STEPS; kb += B) {\n");
+    for st in 0..b {
+        s.push_str(&format!("        let w{st} = tap(kb + {st}u);\n"));
+        for o in 0..b {
+            s.push_str(&format!("        a{o} += w{st} * p{};\n", (st + o) % b));
+        }
+        s.push_str(&format!("        p{st} = {};\n", load(&format!("kb + {}u", st + b))));
+    }
+    s.push_str("    }\n");
+    s
+}
+
+/// The two-pass window kernels' source for radius `r`.
+pub fn window_source(r: u32) -> Result<String> {
+    let b = WINDOW_B;
+    let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &[("R", r), ("B", b), ("HWG", WINDOW_HWG)])?;
+    let s = replace_block(&s, "window_h", &gen_window(b, |j| format!("row_in(base, {j})")))?;
+    let store_h: String = (0..b).map(|o| format!("    if (x + {o}u < gp.width) {{ tmp_out[row + x + {o}u] = a{o}; }}\n")).collect();
+    let s = replace_block(&s, "window_h_store", &store_h)?;
+    let s = replace_block(&s, "window_v", &gen_window(b, |j| format!("col_in(x, y0, {j})")))?;
+    let store_v: String = (0..b).map(|o| format!("    if (y0 + {o}u < gp.height) {{ dst[(y0 + {o}u) * gp.width + x] = pack_rounded(a{o}); }}\n")).collect();
+    replace_block(&s, "window_v_store", &store_v)
 }
 
 /// The fused kernel's source for radius `r` and schedule `t`.
@@ -324,7 +379,12 @@ impl Filter for GaussianBlur {
         let forced = match crate::runtime::schedule::get(DEF.name).as_deref() {
             None | Some("tile") => self.schedule,
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
-            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass"])),
+            Some("twopass1") => self.schedule.or(Some(Schedule::TwoPassSimple)),
+            // a fused tile shape by name, for benchmarks: `tile<tw>x<th>h<kh>v<kv>`
+            Some(other) => match parse_tile(other) {
+                Some(t) => self.schedule.or(Some(Schedule::Fused(t))),
+                None => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass1", "tile<tw>x<th>h<kh>v<kv>"])),
+            },
         };
         let schedule = match forced {
             Some(Schedule::Fused(t)) if t.bytes(r) > limit => {
@@ -348,6 +408,15 @@ impl Filter for GaussianBlur {
             return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
         }
         let tmp = rec.temp(tmp_bytes);
+        if schedule == Schedule::TwoPass {
+            let key = format!("gaussian_blur.window.r{r}");
+            let mut h = Kernel::new(&key, &[], "window_h");
+            h.generated = Some(window_source(r)?);
+            let mut v = Kernel::new(&key, &[], "window_v");
+            v.generated = h.generated.clone();
+            rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
+            return rec.dispatch(&v, &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height.div_ceil(WINDOW_B), 64, 4));
+        }
         rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL, FALLBACK_WGSL], "fallback_h"), &[&input.buffer, &tmp], uniform, [d.width.div_ceil(256), d.height, 1])?;
         rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL, FALLBACK_WGSL], "fallback_v"), &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height, 64, 4))
     }
@@ -389,6 +458,12 @@ mod tests {
             assert!(choose_tile(r, 16384).is_some(), "r={r}");
         }
         assert!(choose_tile(MAX_FUSED_RADIUS + 1, 49152).is_none());
+    }
+    #[test]
+    fn tile_names_parse() {
+        assert_eq!(parse_tile("tile32x64h8v8"), Some(FusedTile { tw: 32, th: 64, kh: 8, kv: 8 }));
+        assert_eq!(parse_tile("tile32x64h8"), None);
+        assert_eq!(parse_tile("twopass"), None);
     }
     #[test]
     fn generated_bodies_parse_shape() {
