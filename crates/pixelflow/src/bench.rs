@@ -480,6 +480,8 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=twopass"),
         // the fallback where the default fuses
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass"),
+        // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
+        ("gamma", "gamma", "gamma=table"),
     ]
 }
 
