@@ -539,6 +539,12 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=table"),
+        // morphology, one pass alone (bench-only ablations that give wrong images; see
+        // ROWS_ONLY in filters/morphology/separable.rs)
+        ("dilation 15x15", "dilation(radius=7)", "dilation=rows_only"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=cols_only"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=rows_only"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=cols_only"),
     ]
 }
 
