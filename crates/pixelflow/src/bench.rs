@@ -166,7 +166,7 @@ static COPY_DEF: FilterDef = FilterDef {
 /// The copy yardstick: 16-byte loads and stores, one `vec4<u32>` (4 pixels) per invocation,
 /// with the device's default runtime checks like every other kernel.
 fn copy_kernel() -> Experiment {
-    Experiment { name: "copy", wgsl: EXP_COPY_VEC4, per_thread: 4, checks: None }
+    Experiment { name: "copy", wgsl: EXP_COPY_VEC4.into(), per_thread: 4, checks: None, grid: None }
 }
 
 /// Builds the graph of a case and `sets` independent source sets.
@@ -347,14 +347,19 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
 
 /// Kernel-shape experiments (`pixelflow bench --experiments`): the same trivial work in
 /// different schedules and with different wgpu runtime checks, to find out what the
-/// driver makes slow. Each reads and writes one RGBA8 image; see docs/perf-notes.md.
+/// driver makes slow. Each reads and writes one RGBA8 image (the `read_*` probes only read
+/// it: their output binding is written only under a condition that never holds, so the
+/// case's GB/s, which counts an output, is twice the real rate); see docs/perf-notes.md.
 #[derive(Clone, Debug)]
 struct Experiment {
     name: &'static str,
-    wgsl: &'static str,
-    /// Pixels per invocation.
+    wgsl: std::borrow::Cow<'static, str>,
+    /// Pixels per invocation (of a one-pass grid; see `grid`).
     per_thread: u32,
     checks: Option<wgpu::ShaderRuntimeChecks>,
+    /// `Some(g)`: a grid-stride kernel of exactly `g` workgroups of 256, whose uniform holds
+    /// the loop step in invocations (`n.y`); `None`: one invocation per `per_thread` pixels.
+    grid: Option<u32>,
 }
 
 const EXP_HEADER: &str = "
@@ -407,6 +412,48 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let i = linear_id(wid, nwg, lid, 256u);
     if (i < n.x) { dst4[i] = src4[i]; }
 }";
+/// End of the read-only probes: what was read must be used, or the compiler drops the
+/// loads; a store under a comparison with a constant no xor of image words will equal
+/// (2^-128 odds per invocation) keeps them, and nothing is written.
+const EXP_READ_SINK: &str = "    if (all(acc == vec4<u32>(0x9e3779b9u, 0x7f4a7c15u, 0xf39cc060u, 0x5ced1d2bu))) { dst4[i] = acc; }\n}\n";
+/// Read-only probe, the copy's shape: one 16-byte load per invocation, one invocation per
+/// quad (many workgroups).
+fn exp_read_flat() -> String {
+    String::from("
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i >= n.x) { return; }
+    let acc = src4[i];
+") + EXP_READ_SINK
+}
+/// Read-only probe, a fixed grid: each invocation walks the quads `i, i + n.y, ...` with
+/// `loads` independent 16-byte loads per iteration (all issued before any is used), xored
+/// into an accumulator; its last 0..loads-1 quads are loaded together under bounds checks,
+/// so every quad of the image is read exactly once.
+fn exp_read_grid(loads: u32) -> String {
+    let mut s = String::from("
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    let st = n.y;
+    var acc = vec4<u32>(0u);
+    var q = i;
+");
+    s += &format!("    for (; q + {}u * st < n.x; q += {loads}u * st) {{\n", loads - 1);
+    for k in 0..loads {
+        s += &format!("        let a{k} = src4[q + {k}u * st];\n");
+    }
+    s += &format!("        acc ^= {};\n    }}\n", (0..loads).map(|k| format!("a{k}")).collect::<Vec<_>>().join(" ^ "));
+    for k in 0..loads - 1 {
+        s += &format!("    var b{k} = vec4<u32>(0u);\n    if (q + {k}u * st < n.x) {{ b{k} = src4[q + {k}u * st]; }}\n");
+    }
+    s += &format!("    acc ^= {};\n", (0..loads - 1).map(|k| format!("b{k}")).collect::<Vec<_>>().join(" ^ "));
+    s + EXP_READ_SINK
+}
+/// Workgroups of the grid-stride read probes: 8 per SM of an H100/H200 (132 SMs), a full
+/// wave of 2048 invocations per SM.
+const EXP_READ_GROUPS: u32 = 132 * 8;
 
 impl Filter for Experiment {
     fn def(&self) -> &'static FilterDef {
@@ -422,9 +469,14 @@ impl Filter for Experiment {
         let px = inputs[0].desc.gpu_bytes() / 4;
         let n = px.div_ceil(self.per_thread as u64) as u32;
         let header = if self.per_thread == 4 { EXP_HEADER } else { EXP_HEADER1 };
-        let mut k = Kernel::new(&format!("exp_{}", self.name), &[header, self.wgsl], "main");
+        let mut k = Kernel::new(&format!("exp_{}", self.name), &[header], "main");
+        k.generated = Some(self.wgsl.to_string());
         k.checks = self.checks;
-        rec.dispatch(&k, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&[n, 0u32, 0, 0]), groups_1d(n as u64, 256))
+        let (groups, stride) = match self.grid {
+            Some(g) => ([g, 1, 1], g * 256),
+            None => (groups_1d(n as u64, 256), 0),
+        };
+        rec.dispatch(&k, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&[n, stride, 0, 0]), groups)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -434,7 +486,9 @@ impl Filter for Experiment {
 fn experiments() -> Vec<Experiment> {
     let all = Some(wgpu::ShaderRuntimeChecks::checked());
     let none = Some(wgpu::ShaderRuntimeChecks::unchecked());
-    let e = |name, wgsl, per_thread, checks| Experiment { name, wgsl, per_thread, checks };
+    let e = |name, wgsl: &'static str, per_thread, checks| Experiment { name, wgsl: wgsl.into(), per_thread, checks, grid: None };
+    // read-only probes (`reduce`'s ceiling), with the device's default checks like the copy
+    let read = |name, wgsl: String, grid| Experiment { name, wgsl: wgsl.into(), per_thread: 4, checks: None, grid };
     vec![
         e("copy_vec4_checked", EXP_COPY_VEC4, 4, all),
         e("copy_vec4_unchecked", EXP_COPY_VEC4, 4, none),
@@ -447,6 +501,9 @@ fn experiments() -> Vec<Experiment> {
         e("invert_vec4_loop_unchecked", EXP_INVERT_LOOP, 4, none),
         e("invert_vec4_unrolled_checked", EXP_INVERT_UNROLLED, 4, all),
         e("invert_vec4_unrolled_unchecked", EXP_INVERT_UNROLLED, 4, none),
+        read("read_vec4_flat", exp_read_flat(), None),
+        read("read_vec4_grid_u4", exp_read_grid(4), Some(EXP_READ_GROUPS)),
+        read("read_vec4_grid_u8", exp_read_grid(8), Some(EXP_READ_GROUPS)),
     ]
 }
 
@@ -495,6 +552,14 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile16x64h8v4"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass1"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass1"),
+        // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
+        ("gamma", "gamma", "gamma=table"),
+        // morphology, one pass alone (bench-only ablations that give wrong images; see
+        // ROWS_ONLY in filters/morphology/separable.rs)
+        ("dilation 15x15", "dilation(radius=7)", "dilation=rows_only"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=cols_only"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=rows_only"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=cols_only"),
     ]
 }
 
@@ -585,4 +650,73 @@ fn spin_iters_per_ms(gpu: &Arc<Gpu>, spin: &Spin) -> Result<f64> {
         iters = (iters as f64 * (2.0 / ms).min(64.0)).ceil() as u32;
     };
     Ok(*RATE.get_or_init(|| rate))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The read-only probes must read every quad of the image exactly once: with the sink
+    //! replaced by an unconditional store of each invocation's xor, the xor of all stores
+    //! must equal the xor of the whole input (a quad skipped is missing from it, a quad read
+    //! twice cancels out).
+    use super::*;
+    use crate::runtime::GpuOptions;
+
+    fn xor_of_stores(gpu: &Gpu, name: &str, wgsl: &str, words: &[u32], groups: [u32; 3], stride: u32) -> [u32; 4] {
+        let dev = &gpu.device;
+        let quads = (words.len() / 4) as u32;
+        let src = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: (words.len() * 4) as u64, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: true });
+        src.slice(..).get_mapped_range_mut().expect("mapped at creation").copy_from_slice(bytemuck::cast_slice(words));
+        src.unmap();
+        let invocations = groups.iter().product::<u32>() as u64 * 256;
+        let dst = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: invocations * 16, usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
+        // pipelines are cached by key: one per probe
+        let mut k = Kernel::new(&format!("test.exp_{name}"), &[EXP_HEADER], "main");
+        k.generated = Some(wgsl.replace(EXP_READ_SINK, "    dst4[i] = acc;\n}\n"));
+        let mut rec = NodeRecorder::new(gpu);
+        rec.dispatch(&k, &[&src, &dst], bytemuck::bytes_of(&[quads, stride, 0, 0]), groups).expect("dispatch");
+        let mut enc = dev.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            rec.encode_dispatches(&mut pass);
+        }
+        let staging = gpu.read_buffers(&mut enc, &[(&dst, invocations * 16)]);
+        gpu.queue.submit([enc.finish()]);
+        let raw = gpu.map_all(&staging).expect("map");
+        let out: &[u32] = bytemuck::cast_slice(&raw[0]);
+        let mut x = [0u32; 4];
+        for q in out.chunks_exact(4) {
+            for c in 0..4 {
+                x[c] ^= q[c];
+            }
+        }
+        x
+    }
+
+    #[test]
+    fn read_probes_read_every_quad_once() {
+        let gpu = match Gpu::new(&GpuOptions { backend: Some(std::env::var("PIXELFLOW_TEST_BACKEND").unwrap_or_else(|_| "vulkan".into())), adapter: None }) {
+            Ok(g) => g,
+            Err(e) => panic!("GPU tests need a Vulkan adapter (install mesa-vulkan-drivers for lavapipe): {e}"),
+        };
+        let mut s = 0x243F6A8885A308D3u64;
+        // quad counts around whole loop iterations of a 2-group grid (stride 512) and more
+        for quads in [1u32, 511, 512, 513, 2047, 2048, 2049, 4 * 512 + 3 * 512 + 7, 9 * 512 - 1, 20000] {
+            let words: Vec<u32> = (0..quads * 4).map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                s as u32
+            }).collect();
+            let mut want = [0u32; 4];
+            for q in words.chunks_exact(4) {
+                for c in 0..4 {
+                    want[c] ^= q[c];
+                }
+            }
+            assert_eq!(xor_of_stores(&gpu, "read_flat", &exp_read_flat(), &words, groups_1d(quads as u64, 256), 0), want, "flat, {quads} quads");
+            for loads in [4, 8] {
+                assert_eq!(xor_of_stores(&gpu, &format!("read_grid_u{loads}"), &exp_read_grid(loads), &words, [2, 1, 1], 512), want, "grid u{loads}, {quads} quads");
+            }
+        }
+    }
 }

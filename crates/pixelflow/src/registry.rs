@@ -111,6 +111,11 @@ pub struct PixelOpGpu {
     pub wgsl: &'static str,
     /// Uniform bytes (size a multiple of 16).
     pub uniform: Vec<u8>,
+    /// Each output channel depends on the same input channel alone (`PixelOp::PER_CHANNEL`),
+    /// so the op can run as a 256-entry table (schedule `table`).
+    pub per_channel: bool,
+    /// With `per_channel`: `table` is the default schedule.
+    pub table_by_default: bool,
 }
 
 /// A filter instance with typed parameters.

@@ -68,6 +68,35 @@ fn fused_chain_equals_unfused_and_cpu() {
 }
 
 #[test]
+fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
+    use pixelflow::runtime::schedule;
+    // every byte value in every channel (7 is odd, so p * 7 walks all 256 residues), three
+    // workgroups of quads, the last quad partial
+    let (w, h) = (301u32, 9u32);
+    let data: Vec<u8> = (0..w * h * 4).map(|i| ((i / 4) * 7 + (i % 4) * 61) as u8).collect();
+    let a = Image::from_u8(w, h, PixelFormat::Rgba8, data).unwrap();
+    let sched = |v: &str| vec![("gamma".to_string(), v.to_string())];
+    let run_as = |v: &str, p: &Pipeline| schedule::with_overrides(&sched(v), || p.run(&gpu_backend(), &a).unwrap());
+    // bytes that differ (the images are too long to print)
+    let differ = |x: &Value, y: &Value| x.as_image().unwrap().as_u8().iter().zip(y.as_image().unwrap().as_u8()).filter(|(p, q)| p != q).count();
+    for g in [0.0, 0.45, 1.0, 2.2, 3.0] {
+        let p = Pipeline::new().then(Gamma::new(g).unwrap());
+        let (pixel, table) = (run_as("pixel", &p), run_as("table", &p));
+        assert_eq!(differ(&pixel, &table), 0, "gamma {g}: table and per-pixel kernels differ");
+        assert_close(&table, &p.run(&Backend::Cpu, &a).unwrap(), 1.0);
+    }
+    // a fused chain of per-channel ops becomes one table (quantised between the steps)
+    let p = Pipeline::new().then(Gamma::new(0.5).unwrap()).then(Gamma::new(2.2).unwrap());
+    let table = schedule::with_overrides(&sched("table"), || p.run_with(&gpu_backend(), &a, &RunOptions { timings: true, poison: true, fuse: true }).unwrap());
+    assert_eq!(differ(table.get("output").unwrap(), &run_as("pixel", &p)), 0, "fused chain: table and per-pixel kernels differ");
+    if gpu().has_timestamps() {
+        assert_eq!(table.timings.len(), 1, "{:?}", table.timings);
+    }
+    let e = schedule::with_overrides(&sched("no_such_variant"), || Pipeline::new().then(Gamma::new(2.0).unwrap()).run(&gpu_backend(), &a)).unwrap_err().to_string();
+    assert!(e.contains("unknown schedule") && e.contains("table"), "{e}");
+}
+
+#[test]
 fn rerun_with_new_inputs_and_parameters_reuses_pipelines_and_buffers() {
     let gpu_arc = gpu();
     let a = random_image(64, 48, PixelFormat::Rgba8, 3);

@@ -16,6 +16,11 @@ fn run(backend: &Backend, filter: impl Filter + 'static, img: &Image) -> Image {
 
 /// Max (or min) over the clamped (2r+1)x(2r+1) square, straight from the definition.
 fn brute(img: &Image, r: i64, max: bool) -> Vec<u8> {
+    brute_rect(img, r, r, max)
+}
+
+/// Max (or min) over the clamped (2rx+1)x(2ry+1) rectangle.
+fn brute_rect(img: &Image, rx: i64, ry: i64, max: bool) -> Vec<u8> {
     let (w, h, ch) = (img.width() as i64, img.height() as i64, img.format().channels());
     let s = img.as_u8();
     let mut out = Vec::with_capacity(s.len());
@@ -23,8 +28,8 @@ fn brute(img: &Image, r: i64, max: bool) -> Vec<u8> {
         for x in 0..w {
             for c in 0..ch {
                 let mut m = if max { 0u8 } else { 255u8 };
-                for dy in -r..=r {
-                    for dx in -r..=r {
+                for dy in -ry..=ry {
+                    for dx in -rx..=rx {
                         let (xx, yy) = ((x + dx).clamp(0, w - 1), (y + dy).clamp(0, h - 1));
                         let v = s[((yy * w + xx) as usize) * ch + c];
                         m = if max { m.max(v) } else { m.min(v) };
@@ -160,6 +165,26 @@ fn bench_4k() {
             let d = time(&|| Box::new(Dilation::new(r).unwrap()));
             let e = time(&|| Box::new(Erosion::new(r).unwrap()));
             println!("  r={r:2}: dilation {d:.4} ms ({:.2}x copy), erosion {e:.4} ms ({:.2}x)", d / copy_ms, e / copy_ms);
+        }
+    }
+}
+
+/// The bench-only ablations run exactly one pass each (a row-only or a column-only window),
+/// so what `bench --experiments` times under them is that pass and nothing else.
+#[test]
+fn ablations_run_one_pass_each() {
+    use pixelflow::runtime::schedule;
+    for (fmt, w, h) in [(PixelFormat::Rgba8, 45, 29), (PixelFormat::Gray8, 37, 31)] {
+        let img = random_image(w, h, fmt, 7);
+        for r in [2u32, 9] {
+            for (variant, rx, ry) in [("rows_only", r, 0), ("cols_only", 0, r)] {
+                for max in [true, false] {
+                    let got = schedule::with_overrides(&[(if max { "dilation" } else { "erosion" }.to_string(), variant.to_string())], || {
+                        if max { run(&gpu_backend(), Dilation::new(r).unwrap(), &img) } else { run(&gpu_backend(), Erosion::new(r).unwrap(), &img) }
+                    });
+                    assert!(got.as_u8() == brute_rect(&img, rx as i64, ry as i64, max).as_slice(), "{fmt:?} r={r} {variant} max={max}");
+                }
+            }
         }
     }
 }

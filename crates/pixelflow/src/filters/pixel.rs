@@ -26,6 +26,13 @@ pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn params(&self) -> Self::Params;
     /// CPU twin of the WGSL function, on [0,1] RGBA.
     fn apply(&self, c: [f32; 4]) -> [f32; 4];
+    /// True when every output channel is a function of the same input channel alone (the
+    /// functions may differ per channel, e.g. alpha copied): on 8-bit input the function is
+    /// then a 256-entry table, and the `table` schedule builds and looks up that table
+    /// instead of evaluating the function per pixel (see `record_fused`).
+    const PER_CHANNEL: bool = false;
+    /// With `PER_CHANNEL`: the default schedule is `table` rather than `pixel`.
+    const TABLE_BY_DEFAULT: bool = false;
 }
 
 /// Runs a per-pixel function over an RGBA8 image on the CPU, quantising like `pack4x8unorm`.
@@ -65,6 +72,8 @@ impl<T: PixelOp> Filter for T {
             params_struct: T::PARAMS_STRUCT,
             wgsl: T::WGSL,
             uniform: bytemuck::bytes_of(&self.params()).to_vec(),
+            per_channel: T::PER_CHANNEL,
+            table_by_default: T::TABLE_BY_DEFAULT,
         })
     }
     fn box_clone(&self) -> Box<dyn Filter> {
@@ -74,6 +83,26 @@ impl<T: PixelOp> Filter for T {
 
 /// Workgroup size of generated per-pixel kernels. Schedule choice, not algorithm.
 const PIXEL_WG: u32 = 256;
+// The `table` kernel fills its 256 entries one per invocation.
+const _: () = assert!(PIXEL_WG == 256);
+
+/// Schedules of a per-channel op (`PixelOp::PER_CHANNEL`), by its filter name: `pixel`
+/// evaluates the function per channel of every pixel, `table` tabulates it per workgroup.
+const PER_CHANNEL_VARIANTS: &[&str] = &["pixel", "table"];
+
+/// Whether `o` asks for the `table` kernel: its schedule override, else its default.
+/// Per-channel ops reject names they do not know; other ops have no schedules.
+fn wants_table(o: &PixelOpGpu) -> Result<bool> {
+    if !o.per_channel {
+        return Ok(false);
+    }
+    match crate::runtime::schedule::get(o.fn_name).as_deref() {
+        None => Ok(o.table_by_default),
+        Some("pixel") => Ok(false),
+        Some("table") => Ok(true),
+        Some(other) => Err(crate::runtime::schedule::unknown(o.fn_name, other, PER_CHANNEL_VARIANTS)),
+    }
+}
 
 /// Records one kernel applying `ops` in order to every pixel of `src`, writing `dst`.
 pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
@@ -90,11 +119,21 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     // 256-byte size classes, so the last group may run past the image into padding that no
     // one reads. Schedule choice (bandwidth), not algorithm.
     let groups = (count as u64).div_ceil(4);
+    // A chain of per-channel ops is one per-channel function of the byte: the table kernel
+    // serves the whole chain when every op is per-channel and one of them asks for it.
+    let mut table = false;
+    for o in ops {
+        table |= wants_table(o)?;
+    }
+    let table = table && ops.iter().all(|o| o.per_channel);
     let mut gen = String::from("struct ChainParams {\n    groups: u32, _p0: u32, _p1: u32, _p2: u32,\n");
     for (i, o) in ops.iter().enumerate() {
         gen.push_str(&format!("    op{i}: {},\n", o.params_struct));
     }
     gen.push_str("}\n@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;\n@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n@group(0) @binding(2) var<uniform> chain: ChainParams;\n");
+    if table {
+        return record_table(rec, ops, sources, gen, src, dst, groups);
+    }
     // Unrolled by hand, no dynamic vector index: the looped version measured 0.115 ms
     // against 0.021 ms for a copy on the H200 (run 1); `bench --experiments` isolates why.
     gen.push_str(&format!(
@@ -111,10 +150,46 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     gen.push_str("    dst[i] = vec4<u32>(unorm_pack(c0), unorm_pack(c1), unorm_pack(c2), unorm_pack(c3));\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);
+    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &chain_uniform(ops, groups), groups_1d(groups, PIXEL_WG))
+}
+
+/// `ChainParams`: the quad count, then every op's parameter block.
+fn chain_uniform(ops: &[PixelOpGpu], groups: u64) -> Vec<u8> {
     let mut uniform = Vec::new();
     uniform.extend_from_slice(bytemuck::bytes_of(&[groups as u32, 0, 0, 0]));
     for o in ops {
         uniform.extend_from_slice(&o.uniform);
     }
-    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_1d(groups, PIXEL_WG))
+    uniform
+}
+
+/// The `table` schedule of a chain of per-channel ops: the shape of the per-pixel kernel
+/// (one 16-byte load and store, four pixels per invocation), but each workgroup first
+/// evaluates the chain once per byte value, invocation `lid` for the byte `lid` in all four
+/// channels, with the very expression the per-pixel kernel uses (unpack, the ops with
+/// `quantize8` between them, pack), so the results are bit-identical; entry `b` holds the
+/// four output bytes for input byte `b` in their channels' places. Then every channel of
+/// the invocation's pixels is looked up: 16 reads of workgroup memory instead of, for
+/// gamma, 12 `pow`s.
+fn record_table(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], sources: Vec<&'static str>, mut gen: String, src: &GpuSlot, dst: &GpuSlot, groups: u64) -> Result<()> {
+    let key = format!("pixel.table[{}]", ops.iter().map(|o| o.fn_name).collect::<Vec<_>>().join(","));
+    gen.push_str(&format!("var<workgroup> lut: array<u32, {PIXEL_WG}>;\n"));
+    gen.push_str("fn lut_pixel(p: u32) -> u32 {\n    return (lut[p & 255u] & 0xffu) | (lut[(p >> 8u) & 255u] & 0xff00u) | (lut[(p >> 16u) & 255u] & 0xff0000u) | (lut[p >> 24u] & 0xff000000u);\n}\n");
+    // The pixel load is issued before the table is built, so its latency overlaps the
+    // arithmetic; the bounds check returns only after the barrier, which every invocation
+    // of the workgroup must reach.
+    gen.push_str(&format!(
+        "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    var s = vec4<u32>(0u);\n    if (i < chain.groups) {{ s = src[i]; }}\n    var c = unorm_unpack(lid * 0x01010101u);\n"
+    ));
+    for (i, o) in ops.iter().enumerate() {
+        if i > 0 {
+            gen.push_str("    c = quantize8(c);\n");
+        }
+        gen.push_str(&format!("    c = {}(c, chain.op{i});\n", o.fn_name));
+    }
+    gen.push_str("    lut[lid] = unorm_pack(c);\n    workgroupBarrier();\n    if (i >= chain.groups) { return; }\n    dst[i] = vec4<u32>(lut_pixel(s.x), lut_pixel(s.y), lut_pixel(s.z), lut_pixel(s.w));\n}\n");
+    let mut kernel = Kernel::new(&key, &sources, "main");
+    kernel.generated = Some(gen);
+    // every entry of `lut` is written before the barrier and read after it
+    rec.dispatch_uninit(&kernel, &[&src.buffer, &dst.buffer], &chain_uniform(ops, groups), groups_1d(groups, PIXEL_WG))
 }

@@ -40,7 +40,9 @@ pub static DEF: FilterDef = FilterDef {
     name: "gamma",
     family: Family::Color,
     summary: "Raises R, G and B to a power.",
-    doc: "",
+    doc: "pow(c, gamma) on R, G and B (0^0 = 1), alpha unchanged. GPU: per channel of every pixel (`pixel`), or, as schedule \
+          `table`, a 256-entry table of the same expression built per workgroup in workgroup memory and looked up per channel \
+          (bit-identical).",
     gpuimage: "GPUImageGammaFilter",
     params: &[ParamDef::float("gamma", 1.0, 0.0, 3.0, "exponent applied to R, G, B")],
     inputs: IMAGE,
@@ -49,7 +51,9 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Gamma::new(a.f32("gamma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GammaParams", rust_size: std::mem::size_of::<GammaParams>() }],
     test_inputs: None,
-    schedules: &[],
+    // `table`: a per-workgroup table of the byte function (filters::pixel::record_fused);
+    // `pixel` is the default until the table is measured on the GPU.
+    schedules: &["table"],
 };
 
 impl PixelOp for Gamma {
@@ -58,6 +62,8 @@ impl PixelOp for Gamma {
     const FN_NAME: &'static str = "gamma";
     const PARAMS_STRUCT: &'static str = "GammaParams";
     type Params = GammaParams;
+    // R, G, B each through the same pow of their own byte, alpha copied.
+    const PER_CHANNEL: bool = true;
     fn params(&self) -> GammaParams {
         GammaParams { gamma: self.gamma, _pad: [0.0; 3] }
     }

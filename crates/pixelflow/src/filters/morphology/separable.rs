@@ -296,17 +296,31 @@ pub(crate) fn output_descs(def: &FilterDef, inputs: &[ValueDesc]) -> Result<Vec<
 /// The default schedule's name: the two passes below.
 pub(crate) const TWOPASS: &str = "twopass";
 
-/// Every schedule variant name `record` accepts.
+/// Bench-only ablations, NOT filters: each runs one of the two passes alone and so gives a
+/// wrong image (a row-only or a column-only maximum), which is why they are left out of
+/// `SCHEDULES` and the equivalence matrix never runs them. They let `bench --experiments`
+/// time each pass on its own (docs/perf-notes.md: time the passes separately before
+/// choosing what to change). `rows_only`: the row pass, input -> output (the same reads and
+/// writes as its part of `twopass`, minus the temporary). `cols_only`: the column pass,
+/// reading the input as if it were the row pass's temporary. One difference from `twopass`
+/// remains: there the column pass reads a temporary just written, part of which may still
+/// be in L2, while `cols_only` reads an input last touched one buffer set earlier; so
+/// rows_only + cols_only may exceed twopass by that much.
+pub(crate) const ROWS_ONLY: &str = "rows_only";
+pub(crate) const COLS_ONLY: &str = "cols_only";
+
+/// Every schedule variant name `record` accepts (the ablations included).
 /// Single-pass sweep shapes (a strip walked down, van Herk over a ring of rows in workgroup
 /// memory) measured slower than these two passes for r >= 4 on the H200 and were dropped
 /// (docs/perf-notes.md, run 10).
-pub(crate) const VARIANTS: &[&str] = &["twopass"];
+pub(crate) const VARIANTS: &[&str] = &[TWOPASS, ROWS_ONLY, COLS_ONLY];
 
-/// The variants besides the default, for `FilterDef::schedules`.
+/// The variants besides the default, for `FilterDef::schedules`: none (the ablations above
+/// produce wrong images by design).
 pub(crate) const SCHEDULES: &[&str] = &[];
 
 /// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` picks
-/// for `filter` (its registry name): `twopass`, the only one.
+/// for `filter` (its registry name): `twopass`, the only real one, or a bench-only ablation.
 pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, output: &GpuSlot, radius: u32, op: Op) -> Result<()> {
     let d: ImageDesc = input.desc.image().ok_or_else(|| Error::Graph("morphology input must be an image".into()))?;
     let gray = match d.format {
@@ -320,25 +334,32 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
     let params = MorphParams { width: d.width, height: d.height, words_per_row, flip };
     let variant = crate::runtime::schedule::get(filter);
     match variant.as_deref() {
-        None | Some(TWOPASS) => record_twopass(rec, input, output, d, gray, params, budget, radius),
+        None | Some(TWOPASS) => {
+            let tmp = rec.temp(d.format.gpu_bytes(d.width, d.height));
+            record_rows(rec, &input.buffer, &tmp, d, gray, params, budget, radius)?;
+            record_cols(rec, &tmp, &output.buffer, d, params, radius)
+        }
+        // bench-only ablations (see ROWS_ONLY): one pass, a wrong image
+        Some(ROWS_ONLY) => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius),
+        Some(COLS_ONLY) => record_cols(rec, &input.buffer, &output.buffer, d, params, radius),
         Some(name) => Err(crate::runtime::schedule::unknown(filter, name, VARIANTS)),
     }
 }
 
-/// The two passes: input -> temp (rows), temp -> output (columns).
+/// The row pass (`twopass` writes it to a temporary): `src` -> `dst`.
 #[allow(clippy::too_many_arguments)]
-fn record_twopass(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, gray: bool, params: MorphParams, budget: u64, radius: u32) -> Result<()> {
-    let MorphParams { words_per_row, flip, .. } = params;
-    let tmp = rec.temp(d.format.gpu_bytes(d.width, d.height));
-
+fn record_rows(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, gray: bool, params: MorphParams, budget: u64, radius: u32) -> Result<()> {
     let th = HTile::fit(radius, budget)?;
-    let ph = params;
     let kh = th.kernel(if gray { "h_gray" } else { "h_rgba" });
-    rec.dispatch(&kh, &[&input.buffer, &tmp], bytemuck::bytes_of(&ph), groups_2d(d.width, d.height, th.tc(), th.tr))?;
+    rec.dispatch(&kh, &[src, dst], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, th.tc(), th.tr))
+}
 
+/// The column pass, on words (`twopass` reads the temporary): `src` -> `dst`.
+fn record_cols(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, params: MorphParams, radius: u32) -> Result<()> {
+    let MorphParams { words_per_row, flip, .. } = params;
     let tv = VTile { radius };
     let pv = MorphParams { width: words_per_row, height: d.height, words_per_row, flip };
-    rec.dispatch(&tv.kernel(), &[&tmp, &output.buffer], bytemuck::bytes_of(&pv), groups_2d(words_per_row, d.height.div_ceil(tv.k()), V_COLUMNS, V_BLOCKS))
+    rec.dispatch(&tv.kernel(), &[src, dst], bytemuck::bytes_of(&pv), groups_2d(words_per_row, d.height.div_ceil(tv.k()), V_COLUMNS, V_BLOCKS))
 }
 
 /// CPU twin: a direct row max (or min) over the clamped window, then a column one.

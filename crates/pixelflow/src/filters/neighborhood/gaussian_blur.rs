@@ -9,7 +9,9 @@
 //!
 //! GPU: a fused tiled kernel (tile + halo in workgroup memory; per channel, horizontal pass
 //! into workgroup memory, vertical pass from it; RGBA8 straight to the output) up to radius
-//! `MAX_FUSED_RADIUS`, otherwise two passes through an Rgba32F temporary.
+//! `MAX_FUSED_RADIUS`, otherwise two passes through an Rgba32F temporary, each making 8
+//! consecutive outputs per invocation from a sliding window of inputs held in registers
+//! (`gaussian_blur_window.wgsl`).
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -111,7 +113,7 @@ pub static DEF: FilterDef = FilterDef {
           Horizontal pass then vertical pass in f32 without intermediate rounding; the result is rounded half up like pack4x8unorm. \
           Borders replicate the edge pixel. GPU: up to radius 16 one fused tiled kernel (tile + halo loaded once into workgroup memory, \
           horizontal then vertical pass per channel through workgroup memory, no full-size intermediate); larger radii take two passes \
-          through an Rgba32F temporary.",
+          through an Rgba32F temporary, 8 outputs per invocation from a sliding window of inputs in registers.",
     gpuimage: "GPUImageGaussianBlurFilter",
     params: &[ParamDef::float("sigma", 2.0, 0.1, 32.0, "standard deviation in pixels (radius ceil(3*sigma))")],
     inputs: IMAGE,
