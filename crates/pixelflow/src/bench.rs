@@ -550,10 +550,13 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile32x32h8v4"),
         ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile32x64h8v8"),
         ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile16x64h8v4"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_packed"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_packed"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=twopass_packed"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass1"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass1"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
-        ("gamma", "gamma", "gamma=table"),
+        ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see
         // ROWS_ONLY in filters/morphology/separable.rs)
         ("dilation 15x15", "dilation(radius=7)", "dilation=rows_only"),

@@ -70,7 +70,7 @@ fn gaussian_two_pass_schedules_match_cpu_at_awkward_sizes_and_radii() {
     for (i, &(w, h)) in sizes.iter().enumerate() {
         let img = random_image(w, h, PixelFormat::Rgba8, 40 + i as u64);
         for &sigma in &sigmas {
-            for schedule in [gaussian_blur::Schedule::TwoPass, gaussian_blur::Schedule::TwoPassSimple] {
+            for schedule in [gaussian_blur::Schedule::TwoPass, gaussian_blur::Schedule::TwoPassPacked, gaussian_blur::Schedule::TwoPassSimple] {
                 let f = GaussianBlur::new(sigma).unwrap().with_schedule(schedule);
                 assert!(gpu_vs_cpu(Box::new(f), &img) <= 1, "{w}x{h} sigma {sigma} {schedule:?}");
             }

@@ -51,9 +51,10 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Gamma::new(a.f32("gamma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GammaParams", rust_size: std::mem::size_of::<GammaParams>() }],
     test_inputs: None,
-    // `table`: a per-workgroup table of the byte function (filters::pixel::record_fused);
-    // `pixel` is the default until the table is measured on the GPU.
-    schedules: &["table"],
+    // `table` (the default): a per-workgroup table of the byte function
+    // (filters::pixel::record_fused); H200 run 15, 4K: 0.0236 ms (1.10x copy) against the
+    // per-pixel pow's 0.0277 ms (1.30x). `pixel` stays declared so the tests run both.
+    schedules: &["pixel"],
 };
 
 impl PixelOp for Gamma {
@@ -64,6 +65,7 @@ impl PixelOp for Gamma {
     type Params = GammaParams;
     // R, G, B each through the same pow of their own byte, alpha copied.
     const PER_CHANNEL: bool = true;
+    const TABLE_BY_DEFAULT: bool = true;
     fn params(&self) -> GammaParams {
         GammaParams { gamma: self.gamma, _pad: [0.0; 3] }
     }

@@ -48,6 +48,9 @@ pub enum Schedule {
     Fused(FusedTile),
     /// Two register-blocked passes through an Rgba32F temporary (`gaussian_blur_window.wgsl`).
     TwoPass,
+    /// `TwoPass` with the row segment kept packed RGBA8 in workgroup memory, unpacked at
+    /// every window read.
+    TwoPassPacked,
     /// The same two passes, one output per invocation (`gaussian_blur_fallback.wgsl`); kept
     /// to be measured against `TwoPass`.
     TwoPassSimple,
@@ -111,7 +114,7 @@ pub static DEF: FilterDef = FilterDef {
     summary: "Gaussian blur (separable, replicate-edge borders).",
     doc: "Kernel radius ceil(3*sigma) on each side; weights exp(-x^2/(2 sigma^2)) normalised to sum 1, computed once in f32 and shared by GPU and CPU. \
           Horizontal pass then vertical pass in f32 without intermediate rounding; the result is rounded half up like pack4x8unorm. \
-          Borders replicate the edge pixel. GPU: up to radius 16 one fused tiled kernel (tile + halo loaded once into workgroup memory, \
+          Borders replicate the edge pixel. GPU: up to radius 7 one fused tiled kernel (tile + halo loaded once into workgroup memory, \
           horizontal then vertical pass per channel through workgroup memory, no full-size intermediate); larger radii take two passes \
           through an Rgba32F temporary, 8 outputs per invocation from a sliding window of inputs in registers.",
     gpuimage: "GPUImageGaussianBlurFilter",
@@ -122,7 +125,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
     test_inputs: None,
-    schedules: &["twopass", "twopass1"],
+    schedules: &["twopass", "twopass_packed", "twopass1"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
@@ -170,16 +173,25 @@ impl FusedTile {
     }
 }
 
-/// Largest radius run by the fused kernel: beyond it the halo makes every tile that fits
-/// in a fair share of workgroup memory too small, and the two-pass kernel was faster on
-/// H200 (radius 24: about 0.7 ms against 1.0-1.5 ms at 4K). Schedule choice.
-const MAX_FUSED_RADIUS: u32 = 16;
+/// Largest radius run by the fused kernel. Schedule choice, measured on the H200 at 4K
+/// (run 15, same process): the register-blocked two passes take 0.194 / 0.203 / 0.223 ms at
+/// radius 6 / 9 / 15, the best fused tiles 0.153 / 0.227 / 0.438 ms; the lines cross near
+/// radius 8.
+const MAX_FUSED_RADIUS: u32 = 7;
+
+/// The fused tile measured fastest at radius 6 on the H200 (run 15: 0.1537 ms; the cost
+/// model's 32x32 h8 v4 0.1626, 32x64 h8 v8 0.1532 with 1.7x the workgroup memory, 64x32 h16
+/// v8 0.2252). Used up to `MAX_FUSED_RADIUS` wherever it fits (15 KB at radius 7).
+const MEASURED_TILE: FusedTile = FusedTile { tw: 16, th: 64, kh: 8, kv: 4 };
 
 /// The cheapest fused schedule fitting in `limit` bytes of workgroup memory, if any
 /// (none for radii above `MAX_FUSED_RADIUS`: the two-pass fallback is then faster).
 pub fn choose_tile(r: u32, limit: u64) -> Option<FusedTile> {
     if r > MAX_FUSED_RADIUS {
         return None;
+    }
+    if MEASURED_TILE.bytes(r) <= limit {
+        return Some(MEASURED_TILE);
     }
     let mut best: Option<(f64, FusedTile)> = None;
     for kv in [1u32, 2, 4, 8] {
@@ -291,9 +303,9 @@ fn gen_window(b: u32, load: impl Fn(&str) -> String) -> String {
 }
 
 /// The two-pass window kernels' source for radius `r`.
-pub fn window_source(r: u32) -> Result<String> {
+pub fn window_source(r: u32, packed: bool) -> Result<String> {
     let b = WINDOW_B;
-    let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &[("R", r), ("B", b), ("HWG", WINDOW_HWG)])?;
+    let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &[("R", r), ("B", b), ("HWG", WINDOW_HWG), ("PACKED", packed as u32)])?;
     let s = replace_block(&s, "window_h", &gen_window(b, |j| format!("row_in(base, {j})")))?;
     let store_h: String = (0..b).map(|o| format!("    if (x + {o}u < gp.width) {{ tmp_out[row + x + {o}u] = a{o}; }}\n")).collect();
     let s = replace_block(&s, "window_h_store", &store_h)?;
@@ -374,7 +386,7 @@ impl Filter for GaussianBlur {
         let params = self.params(d.width, d.height);
         let uniform = bytemuck::bytes_of(&params);
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
-        // Variants (runtime::schedule): `tile` (default: fused tile up to radius 16, two
+        // Variants (runtime::schedule): `tile` (default: fused tile up to radius 7, two
         // passes beyond) and `twopass` (the RGBA32F temporary at every radius). A sweep
         // schedule (strip walked down, vertical window in registers) measured slower than
         // `tile` on the H200 and was dropped (docs/perf-notes.md, run 10).
@@ -382,10 +394,11 @@ impl Filter for GaussianBlur {
             None | Some("tile") => self.schedule,
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
             Some("twopass1") => self.schedule.or(Some(Schedule::TwoPassSimple)),
+            Some("twopass_packed") => self.schedule.or(Some(Schedule::TwoPassPacked)),
             // a fused tile shape by name, for benchmarks: `tile<tw>x<th>h<kh>v<kv>`
             Some(other) => match parse_tile(other) {
                 Some(t) => self.schedule.or(Some(Schedule::Fused(t))),
-                None => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass1", "tile<tw>x<th>h<kh>v<kv>"])),
+                None => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "twopass1", "tile<tw>x<th>h<kh>v<kv>"])),
             },
         };
         let schedule = match forced {
@@ -410,10 +423,11 @@ impl Filter for GaussianBlur {
             return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
         }
         let tmp = rec.temp(tmp_bytes);
-        if schedule == Schedule::TwoPass {
-            let key = format!("gaussian_blur.window.r{r}");
+        if matches!(schedule, Schedule::TwoPass | Schedule::TwoPassPacked) {
+            let packed = schedule == Schedule::TwoPassPacked;
+            let key = format!("gaussian_blur.window.r{r}.p{}", packed as u32);
             let mut h = Kernel::new(&key, &[], "window_h");
-            h.generated = Some(window_source(r)?);
+            h.generated = Some(window_source(r, packed)?);
             let mut v = Kernel::new(&key, &[], "window_v");
             v.generated = h.generated.clone();
             rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
@@ -456,7 +470,7 @@ mod tests {
             }
         }
         // small radii always fuse, even at WebGPU's minimum of 16 KiB
-        for r in 1..=9 {
+        for r in 1..=MAX_FUSED_RADIUS {
             assert!(choose_tile(r, 16384).is_some(), "r={r}");
         }
         assert!(choose_tile(MAX_FUSED_RADIUS + 1, 49152).is_none());

@@ -26,7 +26,13 @@ const STEPS: u32 = ((2u * R + B) / B) * B;
 // inputs of one row segment: SEG + STEPS (the last step's load is never used)
 const ROW_IN: u32 = SEG + STEPS;
 
-var<workgroup> row_px: array<vec4<f32>, ROW_IN + ROW_IN / 8u + 1u>;
+// 1: the row segment stays packed RGBA8 in workgroup memory (4 bytes per pixel instead of
+// 16, so 4x the resident invocations) and is unpacked at every window read ((2R + 2B) / B
+// times per output instead of once). The unused array shrinks to one element.
+const PACKED: u32 = 0u; // @specialize
+const ROW_SLOTS: u32 = ROW_IN + ROW_IN / 8u + 1u;
+var<workgroup> row_px: array<vec4<f32>, (1u - PACKED) * ROW_SLOTS + PACKED>;
+var<workgroup> row_packed: array<u32, PACKED * ROW_SLOTS + (1u - PACKED)>;
 
 fn row_slot(i: u32) -> u32 {
     return i + (i >> 3u);
@@ -38,6 +44,9 @@ fn tap(k: u32) -> f32 {
 }
 
 fn row_in(base: u32, j: u32) -> vec4<f32> {
+    if (PACKED == 1u) {
+        return bytes4(row_packed[row_slot(base + j)]);
+    }
     return row_px[row_slot(base + j)];
 }
 
@@ -48,7 +57,11 @@ fn window_h(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
     let row = wid.y * gp.width;
     for (var i = lid; i < ROW_IN; i += HWG) {
         let gx = u32(clamp(x0 + i32(i), 0, wmax));
-        row_px[row_slot(i)] = bytes4(src[row + gx]);
+        if (PACKED == 1u) {
+            row_packed[row_slot(i)] = src[row + gx];
+        } else {
+            row_px[row_slot(i)] = bytes4(src[row + gx]);
+        }
     }
     workgroupBarrier();
     let base = lid * B;
