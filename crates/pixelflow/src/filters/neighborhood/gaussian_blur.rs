@@ -390,7 +390,16 @@ impl Filter for GaussianBlur {
         // passes beyond) and `twopass` (the RGBA32F temporary at every radius). A sweep
         // schedule (strip walked down, vertical window in registers) measured slower than
         // `tile` on the H200 and was dropped (docs/perf-notes.md, run 10).
-        let forced = match crate::runtime::schedule::get(DEF.name).as_deref() {
+        // Bench-only ablations (wrong images, so not in `DEF.schedules`): one of the two
+        // register-blocked passes alone, to place the two-pass time (docs/perf-notes.md).
+        let variant = crate::runtime::schedule::get(DEF.name);
+        let only = match variant.as_deref() {
+            Some("twopass_h_only") => Some("h"),
+            Some("twopass_v_only") => Some("v"),
+            _ => None,
+        };
+        let forced = match variant.as_deref() {
+            Some("twopass_h_only" | "twopass_v_only") => Some(Schedule::TwoPass),
             None | Some("tile") => self.schedule,
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
             Some("twopass1") => self.schedule.or(Some(Schedule::TwoPassSimple)),
@@ -430,7 +439,12 @@ impl Filter for GaussianBlur {
             h.generated = Some(window_source(r, packed)?);
             let mut v = Kernel::new(&key, &[], "window_v");
             v.generated = h.generated.clone();
-            rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
+            if only != Some("v") {
+                rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
+            }
+            if only == Some("h") {
+                return Ok(());
+            }
             return rec.dispatch(&v, &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height.div_ceil(WINDOW_B), 64, 4));
         }
         rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL, FALLBACK_WGSL], "fallback_h"), &[&input.buffer, &tmp], uniform, [d.width.div_ceil(256), d.height, 1])?;
