@@ -557,9 +557,6 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_v_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass1"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass1"),
-        // bilinear: input columns shared by an invocation's 4 outputs
-        ("resize 1080p->4K", "resize(scale=2)", "resize=cached"),
-        ("resize 4K->1080p", "resize(scale=0.5)", "resize=cached"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see

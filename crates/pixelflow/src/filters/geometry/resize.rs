@@ -99,7 +99,7 @@ channels (alpha too, not premultiplied), no antialiasing when shrinking.",
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>() }],
     test_inputs: None,
-    schedules: &["cached"],
+    schedules: &[],
 };
 
 /// CPU twin of `resize.wgsl` for output pixel (x, y).
@@ -149,14 +149,7 @@ impl Filter for Resize {
         let d = slot_image(&DEF, inputs, 0)?;
         let (ow, oh) = self.out_size(d.width, d.height)?;
         let u = ResizeParams::new(d.width, d.height, ow, oh);
-        // Variants (runtime::schedule): `pixel` (each output from its own four samples) and
-        // `cached` (an invocation's outputs share the input columns they have in common).
-        let entry = match crate::runtime::schedule::get(DEF.name).as_deref() {
-            None | Some("pixel") => "resize",
-            Some("cached") => "resize_cached",
-            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["pixel", "cached"])),
-        };
-        let kernel = Kernel::new("geometry.resize", &[WGSL], entry);
+        let kernel = Kernel::new("geometry.resize", &[WGSL], "resize");
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
