@@ -543,13 +543,12 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         // fused tile shapes: the cost model's choices before run 15 (32x32 h8 v4 at s=2,
         // 16x32 h4 v2 at s=3 and s=5) and others around them
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile32x32h8v4"),
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile32x64h8v8"),
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile32x32h16v4"),
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile32x32h8v4"),
         ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile16x32h4v2"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=twopass_packed"),
+        // row pass with 128-invocation workgroups (bench-only)
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=twopass_w128"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_packed_w128"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_packed_w128"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass"),
         // one pass alone (bench-only ablations, wrong images)
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_h_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_v_only"),

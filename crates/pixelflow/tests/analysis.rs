@@ -193,6 +193,23 @@ fn resize_sizes_and_alignment() {
     assert!(max_diff(&a, &b).unwrap() <= 1.0);
 }
 
+/// The GPU gives the CPU twin's bytes exactly (same f32 operations per pixel), up and down,
+/// at integer and fractional scales, on sizes whose rows end inside an invocation's 4
+/// outputs (so one invocation spans two output rows).
+#[test]
+fn resize_is_bit_exact() {
+    let sizes = [(1, 1), (1, 7), (7, 1), (67, 43), (13, 5)];
+    let specs = [(2.0, 0, 0), (0.5, 0, 0), (3.7, 0, 0), (1.3, 0, 0), (1.0, 37, 29), (1.0, 5, 1), (1.0, 1, 9)];
+    for (i, &(w, h)) in sizes.iter().enumerate() {
+        let img = random_image(w, h, PixelFormat::Rgba8, 60 + i as u64);
+        for &(scale, ow, oh) in &specs {
+            let cpu = run1(&Backend::Cpu, Resize::new(scale, ow, oh).unwrap(), &img, &[]);
+            let gpu = run1(&gpu_backend(), Resize::new(scale, ow, oh).unwrap(), &img, &[]);
+            assert_eq!(max_diff(&gpu, &cpu).unwrap(), 0.0, "{w}x{h} scale {scale} {ow}x{oh}");
+        }
+    }
+}
+
 #[test]
 fn crop_regions() {
     let img = random_image(40, 30, PixelFormat::Rgba8, 9);

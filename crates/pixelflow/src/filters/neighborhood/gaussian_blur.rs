@@ -279,6 +279,12 @@ fn gen_v(r: u32, kv: u32) -> String {
 const WINDOW_B: u32 = 8;
 const WINDOW_HWG: u32 = 32;
 
+/// From this radius the row pass keeps its segment packed RGBA8 in workgroup memory (4x the
+/// resident invocations, an unpack at every window read). Schedule choice, H200 run 15 at
+/// 4K: packed 0.2275 / 0.2508 / 0.8316 ms against unpacked 0.2014 / 0.2890 / 0.8695 ms at
+/// radius 9 / 24 / 96; the switch sits between the measured radii, not at a measured one.
+const WINDOW_PACKED_FROM: u32 = 16;
+
 /// Unrolled sliding-window body over B steps per loop trip (see gaussian_blur_window.wgsl):
 /// input j sits in `p{j % B}`, so step s of a trip adds `w * p{(s + o) % B}` to output o,
 /// then refills `p{s}` with input j + B.
@@ -303,9 +309,9 @@ fn gen_window(b: u32, load: impl Fn(&str) -> String) -> String {
 }
 
 /// The two-pass window kernels' source for radius `r`.
-pub fn window_source(r: u32, packed: bool) -> Result<String> {
+pub fn window_source(r: u32, packed: bool, hwg: u32) -> Result<String> {
     let b = WINDOW_B;
-    let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &[("R", r), ("B", b), ("HWG", WINDOW_HWG), ("PACKED", packed as u32)])?;
+    let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &[("R", r), ("B", b), ("HWG", hwg), ("PACKED", packed as u32)])?;
     let s = replace_block(&s, "window_h", &gen_window(b, |j| format!("row_in(base, {j})")))?;
     let store_h: String = (0..b).map(|o| format!("    if (x + {o}u < gp.width) {{ tmp_out[row + x + {o}u] = a{o}; }}\n")).collect();
     let s = replace_block(&s, "window_h_store", &store_h)?;
@@ -387,7 +393,9 @@ impl Filter for GaussianBlur {
         let uniform = bytemuck::bytes_of(&params);
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
         // Variants (runtime::schedule): `tile` (default: fused tile up to radius 7, two
-        // passes beyond) and `twopass` (the RGBA32F temporary at every radius). A sweep
+        // passes beyond, their row segment packed from WINDOW_PACKED_FROM), `twopass` and
+        // `twopass_packed` (the register-blocked passes at every radius, row segment unpacked
+        // or packed), `twopass1` (one output per invocation, as before run 15). A sweep
         // schedule (strip walked down, vertical window in registers) measured slower than
         // `tile` on the H200 and was dropped (docs/perf-notes.md, run 10).
         // Bench-only ablations (wrong images, so not in `DEF.schedules`): one of the two
@@ -398,8 +406,15 @@ impl Filter for GaussianBlur {
             Some("twopass_v_only") => Some("v"),
             _ => None,
         };
+        // Bench-only: the row pass with 128-invocation workgroups (1024-pixel segments, less
+        // halo per segment), unpacked or packed. Same arithmetic, so not in the test matrix.
+        let row_wg = match variant.as_deref() {
+            Some("twopass_w128" | "twopass_packed_w128") => 128,
+            _ => WINDOW_HWG,
+        };
         let forced = match variant.as_deref() {
-            Some("twopass_h_only" | "twopass_v_only") => Some(Schedule::TwoPass),
+            Some("twopass_h_only" | "twopass_v_only" | "twopass_w128") => Some(Schedule::TwoPass),
+            Some("twopass_packed_w128") => Some(Schedule::TwoPassPacked),
             None | Some("tile") => self.schedule,
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
             Some("twopass1") => self.schedule.or(Some(Schedule::TwoPassSimple)),
@@ -433,14 +448,14 @@ impl Filter for GaussianBlur {
         }
         let tmp = rec.temp(tmp_bytes);
         if matches!(schedule, Schedule::TwoPass | Schedule::TwoPassPacked) {
-            let packed = schedule == Schedule::TwoPassPacked;
-            let key = format!("gaussian_blur.window.r{r}.p{}", packed as u32);
+            let packed = schedule == Schedule::TwoPassPacked || (forced.is_none() && r >= WINDOW_PACKED_FROM);
+            let key = format!("gaussian_blur.window.r{r}.p{}.w{row_wg}", packed as u32);
             let mut h = Kernel::new(&key, &[], "window_h");
-            h.generated = Some(window_source(r, packed)?);
+            h.generated = Some(window_source(r, packed, row_wg)?);
             let mut v = Kernel::new(&key, &[], "window_v");
             v.generated = h.generated.clone();
             if only != Some("v") {
-                rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
+                rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * row_wg), d.height, 1])?;
             }
             if only == Some("h") {
                 return Ok(());
