@@ -33,6 +33,9 @@ const WINDOW_WGSL: &str = include_str!("gaussian_blur_window.wgsl");
 /// Largest radius (`ceil(3 * 32)`), sizing the uniform's weight array.
 pub const MAX_RADIUS: u32 = 96;
 const MAX_TAPS: usize = 2 * MAX_RADIUS as usize + 1;
+/// vec4s of weights in the uniform: the taps rounded up to a multiple of 8 (the two-pass
+/// window reads whole blocks of 8 weights, the ones past the last tap being zero).
+const WEIGHT_VECS: usize = MAX_TAPS.div_ceil(8) * 2;
 
 /// Gaussian blur with standard deviation `sigma` pixels.
 #[derive(Clone, Debug)]
@@ -105,7 +108,7 @@ pub struct GaussianBlurParams {
     pub radius: u32,
     pub _pad: u32,
     /// Weight `k` at `w[k / 4][k % 4]`.
-    pub w: [[f32; 4]; 49],
+    pub w: [[f32; 4]; WEIGHT_VECS],
 }
 
 pub static DEF: FilterDef = FilterDef {
@@ -277,6 +280,7 @@ fn gen_v(r: u32, kv: u32) -> String {
 /// size. Schedule choice: B = 8 keeps 8 vec4 accumulators and an 8-input window (~80
 /// registers) and reads each input (2R + 16) / 8 times; to be measured on H200.
 const WINDOW_B: u32 = 8;
+const _: () = assert!(WINDOW_B % 4 == 0 && WEIGHT_VECS * 4 >= MAX_TAPS.div_ceil(WINDOW_B as usize) * WINDOW_B as usize);
 const WINDOW_HWG: u32 = 32;
 
 /// From this radius the row pass keeps its segment packed RGBA8 in workgroup memory (4x the
@@ -297,8 +301,10 @@ fn gen_window(b: u32, load: impl Fn(&str) -> String) -> String {
         s.push_str(&format!("    var p{j} = {};\n", load(&format!("{j}u"))));
     }
     s.push_str("    for (var kb = 0u; kb < STEPS; kb += B) {\n");
+    // kb is a multiple of B (a multiple of 4), so weight kb + st is component st % 4 of
+    // vec4 kb / 4 + st / 4: a static component; weights past the last tap are zero
     for st in 0..b {
-        s.push_str(&format!("        let w{st} = tap(kb + {st}u);\n"));
+        s.push_str(&format!("        let w{st} = gp.w[kb / 4u + {}u].{};\n", st / 4, LANES[(st % 4) as usize]));
         for o in 0..b {
             s.push_str(&format!("        a{o} += w{st} * p{};\n", (st + o) % b));
         }
@@ -329,7 +335,7 @@ pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
 
 impl GaussianBlur {
     fn params(&self, width: u32, height: u32) -> GaussianBlurParams {
-        let mut p = GaussianBlurParams { width, height, radius: self.radius(), _pad: 0, w: [[0.0; 4]; 49] };
+        let mut p = GaussianBlurParams { width, height, radius: self.radius(), _pad: 0, w: [[0.0; 4]; WEIGHT_VECS] };
         for (k, w) in self.weights().iter().enumerate().take(MAX_TAPS) {
             p.w[k / 4][k % 4] = *w;
         }

@@ -22,8 +22,9 @@ struct GaussianBlurParams {
     height: u32,
     radius: u32,
     _pad: u32,
-    // weights[k] for k in 0..=2*radius at w[k / 4][k % 4]: symmetric, summing to 1
-    w: array<vec4<f32>, 49>,
+    // weights[k] for k in 0..=2*radius at w[k / 4][k % 4]: symmetric, summing to 1; zero
+    // past 2*radius (the two-pass window reads whole blocks of 8)
+    w: array<vec4<f32>, 50>,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;

@@ -38,10 +38,6 @@ fn row_slot(i: u32) -> u32 {
     return i + (i >> 3u);
 }
 
-// Weight of tap k, zero past the last tap.
-fn tap(k: u32) -> f32 {
-    return select(0.0, wt(min(k, 2u * R)), k <= 2u * R);
-}
 
 fn row_in(base: u32, j: u32) -> vec4<f32> {
     if (PACKED == 1u) {
@@ -69,7 +65,7 @@ fn window_h(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
     var a0 = vec4<f32>(0.0);
     var p0 = row_in(base, 0u);
     for (var kb = 0u; kb < STEPS; kb += B) {
-        let w = tap(kb);
+        let w = gp.w[kb / 4u].x;
         a0 += w * p0;
         p0 = row_in(base, kb + B);
     }
@@ -104,7 +100,7 @@ fn window_v(@builtin(global_invocation_id) gid: vec3<u32>) {
     var a0 = vec4<f32>(0.0);
     var p0 = col_in(x, y0, 0u);
     for (var kb = 0u; kb < STEPS; kb += B) {
-        let w = tap(kb);
+        let w = gp.w[kb / 4u].x;
         a0 += w * p0;
         p0 = col_in(x, y0, kb + B);
     }
