@@ -289,10 +289,17 @@ const WINDOW_HWG: u32 = 32;
 /// radius 9 / 24 / 96; the switch sits between the measured radii, not at a measured one.
 const WINDOW_PACKED_FROM: u32 = 16;
 
+/// From this radius the window passes read their weights a vec4 at a time with static
+/// components, below it one at a time with a dynamic component. Schedule choice, H200 runs
+/// 16 and 16b at 4K: static 0.2107 / 0.2566 / 0.7087 ms against dynamic 0.2016 / 0.2515 /
+/// 0.8314 ms at radius 9 / 24 / 96 (the column pass got slower at radius 24, 0.103 ->
+/// 0.115 ms, for reasons not established); the switch sits between measured radii.
+const WINDOW_STATIC_FROM: u32 = 48;
+
 /// Unrolled sliding-window body over B steps per loop trip (see gaussian_blur_window.wgsl):
 /// input j sits in `p{j % B}`, so step s of a trip adds `w * p{(s + o) % B}` to output o,
 /// then refills `p{s}` with input j + B.
-fn gen_window(b: u32, load: impl Fn(&str) -> String) -> String {
+fn gen_window(b: u32, static_weights: bool, load: impl Fn(&str) -> String) -> String {
     let mut s = String::new();
     for o in 0..b {
         s.push_str(&format!("    var a{o} = vec4<f32>(0.0);\n"));
@@ -302,9 +309,14 @@ fn gen_window(b: u32, load: impl Fn(&str) -> String) -> String {
     }
     s.push_str("    for (var kb = 0u; kb < STEPS; kb += B) {\n");
     // kb is a multiple of B (a multiple of 4), so weight kb + st is component st % 4 of
-    // vec4 kb / 4 + st / 4: a static component; weights past the last tap are zero
+    // vec4 kb / 4 + st / 4: a static component (weights past the last tap are zero); or
+    // one weight at a time through `tap`, a dynamic component (see WINDOW_STATIC_FROM)
     for st in 0..b {
-        s.push_str(&format!("        let w{st} = gp.w[kb / 4u + {}u].{};\n", st / 4, LANES[(st % 4) as usize]));
+        if static_weights {
+            s.push_str(&format!("        let w{st} = gp.w[kb / 4u + {}u].{};\n", st / 4, LANES[(st % 4) as usize]));
+        } else {
+            s.push_str(&format!("        let w{st} = tap(kb + {st}u);\n"));
+        }
         for o in 0..b {
             s.push_str(&format!("        a{o} += w{st} * p{};\n", (st + o) % b));
         }
@@ -317,11 +329,12 @@ fn gen_window(b: u32, load: impl Fn(&str) -> String) -> String {
 /// The two-pass window kernels' source for radius `r`.
 pub fn window_source(r: u32, packed: bool, hwg: u32) -> Result<String> {
     let b = WINDOW_B;
+    let static_weights = r >= WINDOW_STATIC_FROM;
     let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &[("R", r), ("B", b), ("HWG", hwg), ("PACKED", packed as u32)])?;
-    let s = replace_block(&s, "window_h", &gen_window(b, |j| format!("row_in(base, {j})")))?;
+    let s = replace_block(&s, "window_h", &gen_window(b, static_weights, |j| format!("row_in(base, {j})")))?;
     let store_h: String = (0..b).map(|o| format!("    if (x + {o}u < gp.width) {{ tmp_out[row + x + {o}u] = a{o}; }}\n")).collect();
     let s = replace_block(&s, "window_h_store", &store_h)?;
-    let s = replace_block(&s, "window_v", &gen_window(b, |j| format!("col_in(x, y0, {j})")))?;
+    let s = replace_block(&s, "window_v", &gen_window(b, static_weights, |j| format!("col_in(x, y0, {j})")))?;
     let store_v: String = (0..b).map(|o| format!("    if (y0 + {o}u < gp.height) {{ dst[(y0 + {o}u) * gp.width + x] = pack_rounded(a{o}); }}\n")).collect();
     replace_block(&s, "window_v_store", &store_v)
 }

@@ -39,6 +39,11 @@ fn row_slot(i: u32) -> u32 {
 }
 
 
+// Weight of tap k (zero past the last tap, as the uniform is).
+fn tap(k: u32) -> f32 {
+    return wt(min(k, 4u * 50u - 1u));
+}
+
 fn row_in(base: u32, j: u32) -> vec4<f32> {
     if (PACKED == 1u) {
         return bytes4(row_packed[row_slot(base + j)]);
