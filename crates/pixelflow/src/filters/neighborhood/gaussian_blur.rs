@@ -290,10 +290,12 @@ const WINDOW_HWG: u32 = 32;
 const WINDOW_PACKED_FROM: u32 = 16;
 
 /// From this radius the window passes read their weights a vec4 at a time with static
-/// components, below it one at a time with a dynamic component. Schedule choice, H200 runs
-/// 16 and 16b at 4K: static 0.2107 / 0.2566 / 0.7087 ms against dynamic 0.2016 / 0.2515 /
-/// 0.8314 ms at radius 9 / 24 / 96 (the column pass got slower at radius 24, 0.103 ->
-/// 0.115 ms, for reasons not established); the switch sits between measured radii.
+/// components, below it one at a time with a dynamic component (`tap`). Schedule choice,
+/// H200 runs 16, 16b, 17b at 4K: static 0.2107 / 0.2566 / 0.7087 ms against dynamic
+/// 0.2016 / 0.2515 / 0.8314 ms at radius 9 / 24 / 96 (with static weights the column pass
+/// got slower at radius 24, 0.103 -> 0.115 ms, reason not established; and `tap` clamping
+/// its index to the array's end instead of to 2R measured 0.2101 / 0.2683 ms, run 17);
+/// the switch sits between measured radii.
 const WINDOW_STATIC_FROM: u32 = 48;
 
 /// Unrolled sliding-window body over B steps per loop trip (see gaussian_blur_window.wgsl):

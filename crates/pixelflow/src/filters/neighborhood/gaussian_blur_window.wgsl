@@ -39,9 +39,9 @@ fn row_slot(i: u32) -> u32 {
 }
 
 
-// Weight of tap k (zero past the last tap, as the uniform is).
+// Weight of tap k, zero past the last tap.
 fn tap(k: u32) -> f32 {
-    return wt(min(k, 4u * 50u - 1u));
+    return select(0.0, wt(min(k, 2u * R)), k <= 2u * R);
 }
 
 fn row_in(base: u32, j: u32) -> vec4<f32> {
