@@ -480,6 +480,10 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=twopass"),
         // the fallback where the default fuses
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass"),
+        // resize: the row-walking kernel (16 and 8 rows per invocation) against the default
+        ("resize 1080p->4K", "resize(scale=2)", "resize=rows"),
+        ("resize 1080p->4K", "resize(scale=2)", "resize=rows16"),
+        ("resize 4K->1080p", "resize(scale=0.5)", "resize=rows_any"),
     ]
 }
 
