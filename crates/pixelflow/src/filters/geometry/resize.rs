@@ -11,6 +11,7 @@ use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::filters::neighborhood::specialize;
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::params::{check_float, check_int, ParamDef};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
@@ -18,9 +19,14 @@ use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("resize.wgsl");
+const ROWS_WGSL: &str = include_str!("resize_rows.wgsl");
 /// Invocations per workgroup, 4 output pixels each. Schedule choice, not algorithm; mirrors
 /// `@workgroup_size` in resize.wgsl.
 const RESIZE_WG: u32 = 256;
+/// Schedule `rows`: invocations per workgroup (4 output columns each; mirrors `WG` and
+/// `@workgroup_size` in resize_rows.wgsl) and the default output rows per invocation (`RB`).
+const ROWS_WG: u32 = 64;
+const ROWS_RB: u32 = 8;
 
 /// Resizes to `width` x `height`; a zero side comes from `scale` instead.
 #[derive(Clone, Debug)]
@@ -97,9 +103,12 @@ channels (alpha too, not premultiplied), no antialiasing when shrinking.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?)),
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>() }],
+    uniforms: &[
+        UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>() },
+        UniformLayout { wgsl: ROWS_WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>() },
+    ],
     test_inputs: None,
-    schedules: &[],
+    schedules: &["rows", "rows16", "rows_any"],
 };
 
 /// CPU twin of `resize.wgsl` for output pixel (x, y).
@@ -149,6 +158,27 @@ impl Filter for Resize {
         let d = slot_image(&DEF, inputs, 0)?;
         let (ow, oh) = self.out_size(d.width, d.height)?;
         let u = ResizeParams::new(d.width, d.height, ow, oh);
+        // Schedules: `quads` (4 consecutive output pixels of the row-major order per
+        // invocation, each pixel computed on its own) and `rows` (resize_rows.wgsl: 4 columns
+        // walked down RB rows, horizontal interpolations shared by the output rows that use the
+        // same source row), which needs an output width that is a multiple of 4 and only pays
+        // off when no side shrinks; other shapes take `quads`. `rows16` is `rows` with 16 rows
+        // per invocation; `rows_any` is `rows` for shrinking too (for tests and the bench).
+        let variant = crate::runtime::schedule::get(DEF.name);
+        let rows = match variant.as_deref() {
+            None | Some("quads") => None,
+            Some("rows") => Some((ROWS_RB, false)),
+            Some("rows16") => Some((16, false)),
+            Some("rows_any") => Some((ROWS_RB, true)),
+            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows_any"])),
+        };
+        if let Some((rb, any_ratio)) = rows {
+            if ow % 4 == 0 && (any_ratio || (ow >= d.width && oh >= d.height)) {
+                let mut kernel = Kernel::new(&format!("geometry.resize.rows.rb{rb}"), &[], "main");
+                kernel.generated = Some(specialize(ROWS_WGSL, &[("RB", rb)])?);
+                return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), [(ow / 4).div_ceil(ROWS_WG), oh.div_ceil(rb), 1]);
+            }
+        }
         let kernel = Kernel::new("geometry.resize", &[WGSL], "resize");
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG))
     }
