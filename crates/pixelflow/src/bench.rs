@@ -535,7 +535,7 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("box_blur 31x31", "box_blur(radius=15)", "box_blur=strip"),
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=strip"),
         // gaussian: the register-blocked two passes where the tile fuses (the crossover
-        // radius), and the one-output-per-invocation passes they replace
+        // radius), and unpacked where the default packs the row segment
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=twopass"),
         ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=twopass"),
         ("gaussian_blur s=5", "gaussian_blur(sigma=5)", "gaussian_blur=twopass"),
@@ -544,18 +544,12 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         // 16x32 h4 v2 at s=3 and s=5) and others around them
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile32x32h8v4"),
         ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile16x32h4v2"),
-        // row pass with 128-invocation workgroups (bench-only)
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=twopass_w128"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_packed_w128"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_packed_w128"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass"),
         // one pass alone (bench-only ablations, wrong images)
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_h_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_v_only"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_h_only"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_v_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass1"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass1"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see

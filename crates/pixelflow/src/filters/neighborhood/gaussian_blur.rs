@@ -27,7 +27,6 @@ use super::{replace_block, specialize};
 
 const WGSL: &str = include_str!("gaussian_blur.wgsl");
 const FUSED_WGSL: &str = include_str!("gaussian_blur_fused.wgsl");
-const FALLBACK_WGSL: &str = include_str!("gaussian_blur_fallback.wgsl");
 const WINDOW_WGSL: &str = include_str!("gaussian_blur_window.wgsl");
 
 /// Largest radius (`ceil(3 * 32)`), sizing the uniform's weight array.
@@ -54,9 +53,6 @@ pub enum Schedule {
     /// `TwoPass` with the row segment kept packed RGBA8 in workgroup memory, unpacked at
     /// every window read.
     TwoPassPacked,
-    /// The same two passes, one output per invocation (`gaussian_blur_fallback.wgsl`); kept
-    /// to be measured against `TwoPass`.
-    TwoPassSimple,
 }
 
 impl GaussianBlur {
@@ -128,7 +124,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
     test_inputs: None,
-    schedules: &["twopass", "twopass_packed", "twopass1"],
+    schedules: &["twopass", "twopass_packed"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
@@ -329,10 +325,10 @@ fn gen_window(b: u32, static_weights: bool, load: impl Fn(&str) -> String) -> St
 }
 
 /// The two-pass window kernels' source for radius `r`.
-pub fn window_source(r: u32, packed: bool, hwg: u32) -> Result<String> {
+pub fn window_source(r: u32, packed: bool) -> Result<String> {
     let b = WINDOW_B;
     let static_weights = r >= WINDOW_STATIC_FROM;
-    let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &[("R", r), ("B", b), ("HWG", hwg), ("PACKED", packed as u32)])?;
+    let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &[("R", r), ("B", b), ("HWG", WINDOW_HWG), ("PACKED", packed as u32)])?;
     let s = replace_block(&s, "window_h", &gen_window(b, static_weights, |j| format!("row_in(base, {j})")))?;
     let store_h: String = (0..b).map(|o| format!("    if (x + {o}u < gp.width) {{ tmp_out[row + x + {o}u] = a{o}; }}\n")).collect();
     let s = replace_block(&s, "window_h_store", &store_h)?;
@@ -416,7 +412,8 @@ impl Filter for GaussianBlur {
         // Variants (runtime::schedule): `tile` (default: fused tile up to radius 7, two
         // passes beyond, their row segment packed from WINDOW_PACKED_FROM), `twopass` and
         // `twopass_packed` (the register-blocked passes at every radius, row segment unpacked
-        // or packed), `twopass1` (one output per invocation, as before run 15). A sweep
+        // or packed). One output per invocation (before run 15; 0.527 ms at σ=8 against the
+        // window's 0.289) was removed, as was a 128-invocation row pass (slower). A sweep
         // schedule (strip walked down, vertical window in registers) measured slower than
         // `tile` on the H200 and was dropped (docs/perf-notes.md, run 10).
         // Bench-only ablations (wrong images, so not in `DEF.schedules`): one of the two
@@ -427,23 +424,15 @@ impl Filter for GaussianBlur {
             Some("twopass_v_only") => Some("v"),
             _ => None,
         };
-        // Bench-only: the row pass with 128-invocation workgroups (1024-pixel segments, less
-        // halo per segment), unpacked or packed. Same arithmetic, so not in the test matrix.
-        let row_wg = match variant.as_deref() {
-            Some("twopass_w128" | "twopass_packed_w128") => 128,
-            _ => WINDOW_HWG,
-        };
         let forced = match variant.as_deref() {
-            Some("twopass_h_only" | "twopass_v_only" | "twopass_w128") => Some(Schedule::TwoPass),
-            Some("twopass_packed_w128") => Some(Schedule::TwoPassPacked),
+            Some("twopass_h_only" | "twopass_v_only") => Some(Schedule::TwoPass),
             None | Some("tile") => self.schedule,
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
-            Some("twopass1") => self.schedule.or(Some(Schedule::TwoPassSimple)),
             Some("twopass_packed") => self.schedule.or(Some(Schedule::TwoPassPacked)),
             // a fused tile shape by name, for benchmarks: `tile<tw>x<th>h<kh>v<kv>`
             Some(other) => match parse_tile(other) {
                 Some(t) => self.schedule.or(Some(Schedule::Fused(t))),
-                None => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "twopass1", "tile<tw>x<th>h<kh>v<kv>"])),
+                None => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "tile<tw>x<th>h<kh>v<kv>"])),
             },
         };
         let schedule = match forced {
@@ -468,23 +457,21 @@ impl Filter for GaussianBlur {
             return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
         }
         let tmp = rec.temp(tmp_bytes);
-        if matches!(schedule, Schedule::TwoPass | Schedule::TwoPassPacked) {
+        {
             let packed = schedule == Schedule::TwoPassPacked || (forced.is_none() && r >= WINDOW_PACKED_FROM);
-            let key = format!("gaussian_blur.window.r{r}.p{}.w{row_wg}", packed as u32);
+            let key = format!("gaussian_blur.window.r{r}.p{}", packed as u32);
             let mut h = Kernel::new(&key, &[], "window_h");
-            h.generated = Some(window_source(r, packed, row_wg)?);
+            h.generated = Some(window_source(r, packed)?);
             let mut v = Kernel::new(&key, &[], "window_v");
             v.generated = h.generated.clone();
             if only != Some("v") {
-                rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * row_wg), d.height, 1])?;
+                rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
             }
             if only == Some("h") {
                 return Ok(());
             }
-            return rec.dispatch(&v, &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height.div_ceil(WINDOW_B), 64, 4));
+            rec.dispatch(&v, &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height.div_ceil(WINDOW_B), 64, 4))
         }
-        rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL, FALLBACK_WGSL], "fallback_h"), &[&input.buffer, &tmp], uniform, [d.width.div_ceil(256), d.height, 1])?;
-        rec.dispatch(&Kernel::new("gaussian_blur", &[WGSL, FALLBACK_WGSL], "fallback_v"), &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height, 64, 4))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

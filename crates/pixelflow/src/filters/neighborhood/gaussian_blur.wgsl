@@ -12,10 +12,9 @@
 //   full-size intermediate.
 //   Its constants are specialised per radius and tile (lines marked @specialize), and the
 //   bodies of `h_segment`/`v_segment` are replaced by unrolled straight-line code.
-// - `fallback_h` + `fallback_v` (gaussian_blur_fallback.wgsl, appended to this file): two
-//   passes through an Rgba32F temporary, for radii whose tile does not fit in workgroup
-//   memory. Separate files, so that each module declares only its own kernel's workgroup
-//   variables.
+// - `window_h` + `window_v` (gaussian_blur_window.wgsl, appended to this file): two
+//   register-blocked passes through an Rgba32F temporary, for larger radii. Separate files,
+//   so that each module declares only its own kernel's workgroup variables.
 
 struct GaussianBlurParams {
     width: u32,
