@@ -662,30 +662,16 @@ mod tests {
     //! must equal the xor of the whole input (a quad skipped is missing from it, a quad read
     //! twice cancels out).
     use super::*;
-    use crate::runtime::GpuOptions;
+    use crate::runtime::test_support;
 
     fn xor_of_stores(gpu: &Gpu, name: &str, wgsl: &str, words: &[u32], groups: [u32; 3], stride: u32) -> [u32; 4] {
-        let dev = &gpu.device;
         let quads = (words.len() / 4) as u32;
-        let src = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: (words.len() * 4) as u64, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: true });
-        src.slice(..).get_mapped_range_mut().expect("mapped at creation").copy_from_slice(bytemuck::cast_slice(words));
-        src.unmap();
         let invocations = groups.iter().product::<u32>() as u64 * 256;
-        let dst = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: invocations * 16, usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
         // pipelines are cached by key: one per probe
         let mut k = Kernel::new(&format!("test.exp_{name}"), &[EXP_HEADER], "main");
         k.generated = Some(wgsl.replace(EXP_READ_SINK, "    dst4[i] = acc;\n}\n"));
-        let mut rec = NodeRecorder::new(gpu);
-        rec.dispatch(&k, &[&src, &dst], bytemuck::bytes_of(&[quads, stride, 0, 0]), groups).expect("dispatch");
-        let mut enc = dev.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            rec.encode_dispatches(&mut pass);
-        }
-        let staging = gpu.read_buffers(&mut enc, &[(&dst, invocations * 16)]);
-        gpu.queue.submit([enc.finish()]);
-        let raw = gpu.map_all(&staging).expect("map");
-        let out: &[u32] = bytemuck::cast_slice(&raw[0]);
+        let raw = test_support::run_once(gpu, &k, bytemuck::cast_slice(words), invocations * 16, bytemuck::bytes_of(&[quads, stride, 0, 0]), groups);
+        let out: &[u32] = bytemuck::cast_slice(&raw);
         let mut x = [0u32; 4];
         for q in out.chunks_exact(4) {
             for c in 0..4 {
@@ -697,10 +683,7 @@ mod tests {
 
     #[test]
     fn read_probes_read_every_quad_once() {
-        let gpu = match Gpu::new(&GpuOptions { backend: Some(std::env::var("PIXELFLOW_TEST_BACKEND").unwrap_or_else(|_| "vulkan".into())), adapter: None }) {
-            Ok(g) => g,
-            Err(e) => panic!("GPU tests need a Vulkan adapter (install mesa-vulkan-drivers for lavapipe): {e}"),
-        };
+        let gpu = test_support::gpu();
         let mut s = 0x243F6A8885A308D3u64;
         // quad counts around whole loop iterations of a 2-group grid (stride 512) and more
         for quads in [1u32, 511, 512, 513, 2047, 2048, 2049, 4 * 512 + 3 * 512 + 7, 9 * 512 - 1, 20000] {

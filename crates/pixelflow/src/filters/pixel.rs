@@ -139,18 +139,24 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     gen.push_str(&format!(
         "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.groups) {{ return; }}\n    let s = src[i];\n    var c0 = unorm_unpack(s.x);\n    var c1 = unorm_unpack(s.y);\n    var c2 = unorm_unpack(s.z);\n    var c3 = unorm_unpack(s.w);\n"
     ));
-    for (i, o) in ops.iter().enumerate() {
-        for k in 0..4 {
-            if i > 0 {
-                gen.push_str(&format!("    c{k} = quantize8(c{k});\n"));
-            }
-            gen.push_str(&format!("    c{k} = {}(c{k}, chain.op{i});\n", o.fn_name));
-        }
+    for k in 0..4 {
+        apply_chain(&mut gen, ops, &format!("c{k}"));
     }
     gen.push_str("    dst[i] = vec4<u32>(unorm_pack(c0), unorm_pack(c1), unorm_pack(c2), unorm_pack(c3));\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &chain_uniform(ops, groups), groups_1d(groups, PIXEL_WG))
+}
+
+/// WGSL applying `ops` in order to the RGBA variable `c`, quantised to 8 bits between ops
+/// as storing and reloading an RGBA8 image would (the CPU runs a chain one filter at a time).
+fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str) {
+    for (i, o) in ops.iter().enumerate() {
+        if i > 0 {
+            gen.push_str(&format!("    {c} = quantize8({c});\n"));
+        }
+        gen.push_str(&format!("    {c} = {}({c}, chain.op{i});\n", o.fn_name));
+    }
 }
 
 /// `ChainParams`: the quad count, then every op's parameter block.
@@ -181,12 +187,7 @@ fn record_table(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], sources: Vec<&'s
     gen.push_str(&format!(
         "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    var s = vec4<u32>(0u);\n    if (i < chain.groups) {{ s = src[i]; }}\n    var c = unorm_unpack(lid * 0x01010101u);\n"
     ));
-    for (i, o) in ops.iter().enumerate() {
-        if i > 0 {
-            gen.push_str("    c = quantize8(c);\n");
-        }
-        gen.push_str(&format!("    c = {}(c, chain.op{i});\n", o.fn_name));
-    }
+    apply_chain(&mut gen, ops, "c");
     gen.push_str("    lut[lid] = unorm_pack(c);\n    workgroupBarrier();\n    if (i >= chain.groups) { return; }\n    dst[i] = vec4<u32>(lut_pixel(s.x), lut_pixel(s.y), lut_pixel(s.z), lut_pixel(s.w));\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);

@@ -191,12 +191,46 @@ pub fn groups_2d(width: u32, height: u32, wx: u32, wy: u32) -> [u32; 3] {
     [width.div_ceil(wx).max(1), height.div_ceil(wy).max(1), 1]
 }
 
+/// For unit tests that run one kernel on raw buffers.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+    use crate::runtime::GpuOptions;
+
+    /// The test GPU (`PIXELFLOW_TEST_BACKEND`, default Vulkan); panics when there is none.
+    pub(crate) fn gpu() -> std::sync::Arc<Gpu> {
+        match Gpu::new(&GpuOptions { backend: Some(std::env::var("PIXELFLOW_TEST_BACKEND").unwrap_or_else(|_| "vulkan".into())), adapter: None }) {
+            Ok(g) => g,
+            Err(e) => panic!("GPU tests need a Vulkan adapter (install mesa-vulkan-drivers for lavapipe): {e}"),
+        }
+    }
+
+    /// Runs `kernel` once with `input` at binding 0, a zeroed output of `out_bytes` at
+    /// binding 1 and `uniform` (if not empty) at binding 2; returns the output.
+    pub(crate) fn run_once(gpu: &Gpu, kernel: &Kernel, input: &[u8], out_bytes: u64, uniform: &[u8], groups: [u32; 3]) -> Vec<u8> {
+        let dev = &gpu.device;
+        let src = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: input.len() as u64, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: true });
+        src.slice(..).get_mapped_range_mut().expect("mapped at creation").copy_from_slice(input);
+        src.unmap();
+        let dst = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: out_bytes, usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
+        let mut rec = NodeRecorder::new(gpu);
+        rec.dispatch(kernel, &[&src, &dst], uniform, groups).expect("dispatch");
+        let mut enc = dev.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            rec.encode_dispatches(&mut pass);
+        }
+        let staging = gpu.read_buffers(&mut enc, &[(&dst, out_bytes)]);
+        gpu.queue.submit([enc.finish()]);
+        gpu.map_all(&staging).expect("map").swap_remove(0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! The conversion helpers, bit for bit: the equivalence matrix's 1/255 tolerance would
     //! hide an off-by-one rounding, so they are checked exactly here.
     use super::*;
-    use crate::runtime::GpuOptions;
 
     const PROBE: &str = "
 @group(0) @binding(0) var<storage, read> vals: array<f32>;
@@ -214,30 +248,14 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 }";
 
     fn run(gpu: &Gpu, vals: &[f32]) -> Vec<u32> {
-        let dev = &gpu.device;
-        let src = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: (vals.len() * 4) as u64, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: true });
-        src.slice(..).get_mapped_range_mut().expect("mapped at creation").copy_from_slice(bytemuck::cast_slice(vals));
-        src.unmap();
-        let dst = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: (vals.len() * 16) as u64, usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
-        let mut rec = NodeRecorder::new(gpu);
-        rec.dispatch(&Kernel::new("test.conv", &[PROBE], "main"), &[&src, &dst], &[], [(vals.len() as u32).div_ceil(64), 1, 1]).expect("dispatch");
-        let mut enc = dev.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            rec.encode_dispatches(&mut pass);
-        }
-        let staging = gpu.read_buffers(&mut enc, &[(&dst, (vals.len() * 16) as u64)]);
-        gpu.queue.submit([enc.finish()]);
-        let raw = gpu.map_all(&staging).expect("map");
-        bytemuck::cast_slice(&raw[0]).to_vec()
+        let k = Kernel::new("test.conv", &[PROBE], "main");
+        let out = test_support::run_once(gpu, &k, bytemuck::cast_slice(vals), (vals.len() * 16) as u64, &[], [(vals.len() as u32).div_ceil(64), 1, 1]);
+        bytemuck::cast_slice(&out).to_vec()
     }
 
     #[test]
     fn conversion_helpers_are_exact_in_both_variants() {
-        let gpu = match Gpu::new(&GpuOptions { backend: Some(std::env::var("PIXELFLOW_TEST_BACKEND").unwrap_or_else(|_| "vulkan".into())), adapter: None }) {
-            Ok(g) => g,
-            Err(e) => panic!("GPU tests need a Vulkan adapter (install mesa-vulkan-drivers for lavapipe): {e}"),
-        };
+        let gpu = test_support::gpu();
         // every byte's unorm value, its exact rounding ties (k + 0.5) / 255, neighbours of
         // both, out-of-range values, and plain fractions for floor
         let mut vals: Vec<f32> = Vec::new();

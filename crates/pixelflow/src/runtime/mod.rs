@@ -7,5 +7,7 @@ mod pool;
 pub mod schedule;
 
 pub use context::{Gpu, GpuOptions, GpuInfo};
+#[cfg(test)]
+pub(crate) use kernel::test_support;
 pub use kernel::{groups_1d, groups_2d, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
 pub use pool::{size_class, BufferPool};

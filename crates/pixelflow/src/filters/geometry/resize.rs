@@ -103,10 +103,7 @@ channels (alpha too, not premultiplied), no antialiasing when shrinking.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?)),
-    uniforms: &[
-        UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>() },
-        UniformLayout { wgsl: ROWS_WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>() },
-    ],
+    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>() }],
     test_inputs: None,
     schedules: &["quads", "rows", "rows_any"],
 };
@@ -177,8 +174,8 @@ impl Filter for Resize {
         };
         if let Some((rb, any_ratio)) = rows {
             if ow % 4 == 0 && (any_ratio || (ow >= d.width && oh >= d.height)) {
-                let mut kernel = Kernel::new(&format!("geometry.resize.rows.rb{rb}"), &[], "main");
-                kernel.generated = Some(specialize(ROWS_WGSL, &[("RB", rb)])?);
+                let mut kernel = Kernel::new(&format!("geometry.resize.rows.rb{rb}"), &[], "resize_rows");
+                kernel.generated = Some(specialize(&format!("{WGSL}\n{ROWS_WGSL}"), &[("RB", rb)])?);
                 return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), [(ow / 4).div_ceil(ROWS_WG), oh.div_ceil(rb), 1]);
             }
         }

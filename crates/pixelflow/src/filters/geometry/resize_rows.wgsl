@@ -19,20 +19,7 @@
 // correct for any ratio (a column's or row's source pixels are loaded afresh whenever the
 // indices jump, as they do when shrinking).
 
-struct ResizeParams {
-    in_width: u32,
-    in_height: u32,
-    out_width: u32,
-    out_height: u32,
-    ratio_x: f32,
-    ratio_y: f32,
-    _pad0: u32,
-    _pad1: u32,
-}
-
-@group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
-@group(0) @binding(2) var<uniform> params: ResizeParams;
+// Appended to resize.wgsl: its uniform, bindings and helpers.
 
 const WG: u32 = 64u; // invocations per workgroup, 4 output columns each (mirrors @workgroup_size)
 const RB: u32 = 8u; // @specialize output rows per invocation
@@ -113,7 +100,7 @@ fn out_px(top: vec4<f32>, bottom: vec4<f32>, ty: f32) -> u32 {
 }
 
 @compute @workgroup_size(64)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn resize_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let w4 = params.out_width / 4u;
     let quad = wid.x * WG + lid;
     if (quad >= w4) { return; }

@@ -440,7 +440,11 @@ impl Filter for GaussianBlur {
                 return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
             }
             Some(s) => s,
-            None => choose_tile(r, limit).map_or(Schedule::TwoPass, Schedule::Fused),
+            None => match choose_tile(r, limit) {
+                Some(t) => Schedule::Fused(t),
+                None if r >= WINDOW_PACKED_FROM => Schedule::TwoPassPacked,
+                None => Schedule::TwoPass,
+            },
         };
         if let Schedule::Fused(t) = schedule {
             if t.tw * t.th != FUSED_WG * t.kv || t.tw % t.kh != 0 || t.th % t.kv != 0 {
@@ -457,21 +461,19 @@ impl Filter for GaussianBlur {
             return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
         }
         let tmp = rec.temp(tmp_bytes);
-        {
-            let packed = schedule == Schedule::TwoPassPacked || (forced.is_none() && r >= WINDOW_PACKED_FROM);
-            let key = format!("gaussian_blur.window.r{r}.p{}", packed as u32);
-            let mut h = Kernel::new(&key, &[], "window_h");
-            h.generated = Some(window_source(r, packed)?);
-            let mut v = Kernel::new(&key, &[], "window_v");
-            v.generated = h.generated.clone();
-            if only != Some("v") {
-                rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
-            }
-            if only == Some("h") {
-                return Ok(());
-            }
-            rec.dispatch(&v, &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height.div_ceil(WINDOW_B), 64, 4))
+        let packed = schedule == Schedule::TwoPassPacked;
+        let key = format!("gaussian_blur.window.r{r}.p{}", packed as u32);
+        let mut h = Kernel::new(&key, &[], "window_h");
+        h.generated = Some(window_source(r, packed)?);
+        let mut v = Kernel::new(&key, &[], "window_v");
+        v.generated = h.generated.clone();
+        if only != Some("v") {
+            rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
         }
+        if only == Some("h") {
+            return Ok(());
+        }
+        rec.dispatch(&v, &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height.div_ceil(WINDOW_B), 64, 4))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
