@@ -534,22 +534,22 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=strip"),
         ("box_blur 31x31", "box_blur(radius=15)", "box_blur=strip"),
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=strip"),
-        // gaussian: the register-blocked two passes where the tile fuses (the crossover
-        // radius), and unpacked where the default packs the row segment
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=twopass"),
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=twopass"),
-        ("gaussian_blur s=5", "gaussian_blur(sigma=5)", "gaussian_blur=twopass"),
-        ("gaussian_blur s=5", "gaussian_blur(sigma=5)", "gaussian_blur=tile16x32h4v2"),
-        // fused tile shapes: the cost model's choices before run 15 (32x32 h8 v4 at s=2,
-        // 16x32 h4 v2 at s=3 and s=5) and others around them
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=tile32x32h8v4"),
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=tile16x32h4v2"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass"),
-        // one pass alone (bench-only ablations, wrong images)
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_h_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_v_only"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_h_only"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_v_only"),
+        // gaussian: the decimated schedule (default from sigma ~5.1, where its bound first
+        // allows a node spacing) against the previous default, the register-blocked two
+        // passes (`tile` names the default choice); its row segment packed or not; and its
+        // first and last pass alone (bench-only ablations, wrong images)
+        ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=tile"),
+        ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=twopass"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_packed"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_packed"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_h_only"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_up_only"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=tile"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=twopass_packed"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_packed"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_unpacked"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_h_only"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_up_only"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see

@@ -78,6 +78,50 @@ fn gaussian_two_pass_schedules_match_cpu_at_awkward_sizes_and_radii() {
     }
 }
 
+/// Random 0/255 blocks of `block` x `block` pixels per channel: edges of full amplitude, where
+/// a misplaced node, phase or weight in the decimated schedule shows as errors of many
+/// levels (random noise blurs to nearly flat images that would hide them).
+fn blocks(w: u32, h: u32, block: u32, seed: u64) -> Image {
+    let noise = random_image(w.div_ceil(block), h.div_ceil(block), PixelFormat::Rgba8, seed);
+    let n = noise.as_u8();
+    let bw = w.div_ceil(block) as usize;
+    let mut px = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h as usize {
+        for x in 0..w as usize {
+            let b = ((y / block as usize) * bw + x / block as usize) * 4;
+            px.extend((0..4).map(|c| if n[b + c] >= 128 { 255 } else { 0 }));
+        }
+    }
+    Image::from_u8(w, h, PixelFormat::Rgba8, px).unwrap()
+}
+
+/// The decimated schedule (exact blur at grid nodes, cubic interpolation between them),
+/// row segment packed or not, within one level of the twin: node spacings 2 (sigma 6), 3,
+/// 4, 7 and 10 (sigma 32); images smaller than one node spacing, narrower than the row
+/// pass's 256-node segment or crossing it, heights that end inside an interpolation pass's
+/// 16-row run; random noise and full-amplitude blocks.
+#[test]
+fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
+    let sizes = [(1, 1), (1, 19), (23, 1), (67, 43), (9, 130), (256, 40)];
+    let sigmas = [6.0f32, 8.0, 12.0, 22.0, 32.0];
+    for &sigma in &sigmas {
+        let step = gaussian_blur::decimation_step(&GaussianBlur::new(sigma).unwrap().weights());
+        assert!(step.is_some_and(|d| d >= 2), "sigma {sigma}: {step:?}");
+        for (i, &(w, h)) in sizes.iter().enumerate() {
+            let block = 2 + (sigma as u32 + i as u32) % (sigma as u32);
+            for (kind, img) in [("noise", random_image(w, h, PixelFormat::Rgba8, 60 + i as u64)), ("blocks", blocks(w, h, block, 70 + i as u64))] {
+                // unpacked, the row segment at sigma 32 exceeds lavapipe's 32 KiB
+                let packings: &[Option<bool>] = if sigma > 24.0 { &[None, Some(true)] } else { &[Some(false), Some(true)] };
+                for &packed in packings {
+                    let f = GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Decimate { packed });
+                    let d = gpu_vs_cpu(Box::new(f), &img);
+                    assert!(d <= 1, "{w}x{h} {kind} sigma {sigma} packed {packed:?}: {d} levels (step {step:?})");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn gaussian_unknown_variant_is_an_error() {
     let img = random_image(8, 8, PixelFormat::Rgba8, 1);

@@ -28,6 +28,7 @@ use super::{replace_block, specialize};
 const WGSL: &str = include_str!("gaussian_blur.wgsl");
 const FUSED_WGSL: &str = include_str!("gaussian_blur_fused.wgsl");
 const WINDOW_WGSL: &str = include_str!("gaussian_blur_window.wgsl");
+const DECIMATE_WGSL: &str = include_str!("gaussian_blur_decimate.wgsl");
 
 /// Largest radius (`ceil(3 * 32)`), sizing the uniform's weight array.
 pub const MAX_RADIUS: u32 = 96;
@@ -35,6 +36,11 @@ const MAX_TAPS: usize = 2 * MAX_RADIUS as usize + 1;
 /// vec4s of weights in the uniform: the taps rounded up to a multiple of 8 (the two-pass
 /// window reads whole blocks of 8 weights, the ones past the last tap being zero).
 const WEIGHT_VECS: usize = MAX_TAPS.div_ceil(8) * 2;
+/// Largest node spacing of the decimated schedule (sizing the uniform's cubic table).
+pub const MAX_STEP: u32 = 16;
+/// vec4s of polyphase weights in the uniform: `D * ceil(ceil(taps / D) / 4)` is at most
+/// taps / 4 + 2 D <= 80 for taps <= 193 and D <= 16.
+const POLY_VECS: usize = 80;
 
 /// Gaussian blur with standard deviation `sigma` pixels.
 #[derive(Clone, Debug)]
@@ -53,6 +59,12 @@ pub enum Schedule {
     /// `TwoPass` with the row segment kept packed RGBA8 in workgroup memory, unpacked at
     /// every window read.
     TwoPassPacked,
+    /// The exact blur at the nodes of a grid `decimation_step` pixels apart, cubic
+    /// interpolation between them (`gaussian_blur_decimate.wgsl`); within one level of the
+    /// twin by construction, and only where `decimation_step` finds a spacing that keeps
+    /// that bound. `packed`: the row pass keeps its segment RGBA8 in workgroup memory
+    /// (`None`: chosen from the segment's size).
+    Decimate { packed: Option<bool> },
 }
 
 impl GaussianBlur {
@@ -102,9 +114,16 @@ pub struct GaussianBlurParams {
     pub width: u32,
     pub height: u32,
     pub radius: u32,
-    pub _pad: u32,
+    /// Node columns and rows of the decimated schedule.
+    pub nodes_x: u32,
+    pub nodes_y: u32,
+    pub _pad: [u32; 3],
     /// Weight `k` at `w[k / 4][k % 4]`.
     pub w: [[f32; 4]; WEIGHT_VECS],
+    /// Decimated schedule, node spacing `D`: weight `q * D + s` at `wp[s * QV + q / 4][q % 4]`.
+    pub wp: [[f32; 4]; POLY_VECS],
+    /// Decimated schedule: the cubic's 4 weights at `t = p / D` for each phase `p < D`.
+    pub cubic: [[f32; 4]; MAX_STEP as usize],
 }
 
 pub static DEF: FilterDef = FilterDef {
@@ -124,7 +143,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
     test_inputs: None,
-    schedules: &["twopass", "twopass_packed"],
+    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
@@ -344,13 +363,167 @@ pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
     replace_block(&s, "v_segment", &gen_v(r, t.kv))
 }
 
+/// Node outputs per invocation of the decimated schedule's row and column passes (even,
+/// for the bank-conflict-free row segment layout), the row pass's workgroup size, and the
+/// output rows per invocation of the interpolation pass. Schedule choice, first guesses
+/// (B and HWG as the two-pass window's); to be measured on the H200.
+const DECIM_B: u32 = 8;
+const DECIM_HWG: u32 = 32;
+const DECIM_TH: u32 = 16;
+const _: () = assert!(DECIM_B % 2 == 0);
+/// Above this many bytes of unpacked row segment, the decimated row pass keeps it packed
+/// RGBA8 (schedule choice, as `WINDOW_PACKED_FROM`; to be measured).
+const DECIM_UNPACKED_MAX_BYTES: u64 = 16 * 1024;
+
+/// Largest error, in 8-bit levels before rounding, that the decimated schedule may have by
+/// its bound (`decimation_error_bound`). Below 1, so the rounded output is within one level
+/// of the twin's; the margin covers the unorm16 node storage (2 x 0.002 levels through the
+/// cubic's gain) and f32 rounding (~1e-4).
+const DECIMATION_MAX_ERROR: f64 = 0.8;
+
+/// Weights of the 4-point Lagrange cubic through nodes at -1, 0, 1, 2, evaluated at `t`.
+pub fn cubic_weights(t: f64) -> [f64; 4] {
+    [
+        -t * (t - 1.0) * (t - 2.0) / 6.0,
+        (t + 1.0) * (t - 1.0) * (t - 2.0) / 2.0,
+        -(t + 1.0) * t * (t - 2.0) / 2.0,
+        (t + 1.0) * t * (t - 1.0) / 6.0,
+    ]
+}
+
+/// Bound on the decimated schedule's error, in 8-bit levels, for any image, with the nodes
+/// `d` pixels apart and `w` the twin's weights.
+///
+/// At a pixel at phase p (0 <= p < d) the 1-D interpolation error is the linear functional
+/// sum_x K(x) g(x), K(x) = T(p - x) - sum_j c_j(p / d) T(j d - x), of a row g of values in
+/// [0, 255] (a blurred image is one); sum_x K = 0, so its largest value is 127.5 ||K||_1.
+/// Interpolating down the node columns and then along the rows, the 2-D error is at most
+/// e_x + L e_y with L = max_p sum_j |c_j| (the cubic's gain on the column errors).
+pub fn decimation_error_bound(w: &[f32], d: u32) -> f64 {
+    let (mut worst, mut gain) = (0f64, 0f64);
+    for p in 0..d {
+        let (_, k) = interpolation_error_kernel(w, d, p);
+        worst = worst.max(127.5 * k.iter().map(|v| v.abs()).sum::<f64>());
+        gain = gain.max(cubic_weights(p as f64 / d as f64).iter().map(|v| v.abs()).sum());
+    }
+    worst * (1.0 + gain)
+}
+
+/// K of `decimation_error_bound` at phase `p`, as (lo, K(lo), K(lo + 1), ...), positions
+/// relative to the node at 0 (the nodes at -d, 0, d, 2d).
+fn interpolation_error_kernel(w: &[f32], d: u32, p: u32) -> (i64, Vec<f64>) {
+    let r = (w.len() / 2) as i64;
+    let (d, p) = (d as i64, p as i64);
+    let lo = -r - d;
+    let mut k = vec![0f64; (2 * r + 3 * d + 1) as usize];
+    let c = cubic_weights(p as f64 / d as f64);
+    for (i, &wi) in w.iter().enumerate() {
+        // T(a - x) = w[r + a - x], so tap i reaches x = a + r - i
+        let off = r - i as i64;
+        k[(p + off - lo) as usize] += wi as f64;
+        for (j, cj) in c.iter().enumerate() {
+            k[((j as i64 - 1) * d + off - lo) as usize] -= cj * wi as f64;
+        }
+    }
+    (lo, k)
+}
+
+/// The decimated schedule's node spacing for weights `w`: the largest spacing (from 2, up to
+/// `MAX_STEP`, stopping at the first that fails) whose `decimation_error_bound` stays within
+/// `DECIMATION_MAX_ERROR`; `None` when not even 2 does (small sigma).
+pub fn decimation_step(w: &[f32]) -> Option<u32> {
+    let mut best = None;
+    for d in 2..=MAX_STEP {
+        if decimation_error_bound(w, d) > DECIMATION_MAX_ERROR {
+            break;
+        }
+        best = Some(d);
+    }
+    best
+}
+
+/// Node columns (or rows) of the decimated grid over `len` pixels: nodes at (n - 1) * d for
+/// n = 0 ..= (len - 1) / d + 3, so that every pixel has the cubic's 4.
+fn node_count(len: u32, d: u32) -> u32 {
+    (len - 1) / d + 4
+}
+
+/// Sliding-window body of the decimated passes (see gaussian_blur_decimate.wgsl): per
+/// phase s (a loop), inputs t = 0, 1, ... of the phase's stride-D sequence in `p{t % B}`;
+/// step q adds weight q * D + s times input q + b to node b.
+fn gen_poly(b: u32, q: u32, load: impl Fn(u32) -> String) -> String {
+    let mut s = String::new();
+    for o in 0..b {
+        s.push_str(&format!("    var a{o} = vec4<f32>(0.0);\n"));
+    }
+    s.push_str("    for (var s = 0u; s < D; s++) {\n");
+    for t in 0..b {
+        s.push_str(&format!("        var p{t} = {};\n", load(t)));
+    }
+    for qi in 0..q {
+        s.push_str(&format!("        let w{qi} = gp.wp[s * QV + {}u].{};\n", qi / 4, LANES[(qi % 4) as usize]));
+        for o in 0..b {
+            s.push_str(&format!("        a{o} += w{qi} * p{};\n", (qi + o) % b));
+        }
+        if qi + 1 < q {
+            s.push_str(&format!("        p{} = {};\n", qi % b, load(qi + b)));
+        }
+    }
+    s.push_str("    }\n");
+    s
+}
+
+/// The decimated schedule's source for radius `r`, node spacing `d`.
+pub fn decimate_source(r: u32, d: u32, packed: bool) -> Result<String> {
+    let (b, q) = (DECIM_B, (2 * r + 1).div_ceil(d));
+    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("HWG", DECIM_HWG), ("PACKED", packed as u32), ("TH", DECIM_TH)];
+    let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
+    let s = replace_block(&s, "decim_h", &gen_poly(b, q, |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
+    let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = unorm16x4(a{o} * (1.0 / 255.0)); }}\n")).collect();
+    let s = replace_block(&s, "decim_h_store", &store_h)?;
+    let s = replace_block(&s, "decim_v", &gen_poly(b, q, |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d)))?;
+    let store_v: String = (0..b).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = unorm16x4(a{o}); }}\n")).collect();
+    replace_block(&s, "decim_v_store", &store_v)
+}
+
+/// Bytes of the decimated row pass's segment in workgroup memory (as laid out in the WGSL).
+fn decimate_segment_bytes(r: u32, d: u32, packed: bool) -> u64 {
+    let q = (2 * r + 1).div_ceil(d);
+    let row_in = d * (DECIM_HWG * DECIM_B + q - 1);
+    let slots = (row_in + row_in / (DECIM_B * d) + 1) as u64;
+    slots * if packed { 4 } else { 16 }
+}
+
 impl GaussianBlur {
     fn params(&self, width: u32, height: u32) -> GaussianBlurParams {
-        let mut p = GaussianBlurParams { width, height, radius: self.radius(), _pad: 0, w: [[0.0; 4]; WEIGHT_VECS] };
+        let mut p = GaussianBlurParams::zeroed();
+        (p.width, p.height, p.radius) = (width, height, self.radius());
         for (k, w) in self.weights().iter().enumerate().take(MAX_TAPS) {
             p.w[k / 4][k % 4] = *w;
         }
         p
+    }
+    /// `params` plus the decimated schedule's tables for node spacing `d`.
+    fn decimate_params(&self, width: u32, height: u32, d: u32) -> Result<GaussianBlurParams> {
+        let mut p = self.params(width, height);
+        (p.nodes_x, p.nodes_y) = (node_count(width, d), node_count(height, d));
+        let w = self.weights();
+        let q = w.len().div_ceil(d as usize);
+        let qv = q.div_ceil(4);
+        if d > MAX_STEP || d < 2 || d as usize * qv > POLY_VECS {
+            return Err(Error::Graph(format!("gaussian_blur: node spacing {d} is outside the decimated schedule's tables")));
+        }
+        for s in 0..d as usize {
+            for qi in 0..q {
+                if let Some(&wk) = w.get(qi * d as usize + s) {
+                    p.wp[s * qv + qi / 4][qi % 4] = wk;
+                }
+            }
+        }
+        for ph in 0..d {
+            p.cubic[ph as usize] = cubic_weights(ph as f64 / d as f64).map(|c| c as f32);
+        }
+        Ok(p)
     }
 }
 
@@ -420,19 +593,25 @@ impl Filter for GaussianBlur {
         // register-blocked passes alone, to place the two-pass time (docs/perf-notes.md).
         let variant = crate::runtime::schedule::get(DEF.name);
         let only = match variant.as_deref() {
-            Some("twopass_h_only") => Some("h"),
+            Some("twopass_h_only" | "decimate_h_only") => Some("h"),
             Some("twopass_v_only") => Some("v"),
+            Some("decimate_up_only") => Some("up"),
             _ => None,
         };
         let forced = match variant.as_deref() {
             Some("twopass_h_only" | "twopass_v_only") => Some(Schedule::TwoPass),
+            Some("decimate_h_only" | "decimate_up_only") => Some(Schedule::Decimate { packed: None }),
             None | Some("tile") => self.schedule,
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
             Some("twopass_packed") => self.schedule.or(Some(Schedule::TwoPassPacked)),
+            // the decimated schedule wherever its bound holds (the default elsewhere)
+            Some("decimate") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { packed: None })),
+            Some("decimate_packed") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { packed: Some(true) })),
+            Some("decimate_unpacked") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { packed: Some(false) })),
             // a fused tile shape by name, for benchmarks: `tile<tw>x<th>h<kh>v<kv>`
             Some(other) => match parse_tile(other) {
                 Some(t) => self.schedule.or(Some(Schedule::Fused(t))),
-                None => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "tile<tw>x<th>h<kh>v<kv>"])),
+                None => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "decimate", "decimate_packed", "decimate_unpacked", "tile<tw>x<th>h<kh>v<kv>"])),
             },
         };
         let schedule = match forced {
@@ -442,6 +621,7 @@ impl Filter for GaussianBlur {
             Some(s) => s,
             None => match choose_tile(r, limit) {
                 Some(t) => Schedule::Fused(t),
+                None if decimation_step(&self.weights()).is_some() => Schedule::Decimate { packed: None },
                 None if r >= WINDOW_PACKED_FROM => Schedule::TwoPassPacked,
                 None => Schedule::TwoPass,
             },
@@ -454,6 +634,44 @@ impl Filter for GaussianBlur {
             let mut kernel = Kernel::new(&key, &[], "fused");
             kernel.generated = Some(fused_source(r, t)?);
             return rec.dispatch(&kernel, &[&input.buffer, &output.buffer], uniform, groups_2d(d.width, d.height, t.tw, t.th));
+        }
+        if let Schedule::Decimate { packed } = schedule {
+            let Some(step) = decimation_step(&self.weights()) else {
+                return Err(Error::Graph(format!("gaussian_blur: no node spacing keeps the decimated schedule within {DECIMATION_MAX_ERROR} levels at sigma {}", self.sigma)));
+            };
+            let packed = packed.unwrap_or(decimate_segment_bytes(r, step, false) > DECIM_UNPACKED_MAX_BYTES);
+            if decimate_segment_bytes(r, step, packed) > limit {
+                return Err(Error::Graph(format!("gaussian_blur: the decimated row pass at radius {r} needs {} bytes of workgroup memory, the device has {limit}", decimate_segment_bytes(r, step, packed))));
+            }
+            let p = self.decimate_params(d.width, d.height, step)?;
+            let (nx, ny) = (p.nodes_x, p.nodes_y);
+            let rows_bytes = 8 * nx as u64 * d.height as u64;
+            let nodes_bytes = 8 * nx as u64 * ny as u64;
+            let max = rec.gpu().max_binding();
+            if rows_bytes > max {
+                return Err(Error::TooLarge { width: d.width, height: d.height, bytes: rows_bytes, limit: max });
+            }
+            let rows = rec.temp(rows_bytes);
+            let nodes = rec.temp(nodes_bytes);
+            let key = format!("gaussian_blur.decimate.r{r}.d{step}.p{}", packed as u32);
+            let mut h = Kernel::new(&key, &[], "decim_h");
+            h.generated = Some(decimate_source(r, step, packed)?);
+            let mut v = Kernel::new(&key, &[], "decim_v");
+            v.generated = h.generated.clone();
+            let mut up = Kernel::new(&key, &[], "decim_up");
+            up.generated = h.generated.clone();
+            let uniform = bytemuck::bytes_of(&p);
+            // every workgroup-memory slot the row pass reads it has written first
+            if only != Some("up") {
+                rec.dispatch_uninit(&h, &[&input.buffer, &rows], uniform, [nx.div_ceil(DECIM_B * DECIM_HWG), d.height, 1])?;
+            }
+            if only.is_none() {
+                rec.dispatch(&v, &[&rows, &nodes], uniform, groups_2d(nx, ny.div_ceil(DECIM_B), 64, 4))?;
+            }
+            if only == Some("h") {
+                return Ok(());
+            }
+            return rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(4), d.height.div_ceil(DECIM_TH), 64, 1));
         }
         let tmp_bytes = PixelFormat::Rgba32F.gpu_bytes(d.width, d.height);
         let limit = rec.gpu().max_binding();
@@ -519,6 +737,61 @@ mod tests {
         assert_eq!(parse_tile("tile32x64h8v8"), Some(FusedTile { tw: 32, th: 64, kh: 8, kv: 8 }));
         assert_eq!(parse_tile("tile32x64h8"), None);
         assert_eq!(parse_tile("twopass"), None);
+    }
+    #[test]
+    fn decimation_step_grows_with_sigma_and_keeps_its_bound() {
+        let mut last = None;
+        for tenth in 10..=320 {
+            let sigma = tenth as f32 / 10.0;
+            let w = weights(sigma);
+            let step = decimation_step(&w);
+            if let Some(d) = step {
+                assert!(decimation_error_bound(&w, d) <= DECIMATION_MAX_ERROR);
+                assert!((2..=MAX_STEP).contains(&d));
+                // the uniform's polyphase table holds it
+                assert!(d as usize * w.len().div_ceil(d as usize).div_ceil(4) <= POLY_VECS, "sigma {sigma}");
+            }
+            // never shrinks by more than one as sigma grows (the bound is not exactly monotone)
+            if let (Some(a), Some(b)) = (last, step) {
+                assert!(b + 1 >= a, "sigma {sigma}: {a} -> {b}");
+            }
+            // from sigma 5.1 on there is always a spacing (4.7 and 4.8 have one too: the
+            // bound moves with the truncation as well as with sigma)
+            assert!(sigma < 5.1 || step.is_some(), "sigma {sigma}");
+            last = step;
+        }
+        assert_eq!(decimation_step(&weights(3.0)), None);
+        assert!(decimation_step(&weights(8.0)).is_some_and(|d| d >= 3));
+        assert!(decimation_step(&weights(32.0)).is_some_and(|d| d >= 8));
+    }
+    /// The bound's kernel is the error of interpolating exact node values: on a row that is
+    /// 255 where K > 0 and 0 elsewhere, exact blur minus cubic of the exact node values at
+    /// the phase's pixel is 127.5 ||K||_1.
+    #[test]
+    fn decimation_bound_is_attained_by_its_worst_row() {
+        for (sigma, p) in [(6.0f32, 1u32), (11.0, 2), (32.0, 5)] {
+            let w = weights(sigma);
+            let d = decimation_step(&w).unwrap();
+            let (lo, k) = interpolation_error_kernel(&w, d, p);
+            let r = (w.len() / 2) as i64;
+            let g = |x: i64| -> f64 {
+                let i = x - lo;
+                if (0..k.len() as i64).contains(&i) && k[i as usize] > 0.0 { 255.0 } else { 0.0 }
+            };
+            let h = |a: i64| -> f64 { w.iter().enumerate().map(|(i, &wi)| wi as f64 * g(a + i as i64 - r)).sum() };
+            let c = cubic_weights(p as f64 / d as f64);
+            let interp: f64 = (0..4).map(|j| c[j] * h((j as i64 - 1) * d as i64)).sum();
+            let err = h(p as i64) - interp;
+            let l1: f64 = k.iter().map(|v| v.abs()).sum();
+            assert!((err - 127.5 * l1).abs() < 1e-6, "sigma {sigma}: {err} vs {}", 127.5 * l1);
+            assert!(err > 0.1, "sigma {sigma}: a bound this small would not be worth testing ({err})");
+        }
+    }
+    #[test]
+    fn decimated_source_parses_shape() {
+        let s = decimate_source(24, 3, true).unwrap();
+        assert!(s.contains("const Q: u32 = 17u;") && s.contains("const QV: u32 = 5u;"));
+        assert!(s.contains("a7 += w16 * p7;"), "step 16 of 17 adds input 23 (slot 7) to node 7");
     }
     #[test]
     fn generated_bodies_parse_shape() {

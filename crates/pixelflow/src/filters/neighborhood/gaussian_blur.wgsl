@@ -13,17 +13,30 @@
 //   Its constants are specialised per radius and tile (lines marked @specialize), and the
 //   bodies of `h_segment`/`v_segment` are replaced by unrolled straight-line code.
 // - `window_h` + `window_v` (gaussian_blur_window.wgsl, appended to this file): two
-//   register-blocked passes through an Rgba32F temporary, for larger radii. Separate files,
+//   register-blocked passes through an Rgba32F temporary, for larger radii.
+// - `decim_h` + `decim_v` + `decim_up` (gaussian_blur_decimate.wgsl): the exact blur at the
+//   nodes of a coarser grid, cubic interpolation between them, for large sigma. Separate files,
 //   so that each module declares only its own kernel's workgroup variables.
 
 struct GaussianBlurParams {
     width: u32,
     height: u32,
     radius: u32,
-    _pad: u32,
+    // node columns and rows of the decimated schedule (gaussian_blur_decimate.wgsl)
+    nodes_x: u32,
+    nodes_y: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
     // weights[k] for k in 0..=2*radius at w[k / 4][k % 4]: symmetric, summing to 1; zero
     // past 2*radius (the two-pass window reads whole blocks of 8)
     w: array<vec4<f32>, 50>,
+    // decimated schedule, node spacing D: weight q * D + s (zero past 2*radius) at
+    // wp[s * QV + q / 4][q % 4], QV = ceil(ceil((2 * radius + 1) / D) / 4)
+    wp: array<vec4<f32>, 80>,
+    // decimated schedule: the 4-point Lagrange cubic's weights at t = p / D, p < D, for the
+    // nodes at t = -1, 0, 1, 2
+    cubic: array<vec4<f32>, 16>,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;

@@ -1,0 +1,221 @@
+// Decimated Gaussian for large sigma; appended to gaussian_blur.wgsl (its uniform, bindings
+// and helpers). gaussian_blur.rs (`decimation_step`) picks the node spacing D and states
+// the error bound.
+//
+// The exact blur h = T (x) T * f (T the twin's truncated kernel) is computed only at the
+// nodes of a grid with spacing D (node n at position (n - 1) * D, so nodes -1 and the two
+// past the image exist and every pixel has the 4 nodes a cubic needs), then interpolated
+// back to every pixel with 4-point Lagrange cubics, first down the node columns, then
+// along the rows. Computing h exactly at the nodes (not blurring a decimated image) leaves
+// the interpolation as the only approximation: for any image in [0, 255] its error is at
+// most (1 + L) * 127.5 * max_p || T(p - .) - sum_j c_j(p) T(jD - .) ||_1, L = max_p sum_j
+// |c_j(p)|, which gaussian_blur.rs computes per sigma and keeps below one level.
+//
+// Three kernels:
+// - `decim_h`: row pass at node columns only. One workgroup of HWG invocations per
+//   SEG = HWG * B node columns of one row; the row segment (ROW_IN pixels) sits in
+//   workgroup memory; each invocation makes B consecutive node columns. The taps are split
+//   by phase (polyphase): with k = q * D + s, node b sums w[q * D + s] * f(x0 + s + (q + b) * D),
+//   so for each phase s the inputs x0 + s + t * D (t = 0, 1, ...) form a stride-1 sequence
+//   and a window of B of them in registers feeds B nodes per read, as in the two-pass
+//   window kernels. Taps past 2R have zero weight. Out: unorm16 x 4 (value / 255).
+// - `decim_v`: column pass at node rows, same scheme, reading the row pass's output
+//   straight from memory (consecutive invocations, consecutive node columns).
+// - `decim_up`: cubic interpolation to every pixel; each invocation makes 4 consecutive
+//   columns of TH consecutive rows, keeping the 4 node rows its cubic needs, each already
+//   interpolated along the row, in registers.
+
+const R: u32 = 24u; // @specialize  radius
+const D: u32 = 3u; // @specialize  node spacing
+const Q: u32 = 17u; // @specialize  taps per phase: ceil((2R + 1) / D)
+const QV: u32 = 5u; // @specialize  vec4s per phase in `wp`: ceil(Q / 4)
+const B: u32 = 8u; // @specialize  node outputs per invocation
+const HWG: u32 = 32u; // @specialize  invocations per row-pass workgroup
+const PACKED: u32 = 0u; // @specialize  1: row segment kept RGBA8 in workgroup memory
+const TH: u32 = 16u; // @specialize  output rows per `decim_up` invocation
+
+const SEG: u32 = HWG * B;
+// pixels of one row segment: the last invocation's last phase reads t = Q + B - 2
+const ROW_IN: u32 = D * (SEG + Q - 1u);
+// one padding slot per B * D pixels: invocation i starts at slot i * (B * D + 1), an odd
+// stride (B is even), so the HWG invocations' reads hit distinct banks
+const ROW_SLOTS: u32 = ROW_IN + ROW_IN / (B * D) + 1u;
+var<workgroup> dec_px: array<vec4<f32>, (1u - PACKED) * ROW_SLOTS + PACKED>;
+var<workgroup> dec_packed: array<u32, PACKED * ROW_SLOTS + (1u - PACKED)>;
+
+fn dec_slot(i: u32) -> u32 {
+    return i + i / (B * D);
+}
+
+fn dec_row_in(i: u32) -> vec4<f32> {
+    if (PACKED == 1u) {
+        return bytes4(dec_packed[dec_slot(i)]);
+    }
+    return dec_px[dec_slot(i)];
+}
+
+fn unorm16x4(v: vec4<f32>) -> vec2<u32> {
+    return vec2<u32>(pack2x16unorm(v.xy), pack2x16unorm(v.zw));
+}
+
+fn from_unorm16x4(p: vec2<u32>) -> vec4<f32> {
+    return vec4<f32>(unpack2x16unorm(p.x), unpack2x16unorm(p.y));
+}
+
+// Node values, unorm16 x 4: row pass output (nodes_x per image row), column pass output
+// (nodes_x per node row). Bindings as the other passes' src/dst.
+@group(0) @binding(1) var<storage, read_write> node_out: array<vec2<u32>>;
+@group(0) @binding(0) var<storage, read> node_in: array<vec2<u32>>;
+
+@compute @workgroup_size(HWG)
+fn decim_h(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    // first node of the workgroup: n = wid.x * SEG, at x = (n - 1) * D; its first tap R left
+    let x0 = (i32(wid.x * SEG) - 1) * i32(D) - i32(R);
+    let wmax = i32(gp.width) - 1;
+    let row = wid.y * gp.width;
+    for (var i = lid; i < ROW_IN; i += HWG) {
+        let gx = u32(clamp(x0 + i32(i), 0, wmax));
+        if (PACKED == 1u) {
+            dec_packed[dec_slot(i)] = src[row + gx];
+        } else {
+            dec_px[dec_slot(i)] = bytes4(src[row + gx]);
+        }
+    }
+    workgroupBarrier();
+    let base = lid * B * D;
+    // @generated-begin decim_h
+    var a0 = vec4<f32>(0.0);
+    for (var s = 0u; s < D; s++) {
+        a0 += gp.wp[s * QV].x * dec_row_in(base + s);
+    }
+    // @generated-end decim_h
+    let n0 = wid.x * SEG + lid * B;
+    let out_row = wid.y * gp.nodes_x;
+    // @generated-begin decim_h_store
+    if (n0 < gp.nodes_x) {
+        node_out[out_row + n0] = unorm16x4(a0 * (1.0 / 255.0));
+    }
+    // @generated-end decim_h_store
+}
+
+// Row-pass output row y (clamped: rows outside the image are the edge rows' row pass) at
+// node column n.
+fn dec_col_in(n: u32, y: i32) -> vec4<f32> {
+    let yc = u32(clamp(y, 0, i32(gp.height) - 1));
+    return from_unorm16x4(node_in[yc * gp.nodes_x + n]);
+}
+
+@compute @workgroup_size(64, 4)
+fn decim_v(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = gid.x;
+    let m0 = gid.y * B;
+    if (n >= gp.nodes_x || m0 >= gp.nodes_y) {
+        return;
+    }
+    // node row m0 sits at y = (m0 - 1) * D; its first tap R above
+    let y0 = (i32(m0) - 1) * i32(D) - i32(R);
+    // @generated-begin decim_v
+    var a0 = vec4<f32>(0.0);
+    for (var s = 0u; s < D; s++) {
+        a0 += gp.wp[s * QV].x * dec_col_in(n, y0 + i32(s));
+    }
+    // @generated-end decim_v
+    // @generated-begin decim_v_store
+    node_out[m0 * gp.nodes_x + n] = unorm16x4(a0);
+    // @generated-end decim_v_store
+}
+
+// Node m's row interpolated along the row for the 4 output columns: node columns
+// j0 .. j0 + 4 (the last clamped to the grid; its weight is zero when it is past it) with
+// 5-tap coefficient vectors (the cubic's 4 taps, shifted by one for the columns whose cubic
+// starts one node later).
+struct Across {
+    o0: vec4<f32>,
+    o1: vec4<f32>,
+    o2: vec4<f32>,
+    o3: vec4<f32>,
+}
+
+struct Taps5 {
+    // tap a of the 4 output columns, one lane per column
+    c0: vec4<f32>,
+    c1: vec4<f32>,
+    c2: vec4<f32>,
+    c3: vec4<f32>,
+    c4: vec4<f32>,
+}
+
+fn across(m: u32, j0: u32, c: Taps5) -> Across {
+    let row = m * gp.nodes_x;
+    let last = gp.nodes_x - 1u;
+    let v0 = from_unorm16x4(node_in[row + j0]);
+    let v1 = from_unorm16x4(node_in[row + j0 + 1u]);
+    let v2 = from_unorm16x4(node_in[row + j0 + 2u]);
+    let v3 = from_unorm16x4(node_in[row + j0 + 3u]);
+    let v4 = from_unorm16x4(node_in[row + min(j0 + 4u, last)]);
+    return Across(
+        c.c0.x * v0 + c.c1.x * v1 + c.c2.x * v2 + c.c3.x * v3 + c.c4.x * v4,
+        c.c0.y * v0 + c.c1.y * v1 + c.c2.y * v2 + c.c3.y * v3 + c.c4.y * v4,
+        c.c0.z * v0 + c.c1.z * v1 + c.c2.z * v2 + c.c3.z * v3 + c.c4.z * v4,
+        c.c0.w * v0 + c.c1.w * v1 + c.c2.w * v2 + c.c3.w * v3 + c.c4.w * v4,
+    );
+}
+
+fn taps_of(x: u32, j0: u32) -> array<f32, 5> {
+    let k = gp.cubic[x % D];
+    let e = (x / D) != j0;
+    return array<f32, 5>(select(k.x, 0.0, e), select(k.y, k.x, e), select(k.z, k.y, e), select(k.w, k.z, e), select(0.0, k.w, e));
+}
+
+@compute @workgroup_size(64)
+fn decim_up(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let x0 = gid.x * 4u;
+    let y0 = gid.y * TH;
+    if (x0 >= gp.width || y0 >= gp.height) {
+        return;
+    }
+    // pixel x uses the nodes at (j - 1) * D .. (j + 2) * D, j = x / D, i.e. node columns
+    // j .. j + 3; the 4 columns' j exceed j0 = x0 / D by at most 1 (x0 % 4 == 0, D >= 2)
+    let j0 = x0 / D;
+    let t0 = taps_of(x0, j0);
+    let t1 = taps_of(x0 + 1u, j0);
+    let t2 = taps_of(x0 + 2u, j0);
+    let t3 = taps_of(x0 + 3u, j0);
+    let c = Taps5(
+        vec4<f32>(t0[0], t1[0], t2[0], t3[0]),
+        vec4<f32>(t0[1], t1[1], t2[1], t3[1]),
+        vec4<f32>(t0[2], t1[2], t2[2], t3[2]),
+        vec4<f32>(t0[3], t1[3], t2[3], t3[3]),
+        vec4<f32>(t0[4], t1[4], t2[4], t3[4]),
+    );
+    var k = y0 / D;
+    var q = y0 % D;
+    var r0 = across(k, j0, c);
+    var r1 = across(k + 1u, j0, c);
+    var r2 = across(k + 2u, j0, c);
+    var r3 = across(k + 3u, j0, c);
+    let y_end = min(y0 + TH, gp.height);
+    for (var y = y0; y < y_end; y++) {
+        if (q == D) {
+            q = 0u;
+            k += 1u;
+            r0 = r1;
+            r1 = r2;
+            r2 = r3;
+            r3 = across(k + 3u, j0, c);
+        }
+        let cy = gp.cubic[q];
+        let row = y * gp.width;
+        dst[row + x0] = pack4x8unorm(cy.x * r0.o0 + cy.y * r1.o0 + cy.z * r2.o0 + cy.w * r3.o0);
+        if (x0 + 1u < gp.width) {
+            dst[row + x0 + 1u] = pack4x8unorm(cy.x * r0.o1 + cy.y * r1.o1 + cy.z * r2.o1 + cy.w * r3.o1);
+        }
+        if (x0 + 2u < gp.width) {
+            dst[row + x0 + 2u] = pack4x8unorm(cy.x * r0.o2 + cy.y * r1.o2 + cy.z * r2.o2 + cy.w * r3.o2);
+        }
+        if (x0 + 3u < gp.width) {
+            dst[row + x0 + 3u] = pack4x8unorm(cy.x * r0.o3 + cy.y * r1.o3 + cy.z * r2.o3 + cy.w * r3.o3);
+        }
+        q += 1u;
+    }
+}
