@@ -96,13 +96,13 @@ fn blocks(w: u32, h: u32, block: u32, seed: u64) -> Image {
 }
 
 /// The decimated schedule (exact blur at grid nodes, cubic interpolation between them),
-/// row segment packed or not, within one level of the twin: node spacings 2 (sigma 6), 3,
+/// with each of the row pass's row sources, within one level of the twin: node spacings 2 (sigma 6), 3,
 /// 4, 7 and 10 (sigma 32); images smaller than one node spacing, narrower than the row
 /// pass's 256-node segment or crossing it, heights that end inside an interpolation pass's
 /// 16-row run; random noise and full-amplitude blocks.
 #[test]
 fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
-    let sizes = [(1, 1), (1, 19), (23, 1), (67, 43), (9, 130), (256, 40)];
+    let sizes = [(1, 1), (1, 19), (23, 1), (67, 43), (9, 130), (256, 40), (600, 5)];
     let sigmas = [6.0f32, 8.0, 12.0, 22.0, 32.0];
     for &sigma in &sigmas {
         let step = gaussian_blur::decimation_step(&GaussianBlur::new(sigma).unwrap().weights());
@@ -110,12 +110,13 @@ fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
         for (i, &(w, h)) in sizes.iter().enumerate() {
             let block = 2 + (sigma as u32 + i as u32) % (sigma as u32);
             for (kind, img) in [("noise", random_image(w, h, PixelFormat::Rgba8, 60 + i as u64)), ("blocks", blocks(w, h, block, 70 + i as u64))] {
+                use gaussian_blur::RowSource::*;
                 // unpacked, the row segment at sigma 32 exceeds lavapipe's 32 KiB
-                let packings: &[Option<bool>] = if sigma > 24.0 { &[None, Some(true)] } else { &[Some(false), Some(true)] };
-                for &packed in packings {
-                    let f = GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Decimate { packed });
+                let sources: &[gaussian_blur::RowSource] = if sigma > 24.0 { &[Packed, Direct] } else { &[Unpacked, Packed, Direct] };
+                for &source in sources {
+                    let f = GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Decimate { row: Some(source) });
                     let d = gpu_vs_cpu(Box::new(f), &img);
-                    assert!(d <= 1, "{w}x{h} {kind} sigma {sigma} packed {packed:?}: {d} levels (step {step:?})");
+                    assert!(d <= 1, "{w}x{h} {kind} sigma {sigma} {source:?}: {d} levels (step {step:?})");
                 }
             }
         }

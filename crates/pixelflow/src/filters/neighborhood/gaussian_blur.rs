@@ -62,9 +62,19 @@ pub enum Schedule {
     /// The exact blur at the nodes of a grid `decimation_step` pixels apart, cubic
     /// interpolation between them (`gaussian_blur_decimate.wgsl`); within one level of the
     /// twin by construction, and only where `decimation_step` finds a spacing that keeps
-    /// that bound. `packed`: the row pass keeps its segment RGBA8 in workgroup memory
-    /// (`None`: chosen from the segment's size).
-    Decimate { packed: Option<bool> },
+    /// that bound. `row`: where the row pass reads its row segment (`None`: the default).
+    Decimate { row: Option<RowSource> },
+}
+
+/// Where the decimated row pass reads its row segment from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowSource {
+    /// Unpacked to vec4<f32> in workgroup memory.
+    Unpacked,
+    /// Packed RGBA8 in workgroup memory, unpacked at each read.
+    Packed,
+    /// Straight from the image, through the L1 cache.
+    Direct,
 }
 
 impl GaussianBlur {
@@ -117,7 +127,9 @@ pub struct GaussianBlurParams {
     /// Node columns and rows of the decimated schedule.
     pub nodes_x: u32,
     pub nodes_y: u32,
-    pub _pad: [u32; 3],
+    /// Node columns per workgroup of the decimated row pass.
+    pub seg_nodes: u32,
+    pub _pad: [u32; 2],
     /// Weight `k` at `w[k / 4][k % 4]`.
     pub w: [[f32; 4]; WEIGHT_VECS],
     /// Decimated schedule, node spacing `D`: weight `q * D + s` at `wp[s * QV + q / 4][q % 4]`.
@@ -143,7 +155,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
     test_inputs: None,
-    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked"],
+    schedules: &["twopass", "twopass_packed", "decimate_unpacked", "decimate_direct"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
@@ -370,10 +382,15 @@ pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
 const DECIM_B: u32 = 8;
 const DECIM_HWG: u32 = 32;
 const DECIM_TH: u32 = 16;
+/// Node outputs per invocation of the column pass: few, because it has only
+/// nodes_x * nodes_y / DECIM_BV invocations (at sigma 32, 4K, B = 8 gave 8.7k: ~2 warps per SM).
+const DECIM_BV: u32 = 2;
 const _: () = assert!(DECIM_B % 2 == 0);
-/// Above this many bytes of unpacked row segment, the decimated row pass keeps it packed
-/// RGBA8 (schedule choice, as `WINDOW_PACKED_FROM`; to be measured).
-const DECIM_UNPACKED_MAX_BYTES: u64 = 16 * 1024;
+/// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1, g2):
+/// packed 0.151 / 0.213 ms at sigma 8 / 32 against unpacked 0.249 / 0.920 ms (NVIDIA's
+/// Vulkan driver gives workgroup memory ~64 KiB per SM: 36 KiB per 32-invocation workgroup
+/// leaves one resident).
+const DECIM_ROW_SOURCE: RowSource = RowSource::Packed;
 
 /// Largest error, in 8-bit levels before rounding, that the decimated schedule may have by
 /// its bound (`decimation_error_bound`). Below 1, so the rounded output is within one level
@@ -474,24 +491,43 @@ fn gen_poly(b: u32, q: u32, load: impl Fn(u32) -> String) -> String {
 }
 
 /// The decimated schedule's source for radius `r`, node spacing `d`.
-pub fn decimate_source(r: u32, d: u32, packed: bool) -> Result<String> {
+pub fn decimate_source(r: u32, d: u32, row: RowSource, quads: bool) -> Result<String> {
     let (b, q) = (DECIM_B, (2 * r + 1).div_ceil(d));
-    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("HWG", DECIM_HWG), ("PACKED", packed as u32), ("TH", DECIM_TH)];
+    let slots = decimate_segment_slots(r, d);
+    let (mode, px_slots, packed_slots) = match row {
+        RowSource::Unpacked => (0, slots, 1),
+        RowSource::Packed => (1, 1, slots),
+        RowSource::Direct => (2, 1, 1),
+    };
+    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", DECIM_BV), ("HWG", DECIM_HWG), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", DECIM_TH)];
     let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
     let s = replace_block(&s, "decim_h", &gen_poly(b, q, |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
     let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = unorm16x4(a{o} * (1.0 / 255.0)); }}\n")).collect();
     let s = replace_block(&s, "decim_h_store", &store_h)?;
-    let s = replace_block(&s, "decim_v", &gen_poly(b, q, |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d)))?;
-    let store_v: String = (0..b).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = unorm16x4(a{o}); }}\n")).collect();
-    replace_block(&s, "decim_v_store", &store_v)
+    let s = replace_block(&s, "decim_v", &gen_poly(DECIM_BV, q, |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d)))?;
+    let store_v: String = (0..DECIM_BV).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = unorm16x4(a{o}); }}\n")).collect();
+    let s = replace_block(&s, "decim_v_store", &store_v)?;
+    if !quads {
+        return Ok(s);
+    }
+    replace_block(&s, "decim_up_store", "        dst4[(row + x0) / 4u] = vec4<u32>(o0, o1, o2, o3);\n")
 }
 
-/// Bytes of the decimated row pass's segment in workgroup memory (as laid out in the WGSL).
-fn decimate_segment_bytes(r: u32, d: u32, packed: bool) -> u64 {
+/// Slots of the decimated row pass's segment in workgroup memory (`ROW_SLOTS` in the WGSL).
+fn decimate_segment_slots(r: u32, d: u32) -> u32 {
     let q = (2 * r + 1).div_ceil(d);
     let row_in = d * (DECIM_HWG * DECIM_B + q - 1);
-    let slots = (row_in + row_in / (DECIM_B * d) + 1) as u64;
-    slots * if packed { 4 } else { 16 }
+    row_in + row_in / (DECIM_B * d) + 1
+}
+
+/// Bytes of workgroup memory of the decimated row pass.
+fn decimate_segment_bytes(r: u32, d: u32, row: RowSource) -> u64 {
+    decimate_segment_slots(r, d) as u64
+        * match row {
+            RowSource::Unpacked => 16,
+            RowSource::Packed => 4,
+            RowSource::Direct => 0,
+        }
 }
 
 impl GaussianBlur {
@@ -507,6 +543,9 @@ impl GaussianBlur {
     fn decimate_params(&self, width: u32, height: u32, d: u32) -> Result<GaussianBlurParams> {
         let mut p = self.params(width, height);
         (p.nodes_x, p.nodes_y) = (node_count(width, d), node_count(height, d));
+        // a row's nodes spread evenly over its workgroups, a multiple of B each
+        let segs = p.nodes_x.div_ceil(DECIM_B * DECIM_HWG);
+        p.seg_nodes = p.nodes_x.div_ceil(segs).next_multiple_of(DECIM_B);
         let w = self.weights();
         let q = w.len().div_ceil(d as usize);
         let qv = q.div_ceil(4);
@@ -600,18 +639,19 @@ impl Filter for GaussianBlur {
         };
         let forced = match variant.as_deref() {
             Some("twopass_h_only" | "twopass_v_only") => Some(Schedule::TwoPass),
-            Some("decimate_h_only" | "decimate_up_only") => Some(Schedule::Decimate { packed: None }),
+            Some("decimate_h_only" | "decimate_up_only") => Some(Schedule::Decimate { row: None }),
             None | Some("tile") => self.schedule,
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
             Some("twopass_packed") => self.schedule.or(Some(Schedule::TwoPassPacked)),
             // the decimated schedule wherever its bound holds (the default elsewhere)
-            Some("decimate") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { packed: None })),
-            Some("decimate_packed") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { packed: Some(true) })),
-            Some("decimate_unpacked") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { packed: Some(false) })),
+            Some("decimate") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { row: None })),
+            Some("decimate_packed") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { row: Some(RowSource::Packed) })),
+            Some("decimate_unpacked") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { row: Some(RowSource::Unpacked) })),
+            Some("decimate_direct") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { row: Some(RowSource::Direct) })),
             // a fused tile shape by name, for benchmarks: `tile<tw>x<th>h<kh>v<kv>`
             Some(other) => match parse_tile(other) {
                 Some(t) => self.schedule.or(Some(Schedule::Fused(t))),
-                None => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "decimate", "decimate_packed", "decimate_unpacked", "tile<tw>x<th>h<kh>v<kv>"])),
+                None => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "decimate", "decimate_packed", "decimate_unpacked", "decimate_direct", "tile<tw>x<th>h<kh>v<kv>"])),
             },
         };
         let schedule = match forced {
@@ -621,7 +661,7 @@ impl Filter for GaussianBlur {
             Some(s) => s,
             None => match choose_tile(r, limit) {
                 Some(t) => Schedule::Fused(t),
-                None if decimation_step(&self.weights()).is_some() => Schedule::Decimate { packed: None },
+                None if decimation_step(&self.weights()).is_some() => Schedule::Decimate { row: None },
                 None if r >= WINDOW_PACKED_FROM => Schedule::TwoPassPacked,
                 None => Schedule::TwoPass,
             },
@@ -635,13 +675,13 @@ impl Filter for GaussianBlur {
             kernel.generated = Some(fused_source(r, t)?);
             return rec.dispatch(&kernel, &[&input.buffer, &output.buffer], uniform, groups_2d(d.width, d.height, t.tw, t.th));
         }
-        if let Schedule::Decimate { packed } = schedule {
+        if let Schedule::Decimate { row } = schedule {
             let Some(step) = decimation_step(&self.weights()) else {
                 return Err(Error::Graph(format!("gaussian_blur: no node spacing keeps the decimated schedule within {DECIMATION_MAX_ERROR} levels at sigma {}", self.sigma)));
             };
-            let packed = packed.unwrap_or(decimate_segment_bytes(r, step, false) > DECIM_UNPACKED_MAX_BYTES);
-            if decimate_segment_bytes(r, step, packed) > limit {
-                return Err(Error::Graph(format!("gaussian_blur: the decimated row pass at radius {r} needs {} bytes of workgroup memory, the device has {limit}", decimate_segment_bytes(r, step, packed))));
+            let row = row.unwrap_or(DECIM_ROW_SOURCE);
+            if decimate_segment_bytes(r, step, row) > limit {
+                return Err(Error::Graph(format!("gaussian_blur: the decimated row pass at radius {r} needs {} bytes of workgroup memory, the device has {limit}", decimate_segment_bytes(r, step, row))));
             }
             let p = self.decimate_params(d.width, d.height, step)?;
             let (nx, ny) = (p.nodes_x, p.nodes_y);
@@ -653,9 +693,10 @@ impl Filter for GaussianBlur {
             }
             let rows = rec.temp(rows_bytes);
             let nodes = rec.temp(nodes_bytes);
-            let key = format!("gaussian_blur.decimate.r{r}.d{step}.p{}", packed as u32);
+            let quads = d.width % 4 == 0;
+            let key = format!("gaussian_blur.decimate.r{r}.d{step}.{row:?}.q{}", quads as u32);
             let mut h = Kernel::new(&key, &[], "decim_h");
-            h.generated = Some(decimate_source(r, step, packed)?);
+            h.generated = Some(decimate_source(r, step, row, quads)?);
             let mut v = Kernel::new(&key, &[], "decim_v");
             v.generated = h.generated.clone();
             let mut up = Kernel::new(&key, &[], "decim_up");
@@ -663,10 +704,10 @@ impl Filter for GaussianBlur {
             let uniform = bytemuck::bytes_of(&p);
             // every workgroup-memory slot the row pass reads it has written first
             if only != Some("up") {
-                rec.dispatch_uninit(&h, &[&input.buffer, &rows], uniform, [nx.div_ceil(DECIM_B * DECIM_HWG), d.height, 1])?;
+                rec.dispatch_uninit(&h, &[&input.buffer, &rows], uniform, [nx.div_ceil(p.seg_nodes), d.height, 1])?;
             }
             if only.is_none() {
-                rec.dispatch(&v, &[&rows, &nodes], uniform, groups_2d(nx, ny.div_ceil(DECIM_B), 64, 4))?;
+                rec.dispatch(&v, &[&rows, &nodes], uniform, groups_2d(nx, ny.div_ceil(DECIM_BV), 64, 4))?;
             }
             if only == Some("h") {
                 return Ok(());
@@ -789,9 +830,10 @@ mod tests {
     }
     #[test]
     fn decimated_source_parses_shape() {
-        let s = decimate_source(24, 3, true).unwrap();
+        let s = decimate_source(24, 3, RowSource::Packed, true).unwrap();
         assert!(s.contains("const Q: u32 = 17u;") && s.contains("const QV: u32 = 5u;"));
         assert!(s.contains("a7 += w16 * p7;"), "step 16 of 17 adds input 23 (slot 7) to node 7");
+        assert!(s.contains("dst4[(row + x0) / 4u]"));
     }
     #[test]
     fn generated_bodies_parse_shape() {

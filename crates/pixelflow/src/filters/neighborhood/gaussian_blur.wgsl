@@ -25,7 +25,8 @@ struct GaussianBlurParams {
     // node columns and rows of the decimated schedule (gaussian_blur_decimate.wgsl)
     nodes_x: u32,
     nodes_y: u32,
-    _pad0: u32,
+    // node columns per workgroup of the decimated row pass
+    seg_nodes: u32,
     _pad1: u32,
     _pad2: u32,
     // weights[k] for k in 0..=2*radius at w[k / 4][k % 4]: symmetric, summing to 1; zero

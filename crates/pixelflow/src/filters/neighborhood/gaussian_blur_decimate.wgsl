@@ -19,36 +19,53 @@
 //   so for each phase s the inputs x0 + s + t * D (t = 0, 1, ...) form a stride-1 sequence
 //   and a window of B of them in registers feeds B nodes per read, as in the two-pass
 //   window kernels. Taps past 2R have zero weight. Out: unorm16 x 4 (value / 255).
-// - `decim_v`: column pass at node rows, same scheme, reading the row pass's output
-//   straight from memory (consecutive invocations, consecutive node columns).
+// - `decim_v`: column pass at node rows, same scheme with BV nodes per invocation (few, for
+//   enough invocations: there are only nodes_x * nodes_y / BV), reading the row pass's
+//   output straight from memory (consecutive invocations, consecutive node columns).
 // - `decim_up`: cubic interpolation to every pixel; each invocation makes 4 consecutive
 //   columns of TH consecutive rows, keeping the 4 node rows its cubic needs, each already
-//   interpolated along the row, in registers.
+//   interpolated along the row, in registers, and the next one loaded ahead; 16-byte stores
+//   when the width is a multiple of 4.
 
 const R: u32 = 24u; // @specialize  radius
 const D: u32 = 3u; // @specialize  node spacing
 const Q: u32 = 17u; // @specialize  taps per phase: ceil((2R + 1) / D)
 const QV: u32 = 5u; // @specialize  vec4s per phase in `wp`: ceil(Q / 4)
-const B: u32 = 8u; // @specialize  node outputs per invocation
+const B: u32 = 8u; // @specialize  node outputs per invocation of the row pass
+const BV: u32 = 2u; // @specialize  node outputs per invocation of the column pass
 const HWG: u32 = 32u; // @specialize  invocations per row-pass workgroup
-const PACKED: u32 = 0u; // @specialize  1: row segment kept RGBA8 in workgroup memory
+// where the row pass reads its row segment: 0 unpacked vec4<f32> in workgroup memory, 1
+// packed RGBA8 in workgroup memory, 2 straight from memory (through the L1 cache: no
+// workgroup memory, which on NVIDIA's Vulkan driver limits the resident workgroups)
+const ROW_MODE: u32 = 1u; // @specialize
 const TH: u32 = 16u; // @specialize  output rows per `decim_up` invocation
 
+// Node columns per row-pass workgroup: at most SEG; `gp.seg_nodes` (a multiple of B) spreads
+// a row's nodes evenly over its workgroups.
 const SEG: u32 = HWG * B;
-// pixels of one row segment: the last invocation's last phase reads t = Q + B - 2
+// pixels of the largest row segment: the last invocation's last phase reads t = Q + B - 2
 const ROW_IN: u32 = D * (SEG + Q - 1u);
 // one padding slot per B * D pixels: invocation i starts at slot i * (B * D + 1), an odd
 // stride (B is even), so the HWG invocations' reads hit distinct banks
 const ROW_SLOTS: u32 = ROW_IN + ROW_IN / (B * D) + 1u;
-var<workgroup> dec_px: array<vec4<f32>, (1u - PACKED) * ROW_SLOTS + PACKED>;
-var<workgroup> dec_packed: array<u32, PACKED * ROW_SLOTS + (1u - PACKED)>;
+// each array is ROW_SLOTS long in its mode, 1 otherwise
+const PX_SLOTS: u32 = 1u; // @specialize
+const PACKED_SLOTS: u32 = 851u; // @specialize
+var<workgroup> dec_px: array<vec4<f32>, PX_SLOTS>;
+var<workgroup> dec_packed: array<u32, PACKED_SLOTS>;
+// mode 2: the row and the segment's first pixel
+var<private> dec_row: u32;
+var<private> dec_x0: i32;
 
 fn dec_slot(i: u32) -> u32 {
     return i + i / (B * D);
 }
 
 fn dec_row_in(i: u32) -> vec4<f32> {
-    if (PACKED == 1u) {
+    if (ROW_MODE == 2u) {
+        return bytes4(src[dec_row + u32(clamp(dec_x0 + i32(i), 0, i32(gp.width) - 1))]);
+    }
+    if (ROW_MODE == 1u) {
         return bytes4(dec_packed[dec_slot(i)]);
     }
     return dec_px[dec_slot(i)];
@@ -67,21 +84,39 @@ fn from_unorm16x4(p: vec2<u32>) -> vec4<f32> {
 @group(0) @binding(1) var<storage, read_write> node_out: array<vec2<u32>>;
 @group(0) @binding(0) var<storage, read> node_in: array<vec2<u32>>;
 
+fn dec_put(i: u32, p: u32) {
+    if (ROW_MODE == 1u) {
+        dec_packed[dec_slot(i)] = p;
+    } else {
+        dec_px[dec_slot(i)] = bytes4(p);
+    }
+}
+
 @compute @workgroup_size(HWG)
 fn decim_h(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    // first node of the workgroup: n = wid.x * SEG, at x = (n - 1) * D; its first tap R left
-    let x0 = (i32(wid.x * SEG) - 1) * i32(D) - i32(R);
+    // first node of the workgroup: n = wid.x * seg_nodes, at x = (n - 1) * D; its first tap
+    // R to the left
+    let x0 = (i32(wid.x * gp.seg_nodes) - 1) * i32(D) - i32(R);
+    let n_in = D * (gp.seg_nodes + Q - 1u);
     let wmax = i32(gp.width) - 1;
     let row = wid.y * gp.width;
-    for (var i = lid; i < ROW_IN; i += HWG) {
-        let gx = u32(clamp(x0 + i32(i), 0, wmax));
-        if (PACKED == 1u) {
-            dec_packed[dec_slot(i)] = src[row + gx];
-        } else {
-            dec_px[dec_slot(i)] = bytes4(src[row + gx]);
-        }
+    dec_row = row;
+    dec_x0 = x0;
+    // 4 loads in flight per invocation
+    for (var i = lid; ROW_MODE != 2u && i < n_in; i += 4u * HWG) {
+        let p0 = src[row + u32(clamp(x0 + i32(i), 0, wmax))];
+        let p1 = src[row + u32(clamp(x0 + i32(i + HWG), 0, wmax))];
+        let p2 = src[row + u32(clamp(x0 + i32(i + 2u * HWG), 0, wmax))];
+        let p3 = src[row + u32(clamp(x0 + i32(i + 3u * HWG), 0, wmax))];
+        dec_put(i, p0);
+        if (i + HWG < n_in) { dec_put(i + HWG, p1); }
+        if (i + 2u * HWG < n_in) { dec_put(i + 2u * HWG, p2); }
+        if (i + 3u * HWG < n_in) { dec_put(i + 3u * HWG, p3); }
     }
     workgroupBarrier();
+    if (lid * B >= gp.seg_nodes) {
+        return;
+    }
     let base = lid * B * D;
     // @generated-begin decim_h
     var a0 = vec4<f32>(0.0);
@@ -89,7 +124,7 @@ fn decim_h(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
         a0 += gp.wp[s * QV].x * dec_row_in(base + s);
     }
     // @generated-end decim_h
-    let n0 = wid.x * SEG + lid * B;
+    let n0 = wid.x * gp.seg_nodes + lid * B;
     let out_row = wid.y * gp.nodes_x;
     // @generated-begin decim_h_store
     if (n0 < gp.nodes_x) {
@@ -108,7 +143,7 @@ fn dec_col_in(n: u32, y: i32) -> vec4<f32> {
 @compute @workgroup_size(64, 4)
 fn decim_v(@builtin(global_invocation_id) gid: vec3<u32>) {
     let n = gid.x;
-    let m0 = gid.y * B;
+    let m0 = gid.y * BV;
     if (n >= gp.nodes_x || m0 >= gp.nodes_y) {
         return;
     }
@@ -145,14 +180,28 @@ struct Taps5 {
     c4: vec4<f32>,
 }
 
-fn across(m: u32, j0: u32, c: Taps5) -> Across {
-    let row = m * gp.nodes_x;
+// The 5 node values of node row m (clamped to the grid: the row past the last is loaded
+// ahead and never used), still packed.
+struct Raw5 {
+    v0: vec2<u32>,
+    v1: vec2<u32>,
+    v2: vec2<u32>,
+    v3: vec2<u32>,
+    v4: vec2<u32>,
+}
+
+fn load5(m: u32, j0: u32) -> Raw5 {
+    let row = min(m, gp.nodes_y - 1u) * gp.nodes_x;
     let last = gp.nodes_x - 1u;
-    let v0 = from_unorm16x4(node_in[row + j0]);
-    let v1 = from_unorm16x4(node_in[row + j0 + 1u]);
-    let v2 = from_unorm16x4(node_in[row + j0 + 2u]);
-    let v3 = from_unorm16x4(node_in[row + j0 + 3u]);
-    let v4 = from_unorm16x4(node_in[row + min(j0 + 4u, last)]);
+    return Raw5(node_in[row + j0], node_in[row + j0 + 1u], node_in[row + j0 + 2u], node_in[row + j0 + 3u], node_in[row + min(j0 + 4u, last)]);
+}
+
+fn across(r: Raw5, c: Taps5) -> Across {
+    let v0 = from_unorm16x4(r.v0);
+    let v1 = from_unorm16x4(r.v1);
+    let v2 = from_unorm16x4(r.v2);
+    let v3 = from_unorm16x4(r.v3);
+    let v4 = from_unorm16x4(r.v4);
     return Across(
         c.c0.x * v0 + c.c1.x * v1 + c.c2.x * v2 + c.c3.x * v3 + c.c4.x * v4,
         c.c0.y * v0 + c.c1.y * v1 + c.c2.y * v2 + c.c3.y * v3 + c.c4.y * v4,
@@ -166,6 +215,10 @@ fn taps_of(x: u32, j0: u32) -> array<f32, 5> {
     let e = (x / D) != j0;
     return array<f32, 5>(select(k.x, 0.0, e), select(k.y, k.x, e), select(k.z, k.y, e), select(k.w, k.z, e), select(0.0, k.w, e));
 }
+
+// The output as whole 4-pixel quads, for the 16-byte stores when the width is a multiple of 4
+// (then every quad of a row is inside it).
+@group(0) @binding(1) var<storage, read_write> dst4: array<vec4<u32>>;
 
 @compute @workgroup_size(64)
 fn decim_up(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -190,10 +243,12 @@ fn decim_up(@builtin(global_invocation_id) gid: vec3<u32>) {
     );
     var k = y0 / D;
     var q = y0 % D;
-    var r0 = across(k, j0, c);
-    var r1 = across(k + 1u, j0, c);
-    var r2 = across(k + 2u, j0, c);
-    var r3 = across(k + 3u, j0, c);
+    var r0 = across(load5(k, j0), c);
+    var r1 = across(load5(k + 1u, j0), c);
+    var r2 = across(load5(k + 2u, j0), c);
+    var r3 = across(load5(k + 3u, j0), c);
+    // the next node row, loaded one node row (D output rows) before it is needed
+    var ahead = load5(k + 4u, j0);
     let y_end = min(y0 + TH, gp.height);
     for (var y = y0; y < y_end; y++) {
         if (q == D) {
@@ -202,20 +257,21 @@ fn decim_up(@builtin(global_invocation_id) gid: vec3<u32>) {
             r0 = r1;
             r1 = r2;
             r2 = r3;
-            r3 = across(k + 3u, j0, c);
+            r3 = across(ahead, c);
+            ahead = load5(k + 4u, j0);
         }
         let cy = gp.cubic[q];
         let row = y * gp.width;
-        dst[row + x0] = pack4x8unorm(cy.x * r0.o0 + cy.y * r1.o0 + cy.z * r2.o0 + cy.w * r3.o0);
-        if (x0 + 1u < gp.width) {
-            dst[row + x0 + 1u] = pack4x8unorm(cy.x * r0.o1 + cy.y * r1.o1 + cy.z * r2.o1 + cy.w * r3.o1);
-        }
-        if (x0 + 2u < gp.width) {
-            dst[row + x0 + 2u] = pack4x8unorm(cy.x * r0.o2 + cy.y * r1.o2 + cy.z * r2.o2 + cy.w * r3.o2);
-        }
-        if (x0 + 3u < gp.width) {
-            dst[row + x0 + 3u] = pack4x8unorm(cy.x * r0.o3 + cy.y * r1.o3 + cy.z * r2.o3 + cy.w * r3.o3);
-        }
+        let o0 = pack4x8unorm(cy.x * r0.o0 + cy.y * r1.o0 + cy.z * r2.o0 + cy.w * r3.o0);
+        let o1 = pack4x8unorm(cy.x * r0.o1 + cy.y * r1.o1 + cy.z * r2.o1 + cy.w * r3.o1);
+        let o2 = pack4x8unorm(cy.x * r0.o2 + cy.y * r1.o2 + cy.z * r2.o2 + cy.w * r3.o2);
+        let o3 = pack4x8unorm(cy.x * r0.o3 + cy.y * r1.o3 + cy.z * r2.o3 + cy.w * r3.o3);
+        // @generated-begin decim_up_store
+        dst[row + x0] = o0;
+        if (x0 + 1u < gp.width) { dst[row + x0 + 1u] = o1; }
+        if (x0 + 2u < gp.width) { dst[row + x0 + 2u] = o2; }
+        if (x0 + 3u < gp.width) { dst[row + x0 + 3u] = o3; }
+        // @generated-end decim_up_store
         q += 1u;
     }
 }
