@@ -558,6 +558,28 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("dilation 15x15", "dilation(radius=7)", "dilation=cols_only"),
         ("dilation 65x65", "dilation(radius=32)", "dilation=rows_only"),
         ("dilation 65x65", "dilation(radius=32)", "dilation=cols_only"),
+        // morphology: wider row tiles, blocks of up to 33 in the row pass, and the streaming
+        // column pass (filters/morphology/separable.rs: WIDE, WIDE16, VSTREAM), whole and
+        // pass by pass
+        ("dilation 3x3", "dilation(radius=1)", "dilation=wide_vstream"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=wide"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=vstream"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=wide_vstream"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=wide"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=vstream"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=wide_vstream"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=wide"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=vstream"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=wide_vstream"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=wide16_vstream"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=wide16"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=wide16_vstream"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=wide16"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=wide16_vstream"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=wide16_rows_only"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=vstream_cols_only"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=wide_rows_only"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=vstream_cols_only"),
         // resize: the row-walking kernel with 8 rows per invocation and the previous default
         // (`quads`) against the default (`rows16`)
         ("resize 1080p->4K", "resize(scale=2)", "resize=rows"),

@@ -206,3 +206,60 @@ fn unknown_schedule_is_an_error() {
         assert!(run(&gpu_backend(), Dilation::new(3).unwrap(), &img) == run(&Backend::Cpu, Dilation::new(3).unwrap(), &img));
     });
 }
+
+/// Every declared schedule variant of dilation and erosion against the CPU twin, exactly,
+/// at the radii where the row pass changes shape (block radius 8, the 2- and 4-way window
+/// splits, the largest radius) and at sizes that are not multiples of any tile, down to
+/// 1x1 and radii larger than the image. The equivalence matrix stops at radius 13.
+#[test]
+fn schedule_variants_match_cpu_at_every_tile_shape() {
+    use pixelflow::registry;
+    use pixelflow::runtime::schedule;
+    let sizes = [(1, 1), (1, 23), (23, 1), (67, 43), (229, 7), (5, 70)];
+    let radii = [1u32, 2, 7, 8, 9, 15, 16, 17, 24, 31, 32];
+    let mut checked = 0;
+    for name in ["dilation", "erosion"] {
+        let def = registry::find(name).expect("registered");
+        assert!(!def.schedules.is_empty());
+        for &variant in def.schedules {
+            for (i, &(w, h)) in sizes.iter().enumerate() {
+                for fmt in [PixelFormat::Rgba8, PixelFormat::Gray8] {
+                    let img = random_image(w, h, fmt, 100 + i as u64);
+                    // a few radii per size keeps lavapipe's compile time down; every radius
+                    // is still met on some size
+                    for &r in radii.iter().skip(i % 2).step_by(2) {
+                        let (gpu_out, cpu_out) = if name == "dilation" {
+                            let g = schedule::with_overrides(&[(name.to_string(), variant.to_string())], || run(&gpu_backend(), Dilation::new(r).unwrap(), &img));
+                            (g, run(&Backend::Cpu, Dilation::new(r).unwrap(), &img))
+                        } else {
+                            let g = schedule::with_overrides(&[(name.to_string(), variant.to_string())], || run(&gpu_backend(), Erosion::new(r).unwrap(), &img));
+                            (g, run(&Backend::Cpu, Erosion::new(r).unwrap(), &img))
+                        };
+                        if gpu_out != cpu_out {
+                            let bad: Vec<(usize, u8, u8, u8)> = gpu_out.as_u8().iter().zip(cpu_out.as_u8()).enumerate().filter(|(_, (a, b))| a != b).take(12).map(|(i, (a, b))| (i, *a, *b, img.as_u8()[i])).collect();
+                            panic!("{name} [{variant}] {fmt:?} {w}x{h} r={r}: (index, gpu, cpu, input) {bad:?}");
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{checked} variant cases matched the CPU");
+}
+
+/// The ablations of the `wide`, `wide16` and `vstream` variants run the changed pass alone (a
+/// row-only or a column-only window), like `rows_only` and `cols_only`.
+#[test]
+fn variant_ablations_run_one_pass_each() {
+    use pixelflow::runtime::schedule;
+    for (fmt, w, h) in [(PixelFormat::Rgba8, 61, 39), (PixelFormat::Gray8, 45, 37)] {
+        let img = random_image(w, h, fmt, 9);
+        for r in [3u32, 20] {
+            for (variant, rx, ry) in [("wide_rows_only", r, 0), ("wide16_rows_only", r, 0), ("vstream_cols_only", 0, r)] {
+                let got = schedule::with_overrides(&[("dilation".to_string(), variant.to_string())], || run(&gpu_backend(), Dilation::new(r).unwrap(), &img));
+                assert!(got.as_u8() == brute_rect(&img, rx as i64, ry as i64, true).as_slice(), "{fmt:?} r={r} {variant}");
+            }
+        }
+    }
+}

@@ -37,7 +37,7 @@ impl Kernel {
     pub fn new(key: &str, sources: &[&'static str], entry: &'static str) -> Self {
         Self { key: key.to_string(), sources: sources.to_vec(), entry, generated: None, checks: None, zero_init_workgroup: true }
     }
-    fn source(&self) -> String {
+    pub(crate) fn source(&self) -> String {
         let mut s = String::from(COMMON_WGSL);
         s.push('\n');
         s.push_str(CONV_WGSL);

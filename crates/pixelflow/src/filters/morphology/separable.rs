@@ -94,20 +94,49 @@ struct HTile {
     /// Row stride in workgroup memory: at least NB*K + 2*RB and congruent to NB*K mod 32,
     /// so invocation `lid` reads word `lid*K + s` mod 32 (K odd: distinct banks per warp).
     rs: u32,
+    /// van Herk emitted in streaming order (`van_herk_stream`).
+    stream: bool,
+}
+
+/// What a schedule asks of the horizontal tile.
+#[derive(Clone, Copy, Debug)]
+struct HShape {
+    /// Block maxima per tile row to aim for.
+    min_columns: u32,
+    /// Largest block radius before the window is split.
+    max_block: u32,
+    /// Invocations per workgroup (at most).
+    threads: u32,
+    /// van Herk in streaming order.
+    stream: bool,
+}
+
+impl HShape {
+    const DEFAULT: HShape = HShape { min_columns: H_MIN_COLUMNS, max_block: H_MAX_BLOCK_RADIUS, threads: H_THREADS, stream: false };
+    /// `wide`: see WIDE.
+    const WIDE: HShape = HShape { min_columns: WIDE_COLUMNS, ..HShape::DEFAULT };
+    /// `wide16`: see WIDE16.
+    const WIDE16: HShape = HShape { min_columns: WIDE_COLUMNS, max_block: 16, threads: 64, stream: true };
 }
 
 impl HTile {
     fn fit(radius: u32, budget: u64) -> Result<HTile> {
-        let (rb, _) = split_window(radius, H_MAX_BLOCK_RADIUS);
+        Self::fit_with(radius, budget, HShape::DEFAULT)
+    }
+
+    /// `fit` for another tile shape (the `wide*` schedules).
+    fn fit_with(radius: u32, budget: u64, shape: HShape) -> Result<HTile> {
+        let HShape { min_columns, max_block, threads, stream } = shape;
+        let (rb, _) = split_window(radius, max_block);
         let (k, dmax) = (2 * rb + 1, radius - rb);
         // a power of two from 4 to 32 (whole Gray8 words per tile row), leaving at least
         // 32 outputs per row once the split's reach is taken off
-        let mut nb = H_MIN_COLUMNS.div_ceil(k).next_power_of_two().clamp(4, 32);
+        let mut nb = min_columns.div_ceil(k).next_power_of_two().clamp(4, 32);
         while nb * k < 2 * dmax + 32 {
             nb *= 2;
         }
         let rs = nb * k + 32 * (2 * rb).div_ceil(32);
-        let mut t = HTile { radius, rb, nb, tr: (H_THREADS / nb).max(1), rs };
+        let mut t = HTile { radius, rb, nb, tr: (threads / nb).max(1), rs, stream };
         while t.tr > 1 && t.shared_bytes() > budget {
             t.tr /= 2;
         }
@@ -140,7 +169,7 @@ impl HTile {
     }
 
     fn kernel(&self, entry: &'static str) -> Kernel {
-        let key = format!("morphology/h/r{}/rb{}/nb{}/tr{}", self.radius, self.rb, self.nb, self.tr);
+        let key = format!("morphology/h/r{}/rb{}/nb{}/tr{}{}", self.radius, self.rb, self.nb, self.tr, if self.stream { "/s" } else { "" });
         Kernel { key, sources: vec![WGSL], entry, generated: Some(self.source()), checks: None, zero_init_workgroup: true }
     }
 
@@ -199,7 +228,11 @@ impl HTile {
             }
             s += "    workgroupBarrier();\n";
             s += &format!("    let tb = lid / {nb}u * {rs}u + lid % {nb}u * {k}u;\n");
-            van_herk(&mut s, k, per_byte, |i| format!("tile[tb + {i}u]"));
+            if self.stream {
+                van_herk_stream(&mut s, k, per_byte, |i| format!("tile[tb + {i}u]"));
+            } else {
+                van_herk(&mut s, k, per_byte, |i| format!("tile[tb + {i}u]"));
+            }
             // everyone has read its inputs before the tile is reused for the block maxima
             s += "    workgroupBarrier();\n";
             for j in 0..k {
@@ -220,6 +253,8 @@ impl HTile {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct VTile {
     radius: u32,
+    /// Streaming order (`VSTREAM`).
+    stream: bool,
 }
 
 impl VTile {
@@ -227,7 +262,49 @@ impl VTile {
         2 * self.radius + 1
     }
     fn kernel(&self) -> Kernel {
+        if self.stream {
+            let key = format!("morphology/vs/r{}/b{V_BLOCKS}/c{V_STREAM_CHUNK}", self.radius);
+            return Kernel { key, sources: vec![WGSL], entry: "v_stream", generated: Some(self.source_stream()), checks: None, zero_init_workgroup: true };
+        }
         Kernel { key: format!("morphology/v/r{}/b{V_BLOCKS}", self.radius), sources: vec![WGSL], entry: "v_words", generated: Some(self.source()), checks: None, zero_init_workgroup: true }
+    }
+    /// The column pass in streaming order: v[0..K) loaded, their suffix maxima a[j] (the
+    /// first output is a[0]); then v[K..2K-1) in chunks, each input extending the prefix
+    /// maximum b and completing one output max(a[t+1], b[t]), stored at once. The order
+    /// is a hint only: SPIR-V lets the driver assume `src` and `dst` do not alias, so it
+    /// may still hoist the later loads (then this measures like `twopass`).
+    fn source_stream(&self) -> String {
+        let (r, k) = (self.radius, self.k());
+        let mut s = format!("// Vertical pass, radius {r}, streaming: one block of {k} rows per invocation, {V_STREAM_CHUNK} rows per chunk.\n");
+        s += &format!("@compute @workgroup_size({V_COLUMNS}, {V_BLOCKS})\nfn v_stream(@builtin(global_invocation_id) gid: vec3<u32>) {{\n");
+        s += &format!("    let x = gid.x;\n    let y0 = gid.y * {k}u;\n    if (x >= params.width || y0 >= params.height) {{ return; }}\n    let ys = i32(y0) - {r};\n");
+        for i in 0..k {
+            s += &format!("    let v{i} = v_load(x, ys + {i});\n");
+        }
+        s += &format!("    let a{} = v{};\n", k - 1, k - 1);
+        for j in (0..k - 1).rev() {
+            op(&mut s, true, format!("a{j}"), format!("v{j}"), format!("a{}", j + 1));
+        }
+        s += "    v_store(x, y0, a0);\n";
+        let mut t0 = 0;
+        while t0 < k - 1 {
+            let t1 = (t0 + V_STREAM_CHUNK).min(k - 1);
+            for t in t0..t1 {
+                s += &format!("    let w{t} = v_load(x, ys + {});\n", k + t);
+            }
+            for t in t0..t1 {
+                if t == 0 {
+                    s += "    let b0 = w0;\n";
+                } else {
+                    op(&mut s, true, format!("b{t}"), format!("b{}", t - 1), format!("w{t}"));
+                }
+                op(&mut s, true, format!("o{}", t + 1), format!("a{}", t + 1), format!("b{t}"));
+                s += &format!("    v_store(x, y0 + {}u, o{});\n", t + 1, t + 1);
+            }
+            t0 = t1;
+        }
+        s += "}\n";
+        s
     }
     fn source(&self) -> String {
         let (r, k) = (self.radius, self.k());
@@ -249,6 +326,30 @@ impl VTile {
 /// than loops or calls on an H200 (Vulkan).
 fn van_herk(s: &mut String, k: u32, per_byte: bool, load: impl Fn(u32) -> String) {
     van_herk_named(s, k, per_byte, "", load)
+}
+
+/// `van_herk` in streaming order: v[0..K) loaded and their suffix maxima taken, then each
+/// of v[K..2K-1) loaded just before the prefix maximum and the output that use it, so ~K
+/// words are live rather than 2K-1 inputs plus K maxima. Same outputs and names. The
+/// order is a hint: the driver's scheduler may reorder the workgroup-memory loads.
+fn van_herk_stream(s: &mut String, k: u32, per_byte: bool, load: impl Fn(u32) -> String) {
+    for i in 0..k {
+        *s += &format!("    let v{i} = {};\n", load(i));
+    }
+    *s += &format!("    let a{} = v{};\n", k - 1, k - 1);
+    for j in (0..k - 1).rev() {
+        op(s, per_byte, format!("a{j}"), format!("v{j}"), format!("a{}", j + 1));
+    }
+    *s += "    let o0 = a0;\n";
+    for t in 0..k - 1 {
+        *s += &format!("    let v{} = {};\n", k + t, load(k + t));
+        if t == 0 {
+            *s += &format!("    let b0 = v{k};\n");
+        } else {
+            op(s, per_byte, format!("b{t}"), format!("b{}", t - 1), format!("v{}", k + t));
+        }
+        op(s, per_byte, format!("o{}", t + 1), format!("a{}", t + 1), format!("b{t}"));
+    }
 }
 
 /// `van_herk` with every name prefixed by `p`, so several blocks can share one scope
@@ -313,11 +414,47 @@ pub(crate) const COLS_ONLY: &str = "cols_only";
 /// Single-pass sweep shapes (a strip walked down, van Herk over a ring of rows in workgroup
 /// memory) measured slower than these two passes for r >= 4 on the H200 and were dropped
 /// (docs/perf-notes.md, run 10).
-pub(crate) const VARIANTS: &[&str] = &[TWOPASS, ROWS_ONLY, COLS_ONLY];
+pub(crate) const VARIANTS: &[&str] = &[TWOPASS, ROWS_ONLY, COLS_ONLY, WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM, WIDE_ROWS_ONLY, WIDE16_ROWS_ONLY, VSTREAM_COLS_ONLY];
 
-/// The variants besides the default, for `FilterDef::schedules`: none (the ablations above
-/// produce wrong images by design).
-pub(crate) const SCHEDULES: &[&str] = &[];
+/// `twopass` with row tiles of at least `WIDE_COLUMNS` block maxima per row (twice the
+/// default's 96, half as many rows per workgroup, same workgroup memory and invocations):
+/// the split window's reach (2(r - r') columns) and the block halo (2r') are paid per tile
+/// row, so past radius 8 a wider row spends fewer per-byte maxima and loads per output.
+/// At r = 32: 88 -> 224 outputs per tile row; block maxima per output 1.55 -> 1.21, tile
+/// loads per output 1.73 -> 1.29, per-byte maxima per output 7.3 -> 6.3. Up to r = 8 the
+/// tile rows change little (r = 7: 120 -> 240 outputs, 134 -> 254 loads).
+pub(crate) const WIDE: &str = "wide";
+/// `twopass` with the column pass in streaming order (`VTile::source_stream`): the same
+/// van Herk block of K = 2r+1 rows per invocation, but only the first K inputs are loaded
+/// up front; the other K-1 are loaded `V_STREAM_CHUNK` at a time, each chunk's outputs
+/// stored before the next chunk is loaded. At most ~K + chunk words are live instead of
+/// the 2K-1 inputs plus the maxima (about 130 words at r = 32), so more warps fit per SM.
+pub(crate) const VSTREAM: &str = "vstream";
+/// Both of the above.
+pub(crate) const WIDE_VSTREAM: &str = "wide_vstream";
+/// `wide` with blocks of up to K = 33 (block radius 16 instead of 8) in streaming order
+/// (`van_herk_stream`) and 64-invocation workgroups: at r = 32 the window splits in two
+/// instead of four (one combining max per output instead of three), ~4.3 per-byte maxima
+/// per output against `wide`'s 6.3 and `twopass`'s 7.3; r = 9..16 need no split at all.
+/// The cost: K words of workgroup memory per invocation (about 150 bytes against 84), so
+/// fewer invocations per SM where workgroup memory is what limits residency; the
+/// streaming order is there so registers do not limit it further (the all-loads-first
+/// blocks measured slower past K = 17, see H_MAX_BLOCK_RADIUS).
+pub(crate) const WIDE16: &str = "wide16";
+pub(crate) const WIDE16_VSTREAM: &str = "wide16_vstream";
+pub(crate) const WIDE16_ROWS_ONLY: &str = "wide16_rows_only";
+/// Bench-only ablations like `rows_only` / `cols_only`: the pass that `wide` / `vstream`
+/// change, alone.
+pub(crate) const WIDE_ROWS_ONLY: &str = "wide_rows_only";
+pub(crate) const VSTREAM_COLS_ONLY: &str = "vstream_cols_only";
+/// Block maxima per tile row aimed for by `wide`.
+const WIDE_COLUMNS: u32 = 192;
+/// Rows loaded per chunk by the streaming column pass.
+const V_STREAM_CHUNK: u32 = 8;
+
+/// The variants besides the default, for `FilterDef::schedules` (the ablations above
+/// produce wrong images by design and are left out).
+pub(crate) const SCHEDULES: &[&str] = &[WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM];
 
 /// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` picks
 /// for `filter` (its registry name): `twopass`, the only real one, or a bench-only ablation.
@@ -339,7 +476,20 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
             record_rows(rec, &input.buffer, &tmp, d, gray, params, budget, radius)?;
             record_cols(rec, &tmp, &output.buffer, d, params, radius)
         }
+        Some(v @ (WIDE | VSTREAM | WIDE_VSTREAM | WIDE16 | WIDE16_VSTREAM)) => {
+            let tmp = rec.temp(d.format.gpu_bytes(d.width, d.height));
+            let shape = match v {
+                WIDE | WIDE_VSTREAM => HShape::WIDE,
+                WIDE16 | WIDE16_VSTREAM => HShape::WIDE16,
+                _ => HShape::DEFAULT,
+            };
+            record_rows_with(rec, &input.buffer, &tmp, d, gray, params, budget, radius, shape)?;
+            record_cols_with(rec, &tmp, &output.buffer, d, params, radius, v.ends_with(VSTREAM))
+        }
         // bench-only ablations (see ROWS_ONLY): one pass, a wrong image
+        Some(WIDE_ROWS_ONLY) => record_rows_with(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::WIDE),
+        Some(WIDE16_ROWS_ONLY) => record_rows_with(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::WIDE16),
+        Some(VSTREAM_COLS_ONLY) => record_cols_with(rec, &input.buffer, &output.buffer, d, params, radius, true),
         Some(ROWS_ONLY) => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius),
         Some(COLS_ONLY) => record_cols(rec, &input.buffer, &output.buffer, d, params, radius),
         Some(name) => Err(crate::runtime::schedule::unknown(filter, name, VARIANTS)),
@@ -349,15 +499,26 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
 /// The row pass (`twopass` writes it to a temporary): `src` -> `dst`.
 #[allow(clippy::too_many_arguments)]
 fn record_rows(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, gray: bool, params: MorphParams, budget: u64, radius: u32) -> Result<()> {
-    let th = HTile::fit(radius, budget)?;
+    record_rows_with(rec, src, dst, d, gray, params, budget, radius, HShape::DEFAULT)
+}
+
+/// `record_rows` with another tile shape.
+#[allow(clippy::too_many_arguments)]
+fn record_rows_with(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, gray: bool, params: MorphParams, budget: u64, radius: u32, shape: HShape) -> Result<()> {
+    let th = HTile::fit_with(radius, budget, shape)?;
     let kh = th.kernel(if gray { "h_gray" } else { "h_rgba" });
     rec.dispatch(&kh, &[src, dst], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, th.tc(), th.tr))
 }
 
 /// The column pass, on words (`twopass` reads the temporary): `src` -> `dst`.
 fn record_cols(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, params: MorphParams, radius: u32) -> Result<()> {
+    record_cols_with(rec, src, dst, d, params, radius, false)
+}
+
+/// `record_cols`, in streaming order if `stream` (see `VSTREAM`).
+fn record_cols_with(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, params: MorphParams, radius: u32, stream: bool) -> Result<()> {
     let MorphParams { words_per_row, flip, .. } = params;
-    let tv = VTile { radius };
+    let tv = VTile { radius, stream };
     let pv = MorphParams { width: words_per_row, height: d.height, words_per_row, flip };
     rec.dispatch(&tv.kernel(), &[src, dst], bytemuck::bytes_of(&pv), groups_2d(words_per_row, d.height.div_ceil(tv.k()), V_COLUMNS, V_BLOCKS))
 }
@@ -420,13 +581,13 @@ mod tests {
     #[test]
     fn tiles_fit_the_webgpu_minimum_at_every_radius() {
         for r in 1..=32 {
-            for budget in [16384, 32768, 49152] {
-                let t = HTile::fit(r, budget).unwrap();
+            for (budget, shape) in [16384, 32768, 49152].into_iter().flat_map(|b| [(b, HShape::DEFAULT), (b, HShape::WIDE), (b, HShape::WIDE16)]) {
+                let t = HTile::fit_with(r, budget, shape).unwrap();
                 assert!(t.shared_bytes() <= budget);
                 assert_eq!(t.tc() % 4, 0);
                 assert!(t.threads() <= H_THREADS && t.tc() >= 32);
                 assert!(t.rs >= t.ext() && (t.rs - t.ti()) % 32 == 0);
-                let (rb, offsets) = split_window(r, H_MAX_BLOCK_RADIUS);
+                let (rb, offsets) = split_window(r, shape.max_block);
                 assert_eq!(rb, t.rb);
                 assert!(t.tc() + 2 * (r - rb) <= t.ti());
                 // the offset windows tile [-r, r] exactly: contiguous, nothing outside
@@ -445,10 +606,16 @@ mod tests {
     fn generated_kernels_parse() {
         for r in [1, 2, 7, 32] {
             let h = HTile::fit(r, 49152).unwrap().kernel("h_rgba");
-            let v = VTile { radius: r }.kernel();
-            for k in [h, v] {
-                let src = format!("{}\n{}\n{}\n{}", include_str!("../common.wgsl"), crate::runtime::CONV_WGSL, WGSL, k.generated.unwrap());
-                naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("r={r}: {}", e.emit_to_string(&src)));
+            let v = VTile { radius: r, stream: false }.kernel();
+            let hw = HTile::fit_with(r, 49152, HShape::WIDE).unwrap().kernel("h_gray");
+            let h16 = HTile::fit_with(r, 49152, HShape::WIDE16).unwrap().kernel("h_rgba");
+            let vs = VTile { radius: r, stream: true }.kernel();
+            for k in [h, v, hw, vs, h16] {
+                let src = k.source();
+                let m = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("r={r}: {}", e.emit_to_string(&src)));
+                naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+                    .validate(&m)
+                    .unwrap_or_else(|e| panic!("{} r={r}: {}", k.key, e.emit_to_string(&src)));
             }
         }
     }
