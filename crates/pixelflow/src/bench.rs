@@ -536,20 +536,27 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=strip"),
         // gaussian: the decimated schedule (default from sigma ~5.1, where its bound first
         // allows a node spacing) against the previous default, the register-blocked two
-        // passes (`tile` names the default choice); its row segment packed or not; and its
-        // first and last pass alone (bench-only ablations, wrong images)
+        // passes (`tile` names the default choice); its row pass reading from workgroup
+        // memory; its first and last pass alone (bench-only ablations, wrong images); 8 and
+        // 32 output rows per interpolation invocation
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=tile"),
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=twopass"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_packed"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_packed"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_h_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_up_only"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_th8"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_th32"),
         ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=tile"),
-        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=twopass_packed"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_packed"),
+        ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=tile"),
+        ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=tile"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_unpacked"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_packed"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_h_only"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_up_only"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_th8"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_th32"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see

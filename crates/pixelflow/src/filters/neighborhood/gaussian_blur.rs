@@ -386,11 +386,21 @@ const DECIM_TH: u32 = 16;
 /// nodes_x * nodes_y / DECIM_BV invocations (at sigma 32, 4K, B = 8 gave 8.7k: ~2 warps per SM).
 const DECIM_BV: u32 = 2;
 const _: () = assert!(DECIM_B % 2 == 0);
-/// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1, g2):
-/// packed 0.151 / 0.213 ms at sigma 8 / 32 against unpacked 0.249 / 0.920 ms (NVIDIA's
-/// Vulkan driver gives workgroup memory ~64 KiB per SM: 36 KiB per 32-invocation workgroup
-/// leaves one resident).
-const DECIM_ROW_SOURCE: RowSource = RowSource::Packed;
+/// Node outputs per invocation of the row pass when it reads straight from memory: odd, so
+/// that the invocations' reads (B * D pixels apart) are not a power-of-two stride apart
+/// (L1 set conflicts). H200 run g3, B = 8: sigma 12 (D = 4, 128-byte stride) 0.191 ms
+/// against packed 0.148, while sigma 8 and 32 (D = 3, 11) were faster than packed.
+const DECIM_B_DIRECT: u32 = 7;
+
+/// Node outputs per invocation of the row pass for row source `row`.
+fn row_pass_b(row: RowSource) -> u32 {
+    if row == RowSource::Direct { DECIM_B_DIRECT } else { DECIM_B }
+}
+/// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1-g3):
+/// unpacked 0.249 / 0.920 ms at sigma 8 / 32, packed 0.151 / 0.213 ms (NVIDIA's Vulkan
+/// driver gives workgroup memory ~64 KiB per SM: 36 KiB per 32-invocation workgroup leaves
+/// one resident), straight from memory 0.134 / 0.152 ms.
+const DECIM_ROW_SOURCE: RowSource = RowSource::Direct;
 
 /// Largest error, in 8-bit levels before rounding, that the decimated schedule may have by
 /// its bound (`decimation_error_bound`). Below 1, so the rounded output is within one level
@@ -491,15 +501,15 @@ fn gen_poly(b: u32, q: u32, load: impl Fn(u32) -> String) -> String {
 }
 
 /// The decimated schedule's source for radius `r`, node spacing `d`.
-pub fn decimate_source(r: u32, d: u32, row: RowSource, quads: bool) -> Result<String> {
-    let (b, q) = (DECIM_B, (2 * r + 1).div_ceil(d));
+pub fn decimate_source(r: u32, d: u32, row: RowSource, quads: bool, th: u32) -> Result<String> {
+    let (b, q) = (row_pass_b(row), (2 * r + 1).div_ceil(d));
     let slots = decimate_segment_slots(r, d);
     let (mode, px_slots, packed_slots) = match row {
         RowSource::Unpacked => (0, slots, 1),
         RowSource::Packed => (1, 1, slots),
         RowSource::Direct => (2, 1, 1),
     };
-    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", DECIM_BV), ("HWG", DECIM_HWG), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", DECIM_TH)];
+    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", DECIM_BV), ("HWG", DECIM_HWG), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th)];
     let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
     let s = replace_block(&s, "decim_h", &gen_poly(b, q, |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
     let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = unorm16x4(a{o} * (1.0 / 255.0)); }}\n")).collect();
@@ -540,12 +550,12 @@ impl GaussianBlur {
         p
     }
     /// `params` plus the decimated schedule's tables for node spacing `d`.
-    fn decimate_params(&self, width: u32, height: u32, d: u32) -> Result<GaussianBlurParams> {
+    fn decimate_params(&self, width: u32, height: u32, d: u32, b: u32) -> Result<GaussianBlurParams> {
         let mut p = self.params(width, height);
         (p.nodes_x, p.nodes_y) = (node_count(width, d), node_count(height, d));
         // a row's nodes spread evenly over its workgroups, a multiple of B each
-        let segs = p.nodes_x.div_ceil(DECIM_B * DECIM_HWG);
-        p.seg_nodes = p.nodes_x.div_ceil(segs).next_multiple_of(DECIM_B);
+        let segs = p.nodes_x.div_ceil(b * DECIM_HWG);
+        p.seg_nodes = p.nodes_x.div_ceil(segs).next_multiple_of(b);
         let w = self.weights();
         let q = w.len().div_ceil(d as usize);
         let qv = q.div_ceil(4);
@@ -639,7 +649,7 @@ impl Filter for GaussianBlur {
         };
         let forced = match variant.as_deref() {
             Some("twopass_h_only" | "twopass_v_only") => Some(Schedule::TwoPass),
-            Some("decimate_h_only" | "decimate_up_only") => Some(Schedule::Decimate { row: None }),
+            Some("decimate_h_only" | "decimate_up_only" | "decimate_th8" | "decimate_th32") => Some(Schedule::Decimate { row: None }),
             None | Some("tile") => self.schedule,
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
             Some("twopass_packed") => self.schedule.or(Some(Schedule::TwoPassPacked)),
@@ -683,7 +693,13 @@ impl Filter for GaussianBlur {
             if decimate_segment_bytes(r, step, row) > limit {
                 return Err(Error::Graph(format!("gaussian_blur: the decimated row pass at radius {r} needs {} bytes of workgroup memory, the device has {limit}", decimate_segment_bytes(r, step, row))));
             }
-            let p = self.decimate_params(d.width, d.height, step)?;
+            let p = self.decimate_params(d.width, d.height, step, row_pass_b(row))?;
+            // output rows per interpolation invocation; other values for benchmarks
+            let th = match variant.as_deref() {
+                Some("decimate_th8") => 8,
+                Some("decimate_th32") => 32,
+                _ => DECIM_TH,
+            };
             let (nx, ny) = (p.nodes_x, p.nodes_y);
             let rows_bytes = 8 * nx as u64 * d.height as u64;
             let nodes_bytes = 8 * nx as u64 * ny as u64;
@@ -694,9 +710,9 @@ impl Filter for GaussianBlur {
             let rows = rec.temp(rows_bytes);
             let nodes = rec.temp(nodes_bytes);
             let quads = d.width % 4 == 0;
-            let key = format!("gaussian_blur.decimate.r{r}.d{step}.{row:?}.q{}", quads as u32);
+            let key = format!("gaussian_blur.decimate.r{r}.d{step}.{row:?}.q{}.th{th}", quads as u32);
             let mut h = Kernel::new(&key, &[], "decim_h");
-            h.generated = Some(decimate_source(r, step, row, quads)?);
+            h.generated = Some(decimate_source(r, step, row, quads, th)?);
             let mut v = Kernel::new(&key, &[], "decim_v");
             v.generated = h.generated.clone();
             let mut up = Kernel::new(&key, &[], "decim_up");
@@ -712,7 +728,7 @@ impl Filter for GaussianBlur {
             if only == Some("h") {
                 return Ok(());
             }
-            return rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(4), d.height.div_ceil(DECIM_TH), 64, 1));
+            return rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(4), d.height.div_ceil(th), 64, 1));
         }
         let tmp_bytes = PixelFormat::Rgba32F.gpu_bytes(d.width, d.height);
         let limit = rec.gpu().max_binding();
@@ -830,7 +846,7 @@ mod tests {
     }
     #[test]
     fn decimated_source_parses_shape() {
-        let s = decimate_source(24, 3, RowSource::Packed, true).unwrap();
+        let s = decimate_source(24, 3, RowSource::Packed, true, 16).unwrap();
         assert!(s.contains("const Q: u32 = 17u;") && s.contains("const QV: u32 = 5u;"));
         assert!(s.contains("a7 += w16 * p7;"), "step 16 of 17 adds input 23 (slot 7) to node 7");
         assert!(s.contains("dst4[(row + x0) / 4u]"));
