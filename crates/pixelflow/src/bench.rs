@@ -526,6 +526,11 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
     vec![
         // previous defaults, by name (docs/perf-notes.md, run 8 and 9)
         ("reduce", "reduce", "reduce=u2q8"),
+        // reduce's packed kernels (reduce_packed.wgsl): fewer integer-ALU instructions per pixel
+        ("reduce", "reduce", "reduce=swar"),
+        ("reduce", "reduce", "reduce=dp4"),
+        ("reduce", "reduce", "reduce=swar_u8q16"),
+        ("reduce", "reduce", "reduce=dp4_u8q16"),
         ("histogram", "histogram", "histogram=u1q16"),
         ("mean_saturation", "mean_saturation", "mean_saturation=u1q8"),
         ("sobel_edge_detection", "sobel_edge_detection", "sobel_edge_detection=tile"),

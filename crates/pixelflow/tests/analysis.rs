@@ -267,3 +267,45 @@ fn sums_carry_past_32_bits() {
     let h1 = run1(&gpu, Histogram, &img, &[]);
     assert_eq!(h1, run1(&Backend::Cpu, Histogram, &img, &[]));
 }
+
+/// Every `reduce` schedule (the declared ones, plus SWAR shapes with two lane flushes per loop
+/// iteration and 64 quads per invocation) gives the CPU twin's statistics exactly, on awkward
+/// sizes and on saturated images where a SWAR lane that missed a flush would overflow (64
+/// pixels of 255 per invocation, more than a biased 16-bit lane holds).
+#[test]
+fn reduce_schedules_match_cpu_exactly() {
+    use pixelflow::runtime::schedule;
+    let def = pixelflow::registry::find("reduce").unwrap();
+    let mut variants: Vec<&str> = def.schedules.to_vec();
+    variants.extend(["swar_u16q64", "swar_u1q1", "swar_u3q5", "dp4_u16q64", "dp4_u1q1", "dp4_u3q5"]);
+    assert!(variants.contains(&"swar") && variants.contains(&"dp4"));
+    let mut images: Vec<(String, Image)> = Vec::new();
+    for (w, h) in [(1, 1), (1, 9), (9, 1), (1, 37), (67, 43), (3, 5), (255, 17)] {
+        images.push((format!("random {w}x{h}"), random_image(w, h, PixelFormat::Rgba8, (w * 1000 + h) as u64)));
+    }
+    for (w, h, v) in [(512, 512, 255u8), (1024, 131, 255), (67, 43, 255), (100, 7, 0)] {
+        let mut img = Image::zeroed(pixelflow::ImageDesc::new(w, h, PixelFormat::Rgba8));
+        img.as_u8_mut().fill(v);
+        images.push((format!("all {v} {w}x{h}"), img));
+    }
+    // Saturated but one pixel, in the middle of some invocation's run of whole quads.
+    let mut img = images.iter().find(|(n, _)| n == "all 255 512x512").unwrap().1.clone();
+    img.as_u8_mut()[4 * 1000..4 * 1001].copy_from_slice(&[3, 250, 7, 254]);
+    images.push(("all 255 but one 512x512".into(), img));
+    // Every luma numerator residue near the rounding boundary: a gradient over R, G, B.
+    let grad: Vec<[u8; 4]> = (0..256 * 64).map(|i: u32| [(i % 256) as u8, ((i / 256) * 4) as u8, (255 - i % 256) as u8, (i % 7) as u8]).collect();
+    images.push(("gradient 256x64".into(), rgba(256, 64, &grad)));
+    let gpu = gpu_backend();
+    let mut checked = 0;
+    for variant in &variants {
+        schedule::with_overrides(&[("reduce".to_string(), variant.to_string())], || {
+            for (name, img) in &images {
+                let want = run1(&Backend::Cpu, Reduce, img, &[]);
+                let got = run1(&gpu, Reduce, img, &[]);
+                assert_eq!(got, want, "reduce={variant} on {name}");
+                checked += 1;
+            }
+        });
+    }
+    assert_eq!(checked, variants.len() * images.len());
+}

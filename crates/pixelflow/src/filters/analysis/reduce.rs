@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL};
+use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL, TAIL_PIXELS_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image};
@@ -17,6 +17,8 @@ use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
 const WGSL: &str = include_str!("reduce.wgsl");
+/// The `swar` and `dp4` variants' per-pixel work (appended to `WGSL`).
+const PACKED_WGSL: &str = include_str!("reduce_packed.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; to be measured on H100. Mirrors
 /// `REDUCE_WG` in reduce.wgsl.
 const REDUCE_WG: u32 = 256;
@@ -58,8 +60,84 @@ Later nodes can consume the statistics on the GPU (see luminance_threshold_by_st
     build: |_| Ok(Box::new(Reduce)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
     test_inputs: None,
-    schedules: super::LOOP_VARIANTS,
+    schedules: SCHEDULES,
 };
+
+/// Alternative schedules: the loop shapes of `super::LOOP_VARIANTS`, and the kernels of
+/// reduce_packed.wgsl (`swar`, `dp4`, optionally with a loop shape: `dp4_u8q16`; see
+/// `ReduceKernel`).
+const SCHEDULES: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "swar", "dp4", "swar_u8q16", "dp4_u8q16"];
+
+/// Which per-pixel code a `reduce` dispatch runs (a schedule choice: all give the same bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReduceKernel {
+    /// `add_pixel` in reduce.wgsl: unpack, then min/max/sum per channel and luma per pixel.
+    Scalar,
+    /// reduce_packed.wgsl's `swar_pixel`: R|B and G|A sums as 16-bit lanes; luma numerator
+    /// from two packed byte dot products (min/max on the numerator, one division per pixel
+    /// for the sum); min/max on words whose top bits are the channel (two extractions).
+    Swar,
+    /// reduce_packed.wgsl's `dp4_pixel`: as `Swar` for luma and A, with R, G, B extracted
+    /// and A summed by packed byte dot products (multiply pipe) instead of shifts and masks.
+    Dp4,
+}
+
+/// Quads between two flushes of the `swar` lane sums: 16 quads = 64 pixels, so a 16-bit lane
+/// holds at most 64 * 255 (reduce_packed.wgsl).
+const SWAR_FLUSH_QUADS: u32 = 16;
+
+/// The kernel and loop shape of `reduce`'s schedule: `u<U>q<Q>` (scalar), `swar`, `dp4`,
+/// or either of those with `_u<U>q<Q>`.
+fn reduce_schedule() -> Result<(ReduceKernel, LoopShape)> {
+    let Some(v) = crate::runtime::schedule::get(DEF.name) else {
+        return Ok((ReduceKernel::Scalar, DEFAULT_LOOP));
+    };
+    let unknown = || crate::runtime::schedule::unknown(DEF.name, &v, &[LoopShape::NAMES, "swar", "dp4", "swar_<shape>", "dp4_<shape>"]);
+    let (kind, rest) = if let Some(r) = v.strip_prefix("swar") {
+        (ReduceKernel::Swar, r)
+    } else if let Some(r) = v.strip_prefix("dp4") {
+        (ReduceKernel::Dp4, r)
+    } else {
+        return Ok((ReduceKernel::Scalar, LoopShape::parse(&v).ok_or_else(unknown)?));
+    };
+    let shape = match rest {
+        "" => DEFAULT_LOOP,
+        r => r.strip_prefix('_').and_then(LoopShape::parse).ok_or_else(unknown)?,
+    };
+    Ok((kind, shape))
+}
+
+/// `fn visit_pixels(gid)` for the kernels of reduce_packed.wgsl: `shape`'s grid-stride loop
+/// over whole quads (as `LoopShape::visit_pixels_wgsl`), the `swar` lane sums flushed every
+/// `SWAR_FLUSH_QUADS` quads at most, then the scalar `add_pixel` on the 0..3 tail pixels.
+fn packed_visit_pixels_wgsl(kind: ReduceKernel, shape: LoopShape) -> String {
+    let swar = kind == ReduceKernel::Swar;
+    let quad = if swar { "swar_quad" } else { "dp4_quad" };
+    let u = shape.unroll;
+    let mut s = String::from("fn visit_pixels(gid: u32) {\n    packed_init();\n    var q = gid;\n");
+    if u > 1 {
+        s += &format!("    for (; q + {}u * grid.stride < grid.quads; q += {u}u * grid.stride) {{\n", u - 1);
+        for k in 0..u {
+            s += &format!("        let a{k} = src[q + {k}u * grid.stride];\n");
+        }
+        for k in 0..u {
+            s += &format!("        {quad}(a{k});\n");
+            if swar && ((k + 1) % SWAR_FLUSH_QUADS == 0 || k == u - 1) {
+                s += "        swar_flush();\n";
+            }
+        }
+        s += "    }\n";
+    }
+    s += &format!("    for (; q < grid.quads; q += grid.stride) {{\n        {quad}(src[q]);\n");
+    if swar {
+        s += "        swar_flush();\n";
+    }
+    s += "    }\n";
+    s += &format!("    packed_finish({swar});\n");
+    s += TAIL_PIXELS_WGSL;
+    s += "}\n";
+    s
+}
 
 /// CPU twin of `reduce.wgsl`: exact statistics of an RGBA8 image.
 pub fn stats_cpu(img: &Image) -> Stats {
@@ -121,13 +199,24 @@ impl Filter for Reduce {
 pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
     let d = src.desc.image().ok_or_else(|| Error::Graph("`reduce` expects an image".into()))?;
     let count = d.pixels() as u64;
-    let shape = LoopShape::for_filter(DEF.name, DEFAULT_LOOP)?;
+    let (kind, shape) = reduce_schedule()?;
     let g = grid(count, REDUCE_WG, shape.quads_per_thread, 0)?;
     check_partial_fits(&g, REDUCE_WG, 255)?;
     check_quads(src, count)?;
     let (shim, key) = subgroup_shim(rec);
-    let mut kernel = Kernel::new(&format!("analysis.reduce.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "reduce");
-    kernel.generated = Some(shape.visit_pixels_wgsl());
+    let kernel = match kind {
+        ReduceKernel::Scalar => {
+            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "reduce");
+            k.generated = Some(shape.visit_pixels_wgsl());
+            k
+        }
+        ReduceKernel::Swar | ReduceKernel::Dp4 => {
+            let name = if kind == ReduceKernel::Swar { "swar" } else { "dp4" };
+            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{name}.{}", shape.key()), &[GRID_WGSL, shim, WGSL, PACKED_WGSL], "reduce");
+            k.generated = Some(packed_visit_pixels_wgsl(kind, shape));
+            k
+        }
+    };
     rec.clear(&dst.buffer);
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], bytemuck::bytes_of(&g.params), g.groups)
 }
