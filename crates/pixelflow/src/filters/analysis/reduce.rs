@@ -80,6 +80,8 @@ enum ReduceKernel {
     /// reduce_packed.wgsl's `dp4_pixel`: as `Swar` for luma and A, with R, G, B extracted
     /// and A summed by packed byte dot products (multiply pipe) instead of shifts and masks.
     Dp4,
+    /// reduce_packed.wgsl's `ysum_quad`: the Y sum (and the count) only, for `ReduceLumaSum`.
+    LumaSum,
 }
 
 /// Quads between two flushes of the `swar` lane sums: 16 quads = 64 pixels, so a 16-bit lane
@@ -112,7 +114,11 @@ fn reduce_schedule() -> Result<(ReduceKernel, LoopShape)> {
 /// `SWAR_FLUSH_QUADS` quads at most, then the scalar `add_pixel` on the 0..3 tail pixels.
 fn packed_visit_pixels_wgsl(kind: ReduceKernel, shape: LoopShape) -> String {
     let swar = kind == ReduceKernel::Swar;
-    let quad = if swar { "swar_quad" } else { "dp4_quad" };
+    let quad = match kind {
+        ReduceKernel::Swar => "swar_quad",
+        ReduceKernel::LumaSum => "ysum_quad",
+        _ => "dp4_quad",
+    };
     let u = shape.unroll;
     let mut s = String::from("fn visit_pixels(gid: u32) {\n    packed_init();\n    var q = gid;\n");
     if u > 1 {
@@ -133,8 +139,11 @@ fn packed_visit_pixels_wgsl(kind: ReduceKernel, shape: LoopShape) -> String {
         s += "        swar_flush();\n";
     }
     s += "    }\n";
-    s += &format!("    packed_finish({swar});\n");
-    s += TAIL_PIXELS_WGSL;
+    if kind != ReduceKernel::LumaSum {
+        s += &format!("    packed_finish({swar});\n");
+    }
+    // the tail through `add_pixel` would fill every slot; `ysum` adds only Y
+    s += &if kind == ReduceKernel::LumaSum { TAIL_PIXELS_WGSL.replace("add_pixel", "ysum_pixel") } else { TAIL_PIXELS_WGSL.to_string() };
     s += "}\n";
     s
 }
@@ -197,9 +206,13 @@ impl Filter for Reduce {
 
 /// Records the statistics reduction of `src` (RGBA8) into `dst` (`DataKind::Stats`).
 pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
+    let (kind, shape) = reduce_schedule()?;
+    record_reduce_with(rec, src, dst, kind, shape)
+}
+
+fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, kind: ReduceKernel, shape: LoopShape) -> Result<()> {
     let d = src.desc.image().ok_or_else(|| Error::Graph("`reduce` expects an image".into()))?;
     let count = d.pixels() as u64;
-    let (kind, shape) = reduce_schedule()?;
     let g = grid(count, REDUCE_WG, shape.quads_per_thread, 0)?;
     check_partial_fits(&g, REDUCE_WG, 255)?;
     check_quads(src, count)?;
@@ -210,8 +223,12 @@ pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &Gpu
             k.generated = Some(shape.visit_pixels_wgsl());
             k
         }
-        ReduceKernel::Swar | ReduceKernel::Dp4 => {
-            let name = if kind == ReduceKernel::Swar { "swar" } else { "dp4" };
+        ReduceKernel::Swar | ReduceKernel::Dp4 | ReduceKernel::LumaSum => {
+            let name = match kind {
+                ReduceKernel::Swar => "swar",
+                ReduceKernel::Dp4 => "dp4",
+                _ => "ysum",
+            };
             let mut k = Kernel::new(&format!("analysis.reduce.{key}.{name}.{}", shape.key()), &[GRID_WGSL, shim, WGSL, PACKED_WGSL], "reduce");
             k.generated = Some(packed_visit_pixels_wgsl(kind, shape));
             k
@@ -219,4 +236,53 @@ pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &Gpu
     };
     rec.clear(&dst.buffer);
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], bytemuck::bytes_of(&g.params), g.groups)
+}
+
+/// The Y sum and pixel count of an RGBA8 image as `DataKind::Stats` with every other slot at
+/// its identity (min 255, max 0, sum 0): what `luminance_threshold_by_stats` reads, in one
+/// read-only pass with less per-pixel work than `Reduce`. Not registered: the node
+/// `average_luminance_threshold` lowers to under its schedule `ysum`.
+#[derive(Clone, Debug, Default)]
+pub struct ReduceLumaSum;
+
+static LUMA_SUM_DEF: FilterDef = FilterDef {
+    name: "reduce_luma_sum",
+    family: Family::Analysis,
+    summary: "Sum of BT.601 luma and the pixel count (statistics data, other slots empty).",
+    doc: "Internal: the reduction of `average_luminance_threshold=ysum`.",
+    gpuimage: "",
+    params: &[],
+    inputs: IMAGE,
+    outputs: STATS_OUT,
+    tolerance: EXACT_ENOUGH,
+    build: |_| Ok(Box::new(ReduceLumaSum)),
+    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
+    test_inputs: None,
+    schedules: &[],
+};
+
+/// CPU twin of `ReduceLumaSum` (reduce_packed.wgsl's `ysum_quad`).
+pub fn luma_sum_cpu(img: &Image) -> Stats {
+    let ysum: u64 = img.as_u8().par_chunks(4 * 4096).map(|c| c.chunks_exact(4).map(|p| luma601(p[0], p[1], p[2]) as u64).sum::<u64>()).sum();
+    Stats { count: img.as_u8().len() as u64 / 4, min: [255; 5], max: [0; 5], sum: [0, 0, 0, 0, ysum] }
+}
+
+impl Filter for ReduceLumaSum {
+    fn def(&self) -> &'static FilterDef {
+        &LUMA_SUM_DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        expect_image(&LUMA_SUM_DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        Ok(vec![ValueDesc::Data(DataKind::Stats)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = input_image(&LUMA_SUM_DEF, inputs, 0)?;
+        Ok(vec![Value::Data(Data::Stats(luma_sum_cpu(img)))])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        record_reduce_with(rec, &inputs[0], &outputs[0], ReduceKernel::LumaSum, DEFAULT_LOOP)
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
 }

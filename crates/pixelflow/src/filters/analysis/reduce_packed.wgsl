@@ -93,3 +93,13 @@ fn packed_finish(swar: bool) {
     ylo = min(ylo, nlo / 1000u);
     yhi = max(yhi, nhi / 1000u);
 }
+
+// `ysum` (the reduction behind `average_luminance_threshold=ysum`): only the Y sum; every
+// other slot keeps its identity (min 255, max 0, sum 0).
+fn ysum_pixel(p: u32) {
+    ysum += luma_num(p) / 1000u;
+}
+
+fn ysum_quad(a: vec4<u32>) {
+    ysum += luma_num(a.x) / 1000u + luma_num(a.y) / 1000u + luma_num(a.z) / 1000u + luma_num(a.w) / 1000u;
+}
