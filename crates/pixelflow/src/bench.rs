@@ -526,6 +526,16 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
     vec![
         // previous defaults, by name (docs/perf-notes.md, run 8 and 9)
         ("reduce", "reduce", "reduce=u2q8"),
+        // reduce's packed kernels (reduce_packed.wgsl): fewer integer-ALU instructions per pixel
+        ("reduce", "reduce", "reduce=swar"),
+        ("reduce", "reduce", "reduce=dp4"),
+        ("reduce", "reduce", "reduce=swar_u8q16"),
+        ("reduce", "reduce", "reduce=dp4_u8q16"),
+        // average_luminance_threshold: a reduction of only the Y sum, the threshold pass on
+        // the luma numerator, and both
+        ("average_luminance_threshold", "average_luminance_threshold", "average_luminance_threshold=ysum"),
+        ("average_luminance_threshold", "average_luminance_threshold", "luminance_threshold_by_stats=dp4"),
+        ("average_luminance_threshold", "average_luminance_threshold", "average_luminance_threshold=ysum,luminance_threshold_by_stats=dp4"),
         ("histogram", "histogram", "histogram=u1q16"),
         ("mean_saturation", "mean_saturation", "mean_saturation=u1q8"),
         ("sobel_edge_detection", "sobel_edge_detection", "sobel_edge_detection=tile"),

@@ -267,3 +267,95 @@ fn sums_carry_past_32_bits() {
     let h1 = run1(&gpu, Histogram, &img, &[]);
     assert_eq!(h1, run1(&Backend::Cpu, Histogram, &img, &[]));
 }
+
+/// Every `reduce` schedule (the declared ones, plus SWAR shapes with two lane flushes per loop
+/// iteration and 64 quads per invocation) gives the CPU twin's statistics exactly, on awkward
+/// sizes and on saturated images where a SWAR lane that missed a flush would overflow (64
+/// pixels of 255 per invocation, more than a biased 16-bit lane holds).
+#[test]
+fn reduce_schedules_match_cpu_exactly() {
+    use pixelflow::runtime::schedule;
+    let def = pixelflow::registry::find("reduce").unwrap();
+    let mut variants: Vec<&str> = def.schedules.to_vec();
+    variants.extend(["swar_u16q64", "swar_u1q1", "swar_u3q5", "dp4_u16q64", "dp4_u1q1", "dp4_u3q5"]);
+    assert!(variants.contains(&"swar") && variants.contains(&"dp4"));
+    let mut images: Vec<(String, Image)> = Vec::new();
+    for (w, h) in [(1, 1), (1, 9), (9, 1), (1, 37), (67, 43), (3, 5), (255, 17)] {
+        images.push((format!("random {w}x{h}"), random_image(w, h, PixelFormat::Rgba8, (w * 1000 + h) as u64)));
+    }
+    for (w, h, v) in [(512, 512, 255u8), (1024, 131, 255), (67, 43, 255), (100, 7, 0)] {
+        let mut img = Image::zeroed(pixelflow::ImageDesc::new(w, h, PixelFormat::Rgba8));
+        img.as_u8_mut().fill(v);
+        images.push((format!("all {v} {w}x{h}"), img));
+    }
+    // Saturated but one pixel, in the middle of some invocation's run of whole quads.
+    let mut img = images.iter().find(|(n, _)| n == "all 255 512x512").unwrap().1.clone();
+    img.as_u8_mut()[4 * 1000..4 * 1001].copy_from_slice(&[3, 250, 7, 254]);
+    images.push(("all 255 but one 512x512".into(), img));
+    // Every luma numerator residue near the rounding boundary: a gradient over R, G, B.
+    let grad: Vec<[u8; 4]> = (0..256 * 64).map(|i: u32| [(i % 256) as u8, ((i / 256) * 4) as u8, (255 - i % 256) as u8, (i % 7) as u8]).collect();
+    images.push(("gradient 256x64".into(), rgba(256, 64, &grad)));
+    let gpu = gpu_backend();
+    let mut checked = 0;
+    for variant in &variants {
+        schedule::with_overrides(&[("reduce".to_string(), variant.to_string())], || {
+            for (name, img) in &images {
+                let want = run1(&Backend::Cpu, Reduce, img, &[]);
+                let got = run1(&gpu, Reduce, img, &[]);
+                assert_eq!(got, want, "reduce={variant} on {name}");
+                checked += 1;
+            }
+        });
+    }
+    assert_eq!(checked, variants.len() * images.len());
+    // The Y-sum-only reduction (`average_luminance_threshold=ysum`) on the same images: its
+    // Y sum and count are the full reduction's, every other slot is at its identity.
+    use pixelflow::filters::analysis::reduce::{stats_cpu, ReduceLumaSum};
+    for (name, img) in &images {
+        let full = stats_cpu(img);
+        let want = pixelflow::Stats { count: full.count, min: [255; 5], max: [0; 5], sum: [0, 0, 0, 0, full.sum[4]] };
+        for b in backends() {
+            assert_eq!(run1(&b, ReduceLumaSum, img, &[]), Value::Data(Data::Stats(want.clone())), "reduce_luma_sum on {name}");
+        }
+    }
+}
+
+/// `average_luminance_threshold` under its schedule `ysum` and the threshold's `dp4` (alone and
+/// together) gives the CPU's image exactly, on a gradient with many pixels whose luma
+/// numerator sits exactly on a threshold (n = 1000 t), for multipliers that move t around.
+#[test]
+fn average_luminance_threshold_schedules_match_cpu() {
+    use pixelflow::runtime::schedule;
+    let mut px: Vec<[u8; 4]> = (0..256 * 95).map(|i: u32| [(i % 256) as u8, ((i / 256) * 8 / 3) as u8, ((i * 7) % 256) as u8, (i % 5) as u8]).collect();
+    // One more row: for each luma y, a pixel whose numerator 299R + 587G + 114B + 500 is
+    // exactly 1000 y (where one exists), so every threshold t has a pixel on it.
+    for y in 0..256u32 {
+        let hit = (0..256u32).flat_map(|r| (0..256u32).map(move |g| (r, g))).find_map(|(r, g)| {
+            let rest = (1000 * y).checked_sub(500 + 299 * r + 587 * g)?;
+            (rest % 114 == 0 && rest / 114 < 256).then(|| [r as u8, g as u8, (rest / 114) as u8, 200])
+        });
+        px.push(hit.unwrap_or([0, 0, 0, 0]));
+    }
+    assert!(px[256 * 95..].iter().filter(|p| p[3] == 200).count() > 200);
+    let img = rgba(256, 96, &px);
+    let odd = random_image(67, 43, PixelFormat::Rgba8, 5);
+    let gpu = gpu_backend();
+    let combos = [
+        vec![("average_luminance_threshold", "ysum")],
+        vec![("luminance_threshold_by_stats", "dp4")],
+        vec![("average_luminance_threshold", "ysum"), ("luminance_threshold_by_stats", "dp4")],
+    ];
+    for combo in &combos {
+        let o: Vec<(String, String)> = combo.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        schedule::with_overrides(&o, || {
+            for k in 0..=16 {
+                let m = 0.2 + 0.1 * k as f32;
+                for im in [&img, &odd] {
+                    let want = run1(&Backend::Cpu, AverageLuminanceThreshold::new(m).unwrap(), im, &[]);
+                    let got = run1(&gpu, AverageLuminanceThreshold::new(m).unwrap(), im, &[]);
+                    assert!(got == want, "{combo:?} multiplier {m} on {}x{}", im.width(), im.height());
+                }
+            }
+        });
+    }
+}

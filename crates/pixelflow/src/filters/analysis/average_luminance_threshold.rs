@@ -7,7 +7,7 @@
 //! `luminance_threshold_by_stats` (reads the mean on the GPU), so no value leaves the GPU.
 
 use super::luminance_threshold_by_stats::{LuminanceThresholdByStats, MULTIPLIER};
-use super::reduce::Reduce;
+use super::reduce::{Reduce, ReduceLumaSum};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Port};
 use crate::image::PixelFormat;
@@ -50,7 +50,7 @@ round(multiplier * 1000) * sum_y exactly), so the mean never leaves the GPU.",
     build: |a| Ok(Box::new(AverageLuminanceThreshold::new(a.f32("multiplier")?)?)),
     uniforms: &[],
     test_inputs: None,
-    schedules: &[],
+    schedules: &["ysum"],
 };
 
 impl Filter for AverageLuminanceThreshold {
@@ -64,7 +64,13 @@ impl Filter for AverageLuminanceThreshold {
     fn lower(&self, graph: &mut Graph, inputs: &[Port]) -> Option<Result<Vec<Port>>> {
         let image = *inputs.first()?;
         let threshold = LuminanceThresholdByStats { multiplier: self.multiplier };
-        Some(graph.add(Reduce, &[image]).and_then(|stats| graph.add(threshold, &[image, stats[0]])))
+        // Schedule `ysum`: a reduction of only what the threshold reads (Y sum, count).
+        let stats = match crate::runtime::schedule::get(DEF.name).as_deref() {
+            None => graph.add(Reduce, &[image]),
+            Some("ysum") => graph.add(ReduceLumaSum, &[image]),
+            Some(v) => return Some(Err(crate::runtime::schedule::unknown(DEF.name, v, &["ysum"]))),
+        };
+        Some(stats.and_then(|stats| graph.add(threshold, &[image, stats[0]])))
     }
     fn run_cpu(&self, _: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         Err(Error::Graph("`average_luminance_threshold` is a composite: it runs as the nodes it lowers to".into()))

@@ -71,7 +71,7 @@ Used by average_luminance_threshold.",
     build: |a| Ok(Box::new(LuminanceThresholdByStats::new(a.f32("multiplier")?)?)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
     test_inputs: None,
-    schedules: &[],
+    schedules: &["dp4"],
 };
 
 /// CPU twin of the per-pixel test: `Y * count * 1000 >= m * sum_y`, exactly.
@@ -116,7 +116,13 @@ impl Filter for LuminanceThresholdByStats {
         let g = grid(count, THRESHOLD_WG, QUADS_PER_THREAD, self.multiplier_milli())?;
         check_quads(&inputs[0], count)?;
         check_quads(&outputs[0], count)?;
-        let kernel = Kernel::new("analysis.luminance_threshold_by_stats", &[GRID_WGSL, WGSL], "threshold_by_stats");
+        // Schedule `dp4`: the per-pixel test on the luma numerator (see the WGSL).
+        let entry = match crate::runtime::schedule::get(DEF.name).as_deref() {
+            None => "threshold_by_stats",
+            Some("dp4") => "threshold_by_stats_dp4",
+            Some(v) => return Err(crate::runtime::schedule::unknown(DEF.name, v, &["dp4"])),
+        };
+        let kernel = Kernel::new(&format!("analysis.luminance_threshold_by_stats.{entry}"), &[GRID_WGSL, WGSL], entry);
         rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -61,6 +61,26 @@ fn apply(p: u32, t: u32) -> u32 {
     return v | (v << 8u) | (v << 16u) | (c.w << 24u);
 }
 
+// Schedule `dp4`: the same test without unpacking or dividing. luma601 = floor(n / 1000) with
+// n = 299R + 587G + 114B + 500 (two packed byte dot products, as in reduce_packed.wgsl), so
+// Y >= t exactly when n >= 1000 t (`t1000`).
+fn apply_dp4(p: u32, t1000: u32) -> u32 {
+    let n = dot4U8Packed(p, 0x00000201u) * 256u + (dot4U8Packed(p, 0x00724B2Bu) + 500u);
+    return select(0u, 0x00FFFFFFu, n >= t1000) | (p & 0xFF000000u);
+}
+
+@compute @workgroup_size(256)
+fn threshold_by_stats_dp4(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let n = mul64(vec2<u32>(stats[18], stats[19]), grid.extra);
+    let d = mul64(vec2<u32>(stats[20], stats[21]), 1000u);
+    let t = threshold(n, d) * 1000u;
+    let quads = (grid.count + 3u) / 4u;
+    for (var q = wid.x * THRESHOLD_WG + lid; q < quads; q += grid.stride) {
+        let a = src[q];
+        dst[q] = vec4<u32>(apply_dp4(a.x, t), apply_dp4(a.y, t), apply_dp4(a.z, t), apply_dp4(a.w, t));
+    }
+}
+
 @compute @workgroup_size(256)
 fn threshold_by_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     // Stats layout: Y is channel 4 (sum at words 18, 19); the count is at words 20, 21.

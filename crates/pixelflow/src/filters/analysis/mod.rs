@@ -119,21 +119,15 @@ impl LoopShape {
         let Some(v) = crate::runtime::schedule::get(filter) else {
             return Ok(default);
         };
-        let parsed = v
-            .strip_prefix('u')
-            .and_then(|r| r.split_once('q'))
-            .and_then(|(u, q)| Some((u.parse::<u32>().ok()?, q.parse::<u32>().ok()?)));
-        match parsed {
-            Some((u, q)) if (1..=16).contains(&u) && (1..=64).contains(&q) => Ok(LoopShape {
-                unroll: u,
-                quads_per_thread: q,
-            }),
-            _ => Err(crate::runtime::schedule::unknown(
-                filter,
-                &v,
-                &["u<1..16>q<1..64>, e.g. u4q8"],
-            )),
-        }
+        LoopShape::parse(&v).ok_or_else(|| crate::runtime::schedule::unknown(filter, &v, &[LoopShape::NAMES]))
+    }
+    /// What `parse` accepts, for error messages.
+    pub(crate) const NAMES: &'static str = "u<1..16>q<1..64>, e.g. u4q8";
+    /// Parses a `u<U>q<Q>` variant name.
+    pub(crate) fn parse(v: &str) -> Option<LoopShape> {
+        let (u, q) = v.strip_prefix('u')?.split_once('q')?;
+        let (u, q) = (u.parse::<u32>().ok()?, q.parse::<u32>().ok()?);
+        ((1..=16).contains(&u) && (1..=64).contains(&q)).then_some(LoopShape { unroll: u, quads_per_thread: q })
     }
     /// Cache-key suffix.
     pub(crate) fn key(&self) -> String {
@@ -157,10 +151,15 @@ impl LoopShape {
             s += "    }\n";
         }
         s += "    for (; q < grid.quads; q += grid.stride) {\n        add_quad(src[q]);\n    }\n";
-        s += "    if (gid == 0u) {\n        let rest = tail_pixels(grid);\n        if (rest > 0u) {\n            let a = src[grid.quads];\n            add_pixel(a.x);\n            if (rest > 1u) { add_pixel(a.y); }\n            if (rest > 2u) { add_pixel(a.z); }\n        }\n    }\n}\n";
+        s += TAIL_PIXELS_WGSL;
+        s += "}\n";
         s
     }
 }
+
+/// The end of a generated `visit_pixels(gid)`: invocation 0 calls `add_pixel` on the 0..3
+/// pixels after the last whole quad.
+pub(crate) const TAIL_PIXELS_WGSL: &str = "    if (gid == 0u) {\n        let rest = tail_pixels(grid);\n        if (rest > 0u) {\n            let a = src[grid.quads];\n            add_pixel(a.x);\n            if (rest > 1u) { add_pixel(a.y); }\n            if (rest > 2u) { add_pixel(a.z); }\n        }\n    }\n";
 
 /// Alternative loop shapes timed by `bench --experiments` and run by the equivalence tests.
 pub(crate) const LOOP_VARIANTS: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8"];

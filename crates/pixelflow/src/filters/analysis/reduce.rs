@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL};
+use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL, TAIL_PIXELS_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image};
@@ -17,6 +17,8 @@ use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
 const WGSL: &str = include_str!("reduce.wgsl");
+/// The `swar` and `dp4` variants' per-pixel work (appended to `WGSL`).
+const PACKED_WGSL: &str = include_str!("reduce_packed.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; to be measured on H100. Mirrors
 /// `REDUCE_WG` in reduce.wgsl.
 const REDUCE_WG: u32 = 256;
@@ -58,8 +60,93 @@ Later nodes can consume the statistics on the GPU (see luminance_threshold_by_st
     build: |_| Ok(Box::new(Reduce)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
     test_inputs: None,
-    schedules: super::LOOP_VARIANTS,
+    schedules: SCHEDULES,
 };
+
+/// Alternative schedules: the loop shapes of `super::LOOP_VARIANTS`, and the kernels of
+/// reduce_packed.wgsl (`swar`, `dp4`, optionally with a loop shape: `dp4_u8q16`; see
+/// `ReduceKernel`).
+const SCHEDULES: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "swar", "dp4", "swar_u8q16", "dp4_u8q16"];
+
+/// Which per-pixel code a `reduce` dispatch runs (a schedule choice: all give the same bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReduceKernel {
+    /// `add_pixel` in reduce.wgsl: unpack, then min/max/sum per channel and luma per pixel.
+    Scalar,
+    /// reduce_packed.wgsl's `swar_pixel`: R|B and G|A sums as 16-bit lanes; luma numerator
+    /// from two packed byte dot products (min/max on the numerator, one division per pixel
+    /// for the sum); min/max on words whose top bits are the channel (two extractions).
+    Swar,
+    /// reduce_packed.wgsl's `dp4_pixel`: as `Swar` for luma and A, with R, G, B extracted
+    /// and A summed by packed byte dot products (multiply pipe) instead of shifts and masks.
+    Dp4,
+    /// reduce_packed.wgsl's `ysum_quad`: the Y sum (and the count) only, for `ReduceLumaSum`.
+    LumaSum,
+}
+
+/// Quads between two flushes of the `swar` lane sums: 16 quads = 64 pixels, so a 16-bit lane
+/// holds at most 64 * 255 (reduce_packed.wgsl).
+const SWAR_FLUSH_QUADS: u32 = 16;
+
+/// The kernel and loop shape of `reduce`'s schedule: `u<U>q<Q>` (scalar), `swar`, `dp4`,
+/// or either of those with `_u<U>q<Q>`.
+fn reduce_schedule() -> Result<(ReduceKernel, LoopShape)> {
+    let Some(v) = crate::runtime::schedule::get(DEF.name) else {
+        return Ok((ReduceKernel::Scalar, DEFAULT_LOOP));
+    };
+    let unknown = || crate::runtime::schedule::unknown(DEF.name, &v, &[LoopShape::NAMES, "swar", "dp4", "swar_<shape>", "dp4_<shape>"]);
+    let (kind, rest) = if let Some(r) = v.strip_prefix("swar") {
+        (ReduceKernel::Swar, r)
+    } else if let Some(r) = v.strip_prefix("dp4") {
+        (ReduceKernel::Dp4, r)
+    } else {
+        return Ok((ReduceKernel::Scalar, LoopShape::parse(&v).ok_or_else(unknown)?));
+    };
+    let shape = match rest {
+        "" => DEFAULT_LOOP,
+        r => r.strip_prefix('_').and_then(LoopShape::parse).ok_or_else(unknown)?,
+    };
+    Ok((kind, shape))
+}
+
+/// `fn visit_pixels(gid)` for the kernels of reduce_packed.wgsl: `shape`'s grid-stride loop
+/// over whole quads (as `LoopShape::visit_pixels_wgsl`), the `swar` lane sums flushed every
+/// `SWAR_FLUSH_QUADS` quads at most, then the scalar `add_pixel` on the 0..3 tail pixels.
+fn packed_visit_pixels_wgsl(kind: ReduceKernel, shape: LoopShape) -> String {
+    let swar = kind == ReduceKernel::Swar;
+    let quad = match kind {
+        ReduceKernel::Swar => "swar_quad",
+        ReduceKernel::LumaSum => "ysum_quad",
+        _ => "dp4_quad",
+    };
+    let u = shape.unroll;
+    let mut s = String::from("fn visit_pixels(gid: u32) {\n    packed_init();\n    var q = gid;\n");
+    if u > 1 {
+        s += &format!("    for (; q + {}u * grid.stride < grid.quads; q += {u}u * grid.stride) {{\n", u - 1);
+        for k in 0..u {
+            s += &format!("        let a{k} = src[q + {k}u * grid.stride];\n");
+        }
+        for k in 0..u {
+            s += &format!("        {quad}(a{k});\n");
+            if swar && ((k + 1) % SWAR_FLUSH_QUADS == 0 || k == u - 1) {
+                s += "        swar_flush();\n";
+            }
+        }
+        s += "    }\n";
+    }
+    s += &format!("    for (; q < grid.quads; q += grid.stride) {{\n        {quad}(src[q]);\n");
+    if swar {
+        s += "        swar_flush();\n";
+    }
+    s += "    }\n";
+    if kind != ReduceKernel::LumaSum {
+        s += &format!("    packed_finish({swar});\n");
+    }
+    // the tail through `add_pixel` would fill every slot; `ysum` adds only Y
+    s += &if kind == ReduceKernel::LumaSum { TAIL_PIXELS_WGSL.replace("add_pixel", "ysum_pixel") } else { TAIL_PIXELS_WGSL.to_string() };
+    s += "}\n";
+    s
+}
 
 /// CPU twin of `reduce.wgsl`: exact statistics of an RGBA8 image.
 pub fn stats_cpu(img: &Image) -> Stats {
@@ -119,15 +206,83 @@ impl Filter for Reduce {
 
 /// Records the statistics reduction of `src` (RGBA8) into `dst` (`DataKind::Stats`).
 pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
+    let (kind, shape) = reduce_schedule()?;
+    record_reduce_with(rec, src, dst, kind, shape)
+}
+
+fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, kind: ReduceKernel, shape: LoopShape) -> Result<()> {
     let d = src.desc.image().ok_or_else(|| Error::Graph("`reduce` expects an image".into()))?;
     let count = d.pixels() as u64;
-    let shape = LoopShape::for_filter(DEF.name, DEFAULT_LOOP)?;
     let g = grid(count, REDUCE_WG, shape.quads_per_thread, 0)?;
     check_partial_fits(&g, REDUCE_WG, 255)?;
     check_quads(src, count)?;
     let (shim, key) = subgroup_shim(rec);
-    let mut kernel = Kernel::new(&format!("analysis.reduce.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "reduce");
-    kernel.generated = Some(shape.visit_pixels_wgsl());
+    let kernel = match kind {
+        ReduceKernel::Scalar => {
+            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "reduce");
+            k.generated = Some(shape.visit_pixels_wgsl());
+            k
+        }
+        ReduceKernel::Swar | ReduceKernel::Dp4 | ReduceKernel::LumaSum => {
+            let name = match kind {
+                ReduceKernel::Swar => "swar",
+                ReduceKernel::Dp4 => "dp4",
+                _ => "ysum",
+            };
+            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{name}.{}", shape.key()), &[GRID_WGSL, shim, WGSL, PACKED_WGSL], "reduce");
+            k.generated = Some(packed_visit_pixels_wgsl(kind, shape));
+            k
+        }
+    };
     rec.clear(&dst.buffer);
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], bytemuck::bytes_of(&g.params), g.groups)
+}
+
+/// The Y sum and pixel count of an RGBA8 image as `DataKind::Stats` with every other slot at
+/// its identity (min 255, max 0, sum 0): what `luminance_threshold_by_stats` reads, in one
+/// read-only pass with less per-pixel work than `Reduce`. Not registered: the node
+/// `average_luminance_threshold` lowers to under its schedule `ysum`.
+#[derive(Clone, Debug, Default)]
+pub struct ReduceLumaSum;
+
+static LUMA_SUM_DEF: FilterDef = FilterDef {
+    name: "reduce_luma_sum",
+    family: Family::Analysis,
+    summary: "Sum of BT.601 luma and the pixel count (statistics data, other slots empty).",
+    doc: "Internal: the reduction of `average_luminance_threshold=ysum`.",
+    gpuimage: "",
+    params: &[],
+    inputs: IMAGE,
+    outputs: STATS_OUT,
+    tolerance: EXACT_ENOUGH,
+    build: |_| Ok(Box::new(ReduceLumaSum)),
+    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
+    test_inputs: None,
+    schedules: &[],
+};
+
+/// CPU twin of `ReduceLumaSum` (reduce_packed.wgsl's `ysum_quad`).
+pub fn luma_sum_cpu(img: &Image) -> Stats {
+    let ysum: u64 = img.as_u8().par_chunks(4 * 4096).map(|c| c.chunks_exact(4).map(|p| luma601(p[0], p[1], p[2]) as u64).sum::<u64>()).sum();
+    Stats { count: img.as_u8().len() as u64 / 4, min: [255; 5], max: [0; 5], sum: [0, 0, 0, 0, ysum] }
+}
+
+impl Filter for ReduceLumaSum {
+    fn def(&self) -> &'static FilterDef {
+        &LUMA_SUM_DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        expect_image(&LUMA_SUM_DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        Ok(vec![ValueDesc::Data(DataKind::Stats)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = input_image(&LUMA_SUM_DEF, inputs, 0)?;
+        Ok(vec![Value::Data(Data::Stats(luma_sum_cpu(img)))])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        record_reduce_with(rec, &inputs[0], &outputs[0], ReduceKernel::LumaSum, DEFAULT_LOOP)
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
 }
