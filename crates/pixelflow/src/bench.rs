@@ -546,27 +546,50 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=strip"),
         // gaussian: the decimated schedule (default from sigma ~5.1, where its bound first
         // allows a node spacing) against the previous default, the register-blocked two
-        // passes (`tile` names the default choice); its row pass reading from workgroup
-        // memory; its first and last pass alone (bench-only ablations, wrong images); 8 and
-        // 32 output rows per interpolation invocation
+        // passes (`tile` names the default choice); its knobs (gaussian_blur::DecimateOptions):
+        // row-pass nodes per invocation, column-pass nodes per invocation, node storage; and
+        // each of its passes alone (bench-only ablations, wrong images)
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=tile"),
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=twopass"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_packed"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_b5"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_b6"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_b8"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_b9"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_f16"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_f32"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_bv1"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_bv4"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_bv8"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_h_only"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_v_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_up_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_th8"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_th32"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_f32_v_only"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_f32_up_only"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_f16_v_only"),
         ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=tile"),
-        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_packed"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_b5"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_b6"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_b8"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_b9"),
         ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=tile"),
+        ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=decimate_b6"),
+        ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=decimate_b8"),
         ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=tile"),
+        ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=decimate_b6"),
+        ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=decimate_b8"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_packed"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_b5"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_b6"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_b8"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_b9"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_f16"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_f32"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_bv1"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_bv4"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_h_only"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_v_only"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_up_only"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_th8"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_th32"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see
@@ -576,27 +599,14 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("dilation 65x65", "dilation(radius=32)", "dilation=rows_only"),
         ("dilation 65x65", "dilation(radius=32)", "dilation=cols_only"),
         // morphology: wider row tiles, blocks of up to 33 in the row pass, and the streaming
-        // column pass (filters/morphology/separable.rs: WIDE, WIDE16, VSTREAM), whole and
-        // pass by pass
-        ("dilation 3x3", "dilation(radius=1)", "dilation=wide_vstream"),
+        // column pass (filters/morphology/separable.rs: WIDE, WIDE16, VSTREAM; the default
+        // picks by radius), against `twopass`, the default before run g3
         ("dilation 15x15", "dilation(radius=7)", "dilation=wide"),
-        ("dilation 15x15", "dilation(radius=7)", "dilation=vstream"),
-        ("dilation 15x15", "dilation(radius=7)", "dilation=wide_vstream"),
-        ("dilation 31x31", "dilation(radius=15)", "dilation=wide"),
-        ("dilation 31x31", "dilation(radius=15)", "dilation=vstream"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=twopass"),
         ("dilation 31x31", "dilation(radius=15)", "dilation=wide_vstream"),
+        ("dilation 65x65", "dilation(radius=32)", "dilation=twopass"),
         ("dilation 65x65", "dilation(radius=32)", "dilation=wide"),
-        ("dilation 65x65", "dilation(radius=32)", "dilation=vstream"),
-        ("dilation 65x65", "dilation(radius=32)", "dilation=wide_vstream"),
-        ("dilation 15x15", "dilation(radius=7)", "dilation=wide16_vstream"),
-        ("dilation 31x31", "dilation(radius=15)", "dilation=wide16"),
-        ("dilation 31x31", "dilation(radius=15)", "dilation=wide16_vstream"),
-        ("dilation 65x65", "dilation(radius=32)", "dilation=wide16"),
         ("dilation 65x65", "dilation(radius=32)", "dilation=wide16_vstream"),
-        ("dilation 65x65", "dilation(radius=32)", "dilation=wide16_rows_only"),
-        ("dilation 15x15", "dilation(radius=7)", "dilation=vstream_cols_only"),
-        ("dilation 65x65", "dilation(radius=32)", "dilation=wide_rows_only"),
-        ("dilation 65x65", "dilation(radius=32)", "dilation=vstream_cols_only"),
         // resize: the row-walking kernel with 8 rows per invocation and the previous default
         // (`quads`) against the default (`rows16`)
         ("resize 1080p->4K", "resize(scale=2)", "resize=rows"),

@@ -96,7 +96,7 @@ fn blocks(w: u32, h: u32, block: u32, seed: u64) -> Image {
 }
 
 /// The decimated schedule (exact blur at grid nodes, cubic interpolation between them),
-/// with each of the row pass's row sources, within one level of the twin: node spacings 2 (sigma 6), 3,
+/// with each of the row pass's row sources and node formats and other shapes, within one level of the twin: node spacings 2 (sigma 6), 3,
 /// 4, 7 and 10 (sigma 32); images smaller than one node spacing, narrower than the row
 /// pass's 256-node segment or crossing it, heights that end inside an interpolation pass's
 /// 16-row run; random noise and full-amplitude blocks.
@@ -110,11 +110,18 @@ fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
         for (i, &(w, h)) in sizes.iter().enumerate() {
             let block = 2 + (sigma as u32 + i as u32) % (sigma as u32);
             for (kind, img) in [("noise", random_image(w, h, PixelFormat::Rgba8, 60 + i as u64)), ("blocks", blocks(w, h, block, 70 + i as u64))] {
-                use gaussian_blur::RowSource::*;
+                use gaussian_blur::{DecimateOptions, NodeFormat, RowSource::*};
+                let with = |row, nodes| DecimateOptions { row: Some(row), nodes: Some(nodes), ..Default::default() };
+                let mut options = vec![with(Packed, NodeFormat::Unorm16), with(Direct, NodeFormat::Unorm16), with(Direct, NodeFormat::F16), with(Packed, NodeFormat::F32)];
                 // unpacked, the row segment at sigma 32 exceeds lavapipe's 32 KiB
-                let sources: &[gaussian_blur::RowSource] = if sigma > 24.0 { &[Packed, Direct] } else { &[Unpacked, Packed, Direct] };
-                for &source in sources {
-                    let f = GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Decimate { row: Some(source) });
+                if sigma < 24.0 {
+                    options.push(with(Unpacked, NodeFormat::Unorm16));
+                }
+                // other shapes: odd B reading straight from memory, 1 and 8 column-pass nodes, 3 rows per interpolation invocation
+                options.push(DecimateOptions { row: Some(Direct), b: Some(5), bv: Some(8), th: Some(3), nodes: None });
+                options.push(DecimateOptions { row: Some(Packed), b: Some(4), bv: Some(1), th: Some(32), nodes: Some(NodeFormat::F16) });
+                for &source in &options {
+                    let f = GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Decimate(source));
                     let d = gpu_vs_cpu(Box::new(f), &img);
                     assert!(d <= 1, "{w}x{h} {kind} sigma {sigma} {source:?}: {d} levels (step {step:?})");
                 }

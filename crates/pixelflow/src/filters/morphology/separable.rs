@@ -120,6 +120,7 @@ impl HShape {
 }
 
 impl HTile {
+    #[cfg(test)]
     fn fit(radius: u32, budget: u64) -> Result<HTile> {
         Self::fit_with(radius, budget, HShape::DEFAULT)
     }
@@ -452,12 +453,29 @@ const WIDE_COLUMNS: u32 = 192;
 /// Rows loaded per chunk by the streaming column pass.
 const V_STREAM_CHUNK: u32 = 8;
 
+/// From these radii the default is `wide`, then `wide_vstream`. Schedule choice, H200 at
+/// 4K (run g3, same process), ms: r = 7 twopass 0.0655, wide 0.0699, wide_vstream 0.0711;
+/// r = 15 twopass 0.0834, wide 0.0767, wide_vstream 0.0792; r = 32 twopass 0.1179, wide
+/// 0.1086, wide_vstream 0.1013. The switches sit between the measured radii.
+const WIDE_FROM: u32 = 12;
+const WIDE_VSTREAM_FROM: u32 = 24;
+
+/// The default schedule at `radius` (`None`: `twopass`).
+fn default_variant(radius: u32) -> Option<&'static str> {
+    match radius {
+        r if r >= WIDE_VSTREAM_FROM => Some(WIDE_VSTREAM),
+        r if r >= WIDE_FROM => Some(WIDE),
+        _ => None,
+    }
+}
+
 /// The variants besides the default, for `FilterDef::schedules` (the ablations above
 /// produce wrong images by design and are left out).
-pub(crate) const SCHEDULES: &[&str] = &[WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM];
+pub(crate) const SCHEDULES: &[&str] = &[TWOPASS, WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM];
 
 /// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` picks
-/// for `filter` (its registry name): `twopass`, the only real one, or a bench-only ablation.
+/// for `filter` (its registry name): by default `twopass`, `wide` or `wide_vstream` by
+/// radius (`default_variant`), or another variant, or a bench-only ablation.
 pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, output: &GpuSlot, radius: u32, op: Op) -> Result<()> {
     let d: ImageDesc = input.desc.image().ok_or_else(|| Error::Graph("morphology input must be an image".into()))?;
     let gray = match d.format {
@@ -470,7 +488,7 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
     let flip = if op == Op::Min { u32::MAX } else { 0 };
     let params = MorphParams { width: d.width, height: d.height, words_per_row, flip };
     let variant = crate::runtime::schedule::get(filter);
-    match variant.as_deref() {
+    match variant.as_deref().or(default_variant(radius)) {
         None | Some(TWOPASS) => {
             let tmp = rec.temp(d.format.gpu_bytes(d.width, d.height));
             record_rows(rec, &input.buffer, &tmp, d, gray, params, budget, radius)?;

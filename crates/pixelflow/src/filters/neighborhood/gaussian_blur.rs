@@ -62,8 +62,73 @@ pub enum Schedule {
     /// The exact blur at the nodes of a grid `decimation_step` pixels apart, cubic
     /// interpolation between them (`gaussian_blur_decimate.wgsl`); within one level of the
     /// twin by construction, and only where `decimation_step` finds a spacing that keeps
-    /// that bound. `row`: where the row pass reads its row segment (`None`: the default).
-    Decimate { row: Option<RowSource> },
+    /// that bound. Knobs left `None` take the measured defaults.
+    Decimate(DecimateOptions),
+}
+
+/// Schedule knobs of the decimated passes. Benchmarks name them as `decimate` followed by
+/// `_<knob>` for each set one: `packed` / `unpacked` / `direct` (row source), `b<N>` (row-pass
+/// nodes per invocation), `bv<N>` (column-pass nodes per invocation), `th<N>` (output rows
+/// per interpolation invocation), `unorm16` / `f16` / `f32` (node storage); e.g.
+/// `decimate_packed_bv4`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DecimateOptions {
+    pub row: Option<RowSource>,
+    pub b: Option<u32>,
+    pub bv: Option<u32>,
+    pub th: Option<u32>,
+    pub nodes: Option<NodeFormat>,
+}
+
+/// How the decimated passes store node values between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeFormat {
+    /// 16-bit unorm per channel: at most 0.002 levels off; 4 int-to-float conversions per load.
+    Unorm16,
+    /// f16 per channel, offset by -0.5: at most 255 * 2^-13 = 0.031 levels off.
+    F16,
+    /// f32 per channel: twice the bytes, no conversion.
+    F32,
+}
+
+impl NodeFormat {
+    fn bytes(self) -> u64 {
+        match self {
+            NodeFormat::Unorm16 | NodeFormat::F16 => 8,
+            NodeFormat::F32 => 16,
+        }
+    }
+    fn wgsl(self) -> &'static str {
+        match self {
+            NodeFormat::Unorm16 => "alias Node = vec2<u32>;\nfn node_store(v: vec4<f32>) -> Node {\n    return vec2<u32>(pack2x16unorm(v.xy), pack2x16unorm(v.zw));\n}\nfn node_load(p: Node) -> vec4<f32> {\n    return vec4<f32>(unpack2x16unorm(p.x), unpack2x16unorm(p.y));\n}\n",
+            NodeFormat::F16 => "alias Node = vec2<u32>;\nfn node_store(v: vec4<f32>) -> Node {\n    let c = v - vec4<f32>(0.5);\n    return vec2<u32>(pack2x16float(c.xy), pack2x16float(c.zw));\n}\nfn node_load(p: Node) -> vec4<f32> {\n    return vec4<f32>(unpack2x16float(p.x), unpack2x16float(p.y)) + vec4<f32>(0.5);\n}\n",
+            NodeFormat::F32 => "alias Node = vec4<f32>;\nfn node_store(v: vec4<f32>) -> Node {\n    return v;\n}\nfn node_load(p: Node) -> vec4<f32> {\n    return p;\n}\n",
+        }
+    }
+}
+
+impl DecimateOptions {
+    /// `decimate[_knob]*` as above; `None` if `name` is not one.
+    pub fn parse(name: &str) -> Option<Self> {
+        let rest = name.strip_prefix("decimate")?;
+        let mut o = DecimateOptions::default();
+        for t in rest.split('_').filter(|t| !t.is_empty()) {
+            let num = |p: &str| t.strip_prefix(p).and_then(|n| n.parse::<u32>().ok());
+            match t {
+                "packed" => o.row = Some(RowSource::Packed),
+                "unpacked" => o.row = Some(RowSource::Unpacked),
+                "direct" => o.row = Some(RowSource::Direct),
+                "unorm16" => o.nodes = Some(NodeFormat::Unorm16),
+                "f16" => o.nodes = Some(NodeFormat::F16),
+                "f32" => o.nodes = Some(NodeFormat::F32),
+                _ if num("bv").is_some_and(|n| (1..=8).contains(&n)) => o.bv = num("bv"),
+                _ if num("b").is_some_and(|n| (2..=16).contains(&n)) => o.b = num("b"),
+                _ if num("th").is_some_and(|n| (1..=64).contains(&n)) => o.th = num("th"),
+                _ => return None,
+            }
+        }
+        Some(o)
+    }
 }
 
 /// Where the decimated row pass reads its row segment from.
@@ -155,7 +220,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
     test_inputs: None,
-    schedules: &["twopass", "twopass_packed", "decimate_unpacked", "decimate_direct"],
+    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_f16", "decimate_f32"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
@@ -392,9 +457,38 @@ const _: () = assert!(DECIM_B % 2 == 0);
 /// against packed 0.148, while sigma 8 and 32 (D = 3, 11) were faster than packed.
 const DECIM_B_DIRECT: u32 = 7;
 
-/// Node outputs per invocation of the row pass for row source `row`.
+/// Default node outputs per invocation of the row pass for row source `row`.
 fn row_pass_b(row: RowSource) -> u32 {
     if row == RowSource::Direct { DECIM_B_DIRECT } else { DECIM_B }
+}
+
+/// Default node storage between the decimated passes.
+const DECIM_NODES: NodeFormat = NodeFormat::Unorm16;
+
+/// A decimated schedule with every knob decided.
+#[derive(Clone, Copy, Debug)]
+struct DecimatePlan {
+    step: u32,
+    row: RowSource,
+    b: u32,
+    bv: u32,
+    th: u32,
+    nodes: NodeFormat,
+}
+
+impl DecimatePlan {
+    fn new(step: u32, o: DecimateOptions) -> Result<Self> {
+        let row = o.row.unwrap_or(DECIM_ROW_SOURCE);
+        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row)), bv: o.bv.unwrap_or(DECIM_BV), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES) };
+        // the workgroup-memory layout needs an even B (odd stride between invocations)
+        if row != RowSource::Direct && p.b % 2 != 0 {
+            return Err(Error::Graph(format!("gaussian_blur: the decimated row pass with its segment in workgroup memory needs an even number of nodes per invocation, not {}", p.b)));
+        }
+        Ok(p)
+    }
+    fn key(&self, r: u32, quads: bool) -> String {
+        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, quads as u32)
+    }
 }
 /// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1-g3):
 /// unpacked 0.249 / 0.920 ms at sigma 8 / 32, packed 0.151 / 0.213 ms (NVIDIA's Vulkan
@@ -501,21 +595,23 @@ fn gen_poly(b: u32, q: u32, load: impl Fn(u32) -> String) -> String {
 }
 
 /// The decimated schedule's source for radius `r`, node spacing `d`.
-pub fn decimate_source(r: u32, d: u32, row: RowSource, quads: bool, th: u32) -> Result<String> {
-    let (b, q) = (row_pass_b(row), (2 * r + 1).div_ceil(d));
-    let slots = decimate_segment_slots(r, d);
-    let (mode, px_slots, packed_slots) = match row {
+fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
+    let (d, b, bv, th) = (plan.step, plan.b, plan.bv, plan.th);
+    let q = (2 * r + 1).div_ceil(d);
+    let slots = decimate_segment_slots(r, d, b);
+    let (mode, px_slots, packed_slots) = match plan.row {
         RowSource::Unpacked => (0, slots, 1),
         RowSource::Packed => (1, 1, slots),
         RowSource::Direct => (2, 1, 1),
     };
-    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", DECIM_BV), ("HWG", DECIM_HWG), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th)];
+    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", bv), ("HWG", DECIM_HWG), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th)];
     let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
+    let s = replace_block(&s, "node_format", plan.nodes.wgsl())?;
     let s = replace_block(&s, "decim_h", &gen_poly(b, q, |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
-    let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = unorm16x4(a{o} * (1.0 / 255.0)); }}\n")).collect();
+    let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = node_store(a{o} * (1.0 / 255.0)); }}\n")).collect();
     let s = replace_block(&s, "decim_h_store", &store_h)?;
-    let s = replace_block(&s, "decim_v", &gen_poly(DECIM_BV, q, |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d)))?;
-    let store_v: String = (0..DECIM_BV).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = unorm16x4(a{o}); }}\n")).collect();
+    let s = replace_block(&s, "decim_v", &gen_poly(bv, q, |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d)))?;
+    let store_v: String = (0..bv).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = node_store(a{o}); }}\n")).collect();
     let s = replace_block(&s, "decim_v_store", &store_v)?;
     if !quads {
         return Ok(s);
@@ -524,16 +620,16 @@ pub fn decimate_source(r: u32, d: u32, row: RowSource, quads: bool, th: u32) -> 
 }
 
 /// Slots of the decimated row pass's segment in workgroup memory (`ROW_SLOTS` in the WGSL).
-fn decimate_segment_slots(r: u32, d: u32) -> u32 {
+fn decimate_segment_slots(r: u32, d: u32, b: u32) -> u32 {
     let q = (2 * r + 1).div_ceil(d);
-    let row_in = d * (DECIM_HWG * DECIM_B + q - 1);
-    row_in + row_in / (DECIM_B * d) + 1
+    let row_in = d * (DECIM_HWG * b + q - 1);
+    row_in + row_in / (b * d) + 1
 }
 
 /// Bytes of workgroup memory of the decimated row pass.
-fn decimate_segment_bytes(r: u32, d: u32, row: RowSource) -> u64 {
-    decimate_segment_slots(r, d) as u64
-        * match row {
+fn decimate_segment_bytes(r: u32, plan: &DecimatePlan) -> u64 {
+    decimate_segment_slots(r, plan.step, plan.b) as u64
+        * match plan.row {
             RowSource::Unpacked => 16,
             RowSource::Packed => 4,
             RowSource::Direct => 0,
@@ -641,27 +737,24 @@ impl Filter for GaussianBlur {
         // Bench-only ablations (wrong images, so not in `DEF.schedules`): one of the two
         // register-blocked passes alone, to place the two-pass time (docs/perf-notes.md).
         let variant = crate::runtime::schedule::get(DEF.name);
-        let only = match variant.as_deref() {
-            Some("twopass_h_only" | "decimate_h_only") => Some("h"),
-            Some("twopass_v_only") => Some("v"),
-            Some("decimate_up_only") => Some("up"),
-            _ => None,
-        };
-        let forced = match variant.as_deref() {
-            Some("twopass_h_only" | "twopass_v_only") => Some(Schedule::TwoPass),
-            Some("decimate_h_only" | "decimate_up_only" | "decimate_th8" | "decimate_th32") => Some(Schedule::Decimate { row: None }),
+        let mut name = variant.as_deref();
+        let mut only = None;
+        for (suffix, pass) in [("_h_only", "h"), ("_v_only", "v"), ("_up_only", "up")] {
+            if let Some(n) = name.and_then(|n| n.strip_suffix(suffix)) {
+                (name, only) = (Some(n), Some(pass));
+            }
+        }
+        let decimate = |o: DecimateOptions| decimation_step(&self.weights()).map(|_| Schedule::Decimate(o));
+        let forced = match name {
             None | Some("tile") => self.schedule,
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
             Some("twopass_packed") => self.schedule.or(Some(Schedule::TwoPassPacked)),
-            // the decimated schedule wherever its bound holds (the default elsewhere)
-            Some("decimate") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { row: None })),
-            Some("decimate_packed") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { row: Some(RowSource::Packed) })),
-            Some("decimate_unpacked") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { row: Some(RowSource::Unpacked) })),
-            Some("decimate_direct") => self.schedule.or(decimation_step(&self.weights()).map(|_| Schedule::Decimate { row: Some(RowSource::Direct) })),
-            // a fused tile shape by name, for benchmarks: `tile<tw>x<th>h<kh>v<kv>`
-            Some(other) => match parse_tile(other) {
-                Some(t) => self.schedule.or(Some(Schedule::Fused(t))),
-                None => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "decimate", "decimate_packed", "decimate_unpacked", "decimate_direct", "tile<tw>x<th>h<kh>v<kv>"])),
+            Some(other) => match (parse_tile(other), DecimateOptions::parse(other)) {
+                // a fused tile shape by name, for benchmarks: `tile<tw>x<th>h<kh>v<kv>`
+                (Some(t), _) => self.schedule.or(Some(Schedule::Fused(t))),
+                // the decimated schedule wherever its bound holds (the default elsewhere)
+                (_, Some(o)) => self.schedule.or(decimate(o)),
+                _ => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "decimate[_packed|_unpacked|_direct][_b<n>][_bv<n>][_th<n>][_unorm16|_f16|_f32]", "tile<tw>x<th>h<kh>v<kv>"])),
             },
         };
         let schedule = match forced {
@@ -671,9 +764,7 @@ impl Filter for GaussianBlur {
             Some(s) => s,
             None => match choose_tile(r, limit) {
                 Some(t) => Schedule::Fused(t),
-                None if decimation_step(&self.weights()).is_some() => Schedule::Decimate { row: None },
-                None if r >= WINDOW_PACKED_FROM => Schedule::TwoPassPacked,
-                None => Schedule::TwoPass,
+                None => decimate(DecimateOptions::default()).unwrap_or(if r >= WINDOW_PACKED_FROM { Schedule::TwoPassPacked } else { Schedule::TwoPass }),
             },
         };
         if let Schedule::Fused(t) = schedule {
@@ -685,24 +776,18 @@ impl Filter for GaussianBlur {
             kernel.generated = Some(fused_source(r, t)?);
             return rec.dispatch(&kernel, &[&input.buffer, &output.buffer], uniform, groups_2d(d.width, d.height, t.tw, t.th));
         }
-        if let Schedule::Decimate { row } = schedule {
+        if let Schedule::Decimate(o) = schedule {
             let Some(step) = decimation_step(&self.weights()) else {
                 return Err(Error::Graph(format!("gaussian_blur: no node spacing keeps the decimated schedule within {DECIMATION_MAX_ERROR} levels at sigma {}", self.sigma)));
             };
-            let row = row.unwrap_or(DECIM_ROW_SOURCE);
-            if decimate_segment_bytes(r, step, row) > limit {
-                return Err(Error::Graph(format!("gaussian_blur: the decimated row pass at radius {r} needs {} bytes of workgroup memory, the device has {limit}", decimate_segment_bytes(r, step, row))));
+            let plan = DecimatePlan::new(step, o)?;
+            if decimate_segment_bytes(r, &plan) > limit {
+                return Err(Error::Graph(format!("gaussian_blur: the decimated row pass at radius {r} needs {} bytes of workgroup memory, the device has {limit}", decimate_segment_bytes(r, &plan))));
             }
-            let p = self.decimate_params(d.width, d.height, step, row_pass_b(row))?;
-            // output rows per interpolation invocation; other values for benchmarks
-            let th = match variant.as_deref() {
-                Some("decimate_th8") => 8,
-                Some("decimate_th32") => 32,
-                _ => DECIM_TH,
-            };
+            let p = self.decimate_params(d.width, d.height, step, plan.b)?;
             let (nx, ny) = (p.nodes_x, p.nodes_y);
-            let rows_bytes = 8 * nx as u64 * d.height as u64;
-            let nodes_bytes = 8 * nx as u64 * ny as u64;
+            let rows_bytes = plan.nodes.bytes() * nx as u64 * d.height as u64;
+            let nodes_bytes = plan.nodes.bytes() * nx as u64 * ny as u64;
             let max = rec.gpu().max_binding();
             if rows_bytes > max {
                 return Err(Error::TooLarge { width: d.width, height: d.height, bytes: rows_bytes, limit: max });
@@ -710,25 +795,26 @@ impl Filter for GaussianBlur {
             let rows = rec.temp(rows_bytes);
             let nodes = rec.temp(nodes_bytes);
             let quads = d.width % 4 == 0;
-            let key = format!("gaussian_blur.decimate.r{r}.d{step}.{row:?}.q{}.th{th}", quads as u32);
+            let key = plan.key(r, quads);
             let mut h = Kernel::new(&key, &[], "decim_h");
-            h.generated = Some(decimate_source(r, step, row, quads, th)?);
+            h.generated = Some(decimate_source(r, &plan, quads)?);
             let mut v = Kernel::new(&key, &[], "decim_v");
             v.generated = h.generated.clone();
             let mut up = Kernel::new(&key, &[], "decim_up");
             up.generated = h.generated.clone();
             let uniform = bytemuck::bytes_of(&p);
-            // every workgroup-memory slot the row pass reads it has written first
-            if only != Some("up") {
+            // bench-only ablations: one pass alone (`only`)
+            if only.is_none_or(|o| o == "h") {
+                // every workgroup-memory slot the row pass reads it has written first
                 rec.dispatch_uninit(&h, &[&input.buffer, &rows], uniform, [nx.div_ceil(p.seg_nodes), d.height, 1])?;
             }
-            if only.is_none() {
-                rec.dispatch(&v, &[&rows, &nodes], uniform, groups_2d(nx, ny.div_ceil(DECIM_BV), 64, 4))?;
+            if only.is_none_or(|o| o == "v") {
+                rec.dispatch(&v, &[&rows, &nodes], uniform, groups_2d(nx, ny.div_ceil(plan.bv), 64, 4))?;
             }
-            if only == Some("h") {
-                return Ok(());
+            if only.is_none_or(|o| o == "up") {
+                rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(4), d.height.div_ceil(plan.th), 64, 1))?;
             }
-            return rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(4), d.height.div_ceil(th), 64, 1));
+            return Ok(());
         }
         let tmp_bytes = PixelFormat::Rgba32F.gpu_bytes(d.width, d.height);
         let limit = rec.gpu().max_binding();
@@ -846,7 +932,8 @@ mod tests {
     }
     #[test]
     fn decimated_source_parses_shape() {
-        let s = decimate_source(24, 3, RowSource::Packed, true, 16).unwrap();
+        let plan = DecimatePlan::new(3, DecimateOptions { row: Some(RowSource::Packed), ..Default::default() }).unwrap();
+        let s = decimate_source(24, &plan, true).unwrap();
         assert!(s.contains("const Q: u32 = 17u;") && s.contains("const QV: u32 = 5u;"));
         assert!(s.contains("a7 += w16 * p7;"), "step 16 of 17 adds input 23 (slot 7) to node 7");
         assert!(s.contains("dst4[(row + x0) / 4u]"));

@@ -18,7 +18,7 @@
 //   by phase (polyphase): with k = q * D + s, node b sums w[q * D + s] * f(x0 + s + (q + b) * D),
 //   so for each phase s the inputs x0 + s + t * D (t = 0, 1, ...) form a stride-1 sequence
 //   and a window of B of them in registers feeds B nodes per read, as in the two-pass
-//   window kernels. Taps past 2R have zero weight. Out: unorm16 x 4 (value / 255).
+//   window kernels. Taps past 2R have zero weight. Out: value / 255 as `Node`.
 // - `decim_v`: column pass at node rows, same scheme with BV nodes per invocation (few, for
 //   enough invocations: there are only nodes_x * nodes_y / BV), reading the row pass's
 //   output straight from memory (consecutive invocations, consecutive node columns).
@@ -71,18 +71,23 @@ fn dec_row_in(i: u32) -> vec4<f32> {
     return dec_px[dec_slot(i)];
 }
 
-fn unorm16x4(v: vec4<f32>) -> vec2<u32> {
+// How node values (0..1: value / 255) are stored between passes: unorm16 x 4 (default
+// here), f16 x 4 (offset by -0.5, halving the rounding error) or f32 x 4. Replaced per
+// schedule by gaussian_blur.rs.
+// @generated-begin node_format
+alias Node = vec2<u32>;
+fn node_store(v: vec4<f32>) -> Node {
     return vec2<u32>(pack2x16unorm(v.xy), pack2x16unorm(v.zw));
 }
-
-fn from_unorm16x4(p: vec2<u32>) -> vec4<f32> {
+fn node_load(p: Node) -> vec4<f32> {
     return vec4<f32>(unpack2x16unorm(p.x), unpack2x16unorm(p.y));
 }
+// @generated-end node_format
 
-// Node values, unorm16 x 4: row pass output (nodes_x per image row), column pass output
-// (nodes_x per node row). Bindings as the other passes' src/dst.
-@group(0) @binding(1) var<storage, read_write> node_out: array<vec2<u32>>;
-@group(0) @binding(0) var<storage, read> node_in: array<vec2<u32>>;
+// Node values: row pass output (nodes_x per image row), column pass output (nodes_x per
+// node row). Bindings as the other passes' src/dst.
+@group(0) @binding(1) var<storage, read_write> node_out: array<Node>;
+@group(0) @binding(0) var<storage, read> node_in: array<Node>;
 
 fn dec_put(i: u32, p: u32) {
     if (ROW_MODE == 1u) {
@@ -128,7 +133,7 @@ fn decim_h(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
     let out_row = wid.y * gp.nodes_x;
     // @generated-begin decim_h_store
     if (n0 < gp.nodes_x) {
-        node_out[out_row + n0] = unorm16x4(a0 * (1.0 / 255.0));
+        node_out[out_row + n0] = node_store(a0 * (1.0 / 255.0));
     }
     // @generated-end decim_h_store
 }
@@ -137,7 +142,7 @@ fn decim_h(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
 // node column n.
 fn dec_col_in(n: u32, y: i32) -> vec4<f32> {
     let yc = u32(clamp(y, 0, i32(gp.height) - 1));
-    return from_unorm16x4(node_in[yc * gp.nodes_x + n]);
+    return node_load(node_in[yc * gp.nodes_x + n]);
 }
 
 @compute @workgroup_size(64, 4)
@@ -156,7 +161,7 @@ fn decim_v(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     // @generated-end decim_v
     // @generated-begin decim_v_store
-    node_out[m0 * gp.nodes_x + n] = unorm16x4(a0);
+    node_out[m0 * gp.nodes_x + n] = node_store(a0);
     // @generated-end decim_v_store
 }
 
@@ -183,11 +188,11 @@ struct Taps5 {
 // The 5 node values of node row m (clamped to the grid: the row past the last is loaded
 // ahead and never used), still packed.
 struct Raw5 {
-    v0: vec2<u32>,
-    v1: vec2<u32>,
-    v2: vec2<u32>,
-    v3: vec2<u32>,
-    v4: vec2<u32>,
+    v0: Node,
+    v1: Node,
+    v2: Node,
+    v3: Node,
+    v4: Node,
 }
 
 fn load5(m: u32, j0: u32) -> Raw5 {
@@ -197,11 +202,11 @@ fn load5(m: u32, j0: u32) -> Raw5 {
 }
 
 fn across(r: Raw5, c: Taps5) -> Across {
-    let v0 = from_unorm16x4(r.v0);
-    let v1 = from_unorm16x4(r.v1);
-    let v2 = from_unorm16x4(r.v2);
-    let v3 = from_unorm16x4(r.v3);
-    let v4 = from_unorm16x4(r.v4);
+    let v0 = node_load(r.v0);
+    let v1 = node_load(r.v1);
+    let v2 = node_load(r.v2);
+    let v3 = node_load(r.v3);
+    let v4 = node_load(r.v4);
     return Across(
         c.c0.x * v0 + c.c1.x * v1 + c.c2.x * v2 + c.c3.x * v3 + c.c4.x * v4,
         c.c0.y * v0 + c.c1.y * v1 + c.c2.y * v2 + c.c3.y * v3 + c.c4.y * v4,
