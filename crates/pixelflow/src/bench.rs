@@ -524,18 +524,11 @@ pub fn experiment_cases(width: u32, height: u32) -> Vec<BenchCase> {
 /// Alternative schedules worth timing against the defaults: (case name, spec, overrides).
 fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
     vec![
-        // previous defaults, by name (docs/perf-notes.md, run 8 and 9)
-        ("reduce", "reduce", "reduce=u2q8"),
-        // reduce's packed kernels (reduce_packed.wgsl): fewer integer-ALU instructions per pixel
+        // previous defaults, by name (docs/perf-notes.md, run 8 and 9; g5 for reduce's
+        // scalar u4q16 and average_luminance_threshold's full reduce)
+        ("reduce", "reduce", "reduce=u4q16"),
         ("reduce", "reduce", "reduce=swar"),
-        ("reduce", "reduce", "reduce=dp4"),
-        ("reduce", "reduce", "reduce=swar_u8q16"),
-        ("reduce", "reduce", "reduce=dp4_u8q16"),
-        // average_luminance_threshold: a reduction of only the Y sum, the threshold pass on
-        // the luma numerator, and both
-        ("average_luminance_threshold", "average_luminance_threshold", "average_luminance_threshold=ysum"),
-        ("average_luminance_threshold", "average_luminance_threshold", "luminance_threshold_by_stats=dp4"),
-        ("average_luminance_threshold", "average_luminance_threshold", "average_luminance_threshold=ysum,luminance_threshold_by_stats=dp4"),
+        ("average_luminance_threshold", "average_luminance_threshold", "average_luminance_threshold=reduce"),
         ("histogram", "histogram", "histogram=u1q16"),
         ("mean_saturation", "mean_saturation", "mean_saturation=u1q8"),
         ("sobel_edge_detection", "sobel_edge_detection", "sobel_edge_detection=tile"),
@@ -547,49 +540,35 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         // gaussian: the decimated schedule (default from sigma ~5.1, where its bound first
         // allows a node spacing) against the previous default, the register-blocked two
         // passes (`tile` names the default choice); its knobs (gaussian_blur::DecimateOptions):
-        // row-pass nodes per invocation, column-pass nodes per invocation, node storage; and
-        // each of its passes alone (bench-only ablations, wrong images)
+        // phase loop unrolled, output packing; and each of its passes alone (bench-only
+        // ablations, wrong images)
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=tile"),
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=twopass"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_b5"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_b6"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_b8"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_b9"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_f16"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_f32"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_bv1"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_bv4"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_bv8"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_magic"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_unroll"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_unroll_magic"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_h_only"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_unroll_h_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_v_only"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_unroll_v_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_up_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_f32_v_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_f32_up_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_f16_v_only"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_magic_up_only"),
         ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=tile"),
-        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_b5"),
-        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_b6"),
-        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_b8"),
-        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_b9"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_unroll"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_magic"),
         ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=tile"),
-        ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=decimate_b6"),
-        ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=decimate_b8"),
+        ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=decimate_unroll"),
         ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=tile"),
-        ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=decimate_b6"),
-        ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=decimate_b8"),
+        ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=decimate_unroll"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_b5"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_b6"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_b8"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_b9"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_f16"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_f32"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_bv1"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_bv4"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_magic"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_unroll"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_h_only"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_unroll_h_only"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_v_only"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_up_only"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_magic_up_only"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see

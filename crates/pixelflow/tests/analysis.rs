@@ -100,7 +100,7 @@ fn mean_saturation_is_exact() {
 }
 
 #[test]
-fn average_luminance_threshold_lowers_to_reduce_and_threshold() {
+fn average_luminance_threshold_lowers_to_a_luma_sum_and_threshold() {
     let img = random_image(256, 256, PixelFormat::Rgba8, 3);
     for multiplier in [0.0, 0.5, 1.0, 1.37, 4.0] {
         let mut g = Graph::new();
@@ -108,7 +108,7 @@ fn average_luminance_threshold_lowers_to_reduce_and_threshold() {
         let o = g.add1(AverageLuminanceThreshold::new(multiplier).unwrap(), &[s]).unwrap();
         g.output("out", o).unwrap();
         assert_eq!(g.filter_count(), 2);
-        assert_eq!(g.labels(), vec!["average_luminance_threshold/reduce", "average_luminance_threshold/luminance_threshold_by_stats"]);
+        assert_eq!(g.labels(), vec!["average_luminance_threshold/reduce_luma_sum", "average_luminance_threshold/luminance_threshold_by_stats"]);
         let opts = RunOptions { poison: true, ..Default::default() };
         let a = gpu_backend().run(&g, &[("in", &img)], &opts).unwrap();
         let b = Backend::Cpu.run(&g, &[("in", &img)], &opts).unwrap();
@@ -277,8 +277,9 @@ fn reduce_schedules_match_cpu_exactly() {
     use pixelflow::runtime::schedule;
     let def = pixelflow::registry::find("reduce").unwrap();
     let mut variants: Vec<&str> = def.schedules.to_vec();
-    variants.extend(["swar_u16q64", "swar_u1q1", "swar_u3q5", "dp4_u16q64", "dp4_u1q1", "dp4_u3q5"]);
-    assert!(variants.contains(&"swar") && variants.contains(&"dp4"));
+    // `dp4` is the default (run with no override below as well)
+    variants.extend(["dp4", "swar_u16q64", "swar_u1q1", "swar_u3q5", "dp4_u16q64", "dp4_u1q1", "dp4_u3q5"]);
+    assert!(variants.contains(&"swar") && variants.contains(&"u4q16"));
     let mut images: Vec<(String, Image)> = Vec::new();
     for (w, h) in [(1, 1), (1, 9), (9, 1), (1, 37), (67, 43), (3, 5), (255, 17)] {
         images.push((format!("random {w}x{h}"), random_image(w, h, PixelFormat::Rgba8, (w * 1000 + h) as u64)));

@@ -117,9 +117,10 @@ fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
                 if sigma < 24.0 {
                     options.push(with(Unpacked, NodeFormat::Unorm16));
                 }
-                // other shapes: odd B reading straight from memory, 1 and 8 column-pass nodes, 3 rows per interpolation invocation
-                options.push(DecimateOptions { row: Some(Direct), b: Some(5), bv: Some(8), th: Some(3), nodes: None });
-                options.push(DecimateOptions { row: Some(Packed), b: Some(4), bv: Some(1), th: Some(32), nodes: Some(NodeFormat::F16) });
+                // other shapes: odd B reading straight from memory, 1 and 8 column-pass nodes, 3 rows per
+                // interpolation invocation, either output packing, phase loop unrolled or not
+                options.push(DecimateOptions { row: Some(Direct), b: Some(5), bv: Some(8), th: Some(3), nodes: None, magic_pack: Some(true), unroll: Some(true) });
+                options.push(DecimateOptions { row: Some(Packed), b: Some(4), bv: Some(1), th: Some(32), nodes: Some(NodeFormat::F16), magic_pack: Some(false), unroll: Some(false) });
                 for &source in &options {
                     let f = GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Decimate(source));
                     let d = gpu_vs_cpu(Box::new(f), &img);

@@ -78,6 +78,12 @@ pub struct DecimateOptions {
     pub bv: Option<u32>,
     pub th: Option<u32>,
     pub nodes: Option<NodeFormat>,
+    /// Output bytes rounded by adding 1.5 * 2^23 (full-rate float adds and byte masks)
+    /// instead of `pack4x8unorm` (float-to-int conversions at quarter rate).
+    pub magic_pack: Option<bool>,
+    /// The row and column passes' phase loop unrolled (static weight operands, D times the
+    /// code).
+    pub unroll: Option<bool>,
 }
 
 /// How the decimated passes store node values between them.
@@ -121,6 +127,10 @@ impl DecimateOptions {
                 "unorm16" => o.nodes = Some(NodeFormat::Unorm16),
                 "f16" => o.nodes = Some(NodeFormat::F16),
                 "f32" => o.nodes = Some(NodeFormat::F32),
+                "magic" => o.magic_pack = Some(true),
+                "unroll" => o.unroll = Some(true),
+                "loop" => o.unroll = Some(false),
+                "pack4x8" => o.magic_pack = Some(false),
                 _ if num("bv").is_some_and(|n| (1..=8).contains(&n)) => o.bv = num("bv"),
                 _ if num("b").is_some_and(|n| (2..=16).contains(&n)) => o.b = num("b"),
                 _ if num("th").is_some_and(|n| (1..=64).contains(&n)) => o.th = num("th"),
@@ -447,23 +457,40 @@ pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
 const DECIM_B: u32 = 8;
 const DECIM_HWG: u32 = 32;
 const DECIM_TH: u32 = 16;
-/// Node outputs per invocation of the column pass: few, because it has only
-/// nodes_x * nodes_y / DECIM_BV invocations (at sigma 32, 4K, B = 8 gave 8.7k: ~2 warps per SM).
-const DECIM_BV: u32 = 2;
+/// Node outputs per invocation of the column pass. Schedule choice, H200 at 4K (run g5),
+/// whole schedule, BV 1 / 2 / 4 / 8: sigma 8 0.146 / 0.133 / 0.127 / 0.125 ms; sigma 32 (a
+/// twentieth of the nodes) 0.195 / 0.194 / 0.192 / - ms.
+const DECIM_BV: u32 = 4;
 const _: () = assert!(DECIM_B % 2 == 0);
-/// Node outputs per invocation of the row pass when it reads straight from memory: odd, so
-/// that the invocations' reads (B * D pixels apart) are not a power-of-two stride apart
-/// (L1 set conflicts). H200 run g3, B = 8: sigma 12 (D = 4, 128-byte stride) 0.191 ms
-/// against packed 0.148, while sigma 8 and 32 (D = 3, 11) were faster than packed.
-const DECIM_B_DIRECT: u32 = 7;
-
-/// Default node outputs per invocation of the row pass for row source `row`.
-fn row_pass_b(row: RowSource) -> u32 {
-    if row == RowSource::Direct { DECIM_B_DIRECT } else { DECIM_B }
+/// Default node outputs per invocation of the row pass for row source `row` and node
+/// spacing `d`. Schedule choice: reading straight from memory, the invocations' reads are
+/// B * D pixels apart and some strides run far slower than others (L1 set conflicts, by the
+/// look of it: powers of two, and others). H200 at 4K, run g5, total ms by B:
+/// D = 3: B 5 / 6 / 7 / 8 / 9 = 0.136 / 0.134 / 0.133 / 0.135 / 0.132;
+/// D = 4: 0.139 / 0.143 / 0.137 / 0.191 / 0.136; D = 5: B 6 / 7 / 8 = 0.149 / 0.140 / 0.149;
+/// D = 8: 0.155 / 0.146 / 0.205; D = 11: B 5 / 6 / 7 / 8 / 9 = 0.150 / 0.232 / 0.194 /
+/// 0.153 / 0.154. In workgroup memory B stays 8 (even, for the padded layout).
+fn row_pass_b(row: RowSource, d: u32) -> u32 {
+    match (row, d) {
+        (RowSource::Direct, ..=4) => 9,
+        (RowSource::Direct, 5..=10) => 7,
+        (RowSource::Direct, _) => 5,
+        _ => DECIM_B,
+    }
 }
 
-/// Default node storage between the decimated passes.
-const DECIM_NODES: NodeFormat = NodeFormat::Unorm16;
+/// Default node storage between the decimated passes. Schedule choice, H200 at 4K (run g5):
+/// the column pass alone at sigma 8 takes 0.034 / 0.027 / 0.031 ms with unorm16 / f16 / f32
+/// nodes (the whole schedule 0.133 / 0.123 / 0.127); f16 adds at most 0.1 level to the bound
+/// (see DECIMATION_MAX_ERROR).
+const DECIM_NODES: NodeFormat = NodeFormat::F16;
+
+/// Default output packing of the interpolation pass (see `DecimateOptions::magic_pack`); to
+/// be measured.
+const DECIM_MAGIC_PACK: bool = false;
+
+/// Default for `DecimateOptions::unroll`; to be measured.
+const DECIM_UNROLL: bool = false;
 
 /// A decimated schedule with every knob decided.
 #[derive(Clone, Copy, Debug)]
@@ -474,12 +501,14 @@ struct DecimatePlan {
     bv: u32,
     th: u32,
     nodes: NodeFormat,
+    magic_pack: bool,
+    unroll: bool,
 }
 
 impl DecimatePlan {
     fn new(step: u32, o: DecimateOptions) -> Result<Self> {
         let row = o.row.unwrap_or(DECIM_ROW_SOURCE);
-        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row)), bv: o.bv.unwrap_or(DECIM_BV), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES) };
+        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row, step)), bv: o.bv.unwrap_or(DECIM_BV), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES), magic_pack: o.magic_pack.unwrap_or(DECIM_MAGIC_PACK), unroll: o.unroll.unwrap_or(DECIM_UNROLL) };
         // the workgroup-memory layout needs an even B (odd stride between invocations)
         if row != RowSource::Direct && p.b % 2 != 0 {
             return Err(Error::Graph(format!("gaussian_blur: the decimated row pass with its segment in workgroup memory needs an even number of nodes per invocation, not {}", p.b)));
@@ -487,7 +516,7 @@ impl DecimatePlan {
         Ok(p)
     }
     fn key(&self, r: u32, quads: bool) -> String {
-        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, quads as u32)
+        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.u{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.unroll as u32, quads as u32)
     }
 }
 /// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1-g3):
@@ -498,8 +527,9 @@ const DECIM_ROW_SOURCE: RowSource = RowSource::Direct;
 
 /// Largest error, in 8-bit levels before rounding, that the decimated schedule may have by
 /// its bound (`decimation_error_bound`). Below 1, so the rounded output is within one level
-/// of the twin's; the margin covers the unorm16 node storage (2 x 0.002 levels through the
-/// cubic's gain) and f32 rounding (~1e-4).
+/// of the twin's; the margin covers the node storage between passes (f16: 0.031 levels per
+/// store, twice, through the cubic's gain of at most 1.25 per direction: < 0.1 level;
+/// unorm16 0.002 per store) and f32 rounding (~1e-4).
 const DECIMATION_MAX_ERROR: f64 = 0.8;
 
 /// Weights of the 4-point Lagrange cubic through nodes at -1, 0, 1, 2, evaluated at `t`.
@@ -572,25 +602,40 @@ fn node_count(len: u32, d: u32) -> u32 {
 /// Sliding-window body of the decimated passes (see gaussian_blur_decimate.wgsl): per
 /// phase s (a loop), inputs t = 0, 1, ... of the phase's stride-D sequence in `p{t % B}`;
 /// step q adds weight q * D + s times input q + b to node b.
-fn gen_poly(b: u32, q: u32, load: impl Fn(u32) -> String) -> String {
+fn gen_poly(b: u32, q: u32, unroll: Option<u32>, load: impl Fn(u32) -> String) -> String {
     let mut s = String::new();
     for o in 0..b {
         s.push_str(&format!("    var a{o} = vec4<f32>(0.0);\n"));
     }
-    s.push_str("    for (var s = 0u; s < D; s++) {\n");
-    for t in 0..b {
-        s.push_str(&format!("        var p{t} = {};\n", load(t)));
-    }
-    for qi in 0..q {
-        s.push_str(&format!("        let w{qi} = gp.wp[s * QV + {}u].{};\n", qi / 4, LANES[(qi % 4) as usize]));
-        for o in 0..b {
-            s.push_str(&format!("        a{o} += w{qi} * p{};\n", (qi + o) % b));
+    // `unroll = Some(d)`: the phase loop unrolled, each weight a static uniform operand
+    let phases: Vec<Option<u32>> = match unroll {
+        Some(d) => (0..d).map(Some).collect(),
+        None => vec![None],
+    };
+    let qv = q.div_ceil(4);
+    for phase in phases {
+        match phase {
+            Some(ph) => s.push_str(&format!("    {{\n        let s = {ph}u;\n")),
+            None => s.push_str("    for (var s = 0u; s < D; s++) {\n"),
         }
-        if qi + 1 < q {
-            s.push_str(&format!("        p{} = {};\n", qi % b, load(qi + b)));
+        for t in 0..b {
+            s.push_str(&format!("        var p{t} = {};\n", load(t)));
         }
+        for qi in 0..q {
+            let lane = LANES[(qi % 4) as usize];
+            match phase {
+                Some(ph) => s.push_str(&format!("        let w{qi} = gp.wp[{}u].{lane};\n", ph * qv + qi / 4)),
+                None => s.push_str(&format!("        let w{qi} = gp.wp[s * QV + {}u].{lane};\n", qi / 4)),
+            }
+            for o in 0..b {
+                s.push_str(&format!("        a{o} += w{qi} * p{};\n", (qi + o) % b));
+            }
+            if qi + 1 < q {
+                s.push_str(&format!("        p{} = {};\n", qi % b, load(qi + b)));
+            }
+        }
+        s.push_str("    }\n");
     }
-    s.push_str("    }\n");
     s
 }
 
@@ -607,10 +652,11 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
     let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", bv), ("HWG", DECIM_HWG), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th)];
     let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
     let s = replace_block(&s, "node_format", plan.nodes.wgsl())?;
-    let s = replace_block(&s, "decim_h", &gen_poly(b, q, |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
+    let s = if plan.magic_pack { replace_block(&s, "out_pack", MAGIC_PACK_WGSL)? } else { s };
+    let s = replace_block(&s, "decim_h", &gen_poly(b, q, plan.unroll.then_some(d), |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
     let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = node_store(a{o} * (1.0 / 255.0)); }}\n")).collect();
     let s = replace_block(&s, "decim_h_store", &store_h)?;
-    let s = replace_block(&s, "decim_v", &gen_poly(bv, q, |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d)))?;
+    let s = replace_block(&s, "decim_v", &gen_poly(bv, q, plan.unroll.then_some(d), |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d)))?;
     let store_v: String = (0..bv).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = node_store(a{o}); }}\n")).collect();
     let s = replace_block(&s, "decim_v_store", &store_v)?;
     if !quads {
@@ -618,6 +664,12 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
     }
     replace_block(&s, "decim_up_store", "        dst4[(row + x0) / 4u] = vec4<u32>(o0, o1, o2, o3);\n")
 }
+
+/// `out_pack` by float-magic rounding: clamped first, so the add cannot be reassociated into
+/// the interpolation's sums; 1.5 * 2^23 + v for v in [0, 255] holds round(v) (to nearest,
+/// ties to even: within one level of the twin all the same, as any rounding to nearest of
+/// a value less than one level off) in its low 8 bits.
+const MAGIC_PACK_WGSL: &str = "fn out_pack(v: vec4<f32>) -> u32 {\n    let m = bitcast<vec4<u32>>(clamp(v, vec4<f32>(0.0), vec4<f32>(1.0)) * 255.0 + vec4<f32>(12582912.0));\n    return (m.x & 0xFFu) | ((m.y & 0xFFu) << 8u) | ((m.z & 0xFFu) << 16u) | (m.w << 24u);\n}\n";
 
 /// Slots of the decimated row pass's segment in workgroup memory (`ROW_SLOTS` in the WGSL).
 fn decimate_segment_slots(r: u32, d: u32, b: u32) -> u32 {

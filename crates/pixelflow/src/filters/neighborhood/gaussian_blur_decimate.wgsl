@@ -221,6 +221,13 @@ fn taps_of(x: u32, j0: u32) -> array<f32, 5> {
     return array<f32, 5>(select(k.x, 0.0, e), select(k.y, k.x, e), select(k.z, k.y, e), select(k.w, k.z, e), select(0.0, k.w, e));
 }
 
+// Output pixel from 0..1 values (replaced by float-magic rounding in some schedules).
+// @generated-begin out_pack
+fn out_pack(v: vec4<f32>) -> u32 {
+    return pack4x8unorm(v);
+}
+// @generated-end out_pack
+
 // The output as whole 4-pixel quads, for the 16-byte stores when the width is a multiple of 4
 // (then every quad of a row is inside it).
 @group(0) @binding(1) var<storage, read_write> dst4: array<vec4<u32>>;
@@ -267,10 +274,10 @@ fn decim_up(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         let cy = gp.cubic[q];
         let row = y * gp.width;
-        let o0 = pack4x8unorm(cy.x * r0.o0 + cy.y * r1.o0 + cy.z * r2.o0 + cy.w * r3.o0);
-        let o1 = pack4x8unorm(cy.x * r0.o1 + cy.y * r1.o1 + cy.z * r2.o1 + cy.w * r3.o1);
-        let o2 = pack4x8unorm(cy.x * r0.o2 + cy.y * r1.o2 + cy.z * r2.o2 + cy.w * r3.o2);
-        let o3 = pack4x8unorm(cy.x * r0.o3 + cy.y * r1.o3 + cy.z * r2.o3 + cy.w * r3.o3);
+        let o0 = out_pack(cy.x * r0.o0 + cy.y * r1.o0 + cy.z * r2.o0 + cy.w * r3.o0);
+        let o1 = out_pack(cy.x * r0.o1 + cy.y * r1.o1 + cy.z * r2.o1 + cy.w * r3.o1);
+        let o2 = out_pack(cy.x * r0.o2 + cy.y * r1.o2 + cy.z * r2.o2 + cy.w * r3.o2);
+        let o3 = out_pack(cy.x * r0.o3 + cy.y * r1.o3 + cy.z * r2.o3 + cy.w * r3.o3);
         // @generated-begin decim_up_store
         dst[row + x0] = o0;
         if (x0 + 1u < gp.width) { dst[row + x0 + 1u] = o1; }
