@@ -112,15 +112,16 @@ fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
             for (kind, img) in [("noise", random_image(w, h, PixelFormat::Rgba8, 60 + i as u64)), ("blocks", blocks(w, h, block, 70 + i as u64))] {
                 use gaussian_blur::{DecimateOptions, NodeFormat, RowSource::*};
                 let with = |row, nodes| DecimateOptions { row: Some(row), nodes: Some(nodes), ..Default::default() };
-                let mut options = vec![with(Packed, NodeFormat::Unorm16), with(Direct, NodeFormat::Unorm16), with(Direct, NodeFormat::F16), with(Packed, NodeFormat::F32)];
+                // the default, then each row source and node format at least once
+                let mut options = vec![DecimateOptions::default(), with(Packed, NodeFormat::Unorm16), with(Direct, NodeFormat::F32)];
                 // unpacked, the row segment at sigma 32 exceeds lavapipe's 32 KiB
                 if sigma < 24.0 {
                     options.push(with(Unpacked, NodeFormat::Unorm16));
                 }
                 // other shapes: odd B reading straight from memory, 1 and 8 column-pass nodes, 3 rows per
-                // interpolation invocation, either output packing, phase loop unrolled or not
-                options.push(DecimateOptions { row: Some(Direct), b: Some(5), bv: Some(8), th: Some(3), nodes: None, magic_pack: Some(true), unroll: Some(true) });
-                options.push(DecimateOptions { row: Some(Packed), b: Some(4), bv: Some(1), th: Some(32), nodes: Some(NodeFormat::F16), magic_pack: Some(false), unroll: Some(false) });
+                // interpolation invocation, either output packing, either row walk
+                options.push(DecimateOptions { row: Some(Direct), b: Some(5), bv: Some(8), th: Some(3), nodes: None, magic_pack: Some(true), intervals: Some(true) });
+                options.push(DecimateOptions { row: Some(Packed), b: Some(4), bv: Some(1), th: Some(32), nodes: Some(NodeFormat::F16), magic_pack: Some(false), intervals: Some(false) });
                 for &source in &options {
                     let f = GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Decimate(source));
                     let d = gpu_vs_cpu(Box::new(f), &img);

@@ -81,9 +81,10 @@ pub struct DecimateOptions {
     /// Output bytes rounded by adding 1.5 * 2^23 (full-rate float adds and byte masks)
     /// instead of `pack4x8unorm` (float-to-int conversions at quarter rate).
     pub magic_pack: Option<bool>,
-    /// The row and column passes' phase loop unrolled (static weight operands, D times the
-    /// code).
-    pub unroll: Option<bool>,
+    /// The interpolation pass walks whole node intervals (TH rounded up to a multiple of D),
+    /// the D rows of each unrolled, so each row's cubic weights are static operands
+    /// instead of a uniform load with a dynamic index on every row.
+    pub intervals: Option<bool>,
 }
 
 /// How the decimated passes store node values between them.
@@ -128,8 +129,8 @@ impl DecimateOptions {
                 "f16" => o.nodes = Some(NodeFormat::F16),
                 "f32" => o.nodes = Some(NodeFormat::F32),
                 "magic" => o.magic_pack = Some(true),
-                "unroll" => o.unroll = Some(true),
-                "loop" => o.unroll = Some(false),
+                "iv" => o.intervals = Some(true),
+                "rowloop" => o.intervals = Some(false),
                 "pack4x8" => o.magic_pack = Some(false),
                 _ if num("bv").is_some_and(|n| (1..=8).contains(&n)) => o.bv = num("bv"),
                 _ if num("b").is_some_and(|n| (2..=16).contains(&n)) => o.b = num("b"),
@@ -485,12 +486,13 @@ fn row_pass_b(row: RowSource, d: u32) -> u32 {
 /// (see DECIMATION_MAX_ERROR).
 const DECIM_NODES: NodeFormat = NodeFormat::F16;
 
-/// Default output packing of the interpolation pass (see `DecimateOptions::magic_pack`); to
-/// be measured.
-const DECIM_MAGIC_PACK: bool = false;
+/// Default output packing of the interpolation pass (see `DecimateOptions::magic_pack`).
+/// Schedule choice, H200 at 4K (run g6): the interpolation pass alone at sigma 8 / 32
+/// 0.0380 / 0.0318 ms against `pack4x8unorm`'s 0.0395 / 0.0331.
+const DECIM_MAGIC_PACK: bool = true;
 
-/// Default for `DecimateOptions::unroll`; to be measured.
-const DECIM_UNROLL: bool = false;
+/// Default for `DecimateOptions::intervals`; to be measured.
+const DECIM_INTERVALS: bool = false;
 
 /// A decimated schedule with every knob decided.
 #[derive(Clone, Copy, Debug)]
@@ -502,13 +504,14 @@ struct DecimatePlan {
     th: u32,
     nodes: NodeFormat,
     magic_pack: bool,
-    unroll: bool,
+    intervals: bool,
 }
 
 impl DecimatePlan {
     fn new(step: u32, o: DecimateOptions) -> Result<Self> {
         let row = o.row.unwrap_or(DECIM_ROW_SOURCE);
-        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row, step)), bv: o.bv.unwrap_or(DECIM_BV), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES), magic_pack: o.magic_pack.unwrap_or(DECIM_MAGIC_PACK), unroll: o.unroll.unwrap_or(DECIM_UNROLL) };
+        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row, step)), bv: o.bv.unwrap_or(DECIM_BV), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES), magic_pack: o.magic_pack.unwrap_or(DECIM_MAGIC_PACK), intervals: o.intervals.unwrap_or(DECIM_INTERVALS) };
+        let p = if p.intervals { DecimatePlan { th: p.th.next_multiple_of(step), ..p } } else { p };
         // the workgroup-memory layout needs an even B (odd stride between invocations)
         if row != RowSource::Direct && p.b % 2 != 0 {
             return Err(Error::Graph(format!("gaussian_blur: the decimated row pass with its segment in workgroup memory needs an even number of nodes per invocation, not {}", p.b)));
@@ -516,7 +519,7 @@ impl DecimatePlan {
         Ok(p)
     }
     fn key(&self, r: u32, quads: bool) -> String {
-        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.u{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.unroll as u32, quads as u32)
+        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, quads as u32)
     }
 }
 /// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1-g3):
@@ -602,40 +605,36 @@ fn node_count(len: u32, d: u32) -> u32 {
 /// Sliding-window body of the decimated passes (see gaussian_blur_decimate.wgsl): per
 /// phase s (a loop), inputs t = 0, 1, ... of the phase's stride-D sequence in `p{t % B}`;
 /// step q adds weight q * D + s times input q + b to node b.
-fn gen_poly(b: u32, q: u32, unroll: Option<u32>, load: impl Fn(u32) -> String) -> String {
+fn gen_poly(b: u32, q: u32, load: impl Fn(u32) -> String) -> String {
     let mut s = String::new();
     for o in 0..b {
         s.push_str(&format!("    var a{o} = vec4<f32>(0.0);\n"));
     }
-    // `unroll = Some(d)`: the phase loop unrolled, each weight a static uniform operand
-    let phases: Vec<Option<u32>> = match unroll {
-        Some(d) => (0..d).map(Some).collect(),
-        None => vec![None],
-    };
-    let qv = q.div_ceil(4);
-    for phase in phases {
-        match phase {
-            Some(ph) => s.push_str(&format!("    {{\n        let s = {ph}u;\n")),
-            None => s.push_str("    for (var s = 0u; s < D; s++) {\n"),
-        }
-        for t in 0..b {
-            s.push_str(&format!("        var p{t} = {};\n", load(t)));
-        }
-        for qi in 0..q {
-            let lane = LANES[(qi % 4) as usize];
-            match phase {
-                Some(ph) => s.push_str(&format!("        let w{qi} = gp.wp[{}u].{lane};\n", ph * qv + qi / 4)),
-                None => s.push_str(&format!("        let w{qi} = gp.wp[s * QV + {}u].{lane};\n", qi / 4)),
-            }
-            for o in 0..b {
-                s.push_str(&format!("        a{o} += w{qi} * p{};\n", (qi + o) % b));
-            }
-            if qi + 1 < q {
-                s.push_str(&format!("        p{} = {};\n", qi % b, load(qi + b)));
-            }
-        }
-        s.push_str("    }\n");
+    s.push_str("    for (var s = 0u; s < D; s++) {\n");
+    for t in 0..b {
+        s.push_str(&format!("        var p{t} = {};\n", load(t)));
     }
+    for qi in 0..q {
+        s.push_str(&format!("        let w{qi} = gp.wp[s * QV + {}u].{};\n", qi / 4, LANES[(qi % 4) as usize]));
+        for o in 0..b {
+            s.push_str(&format!("        a{o} += w{qi} * p{};\n", (qi + o) % b));
+        }
+        if qi + 1 < q {
+            s.push_str(&format!("        p{} = {};\n", qi % b, load(qi + b)));
+        }
+    }
+    s.push_str("    }\n");
+    s
+}
+
+/// The interpolation pass's row walk by whole node intervals (`DecimateOptions::intervals`):
+/// y0 is a multiple of D (TH is), so each interval's rows are phases 0 .. D - 1.
+fn gen_up_intervals(d: u32) -> String {
+    let mut s = String::from("    for (var i = 0u; i < TH / D; i++) {\n        let yb = y0 + i * D;\n        if (yb >= gp.height) {\n            break;\n        }\n        if (i > 0u) {\n            k += 1u;\n            r0 = r1;\n            r1 = r2;\n            r2 = r3;\n            r3 = across(ahead, c);\n            ahead = load5(k + 4u, j0);\n        }\n");
+    for ph in 0..d {
+        s.push_str(&format!("        if (yb + {ph}u < gp.height) {{ put_row(yb + {ph}u, x0, gp.cubic[{ph}], r0, r1, r2, r3); }}\n"));
+    }
+    s.push_str("    }\n");
     s
 }
 
@@ -653,10 +652,11 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
     let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
     let s = replace_block(&s, "node_format", plan.nodes.wgsl())?;
     let s = if plan.magic_pack { replace_block(&s, "out_pack", MAGIC_PACK_WGSL)? } else { s };
-    let s = replace_block(&s, "decim_h", &gen_poly(b, q, plan.unroll.then_some(d), |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
+    let s = if plan.intervals { replace_block(&s, "decim_up_rows", &gen_up_intervals(d))? } else { s };
+    let s = replace_block(&s, "decim_h", &gen_poly(b, q, |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
     let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = node_store(a{o} * (1.0 / 255.0)); }}\n")).collect();
     let s = replace_block(&s, "decim_h_store", &store_h)?;
-    let s = replace_block(&s, "decim_v", &gen_poly(bv, q, plan.unroll.then_some(d), |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d)))?;
+    let s = replace_block(&s, "decim_v", &gen_poly(bv, q, |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d)))?;
     let store_v: String = (0..bv).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = node_store(a{o}); }}\n")).collect();
     let s = replace_block(&s, "decim_v_store", &store_v)?;
     if !quads {

@@ -261,6 +261,7 @@ fn decim_up(@builtin(global_invocation_id) gid: vec3<u32>) {
     var r3 = across(load5(k + 3u, j0), c);
     // the next node row, loaded one node row (D output rows) before it is needed
     var ahead = load5(k + 4u, j0);
+    // @generated-begin decim_up_rows
     let y_end = min(y0 + TH, gp.height);
     for (var y = y0; y < y_end; y++) {
         if (q == D) {
@@ -272,18 +273,23 @@ fn decim_up(@builtin(global_invocation_id) gid: vec3<u32>) {
             r3 = across(ahead, c);
             ahead = load5(k + 4u, j0);
         }
-        let cy = gp.cubic[q];
-        let row = y * gp.width;
-        let o0 = out_pack(cy.x * r0.o0 + cy.y * r1.o0 + cy.z * r2.o0 + cy.w * r3.o0);
-        let o1 = out_pack(cy.x * r0.o1 + cy.y * r1.o1 + cy.z * r2.o1 + cy.w * r3.o1);
-        let o2 = out_pack(cy.x * r0.o2 + cy.y * r1.o2 + cy.z * r2.o2 + cy.w * r3.o2);
-        let o3 = out_pack(cy.x * r0.o3 + cy.y * r1.o3 + cy.z * r2.o3 + cy.w * r3.o3);
-        // @generated-begin decim_up_store
-        dst[row + x0] = o0;
-        if (x0 + 1u < gp.width) { dst[row + x0 + 1u] = o1; }
-        if (x0 + 2u < gp.width) { dst[row + x0 + 2u] = o2; }
-        if (x0 + 3u < gp.width) { dst[row + x0 + 3u] = o3; }
-        // @generated-end decim_up_store
+        put_row(y, x0, gp.cubic[q], r0, r1, r2, r3);
         q += 1u;
     }
+    // @generated-end decim_up_rows
+}
+
+// Output row y, columns x0 .. x0 + 3: the cubic with weights `cy` down the 4 node rows.
+fn put_row(y: u32, x0: u32, cy: vec4<f32>, r0: Across, r1: Across, r2: Across, r3: Across) {
+    let row = y * gp.width;
+    let o0 = out_pack(cy.x * r0.o0 + cy.y * r1.o0 + cy.z * r2.o0 + cy.w * r3.o0);
+    let o1 = out_pack(cy.x * r0.o1 + cy.y * r1.o1 + cy.z * r2.o1 + cy.w * r3.o1);
+    let o2 = out_pack(cy.x * r0.o2 + cy.y * r1.o2 + cy.z * r2.o2 + cy.w * r3.o2);
+    let o3 = out_pack(cy.x * r0.o3 + cy.y * r1.o3 + cy.z * r2.o3 + cy.w * r3.o3);
+    // @generated-begin decim_up_store
+    dst[row + x0] = o0;
+    if (x0 + 1u < gp.width) { dst[row + x0 + 1u] = o1; }
+    if (x0 + 2u < gp.width) { dst[row + x0 + 2u] = o2; }
+    if (x0 + 3u < gp.width) { dst[row + x0 + 3u] = o3; }
+    // @generated-end decim_up_store
 }
