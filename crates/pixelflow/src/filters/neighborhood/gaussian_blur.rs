@@ -85,6 +85,8 @@ pub struct DecimateOptions {
     /// the D rows of each unrolled, so each row's cubic weights are static operands
     /// instead of a uniform load with a dynamic index on every row.
     pub intervals: Option<bool>,
+    /// Column-pass invocations per node column, each summing every PS-th phase.
+    pub ps: Option<u32>,
 }
 
 /// How the decimated passes store node values between them.
@@ -130,6 +132,7 @@ impl DecimateOptions {
                 "f32" => o.nodes = Some(NodeFormat::F32),
                 "magic" => o.magic_pack = Some(true),
                 "iv" => o.intervals = Some(true),
+                _ if num("ps").is_some_and(|n| (1..=16).contains(&n)) => o.ps = num("ps"),
                 "rowloop" => o.intervals = Some(false),
                 "pack4x8" => o.magic_pack = Some(false),
                 _ if num("bv").is_some_and(|n| (1..=8).contains(&n)) => o.bv = num("bv"),
@@ -491,8 +494,13 @@ const DECIM_NODES: NodeFormat = NodeFormat::F16;
 /// 0.0380 / 0.0318 ms against `pack4x8unorm`'s 0.0395 / 0.0331.
 const DECIM_MAGIC_PACK: bool = true;
 
-/// Default for `DecimateOptions::intervals`; to be measured.
-const DECIM_INTERVALS: bool = false;
+/// Default for `DecimateOptions::intervals`. Schedule choice, H200 at 4K (run g7): the
+/// interpolation pass alone at sigma 8 / 32 0.0297 / 0.0243 ms against 0.0376 / 0.0312 with
+/// a uniform load of the row's weights at a dynamic index on every row.
+const DECIM_INTERVALS: bool = true;
+
+/// Default for `DecimateOptions::ps` (capped at D); to be measured.
+const DECIM_PS: u32 = 1;
 
 /// A decimated schedule with every knob decided.
 #[derive(Clone, Copy, Debug)]
@@ -505,12 +513,13 @@ struct DecimatePlan {
     nodes: NodeFormat,
     magic_pack: bool,
     intervals: bool,
+    ps: u32,
 }
 
 impl DecimatePlan {
     fn new(step: u32, o: DecimateOptions) -> Result<Self> {
         let row = o.row.unwrap_or(DECIM_ROW_SOURCE);
-        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row, step)), bv: o.bv.unwrap_or(DECIM_BV), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES), magic_pack: o.magic_pack.unwrap_or(DECIM_MAGIC_PACK), intervals: o.intervals.unwrap_or(DECIM_INTERVALS) };
+        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row, step)), bv: o.bv.unwrap_or(DECIM_BV), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES), magic_pack: o.magic_pack.unwrap_or(DECIM_MAGIC_PACK), intervals: o.intervals.unwrap_or(DECIM_INTERVALS), ps: o.ps.unwrap_or(DECIM_PS).min(step) };
         let p = if p.intervals { DecimatePlan { th: p.th.next_multiple_of(step), ..p } } else { p };
         // the workgroup-memory layout needs an even B (odd stride between invocations)
         if row != RowSource::Direct && p.b % 2 != 0 {
@@ -519,7 +528,7 @@ impl DecimatePlan {
         Ok(p)
     }
     fn key(&self, r: u32, quads: bool) -> String {
-        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, quads as u32)
+        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, quads as u32)
     }
 }
 /// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1-g3):
@@ -605,12 +614,12 @@ fn node_count(len: u32, d: u32) -> u32 {
 /// Sliding-window body of the decimated passes (see gaussian_blur_decimate.wgsl): per
 /// phase s (a loop), inputs t = 0, 1, ... of the phase's stride-D sequence in `p{t % B}`;
 /// step q adds weight q * D + s times input q + b to node b.
-fn gen_poly(b: u32, q: u32, load: impl Fn(u32) -> String) -> String {
+fn gen_poly(b: u32, q: u32, phases: &str, load: impl Fn(u32) -> String) -> String {
     let mut s = String::new();
     for o in 0..b {
         s.push_str(&format!("    var a{o} = vec4<f32>(0.0);\n"));
     }
-    s.push_str("    for (var s = 0u; s < D; s++) {\n");
+    s.push_str(&format!("    for ({phases}) {{\n"));
     for t in 0..b {
         s.push_str(&format!("        var p{t} = {};\n", load(t)));
     }
@@ -648,15 +657,29 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
         RowSource::Packed => (1, 1, slots),
         RowSource::Direct => (2, 1, 1),
     };
-    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", bv), ("HWG", DECIM_HWG), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th)];
+    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", bv), ("HWG", DECIM_HWG), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th), ("PS", plan.ps), ("VPART", ((plan.ps - 1) * 64 * bv).max(1))];
     let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
     let s = replace_block(&s, "node_format", plan.nodes.wgsl())?;
     let s = if plan.magic_pack { replace_block(&s, "out_pack", MAGIC_PACK_WGSL)? } else { s };
     let s = if plan.intervals { replace_block(&s, "decim_up_rows", &gen_up_intervals(d))? } else { s };
-    let s = replace_block(&s, "decim_h", &gen_poly(b, q, |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
+    let s = replace_block(&s, "decim_h", &gen_poly(b, q, "var s = 0u; s < D; s++", |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
     let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = node_store(a{o} * (1.0 / 255.0)); }}\n")).collect();
     let s = replace_block(&s, "decim_h_store", &store_h)?;
-    let s = replace_block(&s, "decim_v", &gen_poly(bv, q, |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d)))?;
+    // dead invocations (past the grid) sum nothing but still meet the barrier
+    let body = gen_poly(bv, q, "var s = g; live && s < D; s += PS", |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d));
+    let s = replace_block(&s, "decim_v", &body)?;
+    let mut combine = String::new();
+    if plan.ps > 1 {
+        for o in 0..bv {
+            combine.push_str(&format!("    if (g > 0u) {{ vpart[((g - 1u) * 64u + lid.x) * BV + {o}u] = a{o}; }}\n"));
+        }
+        combine.push_str("    workgroupBarrier();\n    if (g == 0u) {\n        for (var h = 1u; h < PS; h++) {\n");
+        for o in 0..bv {
+            combine.push_str(&format!("            a{o} += vpart[((h - 1u) * 64u + lid.x) * BV + {o}u];\n"));
+        }
+        combine.push_str("        }\n    }\n");
+    }
+    let s = replace_block(&s, "decim_v_combine", &combine)?;
     let store_v: String = (0..bv).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = node_store(a{o}); }}\n")).collect();
     let s = replace_block(&s, "decim_v_store", &store_v)?;
     if !quads {
@@ -861,7 +884,8 @@ impl Filter for GaussianBlur {
                 rec.dispatch_uninit(&h, &[&input.buffer, &rows], uniform, [nx.div_ceil(p.seg_nodes), d.height, 1])?;
             }
             if only.is_none_or(|o| o == "v") {
-                rec.dispatch(&v, &[&rows, &nodes], uniform, groups_2d(nx, ny.div_ceil(plan.bv), 64, 4))?;
+                // every workgroup-memory slot read (the phase groups' partial sums) is written first
+                rec.dispatch_uninit(&v, &[&rows, &nodes], uniform, [nx.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
             }
             if only.is_none_or(|o| o == "up") {
                 rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(4), d.height.div_ceil(plan.th), 64, 1))?;

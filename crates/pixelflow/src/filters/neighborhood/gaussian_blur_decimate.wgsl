@@ -19,9 +19,10 @@
 //   so for each phase s the inputs x0 + s + t * D (t = 0, 1, ...) form a stride-1 sequence
 //   and a window of B of them in registers feeds B nodes per read, as in the two-pass
 //   window kernels. Taps past 2R have zero weight. Out: value / 255 as `Node`.
-// - `decim_v`: column pass at node rows, same scheme with BV nodes per invocation (few, for
-//   enough invocations: there are only nodes_x * nodes_y / BV), reading the row pass's
-//   output straight from memory (consecutive invocations, consecutive node columns).
+// - `decim_v`: column pass at node rows, same scheme with BV nodes per invocation and the
+//   phases split over PS invocations (for enough invocations: there are only
+//   nodes_x * nodes_y / BV), reading the row pass's output straight from memory
+//   (consecutive invocations, consecutive node columns).
 // - `decim_up`: cubic interpolation to every pixel; each invocation makes 4 consecutive
 //   columns of TH consecutive rows, keeping the 4 node rows its cubic needs, each already
 //   interpolated along the row, in registers, and the next one loaded ahead; 16-byte stores
@@ -145,21 +146,35 @@ fn dec_col_in(n: u32, y: i32) -> vec4<f32> {
     return node_load(node_in[yc * gp.nodes_x + n]);
 }
 
-@compute @workgroup_size(64, 4)
-fn decim_v(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let n = gid.x;
-    let m0 = gid.y * BV;
-    if (n >= gp.nodes_x || m0 >= gp.nodes_y) {
-        return;
-    }
+// Column pass: PS invocations per node column and BV node rows, each summing the phases
+// s = g, g + PS, ... (g its index), so that a column's D phases run side by side (with one
+// invocation per column they were D rounds of dependent loads, and at sigma 32 there are
+// few columns); the partial sums meet in workgroup memory, added in the order of g.
+const PS: u32 = 1u; // @specialize  phase groups
+const VPART: u32 = 1u; // @specialize  (PS - 1) * 64 * BV, at least 1
+var<workgroup> vpart: array<vec4<f32>, VPART>;
+
+@compute @workgroup_size(64, PS)
+fn decim_v(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let n = wid.x * 64u + lid.x;
+    let m0 = wid.y * BV;
+    let g = lid.y;
+    let live = n < gp.nodes_x && m0 < gp.nodes_y;
     // node row m0 sits at y = (m0 - 1) * D; its first tap R above
     let y0 = (i32(m0) - 1) * i32(D) - i32(R);
     // @generated-begin decim_v
     var a0 = vec4<f32>(0.0);
-    for (var s = 0u; s < D; s++) {
-        a0 += gp.wp[s * QV].x * dec_col_in(n, y0 + i32(s));
+    if (live) {
+        for (var s = g; s < D; s += PS) {
+            a0 += gp.wp[s * QV].x * dec_col_in(n, y0 + i32(s));
+        }
     }
     // @generated-end decim_v
+    // @generated-begin decim_v_combine
+    // @generated-end decim_v_combine
+    if (g != 0u || !live) {
+        return;
+    }
     // @generated-begin decim_v_store
     node_out[m0 * gp.nodes_x + n] = node_store(a0);
     // @generated-end decim_v_store
