@@ -540,35 +540,30 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         // gaussian: the decimated schedule (default from sigma ~5.1, where its bound first
         // allows a node spacing) against the previous default, the register-blocked two
         // passes (`tile` names the default choice); its knobs (gaussian_blur::DecimateOptions):
-        // the column pass's phases split over invocations (ps) and its nodes per invocation
-        // (bv); and each of its passes alone (bench-only ablations, wrong images)
+        // the row pass from workgroup memory (`packed`, all loads of the segment in flight)
+        // with 32 to 128 invocations per workgroup; and the row pass alone (bench-only
+        // ablations, wrong images)
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=tile"),
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=twopass"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_ps3"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_ps3_bv2"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_ps3_bv8"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_packed"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_packed_hwg64"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_packed_hwg128"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_hwg64"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_h_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_v_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_ps3_v_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_ps3_bv2_v_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_up_only"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_packed_h_only"),
+        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_packed_hwg64_h_only"),
         ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=tile"),
-        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_ps4"),
-        ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=tile"),
-        ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=decimate_ps4"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_packed"),
+        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_packed_hwg64"),
         ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=tile"),
-        ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=decimate_ps4"),
+        ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=decimate_packed"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_ps2"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_ps4"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_ps4_bv2"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_ps11"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_packed"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_packed_hwg64"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_h_only"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_v_only"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_ps4_v_only"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_ps11_v_only"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_up_only"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_packed_h_only"),
+        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_packed_hwg64_h_only"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see

@@ -87,6 +87,8 @@ pub struct DecimateOptions {
     pub intervals: Option<bool>,
     /// Column-pass invocations per node column, each summing every PS-th phase.
     pub ps: Option<u32>,
+    /// Invocations per row-pass workgroup.
+    pub hwg: Option<u32>,
 }
 
 /// How the decimated passes store node values between them.
@@ -133,6 +135,7 @@ impl DecimateOptions {
                 "magic" => o.magic_pack = Some(true),
                 "iv" => o.intervals = Some(true),
                 _ if num("ps").is_some_and(|n| (1..=16).contains(&n)) => o.ps = num("ps"),
+                _ if num("hwg").is_some_and(|n| [32, 64, 128, 256].contains(&n)) => o.hwg = num("hwg"),
                 "rowloop" => o.intervals = Some(false),
                 "pack4x8" => o.magic_pack = Some(false),
                 _ if num("bv").is_some_and(|n| (1..=8).contains(&n)) => o.bv = num("bv"),
@@ -499,8 +502,15 @@ const DECIM_MAGIC_PACK: bool = true;
 /// a uniform load of the row's weights at a dynamic index on every row.
 const DECIM_INTERVALS: bool = true;
 
-/// Default for `DecimateOptions::ps` (capped at D); to be measured.
-const DECIM_PS: u32 = 1;
+/// Default column-pass phase groups and nodes per invocation for node spacing `d`: with a
+/// wide spacing there are few nodes, so the phases are split over 4 invocations per column.
+/// Schedule choice, H200 at 4K (run g8), whole schedule, ms: D = 3 (sigma 8) ps1 bv4 0.111,
+/// ps3 bv4 0.114, ps3 bv2 0.118; D = 4 ps1 0.115, ps4 0.118; D = 5 ps1 0.120, ps4 0.123;
+/// D = 8 ps1 0.131, ps4 0.128; D = 11 ps1 0.137, ps4 0.131, ps4 bv2 0.130, ps11 0.136 (the
+/// column pass alone 0.024 -> 0.014 ms). The switch sits between the measured 5 and 8.
+fn column_pass_shape(d: u32) -> (u32, u32) {
+    if d >= 7 { (4, 2) } else { (1, DECIM_BV) }
+}
 
 /// A decimated schedule with every knob decided.
 #[derive(Clone, Copy, Debug)]
@@ -514,12 +524,13 @@ struct DecimatePlan {
     magic_pack: bool,
     intervals: bool,
     ps: u32,
+    hwg: u32,
 }
 
 impl DecimatePlan {
     fn new(step: u32, o: DecimateOptions) -> Result<Self> {
         let row = o.row.unwrap_or(DECIM_ROW_SOURCE);
-        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row, step)), bv: o.bv.unwrap_or(DECIM_BV), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES), magic_pack: o.magic_pack.unwrap_or(DECIM_MAGIC_PACK), intervals: o.intervals.unwrap_or(DECIM_INTERVALS), ps: o.ps.unwrap_or(DECIM_PS).min(step) };
+        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row, step)), bv: o.bv.unwrap_or(column_pass_shape(step).1), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES), magic_pack: o.magic_pack.unwrap_or(DECIM_MAGIC_PACK), intervals: o.intervals.unwrap_or(DECIM_INTERVALS), ps: o.ps.unwrap_or(column_pass_shape(step).0).min(step), hwg: o.hwg.unwrap_or(DECIM_HWG) };
         let p = if p.intervals { DecimatePlan { th: p.th.next_multiple_of(step), ..p } } else { p };
         // the workgroup-memory layout needs an even B (odd stride between invocations)
         if row != RowSource::Direct && p.b % 2 != 0 {
@@ -528,7 +539,7 @@ impl DecimatePlan {
         Ok(p)
     }
     fn key(&self, r: u32, quads: bool) -> String {
-        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, quads as u32)
+        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.hwg{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, self.hwg, quads as u32)
     }
 }
 /// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1-g3):
@@ -651,17 +662,33 @@ fn gen_up_intervals(d: u32) -> String {
 fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
     let (d, b, bv, th) = (plan.step, plan.b, plan.bv, plan.th);
     let q = (2 * r + 1).div_ceil(d);
-    let slots = decimate_segment_slots(r, d, b);
+    let slots = decimate_segment_slots(r, d, b, plan.hwg);
     let (mode, px_slots, packed_slots) = match plan.row {
         RowSource::Unpacked => (0, slots, 1),
         RowSource::Packed => (1, 1, slots),
         RowSource::Direct => (2, 1, 1),
     };
-    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", bv), ("HWG", DECIM_HWG), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th), ("PS", plan.ps), ("VPART", ((plan.ps - 1) * 64 * bv).max(1))];
+    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", bv), ("HWG", plan.hwg), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th), ("PS", plan.ps), ("VPART", ((plan.ps - 1) * 64 * bv).max(1))];
     let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
     let s = replace_block(&s, "node_format", plan.nodes.wgsl())?;
     let s = if plan.magic_pack { replace_block(&s, "out_pack", MAGIC_PACK_WGSL)? } else { s };
     let s = if plan.intervals { replace_block(&s, "decim_up_rows", &gen_up_intervals(d))? } else { s };
+    let s = if plan.row != RowSource::Direct {
+        let loads = decimate_segment_slots(r, d, b, plan.hwg).div_ceil(plan.hwg);
+        let mut l = String::new();
+        // in rounds of 16 loads (registers)
+        for round in (0..loads).collect::<Vec<_>>().chunks(16) {
+            for j in round {
+                l.push_str(&format!("    let g{j} = src[row + u32(clamp(x0 + i32(lid + {}u), 0, wmax))];\n", j * plan.hwg));
+            }
+            for j in round {
+                l.push_str(&format!("    if (lid + {0}u < n_in) {{ dec_put(lid + {0}u, g{j}); }}\n", j * plan.hwg));
+            }
+        }
+        replace_block(&s, "decim_h_load", &l)?
+    } else {
+        replace_block(&s, "decim_h_load", "")?
+    };
     let s = replace_block(&s, "decim_h", &gen_poly(b, q, "var s = 0u; s < D; s++", |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
     let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = node_store(a{o} * (1.0 / 255.0)); }}\n")).collect();
     let s = replace_block(&s, "decim_h_store", &store_h)?;
@@ -695,15 +722,15 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
 const MAGIC_PACK_WGSL: &str = "fn out_pack(v: vec4<f32>) -> u32 {\n    let m = bitcast<vec4<u32>>(clamp(v, vec4<f32>(0.0), vec4<f32>(1.0)) * 255.0 + vec4<f32>(12582912.0));\n    return (m.x & 0xFFu) | ((m.y & 0xFFu) << 8u) | ((m.z & 0xFFu) << 16u) | (m.w << 24u);\n}\n";
 
 /// Slots of the decimated row pass's segment in workgroup memory (`ROW_SLOTS` in the WGSL).
-fn decimate_segment_slots(r: u32, d: u32, b: u32) -> u32 {
+fn decimate_segment_slots(r: u32, d: u32, b: u32, hwg: u32) -> u32 {
     let q = (2 * r + 1).div_ceil(d);
-    let row_in = d * (DECIM_HWG * b + q - 1);
+    let row_in = d * (hwg * b + q - 1);
     row_in + row_in / (b * d) + 1
 }
 
 /// Bytes of workgroup memory of the decimated row pass.
 fn decimate_segment_bytes(r: u32, plan: &DecimatePlan) -> u64 {
-    decimate_segment_slots(r, plan.step, plan.b) as u64
+    decimate_segment_slots(r, plan.step, plan.b, plan.hwg) as u64
         * match plan.row {
             RowSource::Unpacked => 16,
             RowSource::Packed => 4,
@@ -721,11 +748,11 @@ impl GaussianBlur {
         p
     }
     /// `params` plus the decimated schedule's tables for node spacing `d`.
-    fn decimate_params(&self, width: u32, height: u32, d: u32, b: u32) -> Result<GaussianBlurParams> {
+    fn decimate_params(&self, width: u32, height: u32, d: u32, b: u32, hwg: u32) -> Result<GaussianBlurParams> {
         let mut p = self.params(width, height);
         (p.nodes_x, p.nodes_y) = (node_count(width, d), node_count(height, d));
         // a row's nodes spread evenly over its workgroups, a multiple of B each
-        let segs = p.nodes_x.div_ceil(b * DECIM_HWG);
+        let segs = p.nodes_x.div_ceil(b * hwg);
         p.seg_nodes = p.nodes_x.div_ceil(segs).next_multiple_of(b);
         let w = self.weights();
         let q = w.len().div_ceil(d as usize);
@@ -859,7 +886,7 @@ impl Filter for GaussianBlur {
             if decimate_segment_bytes(r, &plan) > limit {
                 return Err(Error::Graph(format!("gaussian_blur: the decimated row pass at radius {r} needs {} bytes of workgroup memory, the device has {limit}", decimate_segment_bytes(r, &plan))));
             }
-            let p = self.decimate_params(d.width, d.height, step, plan.b)?;
+            let p = self.decimate_params(d.width, d.height, step, plan.b, plan.hwg)?;
             let (nx, ny) = (p.nodes_x, p.nodes_y);
             let rows_bytes = plan.nodes.bytes() * nx as u64 * d.height as u64;
             let nodes_bytes = plan.nodes.bytes() * nx as u64 * ny as u64;

@@ -108,17 +108,14 @@ fn decim_h(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
     let row = wid.y * gp.width;
     dec_row = row;
     dec_x0 = x0;
-    // 4 loads in flight per invocation
-    for (var i = lid; ROW_MODE != 2u && i < n_in; i += 4u * HWG) {
-        let p0 = src[row + u32(clamp(x0 + i32(i), 0, wmax))];
-        let p1 = src[row + u32(clamp(x0 + i32(i + HWG), 0, wmax))];
-        let p2 = src[row + u32(clamp(x0 + i32(i + 2u * HWG), 0, wmax))];
-        let p3 = src[row + u32(clamp(x0 + i32(i + 3u * HWG), 0, wmax))];
-        dec_put(i, p0);
-        if (i + HWG < n_in) { dec_put(i + HWG, p1); }
-        if (i + 2u * HWG < n_in) { dec_put(i + 2u * HWG, p2); }
-        if (i + 3u * HWG < n_in) { dec_put(i + 3u * HWG, p3); }
+    // the segment: every load of an invocation in flight at once (generated: ROW_IN / HWG
+    // rounded up, at most ~B * D + Q); in rounds of 4 they were a chain of memory latencies
+    // that every workgroup of a wave waited out together before computing
+    // @generated-begin decim_h_load
+    for (var i = lid; ROW_MODE != 2u && i < n_in; i += HWG) {
+        dec_put(i, src[row + u32(clamp(x0 + i32(i), 0, wmax))]);
     }
+    // @generated-end decim_h_load
     workgroupBarrier();
     if (lid * B >= gp.seg_nodes) {
         return;

@@ -51,11 +51,24 @@ pub(crate) fn specialize(src: &str, consts: &[(&str, u32)]) -> Result<String> {
 }
 
 /// Replaces the body between `// @generated-begin NAME` and `// @generated-end NAME` lines.
+/// The markers are whole lines (after indentation), so `NAME` is not matched by a block
+/// whose name merely starts with it.
 pub(crate) fn replace_block(src: &str, name: &str, body: &str) -> Result<String> {
     let begin = format!("// @generated-begin {name}");
     let end = format!("// @generated-end {name}");
-    let b = src.find(&begin).ok_or_else(|| Error::Gpu(format!("kernel block `{name}` not found")))?;
-    let e = src[b..].find(&end).map(|e| e + b).ok_or_else(|| Error::Gpu(format!("kernel block `{name}` not closed")))?;
+    // byte offset of the first line that is `marker` after indentation, searching from `from`
+    let find_line = |marker: &str, from: usize| -> Option<usize> {
+        let mut at = from;
+        for line in src[from..].split_inclusive('\n') {
+            if line.trim() == marker {
+                return Some(at + (line.len() - line.trim_start().len()));
+            }
+            at += line.len();
+        }
+        None
+    };
+    let b = find_line(&begin, 0).ok_or_else(|| Error::Gpu(format!("kernel block `{name}` not found")))?;
+    let e = find_line(&end, b).ok_or_else(|| Error::Gpu(format!("kernel block `{name}` not closed")))?;
     let after_begin = src[b..].find('\n').map_or(src.len(), |n| n + b + 1);
     Ok(format!("{}{}{}", &src[..after_begin], body, &src[e..]))
 }
@@ -78,5 +91,9 @@ mod tests {
         let s = replace_block(src, "f", "    new();\n").unwrap();
         assert!(s.contains("new();") && !s.contains("old();"));
         assert!(replace_block(src, "g", "").is_err());
+        // a block whose name starts with another's is not taken for it
+        let src = "    // @generated-begin f_load\n    load();\n    // @generated-end f_load\n    // @generated-begin f\n    old();\n    // @generated-end f\n";
+        let s = replace_block(src, "f", "    new();\n").unwrap();
+        assert!(s.contains("load();") && s.contains("new();") && !s.contains("old();"), "{s}");
     }
 }
