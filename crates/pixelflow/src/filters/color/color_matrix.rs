@@ -43,6 +43,23 @@ impl ColorMatrix {
     }
 }
 
+impl ColorMatrix {
+    /// The mix with the original folded into the matrix and offset, computed once:
+    /// intensity * (M c + o) + (1 - intensity) c = (intensity M + (1 - intensity) I) c +
+    /// intensity o. Both sides apply the folded form (20 operations per pixel on the GPU
+    /// instead of 28: H200 run 18, 1.29x copy, was the slowest per-pixel filter).
+    fn folded(&self) -> ([[f32; 4]; 4], [f32; 4]) {
+        let k = self.intensity;
+        let mut m = self.matrix;
+        for (i, row) in m.iter_mut().enumerate() {
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = k * *v + if i == j { 1.0 - k } else { 0.0 };
+            }
+        }
+        (m, self.offset.map(|o| k * o))
+    }
+}
+
 impl Default for ColorMatrix {
     fn default() -> Self {
         Self { matrix: [[1., 0., 0., 0.], [0., 1., 0., 0.], [0., 0., 1., 0.], [0., 0., 0., 1.]], offset: [0.0; 4], intensity: 1.0 }
@@ -97,15 +114,37 @@ impl PixelOp for ColorMatrix {
     const PARAMS_STRUCT: &'static str = "ColorMatrixParams";
     type Params = ColorMatrixParams;
     fn params(&self) -> ColorMatrixParams {
-        ColorMatrixParams { rows: self.matrix, offset: self.offset, intensity: self.intensity, _pad: [0.0; 3] }
+        let (rows, offset) = self.folded();
+        ColorMatrixParams { rows, offset, intensity: self.intensity, _pad: [0.0; 3] }
     }
     fn apply(&self, c: [f32; 4]) -> [f32; 4] {
+        let (m, off) = self.folded();
         let mut out = [0.0f32; 4];
         for (i, o) in out.iter_mut().enumerate() {
-            let r = self.matrix[i];
-            let t = r[0] * c[0] + r[1] * c[1] + r[2] * c[2] + r[3] * c[3] + self.offset[i];
-            *o = self.intensity * t + (1.0 - self.intensity) * c[i];
+            let r = m[i];
+            *o = r[0] * c[0] + r[1] * c[1] + r[2] * c[2] + r[3] * c[3] + off[i];
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    /// The folded form is the documented mix: intensity * (M c + o) + (1 - intensity) c.
+    #[test]
+    fn folded_matrix_is_the_documented_mix() {
+        let m = [[0.3588, 0.7044, 0.1368, 0.0], [0.2990, -0.5870, 0.1140, 0.2], [1.5, 0.4696, 0.0912, 0.0], [0.0, 0.1, 0.0, 0.9]];
+        for k in [0.0f32, 0.25, 0.7, 1.0] {
+            let f = ColorMatrix::new(m, [0.1, -0.2, 0.0, 0.05], k).unwrap();
+            for c in [[0.0f32, 0.0, 0.0, 0.0], [1.0, 0.5, 0.25, 1.0], [0.2, 0.9, 0.4, 0.6]] {
+                let got = f.apply(c);
+                for i in 0..4 {
+                    let t: f32 = (0..4).map(|j| m[i][j] * c[j]).sum::<f32>() + f.offset[i];
+                    let want = k * t + (1.0 - k) * c[i];
+                    assert!((got[i] - want).abs() < 1e-5, "intensity {k} channel {i}: {} vs {want}", got[i]);
+                }
+            }
+        }
     }
 }

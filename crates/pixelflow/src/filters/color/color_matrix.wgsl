@@ -9,7 +9,8 @@ struct ColorMatrixParams {
     _pad2: f32,
 }
 
+// `m` and `offset` arrive with the intensity mix folded in (ColorMatrix::folded), so
+// `intensity` is not read here.
 fn color_matrix(c: vec4<f32>, p: ColorMatrixParams) -> vec4<f32> {
-    let t = c * p.m + p.offset;
-    return p.intensity * t + (1.0 - p.intensity) * c;
+    return c * p.m + p.offset;
 }

@@ -9,9 +9,13 @@
 //!
 //! GPU: a fused tiled kernel (tile + halo in workgroup memory; per channel, horizontal pass
 //! into workgroup memory, vertical pass from it; RGBA8 straight to the output) up to radius
-//! `MAX_FUSED_RADIUS`, otherwise two passes through an Rgba32F temporary, each making 8
-//! consecutive outputs per invocation from a sliding window of inputs held in registers
-//! (`gaussian_blur_window.wgsl`).
+//! `MAX_FUSED_RADIUS`. Beyond, from sigma ~5.1, the decimated schedule
+//! (`gaussian_blur_decimate.wgsl`): the exact blur at the nodes of a grid `decimation_step`
+//! pixels apart, cubic interpolation between them, with an error bound for any image
+//! computed per sigma (`decimation_error_bound`) and kept below one level. Where no
+//! spacing keeps the bound (radius 8..15), two passes through an Rgba32F temporary, each
+//! making 8 consecutive outputs per invocation from a sliding window of inputs held in
+//! registers (`gaussian_blur_window.wgsl`).
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -227,8 +231,11 @@ pub static DEF: FilterDef = FilterDef {
     doc: "Kernel radius ceil(3*sigma) on each side; weights exp(-x^2/(2 sigma^2)) normalised to sum 1, computed once in f32 and shared by GPU and CPU. \
           Horizontal pass then vertical pass in f32 without intermediate rounding; the result is rounded half up like pack4x8unorm. \
           Borders replicate the edge pixel. GPU: up to radius 7 one fused tiled kernel (tile + halo loaded once into workgroup memory, \
-          horizontal then vertical pass per channel through workgroup memory, no full-size intermediate); larger radii take two passes \
-          through an Rgba32F temporary, 8 outputs per invocation from a sliding window of inputs in registers.",
+          horizontal then vertical pass per channel through workgroup memory, no full-size intermediate). From sigma ~5.1 the exact blur is \
+          computed only at the nodes of a coarser grid (spacing 2 at sigma 5.1 up to 11 at sigma 32) and interpolated between them with \
+          4-point cubics; the spacing is the largest whose error bound, computed for the sigma at hand and valid for any image, stays \
+          below 0.8 level, so the output stays within one level of the twin's (documented tolerance; the twin stays the direct filter). \
+          In between, two passes through an Rgba32F temporary, 8 outputs per invocation from a sliding window of inputs in registers.",
     gpuimage: "GPUImageGaussianBlurFilter",
     params: &[ParamDef::float("sigma", 2.0, 0.1, 32.0, "standard deviation in pixels (radius ceil(3*sigma))")],
     inputs: IMAGE,
