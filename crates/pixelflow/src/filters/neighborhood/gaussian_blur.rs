@@ -93,6 +93,8 @@ pub struct DecimateOptions {
     pub ps: Option<u32>,
     /// Invocations per row-pass workgroup.
     pub hwg: Option<u32>,
+    /// Output columns per interpolation invocation: 4 or 2.
+    pub columns: Option<u32>,
 }
 
 /// How the decimated passes store node values between them.
@@ -140,6 +142,7 @@ impl DecimateOptions {
                 "iv" => o.intervals = Some(true),
                 _ if num("ps").is_some_and(|n| (1..=16).contains(&n)) => o.ps = num("ps"),
                 _ if num("hwg").is_some_and(|n| [32, 64, 128, 256].contains(&n)) => o.hwg = num("hwg"),
+                _ if num("c").is_some_and(|n| [2, 4].contains(&n)) => o.columns = num("c"),
                 "rowloop" => o.intervals = Some(false),
                 "pack4x8" => o.magic_pack = Some(false),
                 _ if num("bv").is_some_and(|n| (1..=8).contains(&n)) => o.bv = num("bv"),
@@ -483,12 +486,16 @@ const _: () = assert!(DECIM_B % 2 == 0);
 /// D = 3: B 5 / 6 / 7 / 8 / 9 = 0.136 / 0.134 / 0.133 / 0.135 / 0.132;
 /// D = 4: 0.139 / 0.143 / 0.137 / 0.191 / 0.136; D = 5: B 6 / 7 / 8 = 0.149 / 0.140 / 0.149;
 /// D = 8: 0.155 / 0.146 / 0.205; D = 11: B 5 / 6 / 7 / 8 / 9 = 0.150 / 0.232 / 0.194 /
-/// 0.153 / 0.154. In workgroup memory B stays 8 (even, for the padded layout).
+/// 0.153 / 0.154. Run g10 (other knobs at today's defaults): D = 3 B 11 / 13 / 15 = 0.112 /
+/// 0.120 / 0.120 against B 9's 0.111; D = 4 B 11 / 13 = 0.110 / 0.119 against B 9's 0.114;
+/// D = 11 B 3 / 4 / 7 = 0.128 / 0.124 / 0.173 against B 5's 0.129. In workgroup memory B
+/// stays 8 (even, for the padded layout).
 fn row_pass_b(row: RowSource, d: u32) -> u32 {
     match (row, d) {
-        (RowSource::Direct, ..=4) => 9,
+        (RowSource::Direct, ..=3) => 9,
+        (RowSource::Direct, 4) => 11,
         (RowSource::Direct, 5..=10) => 7,
-        (RowSource::Direct, _) => 5,
+        (RowSource::Direct, _) => 4,
         _ => DECIM_B,
     }
 }
@@ -508,6 +515,9 @@ const DECIM_MAGIC_PACK: bool = true;
 /// interpolation pass alone at sigma 8 / 32 0.0297 / 0.0243 ms against 0.0376 / 0.0312 with
 /// a uniform load of the row's weights at a dynamic index on every row.
 const DECIM_INTERVALS: bool = true;
+
+/// Default output columns per interpolation invocation; to be measured.
+const DECIM_COLUMNS: u32 = 4;
 
 /// Default column-pass phase groups and nodes per invocation for node spacing `d`: with a
 /// wide spacing there are few nodes, so the phases are split over 4 invocations per column.
@@ -532,12 +542,13 @@ struct DecimatePlan {
     intervals: bool,
     ps: u32,
     hwg: u32,
+    columns: u32,
 }
 
 impl DecimatePlan {
     fn new(step: u32, o: DecimateOptions) -> Result<Self> {
         let row = o.row.unwrap_or(DECIM_ROW_SOURCE);
-        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row, step)), bv: o.bv.unwrap_or(column_pass_shape(step).1), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES), magic_pack: o.magic_pack.unwrap_or(DECIM_MAGIC_PACK), intervals: o.intervals.unwrap_or(DECIM_INTERVALS), ps: o.ps.unwrap_or(column_pass_shape(step).0).min(step), hwg: o.hwg.unwrap_or(DECIM_HWG) };
+        let p = DecimatePlan { step, row, b: o.b.unwrap_or(row_pass_b(row, step)), bv: o.bv.unwrap_or(column_pass_shape(step).1), th: o.th.unwrap_or(DECIM_TH), nodes: o.nodes.unwrap_or(DECIM_NODES), magic_pack: o.magic_pack.unwrap_or(DECIM_MAGIC_PACK), intervals: o.intervals.unwrap_or(DECIM_INTERVALS), ps: o.ps.unwrap_or(column_pass_shape(step).0).min(step), hwg: o.hwg.unwrap_or(DECIM_HWG), columns: o.columns.unwrap_or(DECIM_COLUMNS) };
         let p = if p.intervals { DecimatePlan { th: p.th.next_multiple_of(step), ..p } } else { p };
         // the workgroup-memory layout needs an even B (odd stride between invocations)
         if row != RowSource::Direct && p.b % 2 != 0 {
@@ -546,7 +557,7 @@ impl DecimatePlan {
         Ok(p)
     }
     fn key(&self, r: u32, quads: bool) -> String {
-        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.hwg{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, self.hwg, quads as u32)
+        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.hwg{}.c{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, self.hwg, self.columns, quads as u32)
     }
 }
 /// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1-g3):
@@ -656,10 +667,10 @@ fn gen_poly(b: u32, q: u32, phases: &str, load: impl Fn(u32) -> String) -> Strin
 
 /// The interpolation pass's row walk by whole node intervals (`DecimateOptions::intervals`):
 /// y0 is a multiple of D (TH is), so each interval's rows are phases 0 .. D - 1.
-fn gen_up_intervals(d: u32) -> String {
-    let mut s = String::from("    for (var i = 0u; i < TH / D; i++) {\n        let yb = y0 + i * D;\n        if (yb >= gp.height) {\n            break;\n        }\n        if (i > 0u) {\n            k += 1u;\n            r0 = r1;\n            r1 = r2;\n            r2 = r3;\n            r3 = across(ahead, c);\n            ahead = load5(k + 4u, j0);\n        }\n");
+fn gen_up_intervals(d: u32, suffix: &str) -> String {
+    let mut s = format!("    for (var i = 0u; i < TH / D; i++) {{\n        let yb = y0 + i * D;\n        if (yb >= gp.height) {{\n            break;\n        }}\n        if (i > 0u) {{\n            k += 1u;\n            r0 = r1;\n            r1 = r2;\n            r2 = r3;\n            r3 = across{suffix}(ahead, c);\n            ahead = load5(k + 4u, j0);\n        }}\n");
     for ph in 0..d {
-        s.push_str(&format!("        if (yb + {ph}u < gp.height) {{ put_row(yb + {ph}u, x0, gp.cubic[{ph}], r0, r1, r2, r3); }}\n"));
+        s.push_str(&format!("        if (yb + {ph}u < gp.height) {{ put_row{suffix}(yb + {ph}u, x0, gp.cubic[{ph}], r0, r1, r2, r3); }}\n"));
     }
     s.push_str("    }\n");
     s
@@ -679,7 +690,8 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
     let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
     let s = replace_block(&s, "node_format", plan.nodes.wgsl())?;
     let s = if plan.magic_pack { replace_block(&s, "out_pack", MAGIC_PACK_WGSL)? } else { s };
-    let s = if plan.intervals { replace_block(&s, "decim_up_rows", &gen_up_intervals(d))? } else { s };
+    let s = if plan.intervals { replace_block(&s, "decim_up_rows", &gen_up_intervals(d, ""))? } else { s };
+    let s = if plan.intervals { replace_block(&s, "decim_up2_rows", &gen_up_intervals(d, "2"))? } else { s };
     let s = if plan.row != RowSource::Direct {
         let loads = decimate_segment_slots(r, d, b, plan.hwg).div_ceil(plan.hwg);
         let mut l = String::new();
@@ -719,7 +731,8 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
     if !quads {
         return Ok(s);
     }
-    replace_block(&s, "decim_up_store", "        dst4[(row + x0) / 4u] = vec4<u32>(o0, o1, o2, o3);\n")
+    let s = replace_block(&s, "decim_up_store", "        dst4[(row + x0) / 4u] = vec4<u32>(o0, o1, o2, o3);\n")?;
+    replace_block(&s, "decim_up2_store", "    dst2[(row + x0) / 2u] = vec2<u32>(o0, o1);\n")
 }
 
 /// `out_pack` by float-magic rounding: clamped first, so the add cannot be reassociated into
@@ -903,13 +916,14 @@ impl Filter for GaussianBlur {
             }
             let rows = rec.temp(rows_bytes);
             let nodes = rec.temp(nodes_bytes);
-            let quads = d.width % 4 == 0;
+            // whole 16-byte quads (4 columns) or 8-byte pairs (2) per output row
+            let quads = d.width % plan.columns == 0;
             let key = plan.key(r, quads);
             let mut h = Kernel::new(&key, &[], "decim_h");
             h.generated = Some(decimate_source(r, &plan, quads)?);
             let mut v = Kernel::new(&key, &[], "decim_v");
             v.generated = h.generated.clone();
-            let mut up = Kernel::new(&key, &[], "decim_up");
+            let mut up = Kernel::new(&key, &[], if plan.columns == 2 { "decim_up2" } else { "decim_up" });
             up.generated = h.generated.clone();
             let uniform = bytemuck::bytes_of(&p);
             // bench-only ablations: one pass alone (`only`)
@@ -922,7 +936,7 @@ impl Filter for GaussianBlur {
                 rec.dispatch_uninit(&v, &[&rows, &nodes], uniform, [nx.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
             }
             if only.is_none_or(|o| o == "up") {
-                rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(4), d.height.div_ceil(plan.th), 64, 1))?;
+                rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(plan.columns), d.height.div_ceil(plan.th), 64, 1))?;
             }
             return Ok(());
         }

@@ -305,3 +305,79 @@ fn put_row(y: u32, x0: u32, cy: vec4<f32>, r0: Across, r1: Across, r2: Across, r
     if (x0 + 3u < gp.width) { dst[row + x0 + 3u] = o3; }
     // @generated-end decim_up_store
 }
+
+// `decim_up` with 2 output columns per invocation instead of 4 (half the registers for the
+// node rows kept: more invocations resident).
+struct Across2 {
+    o0: vec4<f32>,
+    o1: vec4<f32>,
+}
+
+struct Taps5x2 {
+    c0: vec2<f32>,
+    c1: vec2<f32>,
+    c2: vec2<f32>,
+    c3: vec2<f32>,
+    c4: vec2<f32>,
+}
+
+fn across2(r: Raw5, c: Taps5x2) -> Across2 {
+    let v0 = node_load(r.v0);
+    let v1 = node_load(r.v1);
+    let v2 = node_load(r.v2);
+    let v3 = node_load(r.v3);
+    let v4 = node_load(r.v4);
+    return Across2(
+        c.c0.x * v0 + c.c1.x * v1 + c.c2.x * v2 + c.c3.x * v3 + c.c4.x * v4,
+        c.c0.y * v0 + c.c1.y * v1 + c.c2.y * v2 + c.c3.y * v3 + c.c4.y * v4,
+    );
+}
+
+// The output as pixel pairs, for 8-byte stores when the width is even.
+@group(0) @binding(1) var<storage, read_write> dst2: array<vec2<u32>>;
+
+@compute @workgroup_size(64)
+fn decim_up2(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let x0 = gid.x * 2u;
+    let y0 = gid.y * TH;
+    if (x0 >= gp.width || y0 >= gp.height) {
+        return;
+    }
+    let j0 = x0 / D;
+    let t0 = taps_of(x0, j0);
+    let t1 = taps_of(x0 + 1u, j0);
+    let c = Taps5x2(vec2<f32>(t0[0], t1[0]), vec2<f32>(t0[1], t1[1]), vec2<f32>(t0[2], t1[2]), vec2<f32>(t0[3], t1[3]), vec2<f32>(t0[4], t1[4]));
+    var k = y0 / D;
+    var q = y0 % D;
+    var r0 = across2(load5(k, j0), c);
+    var r1 = across2(load5(k + 1u, j0), c);
+    var r2 = across2(load5(k + 2u, j0), c);
+    var r3 = across2(load5(k + 3u, j0), c);
+    var ahead = load5(k + 4u, j0);
+    // @generated-begin decim_up2_rows
+    let y_end = min(y0 + TH, gp.height);
+    for (var y = y0; y < y_end; y++) {
+        if (q == D) {
+            q = 0u;
+            k += 1u;
+            r0 = r1;
+            r1 = r2;
+            r2 = r3;
+            r3 = across2(ahead, c);
+            ahead = load5(k + 4u, j0);
+        }
+        put_row2(y, x0, gp.cubic[q], r0, r1, r2, r3);
+        q += 1u;
+    }
+    // @generated-end decim_up2_rows
+}
+
+fn put_row2(y: u32, x0: u32, cy: vec4<f32>, r0: Across2, r1: Across2, r2: Across2, r3: Across2) {
+    let row = y * gp.width;
+    let o0 = out_pack(cy.x * r0.o0 + cy.y * r1.o0 + cy.z * r2.o0 + cy.w * r3.o0);
+    let o1 = out_pack(cy.x * r0.o1 + cy.y * r1.o1 + cy.z * r2.o1 + cy.w * r3.o1);
+    // @generated-begin decim_up2_store
+    dst[row + x0] = o0;
+    if (x0 + 1u < gp.width) { dst[row + x0 + 1u] = o1; }
+    // @generated-end decim_up2_store
+}
