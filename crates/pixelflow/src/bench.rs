@@ -537,6 +537,13 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=strip"),
         ("box_blur 31x31", "box_blur(radius=15)", "box_blur=strip"),
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=strip"),
+        // box_blur: the sweep walk primed from 8-row block sums (a first pass), 16- and 8-row strips
+        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks"),
+        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=blocks"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks"),
+        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_short"),
+        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=blocks_short"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_short"),
         // gaussian: the decimated schedule (default from sigma ~5.1, where its bound first
         // allows a node spacing) against the previous default, the register-blocked two
         // passes (`tile` names the default choice); its knobs (gaussian_blur::DecimateOptions):
