@@ -198,7 +198,7 @@ fn box_blur_sweep_variants_are_exact() {
 #[test]
 fn box_blur_blocks_variants_are_exact() {
     let extra: &[((u32, u32), &[u32])] = &[((1, 1), &[0, 2]), ((4, 1), &[1, 64]), ((132, 37), &[0, 1, 3, 8, 15, 64]), ((8, 300), &[5, 17, 64])];
-    sweep_variants_are_exact(&["blocks", "blocks_short"], extra);
+    sweep_variants_are_exact(&["blocks", "blocks_short", "blocks192"], extra);
 }
 
 fn sweep_variants_are_exact(variants: &[&str], extra: &[((u32, u32), &[u32])]) {
@@ -422,5 +422,23 @@ fn diag_workgroup_memory_4k() {
                 Err(e) => eprintln!("wg {wg} {kib} KiB: {}", e.lines().next().unwrap_or("")),
             }
         }
+    }
+}
+
+/// The bench-only ablations of `blocks` compile and run (their images are wrong on purpose).
+#[test]
+fn box_blur_blocks_ablations_run() {
+    if !gpu().has_subgroups() {
+        eprintln!("skipped: no subgroup operations on this device");
+        return;
+    }
+    let img = random_image(132, 37, PixelFormat::Rgba8, 7);
+    for variant in ["blocks_ablate_walk", "blocks_ablate_nobarrier"] {
+        let o = vec![("box_blur".to_string(), variant.to_string())];
+        pixelflow::runtime::schedule::with_overrides(&o, || {
+            for r in [4, 64] {
+                run(&gpu_backend(), Box::new(BoxBlur::new(r).unwrap()), &img, &RunOptions::default()).unwrap();
+            }
+        });
     }
 }

@@ -35,7 +35,7 @@ const BLOCKS_WGSL: &str = include_str!("box_blur_blocks.wgsl");
 const BLOCKSUM_WGSL: &str = include_str!("box_blur_blocksum.wgsl");
 
 /// Schedule variants besides the default (`strip`, which is also reachable by name).
-const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short"];
+const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_ablate_walk", "blocks_ablate_nobarrier"];
 
 /// Strip columns per workgroup (= invocations), fixed by the WGSL scan layout.
 const NCOL: u32 = 256;
@@ -163,6 +163,7 @@ impl SweepShape {
         match variant {
             "blocks" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
             "blocks_short" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 8, strip_h_large: 8, large_from: 0 }, 8)),
+            "blocks192" => Some((Self { nt: 192, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
             _ => None,
         }
     }
@@ -195,7 +196,7 @@ pub static DEF: FilterDef = FilterDef {
         UniformLayout { wgsl: BLOCKSUM_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
     ],
     test_inputs: None,
-    schedules: &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short"],
+    schedules: &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192"],
 };
 
 /// Rows per round of barriers of the scan kernel that fit in `limit` bytes of workgroup
@@ -297,7 +298,13 @@ impl Filter for BoxBlur {
             Some("strip") => self.record_strip(rec, inputs, outputs),
             Some(v) => match (SweepShape::named(v), SweepShape::blocks(v)) {
                 (Some(shape), _) => self.record_sweep(rec, inputs, outputs, shape, None),
-                (None, Some((shape, blk))) => self.record_sweep(rec, inputs, outputs, shape, Some(blk)),
+                (None, Some((shape, blk))) => self.record_sweep(rec, inputs, outputs, shape, Some((blk, 0))),
+                // Bench-only ablations of `blocks` (wrong images, so not in `DEF.schedules`):
+                // the walk without its horizontal pass, and without its barriers.
+                (None, None) if v == "blocks_ablate_walk" || v == "blocks_ablate_nobarrier" => {
+                    let (shape, blk) = SweepShape::blocks("blocks").expect("blocks shape");
+                    self.record_sweep(rec, inputs, outputs, shape, Some((blk, if v == "blocks_ablate_walk" { 1 } else { 2 })))
+                }
                 (None, None) => Err(schedule::unknown(DEF.name, v, VARIANTS)),
             },
         }
@@ -346,9 +353,10 @@ impl BoxBlur {
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1])
     }
 
-    /// A `sweep` kernel (`box_blur_sweep.wgsl`) of the given shape; with `blk` rows per block,
-    /// the `blocks` form (`box_blur_blocksum.wgsl`, then `box_blur_blocks.wgsl`).
-    fn record_sweep(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot], shape: SweepShape, blk: Option<u32>) -> Result<()> {
+    /// A `sweep` kernel (`box_blur_sweep.wgsl`) of the given shape; with `blk` = (rows per
+    /// block, ablation), the `blocks` form (`box_blur_blocksum.wgsl`, then `box_blur_blocks.wgsl`;
+    /// ablation 0 is the real kernel, 1 and 2 bench-only ablations, see `ABL` in the WGSL).
+    fn record_sweep(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot], shape: SweepShape, blk: Option<(u32, u32)>) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let gpu = rec.gpu();
         if !gpu.has_subgroups() {
@@ -378,7 +386,7 @@ impl BoxBlur {
         let n = (2 * r + 1) * (2 * r + 1);
         let params = BoxSweepParams { width: d.width, height: d.height, radius: r, r4, tile_w, strip_h, width4: d.width / 4, inv_n: 1.0 / n as f32 };
         let groups = [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1];
-        let Some(blk) = blk else {
+        let Some((blk, abl)) = blk else {
             let source = specialize(SWEEP_WGSL, &[("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb)])?;
             let mut kernel = Kernel::new(&format!("box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}", shape.nt, shape.ch, shape.lb), &[], "main");
             kernel.generated = Some(source);
@@ -397,8 +405,8 @@ impl BoxBlur {
             sums.generated = Some(specialize(BLOCKSUM_WGSL, &[("BLK", blk)])?);
             rec.dispatch(&sums, &[&input.buffer, &blocks], bytemuck::bytes_of(&params), [(d.width / 4).div_ceil(64), nblk, 1])?;
         }
-        let source = specialize(BLOCKS_WGSL, &[("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb), ("BLK", blk)])?;
-        let mut kernel = Kernel::new(&format!("box_blur.blocks.nt{}.ch{}.lb{}.vec{vec}.d{delta}.b{blk}", shape.nt, shape.ch, shape.lb), &[], "main");
+        let source = specialize(BLOCKS_WGSL, &[("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb), ("BLK", blk), ("ABL", abl)])?;
+        let mut kernel = Kernel::new(&format!("box_blur.blocks.nt{}.ch{}.lb{}.vec{vec}.d{delta}.b{blk}.a{abl}", shape.nt, shape.ch, shape.lb), &[], "main");
         kernel.generated = Some(source);
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer, &blocks], bytemuck::bytes_of(&params), groups)
     }
@@ -447,7 +455,7 @@ mod tests {
                 assert!(s.strip_height(r) > 0);
             }
         }
-        for v in ["blocks", "blocks_short"] {
+        for v in ["blocks", "blocks_short", "blocks192"] {
             let (s, blk) = SweepShape::blocks(v).unwrap();
             assert!(s.lb % s.ch == 0 && blk > 0 && s.strip_height(64) % s.lb == 0);
         }

@@ -69,6 +69,10 @@ const DELTA: u32 = 0u; // @specialize
 const LB: u32 = 4u; // @specialize
 // Rows per block of the block sums.
 const BLK: u32 = 8u; // @specialize
+// Bench-only ablations (wrong images): 0 = the kernel; 1 = no horizontal pass (no scan, no
+// barriers, no workgroup memory in the walk: each output is its own column sum's mean);
+// 2 = everything but the walk's two barriers per row (racy).
+const ABL: u32 = 0u; // @specialize
 
 const SW: u32 = 4u * NT;
 // Subgroups per strip, for the smallest subgroups WebGPU allows (4 invocations).
@@ -280,7 +284,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let p1 = p0 + channels(vlo.y, vhi.y);
             let p2 = p1 + channels(vlo.z, vhi.z);
             let p3 = p2 + channels(vlo.w, vhi.w);
-            let ex = subgroupExclusiveAdd(p3);
+            var ex = vec4<u32>(0u);
+            if (ABL != 1u) {
+                ex = subgroupExclusiveAdd(p3);
+            }
             if (lane == sg_size - 1u) {
                 totals[i * MAXSG + g] = ex + p3;
             }
@@ -289,8 +296,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             incl[i][2] = ex + p2;
             incl[i][3] = ex + p3;
         }
-        workgroupBarrier();
+        if (ABL == 0u) {
+            workgroupBarrier();
+        }
         // 2. add the totals of the subgroups to the left: prefix over the strip
+        if (ABL != 1u) {
         for (var i = 0u; i < CH; i++) {
             var off = vec4<u32>(0u);
             for (var k = 0u; k < g; k++) {
@@ -301,7 +311,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 pre[pre_index(i, 4u * t + k + 4u)] = incl[i][k];
             }
         }
-        workgroupBarrier();
+        }
+        if (ABL == 0u) {
+            workgroupBarrier();
+        }
         // 3. window sums, rounded means, stored
         if (writes && ox < sp.width) {
             for (var i = 0u; i < CH; i++) {
@@ -315,7 +328,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                         } else {
                             plus = pre[pre_index(i, 4u * t + k + 4u - DELTA)];
                         }
-                        q[k] = div_round(plus - pre[pre_index(i, minus_cc0 + k)]);
+                        if (ABL == 1u) {
+                            q[k] = div_round(incl[i][k]);
+                        } else {
+                            q[k] = div_round(plus - pre[pre_index(i, minus_cc0 + k)]);
+                        }
                     }
                     if (VEC == 1u) {
                         dst[y * sp.width4 + ox / 4u] = q;
