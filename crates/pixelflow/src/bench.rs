@@ -548,11 +548,14 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("box_blur 31x31", "box_blur(radius=15)", "box_blur=blocks192"),
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks192"),
         // bench-only ablations of `blocks` (wrong images): the walk without the horizontal
-        // pass (no scan, barriers or workgroup memory), and without the two barriers per row
+        // pass (no scan, barriers or workgroup memory), without the two barriers per row, and
+        // without priming or the block-sum pass
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_ablate_walk"),
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_ablate_walk"),
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_ablate_nobarrier"),
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_ablate_nobarrier"),
+        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_ablate_noprime"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_ablate_noprime"),
         // gaussian: the decimated schedule (default from sigma ~5.1, where its bound first
         // allows a node spacing) against the previous default, the register-blocked two
         // passes (`tile` names the default choice); its knobs (gaussian_blur::DecimateOptions):

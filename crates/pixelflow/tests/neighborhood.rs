@@ -433,7 +433,7 @@ fn box_blur_blocks_ablations_run() {
         return;
     }
     let img = random_image(132, 37, PixelFormat::Rgba8, 7);
-    for variant in ["blocks_ablate_walk", "blocks_ablate_nobarrier"] {
+    for variant in ["blocks_ablate_walk", "blocks_ablate_nobarrier", "blocks_ablate_noprime"] {
         let o = vec![("box_blur".to_string(), variant.to_string())];
         pixelflow::runtime::schedule::with_overrides(&o, || {
             for r in [4, 64] {

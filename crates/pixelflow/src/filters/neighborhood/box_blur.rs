@@ -35,7 +35,7 @@ const BLOCKS_WGSL: &str = include_str!("box_blur_blocks.wgsl");
 const BLOCKSUM_WGSL: &str = include_str!("box_blur_blocksum.wgsl");
 
 /// Schedule variants besides the default (`strip`, which is also reachable by name).
-const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_ablate_walk", "blocks_ablate_nobarrier"];
+const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_ablate_walk", "blocks_ablate_nobarrier", "blocks_ablate_noprime"];
 
 /// Strip columns per workgroup (= invocations), fixed by the WGSL scan layout.
 const NCOL: u32 = 256;
@@ -300,10 +300,16 @@ impl Filter for BoxBlur {
                 (Some(shape), _) => self.record_sweep(rec, inputs, outputs, shape, None),
                 (None, Some((shape, blk))) => self.record_sweep(rec, inputs, outputs, shape, Some((blk, 0))),
                 // Bench-only ablations of `blocks` (wrong images, so not in `DEF.schedules`):
-                // the walk without its horizontal pass, and without its barriers.
-                (None, None) if v == "blocks_ablate_walk" || v == "blocks_ablate_nobarrier" => {
+                // the walk without its horizontal pass, without its barriers, without priming.
+                (None, None) if v.starts_with("blocks_ablate_") => {
+                    let abl = match v {
+                        "blocks_ablate_walk" => 1,
+                        "blocks_ablate_nobarrier" => 2,
+                        "blocks_ablate_noprime" => 3,
+                        _ => return Err(schedule::unknown(DEF.name, v, VARIANTS)),
+                    };
                     let (shape, blk) = SweepShape::blocks("blocks").expect("blocks shape");
-                    self.record_sweep(rec, inputs, outputs, shape, Some((blk, if v == "blocks_ablate_walk" { 1 } else { 2 })))
+                    self.record_sweep(rec, inputs, outputs, shape, Some((blk, abl)))
                 }
                 (None, None) => Err(schedule::unknown(DEF.name, v, VARIANTS)),
             },
@@ -400,7 +406,7 @@ impl BoxBlur {
             return Err(Error::TooLarge { width: d.width, height: d.height, bytes: blk_bytes, limit: max });
         }
         let blocks = rec.temp(blk_bytes);
-        if vec == 1 {
+        if vec == 1 && abl != 3 {
             let mut sums = Kernel::new(&format!("box_blur.blocksum.b{blk}"), &[], "block_sums");
             sums.generated = Some(specialize(BLOCKSUM_WGSL, &[("BLK", blk)])?);
             rec.dispatch(&sums, &[&input.buffer, &blocks], bytemuck::bytes_of(&params), [(d.width / 4).div_ceil(64), nblk, 1])?;

@@ -71,7 +71,8 @@ const LB: u32 = 4u; // @specialize
 const BLK: u32 = 8u; // @specialize
 // Bench-only ablations (wrong images): 0 = the kernel; 1 = no horizontal pass (no scan, no
 // barriers, no workgroup memory in the walk: each output is its own column sum's mean);
-// 2 = everything but the walk's two barriers per row (racy).
+// 2 = everything but the walk's two barriers per row (racy); 3 = no priming (the host also
+// skips the block-sum pass).
 const ABL: u32 = 0u; // @specialize
 
 const SW: u32 = 4u * NT;
@@ -170,7 +171,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var vhi = vec4<u32>(0u);
     let n_rows = 2u * r + 1u;
     let ybase = i32(y_start) - 1 - i32(r);
-    if (VEC == 1u) {
+    if (ABL == 3u) {
+        // bench ablation: no priming
+    } else if (VEC == 1u) {
         // Every group is a whole aligned group; groups left of the image replicate column 0
         // (group 0's .x), right of it column width-1 (the last group's .w): x0 is a multiple of 4.
         let gc = u32(clamp(x0 / 4, 0, i32(sp.width4) - 1));
