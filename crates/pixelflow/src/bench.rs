@@ -547,6 +547,9 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         // the same with 768-column strips (at 3840 wide and r=64: 6 strips of 640 outputs, 1.2x columns loaded instead of 1.33x)
         ("box_blur 31x31", "box_blur(radius=15)", "box_blur=blocks192"),
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks192"),
+        // the same with 2 rows loaded ahead instead of 4 (fewer live registers)
+        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_lb2"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_lb2"),
         // bench-only ablations of `blocks` (wrong images): the walk without the horizontal
         // pass (no scan, barriers or workgroup memory), without the two barriers per row, and
         // without priming or the block-sum pass

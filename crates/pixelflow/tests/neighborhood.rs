@@ -198,7 +198,7 @@ fn box_blur_sweep_variants_are_exact() {
 #[test]
 fn box_blur_blocks_variants_are_exact() {
     let extra: &[((u32, u32), &[u32])] = &[((1, 1), &[0, 2]), ((4, 1), &[1, 64]), ((132, 37), &[0, 1, 3, 8, 15, 64]), ((8, 300), &[5, 17, 64])];
-    sweep_variants_are_exact(&["blocks", "blocks_short", "blocks192"], extra);
+    sweep_variants_are_exact(&["blocks", "blocks_short", "blocks192", "blocks_lb2"], extra);
 }
 
 fn sweep_variants_are_exact(variants: &[&str], extra: &[((u32, u32), &[u32])]) {

@@ -12,6 +12,12 @@
 //!   16-byte loads and stores, a subgroup scan per row, the next rows' loads in flight, and an
 //!   exact float division. They differ in strip shape (see [`SweepShape`]); each needs
 //!   subgroup operations.
+//! - `blocks`, `blocks_short`, `blocks192`, `blocks_lb2`: the sweep walk primed from 8-row block
+//!   column sums (`box_blur_blocksum.wgsl` first, then `box_blur_blocks.wgsl`), so priming costs
+//!   ~(2r+1)/8 32-byte loads and at most 14 rows instead of 2r+1 rows and strips stay 16 (8)
+//!   rows at every radius; `blocks192` has 768-column strips, `blocks_lb2` loads 2 rows ahead.
+//!   Bench-only ablations (wrong images, not in `DEF.schedules`): `blocks_ablate_walk`,
+//!   `blocks_ablate_nobarrier`, `blocks_ablate_noprime` (see `ABL` in the WGSL).
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -35,7 +41,7 @@ const BLOCKS_WGSL: &str = include_str!("box_blur_blocks.wgsl");
 const BLOCKSUM_WGSL: &str = include_str!("box_blur_blocksum.wgsl");
 
 /// Schedule variants besides the default (`strip`, which is also reachable by name).
-const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_ablate_walk", "blocks_ablate_nobarrier", "blocks_ablate_noprime"];
+const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2", "blocks_ablate_walk", "blocks_ablate_nobarrier", "blocks_ablate_noprime"];
 
 /// Strip columns per workgroup (= invocations), fixed by the WGSL scan layout.
 const NCOL: u32 = 256;
@@ -164,6 +170,8 @@ impl SweepShape {
             "blocks" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
             "blocks_short" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 8, strip_h_large: 8, large_from: 0 }, 8)),
             "blocks192" => Some((Self { nt: 192, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
+            // rows loaded ahead 2 instead of 4: 16 fewer live registers (residency test)
+            "blocks_lb2" => Some((Self { nt: 128, ch: 1, lb: 2, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
             _ => None,
         }
     }
@@ -196,7 +204,7 @@ pub static DEF: FilterDef = FilterDef {
         UniformLayout { wgsl: BLOCKSUM_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
     ],
     test_inputs: None,
-    schedules: &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192"],
+    schedules: &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2"],
 };
 
 /// Rows per round of barriers of the scan kernel that fit in `limit` bytes of workgroup
@@ -461,7 +469,7 @@ mod tests {
                 assert!(s.strip_height(r) > 0);
             }
         }
-        for v in ["blocks", "blocks_short", "blocks192"] {
+        for v in ["blocks", "blocks_short", "blocks192", "blocks_lb2"] {
             let (s, blk) = SweepShape::blocks(v).unwrap();
             assert!(s.lb % s.ch == 0 && blk > 0 && s.strip_height(64) % s.lb == 0);
         }
