@@ -191,11 +191,23 @@ fn box_blur_is_exact_at_every_radius_and_schedule() {
 /// radii whose rounding up to 4 leaves 0-3 spare halo columns, and radii beyond the image.
 #[test]
 fn box_blur_sweep_variants_are_exact() {
+    sweep_variants_are_exact(&["sweep", "sweep_short", "sweep_tall", "sweep64"], &[]);
+}
+
+/// The `blocks` schedules (sweep walk primed from block sums): the sweep cases plus heights
+/// that are not multiples of the 8-row blocks, windows inside one block, 1x1 and 4x1.
+#[test]
+fn box_blur_blocks_variants_are_exact() {
+    let extra: &[((u32, u32), &[u32])] = &[((1, 1), &[0, 2]), ((4, 1), &[1, 64]), ((132, 37), &[0, 1, 3, 8, 15, 64]), ((8, 300), &[5, 17, 64])];
+    sweep_variants_are_exact(&["blocks", "blocks_short", "blocks192", "blocks_lb2"], extra);
+}
+
+fn sweep_variants_are_exact(variants: &[&str], extra: &[((u32, u32), &[u32])]) {
     if !gpu().has_subgroups() {
         eprintln!("skipped: no subgroup operations on this device");
         return;
     }
-    let cases: &[((u32, u32), &[u32])] = &[
+    let base: &[((u32, u32), &[u32])] = &[
         ((256, 200), &[0, 1, 2, 3, 4, 15, 64]),
         ((70, 256), &[1, 5, 34, 64]),
         ((1, 256), &[0, 3, 64]),
@@ -207,7 +219,8 @@ fn box_blur_sweep_variants_are_exact() {
         // strips (504 output columns at r=4, 384 at r=64); few pixels
         ((520, 24), &[4, 64]),
     ];
-    for variant in ["sweep", "sweep_short", "sweep_tall", "sweep64"] {
+    let cases: Vec<((u32, u32), &[u32])> = base.iter().chain(extra).copied().collect();
+    for &variant in variants {
         let o = vec![("box_blur".to_string(), variant.to_string())];
         pixelflow::runtime::schedule::with_overrides(&o, || {
             for (i, &((w, h), radii)) in cases.iter().enumerate() {
@@ -410,5 +423,23 @@ fn diag_workgroup_memory_4k() {
                 Err(e) => eprintln!("wg {wg} {kib} KiB: {}", e.lines().next().unwrap_or("")),
             }
         }
+    }
+}
+
+/// The bench-only ablations of `blocks` compile and run (their images are wrong on purpose).
+#[test]
+fn box_blur_blocks_ablations_run() {
+    if !gpu().has_subgroups() {
+        eprintln!("skipped: no subgroup operations on this device");
+        return;
+    }
+    let img = random_image(132, 37, PixelFormat::Rgba8, 7);
+    for variant in ["blocks_ablate_walk", "blocks_ablate_nobarrier", "blocks_ablate_noprime"] {
+        let o = vec![("box_blur".to_string(), variant.to_string())];
+        pixelflow::runtime::schedule::with_overrides(&o, || {
+            for r in [4, 64] {
+                run(&gpu_backend(), Box::new(BoxBlur::new(r).unwrap()), &img, &RunOptions::default()).unwrap();
+            }
+        });
     }
 }

@@ -12,6 +12,12 @@
 //!   16-byte loads and stores, a subgroup scan per row, the next rows' loads in flight, and an
 //!   exact float division. They differ in strip shape (see [`SweepShape`]); each needs
 //!   subgroup operations.
+//! - `blocks`, `blocks_short`, `blocks192`, `blocks_lb2`: the sweep walk primed from 8-row block
+//!   column sums (`box_blur_blocksum.wgsl` first, then `box_blur_blocks.wgsl`), so priming costs
+//!   ~(2r+1)/8 32-byte loads and at most 14 rows instead of 2r+1 rows and strips stay 16 (8)
+//!   rows at every radius; `blocks192` has 768-column strips, `blocks_lb2` loads 2 rows ahead.
+//!   Bench-only ablations (wrong images, not in `DEF.schedules`): `blocks_ablate_walk`,
+//!   `blocks_ablate_nobarrier`, `blocks_ablate_noprime` (see `ABL` in the WGSL).
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -30,9 +36,12 @@ const WGSL: &str = include_str!("box_blur.wgsl");
 const SUBGROUP_WGSL: &str = include_str!("box_blur_subgroup.wgsl");
 /// The `sweep` schedules' kernel.
 const SWEEP_WGSL: &str = include_str!("box_blur_sweep.wgsl");
+/// The `blocks` schedules' walk (the sweep kernel primed from block sums) and block-sum pass.
+const BLOCKS_WGSL: &str = include_str!("box_blur_blocks.wgsl");
+const BLOCKSUM_WGSL: &str = include_str!("box_blur_blocksum.wgsl");
 
 /// Schedule variants besides the default (`strip`, which is also reachable by name).
-const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64"];
+const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2", "blocks_ablate_walk", "blocks_ablate_nobarrier", "blocks_ablate_noprime"];
 
 /// Strip columns per workgroup (= invocations), fixed by the WGSL scan layout.
 const NCOL: u32 = 256;
@@ -153,6 +162,19 @@ impl SweepShape {
             _ => None,
         }
     }
+    /// The walk shape and rows per block of a `blocks*` variant name: the sweep walk with its
+    /// column sums primed from block sums (a first pass), so strips stay short at every
+    /// radius. See the predictions in [`SweepShape`]'s notes and docs/perf-notes.md.
+    pub fn blocks(variant: &str) -> Option<(Self, u32)> {
+        match variant {
+            "blocks" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
+            "blocks_short" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 8, strip_h_large: 8, large_from: 0 }, 8)),
+            "blocks192" => Some((Self { nt: 192, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
+            // rows loaded ahead 2 instead of 4: 16 fewer live registers (residency test)
+            "blocks_lb2" => Some((Self { nt: 128, ch: 1, lb: 2, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
+            _ => None,
+        }
+    }
     /// Output rows per workgroup at radius `r`: taller strips for larger radii amortise the
     /// 2r+1 rows each strip primes its column sums with.
     pub fn strip_height(&self, r: u32) -> u32 {
@@ -178,9 +200,11 @@ pub static DEF: FilterDef = FilterDef {
     uniforms: &[
         UniformLayout { wgsl: WGSL, wgsl_struct: "BoxBlurParams", rust_size: std::mem::size_of::<BoxBlurParams>() },
         UniformLayout { wgsl: SWEEP_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
+        UniformLayout { wgsl: BLOCKS_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
+        UniformLayout { wgsl: BLOCKSUM_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
     ],
     test_inputs: None,
-    schedules: &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64"],
+    schedules: &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2"],
 };
 
 /// Rows per round of barriers of the scan kernel that fit in `limit` bytes of workgroup
@@ -276,13 +300,26 @@ impl Filter for BoxBlur {
             // workgroups) take `strip`. A failed precondition records nothing, so falling
             // back here is safe; an explicit `sweep_short` still reports the error.
             None => match SweepShape::named("sweep_short") {
-                Some(shape) => self.record_sweep(rec, inputs, outputs, shape).or_else(|_| self.record_strip(rec, inputs, outputs)),
+                Some(shape) => self.record_sweep(rec, inputs, outputs, shape, None).or_else(|_| self.record_strip(rec, inputs, outputs)),
                 None => self.record_strip(rec, inputs, outputs),
             },
             Some("strip") => self.record_strip(rec, inputs, outputs),
-            Some(v) => match SweepShape::named(v) {
-                Some(shape) => self.record_sweep(rec, inputs, outputs, shape),
-                None => Err(schedule::unknown(DEF.name, v, VARIANTS)),
+            Some(v) => match (SweepShape::named(v), SweepShape::blocks(v)) {
+                (Some(shape), _) => self.record_sweep(rec, inputs, outputs, shape, None),
+                (None, Some((shape, blk))) => self.record_sweep(rec, inputs, outputs, shape, Some((blk, 0))),
+                // Bench-only ablations of `blocks` (wrong images, so not in `DEF.schedules`):
+                // the walk without its horizontal pass, without its barriers, without priming.
+                (None, None) if v.starts_with("blocks_ablate_") => {
+                    let abl = match v {
+                        "blocks_ablate_walk" => 1,
+                        "blocks_ablate_nobarrier" => 2,
+                        "blocks_ablate_noprime" => 3,
+                        _ => return Err(schedule::unknown(DEF.name, v, VARIANTS)),
+                    };
+                    let (shape, blk) = SweepShape::blocks("blocks").expect("blocks shape");
+                    self.record_sweep(rec, inputs, outputs, shape, Some((blk, abl)))
+                }
+                (None, None) => Err(schedule::unknown(DEF.name, v, VARIANTS)),
             },
         }
     }
@@ -330,8 +367,10 @@ impl BoxBlur {
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1])
     }
 
-    /// A `sweep` kernel (`box_blur_sweep.wgsl`) of the given shape.
-    fn record_sweep(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot], shape: SweepShape) -> Result<()> {
+    /// A `sweep` kernel (`box_blur_sweep.wgsl`) of the given shape; with `blk` = (rows per
+    /// block, ablation), the `blocks` form (`box_blur_blocksum.wgsl`, then `box_blur_blocks.wgsl`;
+    /// ablation 0 is the real kernel, 1 and 2 bench-only ablations, see `ABL` in the WGSL).
+    fn record_sweep(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot], shape: SweepShape, blk: Option<(u32, u32)>) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let gpu = rec.gpu();
         if !gpu.has_subgroups() {
@@ -360,10 +399,30 @@ impl BoxBlur {
         let delta = r4 - r;
         let n = (2 * r + 1) * (2 * r + 1);
         let params = BoxSweepParams { width: d.width, height: d.height, radius: r, r4, tile_w, strip_h, width4: d.width / 4, inv_n: 1.0 / n as f32 };
-        let source = specialize(SWEEP_WGSL, &[("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb)])?;
-        let mut kernel = Kernel::new(&format!("box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}", shape.nt, shape.ch, shape.lb), &[], "main");
+        let groups = [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1];
+        let Some((blk, abl)) = blk else {
+            let source = specialize(SWEEP_WGSL, &[("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb)])?;
+            let mut kernel = Kernel::new(&format!("box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}", shape.nt, shape.ch, shape.lb), &[], "main");
+            kernel.generated = Some(source);
+            return rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), groups);
+        };
+        // Block sums (only read on the 16-byte path): 32 bytes per group of 4 columns and block.
+        let nblk = d.height.div_ceil(blk);
+        let blk_bytes = if vec == 1 { 32 * (d.width / 4) as u64 * nblk as u64 } else { 32 };
+        let max = rec.gpu().max_binding();
+        if blk_bytes > max {
+            return Err(Error::TooLarge { width: d.width, height: d.height, bytes: blk_bytes, limit: max });
+        }
+        let blocks = rec.temp(blk_bytes);
+        if vec == 1 && abl != 3 {
+            let mut sums = Kernel::new(&format!("box_blur.blocksum.b{blk}"), &[], "block_sums");
+            sums.generated = Some(specialize(BLOCKSUM_WGSL, &[("BLK", blk)])?);
+            rec.dispatch(&sums, &[&input.buffer, &blocks], bytemuck::bytes_of(&params), [(d.width / 4).div_ceil(64), nblk, 1])?;
+        }
+        let source = specialize(BLOCKS_WGSL, &[("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb), ("BLK", blk), ("ABL", abl)])?;
+        let mut kernel = Kernel::new(&format!("box_blur.blocks.nt{}.ch{}.lb{}.vec{vec}.d{delta}.b{blk}.a{abl}", shape.nt, shape.ch, shape.lb), &[], "main");
         kernel.generated = Some(source);
-        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1])
+        rec.dispatch(&kernel, &[&input.buffer, &output.buffer, &blocks], bytemuck::bytes_of(&params), groups)
     }
 }
 
@@ -410,7 +469,11 @@ mod tests {
                 assert!(s.strip_height(r) > 0);
             }
         }
-        assert!(SweepShape::named("nope").is_none());
+        for v in ["blocks", "blocks_short", "blocks192", "blocks_lb2"] {
+            let (s, blk) = SweepShape::blocks(v).unwrap();
+            assert!(s.lb % s.ch == 0 && blk > 0 && s.strip_height(64) % s.lb == 0);
+        }
+        assert!(SweepShape::named("nope").is_none() && SweepShape::blocks("sweep").is_none());
     }
     #[test]
     fn cpu_constant_stays_constant_and_radius_zero_is_identity() {
