@@ -546,32 +546,17 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("mean_saturation", "mean_saturation", "mean_saturation=u1q8"),
         ("sobel_edge_detection", "sobel_edge_detection", "sobel_edge_detection=tile"),
         ("lookup 512 LUT", "lookup(lut=@lut)", "lookup=tile"),
-        // box_blur: the previous default by name
-        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=strip"),
-        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=strip"),
-        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=strip"),
-        // box_blur: the sweep walk primed from 8-row block sums (a first pass), 16- and 8-row strips
-        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks"),
-        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=blocks"),
-        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks"),
-        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_short"),
-        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=blocks_short"),
-        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_short"),
-        // the same with 768-column strips (at 3840 wide and r=64: 6 strips of 640 outputs, 1.2x columns loaded instead of 1.33x)
-        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=blocks192"),
-        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks192"),
-        // the same with 2 rows loaded ahead instead of 4 (fewer live registers)
+        // box_blur: the sweep walk (`sweep_short`, the default below BLOCKS_FROM and the
+        // default at every radius before run g12) against the walk primed from 8-row block
+        // sums, 2 rows loaded ahead (`blocks_lb2`, the default from BLOCKS_FROM)
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_lb2"),
-        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_lb2"),
+        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=blocks_lb2"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=sweep_short"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks"),
         // bench-only ablations of `blocks` (wrong images): the walk without the horizontal
-        // pass (no scan, barriers or workgroup memory), without the two barriers per row, and
-        // without priming or the block-sum pass
+        // pass (no scan, barriers or workgroup memory), and without priming or the block sums
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_ablate_walk"),
-        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_ablate_walk"),
-        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_ablate_nobarrier"),
-        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_ablate_nobarrier"),
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_ablate_noprime"),
-        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_ablate_noprime"),
         // gaussian: the decimated schedule (default from sigma ~5.1, where its bound first
         // allows a node spacing) against the previous default, the register-blocked two
         // passes (`tile` names the default choice); two of its knobs

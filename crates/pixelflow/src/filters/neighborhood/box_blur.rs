@@ -41,6 +41,12 @@ const BLOCKS_WGSL: &str = include_str!("box_blur_blocks.wgsl");
 const BLOCKSUM_WGSL: &str = include_str!("box_blur_blocksum.wgsl");
 
 /// Schedule variants besides the default (`strip`, which is also reachable by name).
+/// From this radius the default is `blocks_lb2`. Schedule choice, H200 at 4K (run g12, same
+/// process), ms, `sweep_short` / `blocks_lb2` / `blocks`: r = 4 0.0751 / 0.0867 / 0.0940;
+/// r = 15 0.0888 / - / 0.0962 (`blocks_short` 0.0933); r = 64 0.1447 / 0.1005 / 0.1118.
+/// The switch sits between the measured 15 and 64.
+const BLOCKS_FROM: u32 = 32;
+
 const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2", "blocks_ablate_walk", "blocks_ablate_nobarrier", "blocks_ablate_noprime"];
 
 /// Strip columns per workgroup (= invocations), fixed by the WGSL scan layout.
@@ -299,6 +305,11 @@ impl Filter for BoxBlur {
             // It needs subgroups; devices without them (or whose subgroups do not fit its
             // workgroups) take `strip`. A failed precondition records nothing, so falling
             // back here is safe; an explicit `sweep_short` still reports the error.
+            // From BLOCKS_FROM: `blocks_lb2` (the window primed from 8-row block sums).
+            None if self.radius >= BLOCKS_FROM => match SweepShape::blocks("blocks_lb2") {
+                Some((shape, blk)) => self.record_sweep(rec, inputs, outputs, shape, Some((blk, 0))).or_else(|_| self.record_strip(rec, inputs, outputs)),
+                None => self.record_strip(rec, inputs, outputs),
+            },
             None => match SweepShape::named("sweep_short") {
                 Some(shape) => self.record_sweep(rec, inputs, outputs, shape, None).or_else(|_| self.record_strip(rec, inputs, outputs)),
                 None => self.record_strip(rec, inputs, outputs),
