@@ -1,5 +1,6 @@
 // Two-pass Gaussian with register blocking; appended to gaussian_blur.wgsl (its uniform,
-// bindings and helpers). The default beyond the fused tile's radii.
+// bindings and helpers). The default between the fused tile's radii and the decimated
+// schedule's sigmas (radius 8 to ~15).
 //
 // Both passes make B consecutive outputs per invocation from a sliding window of B inputs
 // held in registers (p0..p{B-1}): every input read feeds B outputs, so a pass reads each
