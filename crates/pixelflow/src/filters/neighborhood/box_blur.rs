@@ -29,7 +29,7 @@ use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLay
 use crate::runtime::{schedule, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
-use super::specialize;
+use super::{block_body, replace_block, specialize};
 
 const WGSL: &str = include_str!("box_blur.wgsl");
 /// `main_sg`, appended to `WGSL` on devices with subgroup operations.
@@ -206,7 +206,6 @@ pub static DEF: FilterDef = FilterDef {
     uniforms: &[
         UniformLayout { wgsl: WGSL, wgsl_struct: "BoxBlurParams", rust_size: std::mem::size_of::<BoxBlurParams>() },
         UniformLayout { wgsl: SWEEP_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
-        UniformLayout { wgsl: BLOCKS_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
         UniformLayout { wgsl: BLOCKSUM_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
     ],
     test_inputs: None,
@@ -411,8 +410,9 @@ impl BoxBlur {
         let n = (2 * r + 1) * (2 * r + 1);
         let params = BoxSweepParams { width: d.width, height: d.height, radius: r, r4, tile_w, strip_h, width4: d.width / 4, inv_n: 1.0 / n as f32 };
         let groups = [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1];
+        let consts = |abl: u32| [("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb), ("ABL", abl)];
         let Some((blk, abl)) = blk else {
-            let source = specialize(SWEEP_WGSL, &[("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb)])?;
+            let source = specialize(SWEEP_WGSL, &consts(0))?;
             let mut kernel = Kernel::new(&format!("box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}", shape.nt, shape.ch, shape.lb), &[], "main");
             kernel.generated = Some(source);
             return rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), groups);
@@ -430,7 +430,11 @@ impl BoxBlur {
             sums.generated = Some(specialize(BLOCKSUM_WGSL, &[("BLK", blk)])?);
             rec.dispatch(&sums, &[&input.buffer, &blocks], bytemuck::bytes_of(&params), [(d.width / 4).div_ceil(64), nblk, 1])?;
         }
-        let source = specialize(BLOCKS_WGSL, &[("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb), ("BLK", blk), ("ABL", abl)])?;
+        // the sweep kernel with box_blur_blocks.wgsl's bindings and priming spliced in
+        let source = specialize(SWEEP_WGSL, &consts(abl))?;
+        let bindings = format!("{}const BLK: u32 = {blk}u;\n", block_body(BLOCKS_WGSL, "sp_binding")?);
+        let source = replace_block(&source, "sp_binding", &bindings)?;
+        let source = replace_block(&source, "prime", block_body(BLOCKS_WGSL, "prime")?)?;
         let mut kernel = Kernel::new(&format!("box_blur.blocks.nt{}.ch{}.lb{}.vec{vec}.d{delta}.b{blk}.a{abl}", shape.nt, shape.ch, shape.lb), &[], "main");
         kernel.generated = Some(source);
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer, &blocks], bytemuck::bytes_of(&params), groups)

@@ -42,7 +42,10 @@ struct BoxSweepParams {
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+// The `blocks` schedules (box_blur_blocks.wgsl) replace this block with their bindings.
+// @generated-begin sp_binding
 @group(0) @binding(2) var<uniform> sp: BoxSweepParams;
+// @generated-end sp_binding
 
 // Invocations per workgroup = 4-column groups per strip.
 const NT: u32 = 128u; // @specialize
@@ -55,6 +58,11 @@ const VEC: u32 = 1u; // @specialize
 const DELTA: u32 = 0u; // @specialize
 // Rows loaded ahead (ring of enter/leave groups in registers); a multiple of CH.
 const LB: u32 = 4u; // @specialize
+// Bench-only ablations of the `blocks` schedules (wrong images): 0 = the kernel; 1 = no
+// horizontal pass (no scan, no barriers, no workgroup memory in the walk: each output is its
+// own column sum's mean); 2 = everything but the walk's two barriers per row (racy); 3 = no
+// priming (the host also skips the block-sum pass).
+const ABL: u32 = 0u; // @specialize
 
 const SW: u32 = 4u * NT;
 // Subgroups per strip, for the smallest subgroups WebGPU allows (4 invocations).
@@ -155,6 +163,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var vhi = vec4<u32>(0u);
     let n_rows = 2u * r + 1u;
     let ybase = i32(y_start) - 1 - i32(r);
+    // @generated-begin prime
     var j = 0u;
     if (interior && n_rows >= 8u) {
         var cur: array<vec4<u32>, 8>;
@@ -196,6 +205,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         vlo += p & vec4<u32>(LO);
         vhi += (p >> vec4<u32>(8u)) & vec4<u32>(LO);
     }
+    // @generated-end prime
 
     // Output side: invocation t writes output group u = t - r4/2, i.e. strip columns
     // o = 4t + k - r4 (image columns out_x0 + 4u + k), whose "+" term P[o + r] = P[4t + k - DELTA]
@@ -234,7 +244,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let p1 = p0 + channels(vlo.y, vhi.y);
             let p2 = p1 + channels(vlo.z, vhi.z);
             let p3 = p2 + channels(vlo.w, vhi.w);
-            let ex = subgroupExclusiveAdd(p3);
+            var ex = vec4<u32>(0u);
+            if (ABL != 1u) {
+                ex = subgroupExclusiveAdd(p3);
+            }
             if (lane == sg_size - 1u) {
                 totals[i * MAXSG + g] = ex + p3;
             }
@@ -243,19 +256,25 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             incl[i][2] = ex + p2;
             incl[i][3] = ex + p3;
         }
-        workgroupBarrier();
+        if (ABL == 0u) {
+            workgroupBarrier();
+        }
         // 2. add the totals of the subgroups to the left: prefix over the strip
-        for (var i = 0u; i < CH; i++) {
-            var off = vec4<u32>(0u);
-            for (var k = 0u; k < g; k++) {
-                off += totals[i * MAXSG + k];
-            }
-            for (var k = 0u; k < 4u; k++) {
-                incl[i][k] += off;
-                pre[pre_index(i, 4u * t + k + 4u)] = incl[i][k];
+        if (ABL != 1u) {
+            for (var i = 0u; i < CH; i++) {
+                var off = vec4<u32>(0u);
+                for (var k = 0u; k < g; k++) {
+                    off += totals[i * MAXSG + k];
+                }
+                for (var k = 0u; k < 4u; k++) {
+                    incl[i][k] += off;
+                    pre[pre_index(i, 4u * t + k + 4u)] = incl[i][k];
+                }
             }
         }
-        workgroupBarrier();
+        if (ABL == 0u) {
+            workgroupBarrier();
+        }
         // 3. window sums, rounded means, stored
         if (writes && ox < sp.width) {
             for (var i = 0u; i < CH; i++) {
@@ -269,7 +288,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                         } else {
                             plus = pre[pre_index(i, 4u * t + k + 4u - DELTA)];
                         }
-                        q[k] = div_round(plus - pre[pre_index(i, minus_cc0 + k)]);
+                        if (ABL == 1u) {
+                            q[k] = div_round(incl[i][k]);
+                        } else {
+                            q[k] = div_round(plus - pre[pre_index(i, minus_cc0 + k)]);
+                        }
                     }
                     if (VEC == 1u) {
                         dst[y * sp.width4 + ox / 4u] = q;

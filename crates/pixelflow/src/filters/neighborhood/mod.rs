@@ -50,27 +50,42 @@ pub(crate) fn specialize(src: &str, consts: &[(&str, u32)]) -> Result<String> {
     Ok(out)
 }
 
-/// Replaces the body between `// @generated-begin NAME` and `// @generated-end NAME` lines.
-/// The markers are whole lines (after indentation), so `NAME` is not matched by a block
-/// whose name merely starts with it.
-pub(crate) fn replace_block(src: &str, name: &str, body: &str) -> Result<String> {
+/// Byte range of the body between the `// @generated-begin NAME` and `// @generated-end NAME`
+/// lines of `src`. The markers are whole lines (after indentation), so `NAME` is not matched by
+/// a block whose name merely starts with it.
+fn block_span(src: &str, name: &str) -> Result<(usize, usize)> {
     let begin = format!("// @generated-begin {name}");
     let end = format!("// @generated-end {name}");
-    // byte offset of the first line that is `marker` after indentation, searching from `from`
-    let find_line = |marker: &str, from: usize| -> Option<usize> {
+    // byte offset of the first line that is `marker` after indentation, from `from`, and of
+    // the line's start
+    let find_line = |marker: &str, from: usize| -> Option<(usize, usize)> {
         let mut at = from;
         for line in src[from..].split_inclusive('\n') {
             if line.trim() == marker {
-                return Some(at + (line.len() - line.trim_start().len()));
+                return Some((at + (line.len() - line.trim_start().len()), at + line.len()));
             }
             at += line.len();
         }
         None
     };
-    let b = find_line(&begin, 0).ok_or_else(|| Error::Gpu(format!("kernel block `{name}` not found")))?;
-    let e = find_line(&end, b).ok_or_else(|| Error::Gpu(format!("kernel block `{name}` not closed")))?;
-    let after_begin = src[b..].find('\n').map_or(src.len(), |n| n + b + 1);
-    Ok(format!("{}{}{}", &src[..after_begin], body, &src[e..]))
+    let (b, after_begin) = find_line(&begin, 0).ok_or_else(|| Error::Gpu(format!("kernel block `{name}` not found")))?;
+    let (e, _) = find_line(&end, b).ok_or_else(|| Error::Gpu(format!("kernel block `{name}` not closed")))?;
+    // the end marker's indentation stays with it
+    let e = src[..e].rfind('\n').map_or(0, |n| n + 1).max(after_begin);
+    Ok((after_begin, e))
+}
+
+/// Replaces the body between `// @generated-begin NAME` and `// @generated-end NAME` lines.
+pub(crate) fn replace_block(src: &str, name: &str, body: &str) -> Result<String> {
+    let (a, e) = block_span(src, name)?;
+    Ok(format!("{}{}{}", &src[..a], body, &src[e..]))
+}
+
+/// The body between `// @generated-begin NAME` and `// @generated-end NAME` lines of `src`
+/// (fragments kept in a `.wgsl` file of their own, like box_blur_blocks.wgsl).
+pub(crate) fn block_body<'a>(src: &'a str, name: &str) -> Result<&'a str> {
+    let (a, e) = block_span(src, name)?;
+    Ok(&src[a..e])
 }
 
 #[cfg(test)]
@@ -95,5 +110,7 @@ mod tests {
         let src = "    // @generated-begin f_load\n    load();\n    // @generated-end f_load\n    // @generated-begin f\n    old();\n    // @generated-end f\n";
         let s = replace_block(src, "f", "    new();\n").unwrap();
         assert!(s.contains("load();") && s.contains("new();") && !s.contains("old();"), "{s}");
+        assert_eq!(s, "    // @generated-begin f_load\n    load();\n    // @generated-end f_load\n    // @generated-begin f\n    new();\n    // @generated-end f\n");
+        assert_eq!(block_body(src, "f_load").unwrap(), "    load();\n");
     }
 }
