@@ -559,30 +559,24 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_ablate_noprime"),
         // gaussian: the decimated schedule (default from sigma ~5.1, where its bound first
         // allows a node spacing) against the previous default, the register-blocked two
-        // passes (`tile` names the default choice); two of its knobs
-        // (gaussian_blur::DecimateOptions): 4 output columns per interpolation invocation,
-        // the row pass from workgroup memory; and each of its passes alone (bench-only
-        // ablations, wrong images)
+        // passes (`tile` names the default choice); one of its knobs
+        // (gaussian_blur::DecimateOptions), the row pass from workgroup memory; and each of
+        // its passes alone (bench-only ablations, wrong images)
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=tile"),
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=twopass"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_c4"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_packed"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_h_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_v_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_up_only"),
-        ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_c4_up_only"),
         ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=tile"),
         ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=12", "gaussian_blur(sigma=12)", "gaussian_blur=decimate_c4"),
         ("gaussian_blur s=16", "gaussian_blur(sigma=16)", "gaussian_blur=tile"),
         ("gaussian_blur s=24", "gaussian_blur(sigma=24)", "gaussian_blur=tile"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=twopass_packed"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_c4"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_h_only"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_v_only"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_up_only"),
-        ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_c4_up_only"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see

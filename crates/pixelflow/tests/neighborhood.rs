@@ -120,9 +120,9 @@ fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
                 }
                 // other shapes: odd B reading straight from memory, 1 and 8 column-pass nodes, 3 rows per
                 // interpolation invocation, either output packing, either row walk, column-pass phases split 3 ways and D ways,
-                // 64-invocation row-pass workgroups, 2 output columns per interpolation invocation
-                options.push(DecimateOptions { row: Some(Direct), b: Some(5), bv: Some(8), th: Some(3), nodes: None, magic_pack: Some(true), intervals: Some(true), ps: Some(3), hwg: None, columns: Some(2) });
-                options.push(DecimateOptions { row: Some(Packed), b: Some(4), bv: Some(1), th: Some(32), nodes: Some(NodeFormat::F16), magic_pack: Some(false), intervals: Some(false), ps: Some(16), hwg: Some(64), columns: Some(2) });
+                // 64-invocation row-pass workgroups
+                options.push(DecimateOptions { row: Some(Direct), b: Some(5), bv: Some(8), th: Some(3), nodes: None, magic_pack: Some(true), intervals: Some(true), ps: Some(3), hwg: None });
+                options.push(DecimateOptions { row: Some(Packed), b: Some(4), bv: Some(1), th: Some(32), nodes: Some(NodeFormat::F16), magic_pack: Some(false), intervals: Some(false), ps: Some(16), hwg: Some(64) });
                 for &source in &options {
                     let f = GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Decimate(source));
                     let d = gpu_vs_cpu(Box::new(f), &img);

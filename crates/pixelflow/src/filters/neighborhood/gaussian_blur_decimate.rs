@@ -22,8 +22,8 @@ const DECIMATE_WGSL: &str = include_str!("gaussian_blur_decimate.wgsl");
 /// `PIXELFLOW_SCHEDULE` name them as `decimate` followed by `_<knob>` for each one set:
 /// `packed` / `unpacked` / `direct` (row source), `b<N>` (row-pass nodes per invocation),
 /// `hwg<N>` (row-pass workgroup size), `bv<N>` (column-pass nodes per invocation), `ps<N>`
-/// (column-pass phase groups), `th<N>` (output rows per interpolation invocation), `c2` /
-/// `c4` (its output columns), `iv` / `rowloop` (its row walk), `magic` / `pack4x8` (output
+/// (column-pass phase groups), `th<N>` (output rows per interpolation invocation), `iv` /
+/// `rowloop` (its row walk), `magic` / `pack4x8` (output
 /// rounding), `unorm16` / `f16` / `f32` (node storage); e.g. `decimate_packed_bv4`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DecimateOptions {
@@ -43,8 +43,6 @@ pub struct DecimateOptions {
     pub ps: Option<u32>,
     /// Invocations per row-pass workgroup.
     pub hwg: Option<u32>,
-    /// Output columns per interpolation invocation: 4 or 2.
-    pub columns: Option<u32>,
 }
 
 /// How the decimated passes store node values between them.
@@ -92,7 +90,6 @@ impl DecimateOptions {
                 "iv" => o.intervals = Some(true),
                 _ if num("ps").is_some_and(|n| (1..=16).contains(&n)) => o.ps = num("ps"),
                 _ if num("hwg").is_some_and(|n| [32, 64, 128, 256].contains(&n)) => o.hwg = num("hwg"),
-                _ if num("c").is_some_and(|n| [2, 4].contains(&n)) => o.columns = num("c"),
                 "rowloop" => o.intervals = Some(false),
                 "pack4x8" => o.magic_pack = Some(false),
                 _ if num("bv").is_some_and(|n| (1..=8).contains(&n)) => o.bv = num("bv"),
@@ -166,10 +163,8 @@ const DECIM_MAGIC_PACK: bool = true;
 /// a uniform load of the row's weights at a dynamic index on every row.
 const DECIM_INTERVALS: bool = true;
 
-/// Default output columns per interpolation invocation. Schedule choice, H200 at 4K (run
-/// g11), whole schedule, 4 / 2 columns: sigma 8 0.1102 / 0.1075 ms, sigma 12 0.1096 /
-/// 0.1090, sigma 32 0.1234 / 0.1187.
-const DECIM_COLUMNS: u32 = 2;
+/// Output columns per interpolation invocation (`decim_up`; 4 measured slower, run g11).
+const UP_COLUMNS: u32 = 2;
 
 /// Default column-pass phase groups and nodes per invocation for node spacing `d`: with a
 /// wide spacing there are few nodes, so the phases are split over 4 invocations per column.
@@ -194,7 +189,6 @@ struct DecimatePlan {
     intervals: bool,
     ps: u32,
     hwg: u32,
-    columns: u32,
 }
 
 impl DecimatePlan {
@@ -212,7 +206,6 @@ impl DecimatePlan {
             intervals: o.intervals.unwrap_or(DECIM_INTERVALS),
             ps: o.ps.unwrap_or(ps).min(step),
             hwg: o.hwg.unwrap_or(DECIM_HWG),
-            columns: o.columns.unwrap_or(DECIM_COLUMNS),
         };
         let p = if p.intervals { DecimatePlan { th: p.th.next_multiple_of(step), ..p } } else { p };
         // the workgroup-memory layout needs an even B (odd stride between invocations)
@@ -222,7 +215,7 @@ impl DecimatePlan {
         Ok(p)
     }
     fn key(&self, r: u32, quads: bool) -> String {
-        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.hwg{}.c{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, self.hwg, self.columns, quads as u32)
+        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.hwg{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, self.hwg, quads as u32)
     }
 }
 /// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1-g3):
@@ -332,10 +325,10 @@ fn gen_poly(b: u32, q: u32, phases: &str, load: impl Fn(u32) -> String) -> Strin
 
 /// The interpolation pass's row walk by whole node intervals (`DecimateOptions::intervals`):
 /// y0 is a multiple of D (TH is), so each interval's rows are phases 0 .. D - 1.
-fn gen_up_intervals(d: u32, suffix: &str) -> String {
-    let mut s = format!("    for (var i = 0u; i < TH / D; i++) {{\n        let yb = y0 + i * D;\n        if (yb >= gp.height) {{\n            break;\n        }}\n        if (i > 0u) {{\n            k += 1u;\n            r0 = r1;\n            r1 = r2;\n            r2 = r3;\n            r3 = across{suffix}(ahead, c);\n            ahead = load5(k + 4u, j0);\n        }}\n");
+fn gen_up_intervals(d: u32) -> String {
+    let mut s = String::from("    for (var i = 0u; i < TH / D; i++) {\n        let yb = y0 + i * D;\n        if (yb >= gp.height) {\n            break;\n        }\n        if (i > 0u) {\n            k += 1u;\n            r0 = r1;\n            r1 = r2;\n            r2 = r3;\n            r3 = across(ahead, c);\n            ahead = load5(k + 4u, j0);\n        }\n");
     for ph in 0..d {
-        s.push_str(&format!("        if (yb + {ph}u < gp.height) {{ put_row{suffix}(yb + {ph}u, x0, gp.cubic[{ph}], r0, r1, r2, r3); }}\n"));
+        s.push_str(&format!("        if (yb + {ph}u < gp.height) {{ put_row(yb + {ph}u, x0, gp.cubic[{ph}], r0, r1, r2, r3); }}\n"));
     }
     s.push_str("    }\n");
     s
@@ -355,8 +348,7 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
     let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
     let s = replace_block(&s, "node_format", plan.nodes.wgsl())?;
     let s = if plan.magic_pack { replace_block(&s, "out_pack", MAGIC_PACK_WGSL)? } else { s };
-    let s = if plan.intervals { replace_block(&s, "decim_up_rows", &gen_up_intervals(d, ""))? } else { s };
-    let s = if plan.intervals { replace_block(&s, "decim_up2_rows", &gen_up_intervals(d, "2"))? } else { s };
+    let s = if plan.intervals { replace_block(&s, "decim_up_rows", &gen_up_intervals(d))? } else { s };
     let s = if plan.row != RowSource::Direct {
         let loads = decimate_segment_slots(r, d, b, plan.hwg).div_ceil(plan.hwg);
         let mut l = String::new();
@@ -396,8 +388,7 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
     if !quads {
         return Ok(s);
     }
-    let s = replace_block(&s, "decim_up_store", "        dst4[(row + x0) / 4u] = vec4<u32>(o0, o1, o2, o3);\n")?;
-    replace_block(&s, "decim_up2_store", "    dst2[(row + x0) / 2u] = vec2<u32>(o0, o1);\n")
+    replace_block(&s, "decim_up_store", "    dst2[(row + x0) / 2u] = vec2<u32>(o0, o1);\n")
 }
 
 /// `out_pack` by float-magic rounding: clamped first, so the add cannot be reassociated into
@@ -474,14 +465,14 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
     }
     let rows = rec.temp(rows_bytes);
     let nodes = rec.temp(nodes_bytes);
-    // whole 16-byte quads (4 columns) or 8-byte pairs (2) per output row
-    let quads = d.width.is_multiple_of(plan.columns);
+    // whole 8-byte pixel pairs per output row
+    let quads = d.width.is_multiple_of(UP_COLUMNS);
     let key = plan.key(r, quads);
     let mut h = Kernel::new(&key, &[], "decim_h");
     h.generated = Some(decimate_source(r, &plan, quads)?);
     let mut v = Kernel::new(&key, &[], "decim_v");
     v.generated = h.generated.clone();
-    let mut up = Kernel::new(&key, &[], if plan.columns == 2 { "decim_up2" } else { "decim_up" });
+    let mut up = Kernel::new(&key, &[], "decim_up");
     up.generated = h.generated.clone();
     let uniform = bytemuck::bytes_of(&p);
     // bench-only ablations: one pass alone (`only`)
@@ -494,7 +485,7 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
         rec.dispatch_uninit(&v, &[&rows, &nodes], uniform, [nx.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
     }
     if only.is_none_or(|o| o == "up") {
-        rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(plan.columns), d.height.div_ceil(plan.th), 64, 1))?;
+        rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(UP_COLUMNS), d.height.div_ceil(plan.th), 64, 1))?;
     }
     Ok(())
 }
@@ -559,6 +550,6 @@ mod tests {
         let s = decimate_source(24, &plan, true).unwrap();
         assert!(s.contains("const Q: u32 = 17u;") && s.contains("const QV: u32 = 5u;"));
         assert!(s.contains("a7 += w16 * p7;"), "step 16 of 17 adds input 23 (slot 7) to node 7");
-        assert!(s.contains("dst4[(row + x0) / 4u]"));
+        assert!(s.contains("dst2[(row + x0) / 2u]"));
     }
 }

@@ -23,10 +23,10 @@
 //   phases split over PS invocations (for enough invocations: there are only
 //   nodes_x * nodes_y / BV), reading the row pass's output straight from memory
 //   (consecutive invocations, consecutive node columns).
-// - `decim_up`: cubic interpolation to every pixel; each invocation makes 4 consecutive
+// - `decim_up`: cubic interpolation to every pixel; each invocation makes 2 consecutive
 //   columns of TH consecutive rows, keeping the 4 node rows its cubic needs, each already
-//   interpolated along the row, in registers, and the next one loaded ahead; 16-byte stores
-//   when the width is a multiple of 4.
+//   interpolated along the row, in registers, and the next one loaded ahead; 8-byte stores
+//   when the width is even.
 
 const R: u32 = 24u; // @specialize  radius
 const D: u32 = 3u; // @specialize  node spacing
@@ -177,26 +177,6 @@ fn decim_v(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) 
     // @generated-end decim_v_store
 }
 
-// Node m's row interpolated along the row for the 4 output columns: node columns
-// j0 .. j0 + 4 (the last clamped to the grid; its weight is zero when it is past it) with
-// 5-tap coefficient vectors (the cubic's 4 taps, shifted by one for the columns whose cubic
-// starts one node later).
-struct Across {
-    o0: vec4<f32>,
-    o1: vec4<f32>,
-    o2: vec4<f32>,
-    o3: vec4<f32>,
-}
-
-struct Taps5 {
-    // tap a of the 4 output columns, one lane per column
-    c0: vec4<f32>,
-    c1: vec4<f32>,
-    c2: vec4<f32>,
-    c3: vec4<f32>,
-    c4: vec4<f32>,
-}
-
 // The 5 node values of node row m (clamped to the grid: the row past the last is loaded
 // ahead and never used), still packed.
 struct Raw5 {
@@ -213,20 +193,6 @@ fn load5(m: u32, j0: u32) -> Raw5 {
     return Raw5(node_in[row + j0], node_in[row + j0 + 1u], node_in[row + j0 + 2u], node_in[row + j0 + 3u], node_in[row + min(j0 + 4u, last)]);
 }
 
-fn across(r: Raw5, c: Taps5) -> Across {
-    let v0 = node_load(r.v0);
-    let v1 = node_load(r.v1);
-    let v2 = node_load(r.v2);
-    let v3 = node_load(r.v3);
-    let v4 = node_load(r.v4);
-    return Across(
-        c.c0.x * v0 + c.c1.x * v1 + c.c2.x * v2 + c.c3.x * v3 + c.c4.x * v4,
-        c.c0.y * v0 + c.c1.y * v1 + c.c2.y * v2 + c.c3.y * v3 + c.c4.y * v4,
-        c.c0.z * v0 + c.c1.z * v1 + c.c2.z * v2 + c.c3.z * v3 + c.c4.z * v4,
-        c.c0.w * v0 + c.c1.w * v1 + c.c2.w * v2 + c.c3.w * v3 + c.c4.w * v4,
-    );
-}
-
 fn taps_of(x: u32, j0: u32) -> array<f32, 5> {
     let k = gp.cubic[x % D];
     let e = (x / D) != j0;
@@ -240,38 +206,57 @@ fn out_pack(v: vec4<f32>) -> u32 {
 }
 // @generated-end out_pack
 
-// The output as whole 4-pixel quads, for the 16-byte stores when the width is a multiple of 4
-// (then every quad of a row is inside it).
-@group(0) @binding(1) var<storage, read_write> dst4: array<vec4<u32>>;
+// Node m's row interpolated along the row for the invocation's 2 output columns: node
+// columns j0 .. j0 + 4 (the last clamped to the grid; its weight is zero when it is past it)
+// with 5-tap coefficient vectors (the cubic's 4 taps, shifted by one for a column whose
+// cubic starts one node later). Two columns per invocation, not 4: half the registers for
+// the 4 node rows kept, more invocations resident (H200 run g11: sigma 8 / 12 / 32 0.1075 /
+// 0.1090 / 0.1187 ms against 0.1102 / 0.1096 / 0.1234 with 4 columns and 16-byte stores).
+struct Across {
+    o0: vec4<f32>,
+    o1: vec4<f32>,
+}
+
+struct Taps5 {
+    c0: vec2<f32>,
+    c1: vec2<f32>,
+    c2: vec2<f32>,
+    c3: vec2<f32>,
+    c4: vec2<f32>,
+}
+
+fn across(r: Raw5, c: Taps5) -> Across {
+    let v0 = node_load(r.v0);
+    let v1 = node_load(r.v1);
+    let v2 = node_load(r.v2);
+    let v3 = node_load(r.v3);
+    let v4 = node_load(r.v4);
+    return Across(
+        c.c0.x * v0 + c.c1.x * v1 + c.c2.x * v2 + c.c3.x * v3 + c.c4.x * v4,
+        c.c0.y * v0 + c.c1.y * v1 + c.c2.y * v2 + c.c3.y * v3 + c.c4.y * v4,
+    );
+}
+
+// The output as pixel pairs, for 8-byte stores when the width is even.
+@group(0) @binding(1) var<storage, read_write> dst2: array<vec2<u32>>;
 
 @compute @workgroup_size(64)
 fn decim_up(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let x0 = gid.x * 4u;
+    let x0 = gid.x * 2u;
     let y0 = gid.y * TH;
     if (x0 >= gp.width || y0 >= gp.height) {
         return;
     }
-    // pixel x uses the nodes at (j - 1) * D .. (j + 2) * D, j = x / D, i.e. node columns
-    // j .. j + 3; the 4 columns' j exceed j0 = x0 / D by at most 1 (x0 % 4 == 0, D >= 2)
     let j0 = x0 / D;
     let t0 = taps_of(x0, j0);
     let t1 = taps_of(x0 + 1u, j0);
-    let t2 = taps_of(x0 + 2u, j0);
-    let t3 = taps_of(x0 + 3u, j0);
-    let c = Taps5(
-        vec4<f32>(t0[0], t1[0], t2[0], t3[0]),
-        vec4<f32>(t0[1], t1[1], t2[1], t3[1]),
-        vec4<f32>(t0[2], t1[2], t2[2], t3[2]),
-        vec4<f32>(t0[3], t1[3], t2[3], t3[3]),
-        vec4<f32>(t0[4], t1[4], t2[4], t3[4]),
-    );
+    let c = Taps5(vec2<f32>(t0[0], t1[0]), vec2<f32>(t0[1], t1[1]), vec2<f32>(t0[2], t1[2]), vec2<f32>(t0[3], t1[3]), vec2<f32>(t0[4], t1[4]));
     var k = y0 / D;
     var q = y0 % D;
     var r0 = across(load5(k, j0), c);
     var r1 = across(load5(k + 1u, j0), c);
     var r2 = across(load5(k + 2u, j0), c);
     var r3 = across(load5(k + 3u, j0), c);
-    // the next node row, loaded one node row (D output rows) before it is needed
     var ahead = load5(k + 4u, j0);
     // @generated-begin decim_up_rows
     let y_end = min(y0 + TH, gp.height);
@@ -291,93 +276,12 @@ fn decim_up(@builtin(global_invocation_id) gid: vec3<u32>) {
     // @generated-end decim_up_rows
 }
 
-// Output row y, columns x0 .. x0 + 3: the cubic with weights `cy` down the 4 node rows.
 fn put_row(y: u32, x0: u32, cy: vec4<f32>, r0: Across, r1: Across, r2: Across, r3: Across) {
     let row = y * gp.width;
     let o0 = out_pack(cy.x * r0.o0 + cy.y * r1.o0 + cy.z * r2.o0 + cy.w * r3.o0);
     let o1 = out_pack(cy.x * r0.o1 + cy.y * r1.o1 + cy.z * r2.o1 + cy.w * r3.o1);
-    let o2 = out_pack(cy.x * r0.o2 + cy.y * r1.o2 + cy.z * r2.o2 + cy.w * r3.o2);
-    let o3 = out_pack(cy.x * r0.o3 + cy.y * r1.o3 + cy.z * r2.o3 + cy.w * r3.o3);
     // @generated-begin decim_up_store
     dst[row + x0] = o0;
     if (x0 + 1u < gp.width) { dst[row + x0 + 1u] = o1; }
-    if (x0 + 2u < gp.width) { dst[row + x0 + 2u] = o2; }
-    if (x0 + 3u < gp.width) { dst[row + x0 + 3u] = o3; }
     // @generated-end decim_up_store
-}
-
-// `decim_up` with 2 output columns per invocation instead of 4 (half the registers for the
-// node rows kept: more invocations resident).
-struct Across2 {
-    o0: vec4<f32>,
-    o1: vec4<f32>,
-}
-
-struct Taps5x2 {
-    c0: vec2<f32>,
-    c1: vec2<f32>,
-    c2: vec2<f32>,
-    c3: vec2<f32>,
-    c4: vec2<f32>,
-}
-
-fn across2(r: Raw5, c: Taps5x2) -> Across2 {
-    let v0 = node_load(r.v0);
-    let v1 = node_load(r.v1);
-    let v2 = node_load(r.v2);
-    let v3 = node_load(r.v3);
-    let v4 = node_load(r.v4);
-    return Across2(
-        c.c0.x * v0 + c.c1.x * v1 + c.c2.x * v2 + c.c3.x * v3 + c.c4.x * v4,
-        c.c0.y * v0 + c.c1.y * v1 + c.c2.y * v2 + c.c3.y * v3 + c.c4.y * v4,
-    );
-}
-
-// The output as pixel pairs, for 8-byte stores when the width is even.
-@group(0) @binding(1) var<storage, read_write> dst2: array<vec2<u32>>;
-
-@compute @workgroup_size(64)
-fn decim_up2(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let x0 = gid.x * 2u;
-    let y0 = gid.y * TH;
-    if (x0 >= gp.width || y0 >= gp.height) {
-        return;
-    }
-    let j0 = x0 / D;
-    let t0 = taps_of(x0, j0);
-    let t1 = taps_of(x0 + 1u, j0);
-    let c = Taps5x2(vec2<f32>(t0[0], t1[0]), vec2<f32>(t0[1], t1[1]), vec2<f32>(t0[2], t1[2]), vec2<f32>(t0[3], t1[3]), vec2<f32>(t0[4], t1[4]));
-    var k = y0 / D;
-    var q = y0 % D;
-    var r0 = across2(load5(k, j0), c);
-    var r1 = across2(load5(k + 1u, j0), c);
-    var r2 = across2(load5(k + 2u, j0), c);
-    var r3 = across2(load5(k + 3u, j0), c);
-    var ahead = load5(k + 4u, j0);
-    // @generated-begin decim_up2_rows
-    let y_end = min(y0 + TH, gp.height);
-    for (var y = y0; y < y_end; y++) {
-        if (q == D) {
-            q = 0u;
-            k += 1u;
-            r0 = r1;
-            r1 = r2;
-            r2 = r3;
-            r3 = across2(ahead, c);
-            ahead = load5(k + 4u, j0);
-        }
-        put_row2(y, x0, gp.cubic[q], r0, r1, r2, r3);
-        q += 1u;
-    }
-    // @generated-end decim_up2_rows
-}
-
-fn put_row2(y: u32, x0: u32, cy: vec4<f32>, r0: Across2, r1: Across2, r2: Across2, r3: Across2) {
-    let row = y * gp.width;
-    let o0 = out_pack(cy.x * r0.o0 + cy.y * r1.o0 + cy.z * r2.o0 + cy.w * r3.o0);
-    let o1 = out_pack(cy.x * r0.o1 + cy.y * r1.o1 + cy.z * r2.o1 + cy.w * r3.o1);
-    // @generated-begin decim_up2_store
-    dst[row + x0] = o0;
-    if (x0 + 1u < gp.width) { dst[row + x0 + 1u] = o1; }
-    // @generated-end decim_up2_store
 }
