@@ -105,7 +105,7 @@ impl DecimateOptions {
 /// Where the decimated row pass reads its row segment from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowSource {
-    /// Unpacked to vec4<f32> in workgroup memory.
+    /// Unpacked to vec4<f32> in workgroup memory (packed where that does not fit).
     Unpacked,
     /// Packed RGBA8 in workgroup memory, unpacked at each read.
     Packed,
@@ -451,7 +451,11 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
     let Some(step) = decimation_step(&blur.weights()) else {
         return Err(Error::Graph(format!("gaussian_blur: no node spacing keeps the decimated schedule within {DECIMATION_MAX_ERROR} levels at sigma {}", blur.sigma)));
     };
-    let plan = DecimatePlan::new(step, o)?;
+    let mut plan = DecimatePlan::new(step, o)?;
+    // an unpacked segment that does not fit (large radius, small device limit) is kept packed
+    if plan.row == RowSource::Unpacked && decimate_segment_bytes(r, &plan) > limit {
+        plan.row = RowSource::Packed;
+    }
     if decimate_segment_bytes(r, &plan) > limit {
         return Err(Error::Graph(format!("gaussian_blur: the decimated row pass at radius {r} needs {} bytes of workgroup memory, the device has {limit}", decimate_segment_bytes(r, &plan))));
     }
