@@ -63,7 +63,8 @@ Later nodes can consume the statistics on the GPU (see luminance_threshold_by_st
     schedules: SCHEDULES,
 };
 
-/// Alternative schedules: the loop shapes of `super::LOOP_VARIANTS`, and the kernels of
+/// Alternative schedules: the loop shapes of `super::LOOP_VARIANTS` (repeated here, a test
+/// keeps them equal), and the kernels of
 /// reduce_packed.wgsl (`swar`, `dp4`, optionally with a loop shape: `dp4_u8q16`; see
 /// `ReduceKernel`).
 const SCHEDULES: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "swar", "swar_u8q16", "dp4_u8q16"];
@@ -246,7 +247,7 @@ fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, 
 /// The Y sum and pixel count of an RGBA8 image as `DataKind::Stats` with every other slot at
 /// its identity (min 255, max 0, sum 0): what `luminance_threshold_by_stats` reads, in one
 /// read-only pass with less per-pixel work than `Reduce`. Not registered: the node
-/// `average_luminance_threshold` lowers to under its schedule `ysum`.
+/// `average_luminance_threshold` lowers to by default (schedule `ysum`).
 #[derive(Clone, Debug, Default)]
 pub struct ReduceLumaSum;
 
@@ -254,7 +255,7 @@ static LUMA_SUM_DEF: FilterDef = FilterDef {
     name: "reduce_luma_sum",
     family: Family::Analysis,
     summary: "Sum of BT.601 luma and the pixel count (statistics data, other slots empty).",
-    doc: "Internal: the reduction of `average_luminance_threshold=ysum`.",
+    doc: "Internal: the reduction `average_luminance_threshold` lowers to by default (schedule `ysum`).",
     gpuimage: "",
     params: &[],
     inputs: IMAGE,
@@ -289,5 +290,14 @@ impl Filter for ReduceLumaSum {
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn schedules_start_with_the_loop_variants() {
+        assert_eq!(&SCHEDULES[..super::super::LOOP_VARIANTS.len()], super::super::LOOP_VARIANTS);
     }
 }

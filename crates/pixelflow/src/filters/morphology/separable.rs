@@ -230,7 +230,7 @@ impl HTile {
             s += "    workgroupBarrier();\n";
             s += &format!("    let tb = lid / {nb}u * {rs}u + lid % {nb}u * {k}u;\n");
             if self.stream {
-                van_herk_stream(&mut s, k, per_byte, |i| format!("tile[tb + {i}u]"));
+                van_herk_stream(&mut s, k, per_byte, 1, |i| format!("tile[tb + {i}u]"), |_| None);
             } else {
                 van_herk(&mut s, k, per_byte, |i| format!("tile[tb + {i}u]"));
             }
@@ -269,41 +269,16 @@ impl VTile {
         }
         Kernel { key: format!("morphology/v/r{}/b{V_BLOCKS}", self.radius), sources: vec![WGSL], entry: "v_words", generated: Some(self.source()), checks: None, zero_init_workgroup: true }
     }
-    /// The column pass in streaming order: v[0..K) loaded, their suffix maxima a[j] (the
-    /// first output is a[0]); then v[K..2K-1) in chunks, each input extending the prefix
-    /// maximum b and completing one output max(a[t+1], b[t]), stored at once. The order
-    /// is a hint only: SPIR-V lets the driver assume `src` and `dst` do not alias, so it
-    /// may still hoist the later loads (then this measures like `twopass`).
+    /// The column pass in streaming order (`van_herk_stream` in chunks of `V_STREAM_CHUNK`
+    /// rows, each output stored as soon as it is complete). The order is a hint only: SPIR-V
+    /// lets the driver assume `src` and `dst` do not alias, so it may still hoist the later
+    /// loads (then this measures like `twopass`).
     fn source_stream(&self) -> String {
         let (r, k) = (self.radius, self.k());
         let mut s = format!("// Vertical pass, radius {r}, streaming: one block of {k} rows per invocation, {V_STREAM_CHUNK} rows per chunk.\n");
         s += &format!("@compute @workgroup_size({V_COLUMNS}, {V_BLOCKS})\nfn v_stream(@builtin(global_invocation_id) gid: vec3<u32>) {{\n");
         s += &format!("    let x = gid.x;\n    let y0 = gid.y * {k}u;\n    if (x >= params.width || y0 >= params.height) {{ return; }}\n    let ys = i32(y0) - {r};\n");
-        for i in 0..k {
-            s += &format!("    let v{i} = v_load(x, ys + {i});\n");
-        }
-        s += &format!("    let a{} = v{};\n", k - 1, k - 1);
-        for j in (0..k - 1).rev() {
-            op(&mut s, true, format!("a{j}"), format!("v{j}"), format!("a{}", j + 1));
-        }
-        s += "    v_store(x, y0, a0);\n";
-        let mut t0 = 0;
-        while t0 < k - 1 {
-            let t1 = (t0 + V_STREAM_CHUNK).min(k - 1);
-            for t in t0..t1 {
-                s += &format!("    let w{t} = v_load(x, ys + {});\n", k + t);
-            }
-            for t in t0..t1 {
-                if t == 0 {
-                    s += "    let b0 = w0;\n";
-                } else {
-                    op(&mut s, true, format!("b{t}"), format!("b{}", t - 1), format!("w{t}"));
-                }
-                op(&mut s, true, format!("o{}", t + 1), format!("a{}", t + 1), format!("b{t}"));
-                s += &format!("    v_store(x, y0 + {}u, o{});\n", t + 1, t + 1);
-            }
-            t0 = t1;
-        }
+        van_herk_stream(&mut s, k, true, V_STREAM_CHUNK, |i| format!("v_load(x, ys + {i})"), |t| Some(format!("    v_store(x, y0 + {t}u, o{t});\n")));
         s += "}\n";
         s
     }
@@ -329,11 +304,12 @@ fn van_herk(s: &mut String, k: u32, per_byte: bool, load: impl Fn(u32) -> String
     van_herk_named(s, k, per_byte, "", load)
 }
 
-/// `van_herk` in streaming order: v[0..K) loaded and their suffix maxima taken, then each
-/// of v[K..2K-1) loaded just before the prefix maximum and the output that use it, so ~K
-/// words are live rather than 2K-1 inputs plus K maxima. Same outputs and names. The
-/// order is a hint: the driver's scheduler may reorder the workgroup-memory loads.
-fn van_herk_stream(s: &mut String, k: u32, per_byte: bool, load: impl Fn(u32) -> String) {
+/// `van_herk` in streaming order: v[0..K) loaded and their suffix maxima taken, then
+/// v[K..2K-1) loaded `chunk` at a time, each just before the prefix maxima and the outputs
+/// that use it, so ~K + chunk words are live rather than 2K-1 inputs plus K maxima. Same
+/// outputs and names; `store(t)` may add a line right after output t. The order is a hint:
+/// the driver's scheduler may reorder the loads.
+fn van_herk_stream(s: &mut String, k: u32, per_byte: bool, chunk: u32, load: impl Fn(u32) -> String, store: impl Fn(u32) -> Option<String>) {
     for i in 0..k {
         *s += &format!("    let v{i} = {};\n", load(i));
     }
@@ -342,14 +318,23 @@ fn van_herk_stream(s: &mut String, k: u32, per_byte: bool, load: impl Fn(u32) ->
         op(s, per_byte, format!("a{j}"), format!("v{j}"), format!("a{}", j + 1));
     }
     *s += "    let o0 = a0;\n";
-    for t in 0..k - 1 {
-        *s += &format!("    let v{} = {};\n", k + t, load(k + t));
-        if t == 0 {
-            *s += &format!("    let b0 = v{k};\n");
-        } else {
-            op(s, per_byte, format!("b{t}"), format!("b{}", t - 1), format!("v{}", k + t));
+    *s += &store(0).unwrap_or_default();
+    let mut t0 = 0;
+    while t0 < k - 1 {
+        let t1 = (t0 + chunk).min(k - 1);
+        for t in t0..t1 {
+            *s += &format!("    let v{} = {};\n", k + t, load(k + t));
         }
-        op(s, per_byte, format!("o{}", t + 1), format!("a{}", t + 1), format!("b{t}"));
+        for t in t0..t1 {
+            if t == 0 {
+                *s += &format!("    let b0 = v{k};\n");
+            } else {
+                op(s, per_byte, format!("b{t}"), format!("b{}", t - 1), format!("v{}", k + t));
+            }
+            op(s, per_byte, format!("o{}", t + 1), format!("a{}", t + 1), format!("b{t}"));
+            *s += &store(t + 1).unwrap_or_default();
+        }
+        t0 = t1;
     }
 }
 
@@ -488,53 +473,38 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
     let flip = if op == Op::Min { u32::MAX } else { 0 };
     let params = MorphParams { width: d.width, height: d.height, words_per_row, flip };
     let variant = crate::runtime::schedule::get(filter);
-    match variant.as_deref().or(default_variant(radius)) {
-        None | Some(TWOPASS) => {
-            let tmp = rec.temp(d.format.gpu_bytes(d.width, d.height));
-            record_rows(rec, &input.buffer, &tmp, d, gray, params, budget, radius)?;
-            record_cols(rec, &tmp, &output.buffer, d, params, radius)
-        }
-        Some(v @ (WIDE | VSTREAM | WIDE_VSTREAM | WIDE16 | WIDE16_VSTREAM)) => {
+    match variant.as_deref().or(default_variant(radius)).unwrap_or(TWOPASS) {
+        v @ (TWOPASS | WIDE | VSTREAM | WIDE_VSTREAM | WIDE16 | WIDE16_VSTREAM) => {
             let tmp = rec.temp(d.format.gpu_bytes(d.width, d.height));
             let shape = match v {
                 WIDE | WIDE_VSTREAM => HShape::WIDE,
                 WIDE16 | WIDE16_VSTREAM => HShape::WIDE16,
                 _ => HShape::DEFAULT,
             };
-            record_rows_with(rec, &input.buffer, &tmp, d, gray, params, budget, radius, shape)?;
-            record_cols_with(rec, &tmp, &output.buffer, d, params, radius, v.ends_with(VSTREAM))
+            record_rows(rec, &input.buffer, &tmp, d, gray, params, budget, radius, shape)?;
+            record_cols(rec, &tmp, &output.buffer, d, params, radius, v.ends_with(VSTREAM))
         }
         // bench-only ablations (see ROWS_ONLY): one pass, a wrong image
-        Some(WIDE_ROWS_ONLY) => record_rows_with(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::WIDE),
-        Some(WIDE16_ROWS_ONLY) => record_rows_with(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::WIDE16),
-        Some(VSTREAM_COLS_ONLY) => record_cols_with(rec, &input.buffer, &output.buffer, d, params, radius, true),
-        Some(ROWS_ONLY) => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius),
-        Some(COLS_ONLY) => record_cols(rec, &input.buffer, &output.buffer, d, params, radius),
-        Some(name) => Err(crate::runtime::schedule::unknown(filter, name, VARIANTS)),
+        WIDE_ROWS_ONLY => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::WIDE),
+        WIDE16_ROWS_ONLY => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::WIDE16),
+        VSTREAM_COLS_ONLY => record_cols(rec, &input.buffer, &output.buffer, d, params, radius, true),
+        ROWS_ONLY => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::DEFAULT),
+        COLS_ONLY => record_cols(rec, &input.buffer, &output.buffer, d, params, radius, false),
+        name => Err(crate::runtime::schedule::unknown(filter, name, VARIANTS)),
     }
 }
 
-/// The row pass (`twopass` writes it to a temporary): `src` -> `dst`.
+/// The row pass with tile shape `shape` (`twopass` writes it to a temporary): `src` -> `dst`.
 #[allow(clippy::too_many_arguments)]
-fn record_rows(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, gray: bool, params: MorphParams, budget: u64, radius: u32) -> Result<()> {
-    record_rows_with(rec, src, dst, d, gray, params, budget, radius, HShape::DEFAULT)
-}
-
-/// `record_rows` with another tile shape.
-#[allow(clippy::too_many_arguments)]
-fn record_rows_with(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, gray: bool, params: MorphParams, budget: u64, radius: u32, shape: HShape) -> Result<()> {
+fn record_rows(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, gray: bool, params: MorphParams, budget: u64, radius: u32, shape: HShape) -> Result<()> {
     let th = HTile::fit_with(radius, budget, shape)?;
     let kh = th.kernel(if gray { "h_gray" } else { "h_rgba" });
     rec.dispatch(&kh, &[src, dst], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, th.tc(), th.tr))
 }
 
-/// The column pass, on words (`twopass` reads the temporary): `src` -> `dst`.
-fn record_cols(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, params: MorphParams, radius: u32) -> Result<()> {
-    record_cols_with(rec, src, dst, d, params, radius, false)
-}
-
-/// `record_cols`, in streaming order if `stream` (see `VSTREAM`).
-fn record_cols_with(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, params: MorphParams, radius: u32, stream: bool) -> Result<()> {
+/// The column pass, on words (`twopass` reads the temporary), in streaming order if
+/// `stream` (see `VSTREAM`): `src` -> `dst`.
+fn record_cols(rec: &mut NodeRecorder<'_>, src: &wgpu::Buffer, dst: &wgpu::Buffer, d: ImageDesc, params: MorphParams, radius: u32, stream: bool) -> Result<()> {
     let MorphParams { words_per_row, flip, .. } = params;
     let tv = VTile { radius, stream };
     let pv = MorphParams { width: words_per_row, height: d.height, words_per_row, flip };

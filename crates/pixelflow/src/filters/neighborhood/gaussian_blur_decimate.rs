@@ -445,10 +445,11 @@ fn decimate_params(blur: &GaussianBlur, width: u32, height: u32, d: u32, b: u32,
 /// Records the decimated schedule's three passes (`only`: one of them alone, a bench-only
 /// ablation giving a wrong image).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, o: DecimateOptions, only: Option<&str>) -> Result<()> {
+/// `step`: `decimation_step` of the blur's weights, computed once by the caller.
+pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, step: Option<u32>, o: DecimateOptions, only: Option<&str>) -> Result<()> {
     let r = blur.radius();
     let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
-    let Some(step) = decimation_step(&blur.weights()) else {
+    let Some(step) = step else {
         return Err(Error::Graph(format!("gaussian_blur: no node spacing keeps the decimated schedule within {DECIMATION_MAX_ERROR} levels at sigma {}", blur.sigma)));
     };
     let mut plan = DecimatePlan::new(step, o)?;
@@ -522,6 +523,10 @@ mod tests {
             last = step;
         }
         assert_eq!(decimation_step(&weights(3.0)), None);
+        // gaussian_blur.rs skips the search at the fused tile's radii
+        for tenth in 1..=((super::super::MAX_FUSED_RADIUS as f32 / 3.0) * 10.0) as u32 {
+            assert_eq!(decimation_step(&weights(tenth as f32 / 10.0)), None);
+        }
         assert!(decimation_step(&weights(8.0)).is_some_and(|d| d >= 3));
         assert!(decimation_step(&weights(32.0)).is_some_and(|d| d >= 8));
     }
