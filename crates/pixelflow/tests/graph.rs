@@ -98,7 +98,8 @@ fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
 
 #[test]
 fn rerun_with_new_inputs_and_parameters_reuses_pipelines_and_buffers() {
-    let gpu_arc = gpu();
+    // its own device: the count below would see other tests' kernels on the shared one
+    let gpu_arc = private_gpu();
     let a = random_image(64, 48, PixelFormat::Rgba8, 3);
     let b = random_image(64, 48, PixelFormat::Rgba8, 4);
     let mut g = Graph::new();
@@ -106,7 +107,7 @@ fn rerun_with_new_inputs_and_parameters_reuses_pipelines_and_buffers() {
     let bright = g.add1(Brightness::new(0.1).unwrap(), &[s]).unwrap();
     let blur = g.add_boxed(by_name("gaussian_blur"), &[bright]).unwrap()[0];
     g.output("out", blur).unwrap();
-    let be = gpu_backend();
+    let be = Backend::Gpu(gpu_arc.clone());
     let r1 = be.run(&g, &[("in", &a)], &RunOptions::default()).unwrap();
     let compiled = gpu_arc.pipeline_count();
     let r2 = be.run(&g, &[("in", &b)], &RunOptions::default()).unwrap();

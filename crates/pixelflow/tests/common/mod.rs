@@ -19,6 +19,13 @@ pub fn gpu() -> Arc<Gpu> {
     .clone()
 }
 
+/// A GPU of its own, for tests that count what the device has compiled: on the shared one,
+/// tests running beside them compile kernels too.
+pub fn private_gpu() -> Arc<Gpu> {
+    let backend = std::env::var("PIXELFLOW_TEST_BACKEND").unwrap_or_else(|_| "vulkan".into());
+    Gpu::new(&GpuOptions { backend: Some(backend.clone()), adapter: None }).unwrap_or_else(|e| panic!("GPU tests need a {backend} adapter: {e}"))
+}
+
 pub fn gpu_backend() -> Backend {
     Backend::Gpu(gpu())
 }
