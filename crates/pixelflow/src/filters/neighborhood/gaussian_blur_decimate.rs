@@ -23,7 +23,7 @@ const DECIMATE_WGSL: &str = include_str!("gaussian_blur_decimate.wgsl");
 /// `packed` / `unpacked` / `direct` (row source), `b<N>` (row-pass nodes per invocation),
 /// `hwg<N>` (row-pass workgroup size), `bv<N>` (column-pass nodes per invocation), `ps<N>`
 /// (column-pass phase groups), `th<N>` (output rows per interpolation invocation), `iv` /
-/// `rowloop` (its row walk), `magic` / `pack4x8` (output
+/// `rowloop` (its row walk), `cf` / `rf` (column or row pass first), `magic` / `pack4x8` (output
 /// rounding), `unorm16` / `f16` / `f32` (node storage); e.g. `decimate_packed_bv4`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DecimateOptions {
@@ -43,6 +43,11 @@ pub struct DecimateOptions {
     pub ps: Option<u32>,
     /// Invocations per row-pass workgroup.
     pub hwg: Option<u32>,
+    /// Column pass first (`cf`): the column pass runs on the image at node rows (every
+    /// column, each warp's reads one coalesced 128-byte row segment), then the row pass on
+    /// those node rows at node columns; the same sums in the other order (the twin's
+    /// replicate-edge blur is separable either way), so the same bound.
+    pub column_first: Option<bool>,
 }
 
 /// How the decimated passes store node values between them.
@@ -88,6 +93,8 @@ impl DecimateOptions {
                 "f32" => o.nodes = Some(NodeFormat::F32),
                 "magic" => o.magic_pack = Some(true),
                 "iv" => o.intervals = Some(true),
+                "cf" => o.column_first = Some(true),
+                "rf" => o.column_first = Some(false),
                 _ if num("ps").is_some_and(|n| (1..=16).contains(&n)) => o.ps = num("ps"),
                 _ if num("hwg").is_some_and(|n| [32, 64, 128, 256].contains(&n)) => o.hwg = num("hwg"),
                 "rowloop" => o.intervals = Some(false),
@@ -176,6 +183,14 @@ fn column_pass_shape(d: u32) -> (u32, u32) {
     if d >= 7 { (4, 2) } else { (1, DECIM_BV) }
 }
 
+/// Default order of the two node passes (`DecimateOptions::column_first`). Schedule choice:
+/// to be measured on the H200 (the row pass first was the only order until session 6).
+const DECIM_COLUMN_FIRST: bool = false;
+/// Nodes per invocation of the column pass when it runs first, over every image column
+/// (`bv<N>` sets it). Schedule choice, first guess: 8 as the row pass's window (9 reads per
+/// node at D = 3, R = 24, against 15 with 4).
+const DECIM_CF_BV: u32 = 8;
+
 /// A decimated schedule with every knob decided.
 #[derive(Clone, Copy, Debug)]
 struct DecimatePlan {
@@ -189,12 +204,15 @@ struct DecimatePlan {
     intervals: bool,
     ps: u32,
     hwg: u32,
+    column_first: bool,
 }
 
 impl DecimatePlan {
     fn new(step: u32, o: DecimateOptions) -> Result<Self> {
-        let row = o.row.unwrap_or(DECIM_ROW_SOURCE);
-        let (ps, bv) = column_pass_shape(step);
+        let column_first = o.column_first.unwrap_or(DECIM_COLUMN_FIRST);
+        // column first, the row pass reads f16/f32 node rows: straight from memory only
+        let row = if column_first { RowSource::Direct } else { o.row.unwrap_or(DECIM_ROW_SOURCE) };
+        let (ps, bv) = if column_first { (1, DECIM_CF_BV) } else { column_pass_shape(step) };
         let p = DecimatePlan {
             step,
             row,
@@ -206,6 +224,7 @@ impl DecimatePlan {
             intervals: o.intervals.unwrap_or(DECIM_INTERVALS),
             ps: o.ps.unwrap_or(ps).min(step),
             hwg: o.hwg.unwrap_or(DECIM_HWG),
+            column_first,
         };
         let p = if p.intervals { DecimatePlan { th: p.th.next_multiple_of(step), ..p } } else { p };
         // the workgroup-memory layout needs an even B (odd stride between invocations)
@@ -215,7 +234,7 @@ impl DecimatePlan {
         Ok(p)
     }
     fn key(&self, r: u32, quads: bool) -> String {
-        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.hwg{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, self.hwg, quads as u32)
+        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.hwg{}.cf{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, self.hwg, self.column_first as u32, quads as u32)
     }
 }
 /// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1-g3):
@@ -365,11 +384,16 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
     } else {
         replace_block(&s, "decim_h_load", "")?
     };
-    let s = replace_block(&s, "decim_h", &gen_poly(b, q, "var s = 0u; s < D; s++", |t| format!("dec_row_in(base + s + {}u)", t * d)))?;
-    let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = node_store(a{o} * (1.0 / 255.0)); }}\n")).collect();
+    // column first, the row pass reads node rows (already scaled to 0..1) and the column
+    // pass reads the image (scaled at its store)
+    let cf = plan.column_first;
+    let (row_in, h_scale, v_scale) = if cf { ("dec_node_row_in", "", " * (1.0 / 255.0)") } else { ("dec_row_in", " * (1.0 / 255.0)", "") };
+    let s = replace_block(&s, "decim_h", &gen_poly(b, q, "var s = 0u; s < D; s++", |t| format!("{row_in}(base + s + {}u)", t * d)))?;
+    let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = node_store(a{o}{h_scale}); }}\n")).collect();
     let s = replace_block(&s, "decim_h_store", &store_h)?;
     // dead invocations (past the grid) sum nothing but still meet the barrier
-    let body = gen_poly(bv, q, "var s = g; live && s < D; s += PS", |t| format!("dec_col_in(n, y0 + i32(s) + {})", t * d));
+    let col_in = if cf { "dec_src_col" } else { "dec_col_in" };
+    let body = gen_poly(bv, q, "var s = g; live && s < D; s += PS", |t| format!("{col_in}(n, y0 + i32(s) + {})", t * d));
     let s = replace_block(&s, "decim_v", &body)?;
     let mut combine = String::new();
     if plan.ps > 1 {
@@ -383,7 +407,7 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
         combine.push_str("        }\n    }\n");
     }
     let s = replace_block(&s, "decim_v_combine", &combine)?;
-    let store_v: String = (0..bv).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = node_store(a{o}); }}\n")).collect();
+    let store_v: String = (0..bv).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = node_store(a{o}{v_scale}); }}\n")).collect();
     let s = replace_block(&s, "decim_v_store", &store_v)?;
     if !quads {
         return Ok(s);
@@ -462,13 +486,15 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
     }
     let p = decimate_params(blur, d.width, d.height, step, plan.b, plan.hwg)?;
     let (nx, ny) = (p.nodes_x, p.nodes_y);
-    let rows_bytes = plan.nodes.bytes() * nx as u64 * d.height as u64;
+    // between the two node passes: row pass first, every image row at node columns; column
+    // pass first, node rows at every image column
+    let mid_bytes = plan.nodes.bytes() * if plan.column_first { d.width as u64 * ny as u64 } else { nx as u64 * d.height as u64 };
     let nodes_bytes = plan.nodes.bytes() * nx as u64 * ny as u64;
     let max = rec.gpu().max_binding();
-    if rows_bytes > max {
-        return Err(Error::TooLarge { width: d.width, height: d.height, bytes: rows_bytes, limit: max });
+    if mid_bytes > max {
+        return Err(Error::TooLarge { width: d.width, height: d.height, bytes: mid_bytes, limit: max });
     }
-    let rows = rec.temp(rows_bytes);
+    let mid = rec.temp(mid_bytes);
     let nodes = rec.temp(nodes_bytes);
     // whole 8-byte pixel pairs per output row
     let quads = d.width.is_multiple_of(UP_COLUMNS);
@@ -481,13 +507,25 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
     up.generated = h.generated.clone();
     let uniform = bytemuck::bytes_of(&p);
     // bench-only ablations: one pass alone (`only`)
-    if only.is_none_or(|o| o == "h") {
-        // every workgroup-memory slot the row pass reads it has written first
-        rec.dispatch_uninit(&h, &[&input.buffer, &rows], uniform, [nx.div_ceil(p.seg_nodes), d.height, 1])?;
-    }
-    if only.is_none_or(|o| o == "v") {
-        // every workgroup-memory slot read (the phase groups' partial sums) is written first
-        rec.dispatch_uninit(&v, &[&rows, &nodes], uniform, [nx.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
+    let (run_h, run_v) = (only.is_none_or(|o| o == "h"), only.is_none_or(|o| o == "v"));
+    if plan.column_first {
+        // the column pass's "node columns" are the image's columns
+        let pv = GaussianBlurParams { nodes_x: d.width, ..p };
+        if run_v {
+            rec.dispatch_uninit(&v, &[&input.buffer, &mid], bytemuck::bytes_of(&pv), [d.width.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
+        }
+        if run_h {
+            rec.dispatch_uninit(&h, &[&mid, &nodes], uniform, [nx.div_ceil(p.seg_nodes), ny, 1])?;
+        }
+    } else {
+        if run_h {
+            // every workgroup-memory slot the row pass reads it has written first
+            rec.dispatch_uninit(&h, &[&input.buffer, &mid], uniform, [nx.div_ceil(p.seg_nodes), d.height, 1])?;
+        }
+        if run_v {
+            // every workgroup-memory slot read (the phase groups' partial sums) is written first
+            rec.dispatch_uninit(&v, &[&mid, &nodes], uniform, [nx.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
+        }
     }
     if only.is_none_or(|o| o == "up") {
         rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(UP_COLUMNS), d.height.div_ceil(plan.th), 64, 1))?;

@@ -136,6 +136,18 @@ fn decim_h(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
     // @generated-end decim_h_store
 }
 
+// Column-first order (`cf`): the row pass reads the column pass's node rows (row `dec_row`
+// of width gp.width, clamped at the row's ends) ...
+fn dec_node_row_in(i: u32) -> vec4<f32> {
+    return node_load(node_in[dec_row + u32(clamp(dec_x0 + i32(i), 0, i32(gp.width) - 1))]);
+}
+
+// ... and the column pass reads the image at column x, row y (clamped).
+fn dec_src_col(x: u32, y: i32) -> vec4<f32> {
+    let yc = u32(clamp(y, 0, i32(gp.height) - 1));
+    return bytes4(src[yc * gp.width + x]);
+}
+
 // Row-pass output row y (clamped: rows outside the image are the edge rows' row pass) at
 // node column n.
 fn dec_col_in(n: u32, y: i32) -> vec4<f32> {
