@@ -99,7 +99,8 @@ fn blocks(w: u32, h: u32, block: u32, seed: u64) -> Image {
 /// with each of the row pass's row sources and node formats and other shapes, within one level of the twin: node spacings 2 (sigma 6), 3,
 /// 4, 7 and 10 (sigma 32); images smaller than one node spacing, narrower than the row
 /// pass's 256-node segment or crossing it, heights that end inside an interpolation pass's
-/// 16-row run; random noise and full-amplitude blocks; either pass order.
+/// 16-row run; random noise and full-amplitude blocks; either pass order, node rows
+/// transposed or not.
 #[test]
 fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
     let sizes = [(1, 1), (1, 19), (23, 1), (67, 43), (9, 130), (256, 40), (600, 5)];
@@ -119,11 +120,14 @@ fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
                 // other shapes: odd B reading straight from memory, 1 and 8 column-pass nodes, 3 rows per
                 // interpolation invocation, either output packing, either row walk, column-pass phases split 3 ways and D ways,
                 // 64-invocation row-pass workgroups
-                options.push(DecimateOptions { row: Some(Direct), b: Some(5), bv: Some(8), th: Some(3), nodes: None, magic_pack: Some(true), intervals: Some(true), ps: Some(3), hwg: None, column_first: None });
-                options.push(DecimateOptions { row: Some(Packed), b: Some(4), bv: Some(1), th: Some(32), nodes: Some(NodeFormat::F16), magic_pack: Some(false), intervals: Some(false), ps: Some(16), hwg: Some(64), column_first: Some(false) });
+                options.push(DecimateOptions { row: Some(Direct), b: Some(5), bv: Some(8), th: Some(3), nodes: None, magic_pack: Some(true), intervals: Some(true), ps: Some(3), hwg: None, column_first: None, transposed: None });
+                options.push(DecimateOptions { row: Some(Packed), b: Some(4), bv: Some(1), th: Some(32), nodes: Some(NodeFormat::F16), magic_pack: Some(false), intervals: Some(false), ps: Some(16), hwg: Some(64), column_first: Some(false), transposed: Some(true) });
                 // column pass first: the default shape, then odd B and BV, f32 nodes, phases split
                 options.push(DecimateOptions { column_first: Some(true), ..Default::default() });
                 options.push(DecimateOptions { column_first: Some(true), b: Some(5), bv: Some(3), nodes: Some(NodeFormat::F32), ps: Some(2), th: Some(7), ..Default::default() });
+                // ... and its node rows transposed, with 16 and 5 node rows per invocation
+                options.push(DecimateOptions { column_first: Some(true), transposed: Some(true), bv: Some(16), ..Default::default() });
+                options.push(DecimateOptions { column_first: Some(true), transposed: Some(true), bv: Some(5), ps: Some(3), nodes: Some(NodeFormat::Unorm16), ..Default::default() });
                 for &source in &options {
                     let f = GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Decimate(source));
                     let d = gpu_vs_cpu(Box::new(f), &img);

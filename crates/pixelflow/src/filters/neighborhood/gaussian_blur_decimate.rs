@@ -23,7 +23,7 @@ const DECIMATE_WGSL: &str = include_str!("gaussian_blur_decimate.wgsl");
 /// `packed` / `unpacked` / `direct` (row source), `b<N>` (row-pass nodes per invocation),
 /// `hwg<N>` (row-pass workgroup size), `bv<N>` (column-pass nodes per invocation), `ps<N>`
 /// (column-pass phase groups), `th<N>` (output rows per interpolation invocation), `iv` /
-/// `rowloop` (its row walk), `cf` / `rf` (column or row pass first), `magic` / `pack4x8` (output
+/// `rowloop` (its row walk), `cf` / `rf` (column or row pass first), `tr` (with `cf`: node rows transposed), `magic` / `pack4x8` (output
 /// rounding), `unorm16` / `f16` / `f32` (node storage); e.g. `decimate_packed_bv4`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DecimateOptions {
@@ -48,6 +48,11 @@ pub struct DecimateOptions {
     /// those node rows at node columns; the same sums in the other order (the twin's
     /// replicate-edge blur is separable either way), so the same bound.
     pub column_first: Option<bool>,
+    /// With the column pass first (`tr`): its node rows are stored transposed (node rows
+    /// consecutive for each image column), so the row pass reads them as a column pass does,
+    /// coalesced, instead of strided along a row; the strided access moves to the first
+    /// pass's stores (BV consecutive nodes, whole 32-byte sectors, per invocation).
+    pub transposed: Option<bool>,
 }
 
 /// How the decimated passes store node values between them.
@@ -95,11 +100,12 @@ impl DecimateOptions {
                 "iv" => o.intervals = Some(true),
                 "cf" => o.column_first = Some(true),
                 "rf" => o.column_first = Some(false),
+                "tr" => o.transposed = Some(true),
                 _ if num("ps").is_some_and(|n| (1..=16).contains(&n)) => o.ps = num("ps"),
                 _ if num("hwg").is_some_and(|n| [32, 64, 128, 256].contains(&n)) => o.hwg = num("hwg"),
                 "rowloop" => o.intervals = Some(false),
                 "pack4x8" => o.magic_pack = Some(false),
-                _ if num("bv").is_some_and(|n| (1..=8).contains(&n)) => o.bv = num("bv"),
+                _ if num("bv").is_some_and(|n| (1..=16).contains(&n)) => o.bv = num("bv"),
                 _ if num("b").is_some_and(|n| (2..=16).contains(&n)) => o.b = num("b"),
                 _ if num("th").is_some_and(|n| (1..=64).contains(&n)) => o.th = num("th"),
                 _ => return None,
@@ -205,6 +211,10 @@ struct DecimatePlan {
     ps: u32,
     hwg: u32,
     column_first: bool,
+    /// `DecimateOptions::transposed`, and the second (row) pass's column-pass shape then.
+    transposed: bool,
+    ps2: u32,
+    bv2: u32,
 }
 
 impl DecimatePlan {
@@ -225,6 +235,9 @@ impl DecimatePlan {
             ps: o.ps.unwrap_or(ps).min(step),
             hwg: o.hwg.unwrap_or(DECIM_HWG),
             column_first,
+            transposed: column_first && o.transposed.unwrap_or(false),
+            ps2: column_pass_shape(step).0.min(step),
+            bv2: column_pass_shape(step).1,
         };
         let p = if p.intervals { DecimatePlan { th: p.th.next_multiple_of(step), ..p } } else { p };
         // the workgroup-memory layout needs an even B (odd stride between invocations)
@@ -234,7 +247,7 @@ impl DecimatePlan {
         Ok(p)
     }
     fn key(&self, r: u32, quads: bool) -> String {
-        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.hwg{}.cf{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, self.hwg, self.column_first as u32, quads as u32)
+        format!("gaussian_blur.decimate.r{r}.d{}.{:?}.b{}.bv{}.th{}.{:?}.m{}.iv{}.ps{}.hwg{}.cf{}.tr{}.q{}", self.step, self.row, self.b, self.bv, self.th, self.nodes, self.magic_pack as u32, self.intervals as u32, self.ps, self.hwg, self.column_first as u32, self.transposed as u32, quads as u32)
     }
 }
 /// The decimated row pass's default row source. Schedule choice, H200 at 4K (runs g1-g3):
@@ -353,9 +366,23 @@ fn gen_up_intervals(d: u32) -> String {
     s
 }
 
-/// The decimated schedule's source for radius `r`, node spacing `d`.
-fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
-    let (d, b, bv, th) = (plan.step, plan.b, plan.bv, plan.th);
+/// What `decim_v` (the column-pass kernel) computes in a generated source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ColumnRole {
+    /// The column pass after the row pass (reads its node values, by rows).
+    Second,
+    /// The column pass first, on the image; `transposed`: node rows stored transposed.
+    First { transposed: bool },
+    /// The row pass after a transposed first pass, as a column pass over the transposed
+    /// node rows (storing the nodes untransposed).
+    TransposedRows,
+}
+
+/// The decimated schedule's source for radius `r`, node spacing `d`, with `decim_v` in
+/// `role`.
+fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool, role: ColumnRole) -> Result<String> {
+    let (bv, ps) = if role == ColumnRole::TransposedRows { (plan.bv2, plan.ps2) } else { (plan.bv, plan.ps) };
+    let (d, b, th) = (plan.step, plan.b, plan.th);
     let q = (2 * r + 1).div_ceil(d);
     let slots = decimate_segment_slots(r, d, b, plan.hwg);
     let (mode, px_slots, packed_slots) = match plan.row {
@@ -363,7 +390,7 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
         RowSource::Packed => (1, 1, slots),
         RowSource::Direct => (2, 1, 1),
     };
-    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", bv), ("HWG", plan.hwg), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th), ("PS", plan.ps), ("VPART", ((plan.ps - 1) * 64 * bv).max(1))];
+    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", bv), ("HWG", plan.hwg), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th), ("PS", ps), ("VPART", ((ps - 1) * 64 * bv).max(1))];
     let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
     let s = replace_block(&s, "node_format", plan.nodes.wgsl())?;
     let s = if plan.magic_pack { replace_block(&s, "out_pack", MAGIC_PACK_WGSL)? } else { s };
@@ -387,16 +414,19 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
     // column first, the row pass reads node rows (already scaled to 0..1) and the column
     // pass reads the image (scaled at its store)
     let cf = plan.column_first;
-    let (row_in, h_scale, v_scale) = if cf { ("dec_node_row_in", "", " * (1.0 / 255.0)") } else { ("dec_row_in", " * (1.0 / 255.0)", "") };
+    let (row_in, h_scale) = if cf { ("dec_node_row_in", "") } else { ("dec_row_in", " * (1.0 / 255.0)") };
     let s = replace_block(&s, "decim_h", &gen_poly(b, q, "var s = 0u; s < D; s++", |t| format!("{row_in}(base + s + {}u)", t * d)))?;
     let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = node_store(a{o}{h_scale}); }}\n")).collect();
     let s = replace_block(&s, "decim_h_store", &store_h)?;
     // dead invocations (past the grid) sum nothing but still meet the barrier
-    let col_in = if cf { "dec_src_col" } else { "dec_col_in" };
+    let (col_in, v_scale) = match role {
+        ColumnRole::First { .. } => ("dec_src_col", " * (1.0 / 255.0)"),
+        _ => ("dec_col_in", ""),
+    };
     let body = gen_poly(bv, q, "var s = g; live && s < D; s += PS", |t| format!("{col_in}(n, y0 + i32(s) + {})", t * d));
     let s = replace_block(&s, "decim_v", &body)?;
     let mut combine = String::new();
-    if plan.ps > 1 {
+    if ps > 1 {
         for o in 0..bv {
             combine.push_str(&format!("    if (g > 0u) {{ vpart[((g - 1u) * 64u + lid.x) * BV + {o}u] = a{o}; }}\n"));
         }
@@ -407,7 +437,10 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool) -> Result<String> {
         combine.push_str("        }\n    }\n");
     }
     let s = replace_block(&s, "decim_v_combine", &combine)?;
-    let store_v: String = (0..bv).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[(m0 + {o}u) * gp.nodes_x + n] = node_store(a{o}{v_scale}); }}\n")).collect();
+    // transposed (both passes of `tr`): the invocation's BV outputs consecutive in memory
+    let transposed = matches!(role, ColumnRole::First { transposed: true } | ColumnRole::TransposedRows);
+    let at = |o: u32| if transposed { format!("n * gp.nodes_y + m0 + {o}u") } else { format!("(m0 + {o}u) * gp.nodes_x + n") };
+    let store_v: String = (0..bv).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[{}] = node_store(a{o}{v_scale}); }}\n", at(o))).collect();
     let s = replace_block(&s, "decim_v_store", &store_v)?;
     if !quads {
         return Ok(s);
@@ -499,8 +532,9 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
     // whole 8-byte pixel pairs per output row
     let quads = d.width.is_multiple_of(UP_COLUMNS);
     let key = plan.key(r, quads);
+    let first = if plan.column_first { ColumnRole::First { transposed: plan.transposed } } else { ColumnRole::Second };
     let mut h = Kernel::new(&key, &[], "decim_h");
-    h.generated = Some(decimate_source(r, &plan, quads)?);
+    h.generated = Some(decimate_source(r, &plan, quads, first)?);
     let mut v = Kernel::new(&key, &[], "decim_v");
     v.generated = h.generated.clone();
     let mut up = Kernel::new(&key, &[], "decim_up");
@@ -508,7 +542,21 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
     let uniform = bytemuck::bytes_of(&p);
     // bench-only ablations: one pass alone (`only`)
     let (run_h, run_v) = (only.is_none_or(|o| o == "h"), only.is_none_or(|o| o == "v"));
-    if plan.column_first {
+    if plan.transposed {
+        // both passes are column passes: the first over the image's columns (its "node
+        // columns"), storing node rows transposed; the second over those, with rows and
+        // columns swapped (clamping at the image's width, nodes_x node columns as its rows)
+        let pv = GaussianBlurParams { nodes_x: d.width, ..p };
+        let pt = GaussianBlurParams { width: d.height, height: d.width, nodes_x: ny, nodes_y: nx, ..p };
+        let mut t = Kernel::new(&format!("{key}.rows"), &[], "decim_v");
+        t.generated = Some(decimate_source(r, &plan, quads, ColumnRole::TransposedRows)?);
+        if run_v {
+            rec.dispatch_uninit(&v, &[&input.buffer, &mid], bytemuck::bytes_of(&pv), [d.width.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
+        }
+        if run_h {
+            rec.dispatch_uninit(&t, &[&mid, &nodes], bytemuck::bytes_of(&pt), [ny.div_ceil(64), nx.div_ceil(plan.bv2), 1])?;
+        }
+    } else if plan.column_first {
         // the column pass's "node columns" are the image's columns
         let pv = GaussianBlurParams { nodes_x: d.width, ..p };
         if run_v {
@@ -594,7 +642,7 @@ mod tests {
     #[test]
     fn decimated_source_parses_shape() {
         let plan = DecimatePlan::new(3, DecimateOptions { row: Some(RowSource::Packed), ..Default::default() }).unwrap();
-        let s = decimate_source(24, &plan, true).unwrap();
+        let s = decimate_source(24, &plan, true, ColumnRole::Second).unwrap();
         assert!(s.contains("const Q: u32 = 17u;") && s.contains("const QV: u32 = 5u;"));
         assert!(s.contains("a7 += w16 * p7;"), "step 16 of 17 adds input 23 (slot 7) to node 7");
         assert!(s.contains("dst2[(row + x0) / 2u]"));
