@@ -120,7 +120,7 @@ fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
                 // other shapes: odd B reading straight from memory, 1 and 8 column-pass nodes, 3 rows per
                 // interpolation invocation, either output packing, either row walk, column-pass phases split 3 ways and D ways,
                 // 64-invocation row-pass workgroups
-                options.push(DecimateOptions { row: Some(Direct), b: Some(5), bv: Some(8), th: Some(3), nodes: None, magic_pack: Some(true), intervals: Some(true), ps: Some(3), hwg: None, column_first: None, transposed: None });
+                options.push(DecimateOptions { row: None, b: Some(5), bv: Some(8), th: Some(3), nodes: None, magic_pack: Some(true), intervals: Some(true), ps: Some(3), hwg: None, column_first: Some(false), transposed: None });
                 options.push(DecimateOptions { row: Some(Packed), b: Some(4), bv: Some(1), th: Some(32), nodes: Some(NodeFormat::F16), magic_pack: Some(false), intervals: Some(false), ps: Some(16), hwg: Some(64), column_first: Some(false), transposed: Some(true) });
                 // column pass first: the default shape, then odd B and BV, f32 nodes, phases split
                 options.push(DecimateOptions { column_first: Some(true), ..Default::default() });

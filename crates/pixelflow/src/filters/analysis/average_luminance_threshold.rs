@@ -50,7 +50,7 @@ round(multiplier * 1000) * sum_y exactly), so the mean never leaves the GPU.",
     build: |a| Ok(Box::new(AverageLuminanceThreshold::new(a.f32("multiplier")?)?)),
     uniforms: &[],
     test_inputs: None,
-    schedules: &["reduce"],
+    schedules: &["reduce", "ysum_pf"],
 };
 
 impl Filter for AverageLuminanceThreshold {
@@ -68,9 +68,10 @@ impl Filter for AverageLuminanceThreshold {
         // `reduce`: the full `reduce` node (the default before run g5, H200 at 4K: whole
         // graph 0.0495 ms against 0.0456).
         let stats = match crate::runtime::schedule::get(DEF.name).as_deref() {
-            None | Some("ysum") => graph.add(ReduceLumaSum, &[image]),
+            // `ysum_pf` / `ysum_nopf`: its loop pipelined or not (reduce.rs, `luma_sum_prefetch`)
+            None | Some("ysum" | "ysum_pf" | "ysum_nopf") => graph.add(ReduceLumaSum, &[image]),
             Some("reduce") => graph.add(Reduce, &[image]),
-            Some(v) => return Some(Err(crate::runtime::schedule::unknown(DEF.name, v, &["ysum", "reduce"]))),
+            Some(v) => return Some(Err(crate::runtime::schedule::unknown(DEF.name, v, &["ysum", "ysum_pf", "ysum_nopf", "reduce"]))),
         };
         Some(stats.and_then(|stats| graph.add(threshold, &[image, stats[0]])))
     }

@@ -67,7 +67,7 @@ Later nodes can consume the statistics on the GPU (see luminance_threshold_by_st
 /// keeps them equal), and the kernels of
 /// reduce_packed.wgsl (`swar`, `dp4`, optionally with a loop shape: `dp4_u8q16`; see
 /// `ReduceKernel`).
-const SCHEDULES: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "swar", "swar_u8q16", "dp4_u8q16"];
+const SCHEDULES: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "swar", "swar_u8q16", "dp4_u8q16", "dp4_pf", "dp4_nopf", "swar_pf_u2q8", "dp4_pf_u1q4"];
 
 /// The default per-pixel code. Schedule choice, H200 at 4K (run g5, same process): `dp4`
 /// 0.0179 ms, `swar` 0.0192, the scalar `u4q16` (the default before) 0.0204; `dp4_u8q16`
@@ -96,29 +96,43 @@ const SWAR_FLUSH_QUADS: u32 = 16;
 
 /// The kernel and loop shape of `reduce`'s schedule: `u<U>q<Q>` (scalar), `swar`, `dp4`,
 /// or either of those with `_u<U>q<Q>`.
-fn reduce_schedule() -> Result<(ReduceKernel, LoopShape)> {
+fn reduce_schedule() -> Result<(ReduceKernel, LoopShape, bool)> {
     let Some(v) = crate::runtime::schedule::get(DEF.name) else {
-        return Ok((DEFAULT_KERNEL, DEFAULT_LOOP));
+        return Ok((DEFAULT_KERNEL, DEFAULT_LOOP, DEFAULT_PREFETCH));
     };
-    let unknown = || crate::runtime::schedule::unknown(DEF.name, &v, &[LoopShape::NAMES, "swar", "dp4", "swar_<shape>", "dp4_<shape>"]);
+    let unknown = || crate::runtime::schedule::unknown(DEF.name, &v, &[LoopShape::NAMES, "swar", "dp4", "swar_<shape>", "dp4_<shape>", "dp4_pf[_<shape>]", "dp4_nopf[_<shape>]"]);
     let (kind, rest) = if let Some(r) = v.strip_prefix("swar") {
         (ReduceKernel::Swar, r)
     } else if let Some(r) = v.strip_prefix("dp4") {
         (ReduceKernel::Dp4, r)
     } else {
-        return Ok((ReduceKernel::Scalar, LoopShape::parse(&v).ok_or_else(unknown)?));
+        return Ok((ReduceKernel::Scalar, LoopShape::parse(&v).ok_or_else(unknown)?, false));
+    };
+    let (prefetch, rest) = if let Some(r) = rest.strip_prefix("_pf") {
+        (true, r)
+    } else if let Some(r) = rest.strip_prefix("_nopf") {
+        (false, r)
+    } else {
+        (DEFAULT_PREFETCH, rest)
     };
     let shape = match rest {
         "" => DEFAULT_LOOP,
         r => r.strip_prefix('_').and_then(LoopShape::parse).ok_or_else(unknown)?,
     };
-    Ok((kind, shape))
+    Ok((kind, shape, prefetch))
 }
+
+/// Default for the packed kernels' software pipelining (`dp4_pf`: the next `unroll` loads
+/// issued before the current quads are added). Schedule choice, to be measured (H200).
+const DEFAULT_PREFETCH: bool = false;
 
 /// `fn visit_pixels(gid)` for the kernels of reduce_packed.wgsl: `shape`'s grid-stride loop
 /// over whole quads (as `LoopShape::visit_pixels_wgsl`), the `swar` lane sums flushed every
 /// `SWAR_FLUSH_QUADS` quads at most, then the scalar `add_pixel` on the 0..3 tail pixels.
-fn packed_visit_pixels_wgsl(kind: ReduceKernel, shape: LoopShape) -> String {
+/// With `prefetch`, the loop is software-pipelined: the next round's `unroll` loads are
+/// issued before the current round's quads are added, so a warp's loads stay in flight while
+/// it computes (without, its loads wait for its own arithmetic of the previous round).
+fn packed_visit_pixels_wgsl(kind: ReduceKernel, shape: LoopShape, prefetch: bool) -> String {
     let swar = kind == ReduceKernel::Swar;
     let quad = match kind {
         ReduceKernel::Swar => "swar_quad",
@@ -127,7 +141,33 @@ fn packed_visit_pixels_wgsl(kind: ReduceKernel, shape: LoopShape) -> String {
     };
     let u = shape.unroll;
     let mut s = String::from("fn visit_pixels(gid: u32) {\n    packed_init();\n    var q = gid;\n");
-    if u > 1 {
+    if prefetch {
+        // round k's loads sit in a*, round k + 1's are issued into b* before a* is used;
+        // a round is whole (all u loads in range) or left to the scalar loop below
+        let last = format!("q + {}u * grid.stride < grid.quads", u - 1);
+        s += &format!("    if ({last}) {{\n");
+        for k in 0..u {
+            s += &format!("        var a{k} = src[q + {k}u * grid.stride];\n");
+        }
+        s += &format!("        loop {{\n            let n = q + {u}u * grid.stride;\n            let more = n + {}u * grid.stride < grid.quads;\n", u - 1);
+        for k in 0..u {
+            // past the end the load is clamped to a valid quad and never used
+            s += &format!("            let b{k} = src[select(q, n, more) + {k}u * grid.stride];\n");
+        }
+        for k in 0..u {
+            s += &format!("            {quad}(a{k});\n");
+            if swar && ((k + 1) % SWAR_FLUSH_QUADS == 0 || k == u - 1) {
+                s += "            swar_flush();\n";
+            }
+        }
+        s += "            q = n;\n            if (!more) {\n                break;\n            }\n";
+        for k in 0..u {
+            s += &format!("            a{k} = b{k};\n");
+        }
+        s += "        }
+    }
+";
+    } else if u > 1 {
         s += &format!("    for (; q + {}u * grid.stride < grid.quads; q += {u}u * grid.stride) {{\n", u - 1);
         for k in 0..u {
             s += &format!("        let a{k} = src[q + {k}u * grid.stride];\n");
@@ -212,11 +252,11 @@ impl Filter for Reduce {
 
 /// Records the statistics reduction of `src` (RGBA8) into `dst` (`DataKind::Stats`).
 pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
-    let (kind, shape) = reduce_schedule()?;
-    record_reduce_with(rec, src, dst, kind, shape)
+    let (kind, shape, prefetch) = reduce_schedule()?;
+    record_reduce_with(rec, src, dst, kind, shape, prefetch)
 }
 
-fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, kind: ReduceKernel, shape: LoopShape) -> Result<()> {
+fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, kind: ReduceKernel, shape: LoopShape, prefetch: bool) -> Result<()> {
     let d = src.desc.image().ok_or_else(|| Error::Graph("`reduce` expects an image".into()))?;
     let count = d.pixels() as u64;
     let g = grid(count, REDUCE_WG, shape.quads_per_thread, 0)?;
@@ -235,8 +275,8 @@ fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, 
                 ReduceKernel::Dp4 => "dp4",
                 _ => "ysum",
             };
-            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{name}.{}", shape.key()), &[GRID_WGSL, shim, WGSL, PACKED_WGSL], "reduce");
-            k.generated = Some(packed_visit_pixels_wgsl(kind, shape));
+            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{name}.{}.pf{}", shape.key(), prefetch as u32), &[GRID_WGSL, shim, WGSL, PACKED_WGSL], "reduce");
+            k.generated = Some(packed_visit_pixels_wgsl(kind, shape, prefetch));
             k
         }
     };
@@ -267,6 +307,16 @@ static LUMA_SUM_DEF: FilterDef = FilterDef {
     schedules: &[],
 };
 
+/// `ReduceLumaSum`'s pipelining: `reduce`'s default, or as `average_luminance_threshold`'s
+/// schedule names it (`ysum_pf` / `ysum_nopf`; bench comparisons).
+fn luma_sum_prefetch() -> Result<bool> {
+    Ok(match crate::runtime::schedule::get("average_luminance_threshold").as_deref() {
+        Some("ysum_pf") => true,
+        Some("ysum_nopf") => false,
+        _ => DEFAULT_PREFETCH,
+    })
+}
+
 /// CPU twin of `ReduceLumaSum` (reduce_packed.wgsl's `ysum_quad`).
 pub fn luma_sum_cpu(img: &Image) -> Stats {
     let ysum: u64 = img.as_u8().par_chunks(4 * 4096).map(|c| c.chunks_exact(4).map(|p| luma601(p[0], p[1], p[2]) as u64).sum::<u64>()).sum();
@@ -286,7 +336,7 @@ impl Filter for ReduceLumaSum {
         Ok(vec![Value::Data(Data::Stats(luma_sum_cpu(img)))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        record_reduce_with(rec, &inputs[0], &outputs[0], ReduceKernel::LumaSum, DEFAULT_LOOP)
+        record_reduce_with(rec, &inputs[0], &outputs[0], ReduceKernel::LumaSum, DEFAULT_LOOP, luma_sum_prefetch()?)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -23,7 +23,7 @@ const DECIMATE_WGSL: &str = include_str!("gaussian_blur_decimate.wgsl");
 /// `packed` / `unpacked` / `direct` (row source), `b<N>` (row-pass nodes per invocation),
 /// `hwg<N>` (row-pass workgroup size), `bv<N>` (column-pass nodes per invocation), `ps<N>`
 /// (column-pass phase groups), `th<N>` (output rows per interpolation invocation), `iv` /
-/// `rowloop` (its row walk), `cf` / `rf` (column or row pass first), `tr` (with `cf`: node rows transposed), `magic` / `pack4x8` (output
+/// `rowloop` (its row walk), `cf` / `rf` (column or row pass first; a row source implies `rf`), `tr` (with `cf`: node rows transposed), `magic` / `pack4x8` (output
 /// rounding), `unorm16` / `f16` / `f32` (node storage); e.g. `decimate_packed_bv4`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DecimateOptions {
@@ -189,12 +189,28 @@ fn column_pass_shape(d: u32) -> (u32, u32) {
     if d >= 7 { (4, 2) } else { (1, DECIM_BV) }
 }
 
-/// Default order of the two node passes (`DecimateOptions::column_first`). Schedule choice:
-/// to be measured on the H200 (the row pass first was the only order until session 6).
-const DECIM_COLUMN_FIRST: bool = false;
+/// Default nodes per invocation of the row pass when it runs second, on node rows (8-byte
+/// nodes, so the strides between invocations double). Schedule choice, H200 at 4K (g2):
+/// sigma 8 (D = 3) B 5 / 7 / 9 = 0.1024 / 0.1044 / 0.1072 ms; beyond, `row_pass_b`'s
+/// choices for 4-byte pixels, not yet measured in this order (sigma 32, B 4: 0.0975).
+fn cf_row_pass_b(d: u32) -> u32 {
+    if d <= 3 { 5 } else { row_pass_b(RowSource::Direct, d) }
+}
+
+/// Default order of the two node passes (`DecimateOptions::column_first`). Schedule choice,
+/// H200 at 4K (session 6, runs g1-g2), whole schedule, ms: sigma 8 row pass first 0.1079-0.1086,
+/// column pass first 0.1072 (row pass B 9), 0.1044-0.1053 (B 7), 0.1024 (B 5); sigma 12
+/// 0.1101 against 0.1098-0.1112 (B 11); sigma 32 0.1192-0.1203 against 0.0975-0.0979. The
+/// column pass on the image reads whole rows (0.052 ms at sigma 8, the row pass it replaces
+/// 0.061); the row pass on node rows costs more than the column pass it replaces (0.033
+/// against 0.026 ms) but less at large spacings. Node rows transposed (`tr`) were slower at
+/// sigma 8 (0.124 ms: the transposed stores cost the first pass 0.015 ms) and no faster at
+/// 12 and 32 (0.1093, 0.0956).
+const DECIM_COLUMN_FIRST: bool = true;
 /// Nodes per invocation of the column pass when it runs first, over every image column
-/// (`bv<N>` sets it). Schedule choice, first guess: 8 as the row pass's window (9 reads per
-/// node at D = 3, R = 24, against 15 with 4).
+/// (`bv<N>` sets it). Schedule choice, H200 at 4K (runs g1-g2), sigma 8, whole schedule, ms:
+/// BV 4 / 6 / 8 / 12 / 16 = 0.1203 / 0.1127 / 0.1072 / 0.1046* / 0.1069* (* with row pass B 7,
+/// against 0.1044 for BV 8); sigma 32: BV 8 / 16 0.0975 / 0.0969.
 const DECIM_CF_BV: u32 = 8;
 
 /// A decimated schedule with every knob decided.
@@ -219,14 +235,15 @@ struct DecimatePlan {
 
 impl DecimatePlan {
     fn new(step: u32, o: DecimateOptions) -> Result<Self> {
-        let column_first = o.column_first.unwrap_or(DECIM_COLUMN_FIRST);
+        // a row source names the row-pass-first order (its segment is image pixels)
+        let column_first = o.column_first.unwrap_or(DECIM_COLUMN_FIRST && o.row.is_none());
         // column first, the row pass reads f16/f32 node rows: straight from memory only
         let row = if column_first { RowSource::Direct } else { o.row.unwrap_or(DECIM_ROW_SOURCE) };
         let (ps, bv) = if column_first { (1, DECIM_CF_BV) } else { column_pass_shape(step) };
         let p = DecimatePlan {
             step,
             row,
-            b: o.b.unwrap_or(row_pass_b(row, step)),
+            b: o.b.unwrap_or(if column_first { cf_row_pass_b(step) } else { row_pass_b(row, step) }),
             bv: o.bv.unwrap_or(bv),
             th: o.th.unwrap_or(DECIM_TH),
             nodes: o.nodes.unwrap_or(DECIM_NODES),
@@ -642,6 +659,7 @@ mod tests {
     #[test]
     fn decimated_source_parses_shape() {
         let plan = DecimatePlan::new(3, DecimateOptions { row: Some(RowSource::Packed), ..Default::default() }).unwrap();
+        assert!(!plan.column_first, "a row source implies the row pass first");
         let s = decimate_source(24, &plan, true, ColumnRole::Second).unwrap();
         assert!(s.contains("const Q: u32 = 17u;") && s.contains("const QV: u32 = 5u;"));
         assert!(s.contains("a7 += w16 * p7;"), "step 16 of 17 adds input 23 (slot 7) to node 7");

@@ -23,6 +23,11 @@
 //   phases split over PS invocations (for enough invocations: there are only
 //   nodes_x * nodes_y / BV), reading the row pass's output straight from memory
 //   (consecutive invocations, consecutive node columns).
+// The two node passes run in either order (gaussian_blur_decimate.rs picks; the sums are
+// the same, the twin's replicate-edge blur being separable either way). Column pass first
+// (the default): `decim_v` reads the image (`dec_src_col`) at node rows for every column, so
+// each warp reads whole rows, and `decim_h` then reads those node rows (`dec_node_row_in`);
+// optionally both as column passes, the node rows stored transposed in between.
 // - `decim_up`: cubic interpolation to every pixel; each invocation makes 2 consecutive
 //   columns of TH consecutive rows, keeping the 4 node rows its cubic needs, each already
 //   interpolated along the row, in registers, and the next one loaded ahead; 8-byte stores
