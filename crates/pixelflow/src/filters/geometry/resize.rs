@@ -169,8 +169,11 @@ impl Filter for Resize {
             Some("quads") => None,
             Some("rows") => Some((ROWS_RB, false)),
             None | Some("rows16") => Some((16, false)),
+            // longer walks (session 6: bench comparisons against `rows16`)
+            Some("rows32") => Some((32, false)),
+            Some("rows64") => Some((64, false)),
             Some("rows_any") => Some((ROWS_RB, true)),
-            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows_any"])),
+            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any"])),
         };
         if let Some((rb, any_ratio)) = rows {
             if ow % 4 == 0 && (any_ratio || (ow >= d.width && oh >= d.height)) {

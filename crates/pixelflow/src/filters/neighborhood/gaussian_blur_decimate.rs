@@ -190,11 +190,13 @@ fn column_pass_shape(d: u32) -> (u32, u32) {
 }
 
 /// Default nodes per invocation of the row pass when it runs second, on node rows (8-byte
-/// nodes, so the strides between invocations double). Schedule choice, H200 at 4K (g2):
-/// sigma 8 (D = 3) B 5 / 7 / 9 = 0.1024 / 0.1044 / 0.1072 ms; beyond, `row_pass_b`'s
-/// choices for 4-byte pixels, not yet measured in this order (sigma 32, B 4: 0.0975).
+/// nodes, so the strides between invocations double). Schedule choice, H200 at 4K (runs
+/// g2-g3), whole schedule, ms: D = 3 (sigma 8) B 4 / 5 / 6 / 7 / 9 = 0.1032 / 0.1024 / 0.1036 /
+/// 0.1044 / 0.1072; D = 4 (sigma 12) B 5 / 7 / 11 = 0.1059 / 0.1093 / 0.1110; D = 5 (sigma 16)
+/// B 5 / 7 = 0.1048 / 0.1076; D = 8 (sigma 24) 0.1049 / 0.1045; D = 11 (sigma 32) B 3 / 4 / 5
+/// = 0.0956 / 0.0976 / 0.0993.
 fn cf_row_pass_b(d: u32) -> u32 {
-    if d <= 3 { 5 } else { row_pass_b(RowSource::Direct, d) }
+    if d <= 10 { 5 } else { 3 }
 }
 
 /// Default order of the two node passes (`DecimateOptions::column_first`). Schedule choice,
