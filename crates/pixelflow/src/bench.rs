@@ -579,6 +579,21 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_h_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_v_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_up_only"),
+        // the f16 direct filter (`half`, session 6) and its shapes, against the default
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_wg64"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_wg256"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_nf1"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_nf3"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_nb2"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_nb10"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=half"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=half_wg256"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=half_nf3"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=half_nb2"),
+        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=tile"),
+        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=half"),
+        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=half_wg256"),
         // the column pass first (default from session 6) against the row pass first (`rf`)
         // at every node spacing of the targets' sigmas; row-pass B and node rows transposed
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=decimate_rf"),

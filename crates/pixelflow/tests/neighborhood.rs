@@ -138,6 +138,31 @@ fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
     }
 }
 
+/// The f16 schedule (`half`), within one level of the twin: sigma from 0.3 (radius 1) to 4
+/// (radius 12, its largest), every knob; images narrower than one workgroup's columns or
+/// wider, shorter than one block of 2R + 1 rows or crossing workgroups; random noise and
+/// full-amplitude blocks (edges of 0 and 255, where the f16 sums are largest).
+#[test]
+fn gaussian_half_matches_cpu_at_awkward_sizes() {
+    assert!(gpu().has_f16(), "the test device (lavapipe) has shader-f16");
+    let sizes = [(1, 1), (1, 19), (23, 1), (67, 43), (130, 9), (250, 40)];
+    let sigmas = [0.3f32, 1.0, 2.0, 3.0, 4.0];
+    use gaussian_blur::HalfOptions;
+    let options = [HalfOptions::default(), HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(1) }, HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2) }];
+    for &sigma in &sigmas {
+        for (i, &(w, h)) in sizes.iter().enumerate() {
+            let block = 1 + (i as u32 * 3 + sigma as u32) % 9;
+            for (kind, img) in [("noise", random_image(w, h, PixelFormat::Rgba8, 80 + i as u64)), ("blocks", blocks(w, h, block, 90 + i as u64))] {
+                for &o in &options {
+                    let f = GaussianBlur::new(sigma).unwrap().with_schedule(gaussian_blur::Schedule::Half(o));
+                    let d = gpu_vs_cpu(Box::new(f), &img);
+                    assert!(d <= 1, "{w}x{h} {kind} sigma {sigma} {o:?}: {d} levels");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn gaussian_unknown_variant_is_an_error() {
     let img = random_image(8, 8, PixelFormat::Rgba8, 1);

@@ -209,6 +209,11 @@ impl Gpu {
         self.features.contains(wgpu::Features::SUBGROUP)
     }
 
+    /// Whether f16 arithmetic (`shader-f16`) may be used in kernels.
+    pub fn has_f16(&self) -> bool {
+        self.features.contains(wgpu::Features::SHADER_F16)
+    }
+
     /// Largest subgroup the device may run (kernels that lay a workgroup out in whole
     /// subgroups check it).
     pub fn subgroup_max_size(&self) -> u32 {

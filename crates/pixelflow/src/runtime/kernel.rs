@@ -37,19 +37,27 @@ impl Kernel {
     pub fn new(key: &str, sources: &[&'static str], entry: &'static str) -> Self {
         Self { key: key.to_string(), sources: sources.to_vec(), entry, generated: None, checks: None, zero_init_workgroup: true }
     }
+    /// The whole module: the shared helpers, `sources`, `generated`; `enable` directives
+    /// (e.g. `enable f16;`) from any part are moved to the top, where WGSL requires them.
     pub(crate) fn source(&self) -> String {
-        let mut s = String::from(COMMON_WGSL);
-        s.push('\n');
-        s.push_str(CONV_WGSL);
-        for part in &self.sources {
-            s.push('\n');
-            s.push_str(part);
+        let mut body = String::from(COMMON_WGSL);
+        body.push('\n');
+        body.push_str(CONV_WGSL);
+        for part in self.sources.iter().copied().chain(self.generated.as_deref()) {
+            body.push('\n');
+            body.push_str(part);
         }
-        if let Some(g) = &self.generated {
-            s.push('\n');
-            s.push_str(g);
+        if !body.contains("enable ") {
+            return body;
         }
-        s
+        let (mut head, mut rest) = (String::new(), String::with_capacity(body.len()));
+        for line in body.lines() {
+            let t = line.trim_start();
+            let out = if t.starts_with("enable ") && t.ends_with(';') { &mut head } else { &mut rest };
+            out.push_str(line);
+            out.push('\n');
+        }
+        head + &rest
     }
 }
 

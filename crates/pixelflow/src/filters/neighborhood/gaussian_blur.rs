@@ -32,6 +32,9 @@ use super::{replace_block, specialize};
 #[path = "gaussian_blur_decimate.rs"]
 mod decimate;
 pub use decimate::{cubic_weights, decimation_error_bound, decimation_step, DecimateOptions, NodeFormat, RowSource};
+#[path = "gaussian_blur_half.rs"]
+mod half;
+pub use half::{half_applies, half_error_bound, HalfOptions, MAX_HALF_RADIUS};
 
 const WGSL: &str = include_str!("gaussian_blur.wgsl");
 const FUSED_WGSL: &str = include_str!("gaussian_blur_fused.wgsl");
@@ -71,6 +74,10 @@ pub enum Schedule {
     /// twin by construction, and only where `decimation_step` finds a spacing that keeps
     /// that bound. Knobs left `None` take the measured defaults.
     Decimate(DecimateOptions),
+    /// The direct filter in f16 arithmetic (`gaussian_blur_half.wgsl`), within one level of
+    /// the twin by `half_error_bound`; only up to `MAX_HALF_RADIUS` and on devices with
+    /// `shader-f16`.
+    Half(HalfOptions),
 }
 
 impl GaussianBlur {
@@ -154,7 +161,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
     test_inputs: None,
-    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr"],
+    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "half", "half_wg64_nf1"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
@@ -462,16 +469,20 @@ impl Filter for GaussianBlur {
         // pins it), computed once
         let step = if r > MAX_FUSED_RADIUS { decimation_step(&self.weights()) } else { None };
         let decimate = |o: DecimateOptions| step.map(|_| Schedule::Decimate(o));
+        // the f16 schedule where the device has f16 and its bound holds
+        let half = |o: HalfOptions| (rec.gpu().has_f16() && half_applies(&self.weights())).then_some(Schedule::Half(o));
         let forced = match name {
             None | Some("tile") => self.schedule,
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
             Some("twopass_packed") => self.schedule.or(Some(Schedule::TwoPassPacked)),
-            Some(other) => match (parse_tile(other), DecimateOptions::parse(other)) {
+            Some(other) => match (parse_tile(other), DecimateOptions::parse(other), HalfOptions::parse(other)) {
                 // a fused tile shape by name, for benchmarks: `tile<tw>x<th>h<kh>v<kv>`
-                (Some(t), _) => self.schedule.or(Some(Schedule::Fused(t))),
+                (Some(t), ..) => self.schedule.or(Some(Schedule::Fused(t))),
                 // the decimated schedule wherever its bound holds (the default elsewhere)
-                (_, Some(o)) => self.schedule.or(decimate(o)),
-                _ => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "decimate[_<knob>]* (see DecimateOptions)", "tile<tw>x<th>h<kh>v<kv>"])),
+                (_, Some(o), _) => self.schedule.or(decimate(o)),
+                // the f16 schedule wherever it applies (the default elsewhere)
+                (.., Some(o)) => self.schedule.or(half(o)),
+                _ => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "decimate[_<knob>]* (see DecimateOptions)", "half[_<knob>]* (see HalfOptions)", "tile<tw>x<th>h<kh>v<kv>"])),
             },
         };
         let schedule = match forced {
@@ -495,6 +506,9 @@ impl Filter for GaussianBlur {
         }
         if let Schedule::Decimate(o) = schedule {
             return decimate::record(self, rec, input, output, d, step, o, only);
+        }
+        if let Schedule::Half(o) = schedule {
+            return half::record(self, rec, input, output, d, o);
         }
         let tmp_bytes = PixelFormat::Rgba32F.gpu_bytes(d.width, d.height);
         let limit = rec.gpu().max_binding();

@@ -1,0 +1,237 @@
+//! Gaussian blur's `half` schedule (small sigma), the GPU side of `GaussianBlur` in f16
+//! arithmetic: GPUImage's `GPUImageGaussianBlurFilter` within one level of the twin's f32
+//! filter, for any image, by the bound `half_error_bound` (see gaussian_blur_half.wgsl for
+//! why f16 and how the kernel is laid out).
+//!
+//! Needs a device with `shader-f16`; elsewhere the f32 schedules run.
+
+use super::{GaussianBlur, WGSL};
+use crate::error::{Error, Result};
+use crate::image::ImageDesc;
+use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
+
+use super::super::{replace_block, specialize};
+
+const HALF_WGSL: &str = include_str!("gaussian_blur_half.wgsl");
+
+/// Unit roundoff of f16 (half an ulp, relative): 2^-11.
+const F16_U: f64 = 1.0 / 2048.0;
+
+/// Largest radius of the `half` schedule: its bound grows with the taps (0.83 level at
+/// radius 12, sigma 4), and the K-row window and the flush's reads must stay in registers.
+pub const MAX_HALF_RADIUS: u32 = 12;
+
+/// Largest error the bound may reach for the schedule to run, in 8-bit levels: below 1 (so
+/// the rounded output is within one level of the twin's), with room for the twin's own f32
+/// rounding (~1e-4) and f16 weights that a device flushes to zero (at most 128 * 6.1e-5 per
+/// tap: weights that small do not occur at these radii).
+const HALF_MAX_ERROR: f64 = 0.9;
+
+/// Schedule knobs (`None`: the default). Named `half` followed by `_wg<N>` (invocations,
+/// that is columns, per workgroup: 64, 128 or 256), `_nf<N>` (buffer flushes per K rows)
+/// and `_nb<N>` (blocks of K rows per workgroup), e.g. `half_wg256_nf3`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HalfOptions {
+    pub wgx: Option<u32>,
+    pub nf: Option<u32>,
+    pub nb: Option<u32>,
+}
+
+impl HalfOptions {
+    /// `half[_knob]*` as above; `None` if `name` is not one.
+    pub fn parse(name: &str) -> Option<Self> {
+        let rest = name.strip_prefix("half")?;
+        let mut o = HalfOptions::default();
+        for t in rest.split('_').filter(|t| !t.is_empty()) {
+            let num = |p: &str| t.strip_prefix(p).and_then(|n| n.parse::<u32>().ok());
+            match t {
+                _ if num("wg").is_some_and(|n| [64, 128, 256].contains(&n)) => o.wgx = num("wg"),
+                _ if num("nf").is_some_and(|n| (1..=8).contains(&n)) => o.nf = num("nf"),
+                _ if num("nb").is_some_and(|n| (1..=16).contains(&n)) => o.nb = num("nb"),
+                _ => return None,
+            }
+        }
+        Some(o)
+    }
+}
+
+/// Columns per workgroup, flushes per K rows. Schedule choice, first guesses: 128 columns
+/// (9% halo at radius 6) and two flushes (a 7-row buffer at radius 6, 9 KB: workgroup memory
+/// limits residency on NVIDIA's Vulkan driver, ~64 KiB per SM); to be measured on the H200.
+const HALF_WGX: u32 = 128;
+const HALF_NF: u32 = 2;
+/// Output rows per workgroup aimed at (rounded to whole blocks of K rows): the window's 2R
+/// rows of priming are paid once per workgroup.
+const HALF_ROWS: u32 = 64;
+
+/// The `half` schedule with every knob decided, for radius `r`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HalfPlan {
+    r: u32,
+    wgx: u32,
+    tw: u32,
+    nb: u32,
+    br: u32,
+}
+
+impl HalfPlan {
+    fn new(r: u32, o: HalfOptions) -> Result<Self> {
+        let k = 2 * r + 1;
+        let wgx = o.wgx.unwrap_or(HALF_WGX);
+        if r == 0 || r > MAX_HALF_RADIUS || wgx < 2 * r + 4 {
+            return Err(Error::Graph(format!("gaussian_blur: the half schedule covers radius 1 to {MAX_HALF_RADIUS} (this one: {r}, {wgx} columns per workgroup)")));
+        }
+        let nf = o.nf.unwrap_or(HALF_NF).min(k);
+        let nb = o.nb.unwrap_or((HALF_ROWS as f64 / k as f64).round().max(1.0) as u32);
+        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / 4 * 4, nb, br: k.div_ceil(nf) })
+    }
+    fn key(&self, sigma: f32) -> String {
+        format!("gaussian_blur.half.s{:08x}.r{}.wg{}.nb{}.br{}", sigma.to_bits(), self.r, self.wgx, self.nb, self.br)
+    }
+    /// Workgroup memory of the vertical pass's buffer.
+    fn bytes(&self) -> u64 {
+        8 * self.br as u64 * (self.wgx + self.wgx / 4 + 1) as u64
+    }
+}
+
+/// Bound on the `half` schedule's error, in 8-bit levels before rounding, for any image,
+/// with `w` the twin's weights (radius `w.len() / 2`). Model (gaussian_blur_half.wgsl):
+/// samples centred, |c| <= 128; per pass the taps are added outside in, pair sums first;
+/// each operation rounds to f16 with relative error at most u = 2^-11 (multiply and add
+/// rounded separately); partial sums are at most M times the weights added so far. Per
+/// pass: the roundings of the sums (u M W_j at every step), of the products (u M w), of
+/// the pair sums in the second pass (whose inputs are no longer integers: u 2 M w per
+/// pair), of the weights themselves (u M), plus the first pass's error carried through the
+/// second (its weights sum to 1 within u).
+pub fn half_error_bound(w: &[f32]) -> f64 {
+    let first = pass_bound(w, 128.0, true);
+    first * (1.0 + F16_U) + pass_bound(w, 128.0 + first, false)
+}
+
+fn pass_bound(w: &[f32], m: f64, exact_pairs: bool) -> f64 {
+    let r = w.len() / 2;
+    let (mut sum_w, mut err) = (0f64, 0f64);
+    for k in (1..=r).rev() {
+        let wk = w[r + k] as f64;
+        sum_w += 2.0 * wk;
+        err += F16_U * m * sum_w + F16_U * m * 2.0 * wk;
+        if !exact_pairs {
+            err += wk * F16_U * 2.0 * m;
+        }
+    }
+    sum_w += w[r] as f64;
+    err += F16_U * m * sum_w + F16_U * m * w[r] as f64;
+    err + F16_U * m
+}
+
+/// Whether the `half` schedule may run for weights `w` (radius and bound).
+pub fn half_applies(w: &[f32]) -> bool {
+    (w.len() / 2) as u32 <= MAX_HALF_RADIUS && half_error_bound(w) <= HALF_MAX_ERROR
+}
+
+/// An f16 literal for `v` (WGSL rounds it to the nearest f16).
+fn f16_literal(v: f32) -> String {
+    format!("{v:e}h")
+}
+
+/// The sum of the taps of one output, outside in: `at(j)` names input j (0 ..= 2R, the
+/// output's centre at R).
+fn gen_taps(r: u32, at: impl Fn(u32) -> String) -> String {
+    let mut e = format!("W{r} * ({} + {})", at(0), at(2 * r));
+    for k in (1..r).rev() {
+        e = format!("fma(vec4<f16>(W{k}), {} + {}, {e})", at(r - k), at(r + k));
+    }
+    format!("fma(vec4<f16>(W0), {}, {e})", at(r))
+}
+
+/// The kernel's source for `plan` and the twin's weights `w`.
+fn half_source(plan: &HalfPlan, w: &[f32]) -> Result<String> {
+    let (r, k) = (plan.r, 2 * plan.r + 1);
+    let consts = [("R", r), ("K", k), ("WGX", plan.wgx), ("TW", plan.tw), ("NB", plan.nb), ("BR", plan.br)];
+    let s = specialize(&format!("enable f16;\n{WGSL}\n{HALF_WGSL}"), &consts)?;
+    let weights: String = (0..=r).map(|j| format!("const W{j}: f16 = {};\n", f16_literal(w[(r + j) as usize]))).collect();
+    let s = replace_block(&s, "half_weights", &weights)?;
+    let prime: String = (0..k).map(|j| format!("    var s{j} = load_c(i32(y0) - i32(R) + {j});\n")).collect();
+    let s = replace_block(&s, "half_prime", &prime)?;
+    // K rows unrolled: row t reads slots (t + j) % K, then refills slot t % K with row
+    // t + R + 1; the buffer is flushed after every BR rows and after the block's last
+    let mut block = String::new();
+    for t in 0..k {
+        block.push_str(&format!("        vbuf[{}u * BSTRIDE + col] = {};\n", t % plan.br, gen_taps(r, |j| format!("s{}", (t + j) % k))));
+        block.push_str(&format!("        s{} = load_c(i32(yb) + {});\n", t % k, t + r + 1));
+        if t % plan.br == plan.br - 1 || t == k - 1 {
+            block.push_str(&format!("        h_flush(lid, x0, yb + {}u, {}u, yend);\n", t - t % plan.br, t % plan.br + 1));
+        }
+    }
+    let s = replace_block(&s, "half_block", &block)?;
+    // the flush: KH + 2R buffer reads (one pad slot per 4 columns), 4 outputs
+    let mut h = String::new();
+    for j in 0..4 + 2 * r {
+        h.push_str(&format!("        let p{j} = vbuf[b + {}u];\n", j + j / 4));
+    }
+    for o in 0..4 {
+        h.push_str(&format!("        let o{o} = {};\n", gen_taps(r, |j| format!("p{}", j + o))));
+    }
+    replace_block(&s, "half_h", &h)
+}
+
+/// Records the `half` schedule.
+pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, o: HalfOptions) -> Result<()> {
+    let r = blur.radius();
+    let w = blur.weights();
+    if !rec.gpu().has_f16() {
+        return Err(Error::Graph("gaussian_blur: the half schedule needs a device with shader-f16".into()));
+    }
+    if !half_applies(&w) {
+        return Err(Error::Graph(format!("gaussian_blur: the half schedule's error bound does not hold at sigma {} ({:.3} levels)", blur.sigma, half_error_bound(&w))));
+    }
+    let plan = HalfPlan::new(r, o)?;
+    let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
+    if plan.bytes() > limit {
+        return Err(Error::Graph(format!("gaussian_blur: the half schedule needs {} bytes of workgroup memory, the device has {limit}", plan.bytes())));
+    }
+    let mut kernel = Kernel::new(&plan.key(blur.sigma), &[], "half");
+    kernel.generated = Some(half_source(&plan, &w)?);
+    let params = blur.params(d.width, d.height);
+    let th = plan.nb * (2 * r + 1);
+    // every buffer slot a flush reads was stored by the rows before it
+    rec.dispatch_uninit(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), [d.width.div_ceil(plan.tw), d.height.div_ceil(th), 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::weights;
+    use super::*;
+
+    #[test]
+    fn half_bound_holds_up_to_its_radius() {
+        // sigma 2 and 3 (the targets) fit with room; the bound grows with the taps
+        let b2 = half_error_bound(&weights(2.0));
+        let b3 = half_error_bound(&weights(3.0));
+        assert!(b2 < 0.7 && b3 < 0.8 && b2 < b3, "{b2} {b3}");
+        for tenth in 1..=40 {
+            let w = weights(tenth as f32 / 10.0);
+            assert!(half_applies(&w), "sigma {}: {}", tenth as f32 / 10.0, half_error_bound(&w));
+        }
+        assert!(!half_applies(&weights(4.1)), "radius 13 is past MAX_HALF_RADIUS");
+    }
+
+    #[test]
+    fn half_source_validates() {
+        for (sigma, o) in [(2.0f32, HalfOptions::default()), (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2) }), (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None })] {
+            let w = weights(sigma);
+            let plan = HalfPlan::new(super::super::radius(sigma), o).unwrap();
+            let src = half_source(&plan, &w).unwrap();
+            let m = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("sigma {sigma}: {}", e.emit_to_string(&src)));
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&m).unwrap_or_else(|e| panic!("sigma {sigma}: {e:?}"));
+        }
+    }
+
+    #[test]
+    fn half_names_parse() {
+        assert_eq!(HalfOptions::parse("half"), Some(HalfOptions::default()));
+        assert_eq!(HalfOptions::parse("half_wg256_nf3_nb2"), Some(HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2) }));
+        assert_eq!(HalfOptions::parse("half_wg100"), None);
+        assert_eq!(HalfOptions::parse("halfx"), None);
+    }
+}

@@ -1,0 +1,117 @@
+// Gaussian blur, schedule `half` (small sigma): the twin's separable blur in f16
+// arithmetic, two channels per instruction, within one level of the twin by a bound that
+// gaussian_blur_half.rs computes per sigma (`half_error_bound`). Appended to
+// gaussian_blur.wgsl (uniform, bindings); the module starts with `enable f16;`.
+//
+// Why f16, and why it stays within one level: at sigma 2 the f32 FMAs alone are 1.7x a copy
+// of the image at the GPU's peak rate, so the <= 2x target needs packed half arithmetic.
+// Samples are centred (byte - 128, exact in f16), so every partial sum is at most 128 times
+// the weights summed so far; taps are added outside in, the two taps of equal weight first
+// added to each other (exact for the bytes of the first pass). `half_error_bound` adds up
+// the rounding of every operation (as separate multiply and add, which Vulkan allows for
+// fma), the f16 weights' rounding and the first pass's error carried into the second.
+//
+// Shape: one workgroup of WGX invocations owns WGX image columns (TW outputs and R halo
+// columns each side) and walks TH = NB * K rows down (K = 2R + 1). Each invocation keeps its
+// column's K-row window, unpacked, in registers (slots s0 .. s{K-1}, row y - R + j in slot
+// (t + j) % K at the block's row t: the K rows of a block are unrolled so the rotation is
+// static), computes the vertical pass for one row, stores it into a buffer of BR rows in
+// workgroup memory and loads the row K below into the slot just freed. Every BR rows the
+// workgroup flushes the buffer: the horizontal pass, KH = 4 outputs per task (KH + 2R reads
+// from the buffer for 4 outputs), tasks spread over the invocations row-major so that the
+// stores of a row are consecutive. The vertical pass runs first (the twin's order is the
+// other: the exact blur is separable, so this only moves where the rounding falls, which the
+// bound covers).
+
+const R: u32 = 6u; // @specialize  radius
+const K: u32 = 13u; // @specialize  2R + 1
+const WGX: u32 = 128u; // @specialize  invocations (columns) per workgroup
+const TW: u32 = 116u; // @specialize  output columns per workgroup: WGX - 2R, a multiple of 4
+const NB: u32 = 5u; // @specialize  blocks of K rows per workgroup
+const BR: u32 = 7u; // @specialize  rows of the vertical pass's buffer
+const KH: u32 = 4u;
+const TPR: u32 = TW / KH;
+const TH: u32 = NB * K;
+// one pad slot per 4 columns: a flush's invocations read 4 columns apart, 8 bytes each
+const BSTRIDE: u32 = WGX + WGX / 4u + 1u;
+
+var<workgroup> vbuf: array<vec4<f16>, BR * BSTRIDE>;
+
+// The weights as f16 constants: W0 the centre, Wk the two taps k away.
+// @generated-begin half_weights
+const W0: f16 = 1.0h;
+// @generated-end half_weights
+
+// This invocation's image column (clamped: halo columns past the edges replicate them).
+var<private> xcol: u32;
+
+fn col_pad(c: u32) -> u32 {
+    return c + c / 4u;
+}
+
+// Pixel (xcol, y), y clamped, as centred f16 samples (byte - 128, exact): the byte pairs
+// R|B and G|A become halves 1024 + byte (0x6400 | byte), converted exactly.
+fn load_c(y: i32) -> vec4<f16> {
+    let p = src[u32(clamp(y, 0, i32(gp.height) - 1)) * gp.width + xcol];
+    let rb = unpack2x16float((p & 0x00FF00FFu) | 0x64006400u);
+    let ga = unpack2x16float(((p >> 8u) & 0x00FF00FFu) | 0x64006400u);
+    return vec4<f16>(vec4<f32>(rb.x, ga.x, rb.y, ga.y) - vec4<f32>(1152.0));
+}
+
+// Rounds to the nearest byte by float magic (1.5 * 2^23 + v holds round(v) in its low bits;
+// clamped first, so the add cannot be reassociated into the sums before it).
+fn out_pack16(c: vec4<f16>) -> u32 {
+    let v = clamp(vec4<f32>(c) + vec4<f32>(128.0), vec4<f32>(0.0), vec4<f32>(255.0));
+    let m = bitcast<vec4<u32>>(v + vec4<f32>(12582912.0));
+    return (m.x & 0xFFu) | ((m.y & 0xFFu) << 8u) | ((m.z & 0xFFu) << 16u) | (m.w << 24u);
+}
+
+// The horizontal pass over buffer rows 0 .. n - 1 (image rows yb ..), between barriers.
+fn h_flush(lid: u32, x0: u32, yb: u32, n: u32, yend: u32) {
+    workgroupBarrier();
+    for (var t = lid; t < n * TPR; t += WGX) {
+        let row = t / TPR;
+        let seg = t - row * TPR;
+        let y = yb + row;
+        let b = row * BSTRIDE + seg * 5u;
+        // @generated-begin half_h
+        let p0 = vbuf[b];
+        let o0 = p0;
+        let o1 = p0;
+        let o2 = p0;
+        let o3 = p0;
+        // @generated-end half_h
+        let x = x0 + seg * KH;
+        if (y < yend) {
+            let base = y * gp.width + x;
+            if (x < gp.width) { dst[base] = out_pack16(o0); }
+            if (x + 1u < gp.width) { dst[base + 1u] = out_pack16(o1); }
+            if (x + 2u < gp.width) { dst[base + 2u] = out_pack16(o2); }
+            if (x + 3u < gp.width) { dst[base + 3u] = out_pack16(o3); }
+        }
+    }
+    workgroupBarrier();
+}
+
+@compute @workgroup_size(WGX)
+fn half(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let x0 = wid.x * TW;
+    xcol = u32(clamp(i32(x0) - i32(R) + i32(lid), 0, i32(gp.width) - 1));
+    let y0 = wid.y * TH;
+    let yend = min(y0 + TH, gp.height);
+    let col = col_pad(lid);
+    // the window: slot j holds row y0 - R + j
+    // @generated-begin half_prime
+    var s0 = load_c(i32(y0) - i32(R));
+    // @generated-end half_prime
+    for (var blk = 0u; blk < NB; blk++) {
+        let yb = y0 + blk * K;
+        if (yb >= yend) {
+            break;
+        }
+        // @generated-begin half_block
+        vbuf[col] = s0;
+        h_flush(lid, x0, yb, 1u, yend);
+        // @generated-end half_block
+    }
+}
