@@ -38,10 +38,14 @@ fn constant(w: u32, h: u32, px: [u8; 4]) -> Image {
 #[test]
 fn gaussian_fused_and_two_pass_match_cpu() {
     let img = random_image(200, 150, PixelFormat::Rgba8, 7);
-    // sigma 2 (radius 6) fuses on any device; sigma 20 (radius 60) never fits a tile
+    // sigma 2 (radius 6): the default (f16 where the device has it) and the fused tile that
+    // the f32 choice takes on any device; sigma 20 (radius 60) never fits a tile
     for sigma in [2.0, 20.0] {
         assert!(gpu_vs_cpu(Box::new(GaussianBlur::new(sigma).unwrap()), &img) <= 1, "sigma {sigma}");
     }
+    let tile = gaussian_blur::choose_tile(6, 16 * 1024).expect("a tile fits in 16 KiB at radius 6");
+    let fused = GaussianBlur::new(2.0).unwrap().with_schedule(gaussian_blur::Schedule::Fused(tile));
+    assert!(gpu_vs_cpu(Box::new(fused), &img) <= 1, "fused tile at sigma 2");
     let forced = GaussianBlur::new(2.0).unwrap().with_schedule(gaussian_blur::Schedule::TwoPass);
     assert!(gpu_vs_cpu(Box::new(forced), &img) <= 1, "two-pass at sigma 2");
 }
@@ -145,10 +149,12 @@ fn gaussian_decimated_matches_cpu_at_awkward_sizes() {
 #[test]
 fn gaussian_half_matches_cpu_at_awkward_sizes() {
     assert!(gpu().has_f16(), "the test device (lavapipe) has shader-f16");
-    let sizes = [(1, 1), (1, 19), (23, 1), (67, 43), (130, 9), (250, 40)];
-    let sigmas = [0.3f32, 1.0, 2.0, 3.0, 4.0];
+    // widths not multiples of 4 (4-byte stores) and multiples (16-byte stores)
+    let sizes = [(1, 1), (1, 19), (23, 1), (67, 43), (130, 9), (252, 40), (8, 70)];
+    let sigmas = [0.3f32, 2.0, 3.0, 4.6];
     use gaussian_blur::HalfOptions;
-    let options = [HalfOptions::default(), HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(1) }, HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2) }];
+    // the default (one block per workgroup), and several blocks (the window refilled)
+    let options = [HalfOptions::default(), HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(3) }, HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2) }];
     for &sigma in &sigmas {
         for (i, &(w, h)) in sizes.iter().enumerate() {
             let block = 1 + (i as u32 * 3 + sigma as u32) % 9;

@@ -161,7 +161,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
     test_inputs: None,
-    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "half", "half_wg64_nf1"],
+    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "f32", "half_wg64_nf1_nb3"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
@@ -447,8 +447,10 @@ impl Filter for GaussianBlur {
         let params = self.params(d.width, d.height);
         let uniform = bytemuck::bytes_of(&params);
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
-        // Variants (runtime::schedule): `tile` (default: fused tile up to radius 7, two
-        // passes beyond, their row segment packed from WINDOW_PACKED_FROM), `twopass` and
+        // Variants (runtime::schedule): `tile` (the default: `half` in f16 up to sigma 4.6
+        // where the device has f16, else as `f32`), `f32` (fused tile up to radius 7, the
+        // decimated schedule from sigma ~5.1, two passes between, their row segment packed
+        // from WINDOW_PACKED_FROM), `half[_knobs]`, `decimate[_knobs]`, `twopass` and
         // `twopass_packed` (the register-blocked passes at every radius, row segment unpacked
         // or packed). One output per invocation (before run 15; 0.527 ms at σ=8 against the
         // window's 0.289) was removed, as was a 128-invocation row pass (slower). A sweep
@@ -473,6 +475,8 @@ impl Filter for GaussianBlur {
         let half = |o: HalfOptions| (rec.gpu().has_f16() && half_applies(&self.weights())).then_some(Schedule::Half(o));
         let forced = match name {
             None | Some("tile") => self.schedule,
+            // the f32 choice without the f16 schedule (the default on devices without f16)
+            Some("f32") => self.schedule.or(choose_tile(r, limit).map(Schedule::Fused)).or(decimate(DecimateOptions::default())).or(Some(if r >= WINDOW_PACKED_FROM { Schedule::TwoPassPacked } else { Schedule::TwoPass })),
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
             Some("twopass_packed") => self.schedule.or(Some(Schedule::TwoPassPacked)),
             Some(other) => match (parse_tile(other), DecimateOptions::parse(other), HalfOptions::parse(other)) {
@@ -482,7 +486,7 @@ impl Filter for GaussianBlur {
                 (_, Some(o), _) => self.schedule.or(decimate(o)),
                 // the f16 schedule wherever it applies (the default elsewhere)
                 (.., Some(o)) => self.schedule.or(half(o)),
-                _ => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "twopass", "twopass_packed", "decimate[_<knob>]* (see DecimateOptions)", "half[_<knob>]* (see HalfOptions)", "tile<tw>x<th>h<kh>v<kv>"])),
+                _ => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "f32", "twopass", "twopass_packed", "decimate[_<knob>]* (see DecimateOptions)", "half[_<knob>]* (see HalfOptions)", "tile<tw>x<th>h<kh>v<kv>"])),
             },
         };
         let schedule = match forced {
@@ -490,9 +494,14 @@ impl Filter for GaussianBlur {
                 return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
             }
             Some(s) => s,
-            None => match choose_tile(r, limit) {
-                Some(t) => Schedule::Fused(t),
-                None => decimate(DecimateOptions::default()).unwrap_or(if r >= WINDOW_PACKED_FROM { Schedule::TwoPassPacked } else { Schedule::TwoPass }),
+            // f16 where it applies (sigma up to 4.6 on devices with shader-f16), then the
+            // fused tile, the decimated schedule, the two passes. Schedule choice, H200 at 4K
+            // (session 6, run g5): sigma 2 / 3 / 4 half 0.0688 / 0.0871 / 0.1055 ms against
+            // 0.1529 (fused tile) / 0.2020 / 0.2121 (two passes)
+            None => match (half(HalfOptions::default()), choose_tile(r, limit)) {
+                (Some(h), _) => h,
+                (None, Some(t)) => Schedule::Fused(t),
+                (None, None) => decimate(DecimateOptions::default()).unwrap_or(if r >= WINDOW_PACKED_FROM { Schedule::TwoPassPacked } else { Schedule::TwoPass }),
             },
         };
         if let Schedule::Fused(t) = schedule {

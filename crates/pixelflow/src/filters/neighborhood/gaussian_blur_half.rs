@@ -18,8 +18,9 @@ const HALF_WGSL: &str = include_str!("gaussian_blur_half.wgsl");
 const F16_U: f64 = 1.0 / 2048.0;
 
 /// Largest radius of the `half` schedule: its bound grows with the taps (0.83 level at
-/// radius 12, sigma 4), and the K-row window and the flush's reads must stay in registers.
-pub const MAX_HALF_RADIUS: u32 = 12;
+/// radius 12, sigma 4; 0.89 at radius 14, sigma 4.6), and the K-row window and the flush's
+/// reads must stay in registers.
+pub const MAX_HALF_RADIUS: u32 = 14;
 
 /// Largest error the bound may reach for the schedule to run, in 8-bit levels: below 1 (so
 /// the rounded output is within one level of the twin's), with room for the twin's own f32
@@ -55,14 +56,23 @@ impl HalfOptions {
     }
 }
 
-/// Columns per workgroup, flushes per K rows. Schedule choice, first guesses: 128 columns
-/// (9% halo at radius 6) and two flushes (a 7-row buffer at radius 6, 9 KB: workgroup memory
-/// limits residency on NVIDIA's Vulkan driver, ~64 KiB per SM); to be measured on the H200.
+/// Columns per workgroup. Schedule choice, H200 at 4K (session 6, runs g4-g5), ms: sigma 2
+/// 64 / 128 / 256 columns 0.0795 / 0.0767 / 0.0737 (5 blocks), 128 / 256 0.0688 / 0.0733 (1
+/// block); sigma 3 128 / 256 0.0871 / 0.0916 (1 block, 3 flushes).
 const HALF_WGX: u32 = 128;
-const HALF_NF: u32 = 2;
-/// Output rows per workgroup aimed at (rounded to whole blocks of K rows): the window's 2R
-/// rows of priming are paid once per workgroup.
-const HALF_ROWS: u32 = 64;
+/// Buffer flushes per K rows by radius: the buffer of ceil(K / NF) rows is workgroup memory,
+/// which limits residency on NVIDIA's Vulkan driver (~64 KiB per SM), and every flush costs
+/// two barriers. Schedule choice, H200 at 4K (g4-g5), ms: sigma 2 NF 1 / 2 / 3 = 0.0995 /
+/// 0.0767 / 0.0868 (5 blocks); sigma 3 NF 2 / 3 / 4 = 0.0952 / 0.0871 / 0.0963 (1 block, 2
+/// for 4); sigma 4 NF 3 / 4 / 5 = 0.1055 / 0.1114 / 0.1199 (1 block).
+fn half_nf(r: u32) -> u32 {
+    if r <= 7 { 2 } else { 3 }
+}
+/// Blocks of K rows per workgroup: more rows per workgroup pay the window's priming (2R
+/// rows) less often, but fewer workgroups hide less latency, and one block measured best.
+/// Schedule choice, H200 at 4K (g5), ms: sigma 2 1 / 2 / 3 / 5 / 10 blocks = 0.0688 /
+/// 0.0715 / 0.0712 / 0.0767 / 0.0786 (g4-g5); sigma 3 1 / 2 = 0.0871 / 0.0898 (3 flushes).
+const HALF_NB: u32 = 1;
 
 /// The `half` schedule with every knob decided, for radius `r`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,8 +91,8 @@ impl HalfPlan {
         if r == 0 || r > MAX_HALF_RADIUS || wgx < 2 * r + 4 {
             return Err(Error::Graph(format!("gaussian_blur: the half schedule covers radius 1 to {MAX_HALF_RADIUS} (this one: {r}, {wgx} columns per workgroup)")));
         }
-        let nf = o.nf.unwrap_or(HALF_NF).min(k);
-        let nb = o.nb.unwrap_or((HALF_ROWS as f64 / k as f64).round().max(1.0) as u32);
+        let nf = o.nf.unwrap_or(half_nf(r)).min(k);
+        let nb = o.nb.unwrap_or(HALF_NB);
         Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / 4 * 4, nb, br: k.div_ceil(nf) })
     }
     fn key(&self, sigma: f32) -> String {
@@ -145,7 +155,7 @@ fn gen_taps(r: u32, at: impl Fn(u32) -> String) -> String {
 }
 
 /// The kernel's source for `plan` and the twin's weights `w`.
-fn half_source(plan: &HalfPlan, w: &[f32]) -> Result<String> {
+fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     let (r, k) = (plan.r, 2 * plan.r + 1);
     let consts = [("R", r), ("K", k), ("WGX", plan.wgx), ("TW", plan.tw), ("NB", plan.nb), ("BR", plan.br)];
     let s = specialize(&format!("enable f16;\n{WGSL}\n{HALF_WGSL}"), &consts)?;
@@ -158,7 +168,10 @@ fn half_source(plan: &HalfPlan, w: &[f32]) -> Result<String> {
     let mut block = String::new();
     for t in 0..k {
         block.push_str(&format!("        vbuf[{}u * BSTRIDE + col] = {};\n", t % plan.br, gen_taps(r, |j| format!("s{}", (t + j) % k))));
-        block.push_str(&format!("        s{} = load_c(i32(yb) + {});\n", t % k, t + r + 1));
+        // the last row's refill serves only a next block
+        if plan.nb > 1 || t + 1 < k {
+            block.push_str(&format!("        s{} = load_c(i32(yb) + {});\n", t % k, t + r + 1));
+        }
         if t % plan.br == plan.br - 1 || t == k - 1 {
             block.push_str(&format!("        h_flush(lid, x0, yb + {}u, {}u, yend);\n", t - t % plan.br, t % plan.br + 1));
         }
@@ -172,7 +185,12 @@ fn half_source(plan: &HalfPlan, w: &[f32]) -> Result<String> {
     for o in 0..4 {
         h.push_str(&format!("        let o{o} = {};\n", gen_taps(r, |j| format!("p{}", j + o))));
     }
-    replace_block(&s, "half_h", &h)
+    let s = replace_block(&s, "half_h", &h)?;
+    if !quads {
+        return Ok(s);
+    }
+    // rows start on 16-byte boundaries, and so do the tasks' 4 outputs (TW is a multiple of 4)
+    replace_block(&s, "half_store", "            if (x < gp.width) { dst4[(y * gp.width + x) / 4u] = vec4<u32>(out_pack16(o0), out_pack16(o1), out_pack16(o2), out_pack16(o3)); }\n")
 }
 
 /// Records the `half` schedule.
@@ -190,8 +208,9 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
     if plan.bytes() > limit {
         return Err(Error::Graph(format!("gaussian_blur: the half schedule needs {} bytes of workgroup memory, the device has {limit}", plan.bytes())));
     }
-    let mut kernel = Kernel::new(&plan.key(blur.sigma), &[], "half");
-    kernel.generated = Some(half_source(&plan, &w)?);
+    let quads = d.width.is_multiple_of(4);
+    let mut kernel = Kernel::new(&format!("{}.q{}", plan.key(blur.sigma), quads as u32), &[], "half");
+    kernel.generated = Some(half_source(&plan, &w, quads)?);
     let params = blur.params(d.width, d.height);
     let th = plan.nb * (2 * r + 1);
     // every buffer slot a flush reads was stored by the rows before it
@@ -213,7 +232,8 @@ mod tests {
             let w = weights(tenth as f32 / 10.0);
             assert!(half_applies(&w), "sigma {}: {}", tenth as f32 / 10.0, half_error_bound(&w));
         }
-        assert!(!half_applies(&weights(4.1)), "radius 13 is past MAX_HALF_RADIUS");
+        assert!(half_applies(&weights(4.6)));
+        assert!(!half_applies(&weights(4.7)), "radius 15 is past MAX_HALF_RADIUS");
     }
 
     #[test]
@@ -221,7 +241,7 @@ mod tests {
         for (sigma, o) in [(2.0f32, HalfOptions::default()), (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2) }), (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None })] {
             let w = weights(sigma);
             let plan = HalfPlan::new(super::super::radius(sigma), o).unwrap();
-            let src = half_source(&plan, &w).unwrap();
+            let src = half_source(&plan, &w, sigma > 1.0).unwrap();
             let m = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("sigma {sigma}: {}", e.emit_to_string(&src)));
             naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&m).unwrap_or_else(|e| panic!("sigma {sigma}: {e:?}"));
         }

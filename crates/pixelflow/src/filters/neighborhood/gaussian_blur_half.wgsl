@@ -16,7 +16,8 @@
 // column's K-row window, unpacked, in registers (slots s0 .. s{K-1}, row y - R + j in slot
 // (t + j) % K at the block's row t: the K rows of a block are unrolled so the rotation is
 // static), computes the vertical pass for one row, stores it into a buffer of BR rows in
-// workgroup memory and loads the row K below into the slot just freed. Every BR rows the
+// workgroup memory and loads the row K below into the slot just freed (one block per
+// workgroup measured fastest: more workgroups in flight). Every BR rows the
 // workgroup flushes the buffer: the horizontal pass, KH = 4 outputs per task (KH + 2R reads
 // from the buffer for 4 outputs), tasks spread over the invocations row-major so that the
 // stores of a row are consecutive. The vertical pass runs first (the twin's order is the
@@ -83,15 +84,20 @@ fn h_flush(lid: u32, x0: u32, yb: u32, n: u32, yend: u32) {
         // @generated-end half_h
         let x = x0 + seg * KH;
         if (y < yend) {
+            // @generated-begin half_store
             let base = y * gp.width + x;
             if (x < gp.width) { dst[base] = out_pack16(o0); }
             if (x + 1u < gp.width) { dst[base + 1u] = out_pack16(o1); }
             if (x + 2u < gp.width) { dst[base + 2u] = out_pack16(o2); }
             if (x + 3u < gp.width) { dst[base + 3u] = out_pack16(o3); }
+            // @generated-end half_store
         }
     }
     workgroupBarrier();
 }
+
+// The output as quads, for 16-byte stores when the width is a multiple of 4.
+@group(0) @binding(1) var<storage, read_write> dst4: array<vec4<u32>>;
 
 @compute @workgroup_size(WGX)
 fn half(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
