@@ -29,7 +29,7 @@ pub const MAX_HALF_RADIUS: u32 = 14;
 const HALF_MAX_ERROR: f64 = 0.9;
 
 /// Schedule knobs (`None`: the default). Named `half` followed by `_wg<N>` (invocations,
-/// that is columns, per workgroup: 64, 128 or 256), `_nf<N>` (buffer flushes per K rows)
+/// that is columns, per workgroup: 64, 96, 128, 160, 192 or 256), `_nf<N>` (buffer flushes per K rows)
 /// and `_nb<N>` (blocks of K rows per workgroup), e.g. `half_wg256_nf3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HalfOptions {
@@ -46,7 +46,7 @@ impl HalfOptions {
         for t in rest.split('_').filter(|t| !t.is_empty()) {
             let num = |p: &str| t.strip_prefix(p).and_then(|n| n.parse::<u32>().ok());
             match t {
-                _ if num("wg").is_some_and(|n| [64, 128, 256].contains(&n)) => o.wgx = num("wg"),
+                _ if num("wg").is_some_and(|n| [64, 96, 128, 160, 192, 256].contains(&n)) => o.wgx = num("wg"),
                 _ if num("nf").is_some_and(|n| (1..=8).contains(&n)) => o.nf = num("nf"),
                 _ if num("nb").is_some_and(|n| (1..=16).contains(&n)) => o.nb = num("nb"),
                 _ => return None,

@@ -59,12 +59,15 @@ fn load_c(y: i32) -> vec4<f16> {
     return vec4<f16>(vec4<f32>(rb.x, ga.x, rb.y, ga.y) - vec4<f32>(1152.0));
 }
 
-// Rounds to the nearest byte by float magic (1.5 * 2^23 + v holds round(v) in its low bits;
-// clamped first, so the add cannot be reassociated into the sums before it).
+// Rounds a centred value to the nearest byte in f16 itself: 1152 + c, for c clamped to
+// [-128, 127], lies in [1024, 1279], where f16's ulp is 1, so the add rounds to an integer
+// and the half's low 8 bits are the byte (clamped first, so the add cannot be reassociated
+// into the sums before it). The halves of R|B and G|A are then interleaved by masks.
 fn out_pack16(c: vec4<f16>) -> u32 {
-    let v = clamp(vec4<f32>(c) + vec4<f32>(128.0), vec4<f32>(0.0), vec4<f32>(255.0));
-    let m = bitcast<vec4<u32>>(v + vec4<f32>(12582912.0));
-    return (m.x & 0xFFu) | ((m.y & 0xFFu) << 8u) | ((m.z & 0xFFu) << 16u) | (m.w << 24u);
+    let v = vec4<f32>(clamp(c, vec4<f16>(-128.0h), vec4<f16>(127.0h)) + vec4<f16>(1152.0h));
+    let rb = pack2x16float(v.xz);
+    let ga = pack2x16float(v.yw);
+    return (rb & 0x00FF00FFu) | ((ga & 0x00FF00FFu) << 8u);
 }
 
 // The horizontal pass over buffer rows 0 .. n - 1 (image rows yb ..), between barriers.
