@@ -30,12 +30,14 @@ const HALF_MAX_ERROR: f64 = 0.9;
 
 /// Schedule knobs (`None`: the default). Named `half` followed by `_wg<N>` (invocations,
 /// that is columns, per workgroup: 64, 96, 128, 160, 192 or 256), `_nf<N>` (buffer flushes per K rows)
-/// and `_nb<N>` (blocks of K rows per workgroup), e.g. `half_wg256_nf3`.
+/// `_nb<N>` (blocks of K rows per workgroup) and `_kh<N>` (outputs per flush task, 4 or 8),
+/// e.g. `half_wg256_nf3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HalfOptions {
     pub wgx: Option<u32>,
     pub nf: Option<u32>,
     pub nb: Option<u32>,
+    pub kh: Option<u32>,
 }
 
 impl HalfOptions {
@@ -49,6 +51,7 @@ impl HalfOptions {
                 _ if num("wg").is_some_and(|n| [64, 96, 128, 160, 192, 256].contains(&n)) => o.wgx = num("wg"),
                 _ if num("nf").is_some_and(|n| (1..=8).contains(&n)) => o.nf = num("nf"),
                 _ if num("nb").is_some_and(|n| (1..=16).contains(&n)) => o.nb = num("nb"),
+                _ if num("kh").is_some_and(|n| [4, 8].contains(&n)) => o.kh = num("kh"),
                 _ => return None,
             }
         }
@@ -73,6 +76,9 @@ fn half_nf(r: u32) -> u32 {
 /// Schedule choice, H200 at 4K (g5), ms: sigma 2 1 / 2 / 3 / 5 / 10 blocks = 0.0688 /
 /// 0.0715 / 0.0712 / 0.0767 / 0.0786 (g4-g5); sigma 3 1 / 2 = 0.0871 / 0.0898 (3 flushes).
 const HALF_NB: u32 = 1;
+/// Outputs per flush task (KH + 2R buffer reads for KH outputs). Schedule choice: 4, to be
+/// compared with 8 on the H200.
+const HALF_KH: u32 = 4;
 
 /// The `half` schedule with every knob decided, for radius `r`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,21 +88,23 @@ struct HalfPlan {
     tw: u32,
     nb: u32,
     br: u32,
+    kh: u32,
 }
 
 impl HalfPlan {
     fn new(r: u32, o: HalfOptions) -> Result<Self> {
         let k = 2 * r + 1;
         let wgx = o.wgx.unwrap_or(HALF_WGX);
-        if r == 0 || r > MAX_HALF_RADIUS || wgx < 2 * r + 4 {
+        let kh = o.kh.unwrap_or(HALF_KH);
+        if r == 0 || r > MAX_HALF_RADIUS || wgx < 2 * r + kh {
             return Err(Error::Graph(format!("gaussian_blur: the half schedule covers radius 1 to {MAX_HALF_RADIUS} (this one: {r}, {wgx} columns per workgroup)")));
         }
         let nf = o.nf.unwrap_or(half_nf(r)).min(k);
         let nb = o.nb.unwrap_or(HALF_NB);
-        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / 4 * 4, nb, br: k.div_ceil(nf) })
+        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / kh * kh, nb, br: k.div_ceil(nf), kh })
     }
     fn key(&self, sigma: f32) -> String {
-        format!("gaussian_blur.half.s{:08x}.r{}.wg{}.nb{}.br{}", sigma.to_bits(), self.r, self.wgx, self.nb, self.br)
+        format!("gaussian_blur.half.s{:08x}.r{}.wg{}.nb{}.br{}.kh{}", sigma.to_bits(), self.r, self.wgx, self.nb, self.br, self.kh)
     }
     /// Workgroup memory of the vertical pass's buffer.
     fn bytes(&self) -> u64 {
@@ -157,20 +165,28 @@ fn gen_taps(r: u32, at: impl Fn(u32) -> String) -> String {
 /// The kernel's source for `plan` and the twin's weights `w`.
 fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     let (r, k) = (plan.r, 2 * plan.r + 1);
-    let consts = [("R", r), ("K", k), ("WGX", plan.wgx), ("TW", plan.tw), ("NB", plan.nb), ("BR", plan.br)];
+    let consts = [("R", r), ("K", k), ("WGX", plan.wgx), ("TW", plan.tw), ("NB", plan.nb), ("BR", plan.br), ("KH", plan.kh)];
     let s = specialize(&format!("enable f16;\n{WGSL}\n{HALF_WGSL}"), &consts)?;
     let weights: String = (0..=r).map(|j| format!("const W{j}: f16 = {};\n", f16_literal(w[(r + j) as usize]))).collect();
     let s = replace_block(&s, "half_weights", &weights)?;
-    let prime: String = (0..k).map(|j| format!("    var s{j} = load_c(i32(y0) - i32(R) + {j});\n")).collect();
+    // the window, then the rows that refill it in the first block (packed; all K of them
+    // only if a second block will refill from the last)
+    let refills = if plan.nb > 1 { k } else { k - 1 };
+    let mut prime: String = (0..k).map(|j| format!("    var s{j} = unpack_c(load_raw(i32(y0) - i32(R) + {j}));\n")).collect();
+    prime.extend((0..refills).map(|t| format!("    var q{t} = load_raw(i32(y0) + {});\n", r + 1 + t)));
     let s = replace_block(&s, "half_prime", &prime)?;
     // K rows unrolled: row t reads slots (t + j) % K, then refills slot t % K with row
     // t + R + 1; the buffer is flushed after every BR rows and after the block's last
     let mut block = String::new();
     for t in 0..k {
         block.push_str(&format!("        vbuf[{}u * BSTRIDE + col] = {};\n", t % plan.br, gen_taps(r, |j| format!("s{}", (t + j) % k))));
-        // the last row's refill serves only a next block
-        if plan.nb > 1 || t + 1 < k {
-            block.push_str(&format!("        s{} = load_c(i32(yb) + {});\n", t % k, t + r + 1));
+        // row t + R + 1 into the slot just used, loaded a block ahead; then the next block's
+        // (past the last block, a clamped load never used)
+        if t < refills {
+            block.push_str(&format!("        s{} = unpack_c(q{t});\n", t % k));
+        }
+        if plan.nb > 1 {
+            block.push_str(&format!("        q{t} = load_raw(i32(yb) + {});\n", k + r + 1 + t));
         }
         if t % plan.br == plan.br - 1 || t == k - 1 {
             block.push_str(&format!("        h_flush(lid, x0, yb + {}u, {}u, yend);\n", t - t % plan.br, t % plan.br + 1));
@@ -179,18 +195,27 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     let s = replace_block(&s, "half_block", &block)?;
     // the flush: KH + 2R buffer reads (one pad slot per 4 columns), 4 outputs
     let mut h = String::new();
-    for j in 0..4 + 2 * r {
+    let kh = plan.kh;
+    for j in 0..kh + 2 * r {
         h.push_str(&format!("        let p{j} = vbuf[b + {}u];\n", j + j / 4));
     }
-    for o in 0..4 {
+    for o in 0..kh {
         h.push_str(&format!("        let o{o} = {};\n", gen_taps(r, |j| format!("p{}", j + o))));
     }
     let s = replace_block(&s, "half_h", &h)?;
-    if !quads {
-        return Ok(s);
-    }
-    // rows start on 16-byte boundaries, and so do the tasks' 4 outputs (TW is a multiple of 4)
-    replace_block(&s, "half_store", "            if (x < gp.width) { dst4[(y * gp.width + x) / 4u] = vec4<u32>(out_pack16(o0), out_pack16(o1), out_pack16(o2), out_pack16(o3)); }\n")
+    let store: String = if quads {
+        // rows start on 16-byte boundaries, and so do the tasks' outputs (TW is a multiple of KH)
+        (0..kh / 4)
+            .map(|q| format!("            if (x + {}u < gp.width) {{ dst4[(y * gp.width + x) / 4u + {q}u] = vec4<u32>({}); }}\n", 4 * q, (0..4).map(|i| format!("out_pack16(o{})", 4 * q + i)).collect::<Vec<_>>().join(", ")))
+            .collect()
+    } else {
+        let mut st = String::from("            let base = y * gp.width + x;\n");
+        for o in 0..kh {
+            st.push_str(&format!("            if (x + {o}u < gp.width) {{ dst[base + {o}u] = out_pack16(o{o}); }}\n"));
+        }
+        st
+    };
+    replace_block(&s, "half_store", &store)
 }
 
 /// Records the `half` schedule.
@@ -238,7 +263,7 @@ mod tests {
 
     #[test]
     fn half_source_validates() {
-        for (sigma, o) in [(2.0f32, HalfOptions::default()), (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2) }), (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None })] {
+        for (sigma, o) in [(2.0f32, HalfOptions::default()), (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2), kh: Some(8) }), (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None, kh: None })] {
             let w = weights(sigma);
             let plan = HalfPlan::new(super::super::radius(sigma), o).unwrap();
             let src = half_source(&plan, &w, sigma > 1.0).unwrap();
@@ -250,7 +275,7 @@ mod tests {
     #[test]
     fn half_names_parse() {
         assert_eq!(HalfOptions::parse("half"), Some(HalfOptions::default()));
-        assert_eq!(HalfOptions::parse("half_wg256_nf3_nb2"), Some(HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2) }));
+        assert_eq!(HalfOptions::parse("half_wg256_nf3_nb2_kh8"), Some(HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: Some(8) }));
         assert_eq!(HalfOptions::parse("half_wg100"), None);
         assert_eq!(HalfOptions::parse("halfx"), None);
     }

@@ -16,10 +16,12 @@
 // column's K-row window, unpacked, in registers (slots s0 .. s{K-1}, row y - R + j in slot
 // (t + j) % K at the block's row t: the K rows of a block are unrolled so the rotation is
 // static), computes the vertical pass for one row, stores it into a buffer of BR rows in
-// workgroup memory and loads the row K below into the slot just freed (one block per
-// workgroup measured fastest: more workgroups in flight). Every BR rows the
-// workgroup flushes the buffer: the horizontal pass, KH = 4 outputs per task (KH + 2R reads
-// from the buffer for 4 outputs), tasks spread over the invocations row-major so that the
+// workgroup memory and unpacks the row K below into the slot just freed. Those rows are
+// loaded a block ahead (packed, q0 .. q{K-1}), so no row waits for a load issued one row
+// earlier; one block per workgroup measured fastest (more workgroups in flight), and then
+// every load is issued at the start. Every BR rows the
+// workgroup flushes the buffer: the horizontal pass, KH outputs per task (KH + 2R reads
+// from the buffer for KH outputs), tasks spread over the invocations row-major so that the
 // stores of a row are consecutive. The vertical pass runs first (the twin's order is the
 // other: the exact blur is separable, so this only moves where the rounding falls, which the
 // bound covers).
@@ -30,7 +32,7 @@ const WGX: u32 = 128u; // @specialize  invocations (columns) per workgroup
 const TW: u32 = 116u; // @specialize  output columns per workgroup: WGX - 2R, a multiple of 4
 const NB: u32 = 5u; // @specialize  blocks of K rows per workgroup
 const BR: u32 = 7u; // @specialize  rows of the vertical pass's buffer
-const KH: u32 = 4u;
+const KH: u32 = 4u; // @specialize  outputs per flush task, a multiple of 4
 const TPR: u32 = TW / KH;
 const TH: u32 = NB * K;
 // one pad slot per 4 columns: a flush's invocations read 4 columns apart, 8 bytes each
@@ -50,10 +52,14 @@ fn col_pad(c: u32) -> u32 {
     return c + c / 4u;
 }
 
-// Pixel (xcol, y), y clamped, as centred f16 samples (byte - 128, exact): the byte pairs
-// R|B and G|A become halves 1024 + byte (0x6400 | byte), converted exactly.
-fn load_c(y: i32) -> vec4<f16> {
-    let p = src[u32(clamp(y, 0, i32(gp.height) - 1)) * gp.width + xcol];
+// Pixel (xcol, y), y clamped, packed.
+fn load_raw(y: i32) -> u32 {
+    return src[u32(clamp(y, 0, i32(gp.height) - 1)) * gp.width + xcol];
+}
+
+// A packed pixel as centred f16 samples (byte - 128, exact): the byte pairs R|B and G|A
+// become halves 1024 + byte (0x6400 | byte), converted exactly.
+fn unpack_c(p: u32) -> vec4<f16> {
     let rb = unpack2x16float((p & 0x00FF00FFu) | 0x64006400u);
     let ga = unpack2x16float(((p >> 8u) & 0x00FF00FFu) | 0x64006400u);
     return vec4<f16>(vec4<f32>(rb.x, ga.x, rb.y, ga.y) - vec4<f32>(1152.0));
@@ -77,7 +83,7 @@ fn h_flush(lid: u32, x0: u32, yb: u32, n: u32, yend: u32) {
         let row = t / TPR;
         let seg = t - row * TPR;
         let y = yb + row;
-        let b = row * BSTRIDE + seg * 5u;
+        let b = row * BSTRIDE + col_pad(seg * KH);
         // @generated-begin half_h
         let p0 = vbuf[b];
         let o0 = p0;
