@@ -580,21 +580,22 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_v_only"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)", "gaussian_blur=decimate_up_only"),
         // the f16 direct filter (`half`, the default from session 6) and its shapes, against
-        // the f32 choice (fused tile, two passes)
+        // the f32 choice (fused tile, two passes) and f32 arithmetic in the same shape
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=f32"),
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_kh8"),
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_nb2"),
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_nb3"),
-        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_wg64"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_f32"),
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_wg96"),
+        ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_nb2"),
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)", "gaussian_blur=half_nf3"),
         ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=f32"),
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=half_kh8"),
+        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=half_f32"),
         ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=half_nb2"),
-        ("gaussian_blur s=3", "gaussian_blur(sigma=3)", "gaussian_blur=half_wg96"),
         ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=f32"),
-        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=half_kh8"),
+        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=tile"),
+        ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=half_f32"),
         ("gaussian_blur s=4", "gaussian_blur(sigma=4)", "gaussian_blur=half_nf4"),
+        ("gaussian_blur s=4.6", "gaussian_blur(sigma=4.6)", "gaussian_blur=f32"),
+        ("gaussian_blur s=4.6", "gaussian_blur(sigma=4.6)", "gaussian_blur=tile"),
+        ("gaussian_blur s=4.6", "gaussian_blur(sigma=4.6)", "gaussian_blur=half_f32"),
         // the column pass first (default from session 6) against the row pass first (`rf`)
         // at every node spacing of the targets' sigmas; row-pass B and node rows transposed
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=decimate_rf"),

@@ -161,7 +161,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>() }],
     test_inputs: None,
-    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "f32", "half_wg64_nf1_nb3"],
+    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "f32", "half_wg64_nf1_nb3", "half_f32"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per
@@ -472,7 +472,10 @@ impl Filter for GaussianBlur {
         let step = if r > MAX_FUSED_RADIUS { decimation_step(&self.weights()) } else { None };
         let decimate = |o: DecimateOptions| step.map(|_| Schedule::Decimate(o));
         // the f16 schedule where the device has f16 and its bound holds
-        let half = |o: HalfOptions| (rec.gpu().has_f16() && half_applies(&self.weights())).then_some(Schedule::Half(o));
+        let half = |o: HalfOptions| {
+            let applies = if o.f32 == Some(true) { r <= MAX_HALF_RADIUS } else { rec.gpu().has_f16() && half_applies(&self.weights()) };
+            applies.then_some(Schedule::Half(o))
+        };
         let forced = match name {
             None | Some("tile") => self.schedule,
             // the f32 choice without the f16 schedule (the default on devices without f16)

@@ -31,13 +31,15 @@ const HALF_MAX_ERROR: f64 = 0.9;
 /// Schedule knobs (`None`: the default). Named `half` followed by `_wg<N>` (invocations,
 /// that is columns, per workgroup: 64, 96, 128, 160, 192 or 256), `_nf<N>` (buffer flushes per K rows)
 /// `_nb<N>` (blocks of K rows per workgroup) and `_kh<N>` (outputs per flush task, 4 or 8),
-/// e.g. `half_wg256_nf3`.
+/// and `_f32` (f32 arithmetic in the same shape), e.g. `half_wg256_nf3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HalfOptions {
     pub wgx: Option<u32>,
     pub nf: Option<u32>,
     pub nb: Option<u32>,
     pub kh: Option<u32>,
+    /// f32 arithmetic in the same shape (no f16 needed, no bound beyond f32 rounding).
+    pub f32: Option<bool>,
 }
 
 impl HalfOptions {
@@ -52,6 +54,7 @@ impl HalfOptions {
                 _ if num("nf").is_some_and(|n| (1..=8).contains(&n)) => o.nf = num("nf"),
                 _ if num("nb").is_some_and(|n| (1..=16).contains(&n)) => o.nb = num("nb"),
                 _ if num("kh").is_some_and(|n| [4, 8].contains(&n)) => o.kh = num("kh"),
+                "f32" => o.f32 = Some(true),
                 _ => return None,
             }
         }
@@ -89,6 +92,7 @@ struct HalfPlan {
     nb: u32,
     br: u32,
     kh: u32,
+    f32: bool,
 }
 
 impl HalfPlan {
@@ -101,14 +105,14 @@ impl HalfPlan {
         }
         let nf = o.nf.unwrap_or(half_nf(r)).min(k);
         let nb = o.nb.unwrap_or(HALF_NB);
-        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / kh * kh, nb, br: k.div_ceil(nf), kh })
+        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / kh * kh, nb, br: k.div_ceil(nf), kh, f32: o.f32.unwrap_or(false) })
     }
     fn key(&self, sigma: f32) -> String {
-        format!("gaussian_blur.half.s{:08x}.r{}.wg{}.nb{}.br{}.kh{}", sigma.to_bits(), self.r, self.wgx, self.nb, self.br, self.kh)
+        format!("gaussian_blur.half.s{:08x}.r{}.wg{}.nb{}.br{}.kh{}.f{}", sigma.to_bits(), self.r, self.wgx, self.nb, self.br, self.kh, if self.f32 { 32 } else { 16 })
     }
     /// Workgroup memory of the vertical pass's buffer.
     fn bytes(&self) -> u64 {
-        8 * self.br as u64 * (self.wgx + self.wgx / 4 + 1) as u64
+        (if self.f32 { 16 } else { 8 }) * self.br as u64 * (self.wgx + self.wgx / 4 + 1) as u64
     }
 }
 
@@ -147,27 +151,37 @@ pub fn half_applies(w: &[f32]) -> bool {
     (w.len() / 2) as u32 <= MAX_HALF_RADIUS && half_error_bound(w) <= HALF_MAX_ERROR
 }
 
-/// An f16 literal for `v` (WGSL rounds it to the nearest f16).
-fn f16_literal(v: f32) -> String {
-    format!("{v:e}h")
+/// The `_f32` variant's sample type and conversions (see `half_types` in the WGSL).
+const F32_TYPES: &str = "alias V = vec4<f32>;
+fn unpack_c(p: u32) -> V {
+    return bytes4(p) - V(128.0);
 }
+fn out_pack_c(c: V) -> u32 {
+    let m = bitcast<vec4<u32>>(clamp(c + V(128.0), V(0.0), V(255.0)) + V(12582912.0));
+    return (m.x & 0xFFu) | ((m.y & 0xFFu) << 8u) | ((m.z & 0xFFu) << 16u) | (m.w << 24u);
+}
+";
 
 /// The sum of the taps of one output, outside in: `at(j)` names input j (0 ..= 2R, the
 /// output's centre at R).
 fn gen_taps(r: u32, at: impl Fn(u32) -> String) -> String {
     let mut e = format!("W{r} * ({} + {})", at(0), at(2 * r));
     for k in (1..r).rev() {
-        e = format!("fma(vec4<f16>(W{k}), {} + {}, {e})", at(r - k), at(r + k));
+        e = format!("fma(V(W{k}), {} + {}, {e})", at(r - k), at(r + k));
     }
-    format!("fma(vec4<f16>(W0), {}, {e})", at(r))
+    format!("fma(V(W0), {}, {e})", at(r))
 }
 
 /// The kernel's source for `plan` and the twin's weights `w`.
 fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     let (r, k) = (plan.r, 2 * plan.r + 1);
     let consts = [("R", r), ("K", k), ("WGX", plan.wgx), ("TW", plan.tw), ("NB", plan.nb), ("BR", plan.br), ("KH", plan.kh)];
-    let s = specialize(&format!("enable f16;\n{WGSL}\n{HALF_WGSL}"), &consts)?;
-    let weights: String = (0..=r).map(|j| format!("const W{j}: f16 = {};\n", f16_literal(w[(r + j) as usize]))).collect();
+    let enable = if plan.f32 { "" } else { "enable f16;\n" };
+    let s = specialize(&format!("{enable}{WGSL}\n{HALF_WGSL}"), &consts)?;
+    let s = if plan.f32 { replace_block(&s, "half_types", F32_TYPES)? } else { s };
+    // f16 literals: WGSL rounds them to the nearest f16
+    let (ty, suffix) = if plan.f32 { ("f32", "") } else { ("f16", "h") };
+    let weights: String = (0..=r).map(|j| format!("const W{j}: {ty} = {:e}{suffix};\n", w[(r + j) as usize])).collect();
     let s = replace_block(&s, "half_weights", &weights)?;
     // the window, then the rows that refill it in the first block (packed; all K of them
     // only if a second block will refill from the last)
@@ -206,12 +220,12 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     let store: String = if quads {
         // rows start on 16-byte boundaries, and so do the tasks' outputs (TW is a multiple of KH)
         (0..kh / 4)
-            .map(|q| format!("            if (x + {}u < gp.width) {{ dst4[(y * gp.width + x) / 4u + {q}u] = vec4<u32>({}); }}\n", 4 * q, (0..4).map(|i| format!("out_pack16(o{})", 4 * q + i)).collect::<Vec<_>>().join(", ")))
+            .map(|q| format!("            if (x + {}u < gp.width) {{ dst4[(y * gp.width + x) / 4u + {q}u] = vec4<u32>({}); }}\n", 4 * q, (0..4).map(|i| format!("out_pack_c(o{})", 4 * q + i)).collect::<Vec<_>>().join(", ")))
             .collect()
     } else {
         let mut st = String::from("            let base = y * gp.width + x;\n");
         for o in 0..kh {
-            st.push_str(&format!("            if (x + {o}u < gp.width) {{ dst[base + {o}u] = out_pack16(o{o}); }}\n"));
+            st.push_str(&format!("            if (x + {o}u < gp.width) {{ dst[base + {o}u] = out_pack_c(o{o}); }}\n"));
         }
         st
     };
@@ -222,13 +236,13 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
 pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, o: HalfOptions) -> Result<()> {
     let r = blur.radius();
     let w = blur.weights();
-    if !rec.gpu().has_f16() {
+    let plan = HalfPlan::new(r, o)?;
+    if !plan.f32 && !rec.gpu().has_f16() {
         return Err(Error::Graph("gaussian_blur: the half schedule needs a device with shader-f16".into()));
     }
-    if !half_applies(&w) {
+    if !plan.f32 && !half_applies(&w) {
         return Err(Error::Graph(format!("gaussian_blur: the half schedule's error bound does not hold at sigma {} ({:.3} levels)", blur.sigma, half_error_bound(&w))));
     }
-    let plan = HalfPlan::new(r, o)?;
     let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
     if plan.bytes() > limit {
         return Err(Error::Graph(format!("gaussian_blur: the half schedule needs {} bytes of workgroup memory, the device has {limit}", plan.bytes())));
@@ -263,7 +277,7 @@ mod tests {
 
     #[test]
     fn half_source_validates() {
-        for (sigma, o) in [(2.0f32, HalfOptions::default()), (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2), kh: Some(8) }), (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None, kh: None })] {
+        for (sigma, o) in [(2.0f32, HalfOptions::default()), (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2), kh: Some(8), f32: None }), (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None, kh: None, f32: Some(true) })] {
             let w = weights(sigma);
             let plan = HalfPlan::new(super::super::radius(sigma), o).unwrap();
             let src = half_source(&plan, &w, sigma > 1.0).unwrap();
@@ -275,7 +289,7 @@ mod tests {
     #[test]
     fn half_names_parse() {
         assert_eq!(HalfOptions::parse("half"), Some(HalfOptions::default()));
-        assert_eq!(HalfOptions::parse("half_wg256_nf3_nb2_kh8"), Some(HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: Some(8) }));
+        assert_eq!(HalfOptions::parse("half_wg256_nf3_nb2_kh8"), Some(HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: Some(8), f32: None }));
         assert_eq!(HalfOptions::parse("half_wg100"), None);
         assert_eq!(HalfOptions::parse("halfx"), None);
     }

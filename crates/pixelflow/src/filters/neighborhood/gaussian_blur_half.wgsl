@@ -38,7 +38,32 @@ const TH: u32 = NB * K;
 // one pad slot per 4 columns: a flush's invocations read 4 columns apart, 8 bytes each
 const BSTRIDE: u32 = WGX + WGX / 4u + 1u;
 
-var<workgroup> vbuf: array<vec4<f16>, BR * BSTRIDE>;
+// The sample type (f16, or f32 in the `_f32` variant) and its conversions; replaced per
+// precision by gaussian_blur_half.rs.
+// @generated-begin half_types
+alias V = vec4<f16>;
+
+// A packed pixel as centred f16 samples (byte - 128, exact): the byte pairs R|B and G|A
+// become halves 1024 + byte (0x6400 | byte), converted exactly.
+fn unpack_c(p: u32) -> V {
+    let rb = unpack2x16float((p & 0x00FF00FFu) | 0x64006400u);
+    let ga = unpack2x16float(((p >> 8u) & 0x00FF00FFu) | 0x64006400u);
+    return V(vec4<f32>(rb.x, ga.x, rb.y, ga.y) - vec4<f32>(1152.0));
+}
+
+// Rounds a centred value to the nearest byte in f16 itself: 1152 + c, for c clamped to
+// [-128, 127], lies in [1024, 1279], where f16's ulp is 1, so the add rounds to an integer
+// and the half's low 8 bits are the byte (clamped first, so the add cannot be reassociated
+// into the sums before it). The halves of R|B and G|A are then interleaved by masks.
+fn out_pack_c(c: V) -> u32 {
+    let v = vec4<f32>(clamp(c, V(-128.0h), V(127.0h)) + V(1152.0h));
+    let rb = pack2x16float(v.xz);
+    let ga = pack2x16float(v.yw);
+    return (rb & 0x00FF00FFu) | ((ga & 0x00FF00FFu) << 8u);
+}
+// @generated-end half_types
+
+var<workgroup> vbuf: array<V, BR * BSTRIDE>;
 
 // The weights as f16 constants: W0 the centre, Wk the two taps k away.
 // @generated-begin half_weights
@@ -55,25 +80,6 @@ fn col_pad(c: u32) -> u32 {
 // Pixel (xcol, y), y clamped, packed.
 fn load_raw(y: i32) -> u32 {
     return src[u32(clamp(y, 0, i32(gp.height) - 1)) * gp.width + xcol];
-}
-
-// A packed pixel as centred f16 samples (byte - 128, exact): the byte pairs R|B and G|A
-// become halves 1024 + byte (0x6400 | byte), converted exactly.
-fn unpack_c(p: u32) -> vec4<f16> {
-    let rb = unpack2x16float((p & 0x00FF00FFu) | 0x64006400u);
-    let ga = unpack2x16float(((p >> 8u) & 0x00FF00FFu) | 0x64006400u);
-    return vec4<f16>(vec4<f32>(rb.x, ga.x, rb.y, ga.y) - vec4<f32>(1152.0));
-}
-
-// Rounds a centred value to the nearest byte in f16 itself: 1152 + c, for c clamped to
-// [-128, 127], lies in [1024, 1279], where f16's ulp is 1, so the add rounds to an integer
-// and the half's low 8 bits are the byte (clamped first, so the add cannot be reassociated
-// into the sums before it). The halves of R|B and G|A are then interleaved by masks.
-fn out_pack16(c: vec4<f16>) -> u32 {
-    let v = vec4<f32>(clamp(c, vec4<f16>(-128.0h), vec4<f16>(127.0h)) + vec4<f16>(1152.0h));
-    let rb = pack2x16float(v.xz);
-    let ga = pack2x16float(v.yw);
-    return (rb & 0x00FF00FFu) | ((ga & 0x00FF00FFu) << 8u);
 }
 
 // The horizontal pass over buffer rows 0 .. n - 1 (image rows yb ..), between barriers.
@@ -95,10 +101,10 @@ fn h_flush(lid: u32, x0: u32, yb: u32, n: u32, yend: u32) {
         if (y < yend) {
             // @generated-begin half_store
             let base = y * gp.width + x;
-            if (x < gp.width) { dst[base] = out_pack16(o0); }
-            if (x + 1u < gp.width) { dst[base + 1u] = out_pack16(o1); }
-            if (x + 2u < gp.width) { dst[base + 2u] = out_pack16(o2); }
-            if (x + 3u < gp.width) { dst[base + 3u] = out_pack16(o3); }
+            if (x < gp.width) { dst[base] = out_pack_c(o0); }
+            if (x + 1u < gp.width) { dst[base + 1u] = out_pack_c(o1); }
+            if (x + 2u < gp.width) { dst[base + 2u] = out_pack_c(o2); }
+            if (x + 3u < gp.width) { dst[base + 3u] = out_pack_c(o3); }
             // @generated-end half_store
         }
     }
