@@ -34,7 +34,7 @@ mod decimate;
 pub use decimate::{cubic_weights, decimation_error_bound, decimation_step, DecimateOptions, NodeFormat, RowSource};
 #[path = "gaussian_blur_half.rs"]
 mod half;
-pub use half::{half_applies, half_error_bound, HalfOptions, MAX_HALF_RADIUS};
+pub use half::{half_applies, half_error_bound, half_fits, HalfOptions, HALF_F32_MAX_RADIUS, MAX_HALF_RADIUS};
 
 const WGSL: &str = include_str!("gaussian_blur.wgsl");
 const FUSED_WGSL: &str = include_str!("gaussian_blur_fused.wgsl");
@@ -448,9 +448,10 @@ impl Filter for GaussianBlur {
         let uniform = bytemuck::bytes_of(&params);
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
         // Variants (runtime::schedule): `tile` (the default: `half` in f16 up to sigma 4.6
-        // where the device has f16, else as `f32`), `f32` (fused tile up to radius 7, the
-        // decimated schedule from sigma ~5.1, two passes between, their row segment packed
-        // from WINDOW_PACKED_FROM), `half[_knobs]`, `decimate[_knobs]`, `twopass` and
+        // where the device has f16, else as `f32`), `f32` (`half_f32` up to radius 12, the
+        // fused tile where that does not fit (radius 7 at most), the decimated schedule from
+        // sigma ~5.1, two passes between, their row segment packed from
+        // WINDOW_PACKED_FROM), `half[_knobs]`, `decimate[_knobs]`, `twopass` and
         // `twopass_packed` (the register-blocked passes at every radius, row segment unpacked
         // or packed). One output per invocation (before run 15; 0.527 ms at σ=8 against the
         // window's 0.289) was removed, as was a 128-invocation row pass (slower). A sweep
@@ -474,12 +475,18 @@ impl Filter for GaussianBlur {
         // the f16 schedule where the device has f16 and its bound holds
         let half = |o: HalfOptions| {
             let applies = if o.f32 == Some(true) { r <= MAX_HALF_RADIUS } else { rec.gpu().has_f16() && half_applies(&self.weights()) };
-            applies.then_some(Schedule::Half(o))
+            (applies && half_fits(r, o, limit)).then_some(Schedule::Half(o))
+        };
+        // without f16: the same shape in f32 up to HALF_F32_MAX_RADIUS, then the fused tile
+        // (where the shape does not fit), the decimated schedule, the two passes
+        let f32_choice = || {
+            let half32 = if r <= HALF_F32_MAX_RADIUS { half(HalfOptions { f32: Some(true), ..Default::default() }) } else { None };
+            half32.or(choose_tile(r, limit).map(Schedule::Fused)).or(decimate(DecimateOptions::default())).unwrap_or(if r >= WINDOW_PACKED_FROM { Schedule::TwoPassPacked } else { Schedule::TwoPass })
         };
         let forced = match name {
             None | Some("tile") => self.schedule,
-            // the f32 choice without the f16 schedule (the default on devices without f16)
-            Some("f32") => self.schedule.or(choose_tile(r, limit).map(Schedule::Fused)).or(decimate(DecimateOptions::default())).or(Some(if r >= WINDOW_PACKED_FROM { Schedule::TwoPassPacked } else { Schedule::TwoPass })),
+            // the choice on devices without f16
+            Some("f32") => self.schedule.or(Some(f32_choice())),
             Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
             Some("twopass_packed") => self.schedule.or(Some(Schedule::TwoPassPacked)),
             Some(other) => match (parse_tile(other), DecimateOptions::parse(other), HalfOptions::parse(other)) {
@@ -497,15 +504,12 @@ impl Filter for GaussianBlur {
                 return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
             }
             Some(s) => s,
-            // f16 where it applies (sigma up to 4.6 on devices with shader-f16), then the
-            // fused tile, the decimated schedule, the two passes. Schedule choice, H200 at 4K
-            // (session 6, run g5): sigma 2 / 3 / 4 half 0.0688 / 0.0871 / 0.1055 ms against
-            // 0.1529 (fused tile) / 0.2020 / 0.2121 (two passes)
-            None => match (half(HalfOptions::default()), choose_tile(r, limit)) {
-                (Some(h), _) => h,
-                (None, Some(t)) => Schedule::Fused(t),
-                (None, None) => decimate(DecimateOptions::default()).unwrap_or(if r >= WINDOW_PACKED_FROM { Schedule::TwoPassPacked } else { Schedule::TwoPass }),
-            },
+            // f16 where it applies (sigma up to 4.6 on devices with shader-f16), else the f32
+            // choice. Schedule choice, H200 at 4K (session 6, run g8): sigma 2 / 3 / 4 / 4.6
+            // half 0.0593 / 0.0777 / 0.0947 / 0.1099 ms, half_f32 0.0983 / 0.1390 / 0.1593 /
+            // 0.2934, the previous choice 0.1529 (fused tile) / 0.2025 / 0.2120 / 0.2184 (two
+            // passes)
+            None => half(HalfOptions::default()).unwrap_or_else(f32_choice),
         };
         if let Schedule::Fused(t) = schedule {
             if t.tw * t.th != FUSED_WG * t.kv || t.tw % t.kh != 0 || t.th % t.kv != 0 {

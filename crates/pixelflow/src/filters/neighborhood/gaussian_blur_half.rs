@@ -151,6 +151,17 @@ pub fn half_applies(w: &[f32]) -> bool {
     (w.len() / 2) as u32 <= MAX_HALF_RADIUS && half_error_bound(w) <= HALF_MAX_ERROR
 }
 
+/// Largest radius at which the `_f32` variant is the default on devices without f16: past
+/// it the two-pass kernels are faster. Schedule choice, H200 at 4K (session 6, run g8), ms:
+/// radius 6 / 9 / 12 / 14 `half_f32` 0.0983 / 0.1390 / 0.1593 / 0.2934 against the f32
+/// choice before it (fused tile, then two passes) 0.1529 / 0.2025 / 0.2120 / 0.2184.
+pub const HALF_F32_MAX_RADIUS: u32 = 12;
+
+/// Whether the schedule `o` fits the device's workgroup memory (`limit` bytes) at radius `r`.
+pub fn half_fits(r: u32, o: HalfOptions, limit: u64) -> bool {
+    HalfPlan::new(r, o).is_ok_and(|p| p.bytes() <= limit)
+}
+
 /// The `_f32` variant's sample type and conversions (see `half_types` in the WGSL).
 const F32_TYPES: &str = "alias V = vec4<f32>;
 fn unpack_c(p: u32) -> V {
