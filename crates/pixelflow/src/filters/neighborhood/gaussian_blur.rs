@@ -7,9 +7,14 @@
 //! first, then vertical, in f32 with no intermediate rounding; the result is rounded half up
 //! as `pack4x8unorm` does.
 //!
-//! GPU: a fused tiled kernel (tile + halo in workgroup memory; per channel, horizontal pass
-//! into workgroup memory, vertical pass from it; RGBA8 straight to the output) up to radius
-//! `MAX_FUSED_RADIUS`. Beyond, from sigma ~5.1, the decimated schedule
+//! GPU: up to sigma 4.6 (radius 14), on devices with f16, the direct filter in f16 arithmetic
+//! (`gaussian_blur_half.wgsl`: each invocation walks one column with its vertical window in
+//! registers, the horizontal pass reads a few rows buffered in workgroup memory), within one
+//! level of the twin by a bound computed per sigma (`half_error_bound`); without f16 the same
+//! shape in f32 up to radius 12, and a fused tiled kernel (tile + halo in workgroup memory;
+//! per channel, horizontal pass into workgroup memory, vertical pass from it) where that shape
+//! does not fit the device's workgroup memory (up to radius `MAX_FUSED_RADIUS`). Beyond, from
+//! sigma ~5.1, the decimated schedule
 //! (`gaussian_blur_decimate.wgsl`): the exact blur at the nodes of a grid `decimation_step`
 //! pixels apart, cubic interpolation between them, with an error bound for any image
 //! computed per sigma (`decimation_error_bound`) and kept below one level. Where no
@@ -147,8 +152,10 @@ pub static DEF: FilterDef = FilterDef {
     summary: "Gaussian blur (separable, replicate-edge borders).",
     doc: "Kernel radius ceil(3*sigma) on each side; weights exp(-x^2/(2 sigma^2)) normalised to sum 1, computed once in f32 and shared by GPU and CPU. \
           Horizontal pass then vertical pass in f32 without intermediate rounding; the result is rounded half up like pack4x8unorm. \
-          Borders replicate the edge pixel. GPU: up to radius 7 one fused tiled kernel (tile + halo loaded once into workgroup memory, \
-          horizontal then vertical pass per channel through workgroup memory, no full-size intermediate). From sigma ~5.1 the exact blur is \
+          Borders replicate the edge pixel. GPU: up to sigma 4.6, on devices with f16, the direct filter in f16 arithmetic (one kernel: \
+          vertical pass in registers down each column, horizontal pass from rows buffered in workgroup memory); its error bound, computed \
+          for the sigma at hand and valid for any image, stays below 0.9 level (0.62 at sigma 2), so the output stays within one level of \
+          the twin's; without f16, the same kernel in f32 up to radius 12. From sigma ~5.1 the exact blur is \
           computed only at the nodes of a coarser grid (spacing 2 at sigma 5.1 up to 11 at sigma 32) and interpolated between them with \
           4-point cubics; the spacing is the largest whose error bound, computed for the sigma at hand and valid for any image, stays \
           below 0.8 level, so the output stays within one level of the twin's (documented tolerance; the twin stays the direct filter). \
