@@ -263,3 +263,28 @@ fn variant_ablations_run_one_pass_each() {
         }
     }
 }
+
+/// The one-pass `window` schedule (radius up to 3, RGBA8) at every radius it covers, on
+/// widths that are multiples of 4 (16-byte stores; the matrix above has the others), images
+/// narrower and wider than a workgroup's columns and shorter and taller than its rows.
+#[test]
+fn window_schedule_matches_cpu_with_quad_stores() {
+    use pixelflow::runtime::schedule;
+    let sizes = [(4, 1), (8, 3), (68, 43), (256, 17), (12, 70)];
+    for variant in ["window", "window_wg64_th5_br3"] {
+        for (i, &(w, h)) in sizes.iter().enumerate() {
+            let img = random_image(w, h, PixelFormat::Rgba8, 300 + i as u64);
+            for r in 1..=3u32 {
+                for name in ["dilation", "erosion"] {
+                    let o = vec![(name.to_string(), variant.to_string())];
+                    let (g, c) = if name == "dilation" {
+                        (schedule::with_overrides(&o, || run(&gpu_backend(), Dilation::new(r).unwrap(), &img)), run(&Backend::Cpu, Dilation::new(r).unwrap(), &img))
+                    } else {
+                        (schedule::with_overrides(&o, || run(&gpu_backend(), Erosion::new(r).unwrap(), &img)), run(&Backend::Cpu, Erosion::new(r).unwrap(), &img))
+                    };
+                    assert!(g == c, "{name} [{variant}] {w}x{h} r={r}");
+                }
+            }
+        }
+    }
+}

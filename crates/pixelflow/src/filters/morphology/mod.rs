@@ -8,6 +8,7 @@ pub mod dilation;
 pub mod erosion;
 pub mod opening;
 mod separable;
+mod window;
 
 pub use closing::Closing;
 pub use dilation::Dilation;

@@ -400,7 +400,7 @@ pub(crate) const COLS_ONLY: &str = "cols_only";
 /// Single-pass sweep shapes (a strip walked down, van Herk over a ring of rows in workgroup
 /// memory) measured slower than these two passes for r >= 4 on the H200 and were dropped
 /// (docs/perf-notes.md, run 10).
-pub(crate) const VARIANTS: &[&str] = &[TWOPASS, ROWS_ONLY, COLS_ONLY, WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM, WIDE_ROWS_ONLY, WIDE16_ROWS_ONLY, VSTREAM_COLS_ONLY];
+pub(crate) const VARIANTS: &[&str] = &[TWOPASS, WINDOW, ROWS_ONLY, COLS_ONLY, WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM, WIDE_ROWS_ONLY, WIDE16_ROWS_ONLY, VSTREAM_COLS_ONLY];
 
 /// `twopass` with row tiles of at least `WIDE_COLUMNS` block maxima per row (twice the
 /// default's 96, half as many rows per workgroup, same workgroup memory and invocations):
@@ -456,7 +456,11 @@ fn default_variant(radius: u32) -> Option<&'static str> {
 
 /// The variants besides the default, for `FilterDef::schedules` (the ablations above
 /// produce wrong images by design and are left out).
-pub(crate) const SCHEDULES: &[&str] = &[TWOPASS, WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM];
+pub(crate) const SCHEDULES: &[&str] = &[TWOPASS, WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM, WINDOW, "window_wg64_th5_br3"];
+
+/// One pass for small radii (`window.rs`): RGBA8 and radius up to
+/// `window::MAX_WINDOW_RADIUS`; elsewhere the schedule falls back to the default's.
+pub(crate) const WINDOW: &str = "window";
 
 /// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` picks
 /// for `filter` (its registry name): by default `twopass`, `wide` or `wide_vstream` by
@@ -473,7 +477,14 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
     let flip = if op == Op::Min { u32::MAX } else { 0 };
     let params = MorphParams { width: d.width, height: d.height, words_per_row, flip };
     let variant = crate::runtime::schedule::get(filter);
-    match variant.as_deref().or(default_variant(radius)).unwrap_or(TWOPASS) {
+    let mut name = variant.as_deref().or(default_variant(radius)).unwrap_or(TWOPASS);
+    if let Some(o) = super::window::WindowOptions::parse(name) {
+        if !gray && radius <= super::window::MAX_WINDOW_RADIUS {
+            return super::window::record(rec, input, output, d, params, radius, o);
+        }
+        name = default_variant(radius).unwrap_or(TWOPASS);
+    }
+    match name {
         v @ (TWOPASS | WIDE | VSTREAM | WIDE_VSTREAM | WIDE16 | WIDE16_VSTREAM) => {
             let tmp = rec.temp(d.format.gpu_bytes(d.width, d.height));
             let shape = match v {
