@@ -632,14 +632,11 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("dilation 65x65", "dilation(radius=32)", "dilation=rows_only"),
         ("dilation 65x65", "dilation(radius=32)", "dilation=cols_only"),
         // morphology: one pass for small radii (`window`, session 6) and its shapes
-        ("dilation 3x3", "dilation(radius=1)", "dilation=window"),
-        ("dilation 3x3", "dilation(radius=1)", "dilation=window_th16"),
-        ("dilation 3x3", "dilation(radius=1)", "dilation=window_th64"),
-        ("dilation 3x3", "dilation(radius=1)", "dilation=window_br4"),
-        ("dilation 3x3", "dilation(radius=1)", "dilation=window_wg256"),
-        ("dilation 7x7", "dilation(radius=3)", "dilation=twopass"),
-        ("dilation 7x7", "dilation(radius=3)", "dilation=window"),
-        ("dilation 7x7", "dilation(radius=3)", "dilation=window_th64"),
+        // (the default at radius 1) against the two passes, and at radius 2
+        ("dilation 3x3", "dilation(radius=1)", "dilation=twopass"),
+        ("dilation 3x3", "dilation(radius=1)", "dilation=window_th32"),
+        ("dilation 5x5", "dilation(radius=2)", "dilation=twopass"),
+        ("dilation 5x5", "dilation(radius=2)", "dilation=window_th16"),
         // morphology: wider row tiles, blocks of up to 33 in the row pass, and the streaming
         // column pass (filters/morphology/separable.rs: WIDE, WIDE16, VSTREAM; the default
         // picks by radius), against `twopass`, the default before run g3

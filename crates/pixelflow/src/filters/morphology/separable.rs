@@ -445,14 +445,28 @@ const V_STREAM_CHUNK: u32 = 8;
 const WIDE_FROM: u32 = 12;
 const WIDE_VSTREAM_FROM: u32 = 24;
 
-/// The default schedule at `radius` (`None`: `twopass`).
+/// The default schedule at `radius` (`None`: `twopass`): the one-pass `window` (16 rows per
+/// workgroup) up to `WINDOW_UP_TO` for RGBA8, else the separable default.
 fn default_variant(radius: u32) -> Option<&'static str> {
+    if radius <= WINDOW_UP_TO { Some(WINDOW_DEFAULT) } else { separable_default(radius) }
+}
+
+/// The default among the separable (two-pass) schedules (`None`: `twopass`).
+fn separable_default(radius: u32) -> Option<&'static str> {
     match radius {
         r if r >= WIDE_VSTREAM_FROM => Some(WIDE_VSTREAM),
         r if r >= WIDE_FROM => Some(WIDE),
         _ => None,
     }
 }
+
+/// Largest radius where `window` is the default, and its shape there. Schedule choice, H200
+/// at 4K (session 6, run g9), ms: radius 1 window 0.0367 (16 rows per workgroup 0.0360, 64
+/// rows 0.0382, 4 rows per flush 0.0372, 256 columns 0.0416) against twopass 0.0532 (NPP's
+/// 3x3 dilate: 0.0514 in run 19); radius 3 window 0.0764 against twopass 0.0592 (2R per-byte
+/// maxima per pixel and pass against van Herk's ~3).
+const WINDOW_UP_TO: u32 = 1;
+const WINDOW_DEFAULT: &str = "window_th16";
 
 /// The variants besides the default, for `FilterDef::schedules` (the ablations above
 /// produce wrong images by design and are left out).
@@ -482,7 +496,7 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
         if !gray && radius <= super::window::MAX_WINDOW_RADIUS {
             return super::window::record(rec, input, output, d, params, radius, o);
         }
-        name = default_variant(radius).unwrap_or(TWOPASS);
+        name = separable_default(radius).unwrap_or(TWOPASS);
     }
     match name {
         v @ (TWOPASS | WIDE | VSTREAM | WIDE_VSTREAM | WIDE16 | WIDE16_VSTREAM) => {
