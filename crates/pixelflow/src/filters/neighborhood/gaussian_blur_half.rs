@@ -62,9 +62,11 @@ impl HalfOptions {
     }
 }
 
-/// Columns per workgroup. Schedule choice, H200 at 4K (session 6, runs g4-g5), ms: sigma 2
+/// Columns per workgroup. Schedule choice, H200 at 4K (session 6, runs g4-g7), ms: sigma 2
 /// 64 / 128 / 256 columns 0.0795 / 0.0767 / 0.0737 (5 blocks), 128 / 256 0.0688 / 0.0733 (1
-/// block); sigma 3 128 / 256 0.0871 / 0.0916 (1 block, 3 flushes).
+/// block); sigma 3 128 / 256 0.0871 / 0.0916 (1 block, 3 flushes); with today's kernel
+/// (g6-g7) sigma 2 64 / 96 / 128 / 160 / 192 = 0.0675 / 0.0589-0.0602 / 0.0593-0.0599 /
+/// 0.0606 / 0.0620, sigma 3 128 / 160 / 192 = 0.0774-0.0780 / 0.0781 / 0.0796.
 const HALF_WGX: u32 = 128;
 /// Buffer flushes per K rows by radius: the buffer of ceil(K / NF) rows is workgroup memory,
 /// which limits residency on NVIDIA's Vulkan driver (~64 KiB per SM), and every flush costs
@@ -79,8 +81,9 @@ fn half_nf(r: u32) -> u32 {
 /// Schedule choice, H200 at 4K (g5), ms: sigma 2 1 / 2 / 3 / 5 / 10 blocks = 0.0688 /
 /// 0.0715 / 0.0712 / 0.0767 / 0.0786 (g4-g5); sigma 3 1 / 2 = 0.0871 / 0.0898 (3 flushes).
 const HALF_NB: u32 = 1;
-/// Outputs per flush task (KH + 2R buffer reads for KH outputs). Schedule choice: 4, to be
-/// compared with 8 on the H200.
+/// Outputs per flush task (KH + 2R buffer reads for KH outputs; fewer tasks to spread over
+/// the invocations with more). Schedule choice, H200 at 4K (g7), ms: sigma 2 / 3 / 4 KH 4
+/// 0.0593 / 0.0774 / 0.0947 (g7-g8), KH 8 0.0609 / 0.0884 / 0.1040.
 const HALF_KH: u32 = 4;
 
 /// The `half` schedule with every knob decided, for radius `r`.
