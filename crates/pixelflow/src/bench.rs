@@ -636,7 +636,7 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("dilation 3x3", "dilation(radius=1)", "dilation=twopass"),
         ("dilation 3x3", "dilation(radius=1)", "dilation=window_th32"),
         ("dilation 5x5", "dilation(radius=2)", "dilation=twopass"),
-        ("dilation 5x5", "dilation(radius=2)", "dilation=window_th16"),
+        ("dilation 5x5", "dilation(radius=2)", "dilation=window"),
         // morphology: wider row tiles, blocks of up to 33 in the row pass, and the streaming
         // column pass (filters/morphology/separable.rs: WIDE, WIDE16, VSTREAM; the default
         // picks by radius), against `twopass`, the default before run g3

@@ -445,8 +445,8 @@ const V_STREAM_CHUNK: u32 = 8;
 const WIDE_FROM: u32 = 12;
 const WIDE_VSTREAM_FROM: u32 = 24;
 
-/// The default schedule at `radius` (`None`: `twopass`): the one-pass `window` (16 rows per
-/// workgroup) up to `WINDOW_UP_TO` for RGBA8, else the separable default.
+/// The default schedule at `radius` (`None`: `twopass`): the one-pass `window` up to
+/// `WINDOW_UP_TO` for RGBA8, else the separable default.
 fn default_variant(radius: u32) -> Option<&'static str> {
     if radius <= WINDOW_UP_TO { Some(WINDOW_DEFAULT) } else { separable_default(radius) }
 }
@@ -466,7 +466,7 @@ fn separable_default(radius: u32) -> Option<&'static str> {
 /// 3x3 dilate: 0.0514 in run 19); radius 3 window 0.0764 against twopass 0.0592 (2R per-byte
 /// maxima per pixel and pass against van Herk's ~3).
 const WINDOW_UP_TO: u32 = 1;
-const WINDOW_DEFAULT: &str = "window_th16";
+const WINDOW_DEFAULT: &str = WINDOW;
 
 /// The variants besides the default, for `FilterDef::schedules` (the ablations above
 /// produce wrong images by design and are left out).

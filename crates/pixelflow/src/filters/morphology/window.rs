@@ -44,10 +44,9 @@ impl WindowOptions {
 
 /// Columns per workgroup, rows per workgroup, buffered rows per flush. Schedule choice,
 /// H200 at 4K (session 6, run g9), radius 1, ms: 128 columns, 32 rows, 8 per flush 0.0367;
-/// 16 / 64 rows 0.0360 / 0.0382; 4 per flush 0.0372; 256 columns 0.0416. `separable.rs`
-/// defaults to 16 rows (`WINDOW_DEFAULT`); the name `window` keeps these.
+/// 16 / 64 rows 0.0360 / 0.0382; 4 per flush 0.0372; 256 columns 0.0416.
 const WINDOW_WGX: u32 = 128;
-const WINDOW_TH: u32 = 32;
+const WINDOW_TH: u32 = 16;
 const WINDOW_BR: u32 = 8;
 
 /// Per-byte maximum of the words `names` (`max4` folded left to right).
