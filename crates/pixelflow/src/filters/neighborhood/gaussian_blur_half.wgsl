@@ -43,22 +43,24 @@ const BSTRIDE: u32 = WGX + WGX / 4u + 1u;
 // @generated-begin half_types
 alias V = vec4<f16>;
 
-// A packed pixel as centred f16 samples (byte - 128, exact): the byte pairs R|B and G|A
-// become halves 1024 + byte (0x6400 | byte), converted exactly.
+// A packed pixel as centred f16 samples (byte - 128, exact), in the order R, B, G, A (the
+// arithmetic is per channel, and this order keeps each word's halves where they are): the
+// byte pairs R|B and G|A become halves 1024 + byte (0x6400 | byte), whose conversion to f32
+// and back is exact (a compiler may drop it), then 1152 is subtracted in f16, exactly.
 fn unpack_c(p: u32) -> V {
     let rb = unpack2x16float((p & 0x00FF00FFu) | 0x64006400u);
     let ga = unpack2x16float(((p >> 8u) & 0x00FF00FFu) | 0x64006400u);
-    return V(vec4<f32>(rb.x, ga.x, rb.y, ga.y) - vec4<f32>(1152.0));
+    return V(vec4<f32>(rb, ga)) - V(1152.0h);
 }
 
-// Rounds a centred value to the nearest byte in f16 itself: 1152 + c, for c clamped to
-// [-128, 127], lies in [1024, 1279], where f16's ulp is 1, so the add rounds to an integer
-// and the half's low 8 bits are the byte (clamped first, so the add cannot be reassociated
-// into the sums before it). The halves of R|B and G|A are then interleaved by masks.
+// Rounds a centred value (R, B, G, A) to the nearest byte in f16 itself: 1152 + c, for c
+// clamped to [-128, 127], lies in [1024, 1279], where f16's ulp is 1, so the add rounds to an
+// integer and the half's low 8 bits are the byte (clamped first, so the add cannot be
+// reassociated into the sums before it). The halves of R|B and G|A are then interleaved.
 fn out_pack_c(c: V) -> u32 {
     let v = vec4<f32>(clamp(c, V(-128.0h), V(127.0h)) + V(1152.0h));
-    let rb = pack2x16float(v.xz);
-    let ga = pack2x16float(v.yw);
+    let rb = pack2x16float(v.xy);
+    let ga = pack2x16float(v.zw);
     return (rb & 0x00FF00FFu) | ((ga & 0x00FF00FFu) << 8u);
 }
 // @generated-end half_types
