@@ -39,20 +39,27 @@ fn assert_clean_error(o: &Output, needle: &str) {
 
 #[test]
 fn apply_writes_the_output_and_matches_the_cpu() {
-    let out = tmp("edges.png");
-    let o = run(&["apply", sample().to_str().unwrap(), out.to_str().unwrap(), "--pipeline", "gaussian_blur(sigma=2) | sobel_edge_detection", "--timings"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("gaussian_blur"), "timings table missing: {}", stderr(&o));
-    let gpu = image::open(&out).unwrap().to_rgba8();
-    assert_eq!(gpu.dimensions(), (384, 256));
     let out_cpu = tmp("edges_cpu.png");
     let o = run(&["--cpu", "apply", sample().to_str().unwrap(), out_cpu.to_str().unwrap(), "-p", "gaussian_blur(sigma=2) | sobel_edge_detection"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let cpu = image::open(&out_cpu).unwrap().to_rgba8();
-    let diff = gpu.as_raw().iter().zip(cpu.as_raw()).map(|(a, b)| (*a as i32 - *b as i32).abs()).max().unwrap();
-    assert!(diff <= 2, "GPU and CPU outputs differ by {diff}");
-    // the edges image is not blank
-    assert!(gpu.pixels().any(|p| p[0] > 50));
+    // The blur's f32 schedules compute the twin's sums (only a rounding can flip), so the
+    // chain stays within 2 levels. The default f16 schedule may differ from the twin by one
+    // level at any sample (its documented bound), and Sobel's gradients (coefficients summing
+    // to 8 in each direction) can turn that into 8 * sqrt(2) = 11.3 levels, plus one of its
+    // own rounding.
+    for (schedule, tolerance) in [("gaussian_blur=f32", 2), ("", 12)] {
+        let out = tmp(&format!("edges{}.png", schedule.len()));
+        let o = bin().env("PIXELFLOW_SCHEDULE", schedule).args(["apply", sample().to_str().unwrap(), out.to_str().unwrap(), "--pipeline", "gaussian_blur(sigma=2) | sobel_edge_detection", "--timings"]).output().expect("binary runs");
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("gaussian_blur"), "timings table missing: {}", stderr(&o));
+        let gpu = image::open(&out).unwrap().to_rgba8();
+        assert_eq!(gpu.dimensions(), (384, 256));
+        let diff = gpu.as_raw().iter().zip(cpu.as_raw()).map(|(a, b)| (*a as i32 - *b as i32).abs()).max().unwrap();
+        assert!(diff <= tolerance, "[{schedule}] GPU and CPU outputs differ by {diff}");
+        // the edges image is not blank
+        assert!(gpu.pixels().any(|p| p[0] > 50));
+    }
 }
 
 #[test]
