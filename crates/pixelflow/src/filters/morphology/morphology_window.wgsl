@@ -8,8 +8,6 @@
 // their per-byte maximum for each row and stores it in a buffer of BR rows in workgroup
 // memory; every BR rows the workgroup flushes the buffer: 4 consecutive outputs per task, the
 // maximum of their 2R + 4 buffered neighbours, one 16-byte store where the width allows.
-// At radius 1, neighbouring outputs share a pairwise maximum (rows two at a time, and the
-// flush's 4 outputs from 6 inputs): 3 `max4` per pixel instead of 4.
 // Erosion: samples XORed with `flip` on load and on store (max of inverted = inverted min).
 
 const R: u32 = 1u; // @specialize  radius
@@ -75,14 +73,14 @@ fn window(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index
     // @generated-end w_prime
     for (var yb = 0u; yb < rows; yb += BR) {
         let n = min(BR, rows - yb);
-        // @generated-begin w_rows
         for (var t = 0u; t < n; t++) {
+            // @generated-begin w_v
             s2 = w_load(xc, i32(y0 + yb + t) + 1);
             vbuf[t * BSTRIDE + col] = max4(max4(s0, s1), s2);
             s0 = s1;
             s1 = s2;
+            // @generated-end w_v
         }
-        // @generated-end w_rows
         w_flush(lid, x0, y0 + yb, n);
     }
 }

@@ -64,48 +64,17 @@ fn source(r: u32, wgx: u32, th: u32, br: u32, quads: bool) -> Result<String> {
     let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &consts)?;
     let k = 2 * r + 1;
     let mut prime: String = (0..k - 1).map(|j| format!("    var s{j} = w_load(xc, i32(y0) - {r} + {j});\n")).collect();
-    if r > 1 {
-        prime.push_str(&format!("    var s{} = 0u;\n", k - 1));
-    }
+    prime.push_str(&format!("    var s{} = 0u;\n", k - 1));
     let s = replace_block(&s, "w_prime", &prime)?;
-    let rows = if r == 1 {
-        // two rows at a time share max(row t, row t + 1); an odd last row alone
-        String::from(
-            "        var t = 0u;
-        for (; t + 1u < n; t += 2u) {
-            let n1 = w_load(xc, i32(y0 + yb + t) + 1);
-            let n2 = w_load(xc, i32(y0 + yb + t) + 2);
-            let q = max4(s1, n1);
-            vbuf[t * BSTRIDE + col] = max4(s0, q);
-            vbuf[(t + 1u) * BSTRIDE + col] = max4(q, n2);
-            s0 = n1;
-            s1 = n2;
-        }
-        if (t < n) {
-            let n1 = w_load(xc, i32(y0 + yb + t) + 1);
-            vbuf[t * BSTRIDE + col] = max4(max4(s0, s1), n1);
-            s0 = s1;
-            s1 = n1;
-        }
-",
-        )
-    } else {
-        let mut v = format!("        for (var t = 0u; t < n; t++) {{\n            s{} = w_load(xc, i32(y0 + yb + t) + {r});\n", k - 1);
-        v.push_str(&format!("            vbuf[t * BSTRIDE + col] = {};\n", fold_max(&(0..k).map(|j| format!("s{j}")).collect::<Vec<_>>())));
-        for j in 0..k - 1 {
-            v.push_str(&format!("            s{j} = s{};\n", j + 1));
-        }
-        v + "        }\n"
-    };
-    let s = replace_block(&s, "w_rows", &rows)?;
+    let mut v = format!("            s{} = w_load(xc, i32(y0 + yb + t) + {r});\n", k - 1);
+    v.push_str(&format!("            vbuf[t * BSTRIDE + col] = {};\n", fold_max(&(0..k).map(|j| format!("s{j}")).collect::<Vec<_>>())));
+    for j in 0..k - 1 {
+        v.push_str(&format!("            s{j} = s{};\n", j + 1));
+    }
+    let s = replace_block(&s, "w_v", &v)?;
     let mut h: String = (0..4 + 2 * r).map(|j| format!("        let p{j} = vbuf[b + {}u];\n", j + j / 4)).collect();
-    if r == 1 {
-        // 4 outputs of width 3 from 6 inputs: max(p1, p2) and max(p3, p4) each serve two
-        h.push_str("        let a = max4(p1, p2);\n        let c = max4(p3, p4);\n        let o0 = max4(p0, a);\n        let o1 = max4(a, p3);\n        let o2 = max4(p2, c);\n        let o3 = max4(c, p5);\n");
-    } else {
-        for o in 0..4 {
-            h.push_str(&format!("        let o{o} = {};\n", fold_max(&(o..o + k).map(|j| format!("p{j}")).collect::<Vec<_>>())));
-        }
+    for o in 0..4 {
+        h.push_str(&format!("        let o{o} = {};\n", fold_max(&(o..o + k).map(|j| format!("p{j}")).collect::<Vec<_>>())));
     }
     let s = replace_block(&s, "w_h", &h)?;
     if !quads {
