@@ -5,7 +5,7 @@
 // CPU twin: `blur_cpu` in gaussian_blur.rs.
 //
 // This file holds the uniform, bindings and helpers; the kernels are appended to it:
-// Two strategies (gaussian_blur.rs picks one):
+// The strategies (gaussian_blur.rs picks one):
 // - `fused` (gaussian_blur_fused.wgsl): one workgroup per output tile; the tile plus its halo is loaded once into
 //   workgroup memory, then per channel the horizontal pass writes f32 rows into workgroup
 //   memory and the vertical pass reads them; RGBA8 goes straight to the output. No
@@ -15,8 +15,11 @@
 // - `window_h` + `window_v` (gaussian_blur_window.wgsl, appended to this file): two
 //   register-blocked passes through an Rgba32F temporary, for larger radii.
 // - `decim_h` + `decim_v` + `decim_up` (gaussian_blur_decimate.wgsl): the exact blur at the
-//   nodes of a coarser grid, cubic interpolation between them, for large sigma. Separate files,
-//   so that each module declares only its own kernel's workgroup variables.
+//   nodes of a coarser grid, cubic interpolation between them, for large sigma.
+// - `half` (gaussian_blur_half.wgsl): the direct filter in f16 (or f32) arithmetic, each
+//   column's vertical window in registers, the horizontal pass from rows buffered in
+//   workgroup memory; the default for small sigma.
+// Separate files, so that each module declares only its own kernel's workgroup variables.
 
 struct GaussianBlurParams {
     width: u32,
