@@ -31,7 +31,8 @@ const HALF_MAX_ERROR: f64 = 0.9;
 /// Schedule knobs (`None`: the default). Named `half` followed by `_wg<N>` (invocations,
 /// that is columns, per workgroup: 64, 96, 128, 160, 192 or 256), `_nf<N>` (buffer flushes per K rows)
 /// `_nb<N>` (blocks of K rows per workgroup) and `_kh<N>` (outputs per flush task, 4 or 8),
-/// and `_f32` (f32 arithmetic in the same shape), e.g. `half_wg256_nf3`.
+/// `_f32` (f32 arithmetic in the same shape) and `_late` (refills loaded one row before
+/// use), e.g. `half_wg256_nf3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HalfOptions {
     pub wgx: Option<u32>,
@@ -40,6 +41,10 @@ pub struct HalfOptions {
     pub kh: Option<u32>,
     /// f32 arithmetic in the same shape (no f16 needed, no bound beyond f32 rounding).
     pub f32: Option<bool>,
+    /// The window's refills loaded one row before use (`late`) instead of a block ahead:
+    /// fewer live registers. H200 at 4K (session 6, run g12), ms, sigma 2 / 3 / 4: 0.0536 /
+    /// 0.0678 / 0.0876 against the default's 0.0525 / 0.0692 / 0.0901; not the default.
+    pub late: Option<bool>,
 }
 
 impl HalfOptions {
@@ -55,6 +60,7 @@ impl HalfOptions {
                 _ if num("nb").is_some_and(|n| (1..=16).contains(&n)) => o.nb = num("nb"),
                 _ if num("kh").is_some_and(|n| [4, 8].contains(&n)) => o.kh = num("kh"),
                 "f32" => o.f32 = Some(true),
+                "late" => o.late = Some(true),
                 _ => return None,
             }
         }
@@ -96,6 +102,7 @@ struct HalfPlan {
     br: u32,
     kh: u32,
     f32: bool,
+    late: bool,
 }
 
 impl HalfPlan {
@@ -108,10 +115,10 @@ impl HalfPlan {
         }
         let nf = o.nf.unwrap_or(half_nf(r)).min(k);
         let nb = o.nb.unwrap_or(HALF_NB);
-        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / kh * kh, nb, br: k.div_ceil(nf), kh, f32: o.f32.unwrap_or(false) })
+        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / kh * kh, nb, br: k.div_ceil(nf), kh, f32: o.f32.unwrap_or(false), late: o.late.unwrap_or(false) })
     }
     fn key(&self, sigma: f32) -> String {
-        format!("gaussian_blur.half.s{:08x}.r{}.wg{}.nb{}.br{}.kh{}.f{}", sigma.to_bits(), self.r, self.wgx, self.nb, self.br, self.kh, if self.f32 { 32 } else { 16 })
+        format!("gaussian_blur.half.s{:08x}.r{}.wg{}.nb{}.br{}.kh{}.f{}.l{}", sigma.to_bits(), self.r, self.wgx, self.nb, self.br, self.kh, if self.f32 { 32 } else { 16 }, self.late as u32)
     }
     /// Workgroup memory of the vertical pass's buffer.
     fn bytes(&self) -> u64 {
@@ -201,7 +208,9 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     // only if a second block will refill from the last)
     let refills = if plan.nb > 1 { k } else { k - 1 };
     let mut prime: String = (0..k).map(|j| format!("    var s{j} = unpack_c(load_raw(i32(y0) - i32(R) + {j}));\n")).collect();
-    prime.extend((0..refills).map(|t| format!("    var q{t} = load_raw(i32(y0) + {});\n", r + 1 + t)));
+    if !plan.late {
+        prime.extend((0..refills).map(|t| format!("    var q{t} = load_raw(i32(y0) + {});\n", r + 1 + t)));
+    }
     let s = replace_block(&s, "half_prime", &prime)?;
     // K rows unrolled: row t reads slots (t + j) % K, then refills slot t % K with row
     // t + R + 1; the buffer is flushed after every BR rows and after the block's last
@@ -210,15 +219,21 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
         block.push_str(&format!("        vbuf[{}u * BSTRIDE + col] = {};\n", t % plan.br, gen_taps(r, |j| format!("s{}", (t + j) % k))));
         // row t + R + 1 into the slot just used, loaded a block ahead; then the next block's
         // (past the last block, a clamped load never used)
+        if plan.late {
+            // `late`: loaded here, used by the next row
+            if plan.nb > 1 || t + 1 < k {
+                block.push_str(&format!("        s{} = unpack_c(load_raw(i32(yb) + {}));\n", t % k, t + r + 1));
+            }
+            continue_flush(&mut block, t, k, plan.br);
+            continue;
+        }
         if t < refills {
             block.push_str(&format!("        s{} = unpack_c(q{t});\n", t % k));
         }
         if plan.nb > 1 {
             block.push_str(&format!("        q{t} = load_raw(i32(yb) + {});\n", k + r + 1 + t));
         }
-        if t % plan.br == plan.br - 1 || t == k - 1 {
-            block.push_str(&format!("        h_flush(lid, x0, yb + {}u, {}u, yend);\n", t - t % plan.br, t % plan.br + 1));
-        }
+        continue_flush(&mut block, t, k, plan.br);
     }
     let s = replace_block(&s, "half_block", &block)?;
     // the flush: KH + 2R buffer reads (one pad slot per 4 columns), 4 outputs
@@ -244,6 +259,14 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
         st
     };
     replace_block(&s, "half_store", &store)
+}
+
+/// After row `t` of a block of `k`: the flush, when the buffer of `br` rows is full or the
+/// block ends.
+fn continue_flush(block: &mut String, t: u32, k: u32, br: u32) {
+    if t % br == br - 1 || t == k - 1 {
+        block.push_str(&format!("        h_flush(lid, x0, yb + {}u, {}u, yend);\n", t - t % br, t % br + 1));
+    }
 }
 
 /// Records the `half` schedule.
@@ -291,7 +314,7 @@ mod tests {
 
     #[test]
     fn half_source_validates() {
-        for (sigma, o) in [(2.0f32, HalfOptions::default()), (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2), kh: Some(8), f32: None }), (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None, kh: None, f32: Some(true) })] {
+        for (sigma, o) in [(2.0f32, HalfOptions::default()), (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2), kh: Some(8), f32: None, late: Some(true) }), (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None, kh: None, f32: Some(true), late: None })] {
             let w = weights(sigma);
             let plan = HalfPlan::new(super::super::radius(sigma), o).unwrap();
             let src = half_source(&plan, &w, sigma > 1.0).unwrap();
@@ -303,7 +326,7 @@ mod tests {
     #[test]
     fn half_names_parse() {
         assert_eq!(HalfOptions::parse("half"), Some(HalfOptions::default()));
-        assert_eq!(HalfOptions::parse("half_wg256_nf3_nb2_kh8"), Some(HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: Some(8), f32: None }));
+        assert_eq!(HalfOptions::parse("half_wg256_nf3_nb2_kh8"), Some(HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: Some(8), f32: None, late: None }));
         assert_eq!(HalfOptions::parse("half_wg100"), None);
         assert_eq!(HalfOptions::parse("halfx"), None);
     }
