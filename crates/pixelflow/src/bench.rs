@@ -649,6 +649,19 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("dilation 65x65", "dilation(radius=32)", "dilation=twopass"),
         ("dilation 65x65", "dilation(radius=32)", "dilation=wide"),
         ("dilation 65x65", "dilation(radius=32)", "dilation=wide16_vstream"),
+        // morphology in one pass (`onepass`, session 7: van Herk down the columns in
+        // registers, along the rows from workgroup memory) and its shapes
+        ("dilation 7x7", "dilation(radius=3)", "dilation=twopass"),
+        ("dilation 7x7", "dilation(radius=3)", "dilation=onepass"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=onepass"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=onepass_m2"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=onepass_m8"),
+        ("dilation 15x15", "dilation(radius=7)", "dilation=onepass_wg128"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=onepass"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=onepass_m1"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=onepass_m4"),
+        ("dilation 31x31", "dilation(radius=15)", "dilation=onepass_wg128"),
+        ("erosion 15x15", "erosion(radius=7)", "erosion=onepass"),
         // resize: the row-walking kernel with 8 rows per invocation and the previous default
         // (`quads`) against the default (`rows16`)
         ("resize 1080p->4K", "resize(scale=2)", "resize=rows"),

@@ -288,3 +288,36 @@ fn window_schedule_matches_cpu_with_quad_stores() {
         }
     }
 }
+
+/// The one-pass van Herk schedule (`onepass`, radius up to 16, RGBA8) against the CPU twin:
+/// widths with and without 16-byte stores, narrower and wider than a workgroup's columns,
+/// heights ending inside a block of 2r + 1 rows, inside the first block and past several
+/// workgroups of blocks, shapes with one and several blocks per workgroup.
+#[test]
+fn onepass_schedule_matches_cpu() {
+    use pixelflow::runtime::schedule;
+    let sizes = [(4, 1), (68, 43), (261, 37), (12, 70), (1, 23), (23, 1), (300, 9)];
+    let radii = [1u32, 2, 3, 5, 7, 8, 11, 15, 16];
+    let mut checked = 0;
+    for variant in ["onepass", "onepass_wg64_m1", "onepass_wg128_m3"] {
+        for (i, &(w, h)) in sizes.iter().enumerate() {
+            let img = random_image(w, h, PixelFormat::Rgba8, 500 + i as u64);
+            for &r in radii.iter().skip(i % 3).step_by(3) {
+                for name in ["dilation", "erosion"] {
+                    let o = vec![(name.to_string(), variant.to_string())];
+                    let (g, c) = if name == "dilation" {
+                        (schedule::with_overrides(&o, || run(&gpu_backend(), Dilation::new(r).unwrap(), &img)), run(&Backend::Cpu, Dilation::new(r).unwrap(), &img))
+                    } else {
+                        (schedule::with_overrides(&o, || run(&gpu_backend(), Erosion::new(r).unwrap(), &img)), run(&Backend::Cpu, Erosion::new(r).unwrap(), &img))
+                    };
+                    if g != c {
+                        let bad: Vec<(usize, u8, u8)> = g.as_u8().iter().zip(c.as_u8()).enumerate().filter(|(_, (a, b))| a != b).take(8).map(|(i, (a, b))| (i, *a, *b)).collect();
+                        panic!("{name} [{variant}] {w}x{h} r={r}: (index, gpu, cpu) {bad:?}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 3 * 2 * 21);
+}

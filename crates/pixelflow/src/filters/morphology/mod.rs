@@ -7,6 +7,7 @@ pub mod closing;
 pub mod dilation;
 pub mod erosion;
 pub mod opening;
+mod onepass;
 mod separable;
 mod window;
 

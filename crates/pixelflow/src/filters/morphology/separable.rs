@@ -309,7 +309,7 @@ fn van_herk(s: &mut String, k: u32, per_byte: bool, load: impl Fn(u32) -> String
 /// that use it, so ~K + chunk words are live rather than 2K-1 inputs plus K maxima. Same
 /// outputs and names; `store(t)` may add a line right after output t. The order is a hint:
 /// the driver's scheduler may reorder the loads.
-fn van_herk_stream(s: &mut String, k: u32, per_byte: bool, chunk: u32, load: impl Fn(u32) -> String, store: impl Fn(u32) -> Option<String>) {
+pub(super) fn van_herk_stream(s: &mut String, k: u32, per_byte: bool, chunk: u32, load: impl Fn(u32) -> String, store: impl Fn(u32) -> Option<String>) {
     for i in 0..k {
         *s += &format!("    let v{i} = {};\n", load(i));
     }
@@ -400,7 +400,7 @@ pub(crate) const COLS_ONLY: &str = "cols_only";
 /// Single-pass sweep shapes (a strip walked down, van Herk over a ring of rows in workgroup
 /// memory) measured slower than these two passes for r >= 4 on the H200 and were dropped
 /// (docs/perf-notes.md, run 10).
-pub(crate) const VARIANTS: &[&str] = &[TWOPASS, WINDOW, ROWS_ONLY, COLS_ONLY, WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM, WIDE_ROWS_ONLY, WIDE16_ROWS_ONLY, VSTREAM_COLS_ONLY];
+pub(crate) const VARIANTS: &[&str] = &[TWOPASS, WINDOW, ONEPASS, ROWS_ONLY, COLS_ONLY, WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM, WIDE_ROWS_ONLY, WIDE16_ROWS_ONLY, VSTREAM_COLS_ONLY];
 
 /// `twopass` with row tiles of at least `WIDE_COLUMNS` block maxima per row (twice the
 /// default's 96, half as many rows per workgroup, same workgroup memory and invocations):
@@ -470,7 +470,12 @@ const WINDOW_DEFAULT: &str = WINDOW;
 
 /// The variants besides the default, for `FilterDef::schedules` (the ablations above
 /// produce wrong images by design and are left out).
-pub(crate) const SCHEDULES: &[&str] = &[TWOPASS, WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM, WINDOW, "window_wg64_th5_br3"];
+pub(crate) const SCHEDULES: &[&str] = &[TWOPASS, WIDE, VSTREAM, WIDE_VSTREAM, WIDE16, WIDE16_VSTREAM, WINDOW, "window_wg64_th5_br3", ONEPASS, "onepass_wg64_m1"];
+
+/// One pass for radius up to `onepass::MAX_ONEPASS_RADIUS` on RGBA8 (`onepass.rs`): van
+/// Herk down the columns in registers and along the rows from workgroup memory; elsewhere
+/// the schedule falls back to the separable default.
+pub(crate) const ONEPASS: &str = "onepass";
 
 /// One pass for small radii (`window.rs`): RGBA8 and radius up to
 /// `window::MAX_WINDOW_RADIUS`; elsewhere the schedule falls back to the default's.
@@ -495,6 +500,12 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
     if let Some(o) = super::window::WindowOptions::parse(name) {
         if !gray && radius <= super::window::MAX_WINDOW_RADIUS {
             return super::window::record(rec, input, output, d, params, radius, o);
+        }
+        name = separable_default(radius).unwrap_or(TWOPASS);
+    }
+    if let Some(o) = super::onepass::OnepassOptions::parse(name) {
+        if !gray && radius <= super::onepass::MAX_ONEPASS_RADIUS {
+            return super::onepass::record(rec, input, output, d, params, radius, o);
         }
         name = separable_default(radius).unwrap_or(TWOPASS);
     }
