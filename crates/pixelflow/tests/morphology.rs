@@ -292,14 +292,16 @@ fn window_schedule_matches_cpu_with_quad_stores() {
 /// The one-pass van Herk schedule (`onepass`, radius up to 16, RGBA8) against the CPU twin:
 /// widths with and without 16-byte stores, narrower and wider than a workgroup's columns,
 /// heights ending inside a block of 2r + 1 rows, inside the first block and past several
-/// workgroups of blocks, shapes with one and several blocks per workgroup.
+/// workgroups of blocks, shapes with one and several blocks per workgroup, the column pass
+/// kept across flushes and reloaded (`nv`), row windows split (from radius 5 with `hb4`,
+/// from 9 by default) and whole (`hb16`).
 #[test]
 fn onepass_schedule_matches_cpu() {
     use pixelflow::runtime::schedule;
     let sizes = [(4, 1), (68, 43), (261, 37), (12, 70), (1, 23), (23, 1), (300, 9)];
     let radii = [1u32, 2, 3, 5, 7, 8, 11, 15, 16];
     let mut checked = 0;
-    for variant in ["onepass", "onepass_wg64_m1", "onepass_wg128_m3"] {
+    for variant in ["onepass", "onepass_wg64_m1", "onepass_wg128_m3_nv", "onepass_nv_hb4", "onepass_hb16"] {
         for (i, &(w, h)) in sizes.iter().enumerate() {
             let img = random_image(w, h, PixelFormat::Rgba8, 500 + i as u64);
             for &r in radii.iter().skip(i % 3).step_by(3) {
@@ -319,5 +321,5 @@ fn onepass_schedule_matches_cpu() {
             }
         }
     }
-    assert_eq!(checked, 3 * 2 * 21);
+    assert_eq!(checked, 5 * 2 * 21);
 }

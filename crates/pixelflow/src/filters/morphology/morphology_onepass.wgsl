@@ -16,10 +16,14 @@
 // of block c replace a. About 3 `max4` per output and 2K live words, whatever the radius.
 //
 // The K column maxima of a block go to the buffer, one row each; the flush then runs the
-// same van Herk along every buffered row: one task per (row, block of K buffer columns),
-// K outputs from the 2K - 1 words that cover them; once every task has read its inputs
-// (barrier) the outputs replace them in place, and the workgroup copies TW of each row out
-// with 16-byte stores where the width allows.
+// same van Herk along every buffered row: one task per (row, block of KH buffer columns),
+// KH window maxima from the 2KH - 1 words that cover them; once every task of a round has
+// read its inputs (barrier) the maxima replace them in place, and the workgroup copies TW
+// of each row out with 16-byte stores where the width allows. KH = K up to a block radius
+// of MAX_BLOCK (onepass.rs); past it the row window [j, j + 2R] is the union of two
+// windows of KH = 2RB + 1 starting at j and j + D (D = 2(R - RB)), and the copy-out takes
+// the maximum of the two (as the two-pass row tiles do). Rounds of G buffered rows keep
+// every task one invocation's.
 //
 // Erosion: samples XORed with `flip` on load and on store (max of inverted = inverted min).
 
@@ -28,8 +32,10 @@ const K: u32 = 3u; // @specialize  2R + 1
 const WGX: u32 = 128u; // @specialize  invocations (columns) per workgroup
 const TW: u32 = 124u; // @specialize  output columns per workgroup: <= WGX - 2R, a multiple of 4
 const M: u32 = 4u; // @specialize  blocks of K output rows per workgroup
-const NBX: u32 = 42u; // @specialize  row blocks per buffered row: ceil(TW / K)
-const BS: u32 = 136u; // @specialize  buffer row stride in words: >= WGX + 2R, tuned for banks
+const KH: u32 = 3u; // @specialize  row task block: 2RB + 1
+const NBX: u32 = 42u; // @specialize  row tasks per buffered row: ceil((TW + D) / KH)
+const G: u32 = 3u; // @specialize  buffered rows per round of row tasks
+const BS: u32 = 136u; // @specialize  buffer row stride in words, tuned for banks
 const TQ: u32 = TW / 4u;
 
 var<workgroup> hbuf: array<u32, K * BS>;
@@ -43,23 +49,26 @@ fn o_load(x: u32, y: i32) -> u32 {
 
 // The flush: buffer rows 0 .. n - 1 are image rows yb .., columns x0 - R ..
 fn o_flush(lid: u32, x0: u32, yb: u32, n: u32) {
-    workgroupBarrier();
-    // task (row, block): buffer columns block * K .. + 2K - 1; rows past n (and past K:
-    // WGX may exceed K * NBX) compute from stale words and store nothing
-    let row = min(lid / NBX, K - 1u);
-    let b = row * BS + (lid % NBX) * K;
-    // @generated-begin o_h
-    let o0 = hbuf[b];
-    let o1 = o0;
-    let o2 = o0;
-    // @generated-end o_h
-    workgroupBarrier();
-    if (lid < n * NBX) {
-        // @generated-begin o_back
-        hbuf[b] = o0;
-        hbuf[b + 1u] = o1;
-        hbuf[b + 2u] = o2;
-        // @generated-end o_back
+    for (var r0 = 0u; r0 < n; r0 += G) {
+        workgroupBarrier();
+        // task (row, block): buffer columns block * KH .. + 2KH - 1; rows past n (and past
+        // the round: WGX may exceed G * NBX) compute from stale words and store nothing
+        let tr = lid / NBX;
+        let row = min(r0 + min(tr, G - 1u), K - 1u);
+        let b = row * BS + (lid - tr * NBX) * KH;
+        // @generated-begin o_h
+        let o0 = hbuf[b];
+        let o1 = o0;
+        let o2 = o0;
+        // @generated-end o_h
+        workgroupBarrier();
+        if (tr < G && r0 + tr < n) {
+            // @generated-begin o_back
+            hbuf[b] = o0;
+            hbuf[b + 1u] = o1;
+            hbuf[b + 2u] = o2;
+            // @generated-end o_back
+        }
     }
     workgroupBarrier();
     for (var q = lid; q < n * TQ; q += WGX) {
@@ -68,13 +77,15 @@ fn o_flush(lid: u32, x0: u32, yb: u32, n: u32) {
         let x = x0 + c;
         let y = yb + qr;
         let i = qr * BS + c;
-        let o = vec4<u32>(hbuf[i], hbuf[i + 1u], hbuf[i + 2u], hbuf[i + 3u]) ^ vec4<u32>(params.flip);
+        // @generated-begin o_out
+        let o = vec4<u32>(hbuf[i], hbuf[i + 1u], hbuf[i + 2u], hbuf[i + 3u]);
+        // @generated-end o_out
         // @generated-begin o_store
         let base = y * params.words_per_row + x;
-        if (x < params.width) { dst[base] = o.x; }
-        if (x + 1u < params.width) { dst[base + 1u] = o.y; }
-        if (x + 2u < params.width) { dst[base + 2u] = o.z; }
-        if (x + 3u < params.width) { dst[base + 3u] = o.w; }
+        if (x < params.width) { dst[base] = o.x ^ params.flip; }
+        if (x + 1u < params.width) { dst[base + 1u] = o.y ^ params.flip; }
+        if (x + 2u < params.width) { dst[base + 2u] = o.z ^ params.flip; }
+        if (x + 3u < params.width) { dst[base + 3u] = o.w ^ params.flip; }
         // @generated-end o_store
     }
     workgroupBarrier();
