@@ -49,15 +49,17 @@ impl OnepassOptions {
     }
 }
 
-/// Columns per workgroup (halved while the buffer does not fit the device) and output rows
-/// per workgroup aimed for (M = round(ONEPASS_ROWS / K), at least 1). Schedule choice, not
-/// algorithm; to be measured (H200, 4K).
+/// Columns per workgroup (halved while the buffer does not fit the device), output rows per
+/// workgroup aimed for (M = round(ONEPASS_ROWS / K), at least 1), and the largest block
+/// radius of the row tasks before the row window is split in two (one more `max4` per
+/// output, in the copy-out). Schedule choices, H200 at 4K (session 7, runs m1-m3), x copy:
+/// 128 columns 2.61 / 4.01 at radius 7 / 15 against 256 columns' 2.49 / 3.95; radius 3 with
+/// 21 / 35 / 63 rows 2.03 / 2.14 / 2.38, radius 7 with 15 / 30 / 45 rows 2.59 / 2.40 / 2.45;
+/// the row window split (block radius 4 or 5 at radius 7, 6 or 8 at radius 11 and 15)
+/// 7-18% slower than whole blocks up to K = 31.
 const ONEPASS_WGX: u32 = 256;
-const ONEPASS_ROWS: u32 = 32;
-/// Largest block radius of the row tasks before the row window is split in two (one more
-/// `max4` per output, in the copy-out). Schedule choice, not algorithm: the two-pass row
-/// pass measured its straight-line blocks slower per pixel past K = 17 (H_MAX_BLOCK_RADIUS).
-const ONEPASS_MAX_BLOCK: u32 = 8;
+const ONEPASS_ROWS: u32 = 24;
+const ONEPASS_MAX_BLOCK: u32 = MAX_ONEPASS_RADIUS;
 
 /// The specialisation: radius, columns, blocks per workgroup, and what follows from them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -448,8 +448,22 @@ const WIDE_VSTREAM_FROM: u32 = 24;
 /// The default schedule at `radius` (`None`: `twopass`): the one-pass `window` up to
 /// `WINDOW_UP_TO` for RGBA8, else the separable default.
 fn default_variant(radius: u32) -> Option<&'static str> {
-    if radius <= WINDOW_UP_TO { Some(WINDOW_DEFAULT) } else { separable_default(radius) }
+    match radius {
+        r if r <= WINDOW_UP_TO => Some(WINDOW_DEFAULT),
+        r if r <= ONEPASS_UP_TO => Some(ONEPASS_DEFAULT),
+        r => separable_default(r),
+    }
 }
+
+/// Largest radius where `onepass` is the default (RGBA8), and its shape there. Schedule
+/// choice, H200 at 4K (session 7, runs m2 and m3), x copy: radius 2 / 3 / 5 / 7 onepass
+/// (column pass reloaded, `nv`) 2.12 / 2.03 (3 blocks per workgroup) / 2.28 / 2.40 against
+/// the two passes' 2.58 / 2.75 / 2.84 / 3.08; radius 11: 3.70 (row window whole) against
+/// `wide`'s 3.50; radius 15: 3.89 against `wide_vstream`'s 3.68. Keeping the column pass's
+/// suffix maxima across the flush (no `nv`) measured 2-9% slower, splitting the row
+/// window (`hb`) 7-18% slower.
+const ONEPASS_UP_TO: u32 = 9;
+const ONEPASS_DEFAULT: &str = "onepass_nv";
 
 /// The default among the separable (two-pass) schedules (`None`: `twopass`).
 fn separable_default(radius: u32) -> Option<&'static str> {
