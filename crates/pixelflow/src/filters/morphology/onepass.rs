@@ -49,17 +49,25 @@ impl OnepassOptions {
     }
 }
 
-/// Columns per workgroup (halved while the buffer does not fit the device), output rows per
-/// workgroup aimed for (M = round(ONEPASS_ROWS / K), at least 1), and the largest block
-/// radius of the row tasks before the row window is split in two (one more `max4` per
-/// output, in the copy-out). Schedule choices, H200 at 4K (session 7, runs m1-m3), x copy:
-/// 128 columns 2.61 / 4.01 at radius 7 / 15 against 256 columns' 2.49 / 3.95; radius 3 with
-/// 21 / 35 / 63 rows 2.03 / 2.14 / 2.38, radius 7 with 15 / 30 / 45 rows 2.59 / 2.40 / 2.45;
-/// the row window split (block radius 4 or 5 at radius 7, 6 or 8 at radius 11 and 15)
-/// 7-18% slower than whole blocks up to K = 31.
+/// Columns per workgroup (halved while the buffer does not fit the device), blocks of K
+/// rows per workgroup (`blocks_per_workgroup`), and the largest block radius of the row
+/// tasks before the row window is split in two (one more `max4` per output, in the
+/// copy-out). Schedule choices, H200 at 4K (session 7, runs m1-m3 and 22), x copy: 128
+/// columns 2.61 / 4.01 at radius 7 / 15 against 256 columns' 2.49 / 3.95; the row window
+/// split (block radius 4 or 5 at radius 7, 6 or 8 at radius 11 and 15) 7-18% slower than
+/// whole blocks up to K = 31.
 const ONEPASS_WGX: u32 = 256;
-const ONEPASS_ROWS: u32 = 24;
 const ONEPASS_MAX_BLOCK: u32 = MAX_ONEPASS_RADIUS;
+
+/// Blocks of K = 2R + 1 rows per workgroup: about 14 rows, at least 2 blocks up to K = 15,
+/// one block past it. Schedule choice, H200 at 4K (runs m3 and 22), x copy: radius 2 with 3
+/// / 6 blocks 1.95 / 2.12; radius 3 with 2 / 3 / 5 / 9 blocks 1.99 / 2.03 / 2.14 / 2.38;
+/// radius 7 with 1 / 2 / 3 blocks 2.59 / 2.49 / 2.51 (column pass kept), 2.40 / 2.45 with
+/// 2 / 3 (reloaded); radius 8-10 with 1 block 2.54 / 2.69 / 2.81; radius 11 with 1 / 2
+/// blocks 3.70 / 4.08.
+fn blocks_per_workgroup(k: u32) -> u32 {
+    if k > 15 { 1 } else { ((14 + k / 2) / k).max(2) }
+}
 
 /// The specialisation: radius, columns, blocks per workgroup, and what follows from them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,7 +221,7 @@ fn source(p: Plan, quads: bool) -> Result<String> {
 /// Records the `onepass` schedule for an RGBA8 image (`params` as the separable passes').
 pub(crate) fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, params: MorphParams, radius: u32, o: OnepassOptions) -> Result<()> {
     let k = 2 * radius + 1;
-    let m = o.m.unwrap_or(((ONEPASS_ROWS + k / 2) / k).max(1));
+    let m = o.m.unwrap_or(blocks_per_workgroup(k));
     let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
     let hb = o.hb.unwrap_or(ONEPASS_MAX_BLOCK);
     let mut p = Plan::new(radius, o.wgx.unwrap_or(ONEPASS_WGX), m, o.reload, hb)?;
@@ -246,6 +254,7 @@ mod tests {
         assert_eq!(OnepassOptions::parse("onepass_wg128_m3"), Some(OnepassOptions { wgx: Some(128), m: Some(3), reload: false, hb: None }));
         assert_eq!(OnepassOptions::parse("onepasses"), None);
         assert_eq!(OnepassOptions::parse("onepass_nv_hb5"), Some(OnepassOptions { wgx: None, m: None, reload: true, hb: Some(5) }));
+        assert_eq!([5, 7, 15, 17, 33].map(blocks_per_workgroup), [3, 2, 2, 1, 1]);
         assert!(Plan::new(17, 256, 1, false, 8).is_err());
         assert!(Plan::new(31, 64, 1, false, 8).is_err());
         assert_eq!(Plan::new(16, 256, 1, false, 4).unwrap().rb, 8, "one split at most");

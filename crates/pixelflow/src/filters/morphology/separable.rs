@@ -455,14 +455,14 @@ fn default_variant(radius: u32) -> Option<&'static str> {
     }
 }
 
-/// Largest radius where `onepass` is the default (RGBA8), and its shape there. Schedule
-/// choice, H200 at 4K (session 7, runs m2 and m3), x copy: radius 2 / 3 / 5 / 7 onepass
-/// (column pass reloaded, `nv`) 2.12 / 2.03 (3 blocks per workgroup) / 2.28 / 2.40 against
-/// the two passes' 2.58 / 2.75 / 2.84 / 3.08; radius 11: 3.70 (row window whole) against
-/// `wide`'s 3.50; radius 15: 3.89 against `wide_vstream`'s 3.68. Keeping the column pass's
-/// suffix maxima across the flush (no `nv`) measured 2-9% slower, splitting the row
-/// window (`hb`) 7-18% slower.
-const ONEPASS_UP_TO: u32 = 9;
+/// Largest radius where `onepass` is the default (RGBA8). Schedule choice, H200 at 4K
+/// (session 7, runs m3 and 22), x copy: radius 2 / 3 / 5 / 7 / 8 / 9 / 10 onepass (column
+/// pass reloaded, `nv`) 1.95 / 1.99 / 2.28 / 2.40 / 2.54 / 2.69 / 2.81 against the two
+/// passes' 2.60 / 2.75 / 2.84 / 3.09 / 3.36 / 3.23 / 3.35; radius 11 3.69 against `wide`'s
+/// 3.49; radius 15 3.88 against `wide_vstream`'s 3.62-3.71. Radius 1: 1.89 against
+/// `window`'s 1.69-1.73. Keeping the column pass's suffix maxima across the flush (no
+/// `nv`) measured 2-9% slower.
+const ONEPASS_UP_TO: u32 = 10;
 const ONEPASS_DEFAULT: &str = "onepass_nv";
 
 /// The default among the separable (two-pass) schedules (`None`: `twopass`).
@@ -496,8 +496,9 @@ pub(crate) const ONEPASS: &str = "onepass";
 pub(crate) const WINDOW: &str = "window";
 
 /// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` picks
-/// for `filter` (its registry name): by default `twopass`, `wide` or `wide_vstream` by
-/// radius (`default_variant`), or another variant, or a bench-only ablation.
+/// for `filter` (its registry name): by default (`default_variant`) on RGBA8 `window` at
+/// radius 1 and `onepass_nv` to radius 10, then (and on Gray8) `twopass`, `wide` or
+/// `wide_vstream` by radius; or another variant, or a bench-only ablation.
 pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, output: &GpuSlot, radius: u32, op: Op) -> Result<()> {
     let d: ImageDesc = input.desc.image().ok_or_else(|| Error::Graph("morphology input must be an image".into()))?;
     let gray = match d.format {
