@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::graph::execute::{check_limits, encode_steps, step_times, upload_sources, RunBuffers};
+use crate::graph::execute::{check_limits, encode_steps, step_times, upload_sources, Passes, RunBuffers};
 use crate::graph::plan::plan;
 use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::registry::{Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
@@ -216,7 +216,11 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
     let (graph, sets) = case_graph(case, cfg)?;
     check_limits(gpu, &graph)?;
     let plan = plan(&graph, true);
-    let per_run = (plan.steps.len() * 2) as u32;
+    // A run is timed as the library runs it without timings (steps sharing compute passes,
+    // `Passes::Merged`: one timestamp pair per run); the same runs are then repeated with a
+    // pass per step for the per-step times, which include the pass boundaries' cost.
+    let per_run = 2u32;
+    let per_steps = (plan.steps.len() * 2) as u32;
     // Timed runs are recorded back to back into ONE submission (each buffer set in turn),
     // so the GPU is busy for the whole measurement and its clocks stay up; a submission of
     // one short run at a time leaves it idle most of the time and it clocks down (seen on
@@ -225,7 +229,7 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
     let rounds = cfg.runs.div_ceil(cfg.sets).max(1);
     let runs_total = (rounds * cfg.sets) as u32;
     // two more queries: the clock probe after the timed runs
-    let n_q = per_run * runs_total + 2;
+    let n_q = (per_run + per_steps) * runs_total + 2;
     let spin = Spin::new(gpu);
     let spin_rate = spin_iters_per_ms(gpu, &spin)?;
     let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("bench"), ty: wgpu::QueryType::Timestamp, count: n_q });
@@ -264,7 +268,7 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
             }
             for _ in 0..lead_in {
                 for k in 0..cfg.sets {
-                    let e = encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), None, None)?;
+                    let e = encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), None, None, Passes::Merged)?;
                     for (_, slot) in e.slots.iter() {
                         bufs[k].give(slot.buffer.clone());
                     }
@@ -274,7 +278,7 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
             for r in 0..n_rounds {
                 for k in 0..cfg.sets {
                     let run = (r * cfg.sets + k) as u32;
-                    let e = encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), Some((&qs, run * per_run)), None)?;
+                    let e = encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), Some((&qs, run * per_run)), None, Passes::Merged)?;
                     // Outputs return to their set's free list: the next round of this set
                     // reuses them (wgpu orders the accesses).
                     for (_, slot) in e.slots.iter() {
@@ -284,14 +288,29 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
                 }
             }
             let mut used = per_run * (n_rounds * cfg.sets) as u32;
+            let mut stepped = Vec::new();
+            if !warming {
+                for r in 0..n_rounds {
+                    for k in 0..cfg.sets {
+                        let run = (r * cfg.sets + k) as u32;
+                        let e = encode_steps(gpu, &graph, &plan, &mut encoder, &mut bufs[k], sources[k].clone(), Some((&qs, used + run * per_steps)), None, Passes::PerStep)?;
+                        for (_, slot) in e.slots.iter() {
+                            bufs[k].give(slot.buffer.clone());
+                        }
+                        stepped.push(e);
+                    }
+                }
+                used += per_steps * (n_rounds * cfg.sets) as u32;
+            }
             if !warming {
                 spin.record(gpu, &mut encoder, PROBE_ITERS, Some((&qs, used)))?;
                 used += 2;
             }
             encoder.resolve_query_set(&qs, 0..used, &resolve, 0);
             let st = gpu.read_buffers(&mut encoder, &[(&resolve, used as u64 * 8)]);
-            Ok((all, st))
+            Ok(((all, stepped), st))
         })??;
+        let (encoded, stepped) = encoded;
         gpu.scoped(|| gpu.queue.submit([encoder.finish()]))?;
         let raw = gpu.map_all(&staging)?;
         let t: Vec<u64> = raw[0].chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
@@ -308,9 +327,13 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
                 probe_tflops = 2.0 * Spin::fmas(PROBE_ITERS) / (ms * 1e-3) / 1e12;
             }
         }
-        for (j, e) in encoded.into_iter().enumerate() {
+        for j in 0..encoded.len() {
             let r = &t[j * per_run as usize..(j + 1) * per_run as usize];
-            totals.push(r[r.len() - 1].saturating_sub(r[0]) as f64 * period / 1e6);
+            totals.push(r[1].saturating_sub(r[0]) as f64 * period / 1e6);
+        }
+        let steps_base = per_run as usize * encoded.len();
+        for (j, e) in stepped.into_iter().enumerate() {
+            let r = &t[steps_base + j * per_steps as usize..steps_base + (j + 1) * per_steps as usize];
             let bytes: Vec<u8> = r.iter().flat_map(|v| v.to_le_bytes()).collect();
             for (i, s) in step_times(gpu, &bytes, e.labels.clone()).iter().enumerate() {
                 per_step[i].push(s.ms);

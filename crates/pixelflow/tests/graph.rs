@@ -238,3 +238,29 @@ fn typed_constructors_check_ranges() {
     assert!(Brightness::new(f32::NAN).is_err());
     assert!(Gamma::new(3.0).is_ok());
 }
+
+/// Without timings, steps share compute passes (`Passes::Merged`: wgpu orders the dependent
+/// dispatches inside a pass); with timings each step has its own pass. Both must give the
+/// same bits, across reductions whose buffers are cleared mid-graph (the shared pass ends
+/// there: the second reduction reuses the first one's dead buffer, which the first
+/// threshold must have read before the clear), multi-dispatch steps (two-pass morphology, the decimated Gaussian), one- and
+/// two-pass composites, and with poisoned outputs (a pass per step again). (Each step's
+/// agreement with the CPU twin is the equivalence matrix's; this chain thresholds, so a
+/// tie moved by a level would show as 255 against the CPU.)
+#[test]
+fn steps_sharing_a_pass_equal_a_pass_per_step() {
+    let spec = "brightness(0.1) | gaussian_blur(sigma=1.5) | average_luminance_threshold | dilation(radius=2) | box_blur(radius=3) \
+                | gaussian_blur(sigma=6) | opening(radius=12) | sobel_edge_detection | erosion(radius=1) | contrast(1.2) \
+                | gaussian_blur(sigma=2) | average_luminance_threshold";
+    let p = Pipeline::parse(spec, &mut |_| unreachable!()).unwrap();
+    for (w, h) in [(67, 43), (130, 9), (1, 23)] {
+        let img = random_image(w, h, PixelFormat::Rgba8, 40 + w as u64);
+        let run = |timings: bool, poison: bool| p.run_with(&gpu_backend(), &img, &RunOptions { timings, poison, fuse: true }).unwrap();
+        let merged = run(false, false);
+        assert!(merged.timings.is_empty());
+        let per_step = run(true, false);
+        // (not assert_eq: a failure would print whole images)
+        assert!(merged.get("output") == per_step.get("output"), "{w}x{h}: steps sharing passes differ from a pass per step");
+        assert!(merged.get("output") == run(false, true).get("output"), "{w}x{h}: poisoned outputs differ");
+    }
+}

@@ -102,6 +102,11 @@ impl<'a> NodeRecorder<'a> {
         }
     }
 
+    /// Whether the node recorded buffer clears (which must be encoded outside a pass).
+    pub fn has_clears(&self) -> bool {
+        self.cmds.iter().any(|c| matches!(c, Cmd::Clear(_)))
+    }
+
     /// Plays the recorded dispatches, in order, into `pass`.
     pub fn encode_dispatches(&self, pass: &mut wgpu::ComputePass<'_>) {
         for c in &self.cmds {
