@@ -622,6 +622,13 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=4.6", "gaussian_blur(sigma=4.6)", "gaussian_blur=f32"),
         ("gaussian_blur s=4.6", "gaussian_blur(sigma=4.6)", "gaussian_blur=tile"),
         ("gaussian_blur s=4.6", "gaussian_blur(sigma=4.6)", "gaussian_blur=half_f32"),
+        // radius 15 in f16 (session 7: sigma 4.7-5.0, before it the decimated schedule at 4.7
+        // and 4.8 and the two passes at 4.9 and 5.0)
+        ("gaussian_blur s=4.8", "gaussian_blur(sigma=4.8)", "gaussian_blur=tile"),
+        ("gaussian_blur s=4.8", "gaussian_blur(sigma=4.8)", "gaussian_blur=decimate"),
+        ("gaussian_blur s=5", "gaussian_blur(sigma=5)", "gaussian_blur=tile"),
+        ("gaussian_blur s=5", "gaussian_blur(sigma=5)", "gaussian_blur=twopass"),
+        ("gaussian_blur s=5", "gaussian_blur(sigma=5)", "gaussian_blur=half_nf4"),
         // the column pass first (default from session 6) against the row pass first (`rf`)
         // at every node spacing of the targets' sigmas; row-pass B and node rows transposed
         ("gaussian_blur s=5.5", "gaussian_blur(sigma=5.5)", "gaussian_blur=decimate_rf"),

@@ -151,7 +151,7 @@ fn gaussian_half_matches_cpu_at_awkward_sizes() {
     assert!(gpu().has_f16(), "the test device (lavapipe) has shader-f16");
     // widths not multiples of 4 (4-byte stores) and multiples (16-byte stores)
     let sizes = [(1, 1), (1, 19), (23, 1), (67, 43), (130, 9), (252, 40), (8, 70)];
-    let sigmas = [0.3f32, 2.0, 3.0, 4.6];
+    let sigmas = [0.3f32, 2.0, 3.0, 4.6, 5.0];
     use gaussian_blur::HalfOptions;
     // the default (one block per workgroup), and several blocks (the window refilled)
     let options = [HalfOptions::default(), HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(3), kh: Some(8), f32: None, late: Some(true) }, HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: None, f32: None, late: None }, HalfOptions { f32: Some(true), ..Default::default() }, HalfOptions { late: Some(true), ..Default::default() }];
