@@ -236,6 +236,7 @@ pub(crate) enum Passes {
 /// Records every step of `plan` into `encoder`, in compute passes as `passes` says. `slots`
 /// holds the sources on entry; dead values return to `bufs` as soon as their last reader is
 /// recorded.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn encode_steps<'g>(
     gpu: &'g Gpu,
     graph: &Graph,
