@@ -31,6 +31,11 @@ pub struct BenchArgs {
     /// Also write the results as JSON
     #[arg(long)]
     json: Option<std::path::PathBuf>,
+    /// Also compile every kernel the cases used on the Vulkan driver with statistics on, and
+    /// write what it reports (registers, shared memory, ...; text representations when it
+    /// offers them) to this folder: `shader_stats.txt`, one section per case
+    #[arg(long)]
+    shader_stats: Option<std::path::PathBuf>,
 }
 
 pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
@@ -81,8 +86,15 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     println!("{:<44} {:>9} {:>9} {:>9} {:>8} {:>7}  {}", "case", "median ms", "min ms", "GB/s", "x copy", "probe", "steps (median ms)");
     let mut results: Vec<BenchResult> = Vec::new();
     let mut copy_ms = None;
+    // per case, the kernels it compiled (a kernel an earlier case compiled is listed there)
+    let mut case_kernels: Vec<(String, Vec<pixelflow::runtime::CompiledKernel>)> = Vec::new();
     for case in &cases {
-        match run_case(&gpu, case, &cfg) {
+        let compiled_before = gpu.pipeline_count();
+        let outcome = run_case(&gpu, case, &cfg);
+        if a.shader_stats.is_some() {
+            case_kernels.push((case.name.clone(), gpu.compiled_kernels(compiled_before)));
+        }
+        match outcome {
             Ok(r) => {
                 if case.spec == "copy" {
                     copy_ms = Some(r.median_ms);
@@ -110,5 +122,45 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
         });
         std::fs::write(path, serde_json::to_string_pretty(&v)?).with_context(|| format!("writing {}", path.display()))?;
     }
+    // after the JSON, so a device without the extension still leaves the timings
+    if let Some(dir) = &a.shader_stats {
+        write_shader_stats(dir, &case_kernels, cli.adapter.as_deref().unwrap_or(""))?;
+    }
+    Ok(())
+}
+
+/// `--shader-stats`: the driver's statistics of each case's kernels (see
+/// `pixelflow::runtime::driver_stats`), one section per case, and the text representations
+/// the driver offers in `asm/`.
+fn write_shader_stats(dir: &std::path::Path, case_kernels: &[(String, Vec<pixelflow::runtime::CompiledKernel>)], adapter: &str) -> Result<()> {
+    use std::fmt::Write as _;
+    let ds = pixelflow::runtime::driver_stats::DriverStats::open(adapter)?;
+    std::fs::create_dir_all(dir.join("asm")).with_context(|| format!("creating {}", dir.display()))?;
+    let mut text = format!("driver statistics from {} (VK_KHR_pipeline_executable_properties)\n", ds.device_name);
+    let mut n = 0;
+    for (case, kernels) in case_kernels {
+        let _ = writeln!(text, "\n## {case}");
+        for k in kernels {
+            match ds.kernel(k) {
+                Ok(s) => {
+                    for (exe, stats) in &s.executables {
+                        let list = stats.iter().map(|st| format!("{}={}", st.name, st.value)).collect::<Vec<_>>().join(", ");
+                        let _ = writeln!(text, "{} [{exe}]: {list}", k.key);
+                    }
+                    for (name, body) in &s.representations {
+                        n += 1;
+                        let file: String = format!("{n:03}_{}_{name}", k.key).chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '.' { c } else { '_' }).take(120).collect();
+                        std::fs::write(dir.join("asm").join(format!("{file}.txt")), body).with_context(|| format!("writing {file}"))?;
+                    }
+                }
+                Err(e) => {
+                    let _ = writeln!(text, "{}: {e}", k.key);
+                }
+            }
+        }
+    }
+    let path = dir.join("shader_stats.txt");
+    std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
+    print!("{text}");
     Ok(())
 }

@@ -33,6 +33,17 @@ pub struct GpuInfo {
     pub timestamp_period_ns: f32,
 }
 
+/// One compiled kernel as the device got it: the whole WGSL module and how it was built.
+#[derive(Clone, Debug)]
+pub struct CompiledKernel {
+    /// The pipeline cache key (kernel key, entry point, runtime checks).
+    pub key: String,
+    pub entry: &'static str,
+    pub source: String,
+    pub checks: wgpu::ShaderRuntimeChecks,
+    pub zero_init_workgroup: bool,
+}
+
 /// An open GPU device with its caches. Cheap to share (`Arc<Gpu>`).
 pub struct Gpu {
     pub(crate) device: wgpu::Device,
@@ -41,6 +52,8 @@ pub struct Gpu {
     pub(crate) features: wgpu::Features,
     pub(crate) limits: wgpu::Limits,
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
+    /// Every compiled kernel's module, in compile order (for `runtime::driver_stats`).
+    compiled: Mutex<Vec<CompiledKernel>>,
     /// Shader runtime checks for our kernels: bounds checks on; wgpu's forced loop
     /// bounding off (every loop in our kernels is bounded by its uniforms, and the counter
     /// costs registers and a branch per iteration); integer-division checks on.
@@ -163,6 +176,7 @@ impl Gpu {
             features,
             limits,
             pipelines: Mutex::new(HashMap::new()),
+            compiled: Mutex::new(Vec::new()),
             runtime_checks: if std::env::var("PIXELFLOW_SHADER_CHECKS").is_ok_and(|v| v == "all") {
                 wgpu::ShaderRuntimeChecks::checked()
             } else {
@@ -270,6 +284,7 @@ impl Gpu {
             return Ok(p.clone());
         }
         let src = source();
+        let src_copy = src.clone();
         let pipeline = self.scoped(|| {
             let desc = wgpu::ShaderModuleDescriptor { label: Some(key), source: wgpu::ShaderSource::Wgsl(src.into()) };
             // SAFETY: only checks our kernels make unnecessary are dropped: see
@@ -285,10 +300,18 @@ impl Gpu {
             })
         }).map_err(|e| Error::Gpu(format!("compiling kernel `{full_key}`: {e}")))?;
         let p = Arc::new(pipeline);
+        if let Ok(mut compiled) = self.compiled.lock() {
+            compiled.push(CompiledKernel { key: full_key.clone(), entry, source: src_copy, checks, zero_init_workgroup: kernel.zero_init_workgroup });
+        }
         if let Ok(mut cache) = self.pipelines.lock() {
             cache.insert(full_key, p.clone());
         }
         Ok(p)
+    }
+
+    /// The kernels compiled so far, in compile order, from index `from` on.
+    pub fn compiled_kernels(&self, from: usize) -> Vec<CompiledKernel> {
+        self.compiled.lock().map(|c| c.get(from..).unwrap_or_default().to_vec()).unwrap_or_default()
     }
 
     /// Number of compiled kernels (for tests of the cache).

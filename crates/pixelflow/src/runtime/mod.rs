@@ -2,11 +2,12 @@
 //! the buffer pool and per-dispatch recording. Nothing here knows about filters.
 
 mod context;
+pub mod driver_stats;
 mod kernel;
 mod pool;
 pub mod schedule;
 
-pub use context::{Gpu, GpuOptions, GpuInfo};
+pub use context::{CompiledKernel, Gpu, GpuOptions, GpuInfo};
 #[cfg(test)]
 pub(crate) use kernel::test_support;
 pub use kernel::{groups_1d, groups_2d, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
