@@ -484,6 +484,38 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     s += &format!("    acc ^= {};\n", (0..loads - 1).map(|k| format!("b{k}")).collect::<Vec<_>>().join(" ^ "));
     s + EXP_READ_SINK
 }
+/// Gather probe, the floor of `lookup`'s `cells` schedule with random colours: the copy's
+/// shape (16-byte load and store per invocation) plus, per pixel, one `bytes`-byte gather
+/// (16 or 32) at a random place in a table of 2^18 entries (the 8 MiB of the cell table at
+/// 32 bytes; the table is the head of the input buffer, so nothing else has to be bound). The
+/// index comes from the pixel itself, as the lookup's cell does.
+fn exp_gather(bytes: u32) -> String {
+    let per = bytes / 16;
+    let mut s = String::from("
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i >= n.x) { return; }
+    let s = src4[i];
+    var o: vec4<u32>;
+");
+    for k in 0..4 {
+        s += &format!("    {{
+        let e = (s[{k}] & 0x3FFFFu) * {per}u;
+        var g = src4[e];
+");
+        for j in 1..per {
+            s += &format!("        g ^= src4[e + {j}u];
+");
+        }
+        s += &format!("        o[{k}] = g.x ^ g.y ^ g.z ^ g.w;
+    }}
+");
+    }
+    s + "    dst4[i] = o;
+}
+"
+}
 /// Workgroups of the grid-stride read probes: 8 per SM of an H100/H200 (132 SMs), a full
 /// wave of 2048 invocations per SM.
 const EXP_READ_GROUPS: u32 = 132 * 8;
@@ -540,6 +572,9 @@ fn experiments() -> Vec<Experiment> {
         e("write_vec4", EXP_WRITE_VEC4, 4, None),
         read("read_vec4_grid_u4", exp_read_grid(4), Some(EXP_READ_GROUPS)),
         read("read_vec4_grid_u8", exp_read_grid(8), Some(EXP_READ_GROUPS)),
+        // copy plus one random gather per pixel from a 2^18-entry table: the `lookup` floor
+        Experiment { name: "gather32_8mib", wgsl: exp_gather(32).into(), per_thread: 4, checks: None, grid: None },
+        Experiment { name: "gather16_4mib", wgsl: exp_gather(16).into(), per_thread: 4, checks: None, grid: None },
     ]
 }
 
@@ -579,17 +614,26 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("mean_saturation", "mean_saturation", "mean_saturation=u1q8"),
         ("sobel_edge_detection", "sobel_edge_detection", "sobel_edge_detection=tile"),
         ("lookup 512 LUT", "lookup(lut=@lut)", "lookup=tile"),
-        // box_blur: the sweep walk (`sweep_short`, the default below BLOCKS_FROM and the
-        // default at every radius before run g12) against the walk primed from 8-row block
-        // sums, 2 rows loaded ahead (`blocks_lb2`, the default from BLOCKS_FROM)
+        // box_blur (session 8): the kernels with their marked loops unrolled (the defaults,
+        // `sweep_short` below BLOCKS_FROM and `blocks_lb2` from it) against the same kernels
+        // with loops (`_loops`, the defaults before: private arrays in local memory on
+        // NVIDIA), and the other shapes unrolled
+        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=sweep_short"),
+        ("box_blur 13x13", "box_blur(radius=6)", "box_blur=sweep_short_loops"),
+        ("box_blur 13x13", "box_blur(radius=6)", "box_blur=blocks_lb2"),
+        ("box_blur 17x17", "box_blur(radius=8)", "box_blur=sweep_short_loops"),
+        ("box_blur 17x17", "box_blur(radius=8)", "box_blur=blocks_lb2"),
+        ("box_blur 21x21", "box_blur(radius=10)", "box_blur=sweep_short_loops"),
+        ("box_blur 21x21", "box_blur(radius=10)", "box_blur=blocks_lb2"),
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_lb2"),
+        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=sweep_short_loops"),
         ("box_blur 31x31", "box_blur(radius=15)", "box_blur=blocks_lb2"),
-        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=sweep_short"),
+        ("box_blur 31x31", "box_blur(radius=15)", "box_blur=blocks"),
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks_lb2_loops"),
         ("box_blur 129x129", "box_blur(radius=64)", "box_blur=blocks"),
-        // bench-only ablations of `blocks` (wrong images): the walk without the horizontal
-        // pass (no scan, barriers or workgroup memory), and without priming or the block sums
+        ("box_blur 129x129", "box_blur(radius=64)", "box_blur=sweep_short"),
+        // bench-only ablation of `blocks` (wrong images): the walk without the horizontal pass
         ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_ablate_walk"),
-        ("box_blur 9x9", "box_blur(radius=4)", "box_blur=blocks_ablate_noprime"),
         // gaussian: the decimated schedule (default from sigma ~5.1, where its bound first
         // allows a node spacing) against the previous default, the register-blocked two
         // passes (`tile` names the default choice); one of its knobs

@@ -6,7 +6,8 @@
 //! kernel's work per pixel does not depend on the radius (running column sums plus a prefix
 //! sum per row: `box_blur.wgsl`, and `box_blur_subgroup.wgsl` on devices with subgroups).
 //!
-//! GPU schedule variants (`runtime::schedule`, key `box_blur`; the default is `strip`):
+//! GPU schedule variants (`runtime::schedule`, key `box_blur`; the default is
+//! `sweep_short_loops` below radius 11 and `blocks_lb2` from it, `strip` without subgroups):
 //! - `strip`: the kernel above (one invocation per strip column, 4-byte loads and stores);
 //! - `sweep`, `sweep_short`, `sweep_tall`, `sweep64`: `box_blur_sweep.wgsl`, four columns per invocation with
 //!   16-byte loads and stores, a subgroup scan per row, the next rows' loads in flight, and an
@@ -16,6 +17,8 @@
 //!   column sums (`box_blur_blocksum.wgsl` first, then `box_blur_blocks.wgsl`), so priming costs
 //!   ~(2r+1)/8 32-byte loads and at most 14 rows instead of 2r+1 rows and strips stay 16 (8)
 //!   rows at every radius; `blocks192` has 768-column strips, `blocks_lb2` loads 2 rows ahead.
+//! - Every sweep and blocks name has its loops marked `// @unroll` unrolled (literal array
+//!   indices, see `super::unroll`); `_loops` after a name keeps them loops.
 //!   Bench-only ablations (wrong images, not in `DEF.schedules`): `blocks_ablate_walk`,
 //!   `blocks_ablate_nobarrier`, `blocks_ablate_noprime` (see `ABL` in the WGSL).
 
@@ -29,7 +32,7 @@ use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLay
 use crate::runtime::{schedule, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
-use super::{block_body, replace_block, specialize};
+use super::{block_body, replace_block, specialize, unroll};
 
 const WGSL: &str = include_str!("box_blur.wgsl");
 /// `main_sg`, appended to `WGSL` on devices with subgroup operations.
@@ -41,13 +44,17 @@ const BLOCKS_WGSL: &str = include_str!("box_blur_blocks.wgsl");
 const BLOCKSUM_WGSL: &str = include_str!("box_blur_blocksum.wgsl");
 
 /// Schedule variants besides the default (`strip`, which is also reachable by name).
-/// From this radius the default is `blocks_lb2`. Schedule choice, H200 at 4K (run g12, same
-/// process), ms, `sweep_short` / `blocks_lb2` / `blocks`: r = 4 0.0751 / 0.0867 / 0.0940;
-/// r = 15 0.0888 / - / 0.0962 (`blocks_short` 0.0933); r = 64 0.1447 / 0.1005 / 0.1118.
-/// The switch sits between the measured 15 and 64.
-const BLOCKS_FROM: u32 = 32;
+/// From this radius the default is `blocks_lb2` (its loops unrolled), below it
+/// `sweep_short_loops` (the sweep walk with loops). Schedule choice, H200 at 4K, x copy
+/// (session 8, runs s8-b1 and s8-b2, same process each): r = 4 `sweep_short_loops` 3.44-3.51,
+/// `sweep_short` (unrolled: 137 registers, no local memory, against 84 and 464 bytes of local
+/// memory) 3.57-3.58, `blocks_lb2` 3.62-3.69; r = 6 / 8 / 10 `sweep_short_loops` 3.69 / 3.58 /
+/// 3.85 against `blocks_lb2` 3.69 / 3.72 / 3.83; r = 15 4.07 against 3.77; r = 64 `blocks_lb2`
+/// 4.22-4.27 against its loops 4.69-4.70 (`blocks`, 4 rows ahead: 4.41-4.43). The sweep's
+/// priming (2r + 1 rows per 16-row strip) grows with r; the block pass does not.
+const BLOCKS_FROM: u32 = 11;
 
-const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2", "blocks_ablate_walk", "blocks_ablate_nobarrier", "blocks_ablate_noprime"];
+const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2", "sweep_short_loops", "blocks_lb2_loops", "blocks_ablate_walk", "blocks_ablate_nobarrier", "blocks_ablate_noprime"];
 
 /// Strip columns per workgroup (= invocations), fixed by the WGSL scan layout.
 const NCOL: u32 = 256;
@@ -155,16 +162,23 @@ pub struct SweepShape {
     pub strip_h_large: u32,
     /// Radius from which `strip_h_large` applies.
     pub large_from: u32,
+    /// Loops marked `// @unroll` in the WGSL unrolled (literal array indices), as every
+    /// named shape has them; `_loops` after a name keeps them loops (the kernel before
+    /// session 8, whose private arrays NVIDIA's compiler put in local memory).
+    pub unrolled: bool,
 }
 
 impl SweepShape {
     /// The shape of a `sweep*` variant name.
     pub fn named(variant: &str) -> Option<Self> {
+        if let Some(v) = variant.strip_suffix("_loops") {
+            return Self::named(v).map(|s| Self { unrolled: false, ..s });
+        }
         match variant {
-            "sweep" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17 }),
-            "sweep_short" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 32, large_from: 17 }),
-            "sweep_tall" => Some(Self { nt: 128, ch: 2, lb: 4, strip_h: 64, strip_h_large: 128, large_from: 33 }),
-            "sweep64" => Some(Self { nt: 64, ch: 2, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17 }),
+            "sweep" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17, unrolled: true }),
+            "sweep_short" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 32, large_from: 17, unrolled: true }),
+            "sweep_tall" => Some(Self { nt: 128, ch: 2, lb: 4, strip_h: 64, strip_h_large: 128, large_from: 33, unrolled: true }),
+            "sweep64" => Some(Self { nt: 64, ch: 2, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17, unrolled: true }),
             _ => None,
         }
     }
@@ -172,12 +186,15 @@ impl SweepShape {
     /// column sums primed from block sums (a first pass), so strips stay short at every
     /// radius. See the predictions in [`SweepShape`]'s notes and docs/perf-notes.md.
     pub fn blocks(variant: &str) -> Option<(Self, u32)> {
+        if let Some(v) = variant.strip_suffix("_loops") {
+            return Self::blocks(v).map(|(s, b)| (Self { unrolled: false, ..s }, b));
+        }
         match variant {
-            "blocks" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
-            "blocks_short" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 8, strip_h_large: 8, large_from: 0 }, 8)),
-            "blocks192" => Some((Self { nt: 192, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
+            "blocks" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0, unrolled: true }, 8)),
+            "blocks_short" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 8, strip_h_large: 8, large_from: 0, unrolled: true }, 8)),
+            "blocks192" => Some((Self { nt: 192, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0, unrolled: true }, 8)),
             // rows loaded ahead 2 instead of 4: 16 fewer live registers (residency test)
-            "blocks_lb2" => Some((Self { nt: 128, ch: 1, lb: 2, strip_h: 16, strip_h_large: 16, large_from: 0 }, 8)),
+            "blocks_lb2" => Some((Self { nt: 128, ch: 1, lb: 2, strip_h: 16, strip_h_large: 16, large_from: 0, unrolled: true }, 8)),
             _ => None,
         }
     }
@@ -195,7 +212,8 @@ pub static DEF: FilterDef = FilterDef {
     doc: "Exact: each channel's window sum is an integer and the output is round_half_up(sum / (2r+1)^2), identical on GPU and CPU. \
           Borders replicate the edge pixel. GPU cost per pixel is independent of the radius: one kernel walks down strips of columns keeping \
           running column sums in registers, and takes each row's horizontal window sums as differences of a prefix sum over the strip. \
-          With subgroup operations (`sweep_short`, the default): 4 columns per invocation, 16-byte loads and stores, a subgroup scan; \
+          With subgroup operations (the default): 4 columns per invocation, 16-byte loads and stores, a subgroup scan, and from radius 11 \
+          the column sums primed from 8-row block sums; \
           otherwise (`strip`): one column per invocation and a workgroup-memory scan.",
     gpuimage: "GPUImageBoxBlurFilter",
     params: &[ParamDef::int("radius", 4, 0, 64, "window radius in pixels (window side 2*radius+1)")],
@@ -209,7 +227,7 @@ pub static DEF: FilterDef = FilterDef {
         UniformLayout { wgsl: BLOCKSUM_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
     ],
     test_inputs: None,
-    schedules: &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2"],
+    schedules: &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2", "sweep_short_loops", "blocks_lb2_loops"],
 };
 
 /// Rows per round of barriers of the scan kernel that fit in `limit` bytes of workgroup
@@ -309,7 +327,7 @@ impl Filter for BoxBlur {
                 Some((shape, blk)) => self.record_sweep(rec, inputs, outputs, shape, Some((blk, 0))).or_else(|_| self.record_strip(rec, inputs, outputs)),
                 None => self.record_strip(rec, inputs, outputs),
             },
-            None => match SweepShape::named("sweep_short") {
+            None => match SweepShape::named("sweep_short_loops") {
                 Some(shape) => self.record_sweep(rec, inputs, outputs, shape, None).or_else(|_| self.record_strip(rec, inputs, outputs)),
                 None => self.record_strip(rec, inputs, outputs),
             },
@@ -411,9 +429,11 @@ impl BoxBlur {
         let params = BoxSweepParams { width: d.width, height: d.height, radius: r, r4, tile_w, strip_h, width4: d.width / 4, inv_n: 1.0 / n as f32 };
         let groups = [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1];
         let consts = |abl: u32| [("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb), ("ABL", abl)];
+        let unrolled = |src: String, abl: u32| if shape.unrolled { unroll(&src, &consts(abl)) } else { Ok(src) };
+        let ur = u32::from(shape.unrolled);
         let Some((blk, abl)) = blk else {
-            let source = specialize(SWEEP_WGSL, &consts(0))?;
-            let mut kernel = Kernel::new(&format!("box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}", shape.nt, shape.ch, shape.lb), &[], "main");
+            let source = unrolled(specialize(SWEEP_WGSL, &consts(0))?, 0)?;
+            let mut kernel = Kernel::new(&format!("box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}.u{ur}", shape.nt, shape.ch, shape.lb), &[], "main");
             kernel.generated = Some(source);
             return rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), groups);
         };
@@ -434,8 +454,8 @@ impl BoxBlur {
         let source = specialize(SWEEP_WGSL, &consts(abl))?;
         let bindings = format!("{}const BLK: u32 = {blk}u;\n", block_body(BLOCKS_WGSL, "sp_binding")?);
         let source = replace_block(&source, "sp_binding", &bindings)?;
-        let source = replace_block(&source, "prime", block_body(BLOCKS_WGSL, "prime")?)?;
-        let mut kernel = Kernel::new(&format!("box_blur.blocks.nt{}.ch{}.lb{}.vec{vec}.d{delta}.b{blk}.a{abl}", shape.nt, shape.ch, shape.lb), &[], "main");
+        let source = unrolled(replace_block(&source, "prime", block_body(BLOCKS_WGSL, "prime")?)?, abl)?;
+        let mut kernel = Kernel::new(&format!("box_blur.blocks.nt{}.ch{}.lb{}.vec{vec}.d{delta}.b{blk}.a{abl}.u{ur}", shape.nt, shape.ch, shape.lb), &[], "main");
         kernel.generated = Some(source);
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer, &blocks], bytemuck::bytes_of(&params), groups)
     }

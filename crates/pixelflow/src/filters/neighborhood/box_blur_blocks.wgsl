@@ -51,12 +51,12 @@
             // whole blocks bs..=be, four at a time (loads of a batch in flight together)
             for (var k0 = bs; k0 <= be; k0 += 4u) {
                 var q: array<vec4<u32>, 8>;
-                for (var k = 0u; k < 4u; k++) {
+                for (var k = 0u; k < 4u; k++) { // @unroll
                     let bi = min(k0 + k, be);
                     q[2u * k] = blk[2u * (bi * sp.width4 + gc)];
                     q[2u * k + 1u] = blk[2u * (bi * sp.width4 + gc) + 1u];
                 }
-                for (var k = 0u; k < 4u; k++) {
+                for (var k = 0u; k < 4u; k++) { // @unroll
                     if (k0 + k <= be) {
                         vlo += q[2u * k];
                         vhi += q[2u * k + 1u];
@@ -71,12 +71,12 @@
             var shi = vec4<u32>(0u);
             for (var k0 = 0u; k0 < n_sub; k0 += 4u) {
                 var q: array<vec4<u32>, 4>;
-                for (var k = 0u; k < 4u; k++) {
+                for (var k = 0u; k < 4u; k++) { // @unroll
                     let i = min(k0 + k, n_sub - 1u);
                     let y = select(u32(b2) + 1u + (i - n_head), bs * BLK + i, i < n_head);
                     q[k] = src[y * sp.width4 + gc];
                 }
-                for (var k = 0u; k < 4u; k++) {
+                for (var k = 0u; k < 4u; k++) { // @unroll
                     if (k0 + k < n_sub) {
                         slo += q[k] & vec4<u32>(LO);
                         shi += (q[k] >> vec4<u32>(8u)) & vec4<u32>(LO);

@@ -142,7 +142,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // its first batch is loaded before priming, so the two overlap.
     var ring_e: array<vec4<u32>, LB>;
     var ring_l: array<vec4<u32>, LB>;
-    for (var i = 0u; i < LB; i++) {
+    for (var i = 0u; i < LB; i++) { // @unroll
         let y = i32(y_start + i);
         let ye = clamp_row(y + i32(r));
         let yl = clamp_row(y - i32(r) - 1);
@@ -167,7 +167,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var j = 0u;
     if (interior && n_rows >= 8u) {
         var cur: array<vec4<u32>, 8>;
-        for (var k = 0u; k < 8u; k++) {
+        for (var k = 0u; k < 8u; k++) { // @unroll
             cur[k] = src[clamp_row(ybase + i32(k)) * sp.width4 + gi];
         }
         j = 8u;
@@ -175,13 +175,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let more = j + 8u <= n_rows;
             var nxt: array<vec4<u32>, 8>;
             if (more) {
-                for (var k = 0u; k < 8u; k++) {
+                for (var k = 0u; k < 8u; k++) { // @unroll
                     nxt[k] = src[clamp_row(ybase + i32(j + k)) * sp.width4 + gi];
                 }
             }
             var slo = vec4<u32>(0u);
             var shi = vec4<u32>(0u);
-            for (var k = 0u; k < 8u; k++) {
+            for (var k = 0u; k < 8u; k++) { // @unroll
                 slo += cur[k] & vec4<u32>(LO);
                 shi += (cur[k] >> vec4<u32>(8u)) & vec4<u32>(LO);
             }
@@ -218,11 +218,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
     var incl: array<array<vec4<u32>, 4>, CH>;
     for (var y0 = y_start; y0 < y_end; y0 += LB) {
-      for (var c = 0u; c < LB; c += CH) {
+      for (var c = 0u; c < LB; c += CH) { // @unroll
         // take this round's rows from the ring and refill their slots LB rows ahead
         var e_cur: array<vec4<u32>, CH>;
         var l_cur: array<vec4<u32>, CH>;
-        for (var i = 0u; i < CH; i++) {
+        for (var i = 0u; i < CH; i++) { // @unroll
             e_cur[i] = ring_e[c + i];
             l_cur[i] = ring_l[c + i];
             let y = i32(y0 + LB + c + i);
@@ -237,7 +237,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
         }
         // 1. slide the column windows; prefix within the group and across the subgroup
-        for (var i = 0u; i < CH; i++) {
+        for (var i = 0u; i < CH; i++) { // @unroll
             vlo = (vlo + (e_cur[i] & vec4<u32>(LO))) - (l_cur[i] & vec4<u32>(LO));
             vhi = (vhi + ((e_cur[i] >> vec4<u32>(8u)) & vec4<u32>(LO))) - ((l_cur[i] >> vec4<u32>(8u)) & vec4<u32>(LO));
             let p0 = channels(vlo.x, vhi.x);
@@ -261,12 +261,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         // 2. add the totals of the subgroups to the left: prefix over the strip
         if (ABL != 1u) {
-            for (var i = 0u; i < CH; i++) {
+            for (var i = 0u; i < CH; i++) { // @unroll
                 var off = vec4<u32>(0u);
                 for (var k = 0u; k < g; k++) {
                     off += totals[i * MAXSG + k];
                 }
-                for (var k = 0u; k < 4u; k++) {
+                for (var k = 0u; k < 4u; k++) { // @unroll
                     incl[i][k] += off;
                     pre[pre_index(i, 4u * t + k + 4u)] = incl[i][k];
                 }
@@ -277,14 +277,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         // 3. window sums, rounded means, stored
         if (writes && ox < sp.width) {
-            for (var i = 0u; i < CH; i++) {
+            for (var i = 0u; i < CH; i++) { // @unroll
                 let y = y0 + c + i;
                 if (y < y_end) {
                     var q: vec4<u32>;
-                    for (var k = 0u; k < 4u; k++) {
+                    for (var k = 0u; k < 4u; k++) { // @unroll
                         var plus: vec4<u32>;
                         if (k >= DELTA) {
-                            plus = incl[i][k - DELTA];
+                            plus = incl[i][(k + 4u - DELTA) & 3u]; // = k - DELTA, without a negative constant when unrolled
                         } else {
                             plus = pre[pre_index(i, 4u * t + k + 4u - DELTA)];
                         }
@@ -297,7 +297,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     if (VEC == 1u) {
                         dst[y * sp.width4 + ox / 4u] = q;
                     } else {
-                        for (var k = 0u; k < 4u; k++) {
+                        for (var k = 0u; k < 4u; k++) { // @unroll
                             let x = ox + k;
                             if (x < sp.width) {
                                 let p = y * sp.width + x;
