@@ -747,6 +747,8 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         // (`quads`) against the default (`rows16`)
         ("resize 1080p->4K", "resize(scale=2)", "resize=rows"),
         ("resize 1080p->4K", "resize(scale=2)", "resize=quads"),
+        ("resize 1080p->4K", "resize(scale=2)", "resize=rows16_mu"),
+        ("resize 1080p->4K", "resize(scale=2)", "resize=rows16_ablate_round"),
         ("resize 1080p->4K", "resize(scale=2)", "resize=rows32"),
         ("resize 1080p->4K", "resize(scale=2)", "resize=rows64"),
         ("resize 4K->1080p", "resize(scale=0.5)", "resize=rows_any"),

@@ -61,7 +61,7 @@ fn check(variant: &str, shapes: &[(u32, u32, u32, u32)]) {
 
 #[test]
 fn rows_schedules_match_cpu_at_partial_tiles() {
-    for v in ["quads", "rows", "rows16", "rows_any"] {
+    for v in ["quads", "rows", "rows16", "rows_any", "rows16_mu"] {
         check(v, UP);
     }
 }

@@ -105,7 +105,7 @@ channels (alpha too, not premultiplied), no antialiasing when shrinking.",
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>() }],
     test_inputs: None,
-    schedules: &["quads", "rows", "rows_any"],
+    schedules: &["quads", "rows", "rows_any", "rows16_mu"],
 };
 
 /// CPU twin of `resize.wgsl` for output pixel (x, y).
@@ -167,18 +167,22 @@ impl Filter for Resize {
         let variant = crate::runtime::schedule::get(DEF.name);
         let rows = match variant.as_deref() {
             Some("quads") => None,
-            Some("rows") => Some((ROWS_RB, false)),
-            None | Some("rows16") => Some((16, false)),
+            Some("rows") => Some((ROWS_RB, false, 0, 0)),
+            None | Some("rows16") => Some((16, false, 0, 0)),
             // longer walks (session 6: bench comparisons against `rows16`)
-            Some("rows32") => Some((32, false)),
-            Some("rows64") => Some((64, false)),
-            Some("rows_any") => Some((ROWS_RB, true)),
-            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any"])),
+            Some("rows32") => Some((32, false, 0, 0)),
+            Some("rows64") => Some((64, false, 0, 0)),
+            Some("rows_any") => Some((ROWS_RB, true, 0, 0)),
+            // unpacking without conversions (session 8), and a bench-only ablation of the
+            // output rounding's conversions (wrong at ties, so not in `DEF.schedules`)
+            Some("rows16_mu") => Some((16, false, 1, 0)),
+            Some("rows16_ablate_round") => Some((16, false, 1, 1)),
+            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round"])),
         };
-        if let Some((rb, any_ratio)) = rows {
+        if let Some((rb, any_ratio, mu, ar)) = rows {
             if ow % 4 == 0 && (any_ratio || (ow >= d.width && oh >= d.height)) {
-                let mut kernel = Kernel::new(&format!("geometry.resize.rows.rb{rb}"), &[], "resize_rows");
-                kernel.generated = Some(specialize(&format!("{WGSL}\n{ROWS_WGSL}"), &[("RB", rb)])?);
+                let mut kernel = Kernel::new(&format!("geometry.resize.rows.rb{rb}.mu{mu}.ar{ar}"), &[], "resize_rows");
+                kernel.generated = Some(specialize(&format!("{WGSL}\n{ROWS_WGSL}"), &[("RB", rb), ("MU", mu), ("AR", ar)])?);
                 return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), [(ow / 4).div_ceil(ROWS_WG), oh.div_ceil(rb), 1]);
             }
         }

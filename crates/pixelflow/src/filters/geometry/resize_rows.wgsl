@@ -23,6 +23,23 @@
 
 const WG: u32 = 64u; // invocations per workgroup, 4 output columns each (mirrors @workgroup_size)
 const RB: u32 = 8u; // @specialize output rows per invocation
+// 1: source pixels unpacked by placing each byte in the mantissa of 2^23 and subtracting
+// 2^23 (exact; two full-rate instructions per channel instead of a conversion, which NVIDIA
+// runs at a quarter of the rate). Schedule `rows16_mu`.
+const MU: u32 = 0u; // @specialize
+// 1: bench-only ablation, not the twin's rounding: outputs rounded by adding 2^23 (ties to
+// even, where the twin rounds half up), to measure what the 4 conversions per output pixel
+// cost. Schedule `rows16_ablate_round`.
+const AR: u32 = 0u; // @specialize
+
+// A source pixel's channels as exact floats 0..255.
+fn src_px(p: u32) -> vec4<f32> {
+    if (MU == 1u) {
+        let b = (vec4<u32>(p) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u);
+        return bitcast<vec4<f32>>(b | vec4<u32>(0x4B000000u)) - vec4<f32>(8388608.0);
+    }
+    return bytes_f32(p);
+}
 
 // This invocation's 4 columns: x0, x1 (= min(x0 + 1, in_width - 1)) and tx per column.
 var<private> xa: vec4<u32>;
@@ -56,19 +73,19 @@ fn load_raw(row: u32) -> Raw {
 fn left(base: u32, x: u32, xa_prev: u32, xb_prev: u32, a_prev: vec4<f32>, b_prev: vec4<f32>) -> vec4<f32> {
     if (x == xa_prev) { return a_prev; }
     if (x == xb_prev) { return b_prev; }
-    return bytes_f32(src[base + x]);
+    return src_px(src[base + x]);
 }
 
 // x1's pixel of column k: the previous column's x1 pixel when the index is the same.
 fn right(raw: u32, x: u32, xb_prev: u32, b_prev: vec4<f32>) -> vec4<f32> {
     if (x == xb_prev) { return b_prev; }
-    return bytes_f32(raw);
+    return src_px(raw);
 }
 
 fn hrow(row: u32, raw: Raw) -> Hrow {
     let base = row * params.in_width;
-    let a0 = bytes_f32(raw.a0);
-    let b0 = bytes_f32(raw.b0);
+    let a0 = src_px(raw.a0);
+    let b0 = src_px(raw.b0);
     let a1 = left(base, xa.y, xa.x, xb.x, a0, b0);
     let b1 = right(raw.b1, xb.y, xb.x, b0);
     let a2 = left(base, xa.z, xa.y, xb.y, a1, b1);
@@ -95,6 +112,10 @@ fn fetch(row: u32) -> Hrow {
 // 0..255: the bytes need no masks (pack_u8's would cost 3 instructions per pixel).
 fn out_px(top: vec4<f32>, bottom: vec4<f32>, ty: f32) -> u32 {
     let v = top + (bottom - top) * ty;
+    if (AR == 1u) {
+        let z = bitcast<vec4<u32>>(v + vec4<f32>(8388608.0)) & vec4<u32>(255u);
+        return z.x | (z.y << 8u) | (z.z << 16u) | (z.w << 24u);
+    }
     let q = floor_u32(v + 0.5);
     return q.x | (q.y << 8u) | (q.z << 16u) | (q.w << 24u);
 }
