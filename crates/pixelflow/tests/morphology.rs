@@ -306,7 +306,7 @@ fn onepass_schedule_matches_cpu() {
     let sizes = [(4, 1), (68, 43), (261, 37), (12, 70), (1, 23), (23, 1), (300, 9)];
     let radii = [1u32, 2, 3, 5, 7, 8, 11, 15, 16];
     let mut checked = 0;
-    for variant in ["onepass", "onepass_wg64_m1", "onepass_wg128_m3_nv", "onepass_nv_hb4", "onepass_hb8"] {
+    for variant in ["onepass", "onepass_wg64_m1", "onepass_wg128_m3_nv", "onepass_nv_hb4", "onepass_hb8", "onepass_nv_wg128"] {
         for (i, &(w, h)) in sizes.iter().enumerate() {
             let img = random_image(w, h, PixelFormat::Rgba8, 500 + i as u64);
             for &r in radii.iter().skip(i % 3).step_by(3) {
@@ -321,5 +321,5 @@ fn onepass_schedule_matches_cpu() {
             }
         }
     }
-    assert_eq!(checked, 5 * 2 * 21);
+    assert_eq!(checked, 6 * 2 * 21);
 }

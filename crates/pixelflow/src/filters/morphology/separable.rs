@@ -451,6 +451,7 @@ fn default_variant(radius: u32) -> Option<&'static str> {
     match radius {
         r if r <= WINDOW_UP_TO => Some(WINDOW_DEFAULT),
         r if r <= ONEPASS_UP_TO => Some(ONEPASS_DEFAULT),
+        r if r <= ONEPASS_WG128_UP_TO => Some(ONEPASS_WG128),
         r => separable_default(r),
     }
 }
@@ -464,6 +465,15 @@ fn default_variant(radius: u32) -> Option<&'static str> {
 /// `nv`) measured 2-9% slower.
 const ONEPASS_UP_TO: u32 = 10;
 const ONEPASS_DEFAULT: &str = "onepass_nv";
+/// Largest radius where `onepass` with 128 columns per workgroup is the default, from
+/// `ONEPASS_UP_TO + 1`. Schedule choice, H200 at 4K (session 8, runs s8-g1 and s8-g2), x
+/// copy, 128 columns against the alternatives: radius 11 2.89 (256 columns 3.66, `wide`
+/// 3.47; 90 registers either way, so 5 workgroups of 128 per SM instead of 2 of 256), 13 3.09
+/// (`wide` 3.81), 15 3.81 (`wide_vstream` 3.58-3.74), 16 3.85 (`wide` 3.74); radius 8 / 10
+/// 2.50 / 2.90 against 256 columns' 2.52 / 2.76; 64 columns lose everywhere (3.23 / 3.96 /
+/// 4.91 at radius 11 / 13 / 15). Radius 14 sits between 13's win and 15's loss.
+const ONEPASS_WG128_UP_TO: u32 = 14;
+const ONEPASS_WG128: &str = "onepass_nv_wg128";
 
 /// The default among the separable (two-pass) schedules (`None`: `twopass`).
 fn separable_default(radius: u32) -> Option<&'static str> {

@@ -30,11 +30,19 @@ pub const MAX_HALF_RADIUS: u32 = 15;
 /// bound 0.90-0.928) runs here rather than in the two f32 passes (~10x copy).
 const HALF_MAX_ERROR: f64 = 0.93;
 
+/// From this radius the window's refills are loaded one row before use (`late`), below it a
+/// block ahead. Why: registers. H200 at 4K (session 8, runs s8-g1 and s8-g2; registers from
+/// `bench --shader-stats`), x copy late / early: sigma 3 (radius 9) 3.19 / 3.23-3.25 (91 / 111
+/// registers); sigma 4 (radius 12) 4.10 / 4.22-4.25 (119 / 128 registers and 16 bytes
+/// spilled); sigma 2.5 (radius 8) 3.03 / 3.00; sigma 2.3 (radius 7) 2.89 / 2.73; sigma 2
+/// (radius 6) 2.52 / 2.45-2.48 (74 / 79 registers).
+const LATE_FROM: u32 = 9;
+
 /// Schedule knobs (`None`: the default). Named `half` followed by `_wg<N>` (invocations,
 /// that is columns, per workgroup: 64, 96, 128, 160, 192 or 256), `_nf<N>` (buffer flushes per K rows)
 /// `_nb<N>` (blocks of K rows per workgroup) and `_kh<N>` (outputs per flush task, 4 or 8),
-/// `_f32` (f32 arithmetic in the same shape) and `_late` (refills loaded one row before
-/// use), e.g. `half_wg256_nf3`.
+/// `_f32` (f32 arithmetic in the same shape), `_late` (refills loaded one row before use)
+/// and `_early` (refills loaded a block ahead), e.g. `half_wg256_nf3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HalfOptions {
     pub wgx: Option<u32>,
@@ -45,7 +53,8 @@ pub struct HalfOptions {
     pub f32: Option<bool>,
     /// The window's refills loaded one row before use (`late`) instead of a block ahead:
     /// fewer live registers. H200 at 4K (session 6, run g12), ms, sigma 2 / 3 / 4: 0.0536 /
-    /// 0.0678 / 0.0876 against the default's 0.0525 / 0.0692 / 0.0901; not the default.
+    /// 0.0678 / 0.0876 against the default's 0.0525 / 0.0692 / 0.0901. The default from
+    /// `LATE_FROM` (see there).
     pub late: Option<bool>,
 }
 
@@ -63,6 +72,7 @@ impl HalfOptions {
                 _ if num("kh").is_some_and(|n| [4, 8].contains(&n)) => o.kh = num("kh"),
                 "f32" => o.f32 = Some(true),
                 "late" => o.late = Some(true),
+                "early" => o.late = Some(false),
                 _ => return None,
             }
         }
@@ -117,7 +127,7 @@ impl HalfPlan {
         }
         let nf = o.nf.unwrap_or(half_nf(r)).min(k);
         let nb = o.nb.unwrap_or(HALF_NB);
-        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / kh * kh, nb, br: k.div_ceil(nf), kh, f32: o.f32.unwrap_or(false), late: o.late.unwrap_or(false) })
+        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / kh * kh, nb, br: k.div_ceil(nf), kh, f32: o.f32.unwrap_or(false), late: o.late.unwrap_or(r >= LATE_FROM) })
     }
     fn key(&self, sigma: f32) -> String {
         format!("gaussian_blur.half.s{:08x}.r{}.wg{}.nb{}.br{}.kh{}.f{}.l{}", sigma.to_bits(), self.r, self.wgx, self.nb, self.br, self.kh, if self.f32 { 32 } else { 16 }, self.late as u32)
