@@ -507,7 +507,7 @@ pub(crate) const WINDOW: &str = "window";
 
 /// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` picks
 /// for `filter` (its registry name): by default (`default_variant`) on RGBA8 `window` at
-/// radius 1 and `onepass_nv` to radius 10, then (and on Gray8) `twopass`, `wide` or
+/// radius 1, `onepass_nv` to radius 10 and `onepass_nv_wg128` to 14, then (and on Gray8) `twopass`, `wide` or
 /// `wide_vstream` by radius; or another variant, or a bench-only ablation.
 pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, output: &GpuSlot, radius: u32, op: Op) -> Result<()> {
     let d: ImageDesc = input.desc.image().ok_or_else(|| Error::Graph("morphology input must be an image".into()))?;
