@@ -32,8 +32,8 @@ pub struct BenchArgs {
     #[arg(long)]
     json: Option<std::path::PathBuf>,
     /// Also compile every kernel the cases used on the Vulkan driver with statistics on, and
-    /// write what it reports (registers, shared memory, ...; text representations when it
-    /// offers them) to this folder: `shader_stats.txt`, one section per case
+    /// write what it reports (registers, shared and local memory, ...) to this folder:
+    /// `shader_stats.txt`, one section per case
     #[arg(long)]
     shader_stats: Option<std::path::PathBuf>,
 }
@@ -88,8 +88,11 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     let mut copy_ms = None;
     // per case, the kernels it compiled (a kernel an earlier case compiled is listed there)
     let mut case_kernels: Vec<(String, Vec<pixelflow::runtime::CompiledKernel>)> = Vec::new();
+    if a.shader_stats.is_some() {
+        gpu.keep_compiled_kernels();
+    }
     for case in &cases {
-        let compiled_before = gpu.pipeline_count();
+        let compiled_before = gpu.compiled_kernel_count();
         let outcome = run_case(&gpu, case, &cfg);
         if a.shader_stats.is_some() {
             case_kernels.push((case.name.clone(), gpu.compiled_kernels(compiled_before)));
@@ -130,14 +133,12 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
 }
 
 /// `--shader-stats`: the driver's statistics of each case's kernels (see
-/// `pixelflow::runtime::driver_stats`), one section per case, and the text representations
-/// the driver offers in `asm/`.
+/// `pixelflow::runtime::driver_stats`), one section per case.
 fn write_shader_stats(dir: &std::path::Path, case_kernels: &[(String, Vec<pixelflow::runtime::CompiledKernel>)], adapter: &str) -> Result<()> {
     use std::fmt::Write as _;
     let ds = pixelflow::runtime::driver_stats::DriverStats::open(adapter)?;
-    std::fs::create_dir_all(dir.join("asm")).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut text = format!("driver statistics from {} (VK_KHR_pipeline_executable_properties)\n", ds.device_name);
-    let mut n = 0;
     for (case, kernels) in case_kernels {
         let _ = writeln!(text, "\n## {case}");
         for k in kernels {
@@ -146,11 +147,6 @@ fn write_shader_stats(dir: &std::path::Path, case_kernels: &[(String, Vec<pixelf
                     for (exe, stats) in &s.executables {
                         let list = stats.iter().map(|st| format!("{}={}", st.name, st.value)).collect::<Vec<_>>().join(", ");
                         let _ = writeln!(text, "{} [{exe}]: {list}", k.key);
-                    }
-                    for (name, body) in &s.representations {
-                        n += 1;
-                        let file: String = format!("{n:03}_{}_{name}", k.key).chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '.' { c } else { '_' }).take(120).collect();
-                        std::fs::write(dir.join("asm").join(format!("{file}.txt")), body).with_context(|| format!("writing {file}"))?;
                     }
                 }
                 Err(e) => {

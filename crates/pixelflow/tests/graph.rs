@@ -96,6 +96,26 @@ fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
     assert!(e.contains("unknown schedule") && e.contains("table"), "{e}");
 }
 
+/// `bench --shader-stats` reads the kept modules: none are kept unless asked for, and once
+/// asked, each new kernel's module is kept once, in compile order, with its cache key.
+#[test]
+fn compiled_kernels_are_kept_only_when_asked() {
+    let gpu_arc = private_gpu();
+    let a = random_image(16, 8, PixelFormat::Rgba8, 5);
+    let be = Backend::Gpu(gpu_arc.clone());
+    Pipeline::new().then(Gamma::new(2.0).unwrap()).run(&be, &a).unwrap();
+    assert!(gpu_arc.pipeline_count() > 0);
+    assert_eq!(gpu_arc.compiled_kernel_count(), 0);
+    gpu_arc.keep_compiled_kernels();
+    Pipeline::new().then(Brightness::new(0.2).unwrap()).run(&be, &a).unwrap();
+    let kept = gpu_arc.compiled_kernels(0);
+    assert_eq!(kept.len(), gpu_arc.compiled_kernel_count());
+    assert!(!kept.is_empty() && kept.iter().all(|k| k.source.contains(&format!("fn {}", k.entry))), "{:?}", kept.iter().map(|k| &k.key).collect::<Vec<_>>());
+    Pipeline::new().then(Brightness::new(0.3).unwrap()).run(&be, &a).unwrap();
+    assert_eq!(gpu_arc.compiled_kernel_count(), kept.len(), "a cached kernel is not kept twice");
+    assert!(gpu_arc.compiled_kernels(kept.len()).is_empty());
+}
+
 #[test]
 fn rerun_with_new_inputs_and_parameters_reuses_pipelines_and_buffers() {
     // its own device: the count below would see other tests' kernels on the shared one

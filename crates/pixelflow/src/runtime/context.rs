@@ -52,8 +52,9 @@ pub struct Gpu {
     pub(crate) features: wgpu::Features,
     pub(crate) limits: wgpu::Limits,
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
-    /// Every compiled kernel's module, in compile order (for `runtime::driver_stats`).
-    compiled: Mutex<Vec<CompiledKernel>>,
+    /// Compiled kernels' modules, in compile order (for `runtime::driver_stats`); `None`
+    /// unless `keep_compiled_kernels` asked for them, so ordinary runs keep no sources.
+    compiled: Mutex<Option<Vec<CompiledKernel>>>,
     /// Shader runtime checks for our kernels: bounds checks on; wgpu's forced loop
     /// bounding off (every loop in our kernels is bounded by its uniforms, and the counter
     /// costs registers and a branch per iteration); integer-division checks on.
@@ -176,7 +177,7 @@ impl Gpu {
             features,
             limits,
             pipelines: Mutex::new(HashMap::new()),
-            compiled: Mutex::new(Vec::new()),
+            compiled: Mutex::new(None),
             runtime_checks: if std::env::var("PIXELFLOW_SHADER_CHECKS").is_ok_and(|v| v == "all") {
                 wgpu::ShaderRuntimeChecks::checked()
             } else {
@@ -284,7 +285,7 @@ impl Gpu {
             return Ok(p.clone());
         }
         let src = source();
-        let src_copy = src.clone();
+        let kept_src = self.compiled.lock().ok().and_then(|c| c.is_some().then(|| src.clone()));
         let pipeline = self.scoped(|| {
             let desc = wgpu::ShaderModuleDescriptor { label: Some(key), source: wgpu::ShaderSource::Wgsl(src.into()) };
             // SAFETY: only checks our kernels make unnecessary are dropped: see
@@ -300,8 +301,10 @@ impl Gpu {
             })
         }).map_err(|e| Error::Gpu(format!("compiling kernel `{full_key}`: {e}")))?;
         let p = Arc::new(pipeline);
-        if let Ok(mut compiled) = self.compiled.lock() {
-            compiled.push(CompiledKernel { key: full_key.clone(), entry, source: src_copy, checks, zero_init_workgroup: kernel.zero_init_workgroup });
+        if let (Some(source), Ok(mut compiled)) = (kept_src, self.compiled.lock()) {
+            if let Some(list) = compiled.as_mut() {
+                list.push(CompiledKernel { key: full_key.clone(), entry, source, checks, zero_init_workgroup: kernel.zero_init_workgroup });
+            }
         }
         if let Ok(mut cache) = self.pipelines.lock() {
             cache.insert(full_key, p.clone());
@@ -309,9 +312,21 @@ impl Gpu {
         Ok(p)
     }
 
-    /// The kernels compiled so far, in compile order, from index `from` on.
+    /// From now on, keep the module of every kernel compiled (see `compiled_kernels`).
+    pub fn keep_compiled_kernels(&self) {
+        if let Ok(mut c) = self.compiled.lock() {
+            c.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// Kernels compiled since `keep_compiled_kernels`, in compile order.
+    pub fn compiled_kernel_count(&self) -> usize {
+        self.compiled.lock().ok().and_then(|c| c.as_ref().map(Vec::len)).unwrap_or(0)
+    }
+
+    /// The kept kernels from index `from` on (see `compiled_kernel_count`).
     pub fn compiled_kernels(&self, from: usize) -> Vec<CompiledKernel> {
-        self.compiled.lock().map(|c| c.get(from..).unwrap_or_default().to_vec()).unwrap_or_default()
+        self.compiled.lock().ok().and_then(|c| c.as_ref().and_then(|v| v.get(from..)).map(<[CompiledKernel]>::to_vec)).unwrap_or_default()
     }
 
     /// Number of compiled kernels (for tests of the cache).

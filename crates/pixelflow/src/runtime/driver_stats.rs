@@ -30,8 +30,6 @@ pub struct Statistic {
 pub struct KernelStats {
     pub key: String,
     pub executables: Vec<(String, Vec<Statistic>)>,
-    /// Internal representations (e.g. the driver's assembly), when the driver offers text.
-    pub representations: Vec<(String, String)>,
 }
 
 fn vk_err(what: &str) -> impl Fn(vk::Result) -> Error + '_ {
@@ -57,7 +55,7 @@ impl DriverStats {
         let entry = unsafe { ash::Entry::load() }.map_err(|e| Error::Gpu(format!("driver statistics: no Vulkan loader: {e}")))?;
         let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
         let instance = unsafe { entry.create_instance(&vk::InstanceCreateInfo::default().application_info(&app), None) }.map_err(vk_err("create instance"))?;
-        match Self::open_device(&entry, &instance, adapter) {
+        match Self::open_device(&instance, adapter) {
             Ok((device, pep, device_name)) => Ok(Self { _entry: entry, instance, device, pep, device_name }),
             Err(e) => {
                 unsafe { instance.destroy_instance(None) };
@@ -66,7 +64,7 @@ impl DriverStats {
         }
     }
 
-    fn open_device(_entry: &ash::Entry, instance: &ash::Instance, adapter: &str) -> Result<(ash::Device, ash::khr::pipeline_executable_properties::Device, String)> {
+    fn open_device(instance: &ash::Instance, adapter: &str) -> Result<(ash::Device, ash::khr::pipeline_executable_properties::Device, String)> {
         let want = adapter.to_lowercase();
         let ext = ash::khr::pipeline_executable_properties::NAME;
         for pd in unsafe { instance.enumerate_physical_devices() }.map_err(vk_err("enumerate devices"))? {
@@ -116,7 +114,7 @@ impl DriverStats {
         )))
     }
 
-    /// Compiles `k` and reads the driver's statistics (and text representations).
+    /// Compiles `k` and reads the driver's statistics.
     pub fn kernel(&self, k: &CompiledKernel) -> Result<KernelStats> {
         let module = naga::front::wgsl::parse_str(&k.source).map_err(|e| Error::Gpu(format!("driver statistics: parsing `{}`: {e}", k.key)))?;
         let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
@@ -171,12 +169,12 @@ impl DriverStats {
             let entry = CString::new(k.entry).map_err(|_| Error::Gpu("driver statistics: entry point name".into()))?;
             let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(shader).name(&entry);
             let info = vk::ComputePipelineCreateInfo::default()
-                .flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR)
+                .flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR)
                 .stage(stage)
                 .layout(layout);
             pipeline = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }.map_err(|(_, e)| vk_err("compute pipeline")(e))?[0];
             let props = unsafe { self.pep.get_pipeline_executable_properties(&vk::PipelineInfoKHR::default().pipeline(pipeline)) }.map_err(vk_err("executable properties"))?;
-            let mut out = KernelStats { key: k.key.clone(), executables: Vec::new(), representations: Vec::new() };
+            let mut out = KernelStats { key: k.key.clone(), executables: Vec::new() };
             for (i, p) in props.iter().enumerate() {
                 let exe = vk::PipelineExecutableInfoKHR::default().pipeline(pipeline).executable_index(i as u32);
                 let stats = unsafe { self.pep.get_pipeline_executable_statistics(&exe) }.map_err(vk_err("executable statistics"))?;
@@ -194,7 +192,6 @@ impl DriverStats {
                     })
                     .collect();
                 out.executables.push((c_text(p.name_as_c_str()), list));
-                out.representations.extend(self.representations(&exe).unwrap_or_default());
             }
             Ok(out)
         })();
@@ -207,30 +204,6 @@ impl DriverStats {
             }
         }
         result
-    }
-
-    /// The text internal representations of one executable (two calls: sizes, then data).
-    fn representations(&self, exe: &vk::PipelineExecutableInfoKHR) -> Result<Vec<(String, String)>> {
-        let mut reps = unsafe { self.pep.get_pipeline_executable_internal_representations(exe) }.map_err(vk_err("internal representations"))?;
-        let mut bufs: Vec<Vec<u8>> = reps.iter().map(|r| vec![0u8; if r.is_text != 0 { r.data_size } else { 0 }]).collect();
-        for (r, b) in reps.iter_mut().zip(bufs.iter_mut()) {
-            r.p_data = b.as_mut_ptr().cast();
-            r.data_size = b.len();
-        }
-        let mut count = reps.len() as u32;
-        let res = unsafe { (self.pep.fp().get_pipeline_executable_internal_representations_khr)(self.device.handle(), exe, &mut count, reps.as_mut_ptr()) };
-        if res != vk::Result::SUCCESS && res != vk::Result::INCOMPLETE {
-            return Err(vk_err("internal representations")(res));
-        }
-        Ok(reps
-            .iter()
-            .zip(bufs)
-            .filter(|(r, _)| r.is_text != 0)
-            .map(|(r, b)| {
-                let text = CStr::from_bytes_until_nul(&b).map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| String::from_utf8_lossy(&b).into_owned());
-                (c_text(r.name_as_c_str()), text)
-            })
-            .collect())
     }
 }
 

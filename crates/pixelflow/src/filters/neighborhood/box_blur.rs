@@ -171,32 +171,34 @@ pub struct SweepShape {
 impl SweepShape {
     /// The shape of a `sweep*` variant name.
     pub fn named(variant: &str) -> Option<Self> {
-        if let Some(v) = variant.strip_suffix("_loops") {
-            return Self::named(v).map(|s| Self { unrolled: false, ..s });
-        }
-        match variant {
+        let (variant, unrolled) = Self::loops_suffix(variant);
+        let shape = match variant {
             "sweep" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17, unrolled: true }),
             "sweep_short" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 32, large_from: 17, unrolled: true }),
             "sweep_tall" => Some(Self { nt: 128, ch: 2, lb: 4, strip_h: 64, strip_h_large: 128, large_from: 33, unrolled: true }),
             "sweep64" => Some(Self { nt: 64, ch: 2, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17, unrolled: true }),
             _ => None,
-        }
+        };
+        shape.map(|s| Self { unrolled, ..s })
+    }
+    /// `variant` without a `_loops` suffix, and whether its loops are unrolled (no suffix).
+    fn loops_suffix(variant: &str) -> (&str, bool) {
+        variant.strip_suffix("_loops").map_or((variant, true), |v| (v, false))
     }
     /// The walk shape and rows per block of a `blocks*` variant name: the sweep walk with its
     /// column sums primed from block sums (a first pass), so strips stay short at every
     /// radius. See the predictions in [`SweepShape`]'s notes and docs/perf-notes.md.
     pub fn blocks(variant: &str) -> Option<(Self, u32)> {
-        if let Some(v) = variant.strip_suffix("_loops") {
-            return Self::blocks(v).map(|(s, b)| (Self { unrolled: false, ..s }, b));
-        }
-        match variant {
+        let (variant, unrolled) = Self::loops_suffix(variant);
+        let shape = match variant {
             "blocks" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0, unrolled: true }, 8)),
             "blocks_short" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 8, strip_h_large: 8, large_from: 0, unrolled: true }, 8)),
             "blocks192" => Some((Self { nt: 192, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0, unrolled: true }, 8)),
             // rows loaded ahead 2 instead of 4: 16 fewer live registers (residency test)
             "blocks_lb2" => Some((Self { nt: 128, ch: 1, lb: 2, strip_h: 16, strip_h_large: 16, large_from: 0, unrolled: true }, 8)),
             _ => None,
-        }
+        };
+        shape.map(|(s, b)| (Self { unrolled, ..s }, b))
     }
     /// Output rows per workgroup at radius `r`: taller strips for larger radii amortise the
     /// 2r+1 rows each strip primes its column sums with.
