@@ -169,13 +169,19 @@ fn lut_identity_round_trips() {
     assert!(diff <= 1, "identity LUT changed a pixel by {diff}");
 }
 
+/// `UPDATE_README=1 cargo test -p pixelflow-cli readme` rewrites the table between the markers.
 #[test]
 fn readme_filter_table_is_generated_from_the_registry() {
     let o = run(&["list", "--markdown"]);
     let table = String::from_utf8_lossy(&o.stdout).into_owned();
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
-    assert!(
-        readme.contains(&table),
-        "README's filter table is stale; regenerate it with `cargo run -p pixelflow-cli -- list --markdown` and paste it between the markers"
-    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    if std::env::var_os("UPDATE_README").is_some() && !readme.contains(&table) {
+        let start = readme.find("<!-- filter-table:start").expect("start marker");
+        let start = start + readme[start..].find('\n').expect("marker line") + 1;
+        let end = readme.find("<!-- filter-table:end -->").expect("end marker");
+        std::fs::write(&path, format!("{}{table}{}", &readme[..start], &readme[end..])).unwrap();
+        return;
+    }
+    assert!(readme.contains(&table), "README's filter table is stale; regenerate it with `UPDATE_README=1 cargo test -p pixelflow-cli readme`");
 }

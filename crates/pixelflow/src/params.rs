@@ -203,6 +203,12 @@ impl Args {
             _ => Err(self.wrong(name)),
         }
     }
+    pub fn i32(&self, name: &str) -> Result<i32> {
+        match self.get(name)? {
+            ParamValue::Int(v) => i32::try_from(*v).map_err(|_| self.wrong(name)),
+            _ => Err(self.wrong(name)),
+        }
+    }
     pub fn u32(&self, name: &str) -> Result<u32> {
         match self.get(name)? {
             ParamValue::Int(v) if *v >= 0 => Ok(*v as u32),
@@ -249,4 +255,39 @@ pub fn check_int(def: &FilterDef, name: &str, v: u32) -> Result<u32> {
     let p = def.params.iter().find(|p| p.name == name).ok_or_else(|| Error::BadParam { filter: def.name.into(), param: name.into(), message: "not declared".into() })?;
     p.check(def.name, &RawValue::Number(v as f64))?;
     Ok(v)
+}
+
+fn declared<'d>(def: &'d FilterDef, name: &str) -> Result<&'d ParamDef> {
+    def.params.iter().find(|p| p.name == name).ok_or_else(|| Error::BadParam { filter: def.name.into(), param: name.into(), message: "not declared".into() })
+}
+
+/// Checks any typed value, given as it would be written in a spec, against `def`'s
+/// declaration of `name` (the constructors `pixel_filter!` generates use it).
+pub fn check_value(def: &FilterDef, name: &str, raw: RawValue) -> Result<()> {
+    declared(def, name)?.check(def.name, &raw).map(|_| ())
+}
+
+/// The index of `option` among the declared options of the choice `name`.
+pub fn choice_index(def: &FilterDef, name: &str, option: &str) -> Result<u32> {
+    let p = declared(def, name)?;
+    p.check(def.name, &RawValue::Text(option.to_string()))?;
+    match p.kind {
+        ParamKind::Choice { options, .. } => Ok(options.iter().position(|o| *o == option).unwrap_or(0) as u32),
+        _ => Err(Error::BadParam { filter: def.name.into(), param: name.into(), message: "is not a choice".into() }),
+    }
+}
+
+/// A choice stored as an index, as a spec would write it (an index past the options gives
+/// text that `check` rejects with the list of options).
+pub fn choice_raw(def: &FilterDef, name: &str, index: u32) -> RawValue {
+    let options = match def.params.iter().find(|p| p.name == name).map(|p| p.kind) {
+        Some(ParamKind::Choice { options, .. }) => options,
+        _ => &[],
+    };
+    RawValue::Text(options.get(index as usize).map_or_else(|| format!("#{index}"), |o| o.to_string()))
+}
+
+/// A validated list as a fixed-size array.
+pub fn float_array<const N: usize>(def: &FilterDef, name: &str, v: &[f32]) -> Result<[f32; N]> {
+    v.try_into().map_err(|_| Error::BadParam { filter: def.name.into(), param: name.into(), message: format!("expected {N} numbers, got {}", v.len()) })
 }

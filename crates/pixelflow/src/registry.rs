@@ -69,6 +69,9 @@ pub struct UniformLayout {
     pub wgsl: &'static str,
     pub wgsl_struct: &'static str,
     pub rust_size: usize,
+    /// The Rust struct's named fields and their offsets (`offset_of!`), compared with the
+    /// WGSL members of the same names.
+    pub fields: &'static [(&'static str, usize)],
 }
 
 /// The declaration of one filter.
@@ -111,6 +114,10 @@ pub struct PixelOpGpu {
     pub wgsl: &'static str,
     /// Uniform bytes (size a multiple of 16).
     pub uniform: Vec<u8>,
+    /// Where each parameter sits in `uniform` (checked against the WGSL struct by naga).
+    pub fields: Vec<crate::runtime::uniform::FieldLayout>,
+    /// The WGSL function takes the pixel's position (`at: PixelAt`) as a third argument.
+    pub position: bool,
     /// Each output channel depends on the same input channel alone (`PixelOp::PER_CHANNEL`),
     /// so the op can run as a 256-entry table (schedule `table`).
     pub per_channel: bool,

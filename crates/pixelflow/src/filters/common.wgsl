@@ -21,3 +21,35 @@ fn pack_u8(c: vec4<u32>) -> u32 {
 fn luma601(c: vec4<u32>) -> u32 {
     return (299u * c.x + 587u * c.y + 114u * c.z + 500u) / 1000u;
 }
+
+// A pixel's column and row and the image size, for per-pixel filters that depend on where
+// the pixel is (filters::shape::pixel::PixelAt).
+struct PixelAt {
+    xy: vec2<u32>,
+    size: vec2<u32>,
+}
+
+// The pixel centre in [0, 1]^2, GPUImage's `textureCoordinate`.
+fn at_uv(at: PixelAt) -> vec2<f32> {
+    return (vec2<f32>(at.xy) + 0.5) / vec2<f32>(at.size);
+}
+
+// pow() is undefined for x <= 0 in WGSL; pinned to the CPU twins' `spow`: 0^0 = 1, 0^g = 0.
+fn spow(x: f32, g: f32) -> f32 {
+    if (x <= 0.0) {
+        return select(0.0, 1.0, g == 0.0);
+    }
+    return pow(x, g);
+}
+
+// GPUImage's overlay of a grey `base` with a colour `blend`, per channel (Monochrome,
+// WhiteBalance's warm filter).
+fn overlay3(base: vec3<f32>, blend: vec3<f32>) -> vec3<f32> {
+    return select(vec3<f32>(1.0) - 2.0 * (vec3<f32>(1.0) - base) * (vec3<f32>(1.0) - blend), 2.0 * base * blend, base < vec3<f32>(0.5));
+}
+
+// GLSL smoothstep, a step where the edges meet (WGSL leaves e0 == e1 undefined).
+fn smoothstep_safe(e0: f32, e1: f32, x: f32) -> f32 {
+    let t = clamp((x - e0) / max(e1 - e0, 1e-6), 0.0, 1.0);
+    return t * t * (3.0 - 2.0 * t);
+}

@@ -9,7 +9,7 @@ pub mod geometry;
 pub mod lookup;
 pub mod morphology;
 pub mod neighborhood;
-pub mod pixel;
+pub mod shape;
 
 use std::sync::OnceLock;
 

@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::plan::plan;
 use super::{Graph, NodeKind};
 use crate::error::{Error, Result};
-use crate::filters::pixel::record_fused;
+use crate::graph::fuse::record_fused;
 use crate::image::Image;
 use crate::runtime::{Gpu, GpuOptions, GpuSlot, NodeRecorder};
 use crate::value::{Data, Value, ValueDesc};

@@ -5,6 +5,7 @@ mod context;
 pub mod driver_stats;
 mod kernel;
 mod pool;
+pub mod uniform;
 pub mod schedule;
 
 pub use context::{CompiledKernel, Gpu, GpuOptions, GpuInfo};

@@ -49,7 +49,7 @@ GPU: per-workgroup histograms in workgroup memory, merged with one atomic per no
     outputs: &[PortDef { name: "histogram", kind: PortKind::Data(DataKind::Histogram) }],
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(Histogram)),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
+    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
     test_inputs: None,
     schedules: super::LOOP_VARIANTS,
 };

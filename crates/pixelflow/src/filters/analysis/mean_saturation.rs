@@ -47,7 +47,7 @@ integer division; the mean is the exact 64-bit sum over the pixel count, divided
     outputs: &[PortDef { name: "mean", kind: PortKind::Data(DataKind::Mean) }],
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(MeanSaturation)),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
+    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
     test_inputs: None,
     schedules: super::LOOP_VARIANTS,
 };

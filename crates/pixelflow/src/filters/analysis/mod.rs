@@ -9,26 +9,14 @@
 //! bytes, so the last, partial quad of an image can be loaded whole and its missing pixels
 //! masked out (checked by `check_quads`).
 
-pub mod average_luminance_threshold;
-pub mod histogram;
-pub mod luminance_threshold_by_stats;
-pub mod mean_saturation;
-pub mod reduce;
+include!(concat!(env!("OUT_DIR"), "/filters_analysis.rs"));
 
-pub use average_luminance_threshold::AverageLuminanceThreshold;
-pub use histogram::Histogram;
-pub use luminance_threshold_by_stats::LuminanceThresholdByStats;
-pub use mean_saturation::MeanSaturation;
-pub use reduce::Reduce;
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
-use crate::registry::FilterDef;
 use crate::runtime::{GpuSlot, NodeRecorder};
 
-/// Registry entries of this family.
-pub static DEFS: &[&FilterDef] = &[&reduce::DEF, &histogram::DEF, &mean_saturation::DEF, &average_luminance_threshold::DEF, &luminance_threshold_by_stats::DEF];
 
 /// Grid-stride helpers shared by the family's kernels (`GridParams`).
 pub(crate) const GRID_WGSL: &str = include_str!("grid.wgsl");

@@ -58,7 +58,7 @@ Later nodes can consume the statistics on the GPU (see luminance_threshold_by_st
     outputs: STATS_OUT,
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(Reduce)),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
+    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
     test_inputs: None,
     schedules: SCHEDULES,
 };
@@ -302,7 +302,7 @@ static LUMA_SUM_DEF: FilterDef = FilterDef {
     outputs: STATS_OUT,
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(ReduceLumaSum)),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>() }],
+    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
     test_inputs: None,
     schedules: &[],
 };

@@ -1,11 +1,8 @@
 //! Blends (GPUImage's "Blending modes"): two RGBA8 images of the same size, combined per
 //! pixel. The second image arrives as the `with` input (`alpha_blend(with=top.png)`).
 
-pub mod alpha_blend;
-pub mod multiply_blend;
+include!(concat!(env!("OUT_DIR"), "/filters_blend.rs"));
 
-pub use alpha_blend::AlphaBlend;
-pub use multiply_blend::MultiplyBlend;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
@@ -14,8 +11,6 @@ use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 use rayon::prelude::*;
 
-/// Registry entries of this family.
-pub static DEFS: &[&FilterDef] = &[&alpha_blend::DEF, &multiply_blend::DEF];
 
 const WGSL: &str = include_str!("blend.wgsl");
 /// Workgroup size; schedule choice, not algorithm.
@@ -62,4 +57,4 @@ pub(crate) fn blend_gpu(rec: &mut NodeRecorder<'_>, def: &FilterDef, entry: &'st
     rec.dispatch(&Kernel::new("blend", &[WGSL], entry), &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&p), groups_1d((d.pixels() as u64).div_ceil(4), WG))
 }
 
-pub(crate) const BLEND_UNIFORM: crate::registry::UniformLayout = crate::registry::UniformLayout { wgsl: WGSL, wgsl_struct: "BlendParams", rust_size: std::mem::size_of::<BlendParams>() };
+pub(crate) const BLEND_UNIFORM: crate::registry::UniformLayout = crate::registry::UniformLayout { wgsl: WGSL, wgsl_struct: "BlendParams", rust_size: std::mem::size_of::<BlendParams>(), fields: &[("count", std::mem::offset_of!(BlendParams, count)), ("mix", std::mem::offset_of!(BlendParams, mix))] };

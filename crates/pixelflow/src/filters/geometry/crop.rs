@@ -127,7 +127,7 @@ the size shrinks to what remains (at least 1 pixel). A zero width or height is a
         };
         Ok(Box::new(Crop::new(a.f32("x")?, a.f32("y")?, a.f32("width")?, a.f32("height")?, units)?))
     },
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>() }],
+    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>(), fields: &[("out_width", std::mem::offset_of!(CropParams, out_width)), ("out_height", std::mem::offset_of!(CropParams, out_height)), ("x0", std::mem::offset_of!(CropParams, x0)), ("y0", std::mem::offset_of!(CropParams, y0)), ("in_width", std::mem::offset_of!(CropParams, in_width)), ("count", std::mem::offset_of!(CropParams, count))] }],
     test_inputs: None,
     schedules: &[],
 };

@@ -1,13 +1,7 @@
 //! Geometry (GPUImage's crop and `forceProcessingAtSize` resizing): filters that change the
 //! image size.
 
-pub mod crop;
-pub mod resize;
+include!(concat!(env!("OUT_DIR"), "/filters_geometry.rs"));
 
-pub use crop::Crop;
-pub use resize::Resize;
 
-use crate::registry::FilterDef;
 
-/// Registry entries of this family.
-pub static DEFS: &[&FilterDef] = &[&crop::DEF, &resize::DEF];

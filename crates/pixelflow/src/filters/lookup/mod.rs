@@ -1,12 +1,11 @@
 //! Lookup (GPUImage's `GPUImageLookupFilter` family): colour grading through a 512x512 LUT
 //! image holding a 64x64x64 colour cube.
 
-#[allow(clippy::module_inception)] // one file per filter, named after it
-pub mod lookup;
+// one file per filter, named after it: `lookup::lookup`
+#![allow(clippy::module_inception)]
 
-pub use lookup::{identity_lut, Lookup};
+include!(concat!(env!("OUT_DIR"), "/filters_lookup.rs"));
 
-use crate::registry::FilterDef;
+pub use lookup::identity_lut;
 
-/// Registry entries of this family.
-pub static DEFS: &[&FilterDef] = &[&lookup::DEF];
+

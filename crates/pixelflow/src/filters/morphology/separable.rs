@@ -28,7 +28,7 @@ pub(crate) const EXACT: Tolerance = Tolerance { max_diff: 0, why: "" };
 /// Formats the family accepts (and produces unchanged).
 pub(crate) const FORMATS: &[PixelFormat] = &[PixelFormat::Rgba8, PixelFormat::Gray8];
 
-pub(crate) const UNIFORMS: &[UniformLayout] = &[UniformLayout { wgsl: WGSL, wgsl_struct: "MorphParams", rust_size: std::mem::size_of::<MorphParams>() }];
+pub(crate) const UNIFORMS: &[UniformLayout] = &[UniformLayout { wgsl: WGSL, wgsl_struct: "MorphParams", rust_size: std::mem::size_of::<MorphParams>(), fields: &[("width", std::mem::offset_of!(MorphParams, width)), ("height", std::mem::offset_of!(MorphParams, height)), ("words_per_row", std::mem::offset_of!(MorphParams, words_per_row)), ("flip", std::mem::offset_of!(MorphParams, flip))] }];
 
 /// Uniform of both passes; mirrors `MorphParams` in `morphology.wgsl`.
 #[repr(C)]

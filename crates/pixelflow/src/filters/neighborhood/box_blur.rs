@@ -224,9 +224,9 @@ pub static DEF: FilterDef = FilterDef {
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(BoxBlur::new(a.u32("radius")?)?)),
     uniforms: &[
-        UniformLayout { wgsl: WGSL, wgsl_struct: "BoxBlurParams", rust_size: std::mem::size_of::<BoxBlurParams>() },
-        UniformLayout { wgsl: SWEEP_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
-        UniformLayout { wgsl: BLOCKSUM_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>() },
+        UniformLayout { wgsl: WGSL, wgsl_struct: "BoxBlurParams", rust_size: std::mem::size_of::<BoxBlurParams>(), fields: &[("width", std::mem::offset_of!(BoxBlurParams, width)), ("height", std::mem::offset_of!(BoxBlurParams, height)), ("radius", std::mem::offset_of!(BoxBlurParams, radius)), ("tile_w", std::mem::offset_of!(BoxBlurParams, tile_w)), ("strip_h", std::mem::offset_of!(BoxBlurParams, strip_h)), ("two_n", std::mem::offset_of!(BoxBlurParams, two_n)), ("inv_two_n", std::mem::offset_of!(BoxBlurParams, inv_two_n))] },
+        UniformLayout { wgsl: SWEEP_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>(), fields: &[("width", std::mem::offset_of!(BoxSweepParams, width)), ("height", std::mem::offset_of!(BoxSweepParams, height)), ("radius", std::mem::offset_of!(BoxSweepParams, radius)), ("r4", std::mem::offset_of!(BoxSweepParams, r4)), ("tile_w", std::mem::offset_of!(BoxSweepParams, tile_w)), ("strip_h", std::mem::offset_of!(BoxSweepParams, strip_h)), ("width4", std::mem::offset_of!(BoxSweepParams, width4)), ("inv_n", std::mem::offset_of!(BoxSweepParams, inv_n))] },
+        UniformLayout { wgsl: BLOCKSUM_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>(), fields: &[("width", std::mem::offset_of!(BoxSweepParams, width)), ("height", std::mem::offset_of!(BoxSweepParams, height)), ("radius", std::mem::offset_of!(BoxSweepParams, radius)), ("r4", std::mem::offset_of!(BoxSweepParams, r4)), ("tile_w", std::mem::offset_of!(BoxSweepParams, tile_w)), ("strip_h", std::mem::offset_of!(BoxSweepParams, strip_h)), ("width4", std::mem::offset_of!(BoxSweepParams, width4)), ("inv_n", std::mem::offset_of!(BoxSweepParams, inv_n))] },
     ],
     test_inputs: None,
     schedules: &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2", "sweep_short_loops", "blocks_lb2_loops"],

@@ -6,19 +6,11 @@
 //! `const` lines marked `// @specialize` in the `.wgsl` files; the files themselves are valid
 //! WGSL with default values, so they parse and validate on their own.
 
-pub mod box_blur;
-pub mod gaussian_blur;
-pub mod sobel_edge_detection;
+include!(concat!(env!("OUT_DIR"), "/filters_neighborhood.rs"));
 
-pub use box_blur::BoxBlur;
-pub use gaussian_blur::GaussianBlur;
-pub use sobel_edge_detection::SobelEdgeDetection;
 
 use crate::error::{Error, Result};
-use crate::registry::FilterDef;
 
-/// Registry entries of this family.
-pub static DEFS: &[&FilterDef] = &[&gaussian_blur::DEF, &box_blur::DEF, &sobel_edge_detection::DEF];
 
 /// Replaces the value of each `const NAME: u32 = ...; // @specialize` line of `src`. Every
 /// name must be present exactly once (a missing one is a bug in the caller, reported as an

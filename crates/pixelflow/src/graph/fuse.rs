@@ -1,85 +1,11 @@
-//! Per-pixel filters: each declares a WGSL function `fn name(c: vec4<f32>, p: NameParams) -> vec4<f32>`
-//! and its CPU twin `apply`. The executor generates the kernel around the function, and fuses
-//! runs of consecutive per-pixel filters into one kernel (one read, one write). Between fused
-//! steps the colour is re-quantised to 8 bits, so a fused chain gives bit-for-bit the result
-//! of the unfused one.
-
-use bytemuck::Pod;
-use rayon::prelude::*;
+//! Fusion of per-pixel filters: one generated kernel applies a chain of per-pixel ops
+//! (`filters::shape::pixel`) with one read and one write per pixel. Between fused steps the
+//! colour is re-quantised to 8 bits, so a fused chain gives bit-for-bit the result of the
+//! unfused one.
 
 use crate::error::Result;
-use crate::image::{unorm8, Image, PixelFormat};
-use crate::registry::{expect_image, input_image, Filter, FilterDef, PixelOpGpu};
+use crate::registry::PixelOpGpu;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Value, ValueDesc};
-
-/// A per-pixel RGBA8 filter.
-pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
-    const DEF: &'static FilterDef;
-    const WGSL: &'static str;
-    /// WGSL function name (equal to the filter name).
-    const FN_NAME: &'static str;
-    /// WGSL parameter struct name.
-    const PARAMS_STRUCT: &'static str;
-    /// `#[repr(C)]` uniform mirrored by `PARAMS_STRUCT`; size a multiple of 16.
-    type Params: Pod;
-    fn params(&self) -> Self::Params;
-    /// CPU twin of the WGSL function, on [0,1] RGBA.
-    fn apply(&self, c: [f32; 4]) -> [f32; 4];
-    /// True when every output channel is a function of the same input channel alone (the
-    /// functions may differ per channel, e.g. alpha copied): on 8-bit input the function is
-    /// then a 256-entry table, and the `table` schedule builds and looks up that table
-    /// instead of evaluating the function per pixel (see `record_fused`).
-    const PER_CHANNEL: bool = false;
-    /// With `PER_CHANNEL`: the default schedule is `table` rather than `pixel`.
-    const TABLE_BY_DEFAULT: bool = false;
-}
-
-/// Runs a per-pixel function over an RGBA8 image on the CPU, quantising like `pack4x8unorm`.
-pub fn map_pixels(img: &Image, f: impl Fn([f32; 4]) -> [f32; 4] + Sync) -> Result<Image> {
-    let src = img.as_u8();
-    let mut out = vec![0u8; src.len()];
-    out.par_chunks_mut(4 * 1024).zip(src.par_chunks(4 * 1024)).for_each(|(o, s)| {
-        for (op, sp) in o.chunks_exact_mut(4).zip(s.chunks_exact(4)) {
-            let c = f([sp[0] as f32 / 255.0, sp[1] as f32 / 255.0, sp[2] as f32 / 255.0, sp[3] as f32 / 255.0]);
-            for k in 0..4 {
-                op[k] = unorm8(c[k]);
-            }
-        }
-    });
-    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
-}
-
-impl<T: PixelOp> Filter for T {
-    fn def(&self) -> &'static FilterDef {
-        T::DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(T::DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        Ok(vec![ValueDesc::Image(d)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _outputs: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(T::DEF, inputs, 0)?;
-        Ok(vec![Value::Image(map_pixels(img, |c| self.apply(c))?)])
-    }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let op = self.pixel_op().ok_or_else(|| crate::Error::Gpu("not a pixel op".into()))?;
-        record_fused(rec, &[op], &inputs[0], &outputs[0])
-    }
-    fn pixel_op(&self) -> Option<PixelOpGpu> {
-        Some(PixelOpGpu {
-            fn_name: T::FN_NAME,
-            params_struct: T::PARAMS_STRUCT,
-            wgsl: T::WGSL,
-            uniform: bytemuck::bytes_of(&self.params()).to_vec(),
-            per_channel: T::PER_CHANNEL,
-            table_by_default: T::TABLE_BY_DEFAULT,
-        })
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
-}
 
 /// Workgroup size of generated per-pixel kernels. Schedule choice, not algorithm.
 const PIXEL_WG: u32 = 256;
@@ -126,43 +52,49 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
         table |= wants_table(o)?;
     }
     let table = table && ops.iter().all(|o| o.per_channel);
-    let mut gen = String::from("struct ChainParams {\n    groups: u32, _p0: u32, _p1: u32, _p2: u32,\n");
+    let mut gen = String::from("struct ChainParams {\n    groups: u32, width: u32, height: u32, _p0: u32,\n");
     for (i, o) in ops.iter().enumerate() {
         gen.push_str(&format!("    op{i}: {},\n", o.params_struct));
     }
     gen.push_str("}\n@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;\n@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n@group(0) @binding(2) var<uniform> chain: ChainParams;\n");
     if table {
-        return record_table(rec, ops, sources, gen, src, dst, groups);
+        return record_table(rec, ops, sources, gen, src, dst, groups, desc);
     }
     // Unrolled by hand, no dynamic vector index: the looped version measured 0.115 ms
     // against 0.021 ms for a copy on the H200 (run 1); `bench --experiments` isolates why.
     gen.push_str(&format!(
         "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.groups) {{ return; }}\n    let s = src[i];\n    var c0 = unorm_unpack(s.x);\n    var c1 = unorm_unpack(s.y);\n    var c2 = unorm_unpack(s.z);\n    var c3 = unorm_unpack(s.w);\n"
     ));
+    let position = ops.iter().any(|o| o.position);
     for k in 0..4 {
-        apply_chain(&mut gen, ops, &format!("c{k}"));
+        if position {
+            // the pixel's place, for ops that read it (vignette, haze): 4 pixels per invocation
+            gen.push_str(&format!("    let at{k} = PixelAt(vec2<u32>((4u * i + {k}u) % chain.width, (4u * i + {k}u) / chain.width), vec2<u32>(chain.width, chain.height));\n"));
+        }
+        apply_chain(&mut gen, ops, &format!("c{k}"), &format!("at{k}"));
     }
     gen.push_str("    dst[i] = vec4<u32>(unorm_pack(c0), unorm_pack(c1), unorm_pack(c2), unorm_pack(c3));\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);
-    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &chain_uniform(ops, groups), groups_1d(groups, PIXEL_WG))
+    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &chain_uniform(ops, groups, desc), groups_1d(groups, PIXEL_WG))
 }
 
 /// WGSL applying `ops` in order to the RGBA variable `c`, quantised to 8 bits between ops
 /// as storing and reloading an RGBA8 image would (the CPU runs a chain one filter at a time).
-fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str) {
+fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str, at: &str) {
     for (i, o) in ops.iter().enumerate() {
         if i > 0 {
             gen.push_str(&format!("    {c} = quantize8({c});\n"));
         }
-        gen.push_str(&format!("    {c} = {}({c}, chain.op{i});\n", o.fn_name));
+        let at = if o.position { format!(", {at}") } else { String::new() };
+        gen.push_str(&format!("    {c} = {}({c}, chain.op{i}{at});\n", o.fn_name));
     }
 }
 
 /// `ChainParams`: the quad count, then every op's parameter block.
-fn chain_uniform(ops: &[PixelOpGpu], groups: u64) -> Vec<u8> {
+fn chain_uniform(ops: &[PixelOpGpu], groups: u64, desc: crate::ImageDesc) -> Vec<u8> {
     let mut uniform = Vec::new();
-    uniform.extend_from_slice(bytemuck::bytes_of(&[groups as u32, 0, 0, 0]));
+    uniform.extend_from_slice(bytemuck::bytes_of(&[groups as u32, desc.width, desc.height, 0]));
     for o in ops {
         uniform.extend_from_slice(&o.uniform);
     }
@@ -177,7 +109,8 @@ fn chain_uniform(ops: &[PixelOpGpu], groups: u64) -> Vec<u8> {
 /// four output bytes for input byte `b` in their channels' places. Then every channel of
 /// the invocation's pixels is looked up: 16 reads of workgroup memory instead of, for
 /// gamma, 12 `pow`s.
-fn record_table(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], sources: Vec<&'static str>, mut gen: String, src: &GpuSlot, dst: &GpuSlot, groups: u64) -> Result<()> {
+#[allow(clippy::too_many_arguments)]
+fn record_table(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], sources: Vec<&'static str>, mut gen: String, src: &GpuSlot, dst: &GpuSlot, groups: u64, desc: crate::ImageDesc) -> Result<()> {
     let key = format!("pixel.table[{}]", ops.iter().map(|o| o.fn_name).collect::<Vec<_>>().join(","));
     gen.push_str(&format!("var<workgroup> lut: array<u32, {PIXEL_WG}>;\n"));
     gen.push_str("fn lut_pixel(p: u32) -> u32 {\n    return (lut[p & 255u] & 0xffu) | (lut[(p >> 8u) & 255u] & 0xff00u) | (lut[(p >> 16u) & 255u] & 0xff0000u) | (lut[p >> 24u] & 0xff000000u);\n}\n");
@@ -187,10 +120,10 @@ fn record_table(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], sources: Vec<&'s
     gen.push_str(&format!(
         "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    var s = vec4<u32>(0u);\n    if (i < chain.groups) {{ s = src[i]; }}\n    var c = unorm_unpack(lid * 0x01010101u);\n"
     ));
-    apply_chain(&mut gen, ops, "c");
+    apply_chain(&mut gen, ops, "c", "");
     gen.push_str("    lut[lid] = unorm_pack(c);\n    workgroupBarrier();\n    if (i >= chain.groups) { return; }\n    dst[i] = vec4<u32>(lut_pixel(s.x), lut_pixel(s.y), lut_pixel(s.z), lut_pixel(s.w));\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);
     // every entry of `lut` is written before the barrier and read after it
-    rec.dispatch_uninit(&kernel, &[&src.buffer, &dst.buffer], &chain_uniform(ops, groups), groups_1d(groups, PIXEL_WG))
+    rec.dispatch_uninit(&kernel, &[&src.buffer, &dst.buffer], &chain_uniform(ops, groups, desc), groups_1d(groups, PIXEL_WG))
 }

@@ -1,0 +1,335 @@
+//! The per-pixel shape (GPUImage3's `BasicOperation`): a filter is a WGSL body computing one
+//! RGBA colour from `c: vec4<f32>` (and, when it asks, `at: PixelAt`, the pixel's position and
+//! the image size) with its parameters in `p`, plus an independent CPU closure. The
+//! `pixel_filter!` declaration generates the typed struct, its checked constructor, `Default`,
+//! the uniform block and its WGSL struct, the `FilterDef` and this trait's impl; the executor
+//! generates the kernel around the body and fuses runs of per-pixel filters into one kernel
+//! (`graph::fuse`).
+
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::image::{unorm8, Image, PixelFormat};
+use crate::registry::{expect_image, input_image, Filter, FilterDef, PixelOpGpu};
+use crate::runtime::uniform::UniformBlock;
+use crate::runtime::{GpuSlot, NodeRecorder};
+use crate::value::{Value, ValueDesc};
+
+/// Where a pixel is: its column and row, and the image size. WGSL has the same struct
+/// (`common.wgsl`), with `at_uv(at)` for GPUImage's normalised texture coordinate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PixelAt {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl PixelAt {
+    /// The pixel centre in [0, 1]², as GPUImage's `textureCoordinate`; computed as the WGSL
+    /// `at_uv` does (f32, one division per axis).
+    pub fn uv(&self) -> [f32; 2] {
+        [(self.x as f32 + 0.5) / self.width as f32, (self.y as f32 + 0.5) / self.height as f32]
+    }
+}
+
+/// A per-pixel RGBA8 filter; implemented by `pixel_filter!`.
+pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
+    const DEF: &'static FilterDef;
+    /// WGSL function name (the filter name).
+    const FN_NAME: &'static str;
+    /// WGSL parameter struct name.
+    const PARAMS_STRUCT: &'static str;
+    /// The WGSL function also takes `at: PixelAt`.
+    const POSITION: bool = false;
+    /// True when every output channel is a function of the same input channel alone (the
+    /// functions may differ per channel, e.g. alpha copied): on 8-bit input the function is
+    /// then a 256-entry table, and the `table` schedule builds and looks up that table
+    /// instead of evaluating the function per pixel (see `graph::fuse`).
+    const PER_CHANNEL: bool = false;
+    /// With `PER_CHANNEL`: the default schedule is `table` rather than `pixel`.
+    const TABLE_BY_DEFAULT: bool = false;
+    /// The parameter block uploaded for this instance.
+    fn uniform(&self) -> UniformBlock;
+    /// The parameter struct and the function, generated once.
+    fn wgsl() -> &'static str;
+    /// CPU twin of the WGSL function, on [0,1] RGBA.
+    fn apply(&self, c: [f32; 4], at: PixelAt) -> [f32; 4];
+}
+
+/// The WGSL of a declared filter: helpers, its parameter struct (from `layout`, so it cannot
+/// disagree with the bytes) and `fn name(c, p[, at]) -> vec4<f32> { body }`.
+pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, position: bool, helpers: &str, body: &str) -> String {
+    let at = if position { ", at: PixelAt" } else { "" };
+    format!("{helpers}\n{}fn {name}(c: vec4<f32>, p: {params_struct}{at}) -> vec4<f32> {{\n{body}\n}}\n", layout.wgsl_struct(params_struct))
+}
+
+/// Runs a per-pixel function over an RGBA8 image on the CPU, quantising like `pack4x8unorm`.
+pub fn map_pixels(img: &Image, f: impl Fn([f32; 4], PixelAt) -> [f32; 4] + Sync) -> Result<Image> {
+    let (w, h) = (img.width(), img.height());
+    let src = img.as_u8();
+    let mut out = vec![0u8; src.len()];
+    let row = 4 * w as usize;
+    out.par_chunks_mut(row.max(1)).zip(src.par_chunks(row.max(1))).enumerate().for_each(|(y, (o, s))| {
+        for (x, (op, sp)) in o.chunks_exact_mut(4).zip(s.chunks_exact(4)).enumerate() {
+            let at = PixelAt { x: x as u32, y: y as u32, width: w, height: h };
+            let c = f([sp[0] as f32 / 255.0, sp[1] as f32 / 255.0, sp[2] as f32 / 255.0, sp[3] as f32 / 255.0], at);
+            for k in 0..4 {
+                op[k] = unorm8(c[k]);
+            }
+        }
+    });
+    Image::from_u8(w, h, PixelFormat::Rgba8, out)
+}
+
+impl<T: PixelOp> Filter for T {
+    fn def(&self) -> &'static FilterDef {
+        T::DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        let d = expect_image(T::DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        Ok(vec![ValueDesc::Image(d)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _outputs: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = input_image(T::DEF, inputs, 0)?;
+        Ok(vec![Value::Image(map_pixels(img, |c, at| self.apply(c, at))?)])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let (src, dst, _) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
+        crate::graph::fuse::record_fused(rec, &[self.gpu_op()], src, dst)
+    }
+    fn pixel_op(&self) -> Option<PixelOpGpu> {
+        Some(self.gpu_op())
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
+
+/// The GPU side of a per-pixel op.
+trait GpuOp {
+    fn gpu_op(&self) -> PixelOpGpu;
+}
+
+impl<T: PixelOp> GpuOp for T {
+    fn gpu_op(&self) -> PixelOpGpu {
+        let block = self.uniform();
+        PixelOpGpu {
+            fn_name: T::FN_NAME,
+            params_struct: T::PARAMS_STRUCT,
+            wgsl: T::wgsl(),
+            uniform: block.bytes(),
+            fields: block.fields,
+            position: T::POSITION,
+            per_channel: T::PER_CHANNEL,
+            table_by_default: T::TABLE_BY_DEFAULT,
+        }
+    }
+}
+
+/// Declares a per-pixel filter in one place. Parameter kinds: `float(min, max)`,
+/// `int(min, max)`, `bool`, `choice("a", "b", ..)` (stored as the option's index), `rgb`,
+/// `rgba` (colours in [0, 1]), `point` (normalised x, y in [0, 1]), `vec2/vec3/vec4(min, max)`,
+/// `mat4(min, max)` (16 numbers, row-major as written; the WGSL side gets what `uniform`
+/// makes of it). By default
+/// the uniform block is the parameters in order; `uniform: |f| { name: type = expr, .. }`
+/// derives it instead (a factor computed once, a folded matrix). See `color/brightness.rs`.
+#[macro_export]
+macro_rules! pixel_filter {
+    (
+        $(#[$meta:meta])*
+        pub struct $Name:ident;
+        name: $name:literal,
+        gpuimage: $gpuimage:literal,
+        summary: $summary:literal,
+        $(doc: $doc:expr,)?
+        params: { $( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),* $(,)? },
+        $(uniform: |$uf:ident| { $( $u:ident : $uty:ty = $uexpr:expr ),* $(,)? },)?
+        $(position: $position:literal,)?
+        $(per_channel: $per_channel:literal,)?
+        $(table_by_default: $tbd:literal,)?
+        $(tolerance: $tol:expr,)?
+        $(schedules: $sched:expr,)?
+        $(helpers: $helpers:expr,)?
+        wgsl: $wgsl:expr,
+        cpu: |$cf:ident, $cc:ident, $cat:pat_param| $cpu:expr $(,)?
+    ) => {
+        $crate::__pf_struct!($(#[$meta])* $Name { $( $p : $kind => $pdoc ),* });
+
+        impl $Name {
+            /// Fails when a parameter is outside its declared range.
+            #[allow(clippy::too_many_arguments)]
+            pub fn new($( $p: $crate::__pf_param!(ty $kind) ),*) -> $crate::Result<Self> {
+                $( $crate::params::check_value(&DEF, stringify!($p), $crate::__pf_param!(raw $kind $p, DEF))?; )*
+                Ok(Self { $( $p ),* })
+            }
+        }
+
+        impl Default for $Name {
+            fn default() -> Self {
+                Self { $( $p: $crate::__pf_param!(default $kind $default, DEF, $p) ),* }
+            }
+        }
+
+        pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
+            name: $name,
+            family: $crate::registry::Family::Color,
+            summary: $summary,
+            doc: $crate::__pf_or!([$($doc)?] [""]),
+            gpuimage: $gpuimage,
+            params: &[ $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
+            inputs: $crate::registry::IMAGE,
+            outputs: $crate::registry::IMAGE,
+            tolerance: $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]),
+            #[allow(unused_variables)]
+            build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
+            uniforms: &[],
+            test_inputs: None,
+            schedules: $crate::__pf_or!([$($sched)?] [&[]]),
+        };
+
+        impl $crate::filters::shape::pixel::PixelOp for $Name {
+            const DEF: &'static $crate::registry::FilterDef = &DEF;
+            const FN_NAME: &'static str = $name;
+            const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
+            const POSITION: bool = false $(|| $position)?;
+            const PER_CHANNEL: bool = false $(|| $per_channel)?;
+            const TABLE_BY_DEFAULT: bool = false $(|| $tbd)?;
+            fn uniform(&self) -> $crate::runtime::uniform::UniformBlock {
+                $crate::__pf_uniform!(self, [$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*])
+            }
+            fn wgsl() -> &'static str {
+                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+                SRC.get_or_init(|| {
+                    let layout = <Self as Default>::default().uniform();
+                    $crate::filters::shape::pixel::generate_wgsl($name, Self::PARAMS_STRUCT, &layout, Self::POSITION, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
+                })
+            }
+            #[allow(unused_variables)]
+            fn apply(&self, c: [f32; 4], at: $crate::filters::shape::pixel::PixelAt) -> [f32; 4] {
+                let $cf = self;
+                let $cc = c;
+                let $cat = at;
+                $cpu
+            }
+        }
+    };
+}
+
+/// `pixel_filter!`'s parameter kinds: Rust type, declaration, argument getter, check, default.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pf_param {
+    (ty float) => { f32 };
+    (ty int) => { i32 };
+    (ty bool) => { bool };
+    (ty choice) => { u32 };
+    (ty rgb) => { [f32; 3] };
+    (ty rgba) => { [f32; 4] };
+    (ty point) => { [f32; 2] };
+    (ty mat4) => { [f32; 16] };
+    (ty vec2) => { [f32; 2] };
+    (ty vec3) => { [f32; 3] };
+    (ty vec4) => { [f32; 4] };
+
+    (def float $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::params::ParamDef::float(stringify!($p), $d, $min, $max, $doc) };
+    (def int $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::params::ParamDef::int(stringify!($p), $d, $min, $max, $doc) };
+    (def bool $p:ident, $d:expr, $doc:literal) => { $crate::params::ParamDef::boolean(stringify!($p), $d, $doc) };
+    (def choice $p:ident, $d:expr, $doc:literal, $($opt:expr),+) => { $crate::params::ParamDef::choice(stringify!($p), $d, &[$($opt),+], $doc) };
+    (def rgb $p:ident, $d:expr, $doc:literal) => { $crate::params::ParamDef::floats(stringify!($p), &$d, 0.0, 1.0, $doc) };
+    (def rgba $p:ident, $d:expr, $doc:literal) => { $crate::params::ParamDef::floats(stringify!($p), &$d, 0.0, 1.0, $doc) };
+    (def point $p:ident, $d:expr, $doc:literal) => { $crate::params::ParamDef::floats(stringify!($p), &$d, 0.0, 1.0, $doc) };
+    (def $arr:ident $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::params::ParamDef::floats(stringify!($p), &$d, $min, $max, $doc) };
+
+    (get float $a:ident, $p:ident, $def:ident) => { $a.f32(stringify!($p))? };
+    (get int $a:ident, $p:ident, $def:ident) => { $a.i32(stringify!($p))? };
+    (get bool $a:ident, $p:ident, $def:ident) => { $a.bool(stringify!($p))? };
+    (get choice $a:ident, $p:ident, $def:ident) => { $crate::params::choice_index(&$def, stringify!($p), $a.choice(stringify!($p))?)? };
+    (get $arr:ident $a:ident, $p:ident, $def:ident) => { $crate::params::float_array(&$def, stringify!($p), &$a.floats(stringify!($p))?)? };
+
+    (raw float $v:ident, $def:ident) => { $crate::params::RawValue::Number($v as f64) };
+    (raw int $v:ident, $def:ident) => { $crate::params::RawValue::Number($v as f64) };
+    (raw bool $v:ident, $def:ident) => { $crate::params::RawValue::Text(if $v { "true" } else { "false" }.into()) };
+    (raw choice $v:ident, $def:ident) => { $crate::params::choice_raw(&$def, stringify!($v), $v) };
+    (raw $arr:ident $v:ident, $def:ident) => { $crate::params::RawValue::List($v.iter().map(|&x| x as f64).collect()) };
+
+    (default choice $d:expr, $def:ident, $p:ident) => { $crate::params::choice_index(&$def, stringify!($p), $d).unwrap_or(0) };
+    (default $kind:ident $d:expr, $def:ident, $p:ident) => { $d };
+}
+
+/// The filter's struct: a unit struct when it has no parameters.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pf_struct {
+    ($(#[$meta:meta])* $Name:ident {}) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug)]
+        pub struct $Name;
+    };
+    ($(#[$meta:meta])* $Name:ident { $( $p:ident : $kind:ident => $pdoc:literal ),+ }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug)]
+        pub struct $Name {
+            $( #[doc = $pdoc] pub $p: $crate::__pf_param!(ty $kind), )+
+        }
+    };
+}
+
+/// `pixel_filter!`'s uniform block: derived fields when declared, else the parameters.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pf_uniform {
+    ($s:ident, [] [$($p:ident)*]) => {
+        $crate::runtime::uniform::UniformBlock::new() $( .field(stringify!($p), &$s.$p) )*
+    };
+    ($s:ident, [|$uf:ident| { $( $u:ident : $uty:ty = $uexpr:expr ),* }] [$($p:ident)*]) => {{
+        let $uf = $s;
+        $crate::runtime::uniform::UniformBlock::new() $( .field(stringify!($u), &{ let v: $uty = $uexpr; v }) )*
+    }};
+}
+
+/// The given tokens, or the fallback when none are given.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pf_or {
+    ([] [$($d:tt)*]) => { $($d)* };
+    ([$($v:tt)+] [$($d:tt)*]) => { $($v)+ };
+}
+
+/// Small helpers for CPU twins, written from the formulas (not from the WGSL helpers of the
+/// same names in `common.wgsl`).
+pub mod twin {
+    /// GPUImage's luminance weights.
+    pub fn luma(c: [f32; 4]) -> f32 {
+        crate::image::luminance(&c)
+    }
+    /// `x^g` with 0^0 = 1 and 0^g = 0 (what the WGSL `spow` pins).
+    pub fn spow(x: f32, g: f32) -> f32 {
+        if x <= 0.0 {
+            if g == 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        } else {
+            x.powf(g)
+        }
+    }
+    /// `a (1 - t) + b t`.
+    pub fn mix(a: f32, b: f32, t: f32) -> f32 {
+        a * (1.0 - t) + b * t
+    }
+    /// Overlay blend of `base` with `blend`, one channel.
+    pub fn overlay(base: f32, blend: f32) -> f32 {
+        if base < 0.5 {
+            2.0 * base * blend
+        } else {
+            1.0 - 2.0 * (1.0 - base) * (1.0 - blend)
+        }
+    }
+    /// GLSL `smoothstep`, a step where the edges meet.
+    pub fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
+        let t = ((x - e0) / (e1 - e0).max(1e-6)).clamp(0.0, 1.0);
+        t * t * (3.0 - 2.0 * t)
+    }
+}
