@@ -52,6 +52,9 @@ pub struct PortDef {
 /// Standard single image port.
 pub const IMAGE: &[PortDef] = &[PortDef { name: "image", kind: PortKind::Image }];
 
+/// The ports of a blend: the image, and the second image given as `with=PATH`.
+pub const TWO_IMAGES: &[PortDef] = &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "with", kind: PortKind::Image }];
+
 /// Agreement required between the GPU kernel and the CPU twin on 8-bit outputs.
 #[derive(Clone, Copy, Debug)]
 pub struct Tolerance {
@@ -116,8 +119,11 @@ pub struct PixelOpGpu {
     pub uniform: Vec<u8>,
     /// Where each parameter sits in `uniform` (checked against the WGSL struct by naga).
     pub fields: Vec<crate::runtime::uniform::FieldLayout>,
-    /// The WGSL function takes the pixel's position (`at: PixelAt`) as a third argument.
+    /// The WGSL function takes the pixel's position (`at: PixelAt`) as its last argument.
     pub position: bool,
+    /// 2 for two-input ops (blends): the function takes the second image's pixel `t` after `c`,
+    /// and the fused kernel binds that image.
+    pub inputs: u32,
     /// Each output channel depends on the same input channel alone (`PixelOp::PER_CHANNEL`),
     /// so the op can run as a 256-entry table (schedule `table`).
     pub per_channel: bool,

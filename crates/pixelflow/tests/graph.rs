@@ -67,6 +67,36 @@ fn fused_chain_equals_unfused_and_cpu() {
     }
 }
 
+/// Blends are per-pixel ops with a second image: they fuse with their neighbours (the second
+/// images become extra bindings of the one kernel), bit-identical to one kernel per filter,
+/// with a position-dependent filter (haze) in the run too.
+#[test]
+fn blends_fuse_with_neighbouring_per_pixel_filters() {
+    let a = random_image(67, 43, PixelFormat::Rgba8, 5);
+    let b = random_image(67, 43, PixelFormat::Rgba8, 6);
+    let mut g = Graph::new();
+    let sa = g.source("a", a.desc()).unwrap();
+    let sb = g.source("b", b.desc()).unwrap();
+    let inv = g.add1(ColorInvert, &[sb]).unwrap();
+    let mut x = g.add1(Brightness::new(0.1).unwrap(), &[sa]).unwrap();
+    x = g.add1(pixelflow::filters::blend::MultiplyBlend, &[x, inv]).unwrap();
+    x = g.add_boxed(registry::create("haze(distance=0.1, slope=0.2)").unwrap(), &[x]).unwrap()[0];
+    x = g.add1(AlphaBlend::new(0.6).unwrap(), &[x, sb]).unwrap();
+    x = g.add1(Contrast::new(1.2).unwrap(), &[x]).unwrap();
+    g.output("output", x).unwrap();
+    let srcs = [("a", &a), ("b", &b)];
+    let fused = gpu_backend().run(&g, &srcs, &RunOptions { timings: true, poison: true, fuse: true }).unwrap();
+    let unfused = gpu_backend().run(&g, &srcs, &RunOptions { timings: true, poison: true, fuse: false }).unwrap();
+    assert_eq!(fused.get("output"), unfused.get("output"));
+    let cpu = Backend::Cpu.run(&g, &srcs, &RunOptions::default()).unwrap();
+    // one level per step at most, carried on by the later gains (haze's 1 / (1 - d), contrast)
+    assert_close(fused.get("output").unwrap(), cpu.get("output").unwrap(), 5.0);
+    if gpu().has_timestamps() {
+        let labels: Vec<&str> = fused.timings.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(labels, ["color_invert", "brightness+multiply_blend+haze+alpha_blend+contrast"]);
+    }
+}
+
 #[test]
 fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
     use pixelflow::runtime::schedule;

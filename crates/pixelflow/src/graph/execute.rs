@@ -293,7 +293,10 @@ pub(crate) fn encode_steps<'g>(
                 NodeKind::Filter(f) => f.pixel_op(),
                 NodeKind::Source { .. } => None,
             }).collect();
-            record_fused(&mut rec, &ops, &ins[0], &outs[0])?;
+            // the runs' second images: every node's inputs after its first, in run order
+            let with: Vec<GpuSlot> = step.nodes.iter().flat_map(|&i| graph.nodes[i].inputs.iter().skip(1)).map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
+            let (Some(src), Some(dst)) = (ins.first(), outs.first()) else { return Err(Error::Graph("fused step without input or output".into())) };
+            record_fused(&mut rec, &ops, src, &with, dst)?;
         }
         match passes {
             Passes::PerStep => {

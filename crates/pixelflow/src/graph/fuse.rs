@@ -30,9 +30,14 @@ fn wants_table(o: &PixelOpGpu) -> Result<bool> {
     }
 }
 
-/// Records one kernel applying `ops` in order to every pixel of `src`, writing `dst`.
-pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
+/// Records one kernel applying `ops` in order to every pixel of `src`, writing `dst`. `with`
+/// holds the second images of the two-input ops (blends), in the order of those ops.
+pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlot, with: &[GpuSlot], dst: &GpuSlot) -> Result<()> {
     let desc = src.desc.image().ok_or_else(|| crate::Error::Graph("per-pixel input must be an image".into()))?;
+    let seconds = ops.iter().filter(|o| o.inputs == 2).count();
+    if with.len() != seconds || with.iter().any(|w| w.desc.image().map(|d| d.pixels()) != Some(desc.pixels())) {
+        return Err(crate::Error::Graph(format!("fused per-pixel kernel: {seconds} second images of {} pixels expected", desc.pixels())));
+    }
     let count = desc.pixels() as u32;
     let key = format!("pixel[{}]", ops.iter().map(|o| o.fn_name).collect::<Vec<_>>().join(","));
     let mut sources: Vec<&'static str> = Vec::new();
@@ -56,7 +61,11 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     for (i, o) in ops.iter().enumerate() {
         gen.push_str(&format!("    op{i}: {},\n", o.params_struct));
     }
-    gen.push_str("}\n@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;\n@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n@group(0) @binding(2) var<uniform> chain: ChainParams;\n");
+    gen.push_str("}\n@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;\n@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n");
+    for e in 0..seconds {
+        gen.push_str(&format!("@group(0) @binding({}) var<storage, read> with{e}: array<vec4<u32>>;\n", 2 + e));
+    }
+    gen.push_str(&format!("@group(0) @binding({}) var<uniform> chain: ChainParams;\n", 2 + seconds));
     if table {
         return record_table(rec, ops, sources, gen, src, dst, groups, desc);
     }
@@ -65,29 +74,42 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     gen.push_str(&format!(
         "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.groups) {{ return; }}\n    let s = src[i];\n    var c0 = unorm_unpack(s.x);\n    var c1 = unorm_unpack(s.y);\n    var c2 = unorm_unpack(s.z);\n    var c3 = unorm_unpack(s.w);\n"
     ));
+    for e in 0..seconds {
+        gen.push_str(&format!("    let w{e} = with{e}[i];\n"));
+    }
     let position = ops.iter().any(|o| o.position);
     for k in 0..4 {
         if position {
             // the pixel's place, for ops that read it (vignette, haze): 4 pixels per invocation
             gen.push_str(&format!("    let at{k} = PixelAt(vec2<u32>((4u * i + {k}u) % chain.width, (4u * i + {k}u) / chain.width), vec2<u32>(chain.width, chain.height));\n"));
         }
-        apply_chain(&mut gen, ops, &format!("c{k}"), &format!("at{k}"));
+        apply_chain(&mut gen, ops, &format!("c{k}"), &format!("at{k}"), ["x", "y", "z", "w"][k]);
     }
     gen.push_str("    dst[i] = vec4<u32>(unorm_pack(c0), unorm_pack(c1), unorm_pack(c2), unorm_pack(c3));\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);
-    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &chain_uniform(ops, groups, desc), groups_1d(groups, PIXEL_WG))
+    let mut buffers = vec![&*src.buffer, &*dst.buffer];
+    buffers.extend(with.iter().map(|w| &*w.buffer));
+    rec.dispatch(&kernel, &buffers, &chain_uniform(ops, groups, desc), groups_1d(groups, PIXEL_WG))
 }
 
 /// WGSL applying `ops` in order to the RGBA variable `c`, quantised to 8 bits between ops
 /// as storing and reloading an RGBA8 image would (the CPU runs a chain one filter at a time).
-fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str, at: &str) {
+/// A two-input op's second pixel is lane `lane` of its image's quad `w<e>`.
+fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str, at: &str, lane: &str) {
+    let mut e = 0;
     for (i, o) in ops.iter().enumerate() {
         if i > 0 {
             gen.push_str(&format!("    {c} = quantize8({c});\n"));
         }
         let at = if o.position { format!(", {at}") } else { String::new() };
-        gen.push_str(&format!("    {c} = {}({c}, chain.op{i}{at});\n", o.fn_name));
+        let t = if o.inputs == 2 {
+            e += 1;
+            format!(", unorm_unpack(w{}.{lane})", e - 1)
+        } else {
+            String::new()
+        };
+        gen.push_str(&format!("    {c} = {}({c}{t}, chain.op{i}{at});\n", o.fn_name));
     }
 }
 
@@ -120,7 +142,7 @@ fn record_table(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], sources: Vec<&'s
     gen.push_str(&format!(
         "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    var s = vec4<u32>(0u);\n    if (i < chain.groups) {{ s = src[i]; }}\n    var c = unorm_unpack(lid * 0x01010101u);\n"
     ));
-    apply_chain(&mut gen, ops, "c", "");
+    apply_chain(&mut gen, ops, "c", "", "");
     gen.push_str("    lut[lid] = unorm_pack(c);\n    workgroupBarrier();\n    if (i >= chain.groups) { return; }\n    dst[i] = vec4<u32>(lut_pixel(s.x), lut_pixel(s.y), lut_pixel(s.z), lut_pixel(s.w));\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);

@@ -35,7 +35,10 @@ pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
         if matches!(n.kind, NodeKind::Source { .. }) {
             continue;
         }
-        if fuse && is_pixel(i) && n.inputs.len() == 1 {
+        // A run continues through a node's first input; a blend's second image is bound as an
+        // extra input of the run's kernel (it was made by an earlier step: a node can only
+        // read ports that exist, and a run's inner values have one reader each).
+        if fuse && is_pixel(i) && !n.inputs.is_empty() {
             let Port { node: src, output, .. } = n.inputs[0];
             let private = consumers.get(&(src, output)) == Some(&1) && !outputs.contains(&(src, output));
             if private && is_pixel(src) {

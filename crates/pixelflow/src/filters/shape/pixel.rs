@@ -1,6 +1,7 @@
 //! The per-pixel shape (GPUImage3's `BasicOperation`): a filter is a WGSL body computing one
 //! RGBA colour from `c: vec4<f32>` (and, when it asks, `at: PixelAt`, the pixel's position and
-//! the image size) with its parameters in `p`, plus an independent CPU closure. The
+//! the image size) with its parameters in `p`, plus an independent CPU closure. The two-input
+//! form (blends, GPUImage's `GPUImageTwoInputFilter`) also gets `t`, the second image's pixel. The
 //! `pixel_filter!` declaration generates the typed struct, its checked constructor, `Default`,
 //! the uniform block and its WGSL struct, the `FilterDef` and this trait's impl; the executor
 //! generates the kernel around the body and fuses runs of per-pixel filters into one kernel
@@ -42,6 +43,8 @@ pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     const PARAMS_STRUCT: &'static str;
     /// The WGSL function also takes `at: PixelAt`.
     const POSITION: bool = false;
+    /// 2 for blends: a second image of the same size, its pixel `t` beside `c`.
+    const INPUTS: u32 = 1;
     /// True when every output channel is a function of the same input channel alone (the
     /// functions may differ per channel, e.g. alpha copied): on 8-bit input the function is
     /// then a 256-entry table, and the `table` schedule builds and looks up that table
@@ -55,25 +58,36 @@ pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn wgsl() -> &'static str;
     /// CPU twin of the WGSL function, on [0,1] RGBA.
     fn apply(&self, c: [f32; 4], at: PixelAt) -> [f32; 4];
+    /// CPU twin of a two-input op; `t` is the second image's pixel.
+    fn apply2(&self, c: [f32; 4], _t: [f32; 4], at: PixelAt) -> [f32; 4] {
+        self.apply(c, at)
+    }
 }
 
 /// The WGSL of a declared filter: helpers, its parameter struct (from `layout`, so it cannot
 /// disagree with the bytes) and `fn name(c, p[, at]) -> vec4<f32> { body }`.
-pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, position: bool, helpers: &str, body: &str) -> String {
+pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, inputs: u32, position: bool, helpers: &str, body: &str) -> String {
     let at = if position { ", at: PixelAt" } else { "" };
-    format!("{helpers}\n{}fn {name}(c: vec4<f32>, p: {params_struct}{at}) -> vec4<f32> {{\n{body}\n}}\n", layout.wgsl_struct(params_struct))
+    let t = if inputs == 2 { ", t: vec4<f32>" } else { "" };
+    format!("{helpers}\n{}fn {name}(c: vec4<f32>{t}, p: {params_struct}{at}) -> vec4<f32> {{\n{body}\n}}\n", layout.wgsl_struct(params_struct))
 }
 
-/// Runs a per-pixel function over an RGBA8 image on the CPU, quantising like `pack4x8unorm`.
-pub fn map_pixels(img: &Image, f: impl Fn([f32; 4], PixelAt) -> [f32; 4] + Sync) -> Result<Image> {
+/// Runs a per-pixel function over an RGBA8 image (and, for blends, the same pixel of a second
+/// one) on the CPU, quantising like `pack4x8unorm`.
+pub fn map_pixels(img: &Image, second: Option<&Image>, f: impl Fn([f32; 4], [f32; 4], PixelAt) -> [f32; 4] + Sync) -> Result<Image> {
     let (w, h) = (img.width(), img.height());
     let src = img.as_u8();
+    let other = second.map_or(src, |s| s.as_u8());
+    if other.len() != src.len() {
+        return Err(crate::Error::Graph(format!("second image is {}x{}, the first {w}x{h}", second.map_or(0, |s| s.width()), second.map_or(0, |s| s.height()))));
+    }
     let mut out = vec![0u8; src.len()];
-    let row = 4 * w as usize;
-    out.par_chunks_mut(row.max(1)).zip(src.par_chunks(row.max(1))).enumerate().for_each(|(y, (o, s))| {
-        for (x, (op, sp)) in o.chunks_exact_mut(4).zip(s.chunks_exact(4)).enumerate() {
+    let row = (4 * w as usize).max(1);
+    let unit = |p: &[u8]| [p[0] as f32 / 255.0, p[1] as f32 / 255.0, p[2] as f32 / 255.0, p[3] as f32 / 255.0];
+    out.par_chunks_mut(row).zip(src.par_chunks(row).zip(other.par_chunks(row))).enumerate().for_each(|(y, (o, (s, t)))| {
+        for (x, (op, (sp, tp))) in o.chunks_exact_mut(4).zip(s.chunks_exact(4).zip(t.chunks_exact(4))).enumerate() {
             let at = PixelAt { x: x as u32, y: y as u32, width: w, height: h };
-            let c = f([sp[0] as f32 / 255.0, sp[1] as f32 / 255.0, sp[2] as f32 / 255.0, sp[3] as f32 / 255.0], at);
+            let c = f(unit(sp), unit(tp), at);
             for k in 0..4 {
                 op[k] = unorm8(c[k]);
             }
@@ -88,15 +102,31 @@ impl<T: PixelOp> Filter for T {
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(T::DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        if T::INPUTS == 2 {
+            let e = expect_image(T::DEF, inputs, 1, &[PixelFormat::Rgba8])?;
+            if (d.width, d.height) != (e.width, e.height) {
+                return Err(crate::Error::Graph(format!("`{}` needs both images the same size: {}x{} vs {}x{} (resize one first)", T::DEF.name, d.width, d.height, e.width, e.height)));
+            }
+        }
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _outputs: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(T::DEF, inputs, 0)?;
-        Ok(vec![Value::Image(map_pixels(img, |c, at| self.apply(c, at))?)])
+        let out = if T::INPUTS == 2 {
+            map_pixels(img, Some(input_image(T::DEF, inputs, 1)?), |c, t, at| self.apply2(c, t, at))?
+        } else {
+            map_pixels(img, None, |c, _, at| self.apply(c, at))?
+        };
+        Ok(vec![Value::Image(out)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let (src, dst, _) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
-        crate::graph::fuse::record_fused(rec, &[self.gpu_op()], src, dst)
+        let (Some(src), Some(dst)) = (inputs.first(), outputs.first()) else {
+            return Err(crate::Error::Graph(format!("`{}` needs an input and an output", T::DEF.name)));
+        };
+        if inputs.len() != T::INPUTS as usize {
+            return Err(crate::Error::Graph(format!("`{}` needs {} inputs, got {}", T::DEF.name, T::INPUTS, inputs.len())));
+        }
+        crate::graph::fuse::record_fused(rec, &[self.gpu_op()], src, &inputs[1..], dst)
     }
     fn pixel_op(&self) -> Option<PixelOpGpu> {
         Some(self.gpu_op())
@@ -121,6 +151,7 @@ impl<T: PixelOp> GpuOp for T {
             uniform: block.bytes(),
             fields: block.fields,
             position: T::POSITION,
+            inputs: T::INPUTS,
             per_channel: T::PER_CHANNEL,
             table_by_default: T::TABLE_BY_DEFAULT,
         }
@@ -134,15 +165,20 @@ impl<T: PixelOp> GpuOp for T {
 /// makes of it). By default
 /// the uniform block is the parameters in order; `uniform: |f| { name: type = expr, .. }`
 /// derives it instead (a factor computed once, a folded matrix). See `color/brightness.rs`.
+/// Two-input filters (blends) add `with: "doc of the second image",` (a required `with=PATH`
+/// parameter, the `with` input port), give `family: Blend,` and write `cpu2: |f, c, t, at|`
+/// with `t` the second image's pixel; their WGSL body reads `t` too. See `blend/multiply_blend.rs`.
 #[macro_export]
 macro_rules! pixel_filter {
     (
         $(#[$meta:meta])*
         pub struct $Name:ident;
         name: $name:literal,
+        $(family: $family:ident,)?
         gpuimage: $gpuimage:literal,
         summary: $summary:literal,
         $(doc: $doc:expr,)?
+        $(with: $with_doc:literal,)?
         params: { $( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),* $(,)? },
         $(uniform: |$uf:ident| { $( $u:ident : $uty:ty = $uexpr:expr ),* $(,)? },)?
         $(position: $position:literal,)?
@@ -152,7 +188,8 @@ macro_rules! pixel_filter {
         $(schedules: $sched:expr,)?
         $(helpers: $helpers:expr,)?
         wgsl: $wgsl:expr,
-        cpu: |$cf:ident, $cc:ident, $cat:pat_param| $cpu:expr $(,)?
+        $(cpu: |$cf:ident, $cc:ident, $cat:pat_param| $cpu:expr,)?
+        $(cpu2: |$bf:ident, $bc:ident, $bt:ident, $bat:pat_param| $cpu2:expr,)?
     ) => {
         $crate::__pf_struct!($(#[$meta])* $Name { $( $p : $kind => $pdoc ),* });
 
@@ -173,12 +210,12 @@ macro_rules! pixel_filter {
 
         pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
             name: $name,
-            family: $crate::registry::Family::Color,
+            family: $crate::__pf_or!([$($crate::registry::Family::$family)?] [$crate::registry::Family::Color]),
             summary: $summary,
             doc: $crate::__pf_or!([$($doc)?] [""]),
             gpuimage: $gpuimage,
-            params: &[ $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
-            inputs: $crate::registry::IMAGE,
+            params: &[ $($crate::params::ParamDef::image("with", $with_doc),)? $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
+            inputs: $crate::__pf_or!([$( $crate::__pf_second!($with_doc) )?] [$crate::registry::IMAGE]),
             outputs: $crate::registry::IMAGE,
             tolerance: $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]),
             #[allow(unused_variables)]
@@ -193,6 +230,7 @@ macro_rules! pixel_filter {
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const POSITION: bool = false $(|| $position)?;
+            const INPUTS: u32 = 1 $(+ $crate::__pf_second!(@count $with_doc))?;
             const PER_CHANNEL: bool = false $(|| $per_channel)?;
             const TABLE_BY_DEFAULT: bool = false $(|| $tbd)?;
             fn uniform(&self) -> $crate::runtime::uniform::UniformBlock {
@@ -202,15 +240,18 @@ macro_rules! pixel_filter {
                 static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
                 SRC.get_or_init(|| {
                     let layout = <Self as Default>::default().uniform();
-                    $crate::filters::shape::pixel::generate_wgsl($name, Self::PARAMS_STRUCT, &layout, Self::POSITION, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
+                    $crate::filters::shape::pixel::generate_wgsl($name, Self::PARAMS_STRUCT, &layout, Self::INPUTS, Self::POSITION, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
                 })
             }
-            #[allow(unused_variables)]
+            #[allow(unused_variables, unreachable_code)]
             fn apply(&self, c: [f32; 4], at: $crate::filters::shape::pixel::PixelAt) -> [f32; 4] {
-                let $cf = self;
-                let $cc = c;
-                let $cat = at;
-                $cpu
+                $( let $cf = self; let $cc = c; let $cat = at; return $cpu; )?
+                c
+            }
+            #[allow(unused_variables, unreachable_code)]
+            fn apply2(&self, c: [f32; 4], t: [f32; 4], at: $crate::filters::shape::pixel::PixelAt) -> [f32; 4] {
+                $( let $bf = self; let $bc = c; let $bt = t; let $bat = at; return $cpu2; )?
+                self.apply(c, at)
             }
         }
     };
@@ -286,6 +327,14 @@ macro_rules! __pf_uniform {
         let $uf = $s;
         $crate::runtime::uniform::UniformBlock::new() $( .field(stringify!($u), &{ let v: $uty = $uexpr; v }) )*
     }};
+}
+
+/// Two-input filters: their input ports, and 1 more input.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pf_second {
+    (@count $doc:literal) => { 1 };
+    ($doc:literal) => { $crate::registry::TWO_IMAGES };
 }
 
 /// The given tokens, or the fallback when none are given.
