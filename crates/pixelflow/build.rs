@@ -1,6 +1,6 @@
 //! Generates each filter family's module list and registry entries from the files in
 //! `src/filters/<family>/`: a file that declares a filter (`pixel_filter!` or a
-//! `pub static DEF: FilterDef`) is a module of its family, its type (the file name in
+//! `composite_filter!` or a `pub static DEF: FilterDef`) is a module of its family, its type (the file name in
 //! PascalCase) is re-exported and its `DEF` registered, in file-name order. Adding a filter
 //! is adding its file.
 
@@ -28,7 +28,7 @@ fn main() {
                 continue;
             }
             let text = std::fs::read_to_string(&f).expect("readable source");
-            let declares = text.contains("pixel_filter! {") || text.lines().any(|l| l.starts_with("pub static DEF: FilterDef"));
+            let declares = text.contains("pixel_filter! {") || text.contains("composite_filter! {") || text.lines().any(|l| l.starts_with("pub static DEF: FilterDef"));
             if !declares {
                 continue;
             }

@@ -1,6 +1,9 @@
 //! Kernel shapes (GPUImage3's operation base classes): each shape owns one tuned kernel and a
 //! declaration macro, so a filter of that shape is its math and its CPU twin, in one file.
 //!
-//! - `pixel`: one colour in, one colour out (`pixel_filter!`), fused with its neighbours.
+//! - `pixel`: one colour in, one colour out (`pixel_filter!`), or two for blends; fused with
+//!   neighbouring per-pixel filters.
+//! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
 
+pub mod composite;
 pub mod pixel;

@@ -159,7 +159,7 @@ impl<T: PixelOp> GpuOp for T {
 }
 
 /// Declares a per-pixel filter in one place. Parameter kinds: `float(min, max)`,
-/// `int(min, max)`, `bool`, `choice("a", "b", ..)` (stored as the option's index), `rgb`,
+/// `int(min, max)`, `uint(min, max)`, `bool`, `choice("a", "b", ..)` (stored as the option's index), `rgb`,
 /// `rgba` (colours in [0, 1]), `point` (normalised x, y in [0, 1]), `vec2/vec3/vec4(min, max)`,
 /// `mat4(min, max)` (16 numbers, row-major as written; the WGSL side gets what `uniform`
 /// makes of it). By default
@@ -263,6 +263,7 @@ macro_rules! pixel_filter {
 macro_rules! __pf_param {
     (ty float) => { f32 };
     (ty int) => { i32 };
+    (ty uint) => { u32 };
     (ty bool) => { bool };
     (ty choice) => { u32 };
     (ty rgb) => { [f32; 3] };
@@ -275,6 +276,7 @@ macro_rules! __pf_param {
 
     (def float $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::params::ParamDef::float(stringify!($p), $d, $min, $max, $doc) };
     (def int $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::params::ParamDef::int(stringify!($p), $d, $min, $max, $doc) };
+    (def uint $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::params::ParamDef::int(stringify!($p), $d, $min, $max, $doc) };
     (def bool $p:ident, $d:expr, $doc:literal) => { $crate::params::ParamDef::boolean(stringify!($p), $d, $doc) };
     (def choice $p:ident, $d:expr, $doc:literal, $($opt:expr),+) => { $crate::params::ParamDef::choice(stringify!($p), $d, &[$($opt),+], $doc) };
     (def rgb $p:ident, $d:expr, $doc:literal) => { $crate::params::ParamDef::floats(stringify!($p), &$d, 0.0, 1.0, $doc) };
@@ -284,12 +286,14 @@ macro_rules! __pf_param {
 
     (get float $a:ident, $p:ident, $def:ident) => { $a.f32(stringify!($p))? };
     (get int $a:ident, $p:ident, $def:ident) => { $a.i32(stringify!($p))? };
+    (get uint $a:ident, $p:ident, $def:ident) => { $a.u32(stringify!($p))? };
     (get bool $a:ident, $p:ident, $def:ident) => { $a.bool(stringify!($p))? };
     (get choice $a:ident, $p:ident, $def:ident) => { $crate::params::choice_index(&$def, stringify!($p), $a.choice(stringify!($p))?)? };
     (get $arr:ident $a:ident, $p:ident, $def:ident) => { $crate::params::float_array(&$def, stringify!($p), &$a.floats(stringify!($p))?)? };
 
     (raw float $v:ident, $def:ident) => { $crate::params::RawValue::Number($v as f64) };
     (raw int $v:ident, $def:ident) => { $crate::params::RawValue::Number($v as f64) };
+    (raw uint $v:ident, $def:ident) => { $crate::params::RawValue::Number($v as f64) };
     (raw bool $v:ident, $def:ident) => { $crate::params::RawValue::Text(if $v { "true" } else { "false" }.into()) };
     (raw choice $v:ident, $def:ident) => { $crate::params::choice_raw(&$def, stringify!($v), $v) };
     (raw $arr:ident $v:ident, $def:ident) => { $crate::params::RawValue::List($v.iter().map(|&x| x as f64).collect()) };

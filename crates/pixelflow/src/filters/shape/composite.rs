@@ -1,0 +1,106 @@
+//! The composite shape (GPUImage's `GPUImageFilterGroup`, GPUImage3's `OperationGroup`): a
+//! filter that is a graph of other filters. It declares its parameters and `lower`, which adds
+//! its primitives to the graph; it has no kernel and no CPU twin of its own (its primitives
+//! have both), and its outputs are whatever the lowered graph gives.
+
+use crate::error::{Error, Result};
+use crate::graph::{Graph, Port};
+use crate::registry::FilterDef;
+use crate::value::ValueDesc;
+
+/// What a composite's lowering makes of inputs with these descriptions, found by lowering it
+/// into a scratch graph of sources.
+pub fn lowered_outputs(def: &FilterDef, inputs: &[ValueDesc], lower: impl FnOnce(&mut Graph, &[Port]) -> Result<Vec<Port>>) -> Result<Vec<ValueDesc>> {
+    let mut g = Graph::new();
+    let mut ports = Vec::new();
+    for (i, d) in inputs.iter().enumerate() {
+        match d {
+            ValueDesc::Image(desc) => ports.push(g.source(&format!("in{i}"), *desc)?),
+            ValueDesc::Data(_) => return Err(Error::Graph(format!("`{}`: composites take images only", def.name))),
+        }
+    }
+    Ok(lower(&mut g, &ports)?.into_iter().map(|p| g.desc(p)).collect())
+}
+
+/// The error of a composite asked to run itself: `Graph::add` always expands composites.
+pub fn never_runs(def: &FilterDef) -> Error {
+    Error::Graph(format!("`{}` is a composite: it is expanded into its filters when added to a graph", def.name))
+}
+
+/// Declares a composite filter in one place: parameters as in `pixel_filter!`, and
+/// `lower: |f, graph, inputs| -> Result<Vec<Port>>`. See `morphology/opening.rs`.
+#[macro_export]
+macro_rules! composite_filter {
+    (
+        $(#[$meta:meta])*
+        pub struct $Name:ident;
+        name: $name:literal,
+        family: $family:ident,
+        gpuimage: $gpuimage:literal,
+        summary: $summary:literal,
+        $(doc: $doc:expr,)?
+        params: { $( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),* $(,)? },
+        $(tolerance: $tol:expr,)?
+        $(schedules: $sched:expr,)?
+        lower: |$lf:ident, $lg:ident, $li:ident| $lower:expr $(,)?
+    ) => {
+        $crate::__pf_struct!($(#[$meta])* $Name { $( $p : $kind => $pdoc ),* });
+
+        impl $Name {
+            /// Fails when a parameter is outside its declared range.
+            #[allow(clippy::too_many_arguments)]
+            pub fn new($( $p: $crate::__pf_param!(ty $kind) ),*) -> $crate::Result<Self> {
+                $( $crate::params::check_value(&DEF, stringify!($p), $crate::__pf_param!(raw $kind $p, DEF))?; )*
+                Ok(Self { $( $p ),* })
+            }
+            fn lower_into(&self, $lg: &mut $crate::graph::Graph, $li: &[$crate::graph::Port]) -> $crate::Result<Vec<$crate::graph::Port>> {
+                let $lf = self;
+                $lower
+            }
+        }
+
+        impl Default for $Name {
+            fn default() -> Self {
+                Self { $( $p: $crate::__pf_param!(default $kind $default, DEF, $p) ),* }
+            }
+        }
+
+        pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
+            name: $name,
+            family: $crate::registry::Family::$family,
+            summary: $summary,
+            doc: $crate::__pf_or!([$($doc)?] [""]),
+            gpuimage: $gpuimage,
+            params: &[ $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
+            inputs: $crate::registry::IMAGE,
+            outputs: $crate::registry::IMAGE,
+            tolerance: $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]),
+            #[allow(unused_variables)]
+            build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
+            uniforms: &[],
+            test_inputs: None,
+            schedules: $crate::__pf_or!([$($sched)?] [&[]]),
+        };
+
+        impl $crate::registry::Filter for $Name {
+            fn def(&self) -> &'static $crate::registry::FilterDef {
+                &DEF
+            }
+            fn output_descs(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::ValueDesc>> {
+                $crate::filters::shape::composite::lowered_outputs(&DEF, inputs, |g, ports| self.lower_into(g, ports))
+            }
+            fn run_cpu(&self, _: &[&$crate::value::Value], _: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::Value>> {
+                Err($crate::filters::shape::composite::never_runs(&DEF))
+            }
+            fn record_gpu(&self, _: &mut $crate::runtime::NodeRecorder<'_>, _: &[$crate::runtime::GpuSlot], _: &[$crate::runtime::GpuSlot]) -> $crate::Result<()> {
+                Err($crate::filters::shape::composite::never_runs(&DEF))
+            }
+            fn lower(&self, graph: &mut $crate::graph::Graph, inputs: &[$crate::graph::Port]) -> Option<$crate::Result<Vec<$crate::graph::Port>>> {
+                Some(self.lower_into(graph, inputs))
+            }
+            fn box_clone(&self) -> Box<dyn $crate::registry::Filter> {
+                Box::new(self.clone())
+            }
+        }
+    };
+}
