@@ -522,6 +522,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 const EXP_READ_GROUPS: u32 = 132 * 8;
 
 impl Filter for Experiment {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::WholeImage
+    }
     fn def(&self) -> &'static FilterDef {
         &COPY_DEF
     }

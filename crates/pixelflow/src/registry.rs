@@ -131,6 +131,52 @@ pub struct PixelOpGpu {
     pub table_by_default: bool,
 }
 
+/// What one output pixel reads of the input images. Tiling images larger than the GPU
+/// allows is built on it (a tile plus its footprint is what a tile's kernel needs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Footprint {
+    /// The same pixel of each input image.
+    Pixel,
+    /// Input pixels at most this many columns and rows away (borders replicated).
+    Radius(u32),
+    /// Resampling: output pixel (x, y) reads the input within `margin` pixels of
+    /// ((x + 0.5) * scale + offset - 0.5, same for y), e.g. a crop or a resize.
+    Resample { scale: [f64; 2], offset: [f64; 2], margin: u32 },
+    /// Any pixel of the input (reductions, and filters that read a reduction's result).
+    WholeImage,
+}
+
+impl Footprint {
+    /// The footprint of `self` applied to the result of `inner` (what an output pixel of the
+    /// pair reads of the first input), conservatively.
+    pub fn after(self, inner: Footprint) -> Footprint {
+        use Footprint::*;
+        match (self, inner) {
+            (WholeImage, _) | (_, WholeImage) => WholeImage,
+            (Pixel, x) | (x, Pixel) => x,
+            (Radius(a), Radius(b)) => Radius(a + b),
+            (Radius(a), Resample { scale, offset, margin }) => Resample { scale, offset, margin: margin + (a as f64 * scale[0].max(scale[1])).ceil() as u32 },
+            (Resample { scale, offset, margin }, Radius(b)) => Resample { scale, offset, margin: margin + b },
+            (Resample { scale: s1, offset: o1, margin: m1 }, Resample { scale: s2, offset: o2, margin: m2 }) => Resample {
+                scale: [s1[0] * s2[0], s1[1] * s2[1]],
+                offset: [o1[0] * s2[0] + o2[0], o1[1] * s2[1] + o2[1]],
+                margin: m2 + (m1 as f64 * s2[0].max(s2[1])).ceil() as u32,
+            },
+        }
+    }
+    /// The larger of two footprints on the same input (a node reading it twice).
+    pub fn union(self, other: Footprint) -> Footprint {
+        use Footprint::*;
+        match (self, other) {
+            (WholeImage, _) | (_, WholeImage) => WholeImage,
+            (Pixel, x) | (x, Pixel) => x,
+            (Radius(a), Radius(b)) => Radius(a.max(b)),
+            (Resample { scale, offset, margin }, Radius(r)) | (Radius(r), Resample { scale, offset, margin }) => Resample { scale, offset, margin: margin + r },
+            (a @ Resample { .. }, Resample { .. }) => a.union(WholeImage),
+        }
+    }
+}
+
 /// A filter instance with typed parameters.
 pub trait Filter: Send + Sync + std::fmt::Debug {
     /// Its registry entry.
@@ -141,6 +187,8 @@ pub trait Filter: Send + Sync + std::fmt::Debug {
     fn run_cpu(&self, inputs: &[&Value], outputs: &[ValueDesc]) -> Result<Vec<Value>>;
     /// Records GPU work that reads `inputs` and writes every byte of `outputs`.
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()>;
+    /// What an output pixel reads of the input images of these descriptions.
+    fn footprint(&self, inputs: &[ValueDesc]) -> Footprint;
     /// `Some` for per-pixel RGBA8 filters that can be fused with their neighbours.
     fn pixel_op(&self) -> Option<PixelOpGpu> {
         None

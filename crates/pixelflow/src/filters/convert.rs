@@ -59,6 +59,9 @@ fn dims(d: crate::ImageDesc) -> [u32; 4] {
 }
 
 impl Filter for ToGray {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::Pixel
+    }
     fn def(&self) -> &'static FilterDef {
         &TO_GRAY
     }
@@ -83,6 +86,9 @@ impl Filter for ToGray {
 }
 
 impl Filter for ToRgba {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::Pixel
+    }
     fn def(&self) -> &'static FilterDef {
         &TO_RGBA
     }

@@ -82,6 +82,9 @@ pub fn histogram_cpu(img: &Image) -> crate::value::Histogram {
 }
 
 impl Filter for Histogram {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::WholeImage
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }

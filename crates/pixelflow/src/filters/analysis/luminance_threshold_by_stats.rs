@@ -94,6 +94,9 @@ pub fn threshold_by_stats_cpu(img: &Image, stats: &Stats, multiplier_milli: u32)
 }
 
 impl Filter for LuminanceThresholdByStats {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::WholeImage
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }

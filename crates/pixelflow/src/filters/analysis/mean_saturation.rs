@@ -67,6 +67,9 @@ pub fn mean_saturation_cpu(img: &Image) -> (u64, u64) {
 }
 
 impl Filter for MeanSaturation {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::WholeImage
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }

@@ -231,6 +231,9 @@ pub fn stats_cpu(img: &Image) -> Stats {
 }
 
 impl Filter for Reduce {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::WholeImage
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }
@@ -324,6 +327,9 @@ pub fn luma_sum_cpu(img: &Image) -> Stats {
 }
 
 impl Filter for ReduceLumaSum {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::WholeImage
+    }
     fn def(&self) -> &'static FilterDef {
         &LUMA_SUM_DEF
     }

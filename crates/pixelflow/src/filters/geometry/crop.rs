@@ -133,6 +133,12 @@ the size shrinks to what remains (at least 1 pixel). A zero width or height is a
 };
 
 impl Filter for Crop {
+    fn footprint(&self, inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        match inputs.first().and_then(|d| d.image()).map(|d| self.region(d.width, d.height)) {
+            Some(Ok((x0, y0, _, _))) => crate::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [x0 as f64, y0 as f64], margin: 0 },
+            _ => crate::registry::Footprint::WholeImage,
+        }
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }

@@ -130,6 +130,14 @@ fn resize_pixel(src: &[u8], p: &ResizeParams, x: u32, y: u32) -> [u8; 4] {
 }
 
 impl Filter for Resize {
+    fn footprint(&self, inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        let Some(d) = inputs.first().and_then(|d| d.image()) else { return crate::registry::Footprint::WholeImage };
+        match self.out_size(d.width, d.height) {
+            // bilinear, OpenCV's INTER_LINEAR alignment: two taps around (x + 0.5) * s - 0.5
+            Ok((w, h)) => crate::registry::Footprint::Resample { scale: [d.width as f64 / w as f64, d.height as f64 / h as f64], offset: [0.0, 0.0], margin: 1 },
+            Err(_) => crate::registry::Footprint::WholeImage,
+        }
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }

@@ -161,6 +161,9 @@ fn check_lut(inputs: &[ValueDesc]) -> Result<()> {
 }
 
 impl Filter for Lookup {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::Pixel
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }

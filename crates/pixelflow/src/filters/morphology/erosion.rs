@@ -48,6 +48,9 @@ pub static DEF: FilterDef = FilterDef {
 };
 
 impl Filter for Erosion {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::Radius(self.radius)
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }

@@ -302,6 +302,9 @@ pub fn box_cpu(img: &Image, r: u32) -> Result<Image> {
 }
 
 impl Filter for BoxBlur {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::Radius(self.radius)
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }

@@ -437,6 +437,9 @@ pub fn blur_cpu(img: &Image, w: &[f32]) -> Result<Image> {
 }
 
 impl Filter for GaussianBlur {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::Radius(self.radius())
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }

@@ -101,6 +101,9 @@ pub fn sobel_cpu(img: &Image, strength: f32) -> Result<Image> {
 }
 
 impl Filter for SobelEdgeDetection {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::Radius(1)
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }

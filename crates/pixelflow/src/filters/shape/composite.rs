@@ -5,7 +5,8 @@
 
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Port};
-use crate::registry::FilterDef;
+use crate::graph::NodeKind;
+use crate::registry::{FilterDef, Footprint};
 use crate::value::ValueDesc;
 
 /// What a composite's lowering makes of inputs with these descriptions, found by lowering it
@@ -20,6 +21,39 @@ pub fn lowered_outputs(def: &FilterDef, inputs: &[ValueDesc], lower: impl FnOnce
         }
     }
     Ok(lower(&mut g, &ports)?.into_iter().map(|p| g.desc(p)).collect())
+}
+
+/// What the lowered graph's first output reads of the first input: the nodes' footprints
+/// composed along every path (conservatively, `WholeImage` when the lowering fails).
+pub fn lowered_footprint(def: &FilterDef, inputs: &[ValueDesc], lower: impl FnOnce(&mut Graph, &[Port]) -> Result<Vec<Port>>) -> Footprint {
+    let mut g = Graph::new();
+    let mut ports = Vec::new();
+    for (i, d) in inputs.iter().enumerate() {
+        match d {
+            ValueDesc::Image(desc) => match g.source(&format!("in{i}"), *desc) {
+                Ok(p) => ports.push(p),
+                Err(_) => return Footprint::WholeImage,
+            },
+            ValueDesc::Data(_) => return Footprint::WholeImage,
+        }
+    }
+    let Ok(outs) = lower(&mut g, &ports) else { return Footprint::WholeImage };
+    let Some(out) = outs.first() else { return Footprint::WholeImage };
+    let _ = def;
+    // per node: the footprint of its output on the sources (sources are the identity)
+    let mut fp: Vec<Footprint> = Vec::with_capacity(g.nodes.len());
+    for n in &g.nodes {
+        let f = match &n.kind {
+            NodeKind::Source { .. } => Footprint::Pixel,
+            NodeKind::Filter(f) => {
+                let descs: Vec<ValueDesc> = n.inputs.iter().map(|p| g.desc(*p)).collect();
+                let own = f.footprint(&descs);
+                n.inputs.iter().map(|p| own.after(fp[p.node])).reduce(Footprint::union).unwrap_or(own)
+            }
+        };
+        fp.push(f);
+    }
+    fp[out.node]
 }
 
 /// The error of a composite asked to run itself: `Graph::add` always expands composites.
@@ -83,6 +117,9 @@ macro_rules! composite_filter {
         };
 
         impl $crate::registry::Filter for $Name {
+            fn footprint(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::registry::Footprint {
+                $crate::filters::shape::composite::lowered_footprint(&DEF, inputs, |g, ports| self.lower_into(g, ports))
+            }
             fn def(&self) -> &'static $crate::registry::FilterDef {
                 &DEF
             }

@@ -97,6 +97,9 @@ pub fn map_pixels(img: &Image, second: Option<&Image>, f: impl Fn([f32; 4], [f32
 }
 
 impl<T: PixelOp> Filter for T {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::Pixel
+    }
     fn def(&self) -> &'static FilterDef {
         T::DEF
     }
