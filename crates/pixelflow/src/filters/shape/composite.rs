@@ -78,24 +78,12 @@ macro_rules! composite_filter {
         $(schedules: $sched:expr,)?
         lower: |$lf:ident, $lg:ident, $li:ident| $lower:expr $(,)?
     ) => {
-        $crate::__pf_struct!($(#[$meta])* $Name { $( $p : $kind => $pdoc ),* });
+        $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
         impl $Name {
-            /// Fails when a parameter is outside its declared range.
-            #[allow(clippy::too_many_arguments)]
-            pub fn new($( $p: $crate::__pf_param!(ty $kind) ),*) -> $crate::Result<Self> {
-                $( $crate::params::check_value(&DEF, stringify!($p), $crate::__pf_param!(raw $kind $p, DEF))?; )*
-                Ok(Self { $( $p ),* })
-            }
             fn lower_into(&self, $lg: &mut $crate::graph::Graph, $li: &[$crate::graph::Port]) -> $crate::Result<Vec<$crate::graph::Port>> {
                 let $lf = self;
                 $lower
-            }
-        }
-
-        impl Default for $Name {
-            fn default() -> Self {
-                Self { $( $p: $crate::__pf_param!(default $kind $default, DEF, $p) ),* }
             }
         }
 

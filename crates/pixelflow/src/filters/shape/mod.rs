@@ -3,7 +3,9 @@
 //!
 //! - `pixel`: one colour in, one colour out (`pixel_filter!`), or two for blends; fused with
 //!   neighbouring per-pixel filters.
+//! - `stencil`: a 3x3 or 5x5 window in, one colour out (`stencil_filter!`).
 //! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
 
 pub mod composite;
 pub mod pixel;
+pub mod stencil;

@@ -194,22 +194,7 @@ macro_rules! pixel_filter {
         $(cpu: |$cf:ident, $cc:ident, $cat:pat_param| $cpu:expr,)?
         $(cpu2: |$bf:ident, $bc:ident, $bt:ident, $bat:pat_param| $cpu2:expr,)?
     ) => {
-        $crate::__pf_struct!($(#[$meta])* $Name { $( $p : $kind => $pdoc ),* });
-
-        impl $Name {
-            /// Fails when a parameter is outside its declared range.
-            #[allow(clippy::too_many_arguments)]
-            pub fn new($( $p: $crate::__pf_param!(ty $kind) ),*) -> $crate::Result<Self> {
-                $( $crate::params::check_value(&DEF, stringify!($p), $crate::__pf_param!(raw $kind $p, DEF))?; )*
-                Ok(Self { $( $p ),* })
-            }
-        }
-
-        impl Default for $Name {
-            fn default() -> Self {
-                Self { $( $p: $crate::__pf_param!(default $kind $default, DEF, $p) ),* }
-            }
-        }
+        $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
         pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
             name: $name,
@@ -273,6 +258,7 @@ macro_rules! __pf_param {
     (ty rgba) => { [f32; 4] };
     (ty point) => { [f32; 2] };
     (ty mat4) => { [f32; 16] };
+    (ty mat3) => { [f32; 9] };
     (ty vec2) => { [f32; 2] };
     (ty vec3) => { [f32; 3] };
     (ty vec4) => { [f32; 4] };
@@ -303,6 +289,31 @@ macro_rules! __pf_param {
 
     (default choice $d:expr, $def:ident, $p:ident) => { $crate::params::choice_index(&$def, stringify!($p), $d).unwrap_or(0) };
     (default $kind:ident $d:expr, $def:ident, $p:ident) => { $d };
+}
+
+/// A declared filter's struct (a unit struct when it has no parameters), its checked `new`
+/// and its `Default` from the declared defaults; every shape's macro starts with it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pf_params {
+    ($(#[$meta:meta])* $Name:ident { $( $p:ident : $kind:ident = $default:expr => $pdoc:literal ),* }) => {
+        $crate::__pf_struct!($(#[$meta])* $Name { $( $p : $kind => $pdoc ),* });
+
+        impl $Name {
+            /// Fails when a parameter is outside its declared range.
+            #[allow(clippy::too_many_arguments)]
+            pub fn new($( $p: $crate::__pf_param!(ty $kind) ),*) -> $crate::Result<Self> {
+                $( $crate::params::check_value(&DEF, stringify!($p), $crate::__pf_param!(raw $kind $p, DEF))?; )*
+                Ok(Self { $( $p ),* })
+            }
+        }
+
+        impl Default for $Name {
+            fn default() -> Self {
+                Self { $( $p: $crate::__pf_param!(default $kind $default, DEF, $p) ),* }
+            }
+        }
+    };
 }
 
 /// The filter's struct: a unit struct when it has no parameters.

@@ -1,0 +1,223 @@
+//! The stencil shape (GPUImage's `GPUImage3x3TextureSamplingFilter`): a filter computes one
+//! RGBA colour from the K x K neighbourhood of a pixel (K = 3 or 5), `n[0]` top left, row by
+//! row, `n[K*K/2]` the pixel itself; borders replicate the edge pixels. The template owns the
+//! kernel: a workgroup loads its tile plus the halo once into workgroup memory (the Sobel
+//! kernel's loader), then each invocation gathers its window from there and calls the
+//! filter's function. `stencil_filter!` declares a filter of this shape.
+
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::image::{unorm8, Image, PixelFormat};
+use crate::registry::{expect_image, input_image, FilterDef};
+use crate::runtime::uniform::UniformBlock;
+use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Value, ValueDesc};
+
+/// A K x K stencil filter on RGBA8; implemented by `stencil_filter!`.
+pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
+    const DEF: &'static FilterDef;
+    const FN_NAME: &'static str;
+    const PARAMS_STRUCT: &'static str;
+    /// The window side, 3 or 5.
+    const SIZE: u32;
+    fn uniform(&self) -> UniformBlock;
+    /// The parameter struct and `fn name(n: array<vec4<f32>, K*K>, p) -> vec4<f32>`.
+    fn wgsl() -> &'static str;
+    /// The kernel around the function (`kernel_source`), generated once.
+    fn kernel_wgsl() -> &'static str;
+    /// CPU twin; `n` as in the WGSL, on [0, 1] RGBA.
+    fn apply(&self, n: &[[f32; 4]]) -> [f32; 4];
+}
+
+/// Workgroup tile (16 x 16 outputs): schedule choice, not measured yet.
+const TX: u32 = 16;
+const TY: u32 = 16;
+
+/// The WGSL of a declared stencil filter.
+pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, size: u32, helpers: &str, body: &str) -> String {
+    format!("{helpers}\n{}fn {name}(n: array<vec4<f32>, {}>, p: {params_struct}) -> vec4<f32> {{\n{body}\n}}\n", layout.wgsl_struct(params_struct), size * size)
+}
+
+/// The kernel around `op`'s function: tile + halo in workgroup memory, then one output per
+/// invocation with its window gathered by literal indices.
+pub fn kernel_source<T: StencilOp>() -> String {
+    let k = T::SIZE;
+    let r = k / 2;
+    let (lw, lh) = (TX + 2 * r, TY + 2 * r);
+    debug_assert!(lw * lh <= 20 * 20, "tile fits the workgroup memory budget");
+    let mut s = format!(
+        "struct StencilParams {{\n    width: u32, height: u32, _p0: u32, _p1: u32,\n    op: {ps},\n}}\n\
+         @group(0) @binding(0) var<storage, read> src: array<u32>;\n\
+         @group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n\
+         @group(0) @binding(2) var<uniform> sp: StencilParams;\n\
+         var<workgroup> tile: array<vec4<f32>, {area}>;\n\
+         @compute @workgroup_size({TX}, {TY})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n\
+         \x20   let x0 = i32(wid.x * {TX}u) - {r};\n\
+         \x20   let y0 = i32(wid.y * {TY}u) - {r};\n\
+         \x20   let wmax = i32(sp.width) - 1;\n\
+         \x20   let hmax = i32(sp.height) - 1;\n\
+         \x20   for (var i = li; i < {area}u; i += {threads}u) {{\n\
+         \x20       let ry = i / {lw}u;\n\
+         \x20       let gx = u32(clamp(x0 + i32(i - ry * {lw}u), 0, wmax));\n\
+         \x20       let gy = u32(clamp(y0 + i32(ry), 0, hmax));\n\
+         \x20       tile[i] = unorm_unpack(src[gy * sp.width + gx]);\n\
+         \x20   }}\n\
+         \x20   workgroupBarrier();\n\
+         \x20   let x = wid.x * {TX}u + lid.x;\n\
+         \x20   let y = wid.y * {TY}u + lid.y;\n\
+         \x20   if (x >= sp.width || y >= sp.height) {{ return; }}\n\
+         \x20   let base = lid.y * {lw}u + lid.x;\n\
+         \x20   var n: array<vec4<f32>, {kk}>;\n",
+        ps = T::PARAMS_STRUCT,
+        area = lw * lh,
+        threads = TX * TY,
+        kk = k * k,
+    );
+    for dy in 0..k {
+        for dx in 0..k {
+            s += &format!("    n[{}] = tile[base + {}u];\n", dy * k + dx, dy * lw + dx);
+        }
+    }
+    s += &format!("    dst[y * sp.width + x] = unorm_pack({}(n, sp.op));\n}}\n", T::FN_NAME);
+    s
+}
+
+/// CPU driver: each pixel's clamped K x K window through `f`.
+pub fn map_windows(img: &Image, k: u32, f: impl Fn(&[[f32; 4]]) -> [f32; 4] + Sync) -> Result<Image> {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let src = img.as_u8();
+    let r = (k / 2) as i64;
+    let px = |x: i64, y: i64| {
+        let i = 4 * (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize;
+        [src[i] as f32 / 255.0, src[i + 1] as f32 / 255.0, src[i + 2] as f32 / 255.0, src[i + 3] as f32 / 255.0]
+    };
+    let mut out = vec![0u8; src.len()];
+    out.par_chunks_mut((4 * w as usize).max(1)).enumerate().for_each(|(y, row)| {
+        let mut n = vec![[0.0f32; 4]; (k * k) as usize];
+        for x in 0..w {
+            for dy in -r..=r {
+                for dx in -r..=r {
+                    n[((dy + r) * k as i64 + dx + r) as usize] = px(x + dx, y as i64 + dy);
+                }
+            }
+            let c = f(&n);
+            for ch in 0..4 {
+                row[4 * x as usize + ch] = unorm8(c[ch]);
+            }
+        }
+    });
+    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+}
+
+/// Records `op` over the input into the output.
+pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
+    let block = op.uniform();
+    let mut uniform = Vec::with_capacity(16 + block.padded_size());
+    uniform.extend_from_slice(bytemuck::bytes_of(&[d.width, d.height, 0u32, 0u32]));
+    uniform.extend_from_slice(&block.bytes());
+    let kernel = Kernel::new(&format!("stencil.{}", T::FN_NAME), &[T::wgsl(), T::kernel_wgsl()], "main");
+    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_2d(d.width, d.height, TX, TY))
+}
+
+/// Output description: the input's (RGBA8).
+pub fn output_descs<T: StencilOp>(inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+    Ok(vec![ValueDesc::Image(expect_image(T::DEF, inputs, 0, &[PixelFormat::Rgba8])?)])
+}
+
+/// The CPU twin over an image.
+pub fn run_cpu<T: StencilOp>(op: &T, inputs: &[&Value]) -> Result<Vec<Value>> {
+    let img = input_image(T::DEF, inputs, 0)?;
+    Ok(vec![Value::Image(map_windows(img, T::SIZE, |n| op.apply(n))?)])
+}
+
+/// Declares a K x K stencil filter in one place: parameters as in `pixel_filter!`,
+/// `size: 3` or `5`, a WGSL body reading `n` (the window) and `p`, and a CPU closure
+/// `|f, n|` with `n: &[[f32; 4]]` the same window. See `neighborhood/laplacian.rs`.
+#[macro_export]
+macro_rules! stencil_filter {
+    (
+        $(#[$meta:meta])*
+        pub struct $Name:ident;
+        name: $name:literal,
+        gpuimage: $gpuimage:literal,
+        summary: $summary:literal,
+        $(doc: $doc:expr,)?
+        size: $size:literal,
+        params: { $( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),* $(,)? },
+        $(uniform: |$uf:ident| { $( $u:ident : $uty:ty = $uexpr:expr ),* $(,)? },)?
+        $(tolerance: $tol:expr,)?
+        $(helpers: $helpers:expr,)?
+        wgsl: $wgsl:expr,
+        cpu: |$cf:ident, $cn:ident| $cpu:expr $(,)?
+    ) => {
+        $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
+
+        pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
+            name: $name,
+            family: $crate::registry::Family::Neighborhood,
+            summary: $summary,
+            doc: $crate::__pf_or!([$($doc)?] [""]),
+            gpuimage: $gpuimage,
+            params: &[ $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
+            inputs: $crate::registry::IMAGE,
+            outputs: $crate::registry::IMAGE,
+            tolerance: $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]),
+            #[allow(unused_variables)]
+            build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
+            uniforms: &[],
+            test_inputs: None,
+            schedules: &[],
+        };
+
+        impl $crate::filters::shape::stencil::StencilOp for $Name {
+            const DEF: &'static $crate::registry::FilterDef = &DEF;
+            const FN_NAME: &'static str = $name;
+            const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
+            const SIZE: u32 = $size;
+            fn uniform(&self) -> $crate::runtime::uniform::UniformBlock {
+                $crate::__pf_uniform!(self, [$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*])
+            }
+            fn wgsl() -> &'static str {
+                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+                SRC.get_or_init(|| {
+                    let layout = <Self as Default>::default().uniform();
+                    $crate::filters::shape::stencil::generate_wgsl($name, Self::PARAMS_STRUCT, &layout, $size, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
+                })
+            }
+            fn kernel_wgsl() -> &'static str {
+                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+                SRC.get_or_init($crate::filters::shape::stencil::kernel_source::<Self>)
+            }
+            #[allow(unused_variables)]
+            fn apply(&self, n: &[[f32; 4]]) -> [f32; 4] {
+                let $cf = self;
+                let $cn = n;
+                $cpu
+            }
+        }
+
+        impl $crate::registry::Filter for $Name {
+            fn def(&self) -> &'static $crate::registry::FilterDef {
+                &DEF
+            }
+            fn footprint(&self, _inputs: &[$crate::value::ValueDesc]) -> $crate::registry::Footprint {
+                $crate::registry::Footprint::Radius($size / 2)
+            }
+            fn output_descs(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::ValueDesc>> {
+                $crate::filters::shape::stencil::output_descs::<Self>(inputs)
+            }
+            fn run_cpu(&self, inputs: &[&$crate::value::Value], _: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::Value>> {
+                $crate::filters::shape::stencil::run_cpu(self, inputs)
+            }
+            fn record_gpu(&self, rec: &mut $crate::runtime::NodeRecorder<'_>, inputs: &[$crate::runtime::GpuSlot], outputs: &[$crate::runtime::GpuSlot]) -> $crate::Result<()> {
+                $crate::filters::shape::stencil::record(self, rec, inputs, outputs)
+            }
+            fn box_clone(&self) -> Box<dyn $crate::registry::Filter> {
+                Box::new(self.clone())
+            }
+        }
+    };
+}
