@@ -18,6 +18,7 @@ pub enum Family {
     Lookup,
     Geometry,
     Convert,
+    Effect,
 }
 
 impl Family {
@@ -31,6 +32,7 @@ impl Family {
             Family::Lookup => "lookup",
             Family::Geometry => "geometry",
             Family::Convert => "conversion",
+            Family::Effect => "visual effect",
         }
     }
 }

@@ -4,8 +4,10 @@
 //! - `pixel`: one colour in, one colour out (`pixel_filter!`), or two for blends; fused with
 //!   neighbouring per-pixel filters.
 //! - `stencil`: a 3x3 or 5x5 window in, one colour out (`stencil_filter!`).
+//! - `remap`: the position to read for each output pixel, sampled bilinearly (`remap_filter!`).
 //! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
 
 pub mod composite;
 pub mod pixel;
+pub mod remap;
 pub mod stencil;

@@ -1,0 +1,200 @@
+//! The coordinate-remap shape (GPUImage's distortion filters: swirl, bulge, pinch, pixellate):
+//! a filter maps each output pixel's normalised position `uv` (its centre, in [0, 1]², as
+//! GPUImage's `textureCoordinate`) to the position to read, and the template samples the input
+//! there bilinearly with replicate edges. Output size = input size. `remap_filter!` declares a
+//! filter of this shape.
+
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::image::{unorm8, Image, PixelFormat};
+use crate::registry::{expect_image, input_image, FilterDef};
+use crate::runtime::uniform::UniformBlock;
+use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Value, ValueDesc};
+
+/// A coordinate remap on RGBA8; implemented by `remap_filter!`.
+pub trait RemapOp: Clone + std::fmt::Debug + Send + Sync + 'static {
+    const DEF: &'static FilterDef;
+    const FN_NAME: &'static str;
+    const PARAMS_STRUCT: &'static str;
+    fn uniform(&self) -> UniformBlock;
+    /// The parameter struct and `fn name(uv: vec2<f32>, size: vec2<f32>, p) -> vec2<f32>`.
+    fn wgsl() -> &'static str;
+    /// CPU twin: the normalised position to read for output position `uv` of an image of
+    /// `size` pixels.
+    fn source(&self, uv: [f32; 2], size: [f32; 2]) -> [f32; 2];
+}
+
+/// Workgroup of 16 x 16 outputs: schedule choice, not measured yet.
+const TX: u32 = 16;
+const TY: u32 = 16;
+
+/// The WGSL of a declared remap filter.
+pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, helpers: &str, body: &str) -> String {
+    format!("{helpers}\n{}fn {name}(uv: vec2<f32>, size: vec2<f32>, p: {params_struct}) -> vec2<f32> {{\n{body}\n}}\n", layout.wgsl_struct(params_struct))
+}
+
+/// The kernel: one output pixel per invocation, the shared bilinear sampler.
+pub fn kernel_source<T: RemapOp>() -> String {
+    format!(
+        "struct RemapParams {{\n    width: u32, height: u32, _p0: u32, _p1: u32,\n    op: {ps},\n}}\n\
+         @group(0) @binding(0) var<storage, read> src: array<u32>;\n\
+         @group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n\
+         @group(0) @binding(2) var<uniform> rp: RemapParams;\n\
+         fn texel(x: i32, y: i32) -> vec4<f32> {{\n\
+         \x20   let cx = u32(clamp(x, 0, i32(rp.width) - 1));\n\
+         \x20   let cy = u32(clamp(y, 0, i32(rp.height) - 1));\n\
+         \x20   return unorm_unpack(src[cy * rp.width + cx]);\n\
+         }}\n\
+         @compute @workgroup_size({TX}, {TY})\n\
+         fn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n\
+         \x20   if (g.x >= rp.width || g.y >= rp.height) {{ return; }}\n\
+         \x20   let size = vec2<f32>(f32(rp.width), f32(rp.height));\n\
+         \x20   let uv = (vec2<f32>(g.xy) + 0.5) / size;\n\
+         \x20   let s = {name}(uv, size, rp.op) * size - 0.5;\n\
+         \x20   let f = floor(s);\n\
+         \x20   let t = s - f;\n\
+         \x20   let x = i32(f.x);\n\
+         \x20   let y = i32(f.y);\n\
+         \x20   let top = texel(x, y) * (1.0 - t.x) + texel(x + 1, y) * t.x;\n\
+         \x20   let bottom = texel(x, y + 1) * (1.0 - t.x) + texel(x + 1, y + 1) * t.x;\n\
+         \x20   dst[g.y * rp.width + g.x] = unorm_pack(top * (1.0 - t.y) + bottom * t.y);\n\
+         }}\n",
+        ps = T::PARAMS_STRUCT,
+        name = T::FN_NAME,
+    )
+}
+
+/// CPU driver: each output pixel sampled bilinearly (replicate edges) where `f` says.
+pub fn map_coordinates(img: &Image, f: impl Fn([f32; 2], [f32; 2]) -> [f32; 2] + Sync) -> Result<Image> {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let src = img.as_u8();
+    let texel = |x: i64, y: i64, c: usize| src[4 * (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize + c] as f32 / 255.0;
+    let size = [w as f32, h as f32];
+    let mut out = vec![0u8; src.len()];
+    out.par_chunks_mut((4 * w as usize).max(1)).enumerate().for_each(|(y, row)| {
+        for x in 0..w as usize {
+            let uv = [(x as f32 + 0.5) / size[0], (y as f32 + 0.5) / size[1]];
+            let s = f(uv, size);
+            let (sx, sy) = (s[0] * size[0] - 0.5, s[1] * size[1] - 0.5);
+            let (fx, fy) = (sx.floor(), sy.floor());
+            let (tx, ty) = (sx - fx, sy - fy);
+            let (x0, y0) = (fx as i64, fy as i64);
+            for c in 0..4 {
+                let top = texel(x0, y0, c) * (1.0 - tx) + texel(x0 + 1, y0, c) * tx;
+                let bottom = texel(x0, y0 + 1, c) * (1.0 - tx) + texel(x0 + 1, y0 + 1, c) * tx;
+                row[4 * x + c] = unorm8(top * (1.0 - ty) + bottom * ty);
+            }
+        }
+    });
+    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+}
+
+/// Records `op` over the input into the output.
+pub fn record<T: RemapOp>(op: &T, kernel_wgsl: &'static str, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
+    let block = op.uniform();
+    let mut uniform = Vec::with_capacity(16 + block.padded_size());
+    uniform.extend_from_slice(bytemuck::bytes_of(&[d.width, d.height, 0u32, 0u32]));
+    uniform.extend_from_slice(&block.bytes());
+    let kernel = Kernel::new(&format!("remap.{}", T::FN_NAME), &[T::wgsl(), kernel_wgsl], "main");
+    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_2d(d.width, d.height, TX, TY))
+}
+
+/// Output description: the input's (RGBA8).
+pub fn output_descs<T: RemapOp>(inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+    Ok(vec![ValueDesc::Image(expect_image(T::DEF, inputs, 0, &[PixelFormat::Rgba8])?)])
+}
+
+/// The CPU twin over an image.
+pub fn run_cpu<T: RemapOp>(op: &T, inputs: &[&Value]) -> Result<Vec<Value>> {
+    let img = input_image(T::DEF, inputs, 0)?;
+    Ok(vec![Value::Image(map_coordinates(img, |uv, size| op.source(uv, size))?)])
+}
+
+/// Declares a coordinate-remap filter in one place: parameters as in `pixel_filter!`, a
+/// WGSL body returning the normalised position to read from `uv` (and `size`, `p`), and a
+/// CPU closure `|f, uv, size|` returning the same. See `effect/swirl.rs`.
+#[macro_export]
+macro_rules! remap_filter {
+    (
+        $(#[$meta:meta])*
+        pub struct $Name:ident;
+        name: $name:literal,
+        gpuimage: $gpuimage:literal,
+        summary: $summary:literal,
+        $(doc: $doc:expr,)?
+        params: { $( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),* $(,)? },
+        $(uniform: |$uf:ident| { $( $u:ident : $uty:ty = $uexpr:expr ),* $(,)? },)?
+        $(tolerance: $tol:expr,)?
+        $(helpers: $helpers:expr,)?
+        wgsl: $wgsl:expr,
+        cpu: |$cf:ident, $cuv:ident, $csize:pat_param| $cpu:expr $(,)?
+    ) => {
+        $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
+
+        pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
+            name: $name,
+            family: $crate::registry::Family::Effect,
+            summary: $summary,
+            doc: $crate::__pf_or!([$($doc)?] [""]),
+            gpuimage: $gpuimage,
+            params: &[ $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
+            inputs: $crate::registry::IMAGE,
+            outputs: $crate::registry::IMAGE,
+            tolerance: $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]),
+            #[allow(unused_variables)]
+            build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
+            uniforms: &[],
+            test_inputs: None,
+            schedules: &[],
+        };
+
+        impl $crate::filters::shape::remap::RemapOp for $Name {
+            const DEF: &'static $crate::registry::FilterDef = &DEF;
+            const FN_NAME: &'static str = $name;
+            const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
+            fn uniform(&self) -> $crate::runtime::uniform::UniformBlock {
+                $crate::__pf_uniform!(self, [$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*])
+            }
+            fn wgsl() -> &'static str {
+                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+                SRC.get_or_init(|| {
+                    let layout = <Self as Default>::default().uniform();
+                    $crate::filters::shape::remap::generate_wgsl($name, Self::PARAMS_STRUCT, &layout, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
+                })
+            }
+            #[allow(unused_variables)]
+            fn source(&self, uv: [f32; 2], size: [f32; 2]) -> [f32; 2] {
+                let $cf = self;
+                let $cuv = uv;
+                let $csize = size;
+                $cpu
+            }
+        }
+
+        impl $crate::registry::Filter for $Name {
+            fn def(&self) -> &'static $crate::registry::FilterDef {
+                &DEF
+            }
+            fn footprint(&self, _inputs: &[$crate::value::ValueDesc]) -> $crate::registry::Footprint {
+                $crate::registry::Footprint::WholeImage
+            }
+            fn output_descs(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::ValueDesc>> {
+                $crate::filters::shape::remap::output_descs::<Self>(inputs)
+            }
+            fn run_cpu(&self, inputs: &[&$crate::value::Value], _: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::Value>> {
+                $crate::filters::shape::remap::run_cpu(self, inputs)
+            }
+            fn record_gpu(&self, rec: &mut $crate::runtime::NodeRecorder<'_>, inputs: &[$crate::runtime::GpuSlot], outputs: &[$crate::runtime::GpuSlot]) -> $crate::Result<()> {
+                static KERNEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+                let k = KERNEL.get_or_init($crate::filters::shape::remap::kernel_source::<Self>);
+                $crate::filters::shape::remap::record(self, k, rec, inputs, outputs)
+            }
+            fn box_clone(&self) -> Box<dyn $crate::registry::Filter> {
+                Box::new(self.clone())
+            }
+        }
+    };
+}
