@@ -97,6 +97,23 @@ fn blends_fuse_with_neighbouring_per_pixel_filters() {
     }
 }
 
+/// A slider over sigma compiles no kernel per value: pipelines are keyed by radius (the
+/// weights travel in the uniform).
+#[test]
+fn a_sigma_slider_compiles_no_kernel_per_value() {
+    // a device of its own: other tests compile kernels on the shared one meanwhile
+    let gpu_arc = private_gpu();
+    let backend = Backend::Gpu(gpu_arc.clone());
+    let a = random_image(67, 43, PixelFormat::Rgba8, 9);
+    let blur = |sigma: f32| Pipeline::new().then(pixelflow::filters::neighborhood::GaussianBlur::new(sigma).unwrap()).run(&backend, &a).unwrap();
+    blur(2.05); // radius 7: compiles what this radius needs
+    let before = gpu_arc.pipeline_count();
+    for sigma in [2.1f32, 2.15, 2.2, 2.25, 2.3] {
+        blur(sigma);
+    }
+    assert_eq!(gpu_arc.pipeline_count(), before, "new pipelines for new sigma values of the same radius");
+}
+
 #[test]
 fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
     use pixelflow::runtime::schedule;

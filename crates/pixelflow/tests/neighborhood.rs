@@ -154,7 +154,7 @@ fn gaussian_half_matches_cpu_at_awkward_sizes() {
     let sigmas = [0.3f32, 2.0, 3.0, 4.6, 5.0];
     use gaussian_blur::HalfOptions;
     // the default (one block per workgroup), and several blocks (the window refilled)
-    let options = [HalfOptions::default(), HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(3), kh: Some(8), f32: None, late: Some(true) }, HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: None, f32: None, late: None }, HalfOptions { f32: Some(true), ..Default::default() }, HalfOptions { late: Some(true), ..Default::default() }, HalfOptions { late: Some(false), ..Default::default() }];
+    let options = [HalfOptions::default(), HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(3), kh: Some(8), f32: None, late: Some(true), const_weights: None }, HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: None, f32: None, late: None, const_weights: None }, HalfOptions { f32: Some(true), ..Default::default() }, HalfOptions { late: Some(true), ..Default::default() }, HalfOptions { late: Some(false), ..Default::default() }];
     for &sigma in &sigmas {
         for (i, &(w, h)) in sizes.iter().enumerate() {
             let block = 1 + (i as u32 * 3 + sigma as u32) % 9;
@@ -402,6 +402,9 @@ static DIAG_DEF: pixelflow::FilterDef = pixelflow::FilterDef {
 };
 
 impl Filter for SharedDiag {
+    fn footprint(&self, _: &[pixelflow::ValueDesc]) -> pixelflow::registry::Footprint {
+        pixelflow::registry::Footprint::WholeImage
+    }
     fn def(&self) -> &'static pixelflow::FilterDef {
         &DIAG_DEF
     }

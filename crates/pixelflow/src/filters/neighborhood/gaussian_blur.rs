@@ -168,7 +168,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>(), fields: &[("width", std::mem::offset_of!(GaussianBlurParams, width)), ("height", std::mem::offset_of!(GaussianBlurParams, height)), ("radius", std::mem::offset_of!(GaussianBlurParams, radius)), ("nodes_x", std::mem::offset_of!(GaussianBlurParams, nodes_x)), ("nodes_y", std::mem::offset_of!(GaussianBlurParams, nodes_y)), ("seg_nodes", std::mem::offset_of!(GaussianBlurParams, seg_nodes)), ("w", std::mem::offset_of!(GaussianBlurParams, w)), ("wp", std::mem::offset_of!(GaussianBlurParams, wp)), ("cubic", std::mem::offset_of!(GaussianBlurParams, cubic))] }],
     test_inputs: None,
-    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "f32", "half_wg64_nf1_nb3", "half_f32"],
+    schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "f32", "half_wg64_nf1_nb3", "half_f32", "half_cw"],
 };
 
 /// A fused-kernel schedule: `tw x th` output tile, `kh`/`kv` consecutive outputs per

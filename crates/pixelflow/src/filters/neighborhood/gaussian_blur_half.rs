@@ -42,7 +42,7 @@ const LATE_FROM: u32 = 9;
 /// that is columns, per workgroup: 64, 96, 128, 160, 192 or 256), `_nf<N>` (buffer flushes per K rows)
 /// `_nb<N>` (blocks of K rows per workgroup) and `_kh<N>` (outputs per flush task, 4 or 8),
 /// `_f32` (f32 arithmetic in the same shape), `_late` (refills loaded one row before use)
-/// and `_early` (refills loaded a block ahead), e.g. `half_wg256_nf3`.
+/// and `_early` (refills loaded a block ahead), `_cw` (weights as constants), e.g. `half_wg256_nf3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HalfOptions {
     pub wgx: Option<u32>,
@@ -56,6 +56,10 @@ pub struct HalfOptions {
     /// 0.0678 / 0.0876 against the default's 0.0525 / 0.0692 / 0.0901. The default from
     /// `LATE_FROM` (see there).
     pub late: Option<bool>,
+    /// The weights as compile-time constants (`cw`, one pipeline per sigma) instead of read
+    /// from the uniform once per invocation (the default: one pipeline per radius, so a
+    /// slider over sigma does not compile a kernel per value).
+    pub const_weights: Option<bool>,
 }
 
 impl HalfOptions {
@@ -73,6 +77,7 @@ impl HalfOptions {
                 "f32" => o.f32 = Some(true),
                 "late" => o.late = Some(true),
                 "early" => o.late = Some(false),
+                "cw" => o.const_weights = Some(true),
                 _ => return None,
             }
         }
@@ -115,6 +120,7 @@ struct HalfPlan {
     kh: u32,
     f32: bool,
     late: bool,
+    const_weights: bool,
 }
 
 impl HalfPlan {
@@ -127,10 +133,12 @@ impl HalfPlan {
         }
         let nf = o.nf.unwrap_or(half_nf(r)).min(k);
         let nb = o.nb.unwrap_or(HALF_NB);
-        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / kh * kh, nb, br: k.div_ceil(nf), kh, f32: o.f32.unwrap_or(false), late: o.late.unwrap_or(r >= LATE_FROM) })
+        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / kh * kh, nb, br: k.div_ceil(nf), kh, f32: o.f32.unwrap_or(false), late: o.late.unwrap_or(r >= LATE_FROM), const_weights: o.const_weights.unwrap_or(false) })
     }
+    /// Pipeline cache key: the plan, and sigma only when the weights are compiled in.
     fn key(&self, sigma: f32) -> String {
-        format!("gaussian_blur.half.s{:08x}.r{}.wg{}.nb{}.br{}.kh{}.f{}.l{}", sigma.to_bits(), self.r, self.wgx, self.nb, self.br, self.kh, if self.f32 { 32 } else { 16 }, self.late as u32)
+        let w = if self.const_weights { format!("s{:08x}", sigma.to_bits()) } else { "uw".into() };
+        format!("gaussian_blur.half.{w}.r{}.wg{}.nb{}.br{}.kh{}.f{}.l{}", self.r, self.wgx, self.nb, self.br, self.kh, if self.f32 { 32 } else { 16 }, self.late as u32)
     }
     /// Workgroup memory of the vertical pass's buffer.
     fn bytes(&self) -> u64 {
@@ -214,8 +222,18 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     let s = if plan.f32 { replace_block(&s, "half_types", F32_TYPES)? } else { s };
     // f16 literals: WGSL rounds them to the nearest f16
     let (ty, suffix) = if plan.f32 { ("f32", "") } else { ("f16", "h") };
-    let weights: String = (0..=r).map(|j| format!("const W{j}: {ty} = {:e}{suffix};\n", w[(r + j) as usize])).collect();
-    let s = replace_block(&s, "half_weights", &weights)?;
+    let s = if plan.const_weights {
+        let weights: String = (0..=r).map(|j| format!("const W{j}: {ty} = {:e}{suffix};\n", w[(r + j) as usize])).collect();
+        let s = replace_block(&s, "half_weights", &weights)?;
+        replace_block(&s, "half_load_weights", "")?
+    } else {
+        // private copies read from the uniform's weights (`w[k]` at w[k / 4][k % 4]) once per
+        // invocation; converted to f16 as WGSL converts (the error bound allows either rounding)
+        let weights: String = (0..=r).map(|j| format!("var<private> W{j}: {ty};\n")).collect();
+        let s = replace_block(&s, "half_weights", &weights)?;
+        let load: String = (0..=r).map(|j| format!("    W{j} = {ty}(gp.w[{}][{}]);\n", (r + j) / 4, (r + j) % 4)).collect();
+        replace_block(&s, "half_load_weights", &load)?
+    };
     // the window, then the rows that refill it in the first block (packed; all K of them
     // only if a second block will refill from the last)
     let refills = if plan.nb > 1 { k } else { k - 1 };
@@ -327,7 +345,12 @@ mod tests {
 
     #[test]
     fn half_source_validates() {
-        for (sigma, o) in [(2.0f32, HalfOptions::default()), (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2), kh: Some(8), f32: None, late: Some(true) }), (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None, kh: None, f32: Some(true), late: None })] {
+        for (sigma, o) in [
+            (2.0f32, HalfOptions::default()),
+            (2.0f32, HalfOptions { const_weights: Some(true), ..Default::default() }),
+            (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2), kh: Some(8), f32: None, late: Some(true), const_weights: None }),
+            (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None, kh: None, f32: Some(true), late: None, const_weights: None }),
+        ] {
             let w = weights(sigma);
             let plan = HalfPlan::new(super::super::radius(sigma), o).unwrap();
             let src = half_source(&plan, &w, sigma > 1.0).unwrap();
@@ -339,7 +362,8 @@ mod tests {
     #[test]
     fn half_names_parse() {
         assert_eq!(HalfOptions::parse("half"), Some(HalfOptions::default()));
-        assert_eq!(HalfOptions::parse("half_wg256_nf3_nb2_kh8"), Some(HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: Some(8), f32: None, late: None }));
+        assert_eq!(HalfOptions::parse("half_wg256_nf3_nb2_kh8"), Some(HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: Some(8), f32: None, late: None, const_weights: None }));
+        assert_eq!(HalfOptions::parse("half_cw"), Some(HalfOptions { const_weights: Some(true), ..Default::default() }));
         assert_eq!(HalfOptions::parse("half_wg100"), None);
         assert_eq!(HalfOptions::parse("halfx"), None);
     }

@@ -67,7 +67,8 @@ fn out_pack_c(c: V) -> u32 {
 
 var<workgroup> vbuf: array<V, BR * BSTRIDE>;
 
-// The weights as f16 constants: W0 the centre, Wk the two taps k away.
+// The weights (f16, or f32 in the _f32 variant): W0 the centre, Wk the two taps k away;
+// constants, or private copies of the uniform's that `half_load_weights` fills.
 // @generated-begin half_weights
 const W0: f16 = 1.0h;
 // @generated-end half_weights
@@ -118,6 +119,8 @@ fn h_flush(lid: u32, x0: u32, yb: u32, n: u32, yend: u32) {
 
 @compute @workgroup_size(WGX)
 fn half(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    // @generated-begin half_load_weights
+    // @generated-end half_load_weights
     let x0 = wid.x * TW;
     xcol = u32(clamp(i32(x0) - i32(R) + i32(lid), 0, i32(gp.width) - 1));
     let y0 = wid.y * TH;
