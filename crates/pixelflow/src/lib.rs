@@ -15,6 +15,7 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod error;
 pub mod filters;

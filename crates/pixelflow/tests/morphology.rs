@@ -172,6 +172,7 @@ fn bench_4k() {
 /// The bench-only ablations run exactly one pass each (a row-only or a column-only window),
 /// so what `bench --experiments` times under them is that pass and nothing else.
 #[test]
+#[cfg(feature = "bench")] // the ablations exist only in benchmark builds
 fn ablations_run_one_pass_each() {
     use pixelflow::runtime::schedule;
     for (fmt, w, h) in [(PixelFormat::Rgba8, 45, 29), (PixelFormat::Gray8, 37, 31)] {
@@ -251,6 +252,7 @@ fn schedule_variants_match_cpu_at_every_tile_shape() {
 /// The ablations of the `wide`, `wide16` and `vstream` variants run the changed pass alone (a
 /// row-only or a column-only window), like `rows_only` and `cols_only`.
 #[test]
+#[cfg(feature = "bench")] // the ablations exist only in benchmark builds
 fn variant_ablations_run_one_pass_each() {
     use pixelflow::runtime::schedule;
     for (fmt, w, h) in [(PixelFormat::Rgba8, 61, 39), (PixelFormat::Gray8, 45, 37)] {

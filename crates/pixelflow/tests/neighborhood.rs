@@ -467,6 +467,7 @@ fn diag_workgroup_memory_4k() {
 
 /// The bench-only ablations of `blocks` compile and run (their images are wrong on purpose).
 #[test]
+#[cfg(feature = "bench")] // the ablations exist only in benchmark builds
 fn box_blur_blocks_ablations_run() {
     if !gpu().has_subgroups() {
         eprintln!("skipped: no subgroup operations on this device");

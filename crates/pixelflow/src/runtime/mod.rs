@@ -2,9 +2,11 @@
 //! the buffer pool and per-dispatch recording. Nothing here knows about filters.
 
 mod context;
+#[cfg(feature = "bench")]
 pub mod driver_stats;
 mod kernel;
 mod pool;
+pub(crate) mod wgsl_template;
 pub mod uniform;
 pub mod schedule;
 

@@ -11,7 +11,7 @@ use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::filters::neighborhood::specialize;
+use crate::runtime::wgsl_template::specialize;
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::params::{check_float, check_int, ParamDef};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
@@ -184,7 +184,7 @@ impl Filter for Resize {
             // unpacking without conversions (session 8), and a bench-only ablation of the
             // output rounding's conversions (wrong at ties, so not in `DEF.schedules`)
             Some("rows16_mu") => Some((16, false, 1, 0)),
-            Some("rows16_ablate_round") => Some((16, false, 1, 1)),
+            Some("rows16_ablate_round") if cfg!(feature = "bench") => Some((16, false, 1, 1)),
             Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round"])),
         };
         if let Some((rb, any_ratio, mu, ar)) = rows {

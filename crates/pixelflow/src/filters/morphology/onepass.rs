@@ -6,7 +6,7 @@
 
 use super::separable::{op, split_window, van_herk_stream, MorphParams, WGSL};
 use crate::error::{Error, Result};
-use crate::filters::neighborhood::{replace_block, specialize};
+use crate::runtime::wgsl_template::{replace_block, specialize};
 use crate::image::ImageDesc;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 

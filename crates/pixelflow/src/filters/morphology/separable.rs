@@ -546,6 +546,7 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
             record_cols(rec, &tmp, &output.buffer, d, params, radius, v.ends_with(VSTREAM))
         }
         // bench-only ablations (see ROWS_ONLY): one pass, a wrong image
+        v if !cfg!(feature = "bench") && [WIDE_ROWS_ONLY, WIDE16_ROWS_ONLY, VSTREAM_COLS_ONLY, ROWS_ONLY, COLS_ONLY].contains(&v) => Err(crate::runtime::schedule::unknown(filter, v, VARIANTS)),
         WIDE_ROWS_ONLY => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::WIDE),
         WIDE16_ROWS_ONLY => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::WIDE16),
         VSTREAM_COLS_ONLY => record_cols(rec, &input.buffer, &output.buffer, d, params, radius, true),

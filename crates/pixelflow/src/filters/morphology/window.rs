@@ -5,7 +5,7 @@
 
 use super::separable::{MorphParams, WGSL};
 use crate::error::{Error, Result};
-use crate::filters::neighborhood::{replace_block, specialize};
+use crate::runtime::wgsl_template::{replace_block, specialize};
 use crate::image::ImageDesc;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 

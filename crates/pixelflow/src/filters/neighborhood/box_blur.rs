@@ -32,7 +32,7 @@ use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLay
 use crate::runtime::{schedule, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
-use super::{block_body, replace_block, specialize, unroll};
+use crate::runtime::wgsl_template::{block_body, replace_block, specialize, unroll};
 
 const WGSL: &str = include_str!("box_blur.wgsl");
 /// `main_sg`, appended to `WGSL` on devices with subgroup operations.
@@ -342,7 +342,7 @@ impl Filter for BoxBlur {
                 (None, Some((shape, blk))) => self.record_sweep(rec, inputs, outputs, shape, Some((blk, 0))),
                 // Bench-only ablations of `blocks` (wrong images, so not in `DEF.schedules`):
                 // the walk without its horizontal pass, without its barriers, without priming.
-                (None, None) if v.starts_with("blocks_ablate_") => {
+                (None, None) if v.starts_with("blocks_ablate_") && cfg!(feature = "bench") => {
                     let abl = match v {
                         "blocks_ablate_walk" => 1,
                         "blocks_ablate_nobarrier" => 2,

@@ -32,7 +32,7 @@ use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLay
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
-use super::{replace_block, specialize};
+use crate::runtime::wgsl_template::{replace_block, specialize};
 
 #[path = "gaussian_blur_decimate.rs"]
 mod decimate;
@@ -473,7 +473,7 @@ impl Filter for GaussianBlur {
         let mut name = variant.as_deref();
         let mut only = None;
         for (suffix, pass) in [("_h_only", "h"), ("_v_only", "v"), ("_up_only", "up")] {
-            if let Some(n) = name.and_then(|n| n.strip_suffix(suffix)) {
+            if let Some(n) = name.and_then(|n| n.strip_suffix(suffix)).filter(|_| cfg!(feature = "bench")) {
                 (name, only) = (Some(n), Some(pass));
             }
         }

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::image::ImageDesc;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 
-use super::super::{replace_block, specialize};
+use crate::runtime::wgsl_template::{replace_block, specialize};
 
 const DECIMATE_WGSL: &str = include_str!("gaussian_blur_decimate.wgsl");
 

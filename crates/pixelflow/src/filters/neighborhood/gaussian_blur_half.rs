@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::image::ImageDesc;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 
-use super::super::{replace_block, specialize};
+use crate::runtime::wgsl_template::{replace_block, specialize};
 
 const HALF_WGSL: &str = include_str!("gaussian_blur_half.wgsl");
 
