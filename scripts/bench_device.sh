@@ -26,6 +26,10 @@ if command -v nvcc >/dev/null && [ -f .peers/npp_peer.cu ]; then
   nvcc -O2 -std=c++17 -arch=sm_90 .peers/npp_peer.cu -o /tmp/npp_peer -lnppif -lnppig -lnppist -lnppim -lnppial -lnppicc -lnppidei -lnppisu -lnppc 2>&1 | tail -3
   /tmp/npp_peer "$W" "$H" 30 2>&1 | tee "$OUT/npp.tsv"
 fi
+if command -v nvcc >/dev/null && [ -f .peers/npp_color.cu ]; then
+  nvcc -O2 -std=c++17 -arch=sm_90 .peers/npp_color.cu -o /tmp/npp_color -lnppif -lnppig -lnppist -lnppim -lnppial -lnppicc -lnppidei -lnppisu -lnppc 2>&1 | grep -v warning | tail -5
+  [ -x /tmp/npp_color ] && /tmp/npp_color "$W" "$H" 30 2>&1 | tee "$OUT/npp_color.tsv"
+fi
 if [ -f .peers/py_peers.py ] && [ -z "${SKIP_PY:-}" ]; then
   PYTHONUNBUFFERED=1 timeout ${PY_TIMEOUT:-240} python3 .peers/py_peers.py "$W" "$H" 2>&1 | tee "$OUT/py_peers.tsv"
 fi
@@ -33,5 +37,11 @@ fi
 # pixels (a fixed per-dispatch cost shows as a ratio to copy that changes with size)
 ./target/release/pixelflow --backend vulkan bench --size "$SIZE" --filters copy,gaussian_blur,box_blur,dilation,histogram,reduce,sobel_edge_detection 2>&1 | tee "$OUT/pixelflow_repeat.txt"
 ./target/release/pixelflow --backend vulkan bench --size "$((W * 2))x$((H * 2))" --filters copy,brightness,reduce,histogram 2>&1 | tee "$OUT/pixelflow_8k.txt"
+# Gaussian's half schedule, weights from the uniform (default) against compiled in (half_cw),
+# alternating in one process, twice each
+for v in default half_cw default half_cw; do
+  s=""; [ "$v" != default ] && s="--schedule gaussian_blur=$v"
+  ./target/release/pixelflow --backend vulkan bench --size "$SIZE" --filters copy,gaussian_blur $s 2>&1 | sed "s/^/$v /" | tee -a "$OUT/gauss_weights.txt"
+done
 pkill -f "nvidia-smi --query" 2>/dev/null
 true

@@ -92,6 +92,7 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     let named: &[(&str, &str)] = &[
         ("gaussian_blur s=2", "gaussian_blur(sigma=2)"),
         ("gaussian_blur s=3", "gaussian_blur(sigma=3)"),
+        ("gaussian_blur s=4", "gaussian_blur(sigma=4)"),
         ("gaussian_blur s=8", "gaussian_blur(sigma=8)"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)"),
         ("box_blur 9x9", "box_blur(radius=4)"),

@@ -42,7 +42,7 @@ const LATE_FROM: u32 = 9;
 /// that is columns, per workgroup: 64, 96, 128, 160, 192 or 256), `_nf<N>` (buffer flushes per K rows)
 /// `_nb<N>` (blocks of K rows per workgroup) and `_kh<N>` (outputs per flush task, 4 or 8),
 /// `_f32` (f32 arithmetic in the same shape), `_late` (refills loaded one row before use)
-/// and `_early` (refills loaded a block ahead), `_cw` (weights as constants), e.g. `half_wg256_nf3`.
+/// and `_early` (refills loaded a block ahead), `_cw` / `_uw` (weights as constants / from the uniform), e.g. `half_wg256_nf3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HalfOptions {
     pub wgx: Option<u32>,
@@ -56,9 +56,11 @@ pub struct HalfOptions {
     /// 0.0678 / 0.0876 against the default's 0.0525 / 0.0692 / 0.0901. The default from
     /// `LATE_FROM` (see there).
     pub late: Option<bool>,
-    /// The weights as compile-time constants (`cw`, one pipeline per sigma) instead of read
-    /// from the uniform once per invocation (the default: one pipeline per radius, so a
-    /// slider over sigma does not compile a kernel per value).
+    /// The weights as compile-time constants (`cw`, one pipeline per sigma) or read from the
+    /// uniform once per invocation (`uw`, one pipeline per radius). Default: `cw` for the
+    /// first `MAX_CW_SIGMAS` sigmas a process uses, `uw` for any more, so a slider over sigma
+    /// compiles and keeps a bounded number of kernels (H200 at 4K, run s9-b1: sigma 2 / 3 / 4
+    /// `cw` 0.0526 / 0.0680 / 0.0875 ms, `uw` 0.0544 / 0.0730 / 0.0948).
     pub const_weights: Option<bool>,
 }
 
@@ -78,6 +80,7 @@ impl HalfOptions {
                 "late" => o.late = Some(true),
                 "early" => o.late = Some(false),
                 "cw" => o.const_weights = Some(true),
+                "uw" => o.const_weights = Some(false),
                 _ => return None,
             }
         }
@@ -223,7 +226,10 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     // f16 literals: WGSL rounds them to the nearest f16
     let (ty, suffix) = if plan.f32 { ("f32", "") } else { ("f16", "h") };
     let s = if plan.const_weights {
-        let weights: String = (0..=r).map(|j| format!("const W{j}: {ty} = {:e}{suffix};\n", w[(r + j) as usize])).collect();
+        // f16: the weight rounded to f16 here (to nearest, ties to even), so the literal is exact
+        // and equal to what the `uw` kernel's conversion gives: both kernels compute the same
+        let lit = |v: f32| if plan.f32 { v } else { round_to_f16(v) };
+        let weights: String = (0..=r).map(|j| format!("const W{j}: {ty} = {:e}{suffix};\n", lit(w[(r + j) as usize]))).collect();
         let s = replace_block(&s, "half_weights", &weights)?;
         replace_block(&s, "half_load_weights", "")?
     } else {
@@ -299,10 +305,42 @@ fn continue_flush(block: &mut String, t: u32, k: u32, br: u32) {
     }
 }
 
+/// Largest number of sigmas per process that get their own compiled-constant kernel.
+const MAX_CW_SIGMAS: usize = 16;
+
+/// Whether `sigma` gets a kernel with its weights compiled in: one of the first
+/// `MAX_CW_SIGMAS` sigmas of the process.
+fn compiled_weights(sigma: f32) -> bool {
+    static SIGMAS: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+    let Ok(mut compiled) = SIGMAS.lock() else { return false };
+    let key = sigma.to_bits();
+    if compiled.contains(&key) {
+        return true;
+    }
+    if compiled.len() < MAX_CW_SIGMAS {
+        compiled.push(key);
+        return true;
+    }
+    false
+}
+
+/// The f16 nearest to `v` (ties to even), as an f32: what an f32 to f16 conversion gives.
+pub fn round_to_f16(v: f32) -> f32 {
+    if v.abs() < 6.103_515_6e-5 {
+        // subnormal f16: multiples of 2^-24
+        return (v * 16_777_216.0).round_ties_even() / 16_777_216.0;
+    }
+    let bits = v.to_bits();
+    let (keep, rem) = (bits & !0x1fff, bits & 0x1fff);
+    let up = rem > 0x1000 || (rem == 0x1000 && keep & 0x2000 != 0);
+    f32::from_bits(if up { keep + 0x2000 } else { keep })
+}
+
 /// Records the `half` schedule.
 pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, o: HalfOptions) -> Result<()> {
     let r = blur.radius();
     let w = blur.weights();
+    let o = HalfOptions { const_weights: Some(o.const_weights.unwrap_or_else(|| compiled_weights(blur.sigma))), ..o };
     let plan = HalfPlan::new(r, o)?;
     if !plan.f32 && !rec.gpu().has_f16() {
         return Err(Error::Graph("gaussian_blur: the half schedule needs a device with shader-f16".into()));
@@ -357,6 +395,16 @@ mod tests {
             let m = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("sigma {sigma}: {}", e.emit_to_string(&src)));
             naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&m).unwrap_or_else(|e| panic!("sigma {sigma}: {e:?}"));
         }
+    }
+
+    #[test]
+    fn f16_rounding_is_to_nearest_even() {
+        assert_eq!(round_to_f16(1.0), 1.0);
+        // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: to even (1)
+        assert_eq!(round_to_f16(1.0 + 2f32.powi(-11)), 1.0);
+        assert_eq!(round_to_f16(1.0 + 3.0 * 2f32.powi(-11)), 1.0 + 2.0 * 2f32.powi(-10));
+        assert_eq!(round_to_f16(0.1), 0.099975586);
+        assert_eq!(round_to_f16(3.0e-6), 2.9802322e-6);
     }
 
     #[test]

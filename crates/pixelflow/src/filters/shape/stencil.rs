@@ -26,6 +26,8 @@ pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn wgsl() -> &'static str;
     /// The kernel around the function (`kernel_source`), generated once.
     fn kernel_wgsl() -> &'static str;
+    /// The `rows4` kernel (`kernel_source_rows4`), generated once; 3x3 only.
+    fn kernel_rows4_wgsl() -> &'static str;
     /// CPU twin; `n` as in the WGSL, on [0, 1] RGBA.
     fn apply(&self, n: &[[f32; 4]]) -> [f32; 4];
 }
@@ -84,6 +86,76 @@ pub fn kernel_source<T: StencilOp>() -> String {
     s
 }
 
+/// Workgroup of the `rows4` schedule (3x3 only, widths a multiple of 4): invocations, each
+/// owning 4 columns, and output rows walked down per workgroup. Sobel's tuned shape.
+const ROWS4_SW: u32 = 64;
+const ROWS4_RY: u32 = 16;
+
+/// The `rows4` kernel (3x3, widths a multiple of 4; Sobel's tuned schedule): a workgroup owns
+/// a strip of 4 * SW columns and walks down RY rows; per input row each invocation makes one
+/// 16-byte load, swaps its edge pixels with its neighbours through workgroup memory, keeps the
+/// 3-row window (6 pixels a row) in registers and stores its 4 outputs as one 16-byte store.
+pub fn kernel_source_rows4<T: StencilOp>() -> String {
+    format!(
+        "struct StencilParams {{\n    width: u32, height: u32, _p0: u32, _p1: u32,\n    op: {ps},\n}}\n\
+         @group(0) @binding(0) var<storage, read> src4: array<vec4<u32>>;\n\
+         @group(0) @binding(1) var<storage, read_write> dst4: array<vec4<u32>>;\n\
+         @group(0) @binding(2) var<storage, read> src1: array<u32>;\n\
+         @group(0) @binding(3) var<uniform> sp: StencilParams;\n\
+         var<workgroup> edge_first: array<u32, {sw2}>;\n\
+         var<workgroup> edge_last: array<u32, {sw2}>;\n\
+         struct Row {{ l: vec4<f32>, a: vec4<f32>, b: vec4<f32>, c: vec4<f32>, d: vec4<f32>, r: vec4<f32> }}\n\
+         fn window(t0: vec4<f32>, t1: vec4<f32>, t2: vec4<f32>, m0: vec4<f32>, m1: vec4<f32>, m2: vec4<f32>, b0: vec4<f32>, b1: vec4<f32>, b2: vec4<f32>) -> u32 {{\n\
+         \x20   return unorm_pack({name}(array<vec4<f32>, 9>(t0, t1, t2, m0, m1, m2, b0, b1, b2), sp.op));\n\
+         }}\n\
+         @compute @workgroup_size({sw})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   let w4 = sp.width / 4u;\n\
+         \x20   let quad = wid.x * {sw}u + lid;\n\
+         \x20   // past the right edge: a clamped quad, loaded for the barriers, never stored\n\
+         \x20   let qx = min(quad, w4 - 1u);\n\
+         \x20   let first_row = i32(wid.y * {ry}u) - 1;\n\
+         \x20   let hmax = i32(sp.height) - 1;\n\
+         \x20   let strip_left = u32(max(i32(wid.x * {sw}u * 4u) - 1, 0));\n\
+         \x20   let strip_right = min((wid.x + 1u) * {sw}u * 4u, sp.width - 1u);\n\
+         \x20   var t: Row;\n\
+         \x20   var m: Row;\n\
+         \x20   var b: Row;\n\
+         \x20   var next = src4[u32(clamp(first_row, 0, hmax)) * w4 + qx];\n\
+         \x20   for (var r = 0u; r < {ry}u + 2u; r++) {{\n\
+         \x20       let y = u32(clamp(first_row + i32(r), 0, hmax));\n\
+         \x20       let q = next;\n\
+         \x20       if (r + 1u < {ry}u + 2u) {{ next = src4[u32(clamp(first_row + i32(r) + 1, 0, hmax)) * w4 + qx]; }}\n\
+         \x20       let slot = (r & 1u) * {sw}u;\n\
+         \x20       edge_first[slot + lid] = q.x;\n\
+         \x20       edge_last[slot + lid] = q.w;\n\
+         \x20       workgroupBarrier();\n\
+         \x20       var lp = q.x;\n\
+         \x20       if (lid == 0u) {{ lp = select(src1[y * sp.width + strip_left], q.x, quad == 0u); }} else {{ lp = edge_last[slot + lid - 1u]; }}\n\
+         \x20       var rp = q.w;\n\
+         \x20       if (qx + 1u >= w4) {{ rp = q.w; }} else if (lid == {last}u) {{ rp = src1[y * sp.width + strip_right]; }} else {{ rp = edge_first[slot + lid + 1u]; }}\n\
+         \x20       t = m;\n\
+         \x20       m = b;\n\
+         \x20       b = Row(unorm_unpack(lp), unorm_unpack(q.x), unorm_unpack(q.y), unorm_unpack(q.z), unorm_unpack(q.w), unorm_unpack(rp));\n\
+         \x20       let oy = wid.y * {ry}u + r;\n\
+         \x20       if (r >= 2u && oy - 2u < sp.height && quad < w4) {{\n\
+         \x20           dst4[(oy - 2u) * w4 + quad] = vec4<u32>(\n\
+         \x20               window(t.l, t.a, t.b, m.l, m.a, m.b, b.l, b.a, b.b),\n\
+         \x20               window(t.a, t.b, t.c, m.a, m.b, m.c, b.a, b.b, b.c),\n\
+         \x20               window(t.b, t.c, t.d, m.b, m.c, m.d, b.b, b.c, b.d),\n\
+         \x20               window(t.c, t.d, t.r, m.c, m.d, m.r, b.c, b.d, b.r));\n\
+         \x20       }}\n\
+         \x20   }}\n\
+         }}\n",
+        ps = T::PARAMS_STRUCT,
+        name = T::FN_NAME,
+        sw = ROWS4_SW,
+        sw2 = 2 * ROWS4_SW,
+        ry = ROWS4_RY,
+        last = ROWS4_SW - 1,
+    )
+}
+
 /// CPU driver: each pixel's clamped K x K window through `f`.
 pub fn map_windows(img: &Image, k: u32, f: impl Fn(&[[f32; 4]]) -> [f32; 4] + Sync) -> Result<Image> {
     let (w, h) = (img.width() as i64, img.height() as i64);
@@ -111,13 +183,24 @@ pub fn map_windows(img: &Image, k: u32, f: impl Fn(&[[f32; 4]]) -> [f32; 4] + Sy
     Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
 }
 
-/// Records `op` over the input into the output.
+/// Records `op` over the input into the output. Schedules: `rows4` (3x3 on widths that are a
+/// multiple of 4; the default there: H200, 4K, see docs/perf-notes.md session 9) and `tile`.
 pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
     let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
     let block = op.uniform();
     let mut uniform = Vec::with_capacity(16 + block.padded_size());
     uniform.extend_from_slice(bytemuck::bytes_of(&[d.width, d.height, 0u32, 0u32]));
     uniform.extend_from_slice(&block.bytes());
+    let rows4 = match crate::runtime::schedule::get(T::FN_NAME).as_deref() {
+        None | Some("rows4") => T::SIZE == 3 && d.width.is_multiple_of(4),
+        Some("tile") => false,
+        Some(other) => return Err(crate::runtime::schedule::unknown(T::FN_NAME, other, &["rows4", "tile"])),
+    };
+    if rows4 {
+        let kernel = Kernel::new(&format!("stencil.rows4.{}", T::FN_NAME), &[T::wgsl(), T::kernel_rows4_wgsl()], "main");
+        let groups = [(d.width / 4).div_ceil(ROWS4_SW), d.height.div_ceil(ROWS4_RY), 1];
+        return rec.dispatch(&kernel, &[&src.buffer, &dst.buffer, &src.buffer], &uniform, groups);
+    }
     let kernel = Kernel::new(&format!("stencil.{}", T::FN_NAME), &[T::wgsl(), T::kernel_wgsl()], "main");
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_2d(d.width, d.height, TX, TY))
 }
@@ -169,7 +252,7 @@ macro_rules! stencil_filter {
             build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
             uniforms: &[],
             test_inputs: None,
-            schedules: &[],
+            schedules: if $size == 3 { &["tile"] } else { &[] },
         };
 
         impl $crate::filters::shape::stencil::StencilOp for $Name {
@@ -190,6 +273,10 @@ macro_rules! stencil_filter {
             fn kernel_wgsl() -> &'static str {
                 static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
                 SRC.get_or_init($crate::filters::shape::stencil::kernel_source::<Self>)
+            }
+            fn kernel_rows4_wgsl() -> &'static str {
+                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+                SRC.get_or_init($crate::filters::shape::stencil::kernel_source_rows4::<Self>)
             }
             #[allow(unused_variables)]
             fn apply(&self, n: &[[f32; 4]]) -> [f32; 4] {
