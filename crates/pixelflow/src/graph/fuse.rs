@@ -1,7 +1,9 @@
 //! Fusion of per-pixel filters: one generated kernel applies a chain of per-pixel ops
 //! (`filters::shape::pixel`) with one read and one write per pixel. Between fused steps the
 //! colour is re-quantised to 8 bits, so a fused chain gives bit-for-bit the result of the
-//! unfused one.
+//! unfused one. An op's function takes its parameter block by value (`chain.opN`), except
+//! for ops whose body reads the block in place (`PixelOp::body_by_reference`), whose
+//! function is generated here per place in the chain.
 
 use crate::error::Result;
 use crate::registry::PixelOpGpu;
@@ -57,6 +59,13 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
         gen.push_str(&format!("    op{i}: {},\n", o.params_struct));
     }
     gen.push_str("}\n@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;\n@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n@group(0) @binding(2) var<uniform> chain: ChainParams;\n");
+    // ops that read their block in place: their function, once per place in the chain
+    for (i, o) in ops.iter().enumerate() {
+        if let Some(body) = o.body_by_reference {
+            let at = if o.position { ", at: PixelAt" } else { "" };
+            gen.push_str(&format!("fn {}_op{i}(c: vec4<f32>{at}) -> vec4<f32> {{\n    let p = &chain.op{i};\n{body}\n}}\n", o.fn_name));
+        }
+    }
     if table {
         return record_table(rec, ops, sources, gen, src, dst, groups, desc);
     }
@@ -87,7 +96,11 @@ fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str, at: &str) {
             gen.push_str(&format!("    {c} = quantize8({c});\n"));
         }
         let at = if o.position { format!(", {at}") } else { String::new() };
-        gen.push_str(&format!("    {c} = {}({c}, chain.op{i}{at});\n", o.fn_name));
+        if o.body_by_reference.is_some() {
+            gen.push_str(&format!("    {c} = {}_op{i}({c}{at});\n", o.fn_name));
+        } else {
+            gen.push_str(&format!("    {c} = {}({c}, chain.op{i}{at});\n", o.fn_name));
+        }
     }
 }
 
