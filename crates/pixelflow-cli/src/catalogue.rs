@@ -27,6 +27,9 @@ fn params_brief(d: &registry::FilterDef) -> String {
             ParamKind::Choice { default, options } => format!("`{}`={default} ({})", p.name, options.join("\\|")),
             ParamKind::Floats { default, .. } => format!("`{}` ({} numbers)", p.name, default.len()),
             ParamKind::Image => format!("`{}`=image", p.name),
+            ParamKind::Points { .. } => format!("`{}` (curve points)", p.name),
+            ParamKind::Path { required: true, extension } => format!("`{}`=.{extension} file", p.name),
+            ParamKind::Path { required: false, extension } => format!("`{}`=.{extension} file (optional)", p.name),
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -71,14 +74,22 @@ pub fn help(name: &str) -> Result<String> {
     if d.tolerance.max_diff > 1 {
         s.push_str(&format!("\nGPU and CPU may differ by up to {}/255: {}\n", d.tolerance.max_diff, d.tolerance.why));
     }
-    let example = d.params.iter().filter(|p| !matches!(p.kind, ParamKind::Image | ParamKind::Floats { .. })).map(|p| format!("{}={}", p.name, p.default_value().map(|v| match v {
+    let example = d.params.iter().filter(|p| !matches!(p.kind, ParamKind::Image | ParamKind::Floats { .. } | ParamKind::Points { .. } | ParamKind::Path { .. })).map(|p| format!("{}={}", p.name, p.default_value().map(|v| match v {
         pixelflow::params::ParamValue::Float(x) => x.to_string(),
         pixelflow::params::ParamValue::Int(x) => x.to_string(),
         pixelflow::params::ParamValue::Bool(b) => b.to_string(),
         pixelflow::params::ParamValue::Choice(c) => c,
         _ => String::new(),
     }).unwrap_or_default()));
-    let mut args: Vec<String> = d.params.iter().filter(|p| matches!(p.kind, ParamKind::Image)).map(|p| format!("{}=other.png", p.name)).collect();
+    let mut args: Vec<String> = d
+        .params
+        .iter()
+        .filter_map(|p| match p.kind {
+            ParamKind::Image => Some(format!("{}=other.png", p.name)),
+            ParamKind::Path { required: true, extension } => Some(format!("{}=file.{extension}", p.name)),
+            _ => None,
+        })
+        .collect();
     args.extend(example);
     s.push_str(&format!("\nexample: pixelflow apply in.png out.png --pipeline \"{}{}\"\n", d.name, if args.is_empty() { String::new() } else { format!("({})", args.join(", ")) }));
     Ok(s)

@@ -131,6 +131,14 @@ fn bad_input_gives_one_line_errors() {
     assert_clean_error(&run(&["apply", s, out, "-p", "alpha_blend(with=/nonexistent/top.png)"]), "file not found");
     assert_clean_error(&run(&["apply", s, out, "-p", "histogram"]), "ends in data");
     assert_clean_error(&run(&["analyze", "/nonexistent.png"]), "file not found");
+    // files that filters read themselves, and curve points
+    assert_clean_error(&run(&["apply", s, out, "-p", "lut_cube"]), "`file` of `lut_cube`: is required");
+    assert_clean_error(&run(&["apply", s, out, "-p", "lut_cube(file=/nonexistent/grade.cube)"]), "file `/nonexistent/grade.cube`: cannot read");
+    let cube = tmp("short.cube");
+    std::fs::write(&cube, "LUT_3D_SIZE 2\n0 0 0\n1 0 0\n").unwrap();
+    assert_clean_error(&run(&["apply", s, out, "-p", &format!("lut_cube(file={})", cube.display())]), "LUT_3D_SIZE 2 needs 8 data lines, found 2");
+    assert_clean_error(&run(&["apply", s, out, "-p", "tone_curve(file=/nonexistent/curve.acv)"]), "cannot read");
+    assert_clean_error(&run(&["apply", s, out, "-p", "tone_curve(rgb=[0,0, 0.5,0.5, 0.4,1])"]), "x must increase strictly");
 }
 
 #[test]

@@ -115,7 +115,8 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     }
     v.push(BenchCase::sized("resize 1080p->4K", "resize(scale=2)", width / 2, height / 2));
     for d in crate::registry::all() {
-        let needs_image = d.params.iter().any(|p| matches!(p.kind, crate::params::ParamKind::Image));
+        // filters that need an image or a file of their own are benchmarked only by name above
+        let needs_image = d.params.iter().any(|p| matches!(p.kind, crate::params::ParamKind::Image | crate::params::ParamKind::Path { required: true, .. }));
         let covered = named.iter().any(|(_, s)| !s.contains('|') && s.split('(').next() == Some(d.name));
         if !needs_image && !covered && d.inputs.len() == 1 {
             v.push(BenchCase::new(d.name, d.name));

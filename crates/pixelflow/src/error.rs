@@ -27,6 +27,10 @@ pub enum Error {
     /// An image file could not be read or written.
     #[error("image `{path}`: {message}")]
     ImageIo { path: PathBuf, message: String },
+    /// A file a filter reads when it is built (a `.cube` LUT, a `.acv` curve) is missing or
+    /// malformed; the message names the problem (and the line, for text files).
+    #[error("file `{path}`: {message}")]
+    BadFile { path: PathBuf, message: String },
     /// Image data is invalid (zero size, wrong buffer length, wrong format).
     #[error("image: {0}")]
     Image(String),

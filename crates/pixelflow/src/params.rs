@@ -14,6 +14,13 @@ pub enum ParamKind {
     Choice { default: &'static str, options: &'static [&'static str] },
     /// A fixed-length list of numbers.
     Floats { default: &'static [f64], min: f64, max: f64 },
+    /// A curve's control points, written flat as `[x0,y0, x1,y1, ...]`: 2 to `max_points`
+    /// points in [0, 1] with x strictly increasing (`tone_curve(rgb=[0,0, 0.3,0.2, 1,1])`).
+    Points { default: &'static [f64], max_points: usize },
+    /// A file the filter reads when it is built (`file=grade.cube`), relative to the working
+    /// directory; `extension` names the expected kind in messages. An optional one has no
+    /// value unless given.
+    Path { required: bool, extension: &'static str },
     /// An extra image input, given in specs as a path (`with=overlay.png`); it names one of
     /// the filter's input ports.
     Image,
@@ -46,6 +53,12 @@ impl ParamDef {
     pub const fn image(name: &'static str, doc: &'static str) -> Self {
         Self { name, kind: ParamKind::Image, doc }
     }
+    pub const fn points(name: &'static str, default: &'static [f64], max_points: usize, doc: &'static str) -> Self {
+        Self { name, kind: ParamKind::Points { default, max_points }, doc }
+    }
+    pub const fn path(name: &'static str, required: bool, extension: &'static str, doc: &'static str) -> Self {
+        Self { name, kind: ParamKind::Path { required, extension }, doc }
+    }
 
     /// Human-readable type and range, e.g. `float in [0, 4], default 1`.
     pub fn describe(&self) -> String {
@@ -56,10 +69,15 @@ impl ParamDef {
             ParamKind::Choice { default, options } => format!("one of {}, default {default}", options.join("|")),
             ParamKind::Floats { default, min, max } => format!("list of {} numbers in [{min}, {max}], default {:?}", default.len(), default),
             ParamKind::Image => "image path (required)".to_string(),
+            ParamKind::Points { default, max_points } => {
+                format!("control points [x0,y0, x1,y1, ...] in [0, 1], 2 to {max_points} points, x increasing, default {}", format_points(default))
+            }
+            ParamKind::Path { required: true, extension } => format!("path to a .{extension} file (required)"),
+            ParamKind::Path { required: false, extension } => format!("path to a .{extension} file (optional)"),
         }
     }
 
-    /// The default as a value (`None` for required image inputs).
+    /// The default as a value (`None` for required image inputs and for paths).
     pub fn default_value(&self) -> Option<ParamValue> {
         Some(match self.kind {
             ParamKind::Float { default, .. } => ParamValue::Float(default),
@@ -67,7 +85,8 @@ impl ParamDef {
             ParamKind::Bool { default } => ParamValue::Bool(default),
             ParamKind::Choice { default, .. } => ParamValue::Choice(default.to_string()),
             ParamKind::Floats { default, .. } => ParamValue::Floats(default.to_vec()),
-            ParamKind::Image => return None,
+            ParamKind::Points { default, .. } => ParamValue::Points(default.chunks_exact(2).map(|p| [p[0], p[1]]).collect()),
+            ParamKind::Image | ParamKind::Path { .. } => return None,
         })
     }
 
@@ -113,6 +132,13 @@ impl ParamDef {
                 Ok(ParamValue::Floats(v.clone()))
             }
             (ParamKind::Image, RawValue::Text(t)) => Ok(ParamValue::ImagePath(t.clone())),
+            (ParamKind::Points { max_points, .. }, RawValue::List(v)) => check_points(v, max_points).map(ParamValue::Points).map_err(bad),
+            (ParamKind::Path { .. }, RawValue::Text(t)) => {
+                if t.is_empty() {
+                    return Err(bad("is an empty path".into()));
+                }
+                Ok(ParamValue::Path(t.clone()))
+            }
             (_, raw) => Err(bad(format!("expected {}, got {}", self.describe(), raw))),
         }
     }
@@ -145,6 +171,10 @@ pub enum ParamValue {
     Choice(String),
     Floats(Vec<f64>),
     ImagePath(String),
+    /// Control points `[x, y]`, x strictly increasing.
+    Points(Vec<[f64; 2]>),
+    /// A file path (`ParamKind::Path`).
+    Path(String),
 }
 
 /// A complete, validated argument set for one filter: every declared parameter has a value.
@@ -233,6 +263,20 @@ impl Args {
             _ => Err(self.wrong(name)),
         }
     }
+    pub fn points(&self, name: &str) -> Result<Vec<[f64; 2]>> {
+        match self.get(name)? {
+            ParamValue::Points(v) => Ok(v.clone()),
+            _ => Err(self.wrong(name)),
+        }
+    }
+    /// The file given for a path parameter; `None` when an optional one was not given.
+    pub fn path(&self, name: &str) -> Result<Option<&str>> {
+        match self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| v) {
+            None => Ok(None),
+            Some(ParamValue::Path(p)) => Ok(Some(p)),
+            Some(_) => Err(self.wrong(name)),
+        }
+    }
     /// Image paths given for image parameters, by parameter name.
     pub fn image_paths(&self) -> impl Iterator<Item = (&'static str, &str)> {
         self.values.iter().filter_map(|(n, v)| match v {
@@ -287,7 +331,68 @@ pub fn choice_raw(def: &FilterDef, name: &str, index: u32) -> RawValue {
     RawValue::Text(options.get(index as usize).map_or_else(|| format!("#{index}"), |o| o.to_string()))
 }
 
+/// Control points as a spec writes them, flat `[x0, y0, x1, y1, ...]`.
+pub fn points_raw(points: &[[f64; 2]]) -> RawValue {
+    RawValue::List(points.iter().flatten().copied().collect())
+}
+
+/// `[x0,y0, x1,y1, ...]` as `[x0,y0, x1,y1]` with the pairs grouped, for messages.
+fn format_points(flat: &[f64]) -> String {
+    format!("[{}]", flat.chunks(2).map(|p| p.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")).collect::<Vec<_>>().join(", "))
+}
+
+/// Flat numbers `[x0, y0, x1, y1, ...]` as 2 to `max_points` control points in [0, 1] with x
+/// strictly increasing; the error says what is wrong (the caller names where).
+pub fn check_points(flat: &[f64], max_points: usize) -> std::result::Result<Vec<[f64; 2]>, String> {
+    if flat.len() % 2 != 0 {
+        return Err(format!("expected x,y pairs, got an odd count of numbers ({})", flat.len()));
+    }
+    let points: Vec<[f64; 2]> = flat.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
+    if points.len() < 2 {
+        return Err(format!("needs at least 2 points, got {}", points.len()));
+    }
+    if points.len() > max_points {
+        return Err(format!("too many points: {} (at most {max_points})", points.len()));
+    }
+    if let Some(v) = flat.iter().find(|v| !v.is_finite() || **v < 0.0 || **v > 1.0) {
+        return Err(format!("{v} is out of range [0, 1]"));
+    }
+    if let Some(k) = (1..points.len()).find(|&k| points[k][0] <= points[k - 1][0]) {
+        return Err(format!("x must increase strictly: point {} has x={} after x={}", k + 1, points[k][0], points[k - 1][0]));
+    }
+    Ok(points)
+}
+
 /// A validated list as a fixed-size array.
 pub fn float_array<const N: usize>(def: &FilterDef, name: &str, v: &[f32]) -> Result<[f32; N]> {
     v.try_into().map_err(|_| Error::BadParam { filter: def.name.into(), param: name.into(), message: format!("expected {N} numbers, got {}", v.len()) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_are_checked_and_grouped() {
+        let p = ParamDef::points("rgb", &[0.0, 0.0, 1.0, 1.0], 4, "curve");
+        let ok = p.check("f", &RawValue::List(vec![0.0, 0.1, 0.5, 0.4, 1.0, 0.9])).unwrap();
+        assert_eq!(ok, ParamValue::Points(vec![[0.0, 0.1], [0.5, 0.4], [1.0, 0.9]]));
+        let msg = |v: Vec<f64>| p.check("f", &RawValue::List(v)).unwrap_err().to_string();
+        assert!(msg(vec![0.0, 0.0, 1.0]).contains("odd count"));
+        assert!(msg(vec![0.0, 0.0]).contains("at least 2 points"));
+        assert!(msg(vec![0.0; 10]).contains("too many points: 5 (at most 4)"));
+        assert!(msg(vec![0.0, 0.0, 1.5, 1.0]).contains("1.5 is out of range"));
+        assert!(msg(vec![0.0, 0.0, 0.5, 0.2, 0.5, 1.0]).contains("x must increase strictly: point 3 has x=0.5 after x=0.5"));
+        assert_eq!(p.default_value(), Some(ParamValue::Points(vec![[0.0, 0.0], [1.0, 1.0]])));
+    }
+
+    #[test]
+    fn paths_are_text_and_have_no_default() {
+        let p = ParamDef::path("file", true, "cube", "the LUT");
+        assert_eq!(p.check("f", &RawValue::Text("a.cube".into())).unwrap(), ParamValue::Path("a.cube".into()));
+        assert!(p.check("f", &RawValue::Text(String::new())).is_err());
+        assert!(p.check("f", &RawValue::Number(3.0)).is_err());
+        assert_eq!(p.default_value(), None);
+        assert!(p.describe().contains(".cube file (required)"));
+    }
 }

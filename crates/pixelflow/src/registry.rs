@@ -131,6 +131,10 @@ pub struct PixelOpGpu {
     pub per_channel: bool,
     /// With `per_channel`: `table` is the default schedule.
     pub table_by_default: bool,
+    /// `PixelOp::body_by_reference`: when set, `wgsl` holds the parameter struct and helpers
+    /// only, and the fused kernel generates the function around this body per use, with `p`
+    /// a pointer to the op's block in its uniform instead of a copy.
+    pub body_by_reference: Option<&'static str>,
 }
 
 /// What one output pixel reads of the input images. Tiling images larger than the GPU

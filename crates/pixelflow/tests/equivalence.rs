@@ -5,7 +5,10 @@
 mod common;
 
 use common::*;
-use pixelflow::params::{Args, ParamKind, ParamValue};
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pixelflow::params::{Args, ParamKind, ParamValue, RawValue};
 use pixelflow::registry::{self, FilterDef, PortKind};
 use pixelflow::runtime::schedule;
 use pixelflow::{Backend, Graph, Image, PixelFormat, RunOptions};
@@ -77,7 +80,47 @@ fn formats(def: &FilterDef) -> Vec<PixelFormat> {
     v
 }
 
-fn run_matrix(filter_args: impl Fn(&FilterDef, &mut Rng) -> Option<Args>, seeds: u64) {
+/// Arguments naming the files a filter reads (its required path parameters), one list per
+/// variant the matrix runs, written afresh for `seed`; filters without such parameters run
+/// once with none. A filter with one and no generator here fails the matrix, not skips it.
+fn file_variants(def: &FilterDef, seed: u64) -> Result<Vec<Vec<(String, RawValue)>>, String> {
+    let required: Vec<&str> = def.params.iter().filter(|p| matches!(p.kind, ParamKind::Path { required: true, .. })).map(|p| p.name).collect();
+    match (required.as_slice(), def.name) {
+        ([], _) => Ok(vec![vec![]]),
+        // 3D cubes of 5 and 17 (the latter with a narrowed domain) and a 1D table of 2 to 301
+        (["file"], "lut_cube") => Ok([(3, 5), (3, 17), (1, 2 + seed as usize % 300)].iter().map(|&(dims, size)| vec![("file".to_string(), RawValue::Text(write_cube(dims, size, seed)))]).collect()),
+        _ => Err(format!("{} has required path parameters {required:?} and no test file generator in equivalence.rs", def.name)),
+    }
+}
+
+/// A random `.cube` LUT in the temp folder (3D when `dims` is 3, else 1D): the identity
+/// with every value moved by up to 0.3 either way (some outside [0, 1]), so interpolation
+/// sees uneven neighbours. Returns its path.
+fn write_cube(dims: u32, size: usize, seed: u64) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (size as u64 * 7919) | 1);
+    let mut text = format!("# random test LUT\nTITLE \"random {dims}D {size}\"\n");
+    let entries = if dims == 3 {
+        text += &format!("LUT_3D_SIZE {size}\n");
+        size * size * size
+    } else {
+        text += &format!("LUT_1D_SIZE {size}\n");
+        size
+    };
+    if size == 17 {
+        text += "DOMAIN_MIN 0.05 0 0.1\nDOMAIN_MAX 0.95 1 1\n";
+    }
+    for i in 0..entries {
+        let grid = if dims == 3 { [i % size, i / size % size, i / (size * size)] } else { [i; 3] };
+        let v = grid.map(|g| g as f64 / (size - 1) as f64 + (rng.unit() - 0.5) * 0.6);
+        writeln!(text, "{:.6} {:.6} {:.6}", v[0], v[1], v[2]).expect("string write");
+    }
+    let path = std::env::temp_dir().join(format!("pixelflow-equivalence-{}-{}.cube", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+    std::fs::write(&path, text).expect("temp folder writable");
+    path.to_string_lossy().into_owned()
+}
+
+fn run_matrix(filter_args: impl Fn(&FilterDef, &mut Rng) -> Option<Vec<(String, RawValue)>>, seeds: u64) {
     let mut failures = Vec::new();
     let mut checked = 0;
     // PIXELFLOW_TEST_FILTERS=a,b narrows the matrix while iterating on a kernel; CI runs all.
@@ -99,10 +142,28 @@ fn run_matrix(filter_args: impl Fn(&FilterDef, &mut Rng) -> Option<Args>, seeds:
                         for s in 0..seeds {
                             let seed = 1 + i as u64 * 31 + s * 1000;
                             let mut rng = Rng(seed * 7919 + 17);
-                            let Some(args) = filter_args(def, &mut rng) else { continue };
-                            checked += 1;
-                            if let Err(e) = compare(def, &args, w, h, seed, fmt) {
-                                failures.push(format!("{} [schedule {}] {:?} {w}x{h} {} args={args:?}: {e}", def.name, variant.unwrap_or("default"), fmt, seed));
+                            let Some(raw) = filter_args(def, &mut rng) else { continue };
+                            let files = match file_variants(def, seed) {
+                                Ok(f) => f,
+                                Err(e) => {
+                                    failures.push(e);
+                                    continue;
+                                }
+                            };
+                            for file_args in files {
+                                let all: Vec<(String, RawValue)> = raw.iter().chain(&file_args).cloned().collect();
+                                // filters may reject combinations (e.g. a crop outside the image): skip those
+                                if let Ok(args) = Args::resolve(def, &all) {
+                                    checked += 1;
+                                    if let Err(e) = compare(def, &args, w, h, seed, fmt) {
+                                        failures.push(format!("{} [schedule {}] {:?} {w}x{h} {} args={args:?}: {e}", def.name, variant.unwrap_or("default"), fmt, seed));
+                                    }
+                                }
+                                for (_, v) in &file_args {
+                                    if let RawValue::Text(path) = v {
+                                        let _ = std::fs::remove_file(path);
+                                    }
+                                }
                             }
                         }
                     }
@@ -117,7 +178,7 @@ fn run_matrix(filter_args: impl Fn(&FilterDef, &mut Rng) -> Option<Args>, seeds:
 
 #[test]
 fn every_filter_matches_cpu_with_default_parameters() {
-    run_matrix(|def, _| Some(Args::defaults(def)), 1);
+    run_matrix(|_, _| Some(Vec::new()), 1);
 }
 
 /// Random parameters within each declared range (the property test over parameters; the
@@ -129,23 +190,26 @@ fn every_filter_matches_cpu_with_random_parameters() {
             let mut raw = Vec::new();
             for p in def.params {
                 let v = match p.kind {
-                    ParamKind::Float { min, max, .. } => pixelflow::params::RawValue::Number(min + (max - min) * rng.unit()),
+                    ParamKind::Float { min, max, .. } => RawValue::Number(min + (max - min) * rng.unit()),
                     ParamKind::Int { min, max, .. } => {
                         // keep neighbourhoods modest so the CPU reference stays quick
                         let hi = max.min(min + 12);
-                        pixelflow::params::RawValue::Number((min + (rng.next() % (hi - min + 1) as u64) as i64) as f64)
+                        RawValue::Number((min + (rng.next() % (hi - min + 1) as u64) as i64) as f64)
                     }
-                    ParamKind::Bool { .. } => pixelflow::params::RawValue::Text(if rng.next() % 2 == 0 { "true" } else { "false" }.into()),
-                    ParamKind::Choice { options, .. } => pixelflow::params::RawValue::Text(options[(rng.next() % options.len() as u64) as usize].into()),
-                    ParamKind::Floats { default, min, max } => pixelflow::params::RawValue::List(default.iter().map(|_| min + (max - min) * rng.unit()).collect()),
-                    ParamKind::Image => continue,
+                    ParamKind::Bool { .. } => RawValue::Text(if rng.next() % 2 == 0 { "true" } else { "false" }.into()),
+                    ParamKind::Choice { options, .. } => RawValue::Text(options[(rng.next() % options.len() as u64) as usize].into()),
+                    ParamKind::Floats { default, min, max } => RawValue::List(default.iter().map(|_| min + (max - min) * rng.unit()).collect()),
+                    ParamKind::Points { max_points, .. } => {
+                        // 2 to max_points points, one per equal slot of [0, 1], so x strictly increases
+                        let n = 2 + (rng.next() % (max_points as u64 - 1)) as usize;
+                        RawValue::List((0..n).flat_map(|k| [(k as f64 + 0.9 * rng.unit()) / n as f64, rng.unit()]).collect())
+                    }
+                    // required files come from `file_variants`; optional ones stay unset
+                    ParamKind::Image | ParamKind::Path { .. } => continue,
                 };
                 raw.push((p.name.to_string(), v));
             }
-            let args = Args::resolve(def, &raw).ok()?;
-            // filters may reject combinations (e.g. a crop outside the image): skip those
-            let _ = args.image_paths().count();
-            Some(args)
+            Some(raw)
         },
         2,
     );
@@ -159,12 +223,13 @@ fn registry_defaults_are_in_range_and_documented() {
             assert!(!p.doc.is_empty(), "{}.{} has no doc", def.name, p.name);
             if let Some(v) = p.default_value() {
                 let raw = match v {
-                    ParamValue::Float(x) => pixelflow::params::RawValue::Number(x),
-                    ParamValue::Int(x) => pixelflow::params::RawValue::Number(x as f64),
-                    ParamValue::Bool(b) => pixelflow::params::RawValue::Text(b.to_string()),
-                    ParamValue::Choice(c) => pixelflow::params::RawValue::Text(c),
-                    ParamValue::Floats(f) => pixelflow::params::RawValue::List(f),
-                    ParamValue::ImagePath(s) => pixelflow::params::RawValue::Text(s),
+                    ParamValue::Float(x) => RawValue::Number(x),
+                    ParamValue::Int(x) => RawValue::Number(x as f64),
+                    ParamValue::Bool(b) => RawValue::Text(b.to_string()),
+                    ParamValue::Choice(c) => RawValue::Text(c),
+                    ParamValue::Floats(f) => RawValue::List(f),
+                    ParamValue::Points(p) => pixelflow::params::points_raw(&p),
+                    ParamValue::ImagePath(s) | ParamValue::Path(s) => RawValue::Text(s),
                 };
                 p.check(def.name, &raw).unwrap_or_else(|e| panic!("{}: default out of range: {e}", def.name));
             }

@@ -1,7 +1,9 @@
 //! Fusion of per-pixel filters: one generated kernel applies a chain of per-pixel ops
 //! (`filters::shape::pixel`) with one read and one write per pixel. Between fused steps the
 //! colour is re-quantised to 8 bits, so a fused chain gives bit-for-bit the result of the
-//! unfused one.
+//! unfused one. An op's function takes its parameter block by value (`chain.opN`), except
+//! for ops whose body reads the block in place (`PixelOp::body_by_reference`), whose
+//! function is generated here per place in the chain.
 
 use crate::error::Result;
 use crate::registry::PixelOpGpu;
@@ -66,6 +68,14 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
         gen.push_str(&format!("@group(0) @binding({}) var<storage, read> with{e}: array<vec4<u32>>;\n", 2 + e));
     }
     gen.push_str(&format!("@group(0) @binding({}) var<uniform> chain: ChainParams;\n", 2 + seconds));
+    // ops that read their block in place: their function, once per place in the chain
+    for (i, o) in ops.iter().enumerate() {
+        if let Some(body) = o.body_by_reference {
+            let at = if o.position { ", at: PixelAt" } else { "" };
+            let t = if o.inputs == 2 { ", t: vec4<f32>" } else { "" };
+            gen.push_str(&format!("fn {}_op{i}(c: vec4<f32>{t}{at}) -> vec4<f32> {{\n    let p = &chain.op{i};\n{body}\n}}\n", o.fn_name));
+        }
+    }
     if table {
         return record_table(rec, ops, sources, gen, src, dst, groups, desc);
     }
@@ -109,7 +119,11 @@ fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str, at: &str, lane: &s
         } else {
             String::new()
         };
-        gen.push_str(&format!("    {c} = {}({c}{t}, chain.op{i}{at});\n", o.fn_name));
+        if o.body_by_reference.is_some() {
+            gen.push_str(&format!("    {c} = {}_op{i}({c}{t}{at});\n", o.fn_name));
+        } else {
+            gen.push_str(&format!("    {c} = {}({c}{t}, chain.op{i}{at});\n", o.fn_name));
+        }
     }
 }
 

@@ -184,6 +184,13 @@ pub fn resolve(call: &Call) -> Result<(&'static FilterDef, Args)> {
             return Err(Error::BadParam { filter: def.name.into(), param: p.name.into(), message: format!("is required: an image path, e.g. {}({}=overlay.png)", def.name, p.name) });
         }
     }
+    for p in def.params {
+        if let ParamKind::Path { required: true, extension } = p.kind {
+            if args.path(p.name)?.is_none() {
+                return Err(Error::BadParam { filter: def.name.into(), param: p.name.into(), message: format!("is required: a .{extension} file path, e.g. {}({}=file.{extension})", def.name, p.name) });
+            }
+        }
+    }
     Ok((def, args))
 }
 

@@ -133,6 +133,22 @@ impl<'a> NodeRecorder<'a> {
         b
     }
 
+    /// A read-only storage buffer holding `bytes` (constant data a filter brings, such as a
+    /// LUT file's table), padded to a multiple of 16 bytes. Its own buffer, not the pool's:
+    /// it is filled at creation, before anything in the submission runs.
+    pub fn upload(&mut self, label: &str, bytes: &[u8]) -> Result<Arc<wgpu::Buffer>> {
+        let size = (bytes.len() as u64).div_ceil(16).max(1) * 16;
+        let b = self.gpu.scoped(|| {
+            self.gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: true })
+        })?;
+        {
+            let mut view = b.slice(..).get_mapped_range_mut().map_err(|e| crate::Error::Gpu(e.to_string()))?;
+            view.slice(..bytes.len()).copy_from_slice(bytes);
+        }
+        b.unmap();
+        Ok(Arc::new(b))
+    }
+
     /// Zeroes `buffer` before the node's dispatches run.
     pub fn clear(&mut self, buffer: &Arc<wgpu::Buffer>) {
         self.cmds.push(Cmd::Clear(buffer.clone()));

@@ -58,6 +58,18 @@ vector_field!(4, "vec4<f32>", 16, 16);
 // Column-major: the 16 numbers are the matrix's four columns in order.
 vector_field!(16, "mat4x4<f32>", 16, 64);
 
+/// A 256-entry table of u32 (e.g. `tone_curve`'s packed R, G, B bytes per input byte) as
+/// 64 vectors: a uniform array's stride is 16 bytes, so an `array<u32, 256>` would take four
+/// times the space.
+impl UniformField for [[u32; 4]; 64] {
+    const WGSL: &'static str = "array<vec4<u32>, 64>";
+    const ALIGN: usize = 16;
+    const SIZE: usize = 1024;
+    fn write(&self, out: &mut [u8]) {
+        out.copy_from_slice(bytemuck::cast_slice(self));
+    }
+}
+
 /// One field of a generated block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FieldLayout {
@@ -135,5 +147,10 @@ mod tests {
         let one = UniformBlock::new().field("a", &1.0f32);
         assert_eq!(one.wgsl_struct("P"), "struct P {\n    a: f32,\n    _pad0: u32,\n    _pad1: u32,\n    _pad2: u32,\n}\n");
         assert_eq!(UniformBlock::new().padded_size(), 16);
+        let mut table = [[0u32; 4]; 64];
+        table[1][2] = 0x0102_0304;
+        let t = UniformBlock::new().field("k", &1u32).field("table", &table);
+        assert_eq!((t.fields[1].offset, t.padded_size()), (16, 1040));
+        assert_eq!(&t.bytes()[16 + 16 + 8..16 + 16 + 12], &0x0102_0304u32.to_le_bytes());
     }
 }

@@ -1,5 +1,6 @@
 //! Lookup (GPUImage's `GPUImageLookupFilter` family): colour grading through a 512x512 LUT
-//! image holding a 64x64x64 colour cube.
+//! image holding a 64x64x64 colour cube (`lookup`), or through a `.cube` LUT file, 3D or 1D
+//! (`lut_cube`).
 
 // one file per filter, named after it: `lookup::lookup`
 #![allow(clippy::module_inception)]

@@ -54,8 +54,17 @@ pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     const TABLE_BY_DEFAULT: bool = false;
     /// The parameter block uploaded for this instance.
     fn uniform(&self) -> UniformBlock;
-    /// The parameter struct and the function, generated once.
+    /// The parameter struct and the function, generated once (with `body_by_reference`, the
+    /// struct and helpers only).
     fn wgsl() -> &'static str;
+    /// The function's body, for the executor to wrap per use as `fn <name>_op<i>(c[, at])`
+    /// with `let p = &chain.op<i>;`, a pointer to the op's block in the kernel's uniform,
+    /// instead of `p` passed by value. For blocks indexed at run time (a table): WGSL cannot
+    /// index an array value in place, so naga spills the copy to per-invocation memory on
+    /// every call, which lavapipe took minutes to compile for `tone_curve`'s 1 KiB table.
+    fn body_by_reference() -> Option<&'static str> {
+        None
+    }
     /// CPU twin of the WGSL function, on [0,1] RGBA.
     fn apply(&self, c: [f32; 4], at: PixelAt) -> [f32; 4];
     /// CPU twin of a two-input op; `t` is the second image's pixel.
@@ -157,6 +166,7 @@ impl<T: PixelOp> GpuOp for T {
             inputs: T::INPUTS,
             per_channel: T::PER_CHANNEL,
             table_by_default: T::TABLE_BY_DEFAULT,
+            body_by_reference: T::body_by_reference(),
         }
     }
 }
