@@ -172,6 +172,12 @@ impl LutCube {
         Ok(Self { lut: Arc::new(lut), intensity: check_float(&DEF, "intensity", intensity)? })
     }
 
+    /// A LUT already checked and shared (the built-in looks): no copy of its table.
+    pub fn shared(lut: Arc<CubeLut>, intensity: f32) -> Result<Self> {
+        lut.check().map_err(|message| Error::BadParam { filter: DEF.name.into(), param: "file".into(), message })?;
+        Ok(Self { lut, intensity: check_float(&DEF, "intensity", intensity)? })
+    }
+
     /// The LUT it applies.
     pub fn lut(&self) -> &CubeLut {
         &self.lut
