@@ -37,9 +37,9 @@ fi
 # pixels (a fixed per-dispatch cost shows as a ratio to copy that changes with size)
 ./target/release/pixelflow --backend vulkan bench --size "$SIZE" --filters copy,gaussian_blur,box_blur,dilation,histogram,reduce,sobel_edge_detection 2>&1 | tee "$OUT/pixelflow_repeat.txt"
 ./target/release/pixelflow --backend vulkan bench --size "$((W * 2))x$((H * 2))" --filters copy,brightness,reduce,histogram 2>&1 | tee "$OUT/pixelflow_8k.txt"
-# Gaussian's half schedule, weights from the uniform (default) against compiled in (half_cw),
+# Gaussian's half schedule, weights compiled in (the default) against read from the uniform (half_uw),
 # alternating in one process, twice each
-for v in default half_cw default half_cw; do
+for v in default half_uw default half_uw; do
   s=""; [ "$v" != default ] && s="--schedule gaussian_blur=$v"
   ./target/release/pixelflow --backend vulkan bench --size "$SIZE" --filters copy,gaussian_blur $s 2>&1 | sed "s/^/$v /" | tee -a "$OUT/gauss_weights.txt"
 done

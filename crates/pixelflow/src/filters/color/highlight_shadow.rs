@@ -14,9 +14,13 @@ crate::pixel_filter! {
         shadows: float(0.0, 1.0) = 0.0 => "0 unchanged, 1 lightens shadows most",
         highlights: float(0.0, 1.0) = 1.0 => "1 unchanged, 0 darkens highlights most",
     },
+    // x^(2/g) as (x^(1/g))^2: two pows a pixel instead of four (H200 s9-b1: four took 1.48x copy)
+    uniform: |f| { inv_s: f32 = 1.0 / (f.shadows + 1.0), inv_h: f32 = 1.0 / (2.0 - f.highlights) },
     wgsl: "let l = dot(c.rgb, vec3<f32>(0.3));
-    let shadow = clamp((spow(l, 1.0 / (p.shadows + 1.0)) - 0.76 * spow(l, 2.0 / (p.shadows + 1.0))) - l, 0.0, 1.0);
-    let highlight = clamp((1.0 - (spow(1.0 - l, 1.0 / (2.0 - p.highlights)) - 0.8 * spow(1.0 - l, 2.0 / (2.0 - p.highlights)))) - l, -1.0, 0.0);
+    let ps = spow(l, p.inv_s);
+    let ph = spow(1.0 - l, p.inv_h);
+    let shadow = clamp((ps - 0.76 * ps * ps) - l, 0.0, 1.0);
+    let highlight = clamp((1.0 - (ph - 0.8 * ph * ph)) - l, -1.0, 0.0);
     let k = select((l + shadow + highlight) / l, 0.0, l <= 0.0);
     return vec4<f32>(c.rgb * k, c.a);",
     cpu: |f, c, _| {
