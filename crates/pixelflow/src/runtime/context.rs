@@ -61,6 +61,10 @@ pub struct Gpu {
     /// `PIXELFLOW_SHADER_CHECKS=all` restores wgpu's defaults.
     pub(crate) runtime_checks: wgpu::ShaderRuntimeChecks,
     pub(crate) pool: Mutex<BufferPool>,
+    /// Read-only data uploaded once and kept across runs (a LUT's table), by its owner's
+    /// address; each entry keeps its owner alive, so the address cannot be reused while the
+    /// entry lives. Bounded: the oldest entries go first.
+    pub(crate) constants: Mutex<Vec<(usize, Arc<dyn std::any::Any + Send + Sync>, Arc<wgpu::Buffer>)>>,
     lost: Arc<Mutex<Option<String>>>,
     stray_errors: Arc<Mutex<Vec<String>>>,
 }
@@ -177,6 +181,7 @@ impl Gpu {
             features,
             limits,
             pipelines: Mutex::new(HashMap::new()),
+            constants: Mutex::new(Vec::new()),
             compiled: Mutex::new(None),
             runtime_checks: if std::env::var("PIXELFLOW_SHADER_CHECKS").is_ok_and(|v| v == "all") {
                 wgpu::ShaderRuntimeChecks::checked()

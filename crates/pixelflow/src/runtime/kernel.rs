@@ -149,6 +149,27 @@ impl<'a> NodeRecorder<'a> {
         Ok(Arc::new(b))
     }
 
+    /// `upload` once per `owner` (an immutable value, e.g. a parsed LUT): later runs that
+    /// record the same owner get the same buffer, so a table is not sent again every frame.
+    /// At most `MAX_CONSTANTS` owners are kept per device.
+    pub fn upload_cached<T: std::any::Any + Send + Sync>(&mut self, owner: &Arc<T>, label: &str, bytes: impl FnOnce() -> Vec<u8>) -> Result<Arc<wgpu::Buffer>> {
+        const MAX_CONSTANTS: usize = 8;
+        let key = Arc::as_ptr(owner) as *const () as usize;
+        let found = self.gpu.constants.lock().ok().and_then(|c| c.iter().find(|(k, ..)| *k == key).map(|(.., b)| b.clone()));
+        if let Some(b) = found {
+            return Ok(b);
+        }
+        let b = self.upload(label, &bytes())?;
+        if let Ok(mut c) = self.gpu.constants.lock() {
+            if c.len() >= MAX_CONSTANTS {
+                c.remove(0);
+            }
+            let keep: Arc<dyn std::any::Any + Send + Sync> = owner.clone();
+            c.push((key, keep, b.clone()));
+        }
+        Ok(b)
+    }
+
     /// Zeroes `buffer` before the node's dispatches run.
     pub fn clear(&mut self, buffer: &Arc<wgpu::Buffer>) {
         self.cmds.push(Cmd::Clear(buffer.clone()));

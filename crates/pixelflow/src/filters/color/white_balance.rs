@@ -15,19 +15,12 @@ crate::pixel_filter! {
         temperature: float(1000.0, 12000.0) = 5000.0 => "temperature the image is corrected from, in Kelvin: higher warms, lower cools",
         tint: float(-200.0, 200.0) = 0.0 => "-200 is very green, 200 very pink",
     },
-    // The round trip to YIQ and back is linear but for the clamp of the tinted component, so
-    // the GPU applies (to_rgb to_yiq) c plus to_rgb's third column times what the clamp and
-    // tint changed, the product folded once here (H200 s9-b1: the two matrices took 1.35x copy).
-    uniform: |f| {
-        r: [f32; 3] = folded_rows()[0],
-        g: [f32; 3] = folded_rows()[1],
-        b: [f32; 3] = folded_rows()[2],
-        warmth: f32 = warmth(f.temperature),
-        shift: f32 = f.tint / 100.0 * 0.5226 * 0.1,
-    },
-    wgsl: "let q = dot(c.rgb, vec3<f32>(0.114, -0.322, 0.311));
-    let dq = clamp(q + p.shift, -0.5226, 0.5226) - q;
-    let rgb = vec3<f32>(dot(c.rgb, p.r), dot(c.rgb, p.g), dot(c.rgb, p.b)) + dq * vec3<f32>(1.0, -1.105, 1.702);
+    uniform: |f| { warmth: f32 = warmth(f.temperature), tint: f32 = f.tint / 100.0 },
+    wgsl: "let to_yiq = mat3x3<f32>(0.299, 0.587, 0.114, 0.596, -0.274, -0.322, 0.212, -0.523, 0.311);
+    let to_rgb = mat3x3<f32>(1.0, 0.956, 0.621, 1.0, -0.272, -0.647, 1.0, -1.105, 1.702);
+    var yiq = to_yiq * c.rgb;
+    yiq.z = clamp(yiq.z + p.tint * 0.5226 * 0.1, -0.5226, 0.5226);
+    let rgb = to_rgb * yiq;
     return vec4<f32>(mix(rgb, overlay3(rgb, vec3<f32>(0.93, 0.54, 0.0)), vec3<f32>(p.warmth)), c.a);",
     cpu: |f, c, _| {
         // column-major matrices written out: component k = sum over j of column j's k-th entry times c[j]
@@ -49,12 +42,4 @@ fn warmth(t: f32) -> f32 {
     } else {
         0.00006 * (t - 5000.0)
     }
-}
-
-/// Rows of to_rgb * to_yiq as GPUImage applies them (column-major mat3s), in f64.
-fn folded_rows() -> [[f32; 3]; 3] {
-    // row k of each: the k-th entries of the columns GLSL's mat3 constructor takes
-    let to_yiq = [[0.299, 0.596, 0.212], [0.587, -0.274, -0.523], [0.114, -0.322, 0.311]];
-    let to_rgb = [[1.0, 1.0, 1.0], [0.956, -0.272, -1.105], [0.621, -0.647, 1.702]];
-    std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| to_rgb[i][k] * to_yiq[k][j]).sum::<f64>() as f32))
 }

@@ -315,8 +315,11 @@ impl Filter for LutCube {
         let (src, dst, d) = one_to_one(&DEF, inputs, outputs)?;
         let count = d.pixels() as u32;
         let u = self.params(count);
-        let entries: Vec<[f32; 4]> = self.lut.table.iter().map(|&[r, g, b]| [r, g, b, 0.0]).collect();
-        let table = rec.upload("lut_cube.table", bytemuck::cast_slice(&entries))?;
+        // uploaded once per LUT and device, kept across runs (a video, a preset)
+        let table = rec.upload_cached(&self.lut, "lut_cube.table", || {
+            let entries: Vec<[f32; 4]> = self.lut.table.iter().map(|&[r, g, b]| [r, g, b, 0.0]).collect();
+            bytemuck::cast_slice(&entries).to_vec()
+        })?;
         let kernel = match self.lut.kind {
             CubeKind::ThreeD => Kernel::new("lut_cube.3d", &[WGSL], "cube3d"),
             CubeKind::OneD => Kernel::new("lut_cube.1d", &[WGSL], "cube1d"),
