@@ -26,8 +26,8 @@ if command -v nvcc >/dev/null && [ -f .peers/npp_peer.cu ]; then
   nvcc -O2 -std=c++17 -arch=sm_90 .peers/npp_peer.cu -o /tmp/npp_peer -lnppif -lnppig -lnppist -lnppim -lnppial -lnppicc -lnppidei -lnppisu -lnppc 2>&1 | tail -3
   /tmp/npp_peer "$W" "$H" 30 2>&1 | tee "$OUT/npp.tsv"
 fi
-if command -v nvcc >/dev/null && [ -f .peers/npp_color.cu ]; then
-  nvcc -O2 -std=c++17 -arch=sm_90 .peers/npp_color.cu -o /tmp/npp_color -lnppif -lnppig -lnppist -lnppim -lnppial -lnppicc -lnppidei -lnppisu -lnppc 2>&1 | grep -v warning | tail -5
+if command -v nvcc >/dev/null && [ -f bench/peers/npp_color.cu ]; then
+  nvcc -O2 -std=c++17 -arch=sm_90 bench/peers/npp_color.cu -o /tmp/npp_color -lnppif -lnppig -lnppist -lnppim -lnppial -lnppicc -lnppidei -lnppisu -lnppc 2>&1 | grep -v warning | tail -5
   [ -x /tmp/npp_color ] && /tmp/npp_color "$W" "$H" 30 2>&1 | tee "$OUT/npp_color.tsv"
 fi
 if [ -f .peers/py_peers.py ] && [ -z "${SKIP_PY:-}" ]; then
