@@ -141,6 +141,23 @@ fn bad_input_gives_one_line_errors() {
     assert_clean_error(&run(&["apply", s, out, "-p", "tone_curve(rgb=[0,0, 0.5,0.5, 0.4,1])"]), "x must increase strictly");
 }
 
+/// The colour family's parameters: colours, points, lists of the wrong length, choices and a
+/// LUT image of the wrong size are one-line errors with a non-zero exit.
+#[test]
+fn colour_parameters_and_luts_give_one_line_errors() {
+    let s = sample();
+    let s = s.to_str().unwrap();
+    let out = tmp("y.png");
+    let out = out.to_str().unwrap();
+    assert_clean_error(&run(&["apply", s, out, "-p", "chroma_key(color=[2,0,0])"]), "2 is out of range [0, 1]");
+    assert_clean_error(&run(&["apply", s, out, "-p", "swirl(center=[1.5,0.5])"]), "1.5 is out of range [0, 1]");
+    assert_clean_error(&run(&["apply", s, out, "-p", "levels(min=[0.1,0.1])"]), "expected 3 numbers, got 2");
+    assert_clean_error(&run(&["apply", s, out, "-p", "skin_tone(upper_skin_tone_color=blue)"]), "not one of green, orange");
+    assert_clean_error(&run(&["apply", s, out, "-p", "tone_curve(rgb=[0,0, 0.5,0.4, 0.4,0.6, 1,1])"]), "x must increase strictly");
+    assert_clean_error(&run(&["apply", s, out, "-p", &format!("lookup(lut={s})")]), "needs a 512x512 LUT image");
+    assert_clean_error(&run(&["apply", s, out, "-p", "lut_cube(file=Cargo.toml)"]), "unknown keyword");
+}
+
 #[test]
 fn never_overwrites_the_input() {
     let copy = tmp("input_copy.png");
