@@ -67,17 +67,28 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     for e in 0..seconds {
         gen.push_str(&format!("@group(0) @binding({}) var<storage, read> with{e}: array<vec4<u32>>;\n", 2 + e));
     }
-    gen.push_str(&format!("@group(0) @binding({}) var<uniform> chain: ChainParams;\n", 2 + seconds));
+    // Ops that read their block in place also get it as words of a storage copy of the chain's
+    // parameters (`chain_words`, from word `pw`): a table indexed differently by every
+    // invocation is slow from a uniform, which NVIDIA serves one address at a time.
+    let words = ops.iter().any(|o| o.body_by_reference.is_some());
+    if words {
+        gen.push_str(&format!("@group(0) @binding({}) var<storage, read> chain_words: array<u32>;\n", 2 + seconds));
+    }
+    gen.push_str(&format!("@group(0) @binding({}) var<uniform> chain: ChainParams;\n", 2 + seconds + words as usize));
     // ops that read their block in place: their function, once per place in the chain
+    let mut offset = 16;
     for (i, o) in ops.iter().enumerate() {
         if let Some(body) = o.body_by_reference {
             let at = if o.position { ", at: PixelAt" } else { "" };
             let t = if o.inputs == 2 { ", t: vec4<f32>" } else { "" };
-            gen.push_str(&format!("fn {}_op{i}(c: vec4<f32>{t}{at}) -> vec4<f32> {{\n    let p = &chain.op{i};\n{body}\n}}\n", o.fn_name));
+            gen.push_str(&format!("fn {}_op{i}(c: vec4<f32>{t}{at}) -> vec4<f32> {{\n    let p = &chain.op{i};\n    let pw = {}u;\n{body}\n}}\n", o.fn_name, offset / 4));
         }
+        offset += o.uniform.len();
     }
+    let uniform = chain_uniform(ops, groups, desc);
+    let words_buffer = if words { Some(rec.upload("pixelflow.chain_words", &uniform)?) } else { None };
     if table {
-        return record_table(rec, ops, sources, gen, src, dst, groups, desc);
+        return record_table(rec, ops, sources, gen, src, dst, &uniform, words_buffer.as_deref(), groups);
     }
     // Unrolled by hand, no dynamic vector index: the looped version measured 0.115 ms
     // against 0.021 ms for a copy on the H200 (run 1); `bench --experiments` isolates why.
@@ -100,7 +111,8 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     kernel.generated = Some(gen);
     let mut buffers = vec![&*src.buffer, &*dst.buffer];
     buffers.extend(with.iter().map(|w| &*w.buffer));
-    rec.dispatch(&kernel, &buffers, &chain_uniform(ops, groups, desc), groups_1d(groups, PIXEL_WG))
+    buffers.extend(words_buffer.as_deref());
+    rec.dispatch(&kernel, &buffers, &uniform, groups_1d(groups, PIXEL_WG))
 }
 
 /// WGSL applying `ops` in order to the RGBA variable `c`, quantised to 8 bits between ops
@@ -146,7 +158,7 @@ fn chain_uniform(ops: &[PixelOpGpu], groups: u64, desc: crate::ImageDesc) -> Vec
 /// the invocation's pixels is looked up: 16 reads of workgroup memory instead of, for
 /// gamma, 12 `pow`s.
 #[allow(clippy::too_many_arguments)]
-fn record_table(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], sources: Vec<&'static str>, mut gen: String, src: &GpuSlot, dst: &GpuSlot, groups: u64, desc: crate::ImageDesc) -> Result<()> {
+fn record_table(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], sources: Vec<&'static str>, mut gen: String, src: &GpuSlot, dst: &GpuSlot, uniform: &[u8], words: Option<&wgpu::Buffer>, groups: u64) -> Result<()> {
     let key = format!("pixel.table[{}]", ops.iter().map(|o| o.fn_name).collect::<Vec<_>>().join(","));
     gen.push_str(&format!("var<workgroup> lut: array<u32, {PIXEL_WG}>;\n"));
     gen.push_str("fn lut_pixel(p: u32) -> u32 {\n    return (lut[p & 255u] & 0xffu) | (lut[(p >> 8u) & 255u] & 0xff00u) | (lut[(p >> 16u) & 255u] & 0xff0000u) | (lut[p >> 24u] & 0xff000000u);\n}\n");
@@ -161,5 +173,7 @@ fn record_table(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], sources: Vec<&'s
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);
     // every entry of `lut` is written before the barrier and read after it
-    rec.dispatch_uninit(&kernel, &[&src.buffer, &dst.buffer], &chain_uniform(ops, groups, desc), groups_1d(groups, PIXEL_WG))
+    let mut buffers = vec![&*src.buffer, &*dst.buffer];
+    buffers.extend(words);
+    rec.dispatch_uninit(&kernel, &buffers, uniform, groups_1d(groups, PIXEL_WG))
 }

@@ -185,9 +185,11 @@ pub fn parse_acv(bytes: &[u8], path: &Path) -> Result<[Vec<[f64; 2]>; 4]> {
 
 const WGSL_BODY: &str = "    // the byte each channel holds (c is on the 8-bit grid), then its table entry
     let i = vec3<u32>(round(clamp(c.rgb, vec3<f32>(0.0), vec3<f32>(1.0)) * 255.0));
-    let r = p.curves[i.r >> 2u][i.r & 3u] & 0xffu;
-    let g = (p.curves[i.g >> 2u][i.g & 3u] >> 8u) & 0xffu;
-    let b = (p.curves[i.b >> 2u][i.b & 3u] >> 16u) & 0xffu;
+    // from the storage copy of the block (word pw + v is entry v), not the uniform: every
+    // invocation reads another entry (H200 s9-b2/b3: from the uniform 2.71x copy tabulated, 7.9x per pixel)
+    let r = chain_words[pw + i.r] & 0xffu;
+    let g = (chain_words[pw + i.g] >> 8u) & 0xffu;
+    let b = (chain_words[pw + i.b] >> 16u) & 0xffu;
     return vec4<f32>(vec3<f32>(f32(r), f32(g), f32(b)) / 255.0, c.a);";
 
 pub static DEF: FilterDef = FilterDef {

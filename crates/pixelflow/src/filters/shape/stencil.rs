@@ -24,10 +24,8 @@ pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn uniform(&self) -> UniformBlock;
     /// The parameter struct and `fn name(n: array<vec4<f32>, K*K>, p) -> vec4<f32>`.
     fn wgsl() -> &'static str;
-    /// The kernel around the function (`kernel_source`), generated once.
-    fn kernel_wgsl() -> &'static str;
-    /// The `rows4` kernel (`kernel_source_rows4`), generated once; 3x3 only.
-    fn kernel_rows4_wgsl() -> &'static str;
+    /// The kernels around the function, generated once.
+    fn kernels() -> &'static StencilKernels;
     /// CPU twin; `n` as in the WGSL, on [0, 1] RGBA.
     fn apply(&self, n: &[[f32; 4]]) -> [f32; 4];
 }
@@ -86,6 +84,26 @@ pub fn kernel_source<T: StencilOp>() -> String {
     s
 }
 
+/// The generated kernels of one stencil filter, by schedule.
+pub struct StencilKernels {
+    pub tile: String,
+    /// 3x3 only (empty for 5x5).
+    pub rows4: String,
+    /// `rows4` with the window kept packed (one u32 a pixel) and unpacked per use.
+    pub rows4_packed: String,
+}
+
+impl StencilKernels {
+    pub fn new<T: StencilOp>() -> Self {
+        let three = T::SIZE == 3;
+        Self {
+            tile: kernel_source::<T>(),
+            rows4: if three { kernel_source_rows4::<T>(false) } else { String::new() },
+            rows4_packed: if three { kernel_source_rows4::<T>(true) } else { String::new() },
+        }
+    }
+}
+
 /// Workgroup of the `rows4` schedule (3x3 only, widths a multiple of 4): invocations, each
 /// owning 4 columns, and output rows walked down per workgroup. Sobel's tuned shape.
 const ROWS4_SW: u32 = 64;
@@ -95,7 +113,11 @@ const ROWS4_RY: u32 = 16;
 /// a strip of 4 * SW columns and walks down RY rows; per input row each invocation makes one
 /// 16-byte load, swaps its edge pixels with its neighbours through workgroup memory, keeps the
 /// 3-row window (6 pixels a row) in registers and stores its 4 outputs as one 16-byte store.
-pub fn kernel_source_rows4<T: StencilOp>() -> String {
+pub fn kernel_source_rows4<T: StencilOp>(packed: bool) -> String {
+    // packed: the window holds the raw pixels (18 registers) and each use unpacks (36 unpacks
+    // for 4 outputs); else it holds them unpacked (72 registers, 18 unpacks)
+    let (ty, unpack) = if packed { ("u32", "") } else { ("vec4<f32>", "unorm_unpack") };
+    let use_px = if packed { "unorm_unpack" } else { "" };
     format!(
         "struct StencilParams {{\n    width: u32, height: u32, _p0: u32, _p1: u32,\n    op: {ps},\n}}\n\
          @group(0) @binding(0) var<storage, read> src4: array<vec4<u32>>;\n\
@@ -104,9 +126,9 @@ pub fn kernel_source_rows4<T: StencilOp>() -> String {
          @group(0) @binding(3) var<uniform> sp: StencilParams;\n\
          var<workgroup> edge_first: array<u32, {sw2}>;\n\
          var<workgroup> edge_last: array<u32, {sw2}>;\n\
-         struct Row {{ l: vec4<f32>, a: vec4<f32>, b: vec4<f32>, c: vec4<f32>, d: vec4<f32>, r: vec4<f32> }}\n\
-         fn window(t0: vec4<f32>, t1: vec4<f32>, t2: vec4<f32>, m0: vec4<f32>, m1: vec4<f32>, m2: vec4<f32>, b0: vec4<f32>, b1: vec4<f32>, b2: vec4<f32>) -> u32 {{\n\
-         \x20   return unorm_pack({name}(array<vec4<f32>, 9>(t0, t1, t2, m0, m1, m2, b0, b1, b2), sp.op));\n\
+         struct Row {{ l: {ty}, a: {ty}, b: {ty}, c: {ty}, d: {ty}, r: {ty} }}\n\
+         fn window(t0: {ty}, t1: {ty}, t2: {ty}, m0: {ty}, m1: {ty}, m2: {ty}, b0: {ty}, b1: {ty}, b2: {ty}) -> u32 {{\n\
+         \x20   return unorm_pack({name}(array<vec4<f32>, 9>({u}(t0), {u}(t1), {u}(t2), {u}(m0), {u}(m1), {u}(m2), {u}(b0), {u}(b1), {u}(b2)), sp.op));\n\
          }}\n\
          @compute @workgroup_size({sw})\n\
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n\
@@ -136,7 +158,7 @@ pub fn kernel_source_rows4<T: StencilOp>() -> String {
          \x20       if (qx + 1u >= w4) {{ rp = q.w; }} else if (lid == {last}u) {{ rp = src1[y * sp.width + strip_right]; }} else {{ rp = edge_first[slot + lid + 1u]; }}\n\
          \x20       t = m;\n\
          \x20       m = b;\n\
-         \x20       b = Row(unorm_unpack(lp), unorm_unpack(q.x), unorm_unpack(q.y), unorm_unpack(q.z), unorm_unpack(q.w), unorm_unpack(rp));\n\
+         \x20       b = Row({p}(lp), {p}(q.x), {p}(q.y), {p}(q.z), {p}(q.w), {p}(rp));\n\
          \x20       let oy = wid.y * {ry}u + r;\n\
          \x20       if (r >= 2u && oy - 2u < sp.height && quad < w4) {{\n\
          \x20           dst4[(oy - 2u) * w4 + quad] = vec4<u32>(\n\
@@ -149,6 +171,9 @@ pub fn kernel_source_rows4<T: StencilOp>() -> String {
          }}\n",
         ps = T::PARAMS_STRUCT,
         name = T::FN_NAME,
+        ty = ty,
+        u = use_px,
+        p = unpack,
         sw = ROWS4_SW,
         sw2 = 2 * ROWS4_SW,
         ry = ROWS4_RY,
@@ -191,17 +216,20 @@ pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlo
     let mut uniform = Vec::with_capacity(16 + block.padded_size());
     uniform.extend_from_slice(bytemuck::bytes_of(&[d.width, d.height, 0u32, 0u32]));
     uniform.extend_from_slice(&block.bytes());
+    let fits = T::SIZE == 3 && d.width.is_multiple_of(4);
+    let k = T::kernels();
     let rows4 = match crate::runtime::schedule::get(T::FN_NAME).as_deref() {
-        None | Some("rows4") => T::SIZE == 3 && d.width.is_multiple_of(4),
-        Some("tile") => false,
-        Some(other) => return Err(crate::runtime::schedule::unknown(T::FN_NAME, other, &["rows4", "tile"])),
+        None | Some("rows4") if fits => Some(("rows4", &k.rows4)),
+        Some("rows4p") if fits => Some(("rows4p", &k.rows4_packed)),
+        None | Some("rows4" | "rows4p" | "tile") => None,
+        Some(other) => return Err(crate::runtime::schedule::unknown(T::FN_NAME, other, &["rows4", "rows4p", "tile"])),
     };
-    if rows4 {
-        let kernel = Kernel::new(&format!("stencil.rows4.{}", T::FN_NAME), &[T::wgsl(), T::kernel_rows4_wgsl()], "main");
+    if let Some((name, source)) = rows4 {
+        let kernel = Kernel::new(&format!("stencil.{name}.{}", T::FN_NAME), &[T::wgsl(), source.as_str()], "main");
         let groups = [(d.width / 4).div_ceil(ROWS4_SW), d.height.div_ceil(ROWS4_RY), 1];
         return rec.dispatch(&kernel, &[&src.buffer, &dst.buffer, &src.buffer], &uniform, groups);
     }
-    let kernel = Kernel::new(&format!("stencil.{}", T::FN_NAME), &[T::wgsl(), T::kernel_wgsl()], "main");
+    let kernel = Kernel::new(&format!("stencil.{}", T::FN_NAME), &[T::wgsl(), k.tile.as_str()], "main");
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_2d(d.width, d.height, TX, TY))
 }
 
@@ -252,7 +280,7 @@ macro_rules! stencil_filter {
             build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
             uniforms: &[],
             test_inputs: None,
-            schedules: if $size == 3 { &["tile"] } else { &[] },
+            schedules: if $size == 3 { &["tile", "rows4p"] } else { &[] },
         };
 
         impl $crate::filters::shape::stencil::StencilOp for $Name {
@@ -270,13 +298,9 @@ macro_rules! stencil_filter {
                     $crate::filters::shape::stencil::generate_wgsl($name, Self::PARAMS_STRUCT, &layout, $size, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
                 })
             }
-            fn kernel_wgsl() -> &'static str {
-                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-                SRC.get_or_init($crate::filters::shape::stencil::kernel_source::<Self>)
-            }
-            fn kernel_rows4_wgsl() -> &'static str {
-                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-                SRC.get_or_init($crate::filters::shape::stencil::kernel_source_rows4::<Self>)
+            fn kernels() -> &'static $crate::filters::shape::stencil::StencilKernels {
+                static SRC: std::sync::OnceLock<$crate::filters::shape::stencil::StencilKernels> = std::sync::OnceLock::new();
+                SRC.get_or_init($crate::filters::shape::stencil::StencilKernels::new::<Self>)
             }
             #[allow(unused_variables)]
             fn apply(&self, n: &[[f32; 4]]) -> [f32; 4] {
