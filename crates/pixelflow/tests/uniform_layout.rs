@@ -50,7 +50,7 @@ fn generated_pixel_uniforms_match_wgsl_layout() {
         let Some(op) = f.pixel_op() else { continue };
         // a body that reads its block in place is wrapped here as the fused kernel wraps it
         let wrapped = op.body_by_reference.map(|body| {
-            format!("struct ChainParams {{ op0: {} }}\n@group(0) @binding(0) var<uniform> chain: ChainParams;\nfn {}_op0(c: vec4<f32>) -> vec4<f32> {{\n    let p = &chain.op0;\n{body}\n}}\n", op.params_struct, op.fn_name)
+            format!("struct ChainParams {{ op0: {} }}\n@group(0) @binding(0) var<uniform> chain: ChainParams;\n@group(0) @binding(1) var<storage, read> chain_words: array<u32>;\nfn {}_op0(c: vec4<f32>) -> vec4<f32> {{\n    let p = &chain.op0;\n    let pw = 4u;\n{body}\n}}\n", op.params_struct, op.fn_name)
         });
         let m = module(&format!("{}\n{}", op.wgsl, wrapped.unwrap_or_default()));
         let ty = m.types.iter().find(|(_, t)| t.name.as_deref() == Some(op.params_struct)).unwrap_or_else(|| panic!("{}: no struct {}", def.name, op.params_struct));

@@ -87,22 +87,11 @@ macro_rules! composite_filter {
             }
         }
 
-        pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
-            name: $name,
-            family: $crate::registry::Family::$family,
-            summary: $summary,
-            doc: $crate::__pf_or!([$($doc)?] [""]),
-            gpuimage: $gpuimage,
-            params: &[ $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
-            inputs: $crate::registry::IMAGE,
-            outputs: $crate::registry::IMAGE,
-            tolerance: $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]),
-            #[allow(unused_variables)]
-            build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
-            uniforms: &[],
-            test_inputs: None,
-            schedules: $crate::__pf_or!([$($sched)?] [&[]]),
-        };
+        $crate::__pf_def! {
+            $Name, $name, $crate::registry::Family::$family, $gpuimage, $summary, [$($doc)?], [],
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*],
+            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
+        }
 
         impl $crate::registry::Filter for $Name {
             fn footprint(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::registry::Footprint {

@@ -206,22 +206,11 @@ macro_rules! pixel_filter {
     ) => {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
-        pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
-            name: $name,
-            family: $crate::__pf_or!([$($crate::registry::Family::$family)?] [$crate::registry::Family::Color]),
-            summary: $summary,
-            doc: $crate::__pf_or!([$($doc)?] [""]),
-            gpuimage: $gpuimage,
-            params: &[ $($crate::params::ParamDef::image("with", $with_doc),)? $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
-            inputs: $crate::__pf_or!([$( $crate::__pf_second!($with_doc) )?] [$crate::registry::IMAGE]),
-            outputs: $crate::registry::IMAGE,
-            tolerance: $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]),
-            #[allow(unused_variables)]
-            build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
-            uniforms: &[],
-            test_inputs: None,
-            schedules: $crate::__pf_or!([$($sched)?] [&[]]),
-        };
+        $crate::__pf_def! {
+            $Name, $name, $crate::__pf_or!([$($crate::registry::Family::$family)?] [$crate::registry::Family::Color]), $gpuimage, $summary, [$($doc)?], [$($crate::params::ParamDef::image("with", $with_doc),)?],
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*],
+            $crate::__pf_or!([$( $crate::__pf_second!($with_doc) )?] [$crate::registry::IMAGE]), $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
+        }
 
         impl $crate::filters::shape::pixel::PixelOp for $Name {
             const DEF: &'static $crate::registry::FilterDef = &DEF;
@@ -323,6 +312,34 @@ macro_rules! __pf_params {
                 Self { $( $p: $crate::__pf_param!(default $kind $default, DEF, $p) ),* }
             }
         }
+    };
+}
+
+/// A declared filter's registry entry, `DEF`; every shape's macro ends its declaration with it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pf_def {
+    (
+        $Name:ident, $name:literal, $family:expr, $gpuimage:literal, $summary:literal, [$($doc:expr)?], [$($pre:tt)*],
+        [$( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),*],
+        $inputs:expr, $tol:expr, $sched:expr
+    ) => {
+        pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
+            name: $name,
+            family: $family,
+            summary: $summary,
+            doc: $crate::__pf_or!([$($doc)?] [""]),
+            gpuimage: $gpuimage,
+            params: &[ $($pre)* $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
+            inputs: $inputs,
+            outputs: $crate::registry::IMAGE,
+            tolerance: $tol,
+            #[allow(unused_variables)]
+            build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
+            uniforms: &[],
+            test_inputs: None,
+            schedules: $sched,
+        };
     };
 }
 

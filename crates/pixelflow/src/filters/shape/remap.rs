@@ -21,6 +21,8 @@ pub trait RemapOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn uniform(&self) -> UniformBlock;
     /// The parameter struct and `fn name(uv: vec2<f32>, size: vec2<f32>, p) -> vec2<f32>`.
     fn wgsl() -> &'static str;
+    /// The kernel around the function (`kernel_source`), generated once.
+    fn kernel() -> &'static str;
     /// CPU twin: the normalised position to read for output position `uv` of an image of
     /// `size` pixels.
     fn source(&self, uv: [f32; 2], size: [f32; 2]) -> [f32; 2];
@@ -92,13 +94,13 @@ pub fn map_coordinates(img: &Image, f: impl Fn([f32; 2], [f32; 2]) -> [f32; 2] +
 }
 
 /// Records `op` over the input into the output.
-pub fn record<T: RemapOp>(op: &T, kernel_wgsl: &'static str, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+pub fn record<T: RemapOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
     let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
     let block = op.uniform();
     let mut uniform = Vec::with_capacity(16 + block.padded_size());
     uniform.extend_from_slice(bytemuck::bytes_of(&[d.width, d.height, 0u32, 0u32]));
     uniform.extend_from_slice(&block.bytes());
-    let kernel = Kernel::new(&format!("remap.{}", T::FN_NAME), &[T::wgsl(), kernel_wgsl], "main");
+    let kernel = Kernel::new(&format!("remap.{}", T::FN_NAME), &[T::wgsl(), T::kernel()], "main");
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_2d(d.width, d.height, TX, TY))
 }
 
@@ -134,22 +136,11 @@ macro_rules! remap_filter {
     ) => {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
-        pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
-            name: $name,
-            family: $crate::registry::Family::Effect,
-            summary: $summary,
-            doc: $crate::__pf_or!([$($doc)?] [""]),
-            gpuimage: $gpuimage,
-            params: &[ $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
-            inputs: $crate::registry::IMAGE,
-            outputs: $crate::registry::IMAGE,
-            tolerance: $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]),
-            #[allow(unused_variables)]
-            build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
-            uniforms: &[],
-            test_inputs: None,
-            schedules: &[],
-        };
+        $crate::__pf_def! {
+            $Name, $name, $crate::registry::Family::Effect, $gpuimage, $summary, [$($doc)?], [],
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*],
+            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), &[]
+        }
 
         impl $crate::filters::shape::remap::RemapOp for $Name {
             const DEF: &'static $crate::registry::FilterDef = &DEF;
@@ -165,6 +156,10 @@ macro_rules! remap_filter {
                     $crate::filters::shape::remap::generate_wgsl($name, Self::PARAMS_STRUCT, &layout, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
                 })
             }
+            fn kernel() -> &'static str {
+                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+                SRC.get_or_init($crate::filters::shape::remap::kernel_source::<Self>)
+            }
             #[allow(unused_variables)]
             fn source(&self, uv: [f32; 2], size: [f32; 2]) -> [f32; 2] {
                 let $cf = self;
@@ -174,27 +169,6 @@ macro_rules! remap_filter {
             }
         }
 
-        impl $crate::registry::Filter for $Name {
-            fn def(&self) -> &'static $crate::registry::FilterDef {
-                &DEF
-            }
-            fn footprint(&self, _inputs: &[$crate::value::ValueDesc]) -> $crate::registry::Footprint {
-                $crate::registry::Footprint::WholeImage
-            }
-            fn output_descs(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::ValueDesc>> {
-                $crate::filters::shape::remap::output_descs::<Self>(inputs)
-            }
-            fn run_cpu(&self, inputs: &[&$crate::value::Value], _: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::Value>> {
-                $crate::filters::shape::remap::run_cpu(self, inputs)
-            }
-            fn record_gpu(&self, rec: &mut $crate::runtime::NodeRecorder<'_>, inputs: &[$crate::runtime::GpuSlot], outputs: &[$crate::runtime::GpuSlot]) -> $crate::Result<()> {
-                static KERNEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-                let k = KERNEL.get_or_init($crate::filters::shape::remap::kernel_source::<Self>);
-                $crate::filters::shape::remap::record(self, k, rec, inputs, outputs)
-            }
-            fn box_clone(&self) -> Box<dyn $crate::registry::Filter> {
-                Box::new(self.clone())
-            }
-        }
+        $crate::__pf_shape_filter_impl!($Name, remap, $crate::registry::Footprint::WholeImage);
     };
 }

@@ -246,6 +246,35 @@ pub fn run_cpu<T: StencilOp>(op: &T, inputs: &[&Value]) -> Result<Vec<Value>> {
     Ok(vec![Value::Image(map_windows(img, T::SIZE, |n| op.apply(n))?)])
 }
 
+/// The `Filter` impl of a filter of a kernel shape whose module has `output_descs`, `run_cpu`
+/// and `record` (stencil, remap).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pf_shape_filter_impl {
+    ($Name:ident, $shape:ident, $footprint:expr) => {
+        impl $crate::registry::Filter for $Name {
+            fn def(&self) -> &'static $crate::registry::FilterDef {
+                &DEF
+            }
+            fn footprint(&self, _inputs: &[$crate::value::ValueDesc]) -> $crate::registry::Footprint {
+                $footprint
+            }
+            fn output_descs(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::ValueDesc>> {
+                $crate::filters::shape::$shape::output_descs::<Self>(inputs)
+            }
+            fn run_cpu(&self, inputs: &[&$crate::value::Value], _: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::Value>> {
+                $crate::filters::shape::$shape::run_cpu(self, inputs)
+            }
+            fn record_gpu(&self, rec: &mut $crate::runtime::NodeRecorder<'_>, inputs: &[$crate::runtime::GpuSlot], outputs: &[$crate::runtime::GpuSlot]) -> $crate::Result<()> {
+                $crate::filters::shape::$shape::record(self, rec, inputs, outputs)
+            }
+            fn box_clone(&self) -> Box<dyn $crate::registry::Filter> {
+                Box::new(self.clone())
+            }
+        }
+    };
+}
+
 /// Declares a K x K stencil filter in one place: parameters as in `pixel_filter!`,
 /// `size: 3` or `5`, a WGSL body reading `n` (the window) and `p`, and a CPU closure
 /// `|f, n|` with `n: &[[f32; 4]]` the same window. See `neighborhood/laplacian.rs`.
@@ -268,22 +297,11 @@ macro_rules! stencil_filter {
     ) => {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
-        pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
-            name: $name,
-            family: $crate::registry::Family::Neighborhood,
-            summary: $summary,
-            doc: $crate::__pf_or!([$($doc)?] [""]),
-            gpuimage: $gpuimage,
-            params: &[ $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
-            inputs: $crate::registry::IMAGE,
-            outputs: $crate::registry::IMAGE,
-            tolerance: $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]),
-            #[allow(unused_variables)]
-            build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
-            uniforms: &[],
-            test_inputs: None,
-            schedules: if $size == 3 { &["tile", "rows4"] } else { &[] },
-        };
+        $crate::__pf_def! {
+            $Name, $name, $crate::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*],
+            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), if $size == 3 { &["tile", "rows4"] } else { &[] }
+        }
 
         impl $crate::filters::shape::stencil::StencilOp for $Name {
             const DEF: &'static $crate::registry::FilterDef = &DEF;
@@ -312,25 +330,6 @@ macro_rules! stencil_filter {
             }
         }
 
-        impl $crate::registry::Filter for $Name {
-            fn def(&self) -> &'static $crate::registry::FilterDef {
-                &DEF
-            }
-            fn footprint(&self, _inputs: &[$crate::value::ValueDesc]) -> $crate::registry::Footprint {
-                $crate::registry::Footprint::Radius($size / 2)
-            }
-            fn output_descs(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::ValueDesc>> {
-                $crate::filters::shape::stencil::output_descs::<Self>(inputs)
-            }
-            fn run_cpu(&self, inputs: &[&$crate::value::Value], _: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::Value>> {
-                $crate::filters::shape::stencil::run_cpu(self, inputs)
-            }
-            fn record_gpu(&self, rec: &mut $crate::runtime::NodeRecorder<'_>, inputs: &[$crate::runtime::GpuSlot], outputs: &[$crate::runtime::GpuSlot]) -> $crate::Result<()> {
-                $crate::filters::shape::stencil::record(self, rec, inputs, outputs)
-            }
-            fn box_clone(&self) -> Box<dyn $crate::registry::Filter> {
-                Box::new(self.clone())
-            }
-        }
+        $crate::__pf_shape_filter_impl!($Name, stencil, $crate::registry::Footprint::Radius($size / 2));
     };
 }
