@@ -14,3 +14,11 @@ fi
 # Mesa's WSI code complains without it; compute needs no display.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 cargo test --workspace --locked "$@"
+# pixelflow against OpenCV where OpenCV has the same operation (scripts/opencv_compare.py),
+# in a virtual environment of its own under target/
+VENV=target/opencv-venv
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import cv2, numpy" 2>/dev/null; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check numpy opencv-python-headless
+fi
+"$VENV/bin/python" scripts/opencv_compare.py target/debug/pixelflow

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""pixelflow against OpenCV where OpenCV has the same operation (run by scripts/test.sh).
+
+Each case runs the pixelflow CLI (GPU, and --cpu) on one deterministic 97x61 RGBA image and
+compares with OpenCV's function on the same pixels. Where the two differ by design, the case
+says how, and its bound is what that difference allows; everything else must match within one
+8-bit level.
+"""
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+BIN = sys.argv[1]
+TMP = Path(tempfile.mkdtemp(prefix="pixelflow-opencv-"))
+
+
+def test_image(w=97, h=61):
+    rng = np.random.default_rng(12345)
+    y, x = np.mgrid[0:h, 0:w]
+    img = np.empty((h, w, 4), np.uint8)
+    img[..., 0] = (x * 255 // w + rng.integers(0, 40, (h, w))).clip(0, 255)
+    img[..., 1] = (y * 255 // h + rng.integers(0, 40, (h, w))).clip(0, 255)
+    img[..., 2] = rng.integers(0, 256, (h, w))
+    img[..., 3] = 255 - rng.integers(0, 56, (h, w))
+    return img
+
+
+def save(path, rgba):
+    cv2.imwrite(str(path), cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA))
+
+
+def load(path):
+    return cv2.cvtColor(cv2.imread(str(path), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)
+
+
+def pixelflow(inp, spec, cpu):
+    out = TMP / ("out_cpu.png" if cpu else "out_gpu.png")
+    cmd = [BIN] + (["--cpu"] if cpu else []) + ["apply", str(inp), str(out), "-p", spec]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"pixelflow failed on {spec}: {r.stderr.strip()}")
+    return load(out)
+
+
+def rep(f, *a, **k):
+    return f(*a, borderType=cv2.BORDER_REPLICATE, **k)
+
+
+def main():
+    img = test_image()
+    inp = TMP / "in.png"
+    save(inp, img)
+    rgb = slice(0, 3)
+    every = slice(0, 4)
+    f32 = img.astype(np.float32)
+    sharpen_k = np.array([[0, -1, 0], [-1, 5, -1], [0, -1, 0]], np.float32)
+    laplace_k = np.array([[0.5, 1, 0.5], [1, -6, 1], [0.5, 1, 0.5]], np.float32)
+    round8 = lambda a: np.clip(np.floor(a + 0.5), 0, 255).astype(np.uint8)
+    # (spec, OpenCV's result, channels compared, max level difference, why it may differ)
+    cases = [
+        ("box_blur(radius=3)", rep(cv2.blur, img, (7, 7)), every, 1, "rounding of the mean"),
+        ("gaussian_blur(sigma=2)", rep(cv2.GaussianBlur, img, (13, 13), 2.0), every, 1,
+         "OpenCV's 8-bit Gaussian uses fixed-point weights; pixelflow f32 (f16 on GPUs that have it, within one level)"),
+        ("dilation(radius=2)", rep(cv2.dilate, img, np.ones((5, 5), np.uint8)), every, 0, ""),
+        ("erosion(radius=2)", rep(cv2.erode, img, np.ones((5, 5), np.uint8)), every, 0, ""),
+        ("convolution_3x3(kernel=[0,-1,0,-1,5,-1,0,-1,0])", round8(rep(cv2.filter2D, f32, -1, sharpen_k)), rgb, 1,
+         "alpha is kept, as GPUImage does (OpenCV filters it too)"),
+        ("laplacian", round8(rep(cv2.filter2D, f32, -1, laplace_k) + 127.5), rgb, 1,
+         "GPUImage's kernel and +0.5 offset, which OpenCV's Laplacian lacks: compared with filter2D"),
+        ("resize(width=50, height=33)", cv2.resize(img, (50, 33), interpolation=cv2.INTER_LINEAR), every, 1,
+         "OpenCV's 8-bit bilinear uses 11-bit fixed-point weights"),
+    ]
+    failures = []
+    for spec, want, ch, bound, why in cases:
+        for cpu in (False, True):
+            got = pixelflow(inp, spec, cpu)
+            if got.shape != want.shape:
+                failures.append(f"{spec} ({'cpu' if cpu else 'gpu'}): shape {got.shape} vs OpenCV {want.shape}")
+                continue
+            d = int(np.abs(got[..., ch].astype(int) - want[..., ch].astype(int)).max())
+            status = "ok" if d <= bound else "FAIL"
+            print(f"{status:4} {'cpu' if cpu else 'gpu'} {spec}: max diff {d} (bound {bound}{'; ' + why if why else ''})")
+            if d > bound:
+                failures.append(f"{spec}: {d} > {bound}")
+    # adaptive threshold against OpenCV's, on pixelflow's own luminance (OpenCV's gray uses other
+    # weights): OpenCV keeps src > mean - C where pixelflow keeps src + C >= mean, and OpenCV rounds
+    # the mean to 8 bits first, so pixels whose mean lies within a level of the bound may differ
+    gray = pixelflow(inp, "grayscale", True)[..., 0]
+    want = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 9, 0.05 * 255)
+    for cpu in (False, True):
+        got = pixelflow(inp, "adaptive_threshold(radius=4, offset=0.05)", cpu)[..., 0]
+        frac = float((got != want).mean())
+        status = "ok" if frac <= 0.01 else "FAIL"
+        print(f"{status:4} {'cpu' if cpu else 'gpu'} adaptive_threshold vs cv2.adaptiveThreshold(MEAN_C): {frac:.2%} of pixels differ (bound 1%: strict comparison and the mean's rounding)")
+        if frac > 0.01:
+            failures.append(f"adaptive_threshold: {frac:.2%} differ")
+    if failures:
+        raise SystemExit("OpenCV comparison failed:\n" + "\n".join(failures))
+
+
+main()
