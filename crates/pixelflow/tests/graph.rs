@@ -137,6 +137,27 @@ fn gaussian_half_kernels_agree_with_either_weights() {
     }
 }
 
+/// Parameters set through the public fields, past the constructors' checks, are errors when
+/// the GPU work is recorded (the range is named), never overflows or panics.
+#[test]
+fn out_of_range_fields_are_errors_not_panics() {
+    let a = random_image(40, 30, PixelFormat::Rgba8, 13);
+    let mut b = pixelflow::filters::neighborhood::BoxBlur::new(2).unwrap();
+    b.radius = 200;
+    let mut d = pixelflow::filters::morphology::Dilation::new(1).unwrap();
+    d.radius = 100;
+    let mut g = pixelflow::filters::neighborhood::GaussianBlur::new(1.0).unwrap();
+    g.sigma = 1000.0;
+    for (name, r) in [
+        ("box_blur", Pipeline::new().then(b).run(&gpu_backend(), &a)),
+        ("dilation", Pipeline::new().then(d).run(&gpu_backend(), &a)),
+        ("gaussian_blur", Pipeline::new().then(g).run(&gpu_backend(), &a)),
+    ] {
+        let e = r.expect_err(name).to_string();
+        assert!(e.contains("out of range"), "{name}: {e}");
+    }
+}
+
 #[test]
 fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
     use pixelflow::runtime::schedule;

@@ -61,7 +61,10 @@ impl Filter for Erosion {
         separable::run_cpu(&DEF, inputs, self.radius, Op::Min)
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        separable::record(rec, DEF.name, &inputs[0], &outputs[0], self.radius, Op::Min)
+        // the fields are public: values set past `new`'s checks are errors here, not overflows
+        check_int(&DEF, "radius", self.radius)?;
+        let (input, output, _) = crate::registry::one_to_one(&DEF, inputs, outputs)?;
+        separable::record(rec, DEF.name, input, output, self.radius, Op::Min)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -317,47 +317,85 @@ impl Filter for BoxBlur {
         Ok(vec![Value::Image(box_cpu(img, self.radius)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        // the fields are public: values set past `new`'s checks are errors here, not overflows
+        check_int(&DEF, "radius", self.radius)?;
         // A test's forced strip schedule wins over a variant override.
         if self.schedule.is_some() || self.subgroups.is_some() {
             return self.record_strip(rec, inputs, outputs);
         }
-        match schedule::get(DEF.name).as_deref() {
-            // Default: `sweep_short`, measured fastest at r = 4, 15, 64 on the H200 (run 9:
-            // 3.47x / 4.07x / 6.79x copy against the strip kernel's 4.73x / 5.30x / 9.44x).
-            // It needs subgroups; devices without them (or whose subgroups do not fit its
-            // workgroups) take `strip`. A failed precondition records nothing, so falling
-            // back here is safe; an explicit `sweep_short` still reports the error.
-            // From BLOCKS_FROM: `blocks_lb2` (the window primed from 8-row block sums).
-            None if self.radius >= BLOCKS_FROM => match SweepShape::blocks("blocks_lb2") {
-                Some((shape, blk)) => self.record_sweep(rec, inputs, outputs, shape, Some((blk, 0))).or_else(|_| self.record_strip(rec, inputs, outputs)),
-                None => self.record_strip(rec, inputs, outputs),
-            },
-            None => match SweepShape::named("sweep_short_loops") {
-                Some(shape) => self.record_sweep(rec, inputs, outputs, shape, None).or_else(|_| self.record_strip(rec, inputs, outputs)),
-                None => self.record_strip(rec, inputs, outputs),
-            },
-            Some("strip") => self.record_strip(rec, inputs, outputs),
-            Some(v) => match (SweepShape::named(v), SweepShape::blocks(v)) {
-                (Some(shape), _) => self.record_sweep(rec, inputs, outputs, shape, None),
-                (None, Some((shape, blk))) => self.record_sweep(rec, inputs, outputs, shape, Some((blk, 0))),
-                // Bench-only ablations of `blocks` (wrong images, so not in `DEF.schedules`):
-                // the walk without its horizontal pass, without its barriers, without priming.
-                (None, None) if v.starts_with("blocks_ablate_") && cfg!(feature = "bench") => {
-                    let abl = match v {
-                        "blocks_ablate_walk" => 1,
-                        "blocks_ablate_nobarrier" => 2,
-                        "blocks_ablate_noprime" => 3,
-                        _ => return Err(schedule::unknown(DEF.name, v, VARIANTS)),
-                    };
-                    let (shape, blk) = SweepShape::blocks("blocks").expect("blocks shape");
-                    self.record_sweep(rec, inputs, outputs, shape, Some((blk, abl)))
-                }
-                (None, None) => Err(schedule::unknown(DEF.name, v, VARIANTS)),
-            },
+        let explicit = schedule::get(DEF.name);
+        let chosen = match explicit.as_deref() {
+            None => BoxSchedule::choose(self.radius),
+            Some(v) => BoxSchedule::parse(v)?,
+        };
+        let recorded = match chosen {
+            BoxSchedule::Strip => return self.record_strip(rec, inputs, outputs),
+            BoxSchedule::Sweep(shape) => self.record_sweep(rec, inputs, outputs, shape, None),
+            BoxSchedule::Blocks(shape, rows, ablation) => self.record_sweep(rec, inputs, outputs, shape, Some((rows, ablation))),
+        };
+        // The sweeps need subgroups that fit their workgroups: where the device has none, the
+        // default falls back to `strip` (a failed precondition records nothing); a schedule
+        // asked for by name reports the error instead.
+        match (recorded, explicit) {
+            (Err(_), None) => self.record_strip(rec, inputs, outputs),
+            (r, _) => r,
         }
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
+    }
+}
+
+/// Box blur's GPU schedules, by shape; `runtime::schedule` names them in tests and benchmarks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoxSchedule {
+    /// `strip`: one workgroup per tile of a strip, any device (`box_blur.wgsl`).
+    Strip,
+    /// `sweep*`: subgroup prefix sums down a strip (`box_blur_sweep.wgsl`).
+    Sweep(SweepShape),
+    /// `blocks*`: the sweep primed from 8-row block sums, rows per block; the last field is a
+    /// bench-only ablation (0: the real kernel).
+    Blocks(SweepShape, u32, u32),
+}
+
+impl BoxSchedule {
+    /// The default for radius `r` (H200, 4K; BENCHMARKS.md run s9-b2).
+    pub fn choose(r: u32) -> BoxSchedule {
+        match r {
+            // r=15 / 64: 0.0791 / 0.0904 ms (3.70 / 4.22x copy)
+            _ if r >= BLOCKS_FROM => Self::named("blocks_lb2"),
+            // r=4: 0.0742 ms (3.47x copy)
+            _ => Self::named("sweep_short_loops"),
+        }
+    }
+
+    fn named(v: &str) -> BoxSchedule {
+        Self::parse(v).unwrap_or(BoxSchedule::Strip)
+    }
+
+    /// A schedule by its variant name (`DEF.schedules`, `VARIANTS`).
+    pub fn parse(v: &str) -> Result<BoxSchedule> {
+        if v == "strip" {
+            return Ok(BoxSchedule::Strip);
+        }
+        if let Some(shape) = SweepShape::named(v) {
+            return Ok(BoxSchedule::Sweep(shape));
+        }
+        if let Some((shape, rows)) = SweepShape::blocks(v) {
+            return Ok(BoxSchedule::Blocks(shape, rows, 0));
+        }
+        // Bench-only ablations of `blocks` (wrong images, so not in `DEF.schedules`): the walk
+        // without its horizontal pass, without its barriers, without priming.
+        let ablation = match v {
+            "blocks_ablate_walk" => 1,
+            "blocks_ablate_nobarrier" => 2,
+            "blocks_ablate_noprime" => 3,
+            _ => 0,
+        };
+        match SweepShape::blocks("blocks") {
+            Some((shape, rows)) if ablation > 0 && cfg!(feature = "bench") => Ok(BoxSchedule::Blocks(shape, rows, ablation)),
+            _ => Err(schedule::unknown(DEF.name, v, VARIANTS)),
+        }
     }
 }
 

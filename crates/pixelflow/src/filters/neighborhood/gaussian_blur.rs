@@ -452,6 +452,8 @@ impl Filter for GaussianBlur {
         Ok(vec![Value::Image(blur_cpu(img, &self.weights())?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        // the fields are public: values set past `new`'s checks are errors here, not overflows
+        check_float(&DEF, "sigma", self.sigma)?;
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let r = self.radius();
         let params = self.params(d.width, d.height);
