@@ -2,6 +2,7 @@
 //! printing; every filter, parameter and check comes from the library's registry.
 
 mod analyze;
+mod batch;
 mod bench;
 mod catalogue;
 
@@ -29,10 +30,32 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Apply a pipeline of filters to an image: `apply in.jpg out.png --pipeline "gaussian_blur(sigma=2) | sobel_edge_detection"`
+    /// Apply a pipeline of filters to an image, `apply in.jpg out.png -p SPEC`, or to many:
+    /// `apply photos/ more/*.jpg --out-dir edges --name "{stem}_edges.png" -p SPEC`
     Apply {
-        input: PathBuf,
-        output: PathBuf,
+        /// IN OUT; with --out-dir, every argument is an input: a file, a folder (its images) or
+        /// a name pattern with * and ? (`photos/*.jpg`)
+        #[arg(required = true, num_args = 1..)]
+        paths: Vec<PathBuf>,
+        /// Batch mode: write each input's result into this folder (created if missing)
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+        /// Batch mode: output file name; {stem} is the input's name without extension, {ext}
+        /// its extension, {name} its whole name
+        #[arg(long, default_value = "{stem}.{ext}")]
+        name: String,
+        /// Batch mode: also the images in folders below the folders given (kept below --out-dir)
+        #[arg(long)]
+        recursive: bool,
+        /// Batch mode: images in flight at once (default: the number of cores)
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Batch mode: replace outputs that exist (default: such a file fails, naming the options)
+        #[arg(long, conflicts_with = "skip_existing")]
+        overwrite: bool,
+        /// Batch mode: leave outputs that exist as they are and count them as skipped
+        #[arg(long)]
+        skip_existing: bool,
         /// Filters separated by `|`, e.g. `brightness(0.1) | alpha_blend(with=top.png, mix=0.3)`
         #[arg(long, short)]
         pipeline: String,
@@ -91,7 +114,7 @@ fn backend(cli: &Cli) -> Backend {
     b
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
@@ -100,7 +123,26 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 fn run(cli: Cli) -> Result<()> {
     match &cli.command {
-        Command::Apply { input, output, pipeline, timings, no_clobber } => {
+        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, pipeline, timings, no_clobber: _ } => {
+            let pipe = Pipeline::parse(pipeline, &mut |p: &str| Image::open(p))?;
+            let be = backend(&cli);
+            let existing = if *overwrite { batch::Existing::Overwrite } else if *skip_existing { batch::Existing::Skip } else { batch::Existing::Refuse };
+            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+            let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings };
+            let s = batch::run(&b, &be, &pipe)?;
+            eprintln!("pixelflow: {} written, {} skipped, {} failed", s.done, s.skipped, s.failed.len());
+            for (path, why) in &s.failed {
+                eprintln!("  {}: {why}", path.display());
+            }
+            if !s.failed.is_empty() {
+                bail!("{} of {} files failed", s.failed.len(), s.done + s.skipped + s.failed.len());
+            }
+            Ok(())
+        }
+        Command::Apply { paths, pipeline, timings, no_clobber, .. } => {
+            let [input, output] = paths.as_slice() else {
+                bail!("apply takes IN OUT, or inputs with --out-dir DIR (got {} paths)", paths.len());
+            };
             if same_file(input, output) {
                 bail!("refusing to overwrite the input `{}`; choose another output path", input.display());
             }

@@ -210,3 +210,56 @@ fn readme_filter_table_is_generated_from_the_registry() {
     }
     assert!(readme.contains(&table), "README's filter table is stale; regenerate it with `UPDATE_README=1 cargo test -p pixelflow-cli readme`");
 }
+
+/// Batch mode: a folder (recursively) and a name pattern through one pipeline; a corrupt file
+/// and a non-image fail alone, the others are written exactly as single-image runs write
+/// them; existing outputs are refused, skipped or replaced as asked.
+#[test]
+fn batch_processes_folders_and_reports_failures() {
+    let root = tmp("batch");
+    let _ = std::fs::remove_dir_all(&root);
+    let (inp, sub, out) = (root.join("in"), root.join("in/sub"), root.join("out"));
+    std::fs::create_dir_all(&sub).unwrap();
+    let s = sample();
+    let s = s.to_str().unwrap();
+    // three real images of different sizes, one in a subfolder
+    for (path, spec) in [(inp.join("a.png"), "brightness(0)"), (inp.join("b.png"), "resize(scale=0.5)"), (sub.join("c.png"), "crop(x=0.1, y=0.1, width=0.3, height=0.5)")] {
+        assert!(run(&["--cpu", "apply", s, path.to_str().unwrap(), "-p", spec]).status.success());
+    }
+    std::fs::write(inp.join("broken.png"), b"\x89PNG\r\n\x1a\ntruncated").unwrap();
+    std::fs::write(inp.join("notes.txt"), b"not an image").unwrap();
+    let spec = "gaussian_blur(sigma=1.5) | sobel_edge_detection";
+    let batch = |extra: &[&str]| {
+        let mut args = vec!["apply", inp.to_str().unwrap(), "--out-dir", out.to_str().unwrap(), "--recursive", "--name", "{stem}_edges.png", "--jobs", "2", "-p", spec];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let o = batch(&[]);
+    let e = stderr(&o);
+    assert!(!o.status.success() && !e.contains("panicked"), "{e}");
+    assert!(e.contains("3 written, 0 skipped, 1 failed") && e.contains("broken.png") && e.contains("1 of 4 files failed"), "{e}");
+    assert!(!e.contains("notes.txt"), "a folder contributes image files only: {e}");
+    // each output equals a single-image run of the same pipeline
+    for (input, output) in [(inp.join("a.png"), out.join("a_edges.png")), (inp.join("b.png"), out.join("b_edges.png")), (sub.join("c.png"), out.join("sub/c_edges.png"))] {
+        let single = root.join("single.png");
+        assert!(run(&["apply", input.to_str().unwrap(), single.to_str().unwrap(), "-p", spec]).status.success());
+        assert_eq!(std::fs::read(&single).unwrap(), std::fs::read(&output).unwrap(), "{}", output.display());
+    }
+    // existing outputs: refused by default, skipped or replaced when asked
+    let e = stderr(&batch(&[]));
+    assert!(e.contains("0 written, 0 skipped, 4 failed") && e.contains("use --overwrite or --skip-existing"), "{e}");
+    let e = stderr(&batch(&["--skip-existing"]));
+    assert!(e.contains("0 written, 3 skipped, 1 failed"), "{e}");
+    let e = stderr(&batch(&["--overwrite"]));
+    assert!(e.contains("3 written, 0 skipped, 1 failed"), "{e}");
+    // a name pattern, and a non-image named explicitly, which fails alone
+    let out2 = root.join("out2");
+    let pattern = inp.join("*.png");
+    let o = run(&["apply", pattern.to_str().unwrap(), inp.join("notes.txt").to_str().unwrap(), "--out-dir", out2.to_str().unwrap(), "-p", "color_invert"]);
+    let e = stderr(&o);
+    assert!(e.contains("2 written, 0 skipped, 2 failed") && e.contains("notes.txt"), "{e}");
+    assert!(out2.join("a.png").exists() && out2.join("b.png").exists() && !out2.join("c.png").exists());
+    // two inputs that would write one file are refused before any work
+    assert_clean_error(&run(&["apply", inp.join("a.png").to_str().unwrap(), inp.join("b.png").to_str().unwrap(), "--out-dir", out2.to_str().unwrap(), "--name", "same.png", "-p", "color_invert"]), "would both write");
+    assert_clean_error(&run(&["apply", inp.to_str().unwrap(), "--out-dir", out2.to_str().unwrap(), "--name", "{stem}.xyz", "-p", "color_invert"]), "unknown output extension");
+}

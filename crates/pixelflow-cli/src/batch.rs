@@ -1,0 +1,234 @@
+//! `pixelflow apply IN... --out-dir DIR`: many images through one pipeline in one process (one
+//! GPU initialisation, kernels compiled once), several at a time. A file that fails (missing,
+//! corrupt, not an image) is reported and the rest go on; the exit code says whether any failed.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pixelflow::{Backend, Image, Pipeline, RunOptions, Value};
+
+/// Extensions of the image files a directory contributes.
+const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "webp", "tif", "tiff", "bmp"];
+
+/// What to do when an output file exists already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Count the file as failed, naming the options (the default: nothing is replaced unasked).
+    Refuse,
+    Overwrite,
+    Skip,
+}
+
+/// One input and where its output goes.
+#[derive(Debug)]
+pub struct Job {
+    pub input: PathBuf,
+    pub output: PathBuf,
+}
+
+/// The batch's options.
+pub struct Batch<'a> {
+    pub inputs: &'a [PathBuf],
+    pub out_dir: &'a Path,
+    /// Output file name: `{stem}` (input name without extension), `{name}`, `{ext}` (input extension).
+    pub name: &'a str,
+    pub recursive: bool,
+    pub jobs: usize,
+    pub existing: Existing,
+    pub timings: bool,
+}
+
+/// How the run went.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub done: usize,
+    pub skipped: usize,
+    pub failed: Vec<(PathBuf, String)>,
+}
+
+/// Files under `inputs` (files as given; directories: their image files, descending with
+/// `recursive`; a last component with `*` or `?`: the matching names of its folder), each with
+/// the folder it was found under (outputs keep the path below it).
+pub fn collect(inputs: &[PathBuf], recursive: bool) -> Result<Vec<(PathBuf, PathBuf)>> {
+    let mut files = Vec::new();
+    for input in inputs {
+        let name = input.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.contains(['*', '?']) {
+            let dir = input.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let mut matched: Vec<PathBuf> = read_dir(dir)?.into_iter().filter(|p| p.is_file() && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| wildcard(name, n))).collect();
+            if matched.is_empty() {
+                bail!("`{}` matches no file", input.display());
+            }
+            matched.sort();
+            files.extend(matched.into_iter().map(|p| (p, dir.to_path_buf())));
+        } else if input.is_dir() {
+            let mut found = Vec::new();
+            walk(input, recursive, &mut found)?;
+            found.sort();
+            files.extend(found.into_iter().map(|p| (p, input.clone())));
+        } else {
+            // missing files are reported per file, like corrupt ones
+            files.push((input.clone(), input.parent().map(Path::to_path_buf).unwrap_or_default()));
+        }
+    }
+    Ok(files)
+}
+
+fn read_dir(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir).with_context(|| format!("cannot read the folder `{}`", dir.display()))?;
+    Ok(entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+}
+
+fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<()> {
+    for p in read_dir(dir)? {
+        if p.is_dir() {
+            if recursive {
+                walk(&p, recursive, out)?;
+            }
+        } else if p.extension().and_then(|e| e.to_str()).is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// `*` any run of characters, `?` one character.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // positions in the pattern reachable after each prefix of the name
+    let mut reach = vec![false; p.len() + 1];
+    reach[0] = true;
+    let close = |reach: &mut Vec<bool>| {
+        for i in 0..p.len() {
+            if reach[i] && p[i] == '*' {
+                reach[i + 1] = true;
+            }
+        }
+    };
+    close(&mut reach);
+    for &c in &n {
+        let mut next = vec![false; p.len() + 1];
+        for i in 0..p.len() {
+            if reach[i] && (p[i] == '*' || p[i] == '?' || p[i] == c) {
+                next[if p[i] == '*' { i } else { i + 1 }] = true;
+            }
+        }
+        close(&mut next);
+        reach = next;
+    }
+    reach[p.len()]
+}
+
+/// The output path of `input` found under `base`: the same relative folder under `out_dir`,
+/// the file name from the template.
+pub fn output_path(input: &Path, base: &Path, out_dir: &Path, template: &str) -> PathBuf {
+    let stem = input.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
+    let ext = input.extension().and_then(|s| s.to_str()).unwrap_or("png");
+    let name = input.file_name().and_then(|s| s.to_str()).unwrap_or("out");
+    let file = template.replace("{stem}", stem).replace("{ext}", ext).replace("{name}", name);
+    let rel = input.parent().and_then(|p| p.strip_prefix(base).ok()).unwrap_or(Path::new(""));
+    out_dir.join(rel).join(file)
+}
+
+/// Runs the batch; `parse` builds the pipeline (once; its extra images are loaded once).
+pub fn run(b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline) -> Result<Summary> {
+    if b.name.contains(['/', '\\']) {
+        bail!("--name is a file name, not a path: `{}`", b.name);
+    }
+    image::ImageFormat::from_path(b.name.replace("{ext}", "png").replace("{stem}", "x").replace("{name}", "x.png"))
+        .with_context(|| format!("--name `{}`: unknown output extension (use .png, .jpg, .webp, .tif, .bmp, or {{ext}})", b.name))?;
+    let files = collect(b.inputs, b.recursive)?;
+    if files.is_empty() {
+        bail!("no image files in the inputs given");
+    }
+    let jobs: Vec<Job> = files.iter().map(|(input, base)| Job { input: input.clone(), output: output_path(input, base, b.out_dir, b.name) }).collect();
+    // two inputs writing to one output would race: refuse before any work
+    let mut outs: Vec<&PathBuf> = jobs.iter().map(|j| &j.output).collect();
+    outs.sort();
+    if let Some(w) = outs.windows(2).find(|w| w[0] == w[1]) {
+        bail!("two inputs would both write `{}`; use {{name}} or {{ext}} in --name", w[0].display());
+    }
+    let bar = ProgressBar::with_draw_target(Some(jobs.len() as u64), if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} files  {msg}  eta {eta}") {
+        bar.set_style(style);
+    }
+    let next = AtomicUsize::new(0);
+    let summary = Mutex::new(Summary::default());
+    let bytes = AtomicUsize::new(0);
+    let start = std::time::Instant::now();
+    let opts = RunOptions { timings: b.timings, ..Default::default() };
+    std::thread::scope(|s| {
+        for _ in 0..b.jobs.max(1).min(jobs.len()) {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(k) else { break };
+                let outcome = process(job, backend, pipeline, &opts, b.existing);
+                if let Ok(mut sum) = summary.lock() {
+                    match outcome {
+                        Ok(Some(n)) => {
+                            sum.done += 1;
+                            bytes.fetch_add(n, Ordering::Relaxed);
+                        }
+                        Ok(None) => sum.skipped += 1,
+                        Err(e) => sum.failed.push((job.input.clone(), format!("{e:#}"))),
+                    }
+                }
+                let mb = bytes.load(Ordering::Relaxed) as f64 / 1e6;
+                bar.set_message(format!("{:.1} MB/s", mb / start.elapsed().as_secs_f64().max(1e-3)));
+                bar.inc(1);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    summary.into_inner().map_err(|_| anyhow::anyhow!("a worker panicked"))
+}
+
+/// One file: `Some(bytes read)` when written, `None` when skipped.
+fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions, existing: Existing) -> Result<Option<usize>> {
+    if crate::same_file(&job.input, &job.output) {
+        bail!("refusing to overwrite the input (`{}` is also its output)", job.output.display());
+    }
+    if job.output.exists() {
+        match existing {
+            Existing::Skip => return Ok(None),
+            Existing::Refuse => bail!("`{}` exists; use --overwrite or --skip-existing", job.output.display()),
+            Existing::Overwrite => {}
+        }
+    }
+    let size = std::fs::metadata(&job.input).map(|m| m.len() as usize).unwrap_or(0);
+    let img = Image::open(&job.input)?;
+    let mut result = pipeline.run_with(backend, &img, opts)?;
+    let out = result.take("output").context("pipeline produced no output")?;
+    let Value::Image(out) = out else { bail!("the pipeline ends in data, not an image") };
+    if let Some(dir) = job.output.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    }
+    out.save(&job.output)?;
+    Ok(Some(size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards_match_whole_names() {
+        assert!(wildcard("*.jpg", "a.jpg"));
+        assert!(wildcard("img_??.png", "img_07.png"));
+        assert!(!wildcard("img_??.png", "img_7.png"));
+        assert!(!wildcard("*.jpg", "a.jpeg"));
+        assert!(wildcard("*", ""));
+        assert!(wildcard("a*b*c", "aXXbYc"));
+    }
+
+    #[test]
+    fn output_names_follow_the_template_and_keep_subfolders() {
+        let p = output_path(Path::new("in/sub/photo.jpg"), Path::new("in"), Path::new("out"), "{stem}_edges.png");
+        assert_eq!(p, PathBuf::from("out/sub/photo_edges.png"));
+        assert_eq!(output_path(Path::new("a.tif"), Path::new(""), Path::new("o"), "{stem}.{ext}"), PathBuf::from("o/a.tif"));
+    }
+}
