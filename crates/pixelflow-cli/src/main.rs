@@ -150,7 +150,15 @@ fn run(cli: Cli) -> Result<()> {
                 bail!("`{}` exists (--no-clobber)", output.display());
             }
             image::ImageFormat::from_path(output).with_context(|| format!("output `{}`: unknown extension (use .png, .jpg, .webp, .tif, .bmp)", output.display()))?;
-            let img = Image::open(input)?;
+            let t0 = std::time::Instant::now();
+            // the GPU starts (hundreds of ms) while the image decodes
+            let (be, decoded) = std::thread::scope(|s| {
+                let gpu = s.spawn(|| (backend(&cli), t0.elapsed()));
+                let decoded = Image::open(input).map(|img| (img, t0.elapsed()));
+                (gpu.join(), decoded)
+            });
+            let (be, init_time) = be.map_err(|_| anyhow::anyhow!("GPU initialisation panicked"))?;
+            let (img, decode_time) = decoded?;
             let mut load = |p: &str| {
                 let path = Path::new(p);
                 if same_file(path, output) {
@@ -159,16 +167,27 @@ fn run(cli: Cli) -> Result<()> {
                 Image::open(path)
             };
             let pipe = Pipeline::parse(pipeline, &mut load)?;
-            let be = backend(&cli);
             let opts = RunOptions { timings: *timings, ..Default::default() };
+            let t_run = std::time::Instant::now();
             let mut result = pipe.run_with(&be, &img, &opts)?;
+            let run_time = t_run.elapsed();
             let out = result.take("output").context("pipeline produced no output")?;
+            let t_save = std::time::Instant::now();
             match out {
                 Value::Image(i) => i.save(output)?,
                 Value::Data(_) => bail!("the pipeline ends in data, not an image; use `pixelflow analyze`, or end the pipeline with an image filter"),
             }
             if *timings {
                 print_timings(&be, &result.timings);
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+                eprintln!(
+                    "path (wall ms): GPU start {:.1} and decode {:.1} overlapped, run {:.1} (upload, kernels, read back, compiles), encode {:.1}, total {:.1}",
+                    ms(init_time),
+                    ms(decode_time),
+                    ms(run_time),
+                    ms(t_save.elapsed()),
+                    ms(t0.elapsed())
+                );
             }
             Ok(())
         }

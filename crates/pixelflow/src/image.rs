@@ -256,7 +256,8 @@ impl Image {
         }
     }
 
-    /// Decodes a file through the `image` crate into RGBA8.
+    /// Decodes a file through the `image` crate into RGBA8, turned upright by its EXIF
+    /// orientation if it has one.
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Image> {
         let path = path.as_ref();
         let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
@@ -273,7 +274,13 @@ impl Image {
             return Err(io(format!("{w}x{h} is larger than the supported {MAX_SIDE}x{MAX_SIDE}")));
         }
         let reader = image::ImageReader::open(path).map_err(|e| io(e.to_string()))?.with_guessed_format().map_err(|e| io(e.to_string()))?;
-        let img = reader.decode().map_err(|e| io(format!("corrupt or unsupported image: {e}")))?;
+        let corrupt = |e: image::ImageError| io(format!("corrupt or unsupported image: {e}"));
+        let mut decoder = reader.into_decoder().map_err(corrupt)?;
+        // EXIF orientation (a phone's portrait photo is stored sideways): applied on load, as
+        // viewers show it; a file without EXIF reads as upright
+        let orientation = image::ImageDecoder::orientation(&mut decoder).unwrap_or(image::metadata::Orientation::NoTransforms);
+        let mut img = image::DynamicImage::from_decoder(decoder).map_err(corrupt)?;
+        img.apply_orientation(orientation);
         Ok(Image::from(img))
     }
 
@@ -360,6 +367,27 @@ pub fn unorm8(v: f32) -> u8 {
 
 #[cfg(test)]
 mod tests {
+    /// A JPEG whose EXIF says "rotate 90 degrees clockwise" loads upright: 4x2 stored, 2x4 shown.
+    #[test]
+    fn exif_orientation_is_applied_on_load() {
+        let mut jpeg = Vec::new();
+        let img = image::RgbImage::from_fn(4, 2, |x, y| image::Rgb([x as u8 * 60, y as u8 * 120, 0]));
+        image::DynamicImage::ImageRgb8(img).write_to(&mut std::io::Cursor::new(&mut jpeg), image::ImageFormat::Jpeg).expect("encodes");
+        // APP1 with a big-endian TIFF IFD of one entry: Orientation (0x0112) = 6
+        let tiff: [u8; 26] = [0x4d, 0x4d, 0, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0];
+        let mut app1 = vec![0xff, 0xe1, 0, (2 + 6 + tiff.len()) as u8];
+        app1.extend_from_slice(b"Exif\0\0");
+        app1.extend_from_slice(&tiff);
+        let mut file = jpeg[..2].to_vec();
+        file.extend_from_slice(&app1);
+        file.extend_from_slice(&jpeg[2..]);
+        let path = std::env::temp_dir().join(format!("pixelflow-exif-{}.jpg", std::process::id()));
+        std::fs::write(&path, &file).expect("writes");
+        let loaded = Image::open(&path).expect("loads");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!((loaded.width(), loaded.height()), (2, 4));
+    }
+
     use super::*;
     #[test]
     fn gray_gpu_layout_pads_rows() {
