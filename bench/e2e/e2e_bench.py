@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""End-to-end batch throughput (issue 13): photo-like 3840x2160 JPEGs through
+gaussian_blur(sigma=2) | sobel_edge_detection to JPEG, pixelflow's batch mode against an OpenCV
+script using every core (a multiprocessing Pool doing decode -> blur -> Sobel -> encode), and
+pixelflow's decode + encode alone. Run on the GPU machine:
+
+    python3 bench/e2e/e2e_bench.py target/release/pixelflow [N]
+
+Prints one table; wall times of whole commands (start-up included), peak RSS of each.
+"""
+import multiprocessing as mp
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import cv2
+import numpy as np
+
+BIN = sys.argv[1]
+N = int(sys.argv[2]) if len(sys.argv) > 2 else 64
+W, H = 3840, 2160
+ROOT = tempfile.mkdtemp(prefix="pixelflow-e2e-")
+SRC = os.path.join(ROOT, "src")
+
+
+def make(i):
+    # smooth gradients, shapes and sensor-like noise: compresses like a photo (~2-4 MB at q90)
+    rng = np.random.default_rng(i)
+    y, x = np.mgrid[0:H, 0:W].astype(np.float32)
+    img = np.stack([(x / W * 200 + 30 * np.sin(y / 97 + i)), (y / H * 180 + 40 * np.cos(x / 131)), (120 + 60 * np.sin((x + y) / 211 + i))], -1)
+    for _ in range(12):
+        cx, cy, r = rng.integers(0, W), rng.integers(0, H), rng.integers(40, 400)
+        cv2.circle(img, (int(cx), int(cy)), int(r), [float(v) for v in rng.integers(0, 255, 3)], -1)
+    img += rng.normal(0, 6, img.shape)
+    cv2.imwrite(os.path.join(SRC, f"p{i:03}.jpg"), np.clip(img, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])
+
+
+def cv_job(args):
+    src, dst = args
+    img = cv2.imread(src)
+    b = cv2.GaussianBlur(img, (13, 13), 2, borderType=cv2.BORDER_REPLICATE)
+    g = cv2.cvtColor(b, cv2.COLOR_BGR2GRAY).astype(np.float32) / 255
+    sx = cv2.Sobel(g, cv2.CV_32F, 1, 0, borderType=cv2.BORDER_REPLICATE)
+    sy = cv2.Sobel(g, cv2.CV_32F, 0, 1, borderType=cv2.BORDER_REPLICATE)
+    m = np.clip(cv2.magnitude(sx, sy) * 255, 0, 255).astype(np.uint8)
+    cv2.imwrite(dst, m, [cv2.IMWRITE_JPEG_QUALITY, 90])
+
+
+def timed(cmd):
+    """Wall seconds and peak RSS (MB) of one command (wait4 gives that child's own usage)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    if status != 0:
+        print("FAILED:", " ".join(cmd), p.stderr.read().decode()[-500:])
+    return wall, usage.ru_maxrss / 1024
+
+
+def main():
+    os.makedirs(SRC)
+    with mp.Pool() as p:
+        p.map(make, range(N))
+    files = sorted(os.listdir(SRC))
+    mb = sum(os.path.getsize(os.path.join(SRC, f)) for f in files) / 1e6
+    cores = os.cpu_count()
+    rows = []
+    out = os.path.join(ROOT, "cv")
+    os.makedirs(out)
+    t = time.perf_counter()
+    with mp.Pool(cores) as p:
+        p.map(cv_job, [(os.path.join(SRC, f), os.path.join(out, f)) for f in files])
+    rows.append((f"OpenCV, Pool({cores})", time.perf_counter() - t, float("nan")))
+    spec = "gaussian_blur(sigma=2) | sobel_edge_detection"
+    for label, extra, pipe in [
+        ("pixelflow batch (GPU)", [], spec),
+        ("pixelflow decode+encode only (--cpu, brightness(0))", ["--cpu"], "brightness(0)"),
+    ]:
+        o = os.path.join(ROOT, label.split()[1])
+        shutil.rmtree(o, ignore_errors=True)
+        wall, rss = timed([BIN] + extra + ["apply", SRC, "--out-dir", o, "--name", "{stem}.jpg", "-p", pipe])
+        rows.append((label, wall, rss))
+    one = os.path.join(SRC, files[0])
+    single, _ = timed([BIN, "apply", one, os.path.join(ROOT, "one.jpg"), "-p", spec])
+    print(f"{N} JPEGs {W}x{H}, {mb:.0f} MB, {cores} cores")
+    print(f"{'run':58} {'wall s':>8} {'images/s':>9} {'peak RSS MB':>12}")
+    for label, wall, rss in rows:
+        print(f"{label:58} {wall:8.2f} {N / wall:9.1f} {rss:12.0f}")
+    print(f"{'single apply, one JPEG (wall, start-up included)':58} {single:8.2f}")
+    shutil.rmtree(ROOT, ignore_errors=True)
+
+
+main()
