@@ -185,6 +185,16 @@ impl Image {
         }
     }
 
+    /// The GPU storage layout, borrowed where it is the image's own (RGBA8, the float formats):
+    /// uploads need no copy of the pixels.
+    pub fn gpu_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        match (&self.data, self.desc.format) {
+            (ImageData::U8(v), PixelFormat::Rgba8) => std::borrow::Cow::Borrowed(v.as_slice()),
+            (ImageData::F32(v), _) => std::borrow::Cow::Borrowed(bytemuck::cast_slice(v)),
+            _ => std::borrow::Cow::Owned(self.to_gpu_bytes()),
+        }
+    }
+
     /// Serialises into the GPU storage layout (see module docs).
     pub fn to_gpu_bytes(&self) -> Vec<u8> {
         match (&self.data, self.desc.format) {
@@ -200,6 +210,16 @@ impl Image {
             (ImageData::U8(v), _) => v.clone(),
             (ImageData::F32(v), _) => bytemuck::cast_slice(v).to_vec(),
         }
+    }
+
+    /// `from_gpu_bytes` taking the bytes: an RGBA8 image keeps the vector (no copy).
+    pub fn from_gpu_vec(desc: ImageDesc, mut bytes: Vec<u8>) -> Result<Self> {
+        let need = desc.format.gpu_bytes(desc.width, desc.height) as usize;
+        if desc.format == PixelFormat::Rgba8 && bytes.len() >= need {
+            bytes.truncate(need);
+            return Self::from_u8(desc.width, desc.height, desc.format, bytes);
+        }
+        Self::from_gpu_bytes(desc, &bytes)
     }
 
     /// Parses the GPU storage layout back into an image.
@@ -290,15 +310,24 @@ impl Image {
         let path = path.as_ref();
         let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
         let format = image::ImageFormat::from_path(path).map_err(|_| io("unknown output extension (use .png, .jpg, .webp, .tif, .bmp)".into()))?;
-        let dynamic = self.to_dynamic();
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = dir.join(format!(".{name}.pixelflow-{}.tmp", std::process::id()));
+        // 8-bit images are encoded from their own bytes (no copy); float ones are quantised first
+        let quantised;
+        let img = match self.desc.format {
+            PixelFormat::Rgba8 | PixelFormat::Gray8 => self,
+            PixelFormat::Rgba32F => { quantised = self.convert(PixelFormat::Rgba8); &quantised }
+            PixelFormat::R32F => { quantised = self.convert(PixelFormat::Gray8); &quantised }
+        };
+        let (w, h) = (img.width(), img.height());
+        let color = if img.format() == PixelFormat::Gray8 { image::ExtendedColorType::L8 } else { image::ExtendedColorType::Rgba8 };
         let written = match format {
             // JPEG has no alpha: dropped rather than an error. Encoded by `jpeg-encoder` (SIMD):
             // the `image` crate's encoder took ~0.5 s per 4K frame (issue 13).
-            image::ImageFormat::Jpeg => encode_jpeg(&dynamic, &tmp),
-            _ => dynamic.save_with_format(&tmp, format).map_err(|e| e.to_string()),
+            image::ImageFormat::Jpeg => encode_jpeg(img, &tmp),
+            // formats without alpha (BMP can take it; the encoder says which cannot)
+            _ => image::save_buffer_with_format(&tmp, img.as_u8(), w, h, color, format).or_else(|_| img.to_dynamic().to_rgb8().save_with_format(&tmp, format)).map_err(|e| e.to_string()),
         };
         let result = written.map_err(io).and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io(e.to_string())));
         if result.is_err() {
@@ -356,16 +385,14 @@ pub fn luminance(p: &[f32]) -> f32 {
     p[0] * LUMA_GPUIMAGE[0] + p[1] * LUMA_GPUIMAGE[1] + p[2] * LUMA_GPUIMAGE[2]
 }
 
-/// A JPEG of `img` (grey stays one channel, colour drops alpha) at `Image::JPEG_QUALITY`.
-fn encode_jpeg(img: &image::DynamicImage, path: &std::path::Path) -> std::result::Result<(), String> {
+/// A JPEG of an 8-bit image (grey stays one channel, colour drops alpha) at
+/// `Image::JPEG_QUALITY`, from its own bytes.
+fn encode_jpeg(img: &Image, path: &std::path::Path) -> std::result::Result<(), String> {
     let (w, h) = (u16::try_from(img.width()), u16::try_from(img.height()));
     let (Ok(w), Ok(h)) = (w, h) else { return Err(format!("{}x{} is larger than JPEG allows (65535)", img.width(), img.height())) };
     let encoder = jpeg_encoder::Encoder::new_file(path, Image::JPEG_QUALITY).map_err(|e| e.to_string())?;
-    match img {
-        image::DynamicImage::ImageLuma8(g) => encoder.encode(g.as_raw(), w, h, jpeg_encoder::ColorType::Luma),
-        other => encoder.encode(other.to_rgb8().as_raw(), w, h, jpeg_encoder::ColorType::Rgb),
-    }
-    .map_err(|e| e.to_string())
+    let color = if img.format() == PixelFormat::Gray8 { jpeg_encoder::ColorType::Luma } else { jpeg_encoder::ColorType::Rgba };
+    encoder.encode(img.as_u8(), w, h, color).map_err(|e| e.to_string())
 }
 
 /// BT.601 luma of 8-bit RGB as an exact integer, `round(0.299R + 0.587G + 0.114B)`:

@@ -195,7 +195,7 @@ pub(crate) fn upload_sources(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)
         let img = sources.iter().find(|(n, _)| *n == name).map(|(_, i)| *i).ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
         let desc = graph.nodes[node].outputs[0];
         let buf = bufs.take(desc.gpu_bytes())?;
-        gpu.queue.write_buffer(&buf, 0, &img.to_gpu_bytes());
+        gpu.queue.write_buffer(&buf, 0, &img.gpu_bytes());
         slots.insert((node, 0), GpuSlot { buffer: buf, desc });
     }
     Ok(slots)
@@ -381,14 +381,16 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
     })??;
     let cmd = encoder.finish();
     gpu.scoped(|| gpu.queue.submit([cmd]))?;
-    let bytes = gpu.map_all(&staging)?;
+    let mut bytes = gpu.map_all(&staging)?;
     let Encoded { slots, labels, .. } = encoded;
+    // past the outputs: the timestamps, when asked for
+    let stamps = if bytes.len() > graph.outputs.len() { bytes.pop() } else { None };
 
     let mut outputs = Vec::new();
-    for ((name, p), b) in graph.outputs.iter().zip(&bytes) {
+    for ((name, p), b) in graph.outputs.iter().zip(bytes) {
         let v = match graph.desc(*p) {
-            ValueDesc::Image(d) => Value::Image(Image::from_gpu_bytes(d, b)?),
-            ValueDesc::Data(k) => Value::Data(Data::from_gpu_bytes(k, b)?),
+            ValueDesc::Image(d) => Value::Image(Image::from_gpu_vec(d, b)?),
+            ValueDesc::Data(k) => Value::Data(Data::from_gpu_bytes(k, &b)?),
         };
         outputs.push((name.clone(), v));
     }
@@ -396,7 +398,7 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
         bufs.give(slot.buffer);
     }
     bufs.release();
-    let timings = match (&query_set, bytes.get(graph.outputs.len())) {
+    let timings = match (&query_set, stamps.as_deref()) {
         (Some(_), Some(ts)) => step_times(gpu, ts, labels),
         _ => Vec::new(),
     };

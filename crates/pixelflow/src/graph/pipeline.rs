@@ -62,18 +62,24 @@ impl Pipeline {
 
     /// The graph for an input image; sources are `input` and `extra<stage>_<k>`.
     pub fn graph(&self, input: &Image) -> Result<(Graph, Vec<(String, Image)>)> {
+        let (g, images) = self.graph_borrowed(input)?;
+        Ok((g, images.into_iter().map(|(n, i)| (n, i.clone())).collect()))
+    }
+
+    /// `graph` with the images borrowed, not copied (runs use this).
+    fn graph_borrowed<'a>(&'a self, input: &'a Image) -> Result<(Graph, Vec<(String, &'a Image)>)> {
         if self.stages.is_empty() {
             return Err(Error::Graph("the pipeline is empty".into()));
         }
         let mut g = Graph::new();
         let mut cur = g.source("input", input.desc())?;
-        let mut images = vec![("input".to_string(), input.clone())];
+        let mut images = vec![("input".to_string(), input)];
         for (s, stage) in self.stages.iter().enumerate() {
             let mut ins = vec![cur];
             for (k, img) in stage.extra.iter().enumerate() {
                 let name = format!("extra{s}_{k}");
                 ins.push(g.source(&name, img.desc())?);
-                images.push((name, img.clone()));
+                images.push((name, img));
             }
             let outs = g.add_boxed(stage.filter.clone(), &ins)?;
             cur = *outs.first().ok_or_else(|| Error::Graph(format!("`{}` has no outputs", stage.filter.def().name)))?;
@@ -90,8 +96,8 @@ impl Pipeline {
 
     /// `run` with options; the result also carries timings.
     pub fn run_with(&self, backend: &Backend, input: &Image, opts: &RunOptions) -> Result<RunResult> {
-        let (g, images) = self.graph(input)?;
-        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
+        let (g, images) = self.graph_borrowed(input)?;
+        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), *i)).collect();
         backend.run(&g, &refs, opts)
     }
 }
