@@ -40,6 +40,7 @@ pub struct Batch<'a> {
     pub jobs: usize,
     pub existing: Existing,
     pub timings: bool,
+    pub save: pixelflow::SaveOptions,
 }
 
 /// How the run went.
@@ -166,7 +167,7 @@ pub fn run(b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline) -> Result<Summ
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(k) else { break };
-                let outcome = process(job, backend, pipeline, &opts, b.existing);
+                let outcome = process(job, backend, pipeline, &opts, b.existing, &b.save);
                 if let Ok(mut sum) = summary.lock() {
                     match outcome {
                         Ok(Some(n)) => {
@@ -188,7 +189,7 @@ pub fn run(b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline) -> Result<Summ
 }
 
 /// One file: `Some(bytes read)` when written, `None` when skipped.
-fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions, existing: Existing) -> Result<Option<usize>> {
+fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions, existing: Existing, save: &pixelflow::SaveOptions) -> Result<Option<usize>> {
     if crate::same_file(&job.input, &job.output) {
         bail!("refusing to overwrite the input (`{}` is also its output)", job.output.display());
     }
@@ -207,7 +208,7 @@ fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions,
     if let Some(dir) = job.output.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
     }
-    out.save(&job.output)?;
+    out.save_with(&job.output, save)?;
     Ok(Some(size))
 }
 

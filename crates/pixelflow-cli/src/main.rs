@@ -56,6 +56,9 @@ enum Command {
         /// Batch mode: leave outputs that exist as they are and count them as skipped
         #[arg(long)]
         skip_existing: bool,
+        /// JPEG quality, 1-100 (other formats are written lossless)
+        #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u8).range(1..=100))]
+        quality: u8,
         /// Filters separated by `|`, e.g. `brightness(0.1) | alpha_blend(with=top.png, mix=0.3)`
         #[arg(long, short)]
         pipeline: String,
@@ -123,12 +126,13 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 
 fn run(cli: Cli) -> Result<()> {
     match &cli.command {
-        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, pipeline, timings, no_clobber: _ } => {
+        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, pipeline, timings, no_clobber: _ } => {
             let pipe = Pipeline::parse(pipeline, &mut |p: &str| Image::open(p))?;
             let be = backend(&cli);
             let existing = if *overwrite { batch::Existing::Overwrite } else if *skip_existing { batch::Existing::Skip } else { batch::Existing::Refuse };
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-            let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings };
+            let save = pixelflow::SaveOptions { jpeg_quality: *quality };
+            let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save };
             let s = batch::run(&b, &be, &pipe)?;
             eprintln!("pixelflow: {} written, {} skipped, {} failed", s.done, s.skipped, s.failed.len());
             for (path, why) in &s.failed {
@@ -139,7 +143,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Apply { paths, pipeline, timings, no_clobber, .. } => {
+        Command::Apply { paths, pipeline, timings, no_clobber, quality, .. } => {
             let [input, output] = paths.as_slice() else {
                 bail!("apply takes IN OUT, or inputs with --out-dir DIR (got {} paths)", paths.len());
             };
@@ -174,7 +178,7 @@ fn run(cli: Cli) -> Result<()> {
             let out = result.take("output").context("pipeline produced no output")?;
             let t_save = std::time::Instant::now();
             match out {
-                Value::Image(i) => i.save(output)?,
+                Value::Image(i) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality })?,
                 Value::Data(_) => bail!("the pipeline ends in data, not an image; use `pixelflow analyze`, or end the pipeline with an image filter"),
             }
             if *timings {

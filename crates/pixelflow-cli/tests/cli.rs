@@ -263,3 +263,16 @@ fn batch_processes_folders_and_reports_failures() {
     assert_clean_error(&run(&["apply", inp.join("a.png").to_str().unwrap(), inp.join("b.png").to_str().unwrap(), "--out-dir", out2.to_str().unwrap(), "--name", "same.png", "-p", "color_invert"]), "would both write");
     assert_clean_error(&run(&["apply", inp.to_str().unwrap(), "--out-dir", out2.to_str().unwrap(), "--name", "{stem}.xyz", "-p", "color_invert"]), "unknown output extension");
 }
+
+/// `--quality` sets the JPEG quality (a lower one, a smaller file); out of 1-100 is an error.
+#[test]
+fn jpeg_quality_is_an_option() {
+    let s = sample();
+    let s = s.to_str().unwrap();
+    let (lo, hi) = (tmp("q40.jpg"), tmp("q95.jpg"));
+    assert!(run(&["--cpu", "apply", s, lo.to_str().unwrap(), "-p", "brightness(0)", "--quality", "40"]).status.success());
+    assert!(run(&["--cpu", "apply", s, hi.to_str().unwrap(), "-p", "brightness(0)", "--quality", "95"]).status.success());
+    assert!(std::fs::metadata(&lo).unwrap().len() < std::fs::metadata(&hi).unwrap().len());
+    let o = run(&["--cpu", "apply", s, lo.to_str().unwrap(), "-p", "brightness(0)", "--quality", "0"]);
+    assert!(!o.status.success() && stderr(&o).contains("quality"), "{}", stderr(&o));
+}

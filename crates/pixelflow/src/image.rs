@@ -307,7 +307,15 @@ impl Image {
     /// Encodes to a file chosen by extension, atomically: a temporary file in the same
     /// folder is written and then renamed over the destination.
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
+        self.save_with(path, &SaveOptions::default())
+    }
+
+    /// `save` with encoder options.
+    pub fn save_with(&self, path: impl AsRef<std::path::Path>, options: &SaveOptions) -> Result<()> {
         let path = path.as_ref();
+        if !(1..=100).contains(&options.jpeg_quality) {
+            return Err(Error::ImageIo { path: path.to_path_buf(), message: format!("JPEG quality {} is out of range [1, 100]", options.jpeg_quality) });
+        }
         let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
         let format = image::ImageFormat::from_path(path).map_err(|_| io("unknown output extension (use .png, .jpg, .webp, .tif, .bmp)".into()))?;
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
@@ -325,7 +333,7 @@ impl Image {
         let written = match format {
             // JPEG has no alpha: dropped rather than an error. Encoded by `jpeg-encoder` (SIMD):
             // the `image` crate's encoder took ~0.5 s per 4K frame (issue 13).
-            image::ImageFormat::Jpeg => encode_jpeg(img, &tmp),
+            image::ImageFormat::Jpeg => encode_jpeg(img, &tmp, options.jpeg_quality),
             // formats without alpha (BMP can take it; the encoder says which cannot)
             _ => image::save_buffer_with_format(&tmp, img.as_u8(), w, h, color, format).or_else(|_| img.to_dynamic().to_rgb8().save_with_format(&tmp, format)).map_err(|e| e.to_string()),
         };
@@ -335,9 +343,6 @@ impl Image {
         }
         result
     }
-
-    /// JPEG quality of `save` (libjpeg's scale, 1-100).
-    pub const JPEG_QUALITY: u8 = 90;
 
     /// Converts to an `image` crate value (RGBA8 or Luma8; float formats are quantised).
     pub fn to_dynamic(&self) -> image::DynamicImage {
@@ -385,12 +390,24 @@ pub fn luminance(p: &[f32]) -> f32 {
     p[0] * LUMA_GPUIMAGE[0] + p[1] * LUMA_GPUIMAGE[1] + p[2] * LUMA_GPUIMAGE[2]
 }
 
-/// A JPEG of an 8-bit image (grey stays one channel, colour drops alpha) at
-/// `Image::JPEG_QUALITY`, from its own bytes.
-fn encode_jpeg(img: &Image, path: &std::path::Path) -> std::result::Result<(), String> {
+/// Encoder settings for `Image::save_with`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SaveOptions {
+    /// JPEG quality, libjpeg's scale 1-100 (PNG, TIFF, WebP and BMP are written lossless).
+    pub jpeg_quality: u8,
+}
+
+impl Default for SaveOptions {
+    fn default() -> Self {
+        Self { jpeg_quality: 90 }
+    }
+}
+
+/// A JPEG of an 8-bit image (grey stays one channel, colour drops alpha), from its own bytes.
+fn encode_jpeg(img: &Image, path: &std::path::Path, quality: u8) -> std::result::Result<(), String> {
     let (w, h) = (u16::try_from(img.width()), u16::try_from(img.height()));
     let (Ok(w), Ok(h)) = (w, h) else { return Err(format!("{}x{} is larger than JPEG allows (65535)", img.width(), img.height())) };
-    let encoder = jpeg_encoder::Encoder::new_file(path, Image::JPEG_QUALITY).map_err(|e| e.to_string())?;
+    let encoder = jpeg_encoder::Encoder::new_file(path, quality).map_err(|e| e.to_string())?;
     let color = if img.format() == PixelFormat::Gray8 { jpeg_encoder::ColorType::Luma } else { jpeg_encoder::ColorType::Rgba };
     encoder.encode(img.as_u8(), w, h, color).map_err(|e| e.to_string())
 }
