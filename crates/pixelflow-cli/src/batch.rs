@@ -49,6 +49,20 @@ pub struct Summary {
     pub done: usize,
     pub skipped: usize,
     pub failed: Vec<(PathBuf, String)>,
+    /// With `timings`: each written file's path times, in completion order.
+    pub times: Vec<(PathBuf, PathTimes)>,
+    /// Wall time of the whole batch.
+    pub wall: std::time::Duration,
+}
+
+/// Where one image's time went (wall clock of its worker, ms): decoding, the pipeline run
+/// (upload, kernels, read back), the kernels alone on the GPU, encoding.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PathTimes {
+    pub decode: f64,
+    pub run: f64,
+    pub gpu: f64,
+    pub encode: f64,
 }
 
 /// Files under `inputs` (files as given; directories: their image files, descending with
@@ -170,9 +184,12 @@ pub fn run(b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline) -> Result<Summ
                 let outcome = process(job, backend, pipeline, &opts, b.existing, &b.save);
                 if let Ok(mut sum) = summary.lock() {
                     match outcome {
-                        Ok(Some(n)) => {
+                        Ok(Some((n, t))) => {
                             sum.done += 1;
                             bytes.fetch_add(n, Ordering::Relaxed);
+                            if b.timings {
+                                sum.times.push((job.input.clone(), t));
+                            }
                         }
                         Ok(None) => sum.skipped += 1,
                         Err(e) => sum.failed.push((job.input.clone(), format!("{e:#}"))),
@@ -185,11 +202,13 @@ pub fn run(b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline) -> Result<Summ
         }
     });
     bar.finish_and_clear();
-    summary.into_inner().map_err(|_| anyhow::anyhow!("a worker panicked"))
+    let mut s = summary.into_inner().map_err(|_| anyhow::anyhow!("a worker panicked"))?;
+    s.wall = start.elapsed();
+    Ok(s)
 }
 
-/// One file: `Some(bytes read)` when written, `None` when skipped.
-fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions, existing: Existing, save: &pixelflow::SaveOptions) -> Result<Option<usize>> {
+/// One file: `Some((bytes read, times))` when written, `None` when skipped.
+fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions, existing: Existing, save: &pixelflow::SaveOptions) -> Result<Option<(usize, PathTimes)>> {
     if crate::same_file(&job.input, &job.output) {
         bail!("refusing to overwrite the input (`{}` is also its output)", job.output.display());
     }
@@ -201,15 +220,22 @@ fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions,
         }
     }
     let size = std::fs::metadata(&job.input).map(|m| m.len() as usize).unwrap_or(0);
+    let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
+    let t = std::time::Instant::now();
     let img = Image::open(&job.input)?;
+    let decode = ms(t);
+    let t = std::time::Instant::now();
     let mut result = pipeline.run_with(backend, &img, opts)?;
+    let run = ms(t);
+    let gpu = result.timings.iter().map(|n| n.ms).sum();
     let out = result.take("output").context("pipeline produced no output")?;
     let Value::Image(out) = out else { bail!("the pipeline ends in data, not an image") };
     if let Some(dir) = job.output.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
     }
+    let t = std::time::Instant::now();
     out.save_with(&job.output, save)?;
-    Ok(Some(size))
+    Ok(Some((size, PathTimes { decode, run, gpu, encode: ms(t) })))
 }
 
 #[cfg(test)]

@@ -134,6 +134,15 @@ fn run(cli: Cli) -> Result<()> {
             let save = pixelflow::SaveOptions { jpeg_quality: *quality };
             let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save };
             let s = batch::run(&b, &be, &pipe)?;
+            if *timings && !s.times.is_empty() {
+                eprintln!("{:<40} {:>9} {:>9} {:>9} {:>9}   (ms; run = upload, kernels, read back)", "file", "decode", "run", "gpu", "encode");
+                let mut sum = batch::PathTimes::default();
+                for (path, t) in &s.times {
+                    eprintln!("{:<40} {:>9.1} {:>9.1} {:>9.3} {:>9.1}", path.display(), t.decode, t.run, t.gpu, t.encode);
+                    (sum.decode, sum.run, sum.gpu, sum.encode) = (sum.decode + t.decode, sum.run + t.run, sum.gpu + t.gpu, sum.encode + t.encode);
+                }
+                eprintln!("{:<40} {:>9.1} {:>9.1} {:>9.3} {:>9.1}   (sums over {jobs} workers; wall {:.1} ms)", "total", sum.decode, sum.run, sum.gpu, sum.encode, s.wall.as_secs_f64() * 1e3);
+            }
             eprintln!("pixelflow: {} written, {} skipped, {} failed", s.done, s.skipped, s.failed.len());
             for (path, why) in &s.failed {
                 eprintln!("  {}: {why}", path.display());
