@@ -158,6 +158,21 @@ fn out_of_range_fields_are_errors_not_panics() {
     }
 }
 
+/// A pipeline given a grey image widens it to RGBA8 before a filter that takes RGBA8 only
+/// (as an explicit `to_rgba` would), and keeps it grey for filters that take grey.
+#[test]
+fn pipelines_widen_grey_images_for_rgba_filters() {
+    let grey = random_image(37, 23, PixelFormat::Gray8, 17);
+    let implicit = Pipeline::parse("dilation(1) | brightness(0.1)", &mut |_| unreachable!()).unwrap().run(&gpu_backend(), &grey).unwrap();
+    let explicit = Pipeline::parse("dilation(1) | to_rgba | brightness(0.1)", &mut |_| unreachable!()).unwrap().run(&gpu_backend(), &grey).unwrap();
+    assert_eq!(implicit, explicit);
+    assert_eq!(implicit.as_image().map(|i| i.format()), Some(PixelFormat::Rgba8));
+    // the Graph API stays strict
+    let mut g = Graph::new();
+    let s = g.source("g", grey.desc()).unwrap();
+    assert!(g.add(Brightness::new(0.1).unwrap(), &[s]).is_err());
+}
+
 #[test]
 fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
     use pixelflow::runtime::schedule;

@@ -81,7 +81,18 @@ impl Pipeline {
                 ins.push(g.source(&name, img.desc())?);
                 images.push((name, img));
             }
-            let outs = g.add_boxed(stage.filter.clone(), &ins)?;
+            // A grey image (a grey JPEG or PNG) meets a filter that takes RGBA8 only: widened
+            // first, losslessly, as a user expects; the Graph API itself stays strict.
+            let outs = match g.add_boxed(stage.filter.clone(), &ins) {
+                Ok(outs) => outs,
+                Err(e) => match g.desc(cur).image() {
+                    Some(d) if d.format == crate::PixelFormat::Gray8 => {
+                        ins[0] = g.add1(crate::filters::convert::ToRgba, &[cur])?;
+                        g.add_boxed(stage.filter.clone(), &ins).map_err(|_| e)?
+                    }
+                    _ => return Err(e),
+                },
+            };
             cur = *outs.first().ok_or_else(|| Error::Graph(format!("`{}` has no outputs", stage.filter.def().name)))?;
         }
         g.output("output", cur)?;
