@@ -7,7 +7,8 @@
 //! `luminance_threshold_by_stats` (reads the mean on the GPU), so no value leaves the GPU.
 
 use super::luminance_threshold_by_stats::LuminanceThresholdByStats;
-use super::reduce::{Reduce, ReduceLumaSum};
+use super::reduce::{Reduce, ReduceLumaSum, DEFAULT_PREFETCH};
+use crate::error::Result;
 
 crate::composite_filter! {
     /// White where luma >= multiplier * the image's mean luma; alpha kept.
@@ -23,14 +24,46 @@ round(multiplier * 1000) * sum_y exactly), so the mean never leaves the GPU.",
     schedules: &["reduce", "ysum_pf"],
     lower: |f, g, inputs| {
         let image = *inputs.first().ok_or_else(|| crate::Error::Graph("`average_luminance_threshold` needs an image".into()))?;
-        // Default `ysum`: a reduction of only what the threshold reads (Y sum, count); `reduce`:
-        // the full statistics (H200 at 4K, whole graph: 0.0456 ms against 0.0495 ms).
-        let stats = match crate::runtime::schedule::get(DEF.name).as_deref() {
-            // `ysum_pf` / `ysum_nopf`: its loop pipelined or not (reduce.rs, `luma_sum_prefetch`)
-            None | Some("ysum" | "ysum_pf" | "ysum_nopf") => g.add(ReduceLumaSum, &[image])?,
-            Some("reduce") => g.add(Reduce, &[image])?,
-            Some(v) => return Err(crate::runtime::schedule::unknown(DEF.name, v, &["ysum", "ysum_pf", "ysum_nopf", "reduce"])),
+        let stats = match StatsReduction::named()?.unwrap_or_else(StatsReduction::choose) {
+            // its pipelining is read again when it records (reduce.rs, `luma_sum_prefetch`)
+            StatsReduction::LumaSum { .. } => g.add(ReduceLumaSum, &[image])?,
+            StatsReduction::Full => g.add(Reduce, &[image])?,
         };
         g.add(LuminanceThresholdByStats { multiplier: f.multiplier }, &[image, stats[0]])
     },
+}
+
+/// Which reduction computes the statistics the threshold reads (`runtime::schedule`, key
+/// `average_luminance_threshold`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StatsReduction {
+    /// `ysum`, `ysum_pf`, `ysum_nopf`: only what the threshold reads, the Y sum and the count
+    /// (`ReduceLumaSum`), its loop software-pipelined or not (`ysum`: `reduce`'s default).
+    LumaSum { prefetch: bool },
+    /// `reduce`: the full statistics (`Reduce`).
+    Full,
+}
+
+impl StatsReduction {
+    /// The default (H200 at 4K).
+    pub(crate) fn choose() -> StatsReduction {
+        // whole graph 0.0456 ms against `reduce`'s 0.0495; 0.0367 ms in run s9-b2 (1.71x copy)
+        StatsReduction::LumaSum { prefetch: DEFAULT_PREFETCH }
+    }
+
+    /// A schedule by its variant name.
+    pub(crate) fn parse(name: &str) -> Result<StatsReduction> {
+        Ok(match name {
+            "ysum" => StatsReduction::LumaSum { prefetch: DEFAULT_PREFETCH },
+            "ysum_pf" => StatsReduction::LumaSum { prefetch: true },
+            "ysum_nopf" => StatsReduction::LumaSum { prefetch: false },
+            "reduce" => StatsReduction::Full,
+            v => return Err(crate::runtime::schedule::unknown(DEF.name, v, &["ysum", "ysum_pf", "ysum_nopf", "reduce"])),
+        })
+    }
+
+    /// The schedule an override names, if one does.
+    pub(crate) fn named() -> Result<Option<StatsReduction>> {
+        crate::runtime::schedule::get(DEF.name).map(|v| StatsReduction::parse(&v)).transpose()
+    }
 }

@@ -11,20 +11,20 @@ use rayon::prelude::*;
 use super::{check_quads, grid, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
 use crate::image::{luma601, Image, PixelFormat};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, slot_image};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
 const WGSL: &str = include_str!("histogram.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `HISTOGRAM_WG` in histogram.wgsl.
 const HISTOGRAM_WG: u32 = 256;
-/// Quads per invocation. Schedule choice, not algorithm: larger means fewer workgroups, hence
-/// fewer 1024-bin merges into global memory. Measured on an H200 at 3840x2160: 16 best
-/// (0.0224-0.0246 ms), 8 and 32 slower; 2 or 4 privatised copies per workgroup did not help.
-/// Run 8: u4q16 0.0226-0.0229 ms, u1q16 (previous default) 0.0231-0.0232, u2q8 0.027, u4q4 0.041.
-/// Run 12 (same call, copy 0.0215): u8q32 0.0206, u4q32 0.0212, u2q32 0.0217, u4q16 0.0226,
-/// u4q64 0.0234: fewer, longer-lived workgroups mean fewer 1024-bin merges into global memory.
-const DEFAULT_LOOP: LoopShape = LoopShape { unroll: 8, quads_per_thread: 32 };
+/// The default loop shape (H200 at 4K): more quads per invocation mean fewer workgroups, hence
+/// fewer 1024-bin merges into global memory. Earlier runs: docs/perf-notes.md, "Histogram
+/// loop shape".
+fn choose_loop() -> LoopShape {
+    // u8q32 0.0206 ms; u4q32 0.0212, u2q32 0.0217, u4q16 0.0226, u4q64 0.0234 (run 12, same call)
+    LoopShape { unroll: 8, quads_per_thread: 32 }
+}
 
 /// Histograms of R, G, B and Y (256 bins each) of an RGBA8 image.
 #[derive(Clone, Debug, Default)]
@@ -97,15 +97,15 @@ impl Filter for Histogram {
         Ok(vec![Value::Data(Data::Histogram(histogram_cpu(img)))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
+        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let count = d.pixels() as u64;
-        let shape = LoopShape::for_filter(DEF.name, DEFAULT_LOOP)?;
-    let g = grid(count, HISTOGRAM_WG, shape.quads_per_thread, 0)?;
-        check_quads(&inputs[0], count)?;
-        rec.clear(&outputs[0].buffer);
+        let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
+        let g = grid(count, HISTOGRAM_WG, shape.quads_per_thread, 0)?;
+        check_quads(input, count)?;
+        rec.clear(&output.buffer);
         let mut kernel = Kernel::new(&format!("analysis.histogram.{}", shape.key()), &[GRID_WGSL, WGSL], "histogram");
         kernel.generated = Some(shape.visit_pixels_wgsl());
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
+        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&g.params), g.groups)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

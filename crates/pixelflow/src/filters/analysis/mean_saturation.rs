@@ -13,16 +13,19 @@ use rayon::prelude::*;
 use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, slot_image};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
 const WGSL: &str = include_str!("mean_saturation.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `MEAN_WG` in mean_saturation.wgsl.
 const MEAN_WG: u32 = 256;
-/// Quads per invocation. Schedule choice, not algorithm; on an H200, 8 was 5-15% faster than 16.
-/// Run 8: u4q4 0.0201-0.0203 ms, u8q8 0.0204-0.0207, u1q8 (previous default) 0.0212-0.0214.
-const DEFAULT_LOOP: LoopShape = LoopShape { unroll: 4, quads_per_thread: 4 };
+/// The default loop shape (H200 at 4K; 8 quads per invocation measured 5-15% faster than 16
+/// before run 8 chose 4).
+fn choose_loop() -> LoopShape {
+    // u4q4 0.0201-0.0203 ms; u8q8 0.0204-0.0207, u1q8 (the default before) 0.0212-0.0214 (run 8)
+    LoopShape { unroll: 4, quads_per_thread: 4 }
+}
 
 /// Mean HSV saturation, as an exact fixed-point mean (16 fractional bits).
 #[derive(Clone, Debug, Default)]
@@ -83,17 +86,17 @@ impl Filter for MeanSaturation {
         Ok(vec![Value::Data(Data::Mean { sum, count })])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
+        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let count = d.pixels() as u64;
-        let shape = LoopShape::for_filter(DEF.name, DEFAULT_LOOP)?;
-    let g = grid(count, MEAN_WG, shape.quads_per_thread, 0)?;
+        let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
+        let g = grid(count, MEAN_WG, shape.quads_per_thread, 0)?;
         check_partial_fits(&g, MEAN_WG, 65536)?;
-        check_quads(&inputs[0], count)?;
+        check_quads(input, count)?;
         let (shim, key) = subgroup_shim(rec);
         let mut kernel = Kernel::new(&format!("analysis.mean_saturation.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "mean_saturation");
-    kernel.generated = Some(shape.visit_pixels_wgsl());
-        rec.clear(&outputs[0].buffer);
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
+        kernel.generated = Some(shape.visit_pixels_wgsl());
+        rec.clear(&output.buffer);
+        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&g.params), g.groups)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

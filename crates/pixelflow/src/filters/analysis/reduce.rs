@@ -9,10 +9,11 @@
 
 use rayon::prelude::*;
 
+use super::average_luminance_threshold::StatsReduction;
 use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL, TAIL_PIXELS_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
@@ -69,11 +70,6 @@ Later nodes can consume the statistics on the GPU (see luminance_threshold_by_st
 /// `ReduceKernel`).
 const SCHEDULES: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "swar", "swar_u8q16", "dp4_u8q16", "dp4_pf", "dp4_nopf", "swar_pf_u2q8", "dp4_pf_u1q4"];
 
-/// The default per-pixel code. Schedule choice, H200 at 4K (run g5, same process): `dp4`
-/// 0.0179 ms, `swar` 0.0192, the scalar `u4q16` (the default before) 0.0204; `dp4_u8q16`
-/// 0.0184. All give the same bits.
-const DEFAULT_KERNEL: ReduceKernel = ReduceKernel::Dp4;
-
 /// Which per-pixel code a `reduce` dispatch runs (a schedule choice: all give the same bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ReduceKernel {
@@ -94,37 +90,51 @@ enum ReduceKernel {
 /// holds at most 64 * 255 (reduce_packed.wgsl).
 const SWAR_FLUSH_QUADS: u32 = 16;
 
-/// The kernel and loop shape of `reduce`'s schedule: `u<U>q<Q>` (scalar), `swar`, `dp4`,
-/// or either of those with `_u<U>q<Q>`.
-fn reduce_schedule() -> Result<(ReduceKernel, LoopShape, bool)> {
-    let Some(v) = crate::runtime::schedule::get(DEF.name) else {
-        return Ok((DEFAULT_KERNEL, DEFAULT_LOOP, DEFAULT_PREFETCH));
-    };
-    let unknown = || crate::runtime::schedule::unknown(DEF.name, &v, &[LoopShape::NAMES, "swar", "dp4", "swar_<shape>", "dp4_<shape>", "dp4_pf[_<shape>]", "dp4_nopf[_<shape>]"]);
-    let (kind, rest) = if let Some(r) = v.strip_prefix("swar") {
-        (ReduceKernel::Swar, r)
-    } else if let Some(r) = v.strip_prefix("dp4") {
-        (ReduceKernel::Dp4, r)
-    } else {
-        return Ok((ReduceKernel::Scalar, LoopShape::parse(&v).ok_or_else(unknown)?, false));
-    };
-    let (prefetch, rest) = if let Some(r) = rest.strip_prefix("_pf") {
-        (true, r)
-    } else if let Some(r) = rest.strip_prefix("_nopf") {
-        (false, r)
-    } else {
-        (DEFAULT_PREFETCH, rest)
-    };
-    let shape = match rest {
-        "" => DEFAULT_LOOP,
-        r => r.strip_prefix('_').and_then(LoopShape::parse).ok_or_else(unknown)?,
-    };
-    Ok((kind, shape, prefetch))
+/// `reduce`'s GPU schedule (all give the same bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ReduceSchedule {
+    kernel: ReduceKernel,
+    shape: LoopShape,
+    /// The packed kernels' loop software-pipelined (see `packed_visit_pixels_wgsl`).
+    prefetch: bool,
+}
+
+impl ReduceSchedule {
+    /// The default (H200 at 4K).
+    fn choose() -> ReduceSchedule {
+        // dp4 0.0179 ms, swar 0.0192, scalar u4q16 0.0204, dp4_u8q16 0.0184 (run g5, same process)
+        ReduceSchedule { kernel: ReduceKernel::Dp4, shape: DEFAULT_LOOP, prefetch: DEFAULT_PREFETCH }
+    }
+
+    /// A schedule by its variant name: `u<U>q<Q>` (scalar), `swar` or `dp4`, either
+    /// optionally followed by `_pf` / `_nopf` and by `_u<U>q<Q>`.
+    fn parse(v: &str) -> Result<ReduceSchedule> {
+        let unknown = || crate::runtime::schedule::unknown(DEF.name, v, &[LoopShape::NAMES, "swar", "dp4", "swar_<shape>", "dp4_<shape>", "dp4_pf[_<shape>]", "dp4_nopf[_<shape>]"]);
+        let (kernel, rest) = if let Some(r) = v.strip_prefix("swar") {
+            (ReduceKernel::Swar, r)
+        } else if let Some(r) = v.strip_prefix("dp4") {
+            (ReduceKernel::Dp4, r)
+        } else {
+            return Ok(ReduceSchedule { kernel: ReduceKernel::Scalar, shape: LoopShape::parse(v).ok_or_else(unknown)?, prefetch: false });
+        };
+        let (prefetch, rest) = if let Some(r) = rest.strip_prefix("_pf") {
+            (true, r)
+        } else if let Some(r) = rest.strip_prefix("_nopf") {
+            (false, r)
+        } else {
+            (DEFAULT_PREFETCH, rest)
+        };
+        let shape = match rest {
+            "" => DEFAULT_LOOP,
+            r => r.strip_prefix('_').and_then(LoopShape::parse).ok_or_else(unknown)?,
+        };
+        Ok(ReduceSchedule { kernel, shape, prefetch })
+    }
 }
 
 /// Default for the packed kernels' software pipelining (`dp4_pf`: the next `unroll` loads
 /// issued before the current quads are added). Schedule choice, to be measured (H200).
-const DEFAULT_PREFETCH: bool = false;
+pub(super) const DEFAULT_PREFETCH: bool = false;
 
 /// `fn visit_pixels(gid)` for the kernels of reduce_packed.wgsl: `shape`'s grid-stride loop
 /// over whole quads (as `LoopShape::visit_pixels_wgsl`), the `swar` lane sums flushed every
@@ -246,7 +256,8 @@ impl Filter for Reduce {
         Ok(vec![Value::Data(Data::Stats(stats_cpu(img)))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        record_reduce(rec, &inputs[0], &outputs[0])
+        let (input, output, _) = one_to_one(&DEF, inputs, outputs)?;
+        record_reduce(rec, input, output)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -255,11 +266,15 @@ impl Filter for Reduce {
 
 /// Records the statistics reduction of `src` (RGBA8) into `dst` (`DataKind::Stats`).
 pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
-    let (kind, shape, prefetch) = reduce_schedule()?;
-    record_reduce_with(rec, src, dst, kind, shape, prefetch)
+    let schedule = match crate::runtime::schedule::get(DEF.name) {
+        Some(v) => ReduceSchedule::parse(&v)?,
+        None => ReduceSchedule::choose(),
+    };
+    record_reduce_with(rec, src, dst, schedule)
 }
 
-fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, kind: ReduceKernel, shape: LoopShape, prefetch: bool) -> Result<()> {
+fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, schedule: ReduceSchedule) -> Result<()> {
+    let ReduceSchedule { kernel: kind, shape, prefetch } = schedule;
     let d = src.desc.image().ok_or_else(|| Error::Graph("`reduce` expects an image".into()))?;
     let count = d.pixels() as u64;
     let g = grid(count, REDUCE_WG, shape.quads_per_thread, 0)?;
@@ -310,14 +325,14 @@ static LUMA_SUM_DEF: FilterDef = FilterDef {
     schedules: &[],
 };
 
-/// `ReduceLumaSum`'s pipelining: `reduce`'s default, or as `average_luminance_threshold`'s
-/// schedule names it (`ysum_pf` / `ysum_nopf`; bench comparisons).
-fn luma_sum_prefetch() -> Result<bool> {
-    Ok(match crate::runtime::schedule::get("average_luminance_threshold").as_deref() {
-        Some("ysum_pf") => true,
-        Some("ysum_nopf") => false,
+/// `ReduceLumaSum`'s pipelining: as `average_luminance_threshold`'s schedule names it
+/// (`ysum_pf` / `ysum_nopf`; bench comparisons), else `reduce`'s default. Its lowering has
+/// already rejected a name it does not know.
+fn luma_sum_prefetch() -> bool {
+    match StatsReduction::named() {
+        Ok(Some(StatsReduction::LumaSum { prefetch })) => prefetch,
         _ => DEFAULT_PREFETCH,
-    })
+    }
 }
 
 /// CPU twin of `ReduceLumaSum` (reduce_packed.wgsl's `ysum_quad`).
@@ -342,7 +357,8 @@ impl Filter for ReduceLumaSum {
         Ok(vec![Value::Data(Data::Stats(luma_sum_cpu(img)))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        record_reduce_with(rec, &inputs[0], &outputs[0], ReduceKernel::LumaSum, DEFAULT_LOOP, luma_sum_prefetch()?)
+        let (input, output, _) = one_to_one(&LUMA_SUM_DEF, inputs, outputs)?;
+        record_reduce_with(rec, input, output, ReduceSchedule { kernel: ReduceKernel::LumaSum, shape: DEFAULT_LOOP, prefetch: luma_sum_prefetch() })
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -352,6 +368,19 @@ impl Filter for ReduceLumaSum {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn schedule_names_parse() {
+        for &name in SCHEDULES {
+            assert!(ReduceSchedule::parse(name).is_ok(), "{name}");
+        }
+        assert_eq!(ReduceSchedule::parse("dp4").ok(), Some(ReduceSchedule::choose()));
+        assert_eq!(ReduceSchedule::parse("swar_pf_u2q8").ok(), Some(ReduceSchedule { kernel: ReduceKernel::Swar, shape: LoopShape { unroll: 2, quads_per_thread: 8 }, prefetch: true }));
+        let e = ReduceSchedule::parse("dp4_u0q1").unwrap_err().to_string();
+        assert!(e.contains("unknown schedule `dp4_u0q1`") && e.contains("dp4_nopf"), "{e}");
+        assert_eq!(StatsReduction::parse("ysum").ok(), Some(StatsReduction::choose()));
+        assert_eq!(StatsReduction::parse("reduce").ok(), Some(StatsReduction::Full));
+        assert!(StatsReduction::parse("ysum_x").is_err());
+    }
     #[test]
     fn schedules_start_with_the_loop_variants() {
         assert_eq!(&SCHEDULES[..super::super::LOOP_VARIANTS.len()], super::super::LOOP_VARIANTS);

@@ -20,14 +20,14 @@ pub(crate) const MAX_ONEPASS_RADIUS: u32 = 16;
 /// workgroup), `_m<N>` (blocks of 2R + 1 rows per workgroup) and `_nv` (see `reload`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct OnepassOptions {
-    wgx: Option<u32>,
-    m: Option<u32>,
+    pub(super) wgx: Option<u32>,
+    pub(super) m: Option<u32>,
     /// `_nv`: the column pass reloads the previous block's K rows in every block instead
     /// of keeping their suffix maxima across the flush (K fewer live words there; twice
     /// the loads, the second from cache).
-    reload: bool,
+    pub(super) reload: bool,
     /// `_hb<N>`: largest block radius of the row tasks (past it the row window is split).
-    hb: Option<u32>,
+    pub(super) hb: Option<u32>,
 }
 
 impl OnepassOptions {

@@ -17,6 +17,9 @@ use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 
 use crate::value::{Value, ValueDesc};
 
+use super::onepass::{OnepassOptions, MAX_ONEPASS_RADIUS};
+use super::window::{WindowOptions, MAX_WINDOW_RADIUS};
+
 pub(crate) const WGSL: &str = include_str!("morphology.wgsl");
 
 /// The radius parameter shared by the whole family.
@@ -99,8 +102,8 @@ struct HTile {
 }
 
 /// What a schedule asks of the horizontal tile.
-#[derive(Clone, Copy, Debug)]
-struct HShape {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct HShape {
     /// Block maxima per tile row to aim for.
     min_columns: u32,
     /// Largest block radius before the window is split.
@@ -445,17 +448,6 @@ const V_STREAM_CHUNK: u32 = 8;
 const WIDE_FROM: u32 = 12;
 const WIDE_VSTREAM_FROM: u32 = 24;
 
-/// The default schedule at `radius` (`None`: `twopass`): the one-pass `window` up to
-/// `WINDOW_UP_TO` for RGBA8, else the separable default.
-fn default_variant(radius: u32) -> Option<&'static str> {
-    match radius {
-        r if r <= WINDOW_UP_TO => Some(WINDOW_DEFAULT),
-        r if r <= ONEPASS_UP_TO => Some(ONEPASS_DEFAULT),
-        r if r <= ONEPASS_WG128_UP_TO => Some(ONEPASS_WG128),
-        r => separable_default(r),
-    }
-}
-
 /// Largest radius where `onepass` is the default (RGBA8). Schedule choice, H200 at 4K
 /// (session 7, runs m3 and 22), x copy: radius 2 / 3 / 5 / 7 / 8 / 9 / 10 onepass (column
 /// pass reloaded, `nv`) 1.95 / 1.99 / 2.28 / 2.40 / 2.54 / 2.69 / 2.81 against the two
@@ -464,7 +456,6 @@ fn default_variant(radius: u32) -> Option<&'static str> {
 /// `window`'s 1.69-1.73. Keeping the column pass's suffix maxima across the flush (no
 /// `nv`) measured 2-9% slower.
 const ONEPASS_UP_TO: u32 = 10;
-const ONEPASS_DEFAULT: &str = "onepass_nv";
 /// Largest radius where `onepass` with 128 columns per workgroup is the default, from
 /// `ONEPASS_UP_TO + 1`. Schedule choice, H200 at 4K (session 8, runs s8-g1 and s8-g2), x
 /// copy, 128 columns against the alternatives: radius 11 2.89 (256 columns 3.66, `wide`
@@ -473,16 +464,6 @@ const ONEPASS_DEFAULT: &str = "onepass_nv";
 /// 2.50 / 2.90 against 256 columns' 2.52 / 2.76; 64 columns lose everywhere (3.23 / 3.96 /
 /// 4.91 at radius 11 / 13 / 15). Radius 14 sits between 13's win and 15's loss.
 const ONEPASS_WG128_UP_TO: u32 = 14;
-const ONEPASS_WG128: &str = "onepass_nv_wg128";
-
-/// The default among the separable (two-pass) schedules (`None`: `twopass`).
-fn separable_default(radius: u32) -> Option<&'static str> {
-    match radius {
-        r if r >= WIDE_VSTREAM_FROM => Some(WIDE_VSTREAM),
-        r if r >= WIDE_FROM => Some(WIDE),
-        _ => None,
-    }
-}
 
 /// Largest radius where `window` is the default, and its shape there. Schedule choice, H200
 /// at 4K (session 6, run g9), ms: radius 1 window 0.0367 (16 rows per workgroup 0.0360, 64
@@ -490,7 +471,6 @@ fn separable_default(radius: u32) -> Option<&'static str> {
 /// 3x3 dilate: 0.0514 in run 19); radius 3 window 0.0764 against twopass 0.0592 (2R per-byte
 /// maxima per pixel and pass against van Herk's ~3).
 const WINDOW_UP_TO: u32 = 1;
-const WINDOW_DEFAULT: &str = WINDOW;
 
 /// The variants besides the default, for `FilterDef::schedules` (the ablations above
 /// produce wrong images by design and are left out).
@@ -502,13 +482,89 @@ pub(crate) const SCHEDULES: &[&str] = &[TWOPASS, WIDE, VSTREAM, WIDE_VSTREAM, WI
 pub(crate) const ONEPASS: &str = "onepass";
 
 /// One pass for small radii (`window.rs`): RGBA8 and radius up to
-/// `window::MAX_WINDOW_RADIUS`; elsewhere the schedule falls back to the default's.
+/// `window::MAX_WINDOW_RADIUS`; elsewhere the schedule falls back to the separable default.
 pub(crate) const WINDOW: &str = "window";
 
-/// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` picks
-/// for `filter` (its registry name): by default (`default_variant`) on RGBA8 `window` at
-/// radius 1, `onepass_nv` to radius 10 and `onepass_nv_wg128` to 14, then (and on Gray8) `twopass`, `wide` or
-/// `wide_vstream` by radius; or another variant, or a bench-only ablation.
+/// Dilation's and erosion's GPU schedules; `runtime::schedule` names them (keys `dilation`
+/// and `erosion`, names in `VARIANTS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MorphSchedule {
+    /// `window[_knob]*`: one pass for small radii (window.rs), RGBA8 up to `MAX_WINDOW_RADIUS`.
+    Window(WindowOptions),
+    /// `onepass[_knob]*`: one van Herk pass (onepass.rs), RGBA8 up to `MAX_ONEPASS_RADIUS`.
+    Onepass(OnepassOptions),
+    /// The row pass then the column pass through a temporary, by row tile shape and column
+    /// order: `twopass`, `wide`, `wide16`, and each with `_vstream` (`vstream` for `twopass`).
+    TwoPass { rows: HShape, stream_cols: bool },
+    /// Bench-only ablation, a wrong image: the row pass alone (`rows_only`, `wide_rows_only`,
+    /// `wide16_rows_only`; see `ROWS_ONLY`).
+    RowsOnly(HShape),
+    /// Bench-only ablation, a wrong image: the column pass alone (`cols_only`,
+    /// `vstream_cols_only`).
+    ColsOnly { stream: bool },
+}
+
+impl MorphSchedule {
+    /// The default at `radius` on RGBA8 or `gray` (H200 at 4K, BENCHMARKS.md run s9-b2
+    /// unless named; the measurements behind each switch: the constants named).
+    pub(crate) fn choose(radius: u32, gray: bool) -> MorphSchedule {
+        let two_pass = |rows, stream_cols| MorphSchedule::TwoPass { rows, stream_cols };
+        match radius {
+            // 3x3: 0.0362 ms (1.69x copy; WINDOW_UP_TO)
+            r if !gray && r <= WINDOW_UP_TO => MorphSchedule::Window(WindowOptions::default()),
+            // 15x15: 0.0511 ms (2.39x copy; ONEPASS_UP_TO)
+            r if !gray && r <= ONEPASS_UP_TO => MorphSchedule::Onepass(OnepassOptions { reload: true, ..Default::default() }),
+            // 23x23: 0.0616 ms (2.88x copy; ONEPASS_WG128_UP_TO)
+            r if !gray && r <= ONEPASS_WG128_UP_TO => MorphSchedule::Onepass(OnepassOptions { reload: true, wgx: Some(128), ..Default::default() }),
+            // 65x65: 0.1016 ms (4.75x copy; WIDE_VSTREAM_FROM)
+            r if r >= WIDE_VSTREAM_FROM => two_pass(HShape::WIDE, true),
+            // 31x31: 0.0782 ms (3.65x copy; WIDE_FROM)
+            r if r >= WIDE_FROM => two_pass(HShape::WIDE, false),
+            // Gray8 below WIDE_FROM: r = 7 0.0655 ms (RGBA8, run g3)
+            _ => two_pass(HShape::DEFAULT, false),
+        }
+    }
+
+    /// A schedule by its variant name (`VARIANTS`; the ablations only with feature `bench`);
+    /// `filter` names the filter in the error.
+    pub(crate) fn parse(filter: &str, name: &str) -> Result<MorphSchedule> {
+        if let Some(o) = WindowOptions::parse(name) {
+            return Ok(MorphSchedule::Window(o));
+        }
+        if let Some(o) = OnepassOptions::parse(name) {
+            return Ok(MorphSchedule::Onepass(o));
+        }
+        let two_pass = |rows, stream_cols| MorphSchedule::TwoPass { rows, stream_cols };
+        let bench = cfg!(feature = "bench");
+        Ok(match name {
+            TWOPASS => two_pass(HShape::DEFAULT, false),
+            VSTREAM => two_pass(HShape::DEFAULT, true),
+            WIDE => two_pass(HShape::WIDE, false),
+            WIDE_VSTREAM => two_pass(HShape::WIDE, true),
+            WIDE16 => two_pass(HShape::WIDE16, false),
+            WIDE16_VSTREAM => two_pass(HShape::WIDE16, true),
+            ROWS_ONLY if bench => MorphSchedule::RowsOnly(HShape::DEFAULT),
+            WIDE_ROWS_ONLY if bench => MorphSchedule::RowsOnly(HShape::WIDE),
+            WIDE16_ROWS_ONLY if bench => MorphSchedule::RowsOnly(HShape::WIDE16),
+            COLS_ONLY if bench => MorphSchedule::ColsOnly { stream: false },
+            VSTREAM_COLS_ONLY if bench => MorphSchedule::ColsOnly { stream: true },
+            _ => return Err(crate::runtime::schedule::unknown(filter, name, VARIANTS)),
+        })
+    }
+
+    /// Whether this schedule runs at `radius` on RGBA8 or `gray` (the one-pass ones do not
+    /// everywhere).
+    fn runs_at(&self, radius: u32, gray: bool) -> bool {
+        match self {
+            MorphSchedule::Window(_) => !gray && radius <= MAX_WINDOW_RADIUS,
+            MorphSchedule::Onepass(_) => !gray && radius <= MAX_ONEPASS_RADIUS,
+            _ => true,
+        }
+    }
+}
+
+/// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` names for
+/// `filter` (its registry name), else `MorphSchedule::choose`'s.
 pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, output: &GpuSlot, radius: u32, op: Op) -> Result<()> {
     let d: ImageDesc = input.desc.image().ok_or_else(|| Error::Graph("morphology input must be an image".into()))?;
     let gray = match d.format {
@@ -520,39 +576,23 @@ pub(crate) fn record(rec: &mut NodeRecorder<'_>, filter: &str, input: &GpuSlot, 
     let words_per_row = (d.format.gpu_row_bytes(d.width) / 4) as u32;
     let flip = if op == Op::Min { u32::MAX } else { 0 };
     let params = MorphParams { width: d.width, height: d.height, words_per_row, flip };
-    let variant = crate::runtime::schedule::get(filter);
-    let mut name = variant.as_deref().or(default_variant(radius)).unwrap_or(TWOPASS);
-    if let Some(o) = super::window::WindowOptions::parse(name) {
-        if !gray && radius <= super::window::MAX_WINDOW_RADIUS {
-            return super::window::record(rec, input, output, d, params, radius, o);
-        }
-        name = separable_default(radius).unwrap_or(TWOPASS);
-    }
-    if let Some(o) = super::onepass::OnepassOptions::parse(name) {
-        if !gray && radius <= super::onepass::MAX_ONEPASS_RADIUS {
-            return super::onepass::record(rec, input, output, d, params, radius, o);
-        }
-        name = separable_default(radius).unwrap_or(TWOPASS);
-    }
-    match name {
-        v @ (TWOPASS | WIDE | VSTREAM | WIDE_VSTREAM | WIDE16 | WIDE16_VSTREAM) => {
+    let schedule = match crate::runtime::schedule::get(filter) {
+        Some(v) => MorphSchedule::parse(filter, &v)?,
+        None => MorphSchedule::choose(radius, gray),
+    };
+    // a one-pass schedule named where it does not run (Gray8, larger radii) gives way to the
+    // two-pass default (Gray8's)
+    let schedule = if schedule.runs_at(radius, gray) { schedule } else { MorphSchedule::choose(radius, true) };
+    match schedule {
+        MorphSchedule::Window(o) => super::window::record(rec, input, output, d, params, radius, o),
+        MorphSchedule::Onepass(o) => super::onepass::record(rec, input, output, d, params, radius, o),
+        MorphSchedule::TwoPass { rows, stream_cols } => {
             let tmp = rec.temp(d.format.gpu_bytes(d.width, d.height));
-            let shape = match v {
-                WIDE | WIDE_VSTREAM => HShape::WIDE,
-                WIDE16 | WIDE16_VSTREAM => HShape::WIDE16,
-                _ => HShape::DEFAULT,
-            };
-            record_rows(rec, &input.buffer, &tmp, d, gray, params, budget, radius, shape)?;
-            record_cols(rec, &tmp, &output.buffer, d, params, radius, v.ends_with(VSTREAM))
+            record_rows(rec, &input.buffer, &tmp, d, gray, params, budget, radius, rows)?;
+            record_cols(rec, &tmp, &output.buffer, d, params, radius, stream_cols)
         }
-        // bench-only ablations (see ROWS_ONLY): one pass, a wrong image
-        v if !cfg!(feature = "bench") && [WIDE_ROWS_ONLY, WIDE16_ROWS_ONLY, VSTREAM_COLS_ONLY, ROWS_ONLY, COLS_ONLY].contains(&v) => Err(crate::runtime::schedule::unknown(filter, v, VARIANTS)),
-        WIDE_ROWS_ONLY => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::WIDE),
-        WIDE16_ROWS_ONLY => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::WIDE16),
-        VSTREAM_COLS_ONLY => record_cols(rec, &input.buffer, &output.buffer, d, params, radius, true),
-        ROWS_ONLY => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, HShape::DEFAULT),
-        COLS_ONLY => record_cols(rec, &input.buffer, &output.buffer, d, params, radius, false),
-        name => Err(crate::runtime::schedule::unknown(filter, name, VARIANTS)),
+        MorphSchedule::RowsOnly(rows) => record_rows(rec, &input.buffer, &output.buffer, d, gray, params, budget, radius, rows),
+        MorphSchedule::ColsOnly { stream } => record_cols(rec, &input.buffer, &output.buffer, d, params, radius, stream),
     }
 }
 
@@ -668,6 +708,30 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{} r={r}: {}", k.key, e.emit_to_string(&src)));
             }
         }
+    }
+
+    #[test]
+    fn schedule_names_parse_and_name_the_defaults() {
+        for &name in SCHEDULES {
+            assert!(MorphSchedule::parse("dilation", name).is_ok(), "{name}");
+        }
+        for &name in VARIANTS {
+            let ablation = [ROWS_ONLY, COLS_ONLY, WIDE_ROWS_ONLY, WIDE16_ROWS_ONLY, VSTREAM_COLS_ONLY].contains(&name);
+            assert_eq!(MorphSchedule::parse("dilation", name).is_ok(), !ablation || cfg!(feature = "bench"), "{name}");
+        }
+        let e = MorphSchedule::parse("erosion", "nope").unwrap_err().to_string();
+        assert!(e.contains("erosion: unknown schedule `nope`") && e.contains("wide16_vstream"), "{e}");
+        // the defaults are variants by name
+        let named = |v| MorphSchedule::parse("dilation", v).ok();
+        assert_eq!(named(WINDOW), Some(MorphSchedule::choose(1, false)));
+        assert_eq!(named("onepass_nv"), Some(MorphSchedule::choose(7, false)));
+        assert_eq!(named("onepass_nv_wg128"), Some(MorphSchedule::choose(11, false)));
+        assert_eq!(named(WIDE), Some(MorphSchedule::choose(15, false)));
+        assert_eq!(named(WIDE_VSTREAM), Some(MorphSchedule::choose(32, false)));
+        assert_eq!(named(TWOPASS), Some(MorphSchedule::choose(1, true)));
+        assert_eq!(named(WIDE), Some(MorphSchedule::choose(12, true)));
+        // one-pass schedules where they run
+        assert!(MorphSchedule::choose(14, false).runs_at(14, false) && !MorphSchedule::choose(1, false).runs_at(4, false));
     }
 
     #[test]

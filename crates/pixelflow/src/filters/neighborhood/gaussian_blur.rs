@@ -26,7 +26,7 @@ use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::params::{check_float, ParamDef};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
@@ -64,8 +64,8 @@ pub struct GaussianBlur {
     schedule: Option<Schedule>,
 }
 
-/// How the GPU side runs (normally chosen from the radius and the device's workgroup
-/// memory; tests and benchmarks may force one).
+/// How the GPU side runs: by default [`Schedule::choose`]; tests force one with
+/// `with_schedule`, benchmarks name one through `runtime::schedule` ([`Schedule::parse`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Schedule {
     Fused(FusedTile),
@@ -83,6 +83,111 @@ pub enum Schedule {
     /// the twin by `half_error_bound`; only up to `MAX_HALF_RADIUS` and on devices with
     /// `shader-f16`.
     Half(HalfOptions),
+}
+
+/// What the choice of schedule depends on besides a name: the blur's radius, what its
+/// weights allow, and the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScheduleContext {
+    pub radius: u32,
+    /// The decimated schedule's node spacing (`decimation_step`), if one keeps its bound.
+    pub step: Option<u32>,
+    /// Whether the f16 schedule may run: the device has `shader-f16` and `half_error_bound`
+    /// holds at this sigma.
+    pub f16: bool,
+    /// The device's workgroup memory per workgroup, in bytes.
+    pub workgroup_memory: u64,
+}
+
+impl ScheduleContext {
+    /// For the blur of `sigma` on a device with (`has_f16`) or without `shader-f16` and
+    /// `workgroup_memory` bytes of workgroup memory.
+    pub fn new(sigma: f32, has_f16: bool, workgroup_memory: u64) -> Self {
+        let (r, w) = (radius(sigma), weights(sigma));
+        // no spacing keeps the bound at the fused tile's radii (the first is near sigma 4.7,
+        // radius 15; a unit test pins it), so the search is skipped there
+        let step = if r > MAX_FUSED_RADIUS { decimation_step(&w) } else { None };
+        Self { radius: r, step, f16: has_f16 && half_applies(&w), workgroup_memory }
+    }
+
+    /// `Half(o)` where it runs: in f16 where `f16` allows, in f32 (`o.f32`) up to
+    /// `MAX_HALF_RADIUS`, and only where it fits the workgroup memory.
+    fn half(&self, o: HalfOptions) -> Option<Schedule> {
+        let applies = if o.f32 == Some(true) { self.radius <= MAX_HALF_RADIUS } else { self.f16 };
+        (applies && half_fits(self.radius, o, self.workgroup_memory)).then_some(Schedule::Half(o))
+    }
+
+    /// `Decimate(o)` where a node spacing keeps its bound.
+    fn decimate(&self, o: DecimateOptions) -> Option<Schedule> {
+        self.step.map(|_| Schedule::Decimate(o))
+    }
+}
+
+/// Bench-only ablation: one pass of a multi-pass schedule alone, so a wrong image (named by a
+/// `_h_only`, `_v_only` or `_up_only` suffix; docs/perf-notes.md places the passes' times).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassAlone {
+    /// `_h_only`: the row pass.
+    Rows,
+    /// `_v_only`: the column pass.
+    Columns,
+    /// `_up_only`: the decimated schedule's interpolation pass.
+    Interpolation,
+}
+
+impl Schedule {
+    /// The default (H200 at 4K; BENCHMARKS.md run s9-b2 unless named; the measurements
+    /// behind each branch: docs/perf-notes.md, "Gaussian blur: the default's branches").
+    pub fn choose(c: &ScheduleContext) -> Schedule {
+        // f16 up to sigma 5: sigma 2 / 3 / 4 0.0525 / 0.0682 / 0.0877 ms (2.45 / 3.19 / 4.10x copy)
+        if let Some(s) = c.half(HalfOptions::default()) {
+            return s;
+        }
+        // without f16, the same shape in f32 to radius 12: radius 6 / 9 / 12 0.0983 / 0.1390 / 0.1593 ms (run g8)
+        if c.radius <= HALF_F32_MAX_RADIUS {
+            if let Some(s) = c.half(HalfOptions { f32: Some(true), ..Default::default() }) {
+                return s;
+            }
+        }
+        // the fused tile where that shape does not fit: radius 6 0.1537 ms (run 15)
+        if let Some(t) = choose_tile(c.radius, c.workgroup_memory) {
+            return Schedule::Fused(t);
+        }
+        // decimated from sigma ~5.1: sigma 8 / 32 0.1020 / 0.0952 ms (4.77 / 4.45x copy)
+        if let Some(s) = c.decimate(DecimateOptions::default()) {
+            return s;
+        }
+        // two passes in between: sigma 5 0.2213 ms (run s7-g1); packed from radius 16, see WINDOW_PACKED_FROM
+        if c.radius >= WINDOW_PACKED_FROM { Schedule::TwoPassPacked } else { Schedule::TwoPass }
+    }
+
+    /// The schedule a variant name asks for (`runtime::schedule`, key `gaussian_blur`), and
+    /// the pass its bench-only suffix runs alone. `tile`: the default; `f32`: the default
+    /// without f16; `twopass`, `twopass_packed`: the two passes, row segment unpacked or
+    /// packed; `tile<tw>x<th>h<kh>v<kv>`: a fused tile; `decimate[_knob]*`
+    /// ([`DecimateOptions`]) and `half[_knob]*` ([`HalfOptions`]): that schedule where it
+    /// runs at this sigma on this device, the default elsewhere.
+    pub fn parse(name: &str, c: &ScheduleContext) -> Result<(Schedule, Option<PassAlone>)> {
+        let (mut name, mut alone) = (name, None);
+        for (suffix, pass) in [("_h_only", PassAlone::Rows), ("_v_only", PassAlone::Columns), ("_up_only", PassAlone::Interpolation)] {
+            if let Some(n) = name.strip_suffix(suffix).filter(|_| cfg!(feature = "bench")) {
+                (name, alone) = (n, Some(pass));
+            }
+        }
+        let schedule = match name {
+            "tile" => Self::choose(c),
+            "f32" => Self::choose(&ScheduleContext { f16: false, ..*c }),
+            "twopass" => Schedule::TwoPass,
+            "twopass_packed" => Schedule::TwoPassPacked,
+            other => match (parse_tile(other), DecimateOptions::parse(other), HalfOptions::parse(other)) {
+                (Some(t), ..) => Schedule::Fused(t),
+                (_, Some(o), _) => c.decimate(o).unwrap_or_else(|| Self::choose(c)),
+                (.., Some(o)) => c.half(o).unwrap_or_else(|| Self::choose(c)),
+                _ => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "f32", "twopass", "twopass_packed", "decimate[_<knob>]* (see DecimateOptions)", "half[_<knob>]* (see HalfOptions)", "tile<tw>x<th>h<kh>v<kv>"])),
+            },
+        };
+        Ok((schedule, alone))
+    }
 }
 
 impl GaussianBlur {
@@ -389,6 +494,50 @@ pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
 }
 
 impl GaussianBlur {
+    /// The fused kernel with tile `t` (`gaussian_blur_fused.wgsl`); `limit`: the device's
+    /// workgroup memory.
+    fn record_fused(&self, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, t: FusedTile, limit: u64) -> Result<()> {
+        let r = self.radius();
+        if t.bytes(r) > limit {
+            return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
+        }
+        if t.tw * t.th != FUSED_WG * t.kv || t.tw % t.kh != 0 || t.th % t.kv != 0 {
+            return Err(Error::Graph(format!("gaussian_blur: invalid tile {t:?}")));
+        }
+        let key = format!("gaussian_blur.fused.r{r}.{}x{}.h{}.v{}", t.tw, t.th, t.kh, t.kv);
+        let mut kernel = Kernel::new(&key, &[], "fused");
+        kernel.generated = Some(fused_source(r, t)?);
+        let params = self.params(d.width, d.height);
+        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, t.tw, t.th))
+    }
+
+    /// The two register-blocked passes through an Rgba32F temporary
+    /// (`gaussian_blur_window.wgsl`), the row segment `packed` or not; `alone`: one pass only
+    /// (bench-only ablation).
+    fn record_two_pass(&self, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, packed: bool, alone: Option<PassAlone>) -> Result<()> {
+        let r = self.radius();
+        let params = self.params(d.width, d.height);
+        let uniform = bytemuck::bytes_of(&params);
+        let tmp_bytes = PixelFormat::Rgba32F.gpu_bytes(d.width, d.height);
+        let limit = rec.gpu().max_binding();
+        if tmp_bytes > limit {
+            return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
+        }
+        let tmp = rec.temp(tmp_bytes);
+        let key = format!("gaussian_blur.window.r{r}.p{}", packed as u32);
+        let mut h = Kernel::new(&key, &[], "window_h");
+        h.generated = Some(window_source(r, packed)?);
+        let mut v = Kernel::new(&key, &[], "window_v");
+        v.generated = h.generated.clone();
+        if alone != Some(PassAlone::Columns) {
+            rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
+        }
+        if alone == Some(PassAlone::Rows) {
+            return Ok(());
+        }
+        rec.dispatch(&v, &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height.div_ceil(WINDOW_B), 64, 4))
+    }
+
     fn params(&self, width: u32, height: u32) -> GaussianBlurParams {
         let mut p = GaussianBlurParams::zeroed();
         (p.width, p.height, p.radius) = (width, height, self.radius());
@@ -455,109 +604,24 @@ impl Filter for GaussianBlur {
         // the fields are public: values set past `new`'s checks are errors here, not overflows
         check_float(&DEF, "sigma", self.sigma)?;
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
-        let r = self.radius();
-        let params = self.params(d.width, d.height);
-        let uniform = bytemuck::bytes_of(&params);
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
-        // Variants (runtime::schedule): `tile` (the default: `half` in f16 up to sigma 5
-        // where the device has f16, else as `f32`), `f32` (`half_f32` up to radius 12, the
-        // fused tile where that does not fit (radius 7 at most), the decimated schedule from
-        // sigma ~5.1, two passes between, their row segment packed from
-        // WINDOW_PACKED_FROM), `half[_knobs]`, `decimate[_knobs]`, `twopass` and
-        // `twopass_packed` (the register-blocked passes at every radius, row segment unpacked
-        // or packed). One output per invocation (before run 15; 0.527 ms at σ=8 against the
-        // window's 0.289) was removed, as was a 128-invocation row pass (slower). A sweep
-        // schedule (strip walked down, vertical window in registers) measured slower than
-        // `tile` on the H200 and was dropped (docs/perf-notes.md, run 10).
-        // Bench-only ablations (wrong images, so not in `DEF.schedules`): one of the two
-        // register-blocked passes alone, to place the two-pass time (docs/perf-notes.md).
-        let variant = crate::runtime::schedule::get(DEF.name);
-        let mut name = variant.as_deref();
-        let mut only = None;
-        for (suffix, pass) in [("_h_only", "h"), ("_v_only", "v"), ("_up_only", "up")] {
-            if let Some(n) = name.and_then(|n| n.strip_suffix(suffix)).filter(|_| cfg!(feature = "bench")) {
-                (name, only) = (Some(n), Some(pass));
+        let ctx = ScheduleContext::new(self.sigma, rec.gpu().has_f16(), limit);
+        let (named, alone) = match crate::runtime::schedule::get(DEF.name) {
+            Some(v) => {
+                let (s, alone) = Schedule::parse(&v, &ctx)?;
+                (Some(s), alone)
             }
-        }
-        // the decimated schedule's node spacing, if any keeps its bound at this sigma (none
-        // does at the fused tile's radii: the first is near sigma 4.7, radius 15; a unit test
-        // pins it), computed once
-        let step = if r > MAX_FUSED_RADIUS { decimation_step(&self.weights()) } else { None };
-        let decimate = |o: DecimateOptions| step.map(|_| Schedule::Decimate(o));
-        // the f16 schedule where the device has f16 and its bound holds
-        let half = |o: HalfOptions| {
-            let applies = if o.f32 == Some(true) { r <= MAX_HALF_RADIUS } else { rec.gpu().has_f16() && half_applies(&self.weights()) };
-            (applies && half_fits(r, o, limit)).then_some(Schedule::Half(o))
+            None => (None, None),
         };
-        // without f16: the same shape in f32 up to HALF_F32_MAX_RADIUS, then the fused tile
-        // (where the shape does not fit), the decimated schedule, the two passes
-        let f32_choice = || {
-            let half32 = if r <= HALF_F32_MAX_RADIUS { half(HalfOptions { f32: Some(true), ..Default::default() }) } else { None };
-            half32.or(choose_tile(r, limit).map(Schedule::Fused)).or(decimate(DecimateOptions::default())).unwrap_or(if r >= WINDOW_PACKED_FROM { Schedule::TwoPassPacked } else { Schedule::TwoPass })
-        };
-        let forced = match name {
-            None | Some("tile") => self.schedule,
-            // the choice on devices without f16
-            Some("f32") => self.schedule.or(Some(f32_choice())),
-            Some("twopass") => self.schedule.or(Some(Schedule::TwoPass)),
-            Some("twopass_packed") => self.schedule.or(Some(Schedule::TwoPassPacked)),
-            Some(other) => match (parse_tile(other), DecimateOptions::parse(other), HalfOptions::parse(other)) {
-                // a fused tile shape by name, for benchmarks: `tile<tw>x<th>h<kh>v<kv>`
-                (Some(t), ..) => self.schedule.or(Some(Schedule::Fused(t))),
-                // the decimated schedule wherever its bound holds (the default elsewhere)
-                (_, Some(o), _) => self.schedule.or(decimate(o)),
-                // the f16 schedule wherever it applies (the default elsewhere)
-                (.., Some(o)) => self.schedule.or(half(o)),
-                _ => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "f32", "twopass", "twopass_packed", "decimate[_<knob>]* (see DecimateOptions)", "half[_<knob>]* (see HalfOptions)", "tile<tw>x<th>h<kh>v<kv>"])),
-            },
-        };
-        let schedule = match forced {
-            Some(Schedule::Fused(t)) if t.bytes(r) > limit => {
-                return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
-            }
-            Some(s) => s,
-            // f16 where it applies (sigma up to 5 on devices with shader-f16), else the f32
-            // choice. Schedule choice, H200 at 4K (session 6, run g8): sigma 2 / 3 / 4 / 4.6
-            // half 0.0593 / 0.0777 / 0.0947 / 0.1099 ms, half_f32 0.0983 / 0.1390 / 0.1593 /
-            // 0.2934, the previous choice 0.1529 (fused tile) / 0.2025 / 0.2120 / 0.2184 (two
-            // passes); session 7 (run g1): sigma 4.8 / 5 half 0.1132 / 0.1134 ms against the
-            // decimated schedule's 0.1220 / the two passes' 0.2213
-            None => half(HalfOptions::default()).unwrap_or_else(f32_choice),
-        };
-        if let Schedule::Fused(t) = schedule {
-            if t.tw * t.th != FUSED_WG * t.kv || t.tw % t.kh != 0 || t.th % t.kv != 0 {
-                return Err(Error::Graph(format!("gaussian_blur: invalid tile {t:?}")));
-            }
-            let key = format!("gaussian_blur.fused.r{r}.{}x{}.h{}.v{}", t.tw, t.th, t.kh, t.kv);
-            let mut kernel = Kernel::new(&key, &[], "fused");
-            kernel.generated = Some(fused_source(r, t)?);
-            return rec.dispatch(&kernel, &[&input.buffer, &output.buffer], uniform, groups_2d(d.width, d.height, t.tw, t.th));
+        // a schedule forced by `with_schedule` wins over a named one (whose pass-alone suffix
+        // still applies)
+        match self.schedule.or(named).unwrap_or_else(|| Schedule::choose(&ctx)) {
+            Schedule::Fused(t) => self.record_fused(rec, input, output, d, t, limit),
+            Schedule::Decimate(o) => decimate::record(self, rec, input, output, d, ctx.step, o, alone),
+            Schedule::Half(o) => half::record(self, rec, input, output, d, o),
+            Schedule::TwoPass => self.record_two_pass(rec, input, output, d, false, alone),
+            Schedule::TwoPassPacked => self.record_two_pass(rec, input, output, d, true, alone),
         }
-        if let Schedule::Decimate(o) = schedule {
-            return decimate::record(self, rec, input, output, d, step, o, only);
-        }
-        if let Schedule::Half(o) = schedule {
-            return half::record(self, rec, input, output, d, o);
-        }
-        let tmp_bytes = PixelFormat::Rgba32F.gpu_bytes(d.width, d.height);
-        let limit = rec.gpu().max_binding();
-        if tmp_bytes > limit {
-            return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
-        }
-        let tmp = rec.temp(tmp_bytes);
-        let packed = schedule == Schedule::TwoPassPacked;
-        let key = format!("gaussian_blur.window.r{r}.p{}", packed as u32);
-        let mut h = Kernel::new(&key, &[], "window_h");
-        h.generated = Some(window_source(r, packed)?);
-        let mut v = Kernel::new(&key, &[], "window_v");
-        v.generated = h.generated.clone();
-        if only != Some("v") {
-            rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
-        }
-        if only == Some("h") {
-            return Ok(());
-        }
-        rec.dispatch(&v, &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height.div_ceil(WINDOW_B), 64, 4))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -597,6 +661,40 @@ mod tests {
             assert!(choose_tile(r, 16384).is_some(), "r={r}");
         }
         assert!(choose_tile(MAX_FUSED_RADIUS + 1, 49152).is_none());
+    }
+    #[test]
+    fn default_choice_by_sigma_and_device() {
+        let h200 = |sigma| ScheduleContext::new(sigma, true, 49152);
+        assert!(matches!(Schedule::choose(&h200(2.0)), Schedule::Half(HalfOptions { f32: None, .. })));
+        assert!(matches!(Schedule::choose(&h200(5.0)), Schedule::Half(_)), "radius 15, bound 0.928");
+        assert_eq!(Schedule::choose(&h200(8.0)), Schedule::Decimate(DecimateOptions::default()));
+        // without f16: the f32 shape to radius 12, the decimated schedule past sigma 5.1
+        let no_f16 = |sigma| ScheduleContext::new(sigma, false, 49152);
+        assert!(matches!(Schedule::choose(&no_f16(2.0)), Schedule::Half(HalfOptions { f32: Some(true), .. })));
+        assert_eq!(Schedule::choose(&no_f16(8.0)), Schedule::Decimate(DecimateOptions::default()));
+        // radius 15, neither f16 nor a node spacing: the two passes
+        assert_eq!(Schedule::choose(&no_f16(5.0)), Schedule::TwoPass);
+    }
+    #[test]
+    fn schedule_names_parse() {
+        let ctx = ScheduleContext::new(2.0, true, 49152);
+        for &name in DEF.schedules.iter().chain(&["tile", "tile32x32h8v4", "decimate", "half_late"]) {
+            assert!(Schedule::parse(name, &ctx).is_ok_and(|(_, alone)| alone.is_none()), "{name}");
+        }
+        assert_eq!(Schedule::parse("tile", &ctx).ok(), Some((Schedule::choose(&ctx), None)));
+        assert_eq!(Schedule::parse("f32", &ctx).ok(), Some((Schedule::choose(&ScheduleContext { f16: false, ..ctx }), None)));
+        assert_eq!(Schedule::parse("twopass_packed", &ctx).ok(), Some((Schedule::TwoPassPacked, None)));
+        // a decimated schedule where no spacing keeps its bound: the default
+        assert_eq!(Schedule::parse("decimate_f32", &ctx).ok(), Some((Schedule::choose(&ctx), None)));
+        let e = Schedule::parse("nope", &ctx).unwrap_err().to_string();
+        assert!(e.contains("unknown schedule `nope`") && e.contains("twopass_packed") && e.contains("half[_<knob>]*"), "{e}");
+        // the one-pass ablations only in bench builds
+        let ablation = Schedule::parse("twopass_h_only", &ctx);
+        if cfg!(feature = "bench") {
+            assert_eq!(ablation.ok(), Some((Schedule::TwoPass, Some(PassAlone::Rows))));
+        } else {
+            assert!(ablation.is_err());
+        }
     }
     #[test]
     fn tile_names_parse() {

@@ -9,7 +9,7 @@
 //! keeps it below `DECIMATION_MAX_ERROR`. The knobs (`DecimateOptions`) are schedule
 //! choices, each default measured (the constants below name the run).
 
-use super::{GaussianBlur, GaussianBlurParams, LANES, MAX_STEP, POLY_VECS, WGSL};
+use super::{GaussianBlur, GaussianBlurParams, PassAlone, LANES, MAX_STEP, POLY_VECS, WGSL};
 use crate::error::{Error, Result};
 use crate::image::ImageDesc;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
@@ -518,11 +518,11 @@ fn decimate_params(blur: &GaussianBlur, width: u32, height: u32, d: u32, b: u32,
     }
 
 
-/// Records the decimated schedule's three passes (`only`: one of them alone, a bench-only
-/// ablation giving a wrong image).
+/// Records the decimated schedule's three passes (`alone`: one of them alone, a bench-only
+/// ablation giving a wrong image). `step`: `decimation_step` of the blur's weights, computed
+/// once by the caller.
 #[allow(clippy::too_many_arguments)]
-/// `step`: `decimation_step` of the blur's weights, computed once by the caller.
-pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, step: Option<u32>, o: DecimateOptions, only: Option<&str>) -> Result<()> {
+pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, step: Option<u32>, o: DecimateOptions, alone: Option<PassAlone>) -> Result<()> {
     let r = blur.radius();
     let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
     let Some(step) = step else {
@@ -559,8 +559,8 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
     let mut up = Kernel::new(&key, &[], "decim_up");
     up.generated = h.generated.clone();
     let uniform = bytemuck::bytes_of(&p);
-    // bench-only ablations: one pass alone (`only`)
-    let (run_h, run_v) = (only.is_none_or(|o| o == "h"), only.is_none_or(|o| o == "v"));
+    // bench-only ablations: one pass alone
+    let (run_h, run_v) = (alone.is_none_or(|p| p == PassAlone::Rows), alone.is_none_or(|p| p == PassAlone::Columns));
     if plan.transposed {
         // both passes are column passes: the first over the image's columns (its "node
         // columns"), storing node rows transposed; the second over those, with rows and
@@ -594,7 +594,7 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
             rec.dispatch_uninit(&v, &[&mid, &nodes], uniform, [nx.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
         }
     }
-    if only.is_none_or(|o| o == "up") {
+    if alone.is_none_or(|p| p == PassAlone::Interpolation) {
         rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(UP_COLUMNS), d.height.div_ceil(plan.th), 64, 1))?;
     }
     Ok(())
