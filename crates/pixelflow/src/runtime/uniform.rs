@@ -113,6 +113,17 @@ impl UniformBlock {
         b
     }
 
+    /// The bytes behind a `width, height, 0, 0` header: the uniform of kernels whose struct
+    /// starts with the image size and then holds this block (the stencil and remap shapes).
+    pub fn bytes_after_size(&self, width: u32, height: u32) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 + self.padded_size());
+        for v in [width, height, 0, 0] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.bytes());
+        out
+    }
+
     /// The WGSL struct `name` reading these bytes: the fields, then `_pad<n>: u32` words up
     /// to the padded size (explicit, because WGSL does not round a struct of scalars to 16).
     pub fn wgsl_struct(&self, name: &str) -> String {

@@ -96,10 +96,7 @@ pub fn map_coordinates(img: &Image, f: impl Fn([f32; 2], [f32; 2]) -> [f32; 2] +
 /// Records `op` over the input into the output.
 pub fn record<T: RemapOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
     let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
-    let block = op.uniform();
-    let mut uniform = Vec::with_capacity(16 + block.padded_size());
-    uniform.extend_from_slice(bytemuck::bytes_of(&[d.width, d.height, 0u32, 0u32]));
-    uniform.extend_from_slice(&block.bytes());
+    let uniform = op.uniform().bytes_after_size(d.width, d.height);
     let kernel = Kernel::new(&format!("remap.{}", T::FN_NAME), &[T::wgsl(), T::kernel()], "main");
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_2d(d.width, d.height, TX, TY))
 }

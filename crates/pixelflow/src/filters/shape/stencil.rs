@@ -213,10 +213,7 @@ pub fn map_windows(img: &Image, k: u32, f: impl Fn(&[[f32; 4]]) -> [f32; 4] + Sy
 /// `tile` (any width and 5x5).
 pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
     let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
-    let block = op.uniform();
-    let mut uniform = Vec::with_capacity(16 + block.padded_size());
-    uniform.extend_from_slice(bytemuck::bytes_of(&[d.width, d.height, 0u32, 0u32]));
-    uniform.extend_from_slice(&block.bytes());
+    let uniform = op.uniform().bytes_after_size(d.width, d.height);
     let fits = T::SIZE == 3 && d.width.is_multiple_of(4);
     let k = T::kernels();
     let rows4 = match crate::runtime::schedule::get(T::FN_NAME).as_deref() {
