@@ -173,6 +173,27 @@ fn pipelines_widen_grey_images_for_rgba_filters() {
     assert!(g.add(Brightness::new(0.1).unwrap(), &[s]).is_err());
 }
 
+/// Many images through one pipeline, several at once: each result equals its own run, in
+/// input order, and an image the pipeline rejects (not the size of the blend's second image)
+/// fails alone.
+#[test]
+fn run_many_keeps_order_and_isolates_failures() {
+    let top = random_image(24, 16, PixelFormat::Rgba8, 7);
+    let p = Pipeline::parse("gaussian_blur(sigma=1.5) | alpha_blend(with=top, mix=0.4) | contrast(1.2)", &mut |_| Ok(top.clone())).unwrap();
+    let mut images: Vec<Image> = (0..6).map(|k| random_image(24, 16, PixelFormat::Rgba8, 40 + k as u64)).collect();
+    images.insert(3, random_image(25, 16, PixelFormat::Rgba8, 99));
+    let got = p.run_many(&gpu_backend(), &images, 3);
+    assert_eq!(got.len(), images.len());
+    for (k, (img, r)) in images.iter().zip(&got).enumerate() {
+        match (r, p.run(&gpu_backend(), img)) {
+            (Ok(a), Ok(b)) => assert_eq!(*a, b, "image {k}"),
+            (Err(_), Err(_)) => assert_eq!(k, 3),
+            (a, b) => panic!("image {k}: batch {a:?}, single {b:?}"),
+        }
+    }
+    assert_eq!(got.iter().filter(|r| r.is_err()).count(), 1);
+}
+
 #[test]
 fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
     use pixelflow::runtime::schedule;
