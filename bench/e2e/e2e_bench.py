@@ -90,7 +90,10 @@ def main():
     for label, wall, rss in rows:
         print(f"{label:58} {wall:8.2f} {N / wall:9.1f} {rss:12.0f}")
     print(f"{'single apply, one JPEG (wall, start-up included)':58} {single:8.2f}")
-    shutil.rmtree(ROOT, ignore_errors=True)
+    if os.environ.get("KEEP"):
+        print("kept:", SRC)
+    else:
+        shutil.rmtree(ROOT, ignore_errors=True)
 
 
 main()
