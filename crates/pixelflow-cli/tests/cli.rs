@@ -276,3 +276,29 @@ fn jpeg_quality_is_an_option() {
     let o = run(&["--cpu", "apply", s, lo.to_str().unwrap(), "-p", "brightness(0)", "--quality", "0"]);
     assert!(!o.status.success() && stderr(&o).contains("quality"), "{}", stderr(&o));
 }
+
+/// An input's ICC colour profile is embedded in the output (PNG and JPEG), in single and batch
+/// mode, so colour-managed viewers show the colours the photographer saw.
+#[test]
+fn icc_profiles_travel_to_the_output() {
+    use image::{ImageDecoder, ImageEncoder};
+    let icc: Vec<u8> = (0..300u32).map(|i| (i * 7 % 251) as u8).collect();
+    let input = tmp("with_icc.png");
+    {
+        let rgba = image::RgbaImage::from_fn(16, 9, |x, y| image::Rgba([x as u8 * 15, y as u8 * 25, 100, 255]));
+        let file = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
+        let mut enc = image::codecs::png::PngEncoder::new(file);
+        enc.set_icc_profile(icc.clone()).unwrap();
+        enc.write_image(rgba.as_raw(), 16, 9, image::ExtendedColorType::Rgba8).unwrap();
+    }
+    let read_icc = |p: &Path| image::ImageReader::open(p).unwrap().with_guessed_format().unwrap().into_decoder().unwrap().icc_profile().unwrap();
+    assert_eq!(read_icc(&input).as_deref(), Some(icc.as_slice()));
+    for out in [tmp("icc_out.png"), tmp("icc_out.jpg")] {
+        assert!(run(&["--cpu", "apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", "brightness(0.1)"]).status.success());
+        assert_eq!(read_icc(&out).as_deref(), Some(icc.as_slice()), "{}", out.display());
+    }
+    let dir = tmp("icc_batch");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(run(&["--cpu", "apply", input.to_str().unwrap(), "--out-dir", dir.to_str().unwrap(), "--name", "{stem}.jpg", "-p", "contrast(1.1)"]).status.success());
+    assert_eq!(read_icc(&dir.join("with_icc.jpg")).as_deref(), Some(icc.as_slice()));
+}

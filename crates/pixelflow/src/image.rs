@@ -304,6 +304,13 @@ impl Image {
         Ok(Image::from(img))
     }
 
+    /// The ICC colour profile a file carries, if any (and if the format can carry one).
+    pub fn read_icc_profile(path: impl AsRef<std::path::Path>) -> Option<Vec<u8>> {
+        let reader = image::ImageReader::open(path).ok()?.with_guessed_format().ok()?;
+        let mut decoder = reader.into_decoder().ok()?;
+        image::ImageDecoder::icc_profile(&mut decoder).ok().flatten()
+    }
+
     /// Encodes to a file chosen by extension, atomically: a temporary file in the same
     /// folder is written and then renamed over the destination.
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
@@ -333,7 +340,8 @@ impl Image {
         let written = match format {
             // JPEG has no alpha: dropped rather than an error. Encoded by `jpeg-encoder` (SIMD):
             // the `image` crate's encoder took ~0.5 s per 4K frame (issue 13).
-            image::ImageFormat::Jpeg => encode_jpeg(img, &tmp, options.jpeg_quality),
+            image::ImageFormat::Jpeg => encode_jpeg(img, &tmp, options),
+            image::ImageFormat::Png if options.icc_profile.is_some() => encode_png_with_icc(img, &tmp, color, options),
             // formats without alpha (BMP can take it; the encoder says which cannot)
             _ => image::save_buffer_with_format(&tmp, img.as_u8(), w, h, color, format).or_else(|_| img.to_dynamic().to_rgb8().save_with_format(&tmp, format)).map_err(|e| e.to_string()),
         };
@@ -391,23 +399,40 @@ pub fn luminance(p: &[f32]) -> f32 {
 }
 
 /// Encoder settings for `Image::save_with`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SaveOptions {
     /// JPEG quality, libjpeg's scale 1-100 (PNG, TIFF, WebP and BMP are written lossless).
     pub jpeg_quality: u8,
+    /// An ICC colour profile to embed (JPEG and PNG; other formats are written without), e.g.
+    /// the input's (`Image::read_icc_profile`), so colour-managed viewers show the same colours.
+    pub icc_profile: Option<Vec<u8>>,
 }
 
 impl Default for SaveOptions {
     fn default() -> Self {
-        Self { jpeg_quality: 90 }
+        Self { jpeg_quality: 90, icc_profile: None }
     }
 }
 
+/// A PNG with an embedded ICC profile, from the image's own bytes.
+fn encode_png_with_icc(img: &Image, path: &std::path::Path, color: image::ExtendedColorType, options: &SaveOptions) -> std::result::Result<(), String> {
+    use image::ImageEncoder;
+    let file = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| e.to_string())?);
+    let mut encoder = image::codecs::png::PngEncoder::new(file);
+    if let Some(icc) = &options.icc_profile {
+        encoder.set_icc_profile(icc.clone()).map_err(|e| e.to_string())?;
+    }
+    encoder.write_image(img.as_u8(), img.width(), img.height(), color).map_err(|e| e.to_string())
+}
+
 /// A JPEG of an 8-bit image (grey stays one channel, colour drops alpha), from its own bytes.
-fn encode_jpeg(img: &Image, path: &std::path::Path, quality: u8) -> std::result::Result<(), String> {
+fn encode_jpeg(img: &Image, path: &std::path::Path, options: &SaveOptions) -> std::result::Result<(), String> {
     let (w, h) = (u16::try_from(img.width()), u16::try_from(img.height()));
     let (Ok(w), Ok(h)) = (w, h) else { return Err(format!("{}x{} is larger than JPEG allows (65535)", img.width(), img.height())) };
-    let encoder = jpeg_encoder::Encoder::new_file(path, quality).map_err(|e| e.to_string())?;
+    let mut encoder = jpeg_encoder::Encoder::new_file(path, options.jpeg_quality).map_err(|e| e.to_string())?;
+    if let Some(icc) = &options.icc_profile {
+        encoder.add_icc_profile(icc).map_err(|e| e.to_string())?;
+    }
     let color = if img.format() == PixelFormat::Gray8 { jpeg_encoder::ColorType::Luma } else { jpeg_encoder::ColorType::Rgba };
     encoder.encode(img.as_u8(), w, h, color).map_err(|e| e.to_string())
 }
