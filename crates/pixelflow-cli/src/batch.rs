@@ -234,8 +234,8 @@ fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions,
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
     }
     let t = std::time::Instant::now();
-    // the input's colour profile travels to the output (JPEG and PNG)
-    let save = pixelflow::SaveOptions { icc_profile: Image::read_icc_profile(&job.input), ..save.clone() };
+    // the input's colour profile and EXIF travel to the output (JPEG and PNG)
+    let save = pixelflow::SaveOptions { icc_profile: Image::read_icc_profile(&job.input), exif: Image::read_exif(&job.input), ..save.clone() };
     out.save_with(&job.output, &save)?;
     Ok(Some((size, PathTimes { decode, run, gpu, encode: ms(t) })))
 }

@@ -131,7 +131,7 @@ fn run(cli: Cli) -> Result<()> {
             let be = backend(&cli);
             let existing = if *overwrite { batch::Existing::Overwrite } else if *skip_existing { batch::Existing::Skip } else { batch::Existing::Refuse };
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-            let save = pixelflow::SaveOptions { jpeg_quality: *quality, icc_profile: None };
+            let save = pixelflow::SaveOptions { jpeg_quality: *quality, ..Default::default() };
             let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save };
             let s = batch::run(&b, &be, &pipe)?;
             if *timings && !s.times.is_empty() {
@@ -187,8 +187,8 @@ fn run(cli: Cli) -> Result<()> {
             let out = result.take("output").context("pipeline produced no output")?;
             let t_save = std::time::Instant::now();
             match out {
-                // the input's colour profile travels to the output (JPEG and PNG)
-                Value::Image(i) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, icc_profile: Image::read_icc_profile(input) })?,
+                // the input's colour profile and EXIF travel to the output (JPEG and PNG)
+                Value::Image(i) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, icc_profile: Image::read_icc_profile(input), exif: Image::read_exif(input) })?,
                 Value::Data(_) => bail!("the pipeline ends in data, not an image; use `pixelflow analyze`, or end the pipeline with an image filter"),
             }
             if *timings {

@@ -311,6 +311,14 @@ impl Image {
         image::ImageDecoder::icc_profile(&mut decoder).ok().flatten()
     }
 
+    /// The EXIF data a file carries (its TIFF structure), with the orientation set upright, as
+    /// `open` turns the pixels: ready to embed in an output of the image.
+    pub fn read_exif(path: impl AsRef<std::path::Path>) -> Option<Vec<u8>> {
+        let reader = image::ImageReader::open(path).ok()?.with_guessed_format().ok()?;
+        let mut decoder = reader.into_decoder().ok()?;
+        image::ImageDecoder::exif_metadata(&mut decoder).ok().flatten().map(|e| exif_upright(&e))
+    }
+
     /// Encodes to a file chosen by extension, atomically: a temporary file in the same
     /// folder is written and then renamed over the destination.
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
@@ -341,7 +349,7 @@ impl Image {
             // JPEG has no alpha: dropped rather than an error. Encoded by `jpeg-encoder` (SIMD):
             // the `image` crate's encoder took ~0.5 s per 4K frame (issue 13).
             image::ImageFormat::Jpeg => encode_jpeg(img, &tmp, options),
-            image::ImageFormat::Png if options.icc_profile.is_some() => encode_png_with_icc(img, &tmp, color, options),
+            image::ImageFormat::Png if options.icc_profile.is_some() || options.exif.is_some() => encode_png_with_metadata(img, &tmp, color, options),
             // formats without alpha (BMP can take it; the encoder says which cannot)
             _ => image::save_buffer_with_format(&tmp, img.as_u8(), w, h, color, format).or_else(|_| img.to_dynamic().to_rgb8().save_with_format(&tmp, format)).map_err(|e| e.to_string()),
         };
@@ -406,21 +414,51 @@ pub struct SaveOptions {
     /// An ICC colour profile to embed (JPEG and PNG; other formats are written without), e.g.
     /// the input's (`Image::read_icc_profile`), so colour-managed viewers show the same colours.
     pub icc_profile: Option<Vec<u8>>,
+    /// EXIF data (the TIFF structure, as `Image::read_exif` gives it) to embed (JPEG and PNG).
+    pub exif: Option<Vec<u8>>,
 }
 
 impl Default for SaveOptions {
     fn default() -> Self {
-        Self { jpeg_quality: 90, icc_profile: None }
+        Self { jpeg_quality: 90, icc_profile: None, exif: None }
     }
 }
 
-/// A PNG with an embedded ICC profile, from the image's own bytes.
-fn encode_png_with_icc(img: &Image, path: &std::path::Path, color: image::ExtendedColorType, options: &SaveOptions) -> std::result::Result<(), String> {
+/// `exif` (a TIFF structure) with its orientation tag set to 1 (upright), for an image that was
+/// turned upright on load; unchanged where there is no such tag or the data is malformed.
+pub fn exif_upright(exif: &[u8]) -> Vec<u8> {
+    let mut out = exif.to_vec();
+    let le = match exif.get(..2) {
+        Some(b"II") => true,
+        Some(b"MM") => false,
+        _ => return out,
+    };
+    let u16_at = |b: &[u8], i: usize| b.get(i..i + 2).map(|s| if le { u16::from_le_bytes([s[0], s[1]]) } else { u16::from_be_bytes([s[0], s[1]]) });
+    let u32_at = |b: &[u8], i: usize| b.get(i..i + 4).map(|s| if le { u32::from_le_bytes([s[0], s[1], s[2], s[3]]) } else { u32::from_be_bytes([s[0], s[1], s[2], s[3]]) });
+    let Some(ifd) = u32_at(exif, 4).map(|v| v as usize) else { return out };
+    let Some(n) = u16_at(exif, ifd) else { return out };
+    for k in 0..n as usize {
+        let e = ifd + 2 + 12 * k;
+        if u16_at(exif, e) == Some(0x0112) && u16_at(exif, e + 2) == Some(3) {
+            let one = if le { 1u16.to_le_bytes() } else { 1u16.to_be_bytes() };
+            if let Some(v) = out.get_mut(e + 8..e + 10) {
+                v.copy_from_slice(&one);
+            }
+        }
+    }
+    out
+}
+
+/// A PNG with an embedded ICC profile and EXIF, from the image's own bytes.
+fn encode_png_with_metadata(img: &Image, path: &std::path::Path, color: image::ExtendedColorType, options: &SaveOptions) -> std::result::Result<(), String> {
     use image::ImageEncoder;
     let file = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| e.to_string())?);
     let mut encoder = image::codecs::png::PngEncoder::new(file);
     if let Some(icc) = &options.icc_profile {
         encoder.set_icc_profile(icc.clone()).map_err(|e| e.to_string())?;
+    }
+    if let Some(exif) = &options.exif {
+        encoder.set_exif_metadata(exif.clone()).map_err(|e| e.to_string())?;
     }
     encoder.write_image(img.as_u8(), img.width(), img.height(), color).map_err(|e| e.to_string())
 }
@@ -432,6 +470,11 @@ fn encode_jpeg(img: &Image, path: &std::path::Path, options: &SaveOptions) -> st
     let mut encoder = jpeg_encoder::Encoder::new_file(path, options.jpeg_quality).map_err(|e| e.to_string())?;
     if let Some(icc) = &options.icc_profile {
         encoder.add_icc_profile(icc).map_err(|e| e.to_string())?;
+    }
+    if let Some(exif) = &options.exif {
+        let mut app1 = b"Exif\0\0".to_vec();
+        app1.extend_from_slice(exif);
+        encoder.add_app_segment(1, app1).map_err(|e| e.to_string())?;
     }
     let color = if img.format() == PixelFormat::Gray8 { jpeg_encoder::ColorType::Luma } else { jpeg_encoder::ColorType::Rgba };
     encoder.encode(img.as_u8(), w, h, color).map_err(|e| e.to_string())
@@ -451,6 +494,35 @@ pub fn unorm8(v: f32) -> u8 {
 
 #[cfg(test)]
 mod tests {
+    /// EXIF travels to a saved JPEG with its orientation set upright (the pixels were turned on
+    /// load), so viewers do not turn the image a second time.
+    #[test]
+    fn exif_is_kept_with_the_orientation_upright() {
+        let mut jpeg = Vec::new();
+        let img = image::RgbImage::from_fn(4, 2, |x, y| image::Rgb([x as u8 * 60, y as u8 * 120, 0]));
+        image::DynamicImage::ImageRgb8(img).write_to(&mut std::io::Cursor::new(&mut jpeg), image::ImageFormat::Jpeg).expect("encodes");
+        let tiff: [u8; 26] = [0x4d, 0x4d, 0, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0];
+        let mut app1 = vec![0xff, 0xe1, 0, (2 + 6 + tiff.len()) as u8];
+        app1.extend_from_slice(b"Exif\0\0");
+        app1.extend_from_slice(&tiff);
+        let mut file = jpeg[..2].to_vec();
+        file.extend_from_slice(&app1);
+        file.extend_from_slice(&jpeg[2..]);
+        let dir = std::env::temp_dir();
+        let (input, output) = (dir.join(format!("pixelflow-exif-in-{}.jpg", std::process::id())), dir.join(format!("pixelflow-exif-out-{}.jpg", std::process::id())));
+        std::fs::write(&input, &file).expect("writes");
+        let img = Image::open(&input).expect("loads");
+        let exif = Image::read_exif(&input).expect("has EXIF");
+        img.save_with(&output, &SaveOptions { exif: Some(exif), ..Default::default() }).expect("saves");
+        let mut decoder = image::ImageReader::open(&output).expect("opens").with_guessed_format().expect("format").into_decoder().expect("decoder");
+        let saved = image::ImageDecoder::exif_metadata(&mut decoder).expect("reads").expect("EXIF kept");
+        assert_eq!(&saved[..10], &tiff[..10]);
+        assert_eq!(image::ImageDecoder::orientation(&mut decoder).expect("orientation"), image::metadata::Orientation::NoTransforms);
+        // read back, it is not turned again: still 2 wide
+        assert_eq!(Image::open(&output).expect("loads").width(), 2);
+        let _ = (std::fs::remove_file(&input), std::fs::remove_file(&output));
+    }
+
     /// A JPEG whose EXIF says "rotate 90 degrees clockwise" loads upright: 4x2 stored, 2x4 shown.
     #[test]
     fn exif_orientation_is_applied_on_load() {

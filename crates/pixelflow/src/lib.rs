@@ -28,7 +28,7 @@ pub mod value;
 
 pub use error::{Error, Result};
 pub use graph::{Backend, Graph, NodeTiming, Pipeline, Port, RunOptions, RunResult};
-pub use image::{Image, ImageDesc, PixelFormat, SaveOptions};
+pub use image::{exif_upright, Image, ImageDesc, PixelFormat, SaveOptions};
 pub use registry::{Filter, FilterDef};
 pub use runtime::{Gpu, GpuOptions};
 pub use value::{Data, DataKind, Histogram, Stats, Value, ValueDesc};
