@@ -213,19 +213,21 @@ impl LutCube {
             index[k] = (t as usize).min(n - 2);
             frac[k] = t - index[k] as f32;
         }
-        let t = &self.lut.table;
+        // the table as the GPU holds it: each value rounded to f16
+        let f16 = |v: f32| half::f16::from_f32(v).to_f32();
+        let at = |i: usize| self.lut.table[i].map(f16);
         let looked: [f32; 3] = match self.lut.kind {
             CubeKind::ThreeD => {
                 let i = index[0] + n * (index[1] + n * index[2]);
                 let (dg, db) = (n, n * n);
-                let c00 = lerp3(t[i], t[i + 1], frac[0]);
-                let c10 = lerp3(t[i + dg], t[i + dg + 1], frac[0]);
-                let c01 = lerp3(t[i + db], t[i + db + 1], frac[0]);
-                let c11 = lerp3(t[i + dg + db], t[i + dg + db + 1], frac[0]);
+                let c00 = lerp3(at(i), at(i + 1), frac[0]);
+                let c10 = lerp3(at(i + dg), at(i + dg + 1), frac[0]);
+                let c01 = lerp3(at(i + db), at(i + db + 1), frac[0]);
+                let c11 = lerp3(at(i + dg + db), at(i + dg + db + 1), frac[0]);
                 lerp3(lerp3(c00, c10, frac[1]), lerp3(c01, c11, frac[1]), frac[2])
             }
             CubeKind::OneD => std::array::from_fn(|k| {
-                let (lo, hi) = (t[index[k]][k], t[index[k] + 1][k]);
+                let (lo, hi) = (at(index[k])[k], at(index[k] + 1)[k]);
                 lo + (hi - lo) * frac[k]
             }),
         };
@@ -316,8 +318,11 @@ impl Filter for LutCube {
         let count = d.pixels() as u32;
         let u = self.params(count);
         // uploaded once per LUT and device, kept across runs (a video, a preset)
+        // entries as f16 (r, g | b, 0): 8 bytes a gather instead of 16 (H200 s9-b5: the f32
+        // table took 0.36 ms at 4K for a 64^3 cube); the twin reads the same f16 values
         let table = rec.upload_cached(&self.lut, "lut_cube.table", || {
-            let entries: Vec<[f32; 4]> = self.lut.table.iter().map(|&[r, g, b]| [r, g, b, 0.0]).collect();
+            let h = |v: f32| half::f16::from_f32(v).to_bits() as u32;
+            let entries: Vec<[u32; 2]> = self.lut.table.iter().map(|&[r, g, b]| [h(r) | (h(g) << 16), h(b)]).collect();
             bytemuck::cast_slice(&entries).to_vec()
         })?;
         let kernel = match self.lut.kind {

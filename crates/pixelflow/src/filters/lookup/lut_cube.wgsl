@@ -16,8 +16,8 @@ struct LutCubeParams {
 }
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
-// entries as (r, g, b, unused); 3D: index r + N (g + N b)
-@group(0) @binding(1) var<storage, read> lut: array<vec4<f32>>;
+// entries as f16 pairs (r, g), (b, 0); 3D: index r + N (g + N b)
+@group(0) @binding(1) var<storage, read> lut_h: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
 @group(0) @binding(3) var<uniform> params: LutCubeParams;
 
@@ -37,6 +37,11 @@ fn grid_pos(c: vec3<f32>) -> GridPos {
     return GridPos(index, t - vec3<f32>(index));
 }
 
+fn entry(i: u32) -> vec3<f32> {
+    let e = lut_h[i];
+    return vec3<f32>(unpack2x16float(e.x), unpack2x16float(e.y).x);
+}
+
 fn lerp3(a: vec3<f32>, b: vec3<f32>, t: f32) -> vec3<f32> {
     return a + (b - a) * t;
 }
@@ -52,10 +57,10 @@ fn look3d(p: u32) -> u32 {
     let i = g.index.x + n * (g.index.y + n * g.index.z);
     let dg = n;
     let db = n * n;
-    let c00 = lerp3(lut[i].rgb, lut[i + 1u].rgb, g.frac.x);
-    let c10 = lerp3(lut[i + dg].rgb, lut[i + dg + 1u].rgb, g.frac.x);
-    let c01 = lerp3(lut[i + db].rgb, lut[i + db + 1u].rgb, g.frac.x);
-    let c11 = lerp3(lut[i + dg + db].rgb, lut[i + dg + db + 1u].rgb, g.frac.x);
+    let c00 = lerp3(entry(i), entry(i + 1u), g.frac.x);
+    let c10 = lerp3(entry(i + dg), entry(i + dg + 1u), g.frac.x);
+    let c01 = lerp3(entry(i + db), entry(i + db + 1u), g.frac.x);
+    let c11 = lerp3(entry(i + dg + db), entry(i + dg + db + 1u), g.frac.x);
     let looked = lerp3(lerp3(c00, c10, g.frac.y), lerp3(c01, c11, g.frac.y), g.frac.z);
     return finish(c, looked);
 }
@@ -63,8 +68,8 @@ fn look3d(p: u32) -> u32 {
 fn look1d(p: u32) -> u32 {
     let c = unorm_unpack(p);
     let g = grid_pos(c.rgb);
-    let lo = vec3<f32>(lut[g.index.x].r, lut[g.index.y].g, lut[g.index.z].b);
-    let hi = vec3<f32>(lut[g.index.x + 1u].r, lut[g.index.y + 1u].g, lut[g.index.z + 1u].b);
+    let lo = vec3<f32>(entry(g.index.x).r, entry(g.index.y).g, entry(g.index.z).b);
+    let hi = vec3<f32>(entry(g.index.x + 1u).r, entry(g.index.y + 1u).g, entry(g.index.z + 1u).b);
     return finish(c, lo + (hi - lo) * g.frac);
 }
 
