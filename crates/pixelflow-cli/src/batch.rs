@@ -235,7 +235,7 @@ fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions,
     }
     let t = std::time::Instant::now();
     // the input's colour profile and EXIF travel to the output (JPEG and PNG)
-    let save = pixelflow::SaveOptions { icc_profile: Image::read_icc_profile(&job.input), exif: Image::read_exif(&job.input), ..save.clone() };
+    let save = pixelflow::SaveOptions { jpeg_quality: save.jpeg_quality, ..Image::read_metadata(&job.input) };
     out.save_with(&job.output, &save)?;
     Ok(Some((size, PathTimes { decode, run, gpu, encode: ms(t) })))
 }

@@ -188,7 +188,7 @@ fn run(cli: Cli) -> Result<()> {
             let t_save = std::time::Instant::now();
             match out {
                 // the input's colour profile and EXIF travel to the output (JPEG and PNG)
-                Value::Image(i) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, icc_profile: Image::read_icc_profile(input), exif: Image::read_exif(input) })?,
+                Value::Image(i) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, ..Image::read_metadata(input) })?,
                 Value::Data(_) => bail!("the pipeline ends in data, not an image; use `pixelflow analyze`, or end the pipeline with an image filter"),
             }
             if *timings {

@@ -304,19 +304,17 @@ impl Image {
         Ok(Image::from(img))
     }
 
-    /// The ICC colour profile a file carries, if any (and if the format can carry one).
-    pub fn read_icc_profile(path: impl AsRef<std::path::Path>) -> Option<Vec<u8>> {
-        let reader = image::ImageReader::open(path).ok()?.with_guessed_format().ok()?;
-        let mut decoder = reader.into_decoder().ok()?;
-        image::ImageDecoder::icc_profile(&mut decoder).ok().flatten()
-    }
-
-    /// The EXIF data a file carries (its TIFF structure), with the orientation set upright, as
-    /// `open` turns the pixels: ready to embed in an output of the image.
-    pub fn read_exif(path: impl AsRef<std::path::Path>) -> Option<Vec<u8>> {
-        let reader = image::ImageReader::open(path).ok()?.with_guessed_format().ok()?;
-        let mut decoder = reader.into_decoder().ok()?;
-        image::ImageDecoder::exif_metadata(&mut decoder).ok().flatten().map(|e| exif_upright(&e))
+    /// What of a file's metadata an output of it should carry, read in one pass over its
+    /// headers: the ICC colour profile, and the EXIF data (its TIFF structure) with the
+    /// orientation set upright, as `open` turns the pixels. Empty where the file has none (or
+    /// cannot be read: `open` reports that).
+    pub fn read_metadata(path: impl AsRef<std::path::Path>) -> SaveOptions {
+        let mut meta = SaveOptions::default();
+        let Ok(reader) = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()) else { return meta };
+        let Ok(mut decoder) = reader.into_decoder() else { return meta };
+        meta.icc_profile = image::ImageDecoder::icc_profile(&mut decoder).ok().flatten();
+        meta.exif = image::ImageDecoder::exif_metadata(&mut decoder).ok().flatten().map(|e| exif_upright(&e));
+        meta
     }
 
     /// Encodes to a file chosen by extension, atomically: a temporary file in the same
@@ -412,9 +410,9 @@ pub struct SaveOptions {
     /// JPEG quality, libjpeg's scale 1-100 (PNG, TIFF, WebP and BMP are written lossless).
     pub jpeg_quality: u8,
     /// An ICC colour profile to embed (JPEG and PNG; other formats are written without), e.g.
-    /// the input's (`Image::read_icc_profile`), so colour-managed viewers show the same colours.
+    /// the input's (`Image::read_metadata`), so colour-managed viewers show the same colours.
     pub icc_profile: Option<Vec<u8>>,
-    /// EXIF data (the TIFF structure, as `Image::read_exif` gives it) to embed (JPEG and PNG).
+    /// EXIF data (the TIFF structure, as `Image::read_metadata` gives it) to embed (JPEG and PNG).
     pub exif: Option<Vec<u8>>,
 }
 
@@ -494,26 +492,33 @@ pub fn unorm8(v: f32) -> u8 {
 
 #[cfg(test)]
 mod tests {
-    /// EXIF travels to a saved JPEG with its orientation set upright (the pixels were turned on
-    /// load), so viewers do not turn the image a second time.
-    #[test]
-    fn exif_is_kept_with_the_orientation_upright() {
+    /// A 4x2 JPEG whose EXIF (a big-endian TIFF IFD of one entry: Orientation 0x0112 = 6) says
+    /// "rotate 90 degrees clockwise", and that TIFF structure.
+    fn jpeg_rotated_by_exif() -> (Vec<u8>, [u8; 26]) {
         let mut jpeg = Vec::new();
         let img = image::RgbImage::from_fn(4, 2, |x, y| image::Rgb([x as u8 * 60, y as u8 * 120, 0]));
         image::DynamicImage::ImageRgb8(img).write_to(&mut std::io::Cursor::new(&mut jpeg), image::ImageFormat::Jpeg).expect("encodes");
         let tiff: [u8; 26] = [0x4d, 0x4d, 0, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0];
-        let mut app1 = vec![0xff, 0xe1, 0, (2 + 6 + tiff.len()) as u8];
-        app1.extend_from_slice(b"Exif\0\0");
-        app1.extend_from_slice(&tiff);
         let mut file = jpeg[..2].to_vec();
-        file.extend_from_slice(&app1);
+        file.extend_from_slice(&[0xff, 0xe1, 0, (2 + 6 + tiff.len()) as u8]);
+        file.extend_from_slice(b"Exif\0\0");
+        file.extend_from_slice(&tiff);
         file.extend_from_slice(&jpeg[2..]);
+        (file, tiff)
+    }
+
+    /// EXIF travels to a saved JPEG with its orientation set upright (the pixels were turned on
+    /// load), so viewers do not turn the image a second time.
+    #[test]
+    fn exif_is_kept_with_the_orientation_upright() {
+        let (file, tiff) = jpeg_rotated_by_exif();
         let dir = std::env::temp_dir();
         let (input, output) = (dir.join(format!("pixelflow-exif-in-{}.jpg", std::process::id())), dir.join(format!("pixelflow-exif-out-{}.jpg", std::process::id())));
         std::fs::write(&input, &file).expect("writes");
         let img = Image::open(&input).expect("loads");
-        let exif = Image::read_exif(&input).expect("has EXIF");
-        img.save_with(&output, &SaveOptions { exif: Some(exif), ..Default::default() }).expect("saves");
+        let meta = Image::read_metadata(&input);
+        assert!(meta.exif.is_some(), "has EXIF");
+        img.save_with(&output, &meta).expect("saves");
         let mut decoder = image::ImageReader::open(&output).expect("opens").with_guessed_format().expect("format").into_decoder().expect("decoder");
         let saved = image::ImageDecoder::exif_metadata(&mut decoder).expect("reads").expect("EXIF kept");
         assert_eq!(&saved[..10], &tiff[..10]);
@@ -526,17 +531,7 @@ mod tests {
     /// A JPEG whose EXIF says "rotate 90 degrees clockwise" loads upright: 4x2 stored, 2x4 shown.
     #[test]
     fn exif_orientation_is_applied_on_load() {
-        let mut jpeg = Vec::new();
-        let img = image::RgbImage::from_fn(4, 2, |x, y| image::Rgb([x as u8 * 60, y as u8 * 120, 0]));
-        image::DynamicImage::ImageRgb8(img).write_to(&mut std::io::Cursor::new(&mut jpeg), image::ImageFormat::Jpeg).expect("encodes");
-        // APP1 with a big-endian TIFF IFD of one entry: Orientation (0x0112) = 6
-        let tiff: [u8; 26] = [0x4d, 0x4d, 0, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0];
-        let mut app1 = vec![0xff, 0xe1, 0, (2 + 6 + tiff.len()) as u8];
-        app1.extend_from_slice(b"Exif\0\0");
-        app1.extend_from_slice(&tiff);
-        let mut file = jpeg[..2].to_vec();
-        file.extend_from_slice(&app1);
-        file.extend_from_slice(&jpeg[2..]);
+        let (file, _) = jpeg_rotated_by_exif();
         let path = std::env::temp_dir().join(format!("pixelflow-exif-{}.jpg", std::process::id()));
         std::fs::write(&path, &file).expect("writes");
         let loaded = Image::open(&path).expect("loads");
