@@ -78,7 +78,14 @@ pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
 pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, inputs: u32, position: bool, helpers: &str, body: &str) -> String {
     let at = if position { ", at: PixelAt" } else { "" };
     let t = if inputs == 2 { ", t: vec4<f32>" } else { "" };
-    format!("{helpers}\n{}fn {name}(c: vec4<f32>{t}, p: {params_struct}{at}) -> vec4<f32> {{\n{body}\n}}\n", layout.wgsl_struct(params_struct))
+    declared_wgsl(name, params_struct, layout, &format!("c: vec4<f32>{t}, "), at, "vec4<f32>", helpers, body)
+}
+
+/// The WGSL of any declared filter: its helpers, its parameter struct (from `layout`, so it
+/// cannot disagree with the bytes) and `fn name(<before>p: <struct><after>) -> <ret> { body }`.
+#[allow(clippy::too_many_arguments)]
+pub fn declared_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, before: &str, after: &str, ret: &str, helpers: &str, body: &str) -> String {
+    format!("{helpers}\n{}fn {name}({before}p: {params_struct}{after}) -> {ret} {{\n{body}\n}}\n", layout.wgsl_struct(params_struct))
 }
 
 /// Runs a per-pixel function over an RGBA8 image (and, for blends, the same pixel of a second
@@ -220,16 +227,9 @@ macro_rules! pixel_filter {
             const INPUTS: u32 = 1 $(+ $crate::__pf_second!(@count $with_doc))?;
             const PER_CHANNEL: bool = false $(|| $per_channel)?;
             const TABLE_BY_DEFAULT: bool = false $(|| $tbd)?;
-            fn uniform(&self) -> $crate::runtime::uniform::UniformBlock {
-                $crate::__pf_uniform!(self, [$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*])
-            }
-            fn wgsl() -> &'static str {
-                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-                SRC.get_or_init(|| {
-                    let layout = <Self as Default>::default().uniform();
-                    $crate::filters::shape::pixel::generate_wgsl($name, Self::PARAMS_STRUCT, &layout, Self::INPUTS, Self::POSITION, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
-                })
-            }
+            $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
+                $crate::filters::shape::pixel::generate_wgsl($name, Self::PARAMS_STRUCT, layout, Self::INPUTS, Self::POSITION, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
+            });
             #[allow(unused_variables, unreachable_code)]
             fn apply(&self, c: [f32; 4], at: $crate::filters::shape::pixel::PixelAt) -> [f32; 4] {
                 $( let $cf = self; let $cc = c; let $cat = at; return $cpu; )?
@@ -357,6 +357,27 @@ macro_rules! __pf_struct {
         #[derive(Clone, Debug)]
         pub struct $Name {
             $( #[doc = $pdoc] pub $p: $crate::__pf_param!(ty $kind), )+
+        }
+    };
+}
+
+/// The `uniform` and `wgsl` methods of a declared filter's op trait: the block from
+/// `__pf_uniform!`, and the parameter struct plus function `$generate` makes of its layout,
+/// generated once.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pf_uniform_fns {
+    ([$($uniform:tt)*] [$($p:ident)*], |$layout:ident| $generate:expr) => {
+        fn uniform(&self) -> $crate::runtime::uniform::UniformBlock {
+            $crate::__pf_uniform!(self, [$($uniform)*] [$($p)*])
+        }
+        fn wgsl() -> &'static str {
+            static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            SRC.get_or_init(|| {
+                let block = <Self as Default>::default().uniform();
+                let $layout = &block;
+                $generate
+            })
         }
     };
 }

@@ -34,7 +34,7 @@ const TY: u32 = 16;
 
 /// The WGSL of a declared remap filter.
 pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, helpers: &str, body: &str) -> String {
-    format!("{helpers}\n{}fn {name}(uv: vec2<f32>, size: vec2<f32>, p: {params_struct}) -> vec2<f32> {{\n{body}\n}}\n", layout.wgsl_struct(params_struct))
+    super::pixel::declared_wgsl(name, params_struct, layout, "uv: vec2<f32>, size: vec2<f32>, ", "", "vec2<f32>", helpers, body)
 }
 
 /// The kernel: one output pixel per invocation, the shared bilinear sampler.
@@ -143,16 +143,9 @@ macro_rules! remap_filter {
             const DEF: &'static $crate::registry::FilterDef = &DEF;
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
-            fn uniform(&self) -> $crate::runtime::uniform::UniformBlock {
-                $crate::__pf_uniform!(self, [$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*])
-            }
-            fn wgsl() -> &'static str {
-                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-                SRC.get_or_init(|| {
-                    let layout = <Self as Default>::default().uniform();
-                    $crate::filters::shape::remap::generate_wgsl($name, Self::PARAMS_STRUCT, &layout, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
-                })
-            }
+            $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
+                $crate::filters::shape::remap::generate_wgsl($name, Self::PARAMS_STRUCT, layout, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
+            });
             fn kernel() -> &'static str {
                 static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
                 SRC.get_or_init($crate::filters::shape::remap::kernel_source::<Self>)

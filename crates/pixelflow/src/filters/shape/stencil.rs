@@ -36,7 +36,7 @@ const TY: u32 = 16;
 
 /// The WGSL of a declared stencil filter.
 pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, size: u32, helpers: &str, body: &str) -> String {
-    format!("{helpers}\n{}fn {name}(n: array<vec4<f32>, {}>, p: {params_struct}) -> vec4<f32> {{\n{body}\n}}\n", layout.wgsl_struct(params_struct), size * size)
+    super::pixel::declared_wgsl(name, params_struct, layout, &format!("n: array<vec4<f32>, {}>, ", size * size), "", "vec4<f32>", helpers, body)
 }
 
 /// The kernel around `op`'s function: tile + halo in workgroup memory, then one output per
@@ -305,16 +305,9 @@ macro_rules! stencil_filter {
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const SIZE: u32 = $size;
-            fn uniform(&self) -> $crate::runtime::uniform::UniformBlock {
-                $crate::__pf_uniform!(self, [$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*])
-            }
-            fn wgsl() -> &'static str {
-                static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-                SRC.get_or_init(|| {
-                    let layout = <Self as Default>::default().uniform();
-                    $crate::filters::shape::stencil::generate_wgsl($name, Self::PARAMS_STRUCT, &layout, $size, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
-                })
-            }
+            $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
+                $crate::filters::shape::stencil::generate_wgsl($name, Self::PARAMS_STRUCT, layout, $size, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
+            });
             fn kernels() -> &'static $crate::filters::shape::stencil::StencilKernels {
                 static SRC: std::sync::OnceLock<$crate::filters::shape::stencil::StencilKernels> = std::sync::OnceLock::new();
                 SRC.get_or_init($crate::filters::shape::stencil::StencilKernels::new::<Self>)
