@@ -55,14 +55,30 @@ pub struct Summary {
     pub wall: std::time::Duration,
 }
 
-/// Where one image's time went (wall clock of its worker, ms): decoding, the pipeline run
-/// (upload, kernels, read back), the kernels alone on the GPU, encoding.
+/// Where one image's time went (wall clock of its worker, ms): decoding, the pipeline run and
+/// its parts on the host (`HostTimes`: staging the upload, recording, waiting for the GPU,
+/// copying the result out), the kernels alone on the GPU, encoding.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PathTimes {
     pub decode: f64,
     pub run: f64,
+    pub host: pixelflow::HostTimes,
     pub gpu: f64,
     pub encode: f64,
+}
+
+impl PathTimes {
+    /// Field by field sum.
+    pub fn add(&mut self, t: &PathTimes) {
+        self.decode += t.decode;
+        self.run += t.run;
+        self.host.upload_ms += t.host.upload_ms;
+        self.host.record_ms += t.host.record_ms;
+        self.host.wait_ms += t.host.wait_ms;
+        self.host.readback_ms += t.host.readback_ms;
+        self.gpu += t.gpu;
+        self.encode += t.encode;
+    }
 }
 
 /// Files under `inputs` (files as given; directories: their image files, descending with
@@ -222,7 +238,7 @@ fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions,
     let size = std::fs::metadata(&job.input).map(|m| m.len() as usize).unwrap_or(0);
     let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = std::time::Instant::now();
-    let img = Image::open(&job.input)?;
+    let (img, meta) = Image::open_with_metadata(&job.input)?;
     let decode = ms(t);
     let t = std::time::Instant::now();
     let mut result = pipeline.run_with(backend, &img, opts)?;
@@ -235,9 +251,9 @@ fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions,
     }
     let t = std::time::Instant::now();
     // the input's colour profile and EXIF travel to the output (JPEG and PNG)
-    let save = pixelflow::SaveOptions { jpeg_quality: save.jpeg_quality, ..Image::read_metadata(&job.input) };
+    let save = pixelflow::SaveOptions { icc_profile: meta.icc_profile, exif: meta.exif, ..save.clone() };
     out.save_with(&job.output, &save)?;
-    Ok(Some((size, PathTimes { decode, run, gpu, encode: ms(t) })))
+    Ok(Some((size, PathTimes { decode, run, host: result.host, gpu, encode: ms(t) })))
 }
 
 #[cfg(test)]

@@ -59,6 +59,13 @@ enum Command {
         /// JPEG quality, 1-100 (other formats are written lossless)
         #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u8).range(1..=100))]
         quality: u8,
+        /// JPEG chroma subsampling of colour images: 444, 422 or 420 (default: 444 at quality 90
+        /// and above, else 420; grey images are written as one channel)
+        #[arg(long, value_parser = parse_subsampling)]
+        jpeg_subsampling: Option<pixelflow::Subsampling>,
+        /// PNG compression effort: fast, default or best (all lossless)
+        #[arg(long, default_value = "fast", value_parser = parse_png_compression)]
+        png_compression: pixelflow::PngCompression,
         /// Filters separated by `|`, e.g. `brightness(0.1) | alpha_blend(with=top.png, mix=0.3)`
         #[arg(long, short)]
         pipeline: String,
@@ -126,22 +133,25 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 
 fn run(cli: Cli) -> Result<()> {
     match &cli.command {
-        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, pipeline, timings, no_clobber: _ } => {
+        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, jpeg_subsampling, png_compression, pipeline, timings, no_clobber: _ } => {
             let pipe = Pipeline::parse(pipeline, &mut |p: &str| Image::open(p))?;
             let be = backend(&cli);
             let existing = if *overwrite { batch::Existing::Overwrite } else if *skip_existing { batch::Existing::Skip } else { batch::Existing::Refuse };
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-            let save = pixelflow::SaveOptions { jpeg_quality: *quality, ..Default::default() };
+            let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, ..Default::default() };
             let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save };
             let s = batch::run(&b, &be, &pipe)?;
             if *timings && !s.times.is_empty() {
-                eprintln!("{:<40} {:>9} {:>9} {:>9} {:>9}   (ms; run = upload, kernels, read back)", "file", "decode", "run", "gpu", "encode");
+                eprintln!("{:<40} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}   (ms; run = upload + record + wait + readback)", "file", "decode", "run", "upload", "record", "wait", "readback", "gpu", "encode");
                 let mut sum = batch::PathTimes::default();
+                let row = |name: &str, t: &batch::PathTimes| {
+                    format!("{name:<40} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.3} {:>8.1}", t.decode, t.run, t.host.upload_ms, t.host.record_ms, t.host.wait_ms, t.host.readback_ms, t.gpu, t.encode)
+                };
                 for (path, t) in &s.times {
-                    eprintln!("{:<40} {:>9.1} {:>9.1} {:>9.3} {:>9.1}", path.display(), t.decode, t.run, t.gpu, t.encode);
-                    (sum.decode, sum.run, sum.gpu, sum.encode) = (sum.decode + t.decode, sum.run + t.run, sum.gpu + t.gpu, sum.encode + t.encode);
+                    eprintln!("{}", row(&path.display().to_string(), t));
+                    sum.add(t);
                 }
-                eprintln!("{:<40} {:>9.1} {:>9.1} {:>9.3} {:>9.1}   (sums over {jobs} workers; wall {:.1} ms)", "total", sum.decode, sum.run, sum.gpu, sum.encode, s.wall.as_secs_f64() * 1e3);
+                eprintln!("{}   (sums over {jobs} workers; wall {:.1} ms)", row("total", &sum), s.wall.as_secs_f64() * 1e3);
             }
             eprintln!("pixelflow: {} written, {} skipped, {} failed", s.done, s.skipped, s.failed.len());
             for (path, why) in &s.failed {
@@ -152,7 +162,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Apply { paths, pipeline, timings, no_clobber, quality, .. } => {
+        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, .. } => {
             let [input, output] = paths.as_slice() else {
                 bail!("apply takes IN OUT, or inputs with --out-dir DIR (got {} paths)", paths.len());
             };
@@ -167,11 +177,11 @@ fn run(cli: Cli) -> Result<()> {
             // the GPU starts (hundreds of ms) while the image decodes
             let (be, decoded) = std::thread::scope(|s| {
                 let gpu = s.spawn(|| (backend(&cli), t0.elapsed()));
-                let decoded = Image::open(input).map(|img| (img, t0.elapsed()));
+                let decoded = Image::open_with_metadata(input).map(|(img, meta)| (img, meta, t0.elapsed()));
                 (gpu.join(), decoded)
             });
             let (be, init_time) = be.map_err(|_| anyhow::anyhow!("GPU initialisation panicked"))?;
-            let (img, decode_time) = decoded?;
+            let (img, meta, decode_time) = decoded?;
             let mut load = |p: &str| {
                 let path = Path::new(p);
                 if same_file(path, output) {
@@ -188,17 +198,21 @@ fn run(cli: Cli) -> Result<()> {
             let t_save = std::time::Instant::now();
             match out {
                 // the input's colour profile and EXIF travel to the output (JPEG and PNG)
-                Value::Image(i) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, ..Image::read_metadata(input) })?,
+                Value::Image(i) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, ..Default::default() })?,
                 Value::Data(_) => bail!("the pipeline ends in data, not an image; use `pixelflow analyze`, or end the pipeline with an image filter"),
             }
             if *timings {
                 print_timings(&be, &result.timings);
                 let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
                 eprintln!(
-                    "path (wall ms): GPU start {:.1} and decode {:.1} overlapped, run {:.1} (upload, kernels, read back, compiles), encode {:.1}, total {:.1}",
+                    "path (wall ms): GPU start {:.1} and decode {:.1} overlapped, run {:.1} (upload {:.1}, record and compile {:.1}, wait for the GPU {:.1}, read back {:.1}), encode {:.1}, total {:.1}",
                     ms(init_time),
                     ms(decode_time),
                     ms(run_time),
+                    result.host.upload_ms,
+                    result.host.record_ms,
+                    result.host.wait_ms,
+                    result.host.readback_ms,
                     ms(t_save.elapsed()),
                     ms(t0.elapsed())
                 );
@@ -238,6 +252,14 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Bench(args) => bench::run(&cli, args),
     }
+}
+
+fn parse_subsampling(text: &str) -> std::result::Result<pixelflow::Subsampling, String> {
+    pixelflow::Subsampling::parse(text).ok_or_else(|| format!("`{text}`: use 444, 422 or 420"))
+}
+
+fn parse_png_compression(text: &str) -> std::result::Result<pixelflow::PngCompression, String> {
+    pixelflow::PngCompression::parse(text).ok_or_else(|| format!("`{text}`: use fast, default or best"))
 }
 
 fn print_timings(be: &Backend, t: &[pixelflow::NodeTiming]) {

@@ -243,7 +243,11 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
     for images in &sets {
         let mut b = RunBuffers::new(gpu);
         let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
-        let slots = upload_sources(gpu, &graph, &refs, &mut b)?;
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pixelflow.bench.upload") });
+        let (slots, staged) = upload_sources(gpu, &graph, &refs, &mut b, &mut encoder)?;
+        let index = gpu.queue.submit([encoder.finish()]);
+        gpu.wait_for(Some(index))?;
+        gpu.recycle_uploads(staged);
         b.pinned = slots.values().map(|s| s.buffer.clone()).collect();
         sources.push(slots);
         bufs.push(b);

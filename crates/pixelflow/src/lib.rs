@@ -17,6 +17,7 @@
 
 #[cfg(feature = "bench")]
 pub mod bench;
+pub mod codec;
 pub mod error;
 pub mod filters;
 pub mod graph;
@@ -27,8 +28,9 @@ pub mod runtime;
 pub mod value;
 
 pub use error::{Error, Result};
-pub use graph::{Backend, Graph, NodeTiming, Pipeline, Port, RunOptions, RunResult};
-pub use image::{exif_upright, Image, ImageDesc, PixelFormat, SaveOptions};
+pub use graph::{Backend, Graph, HostTimes, NodeTiming, Pipeline, Port, RunOptions, RunResult};
+pub use codec::Subsampling;
+pub use image::{exif_upright, Image, ImageDesc, PixelFormat, PngCompression, SaveOptions};
 pub use registry::{Filter, FilterDef};
 pub use runtime::{Gpu, GpuOptions};
 pub use value::{Data, DataKind, Histogram, Stats, Value, ValueDesc};

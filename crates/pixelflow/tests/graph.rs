@@ -194,6 +194,45 @@ fn run_many_keeps_order_and_isolates_failures() {
     assert_eq!(got.iter().filter(|r| r.is_err()).count(), 1);
 }
 
+/// The streaming form: items loaded on the workers, results handed over in input order even
+/// when later items finish first, a load failure in its own place, and never more than
+/// `2 × in_flight` items taken ahead of the results delivered.
+#[test]
+fn run_stream_delivers_in_order_with_bounded_lookahead() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let p = Pipeline::parse("contrast(1.3) | gaussian_blur(sigma=1)", &mut |_| unreachable!()).unwrap();
+    let be = gpu_backend();
+    let loaded = AtomicUsize::new(0);
+    let mut seen = Vec::new();
+    let mut max_ahead = 0;
+    p.run_stream(
+        &be,
+        0..20u64,
+        |k| {
+            loaded.fetch_add(1, Ordering::SeqCst);
+            // early items are slow, so later ones finish first and must wait their turn
+            std::thread::sleep(std::time::Duration::from_millis(if k < 3 { 30 } else { 1 }));
+            if k == 5 {
+                return Err(pixelflow::Error::Image("item 5 is unreadable".into()));
+            }
+            Ok(random_image(9 + k as u32, 7, PixelFormat::Rgba8, k))
+        },
+        3,
+        |k, r| {
+            max_ahead = max_ahead.max(loaded.load(Ordering::SeqCst) - seen.len());
+            let want = p.run(&be, &random_image(9 + k as u32, 7, PixelFormat::Rgba8, k as u64));
+            match (&r, want) {
+                (Ok(a), Ok(b)) => assert_eq!(*a, b, "item {k}"),
+                (Err(e), _) => assert!(k == 5 && e.to_string().contains("unreadable"), "item {k}: {e}"),
+                (Ok(_), Err(e)) => panic!("item {k}: {e}"),
+            }
+            seen.push(k);
+        },
+    );
+    assert_eq!(seen, (0..20).collect::<Vec<_>>());
+    assert!(max_ahead <= 6, "{max_ahead} items loaded ahead of delivery");
+}
+
 #[test]
 fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
     use pixelflow::runtime::schedule;

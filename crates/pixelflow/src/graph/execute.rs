@@ -84,6 +84,19 @@ pub struct NodeTiming {
 pub struct RunResult {
     pub outputs: Vec<(String, Value)>,
     pub timings: Vec<NodeTiming>,
+    /// Where a GPU run's wall time went on the host (zero on the CPU backend).
+    pub host: HostTimes,
+}
+
+/// A GPU run's host-side wall times, ms: copying the inputs into staging memory, recording
+/// the commands (kernel compiles included on first use), submitting and waiting for the GPU
+/// (uploads, kernels, the copies to readback memory), mapping and copying the outputs out.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostTimes {
+    pub upload_ms: f64,
+    pub record_ms: f64,
+    pub wait_ms: f64,
+    pub readback_ms: f64,
 }
 
 impl RunResult {
@@ -137,7 +150,7 @@ fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Resu
         .iter()
         .map(|(name, p)| Ok((name.clone(), values.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("output not computed".into()))?)))
         .collect::<Result<_>>()?;
-    Ok(RunResult { outputs, timings })
+    Ok(RunResult { outputs, timings, host: HostTimes::default() })
 }
 
 /// Byte pattern written into outputs before a poisoned run.
@@ -188,17 +201,19 @@ pub(crate) struct Encoded<'g> {
     _recorders: Vec<NodeRecorder<'g>>,
 }
 
-/// Uploads the sources into buffers from `bufs`.
-pub(crate) fn upload_sources(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], bufs: &mut RunBuffers<'_>) -> Result<HashMap<(usize, usize), GpuSlot>> {
+/// Uploads the sources into buffers from `bufs`, recording the copies of large ones into
+/// `encoder` (their staging buffers are returned, for `Gpu::recycle_uploads` after the run).
+pub(crate) fn upload_sources(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], bufs: &mut RunBuffers<'_>, encoder: &mut wgpu::CommandEncoder) -> Result<(HashMap<(usize, usize), GpuSlot>, Vec<crate::runtime::Staged>)> {
     let mut slots = HashMap::new();
+    let mut staged = Vec::new();
     for (name, node) in graph.sources() {
         let img = sources.iter().find(|(n, _)| *n == name).map(|(_, i)| *i).ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
         let desc = graph.nodes[node].outputs[0];
         let buf = bufs.take(desc.gpu_bytes())?;
-        gpu.queue.write_buffer(&buf, 0, &img.gpu_bytes());
+        staged.extend(gpu.upload(encoder, &buf, &img.gpu_bytes()));
         slots.insert((node, 0), GpuSlot { buffer: buf, desc });
     }
-    Ok(slots)
+    Ok((slots, staged))
 }
 
 /// Fails with `TooLarge` when a value does not fit one storage binding.
@@ -350,7 +365,10 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
     let n_queries = (plan.steps.len() * 2).max(2) as u32;
     let query_set = timestamps.then(|| gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("pixelflow.timings"), ty: wgpu::QueryType::Timestamp, count: n_queries }));
     let mut bufs = RunBuffers::new(gpu);
-    let slots = upload_sources(gpu, graph, sources, &mut bufs)?;
+    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pixelflow.run") });
+    let clock = std::time::Instant::now();
+    let (slots, uploads) = upload_sources(gpu, graph, sources, &mut bufs, &mut encoder)?;
+    let upload_ms = ms_since(clock);
     let poison_buf = if opts.poison {
         let max = graph.nodes.iter().flat_map(|n| n.outputs.iter()).map(|d| d.gpu_bytes()).max().unwrap_or(16);
         let size = crate::runtime::size_class(max);
@@ -361,8 +379,8 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
         None
     };
 
-    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pixelflow.run") });
-    let (encoded, staging) = gpu.scoped(|| -> Result<(Encoded<'_>, Vec<wgpu::Buffer>)> {
+    let clock = std::time::Instant::now();
+    let (encoded, staging) = gpu.scoped(|| -> Result<(Encoded<'_>, Vec<crate::runtime::Readback>)> {
         // per-node timings need a pass per step; otherwise steps share passes
         let passes = if query_set.is_some() { Passes::PerStep } else { Passes::Merged };
         let encoded = encode_steps(gpu, graph, &plan, &mut encoder, &mut bufs, slots, query_set.as_ref().map(|q| (q, 0)), poison_buf.as_ref(), passes)?;
@@ -380,8 +398,12 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
         Ok((encoded, staging))
     })??;
     let cmd = encoder.finish();
-    gpu.scoped(|| gpu.queue.submit([cmd]))?;
-    let mut bytes = gpu.map_all(&staging)?;
+    let record_ms = ms_since(clock);
+    let clock = std::time::Instant::now();
+    let index = gpu.scoped(|| gpu.queue.submit([cmd]))?;
+    let (mut bytes, wait_ms) = gpu.map_all_after(&staging, Some(index))?;
+    let readback_ms = ms_since(clock) - wait_ms;
+    gpu.recycle_uploads(uploads);
     let Encoded { slots, labels, .. } = encoded;
     // past the outputs: the timestamps, when asked for
     let stamps = if bytes.len() > graph.outputs.len() { bytes.pop() } else { None };
@@ -402,5 +424,9 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
         (Some(_), Some(ts)) => step_times(gpu, ts, labels),
         _ => Vec::new(),
     };
-    Ok(RunResult { outputs, timings })
+    Ok(RunResult { outputs, timings, host: HostTimes { upload_ms, record_ms, wait_ms, readback_ms } })
+}
+
+fn ms_since(t: std::time::Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
 }

@@ -10,8 +10,9 @@ pub mod fuse;
 mod pipeline;
 pub(crate) mod plan;
 pub mod spec;
+mod stream;
 
-pub use execute::{Backend, NodeTiming, RunOptions, RunResult};
+pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
 pub use pipeline::Pipeline;
 
 use std::sync::atomic::{AtomicU64, Ordering};

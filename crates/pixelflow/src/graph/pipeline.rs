@@ -105,27 +105,6 @@ impl Pipeline {
         r.take("output").ok_or_else(|| Error::Graph("no output".into()))
     }
 
-    /// `run` over many images, up to `in_flight` of them at once (threads sharing the backend:
-    /// one device, kernels compiled once); results in the order of `images`, a failure in its
-    /// own place without stopping the others.
-    pub fn run_many(&self, backend: &Backend, images: &[Image], in_flight: usize) -> Vec<Result<Value>> {
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let results: Vec<std::sync::Mutex<Option<Result<Value>>>> = images.iter().map(|_| std::sync::Mutex::new(None)).collect();
-        std::thread::scope(|s| {
-            for _ in 0..in_flight.max(1).min(images.len()) {
-                s.spawn(|| loop {
-                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(img) = images.get(k) else { break };
-                    let r = self.run(backend, img);
-                    if let Ok(mut slot) = results[k].lock() {
-                        *slot = Some(r);
-                    }
-                });
-            }
-        });
-        results.into_iter().map(|m| m.into_inner().ok().flatten().unwrap_or_else(|| Err(Error::Graph("a worker stopped".into())))).collect()
-    }
-
     /// `run` with options; the result also carries timings.
     pub fn run_with(&self, backend: &Backend, input: &Image, opts: &RunOptions) -> Result<RunResult> {
         let (g, images) = self.graph_borrowed(input)?;

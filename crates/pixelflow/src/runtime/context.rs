@@ -44,6 +44,22 @@ pub struct CompiledKernel {
     pub zero_init_workgroup: bool,
 }
 
+/// A staging buffer a copy was recorded into, and how many of its bytes that copy fills.
+pub(crate) struct Readback {
+    buffer: wgpu::Buffer,
+    len: u64,
+}
+
+/// An upload staging buffer and whether it is mapped (writable) now.
+pub(crate) struct Staged {
+    buffer: wgpu::Buffer,
+    mapped: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Uploads at least this large go through the kept staging buffers; smaller ones through
+/// `queue.write_buffer`, whose own staging is cheap at that size.
+const STAGED_UPLOAD_BYTES: usize = 1 << 20;
+
 /// An open GPU device with its caches. Cheap to share (`Arc<Gpu>`).
 pub struct Gpu {
     pub(crate) device: wgpu::Device,
@@ -61,6 +77,12 @@ pub struct Gpu {
     /// `PIXELFLOW_SHADER_CHECKS=all` restores wgpu's defaults.
     pub(crate) runtime_checks: wgpu::ShaderRuntimeChecks,
     pub(crate) pool: Mutex<BufferPool>,
+    /// Readback staging buffers (MAP_READ) by size class, kept between runs: a batch of 4K
+    /// images would otherwise allocate and fault in 33 MB of host-visible memory per image.
+    readback: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
+    /// Upload staging buffers (MAP_WRITE), each with a flag its re-mapping sets once it is
+    /// mapped again: `queue.write_buffer` would allocate (and the OS pin) a fresh one per image.
+    uploads: Mutex<Vec<Staged>>,
     /// Read-only data uploaded once and kept across runs (a LUT's table), by its owner's
     /// address; each entry keeps its owner alive, so the address cannot be reused while the
     /// entry lives. Bounded: the oldest entries go first.
@@ -189,6 +211,8 @@ impl Gpu {
                 wgpu::ShaderRuntimeChecks { force_loop_bounding: false, ..wgpu::ShaderRuntimeChecks::checked() }
             },
             pool: Mutex::new(BufferPool::default()),
+            readback: Mutex::new(HashMap::new()),
+            uploads: Mutex::new(Vec::new()),
             lost,
             stray_errors,
         }))
@@ -339,44 +363,118 @@ impl Gpu {
         self.pipelines.lock().map(|c| c.len()).unwrap_or(0)
     }
 
-    /// Blocks until all submitted work has finished.
-    pub(crate) fn wait(&self) -> Result<()> {
+    /// Blocks until submission `index` has finished (all submitted work: `None`). Threads
+    /// sharing the device wait for their own work only, not for each other's.
+    pub(crate) fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<()> {
         self.device
-            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .poll(wgpu::PollType::Wait { submission_index: index, timeout: None })
             .map_err(|e| Error::DeviceLost(e.to_string()))?;
         self.check_health()
     }
 
     /// Reads back whole buffers (each `(buffer, bytes)`) with one map round trip.
-    pub(crate) fn read_buffers(&self, encoder: &mut wgpu::CommandEncoder, sources: &[(&wgpu::Buffer, u64)]) -> Vec<wgpu::Buffer> {
+    pub(crate) fn read_buffers(&self, encoder: &mut wgpu::CommandEncoder, sources: &[(&wgpu::Buffer, u64)]) -> Vec<Readback> {
         sources
             .iter()
             .map(|(buf, size)| {
                 let size = size.div_ceil(4) * 4;
-                let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("pixelflow.readback"),
-                    size,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
+                let class = crate::runtime::size_class(size);
+                let reused = self.readback.lock().ok().and_then(|mut p| p.get_mut(&class).and_then(Vec::pop));
+                let staging = reused.unwrap_or_else(|| {
+                    self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("pixelflow.readback"),
+                        size: class,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
                 });
                 encoder.copy_buffer_to_buffer(buf, 0, &staging, 0, size);
-                staging
+                Readback { buffer: staging, len: size }
             })
             .collect()
     }
 
+    /// Records an upload of `bytes` into `dst` (at offset 0): through a kept staging buffer
+    /// (returned: hand it to `recycle_uploads` once the submission has finished) for large
+    /// ones, else `queue.write_buffer`.
+    pub(crate) fn upload(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, bytes: &[u8]) -> Option<Staged> {
+        use std::sync::atomic::Ordering;
+        if bytes.len() < STAGED_UPLOAD_BYTES || bytes.len() % 4 != 0 {
+            self.queue.write_buffer(dst, 0, bytes);
+            return None;
+        }
+        let class = crate::runtime::size_class(bytes.len() as u64);
+        let kept = self.uploads.lock().ok().and_then(|mut p| {
+            let i = p.iter().position(|s| s.buffer.size() == class && s.mapped.load(Ordering::Acquire))?;
+            Some(p.swap_remove(i))
+        });
+        let staged = kept.unwrap_or_else(|| Staged {
+            buffer: self.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.upload"), size: class, usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: true }),
+            mapped: Arc::new(std::sync::atomic::AtomicBool::new(true)),
+        });
+        let len = bytes.len() as u64;
+        match staged.buffer.get_mapped_range_mut(..len) {
+            Ok(mut view) => view.copy_from_slice(bytes),
+            Err(_) => {
+                // not mapped after all: the plain path
+                self.queue.write_buffer(dst, 0, bytes);
+                return None;
+            }
+        }
+        staged.buffer.unmap();
+        staged.mapped.store(false, Ordering::Release);
+        encoder.copy_buffer_to_buffer(&staged.buffer, 0, dst, 0, len);
+        Some(staged)
+    }
+
+    /// Staging buffers of finished submissions back to the pool (up to 1 GiB), mapped again
+    /// in the background (a later poll completes the mapping; until then they are not taken).
+    pub(crate) fn recycle_uploads(&self, staged: Vec<Staged>) {
+        use std::sync::atomic::Ordering;
+        const KEEP_BYTES: u64 = 1 << 30;
+        let Ok(mut p) = self.uploads.lock() else { return };
+        for s in staged {
+            let kept: u64 = p.iter().map(|s| s.buffer.size()).sum();
+            if kept + s.buffer.size() > KEEP_BYTES {
+                continue;
+            }
+            let flag = s.mapped.clone();
+            s.buffer.map_async(wgpu::MapMode::Write, .., move |r| flag.store(r.is_ok(), Ordering::Release));
+            p.push(s);
+        }
+    }
+
+    /// Keeps an unmapped staging buffer for a later `read_buffers`, up to 1 GiB of them.
+    fn keep_readback(&self, staging: &wgpu::Buffer) {
+        const KEEP_BYTES: u64 = 1 << 30;
+        if let Ok(mut p) = self.readback.lock() {
+            let kept: u64 = p.iter().map(|(size, v)| size * v.len() as u64).sum();
+            if kept + staging.size() <= KEEP_BYTES {
+                p.entry(staging.size()).or_default().push(staging.clone());
+            }
+        }
+    }
+
     /// Maps staging buffers written by `read_buffers` after submission and copies them out.
-    pub(crate) fn map_all(&self, staging: &[wgpu::Buffer]) -> Result<Vec<Vec<u8>>> {
+    pub(crate) fn map_all(&self, staging: &[Readback]) -> Result<Vec<Vec<u8>>> {
+        self.map_all_after(staging, None).map(|(bytes, _)| bytes)
+    }
+
+    /// `map_all` once submission `index` (that wrote the staging buffers) has finished; also
+    /// the wall time (ms) spent waiting for it.
+    pub(crate) fn map_all_after(&self, staging: &[Readback], index: Option<wgpu::SubmissionIndex>) -> Result<(Vec<Vec<u8>>, f64)> {
+        let clock = std::time::Instant::now();
         let results: Arc<Mutex<Vec<Option<std::result::Result<(), wgpu::BufferAsyncError>>>>> = Arc::new(Mutex::new(vec![None; staging.len()]));
         for (i, s) in staging.iter().enumerate() {
             let r = results.clone();
-            s.map_async(wgpu::MapMode::Read, .., move |res| {
+            s.buffer.map_async(wgpu::MapMode::Read, ..s.len, move |res| {
                 if let Ok(mut v) = r.lock() {
                     v[i] = Some(res);
                 }
             });
         }
-        self.wait()?;
+        self.wait_for(index)?;
+        let wait_ms = clock.elapsed().as_secs_f64() * 1e3;
         // Another thread's poll may be running our callbacks right now (the device is
         // shared); give it a moment rather than report a readback as lost.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
@@ -396,11 +494,12 @@ impl Gpu {
                 Some(Err(e)) => return Err(Error::Gpu(format!("mapping a readback buffer: {e}"))),
                 None => return Err(Error::DeviceLost("readback never completed".into())),
             }
-            let view = s.get_mapped_range(..).map_err(|e| Error::Gpu(e.to_string()))?;
+            let view = s.buffer.get_mapped_range(..s.len).map_err(|e| Error::Gpu(e.to_string()))?;
             out.push(view.to_vec());
             drop(view);
-            s.unmap();
+            s.buffer.unmap();
+            self.keep_readback(&s.buffer);
         }
-        Ok(out)
+        Ok((out, wait_ms))
     }
 }

@@ -11,6 +11,7 @@ pub mod uniform;
 pub mod schedule;
 
 pub use context::{CompiledKernel, Gpu, GpuOptions, GpuInfo};
+pub(crate) use context::{Readback, Staged};
 #[cfg(test)]
 pub(crate) use kernel::test_support;
 pub use kernel::{groups_1d, groups_2d, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
