@@ -48,10 +48,12 @@ impl Backend {
     /// Executes a graph with its sources bound by name.
     pub fn run(&self, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
         check_sources(graph, sources)?;
-        match self {
+        let mut result = match self {
             Backend::Gpu(g) => run_gpu(g, graph, sources, opts),
             Backend::Cpu => run_cpu(graph, sources, opts),
-        }
+        }?;
+        result.notes = graph.notes.clone();
+        Ok(result)
     }
 }
 
@@ -79,11 +81,14 @@ pub struct NodeTiming {
     pub ms: f64,
 }
 
-/// Named outputs and optional timings.
+/// Named outputs, optional timings, and the graph's notes.
 #[derive(Debug)]
 pub struct RunResult {
     pub outputs: Vec<(String, Value)>,
     pub timings: Vec<NodeTiming>,
+    /// What the graph's builder changed that the user should know (`Graph::note`), e.g. a
+    /// 16-bit image narrowed to 8 bits before a filter that takes 8-bit images only.
+    pub notes: Vec<String>,
 }
 
 impl RunResult {
@@ -137,7 +142,7 @@ fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Resu
         .iter()
         .map(|(name, p)| Ok((name.clone(), values.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("output not computed".into()))?)))
         .collect::<Result<_>>()?;
-    Ok(RunResult { outputs, timings })
+    Ok(RunResult { outputs, timings, notes: Vec::new() })
 }
 
 /// Byte pattern written into outputs before a poisoned run.
@@ -402,5 +407,5 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
         (Some(_), Some(ts)) => step_times(gpu, ts, labels),
         _ => Vec::new(),
     };
-    Ok(RunResult { outputs, timings })
+    Ok(RunResult { outputs, timings, notes: Vec::new() })
 }
