@@ -134,6 +134,9 @@ fn run(cli: Cli) -> Result<()> {
             let save = pixelflow::SaveOptions { jpeg_quality: *quality, ..Default::default() };
             let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save };
             let s = batch::run(&b, &be, &pipe)?;
+            for note in &s.notes {
+                eprintln!("pixelflow: note: {note}");
+            }
             if *timings && !s.times.is_empty() {
                 eprintln!("{:<40} {:>9} {:>9} {:>9} {:>9}   (ms; run = upload, kernels, read back)", "file", "decode", "run", "gpu", "encode");
                 let mut sum = batch::PathTimes::default();
@@ -184,6 +187,9 @@ fn run(cli: Cli) -> Result<()> {
             let t_run = std::time::Instant::now();
             let mut result = pipe.run_with(&be, &img, &opts)?;
             let run_time = t_run.elapsed();
+            for note in &result.notes {
+                eprintln!("pixelflow: note: {note}");
+            }
             let out = result.take("output").context("pipeline produced no output")?;
             let t_save = std::time::Instant::now();
             match out {
