@@ -14,6 +14,9 @@ use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::registry::Filter;
 use crate::value::{Value, ValueDesc};
 
+/// A graph's source images by name, borrowed where unconverted.
+type NamedImages<'a> = Vec<(String, Cow<'a, Image>)>;
+
 /// How a stage's inputs are converted so that its filter takes them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Adapt {
@@ -99,7 +102,7 @@ impl Pipeline {
     }
 
     /// `graph` with the images borrowed, not copied, where they need no conversion (runs use this).
-    fn graph_borrowed<'a>(&'a self, input: &'a Image) -> Result<(Graph, Vec<(String, Cow<'a, Image>)>)> {
+    fn graph_borrowed<'a>(&'a self, input: &'a Image) -> Result<(Graph, NamedImages<'a>)> {
         if self.stages.is_empty() {
             return Err(Error::Graph("the pipeline is empty".into()));
         }

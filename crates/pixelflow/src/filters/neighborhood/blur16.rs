@@ -50,7 +50,7 @@ fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: Imag
 
 /// Gaussian blur of an RGBA16 image with the `2 * radius + 1` weights `w`.
 pub fn record_gaussian(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, w: &[f32]) -> Result<()> {
-    if w.len() > WEIGHT_VECS * 4 || w.len() % 2 == 0 {
+    if w.len() > WEIGHT_VECS * 4 || w.len().is_multiple_of(2) {
         return Err(Error::Graph(format!("gaussian_blur: {} weights do not make a 16-bit kernel", w.len())));
     }
     let mut p = Blur16Params::zeroed();
