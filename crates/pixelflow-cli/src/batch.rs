@@ -53,6 +53,8 @@ pub struct Summary {
     pub times: Vec<(PathBuf, PathTimes)>,
     /// Wall time of the whole batch.
     pub wall: std::time::Duration,
+    /// The runs' notes (`RunResult::notes`), each once however many files it concerned.
+    pub notes: Vec<String>,
 }
 
 /// Where one image's time went (wall clock of its worker, ms): decoding, the pipeline run and
@@ -200,7 +202,12 @@ pub fn run(b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline) -> Result<Summ
                 let outcome = process(job, backend, pipeline, &opts, b.existing, &b.save);
                 if let Ok(mut sum) = summary.lock() {
                     match outcome {
-                        Ok(Some((n, t))) => {
+                        Ok(Some((n, t, notes))) => {
+                            for note in notes {
+                                if !sum.notes.contains(&note) {
+                                    sum.notes.push(note);
+                                }
+                            }
                             sum.done += 1;
                             bytes.fetch_add(n, Ordering::Relaxed);
                             if b.timings {
@@ -223,8 +230,8 @@ pub fn run(b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline) -> Result<Summ
     Ok(s)
 }
 
-/// One file: `Some((bytes read, times))` when written, `None` when skipped.
-fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions, existing: Existing, save: &pixelflow::SaveOptions) -> Result<Option<(usize, PathTimes)>> {
+/// One file: `Some((bytes read, times, the run's notes))` when written, `None` when skipped.
+fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions, existing: Existing, save: &pixelflow::SaveOptions) -> Result<Option<(usize, PathTimes, Vec<String>)>> {
     if crate::same_file(&job.input, &job.output) {
         bail!("refusing to overwrite the input (`{}` is also its output)", job.output.display());
     }
@@ -253,7 +260,7 @@ fn process(job: &Job, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions,
     // the input's colour profile and EXIF travel to the output (JPEG and PNG)
     let save = pixelflow::SaveOptions { icc_profile: meta.icc_profile, exif: meta.exif, ..save.clone() };
     out.save_with(&job.output, &save)?;
-    Ok(Some((size, PathTimes { decode, run, host: result.host, gpu, encode: ms(t) })))
+    Ok(Some((size, PathTimes { decode, run, host: result.host, gpu, encode: ms(t) }, std::mem::take(&mut result.notes))))
 }
 
 #[cfg(test)]

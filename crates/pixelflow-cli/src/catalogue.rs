@@ -62,6 +62,10 @@ pub fn help(name: &str) -> Result<String> {
     }
     s.push_str("\ninputs:  ");
     s.push_str(&d.inputs.iter().map(|p| p.name).collect::<Vec<_>>().join(", "));
+    if let Some(formats) = registry::image_formats(d).filter(|f| !f.is_empty()) {
+        let narrowed = if formats.contains(&pixelflow::PixelFormat::Rgba16) { "" } else { " (a pipeline narrows a 16-bit image to rgba8 before it)" };
+        s.push_str(&format!("\nformats: {}{narrowed}", formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")));
+    }
     s.push_str("\noutputs: ");
     s.push_str(&d.outputs.iter().map(|p| format!("{} ({:?})", p.name, p.kind)).collect::<Vec<_>>().join(", "));
     s.push_str("\n\nparameters:\n");

@@ -141,6 +141,9 @@ fn run(cli: Cli) -> Result<()> {
             let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, ..Default::default() };
             let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save };
             let s = batch::run(&b, &be, &pipe)?;
+            for note in &s.notes {
+                eprintln!("pixelflow: note: {note}");
+            }
             if *timings && !s.times.is_empty() {
                 eprintln!("{:<40} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}   (ms; run = upload + record + wait + readback)", "file", "decode", "run", "upload", "record", "wait", "readback", "gpu", "encode");
                 let mut sum = batch::PathTimes::default();
@@ -194,6 +197,9 @@ fn run(cli: Cli) -> Result<()> {
             let t_run = std::time::Instant::now();
             let mut result = pipe.run_with(&be, &img, &opts)?;
             let run_time = t_run.elapsed();
+            for note in &result.notes {
+                eprintln!("pixelflow: note: {note}");
+            }
             let out = result.take("output").context("pipeline produced no output")?;
             let t_save = std::time::Instant::now();
             match out {

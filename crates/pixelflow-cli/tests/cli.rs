@@ -104,6 +104,9 @@ fn list_help_info() {
     }
     let o = run(&["help", "gaussian_blur"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("sigma"));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("formats: rgba8, rgba16\n"), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = run(&["help", "sobel_edge_detection"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("formats: rgba8 (a pipeline narrows a 16-bit image to rgba8 before it)"), "{}", String::from_utf8_lossy(&o.stdout));
     assert_clean_error(&run(&["help", "gausian"]), "did you mean `gaussian_blur`");
     let o = run(&["info"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -301,4 +304,62 @@ fn icc_profiles_travel_to_the_output() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(run(&["--cpu", "apply", input.to_str().unwrap(), "--out-dir", dir.to_str().unwrap(), "--name", "{stem}.jpg", "-p", "contrast(1.1)"]).status.success());
     assert_eq!(read_icc(&dir.join("with_icc.jpg")).as_deref(), Some(icc.as_slice()));
+}
+
+/// A 16-bit RGBA PNG whose samples use all 16 bits (few are multiples of 257).
+fn write_png16(path: &Path, w: u32, h: u32) {
+    let img = image::ImageBuffer::<image::Rgba<u16>, Vec<u16>>::from_fn(w, h, |x, y| {
+        let v = |c: u32| ((x * 1733 + y * 977 + c * 3181 + (x * y * 7) % 1000) % 65536) as u16;
+        image::Rgba([v(0), v(1), v(2), 40000 + (x * 13 + y) as u16])
+    });
+    image::DynamicImage::ImageRgba16(img).save(path).unwrap();
+}
+
+/// A 16-bit PNG through per-pixel filters and a blur stays 16-bit, within a few 1/65535 steps
+/// of the library's CPU chain; through a filter that takes 8-bit images it is narrowed, with a
+/// note on stderr, once.
+#[test]
+fn sixteen_bit_pngs_keep_their_precision() {
+    let input = tmp("in16.png");
+    write_png16(&input, 37, 23);
+    let spec = "brightness(0.1) | gaussian_blur(sigma=1.5)";
+    let out = tmp("out16.png");
+    let o = run(&["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", spec]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("note"), "{}", stderr(&o));
+    let written = image::open(&out).unwrap();
+    assert_eq!(written.color(), image::ColorType::Rgba16);
+    let written = written.to_rgba16().into_raw();
+    let pipe = pixelflow::Pipeline::parse(spec, &mut |p: &str| pixelflow::Image::open(p)).unwrap();
+    let cpu = pipe.run(&pixelflow::Backend::Cpu, &pixelflow::Image::open(&input).unwrap()).unwrap();
+    let cpu = cpu.as_image().unwrap().as_u16().to_vec();
+    assert_eq!(cpu.len(), written.len());
+    // f32 on both sides: brightness within a few steps (the matrix's 4), the blur's weights sum
+    // to 1 so it carries that on, plus one rounding of its own
+    let diff = written.iter().zip(&cpu).map(|(a, b)| a.abs_diff(*b)).max().unwrap();
+    assert!(diff <= 5, "GPU and CPU differ by {diff}/65535");
+    assert!(written.iter().any(|v| v % 257 != 0), "precision lost: every sample is an 8-bit level");
+
+    let out8 = tmp("out16_edges.png");
+    let o = run(&["apply", input.to_str().unwrap(), out8.to_str().unwrap(), "-p", "brightness(0.1) | sobel_edge_detection | contrast(1.1)"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o).matches("`sobel_edge_detection` takes 8-bit images: the 16-bit image was narrowed to 8 bits before it").count(), 1, "{}", stderr(&o));
+    assert_eq!(image::open(&out8).unwrap().color(), image::ColorType::Rgba8);
+}
+
+/// Batch mode writes a 16-bit PNG of a 16-bit input (and 8-bit of an 8-bit one).
+#[test]
+fn batch_keeps_16_bit_pngs() {
+    let root = tmp("batch16");
+    let _ = std::fs::remove_dir_all(&root);
+    let (inp, out) = (root.join("in"), root.join("out"));
+    std::fs::create_dir_all(&inp).unwrap();
+    write_png16(&inp.join("deep.png"), 19, 11);
+    std::fs::copy(sample(), inp.join("plain.png")).unwrap();
+    let o = run(&["apply", inp.to_str().unwrap(), "--out-dir", out.to_str().unwrap(), "-p", "contrast(1.2) | box_blur(radius=1)"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let deep = image::open(out.join("deep.png")).unwrap();
+    assert_eq!(deep.color(), image::ColorType::Rgba16);
+    assert!(deep.to_rgba16().into_raw().iter().any(|v| v % 257 != 0));
+    assert_eq!(image::open(out.join("plain.png")).unwrap().color(), image::ColorType::Rgba8);
 }

@@ -6,6 +6,7 @@
 //! | format    | CPU                        | GPU storage buffer                                  |
 //! |-----------|----------------------------|-----------------------------------------------------|
 //! | `Rgba8`   | `w*h*4` bytes              | one `u32` per pixel (`unpack4x8unorm`)              |
+//! | `Rgba16`  | `w*h*4` `u16`              | two `u32` per pixel: `pack2x16unorm(r, g)`, `pack2x16unorm(b, a)` |
 //! | `Gray8`   | `w*h` bytes                | 4 pixels per `u32`, rows padded to a whole word     |
 //! | `Rgba32F` | `w*h*4` `f32`              | one `vec4<f32>` per pixel                           |
 //! | `R32F`    | `w*h` `f32`                | one `f32` per pixel                                 |
@@ -19,6 +20,10 @@ pub enum PixelFormat {
     Rgba8,
     /// 8-bit single channel (luminance, masks).
     Gray8,
+    /// 16-bit RGBA: 16-bit PNG and TIFF files load as this and save back exactly. Per-pixel
+    /// filters, `gaussian_blur` and `box_blur` take it; before other filters a pipeline
+    /// narrows it to `Rgba8` (and says so in `RunResult::notes`).
+    Rgba16,
     /// 32-bit float RGBA for intermediates that need precision.
     Rgba32F,
     /// 32-bit float single channel.
@@ -29,7 +34,7 @@ impl PixelFormat {
     /// Channels per pixel.
     pub fn channels(self) -> usize {
         match self {
-            PixelFormat::Rgba8 | PixelFormat::Rgba32F => 4,
+            PixelFormat::Rgba8 | PixelFormat::Rgba16 | PixelFormat::Rgba32F => 4,
             PixelFormat::Gray8 | PixelFormat::R32F => 1,
         }
     }
@@ -38,6 +43,7 @@ impl PixelFormat {
         match self {
             PixelFormat::Rgba8 => "rgba8",
             PixelFormat::Gray8 => "gray8",
+            PixelFormat::Rgba16 => "rgba16",
             PixelFormat::Rgba32F => "rgba32f",
             PixelFormat::R32F => "r32f",
         }
@@ -46,12 +52,17 @@ impl PixelFormat {
     pub fn is_8bit(self) -> bool {
         matches!(self, PixelFormat::Rgba8 | PixelFormat::Gray8)
     }
+    /// Whether samples are floats (`Rgba32F`, `R32F`).
+    pub fn is_float(self) -> bool {
+        matches!(self, PixelFormat::Rgba32F | PixelFormat::R32F)
+    }
     /// Bytes one row occupies in the GPU storage buffer layout.
     pub fn gpu_row_bytes(self, width: u32) -> u64 {
         let w = width as u64;
         match self {
             PixelFormat::Rgba8 => w * 4,
             PixelFormat::Gray8 => w.div_ceil(4) * 4,
+            PixelFormat::Rgba16 => w * 8,
             PixelFormat::Rgba32F => w * 16,
             PixelFormat::R32F => w * 4,
         }
@@ -93,6 +104,8 @@ impl std::fmt::Display for ImageDesc {
 pub enum ImageData {
     /// 8-bit samples (`Rgba8`, `Gray8`).
     U8(Vec<u8>),
+    /// 16-bit samples (`Rgba16`).
+    U16(Vec<u16>),
     /// float samples (`Rgba32F`, `R32F`).
     F32(Vec<f32>),
 }
@@ -120,9 +133,18 @@ impl Image {
         }
         Ok(Self { desc: ImageDesc::new(width, height, format), data: ImageData::U8(data) })
     }
+    /// Builds a 16-bit image (`Rgba16`); fails if the buffer length does not match.
+    pub fn from_u16(width: u32, height: u32, data: Vec<u16>) -> Result<Self> {
+        Self::check_dims(width, height)?;
+        let need = width as usize * height as usize * 4;
+        if data.len() != need {
+            return Err(Error::Image(format!("{width}x{height} rgba16 needs {need} samples, got {}", data.len())));
+        }
+        Ok(Self { desc: ImageDesc::new(width, height, PixelFormat::Rgba16), data: ImageData::U16(data) })
+    }
     /// Builds a float image; fails if the buffer length does not match.
     pub fn from_f32(width: u32, height: u32, format: PixelFormat, data: Vec<f32>) -> Result<Self> {
-        if format.is_8bit() {
+        if !format.is_float() {
             return Err(Error::Image(format!("{} is not a float format", format.name())));
         }
         Self::check_dims(width, height)?;
@@ -141,7 +163,11 @@ impl Image {
     /// A zero-filled image.
     pub fn zeroed(desc: ImageDesc) -> Self {
         let n = desc.pixels() * desc.format.channels();
-        let data = if desc.format.is_8bit() { ImageData::U8(vec![0; n]) } else { ImageData::F32(vec![0.0; n]) };
+        let data = match desc.format {
+            PixelFormat::Rgba16 => ImageData::U16(vec![0; n]),
+            f if f.is_8bit() => ImageData::U8(vec![0; n]),
+            _ => ImageData::F32(vec![0.0; n]),
+        };
         Self { desc, data }
     }
     pub fn desc(&self) -> ImageDesc {
@@ -159,38 +185,53 @@ impl Image {
     pub fn data(&self) -> &ImageData {
         &self.data
     }
-    /// 8-bit samples; panics never: returns an empty slice for float images.
+    /// 8-bit samples; panics never: returns an empty slice for other images.
     pub fn as_u8(&self) -> &[u8] {
         match &self.data {
             ImageData::U8(v) => v,
-            ImageData::F32(_) => &[],
+            _ => &[],
         }
     }
     pub fn as_u8_mut(&mut self) -> &mut [u8] {
         match &mut self.data {
             ImageData::U8(v) => v,
-            ImageData::F32(_) => &mut [],
+            _ => &mut [],
+        }
+    }
+    /// 16-bit samples; an empty slice for other images.
+    pub fn as_u16(&self) -> &[u16] {
+        match &self.data {
+            ImageData::U16(v) => v,
+            _ => &[],
+        }
+    }
+    pub fn as_u16_mut(&mut self) -> &mut [u16] {
+        match &mut self.data {
+            ImageData::U16(v) => v,
+            _ => &mut [],
         }
     }
     pub fn as_f32(&self) -> &[f32] {
         match &self.data {
             ImageData::F32(v) => v,
-            ImageData::U8(_) => &[],
+            _ => &[],
         }
     }
     pub fn as_f32_mut(&mut self) -> &mut [f32] {
         match &mut self.data {
             ImageData::F32(v) => v,
-            ImageData::U8(_) => &mut [],
+            _ => &mut [],
         }
     }
 
-    /// The GPU storage layout, borrowed where it is the image's own (RGBA8, the float formats):
+    /// The GPU storage layout, borrowed where it is the image's own (RGBA8, RGBA16, the float
+    /// formats; little-endian hosts, as the float formats already assume):
     /// uploads need no copy of the pixels.
     pub fn gpu_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         match (&self.data, self.desc.format) {
             (ImageData::U8(v), PixelFormat::Rgba8) => std::borrow::Cow::Borrowed(v.as_slice()),
             (ImageData::F32(v), _) => std::borrow::Cow::Borrowed(bytemuck::cast_slice(v)),
+            (ImageData::U16(v), _) => std::borrow::Cow::Borrowed(bytemuck::cast_slice(v)),
             _ => std::borrow::Cow::Owned(self.to_gpu_bytes()),
         }
     }
@@ -208,6 +249,8 @@ impl Image {
                 out
             }
             (ImageData::U8(v), _) => v.clone(),
+            // r | g << 16 in the first word, b | a << 16 in the second: `pack2x16unorm`'s order
+            (ImageData::U16(v), _) => v.iter().flat_map(|s| s.to_le_bytes()).collect(),
             (ImageData::F32(v), _) => bytemuck::cast_slice(v).to_vec(),
         }
     }
@@ -240,6 +283,7 @@ impl Image {
                 Self::from_u8(desc.width, desc.height, desc.format, out)
             }
             PixelFormat::Rgba8 => Self::from_u8(desc.width, desc.height, desc.format, bytes.to_vec()),
+            PixelFormat::Rgba16 => Self::from_u16(desc.width, desc.height, bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect()),
             PixelFormat::Rgba32F | PixelFormat::R32F => {
                 let v: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
                 Self::from_f32(desc.width, desc.height, desc.format, v)
@@ -249,14 +293,22 @@ impl Image {
 
     /// Explicit format conversion. 8-bit to gray uses GPUImage's luminance weights
     /// (0.2125, 0.7154, 0.0721), rounded; gray to RGBA replicates and sets alpha to 255.
+    /// RGBA16 to RGBA8 rounds to nearest (`narrow16`), RGBA8 to RGBA16 is exact (`v * 257`).
     pub fn convert(&self, format: PixelFormat) -> Image {
         if format == self.desc.format {
             return self.clone();
         }
         let d = self.desc.with_format(format);
+        // exact integer paths between the two integer RGBA formats
+        match (&self.data, format) {
+            (ImageData::U16(v), PixelFormat::Rgba8) => return Image { desc: d, data: ImageData::U8(v.iter().map(|&s| narrow16(s)).collect()) },
+            (ImageData::U8(v), PixelFormat::Rgba16) if self.desc.format == PixelFormat::Rgba8 => return Image { desc: d, data: ImageData::U16(v.iter().map(|&b| b as u16 * 257).collect()) },
+            _ => {}
+        }
         let rgba = self.to_rgba_f32();
         match format {
             PixelFormat::Rgba32F => Image { desc: d, data: ImageData::F32(rgba) },
+            PixelFormat::Rgba16 => Image { desc: d, data: ImageData::U16(rgba.iter().map(|&v| unorm16(v)).collect()) },
             PixelFormat::Rgba8 => Image { desc: d, data: ImageData::U8(rgba.iter().map(|&v| unorm8(v)).collect()) },
             PixelFormat::R32F => Image { desc: d, data: ImageData::F32(rgba.chunks_exact(4).map(luminance).collect()) },
             PixelFormat::Gray8 => Image { desc: d, data: ImageData::U8(rgba.chunks_exact(4).map(|p| unorm8(luminance(p))).collect()) },
@@ -271,13 +323,14 @@ impl Image {
                 let g = b as f32 / 255.0;
                 [g, g, g, 1.0]
             }).collect(),
+            (ImageData::U16(v), _) => v.iter().map(|&s| s as f32 / 65535.0).collect(),
             (ImageData::F32(v), PixelFormat::Rgba32F) => v.clone(),
             (ImageData::F32(v), _) => v.iter().flat_map(|&g| [g, g, g, 1.0]).collect(),
         }
     }
 
-    /// Decodes a file through the `image` crate into RGBA8, turned upright by its EXIF
-    /// orientation if it has one.
+    /// Decodes a file through the `image` crate, turned upright by its EXIF orientation if it
+    /// has one: 16-bit files (PNG, TIFF) into RGBA16, everything else into RGBA8 (or Gray8).
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Image> {
         let path = path.as_ref();
         let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
@@ -358,11 +411,20 @@ impl Image {
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = dir.join(format!(".{name}.pixelflow-{}.tmp", std::process::id()));
-        // 8-bit images are encoded from their own bytes (no copy); float ones are quantised first
+        // PNG and TIFF keep 16 bits exactly; the other formats have 8 (rounded to nearest)
+        if self.desc.format == PixelFormat::Rgba16 && matches!(format, image::ImageFormat::Png | image::ImageFormat::Tiff) {
+            let written = encode_16bit(self, &tmp, format, options);
+            let result = written.map_err(io).and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io(e.to_string())));
+            if result.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            return result;
+        }
+        // 8-bit images are encoded from their own bytes (no copy); others are quantised first
         let quantised;
         let img = match self.desc.format {
             PixelFormat::Rgba8 | PixelFormat::Gray8 => self,
-            PixelFormat::Rgba32F => { quantised = self.convert(PixelFormat::Rgba8); &quantised }
+            PixelFormat::Rgba32F | PixelFormat::Rgba16 => { quantised = self.convert(PixelFormat::Rgba8); &quantised }
             PixelFormat::R32F => { quantised = self.convert(PixelFormat::Gray8); &quantised }
         };
         let (w, h) = (img.width(), img.height());
@@ -381,12 +443,13 @@ impl Image {
         result
     }
 
-    /// Converts to an `image` crate value (RGBA8 or Luma8; float formats are quantised).
+    /// Converts to an `image` crate value (RGBA8, RGBA16 or Luma8; float formats are quantised).
     pub fn to_dynamic(&self) -> image::DynamicImage {
         let (w, h) = (self.desc.width, self.desc.height);
         match self.desc.format {
             PixelFormat::Gray8 => image::DynamicImage::ImageLuma8(image::GrayImage::from_raw(w, h, self.as_u8().to_vec()).unwrap_or_else(|| image::GrayImage::new(w, h))),
             PixelFormat::Rgba8 => image::DynamicImage::ImageRgba8(image::RgbaImage::from_raw(w, h, self.as_u8().to_vec()).unwrap_or_else(|| image::RgbaImage::new(w, h))),
+            PixelFormat::Rgba16 => image::DynamicImage::ImageRgba16(image::ImageBuffer::from_raw(w, h, self.as_u16().to_vec()).unwrap_or_else(|| image::ImageBuffer::new(w, h))),
             PixelFormat::R32F => self.convert(PixelFormat::Gray8).to_dynamic(),
             PixelFormat::Rgba32F => self.convert(PixelFormat::Rgba8).to_dynamic(),
         }
@@ -397,6 +460,12 @@ impl From<image::DynamicImage> for Image {
     fn from(img: image::DynamicImage) -> Self {
         match img {
             image::DynamicImage::ImageLuma8(g) => g.into(),
+            // 16-bit files keep their precision (grey widened to RGB, missing alpha 65535)
+            image::DynamicImage::ImageLuma16(_) | image::DynamicImage::ImageLumaA16(_) | image::DynamicImage::ImageRgb16(_) | image::DynamicImage::ImageRgba16(_) => {
+                let rgba = img.to_rgba16();
+                let (w, h) = rgba.dimensions();
+                Image { desc: ImageDesc::new(w, h, PixelFormat::Rgba16), data: ImageData::U16(rgba.into_raw()) }
+            }
             other => other.to_rgba8().into(),
         }
     }
@@ -516,6 +585,26 @@ fn encode_png(img: &Image, path: &std::path::Path, color: image::ExtendedColorTy
     encoder.write_image(img.as_u8(), img.width(), img.height(), color).map_err(|e| e.to_string())
 }
 
+/// A 16-bit PNG (with its ICC profile and EXIF, as `encode_png`) or TIFF.
+fn encode_16bit(img: &Image, path: &std::path::Path, format: image::ImageFormat, options: &SaveOptions) -> std::result::Result<(), String> {
+    use image::ImageEncoder;
+    let file = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| e.to_string())?);
+    // the encoders take 16-bit samples in native byte order
+    let bytes: &[u8] = bytemuck::cast_slice(img.as_u16());
+    let color = image::ExtendedColorType::Rgba16;
+    if format == image::ImageFormat::Tiff {
+        return image::codecs::tiff::TiffEncoder::new(file).write_image(bytes, img.width(), img.height(), color).map_err(|e| e.to_string());
+    }
+    let mut encoder = image::codecs::png::PngEncoder::new_with_quality(file, options.png_compression.to_image(), image::codecs::png::FilterType::Adaptive);
+    if let Some(icc) = &options.icc_profile {
+        encoder.set_icc_profile(icc.clone()).map_err(|e| e.to_string())?;
+    }
+    if let Some(exif) = &options.exif {
+        encoder.set_exif_metadata(exif.clone()).map_err(|e| e.to_string())?;
+    }
+    encoder.write_image(bytes, img.width(), img.height(), color).map_err(|e| e.to_string())
+}
+
 /// BT.601 luma of 8-bit RGB as an exact integer, `round(0.299R + 0.587G + 0.114B)`:
 /// the Y used by histograms and statistics (WGSL twin: `luma601` in `common.wgsl`).
 pub fn luma601(r: u8, g: u8, b: u8) -> u8 {
@@ -526,6 +615,19 @@ pub fn luma601(r: u8, g: u8, b: u8) -> u8 {
 pub fn unorm8(v: f32) -> u8 {
     let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
     (v * 255.0 + 0.5).floor() as u8
+}
+
+/// `[0,1]` float to 16-bit exactly as WGSL's `pack2x16unorm` does: clamp, scale, round half
+/// away (the spec's `floor(0.5 + 65535 * clamp(e, 0, 1))`).
+pub fn unorm16(v: f32) -> u16 {
+    let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+    (v * 65535.0 + 0.5).floor() as u16
+}
+
+/// A 16-bit sample to the nearest 8-bit one, `round(v * 255 / 65535)` in integers (no ties:
+/// `v / 257` is never an odd multiple of one half).
+pub fn narrow16(v: u16) -> u8 {
+    ((2 * 255 * v as u32 + 65535) / (2 * 65535)) as u8
 }
 
 #[cfg(test)]
@@ -584,6 +686,49 @@ mod tests {
         let b = img.to_gpu_bytes();
         assert_eq!(b, vec![0, 1, 2, 3, 4, 0, 0, 0, 5, 6, 7, 8, 9, 0, 0, 0]);
         assert_eq!(Image::from_gpu_bytes(img.desc(), &b).unwrap(), img);
+    }
+    /// A 16-bit PNG and TIFF whose samples are not multiples of 257 (no 8-bit value widened)
+    /// load as RGBA16 and save back bit for bit; grey files widen to RGB with alpha 65535.
+    #[test]
+    fn sixteen_bit_files_round_trip_exactly() {
+        let dir = std::env::temp_dir();
+        let samples: Vec<u16> = (0..5 * 3 * 4).map(|i| (i as u16).wrapping_mul(4099).wrapping_add(7)).collect();
+        assert!(samples.iter().any(|s| s % 257 != 0));
+        let src = image::ImageBuffer::<image::Rgba<u16>, _>::from_raw(5, 3, samples.clone()).expect("sized");
+        for ext in ["png", "tif"] {
+            let (a, b) = (dir.join(format!("pixelflow-16-a-{}.{ext}", std::process::id())), dir.join(format!("pixelflow-16-b-{}.{ext}", std::process::id())));
+            image::DynamicImage::ImageRgba16(src.clone()).save(&a).expect("writes");
+            let img = Image::open(&a).expect("loads");
+            assert_eq!(img.format(), PixelFormat::Rgba16, "{ext}");
+            assert_eq!(img.as_u16(), samples.as_slice(), "{ext}");
+            img.save(&b).expect("saves");
+            let back = image::open(&b).expect("reads");
+            assert_eq!(back.color(), image::ColorType::Rgba16, "{ext}");
+            assert_eq!(back.to_rgba16().into_raw(), samples, "{ext}");
+            let _ = (std::fs::remove_file(&a), std::fs::remove_file(&b));
+        }
+        let grey = image::ImageBuffer::<image::Luma<u16>, _>::from_raw(2, 1, vec![1000u16, 60001]).expect("sized");
+        let path = dir.join(format!("pixelflow-16-grey-{}.png", std::process::id()));
+        image::DynamicImage::ImageLuma16(grey).save(&path).expect("writes");
+        let img = Image::open(&path).expect("loads");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(img.as_u16(), &[1000, 1000, 1000, 65535, 60001, 60001, 60001, 65535]);
+        // JPEG narrows to 8 bits rather than failing
+        let jpg = dir.join(format!("pixelflow-16-{}.jpg", std::process::id()));
+        img.save(&jpg).expect("narrowed to 8 bits");
+        let _ = std::fs::remove_file(&jpg);
+    }
+    #[test]
+    fn narrowing_rounds_to_nearest_and_widening_is_exact() {
+        for v in 0..=65535u16 {
+            assert_eq!(narrow16(v) as f64, (v as f64 / 257.0).round(), "{v}");
+            assert_eq!(unorm16(v as f32 / 65535.0), v);
+        }
+        let img = Image::from_u8(1, 1, PixelFormat::Rgba8, vec![0, 1, 128, 255]).unwrap();
+        let wide = img.convert(PixelFormat::Rgba16);
+        assert_eq!(wide.as_u16(), &[0, 257, 128 * 257, 65535]);
+        assert_eq!(wide.convert(PixelFormat::Rgba8), img);
+        assert_eq!(Image::from_gpu_bytes(wide.desc(), &wide.to_gpu_bytes()).unwrap(), wide);
     }
     #[test]
     fn wrong_length_is_an_error() {

@@ -240,6 +240,19 @@ pub fn expect_image(def: &FilterDef, inputs: &[ValueDesc], index: usize, formats
     }
 }
 
+/// The image formats a filter takes (every image input in that format), found by asking its
+/// `output_descs` with default parameters; `None` where the defaults do not build it (a
+/// required file) or it reads data inputs.
+pub fn image_formats(def: &FilterDef) -> Option<Vec<crate::PixelFormat>> {
+    use crate::PixelFormat::*;
+    if def.inputs.iter().any(|p| p.kind != PortKind::Image) {
+        return None;
+    }
+    let filter = (def.build)(&Args::defaults(def)).ok()?;
+    let takes = |f: crate::PixelFormat| filter.output_descs(&vec![ValueDesc::Image(crate::ImageDesc::new(4, 4, f)); def.inputs.len()]).is_ok();
+    Some([Rgba8, Gray8, Rgba16, Rgba32F, R32F].into_iter().filter(|&f| takes(f)).collect())
+}
+
 /// Helper: the `index`-th input as a data buffer of `kind`.
 pub fn expect_data(def: &FilterDef, inputs: &[ValueDesc], index: usize, kind: DataKind) -> Result<()> {
     match inputs.get(index) {

@@ -479,3 +479,64 @@ fn steps_sharing_a_pass_equal_a_pass_per_step() {
         assert!(merged.get("output") == run(false, true).get("output"), "{w}x{h}: poisoned outputs differ");
     }
 }
+
+/// At 16 bits a fused run of per-pixel filters (a blend, a position-dependent filter and a
+/// per-channel one whose 8-bit default is the `table` schedule among them) quantises to 16
+/// bits between its steps, so it is bit-identical to one kernel per filter; and it stays
+/// close to the CPU's 16-bit chain.
+#[test]
+fn fused_chains_at_16_bits_equal_unfused() {
+    let a = random_image(67, 43, PixelFormat::Rgba16, 15);
+    let b = random_image(67, 43, PixelFormat::Rgba16, 16);
+    let mut g = Graph::new();
+    let sa = g.source("a", a.desc()).unwrap();
+    let sb = g.source("b", b.desc()).unwrap();
+    let inv = g.add1(ColorInvert, &[sb]).unwrap();
+    let mut x = g.add1(Brightness::new(0.1).unwrap(), &[sa]).unwrap();
+    x = g.add1(Gamma::new(1.7).unwrap(), &[x]).unwrap();
+    x = g.add1(pixelflow::filters::blend::MultiplyBlend, &[x, inv]).unwrap();
+    x = g.add_boxed(registry::create("haze(distance=0.1, slope=0.2)").unwrap(), &[x]).unwrap()[0];
+    x = g.add1(AlphaBlend::new(0.6).unwrap(), &[x, sb]).unwrap();
+    x = g.add1(Contrast::new(1.2).unwrap(), &[x]).unwrap();
+    g.output("output", x).unwrap();
+    let srcs = [("a", &a), ("b", &b)];
+    let fused = gpu_backend().run(&g, &srcs, &RunOptions { timings: true, poison: true, fuse: true }).unwrap();
+    let unfused = gpu_backend().run(&g, &srcs, &RunOptions { timings: true, poison: true, fuse: false }).unwrap();
+    let out = fused.get("output").and_then(|v| v.as_image()).unwrap();
+    assert_eq!(out.format(), PixelFormat::Rgba16);
+    assert_eq!(fused.get("output"), unfused.get("output"));
+    assert!(out.as_u16().iter().any(|v| v % 257 != 0), "16 bits kept");
+    let cpu = Backend::Cpu.run(&g, &srcs, &RunOptions::default()).unwrap();
+    // a few 1/65535 steps per filter (f32 on both sides, pow by ulps), carried on by the later gains
+    assert_close(fused.get("output").unwrap(), cpu.get("output").unwrap(), 32.0);
+    if gpu().has_timestamps() {
+        let labels: Vec<&str> = fused.timings.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(labels, ["color_invert", "brightness+gamma+multiply_blend+haze+alpha_blend+contrast"]);
+    }
+}
+
+/// A pipeline keeps 16 bits through the filters that take them, widens an 8-bit blend image
+/// beside a 16-bit one, and narrows a 16-bit image to 8 bits before a filter that takes 8-bit
+/// images only, saying so in the run's notes.
+#[test]
+fn pipelines_narrow_16_bits_only_before_8_bit_filters() {
+    let a = random_image(33, 21, PixelFormat::Rgba16, 17);
+    let b = random_image(33, 21, PixelFormat::Rgba8, 18);
+    let kept = Pipeline::new().then(Brightness::new(0.1).unwrap()).then(pixelflow::filters::neighborhood::GaussianBlur::new(1.5).unwrap()).then_with(pixelflow::filters::blend::MultiplyBlend, vec![b.clone()]).then(pixelflow::filters::neighborhood::BoxBlur::new(2).unwrap());
+    for backend in [gpu_backend(), Backend::Cpu] {
+        let r = kept.run_with(&backend, &a, &RunOptions::default()).unwrap();
+        assert!(r.notes.is_empty(), "{:?}", r.notes);
+        assert_eq!(r.get("output").and_then(|v| v.as_image()).map(|i| i.format()), Some(PixelFormat::Rgba16));
+    }
+    // (the 16-bit image straight into sobel: a 16-bit step before it could differ by a 1/65535
+    // step across a narrowing boundary, which sobel's gradient then multiplies)
+    let narrowed = Pipeline::new().then(pixelflow::filters::neighborhood::SobelEdgeDetection::default()).then(Contrast::new(1.1).unwrap());
+    let gpu = narrowed.run_with(&gpu_backend(), &a, &RunOptions { poison: true, ..Default::default() }).unwrap();
+    let cpu = narrowed.run_with(&Backend::Cpu, &a, &RunOptions::default()).unwrap();
+    assert_eq!(gpu.notes, ["`sobel_edge_detection` takes 8-bit images: the 16-bit image was narrowed to 8 bits before it"]);
+    assert_eq!(gpu.notes, cpu.notes);
+    let out = gpu.get("output").and_then(|v| v.as_image()).unwrap();
+    assert_eq!(out.format(), PixelFormat::Rgba8);
+    // the narrowing is exact on both sides; one level from sobel, carried on by contrast's gain
+    assert_close(gpu.get("output").unwrap(), cpu.get("output").unwrap(), 2.0);
+}

@@ -53,3 +53,9 @@ fn smoothstep_safe(e0: f32, e1: f32, x: f32) -> f32 {
     let t = clamp((x - e0) / max(e1 - e0, 1e-6), 0.0, 1.0);
     return t * t * (3.0 - 2.0 * t);
 }
+
+// Round to the 16-bit grid, as storing and reloading an RGBA16 pixel would.
+fn quantize16(c: vec4<f32>) -> vec4<f32> {
+    let q = unorm16_pack(c);
+    return unorm16_unpack(q.x, q.y);
+}

@@ -26,3 +26,11 @@ fn floor_u32(y: vec4<f32>) -> vec4<u32> {
 fn quantize8(c: vec4<f32>) -> vec4<f32> {
     return unorm_unpack(unorm_pack(c));
 }
+// RGBA16 pixel (two words: `pack2x16unorm(r, g)`, `pack2x16unorm(b, a)`) as four unorm floats (e / 65535).
+fn unorm16_unpack(rg: u32, ba: u32) -> vec4<f32> {
+    return vec4<f32>(unpack2x16unorm(rg), unpack2x16unorm(ba));
+}
+// floor(0.5 + 65535 * clamp(c, 0, 1)) per channel, as the two words of an RGBA16 pixel.
+fn unorm16_pack(c: vec4<f32>) -> vec2<u32> {
+    return vec2<u32>(pack2x16unorm(c.xy), pack2x16unorm(c.zw));
+}

@@ -1,6 +1,6 @@
 //! Explicit format conversions between RGBA8 and single-channel Gray8 (GPUImage has none:
 //! it keeps everything RGBA; these exist so masks and luminance can travel at a quarter of
-//! the bytes).
+//! the bytes), and RGBA16 to RGBA8 (what a pipeline puts before a filter that takes 8 bits).
 
 use crate::error::Result;
 use crate::image::PixelFormat;
@@ -15,7 +15,8 @@ const WG: u32 = 256;
 #[derive(Clone, Debug, Default)]
 pub struct ToGray;
 
-/// Gray8 to RGBA8: grey replicated into R, G, B; alpha 255.
+/// Gray8 to RGBA8: grey replicated into R, G, B; alpha 255. RGBA16 to RGBA8: each sample
+/// rounded to the nearest 8-bit level.
 #[derive(Clone, Debug, Default)]
 pub struct ToRgba;
 
@@ -38,8 +39,8 @@ pub static TO_GRAY: FilterDef = FilterDef {
 pub static TO_RGBA: FilterDef = FilterDef {
     name: "to_rgba",
     family: Family::Convert,
-    summary: "Gray8 to RGBA8 (grey in R, G, B; opaque). RGBA8 input passes through.",
-    doc: "",
+    summary: "Gray8 or RGBA16 to RGBA8 (grey in R, G, B, opaque; 16-bit samples rounded to nearest). RGBA8 input passes through.",
+    doc: "Pipelines put it before a filter that takes 8-bit images only when they feed it a 16-bit one.",
     gpuimage: "",
     params: &[],
     inputs: IMAGE,
@@ -93,7 +94,7 @@ impl Filter for ToRgba {
         &TO_RGBA
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&TO_RGBA, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Gray8])?;
+        let d = expect_image(&TO_RGBA, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Gray8, PixelFormat::Rgba16])?;
         Ok(vec![ValueDesc::Image(d.with_format(PixelFormat::Rgba8))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
@@ -102,7 +103,11 @@ impl Filter for ToRgba {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(self.def(), inputs, 0)?;
         let u = dims(d);
-        let (entry, per_invocation) = if d.format == PixelFormat::Gray8 { ("gray_to_rgba", 1) } else { ("copy_pixels", 4) };
+        let (entry, per_invocation) = match d.format {
+            PixelFormat::Gray8 => ("gray_to_rgba", 1),
+            PixelFormat::Rgba16 => ("rgba16_to_rgba8", 1),
+            _ => ("copy_pixels", 4),
+        };
         rec.dispatch(&Kernel::new("convert", &[WGSL], entry), &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((d.pixels() as u64).div_ceil(per_invocation), WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -51,6 +51,15 @@ fn copy_pixels(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     dst[w + 3u] = src[w + 3u];
 }
 
+// RGBA16 to RGBA8, one pixel per invocation: v / 65535 rounded to the nearest 8-bit level (the
+// f32 error is far from any tie: v / 257 is never within 1/514 of one).
+@compute @workgroup_size(256)
+fn rgba16_to_rgba8(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid, 256u);
+    if (i >= dims.width * dims.height) { return; }
+    dst[i] = unorm_pack(unorm16_unpack(src[2u * i], src[2u * i + 1u]));
+}
+
 @compute @workgroup_size(256)
 fn copy_words(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_id(wid, nwg, lid, 256u);

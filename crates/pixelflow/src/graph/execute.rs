@@ -48,10 +48,12 @@ impl Backend {
     /// Executes a graph with its sources bound by name.
     pub fn run(&self, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
         check_sources(graph, sources)?;
-        match self {
+        let mut result = match self {
             Backend::Gpu(g) => run_gpu(g, graph, sources, opts),
             Backend::Cpu => run_cpu(graph, sources, opts),
-        }
+        }?;
+        result.notes = graph.notes.clone();
+        Ok(result)
     }
 }
 
@@ -79,13 +81,16 @@ pub struct NodeTiming {
     pub ms: f64,
 }
 
-/// Named outputs and optional timings.
+/// Named outputs, optional timings, and the graph's notes.
 #[derive(Debug)]
 pub struct RunResult {
     pub outputs: Vec<(String, Value)>,
     pub timings: Vec<NodeTiming>,
     /// Where a GPU run's wall time went on the host (zero on the CPU backend).
     pub host: HostTimes,
+    /// What the graph's builder changed that the user should know (`Graph::note`), e.g. a
+    /// 16-bit image narrowed to 8 bits before a filter that takes 8-bit images only.
+    pub notes: Vec<String>,
 }
 
 /// A GPU run's host-side wall times, ms: copying the inputs into staging memory, recording
@@ -150,7 +155,7 @@ fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Resu
         .iter()
         .map(|(name, p)| Ok((name.clone(), values.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("output not computed".into()))?)))
         .collect::<Result<_>>()?;
-    Ok(RunResult { outputs, timings, host: HostTimes::default() })
+    Ok(RunResult { outputs, timings, host: HostTimes::default(), notes: Vec::new() })
 }
 
 /// Byte pattern written into outputs before a poisoned run.
@@ -424,7 +429,7 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
         (Some(_), Some(ts)) => step_times(gpu, ts, labels),
         _ => Vec::new(),
     };
-    Ok(RunResult { outputs, timings, host: HostTimes { upload_ms, record_ms, wait_ms, readback_ms } })
+    Ok(RunResult { outputs, timings, host: HostTimes { upload_ms, record_ms, wait_ms, readback_ms }, notes: Vec::new() })
 }
 
 fn ms_since(t: std::time::Instant) -> f64 {

@@ -1,7 +1,7 @@
 //! Fusion of per-pixel filters: one generated kernel applies a chain of per-pixel ops
 //! (`filters::shape::pixel`) with one read and one write per pixel. Between fused steps the
-//! colour is re-quantised to 8 bits, so a fused chain gives bit-for-bit the result of the
-//! unfused one. An op's function takes its parameter block by value (`chain.opN`), except
+//! colour is re-quantised to the image's format (8 or 16 bits), so a fused chain gives
+//! bit-for-bit the result of the unfused one. An op's function takes its parameter block by value (`chain.opN`), except
 //! for ops whose body reads the block in place (`PixelOp::body_by_reference`), whose
 //! function is generated here per place in the chain.
 
@@ -40,8 +40,16 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     if with.len() != seconds || with.iter().any(|w| w.desc.image().map(|d| d.pixels()) != Some(desc.pixels())) {
         return Err(crate::Error::Graph(format!("fused per-pixel kernel: {seconds} second images of {} pixels expected", desc.pixels())));
     }
+    if with.iter().any(|w| w.desc.image().map(|d| d.format) != Some(desc.format)) {
+        return Err(crate::Error::Graph(format!("fused per-pixel kernel: second images must be {} like the first", desc.format.name())));
+    }
+    let wide = match desc.format {
+        crate::PixelFormat::Rgba8 => false,
+        crate::PixelFormat::Rgba16 => true,
+        f => return Err(crate::Error::Graph(format!("per-pixel filters take rgba8 or rgba16, got {}", f.name()))),
+    };
     let count = desc.pixels() as u32;
-    let key = format!("pixel[{}]", ops.iter().map(|o| o.fn_name).collect::<Vec<_>>().join(","));
+    let key = format!("{}[{}]", if wide { "pixel16" } else { "pixel" }, ops.iter().map(|o| o.fn_name).collect::<Vec<_>>().join(","));
     let mut sources: Vec<&'static str> = Vec::new();
     for o in ops {
         if !sources.contains(&o.wgsl) {
@@ -51,14 +59,17 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     // Four pixels per invocation through 16-byte loads and stores: buffers are allocated in
     // 256-byte size classes, so the last group may run past the image into padding that no
     // one reads. Schedule choice (bandwidth), not algorithm.
-    let groups = (count as u64).div_ceil(4);
+    // RGBA16: the same 16-byte loads and stores, two pixels per invocation.
+    let per_invocation = if wide { 2 } else { 4 };
+    let groups = (count as u64).div_ceil(per_invocation);
     // A chain of per-channel ops is one per-channel function of the byte: the table kernel
-    // serves the whole chain when every op is per-channel and one of them asks for it.
+    // serves the whole chain when every op is per-channel and one of them asks for it. A
+    // 16-bit sample has 65536 values, too many for a table: RGBA16 runs the per-pixel kernel.
     let mut table = false;
     for o in ops {
         table |= wants_table(o)?;
     }
-    let table = table && ops.iter().all(|o| o.per_channel);
+    let table = table && ops.iter().all(|o| o.per_channel) && !wide;
     let mut gen = String::from("struct ChainParams {\n    groups: u32, width: u32, height: u32, _p0: u32,\n");
     for (i, o) in ops.iter().enumerate() {
         gen.push_str(&format!("    op{i}: {},\n", o.params_struct));
@@ -90,6 +101,21 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     if table {
         return record_table(rec, ops, sources, gen, src, dst, &uniform, words_buffer.as_deref(), groups);
     }
+    if wide {
+        gen_main16(&mut gen, ops, seconds);
+    } else {
+        gen_main8(&mut gen, ops, seconds);
+    }
+    let mut kernel = Kernel::new(&key, &sources, "main");
+    kernel.generated = Some(gen);
+    let mut buffers = vec![&*src.buffer, &*dst.buffer];
+    buffers.extend(with.iter().map(|w| &*w.buffer));
+    buffers.extend(words_buffer.as_deref());
+    rec.dispatch(&kernel, &buffers, &uniform, groups_1d(groups, PIXEL_WG))
+}
+
+/// The RGBA8 kernel's entry point: four pixels per invocation.
+fn gen_main8(gen: &mut String, ops: &[PixelOpGpu], seconds: usize) {
     // Unrolled by hand, no dynamic vector index: the looped version measured 0.115 ms
     // against 0.021 ms for a copy on the H200 (run 1); `bench --experiments` isolates why.
     gen.push_str(&format!(
@@ -104,30 +130,45 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
             // the pixel's place, for ops that read it (vignette, haze): 4 pixels per invocation
             gen.push_str(&format!("    let at{k} = PixelAt(vec2<u32>((4u * i + {k}u) % chain.width, (4u * i + {k}u) / chain.width), vec2<u32>(chain.width, chain.height));\n"));
         }
-        apply_chain(&mut gen, ops, &format!("c{k}"), &format!("at{k}"), ["x", "y", "z", "w"][k]);
+        let lane = ["x", "y", "z", "w"][k];
+        apply_chain(gen, ops, &format!("c{k}"), &format!("at{k}"), "quantize8", &|e| format!("unorm_unpack(w{e}.{lane})"));
     }
     gen.push_str("    dst[i] = vec4<u32>(unorm_pack(c0), unorm_pack(c1), unorm_pack(c2), unorm_pack(c3));\n}\n");
-    let mut kernel = Kernel::new(&key, &sources, "main");
-    kernel.generated = Some(gen);
-    let mut buffers = vec![&*src.buffer, &*dst.buffer];
-    buffers.extend(with.iter().map(|w| &*w.buffer));
-    buffers.extend(words_buffer.as_deref());
-    rec.dispatch(&kernel, &buffers, &uniform, groups_1d(groups, PIXEL_WG))
 }
 
-/// WGSL applying `ops` in order to the RGBA variable `c`, quantised to 8 bits between ops
-/// as storing and reloading an RGBA8 image would (the CPU runs a chain one filter at a time).
-/// A two-input op's second pixel is lane `lane` of its image's quad `w<e>`.
-fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str, at: &str, lane: &str) {
+/// The RGBA16 kernel's entry point: two pixels (four words) per invocation, 16 bits between ops.
+fn gen_main16(gen: &mut String, ops: &[PixelOpGpu], seconds: usize) {
+    gen.push_str(&format!(
+        "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    if (i >= chain.groups) {{ return; }}\n    let s = src[i];\n    var c0 = unorm16_unpack(s.x, s.y);\n    var c1 = unorm16_unpack(s.z, s.w);\n"
+    ));
+    for e in 0..seconds {
+        gen.push_str(&format!("    let w{e} = with{e}[i];\n"));
+    }
+    let position = ops.iter().any(|o| o.position);
+    for k in 0..2 {
+        if position {
+            gen.push_str(&format!("    let at{k} = PixelAt(vec2<u32>((2u * i + {k}u) % chain.width, (2u * i + {k}u) / chain.width), vec2<u32>(chain.width, chain.height));\n"));
+        }
+        let words = if k == 0 { ["x", "y"] } else { ["z", "w"] };
+        apply_chain(gen, ops, &format!("c{k}"), &format!("at{k}"), "quantize16", &|e| format!("unorm16_unpack(w{e}.{}, w{e}.{})", words[0], words[1]));
+    }
+    gen.push_str("    dst[i] = vec4<u32>(unorm16_pack(c0), unorm16_pack(c1));\n}\n");
+}
+
+/// WGSL applying `ops` in order to the RGBA variable `c`, quantised between ops by the WGSL
+/// function `quantize` (`quantize8`, `quantize16`) as storing and reloading the image would
+/// (the CPU runs a chain one filter at a time). A two-input op's second pixel is
+/// `second(e)`, read from its image's words `w<e>`.
+fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str, at: &str, quantize: &str, second: &dyn Fn(usize) -> String) {
     let mut e = 0;
     for (i, o) in ops.iter().enumerate() {
         if i > 0 {
-            gen.push_str(&format!("    {c} = quantize8({c});\n"));
+            gen.push_str(&format!("    {c} = {quantize}({c});\n"));
         }
         let at = if o.position { format!(", {at}") } else { String::new() };
         let t = if o.inputs == 2 {
             e += 1;
-            format!(", unorm_unpack(w{}.{lane})", e - 1)
+            format!(", {}", second(e - 1))
         } else {
             String::new()
         };
@@ -168,7 +209,7 @@ fn record_table(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], sources: Vec<&'s
     gen.push_str(&format!(
         "@compute @workgroup_size({PIXEL_WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n    let i = linear_id(wid, nwg, lid, {PIXEL_WG}u);\n    var s = vec4<u32>(0u);\n    if (i < chain.groups) {{ s = src[i]; }}\n    var c = unorm_unpack(lid * 0x01010101u);\n"
     ));
-    apply_chain(&mut gen, ops, "c", "", "");
+    apply_chain(&mut gen, ops, "c", "", "quantize8", &|_| String::new());
     gen.push_str("    lut[lid] = unorm_pack(c);\n    workgroupBarrier();\n    if (i >= chain.groups) { return; }\n    dst[i] = vec4<u32>(lut_pixel(s.x), lut_pixel(s.y), lut_pixel(s.z), lut_pixel(s.w));\n}\n");
     let mut kernel = Kernel::new(&key, &sources, "main");
     kernel.generated = Some(gen);

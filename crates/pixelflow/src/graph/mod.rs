@@ -55,6 +55,9 @@ pub struct Graph {
     pub(crate) outputs: Vec<(String, Port)>,
     /// Prefix for labels of nodes added while lowering a composite.
     label_prefix: Vec<String>,
+    /// What the builder changed that a user should know (an image narrowed to 8 bits before a
+    /// filter that takes no 16-bit images); copied into every `RunResult`.
+    pub(crate) notes: Vec<String>,
 }
 
 impl Default for Graph {
@@ -65,7 +68,19 @@ impl Default for Graph {
 
 impl Graph {
     pub fn new() -> Self {
-        Self { id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed), nodes: Vec::new(), outputs: Vec::new(), label_prefix: Vec::new() }
+        Self { id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed), nodes: Vec::new(), outputs: Vec::new(), label_prefix: Vec::new(), notes: Vec::new() }
+    }
+
+    /// Records a note for the user (once per distinct text); runs report them in `RunResult::notes`.
+    pub fn note(&mut self, text: String) {
+        if !self.notes.contains(&text) {
+            self.notes.push(text);
+        }
+    }
+
+    /// The notes recorded while building (see `note`).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// An image input, bound by name at run time to an image of exactly this description.

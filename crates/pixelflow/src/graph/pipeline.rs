@@ -1,11 +1,46 @@
 //! The chain API for the common case: a linear sequence of filters, with extra image inputs
 //! for multi-input filters. It builds a `Graph` for the input's size on each run.
+//!
+//! Formats are matched to what each filter takes: a grey image is widened to RGBA8 before a
+//! filter that takes RGBA only; a 16-bit image meeting a filter that takes no 16-bit images is
+//! narrowed to RGBA8 before it (a `to_rgba` node, reported in `RunResult::notes`); an 8-bit
+//! second image (a blend's `with=`) meeting a 16-bit one is widened to 16 bits, exactly.
 
-use super::{spec, Backend, Graph, RunOptions, RunResult};
+use std::borrow::Cow;
+
+use super::{spec, Backend, Graph, Port, RunOptions, RunResult};
 use crate::error::{Error, Result};
-use crate::image::Image;
+use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::registry::Filter;
-use crate::value::Value;
+use crate::value::{Value, ValueDesc};
+
+/// A graph's source images by name, borrowed where unconverted.
+type NamedImages<'a> = Vec<(String, Cow<'a, Image>)>;
+
+/// How a stage's inputs are converted so that its filter takes them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Adapt {
+    /// As they are.
+    None,
+    /// A grey first image widened to RGBA8.
+    WidenGray,
+    /// 8-bit second images widened to RGBA16 beside a 16-bit first image.
+    WidenExtras,
+    /// Every 16-bit image narrowed to RGBA8 (and a grey first image widened to RGBA8).
+    Narrow,
+}
+
+impl Adapt {
+    /// The format an input of format `f` gets (`first`: the stage's first input).
+    fn format(self, f: PixelFormat, first: bool) -> PixelFormat {
+        match (self, f) {
+            (Adapt::WidenGray | Adapt::Narrow, PixelFormat::Gray8) if first => PixelFormat::Rgba8,
+            (Adapt::WidenExtras, PixelFormat::Rgba8) if !first => PixelFormat::Rgba16,
+            (Adapt::Narrow, PixelFormat::Rgba16) => PixelFormat::Rgba8,
+            _ => f,
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 struct Stage {
@@ -63,36 +98,42 @@ impl Pipeline {
     /// The graph for an input image; sources are `input` and `extra<stage>_<k>`.
     pub fn graph(&self, input: &Image) -> Result<(Graph, Vec<(String, Image)>)> {
         let (g, images) = self.graph_borrowed(input)?;
-        Ok((g, images.into_iter().map(|(n, i)| (n, i.clone())).collect()))
+        Ok((g, images.into_iter().map(|(n, i)| (n, i.into_owned())).collect()))
     }
 
-    /// `graph` with the images borrowed, not copied (runs use this).
-    fn graph_borrowed<'a>(&'a self, input: &'a Image) -> Result<(Graph, Vec<(String, &'a Image)>)> {
+    /// `graph` with the images borrowed, not copied, where they need no conversion (runs use this).
+    fn graph_borrowed<'a>(&'a self, input: &'a Image) -> Result<(Graph, NamedImages<'a>)> {
         if self.stages.is_empty() {
             return Err(Error::Graph("the pipeline is empty".into()));
         }
         let mut g = Graph::new();
         let mut cur = g.source("input", input.desc())?;
-        let mut images = vec![("input".to_string(), input)];
+        let mut images = vec![("input".to_string(), Cow::Borrowed(input))];
         for (s, stage) in self.stages.iter().enumerate() {
-            let mut ins = vec![cur];
+            // The Graph API itself stays strict; a pipeline converts what a user expects it to.
+            let adapt = choose_adapt(stage, g.desc(cur));
+            let first = match (adapt, g.desc(cur).image()) {
+                (Adapt::None | Adapt::WidenExtras, _) => cur,
+                (Adapt::WidenGray | Adapt::Narrow, Some(d)) if adapt.format(d.format, true) != d.format => {
+                    if d.format == PixelFormat::Rgba16 {
+                        g.note(format!("`{}` takes 8-bit images: the 16-bit image was narrowed to 8 bits before it", stage.filter.def().name));
+                    }
+                    g.add1(crate::filters::convert::ToRgba, &[cur])?
+                }
+                _ => cur,
+            };
+            let mut ins: Vec<Port> = vec![first];
             for (k, img) in stage.extra.iter().enumerate() {
                 let name = format!("extra{s}_{k}");
+                let want = adapt.format(img.format(), false);
+                let img = if want == img.format() { Cow::Borrowed(img) } else { Cow::Owned(img.convert(want)) };
+                if want == PixelFormat::Rgba8 && stage.extra[k].format() == PixelFormat::Rgba16 {
+                    g.note(format!("`{}` takes 8-bit images: its 16-bit second image was narrowed to 8 bits", stage.filter.def().name));
+                }
                 ins.push(g.source(&name, img.desc())?);
                 images.push((name, img));
             }
-            // A grey image (a grey JPEG or PNG) meets a filter that takes RGBA8 only: widened
-            // first, losslessly, as a user expects; the Graph API itself stays strict.
-            let outs = match g.add_boxed(stage.filter.clone(), &ins) {
-                Ok(outs) => outs,
-                Err(e) => match g.desc(cur).image() {
-                    Some(d) if d.format == crate::PixelFormat::Gray8 => {
-                        ins[0] = g.add1(crate::filters::convert::ToRgba, &[cur])?;
-                        g.add_boxed(stage.filter.clone(), &ins).map_err(|_| e)?
-                    }
-                    _ => return Err(e),
-                },
-            };
+            let outs = g.add_boxed(stage.filter.clone(), &ins)?;
             cur = *outs.first().ok_or_else(|| Error::Graph(format!("`{}` has no outputs", stage.filter.def().name)))?;
         }
         g.output("output", cur)?;
@@ -108,7 +149,27 @@ impl Pipeline {
     /// `run` with options; the result also carries timings.
     pub fn run_with(&self, backend: &Backend, input: &Image, opts: &RunOptions) -> Result<RunResult> {
         let (g, images) = self.graph_borrowed(input)?;
-        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), *i)).collect();
+        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
         backend.run(&g, &refs, opts)
     }
+}
+
+/// The first conversion of a stage's inputs that its filter takes (as they are, a grey first
+/// image widened, 8-bit second images widened beside a 16-bit first one, 16-bit images
+/// narrowed); `None` where nothing helps, so the filter's own error is reported.
+fn choose_adapt(stage: &Stage, first: ValueDesc) -> Adapt {
+    let Some(first) = first.image() else { return Adapt::None };
+    let takes = |adapt: Adapt| {
+        let mut descs = vec![ValueDesc::Image(first.with_format(adapt.format(first.format, true)))];
+        descs.extend(stage.extra.iter().map(|i| ValueDesc::Image(ImageDesc::new(i.width(), i.height(), adapt.format(i.format(), false)))));
+        stage.filter.output_descs(&descs).is_ok()
+    };
+    let sixteen = first.format == PixelFormat::Rgba16 || stage.extra.iter().any(|i| i.format() == PixelFormat::Rgba16);
+    let candidates: &[Adapt] = match (first.format, sixteen) {
+        (PixelFormat::Gray8, false) => &[Adapt::None, Adapt::WidenGray],
+        (PixelFormat::Rgba16, _) => &[Adapt::None, Adapt::WidenExtras, Adapt::Narrow],
+        (_, true) => &[Adapt::None, Adapt::Narrow],
+        _ => &[Adapt::None],
+    };
+    candidates.iter().copied().find(|&a| takes(a)).unwrap_or(Adapt::None)
 }

@@ -47,9 +47,22 @@ impl Rng {
     }
 }
 
-/// Random RGBA8 / Gray8 image: half noise, half smooth gradient, so both edges and flat
-/// regions are exercised.
+/// Random RGBA8 / Gray8 / RGBA16 image: half noise, half smooth gradient, so both edges and
+/// flat regions are exercised. RGBA16 samples use all 16 bits (most are not multiples of 257).
 pub fn random_image(w: u32, h: u32, format: PixelFormat, seed: u64) -> Image {
+    if format == PixelFormat::Rgba16 {
+        let mut rng = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+        let mut data = Vec::with_capacity((w * h) as usize * 4);
+        for y in 0..h {
+            for x in 0..w {
+                for c in 0..4u32 {
+                    let smooth = ((x * 65535 / w.max(1)) as u16).wrapping_add((y * 24999 / h.max(1)) as u16).wrapping_add(c as u16 * 15361);
+                    data.push(if (x / 8 + y / 8) % 2 == 0 { (rng.next() >> 24) as u16 } else { smooth });
+                }
+            }
+        }
+        return Image::from_u16(w, h, data).expect("valid test image");
+    }
     let mut rng = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
     let ch = format.channels();
     let mut data = Vec::with_capacity((w * h) as usize * ch);
@@ -72,7 +85,9 @@ pub fn max_diff(a: &Value, b: &Value) -> Result<f64, String> {
             if x.desc() != y.desc() {
                 return Err(format!("descs differ: {} vs {}", x.desc(), y.desc()));
             }
-            if x.format().is_8bit() {
+            if x.format() == PixelFormat::Rgba16 {
+                Ok(x.as_u16().iter().zip(y.as_u16()).map(|(p, q)| (*p as i32 - *q as i32).unsigned_abs()).max().unwrap_or(0) as f64)
+            } else if x.format().is_8bit() {
                 Ok(x.as_u8().iter().zip(y.as_u8()).map(|(p, q)| (*p as i32 - *q as i32).unsigned_abs()).max().unwrap_or(0) as f64)
             } else {
                 Ok(x.as_f32().iter().zip(y.as_f32()).map(|(p, q)| (p - q).abs() as f64).fold(0.0, f64::max))

@@ -216,7 +216,8 @@ pub static DEF: FilterDef = FilterDef {
           running column sums in registers, and takes each row's horizontal window sums as differences of a prefix sum over the strip. \
           With subgroup operations (the default): 4 columns per invocation, 16-byte loads and stores, a subgroup scan, and from radius 11 \
           the column sums primed from 8-row block sums; \
-          otherwise (`strip`): one column per invocation and a workgroup-memory scan.",
+          otherwise (`strip`): one column per invocation and a workgroup-memory scan. \
+          Takes rgba8 and rgba16; rgba16 (16-bit PNG/TIFF) runs two plain passes of exact integer sums, still identical to the CPU.",
     gpuimage: "GPUImageBoxBlurFilter",
     params: &[ParamDef::int("radius", 4, 0, 64, "window radius in pixels (window side 2*radius+1)")],
     inputs: IMAGE,
@@ -309,16 +310,24 @@ impl Filter for BoxBlur {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Rgba16])?;
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
+        if img.format() == PixelFormat::Rgba16 {
+            return Ok(vec![Value::Image(super::gaussian_blur::blur16::box_cpu16(img, self.radius)?)]);
+        }
         Ok(vec![Value::Image(box_cpu(img, self.radius)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         // the fields are public: values set past `new`'s checks are errors here, not overflows
         check_int(&DEF, "radius", self.radius)?;
+        // RGBA16 has one schedule of its own (exact integer sums, `blur16.wgsl`)
+        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
+        if d.format == PixelFormat::Rgba16 {
+            return super::gaussian_blur::blur16::record_box(rec, input, output, d, self.radius);
+        }
         // A test's forced strip schedule wins over a variant override.
         if self.schedule.is_some() || self.subgroups.is_some() {
             return self.record_strip(rec, inputs, outputs);

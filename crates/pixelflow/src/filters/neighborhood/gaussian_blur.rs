@@ -21,6 +21,9 @@
 //! spacing keeps the bound (radius 8..15), two passes through an Rgba32F temporary, each
 //! making 8 consecutive outputs per invocation from a sliding window of inputs held in
 //! registers (`gaussian_blur_window.wgsl`).
+//!
+//! RGBA16 input has one schedule of its own, chosen automatically (`blur16.wgsl`): the same
+//! f32 sums in 16-bit units, two plain passes through a temporary; its twin `gaussian_cpu16`.
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -39,6 +42,8 @@ mod decimate;
 pub use decimate::{cubic_weights, decimation_error_bound, decimation_step, DecimateOptions, NodeFormat, RowSource};
 #[path = "gaussian_blur_half.rs"]
 mod half;
+#[path = "blur16.rs"]
+pub mod blur16;
 pub use half::{half_applies, half_error_bound, half_fits, HalfOptions, HALF_F32_MAX_RADIUS, MAX_HALF_RADIUS};
 
 const WGSL: &str = include_str!("gaussian_blur.wgsl");
@@ -264,14 +269,15 @@ pub static DEF: FilterDef = FilterDef {
           computed only at the nodes of a coarser grid (spacing 2 at sigma 5.1 up to 11 at sigma 32) and interpolated between them with \
           4-point cubics; the spacing is the largest whose error bound, computed for the sigma at hand and valid for any image, stays \
           below 0.8 level, so the output stays within one level of the twin's (documented tolerance; the twin stays the direct filter). \
-          In between, two passes through an Rgba32F temporary, 8 outputs per invocation from a sliding window of inputs in registers.",
+          In between, two passes through an Rgba32F temporary, 8 outputs per invocation from a sliding window of inputs in registers. \
+          Takes rgba8 and rgba16; rgba16 (16-bit PNG/TIFF) runs two plain f32 passes in 16-bit units, rounded to 16 bits.",
     gpuimage: "GPUImageGaussianBlurFilter",
     params: &[ParamDef::float("sigma", 2.0, 0.1, 32.0, "standard deviation in pixels (radius ceil(3*sigma))")],
     inputs: IMAGE,
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>(), fields: &[("width", std::mem::offset_of!(GaussianBlurParams, width)), ("height", std::mem::offset_of!(GaussianBlurParams, height)), ("radius", std::mem::offset_of!(GaussianBlurParams, radius)), ("nodes_x", std::mem::offset_of!(GaussianBlurParams, nodes_x)), ("nodes_y", std::mem::offset_of!(GaussianBlurParams, nodes_y)), ("seg_nodes", std::mem::offset_of!(GaussianBlurParams, seg_nodes)), ("w", std::mem::offset_of!(GaussianBlurParams, w)), ("wp", std::mem::offset_of!(GaussianBlurParams, wp)), ("cubic", std::mem::offset_of!(GaussianBlurParams, cubic))] }],
+    uniforms: &[blur16::UNIFORM, UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>(), fields: &[("width", std::mem::offset_of!(GaussianBlurParams, width)), ("height", std::mem::offset_of!(GaussianBlurParams, height)), ("radius", std::mem::offset_of!(GaussianBlurParams, radius)), ("nodes_x", std::mem::offset_of!(GaussianBlurParams, nodes_x)), ("nodes_y", std::mem::offset_of!(GaussianBlurParams, nodes_y)), ("seg_nodes", std::mem::offset_of!(GaussianBlurParams, seg_nodes)), ("w", std::mem::offset_of!(GaussianBlurParams, w)), ("wp", std::mem::offset_of!(GaussianBlurParams, wp)), ("cubic", std::mem::offset_of!(GaussianBlurParams, cubic))] }],
     test_inputs: None,
     schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "f32", "half_wg64_nf1_nb3", "half_f32", "half_cw"],
 };
@@ -593,17 +599,23 @@ impl Filter for GaussianBlur {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Rgba16])?;
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
+        if img.format() == PixelFormat::Rgba16 {
+            return Ok(vec![Value::Image(blur16::gaussian_cpu16(img, &self.weights())?)]);
+        }
         Ok(vec![Value::Image(blur_cpu(img, &self.weights())?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         // the fields are public: values set past `new`'s checks are errors here, not overflows
         check_float(&DEF, "sigma", self.sigma)?;
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
+        if d.format == PixelFormat::Rgba16 {
+            return blur16::record_gaussian(rec, input, output, d, &self.weights());
+        }
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
         let ctx = ScheduleContext::new(self.sigma, rec.gpu().has_f16(), limit);
         let (named, alone) = match crate::runtime::schedule::get(DEF.name) {

@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::image::{unorm8, Image, PixelFormat};
+use crate::image::{unorm16, unorm8, Image, PixelFormat};
 use crate::registry::{expect_image, input_image, Filter, FilterDef, PixelOpGpu};
 use crate::runtime::uniform::UniformBlock;
 use crate::runtime::{GpuSlot, NodeRecorder};
@@ -34,7 +34,7 @@ impl PixelAt {
     }
 }
 
-/// A per-pixel RGBA8 filter; implemented by `pixel_filter!`.
+/// A per-pixel filter on RGBA8 or RGBA16 images (`PIXEL_FORMATS`); implemented by `pixel_filter!`.
 pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     const DEF: &'static FilterDef;
     /// WGSL function name (the filter name).
@@ -88,9 +88,21 @@ pub fn declared_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, bef
     format!("{helpers}\n{}fn {name}({before}p: {params_struct}{after}) -> {ret} {{\n{body}\n}}\n", layout.wgsl_struct(params_struct))
 }
 
-/// Runs a per-pixel function over an RGBA8 image (and, for blends, the same pixel of a second
-/// one) on the CPU, quantising like `pack4x8unorm`.
+/// The formats per-pixel filters take (a blend's second image in the first's format).
+pub const PIXEL_FORMATS: &[PixelFormat] = &[PixelFormat::Rgba8, PixelFormat::Rgba16];
+
+/// Runs a per-pixel function over an RGBA8 or RGBA16 image (and, for blends, the same pixel
+/// of a second one of the same format) on the CPU, quantising like `pack4x8unorm` or
+/// `pack2x16unorm`.
 pub fn map_pixels(img: &Image, second: Option<&Image>, f: impl Fn([f32; 4], [f32; 4], PixelAt) -> [f32; 4] + Sync) -> Result<Image> {
+    if let Some(s) = second.filter(|s| s.format() != img.format()) {
+        return Err(crate::Error::Graph(format!("second image is {}, the first {}", s.format().name(), img.format().name())));
+    }
+    match img.format() {
+        PixelFormat::Rgba8 => {}
+        PixelFormat::Rgba16 => return map_pixels16(img, second, f),
+        other => return Err(crate::Error::Graph(format!("per-pixel filters take rgba8 or rgba16, got {}", other.name()))),
+    }
     let (w, h) = (img.width(), img.height());
     let src = img.as_u8();
     let other = second.map_or(src, |s| s.as_u8());
@@ -112,6 +124,29 @@ pub fn map_pixels(img: &Image, second: Option<&Image>, f: impl Fn([f32; 4], [f32
     Image::from_u8(w, h, PixelFormat::Rgba8, out)
 }
 
+/// `map_pixels` at 16 bits: samples read as `v / 65535`, results rounded like `pack2x16unorm`.
+fn map_pixels16(img: &Image, second: Option<&Image>, f: impl Fn([f32; 4], [f32; 4], PixelAt) -> [f32; 4] + Sync) -> Result<Image> {
+    let (w, h) = (img.width(), img.height());
+    let src = img.as_u16();
+    let other = second.map_or(src, |s| s.as_u16());
+    if other.len() != src.len() {
+        return Err(crate::Error::Graph(format!("second image is {}x{}, the first {w}x{h}", second.map_or(0, |s| s.width()), second.map_or(0, |s| s.height()))));
+    }
+    let mut out = vec![0u16; src.len()];
+    let row = (4 * w as usize).max(1);
+    let unit = |p: &[u16]| [p[0] as f32 / 65535.0, p[1] as f32 / 65535.0, p[2] as f32 / 65535.0, p[3] as f32 / 65535.0];
+    out.par_chunks_mut(row).zip(src.par_chunks(row).zip(other.par_chunks(row))).enumerate().for_each(|(y, (o, (s, t)))| {
+        for (x, (op, (sp, tp))) in o.chunks_exact_mut(4).zip(s.chunks_exact(4).zip(t.chunks_exact(4))).enumerate() {
+            let at = PixelAt { x: x as u32, y: y as u32, width: w, height: h };
+            let c = f(unit(sp), unit(tp), at);
+            for k in 0..4 {
+                op[k] = unorm16(c[k]);
+            }
+        }
+    });
+    Image::from_u16(w, h, out)
+}
+
 impl<T: PixelOp> Filter for T {
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
         crate::registry::Footprint::Pixel
@@ -120,9 +155,10 @@ impl<T: PixelOp> Filter for T {
         T::DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(T::DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        let d = expect_image(T::DEF, inputs, 0, PIXEL_FORMATS)?;
         if T::INPUTS == 2 {
-            let e = expect_image(T::DEF, inputs, 1, &[PixelFormat::Rgba8])?;
+            // the second image in the first's format: the fused kernel reads both one way
+            let e = expect_image(T::DEF, inputs, 1, &[d.format])?;
             if (d.width, d.height) != (e.width, e.height) {
                 return Err(crate::Error::Graph(format!("`{}` needs both images the same size: {}x{} vs {}x{} (resize one first)", T::DEF.name, d.width, d.height, e.width, e.height)));
             }
