@@ -1,6 +1,7 @@
 //! The chain API for the common case: a linear sequence of filters, with extra image inputs
 //! for multi-input filters. It builds a `Graph` for the input's size on each run.
 
+use super::fit::{add_fit, Fit};
 use super::{spec, Backend, Graph, RunOptions, RunResult};
 use crate::error::{Error, Result};
 use crate::image::Image;
@@ -12,6 +13,8 @@ struct Stage {
     filter: Box<dyn Filter>,
     /// Images for the filter's inputs after the first.
     extra: Vec<Image>,
+    /// How those images are brought to the input's size (`fit=`), when they differ.
+    fit: Fit,
 }
 
 /// `Pipeline::new().then(GaussianBlur::new(2.0)?).then(SobelEdgeDetection::default())`.
@@ -26,17 +29,26 @@ impl Pipeline {
     }
     /// Appends a one-input filter.
     pub fn then(mut self, filter: impl Filter + 'static) -> Self {
-        self.stages.push(Stage { filter: Box::new(filter), extra: vec![] });
+        self.stages.push(Stage { filter: Box::new(filter), extra: vec![], fit: Fit::None });
         self
     }
     /// Appends a multi-input filter; `extra` feeds its inputs after the first.
     pub fn then_with(mut self, filter: impl Filter + 'static, extra: Vec<Image>) -> Self {
-        self.stages.push(Stage { filter: Box::new(filter), extra });
+        self.stages.push(Stage { filter: Box::new(filter), extra, fit: Fit::None });
+        self
+    }
+    /// `then_with`, the extra images fitted to the input's size by `fit` where they differ.
+    pub fn then_fitted(mut self, filter: impl Filter + 'static, extra: Vec<Image>, fit: Fit) -> Self {
+        self.stages.push(Stage { filter: Box::new(filter), extra, fit });
         self
     }
     /// Appends a boxed filter (as the registry builds them).
     pub fn push(&mut self, filter: Box<dyn Filter>, extra: Vec<Image>) {
-        self.stages.push(Stage { filter, extra });
+        self.stages.push(Stage { filter, extra, fit: Fit::None });
+    }
+    /// `push` with a `fit` for the extra images.
+    pub fn push_fitted(&mut self, filter: Box<dyn Filter>, extra: Vec<Image>, fit: Fit) {
+        self.stages.push(Stage { filter, extra, fit });
     }
     pub fn len(&self) -> usize {
         self.stages.len()
@@ -55,7 +67,8 @@ impl Pipeline {
             for (_, path) in args.image_paths() {
                 extra.push(load(path)?);
             }
-            p.push(filter, extra);
+            let fit = if def.params.iter().any(|p| p.name == "fit") { Fit::parse(args.choice("fit")?)? } else { Fit::None };
+            p.push_fitted(filter, extra, fit);
         }
         Ok(p)
     }
@@ -76,10 +89,20 @@ impl Pipeline {
         let mut images = vec![("input".to_string(), input)];
         for (s, stage) in self.stages.iter().enumerate() {
             let mut ins = vec![cur];
+            let size = g.desc(cur).image().map(|d| (d.width, d.height));
+            let blend = stage.filter.def().family == crate::registry::Family::Blend;
             for (k, img) in stage.extra.iter().enumerate() {
                 let name = format!("extra{s}_{k}");
-                ins.push(g.source(&name, img.desc())?);
+                let mut port = g.source(&name, img.desc())?;
                 images.push((name, img));
+                // a grey mask or second image (a grey PNG) is widened for a blend, losslessly
+                if blend && img.format() == crate::PixelFormat::Gray8 {
+                    port = g.add1(crate::filters::convert::ToRgba, &[port])?;
+                }
+                if let Some(size) = size {
+                    port = add_fit(&mut g, port, size, stage.fit)?;
+                }
+                ins.push(port);
             }
             // A grey image (a grey JPEG or PNG) meets a filter that takes RGBA8 only: widened
             // first, losslessly, as a user expects; the Graph API itself stays strict.
