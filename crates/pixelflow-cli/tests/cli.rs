@@ -363,3 +363,79 @@ fn batch_keeps_16_bit_pngs() {
     assert!(deep.to_rgba16().into_raw().iter().any(|v| v % 257 != 0));
     assert_eq!(image::open(out.join("plain.png")).unwrap().color(), image::ColorType::Rgba8);
 }
+
+/// Writes an RGBA PNG whose pixel (x, y) is `f(x, y)`.
+fn write_rgba(name: &str, w: u32, h: u32, f: impl Fn(u32, u32) -> [u8; 4]) -> PathBuf {
+    let path = tmp(name);
+    image::RgbaImage::from_fn(w, h, |x, y| image::Rgba(f(x, y))).save(&path).unwrap();
+    path
+}
+
+/// `porter_duff(op=src)` shows the second image as fitted: each `fit` mode's placement,
+/// checked pixel by pixel, on the GPU and the CPU alike.
+#[test]
+fn blends_fit_a_second_image_of_another_size() {
+    let input = write_rgba("fit_in.png", 8, 6, |_, _| [10, 20, 30, 255]);
+    let solid = write_rgba("fit_solid.png", 4, 2, |_, _| [200, 100, 50, 255]);
+    let marked = write_rgba("fit_marked.png", 10, 10, |x, y| [x as u8 * 20, y as u8 * 20, 7, 255]);
+    // Mismatch without `fit`: one line naming both sizes and the option.
+    let out = tmp("fit_out.png");
+    let o = run(&["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &format!("overlay_blend(with={})", solid.display())]);
+    assert_clean_error(&o, "4x2");
+    assert!(stderr(&o).contains("8x6") && stderr(&o).contains("fit="), "{}", stderr(&o));
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    let clear = [0u8, 0, 0, 0];
+    let colour = [200u8, 100, 50, 255];
+    type Expect = Box<dyn Fn(u32, u32) -> [u8; 4]>;
+    let cases: Vec<(&str, &PathBuf, Expect)> = vec![
+        // 4x2 stretched to 8x6: a solid colour stays exact under bilinear resizing
+        ("stretch", &solid, Box::new(move |_, _| colour)),
+        // scaled by max(2, 3) = 3 to 12x6, centre-cropped to 8x6
+        ("fill", &solid, Box::new(move |_, _| colour)),
+        // scaled by min(2, 3) = 2 to 8x4, centred: one transparent row above and below
+        ("fit", &solid, Box::new(move |_, y| if (1..5).contains(&y) { colour } else { clear })),
+        // not scaled: 4x2 at (2, 2)
+        ("center", &solid, Box::new(move |x, y| if (2..6).contains(&x) && (2..4).contains(&y) { colour } else { clear })),
+        // not scaled, larger: 10x10 centred on 8x6 is cropped, its (1, 2) at the output's (0, 0)
+        ("center", &marked, Box::new(|x, y| [(x + 1) as u8 * 20, (y + 2) as u8 * 20, 7, 255])),
+    ];
+    for (fit, with, expect) in &cases {
+        for cpu in [false, true] {
+            let spec = format!("porter_duff(with={}, op=src, fit={fit})", with.display());
+            let mut args = vec![];
+            if cpu {
+                args.push("--cpu");
+            }
+            args.extend(["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &spec]);
+            let o = run(&args);
+            assert!(o.status.success(), "{spec}: {}", stderr(&o));
+            let img = image::open(&out).unwrap().to_rgba8();
+            assert_eq!(img.dimensions(), (8, 6), "{spec}");
+            for (x, y, p) in img.enumerate_pixels() {
+                assert_eq!(p.0, expect(x, y), "{spec} (cpu {cpu}) at ({x}, {y})");
+            }
+        }
+    }
+}
+
+/// A grey mask file is widened for a blend; a missing or corrupt second file is one line.
+#[test]
+fn blends_take_grey_masks_and_reject_bad_second_files() {
+    let input = write_rgba("mask_in.png", 5, 3, |_, _| [90, 80, 70, 255]);
+    let grey = tmp("mask_grey.png");
+    image::GrayImage::from_fn(5, 3, |x, _| image::Luma([x as u8 * 60])).save(&grey).unwrap();
+    let out = tmp("mask_out.png");
+    let o = run(&["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &format!("mask(with={})", grey.display())]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let img = image::open(&out).unwrap().to_rgba8();
+    for (x, _, p) in img.enumerate_pixels() {
+        assert_eq!(p.0, [90, 80, 70, x as u8 * 60]);
+    }
+    let o = run(&["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", "screen_blend(with=/no/such/file.png)"]);
+    assert_clean_error(&o, "file.png");
+    let corrupt = tmp("corrupt.png");
+    std::fs::write(&corrupt, b"\x89PNG\r\n\x1a\nnot really").unwrap();
+    let o = run(&["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &format!("screen_blend(with={})", corrupt.display())]);
+    assert_clean_error(&o, "corrupt.png");
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+}

@@ -396,3 +396,10 @@ mod tests {
         assert!(p.describe().contains(".cube file (required)"));
     }
 }
+
+/// The `fit` parameter of two-input filters (`graph::fit`): how a second image of another size
+/// is brought to the input's size.
+pub const FIT_OPTIONS: &[&str] = &["none", "stretch", "fill", "fit", "center"];
+pub const FIT_DOC: &str = "when the second image's size differs: none = an error; stretch = resized to the input's size; \
+fill = scaled to cover it, centre-cropped; fit = scaled to fit inside, centred, transparent borders; center = not scaled, \
+centred, cropped or transparent-padded";

@@ -6,6 +6,7 @@
 //! every `add` checks input count, kinds, formats and sizes immediately.
 
 pub(crate) mod execute;
+pub mod fit;
 pub mod fuse;
 mod pipeline;
 pub(crate) mod plan;

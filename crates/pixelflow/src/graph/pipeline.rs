@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 
+use super::fit::{add_fit, Fit};
 use super::{spec, Backend, Graph, Port, RunOptions, RunResult};
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
@@ -47,6 +48,8 @@ struct Stage {
     filter: Box<dyn Filter>,
     /// Images for the filter's inputs after the first.
     extra: Vec<Image>,
+    /// How those images are brought to the input's size (`fit=`), when they differ.
+    fit: Fit,
 }
 
 /// `Pipeline::new().then(GaussianBlur::new(2.0)?).then(SobelEdgeDetection::default())`.
@@ -61,17 +64,26 @@ impl Pipeline {
     }
     /// Appends a one-input filter.
     pub fn then(mut self, filter: impl Filter + 'static) -> Self {
-        self.stages.push(Stage { filter: Box::new(filter), extra: vec![] });
+        self.stages.push(Stage { filter: Box::new(filter), extra: vec![], fit: Fit::None });
         self
     }
     /// Appends a multi-input filter; `extra` feeds its inputs after the first.
     pub fn then_with(mut self, filter: impl Filter + 'static, extra: Vec<Image>) -> Self {
-        self.stages.push(Stage { filter: Box::new(filter), extra });
+        self.stages.push(Stage { filter: Box::new(filter), extra, fit: Fit::None });
+        self
+    }
+    /// `then_with`, the extra images fitted to the input's size by `fit` where they differ.
+    pub fn then_fitted(mut self, filter: impl Filter + 'static, extra: Vec<Image>, fit: Fit) -> Self {
+        self.stages.push(Stage { filter: Box::new(filter), extra, fit });
         self
     }
     /// Appends a boxed filter (as the registry builds them).
     pub fn push(&mut self, filter: Box<dyn Filter>, extra: Vec<Image>) {
-        self.stages.push(Stage { filter, extra });
+        self.stages.push(Stage { filter, extra, fit: Fit::None });
+    }
+    /// `push` with a `fit` for the extra images.
+    pub fn push_fitted(&mut self, filter: Box<dyn Filter>, extra: Vec<Image>, fit: Fit) {
+        self.stages.push(Stage { filter, extra, fit });
     }
     pub fn len(&self) -> usize {
         self.stages.len()
@@ -90,7 +102,8 @@ impl Pipeline {
             for (_, path) in args.image_paths() {
                 extra.push(load(path)?);
             }
-            p.push(filter, extra);
+            let fit = if def.params.iter().any(|p| p.name == "fit") { Fit::parse(args.choice("fit")?)? } else { Fit::None };
+            p.push_fitted(filter, extra, fit);
         }
         Ok(p)
     }
@@ -122,16 +135,21 @@ impl Pipeline {
                 }
                 _ => cur,
             };
+            let size = g.desc(first).image().map(|d| (d.width, d.height));
             let mut ins: Vec<Port> = vec![first];
             for (k, img) in stage.extra.iter().enumerate() {
                 let name = format!("extra{s}_{k}");
-                let want = adapt.format(img.format(), false);
+                let want = adapt.format(extra_format(stage, img), false);
                 let img = if want == img.format() { Cow::Borrowed(img) } else { Cow::Owned(img.convert(want)) };
                 if want == PixelFormat::Rgba8 && stage.extra[k].format() == PixelFormat::Rgba16 {
                     g.note(format!("`{}` takes 8-bit images: its 16-bit second image was narrowed to 8 bits", stage.filter.def().name));
                 }
-                ins.push(g.source(&name, img.desc())?);
+                let mut port = g.source(&name, img.desc())?;
                 images.push((name, img));
+                if let Some(size) = size {
+                    port = add_fit(&mut g, port, size, stage.fit)?;
+                }
+                ins.push(port);
             }
             let outs = g.add_boxed(stage.filter.clone(), &ins)?;
             cur = *outs.first().ok_or_else(|| Error::Graph(format!("`{}` has no outputs", stage.filter.def().name)))?;
@@ -154,6 +172,16 @@ impl Pipeline {
     }
 }
 
+/// The format a stage's second image enters it with before any 8/16-bit adaptation: a grey
+/// mask or second image (a grey PNG) is widened to RGBA8 for a blend, losslessly.
+fn extra_format(stage: &Stage, img: &Image) -> PixelFormat {
+    if stage.filter.def().family == crate::registry::Family::Blend && img.format() == PixelFormat::Gray8 {
+        PixelFormat::Rgba8
+    } else {
+        img.format()
+    }
+}
+
 /// The first conversion of a stage's inputs that its filter takes (as they are, a grey first
 /// image widened, 8-bit second images widened beside a 16-bit first one, 16-bit images
 /// narrowed); `None` where nothing helps, so the filter's own error is reported.
@@ -161,7 +189,9 @@ fn choose_adapt(stage: &Stage, first: ValueDesc) -> Adapt {
     let Some(first) = first.image() else { return Adapt::None };
     let takes = |adapt: Adapt| {
         let mut descs = vec![ValueDesc::Image(first.with_format(adapt.format(first.format, true)))];
-        descs.extend(stage.extra.iter().map(|i| ValueDesc::Image(ImageDesc::new(i.width(), i.height(), adapt.format(i.format(), false)))));
+        // with `fit`, second images enter at the first one's size
+        let size = |i: &Image| if stage.fit == Fit::None { (i.width(), i.height()) } else { (first.width, first.height) };
+        descs.extend(stage.extra.iter().map(|i| ValueDesc::Image(ImageDesc::new(size(i).0, size(i).1, adapt.format(extra_format(stage, i), false)))));
         stage.filter.output_descs(&descs).is_ok()
     };
     let sixteen = first.format == PixelFormat::Rgba16 || stage.extra.iter().any(|i| i.format() == PixelFormat::Rgba16);

@@ -31,19 +31,30 @@ pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
     let mut steps: Vec<Step> = Vec::new();
     // node index -> step index, for nodes that end a step
     let mut step_ending_with: HashMap<usize, usize> = HashMap::new();
+    // node index -> its step, for the check below
+    let mut step_of: HashMap<usize, usize> = HashMap::new();
     for (i, n) in graph.nodes.iter().enumerate() {
         if matches!(n.kind, NodeKind::Source { .. }) {
             continue;
         }
         // A run continues through a node's first input; a blend's second image is bound as an
-        // extra input of the run's kernel (it was made by an earlier step: a node can only
-        // read ports that exist, and a run's inner values have one reader each).
+        // extra input of the run's kernel, so it must be made by a step before the run's: a
+        // source, or a node planned earlier (not, say, a resize of the second image added
+        // after the run began, as `fit=` adds).
         if fuse && is_pixel(i) && !n.inputs.is_empty() {
             let Port { node: src, output, .. } = n.inputs[0];
             let private = consumers.get(&(src, output)) == Some(&1) && !outputs.contains(&(src, output));
             if private && is_pixel(src) {
                 if let Some(&s) = step_ending_with.get(&src) {
+                    let ready = n.inputs[1..].iter().all(|p| step_of.get(&p.node).is_none_or(|&t| t < s));
+                    if !ready {
+                        steps.push(Step { nodes: vec![i] });
+                        step_of.insert(i, steps.len() - 1);
+                        step_ending_with.insert(i, steps.len() - 1);
+                        continue;
+                    }
                     steps[s].nodes.push(i);
+                    step_of.insert(i, s);
                     step_ending_with.remove(&src);
                     step_ending_with.insert(i, s);
                     continue;
@@ -51,6 +62,7 @@ pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
             }
         }
         steps.push(Step { nodes: vec![i] });
+        step_of.insert(i, steps.len() - 1);
         step_ending_with.insert(i, steps.len() - 1);
     }
     let mut last_use = HashMap::new();

@@ -8,7 +8,7 @@ crate::pixel_filter! {
     family: Blend,
     gpuimage: "GPUImageAlphaBlendFilter",
     summary: "Blends a second image over the first by its alpha times mix.",
-    doc: "Both images must have the same size.",
+    doc: "A second image of another size needs `fit=` (see `pixelflow help`).",
     with: "the image laid over the input",
     params: { mix: float(0.0, 1.0) = 0.5 => "weight of the top image (times its alpha)" },
     wgsl: "let k = t.a * p.mix;

@@ -7,7 +7,7 @@ crate::pixel_filter! {
     family: Blend,
     gpuimage: "GPUImageMultiplyBlendFilter",
     summary: "Multiplies two images (GPUImage's alpha-aware multiply).",
-    doc: "Both images must have the same size.",
+    doc: "A second image of another size needs `fit=` (see `pixelflow help`).",
     with: "the second image",
     params: {},
     wgsl: "return t * c + t * (1.0 - c.a) + c * (1.0 - t.a);",

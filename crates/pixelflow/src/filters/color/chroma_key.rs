@@ -28,7 +28,7 @@ crate::pixel_filter! {
 }
 
 /// The key colour's (Cr, Cb), once per dispatch.
-fn crcb(k: [f32; 3]) -> [f32; 2] {
+pub(crate) fn crcb(k: [f32; 3]) -> [f32; 2] {
     let y = 0.2989 * k[0] + 0.5866 * k[1] + 0.1145 * k[2];
     [0.7132 * (k[0] - y), 0.5647 * (k[2] - y)]
 }

@@ -89,7 +89,7 @@ macro_rules! composite_filter {
 
         $crate::__pf_def! {
             $Name, $name, $crate::registry::Family::$family, $gpuimage, $summary, [$($doc)?], [],
-            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*],
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [],
             $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
         }
 

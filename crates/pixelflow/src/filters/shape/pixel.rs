@@ -160,7 +160,10 @@ impl<T: PixelOp> Filter for T {
             // the second image in the first's format: the fused kernel reads both one way
             let e = expect_image(T::DEF, inputs, 1, &[d.format])?;
             if (d.width, d.height) != (e.width, e.height) {
-                return Err(crate::Error::Graph(format!("`{}` needs both images the same size: {}x{} vs {}x{} (resize one first)", T::DEF.name, d.width, d.height, e.width, e.height)));
+                return Err(crate::Error::Graph(format!(
+                    "`{}`: the second image is {}x{}, the input {}x{}; give both the same size, or fit=stretch|fill|fit|center",
+                    T::DEF.name, e.width, e.height, d.width, d.height
+                )));
             }
         }
         Ok(vec![ValueDesc::Image(d)])
@@ -251,7 +254,7 @@ macro_rules! pixel_filter {
 
         $crate::__pf_def! {
             $Name, $name, $crate::__pf_or!([$($crate::registry::Family::$family)?] [$crate::registry::Family::Color]), $gpuimage, $summary, [$($doc)?], [$($crate::params::ParamDef::image("with", $with_doc),)?],
-            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*],
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [$( $crate::__pf_second!(@fit $with_doc), )?],
             $crate::__pf_or!([$( $crate::__pf_second!($with_doc) )?] [$crate::registry::IMAGE]), $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
         }
 
@@ -357,7 +360,7 @@ macro_rules! __pf_params {
 macro_rules! __pf_def {
     (
         $Name:ident, $name:literal, $family:expr, $gpuimage:literal, $summary:literal, [$($doc:expr)?], [$($pre:tt)*],
-        [$( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),*],
+        [$( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),*], [$($post:tt)*],
         $inputs:expr, $tol:expr, $sched:expr
     ) => {
         pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
@@ -366,7 +369,7 @@ macro_rules! __pf_def {
             summary: $summary,
             doc: $crate::__pf_or!([$($doc)?] [""]),
             gpuimage: $gpuimage,
-            params: &[ $($pre)* $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?) ),* ],
+            params: &[ $($pre)* $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?), )* $($post)* ],
             inputs: $inputs,
             outputs: $crate::registry::IMAGE,
             tolerance: $tol,
@@ -436,6 +439,7 @@ macro_rules! __pf_uniform {
 #[macro_export]
 macro_rules! __pf_second {
     (@count $doc:literal) => { 1 };
+    (@fit $doc:literal) => { $crate::params::ParamDef::choice("fit", "none", $crate::params::FIT_OPTIONS, $crate::params::FIT_DOC) };
     ($doc:literal) => { $crate::registry::TWO_IMAGES };
 }
 

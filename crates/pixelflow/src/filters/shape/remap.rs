@@ -135,7 +135,7 @@ macro_rules! remap_filter {
 
         $crate::__pf_def! {
             $Name, $name, $crate::registry::Family::Effect, $gpuimage, $summary, [$($doc)?], [],
-            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*],
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [],
             $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), &[]
         }
 

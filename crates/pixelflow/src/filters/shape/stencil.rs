@@ -296,7 +296,7 @@ macro_rules! stencil_filter {
 
         $crate::__pf_def! {
             $Name, $name, $crate::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
-            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*],
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [],
             $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), if $size == 3 { &["tile", "rows4"] } else { &[] }
         }
 

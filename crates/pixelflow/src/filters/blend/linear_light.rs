@@ -1,0 +1,24 @@
+//! Linear light blend. No GPUImage equivalent; MetalPetal's `MTIBlendMode.linearLight`.
+
+crate::pixel_filter! {
+    /// W3C general blending with `B(Cb, Cs) = clamp(Cb + 2 Cs - 1, 0, 1)` (Cb the input's colour, Cs the second image's),
+    /// then source-over with straight alpha.
+    pub struct LinearLight;
+    name: "linear_light",
+    family: Blend,
+    gpuimage: "",
+    summary: "Linear light: adds the second image's difference from mid-grey, doubled.",
+    doc: "B(Cb, Cs) = clamp(Cb + 2 Cs - 1, 0, 1) (Photoshop's definition; Cb = input, Cs = the second image). Alpha as the W3C compositing \
+          spec's general formula: mixed = (1 - αb) Cs + αb B, then source-over of the second image: \
+          α = αs + αb (1 - αs), rgb = (αs mixed + (1 - αs) αb Cb) / α (straight alpha in and out; 0 where α = 0). \
+          Where both are opaque this is B itself.",
+    with: "the blend (top) image",
+    params: {},
+    helpers: w3c_composite_wgsl!("linear_light"),
+    wgsl: "let b = clamp(c.rgb + 2.0 * t.rgb - vec3<f32>(1.0), vec3<f32>(0.0), vec3<f32>(1.0));
+    return linear_light_composite(c, t, b);",
+    cpu2: |_f, c, t, _| {
+        let b: [f32; 3] = std::array::from_fn(|k| (c[k] + 2.0 * t[k] - 1.0).clamp(0.0, 1.0));
+        super::twin::composite(c, t, b)
+    },
+}
