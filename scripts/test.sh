@@ -11,6 +11,14 @@ if ! ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json >/dev/null 2>&1;
   $SUDO apt-get update -qq
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mesa-vulkan-drivers >/dev/null
 fi
+# libjpeg-turbo (the `turbojpeg` feature, on by default) is built from source: cmake and nasm.
+if ! command -v cmake >/dev/null || ! command -v nasm >/dev/null; then
+  echo "test.sh: installing cmake and nasm (to build libjpeg-turbo)"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake nasm >/dev/null
+fi
 # Mesa's WSI code complains without it; compute needs no display.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 cargo test --workspace --locked "$@"

@@ -265,6 +265,61 @@ fn batch_processes_folders_and_reports_failures() {
     // two inputs that would write one file are refused before any work
     assert_clean_error(&run(&["apply", inp.join("a.png").to_str().unwrap(), inp.join("b.png").to_str().unwrap(), "--out-dir", out2.to_str().unwrap(), "--name", "same.png", "-p", "color_invert"]), "would both write");
     assert_clean_error(&run(&["apply", inp.to_str().unwrap(), "--out-dir", out2.to_str().unwrap(), "--name", "{stem}.xyz", "-p", "color_invert"]), "unknown output extension");
+    // no temporary file is left behind by any of these runs, failed ones included
+    for dir in [&out, &out.join("sub"), &out2] {
+        let stray: Vec<_> = std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains(".tmp")).collect();
+        assert!(stray.is_empty(), "{stray:?}");
+    }
+}
+
+/// A JPEG whose EXIF says "rotate 90° clockwise to view" (orientation 6): 6x4 stored, 4x6 upright.
+fn jpeg_rotated_by_exif(path: &Path) {
+    let mut jpeg = Vec::new();
+    let img = image::RgbImage::from_fn(6, 4, |x, y| image::Rgb([x as u8 * 40, y as u8 * 60, 90]));
+    image::DynamicImage::ImageRgb8(img).write_to(&mut std::io::Cursor::new(&mut jpeg), image::ImageFormat::Jpeg).unwrap();
+    let tiff: [u8; 26] = [0x4d, 0x4d, 0, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0];
+    let mut file = jpeg[..2].to_vec();
+    file.extend_from_slice(&[0xff, 0xe1, 0, (2 + 6 + tiff.len()) as u8]);
+    file.extend_from_slice(b"Exif\0\0");
+    file.extend_from_slice(&tiff);
+    file.extend_from_slice(&jpeg[2..]);
+    std::fs::write(path, file).unwrap();
+}
+
+/// A batch of JPEGs to JPEG (the photographer's case): an EXIF-rotated JPEG comes out upright,
+/// a grey result is written as a one-channel JPEG, a corrupt JPEG fails alone, and every output
+/// is byte-identical to the single-image run of the same file.
+#[test]
+fn batch_of_jpegs_matches_single_runs() {
+    let root = tmp("batch_jpeg");
+    let _ = std::fs::remove_dir_all(&root);
+    let (inp, out) = (root.join("in"), root.join("out"));
+    std::fs::create_dir_all(&inp).unwrap();
+    jpeg_rotated_by_exif(&inp.join("turned.jpg"));
+    let s = sample();
+    assert!(run(&["--cpu", "apply", s.to_str().unwrap(), inp.join("photo.jpg").to_str().unwrap(), "-p", "brightness(0)"]).status.success());
+    let mut truncated = std::fs::read(inp.join("photo.jpg")).unwrap();
+    truncated.truncate(300);
+    std::fs::write(inp.join("cut.jpg"), &truncated[..]).unwrap();
+    std::fs::write(inp.join("zero.jpg"), b"").unwrap();
+    for (spec, grey) in [("contrast(1.2)", false), ("gaussian_blur(sigma=1) | sobel_edge_detection", true)] {
+        let _ = std::fs::remove_dir_all(&out);
+        let o = run(&["apply", inp.to_str().unwrap(), "--out-dir", out.to_str().unwrap(), "--jobs", "3", "-p", spec]);
+        let e = stderr(&o);
+        assert!(!o.status.success() && !e.contains("panicked"), "{e}");
+        // a JPEG cut inside its headers and an empty one fail alone, one line each
+        assert!(e.contains("zero.jpg") && e.contains("cut.jpg") && e.contains("2 written, 0 skipped, 2 failed"), "{e}");
+        assert!(!e.contains("\n\n"), "one line per failure: {e}");
+        let turned = image::open(out.join("turned.jpg")).unwrap();
+        assert_eq!((turned.width(), turned.height()), (4, 6), "EXIF orientation applied on load");
+        let photo = image::open(out.join("photo.jpg")).unwrap();
+        assert_eq!(photo.color() == image::ColorType::L8, grey, "{spec}: grey results are one-channel JPEGs");
+        for name in ["turned.jpg", "photo.jpg"] {
+            let single = root.join(format!("single_{name}"));
+            assert!(run(&["apply", inp.join(name).to_str().unwrap(), single.to_str().unwrap(), "-p", spec]).status.success());
+            assert_eq!(std::fs::read(&single).unwrap(), std::fs::read(out.join(name)).unwrap(), "{spec}: {name}");
+        }
+    }
 }
 
 /// `--quality` sets the JPEG quality (a lower one, a smaller file); out of 1-100 is an error.

@@ -56,7 +56,7 @@ pub(crate) fn decode_jpeg(bytes: &[u8]) -> Result<DecodedJpeg, String> {
     use zune_core::colorspace::ColorSpace;
     use zune_core::options::DecoderOptions;
     let options = DecoderOptions::default().set_strict_mode(false).set_max_width(usize::MAX).set_max_height(usize::MAX);
-    let corrupt = |e: zune_jpeg::errors::DecodeErrors| format!("corrupt or unsupported image: {e}");
+    let corrupt = |e: zune_jpeg::errors::DecodeErrors| format!("corrupt or unsupported image: {}", e.to_string().trim());
     // the output colour space is set before the headers are read: zune-jpeg 0.5 ignores a change
     // made after them on some paths (4:4:4 came out RGB)
     let decoder = |out: ColorSpace| zune_jpeg::JpegDecoder::new_with_options(zune_core::bytestream::ZCursor::new(bytes), options.jpeg_set_out_colorspace(out));

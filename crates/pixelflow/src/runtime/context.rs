@@ -68,6 +68,9 @@ pub struct Gpu {
     pub(crate) features: wgpu::Features,
     pub(crate) limits: wgpu::Limits,
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
+    /// Held while a kernel compiles: threads that need the same kernel at once (a batch's
+    /// first images) wait for one compile instead of each compiling it.
+    compiling: Mutex<()>,
     /// Compiled kernels' modules, in compile order (for `runtime::driver_stats`); `None`
     /// unless `keep_compiled_kernels` asked for them, so ordinary runs keep no sources.
     compiled: Mutex<Option<Vec<CompiledKernel>>>,
@@ -203,6 +206,7 @@ impl Gpu {
             features,
             limits,
             pipelines: Mutex::new(HashMap::new()),
+            compiling: Mutex::new(()),
             constants: Mutex::new(Vec::new()),
             compiled: Mutex::new(None),
             runtime_checks: if std::env::var("PIXELFLOW_SHADER_CHECKS").is_ok_and(|v| v == "all") {
@@ -310,8 +314,13 @@ impl Gpu {
             u8::from(checks.int_div_checks),
             u8::from(kernel.zero_init_workgroup)
         );
-        if let Some(p) = self.pipelines.lock().map_err(|_| Error::Gpu("pipeline cache poisoned".into()))?.get(&full_key) {
-            return Ok(p.clone());
+        let cached = || -> Result<Option<Arc<wgpu::ComputePipeline>>> { Ok(self.pipelines.lock().map_err(|_| Error::Gpu("pipeline cache poisoned".into()))?.get(&full_key).cloned()) };
+        if let Some(p) = cached()? {
+            return Ok(p);
+        }
+        let _compiling = self.compiling.lock().map_err(|_| Error::Gpu("pipeline cache poisoned".into()))?;
+        if let Some(p) = cached()? {
+            return Ok(p);
         }
         let src = source();
         let kept_src = self.compiled.lock().ok().and_then(|c| c.is_some().then(|| src.clone()));
