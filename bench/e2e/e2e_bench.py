@@ -91,7 +91,7 @@ def main():
     spec = "gaussian_blur(sigma=2) | sobel_edge_detection"
     for label, extra, pipe in [
         ("pixelflow batch (GPU)", [], spec),
-        ("pixelflow decode + grey encode only (--cpu, grayscale)", ["--cpu"], "grayscale"),
+        ("pixelflow decode + grey encode only (--cpu, to_gray)", ["--cpu"], "to_gray"),
         ("pixelflow decode + colour encode only (--cpu, brightness(0))", ["--cpu"], "brightness(0)"),
     ]:
         o = os.path.join(ROOT, label.split()[1])
