@@ -121,6 +121,11 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         if !needs_image && !covered && d.inputs.len() == 1 {
             v.push(BenchCase::new(d.name, d.name));
         }
+        // blends: their second image random, like alpha_blend's above
+        let only_with = d.params.iter().filter(|p| matches!(p.kind, crate::params::ParamKind::Image)).map(|p| p.name).eq(["with"]);
+        if d.family == Family::Blend && only_with && !covered {
+            v.push(BenchCase::new(d.name, &format!("{}(with=@random)", d.name)));
+        }
     }
     v.push(BenchCase::sized(
         "latency: 10-node chain 1080p",
