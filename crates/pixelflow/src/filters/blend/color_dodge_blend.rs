@@ -14,7 +14,7 @@ crate::pixel_filter! {
     params: {},
     wgsl: "let ab = t.a * c.a;
     let rest = t.rgb * (1.0 - c.a) + c.rgb * (1.0 - t.a);
-    let u = select(vec3<f32>(0.0), clamp(t.rgb / clamp(t.a, 0.01, 1.0), vec3<f32>(0.0), vec3<f32>(0.99)), t.a >= 0.0);
+    let u = select(vec3<f32>(0.0), clamp(t.rgb * (1.0 / clamp(t.a, 0.01, 1.0)), vec3<f32>(0.0), vec3<f32>(0.99)), t.a >= 0.0);
     let dodged = c.rgb * t.a / (1.0 - u) + rest;
     return vec4<f32>(select(vec3<f32>(ab) + rest, dodged, t.rgb * c.a + c.rgb * t.a <= vec3<f32>(ab)), 1.0);",
     cpu2: |_f, c, t, _| {
@@ -22,7 +22,7 @@ crate::pixel_filter! {
         let ch = |k: usize| {
             let rest = t[k] * (1.0 - c[3]) + c[k] * (1.0 - t[3]);
             if t[k] * c[3] + c[k] * t[3] <= ab {
-                let u = if t[3] >= 0.0 { (t[k] / t[3].clamp(0.01, 1.0)).clamp(0.0, 0.99) } else { 0.0 };
+                let u = if t[3] >= 0.0 { (t[k] * (1.0 / t[3].clamp(0.01, 1.0))).clamp(0.0, 0.99) } else { 0.0 };
                 c[k] * t[3] / (1.0 - u) + rest
             } else {
                 ab + rest

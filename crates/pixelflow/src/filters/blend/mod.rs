@@ -16,8 +16,8 @@ fn ", $p, "_clip(c: vec3<f32>) -> vec3<f32> {
     let n = min(min(c.r, c.g), c.b);
     let x = max(max(c.r, c.g), c.b);
     var o = c;
-    if (n < 0.0) { o = vec3<f32>(l) + (o - vec3<f32>(l)) * l / (l - n); }
-    if (x > 1.0) { o = vec3<f32>(l) + (o - vec3<f32>(l)) * (1.0 - l) / (x - l); }
+    if (n < 0.0) { o = vec3<f32>(l) + (o - vec3<f32>(l)) * (l / (l - n)); }
+    if (x > 1.0) { o = vec3<f32>(l) + (o - vec3<f32>(l)) * ((1.0 - l) / (x - l)); }
     return o;
 }
 fn ", $p, "_setlum(c: vec3<f32>, l: f32) -> vec3<f32> { return ", $p, "_clip(c + vec3<f32>(l - ", $p, "_lum(c))); }
@@ -27,7 +27,7 @@ fn ", $p, "_setsat(c: vec3<f32>, s: f32) -> vec3<f32> {
     let lo = min(min(c.r, c.g), c.b);
     if (hi <= lo) { return vec3<f32>(0.0); }
     // max -> s, min -> 0, the middle one scaled; a tie picks either, with the same result
-    return select(select((c - vec3<f32>(lo)) * s / (hi - lo), vec3<f32>(0.0), c == vec3<f32>(lo)), vec3<f32>(s), c == vec3<f32>(hi));
+    return select(select((c - vec3<f32>(lo)) * (s / (hi - lo)), vec3<f32>(0.0), c == vec3<f32>(lo)), vec3<f32>(s), c == vec3<f32>(hi));
 }"
         )
     };
@@ -42,7 +42,7 @@ macro_rules! w3c_composite_wgsl {
     let mixed = (1.0 - c.a) * t.rgb + c.a * b;
     let a = t.a + c.a * (1.0 - t.a);
     let co = t.a * mixed + (1.0 - t.a) * c.a * c.rgb;
-    return vec4<f32>(select(vec3<f32>(0.0), co / a, a > 0.0), a);
+    return vec4<f32>(select(vec3<f32>(0.0), co * (1.0 / a), a > 0.0), a);
 }"
         )
     };
@@ -60,11 +60,14 @@ pub(crate) mod twin {
         let n = c[0].min(c[1]).min(c[2]);
         let x = c[0].max(c[1]).max(c[2]);
         let mut o = c;
+        // one division per colour, a factor for all three channels (as the WGSL)
         if n < 0.0 {
-            o = o.map(|v| l + (v - l) * l / (l - n));
+            let f = l / (l - n);
+            o = o.map(|v| l + (v - l) * f);
         }
         if x > 1.0 {
-            o = o.map(|v| l + (v - l) * (1.0 - l) / (x - l));
+            let f = (1.0 - l) / (x - l);
+            o = o.map(|v| l + (v - l) * f);
         }
         o
     }
@@ -82,17 +85,19 @@ pub(crate) mod twin {
         if hi <= lo {
             return [0.0; 3];
         }
-        c.map(|v| if v == hi { s } else if v == lo { 0.0 } else { (v - lo) * s / (hi - lo) })
+        let f = s / (hi - lo);
+        c.map(|v| if v == hi { s } else if v == lo { 0.0 } else { (v - lo) * f })
     }
     /// The W3C general formula: the blended colour `b` where both are opaque, each image's own
     /// colour where the other is transparent, straight alpha out (source-over coverage).
     pub fn composite(c: [f32; 4], t: [f32; 4], b: [f32; 3]) -> [f32; 4] {
         let a = t[3] + c[3] * (1.0 - t[3]);
+        let inv = 1.0 / a;
         let ch = |k: usize| {
             let mixed = (1.0 - c[3]) * t[k] + c[3] * b[k];
             let co = t[3] * mixed + (1.0 - t[3]) * c[3] * c[k];
             if a > 0.0 {
-                co / a
+                co * inv
             } else {
                 0.0
             }
