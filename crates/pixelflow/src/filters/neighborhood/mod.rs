@@ -7,4 +7,62 @@
 //! `runtime::wgsl_template`; the files themselves are valid WGSL with default values, so they
 //! parse and validate on their own.
 
+/// WGSL of the 8-bit luminance the edge stencils differentiate, `prefix_luma8(c)`: GPUImage's
+/// weights (0.2125, 0.7154, 0.0721) on the 8-bit samples, rounded to an integer 0..255 in exact
+/// integer arithmetic. GPUImage runs its grayscale pass into an 8-bit texture before these
+/// stencils, so its luminance is quantised too; exact integers make the gradients, and the
+/// thresholds compared with their squares, identical on GPU and CPU.
+macro_rules! luma8_wgsl {
+    ($p:literal) => {
+        concat!(
+            "fn ", $p, "_luma8(c: vec4<f32>) -> i32 {
+    let b = vec3<u32>(round(c.rgb * 255.0));
+    return i32((2125u * b.r + 7154u * b.g + 721u * b.b + 5000u) / 10000u);
+}"
+        )
+    };
+}
+
+/// CPU twin of `luma8_wgsl!`.
+pub(crate) fn luma8(c: [f32; 4]) -> i32 {
+    let b = |v: f32| (v * 255.0).round() as u32;
+    ((2125 * b(c[0]) + 7154 * b(c[1]) + 721 * b(c[2]) + 5000) / 10000) as i32
+}
+
+/// An 8-bit sample of `c` as an integer (`c` holds `b / 255`).
+pub(crate) fn byte(v: f32) -> i32 {
+    (v * 255.0).round() as i32
+}
+
+/// Sobel's gradient of a 3x3 window of integers (`w[k]`, row by row), GPUImage's signs:
+/// `(h, v)` with h = -tl - 2t - tr + bl + 2b + br, v = -bl - 2l - tl + br + 2r + tr.
+pub(crate) fn sobel(w: [i32; 9]) -> (i32, i32) {
+    (-w[0] - 2 * w[1] - w[2] + w[6] + 2 * w[7] + w[8], -w[6] - 2 * w[3] - w[0] + w[8] + 2 * w[5] + w[2])
+}
+
+/// WGSL of `sobel`, `prefix_sobel(w: array<i32, 9>) -> vec2<i32>`.
+macro_rules! sobel_wgsl {
+    ($p:literal) => {
+        concat!(
+            "fn ", $p, "_sobel(w: array<i32, 9>) -> vec2<i32> {
+    return vec2<i32>(-w[0] - 2 * w[1] - w[2] + w[6] + 2 * w[7] + w[8], -w[6] - 2 * w[3] - w[0] + w[8] + 2 * w[5] + w[2]);
+}"
+        )
+    };
+}
+
+/// The smallest squared gradient (in 8-bit units) whose magnitude times `strength` reaches
+/// `threshold` (GPUImage's `step(threshold, magnitude * strength)`), computed once on the host
+/// so that GPU and CPU compare the same integers; `u32::MAX` where nothing reaches it.
+pub(crate) fn squared_threshold(threshold: f32, strength: f32) -> u32 {
+    if threshold <= 0.0 {
+        return 0;
+    }
+    if strength <= 0.0 {
+        return u32::MAX;
+    }
+    let t = threshold as f64 * 255.0 / strength as f64;
+    (t * t).ceil().min(u32::MAX as f64) as u32
+}
+
 include!(concat!(env!("OUT_DIR"), "/filters_neighborhood.rs"));
