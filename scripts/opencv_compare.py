@@ -71,6 +71,8 @@ def main():
          "alpha is kept, as GPUImage does (OpenCV filters it too)"),
         ("laplacian", round8(rep(cv2.filter2D, f32, -1, laplace_k) + 127.5), rgb, 1,
          "GPUImage's kernel and +0.5 offset, which OpenCV's Laplacian lacks: compared with filter2D"),
+        ("median", cv2.medianBlur(img, 3), every, 0, "both replicate the border"),
+        ("median_5x5", cv2.medianBlur(img, 5), every, 0, "both replicate the border"),
         ("resize(width=50, height=33)", cv2.resize(img, (50, 33), interpolation=cv2.INTER_LINEAR), every, 1,
          "OpenCV's 8-bit bilinear uses 11-bit fixed-point weights"),
     ]

@@ -65,4 +65,53 @@ pub(crate) fn squared_threshold(threshold: f32, strength: f32) -> u32 {
     (t * t).ceil().min(u32::MAX as f64) as u32
 }
 
+/// WGSL body returning the per-channel median of the window `n` of `count` (odd) pixels, by
+/// forgetful selection: keep `count / 2 + 2` candidates, drop the smallest and largest (neither
+/// can be the median), take the next pixel in, repeat until one is left. Each min-max pass is
+/// a tournament (pairs, then the lows' minimum and the highs' maximum), about 1.5 compare-
+/// exchanges a candidate: 20 for 3x3, 132 for 5x5, each a `min` and a `max` of four channels.
+pub(crate) fn median_wgsl(count: usize) -> String {
+    let mut body = String::new();
+    for k in 0..count {
+        body.push_str(&format!("    var v{k} = n[{k}];\n"));
+    }
+    let mut live: Vec<usize> = (0..count / 2 + 2).collect();
+    let mut next = live.len();
+    loop {
+        let pairs: Vec<(usize, usize)> = live.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+        let (mut lows, mut highs): (Vec<usize>, Vec<usize>) = pairs.iter().copied().unzip();
+        if live.len() % 2 == 1 {
+            let last = live[live.len() - 1];
+            lows.push(last);
+            highs.push(last);
+        }
+        let mut exchanges = pairs.clone();
+        exchanges.extend(lows[1..].iter().map(|&x| (lows[0], x)));
+        exchanges.extend(highs[..highs.len() - 1].iter().map(|&x| (x, highs[highs.len() - 1])));
+        for (a, b) in exchanges {
+            body.push_str(&format!("    {{ let lo = min(v{a}, v{b}); v{b} = max(v{a}, v{b}); v{a} = lo; }}\n"));
+        }
+        let (lo, hi) = (lows[0], highs[highs.len() - 1]);
+        live.retain(|&x| x != lo && x != hi);
+        if next < count {
+            live.push(next);
+            next += 1;
+        }
+        if live.len() == 1 {
+            break;
+        }
+    }
+    body.push_str(&format!("    return v{};", live[0]));
+    body
+}
+
+/// CPU twin of `median_wgsl`: each channel's values sorted, the middle one.
+pub(crate) fn median_of(n: &[[f32; 4]]) -> [f32; 4] {
+    std::array::from_fn(|c| {
+        let mut v: Vec<f32> = n.iter().map(|p| p[c]).collect();
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    })
+}
+
 include!(concat!(env!("OUT_DIR"), "/filters_neighborhood.rs"));
