@@ -494,3 +494,42 @@ fn blends_take_grey_masks_and_reject_bad_second_files() {
     assert_clean_error(&o, "corrupt.png");
     assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
 }
+
+/// poisson_blend end to end: a patch pasted through its alpha leaves everything outside it
+/// as it was, GPU and CPU agree within the declared level, and an out-of-range parameter is
+/// one line naming the range.
+#[test]
+fn poisson_blend_pastes_through_the_mask() {
+    let input = write_rgba("poisson_in.png", 12, 9, |_, _| [100, 120, 140, 255]);
+    let with = write_rgba("poisson_with.png", 12, 9, |x, y| {
+        let inside = (4..8).contains(&x) && (3..6).contains(&y);
+        // a parabola in red: a Laplacian to paste (a linear ramp's is zero, the base already solves it)
+        [((x as i32 - 6).pow(2) * 8).min(255) as u8, y as u8 * 25, 60, if inside { 255 } else { 0 }]
+    });
+    let mut outs = Vec::new();
+    for cpu in [false, true] {
+        let out = tmp(&format!("poisson_out_{cpu}.png"));
+        let spec = format!("poisson_blend(with={}, iterations=50)", with.display());
+        let mut args = vec![];
+        if cpu {
+            args.push("--cpu");
+        }
+        args.extend(["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &spec]);
+        let o = run(&args);
+        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        let img = image::open(&out).unwrap().to_rgba8();
+        for (x, y, p) in img.enumerate_pixels() {
+            if !((4..8).contains(&x) && (3..6).contains(&y)) {
+                assert_eq!(p.0, [100, 120, 140, 255], "cpu {cpu}: ({x}, {y}) outside the mask");
+            }
+        }
+        outs.push(img);
+    }
+    let d = outs[0].as_raw().iter().zip(outs[1].as_raw()).map(|(a, b)| (*a as i32 - *b as i32).abs()).max().unwrap_or(0);
+    assert!(d <= 1, "GPU and CPU differ by {d}");
+    assert_ne!(outs[0].as_raw(), image::open(&input).unwrap().to_rgba8().as_raw(), "the patch changed nothing");
+    let out = tmp("poisson_bad.png");
+    let o = run(&["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &format!("poisson_blend(with={}, iterations=20000)", with.display())]);
+    assert_clean_error(&o, "[0, 10000]");
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+}

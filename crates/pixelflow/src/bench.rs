@@ -108,6 +108,8 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         ("lookup 512 LUT", "lookup(lut=@lut)"),
         ("alpha_blend", "alpha_blend(with=@random)"),
         ("multiply_blend", "multiply_blend(with=@random)"),
+        // iterative: 100 passes, so the time per iteration is this case's time / 100
+        ("poisson_blend 100 it", "poisson_blend(with=@random, iterations=100)"),
         ("chain of 5 per-pixel", "brightness(0.1) | contrast(1.2) | saturation(1.3) | gamma(1.1) | color_invert"),
     ];
     for (n, s) in named {
