@@ -531,5 +531,51 @@ fn poisson_blend_pastes_through_the_mask() {
     let out = tmp("poisson_bad.png");
     let o = run(&["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &format!("poisson_blend(with={}, iterations=20000)", with.display())]);
     assert_clean_error(&o, "[0, 10000]");
+}
+
+/// `blend_with_mask` with a grey PNG mask (widened for the blend): exact pixels on the GPU and
+/// the CPU, the mask weighting `with` (white) against the input (black), and `invert=true`
+/// the other way round; the mask given before `with` still means what it says.
+#[test]
+fn blend_with_mask_takes_a_grey_mask_file() {
+    let input = write_rgba("bwm_in.png", 4, 2, |_, _| [200, 100, 0, 255]);
+    let with = write_rgba("bwm_with.png", 4, 2, |_, _| [0, 50, 250, 128]);
+    let mask = tmp("bwm_mask.png");
+    // columns: w = 0, 1, 0.2, 0.8
+    image::GrayImage::from_fn(4, 2, |x, _| image::Luma([[0u8, 255, 51, 204][x as usize]])).save(&mask).unwrap();
+    let out = tmp("bwm_out.png");
+    // c (1 - w) + t w, away from rounding ties: at w = 0.2 alpha is 204 + 25.6, at 0.8 51 + 102.4
+    let (c, t) = ([200u8, 100, 0, 255], [0u8, 50, 250, 128]);
+    let (w02, w08) = ([160u8, 90, 50, 230], [40u8, 60, 200, 153]);
+    for (invert, expect) in [("false", [c, t, w02, w08]), ("true", [t, c, w08, w02])] {
+        for cpu in [false, true] {
+            let spec = format!("blend_with_mask(mask={}, with={}, invert={invert})", mask.display(), with.display());
+            let mut args = vec![];
+            if cpu {
+                args.push("--cpu");
+            }
+            args.extend(["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &spec]);
+            let o = run(&args);
+            assert!(o.status.success(), "{spec}: {}", stderr(&o));
+            let img = image::open(&out).unwrap().to_rgba8();
+            assert_eq!(img.dimensions(), (4, 2), "{spec}");
+            for (x, y, p) in img.enumerate_pixels() {
+                assert_eq!(p.0, expect[x as usize], "{spec} (cpu {cpu}) at ({x}, {y})");
+            }
+        }
+    }
+    // a mask of another size: one line naming the mask, unless fitted
+    let small = tmp("bwm_mask_small.png");
+    image::GrayImage::from_fn(2, 1, |_, _| image::Luma([255])).save(&small).unwrap();
+    let spec = format!("blend_with_mask(with={}, mask={})", with.display(), small.display());
+    let o = run(&["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &spec]);
+    assert_clean_error(&o, "mask is 2x1");
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    let o = run(&["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &format!("{}, fit=stretch)", spec.trim_end_matches(')'))]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(image::open(&out).unwrap().to_rgba8().pixels().all(|p| p.0 == t), "a white mask stretched shows `with` everywhere");
+    // a missing mask file is one line naming it
+    let o = run(&["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", &format!("blend_with_mask(with={}, mask=/no/such/mask.png)", with.display())]);
+    assert_clean_error(&o, "mask.png");
     assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
 }

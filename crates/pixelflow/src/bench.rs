@@ -128,6 +128,11 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         if d.family == Family::Blend && only_with && !covered {
             v.push(BenchCase::new(d.name, &format!("{}(with=@random)", d.name)));
         }
+        // a masked blend: second image and mask random (four images move where copy moves two)
+        let with_mask = d.params.iter().filter(|p| matches!(p.kind, crate::params::ParamKind::Image)).map(|p| p.name).eq(["with", "mask"]);
+        if d.family == Family::Blend && with_mask && !covered {
+            v.push(BenchCase::new(d.name, &format!("{}(with=@random, mask=@random)", d.name)));
+        }
     }
     v.push(BenchCase::sized(
         "latency: 10-node chain 1080p",

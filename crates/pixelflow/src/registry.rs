@@ -57,6 +57,9 @@ pub const IMAGE: &[PortDef] = &[PortDef { name: "image", kind: PortKind::Image }
 /// The ports of a blend: the image, and the second image given as `with=PATH`.
 pub const TWO_IMAGES: &[PortDef] = &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "with", kind: PortKind::Image }];
 
+/// The ports of a masked blend: the image, the second image (`with=PATH`) and the mask (`mask=PATH`).
+pub const THREE_IMAGES: &[PortDef] = &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "with", kind: PortKind::Image }, PortDef { name: "mask", kind: PortKind::Image }];
+
 /// Agreement required between the GPU kernel and the CPU twin on 8-bit outputs.
 #[derive(Clone, Copy, Debug)]
 pub struct Tolerance {

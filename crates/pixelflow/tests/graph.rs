@@ -97,6 +97,35 @@ fn blends_fuse_with_neighbouring_per_pixel_filters() {
     }
 }
 
+/// A three-input op (blend_with_mask: second image and mask) fuses like a blend: both extra
+/// images become bindings of the one kernel, bit-identical to one kernel per filter, at 8 and
+/// 16 bits, with the mask given as a grey file (the pipeline widens it) and as RGBA.
+#[test]
+fn masked_blend_fuses_with_neighbouring_per_pixel_filters() {
+    use pixelflow::filters::blend::BlendWithMask;
+    for (fmt, tol) in [(PixelFormat::Rgba8, 3.0), (PixelFormat::Rgba16, 16.0)] {
+        let a = random_image(67, 43, fmt, 11);
+        let b = random_image(67, 43, fmt, 12);
+        for (mask, blend) in [(random_image(67, 43, PixelFormat::Gray8, 13), BlendWithMask::default()), (random_image(67, 43, fmt, 14), BlendWithMask::new(4, true).unwrap())] {
+            let p = Pipeline::new().then(Brightness::new(0.1).unwrap()).then_with(blend, vec![b.clone(), mask]).then(Contrast::new(1.2).unwrap());
+            let (g, imgs) = p.graph(&a).unwrap();
+            let srcs: Vec<(&str, &Image)> = imgs.iter().map(|(n, i)| (n.as_str(), i)).collect();
+            let fused = gpu_backend().run(&g, &srcs, &RunOptions { timings: true, poison: true, fuse: true }).unwrap();
+            let unfused = gpu_backend().run(&g, &srcs, &RunOptions { timings: true, poison: true, fuse: false }).unwrap();
+            assert_eq!(fused.get("output"), unfused.get("output"), "{fmt:?}");
+            assert_eq!(fused.get("output").and_then(|v| v.as_image()).map(|i| i.format()), Some(fmt));
+            let cpu = Backend::Cpu.run(&g, &srcs, &RunOptions::default()).unwrap();
+            // brightness's one step carried through the mix and contrast 1.2 (16-bit: a few
+            // 1/65535 steps per filter, likewise carried)
+            assert_close(fused.get("output").unwrap(), cpu.get("output").unwrap(), tol);
+            if gpu().has_timestamps() {
+                let labels: Vec<&str> = fused.timings.iter().map(|t| t.label.as_str()).collect();
+                assert_eq!(labels, ["brightness+blend_with_mask+contrast"], "{fmt:?}");
+            }
+        }
+    }
+}
+
 /// A slider over sigma compiles a bounded number of kernels: past the first sigmas of the
 /// process (weights compiled in), new values of a radius share one kernel (weights in the
 /// uniform).

@@ -33,10 +33,11 @@ fn wants_table(o: &PixelOpGpu) -> Result<bool> {
 }
 
 /// Records one kernel applying `ops` in order to every pixel of `src`, writing `dst`. `with`
-/// holds the second images of the two-input ops (blends), in the order of those ops.
+/// holds the extra images of the multi-input ops (blends: the second image; a masked blend:
+/// the second image, then the mask), in the order of those ops.
 pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlot, with: &[GpuSlot], dst: &GpuSlot) -> Result<()> {
     let desc = src.desc.image().ok_or_else(|| crate::Error::Graph("per-pixel input must be an image".into()))?;
-    let seconds = ops.iter().filter(|o| o.inputs == 2).count();
+    let seconds: usize = ops.iter().map(|o| o.inputs.saturating_sub(1) as usize).sum();
     if with.len() != seconds || with.iter().any(|w| w.desc.image().map(|d| d.pixels()) != Some(desc.pixels())) {
         return Err(crate::Error::Graph(format!("fused per-pixel kernel: {seconds} second images of {} pixels expected", desc.pixels())));
     }
@@ -91,7 +92,7 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     for (i, o) in ops.iter().enumerate() {
         if let Some(body) = o.body_by_reference {
             let at = if o.position { ", at: PixelAt" } else { "" };
-            let t = if o.inputs == 2 { ", t: vec4<f32>" } else { "" };
+            let t = crate::filters::shape::pixel::extra_args(o.inputs);
             gen.push_str(&format!("fn {}_op{i}(c: vec4<f32>{t}{at}) -> vec4<f32> {{\n    let p = &chain.op{i};\n    let pw = {}u;\n{body}\n}}\n", o.fn_name, offset / 4));
         }
         offset += o.uniform.len();
@@ -157,8 +158,8 @@ fn gen_main16(gen: &mut String, ops: &[PixelOpGpu], seconds: usize) {
 
 /// WGSL applying `ops` in order to the RGBA variable `c`, quantised between ops by the WGSL
 /// function `quantize` (`quantize8`, `quantize16`) as storing and reloading the image would
-/// (the CPU runs a chain one filter at a time). A two-input op's second pixel is
-/// `second(e)`, read from its image's words `w<e>`.
+/// (the CPU runs a chain one filter at a time). A multi-input op's extra pixels (second image,
+/// mask) are `second(e)`, read from their images' words `w<e>`, numbered across the chain.
 fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str, at: &str, quantize: &str, second: &dyn Fn(usize) -> String) {
     let mut e = 0;
     for (i, o) in ops.iter().enumerate() {
@@ -166,12 +167,11 @@ fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str, at: &str, quantize
             gen.push_str(&format!("    {c} = {quantize}({c});\n"));
         }
         let at = if o.position { format!(", {at}") } else { String::new() };
-        let t = if o.inputs == 2 {
+        let mut t = String::new();
+        for _ in 1..o.inputs {
+            t.push_str(&format!(", {}", second(e)));
             e += 1;
-            format!(", {}", second(e - 1))
-        } else {
-            String::new()
-        };
+        }
         if o.body_by_reference.is_some() {
             gen.push_str(&format!("    {c} = {}_op{i}({c}{t}{at});\n", o.fn_name));
         } else {

@@ -98,9 +98,13 @@ impl Pipeline {
         for call in spec::parse(text)? {
             let (def, args) = spec::resolve(&call)?;
             let filter = (def.build)(&args)?;
+            // in the order the filter declares its image parameters (its input ports), not
+            // the order they were written in: `mask=m.png with=a.png` is still with, mask
             let mut extra = Vec::new();
-            for (_, path) in args.image_paths() {
-                extra.push(load(path)?);
+            for p in def.params.iter().filter(|p| matches!(p.kind, crate::params::ParamKind::Image)) {
+                if let Some((_, path)) = args.image_paths().find(|(n, _)| *n == p.name) {
+                    extra.push(load(path)?);
+                }
             }
             let fit = if def.params.iter().any(|p| p.name == "fit") { Fit::parse(args.choice("fit")?)? } else { Fit::None };
             p.push_fitted(filter, extra, fit);

@@ -1,7 +1,8 @@
 //! The per-pixel shape (GPUImage3's `BasicOperation`): a filter is a WGSL body computing one
 //! RGBA colour from `c: vec4<f32>` (and, when it asks, `at: PixelAt`, the pixel's position and
 //! the image size) with its parameters in `p`, plus an independent CPU closure. The two-input
-//! form (blends, GPUImage's `GPUImageTwoInputFilter`) also gets `t`, the second image's pixel. The
+//! form (blends, GPUImage's `GPUImageTwoInputFilter`) also gets `t`, the second image's pixel;
+//! the three-input form (`blend_with_mask`) also `m`, the mask's pixel. The
 //! `pixel_filter!` declaration generates the typed struct, its checked constructor, `Default`,
 //! the uniform block and its WGSL struct, the `FilterDef` and this trait's impl; the executor
 //! generates the kernel around the body and fuses runs of per-pixel filters into one kernel
@@ -43,7 +44,8 @@ pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     const PARAMS_STRUCT: &'static str;
     /// The WGSL function also takes `at: PixelAt`.
     const POSITION: bool = false;
-    /// 2 for blends: a second image of the same size, its pixel `t` beside `c`.
+    /// 2 for blends: a second image of the same size, its pixel `t` beside `c`; 3 with a
+    /// mask image too, its pixel `m` after `t`.
     const INPUTS: u32 = 1;
     /// True when every output channel is a function of the same input channel alone (the
     /// functions may differ per channel, e.g. alpha copied): on 8-bit input the function is
@@ -71,14 +73,27 @@ pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn apply2(&self, c: [f32; 4], _t: [f32; 4], at: PixelAt) -> [f32; 4] {
         self.apply(c, at)
     }
+    /// CPU twin of a three-input op; `m` is the mask's pixel.
+    fn apply3(&self, c: [f32; 4], t: [f32; 4], _m: [f32; 4], at: PixelAt) -> [f32; 4] {
+        self.apply2(c, t, at)
+    }
 }
 
 /// The WGSL of a declared filter: helpers, its parameter struct (from `layout`, so it cannot
 /// disagree with the bytes) and `fn name(c, p[, at]) -> vec4<f32> { body }`.
 pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, inputs: u32, position: bool, helpers: &str, body: &str) -> String {
     let at = if position { ", at: PixelAt" } else { "" };
-    let t = if inputs == 2 { ", t: vec4<f32>" } else { "" };
+    let t = extra_args(inputs);
     declared_wgsl(name, params_struct, layout, &format!("c: vec4<f32>{t}, "), at, "vec4<f32>", helpers, body)
+}
+
+/// The WGSL parameters of an op's extra images after `c`: `t` (the second image), `m` (the mask).
+pub fn extra_args(inputs: u32) -> &'static str {
+    match inputs {
+        2 => ", t: vec4<f32>",
+        3 => ", t: vec4<f32>, m: vec4<f32>",
+        _ => "",
+    }
 }
 
 /// The WGSL of any declared filter: its helpers, its parameter struct (from `layout`, so it
@@ -95,27 +110,37 @@ pub const PIXEL_FORMATS: &[PixelFormat] = &[PixelFormat::Rgba8, PixelFormat::Rgb
 /// of a second one of the same format) on the CPU, quantising like `pack4x8unorm` or
 /// `pack2x16unorm`.
 pub fn map_pixels(img: &Image, second: Option<&Image>, f: impl Fn([f32; 4], [f32; 4], PixelAt) -> [f32; 4] + Sync) -> Result<Image> {
-    if let Some(s) = second.filter(|s| s.format() != img.format()) {
-        return Err(crate::Error::Graph(format!("second image is {}, the first {}", s.format().name(), img.format().name())));
+    map_pixels3(img, second, None, |c, t, _, at| f(c, t, at))
+}
+
+/// `map_pixels` with a third image too (a mask), its pixel the function's third argument.
+pub fn map_pixels3(img: &Image, second: Option<&Image>, third: Option<&Image>, f: impl Fn([f32; 4], [f32; 4], [f32; 4], PixelAt) -> [f32; 4] + Sync) -> Result<Image> {
+    for (what, other) in [("second image", second), ("mask", third)] {
+        let Some(s) = other else { continue };
+        if s.format() != img.format() {
+            return Err(crate::Error::Graph(format!("{what} is {}, the first {}", s.format().name(), img.format().name())));
+        }
+        if (s.width(), s.height()) != (img.width(), img.height()) {
+            return Err(crate::Error::Graph(format!("{what} is {}x{}, the first {}x{}", s.width(), s.height(), img.width(), img.height())));
+        }
     }
     match img.format() {
         PixelFormat::Rgba8 => {}
-        PixelFormat::Rgba16 => return map_pixels16(img, second, f),
+        PixelFormat::Rgba16 => return map_pixels16(img, second, third, f),
         other => return Err(crate::Error::Graph(format!("per-pixel filters take rgba8 or rgba16, got {}", other.name()))),
     }
     let (w, h) = (img.width(), img.height());
     let src = img.as_u8();
+    // absent images read as the first (their pixels are then ignored)
     let other = second.map_or(src, |s| s.as_u8());
-    if other.len() != src.len() {
-        return Err(crate::Error::Graph(format!("second image is {}x{}, the first {w}x{h}", second.map_or(0, |s| s.width()), second.map_or(0, |s| s.height()))));
-    }
+    let mask = third.map_or(src, |s| s.as_u8());
     let mut out = vec![0u8; src.len()];
     let row = (4 * w as usize).max(1);
     let unit = |p: &[u8]| [p[0] as f32 / 255.0, p[1] as f32 / 255.0, p[2] as f32 / 255.0, p[3] as f32 / 255.0];
-    out.par_chunks_mut(row).zip(src.par_chunks(row).zip(other.par_chunks(row))).enumerate().for_each(|(y, (o, (s, t)))| {
-        for (x, (op, (sp, tp))) in o.chunks_exact_mut(4).zip(s.chunks_exact(4).zip(t.chunks_exact(4))).enumerate() {
+    out.par_chunks_mut(row).zip(src.par_chunks(row).zip(other.par_chunks(row).zip(mask.par_chunks(row)))).enumerate().for_each(|(y, (o, (s, (t, m))))| {
+        for (x, (op, (sp, (tp, mp)))) in o.chunks_exact_mut(4).zip(s.chunks_exact(4).zip(t.chunks_exact(4).zip(m.chunks_exact(4)))).enumerate() {
             let at = PixelAt { x: x as u32, y: y as u32, width: w, height: h };
-            let c = f(unit(sp), unit(tp), at);
+            let c = f(unit(sp), unit(tp), unit(mp), at);
             for k in 0..4 {
                 op[k] = unorm8(c[k]);
             }
@@ -124,21 +149,19 @@ pub fn map_pixels(img: &Image, second: Option<&Image>, f: impl Fn([f32; 4], [f32
     Image::from_u8(w, h, PixelFormat::Rgba8, out)
 }
 
-/// `map_pixels` at 16 bits: samples read as `v / 65535`, results rounded like `pack2x16unorm`.
-fn map_pixels16(img: &Image, second: Option<&Image>, f: impl Fn([f32; 4], [f32; 4], PixelAt) -> [f32; 4] + Sync) -> Result<Image> {
+/// `map_pixels3` at 16 bits: samples read as `v / 65535`, results rounded like `pack2x16unorm`.
+fn map_pixels16(img: &Image, second: Option<&Image>, third: Option<&Image>, f: impl Fn([f32; 4], [f32; 4], [f32; 4], PixelAt) -> [f32; 4] + Sync) -> Result<Image> {
     let (w, h) = (img.width(), img.height());
     let src = img.as_u16();
     let other = second.map_or(src, |s| s.as_u16());
-    if other.len() != src.len() {
-        return Err(crate::Error::Graph(format!("second image is {}x{}, the first {w}x{h}", second.map_or(0, |s| s.width()), second.map_or(0, |s| s.height()))));
-    }
+    let mask = third.map_or(src, |s| s.as_u16());
     let mut out = vec![0u16; src.len()];
     let row = (4 * w as usize).max(1);
     let unit = |p: &[u16]| [p[0] as f32 / 65535.0, p[1] as f32 / 65535.0, p[2] as f32 / 65535.0, p[3] as f32 / 65535.0];
-    out.par_chunks_mut(row).zip(src.par_chunks(row).zip(other.par_chunks(row))).enumerate().for_each(|(y, (o, (s, t)))| {
-        for (x, (op, (sp, tp))) in o.chunks_exact_mut(4).zip(s.chunks_exact(4).zip(t.chunks_exact(4))).enumerate() {
+    out.par_chunks_mut(row).zip(src.par_chunks(row).zip(other.par_chunks(row).zip(mask.par_chunks(row)))).enumerate().for_each(|(y, (o, (s, (t, m))))| {
+        for (x, (op, (sp, (tp, mp)))) in o.chunks_exact_mut(4).zip(s.chunks_exact(4).zip(t.chunks_exact(4).zip(m.chunks_exact(4)))).enumerate() {
             let at = PixelAt { x: x as u32, y: y as u32, width: w, height: h };
-            let c = f(unit(sp), unit(tp), at);
+            let c = f(unit(sp), unit(tp), unit(mp), at);
             for k in 0..4 {
                 op[k] = unorm16(c[k]);
             }
@@ -156,13 +179,18 @@ impl<T: PixelOp> Filter for T {
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(T::DEF, inputs, 0, PIXEL_FORMATS)?;
-        if T::INPUTS == 2 {
-            // the second image in the first's format: the fused kernel reads both one way
-            let e = expect_image(T::DEF, inputs, 1, &[d.format])?;
+        for k in 1..T::INPUTS as usize {
+            // extra images in the first's format: the fused kernel reads them all one way
+            let e = expect_image(T::DEF, inputs, k, &[d.format])?;
             if (d.width, d.height) != (e.width, e.height) {
                 return Err(crate::Error::Graph(format!(
-                    "`{}`: the second image is {}x{}, the input {}x{}; give both the same size, or fit=stretch|fill|fit|center",
-                    T::DEF.name, e.width, e.height, d.width, d.height
+                    "`{}`: the {} is {}x{}, the input {}x{}; give both the same size, or fit=stretch|fill|fit|center",
+                    T::DEF.name,
+                    if k == 1 { "second image" } else { "mask" },
+                    e.width,
+                    e.height,
+                    d.width,
+                    d.height
                 )));
             }
         }
@@ -170,7 +198,9 @@ impl<T: PixelOp> Filter for T {
     }
     fn run_cpu(&self, inputs: &[&Value], _outputs: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(T::DEF, inputs, 0)?;
-        let out = if T::INPUTS == 2 {
+        let out = if T::INPUTS == 3 {
+            map_pixels3(img, Some(input_image(T::DEF, inputs, 1)?), Some(input_image(T::DEF, inputs, 2)?), |c, t, m, at| self.apply3(c, t, m, at))?
+        } else if T::INPUTS == 2 {
             map_pixels(img, Some(input_image(T::DEF, inputs, 1)?), |c, t, at| self.apply2(c, t, at))?
         } else {
             map_pixels(img, None, |c, _, at| self.apply(c, at))?
@@ -227,6 +257,9 @@ impl<T: PixelOp> GpuOp for T {
 /// Two-input filters (blends) add `with: "doc of the second image",` (a required `with=PATH`
 /// parameter, the `with` input port), give `family: Blend,` and write `cpu2: |f, c, t, at|`
 /// with `t` the second image's pixel; their WGSL body reads `t` too. See `blend/multiply_blend.rs`.
+/// Three-input filters add `mask: "doc",` after `with:` (a required `mask=PATH`, the `mask`
+/// port) and write `cpu3: |f, c, t, m, at|`; their WGSL body reads `m`, the mask's pixel,
+/// too. See `blend/blend_with_mask.rs`.
 #[macro_export]
 macro_rules! pixel_filter {
     (
@@ -238,6 +271,7 @@ macro_rules! pixel_filter {
         summary: $summary:literal,
         $(doc: $doc:expr,)?
         $(with: $with_doc:literal,)?
+        $(mask: $mask_doc:literal,)?
         params: { $( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),* $(,)? },
         $(uniform: |$uf:ident| { $( $u:ident : $uty:ty = $uexpr:expr ),* $(,)? },)?
         $(position: $position:literal,)?
@@ -249,13 +283,14 @@ macro_rules! pixel_filter {
         wgsl: $wgsl:expr,
         $(cpu: |$cf:ident, $cc:ident, $cat:pat_param| $cpu:expr,)?
         $(cpu2: |$bf:ident, $bc:ident, $bt:ident, $bat:pat_param| $cpu2:expr,)?
+        $(cpu3: |$mf:ident, $mc:ident, $mt:ident, $mm:ident, $mat:pat_param| $cpu3:expr,)?
     ) => {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
         $crate::__pf_def! {
-            $Name, $name, $crate::__pf_or!([$($crate::registry::Family::$family)?] [$crate::registry::Family::Color]), $gpuimage, $summary, [$($doc)?], [$($crate::params::ParamDef::image("with", $with_doc),)?],
+            $Name, $name, $crate::__pf_or!([$($crate::registry::Family::$family)?] [$crate::registry::Family::Color]), $gpuimage, $summary, [$($doc)?], [$($crate::params::ParamDef::image("with", $with_doc),)? $($crate::params::ParamDef::image("mask", $mask_doc),)?],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [$( $crate::__pf_second!(@fit $with_doc), )?],
-            $crate::__pf_or!([$( $crate::__pf_second!($with_doc) )?] [$crate::registry::IMAGE]), $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
+            $crate::__pf_or!([$( $crate::__pf_second!(@ports3 $mask_doc) )?] [$crate::__pf_or!([$( $crate::__pf_second!($with_doc) )?] [$crate::registry::IMAGE])]), $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
         }
 
         impl $crate::filters::shape::pixel::PixelOp for $Name {
@@ -263,7 +298,7 @@ macro_rules! pixel_filter {
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const POSITION: bool = false $(|| $position)?;
-            const INPUTS: u32 = 1 $(+ $crate::__pf_second!(@count $with_doc))?;
+            const INPUTS: u32 = 1 $(+ $crate::__pf_second!(@count $with_doc))? $(+ $crate::__pf_second!(@count $mask_doc))?;
             const PER_CHANNEL: bool = false $(|| $per_channel)?;
             const TABLE_BY_DEFAULT: bool = false $(|| $tbd)?;
             $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
@@ -278,6 +313,11 @@ macro_rules! pixel_filter {
             fn apply2(&self, c: [f32; 4], t: [f32; 4], at: $crate::filters::shape::pixel::PixelAt) -> [f32; 4] {
                 $( let $bf = self; let $bc = c; let $bt = t; let $bat = at; return $cpu2; )?
                 self.apply(c, at)
+            }
+            #[allow(unused_variables, unreachable_code)]
+            fn apply3(&self, c: [f32; 4], t: [f32; 4], m: [f32; 4], at: $crate::filters::shape::pixel::PixelAt) -> [f32; 4] {
+                $( let $mf = self; let $mc = c; let $mt = t; let $mm = m; let $mat = at; return $cpu3; )?
+                $crate::filters::shape::pixel::PixelOp::apply2(self, c, t, at)
             }
         }
     };
@@ -434,11 +474,12 @@ macro_rules! __pf_uniform {
     }};
 }
 
-/// Two-input filters: their input ports, and 1 more input.
+/// Two-input filters: their input ports, and 1 more input (a mask: 1 more again, and three ports).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __pf_second {
     (@count $doc:literal) => { 1 };
+    (@ports3 $doc:literal) => { $crate::registry::THREE_IMAGES };
     (@fit $doc:literal) => { $crate::params::ParamDef::choice("fit", "none", $crate::params::FIT_OPTIONS, $crate::params::FIT_DOC) };
     ($doc:literal) => { $crate::registry::TWO_IMAGES };
 }
