@@ -13,8 +13,7 @@ crate::stencil_filter! {
     size: 3,
     params: { edge_strength: float(0.0, 10.0) = 1.0 => "gradient magnitude multiplier" },
     helpers: luma8_wgsl!("prewitt_edge_detection"),
-    wgsl: "var w: array<i32, 9>;
-    for (var k = 0u; k < 9u; k++) { w[k] = prewitt_edge_detection_luma8(n[k]); }
+    wgsl: "let w = array<i32, 9>(prewitt_edge_detection_luma8(n[0]), prewitt_edge_detection_luma8(n[1]), prewitt_edge_detection_luma8(n[2]), prewitt_edge_detection_luma8(n[3]), prewitt_edge_detection_luma8(n[4]), prewitt_edge_detection_luma8(n[5]), prewitt_edge_detection_luma8(n[6]), prewitt_edge_detection_luma8(n[7]), prewitt_edge_detection_luma8(n[8]));
     let h = -w[0] - w[3] - w[6] + w[2] + w[5] + w[8];
     let v = -w[6] - w[7] - w[8] + w[0] + w[1] + w[2];
     let m = sqrt(f32(h * h + v * v)) / 255.0 * p.edge_strength;

@@ -13,8 +13,7 @@ crate::stencil_filter! {
     size: 3,
     params: { edge_strength: float(0.0, 10.0) = 1.0 => "gradient magnitude multiplier" },
     helpers: concat!(luma8_wgsl!("sketch"), "\n", sobel_wgsl!("sketch")),
-    wgsl: "var w: array<i32, 9>;
-    for (var k = 0u; k < 9u; k++) { w[k] = sketch_luma8(n[k]); }
+    wgsl: "let w = array<i32, 9>(sketch_luma8(n[0]), sketch_luma8(n[1]), sketch_luma8(n[2]), sketch_luma8(n[3]), sketch_luma8(n[4]), sketch_luma8(n[5]), sketch_luma8(n[6]), sketch_luma8(n[7]), sketch_luma8(n[8]));
     let g = sketch_sobel(w);
     let m = 1.0 - sqrt(f32(g.x * g.x + g.y * g.y)) / 255.0 * p.edge_strength;
     return vec4<f32>(m, m, m, 1.0);",

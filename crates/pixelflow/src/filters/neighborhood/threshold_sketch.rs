@@ -17,8 +17,7 @@ crate::stencil_filter! {
     },
     uniform: |f| { need: u32 = squared_threshold(f.threshold, f.edge_strength) },
     helpers: concat!(luma8_wgsl!("threshold_sketch"), "\n", sobel_wgsl!("threshold_sketch")),
-    wgsl: "var w: array<i32, 9>;
-    for (var k = 0u; k < 9u; k++) { w[k] = threshold_sketch_luma8(n[k]); }
+    wgsl: "let w = array<i32, 9>(threshold_sketch_luma8(n[0]), threshold_sketch_luma8(n[1]), threshold_sketch_luma8(n[2]), threshold_sketch_luma8(n[3]), threshold_sketch_luma8(n[4]), threshold_sketch_luma8(n[5]), threshold_sketch_luma8(n[6]), threshold_sketch_luma8(n[7]), threshold_sketch_luma8(n[8]));
     let g = threshold_sketch_sobel(w);
     let m = select(1.0, 0.0, u32(g.x * g.x + g.y * g.y) >= p.need);
     return vec4<f32>(m, m, m, 1.0);",

@@ -18,8 +18,7 @@ crate::stencil_filter! {
     },
     uniform: |f| { need: u32 = squared_threshold(f.threshold, 1.0), levels: u32 = f.levels, inv_levels: f32 = 1.0 / f.levels as f32 },
     helpers: sobel_wgsl!("toon"),
-    wgsl: "var w: array<i32, 9>;
-    for (var k = 0u; k < 9u; k++) { w[k] = i32(round(n[k].r * 255.0)); }
+    wgsl: "let w = array<i32, 9>(i32(round(n[0].r * 255.0)), i32(round(n[1].r * 255.0)), i32(round(n[2].r * 255.0)), i32(round(n[3].r * 255.0)), i32(round(n[4].r * 255.0)), i32(round(n[5].r * 255.0)), i32(round(n[6].r * 255.0)), i32(round(n[7].r * 255.0)), i32(round(n[8].r * 255.0)));
     let g = toon_sobel(w);
     let edge = u32(g.x * g.x + g.y * g.y) >= p.need;
     // floor(c levels + 0.5) with c = b / 255, as (2 b levels + 255) / 510 in integers
