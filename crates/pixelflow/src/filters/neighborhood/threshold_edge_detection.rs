@@ -17,7 +17,9 @@ crate::stencil_filter! {
     },
     uniform: |f| { need: u32 = squared_threshold(f.threshold, f.edge_strength) },
     helpers: concat!(luma8_wgsl!("threshold_edge_detection"), "\n", sobel_wgsl!("threshold_edge_detection")),
-    wgsl: "let w = array<i32, 9>(threshold_edge_detection_luma8(n[0]), threshold_edge_detection_luma8(n[1]), threshold_edge_detection_luma8(n[2]), threshold_edge_detection_luma8(n[3]), threshold_edge_detection_luma8(n[4]), threshold_edge_detection_luma8(n[5]), threshold_edge_detection_luma8(n[6]), threshold_edge_detection_luma8(n[7]), threshold_edge_detection_luma8(n[8]));
+    // the 8-bit luminance once per loaded pixel (in .x), not nine times per output
+    load: "return vec4<f32>(f32(threshold_edge_detection_luma8(c)), 0.0, 0.0, 0.0);",
+    wgsl: "let w = array<i32, 9>(i32(n[0].x), i32(n[1].x), i32(n[2].x), i32(n[3].x), i32(n[4].x), i32(n[5].x), i32(n[6].x), i32(n[7].x), i32(n[8].x));
     let g = threshold_edge_detection_sobel(w);
     let m = select(0.0, 1.0, u32(g.x * g.x + g.y * g.y) >= p.need);
     return vec4<f32>(m, m, m, 1.0);",

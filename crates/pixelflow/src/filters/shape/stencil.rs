@@ -21,6 +21,12 @@ pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     const PARAMS_STRUCT: &'static str;
     /// The window side, 3 or 5.
     const SIZE: u32;
+    /// WGSL body of `fn stencil_load(c: vec4<f32>) -> vec4<f32>`, applied to each pixel as the
+    /// window is loaded (once per loaded pixel, shared by the outputs that see it) instead of
+    /// in the function per use; the function's `n` then holds loaded values. E.g. the 8-bit
+    /// luminance of the edge stencils, which the function would otherwise compute nine times
+    /// per output.
+    const LOAD: Option<&'static str> = None;
     fn uniform(&self) -> UniformBlock;
     /// The parameter struct and `fn name(n: array<vec4<f32>, K*K>, p) -> vec4<f32>`.
     fn wgsl() -> &'static str;
@@ -39,6 +45,14 @@ pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, siz
     super::pixel::declared_wgsl(name, params_struct, layout, &format!("n: array<vec4<f32>, {}>, ", size * size), "", "vec4<f32>", helpers, body)
 }
 
+/// `stencil_load` and `stencil_load_u` (from a packed pixel) for a filter with `LOAD`; empty else.
+fn load_fns<T: StencilOp>() -> String {
+    match T::LOAD {
+        Some(body) => format!("fn stencil_load(c: vec4<f32>) -> vec4<f32> {{\n    {body}\n}}\nfn stencil_load_u(x: u32) -> vec4<f32> {{ return stencil_load(unorm_unpack(x)); }}\n"),
+        None => String::new(),
+    }
+}
+
 /// The kernel around `op`'s function: tile + halo in workgroup memory, then one output per
 /// invocation with its window gathered by literal indices.
 pub fn kernel_source<T: StencilOp>() -> String {
@@ -46,7 +60,9 @@ pub fn kernel_source<T: StencilOp>() -> String {
     let r = k / 2;
     let (lw, lh) = (TX + 2 * r, TY + 2 * r);
     debug_assert!(lw * lh <= 20 * 20, "tile fits the workgroup memory budget");
-    let mut s = format!(
+    let load = if T::LOAD.is_some() { "stencil_load_u" } else { "unorm_unpack" };
+    let mut s = load_fns::<T>();
+    s += &format!(
         "struct StencilParams {{\n    width: u32, height: u32, _p0: u32, _p1: u32,\n    op: {ps},\n}}\n\
          @group(0) @binding(0) var<storage, read> src: array<u32>;\n\
          @group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n\
@@ -62,7 +78,7 @@ pub fn kernel_source<T: StencilOp>() -> String {
          \x20       let ry = i / {lw}u;\n\
          \x20       let gx = u32(clamp(x0 + i32(i - ry * {lw}u), 0, wmax));\n\
          \x20       let gy = u32(clamp(y0 + i32(ry), 0, hmax));\n\
-         \x20       tile[i] = unorm_unpack(src[gy * sp.width + gx]);\n\
+         \x20       tile[i] = {load}(src[gy * sp.width + gx]);\n\
          \x20   }}\n\
          \x20   workgroupBarrier();\n\
          \x20   let x = wid.x * {TX}u + lid.x;\n\
@@ -116,9 +132,10 @@ const ROWS4_RY: u32 = 16;
 pub fn kernel_source_rows4<T: StencilOp>(packed: bool) -> String {
     // packed: the window holds the raw pixels (18 registers) and each use unpacks (36 unpacks
     // for 4 outputs); else it holds them unpacked (72 registers, 18 unpacks)
-    let (ty, unpack) = if packed { ("u32", "") } else { ("vec4<f32>", "unorm_unpack") };
-    let use_px = if packed { "unorm_unpack" } else { "" };
-    format!(
+    let unpack_px = if T::LOAD.is_some() { "stencil_load_u" } else { "unorm_unpack" };
+    let (ty, unpack) = if packed { ("u32", "") } else { ("vec4<f32>", unpack_px) };
+    let use_px = if packed { unpack_px } else { "" };
+    load_fns::<T>() + &format!(
         "struct StencilParams {{\n    width: u32, height: u32, _p0: u32, _p1: u32,\n    op: {ps},\n}}\n\
          @group(0) @binding(0) var<storage, read> src4: array<vec4<u32>>;\n\
          @group(0) @binding(1) var<storage, read_write> dst4: array<vec4<u32>>;\n\
@@ -218,6 +235,8 @@ pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlo
     let k = T::kernels();
     let rows4 = match crate::runtime::schedule::get(T::FN_NAME).as_deref() {
         // H200 s9-b4, 4K: convolution_3x3 rows4p 0.0481 ms, rows4 0.0513, tile 0.0867
+        // a filter with a load transform: the unpacked window applies it once per loaded pixel
+        None if fits && T::LOAD.is_some() => Some(("rows4", &k.rows4)),
         None | Some("rows4p") if fits => Some(("rows4p", &k.rows4_packed)),
         Some("rows4") if fits => Some(("rows4", &k.rows4)),
         None | Some("rows4" | "rows4p" | "tile") => None,
@@ -275,6 +294,9 @@ macro_rules! __pf_shape_filter_impl {
 /// Declares a K x K stencil filter in one place: parameters as in `pixel_filter!`,
 /// `size: 3` or `5`, a WGSL body reading `n` (the window) and `p`, and a CPU closure
 /// `|f, n|` with `n: &[[f32; 4]]` the same window. See `neighborhood/laplacian.rs`.
+/// `load: "WGSL body of fn stencil_load(c) -> vec4<f32>"` transforms each pixel as it is
+/// loaded (the GPU body then sees transformed values; the CPU closure still gets the pixels);
+/// see `neighborhood/sketch.rs`.
 #[macro_export]
 macro_rules! stencil_filter {
     (
@@ -289,6 +311,7 @@ macro_rules! stencil_filter {
         $(uniform: |$uf:ident| { $( $u:ident : $uty:ty = $uexpr:expr ),* $(,)? },)?
         $(tolerance: $tol:expr,)?
         $(helpers: $helpers:expr,)?
+        $(load: $load:expr,)?
         wgsl: $wgsl:expr,
         cpu: |$cf:ident, $cn:ident| $cpu:expr $(,)?
     ) => {
@@ -305,6 +328,7 @@ macro_rules! stencil_filter {
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const SIZE: u32 = $size;
+            $(const LOAD: Option<&'static str> = Some($load);)?
             $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
                 $crate::filters::shape::stencil::generate_wgsl($name, Self::PARAMS_STRUCT, layout, $size, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
             });
