@@ -76,40 +76,11 @@ pub fn record_box(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot,
 /// edges, rounded half up.
 pub fn gaussian_cpu16(img: &Image, w: &[f32]) -> Result<Image> {
     let (width, height) = (img.width() as usize, img.height() as usize);
-    let r = (w.len() / 2) as i64;
     let src = img.as_u16();
     if src.len() != width * height * 4 {
         return Err(Error::Graph("gaussian_blur: the 16-bit twin needs an rgba16 image".into()));
     }
-    let mut tmp = vec![0f32; width * height * 4];
-    tmp.par_chunks_mut(width * 4).enumerate().for_each(|(y, row)| {
-        let s = &src[y * width * 4..(y + 1) * width * 4];
-        for x in 0..width {
-            let mut acc = [0f32; 4];
-            for (k, &wk) in w.iter().enumerate() {
-                let xx = (x as i64 - r + k as i64).clamp(0, width as i64 - 1) as usize;
-                for c in 0..4 {
-                    acc[c] += wk * s[xx * 4 + c] as f32;
-                }
-            }
-            row[x * 4..x * 4 + 4].copy_from_slice(&acc);
-        }
-    });
-    let mut out = vec![0u16; width * height * 4];
-    out.par_chunks_mut(width * 4).enumerate().for_each(|(y, row)| {
-        for x in 0..width {
-            let mut acc = [0f32; 4];
-            for (k, &wk) in w.iter().enumerate() {
-                let yy = (y as i64 - r + k as i64).clamp(0, height as i64 - 1) as usize;
-                for c in 0..4 {
-                    acc[c] += wk * tmp[(yy * width + x) * 4 + c];
-                }
-            }
-            for c in 0..4 {
-                row[x * 4 + c] = (acc[c].clamp(0.0, 65535.0) + 0.5) as u16;
-            }
-        }
-    });
+    let out = super::separable_cpu(src, width, height, w, 65535.0, |v| v as u16);
     Image::from_u16(img.width(), img.height(), out)
 }
 

@@ -556,9 +556,14 @@ impl GaussianBlur {
 
 /// CPU twin: horizontal then vertical, f32, taps in order, replicate edges.
 pub fn blur_cpu(img: &Image, w: &[f32]) -> Result<Image> {
-    let (width, height) = (img.width() as usize, img.height() as usize);
+    let out = separable_cpu(img.as_u8(), img.width() as usize, img.height() as usize, w, 255.0, |v| v as u8);
+    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+}
+
+/// The separable pass of the CPU twins at any sample depth: rows then columns of RGBA samples
+/// in f32, taps in order, replicated edges, rounded half up into [0, `max`] by `store`.
+pub(crate) fn separable_cpu<T: Copy + Into<f32> + Send + Sync>(src: &[T], width: usize, height: usize, w: &[f32], max: f32, store: impl Fn(f32) -> T + Sync) -> Vec<T> {
     let r = (w.len() / 2) as i64;
-    let src = img.as_u8();
     let mut tmp = vec![0f32; width * height * 4];
     tmp.par_chunks_mut(width * 4).enumerate().for_each(|(y, row)| {
         let s = &src[y * width * 4..(y + 1) * width * 4];
@@ -567,13 +572,13 @@ pub fn blur_cpu(img: &Image, w: &[f32]) -> Result<Image> {
             for (k, &wk) in w.iter().enumerate() {
                 let xx = (x as i64 - r + k as i64).clamp(0, width as i64 - 1) as usize;
                 for c in 0..4 {
-                    acc[c] += wk * s[xx * 4 + c] as f32;
+                    acc[c] += wk * s[xx * 4 + c].into();
                 }
             }
             row[x * 4..x * 4 + 4].copy_from_slice(&acc);
         }
     });
-    let mut out = vec![0u8; width * height * 4];
+    let mut out = vec![store(0.0); width * height * 4];
     out.par_chunks_mut(width * 4).enumerate().for_each(|(y, row)| {
         for x in 0..width {
             let mut acc = [0f32; 4];
@@ -584,11 +589,11 @@ pub fn blur_cpu(img: &Image, w: &[f32]) -> Result<Image> {
                 }
             }
             for c in 0..4 {
-                row[x * 4 + c] = (acc[c].clamp(0.0, 255.0) + 0.5) as u8;
+                row[x * 4 + c] = store(acc[c].clamp(0.0, max) + 0.5);
             }
         }
     });
-    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+    out
 }
 
 impl Filter for GaussianBlur {

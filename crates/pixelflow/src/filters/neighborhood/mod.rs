@@ -114,4 +114,14 @@ pub(crate) fn median_of(n: &[[f32; 4]]) -> [f32; 4] {
     })
 }
 
+/// GPUImage's corner-detector chain around a response stage (Harris, Noble, Shi-Tomasi):
+/// `xy_derivative`, `gaussian_blur(blur_radius)`, the response, then
+/// `thresholded_non_maximum_suppression(threshold)`.
+pub(crate) fn corner_chain(g: &mut crate::graph::Graph, inputs: &[crate::graph::Port], blur_radius: f32, response: impl crate::registry::Filter + 'static, threshold: f32) -> crate::Result<Vec<crate::graph::Port>> {
+    let d = g.add(XyDerivative::default(), inputs)?;
+    let b = g.add(GaussianBlur::new(blur_radius)?, &d)?;
+    let r = g.add(response, &b)?;
+    g.add(ThresholdedNonMaximumSuppression::new(threshold)?, &r)
+}
+
 include!(concat!(env!("OUT_DIR"), "/filters_neighborhood.rs"));

@@ -1,7 +1,7 @@
 //! Shi-Tomasi features (good features to track) as white points on black. Matches GPUImage's `GPUImageShiTomasiFeatureDetectionFilter`: derivatives, a Gaussian, the response,
 //! thresholded non-maximum suppression.
 
-use super::{GaussianBlur, ShiTomasiResponse, ThresholdedNonMaximumSuppression, XyDerivative};
+use super::{corner_chain, ShiTomasiResponse};
 
 crate::composite_filter! {
     pub struct ShiTomasiFeatureDetection;
@@ -20,10 +20,5 @@ crate::composite_filter! {
     // A threshold after a blur: GPU and CPU Gaussians agree within one level, which can flip a
     // corner on the threshold. Each stage is checked on its own; the golden image checks the CPU chain.
     tolerance: crate::registry::Tolerance { max_diff: 255, why: "a threshold after a blur: a one-level difference of the blurs flips corners on the threshold (each stage is tested on its own)" },
-    lower: |f, g, inputs| {
-        let d = g.add(XyDerivative::default(), inputs)?;
-        let b = g.add(GaussianBlur::new(f.blur_radius)?, &d)?;
-        let r = g.add(ShiTomasiResponse::new(f.sensitivity)?, &b)?;
-        g.add(ThresholdedNonMaximumSuppression::new(f.threshold)?, &r)
-    },
+    lower: |f, g, inputs| corner_chain(g, inputs, f.blur_radius, ShiTomasiResponse::new(f.sensitivity)?, f.threshold),
 }
