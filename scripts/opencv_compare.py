@@ -54,6 +54,8 @@ def main():
     img = test_image()
     inp = TMP / "in.png"
     save(inp, img)
+    img2 = np.ascontiguousarray(img[::-1, ::-1])
+    save(TMP / "in2.png", img2)
     rgb = slice(0, 3)
     every = slice(0, 4)
     f32 = img.astype(np.float32)
@@ -76,6 +78,8 @@ def main():
         ("bilateral(radius=3, sigma_color=30, sigma_space=2)",
          np.dstack([cv2.bilateralFilter(np.ascontiguousarray(img[..., :3]), 7, 30, 2, borderType=cv2.BORDER_REPLICATE), img[..., 3]]), rgb, 1,
          "OpenCV rounds half to even and may use a vectorised exp; alpha is kept (OpenCV filters 3 channels)"),
+        (f"add_weighted(with={TMP / 'in2.png'}, alpha=0.7, beta=0.4, gamma=0.05)",
+         cv2.addWeighted(img, 0.7, img2, 0.4, 0.05 * 255), every, 1, "rounding (OpenCV rounds half to even)"),
         ("resize(width=50, height=33)", cv2.resize(img, (50, 33), interpolation=cv2.INTER_LINEAR), every, 1,
          "OpenCV's 8-bit bilinear uses 11-bit fixed-point weights"),
     ]

@@ -15,19 +15,17 @@ fn ", $p, "_clip(c: vec3<f32>) -> vec3<f32> {
     let l = ", $p, "_lum(c);
     let n = min(min(c.r, c.g), c.b);
     let x = max(max(c.r, c.g), c.b);
-    var o = c;
-    if (n < 0.0) { o = vec3<f32>(l) + (o - vec3<f32>(l)) * (l / (l - n)); }
-    if (x > 1.0) { o = vec3<f32>(l) + (o - vec3<f32>(l)) * ((1.0 - l) / (x - l)); }
-    return o;
+    // the spec's two scalings towards l, one after the other, equal one scaling by the smaller factor
+    let f = min(select(1.0, l / (l - n), n < 0.0), select(1.0, (1.0 - l) / (x - l), x > 1.0));
+    return vec3<f32>(l) + (c - vec3<f32>(l)) * f;
 }
 fn ", $p, "_setlum(c: vec3<f32>, l: f32) -> vec3<f32> { return ", $p, "_clip(c + vec3<f32>(l - ", $p, "_lum(c))); }
 fn ", $p, "_sat(c: vec3<f32>) -> f32 { return max(max(c.r, c.g), c.b) - min(min(c.r, c.g), c.b); }
 fn ", $p, "_setsat(c: vec3<f32>, s: f32) -> vec3<f32> {
     let hi = max(max(c.r, c.g), c.b);
     let lo = min(min(c.r, c.g), c.b);
-    if (hi <= lo) { return vec3<f32>(0.0); }
-    // max -> s, min -> 0, the middle one scaled; a tie picks either, with the same result
-    return select(select((c - vec3<f32>(lo)) * (s / (hi - lo)), vec3<f32>(0.0), c == vec3<f32>(lo)), vec3<f32>(s), c == vec3<f32>(hi));
+    // max -> s (within rounding), min -> 0, the middle one in proportion, without picking channels
+    return select(vec3<f32>(0.0), (c - vec3<f32>(lo)) * (s / (hi - lo)), hi > lo);
 }"
         )
     };
@@ -60,7 +58,7 @@ pub(crate) mod twin {
         let n = c[0].min(c[1]).min(c[2]);
         let x = c[0].max(c[1]).max(c[2]);
         let mut o = c;
-        // one division per colour, a factor for all three channels (as the WGSL)
+        // the spec's two steps in sequence (the WGSL folds them into one factor)
         if n < 0.0 {
             let f = l / (l - n);
             o = o.map(|v| l + (v - l) * f);

@@ -17,10 +17,11 @@ crate::pixel_filter! {
     helpers: w3c_composite_wgsl!("vivid_light"),
     wgsl: "let cb = c.rgb;
     let cs = t.rgb;
-    // divisors kept away from 0 and the limits chosen explicitly, so neither side meets a NaN
-    let burn = select(select(clamp(1.0 - (1.0 - cb) / max(2.0 * cs, vec3<f32>(1e-30)), vec3<f32>(0.0), vec3<f32>(1.0)), vec3<f32>(0.0), cs <= vec3<f32>(0.0)), vec3<f32>(1.0), cb >= vec3<f32>(1.0));
-    let dodge = select(select(clamp(cb / max(2.0 * (1.0 - cs), vec3<f32>(1e-30)), vec3<f32>(0.0), vec3<f32>(1.0)), vec3<f32>(1.0), cs >= vec3<f32>(1.0)), vec3<f32>(0.0), cb <= vec3<f32>(0.0));
-    let b = select(dodge, burn, cs <= vec3<f32>(0.5));
+    // one quotient per channel: burn's (1 - cb) / 2cs or dodge's cb / (2 - 2cs); the divisor kept away from 0
+    // gives burn 1 at cb = 1 and 0 at cs = 0, dodge 0 at cb = 0 and 1 at cs = 1, after the clamp
+    let burn = cs <= vec3<f32>(0.5);
+    let q = select(cb, 1.0 - cb, burn) / max(select(2.0 - 2.0 * cs, 2.0 * cs, burn), vec3<f32>(1e-30));
+    let b = clamp(select(q, 1.0 - q, burn), vec3<f32>(0.0), vec3<f32>(1.0));
     return vivid_light_composite(c, t, b);",
     cpu2: |_f, c, t, _| {
         let b: [f32; 3] = std::array::from_fn(|k| {

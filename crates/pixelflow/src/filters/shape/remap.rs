@@ -2,7 +2,8 @@
 //! a filter maps each output pixel's normalised position `uv` (its centre, in [0, 1]², as
 //! GPUImage's `textureCoordinate`) to the position to read, and the template samples the input
 //! there bilinearly with replicate edges. Output size = input size. `remap_filter!` declares a
-//! filter of this shape.
+//! filter of this shape. With `taps`, the function also returns a step and the template sums
+//! weighted bilinear samples at `position + k step` (GPUImage's motion and zoom blurs).
 
 use rayon::prelude::*;
 
@@ -18,14 +19,17 @@ pub trait RemapOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     const DEF: &'static FilterDef;
     const FN_NAME: &'static str;
     const PARAMS_STRUCT: &'static str;
+    /// Weighted samples along a step, `[multiple of the step, weight]`; empty: one sample at the
+    /// position (the function then returns a `vec2`, else `vec4(position, step)`).
+    const TAPS: &'static [[f32; 2]];
     fn uniform(&self) -> UniformBlock;
-    /// The parameter struct and `fn name(uv: vec2<f32>, size: vec2<f32>, p) -> vec2<f32>`.
+    /// The parameter struct and `fn name(uv: vec2<f32>, size: vec2<f32>, p) -> vec2<f32>` (`vec4` with taps).
     fn wgsl() -> &'static str;
     /// The kernel around the function (`kernel_source`), generated once.
     fn kernel() -> &'static str;
     /// CPU twin: the normalised position to read for output position `uv` of an image of
-    /// `size` pixels.
-    fn source(&self, uv: [f32; 2], size: [f32; 2]) -> [f32; 2];
+    /// `size` pixels, and the step between taps (zero without taps).
+    fn source(&self, uv: [f32; 2], size: [f32; 2]) -> [f32; 4];
 }
 
 /// Workgroup of 16 x 16 outputs: schedule choice, not measured yet.
@@ -33,12 +37,26 @@ const TX: u32 = 16;
 const TY: u32 = 16;
 
 /// The WGSL of a declared remap filter.
-pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, helpers: &str, body: &str) -> String {
-    super::pixel::declared_wgsl(name, params_struct, layout, "uv: vec2<f32>, size: vec2<f32>, ", "", "vec2<f32>", helpers, body)
+pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, taps: bool, helpers: &str, body: &str) -> String {
+    super::pixel::declared_wgsl(name, params_struct, layout, "uv: vec2<f32>, size: vec2<f32>, ", "", if taps { "vec4<f32>" } else { "vec2<f32>" }, helpers, body)
+}
+
+/// The weighted taps' WGSL: a sum of `bilinear` samples, weights and multiples inlined.
+fn taps_wgsl(name: &str, taps: &[[f32; 2]]) -> String {
+    let mut s = format!("    let q = {name}(uv, size, rp.op);\n    var acc = vec4<f32>(0.0);\n");
+    for [k, w] in taps {
+        s += &format!("    acc += bilinear((q.xy + {k:?} * q.zw) * size - 0.5) * {w:?};\n");
+    }
+    s + "    dst[g.y * rp.width + g.x] = unorm_pack(acc);\n"
 }
 
 /// The kernel: one output pixel per invocation, the shared bilinear sampler.
 pub fn kernel_source<T: RemapOp>() -> String {
+    let body = if T::TAPS.is_empty() {
+        format!("    let s = {name}(uv, size, rp.op) * size - 0.5;\n    dst[g.y * rp.width + g.x] = unorm_pack(bilinear(s));\n", name = T::FN_NAME)
+    } else {
+        taps_wgsl(T::FN_NAME, T::TAPS)
+    };
     format!(
         "struct RemapParams {{\n    width: u32, height: u32, _p0: u32, _p1: u32,\n    op: {ps},\n}}\n\
          @group(0) @binding(0) var<storage, read> src: array<u32>;\n\
@@ -49,44 +67,53 @@ pub fn kernel_source<T: RemapOp>() -> String {
          \x20   let cy = u32(clamp(y, 0, i32(rp.height) - 1));\n\
          \x20   return unorm_unpack(src[cy * rp.width + cx]);\n\
          }}\n\
-         @compute @workgroup_size({TX}, {TY})\n\
-         fn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n\
-         \x20   if (g.x >= rp.width || g.y >= rp.height) {{ return; }}\n\
-         \x20   let size = vec2<f32>(f32(rp.width), f32(rp.height));\n\
-         \x20   let uv = (vec2<f32>(g.xy) + 0.5) / size;\n\
-         \x20   let s = {name}(uv, size, rp.op) * size - 0.5;\n\
+         fn bilinear(s: vec2<f32>) -> vec4<f32> {{\n\
          \x20   let f = floor(s);\n\
          \x20   let t = s - f;\n\
          \x20   let x = i32(f.x);\n\
          \x20   let y = i32(f.y);\n\
          \x20   let top = texel(x, y) * (1.0 - t.x) + texel(x + 1, y) * t.x;\n\
          \x20   let bottom = texel(x, y + 1) * (1.0 - t.x) + texel(x + 1, y + 1) * t.x;\n\
-         \x20   dst[g.y * rp.width + g.x] = unorm_pack(top * (1.0 - t.y) + bottom * t.y);\n\
+         \x20   return top * (1.0 - t.y) + bottom * t.y;\n\
+         }}\n\
+         @compute @workgroup_size({TX}, {TY})\n\
+         fn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n\
+         \x20   if (g.x >= rp.width || g.y >= rp.height) {{ return; }}\n\
+         \x20   let size = vec2<f32>(f32(rp.width), f32(rp.height));\n\
+         \x20   let uv = (vec2<f32>(g.xy) + 0.5) / size;\n\
+         {body}\
          }}\n",
         ps = T::PARAMS_STRUCT,
-        name = T::FN_NAME,
     )
 }
 
-/// CPU driver: each output pixel sampled bilinearly (replicate edges) where `f` says.
-pub fn map_coordinates(img: &Image, f: impl Fn([f32; 2], [f32; 2]) -> [f32; 2] + Sync) -> Result<Image> {
+/// CPU driver: each output pixel sampled bilinearly (replicate edges) where `f` says:
+/// `f(uv, size)` gives the position and step, and the output is the weighted sum of the
+/// samples at `position + k step` for each tap `[k, weight]` (one sample at the position without taps).
+pub fn map_coordinates(img: &Image, taps: &[[f32; 2]], f: impl Fn([f32; 2], [f32; 2]) -> [f32; 4] + Sync) -> Result<Image> {
     let (w, h) = (img.width() as i64, img.height() as i64);
     let src = img.as_u8();
     let texel = |x: i64, y: i64, c: usize| src[4 * (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize + c] as f32 / 255.0;
     let size = [w as f32, h as f32];
+    let bilinear = |s: [f32; 2], c: usize| {
+        let (sx, sy) = (s[0] * size[0] - 0.5, s[1] * size[1] - 0.5);
+        let (fx, fy) = (sx.floor(), sy.floor());
+        let (tx, ty) = (sx - fx, sy - fy);
+        let (x0, y0) = (fx as i64, fy as i64);
+        let top = texel(x0, y0, c) * (1.0 - tx) + texel(x0 + 1, y0, c) * tx;
+        let bottom = texel(x0, y0 + 1, c) * (1.0 - tx) + texel(x0 + 1, y0 + 1, c) * tx;
+        top * (1.0 - ty) + bottom * ty
+    };
+    let single = [[0.0, 1.0]];
+    let taps = if taps.is_empty() { &single[..] } else { taps };
     let mut out = vec![0u8; src.len()];
     out.par_chunks_mut((4 * w as usize).max(1)).enumerate().for_each(|(y, row)| {
         for x in 0..w as usize {
             let uv = [(x as f32 + 0.5) / size[0], (y as f32 + 0.5) / size[1]];
-            let s = f(uv, size);
-            let (sx, sy) = (s[0] * size[0] - 0.5, s[1] * size[1] - 0.5);
-            let (fx, fy) = (sx.floor(), sy.floor());
-            let (tx, ty) = (sx - fx, sy - fy);
-            let (x0, y0) = (fx as i64, fy as i64);
+            let q = f(uv, size);
             for c in 0..4 {
-                let top = texel(x0, y0, c) * (1.0 - tx) + texel(x0 + 1, y0, c) * tx;
-                let bottom = texel(x0, y0 + 1, c) * (1.0 - tx) + texel(x0 + 1, y0 + 1, c) * tx;
-                row[4 * x + c] = unorm8(top * (1.0 - ty) + bottom * ty);
+                let v: f32 = taps.iter().map(|&[k, wt]| bilinear([q[0] + k * q[2], q[1] + k * q[3]], c) * wt).sum();
+                row[4 * x + c] = unorm8(v);
             }
         }
     });
@@ -109,7 +136,7 @@ pub fn output_descs<T: RemapOp>(inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> 
 /// The CPU twin over an image.
 pub fn run_cpu<T: RemapOp>(op: &T, inputs: &[&Value]) -> Result<Vec<Value>> {
     let img = input_image(T::DEF, inputs, 0)?;
-    Ok(vec![Value::Image(map_coordinates(img, |uv, size| op.source(uv, size))?)])
+    Ok(vec![Value::Image(map_coordinates(img, T::TAPS, |uv, size| op.source(uv, size))?)])
 }
 
 /// Declares a coordinate-remap filter in one place: parameters as in `pixel_filter!`, a
@@ -121,10 +148,12 @@ macro_rules! remap_filter {
         $(#[$meta:meta])*
         pub struct $Name:ident;
         name: $name:literal,
+        $(family: $family:ident,)?
         gpuimage: $gpuimage:literal,
         summary: $summary:literal,
         $(doc: $doc:expr,)?
         params: { $( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),* $(,)? },
+        $(taps: $taps:expr,)?
         $(uniform: |$uf:ident| { $( $u:ident : $uty:ty = $uexpr:expr ),* $(,)? },)?
         $(tolerance: $tol:expr,)?
         $(helpers: $helpers:expr,)?
@@ -134,7 +163,7 @@ macro_rules! remap_filter {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
         $crate::__pf_def! {
-            $Name, $name, $crate::registry::Family::Effect, $gpuimage, $summary, [$($doc)?], [],
+            $Name, $name, $crate::__pf_or!([$($crate::registry::Family::$family)?] [$crate::registry::Family::Effect]), $gpuimage, $summary, [$($doc)?], [],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [],
             $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), &[]
         }
@@ -143,22 +172,40 @@ macro_rules! remap_filter {
             const DEF: &'static $crate::registry::FilterDef = &DEF;
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
+            const TAPS: &'static [[f32; 2]] = $crate::__pf_or!([$(&$taps)?] [&[]]);
             $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
-                $crate::filters::shape::remap::generate_wgsl($name, Self::PARAMS_STRUCT, layout, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
+                $crate::filters::shape::remap::generate_wgsl($name, Self::PARAMS_STRUCT, layout, !Self::TAPS.is_empty(), $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
             });
             fn kernel() -> &'static str {
                 static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
                 SRC.get_or_init($crate::filters::shape::remap::kernel_source::<Self>)
             }
             #[allow(unused_variables)]
-            fn source(&self, uv: [f32; 2], size: [f32; 2]) -> [f32; 2] {
+            fn source(&self, uv: [f32; 2], size: [f32; 2]) -> [f32; 4] {
                 let $cf = self;
                 let $cuv = uv;
                 let $csize = size;
-                $cpu
+                $crate::__pf_remap_cpu!([$($taps)?] $cpu)
             }
         }
 
         $crate::__pf_shape_filter_impl!($Name, remap, $crate::registry::Footprint::WholeImage);
     };
+}
+
+/// A remap's CPU closure result as position and step: a position alone (no taps) gets a zero step.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pf_remap_cpu {
+    ([] $cpu:expr) => {{
+        // a closure, so that a `return` in the body returns the position
+        #[allow(clippy::redundant_closure_call)]
+        let s: [f32; 2] = (|| $cpu)();
+        [s[0], s[1], 0.0, 0.0]
+    }};
+    ([$($taps:tt)+] $cpu:expr) => {{
+        #[allow(clippy::redundant_closure_call)]
+        let s: [f32; 4] = (|| $cpu)();
+        s
+    }};
 }
