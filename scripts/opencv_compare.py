@@ -75,6 +75,7 @@ def main():
          "GPUImage's kernel and +0.5 offset, which OpenCV's Laplacian lacks: compared with filter2D"),
         ("median", cv2.medianBlur(img, 3), every, 0, "both replicate the border"),
         ("median_5x5", cv2.medianBlur(img, 5), every, 0, "both replicate the border"),
+        ("median(radius=4)", cv2.medianBlur(img, 9), every, 0, "both replicate the border"),
         ("bilateral(radius=3, sigma_color=30, sigma_space=2)",
          np.dstack([cv2.bilateralFilter(np.ascontiguousarray(img[..., :3]), 7, 30, 2, borderType=cv2.BORDER_REPLICATE), img[..., 3]]), rgb, 1,
          "OpenCV rounds half to even and may use a vectorised exp; alpha is kept (OpenCV filters 3 channels)"),

@@ -291,6 +291,25 @@ fn box_blur_unknown_schedule_is_an_error() {
     pixelflow::runtime::schedule::with_overrides(&o, || assert_eq!(gpu_vs_cpu(Box::new(BoxBlur::new(7).unwrap()), &big), 0));
 }
 
+/// The radix-selection median (radius 3 and up) and the networks it hands radius 1 and 2 to are
+/// exact at awkward sizes, on noise and on blocks (many equal values: ties at the median), and
+/// the CPU twin agrees with an image of one bright speck per window (the median ignores it).
+#[test]
+fn median_is_exact_at_every_method_and_awkward_sizes() {
+    use pixelflow::filters::neighborhood::Median;
+    for (r, (w, h)) in [(1, (67, 43)), (2, (1, 9)), (3, (67, 43)), (4, (1, 1)), (5, (37, 1)), (7, (40, 33)), (16, (70, 35))] {
+        for img in [random_image(w, h, PixelFormat::Rgba8, 40 + r as u64), blocks(w, h, 3, r as u64)] {
+            assert_eq!(gpu_vs_cpu(Box::new(Median::new(r).unwrap()), &img), 0, "median radius {r} at {w}x{h}");
+        }
+    }
+    let mut speck = constant(40, 40, [10, 20, 30, 255]);
+    speck.as_u8_mut()[4 * (20 * 40 + 20)] = 255;
+    for backend in [gpu_backend(), Backend::Cpu] {
+        let (out, _) = run(&backend, Box::new(Median::new(3).unwrap()), &speck, &RunOptions::default()).unwrap();
+        assert!(out.as_u8().chunks(4).all(|p| p == [10, 20, 30, 255]));
+    }
+}
+
 #[test]
 fn sobel_is_black_on_flat_images_and_matches_cpu() {
     let flat = constant(45, 40, [90, 30, 200, 17]);

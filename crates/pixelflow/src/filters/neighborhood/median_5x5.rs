@@ -7,7 +7,7 @@ crate::stencil_filter! {
     gpuimage: "",
     summary: "Median of each channel over the 5x5 window; replicate borders.",
     doc: "Each of R, G, B and A is the middle of its 25 window values, by forgetful selection (132 compare-exchanges) \
-          on the GPU and a sort on the CPU; OpenCV's medianBlur(5) gives the same (it replicates edges too).",
+          on the GPU and a sort on the CPU; OpenCV's medianBlur(5) gives the same (it replicates edges too). `median(radius)` runs this for radius 2.",
     size: 5,
     params: {},
     wgsl: &super::median_wgsl(25),
