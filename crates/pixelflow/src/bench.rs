@@ -104,6 +104,8 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         ("dilation 31x31", "dilation(radius=15)"),
         ("dilation 65x65", "dilation(radius=32)"),
         ("erosion 15x15", "erosion(radius=7)"),
+        ("median 7x7", "median(radius=3)"),
+        ("median 15x15", "median(radius=7)"),
         ("resize 4K->1080p", "resize(scale=0.5)"),
         ("lookup 512 LUT", "lookup(lut=@lut)"),
         ("alpha_blend", "alpha_blend(with=@random)"),
