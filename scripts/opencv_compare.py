@@ -6,6 +6,7 @@ compares with OpenCV's function on the same pixels. Where the two differ by desi
 says how, and its bound is what that difference allows; everything else must match within one
 8-bit level.
 """
+import json
 import subprocess
 import sys
 import tempfile
@@ -108,8 +109,80 @@ def main():
         print(f"{status:4} {'cpu' if cpu else 'gpu'} adaptive_threshold vs cv2.adaptiveThreshold(MEAN_C): {frac:.2%} of pixels differ (bound 1%: strict comparison and the mean's rounding)")
         if frac > 0.01:
             failures.append(f"adaptive_threshold: {frac:.2%} differ")
+    failures += compare_corners()
     if failures:
         raise SystemExit("OpenCV comparison failed:\n" + "\n".join(failures))
+
+
+def rectangles_image(w=160, h=120, n=14, seed=7):
+    """Grey rectangles of random levels on a grey ground, plus mild noise: corners where
+    they cross, and a modest number of them (noise alone would make FAST fire everywhere)."""
+    rng = np.random.default_rng(seed)
+    img = np.full((h, w), 90, np.int32)
+    for _ in range(n):
+        x0, y0 = rng.integers(0, w - 10), rng.integers(0, h - 10)
+        x1, y1 = x0 + rng.integers(8, w // 2), y0 + rng.integers(8, h // 2)
+        img[y0:y1, x0:x1] = rng.integers(0, 256)
+    img += rng.integers(-3, 4, (h, w))
+    return img.clip(0, 255).astype(np.uint8)
+
+
+def pixelflow_points(inp, spec, cpu):
+    out = TMP / ("points_cpu.json" if cpu else "points_gpu.json")
+    cmd = [BIN] + (["--cpu"] if cpu else []) + ["apply", str(inp), "-p", spec, "--data", str(out)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"pixelflow failed on {spec}: {r.stderr.strip()}")
+    return json.loads(out.read_text())
+
+
+def compare_corners():
+    """FAST against cv2.FastFeatureDetector (TYPE_9_16): the same keypoints, exactly, and with
+    non-maximum suppression the same scores (OpenCV's keypoint response; without it OpenCV
+    leaves the response 0, pixelflow still reports the score). The input is grey, so both see
+    the same luma. Harris against cv2.cornerHarris, tolerantly: pixelflow runs GPUImage's chain
+    (Prewitt derivatives of luma, a Gaussian of sigma 2 over the products, k = 0.04, 8-bit
+    stages, threshold 0.2 on the 8-bit response, 3x3 non-maximum suppression) where OpenCV uses
+    3x3 Sobel derivatives and a 3x3 box sum (blockSize 3): the responses differ in scale and
+    smoothing, so the check is that most (80%) of OpenCV's strong corners (response above 5% of
+    its maximum, 3x3 local maxima) have a pixelflow corner (threshold 0.1) within 1 pixel, and the
+    reverse (on this image: 86% and 94%)."""
+    failures = []
+    gray = rectangles_image()
+    inp = TMP / "rects.png"
+    cv2.imwrite(str(inp), gray)
+    for threshold, nonmax in ((10, True), (25, True), (10, False)):
+        det = cv2.FastFeatureDetector_create(threshold, nonmax, cv2.FastFeatureDetector_TYPE_9_16)
+        kps = det.detect(gray)
+        want = {(int(k.pt[0]), int(k.pt[1])): k.response for k in kps}
+        spec = f"fast_corner_detection(threshold={threshold}, nonmax={'true' if nonmax else 'false'}) | corner_points"
+        for cpu in (False, True):
+            got = pixelflow_points(inp, spec, cpu)
+            pts = {(p["x"], p["y"]): p["score"] for p in got["points"]}
+            same = set(pts) == set(want)
+            scores = not nonmax or all(pts[k] == want[k] for k in want if k in pts)
+            status = "ok" if same and scores and not got["overflow"] else "FAIL"
+            print(f"{status:4} {'cpu' if cpu else 'gpu'} {spec} vs cv2.FAST: {len(pts)} corners, OpenCV {len(want)}; "
+                  f"{len(set(pts) ^ set(want))} differ{'; scores equal' if nonmax and scores else ''}")
+            if status == "FAIL":
+                failures.append(f"{spec}: {len(set(pts) ^ set(want))} keypoints differ, scores equal: {scores}")
+    r = cv2.cornerHarris(gray.astype(np.float32), 3, 3, 0.04, borderType=cv2.BORDER_REPLICATE)
+    peak = (r == cv2.dilate(r, np.ones((3, 3), np.uint8))) & (r > 0.05 * r.max())
+    ys, xs = np.nonzero(peak)
+    want = np.stack([xs, ys], 1)
+    for cpu in (False, True):
+        got = pixelflow_points(inp, "harris_corner_detection(threshold=0.1) | corner_points", cpu)["points"]
+        mine = np.array([[p["x"], p["y"]] for p in got]).reshape(-1, 2)
+        near = lambda a, b: np.abs(a[:, None, :] - b[None, :, :]).max(2).min(1) <= 1 if len(b) else np.zeros(len(a), bool)
+        found = float(near(want, mine).mean()) if len(want) else 1.0
+        real = float(near(mine, want).mean()) if len(mine) else 0.0
+        ok = found >= 0.8 and real >= 0.8
+        print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} harris_corner_detection(threshold=0.1) vs cv2.cornerHarris: {found:.0%} of OpenCV's "
+              f"{len(want)} strong corners found within 1 px, {real:.0%} of pixelflow's {len(mine)} near one of OpenCV's (bound 80%: "
+              "Prewitt + Gaussian sigma 2 against Sobel 3x3 + box 3x3)")
+        if not ok:
+            failures.append(f"harris: {found:.0%} found, {real:.0%} near")
+    return failures
 
 
 main()

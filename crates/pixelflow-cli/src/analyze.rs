@@ -27,6 +27,37 @@ fn percentile(bins: &[u32; 256], q: f64) -> usize {
     255
 }
 
+/// A data value as JSON: a point list as `{"points": [{"x", "y", "score"}...], "overflow", "found"}`,
+/// the other kinds with their fields.
+pub fn data_json(d: &Data) -> serde_json::Value {
+    match d {
+        Data::Points(p) => serde_json::json!({
+            "points": p.points.iter().map(|q| serde_json::json!({ "x": q.x, "y": q.y, "score": q.score })).collect::<Vec<_>>(),
+            "overflow": p.overflow,
+            "found": p.found,
+        }),
+        Data::Stats(s) => {
+            let ch: serde_json::Map<String, serde_json::Value> = Stats::CHANNELS.iter().enumerate().map(|(c, n)| (n.to_string(), serde_json::json!({ "min": s.min[c], "max": s.max[c], "sum": s.sum[c], "mean": s.mean(c) }))).collect();
+            serde_json::json!({ "count": s.count, "channels": ch })
+        }
+        Data::Histogram(h) => {
+            let ch: serde_json::Map<String, serde_json::Value> = pixelflow::Histogram::CHANNELS.iter().enumerate().map(|(c, n)| (n.to_string(), serde_json::json!(h.bins[c].to_vec()))).collect();
+            serde_json::json!({ "histogram": ch })
+        }
+        Data::Mean { sum, count } => serde_json::json!({ "mean": d.mean_value(), "sum": sum, "count": count }),
+    }
+}
+
+/// Writes `data_json(d)` to `path` (`-`: standard output).
+pub fn write_data_json(d: &Data, path: &Path) -> Result<()> {
+    let text = serde_json::to_string_pretty(&data_json(d))? + "\n";
+    if path.as_os_str() == "-" {
+        print!("{text}");
+        return Ok(());
+    }
+    std::fs::write(path, text).with_context(|| format!("writing `{}`", path.display()))
+}
+
 pub fn run(be: &Backend, input: &Path, json: bool) -> Result<()> {
     let img = Image::open(input)?.convert(pixelflow::PixelFormat::Rgba8);
     let mut g = Graph::new();

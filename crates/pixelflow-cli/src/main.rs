@@ -75,6 +75,10 @@ enum Command {
         /// Fail instead of replacing an existing OUTPUT (the input is never replaced)
         #[arg(long)]
         no_clobber: bool,
+        /// For a pipeline that ends in data (e.g. `fast_corner_detection | corner_points`): write
+        /// it as JSON to this file (`-`: standard output); OUT is then not needed
+        #[arg(long, conflicts_with = "out_dir")]
+        data: Option<PathBuf>,
     },
     /// Histogram summary, per-channel min/max/mean, mean luminance and mean saturation
     Analyze {
@@ -148,7 +152,7 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 
 fn run(cli: Cli) -> Result<()> {
     match &cli.command {
-        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, jpeg_subsampling, png_compression, pipeline, timings, no_clobber: _ } => {
+        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, jpeg_subsampling, png_compression, pipeline, timings, no_clobber: _, data: _ } => {
             let pipe = Pipeline::parse(pipeline, &mut |p: &str| Image::open(p))?;
             let existing = if *overwrite { batch::Existing::Overwrite } else if *skip_existing { batch::Existing::Skip } else { batch::Existing::Refuse };
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
@@ -179,17 +183,26 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, .. } => {
-            let [input, output] = paths.as_slice() else {
-                bail!("apply takes IN OUT, or inputs with --out-dir DIR (got {} paths)", paths.len());
+        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, data, .. } => {
+            let (input, output) = match (paths.as_slice(), data) {
+                ([input, output], _) => (input, Some(output)),
+                ([input], Some(_)) => (input, None),
+                _ => bail!("apply takes IN OUT, IN --data FILE (a pipeline ending in data), or inputs with --out-dir DIR (got {} paths)", paths.len()),
             };
-            if same_file(input, output) {
-                bail!("refusing to overwrite the input `{}`; choose another output path", input.display());
+            if let Some(output) = output {
+                if same_file(input, output) {
+                    bail!("refusing to overwrite the input `{}`; choose another output path", input.display());
+                }
+                if output.exists() && *no_clobber {
+                    bail!("`{}` exists (--no-clobber)", output.display());
+                }
+                image::ImageFormat::from_path(output).with_context(|| format!("output `{}`: unknown extension (use .png, .jpg, .webp, .tif, .bmp)", output.display()))?;
             }
-            if output.exists() && *no_clobber {
-                bail!("`{}` exists (--no-clobber)", output.display());
+            if let Some(d) = data.as_deref().filter(|d| d.as_os_str() != "-") {
+                if same_file(input, d) {
+                    bail!("refusing to overwrite the input `{}` with data; choose another --data path", input.display());
+                }
             }
-            image::ImageFormat::from_path(output).with_context(|| format!("output `{}`: unknown extension (use .png, .jpg, .webp, .tif, .bmp)", output.display()))?;
             let t0 = std::time::Instant::now();
             // the GPU starts (hundreds of ms) while the image decodes
             let (be, decoded) = std::thread::scope(|s| {
@@ -201,7 +214,7 @@ fn run(cli: Cli) -> Result<()> {
             let (img, meta, decode_time) = decoded?;
             let mut load = |p: &str| {
                 let path = Path::new(p);
-                if same_file(path, output) {
+                if output.is_some_and(|o| same_file(path, o)) {
                     return Err(pixelflow::Error::ImageIo { path: path.into(), message: "is also the output path".into() });
                 }
                 Image::open(path)
@@ -216,10 +229,13 @@ fn run(cli: Cli) -> Result<()> {
             }
             let out = result.take("output").context("pipeline produced no output")?;
             let t_save = std::time::Instant::now();
-            match out {
+            match (out, output, data) {
                 // the input's colour profile and EXIF travel to the output (JPEG and PNG)
-                Value::Image(i) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, ..Default::default() })?,
-                Value::Data(_) => bail!("the pipeline ends in data, not an image; use `pixelflow analyze`, or end the pipeline with an image filter"),
+                (Value::Image(i), Some(output), None) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, ..Default::default() })?,
+                (Value::Image(_), _, _) => bail!("the pipeline ends in an image, not data; --data needs a pipeline ending in data (e.g. `... | corner_points`), and an image needs IN OUT"),
+                (Value::Data(d), None, Some(path)) => analyze::write_data_json(&d, path)?,
+                (Value::Data(_), Some(_), _) => bail!("the pipeline ends in data, not an image: write it with `--data FILE.json` (or `--data -`) instead of OUT, or end the pipeline with an image filter"),
+                (Value::Data(_), None, None) => bail!("the pipeline ends in data: give --data FILE.json"),
             }
             if *timings {
                 print_timings(&be, &result.timings);

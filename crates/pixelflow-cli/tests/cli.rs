@@ -579,3 +579,37 @@ fn blend_with_mask_takes_a_grey_mask_file() {
     assert_clean_error(&o, "mask.png");
     assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
 }
+
+/// A pipeline ending in points data writes JSON with `--data` (a file, or `-` for standard
+/// output) and needs no OUT; the GPU's list equals the CPU's; mixing up OUT and --data is one line.
+#[test]
+fn corners_as_json_with_data() {
+    let spec = "fast_corner_detection(threshold=20) | corner_points";
+    let read = |cpu: bool| {
+        let out = tmp(if cpu { "corners_cpu.json" } else { "corners_gpu.json" });
+        let input = sample();
+        let mut args = vec!["apply", input.to_str().unwrap(), "-p", spec, "--data", out.to_str().unwrap()];
+        if cpu {
+            args.insert(0, "--cpu");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    };
+    let gpu = read(false);
+    assert_eq!(gpu, read(true));
+    assert_eq!(gpu["overflow"], false);
+    let pts = gpu["points"].as_array().unwrap();
+    assert!(!pts.is_empty());
+    assert_eq!(gpu["found"].as_u64().unwrap() as usize, pts.len());
+    let key = |p: &serde_json::Value| (p["y"].as_u64().unwrap(), p["x"].as_u64().unwrap());
+    assert!(pts.windows(2).all(|w| key(&w[0]) < key(&w[1])), "sorted by (y, x)");
+    assert!(pts.iter().all(|p| p["score"].as_f64().unwrap() >= 20.0));
+    let o = run(&["apply", sample().to_str().unwrap(), "-p", spec, "--data", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap(), gpu);
+    let png = tmp("corners.png");
+    assert_clean_error(&run(&["apply", sample().to_str().unwrap(), png.to_str().unwrap(), "-p", spec]), "--data");
+    assert_clean_error(&run(&["apply", sample().to_str().unwrap(), "-p", "fast_corner_detection", "--data", "-"]), "ends in an image");
+    assert_clean_error(&run(&["apply", sample().to_str().unwrap(), png.to_str().unwrap(), "-p", "fast_corner_detection(threshold=0)"]), "threshold");
+}

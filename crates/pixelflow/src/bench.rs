@@ -112,6 +112,9 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         ("multiply_blend", "multiply_blend(with=@random)"),
         // iterative: 100 passes, so the time per iteration is this case's time / 100
         ("poisson_blend 100 it", "poisson_blend(with=@random, iterations=100)"),
+        // FAST on one-byte luma (to_gray's time included; its own step time is in the steps)
+        ("fast_corner_detection gray8", "to_gray | fast_corner_detection"),
+        ("fast corners as data", "fast_corner_detection | corner_points"),
         ("chain of 5 per-pixel", "brightness(0.1) | contrast(1.2) | saturation(1.3) | gamma(1.1) | color_invert"),
     ];
     for (n, s) in named {

@@ -18,7 +18,19 @@ pub enum DataKind {
     /// A mean of fixed-point samples. GPU: 4 `u32`: sum lo, sum hi, count lo, count hi;
     /// the mean is `sum / count / FIXED_ONE`.
     Mean,
+    /// A list of image points with a score (corners), at most `POINTS_CAPACITY`.
+    /// GPU: 4 `u32` of header, then 2 `u32` per point: `[0]` = points found (an atomic counter,
+    /// counting past the capacity), `[1]` = the list's limit (`max`, at most `POINTS_CAPACITY`,
+    /// written by the producer), `[2], [3]` = 0; point `i` at `[4 + 2i]` = `y << 16 | x`,
+    /// `[5 + 2i]` = the score's `f32` bits. Producers append with atomics in any order; the
+    /// read-back sorts by (y, x). Zero is the empty list, so one buffer clear initialises it.
+    Points,
 }
+
+/// Points a `DataKind::Points` buffer holds at most (65536: 512 KiB on the GPU).
+pub const POINTS_CAPACITY: u32 = 65536;
+/// Words before the first point of a `DataKind::Points` buffer.
+pub const POINTS_HEADER_WORDS: u32 = 4;
 
 /// Fixed-point scale of `DataKind::Mean` samples (16 fractional bits).
 pub const FIXED_ONE: f64 = 65536.0;
@@ -30,6 +42,7 @@ impl DataKind {
             DataKind::Stats => 24 * 4,
             DataKind::Histogram => 1024 * 4,
             DataKind::Mean => 4 * 4,
+            DataKind::Points => (POINTS_HEADER_WORDS as u64 + 2 * POINTS_CAPACITY as u64) * 4,
         }
     }
     pub fn name(self) -> &'static str {
@@ -37,6 +50,7 @@ impl DataKind {
             DataKind::Stats => "stats",
             DataKind::Histogram => "histogram",
             DataKind::Mean => "mean",
+            DataKind::Points => "points",
         }
     }
 }
@@ -69,6 +83,43 @@ impl Histogram {
     pub const CHANNELS: [&'static str; 4] = ["r", "g", "b", "y"];
 }
 
+/// One point of a `Points` list: pixel column, row, and the score it was found with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub x: u32,
+    pub y: u32,
+    pub score: f32,
+}
+
+/// Points (corners) sorted by (y, x). `found` counts every point the producer found; when it
+/// exceeds the list's limit, `overflow` is set and `points` holds `limit` of them: which ones
+/// is unspecified on the GPU (appended in any order), the first in raster order on the CPU.
+#[derive(Clone, Debug, Default)]
+pub struct Points {
+    pub points: Vec<Point>,
+    pub found: u64,
+    pub overflow: bool,
+}
+
+/// Two lists are equal when they agree on `found` and `overflow` and, unless overflowed
+/// (where which points were kept is unspecified), on every point.
+impl PartialEq for Points {
+    fn eq(&self, other: &Self) -> bool {
+        self.found == other.found && self.overflow == other.overflow && self.points.len() == other.points.len() && (self.overflow || self.points == other.points)
+    }
+}
+
+impl Points {
+    /// A list from points in any order, keeping at most `limit` (the first in (y, x) order).
+    pub fn from_unsorted(mut points: Vec<Point>, limit: u32) -> Points {
+        points.sort_by_key(|p| (p.y, p.x));
+        let found = points.len() as u64;
+        let limit = limit.min(POINTS_CAPACITY) as usize;
+        points.truncate(limit);
+        Points { points, found, overflow: found > limit as u64 }
+    }
+}
+
 /// Non-image result of a node.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Data {
@@ -76,6 +127,8 @@ pub enum Data {
     Histogram(Histogram),
     /// Exact fixed-point mean: `sum / count / FIXED_ONE`.
     Mean { sum: u64, count: u64 },
+    /// Points with scores (e.g. corners from `corner_points`).
+    Points(Points),
 }
 
 impl Data {
@@ -84,6 +137,7 @@ impl Data {
             Data::Stats(_) => DataKind::Stats,
             Data::Histogram(_) => DataKind::Histogram,
             Data::Mean { .. } => DataKind::Mean,
+            Data::Points(_) => DataKind::Points,
         }
     }
     /// The value of a `Mean`, in [0,1] units of its samples.
@@ -119,6 +173,16 @@ impl Data {
                 Data::Histogram(Histogram { bins })
             }
             DataKind::Mean => Data::Mean { sum: wide(w[0], w[1]), count: wide(w[2], w[3]) },
+            DataKind::Points => {
+                let found = w[0] as u64;
+                let limit = w[1].min(POINTS_CAPACITY);
+                let n = found.min(limit as u64) as usize;
+                let h = POINTS_HEADER_WORDS as usize;
+                let mut points: Vec<Point> = (0..n).map(|i| Point { x: w[h + 2 * i] & 0xFFFF, y: w[h + 2 * i] >> 16, score: f32::from_bits(w[h + 2 * i + 1]) }).collect();
+                // appended by atomics in any order: sorted for a deterministic result
+                points.sort_by_key(|p| (p.y, p.x));
+                Data::Points(Points { points, found, overflow: found > limit as u64 })
+            }
         })
     }
 }

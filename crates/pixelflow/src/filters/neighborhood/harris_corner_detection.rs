@@ -11,7 +11,7 @@ crate::composite_filter! {
     summary: "Harris corners as white points on black.",
     doc: "Runs as GPUImage's chain: `xy_derivative`, `gaussian_blur(sigma = blur_radius)`, `harris_response(sensitivity)`, \
           `thresholded_non_maximum_suppression(threshold)`; each stage stores 8-bit RGBA as GPUImage's textures do. \
-          The corners as a list (x, y, score) are not produced yet: read the white pixels of the map.",
+          `| corner_points` turns the map into a list (x, y, score) on the GPU (`apply --data` writes it as JSON).",
     params: {
         blur_radius: float(0.1, 32.0) = 2.0 => "Gaussian sigma of the derivative products (GPUImage's blurRadiusInPixels)",
         sensitivity: float(0.0, 100.0) = 5.0 => "response multiplier",

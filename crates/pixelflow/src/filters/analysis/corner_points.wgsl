@@ -1,0 +1,51 @@
+// Corner map to point list: every pixel whose value is above the threshold is appended to a
+// `DataKind::Points` buffer (see value.rs for the layout) with an atomic counter. CPU twin:
+// `corner_points_cpu` in corner_points.rs.
+struct CornerPointsParams {
+    width: u32,
+    height: u32,
+    // 0: Gray8 (4 pixels a word, rows padded to whole words), 1: RGBA8 (its red channel), 2: R32F
+    format: u32,
+    // the list's limit (at most POINTS_CAPACITY)
+    limit: u32,
+    threshold: f32,
+    words_per_row: u32,
+    _p0: u32,
+    _p1: u32,
+}
+
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> list: array<atomic<u32>>;
+@group(0) @binding(2) var<uniform> cp: CornerPointsParams;
+
+// mirrors POINTS_HEADER_WORDS in value.rs
+const HEADER: u32 = 4u;
+
+fn map_value(x: u32, y: u32) -> f32 {
+    switch cp.format {
+        case 0u: {
+            return f32((src[y * cp.words_per_row + x / 4u] >> (8u * (x & 3u))) & 255u);
+        }
+        case 1u: {
+            return f32(src[y * cp.width + x] & 255u);
+        }
+        default: {
+            return bitcast<f32>(src[y * cp.width + x]);
+        }
+    }
+}
+
+@compute @workgroup_size(16, 16)
+fn corner_points(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x == 0u && gid.y == 0u) {
+        atomicStore(&list[1], cp.limit);
+    }
+    if (gid.x >= cp.width || gid.y >= cp.height) { return; }
+    let v = map_value(gid.x, gid.y);
+    if (!(v > cp.threshold)) { return; }
+    let i = atomicAdd(&list[0], 1u);
+    if (i < cp.limit) {
+        atomicStore(&list[HEADER + 2u * i], (gid.y << 16u) | gid.x);
+        atomicStore(&list[HEADER + 2u * i + 1u], bitcast<u32>(v));
+    }
+}

@@ -1,0 +1,158 @@
+//! Crosshairs at the points of a point list, over the image: GPUImage's
+//! `GPUImageCrosshairGenerator` (crosshairs of `crosshairWidth` pixels in a colour at the
+//! corners its detectors report), drawn over the photo instead of on black. Two inputs: the
+//! image and `points` data (e.g. from `corner_points`); `draw_corners` runs FAST, the list and
+//! this in one step.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::{Error, Result};
+use crate::image::{unorm8, Image, PixelFormat};
+use crate::params::{check_int, float_array, ParamDef};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
+use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Data, DataKind, Points, Value, ValueDesc, POINTS_CAPACITY};
+
+const WGSL: &str = include_str!("draw_points.wgsl");
+const COPY_WGSL: &str = include_str!("draw_points_copy.wgsl");
+
+/// Crosshairs of `width` pixels across in `color` at each point.
+#[derive(Clone, Debug)]
+pub struct DrawPoints {
+    pub width: u32,
+    pub color: [f32; 3],
+}
+
+impl DrawPoints {
+    /// Fails when `width` is outside [1, 255] or a colour component outside [0, 1].
+    pub fn new(width: u32, color: [f32; 3]) -> Result<Self> {
+        crate::params::check_value(&DEF, "color", crate::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
+        Ok(Self { width: check_int(&DEF, "width", width)?, color })
+    }
+    /// The colour packed as the GPU writes it (opaque).
+    fn packed(&self) -> [u8; 4] {
+        [unorm8(self.color[0]), unorm8(self.color[1]), unorm8(self.color[2]), 255]
+    }
+    /// Pixels from the centre to each arm's end: a cross `2 arm + 1` pixels across.
+    fn arm(&self) -> u32 {
+        self.width / 2
+    }
+}
+
+impl Default for DrawPoints {
+    fn default() -> Self {
+        Self { width: 5, color: [0.0, 1.0, 0.0] }
+    }
+}
+
+/// Uniform of draw_points.wgsl and draw_points_copy.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct DrawPointsParams {
+    pub width: u32,
+    pub height: u32,
+    pub arm: u32,
+    pub color: u32,
+    pub slots: u32,
+    pub _p0: u32,
+    pub _p1: u32,
+    pub _p2: u32,
+}
+
+/// The crosshair parameters, shared with `draw_corners`.
+pub const WIDTH: ParamDef = ParamDef::int("width", 5, 1, 255, "crosshair size in pixels (GPUImage's crosshairWidth); even sizes draw the next odd one");
+pub const COLOR: ParamDef = ParamDef::floats("color", &[0.0, 1.0, 0.0], 0.0, 1.0, "crosshair colour, red, green, blue in [0, 1] (GPUImage's default green)");
+
+pub static DEF: FilterDef = FilterDef {
+    name: "draw_points",
+    family: Family::Analysis,
+    summary: "Crosshairs at the points of `points` data (e.g. corner_points), drawn over the image.",
+    doc: "Two inputs: an RGBA8 image and `points` data. Each point gets a cross of `width` pixels across \
+(a horizontal and a vertical line through it, 2 * floor(width / 2) + 1 pixels long) in `color`, opaque; \
+crosses are clipped at the image's edges. GPUImage's GPUImageCrosshairGenerator draws them on black; blend if \
+that is wanted. From the command line use draw_corners, which makes the points.",
+    gpuimage: "GPUImageCrosshairGenerator",
+    params: &[WIDTH, COLOR],
+    inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "points", kind: PortKind::Data(DataKind::Points) }],
+    outputs: IMAGE,
+    tolerance: EXACT_ENOUGH,
+    build: |a| Ok(Box::new(DrawPoints::new(a.u32("width")?, float_array(&DEF, "color", &a.floats("color")?)?)?)),
+    uniforms: &[
+        UniformLayout {
+            wgsl: WGSL,
+            wgsl_struct: "DrawPointsParams",
+            rust_size: std::mem::size_of::<DrawPointsParams>(),
+            fields: &[
+                ("width", std::mem::offset_of!(DrawPointsParams, width)),
+                ("height", std::mem::offset_of!(DrawPointsParams, height)),
+                ("arm", std::mem::offset_of!(DrawPointsParams, arm)),
+                ("color", std::mem::offset_of!(DrawPointsParams, color)),
+                ("slots", std::mem::offset_of!(DrawPointsParams, slots)),
+            ],
+        },
+        UniformLayout {
+            wgsl: COPY_WGSL,
+            wgsl_struct: "DrawPointsParams",
+            rust_size: std::mem::size_of::<DrawPointsParams>(),
+            fields: &[("width", std::mem::offset_of!(DrawPointsParams, width)), ("height", std::mem::offset_of!(DrawPointsParams, height))],
+        },
+    ],
+    test_inputs: None,
+    schedules: &[],
+};
+
+/// CPU twin of draw_points.wgsl.
+pub fn draw_points_cpu(img: &Image, points: &Points, arm: u32, color: [u8; 4]) -> Result<Image> {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let mut out = img.as_u8().to_vec();
+    let a = arm as i64;
+    for p in &points.points {
+        let (x, y) = (p.x as i64, p.y as i64);
+        for k in -a..=a {
+            for (px, py) in [(x + k, y), (x, y + k)] {
+                if px >= 0 && py >= 0 && px < w && py < h {
+                    let i = 4 * (py * w + px) as usize;
+                    out[i..i + 4].copy_from_slice(&color);
+                }
+            }
+        }
+    }
+    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+}
+
+impl Filter for DrawPoints {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        // the image pixel by pixel; the points may come from anywhere
+        crate::registry::Footprint::WholeImage
+    }
+    fn def(&self) -> &'static FilterDef {
+        &DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        expect_data(&DEF, inputs, 1, DataKind::Points)?;
+        Ok(vec![ValueDesc::Image(d)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = input_image(&DEF, inputs, 0)?;
+        let points = match inputs.get(1).and_then(|v| v.as_data()) {
+            Some(Data::Points(p)) => p,
+            _ => return Err(Error::Graph("`draw_points` input 1 must be points data".into())),
+        };
+        Ok(vec![Value::Image(draw_points_cpu(img, points, self.arm(), self.packed())?)])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let d = slot_image(&DEF, inputs, 0)?;
+        let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
+            return Err(Error::Graph("`draw_points` needs an image, points and one output".into()));
+        };
+        let u = DrawPointsParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(self.packed()), slots: POINTS_CAPACITY, _p0: 0, _p1: 0, _p2: 0 };
+        let copy = Kernel::new("analysis.draw_points.copy", &[COPY_WGSL], "copy_image");
+        rec.dispatch(&copy, &[&inputs[0].buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(d.pixels() as u64, 256))?;
+        let draw = Kernel::new("analysis.draw_points.draw", &[WGSL], "draw");
+        rec.dispatch(&draw, &[&list.buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(POINTS_CAPACITY as u64, 64))
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
