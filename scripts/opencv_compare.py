@@ -110,6 +110,34 @@ def main():
         if frac > 0.01:
             failures.append(f"adaptive_threshold: {frac:.2%} differ")
     failures += compare_corners()
+    # Canny on Gray8 without blur against cv2.Canny (Sobel 3x3, L2): the same integer gradient,
+    # OpenCV's direction sectors and comparisons (strict thresholds, magnitude 0 outside the image
+    # in the suppression, grey replicated at the border), so the maps must be equal everywhere,
+    # borders included. Thresholds t here are OpenCV's 255 t. Noise (many equal magnitudes, long
+    # tangled chains) and a smooth picture with edges.
+    yy, xx = np.mgrid[0:img.shape[0], 0:img.shape[1]]
+    shapes = np.where((xx - 60) ** 2 + (yy - 25) ** 2 < 300, 200, 60) + np.where(xx > yy + 10, 40, 0) + (xx // 3)
+    shapes = cv2.GaussianBlur(shapes.clip(0, 255).astype(np.uint8), (5, 5), 1.0)
+    noise = img[..., 1]
+    for name, g in (("noise", noise), ("shapes", shapes)):
+        gin = TMP / f"gray_{name}.png"
+        cv2.imwrite(str(gin), g)
+        for lo, hi in ((50, 150), (20, 60), (25.5, 102)):
+            want = cv2.Canny(g, lo, hi, L2gradient=True)
+            spec = f"canny_edge_detection(sigma=0, lower={lo / 255:.9f}, upper={hi / 255:.9f})"
+            for cpu in (False, True):
+                out = TMP / "canny_out.png"
+                r = subprocess.run([BIN] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "-p", spec], capture_output=True, text=True)
+                if r.returncode != 0:
+                    raise SystemExit(f"pixelflow failed on {spec}: {r.stderr.strip()}")
+                got = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
+                n = int((got != want).sum())
+                inner = int((got[1:-1, 1:-1] != want[1:-1, 1:-1]).sum())
+                status = "ok" if n == 0 else "FAIL"
+                print(f"{status:4} {'cpu' if cpu else 'gpu'} {spec} on {name} vs cv2.Canny({lo}, {hi}, L2gradient=True): "
+                      f"{n} pixels differ ({inner} away from the border; {int((want > 0).sum())} edge pixels)")
+                if n:
+                    failures.append(f"{spec} on {name}: {n} pixels differ from cv2.Canny")
     if failures:
         raise SystemExit("OpenCV comparison failed:\n" + "\n".join(failures))
 

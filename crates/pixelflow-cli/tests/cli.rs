@@ -142,6 +142,8 @@ fn bad_input_gives_one_line_errors() {
     assert_clean_error(&run(&["apply", s, out, "-p", &format!("lut_cube(file={})", cube.display())]), "LUT_3D_SIZE 2 needs 8 data lines, found 2");
     assert_clean_error(&run(&["apply", s, out, "-p", "tone_curve(file=/nonexistent/curve.acv)"]), "cannot read");
     assert_clean_error(&run(&["apply", s, out, "-p", "tone_curve(rgb=[0,0, 0.5,0.5, 0.4,1])"]), "x must increase strictly");
+    assert_clean_error(&run(&["apply", s, out, "-p", "canny_edge_detection(lower=0.5, upper=0.4)"]), "lower must be at most upper");
+    assert_clean_error(&run(&["apply", s, out, "-p", "canny_edge_detection(sigma=20)"]), "out of range [0, 16]");
 }
 
 /// The colour family's parameters: colours, points, lists of the wrong length, choices and a

@@ -45,14 +45,22 @@ pub struct BenchCase {
     pub size: Option<(u32, u32)>,
     /// Schedule overrides in force for this case (see `runtime::schedule`).
     pub schedule: Vec<(String, String)>,
+    /// Format of the main input: `Rgba8` (the random image) or `Gray8` (its luminance), for
+    /// cases compared with NPP's single-channel functions.
+    pub input: PixelFormat,
 }
 
 impl BenchCase {
     pub fn new(name: &str, spec: &str) -> Self {
-        Self { name: name.into(), spec: spec.into(), size: None, schedule: Vec::new() }
+        Self { name: name.into(), spec: spec.into(), size: None, schedule: Vec::new(), input: PixelFormat::Rgba8 }
     }
     pub fn sized(name: &str, spec: &str, w: u32, h: u32) -> Self {
-        Self { name: name.into(), spec: spec.into(), size: Some((w, h)), schedule: Vec::new() }
+        Self { name: name.into(), spec: spec.into(), size: Some((w, h)), schedule: Vec::new(), input: PixelFormat::Rgba8 }
+    }
+    /// The same case on a Gray8 input (the random image's luminance).
+    pub fn gray8(mut self) -> Self {
+        self.input = PixelFormat::Gray8;
+        self
     }
     /// The same case under schedule overrides `key=value,...`.
     pub fn scheduled(mut self, overrides: &str) -> Self {
@@ -139,6 +147,9 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
             v.push(BenchCase::new(d.name, &format!("{}(with=@random, mask=@random)", d.name)));
         }
     }
+    // NPP's nppiFilterCannyBorder_8u_C1R as the lead's NPP peer times it (`canny_gray`: 8-bit
+    // grey, Sobel 3x3, L2, thresholds 50 and 150, replicated borders)
+    v.push(BenchCase::new("canny_edge_detection gray8 50/150 (NPP)", "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)").gray8());
     v.push(BenchCase::sized(
         "latency: 10-node chain 1080p",
         "brightness(0.1) | gaussian_blur(sigma=1) | contrast(1.1) | sobel_edge_detection | saturation(1.2) | box_blur(radius=2) | gamma(1.2) | dilation(radius=1) | exposure(0.3) | color_invert",
@@ -196,6 +207,7 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(St
     let mut graph = None;
     for k in 0..cfg.sets {
         let input = random_image(w, h, 1 + k as u64);
+        let input = if case.input == PixelFormat::Gray8 { input.convert(PixelFormat::Gray8) } else { input };
         let pipeline = if case.spec == "copy" {
             Pipeline::new().then(copy_kernel())
         } else if let Some(name) = case.spec.strip_prefix("@exp:") {

@@ -178,8 +178,10 @@ fn run_matrix(filter_args: impl Fn(&FilterDef, &mut Rng) -> Option<Vec<(String, 
                             };
                             for file_args in files {
                                 let all: Vec<(String, RawValue)> = raw.iter().chain(&file_args).cloned().collect();
-                                // filters may reject combinations (e.g. a crop outside the image): skip those
-                                if let Ok(args) = Args::resolve(def, &all) {
+                                // filters may reject combinations (e.g. a crop outside the image, or
+                                // canny_edge_detection's lower above upper, a one-line error when built): skip those
+                                let args = Args::resolve(def, &all).ok().filter(|a| !matches!((def.build)(a), Err(pixelflow::Error::BadParam { .. })));
+                                if let Some(args) = args {
                                     checked += 1;
                                     if let Err(e) = compare(def, &args, w, h, seed, fmt) {
                                         failures.push(format!("{} [schedule {}] {:?} {w}x{h} {} args={args:?}: {e}", def.name, variant.unwrap_or("default"), fmt, seed));
