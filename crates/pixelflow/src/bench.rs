@@ -150,6 +150,8 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     // NPP's nppiFilterCannyBorder_8u_C1R as the lead's NPP peer times it (`canny_gray`: 8-bit
     // grey, Sobel 3x3, L2, thresholds 50 and 150, replicated borders)
     v.push(BenchCase::new("canny_edge_detection gray8 50/150 (NPP)", "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)").gray8());
+    // FAST on a grey image, as OpenCV's FAST takes one (the RGBA8 case adds the luma on the fly)
+    v.push(BenchCase::new("fast_corner_detection on gray8", "fast_corner_detection").gray8());
     v.push(BenchCase::sized(
         "latency: 10-node chain 1080p",
         "brightness(0.1) | gaussian_blur(sigma=1) | contrast(1.1) | sobel_edge_detection | saturation(1.2) | box_blur(radius=2) | gamma(1.2) | dilation(radius=1) | exposure(0.3) | color_invert",
