@@ -1,10 +1,12 @@
 // Canny, first full pass: 3x3 Sobel of the grey image (edge pixels replicated), gradient
 // magnitude, OpenCV's non-maximum suppression along the gradient direction and the double
-// threshold. Writes each pixel's class (packed 4 per word, into the output image's buffer)
-// and, for candidates, the first union-find label: the first candidate of its run within the
-// word (so the merge skips those links). One invocation per packed word (4 pixels); it
-// reads grey rows y-2..y+2 around its columns (five times three words) and computes the
-// magnitudes of the 3 x 6 pixels the suppression compares.
+// threshold, then connected components of the candidates within the workgroup's tile (64 x 16
+// pixels) by union-find in workgroup memory. Writes each pixel's class (packed 4 per word,
+// into the output image's buffer) and, for candidates, the union-find label: the global index
+// of its component's root within the tile (canny_merge then joins the tiles along their
+// borders). One invocation per packed word (4 pixels); it reads grey rows y-2..y+2 around its
+// columns (five times three words) and computes the magnitudes of the 3 x 6 pixels the
+// suppression compares.
 @group(0) @binding(0) var<storage, read> gray: array<u32>;
 @group(0) @binding(1) var<storage, read_write> classes: array<u32>;
 @group(0) @binding(2) var<storage, read_write> labels: array<u32>;
@@ -98,36 +100,106 @@ fn class_of(t: MagRow, m: MagRow, b: MagRow, g: vec2<i32>, k: u32) -> u32 {
     return select(CLASS_WEAK, CLASS_STRONG, c > params.high);
 }
 
-@compute @workgroup_size(256)
-fn canny_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let i = linear_id(wid, nwg, lid, 256u);
-    if (i >= params.words * params.height) { return; }
-    let y = i / params.words;
-    let wi = i - y * params.words;
-    let x0 = wi * 4u;
-    let yi = i32(y);
-    let r0 = row_words(yi - 2, wi);
-    let r1 = row_words(yi - 1, wi);
-    let r2 = row_words(yi, wi);
-    let r3 = row_words(yi + 1, wi);
-    let r4 = row_words(yi + 2, wi);
-    let top = mag_row(r0, r1, r2, y >= 1u, x0);
-    let mid = mag_row(r1, r2, r3, true, x0);
-    let bot = mag_row(r2, r3, r4, y + 1u < params.height, x0);
-    let p0 = y * params.width + x0;
-    var word = 0u;
+// The tile: 16 words (64 pixels) by 16 rows, one invocation per word.
+const TILE_W: u32 = 64u;
+var<workgroup> tile_class: array<u32, 1024>;
+var<workgroup> tile_label: array<atomic<u32>, 1024>;
+
+fn tile_find(p: u32) -> u32 {
+    var x = p;
+    loop {
+        let n = atomicLoad(&tile_label[x]);
+        if (n == x) { break; }
+        x = n;
+    }
+    return x;
+}
+
+// canny_find.wgsl's concurrent union, on the tile's labels.
+fn tile_unite(p: u32, q: u32) {
+    var a = p;
+    var b = q;
+    loop {
+        a = tile_find(a);
+        b = tile_find(b);
+        if (a == b) { return; }
+        if (a < b) {
+            let old = atomicMin(&tile_label[b], a);
+            if (old == b) { return; }
+            b = old;
+        } else {
+            let old = atomicMin(&tile_label[a], b);
+            if (old == a) { return; }
+            a = old;
+        }
+    }
+}
+
+@compute @workgroup_size(16, 16)
+fn canny_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let wi = wid.x * 16u + lid.x;
+    let y = wid.y * 16u + lid.y;
+    let base = lid.y * TILE_W + lid.x * 4u;
+    var cls = vec4<u32>(CLASS_NONE);
+    if (wi < params.words && y < params.height) {
+        let x0 = wi * 4u;
+        let yi = i32(y);
+        let r0 = row_words(yi - 2, wi);
+        let r1 = row_words(yi - 1, wi);
+        let r2 = row_words(yi, wi);
+        let r3 = row_words(yi + 1, wi);
+        let r4 = row_words(yi + 2, wi);
+        let top = mag_row(r0, r1, r2, y >= 1u, x0);
+        let mid = mag_row(r1, r2, r3, true, x0);
+        let bot = mag_row(r2, r3, r4, y + 1u < params.height, x0);
+        var word = 0u;
+        for (var k = 0u; k < 4u; k++) { // @unroll
+            if (x0 + k < params.width) {
+                cls[k] = class_of(top, mid, bot, grad(r1, r2, r3, 4u + k), k);
+                word |= cls[k] << (8u * k);
+            }
+        }
+        classes[y * params.words + wi] = word;
+    }
+    // a run of candidates within the word starts joined (its first pixel is its label)
     var run = 0u;
     var prev = CLASS_NONE;
     for (var k = 0u; k < 4u; k++) { // @unroll
-        if (x0 + k < params.width) {
-            let c = class_of(top, mid, bot, grad(r1, r2, r3, 4u + k), k);
-            word |= c << (8u * k);
-            if (c != CLASS_NONE) {
-                if (prev == CLASS_NONE) { run = p0 + k; }
-                labels[p0 + k] = run;
+        tile_class[base + k] = cls[k];
+        if (cls[k] != CLASS_NONE && prev == CLASS_NONE) { run = base + k; }
+        atomicStore(&tile_label[base + k], select(base + k, run, cls[k] != CLASS_NONE));
+        prev = cls[k];
+    }
+    workgroupBarrier();
+    // 8-connectivity within the tile: west (from another word), north, north-west unless west
+    // or north link it already, north-east unless north does (as canny_merge reasons)
+    for (var k = 0u; k < 4u; k++) { // @unroll
+        if (cls[k] != CLASS_NONE) {
+            let p = base + k;
+            let lx = lid.x * 4u + k;
+            let west = lx > 0u && tile_class[p - 1u] != CLASS_NONE;
+            var north = false;
+            var north_west = false;
+            var north_east = false;
+            if (lid.y > 0u) {
+                north = tile_class[p - TILE_W] != CLASS_NONE;
+                north_west = lx > 0u && tile_class[p - TILE_W - 1u] != CLASS_NONE;
+                north_east = lx + 1u < TILE_W && tile_class[p - TILE_W + 1u] != CLASS_NONE;
             }
-            prev = c;
+            if (west && k == 0u) { tile_unite(p, p - 1u); }
+            if (north) { tile_unite(p, p - TILE_W); }
+            if (north_west && !west && !north) { tile_unite(p, p - TILE_W - 1u); }
+            if (north_east && !north) { tile_unite(p, p - TILE_W + 1u); }
         }
     }
-    classes[i] = word;
+    workgroupBarrier();
+    // the label: the global index of the component's root in the tile (the root's own index)
+    let x0 = wi * 4u;
+    for (var k = 0u; k < 4u; k++) { // @unroll
+        if (cls[k] != CLASS_NONE) {
+            let r = tile_find(base + k);
+            let root = (wid.y * 16u + r / TILE_W) * params.width + wid.x * TILE_W + r % TILE_W;
+            labels[y * params.width + x0 + k] = root;
+        }
+    }
 }

@@ -13,10 +13,11 @@
 //! (OpenCV's signs), magnitude gx² + gy² (L2) or |gx| + |gy| (L1), OpenCV's direction test
 //! (tan 22.5° in 15-bit fixed point) and strict threshold comparisons.
 //!
-//! GPU: one full pass for Sobel, suppression and thresholds (`canny_classify`, writing the
-//! classes into the output buffer and union-find labels for candidates), then connected
-//! components by union-find (Playne and Hawick's concurrent union with atomicMin,
-//! `canny_merge`), path compression with the marking of components that hold a strong pixel
+//! GPU: one full pass for Sobel, suppression and thresholds that also finds the connected
+//! components within each 64 x 16 tile by union-find in workgroup memory (`canny_classify`,
+//! writing the classes into the output buffer and each candidate's label, its tile root),
+//! then the tiles joined along their borders by union-find in global memory (Playne and
+//! Hawick's concurrent union with atomicMin, `canny_merge`, 80 invocations a tile), path compression with the marking of components that hold a strong pixel
 //! (`canny_resolve`) and the edge map (`canny_output`): a fixed number of kernels, exact for
 //! edges of any length, all in the graph's one submission. The CPU twin is a plain flood fill
 //! from the strong pixels.
@@ -27,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::params::{check_float, ParamDef};
 use crate::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
-use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
+use crate::runtime::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const COMMON: &str = include_str!("canny_edge_detection.wgsl");
@@ -40,11 +41,18 @@ const MERGE: &str = include_str!("canny_merge.wgsl");
 const RESOLVE: &str = include_str!("canny_resolve.wgsl");
 const OUTPUT: &str = include_str!("canny_output.wgsl");
 
-/// Invocations per workgroup of every Canny kernel (mirrors `@workgroup_size(256)`): 1-D
-/// groups, one invocation per packed word (4 pixels: luma, vertical blur, classify, output)
-/// or per pixel (horizontal blur, merge, resolve: the union-find passes return after one load
-/// for pixels that are not candidates). Schedule choice, not yet measured on a GPU.
+/// Invocations per workgroup of the Canny kernels other than classify (mirrors
+/// `@workgroup_size(256)`): 1-D groups, one invocation per packed word (4 pixels: luma,
+/// vertical blur, output), per pixel (horizontal blur, resolve: it returns after one load for
+/// pixels that are not candidates) or per tile border pixel (merge). Classify runs 16 x 16
+/// words (a 64 x 16 pixel tile): with the union-find over the whole image in global memory,
+/// merge took 0.224 of 0.405 ms (H100, 4K noise, s11c); see docs/perf-notes.md.
 const WG: u32 = 256;
+/// Classify's tile in packed words and rows (mirrors canny_classify.wgsl); merge's invocations
+/// per tile: its top row and left column.
+const TILE_WORDS: u32 = 16;
+const TILE_ROWS: u32 = 16;
+const BORDER_PER_TILE: u64 = 80;
 /// Fixed-point scale of the Gaussian weights (they sum to exactly this).
 pub const WEIGHT_ONE: u32 = 4096;
 /// Largest sigma; its radius `ceil(3 sigma)` is 48.
@@ -338,8 +346,9 @@ impl Filter for CannyEdgeDetection {
         // the classes go into the output buffer (Gray8 layout) and are rewritten in place at the end
         let mut classify = Kernel::new("canny.classify", &[COMMON], "canny_classify");
         classify.generated = Some(crate::runtime::wgsl_template::unroll(CLASSIFY, &[])?);
-        rec.dispatch(&classify, &[&gray, &output.buffer, &labels], u, per_word)?;
-        rec.dispatch(&Kernel::new("canny.merge", &[COMMON, FIND, MERGE], "canny_merge"), &[&output.buffer, &labels], u, per_pixel)?;
+        rec.dispatch(&classify, &[&gray, &output.buffer, &labels], u, groups_2d(words, d.height, TILE_WORDS, TILE_ROWS))?;
+        let tiles = words.div_ceil(TILE_WORDS) as u64 * d.height.div_ceil(TILE_ROWS) as u64;
+        rec.dispatch(&Kernel::new("canny.merge", &[COMMON, FIND, MERGE], "canny_merge"), &[&output.buffer, &labels], u, groups_1d(tiles * BORDER_PER_TILE, WG))?;
         rec.dispatch(&Kernel::new("canny.resolve", &[COMMON, FIND, RESOLVE], "canny_resolve"), &[&output.buffer, &labels], u, per_pixel)?;
         rec.dispatch(&Kernel::new("canny.output", &[COMMON, OUTPUT], "canny_output"), &[&output.buffer, &labels], u, per_word)
     }
