@@ -105,12 +105,16 @@ const TILE_W: u32 = 64u;
 var<workgroup> tile_class: array<u32, 1024>;
 var<workgroup> tile_label: array<atomic<u32>, 1024>;
 
+// With path halving, as canny_find.wgsl's find_root.
 fn tile_find(p: u32) -> u32 {
     var x = p;
     loop {
         let n = atomicLoad(&tile_label[x]);
         if (n == x) { break; }
-        x = n;
+        let g = atomicLoad(&tile_label[n]);
+        if (g == n) { return n; }
+        atomicMin(&tile_label[x], g);
+        x = g;
     }
     return x;
 }

@@ -6,12 +6,18 @@ fn class_at(x: u32, y: u32) -> u32 {
     return byte_of(classes[y * params.words + (x >> 2u)], x & 3u);
 }
 
+// With path halving: each node passed is hung under its grandparent (an ancestor, a smaller
+// index, so atomicMin keeps whichever ancestor is higher when unions race). Only non-roots
+// change, and they carry no mark.
 fn find_root(p: u32) -> u32 {
     var x = p;
     loop {
         let n = atomicLoad(&labels[x]) & LABEL_INDEX;
         if (n == x) { break; }
-        x = n;
+        let g = atomicLoad(&labels[n]) & LABEL_INDEX;
+        if (g == n) { return n; }
+        atomicMin(&labels[x], g);
+        x = g;
     }
     return x;
 }
