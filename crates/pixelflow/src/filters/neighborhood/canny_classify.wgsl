@@ -2,19 +2,15 @@
 // magnitude, OpenCV's non-maximum suppression along the gradient direction and the double
 // threshold, then connected components of the candidates within the workgroup's tile (64 x 16
 // pixels) by union-find in workgroup memory. Writes each pixel's class (packed 4 per word,
-// into the output image's buffer), for candidates the union-find label: the global index of
-// its component's root within the tile (canny_merge then joins the tiles along their
-// borders), and the list of tile roots whose component holds a strong pixel (canny_resolve
-// marks their final roots). One invocation per packed word (4 pixels); it reads grey rows y-2..y+2 around its
+// into the output image's buffer) and, for candidates, the union-find label: the global index
+// of its component's root within the tile (canny_merge then joins the tiles along their
+// borders). One invocation per packed word (4 pixels); it reads grey rows y-2..y+2 around its
 // columns (five times three words) and computes the magnitudes of the 3 x 6 pixels the
 // suppression compares.
 @group(0) @binding(0) var<storage, read> gray: array<u32>;
 @group(0) @binding(1) var<storage, read_write> classes: array<u32>;
 @group(0) @binding(2) var<storage, read_write> labels: array<u32>;
-// [0]: how many entries `strong_roots` holds (zeroed before the pass)
-@group(0) @binding(3) var<storage, read_write> strong_count: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> strong_roots: array<u32>;
-@group(0) @binding(5) var<uniform> params: CannyParams;
+@group(0) @binding(3) var<uniform> params: CannyParams;
 
 // Row y (clamped) as the 12 bytes of the words wi-1, wi, wi+1: byte b is column 4 wi - 4 + b.
 // Bytes 2..9 (columns x0-2 .. x0+5, x0 = 4 wi) are the ones read; near the left and right
@@ -115,11 +111,6 @@ fn slot(lx: u32, ly: u32) -> u32 {
 }
 var<workgroup> tile_class: array<u32, 1024>;
 var<workgroup> tile_label: array<atomic<u32>, 1024>;
-// per tile root: whether its component holds a strong pixel
-var<workgroup> tile_strong: array<atomic<u32>, 1024>;
-// the tile's strong roots, counted, then their run of entries in the global list
-var<workgroup> group_count: atomic<u32>;
-var<workgroup> group_base: u32;
 
 // With path halving, as canny_find.wgsl's find_root.
 fn tile_find(p: u32) -> u32 {
@@ -156,7 +147,7 @@ fn tile_unite(p: u32, q: u32) {
 }
 
 @compute @workgroup_size(16, 16)
-fn canny_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+fn canny_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let wi = wid.x * 16u + lid.x;
     let y = wid.y * 16u + lid.y;
     var cls = vec4<u32>(CLASS_NONE);
@@ -214,41 +205,14 @@ fn canny_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
         }
     }
     workgroupBarrier();
-    // the label: the global index of the component's root in the tile (the root's own index);
-    // a strong pixel flags its root
+    // the label: the global index of the component's root in the tile (the root's own index)
     let x0 = wi * 4u;
-    var roots = vec4<u32>(0u);
     for (var k = 0u; k < 4u; k++) { // @unroll
         if (cls[k] != CLASS_NONE) {
             let r = tile_find(slot(lid.x * 4u + k, lid.y));
-            roots[k] = r;
-            labels[y * params.width + x0 + k] = tile_to_global(wid.xy, r);
-            if (cls[k] == CLASS_STRONG) { atomicOr(&tile_strong[r], 1u); }
+            // back from the slot: byte r / 256, row (r / 16) % 16, word r % 16
+            let root = (wid.y * 16u + ((r >> 4u) & 15u)) * params.width + wid.x * TILE_W + (r & 15u) * 4u + (r >> 8u);
+            labels[y * params.width + x0 + k] = root;
         }
     }
-    workgroupBarrier();
-    // the flagged roots go to the list: counted in the group, one global atomic for the run
-    var entry = vec4<u32>(0u);
-    var listed = vec4<bool>(false);
-    for (var k = 0u; k < 4u; k++) { // @unroll
-        let q = slot(lid.x * 4u + k, lid.y);
-        if (cls[k] != CLASS_NONE && roots[k] == q && atomicLoad(&tile_strong[q]) != 0u) {
-            listed[k] = true;
-            entry[k] = atomicAdd(&group_count, 1u);
-        }
-    }
-    workgroupBarrier();
-    if (li == 0u) {
-        let n = atomicLoad(&group_count);
-        group_base = select(0u, atomicAdd(&strong_count[0], n), n > 0u);
-    }
-    let base = workgroupUniformLoad(&group_base);
-    for (var k = 0u; k < 4u; k++) { // @unroll
-        if (listed[k]) { strong_roots[base + entry[k]] = y * params.width + x0 + k; }
-    }
-}
-
-// A slot of tile `t` as a global pixel index: byte r / 256, row (r / 16) % 16, word r % 16.
-fn tile_to_global(t: vec2<u32>, r: u32) -> u32 {
-    return (t.y * 16u + ((r >> 4u) & 15u)) * params.width + t.x * TILE_W + (r & 15u) * 4u + (r >> 8u);
 }

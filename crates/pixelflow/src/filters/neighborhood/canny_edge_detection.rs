@@ -14,14 +14,13 @@
 //! (tan 22.5° in 15-bit fixed point) and strict threshold comparisons.
 //!
 //! GPU: one full pass for Sobel, suppression and thresholds that also finds the connected
-//! components within each 64 x 16 tile by union-find in workgroup memory (`canny_classify`, writing
-//! the classes into the output buffer and each candidate's label, its tile root), then the tiles
-//! joined along their borders by union-find in global memory (Playne and Hawick's concurrent union
-//! with atomicMin, `canny_merge`, 80 invocations a tile), the final roots of tile components
-//! holding a strong pixel marked (`canny_resolve`, over classify's list of such tile roots) and the
-//! edge map (`canny_output`, following each candidate to its final root): a fixed number of
-//! kernels, exact for edges of any length, all in the graph's one submission. The CPU twin is a
-//! plain flood fill from the strong pixels.
+//! components within each 64 x 16 tile by union-find in workgroup memory (`canny_classify`,
+//! writing the classes into the output buffer and each candidate's label, its tile root),
+//! then the tiles joined along their borders by union-find in global memory (Playne and
+//! Hawick's concurrent union with atomicMin, `canny_merge`, 80 invocations a tile), path compression with the marking of components that hold a strong pixel
+//! (`canny_resolve`) and the edge map (`canny_output`): a fixed number of kernels, exact for
+//! edges of any length, all in the graph's one submission. The CPU twin is a plain flood fill
+//! from the strong pixels.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -344,18 +343,14 @@ impl Filter for CannyEdgeDetection {
             gray = blurred;
         }
         let labels = rec.temp(label_bytes);
-        // the tile roots whose component holds a strong pixel: a count, then at most one per pixel
-        let strong_count = rec.temp(16);
-        rec.clear(&strong_count);
-        let strong_roots = rec.temp(label_bytes);
         // the classes go into the output buffer (Gray8 layout) and are rewritten in place at the end
         let mut classify = Kernel::new("canny.classify", &[COMMON], "canny_classify");
         classify.generated = Some(crate::runtime::wgsl_template::unroll(CLASSIFY, &[])?);
-        rec.dispatch(&classify, &[&gray, &output.buffer, &labels, &strong_count, &strong_roots], u, groups_2d(words, d.height, TILE_WORDS, TILE_ROWS))?;
+        rec.dispatch(&classify, &[&gray, &output.buffer, &labels], u, groups_2d(words, d.height, TILE_WORDS, TILE_ROWS))?;
         let tiles = words.div_ceil(TILE_WORDS) as u64 * d.height.div_ceil(TILE_ROWS) as u64;
         rec.dispatch(&Kernel::new("canny.merge", &[COMMON, FIND, MERGE], "canny_merge"), &[&output.buffer, &labels], u, groups_1d(tiles * BORDER_PER_TILE, WG))?;
-        rec.dispatch(&Kernel::new("canny.resolve", &[COMMON, FIND, RESOLVE], "canny_resolve"), &[&strong_count, &strong_roots, &labels], u, per_pixel)?;
-        rec.dispatch(&Kernel::new("canny.output", &[COMMON, FIND, OUTPUT], "canny_output"), &[&output.buffer, &labels], u, per_word)
+        rec.dispatch(&Kernel::new("canny.resolve", &[COMMON, FIND, RESOLVE], "canny_resolve"), &[&output.buffer, &labels], u, per_pixel)?;
+        rec.dispatch(&Kernel::new("canny.output", &[COMMON, OUTPUT], "canny_output"), &[&output.buffer, &labels], u, per_word)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

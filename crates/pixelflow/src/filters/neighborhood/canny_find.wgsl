@@ -1,6 +1,10 @@
 // Canny, union-find over the candidates' labels (Playne and Hawick's concurrent union: the
 // larger root is hung under the smaller with atomicMin; a root that changed meanwhile is
-// followed and the union retried). Needs `labels: array<atomic<u32>>`.
+// followed and the union retried). Needs `labels: array<atomic<u32>>` and `classes`.
+
+fn class_at(x: u32, y: u32) -> u32 {
+    return byte_of(classes[y * params.words + (x >> 2u)], x & 3u);
+}
 
 // With path halving: each node passed is hung under its grandparent (an ancestor, a smaller
 // index, so atomicMin keeps whichever ancestor is higher when unions race). Only non-roots

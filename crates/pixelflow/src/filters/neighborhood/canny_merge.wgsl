@@ -7,10 +7,6 @@
 @group(0) @binding(1) var<storage, read_write> labels: array<atomic<u32>>;
 @group(0) @binding(2) var<uniform> params: CannyParams;
 
-fn class_at(x: u32, y: u32) -> u32 {
-    return byte_of(classes[y * params.words + (x >> 2u)], x & 3u);
-}
-
 @compute @workgroup_size(256)
 fn canny_merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_id(wid, nwg, lid, 256u);

@@ -1,8 +1,8 @@
-// Canny, last pass: a candidate is an edge (255) when its final root is marked, i.e. when its
+// Canny, last pass: a candidate is an edge (255) when its root is marked, i.e. when its
 // component holds a strong pixel. Rewrites the class words in place; words without a
 // candidate are 0 already. One invocation per packed word.
 @group(0) @binding(0) var<storage, read_write> classes: array<u32>;
-@group(0) @binding(1) var<storage, read_write> labels: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read> labels: array<u32>;
 @group(0) @binding(2) var<uniform> params: CannyParams;
 
 @compute @workgroup_size(256)
@@ -17,7 +17,8 @@ fn canny_output(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     var word = 0u;
     for (var k = 0u; k < 4u; k++) {
         if (byte_of(c, k) != CLASS_NONE) {
-            if ((atomicLoad(&labels[find_root(p0 + k)]) & LABEL_MARK) != 0u) { word |= 255u << (8u * k); }
+            let root = labels[p0 + k] & LABEL_INDEX;
+            if ((labels[root] & LABEL_MARK) != 0u) { word |= 255u << (8u * k); }
         }
     }
     classes[i] = word;
