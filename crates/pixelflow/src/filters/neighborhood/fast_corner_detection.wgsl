@@ -51,17 +51,6 @@ fn best_arc(d: array<i32, 16>) -> i32 {
     return best;
 }
 
-// Whether the 16-bit circle mask has 9 contiguous set bits (circularly): the mask doubled to
-// 32 bits, then runs of 2, 4, 8 and 9 from each position.
-fn has_arc9(m: u32) -> bool {
-    let d = m | (m << 16u);
-    var r = d & (d >> 1u);
-    r &= r >> 2u;
-    r &= r >> 4u;
-    r &= d >> 8u;
-    return (r & 0xffffu) != 0u;
-}
-
 // The FAST score of the pixel at tile position (tx, ty): 0 where it is not a corner, else the
 // largest threshold for which it still is one (at least fp.threshold).
 fn score_at(tx: u32, ty: u32) -> u32 {
@@ -78,14 +67,6 @@ fn score_at(tx: u32, ty: u32) -> u32 {
     let bright = u32(p[0] > c + t) + u32(p[4] > c + t) + u32(p[8] > c + t) + u32(p[12] > c + t);
     let dark = u32(p[0] < c - t) + u32(p[4] < c - t) + u32(p[8] < c - t) + u32(p[12] < c - t);
     if (bright < 2u && dark < 2u) { return 0u; }
-    // The corner test proper on bit masks (cheap); the score's arcs only for corners.
-    var mb = 0u;
-    var md = 0u;
-    for (var k = 0u; k < 16u; k++) { // @unroll
-        mb |= u32(p[k] > c + t) << k;
-        md |= u32(p[k] < c - t) << k;
-    }
-    if (!has_arc9(mb) && !has_arc9(md)) { return 0u; }
     var db: array<i32, 16>;
     var dd: array<i32, 16>;
     for (var k = 0u; k < 16u; k++) { // @unroll
