@@ -176,17 +176,14 @@ impl Filter for FastCornerDetection {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let u = self.params(d);
-        let source = crate::runtime::wgsl_template::unroll(WGSL, &[])?;
-        let mut score = Kernel::new("neighborhood.fast_corner_detection.score", &[], "fast_score");
-        score.generated = Some(source.clone());
+        let score = Kernel::new("neighborhood.fast_corner_detection.score", &[WGSL], "fast_score");
         let groups = [u.words_per_row.div_ceil(16), d.height.div_ceil(16), 1];
         if !self.nonmax {
             return rec.dispatch(&score, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), groups);
         }
         let scores = rec.temp(PixelFormat::Gray8.gpu_bytes(d.width, d.height));
         rec.dispatch(&score, &[&input.buffer, &scores], bytemuck::bytes_of(&u), groups)?;
-        let mut nonmax = Kernel::new("neighborhood.fast_corner_detection.nonmax", &[], "fast_nonmax");
-        nonmax.generated = Some(source);
+        let nonmax = Kernel::new("neighborhood.fast_corner_detection.nonmax", &[WGSL], "fast_nonmax");
         rec.dispatch(&nonmax, &[&scores, &output.buffer], bytemuck::bytes_of(&u), [u.words_per_row.div_ceil(64), d.height, 1])
     }
     fn box_clone(&self) -> Box<dyn Filter> {

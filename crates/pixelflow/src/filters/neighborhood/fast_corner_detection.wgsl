@@ -2,8 +2,7 @@
 // Pass `fast_score`: a workgroup loads the luma of its 64x16 outputs plus a 3-pixel halo into
 // workgroup memory; each invocation scores 4 horizontally adjacent pixels and stores them as
 // one word. Pass `fast_nonmax`: keeps a score strictly above its 8 neighbours' (OpenCV's rule).
-// CPU twin: `fast_cpu` in fast_corner_detection.rs. Loops marked `@unroll` are unrolled when the
-// kernel is built, so that the 16-entry arrays are indexed by literals and stay in registers.
+// CPU twin: `fast_cpu` in fast_corner_detection.rs.
 struct FastParams {
     width: u32,
     height: u32,
@@ -38,14 +37,10 @@ fn luma_at(x: u32, y: u32) -> i32 {
 fn best_arc(d: array<i32, 16>) -> i32 {
     var m2: array<i32, 16>;
     var m4: array<i32, 16>;
-    for (var k = 0u; k < 16u; k++) { // @unroll
-        m2[k] = min(d[k], d[(k + 1u) & 15u]);
-    }
-    for (var k = 0u; k < 16u; k++) { // @unroll
-        m4[k] = min(m2[k], m2[(k + 2u) & 15u]);
-    }
+    for (var k = 0u; k < 16u; k++) { m2[k] = min(d[k], d[(k + 1u) & 15u]); }
+    for (var k = 0u; k < 16u; k++) { m4[k] = min(m2[k], m2[(k + 2u) & 15u]); }
     var best = -256;
-    for (var k = 0u; k < 16u; k++) { // @unroll
+    for (var k = 0u; k < 16u; k++) {
         best = max(best, min(min(m4[k], m4[(k + 4u) & 15u]), d[(k + 8u) & 15u]));
     }
     return best;
@@ -69,7 +64,7 @@ fn score_at(tx: u32, ty: u32) -> u32 {
     if (bright < 2u && dark < 2u) { return 0u; }
     var db: array<i32, 16>;
     var dd: array<i32, 16>;
-    for (var k = 0u; k < 16u; k++) { // @unroll
+    for (var k = 0u; k < 16u; k++) {
         db[k] = p[k] - c;
         dd[k] = c - p[k];
     }
@@ -96,7 +91,7 @@ fn fast_score(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     var packed = 0u;
     // OpenCV scores x in [3, width - 4], y in [3, height - 4]; the border is never a corner
     let inside_y = y >= 3u && y + 3u < fp.height;
-    for (var j = 0u; j < 4u; j++) { // @unroll
+    for (var j = 0u; j < 4u; j++) {
         let x = word * 4u + j;
         if (inside_y && x >= 3u && x + 3u < fp.width) {
             packed |= score_at(lid.x * 4u + j + 3u, lid.y + 3u) << (8u * j);
@@ -128,7 +123,7 @@ fn fast_nonmax(@builtin(global_invocation_id) gid: vec3<u32>) {
     let m = score_row(w, i32(y));
     let b = score_row(w, i32(y) + 1);
     var packed = 0u;
-    for (var j = 1u; j < 5u; j++) { // @unroll
+    for (var j = 1u; j < 5u; j++) {
         let s = m[j];
         let above = max(max(t[j - 1u], t[j]), max(t[j + 1u], m[j - 1u]));
         let below = max(max(b[j - 1u], b[j]), max(b[j + 1u], m[j + 1u]));
