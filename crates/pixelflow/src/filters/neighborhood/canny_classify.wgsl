@@ -102,13 +102,6 @@ fn class_of(t: MagRow, m: MagRow, b: MagRow, g: vec2<i32>, k: u32) -> u32 {
 
 // The tile: 16 words (64 pixels) by 16 rows, one invocation per word.
 const TILE_W: u32 = 64u;
-
-// A tile pixel's slot in workgroup memory: the byte within the word first, so that the 32
-// invocations of a warp, each at the same byte of its own word, touch 32 consecutive words
-// (pixel-major slots were 4-way bank conflicts). The union-find needs no spatial order.
-fn slot(lx: u32, ly: u32) -> u32 {
-    return (lx & 3u) * 256u + ly * 16u + (lx >> 2u);
-}
 var<workgroup> tile_class: array<u32, 1024>;
 var<workgroup> tile_label: array<atomic<u32>, 1024>;
 
@@ -150,6 +143,7 @@ fn tile_unite(p: u32, q: u32) {
 fn canny_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let wi = wid.x * 16u + lid.x;
     let y = wid.y * 16u + lid.y;
+    let base = lid.y * TILE_W + lid.x * 4u;
     var cls = vec4<u32>(CLASS_NONE);
     if (wi < params.words && y < params.height) {
         let x0 = wi * 4u;
@@ -175,10 +169,9 @@ fn canny_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     var run = 0u;
     var prev = CLASS_NONE;
     for (var k = 0u; k < 4u; k++) { // @unroll
-        let q = slot(lid.x * 4u + k, lid.y);
-        tile_class[q] = cls[k];
-        if (cls[k] != CLASS_NONE && prev == CLASS_NONE) { run = q; }
-        atomicStore(&tile_label[q], select(q, run, cls[k] != CLASS_NONE));
+        tile_class[base + k] = cls[k];
+        if (cls[k] != CLASS_NONE && prev == CLASS_NONE) { run = base + k; }
+        atomicStore(&tile_label[base + k], select(base + k, run, cls[k] != CLASS_NONE));
         prev = cls[k];
     }
     workgroupBarrier();
@@ -186,22 +179,21 @@ fn canny_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     // or north link it already, north-east unless north does (as canny_merge reasons)
     for (var k = 0u; k < 4u; k++) { // @unroll
         if (cls[k] != CLASS_NONE) {
+            let p = base + k;
             let lx = lid.x * 4u + k;
-            let ly = lid.y;
-            let p = slot(lx, ly);
-            let west = lx > 0u && tile_class[slot(lx - 1u, ly)] != CLASS_NONE;
+            let west = lx > 0u && tile_class[p - 1u] != CLASS_NONE;
             var north = false;
             var north_west = false;
             var north_east = false;
-            if (ly > 0u) {
-                north = tile_class[slot(lx, ly - 1u)] != CLASS_NONE;
-                north_west = lx > 0u && tile_class[slot(lx - 1u, ly - 1u)] != CLASS_NONE;
-                north_east = lx + 1u < TILE_W && tile_class[slot(lx + 1u, ly - 1u)] != CLASS_NONE;
+            if (lid.y > 0u) {
+                north = tile_class[p - TILE_W] != CLASS_NONE;
+                north_west = lx > 0u && tile_class[p - TILE_W - 1u] != CLASS_NONE;
+                north_east = lx + 1u < TILE_W && tile_class[p - TILE_W + 1u] != CLASS_NONE;
             }
-            if (west && k == 0u) { tile_unite(p, slot(lx - 1u, ly)); }
-            if (north) { tile_unite(p, slot(lx, ly - 1u)); }
-            if (north_west && !west && !north) { tile_unite(p, slot(lx - 1u, ly - 1u)); }
-            if (north_east && !north) { tile_unite(p, slot(lx + 1u, ly - 1u)); }
+            if (west && k == 0u) { tile_unite(p, p - 1u); }
+            if (north) { tile_unite(p, p - TILE_W); }
+            if (north_west && !west && !north) { tile_unite(p, p - TILE_W - 1u); }
+            if (north_east && !north) { tile_unite(p, p - TILE_W + 1u); }
         }
     }
     workgroupBarrier();
@@ -209,9 +201,8 @@ fn canny_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     let x0 = wi * 4u;
     for (var k = 0u; k < 4u; k++) { // @unroll
         if (cls[k] != CLASS_NONE) {
-            let r = tile_find(slot(lid.x * 4u + k, lid.y));
-            // back from the slot: byte r / 256, row (r / 16) % 16, word r % 16
-            let root = (wid.y * 16u + ((r >> 4u) & 15u)) * params.width + wid.x * TILE_W + (r & 15u) * 4u + (r >> 8u);
+            let r = tile_find(base + k);
+            let root = (wid.y * 16u + r / TILE_W) * params.width + wid.x * TILE_W + r % TILE_W;
             labels[y * params.width + x0 + k] = root;
         }
     }
