@@ -87,7 +87,7 @@ impl Default for HoughLineDetection {
 /// The accumulator's shape and the per-θ table both sides vote with.
 ///
 /// θ bin `t` (0 ≤ t < `n_theta` = round(180° / θ resolution), OpenCV's `numangle`) is the angle
-/// t × resolution, stored as `f32`. ρ bin `k` is ρ = k × ρ resolution; for pixel (x, y) it is
+/// t × resolution, reported as OpenCV does (the product in `f32`); votes use the exact angle. ρ bin `k` is ρ = k × ρ resolution; for pixel (x, y) it is
 /// k = floor(x C_t + y S_t + ½) in Q16, with C_t = round(2^16 cos θ_t / ρres) and S_t likewise
 /// (OpenCV: cvRound of x cos + y sin in `float`). Accumulator row t holds ρ bins
 /// k = -`k0` .. `n_rho` - `k0` - 1: every ρ of the image with a bin of margin.
@@ -117,7 +117,8 @@ impl HoughTable {
         let mut words = Vec::with_capacity(4 * n_theta as usize);
         for t in 0..n_theta {
             let a = t as f64 * step;
-            let theta = a as f32;
+            // as OpenCV reports it: t times the resolution, in float
+            let theta = t as f32 * step as f32;
             let c = (a.cos() * inv * (1u64 << Q) as f64).round() as i32;
             let s = (a.sin() * inv * (1u64 << Q) as f64).round() as i32;
             let (cq, sq) = line_cos_sin_q14(theta);
