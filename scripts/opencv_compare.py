@@ -110,6 +110,7 @@ def main():
         if frac > 0.01:
             failures.append(f"adaptive_threshold: {frac:.2%} differ")
     failures += compare_corners()
+    failures += compare_hough()
     # Canny on Gray8 without blur against cv2.Canny (Sobel 3x3, L2): the same integer gradient,
     # OpenCV's direction sectors and comparisons (strict thresholds, magnitude 0 outside the image
     # in the suppression, grey replicated at the border), so the maps must be equal everywhere,
@@ -210,6 +211,62 @@ def compare_corners():
               "Prewitt + Gaussian sigma 2 against Sobel 3x3 + box 3x3)")
         if not ok:
             failures.append(f"harris: {found:.0%} found, {real:.0%} near")
+    return failures
+
+
+def line_scene(w=160, h=120, seed=3):
+    """A binary edge map (255 on 0) with five straight lines at various angles and 0.5% noise."""
+    rng = np.random.default_rng(seed)
+    edges = np.zeros((h, w), np.uint8)
+    for p, q in (((5, 10), (150, 100)), ((80, 0), (80, 119)), ((0, 60), (159, 60)), ((10, 115), (140, 5)), ((0, 30), (159, 45))):
+        cv2.line(edges, p, q, 255, 1)
+    edges[rng.random((h, w)) < 0.005] = 255
+    return edges
+
+
+def compare_hough():
+    """hough_line_detection against cv2.HoughLines(edges, 1, pi/180, threshold) on the same binary
+    edge map, relative=0 so only OpenCV's absolute threshold (votes strictly above it) applies.
+    Same method: θ = 0, 1°, ... 179°, ρ bins of 1 pixel, OpenCV's peak test (more votes than the
+    previous ρ and θ bins, at least the next ones, no wrap of θ), order (votes descending, ties by
+    θ then ρ: OpenCV's accumulator index) and reported values (ρ = bin × rho, θ = n × theta in float).
+    Documented differences: OpenCV's accumulator spans ρ in ±(w + h) where pixelflow's spans the
+    image's own range (the same bins where ρ exists); OpenCV rounds x cos θ + y sin θ computed in
+    float from a float table (its angle accumulated in float) with cvRound (ties to even),
+    pixelflow floor(v + 1/2) in Q16 fixed point from the exact angle, so a pixel whose ρ lies
+    within about 1e-3 of a half may vote one bin over and move a peak. The check: each of
+    OpenCV's lines (and the 5 strongest in particular) has a pixelflow line within one bin in ρ
+    and θ, and the reverse; the report counts exact equals and whether the lists are identical
+    (both, on this map)."""
+    failures = []
+    edges = line_scene()
+    inp = TMP / "lines.png"
+    cv2.imwrite(str(inp), edges)
+    for threshold in (30, 50):
+        want = cv2.HoughLines(edges, 1, np.pi / 180, threshold)
+        want = [] if want is None else [(float(r), float(t)) for r, t in want[:, 0]]
+        spec = f"hough_line_detection(relative=0, threshold={threshold})"
+        for cpu in (False, True):
+            got = pixelflow_points(inp, spec, cpu)
+            mine = [(l["rho"], l["theta"]) for l in got["lines"]]
+            step = np.pi / 180
+
+            def near(a, b):
+                # one bin in ρ and θ, across θ's wrap ((ρ, θ) is (-ρ, θ - π))
+                d = abs(a[1] - b[1])
+                return (abs(a[0] - b[0]) <= 1 and d <= step * 1.01) or (abs(a[0] + b[0]) <= 1 and abs(d - np.pi) <= step * 1.01)
+
+            exact = len(set(want) & set((float(np.float32(r)), float(np.float32(t))) for r, t in mine))
+            missed = [w for w in want if not any(near(w, m) for m in mine)]
+            extra = [m for m in mine if not any(near(m, w) for w in want)]
+            top = all(near(w, m) for w, m in zip(want[:5], mine[:5])) or all(any(near(w, m) for m in mine[:5]) for w in want[:5])
+            ok = not missed and not extra and top and len(want) > 0
+            print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} {spec} vs cv2.HoughLines(edges, 1, pi/180, {threshold}): "
+                  f"{len(mine)} lines, OpenCV {len(want)}; {exact} equal, {len(missed)} of OpenCV's without one within a bin, "
+                  f"{len(extra)} of pixelflow's without one; 5 strongest {'match' if top else 'DIFFER'}; "
+                  f"lists {'identical' if [(float(np.float32(r)), float(np.float32(t))) for r, t in mine] == want else 'not identical'}")
+            if not ok:
+                failures.append(f"{spec}: {len(missed)} missed, {len(extra)} extra, top 5 match: {top}")
     return failures
 
 

@@ -28,13 +28,20 @@ fn percentile(bins: &[u32; 256], q: f64) -> usize {
 }
 
 /// A data value as JSON: a point list as `{"points": [{"x", "y", "score"}...], "overflow", "found"}`,
-/// the other kinds with their fields.
+/// a line list as `{"lines": [{"rho", "theta", "votes"}...], "overflow", "found", "max_votes"}`
+/// (strongest first; θ in radians), the other kinds with their fields.
 pub fn data_json(d: &Data) -> serde_json::Value {
     match d {
         Data::Points(p) => serde_json::json!({
             "points": p.points.iter().map(|q| serde_json::json!({ "x": q.x, "y": q.y, "score": q.score })).collect::<Vec<_>>(),
             "overflow": p.overflow,
             "found": p.found,
+        }),
+        Data::Lines(l) => serde_json::json!({
+            "lines": l.lines.iter().map(|q| serde_json::json!({ "rho": q.rho, "theta": q.theta, "votes": q.votes })).collect::<Vec<_>>(),
+            "overflow": l.overflow,
+            "found": l.found,
+            "max_votes": l.max_votes,
         }),
         Data::Stats(s) => {
             let ch: serde_json::Map<String, serde_json::Value> = Stats::CHANNELS.iter().enumerate().map(|(c, n)| (n.to_string(), serde_json::json!({ "min": s.min[c], "max": s.max[c], "sum": s.sum[c], "mean": s.mean(c) }))).collect();

@@ -59,7 +59,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     if let Some(f) = &a.filters {
         let wanted: Vec<&str> = f.split(',').map(str::trim).collect();
         cases.retain(|c| {
-            c.spec == "copy" || (c.spec.starts_with("@exp:") && wanted.contains(&"exp")) || wanted.iter().any(|n| c.name == *n || c.spec.split(['(', ' ', '|']).next() == Some(n))
+            c.spec == "copy" || (c.spec.starts_with("@exp:") && wanted.contains(&"exp")) || wanted.iter().any(|n| c.name == *n || c.spec.split(['(', ' ', '|']).next() == Some(n) || c.name.split(' ').next() == Some(n))
         });
         if cases.iter().all(|c| c.spec == "copy" || c.spec.starts_with("@exp:")) && !wanted.contains(&"copy") {
             bail!("no benchmark case matches `{f}`");

@@ -615,3 +615,41 @@ fn corners_as_json_with_data() {
     assert_clean_error(&run(&["apply", sample().to_str().unwrap(), "-p", "fast_corner_detection", "--data", "-"]), "ends in an image");
     assert_clean_error(&run(&["apply", sample().to_str().unwrap(), png.to_str().unwrap(), "-p", "fast_corner_detection(threshold=0)"]), "threshold");
 }
+
+/// Lines as JSON: `canny_edge_detection | hough_line_detection` with `--data` writes
+/// `{"lines": [{"rho", "theta", "votes"}...], "found", "overflow", "max_votes"}`, strongest first,
+/// the GPU's equal to the CPU's; draw_hough_lines writes an image; bad parameters are one line.
+#[test]
+fn hough_lines_as_json_with_data() {
+    let spec = "canny_edge_detection | hough_line_detection(max=10)";
+    let read = |cpu: bool| {
+        let out = tmp(if cpu { "lines_cpu.json" } else { "lines_gpu.json" });
+        let input = sample();
+        let mut args = vec!["apply", input.to_str().unwrap(), "-p", spec, "--data", out.to_str().unwrap()];
+        if cpu {
+            args.insert(0, "--cpu");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    };
+    let gpu = read(false);
+    assert_eq!(gpu, read(true));
+    let lines = gpu["lines"].as_array().unwrap();
+    assert!(!lines.is_empty() && lines.len() <= 10);
+    assert_eq!(gpu["overflow"], gpu["found"].as_u64().unwrap() > 10);
+    let votes: Vec<u64> = lines.iter().map(|l| l["votes"].as_u64().unwrap()).collect();
+    assert!(votes.windows(2).all(|v| v[0] >= v[1]), "strongest first: {votes:?}");
+    assert_eq!(gpu["max_votes"].as_u64().unwrap(), votes[0]);
+    assert!(lines.iter().all(|l| (0.0..std::f64::consts::PI).contains(&l["theta"].as_f64().unwrap())));
+    let png = tmp("hough_lines.png");
+    let o = run(&["apply", sample().to_str().unwrap(), png.to_str().unwrap(), "-p", "draw_hough_lines(max=4, width=3)"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = sample();
+    let s = s.to_str().unwrap();
+    assert_clean_error(&run(&["apply", s, "--data", "-", "-p", "canny_edge_detection | hough_line_detection(theta=0.1)"]), "out of range [0.25, 90]");
+    assert_clean_error(&run(&["apply", s, "--data", "-", "-p", "canny_edge_detection | hough_line_detection(rho=0)"]), "out of range [1, 64]");
+    assert_clean_error(&run(&["apply", s, "--data", "-", "-p", "canny_edge_detection | hough_line_detection(max=0)"]), "max");
+    assert_clean_error(&run(&["apply", s, png.to_str().unwrap(), "-p", "draw_hough_lines(lower=0.5, upper=0.4)"]), "lower must be at most upper");
+    assert_clean_error(&run(&["apply", s, png.to_str().unwrap(), "-p", "draw_hough_lines(width=0)"]), "width");
+}

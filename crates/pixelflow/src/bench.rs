@@ -48,18 +48,26 @@ pub struct BenchCase {
     /// Format of the main input: `Rgba8` (the random image) or `Gray8` (its luminance), for
     /// cases compared with NPP's single-channel functions.
     pub input: PixelFormat,
+    /// The main input is `line_scene` (straight lines for the Hough cases) instead of the
+    /// random image: grey lines on a noisy ground (RGBA8), or a binary edge map (Gray8).
+    pub lines: bool,
 }
 
 impl BenchCase {
     pub fn new(name: &str, spec: &str) -> Self {
-        Self { name: name.into(), spec: spec.into(), size: None, schedule: Vec::new(), input: PixelFormat::Rgba8 }
+        Self { name: name.into(), spec: spec.into(), size: None, schedule: Vec::new(), input: PixelFormat::Rgba8, lines: false }
     }
     pub fn sized(name: &str, spec: &str, w: u32, h: u32) -> Self {
-        Self { name: name.into(), spec: spec.into(), size: Some((w, h)), schedule: Vec::new(), input: PixelFormat::Rgba8 }
+        Self { name: name.into(), spec: spec.into(), size: Some((w, h)), schedule: Vec::new(), input: PixelFormat::Rgba8, lines: false }
     }
     /// The same case on a Gray8 input (the random image's luminance).
     pub fn gray8(mut self) -> Self {
         self.input = PixelFormat::Gray8;
+        self
+    }
+    /// The same case on `line_scene` (a binary edge map when Gray8).
+    pub fn on_lines(mut self) -> Self {
+        self.lines = true;
         self
     }
     /// The same case under schedule overrides `key=value,...`.
@@ -129,7 +137,20 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         v.push(BenchCase::new(n, s));
     }
     v.push(BenchCase::sized("resize 1080p->4K", "resize(scale=2)", width / 2, height / 2));
+    // the Hough transform on a scene of straight lines (on the random image's noise every other
+    // pixel is an edge, which no edge detector gives): on a binary edge map, after Canny (with
+    // per-step times), and drawn
+    let hough = [
+        BenchCase::new("hough_line_detection edge map (lines scene)", "hough_line_detection").gray8().on_lines(),
+        BenchCase::new("hough_line_detection after canny (lines scene)", "canny_edge_detection | hough_line_detection").on_lines(),
+        BenchCase::new("draw_hough_lines (lines scene)", "draw_hough_lines").on_lines(),
+    ];
+    let hough_names = ["hough_line_detection", "draw_hough_lines"];
+    v.extend(hough);
     for d in crate::registry::all() {
+        if hough_names.contains(&d.name) {
+            continue;
+        }
         // filters that need an image or a file of their own are benchmarked only by name above
         let needs_image = d.params.iter().any(|p| matches!(p.kind, crate::params::ParamKind::Image | crate::params::ParamKind::Path { required: true, .. }));
         let covered = named.iter().any(|(_, s)| !s.contains('|') && s.split('(').next() == Some(d.name));
@@ -179,6 +200,35 @@ pub fn random_image(w: u32, h: u32, seed: u64) -> Image {
     Image::from_u8(w, h, PixelFormat::Rgba8, data).unwrap_or_else(|_| Image::zeroed(ImageDesc::new(w, h, PixelFormat::Rgba8)))
 }
 
+/// Straight lines for the Hough benchmarks: 24 segments between random points of the border
+/// region, 2 pixels wide at level 220 on a ground of 80-120 noise (RGBA8 grey), or 1 pixel
+/// wide at 255 on 0 with 0.2% noise pixels (`binary`: a Gray8 edge map).
+pub fn line_scene(w: u32, h: u32, seed: u64, binary: bool) -> Image {
+    let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let (wu, hu) = (w as usize, h as usize);
+    let mut v: Vec<u8> = (0..wu * hu).map(|_| if binary { if next() % 1000 < 2 { 255 } else { 0 } } else { 80 + (next() % 41) as u8 }).collect();
+    for _ in 0..24 {
+        let (x0, y0, x1, y1) = ((next() % w as u64) as i64, (next() % h as u64) as i64, (next() % w as u64) as i64, (next() % h as u64) as i64);
+        let steps = (x1 - x0).abs().max((y1 - y0).abs()).max(1);
+        for i in 0..=steps {
+            let (x, y) = (x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps);
+            let widths: &[i64] = if binary { &[0] } else { &[0, 1] };
+            for &d in widths {
+                let xx = (x + d).min(w as i64 - 1) as usize;
+                v[y as usize * wu + xx] = if binary { 255 } else { 220 };
+            }
+        }
+    }
+    let img = if binary { Image::from_u8(w, h, PixelFormat::Gray8, v) } else { Image::from_u8(w, h, PixelFormat::Rgba8, v.iter().flat_map(|&g| [g, g, g, 255]).collect()) };
+    img.unwrap_or_else(|_| Image::zeroed(ImageDesc::new(w, h, if binary { PixelFormat::Gray8 } else { PixelFormat::Rgba8 })))
+}
+
 /// Registry-shaped declaration for the benchmark-only kernels below (never registered).
 static COPY_DEF: FilterDef = FilterDef {
     name: "copy",
@@ -208,8 +258,12 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(St
     let mut sets = Vec::new();
     let mut graph = None;
     for k in 0..cfg.sets {
-        let input = random_image(w, h, 1 + k as u64);
-        let input = if case.input == PixelFormat::Gray8 { input.convert(PixelFormat::Gray8) } else { input };
+        let input = if case.lines {
+            line_scene(w, h, 1 + k as u64, case.input == PixelFormat::Gray8)
+        } else {
+            let input = random_image(w, h, 1 + k as u64);
+            if case.input == PixelFormat::Gray8 { input.convert(PixelFormat::Gray8) } else { input }
+        };
         let pipeline = if case.spec == "copy" {
             Pipeline::new().then(copy_kernel())
         } else if let Some(name) = case.spec.strip_prefix("@exp:") {

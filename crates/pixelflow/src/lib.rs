@@ -33,4 +33,4 @@ pub use codec::Subsampling;
 pub use image::{exif_upright, Image, ImageDesc, PixelFormat, PngCompression, SaveOptions};
 pub use registry::{Filter, FilterDef};
 pub use runtime::{Gpu, GpuOptions};
-pub use value::{Data, DataKind, Histogram, Point, Points, Stats, Value, ValueDesc};
+pub use value::{Data, DataKind, Histogram, Line, Lines, Point, Points, Stats, Value, ValueDesc};

@@ -25,6 +25,32 @@ pub enum DataKind {
     /// `[5 + 2i]` = the score's `f32` bits. Producers append with atomics in any order; the
     /// read-back sorts by (y, x). Zero is the empty list, so one buffer clear initialises it.
     Points,
+    /// A list of straight lines in OpenCV's `HoughLines` convention, the strongest first, at
+    /// most `LINES_CAPACITY`. A line is the pixels (x, y) with x cos θ + y sin θ = ρ (ρ in
+    /// pixels from the top-left pixel's centre, possibly negative; θ in radians in [0, π)).
+    /// GPU: 4 `u32` of header, then 4 `u32` per line: `[0]` = lines found (counting past the
+    /// list's limit), `[1]` = the list's limit (`max`, at most `LINES_CAPACITY`), `[2]` = the
+    /// votes of the strongest accumulator bin, `[3]` = 0; line `i` at `[4 + 4i]` = ρ's `f32`
+    /// bits, `[5 + 4i]` = θ's `f32` bits, `[6 + 4i]` = its votes, `[7 + 4i]` = cos θ and sin θ
+    /// rounded to Q1.14 as two `i16` (low half cos, high half sin; see `line_cos_sin_q14`), so
+    /// that GPU consumers draw without trigonometry. The producer writes the lines in rank
+    /// order (votes descending, then θ, then ρ ascending) and the read-back sorts the same way.
+    /// Zero is the empty list.
+    Lines,
+}
+
+/// Lines a `DataKind::Lines` buffer holds at most (65536: 1 MiB on the GPU).
+pub const LINES_CAPACITY: u32 = 65536;
+/// Words before the first line of a `DataKind::Lines` buffer.
+pub const LINES_HEADER_WORDS: u32 = 4;
+/// Words per line of a `DataKind::Lines` buffer.
+pub const LINE_WORDS: u32 = 4;
+
+/// cos θ and sin θ rounded to Q1.14 (the fourth word of a `Lines` entry), from θ as stored:
+/// what `draw_lines` draws with on both sides.
+pub fn line_cos_sin_q14(theta: f32) -> (i32, i32) {
+    let t = theta as f64;
+    ((t.cos() * 16384.0).round() as i32, (t.sin() * 16384.0).round() as i32)
 }
 
 /// Points a `DataKind::Points` buffer holds at most (65536: 512 KiB on the GPU).
@@ -43,6 +69,7 @@ impl DataKind {
             DataKind::Histogram => 1024 * 4,
             DataKind::Mean => 4 * 4,
             DataKind::Points => (POINTS_HEADER_WORDS as u64 + 2 * POINTS_CAPACITY as u64) * 4,
+            DataKind::Lines => (LINES_HEADER_WORDS as u64 + LINE_WORDS as u64 * LINES_CAPACITY as u64) * 4,
         }
     }
     pub fn name(self) -> &'static str {
@@ -51,6 +78,7 @@ impl DataKind {
             DataKind::Histogram => "histogram",
             DataKind::Mean => "mean",
             DataKind::Points => "points",
+            DataKind::Lines => "lines",
         }
     }
 }
@@ -120,6 +148,51 @@ impl Points {
     }
 }
 
+/// One line of a `Lines` list: x cos θ + y sin θ = ρ, and the accumulator votes it got.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Line {
+    /// Signed distance from the top-left pixel's centre, in pixels.
+    pub rho: f32,
+    /// Angle of the line's normal in radians, [0, π).
+    pub theta: f32,
+    pub votes: u32,
+}
+
+/// Lines, strongest first (votes descending, then θ, then ρ ascending). `found` counts every
+/// line the producer found; when it exceeds the list's limit, `overflow` is set and `lines`
+/// holds the `limit` strongest. More than `LINES_CAPACITY` found: which are kept is
+/// unspecified on the GPU. `max_votes` is the strongest accumulator bin's votes.
+#[derive(Clone, Debug, Default)]
+pub struct Lines {
+    pub lines: Vec<Line>,
+    pub found: u64,
+    pub overflow: bool,
+    pub max_votes: u32,
+}
+
+/// Two lists are equal when they agree on `found`, `overflow`, `max_votes` and, unless more
+/// than `LINES_CAPACITY` were found (where the GPU's choice is unspecified), every line.
+impl PartialEq for Lines {
+    fn eq(&self, other: &Self) -> bool {
+        self.found == other.found && self.overflow == other.overflow && self.max_votes == other.max_votes && self.lines.len() == other.lines.len() && (self.found > LINES_CAPACITY as u64 || self.lines == other.lines)
+    }
+}
+
+impl Lines {
+    /// The rank order: votes descending, then θ, then ρ ascending.
+    pub fn sort(lines: &mut [Line]) {
+        lines.sort_by(|a, b| b.votes.cmp(&a.votes).then(a.theta.total_cmp(&b.theta)).then(a.rho.total_cmp(&b.rho)));
+    }
+    /// A list from lines in any order, keeping the `limit` strongest.
+    pub fn from_unsorted(mut lines: Vec<Line>, limit: u32, max_votes: u32) -> Lines {
+        Lines::sort(&mut lines);
+        let found = lines.len() as u64;
+        let limit = limit.min(LINES_CAPACITY) as usize;
+        lines.truncate(limit);
+        Lines { lines, found, overflow: found > limit as u64, max_votes }
+    }
+}
+
 /// Non-image result of a node.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Data {
@@ -129,6 +202,8 @@ pub enum Data {
     Mean { sum: u64, count: u64 },
     /// Points with scores (e.g. corners from `corner_points`).
     Points(Points),
+    /// Straight lines (e.g. from `hough_line_detection`).
+    Lines(Lines),
 }
 
 impl Data {
@@ -138,6 +213,7 @@ impl Data {
             Data::Histogram(_) => DataKind::Histogram,
             Data::Mean { .. } => DataKind::Mean,
             Data::Points(_) => DataKind::Points,
+            Data::Lines(_) => DataKind::Lines,
         }
     }
     /// The value of a `Mean`, in [0,1] units of its samples.
@@ -182,6 +258,16 @@ impl Data {
                 // appended by atomics in any order: sorted for a deterministic result
                 points.sort_by_key(|p| (p.y, p.x));
                 Data::Points(Points { points, found, overflow: found > limit as u64 })
+            }
+            DataKind::Lines => {
+                let found = w[0] as u64;
+                let limit = w[1].min(LINES_CAPACITY);
+                let n = found.min(limit as u64) as usize;
+                let (h, lw) = (LINES_HEADER_WORDS as usize, LINE_WORDS as usize);
+                let mut lines: Vec<Line> = (0..n).map(|i| Line { rho: f32::from_bits(w[h + lw * i]), theta: f32::from_bits(w[h + lw * i + 1]), votes: w[h + lw * i + 2] }).collect();
+                // written in rank order already; sorted again so a read-back never depends on it
+                Lines::sort(&mut lines);
+                Data::Lines(Lines { lines, found, overflow: found > limit as u64, max_votes: w[2] })
             }
         })
     }
