@@ -139,6 +139,32 @@ def main():
                       f"{n} pixels differ ({inner} away from the border; {int((want > 0).sum())} edge pixels)")
                 if n:
                     failures.append(f"{spec} on {name}: {n} pixels differ from cv2.Canny")
+    # CLAHE on Gray8 against cv2.createCLAHE(clipLimit, tileGridSize).apply: the same integer
+    # clip limit (int(clipLimit * tile pixels / 256), at least 1), redistribution, f32 LUT scale
+    # rounded half to even, and the padding OpenCV adds when the size is not a multiple of the grid
+    # (reflect-101 at the right and bottom, by whole tiles in both directions when either is not a
+    # multiple). Equal; the bound of one level allows a GPU that fuses the final blend's multiply-adds
+    # where OpenCV rounds each product (a pixel on a rounding boundary).
+    for name, g in (("noise", noise), ("shapes", shapes)):
+        for gw, gh in ((97, 61), (96, 64), (64, 61), (17, 5)):
+            gg = np.ascontiguousarray(cv2.resize(g, (gw, gh), interpolation=cv2.INTER_NEAREST))
+            gin = TMP / "gray_clahe.png"
+            cv2.imwrite(str(gin), gg)
+            for clip, tx, ty in ((40, 8, 8), (2, 8, 8), (0, 8, 8), (3, 4, 6), (1.5, 3, 2)):
+                want = cv2.createCLAHE(clip, (tx, ty)).apply(gg)
+                spec = f"clahe(clip_limit={clip}, tiles_x={tx}, tiles_y={ty})"
+                for cpu in (False, True):
+                    out = TMP / "clahe_out.png"
+                    r = subprocess.run([BIN] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "-p", spec], capture_output=True, text=True)
+                    if r.returncode != 0:
+                        raise SystemExit(f"pixelflow failed on {spec}: {r.stderr.strip()}")
+                    got = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
+                    d = np.abs(got.astype(int) - want.astype(int))
+                    ok = got.shape == want.shape and d.max() <= 1
+                    print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} {spec} on {name} {gw}x{gh} vs cv2.createCLAHE({clip}, ({tx}, {ty})): "
+                          f"max diff {d.max()}, {int((d > 0).sum())} pixels differ (bound 1: a fused multiply-add in the final blend)")
+                    if not ok:
+                        failures.append(f"{spec} on {name} {gw}x{gh}: max diff {d.max()} from cv2.createCLAHE")
     if failures:
         raise SystemExit("OpenCV comparison failed:\n" + "\n".join(failures))
 

@@ -144,6 +144,11 @@ fn bad_input_gives_one_line_errors() {
     assert_clean_error(&run(&["apply", s, out, "-p", "tone_curve(rgb=[0,0, 0.5,0.5, 0.4,1])"]), "x must increase strictly");
     assert_clean_error(&run(&["apply", s, out, "-p", "canny_edge_detection(lower=0.5, upper=0.4)"]), "lower must be at most upper");
     assert_clean_error(&run(&["apply", s, out, "-p", "canny_edge_detection(sigma=20)"]), "out of range [0, 16]");
+    assert_clean_error(&run(&["apply", s, out, "-p", "kuwahara(radius=0)"]), "out of range [1, 16]");
+    assert_clean_error(&run(&["apply", s, out, "-p", "kuwahara(radius=2.5)"]), "2.5 is not an integer");
+    assert_clean_error(&run(&["apply", s, out, "-p", "kuwahara_radius3(radius=4)"]), "has no parameter `radius`");
+    assert_clean_error(&run(&["apply", s, out, "-p", "clahe(tiles_x=0)"]), "out of range [1, 64]");
+    assert_clean_error(&run(&["apply", s, out, "-p", "clahe(clip_limit=-1)"]), "out of range [0, 1000]");
 }
 
 /// The colour family's parameters: colours, points, lists of the wrong length, choices and a

@@ -122,6 +122,10 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         ("erosion 15x15", "erosion(radius=7)"),
         ("median 7x7", "median(radius=3)"),
         ("median 15x15", "median(radius=7)"),
+        // the default radius, and r5 and r10 as aoce quotes them (catalogue 3.3)
+        ("kuwahara r4 (GPUImage default)", "kuwahara(radius=4)"),
+        ("kuwahara r5", "kuwahara(radius=5)"),
+        ("kuwahara r10", "kuwahara(radius=10)"),
         ("resize 4K->1080p", "resize(scale=0.5)"),
         ("lookup 512 LUT", "lookup(lut=@lut)"),
         ("alpha_blend", "alpha_blend(with=@random)"),
@@ -170,6 +174,8 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     }
     // NPP's nppiFilterCannyBorder_8u_C1R as the lead's NPP peer times it (`canny_gray`: 8-bit
     // grey, Sobel 3x3, L2, thresholds 50 and 150, replicated borders)
+    // CLAHE on one-byte grey, OpenCV's usual input (the RGBA8 case runs by name above)
+    v.push(BenchCase::new("clahe gray8", "clahe").gray8());
     v.push(BenchCase::new("canny_edge_detection gray8 50/150 (NPP)", "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)").gray8());
     // FAST on a grey image, as OpenCV's FAST takes one (the RGBA8 case adds the luma on the fly)
     v.push(BenchCase::new("fast_corner_detection on gray8", "fast_corner_detection").gray8());

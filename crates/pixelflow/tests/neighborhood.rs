@@ -310,6 +310,107 @@ fn median_is_exact_at_every_method_and_awkward_sizes() {
     }
 }
 
+/// Kuwahara at every radius up to the largest, on noise and on blocks (many equal variances:
+/// the tie order decides), equal to the twin at awkward sizes.
+#[test]
+fn kuwahara_is_exact_at_every_radius_and_awkward_sizes() {
+    use pixelflow::filters::neighborhood::{Kuwahara, KuwaharaRadius3};
+    for (r, (w, h)) in [(1, (67, 43)), (2, (1, 9)), (3, (9, 1)), (4, (1, 1)), (5, (37, 20)), (8, (40, 33)), (16, (70, 35))] {
+        for img in [random_image(w, h, PixelFormat::Rgba8, 60 + r as u64), blocks(w, h, 3, r as u64)] {
+            assert_eq!(gpu_vs_cpu(Box::new(Kuwahara::new(r).unwrap()), &img), 0, "kuwahara radius {r} at {w}x{h}");
+        }
+    }
+    assert_eq!(gpu_vs_cpu(Box::new(KuwaharaRadius3), &blocks(50, 30, 2, 9)), 0);
+}
+
+/// The edge-preserving property: a vertical step between two noisy flat regions stays a step
+/// (every output pixel within a few levels of its own side's level) while the noise on each
+/// side shrinks; a box blur of the same size smears the same edge.
+#[test]
+fn kuwahara_keeps_a_step_edge_sharp_and_smooths_the_noise() {
+    use pixelflow::filters::neighborhood::Kuwahara;
+    let (w, h, edge) = (64u32, 40u32, 32u32);
+    let mut rng = Rng(99);
+    let mut px = Vec::new();
+    for _y in 0..h {
+        for x in 0..w {
+            let base = if x < edge { 60i32 } else { 190 };
+            let v = (base + (rng.next() % 41) as i32 - 20) as u8; // +-20 levels of noise
+            px.extend([v, v, v, 255]);
+        }
+    }
+    let img = Image::from_u8(w, h, PixelFormat::Rgba8, px).unwrap();
+    // spread of the samples of one side away from the image border and the edge
+    let spread = |im: &Image, xs: std::ops::Range<u32>| {
+        let v: Vec<f64> = (8..h - 8).flat_map(|y| xs.clone().map(move |x| (x, y))).map(|(x, y)| im.as_u8()[((y * w + x) * 4) as usize] as f64).collect();
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        (v.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / v.len() as f64).sqrt()
+    };
+    for backend in [gpu_backend(), Backend::Cpu] {
+        let (out, _) = run(&backend, Box::new(Kuwahara::new(4).unwrap()), &img, &RunOptions::default()).unwrap();
+        for y in 0..h {
+            for x in 0..w {
+                let v = out.as_u8()[((y * w + x) * 4) as usize] as i32;
+                let side = if x < edge { 60 } else { 190 };
+                assert!((v - side).abs() <= 15, "({x}, {y}) = {v}, its side is {side}: the edge was smeared");
+            }
+        }
+        for xs in [8..edge - 8, edge + 8..w - 8] {
+            let (before, after) = (spread(&img, xs.clone()), spread(&out, xs.clone()));
+            assert!(after < before / 2.0, "noise {before:.1} -> {after:.1}: not smoothed");
+        }
+        let (blurred, _) = run(&backend, Box::new(BoxBlur::new(4).unwrap()), &img, &RunOptions::default()).unwrap();
+        let mid = blurred.as_u8()[((20 * w + edge) * 4) as usize] as i32;
+        assert!((mid - 125).abs() < 40, "a box blur smears the edge to about mid-level, got {mid}");
+    }
+}
+
+/// The tie order: two quadrants of equal variance and different means (point reflections of
+/// each other through the centre) and two of high variance. GPUImageKuwaharaFilter compares
+/// top-right before bottom-left, the Radius3 shader bottom-left before top-right.
+#[test]
+fn kuwahara_ties_follow_each_gpuimage_shader() {
+    use pixelflow::filters::neighborhood::{Kuwahara, KuwaharaRadius3};
+    let mut px = vec![0u8; 7 * 7 * 4];
+    for y in 0..7i32 {
+        for x in 0..7i32 {
+            let (dx, dy) = (x - 3, y - 3);
+            // top-right (and its reflection, bottom-left) ramps; the strict top-left and bottom-right quadrants flicker 0/255
+            let v = if dx >= 0 && dy <= 0 {
+                128 + (dx * 7 - dy * 3)
+            } else if dx <= 0 && dy >= 0 {
+                128 - (-dx * 7 + dy * 3)
+            } else if (x + y) % 2 == 0 {
+                0
+            } else {
+                255
+            };
+            px[((y * 7 + x) * 4) as usize..][..4].copy_from_slice(&[v as u8, v as u8, v as u8, 255]);
+        }
+    }
+    let img = Image::from_u8(7, 7, PixelFormat::Rgba8, px).unwrap();
+    let centre = |f: Box<dyn Filter>, backend: &Backend| run(backend, f, &img, &RunOptions::default()).unwrap().0.as_u8()[(3 * 7 + 3) * 4];
+    for backend in [gpu_backend(), Backend::Cpu] {
+        // the ramps add 7 |dx| + 3 |dy| (240 over a quadrant): means 128 + 15 and 128 - 15
+        assert_eq!(centre(Box::new(Kuwahara::new(3).unwrap()), &backend), 143, "GPUImageKuwaharaFilter takes top-right");
+        assert_eq!(centre(Box::new(KuwaharaRadius3), &backend), 113, "GPUImageKuwaharaRadius3Filter takes bottom-left");
+    }
+}
+
+/// CLAHE with tiles large enough that several workgroups add to one tile's histogram, on RGBA8
+/// and Gray8, equal to the twin (within the one level the f32 blend allows); plain equalisation
+/// per tile (clip 0) and a tight clip.
+#[test]
+fn clahe_matches_cpu_with_large_tiles() {
+    use pixelflow::filters::neighborhood::Clahe;
+    let img = random_image(203, 97, PixelFormat::Rgba8, 5);
+    for (clip, tx, ty) in [(40.0, 1, 1), (0.0, 2, 1), (1.5, 3, 2), (2.0, 8, 8)] {
+        for im in [img.clone(), img.convert(PixelFormat::Gray8)] {
+            assert!(gpu_vs_cpu(Box::new(Clahe::new(clip, tx, ty).unwrap()), &im) <= 1, "clahe({clip}, {tx}x{ty}) on {:?}", im.format());
+        }
+    }
+}
+
 #[test]
 fn sobel_is_black_on_flat_images_and_matches_cpu() {
     let flat = constant(45, 40, [90, 30, 200, 17]);
