@@ -12,7 +12,8 @@ fn pascal(stem: &str) -> String {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/filters");
+    // read at run time: a build script compiled for another checkout must not list its files
+    let root = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("src/filters");
     println!("cargo:rerun-if-changed=src/filters");
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let mut families: Vec<_> = std::fs::read_dir(&root).expect("src/filters").flatten().filter(|e| e.path().is_dir()).collect();
