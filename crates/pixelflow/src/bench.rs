@@ -106,6 +106,10 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         ("box_blur 9x9", "box_blur(radius=4)"),
         ("box_blur 31x31", "box_blur(radius=15)"),
         ("box_blur 129x129", "box_blur(radius=64)"),
+        // border=reflect runs as pad, the filter, crop: its cost over the replicate cases above
+        ("gaussian_blur s=2 reflect", "gaussian_blur(sigma=2, border=reflect)"),
+        ("box_blur 9x9 reflect", "box_blur(radius=4, border=reflect)"),
+        ("pad 16 reflect101", "pad(top=16, bottom=16, left=16, right=16, mode=reflect101)"),
         ("dilation 3x3", "dilation(radius=1)"),
         ("dilation 15x15", "dilation(radius=7)"),
         ("dilation 23x23", "dilation(radius=11)"),

@@ -212,18 +212,19 @@ pub static DEF: FilterDef = FilterDef {
     family: Family::Neighborhood,
     summary: "Mean over a (2r+1)x(2r+1) square (replicate-edge borders, exact integer rounding).",
     doc: "Exact: each channel's window sum is an integer and the output is round_half_up(sum / (2r+1)^2), identical on GPU and CPU. \
-          Borders replicate the edge pixel. GPU cost per pixel is independent of the radius: one kernel walks down strips of columns keeping \
+          Borders replicate the edge pixel; border=reflect reflects as OpenCV's default (BORDER_REFLECT_101; runs as pad, \
+          the blur, crop: two extra copies of the image). GPU cost per pixel is independent of the radius: one kernel walks down strips of columns keeping \
           running column sums in registers, and takes each row's horizontal window sums as differences of a prefix sum over the strip. \
           With subgroup operations (the default): 4 columns per invocation, 16-byte loads and stores, a subgroup scan, and from radius 11 \
           the column sums primed from 8-row block sums; \
           otherwise (`strip`): one column per invocation and a workgroup-memory scan. \
           Takes rgba8 and rgba16; rgba16 (16-bit PNG/TIFF) runs two plain passes of exact integer sums, still identical to the CPU.",
     gpuimage: "GPUImageBoxBlurFilter",
-    params: &[ParamDef::int("radius", 4, 0, 64, "window radius in pixels (window side 2*radius+1)")],
+    params: &[ParamDef::int("radius", 4, 0, 64, "window radius in pixels (window side 2*radius+1)"), crate::filters::shape::border::BORDER_PARAM],
     inputs: IMAGE,
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(BoxBlur::new(a.u32("radius")?)?)),
+    build: |a| crate::filters::shape::border::from_args(Box::new(BoxBlur::new(a.u32("radius")?)?), a),
     uniforms: &[
         UniformLayout { wgsl: WGSL, wgsl_struct: "BoxBlurParams", rust_size: std::mem::size_of::<BoxBlurParams>(), fields: &[("width", std::mem::offset_of!(BoxBlurParams, width)), ("height", std::mem::offset_of!(BoxBlurParams, height)), ("radius", std::mem::offset_of!(BoxBlurParams, radius)), ("tile_w", std::mem::offset_of!(BoxBlurParams, tile_w)), ("strip_h", std::mem::offset_of!(BoxBlurParams, strip_h)), ("two_n", std::mem::offset_of!(BoxBlurParams, two_n)), ("inv_two_n", std::mem::offset_of!(BoxBlurParams, inv_two_n))] },
         UniformLayout { wgsl: SWEEP_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>(), fields: &[("width", std::mem::offset_of!(BoxSweepParams, width)), ("height", std::mem::offset_of!(BoxSweepParams, height)), ("radius", std::mem::offset_of!(BoxSweepParams, radius)), ("r4", std::mem::offset_of!(BoxSweepParams, r4)), ("tile_w", std::mem::offset_of!(BoxSweepParams, tile_w)), ("strip_h", std::mem::offset_of!(BoxSweepParams, strip_h)), ("width4", std::mem::offset_of!(BoxSweepParams, width4)), ("inv_n", std::mem::offset_of!(BoxSweepParams, inv_n))] },

@@ -262,7 +262,8 @@ pub static DEF: FilterDef = FilterDef {
     summary: "Gaussian blur (separable, replicate-edge borders).",
     doc: "Kernel radius ceil(3*sigma) on each side; weights exp(-x^2/(2 sigma^2)) normalised to sum 1, computed once in f32 and shared by GPU and CPU. \
           Horizontal pass then vertical pass in f32 without intermediate rounding; the result is rounded half up like pack4x8unorm. \
-          Borders replicate the edge pixel. GPU: up to sigma 5, on devices with f16, the direct filter in f16 arithmetic (one kernel: \
+          Borders replicate the edge pixel; border=reflect reflects as OpenCV's default (BORDER_REFLECT_101, gfedcb|abcdefgh; \
+          runs as pad, the blur, crop: two extra copies of the image). GPU: up to sigma 5, on devices with f16, the direct filter in f16 arithmetic (one kernel: \
           vertical pass in registers down each column, horizontal pass from rows buffered in workgroup memory); its error bound, computed \
           for the sigma at hand and valid for any image, stays below 0.9 level (0.62 at sigma 2), so the output stays within one level of \
           the twin's; without f16, the same kernel in f32 up to radius 12. From sigma ~5.1 the exact blur is \
@@ -272,11 +273,11 @@ pub static DEF: FilterDef = FilterDef {
           In between, two passes through an Rgba32F temporary, 8 outputs per invocation from a sliding window of inputs in registers. \
           Takes rgba8 and rgba16; rgba16 (16-bit PNG/TIFF) runs two plain f32 passes in 16-bit units, rounded to 16 bits.",
     gpuimage: "GPUImageGaussianBlurFilter",
-    params: &[ParamDef::float("sigma", 2.0, 0.1, 32.0, "standard deviation in pixels (radius ceil(3*sigma))")],
+    params: &[ParamDef::float("sigma", 2.0, 0.1, 32.0, "standard deviation in pixels (radius ceil(3*sigma))"), crate::filters::shape::border::BORDER_PARAM],
     inputs: IMAGE,
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
+    build: |a| crate::filters::shape::border::from_args(Box::new(GaussianBlur::new(a.f32("sigma")?)?), a),
     uniforms: &[blur16::UNIFORM, UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>(), fields: &[("width", std::mem::offset_of!(GaussianBlurParams, width)), ("height", std::mem::offset_of!(GaussianBlurParams, height)), ("radius", std::mem::offset_of!(GaussianBlurParams, radius)), ("nodes_x", std::mem::offset_of!(GaussianBlurParams, nodes_x)), ("nodes_y", std::mem::offset_of!(GaussianBlurParams, nodes_y)), ("seg_nodes", std::mem::offset_of!(GaussianBlurParams, seg_nodes)), ("w", std::mem::offset_of!(GaussianBlurParams, w)), ("wp", std::mem::offset_of!(GaussianBlurParams, wp)), ("cubic", std::mem::offset_of!(GaussianBlurParams, cubic))] }],
     test_inputs: None,
     schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "f32", "half_wg64_nf1_nb3", "half_f32", "half_cw"],

@@ -1,6 +1,8 @@
 //! The stencil shape (GPUImage's `GPUImage3x3TextureSamplingFilter`): a filter computes one
 //! RGBA colour from the K x K neighbourhood of a pixel (K = 3 or 5), `n[0]` top left, row by
-//! row, `n[K*K/2]` the pixel itself; borders replicate the edge pixels. The template owns the
+//! row, `n[K*K/2]` the pixel itself; borders replicate the edge pixels, or, with the
+//! `border=reflect` parameter the template gives every stencil filter, reflect (OpenCV's
+//! BORDER_REFLECT_101, through `pad` and `crop`: `shape::border`). The template owns the
 //! kernel: a workgroup loads its tile plus the halo once into workgroup memory (the Sobel
 //! kernel's loader), then each invocation gathers its window from there and calls the
 //! filter's function. `stencil_filter!` declares a filter of this shape.
@@ -319,8 +321,9 @@ macro_rules! stencil_filter {
 
         $crate::__pf_def! {
             $Name, $name, $crate::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
-            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [],
-            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), if $size == 3 { &["tile", "rows4"] } else { &[] }
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [$crate::filters::shape::border::BORDER_PARAM],
+            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), if $size == 3 { &["tile", "rows4"] } else { &[] },
+            wrap: $crate::filters::shape::border::from_args
         }
 
         impl $crate::filters::shape::stencil::StencilOp for $Name {
