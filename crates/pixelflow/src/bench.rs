@@ -154,6 +154,13 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     // NPP's nppiFilterCannyBorder_8u_C1R as the lead's NPP peer times it (`canny_gray`: 8-bit
     // grey, Sobel 3x3, L2, thresholds 50 and 150, replicated borders)
     v.push(BenchCase::new("canny_edge_detection gray8 50/150 (NPP)", "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)").gray8());
+    // the one-channel blurs and a stencil on Gray8 (GPUImage's single-component blur; NPP's
+    // nppiFilterGaussBorder_8u_C1R, nppiFilterBoxBorder_8u_C1R, nppiFilterSharpenBorder_8u_C1R)
+    v.push(BenchCase::new("gaussian_blur s=2 gray8", "gaussian_blur(sigma=2)").gray8());
+    v.push(BenchCase::new("gaussian_blur s=8 gray8", "gaussian_blur(sigma=8)").gray8());
+    v.push(BenchCase::new("box_blur 9x9 gray8", "box_blur(radius=4)").gray8());
+    v.push(BenchCase::new("box_blur 31x31 gray8", "box_blur(radius=15)").gray8());
+    v.push(BenchCase::new("sharpen gray8", "sharpen(sharpness=1)").gray8());
     v.push(BenchCase::sized(
         "latency: 10-node chain 1080p",
         "brightness(0.1) | gaussian_blur(sigma=1) | contrast(1.1) | sobel_edge_detection | saturation(1.2) | box_blur(radius=2) | gamma(1.2) | dilation(radius=1) | exposure(0.3) | color_invert",

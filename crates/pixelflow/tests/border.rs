@@ -54,7 +54,7 @@ fn reflect101_is_opencvs_border_interpolate() {
 #[test]
 fn box_and_median_reflect_equal_native_reflect() {
     for (i, &(w, h)) in SIZES.iter().enumerate() {
-        for fmt in [PixelFormat::Rgba8] {
+        for fmt in [PixelFormat::Rgba8, PixelFormat::Gray8] {
             let img = random_image(w, h, fmt, 7 + i as u64);
             let n = fmt.channels();
             for r in [1i64, 2, 5, 9] {
