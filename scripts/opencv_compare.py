@@ -84,11 +84,46 @@ def main():
          cv2.addWeighted(img, 0.7, img2, 0.4, 0.05 * 255), every, 1, "rounding (OpenCV rounds half to even)"),
         ("resize(width=50, height=33)", cv2.resize(img, (50, 33), interpolation=cv2.INTER_LINEAR), every, 1,
          "OpenCV's 8-bit bilinear uses 11-bit fixed-point weights"),
+        # border=reflect: OpenCV's default border (BORDER_REFLECT_101), no borderType given
+        ("box_blur(radius=3, border=reflect)", cv2.blur(img, (7, 7)), every, 1, "rounding of the mean"),
+        ("box_blur(radius=20, border=reflect)", cv2.blur(img, (41, 41)), every, 1, "rounding of the mean"),
+        ("gaussian_blur(sigma=2, border=reflect)", cv2.GaussianBlur(img, (13, 13), 2.0), every, 1,
+         "OpenCV's 8-bit Gaussian uses fixed-point weights"),
+        ("gaussian_blur(sigma=7, border=reflect)", cv2.GaussianBlur(img, (43, 43), 7.0), every, 1,
+         "OpenCV's fixed-point weights; pixelflow's decimated schedule on the GPU (within one level of its twin)"),
+        ("bilateral(radius=3, sigma_color=30, sigma_space=2, border=reflect)",
+         np.dstack([cv2.bilateralFilter(np.ascontiguousarray(img[..., :3]), 7, 30, 2), img[..., 3]]), rgb, 1,
+         "OpenCV rounds half to even and may use a vectorised exp; alpha is kept"),
+        ("convolution_3x3(kernel=[0,-1,0,-1,5,-1,0,-1,0], border=reflect)", round8(cv2.filter2D(f32, -1, sharpen_k)), rgb, 1,
+         "alpha is kept, as GPUImage does"),
+        ("laplacian(border=reflect)", round8(cv2.filter2D(f32, -1, laplace_k) + 127.5), rgb, 1,
+         "GPUImage's kernel and +0.5 offset: compared with filter2D"),
+        # OpenCV's medianBlur always replicates the border (it takes no borderType): the reflect
+        # median is compared with medianBlur of the image padded by copyMakeBorder(REFLECT_101)
+        ("median(radius=4, border=reflect)",
+         cv2.medianBlur(cv2.copyMakeBorder(img, 4, 4, 4, 4, cv2.BORDER_REFLECT_101), 9)[4:-4, 4:-4], every, 0,
+         "medianBlur has no reflect border: padded by copyMakeBorder first"),
     ]
+    # pad against copyMakeBorder, every mode, exact; on a small image too, with borders wider
+    # than it (reflected or wrapped repeatedly, as OpenCV's borderInterpolate)
+    small = np.ascontiguousarray(img[:4, :5])
+    save(TMP / "small.png", small)
+    modes = {"replicate": cv2.BORDER_REPLICATE, "reflect": cv2.BORDER_REFLECT, "reflect101": cv2.BORDER_REFLECT_101,
+             "constant": cv2.BORDER_CONSTANT, "wrap": cv2.BORDER_WRAP}
+    for name, mode in modes.items():
+        for src, (t, b_, l, r) in ((img, (3, 5, 7, 2)), (small, (9, 12, 11, 13))):
+            want = cv2.copyMakeBorder(src, t, b_, l, r, mode, value=(51, 102, 153, 255))
+            cases.append((f"pad(top={t}, bottom={b_}, left={l}, right={r}, mode={name}, color=[0.2, 0.4, 0.6, 1])",
+                          want, every, 0, "" if src is img else "borders wider than the image", src is small))
+    cases.append(("box_blur(radius=6, border=reflect)", cv2.blur(small, (13, 13)), every, 1,
+                  "window wider than the 5x4 image: reflected repeatedly", True))
+    cases.append(("gaussian_blur(sigma=2, border=reflect)", cv2.GaussianBlur(small, (13, 13), 2.0), every, 1,
+                  "window wider than the 5x4 image; OpenCV's fixed-point weights", True))
+    cases = [c if len(c) == 6 else c + (False,) for c in cases]
     failures = []
-    for spec, want, ch, bound, why in cases:
+    for spec, want, ch, bound, why, on_small in cases:
         for cpu in (False, True):
-            got = pixelflow(inp, spec, cpu)
+            got = pixelflow(TMP / "small.png" if on_small else inp, spec, cpu)
             if got.shape != want.shape:
                 failures.append(f"{spec} ({'cpu' if cpu else 'gpu'}): shape {got.shape} vs OpenCV {want.shape}")
                 continue

@@ -104,7 +104,7 @@ fn list_help_info() {
     }
     let o = run(&["help", "gaussian_blur"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("sigma"));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("formats: rgba8, rgba16\n"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("formats: rgba8, gray8, rgba16\n"), "{}", String::from_utf8_lossy(&o.stdout));
     let o = run(&["help", "sobel_edge_detection"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("formats: rgba8 (a pipeline narrows a 16-bit image to rgba8 before it)"), "{}", String::from_utf8_lossy(&o.stdout));
     assert_clean_error(&run(&["help", "gausian"]), "did you mean `gaussian_blur`");

@@ -114,6 +114,10 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         ("box_blur 9x9", "box_blur(radius=4)"),
         ("box_blur 31x31", "box_blur(radius=15)"),
         ("box_blur 129x129", "box_blur(radius=64)"),
+        // border=reflect runs as pad, the filter, crop: its cost over the replicate cases above
+        ("gaussian_blur s=2 reflect", "gaussian_blur(sigma=2, border=reflect)"),
+        ("box_blur 9x9 reflect", "box_blur(radius=4, border=reflect)"),
+        ("pad 16 reflect101", "pad(top=16, bottom=16, left=16, right=16, mode=reflect101)"),
         ("dilation 3x3", "dilation(radius=1)"),
         ("dilation 15x15", "dilation(radius=7)"),
         ("dilation 23x23", "dilation(radius=11)"),
@@ -179,6 +183,13 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     v.push(BenchCase::new("canny_edge_detection gray8 50/150 (NPP)", "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)").gray8());
     // FAST on a grey image, as OpenCV's FAST takes one (the RGBA8 case adds the luma on the fly)
     v.push(BenchCase::new("fast_corner_detection on gray8", "fast_corner_detection").gray8());
+    // the one-channel blurs and a stencil on Gray8 (GPUImage's single-component blur; NPP's
+    // nppiFilterGaussBorder_8u_C1R, nppiFilterBoxBorder_8u_C1R, nppiFilterSharpenBorder_8u_C1R)
+    v.push(BenchCase::new("gaussian_blur s=2 gray8", "gaussian_blur(sigma=2)").gray8());
+    v.push(BenchCase::new("gaussian_blur s=8 gray8", "gaussian_blur(sigma=8)").gray8());
+    v.push(BenchCase::new("box_blur 9x9 gray8", "box_blur(radius=4)").gray8());
+    v.push(BenchCase::new("box_blur 31x31 gray8", "box_blur(radius=15)").gray8());
+    v.push(BenchCase::new("sharpen gray8", "sharpen(sharpness=1)").gray8());
     v.push(BenchCase::sized(
         "latency: 10-node chain 1080p",
         "brightness(0.1) | gaussian_blur(sigma=1) | contrast(1.1) | sobel_edge_detection | saturation(1.2) | box_blur(radius=2) | gamma(1.2) | dilation(radius=1) | exposure(0.3) | color_invert",

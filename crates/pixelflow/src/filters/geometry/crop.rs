@@ -1,4 +1,4 @@
-//! Crops an RGBA8 image to a rectangle. Matches GPUImage's `GPUImageCropFilter`, whose
+//! Crops an image (RGBA8, Gray8 or RGBA16) to a rectangle. Matches GPUImage's `GPUImageCropFilter`, whose
 //! `cropRegion` is normalised (fractions of the input size, origin top-left): the default
 //! `units=norm` uses the same convention; `units=px` takes pixels.
 //!
@@ -17,6 +17,7 @@ use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("crop.wgsl");
+const WORDS_WGSL: &str = include_str!("crop_words.wgsl");
 /// Invocations per workgroup, 4 output pixels each. Schedule choice, not algorithm; mirrors
 /// `@workgroup_size` in crop.wgsl.
 const CROP_WG: u32 = 256;
@@ -96,7 +97,9 @@ pub struct CropParams {
     pub y0: u32,
     pub in_width: u32,
     pub count: u32,
-    pub _pad: [u32; 2],
+    /// Words per row of the input and the output (Gray8 and RGBA16 kernels).
+    pub in_words: u32,
+    pub out_words: u32,
 }
 
 const MAX: f64 = crate::image::MAX_SIDE as f64;
@@ -127,7 +130,7 @@ the size shrinks to what remains (at least 1 pixel). A zero width or height is a
         };
         Ok(Box::new(Crop::new(a.f32("x")?, a.f32("y")?, a.f32("width")?, a.f32("height")?, units)?))
     },
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>(), fields: &[("out_width", std::mem::offset_of!(CropParams, out_width)), ("out_height", std::mem::offset_of!(CropParams, out_height)), ("x0", std::mem::offset_of!(CropParams, x0)), ("y0", std::mem::offset_of!(CropParams, y0)), ("in_width", std::mem::offset_of!(CropParams, in_width)), ("count", std::mem::offset_of!(CropParams, count))] }],
+    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>(), fields: &[("out_width", std::mem::offset_of!(CropParams, out_width)), ("out_height", std::mem::offset_of!(CropParams, out_height)), ("x0", std::mem::offset_of!(CropParams, x0)), ("y0", std::mem::offset_of!(CropParams, y0)), ("in_width", std::mem::offset_of!(CropParams, in_width)), ("count", std::mem::offset_of!(CropParams, count)), ("in_words", std::mem::offset_of!(CropParams, in_words)), ("out_words", std::mem::offset_of!(CropParams, out_words))] }, UniformLayout { wgsl: WORDS_WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>(), fields: &[("out_width", std::mem::offset_of!(CropParams, out_width)), ("out_height", std::mem::offset_of!(CropParams, out_height)), ("x0", std::mem::offset_of!(CropParams, x0)), ("y0", std::mem::offset_of!(CropParams, y0)), ("in_width", std::mem::offset_of!(CropParams, in_width)), ("count", std::mem::offset_of!(CropParams, count)), ("in_words", std::mem::offset_of!(CropParams, in_words)), ("out_words", std::mem::offset_of!(CropParams, out_words))] }],
     test_inputs: None,
     schedules: &[],
 };
@@ -143,26 +146,45 @@ impl Filter for Crop {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        let d = expect_image(&DEF, inputs, 0, super::pad::FORMATS)?;
         let (_, _, w, h) = self.region(d.width, d.height)?;
-        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, PixelFormat::Rgba8))])
+        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, d.format))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
         let (x0, y0, w, h) = self.region(img.width(), img.height())?;
-        let src = img.as_u8();
-        let row = img.width() as usize * 4;
-        let mut out = Vec::with_capacity(w as usize * h as usize * 4);
-        for y in y0..y0 + h {
-            let start = y as usize * row + x0 as usize * 4;
-            out.extend_from_slice(&src[start..start + w as usize * 4]);
+        fn rows<T: Copy>(src: &[T], n: usize, in_w: u32, (x0, y0, w, h): (u32, u32, u32, u32)) -> Vec<T> {
+            let row = in_w as usize * n;
+            let mut out = Vec::with_capacity(w as usize * h as usize * n);
+            for y in y0..y0 + h {
+                let start = y as usize * row + x0 as usize * n;
+                out.extend_from_slice(&src[start..start + w as usize * n]);
+            }
+            out
         }
-        Ok(vec![Value::Image(Image::from_u8(w, h, PixelFormat::Rgba8, out)?)])
+        let r = (x0, y0, w, h);
+        if img.format() == PixelFormat::Rgba16 {
+            return Ok(vec![Value::Image(Image::from_u16(w, h, rows(img.as_u16(), 4, img.width(), r))?)]);
+        }
+        let out = rows(img.as_u8(), img.format().channels(), img.width(), r);
+        Ok(vec![Value::Image(Image::from_u8(w, h, img.format(), out)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let (x0, y0, w, h) = self.region(d.width, d.height)?;
-        let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: w * h, _pad: [0; 2] };
+        let (in_words, out_words, entry) = match d.format {
+            PixelFormat::Gray8 => (d.width.div_ceil(4), w.div_ceil(4), "crop_gray"),
+            PixelFormat::Rgba16 => (2 * d.width, 2 * w, "crop_words"),
+            _ => (d.width, w, "crop"),
+        };
+        if entry != "crop" {
+            // one invocation per output word
+            let count = out_words as u64 * h as u64;
+            let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: count as u32, in_words, out_words };
+            let kernel = Kernel::new("geometry.crop_words", &[WORDS_WGSL], entry);
+            return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(count, CROP_WG));
+        }
+        let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: w * h, in_words, out_words };
         let kernel = Kernel::new("geometry.crop", &[WGSL], "crop");
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((w as u64 * h as u64).div_ceil(4), CROP_WG))
     }

@@ -3,7 +3,8 @@
 //! weight exp(-D² / 2σc²) with D the L1 distance of the colours in 8-bit levels (OpenCV's
 //! choice for 3 channels). GPUImage's `GPUImageBilateralFilter` approximates this with two
 //! separable 9-tap passes; this is the full 2D filter. Borders replicate the edge pixel
-//! (OpenCV's default reflects: compare with `BORDER_REPLICATE`); alpha is kept.
+//! (OpenCV's `BORDER_REPLICATE`), or with `border=reflect` reflect as OpenCV's default
+//! (BORDER_REFLECT_101, through pad and crop: `shape::border`); alpha is kept.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -66,18 +67,20 @@ pub static DEF: FilterDef = FilterDef {
     summary: "Edge-preserving smoothing: a mean over a disc weighted by distance and colour difference; alpha kept.",
     doc: "OpenCV's bilateralFilter for 8-bit colour: the disc of `radius` pixels (OpenCV's d = 2 radius + 1), spatial \
           weight exp(-d² / 2 sigma_space²), range weight exp(-D² / 2 sigma_color²) with D = |ΔR| + |ΔG| + |ΔB| in levels \
-          (0-255); result rounded to 8 bits. Borders replicate the edge pixel. GPUImage's GPUImageBilateralFilter is a \
+          (0-255); result rounded to 8 bits. Borders replicate the edge pixel; border=reflect reflects as OpenCV's default \
+          (BORDER_REFLECT_101; runs as pad, the filter, crop: two extra copies). GPUImage's GPUImageBilateralFilter is a \
           separable approximation of this.",
     gpuimage: "GPUImageBilateralFilter",
     params: &[
         ParamDef::int("radius", 5, 1, 16, "window radius in pixels (OpenCV's d = 2 radius + 1)"),
         ParamDef::float("sigma_color", 30.0, 0.1, 1000.0, "range sigma, in 8-bit levels of the summed channel differences"),
         ParamDef::float("sigma_space", 3.0, 0.1, 100.0, "spatial sigma, in pixels"),
+        crate::filters::shape::border::BORDER_PARAM,
     ],
     inputs: IMAGE,
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(Bilateral::new(a.u32("radius")?, a.f32("sigma_color")?, a.f32("sigma_space")?)?)),
+    build: |a| crate::filters::shape::border::from_args(Box::new(Bilateral::new(a.u32("radius")?, a.f32("sigma_color")?, a.f32("sigma_space")?)?), a),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
         wgsl_struct: "BilateralParams",

@@ -80,7 +80,7 @@ pub fn gaussian_cpu16(img: &Image, w: &[f32]) -> Result<Image> {
     if src.len() != width * height * 4 {
         return Err(Error::Graph("gaussian_blur: the 16-bit twin needs an rgba16 image".into()));
     }
-    let out = super::separable_cpu(src, width, height, w, 65535.0, |v| v as u16);
+    let out = super::separable_cpu(src, width, height, 4, w, 65535.0, |v| v as u16);
     Image::from_u16(img.width(), img.height(), out)
 }
 

@@ -212,18 +212,20 @@ pub static DEF: FilterDef = FilterDef {
     family: Family::Neighborhood,
     summary: "Mean over a (2r+1)x(2r+1) square (replicate-edge borders, exact integer rounding).",
     doc: "Exact: each channel's window sum is an integer and the output is round_half_up(sum / (2r+1)^2), identical on GPU and CPU. \
-          Borders replicate the edge pixel. GPU cost per pixel is independent of the radius: one kernel walks down strips of columns keeping \
+          Borders replicate the edge pixel; border=reflect reflects as OpenCV's default (BORDER_REFLECT_101; runs as pad, \
+          the blur, crop: two extra copies of the image). GPU cost per pixel is independent of the radius: one kernel walks down strips of columns keeping \
           running column sums in registers, and takes each row's horizontal window sums as differences of a prefix sum over the strip. \
           With subgroup operations (the default): 4 columns per invocation, 16-byte loads and stores, a subgroup scan, and from radius 11 \
           the column sums primed from 8-row block sums; \
           otherwise (`strip`): one column per invocation and a workgroup-memory scan. \
-          Takes rgba8 and rgba16; rgba16 (16-bit PNG/TIFF) runs two plain passes of exact integer sums, still identical to the CPU.",
+          Takes rgba8, gray8 and rgba16; rgba16 (16-bit PNG/TIFF) runs two plain passes of exact integer sums, still identical to the CPU; \
+          gray8 stays one channel (a quarter of the bytes): one kernel, row sums into workgroup memory, then column sums.",
     gpuimage: "GPUImageBoxBlurFilter",
-    params: &[ParamDef::int("radius", 4, 0, 64, "window radius in pixels (window side 2*radius+1)")],
+    params: &[ParamDef::int("radius", 4, 0, 64, "window radius in pixels (window side 2*radius+1)"), crate::filters::shape::border::BORDER_PARAM],
     inputs: IMAGE,
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(BoxBlur::new(a.u32("radius")?)?)),
+    build: |a| crate::filters::shape::border::from_args(Box::new(BoxBlur::new(a.u32("radius")?)?), a),
     uniforms: &[
         UniformLayout { wgsl: WGSL, wgsl_struct: "BoxBlurParams", rust_size: std::mem::size_of::<BoxBlurParams>(), fields: &[("width", std::mem::offset_of!(BoxBlurParams, width)), ("height", std::mem::offset_of!(BoxBlurParams, height)), ("radius", std::mem::offset_of!(BoxBlurParams, radius)), ("tile_w", std::mem::offset_of!(BoxBlurParams, tile_w)), ("strip_h", std::mem::offset_of!(BoxBlurParams, strip_h)), ("two_n", std::mem::offset_of!(BoxBlurParams, two_n)), ("inv_two_n", std::mem::offset_of!(BoxBlurParams, inv_two_n))] },
         UniformLayout { wgsl: SWEEP_WGSL, wgsl_struct: "BoxSweepParams", rust_size: std::mem::size_of::<BoxSweepParams>(), fields: &[("width", std::mem::offset_of!(BoxSweepParams, width)), ("height", std::mem::offset_of!(BoxSweepParams, height)), ("radius", std::mem::offset_of!(BoxSweepParams, radius)), ("r4", std::mem::offset_of!(BoxSweepParams, r4)), ("tile_w", std::mem::offset_of!(BoxSweepParams, tile_w)), ("strip_h", std::mem::offset_of!(BoxSweepParams, strip_h)), ("width4", std::mem::offset_of!(BoxSweepParams, width4)), ("inv_n", std::mem::offset_of!(BoxSweepParams, inv_n))] },
@@ -256,50 +258,51 @@ fn strip_height_subgroups(r: u32) -> u32 {
     }
 }
 
-/// CPU twin: exact integer window sums (running sums along rows, then down columns).
+/// CPU twin: exact integer window sums (running sums along rows, then down columns); RGBA8 or Gray8.
 pub fn box_cpu(img: &Image, r: u32) -> Result<Image> {
     let (w, h) = (img.width() as usize, img.height() as usize);
     let src = img.as_u8();
+    let n4 = img.format().channels();
     let ri = r as i64;
     let cx = |x: i64| x.clamp(0, w as i64 - 1) as usize;
     let cy = |y: i64| y.clamp(0, h as i64 - 1) as usize;
     // horizontal window sums
-    let mut hs = vec![0u32; w * h * 4];
-    hs.par_chunks_mut(w * 4).enumerate().for_each(|(y, row)| {
-        let s = &src[y * w * 4..(y + 1) * w * 4];
+    let mut hs = vec![0u32; w * h * n4];
+    hs.par_chunks_mut(w * n4).enumerate().for_each(|(y, row)| {
+        let s = &src[y * w * n4..(y + 1) * w * n4];
         let mut acc = [0u32; 4];
         for k in -ri..=ri {
-            for c in 0..4 {
-                acc[c] += s[cx(k) * 4 + c] as u32;
+            for c in 0..n4 {
+                acc[c] += s[cx(k) * n4 + c] as u32;
             }
         }
         for x in 0..w {
-            row[x * 4..x * 4 + 4].copy_from_slice(&acc);
+            row[x * n4..x * n4 + n4].copy_from_slice(&acc[..n4]);
             let (enter, leave) = (cx(x as i64 + ri + 1), cx(x as i64 - ri));
-            for c in 0..4 {
-                acc[c] = acc[c] + s[enter * 4 + c] as u32 - s[leave * 4 + c] as u32;
+            for c in 0..n4 {
+                acc[c] = acc[c] + s[enter * n4 + c] as u32 - s[leave * n4 + c] as u32;
             }
         }
     });
     // vertical window sums of those, and the rounded mean
     let n = (2 * r + 1) * (2 * r + 1);
-    let mut out = vec![0u8; w * h * 4];
-    let mut acc = vec![0u32; w * 4];
+    let mut out = vec![0u8; w * h * n4];
+    let mut acc = vec![0u32; w * n4];
     for j in -ri..=ri {
-        let row = &hs[cy(j) * w * 4..][..w * 4];
+        let row = &hs[cy(j) * w * n4..][..w * n4];
         acc.iter_mut().zip(row).for_each(|(a, v)| *a += v);
     }
-    for (y, orow) in out.chunks_exact_mut(w * 4).enumerate() {
+    for (y, orow) in out.chunks_exact_mut(w * n4).enumerate() {
         for (o, &sum) in orow.iter_mut().zip(&acc) {
             *o = ((2 * sum + n) / (2 * n)).min(255) as u8;
         }
-        let enter = &hs[cy(y as i64 + ri + 1) * w * 4..][..w * 4];
-        let leave = &hs[cy(y as i64 - ri) * w * 4..][..w * 4];
+        let enter = &hs[cy(y as i64 + ri + 1) * w * n4..][..w * n4];
+        let leave = &hs[cy(y as i64 - ri) * w * n4..][..w * n4];
         for ((a, e), l) in acc.iter_mut().zip(enter).zip(leave) {
             *a = *a + e - l;
         }
     }
-    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+    Image::from_u8(img.width(), img.height(), img.format(), out)
 }
 
 impl Filter for BoxBlur {
@@ -310,7 +313,7 @@ impl Filter for BoxBlur {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Rgba16])?;
+        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Gray8, PixelFormat::Rgba16])?;
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
@@ -327,6 +330,10 @@ impl Filter for BoxBlur {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         if d.format == PixelFormat::Rgba16 {
             return super::gaussian_blur::blur16::record_box(rec, input, output, d, self.radius);
+        }
+        // Gray8 too (`blur_gray.wgsl`: one channel, exact integer sums)
+        if d.format == PixelFormat::Gray8 {
+            return super::gaussian_blur::blur_gray::record_box(rec, input, output, d, self.radius);
         }
         // A test's forced strip schedule wins over a variant override.
         if self.schedule.is_some() || self.subgroups.is_some() {

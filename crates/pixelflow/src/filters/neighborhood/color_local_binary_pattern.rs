@@ -13,6 +13,8 @@ crate::stencil_filter! {
           is >= the centre's, compared as 8-bit values; output the three bytes / 255 and alpha 1. Replicate borders.",
     size: 3,
     params: {},
+    // one pattern per colour channel: local_binary_pattern is the Gray8 one
+    gray: false,
     wgsl: "let c = n[4].rgb;
     let one = vec3<f32>(1.0);
     let zero = vec3<f32>(0.0);

@@ -24,6 +24,8 @@
 //!
 //! RGBA16 input has one schedule of its own, chosen automatically (`blur16.wgsl`): the same
 //! f32 sums in 16-bit units, two plain passes through a temporary; its twin `gaussian_cpu16`.
+//! Gray8 input (GPUImage's `GPUImageSingleComponentGaussianBlurFilter`) has one too
+//! (`blur_gray.wgsl`): one channel in and out, the same f32 sums; its twin is `blur_cpu`.
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -44,6 +46,8 @@ pub use decimate::{cubic_weights, decimation_error_bound, decimation_step, Decim
 mod half;
 #[path = "blur16.rs"]
 pub mod blur16;
+#[path = "blur_gray.rs"]
+pub mod blur_gray;
 pub use half::{half_applies, half_error_bound, half_fits, HalfOptions, HALF_F32_MAX_RADIUS, MAX_HALF_RADIUS};
 
 const WGSL: &str = include_str!("gaussian_blur.wgsl");
@@ -262,7 +266,8 @@ pub static DEF: FilterDef = FilterDef {
     summary: "Gaussian blur (separable, replicate-edge borders).",
     doc: "Kernel radius ceil(3*sigma) on each side; weights exp(-x^2/(2 sigma^2)) normalised to sum 1, computed once in f32 and shared by GPU and CPU. \
           Horizontal pass then vertical pass in f32 without intermediate rounding; the result is rounded half up like pack4x8unorm. \
-          Borders replicate the edge pixel. GPU: up to sigma 5, on devices with f16, the direct filter in f16 arithmetic (one kernel: \
+          Borders replicate the edge pixel; border=reflect reflects as OpenCV's default (BORDER_REFLECT_101, gfedcb|abcdefgh; \
+          runs as pad, the blur, crop: two extra copies of the image). GPU: up to sigma 5, on devices with f16, the direct filter in f16 arithmetic (one kernel: \
           vertical pass in registers down each column, horizontal pass from rows buffered in workgroup memory); its error bound, computed \
           for the sigma at hand and valid for any image, stays below 0.9 level (0.62 at sigma 2), so the output stays within one level of \
           the twin's; without f16, the same kernel in f32 up to radius 12. From sigma ~5.1 the exact blur is \
@@ -270,14 +275,16 @@ pub static DEF: FilterDef = FilterDef {
           4-point cubics; the spacing is the largest whose error bound, computed for the sigma at hand and valid for any image, stays \
           below 0.8 level, so the output stays within one level of the twin's (documented tolerance; the twin stays the direct filter). \
           In between, two passes through an Rgba32F temporary, 8 outputs per invocation from a sliding window of inputs in registers. \
-          Takes rgba8 and rgba16; rgba16 (16-bit PNG/TIFF) runs two plain f32 passes in 16-bit units, rounded to 16 bits.",
+          Takes rgba8, gray8 and rgba16; rgba16 (16-bit PNG/TIFF) runs two plain f32 passes in 16-bit units, rounded to 16 bits; \
+          gray8 (GPUImage's SingleComponentGaussianBlur) stays one channel, a quarter of the bytes: one kernel, rows blurred \
+          into workgroup memory, then columns, four pixels per invocation.",
     gpuimage: "GPUImageGaussianBlurFilter",
-    params: &[ParamDef::float("sigma", 2.0, 0.1, 32.0, "standard deviation in pixels (radius ceil(3*sigma))")],
+    params: &[ParamDef::float("sigma", 2.0, 0.1, 32.0, "standard deviation in pixels (radius ceil(3*sigma))"), crate::filters::shape::border::BORDER_PARAM],
     inputs: IMAGE,
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(GaussianBlur::new(a.f32("sigma")?)?)),
-    uniforms: &[blur16::UNIFORM, UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>(), fields: &[("width", std::mem::offset_of!(GaussianBlurParams, width)), ("height", std::mem::offset_of!(GaussianBlurParams, height)), ("radius", std::mem::offset_of!(GaussianBlurParams, radius)), ("nodes_x", std::mem::offset_of!(GaussianBlurParams, nodes_x)), ("nodes_y", std::mem::offset_of!(GaussianBlurParams, nodes_y)), ("seg_nodes", std::mem::offset_of!(GaussianBlurParams, seg_nodes)), ("w", std::mem::offset_of!(GaussianBlurParams, w)), ("wp", std::mem::offset_of!(GaussianBlurParams, wp)), ("cubic", std::mem::offset_of!(GaussianBlurParams, cubic))] }],
+    build: |a| crate::filters::shape::border::from_args(Box::new(GaussianBlur::new(a.f32("sigma")?)?), a),
+    uniforms: &[blur16::UNIFORM, blur_gray::UNIFORM, UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", rust_size: std::mem::size_of::<GaussianBlurParams>(), fields: &[("width", std::mem::offset_of!(GaussianBlurParams, width)), ("height", std::mem::offset_of!(GaussianBlurParams, height)), ("radius", std::mem::offset_of!(GaussianBlurParams, radius)), ("nodes_x", std::mem::offset_of!(GaussianBlurParams, nodes_x)), ("nodes_y", std::mem::offset_of!(GaussianBlurParams, nodes_y)), ("seg_nodes", std::mem::offset_of!(GaussianBlurParams, seg_nodes)), ("w", std::mem::offset_of!(GaussianBlurParams, w)), ("wp", std::mem::offset_of!(GaussianBlurParams, wp)), ("cubic", std::mem::offset_of!(GaussianBlurParams, cubic))] }],
     test_inputs: None,
     schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "f32", "half_wg64_nf1_nb3", "half_f32", "half_cw"],
 };
@@ -554,42 +561,43 @@ impl GaussianBlur {
     }
 }
 
-/// CPU twin: horizontal then vertical, f32, taps in order, replicate edges.
+/// CPU twin: horizontal then vertical, f32, taps in order, replicate edges; RGBA8 or Gray8.
 pub fn blur_cpu(img: &Image, w: &[f32]) -> Result<Image> {
-    let out = separable_cpu(img.as_u8(), img.width() as usize, img.height() as usize, w, 255.0, |v| v as u8);
-    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+    let out = separable_cpu(img.as_u8(), img.width() as usize, img.height() as usize, img.format().channels(), w, 255.0, |v| v as u8);
+    Image::from_u8(img.width(), img.height(), img.format(), out)
 }
 
 /// The separable pass of the CPU twins at any sample depth: rows then columns of RGBA samples
-/// in f32, taps in order, replicated edges, rounded half up into [0, `max`] by `store`.
-pub(crate) fn separable_cpu<T: Copy + Into<f32> + Send + Sync>(src: &[T], width: usize, height: usize, w: &[f32], max: f32, store: impl Fn(f32) -> T + Sync) -> Vec<T> {
+/// in f32, taps in order, replicated edges, rounded half up into [0, `max`] by `store`; `n`
+/// samples a pixel (4, or 1 for Gray8).
+pub(crate) fn separable_cpu<T: Copy + Into<f32> + Send + Sync>(src: &[T], width: usize, height: usize, n: usize, w: &[f32], max: f32, store: impl Fn(f32) -> T + Sync) -> Vec<T> {
     let r = (w.len() / 2) as i64;
-    let mut tmp = vec![0f32; width * height * 4];
-    tmp.par_chunks_mut(width * 4).enumerate().for_each(|(y, row)| {
-        let s = &src[y * width * 4..(y + 1) * width * 4];
+    let mut tmp = vec![0f32; width * height * n];
+    tmp.par_chunks_mut(width * n).enumerate().for_each(|(y, row)| {
+        let s = &src[y * width * n..(y + 1) * width * n];
         for x in 0..width {
             let mut acc = [0f32; 4];
             for (k, &wk) in w.iter().enumerate() {
                 let xx = (x as i64 - r + k as i64).clamp(0, width as i64 - 1) as usize;
-                for c in 0..4 {
-                    acc[c] += wk * s[xx * 4 + c].into();
+                for c in 0..n {
+                    acc[c] += wk * s[xx * n + c].into();
                 }
             }
-            row[x * 4..x * 4 + 4].copy_from_slice(&acc);
+            row[x * n..x * n + n].copy_from_slice(&acc[..n]);
         }
     });
-    let mut out = vec![store(0.0); width * height * 4];
-    out.par_chunks_mut(width * 4).enumerate().for_each(|(y, row)| {
+    let mut out = vec![store(0.0); width * height * n];
+    out.par_chunks_mut(width * n).enumerate().for_each(|(y, row)| {
         for x in 0..width {
             let mut acc = [0f32; 4];
             for (k, &wk) in w.iter().enumerate() {
                 let yy = (y as i64 - r + k as i64).clamp(0, height as i64 - 1) as usize;
-                for c in 0..4 {
-                    acc[c] += wk * tmp[(yy * width + x) * 4 + c];
+                for c in 0..n {
+                    acc[c] += wk * tmp[(yy * width + x) * n + c];
                 }
             }
-            for c in 0..4 {
-                row[x * 4 + c] = store(acc[c].clamp(0.0, max) + 0.5);
+            for c in 0..n {
+                row[x * n + c] = store(acc[c].clamp(0.0, max) + 0.5);
             }
         }
     });
@@ -604,7 +612,7 @@ impl Filter for GaussianBlur {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Rgba16])?;
+        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Gray8, PixelFormat::Rgba16])?;
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
@@ -620,6 +628,9 @@ impl Filter for GaussianBlur {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         if d.format == PixelFormat::Rgba16 {
             return blur16::record_gaussian(rec, input, output, d, &self.weights());
+        }
+        if d.format == PixelFormat::Gray8 {
+            return blur_gray::record_gaussian(rec, input, output, d, &self.weights());
         }
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
         let ctx = ScheduleContext::new(self.sigma, rec.gpu().has_f16(), limit);

@@ -54,13 +54,14 @@ pub static DEF: FilterDef = FilterDef {
     doc: "Each of R, G, B and A is the middle of its window's values. Radius 1 (GPUImage's 3x3 filter, the default) and 2 \
           run selection networks (`median_3x3`, `median_5x5`); radius 3 to 16 a radix selection: eight counting passes over \
           a workgroup tile, one per bit of the answer, exact. OpenCV's medianBlur(2 radius + 1) gives the same (it \
-          replicates edges too).",
+          replicates edges too, and has no other border). border=reflect reflects instead (OpenCV's BORDER_REFLECT_101; \
+          runs as pad, the filter, crop: two extra copies).",
     gpuimage: "GPUImageMedianFilter",
-    params: &[ParamDef::int("radius", 1, 1, MAX_RADIUS as i64, "window radius in pixels (OpenCV's ksize = 2 radius + 1)")],
+    params: &[ParamDef::int("radius", 1, 1, MAX_RADIUS as i64, "window radius in pixels (OpenCV's ksize = 2 radius + 1)"), crate::filters::shape::border::BORDER_PARAM],
     inputs: IMAGE,
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(Median::new(a.u32("radius")?)?)),
+    build: |a| crate::filters::shape::border::from_args(Box::new(Median::new(a.u32("radius")?)?), a),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
         wgsl_struct: "MedianParams",

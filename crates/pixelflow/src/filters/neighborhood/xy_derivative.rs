@@ -13,6 +13,8 @@ crate::stencil_filter! {
           the product is offset to (Ix Iy + 1) / 2 so that negative values survive 8-bit storage.",
     size: 3,
     params: { edge_strength: float(0.0, 10.0) = 1.0 => "derivative multiplier" },
+    // four channels of output, not a grey value
+    gray: false,
     helpers: luma8_wgsl!("xy_derivative"),
     // the 8-bit luminance once per loaded pixel (in .x), not nine times per output
     load: "return vec4<f32>(f32(xy_derivative_luma8(c)), 0.0, 0.0, 0.0);",

@@ -7,6 +7,7 @@
 //! - `remap`: the position to read for each output pixel, sampled bilinearly (`remap_filter!`).
 //! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
 
+pub mod border;
 pub mod composite;
 pub mod pixel;
 pub mod remap;

@@ -401,7 +401,7 @@ macro_rules! __pf_def {
     (
         $Name:ident, $name:literal, $family:expr, $gpuimage:literal, $summary:literal, [$($doc:expr)?], [$($pre:tt)*],
         [$( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),*], [$($post:tt)*],
-        $inputs:expr, $tol:expr, $sched:expr
+        $inputs:expr, $tol:expr, $sched:expr $(, wrap: $wrap:path)?
     ) => {
         pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
             name: $name,
@@ -414,7 +414,10 @@ macro_rules! __pf_def {
             outputs: $crate::registry::IMAGE,
             tolerance: $tol,
             #[allow(unused_variables)]
-            build: |a| Ok(Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?)),
+            build: |a| {
+                let f: Box<dyn $crate::registry::Filter> = Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?);
+                $crate::__pf_or!([$( $wrap(f, a) )?] [Ok(f)])
+            },
             uniforms: &[],
             test_inputs: None,
             schedules: $sched,

@@ -1,6 +1,8 @@
 //! The stencil shape (GPUImage's `GPUImage3x3TextureSamplingFilter`): a filter computes one
 //! RGBA colour from the K x K neighbourhood of a pixel (K = 3 or 5), `n[0]` top left, row by
-//! row, `n[K*K/2]` the pixel itself; borders replicate the edge pixels. The template owns the
+//! row, `n[K*K/2]` the pixel itself; borders replicate the edge pixels, or, with the
+//! `border=reflect` parameter the template gives every stencil filter, reflect (OpenCV's
+//! BORDER_REFLECT_101, through `pad` and `crop`: `shape::border`). The template owns the
 //! kernel: a workgroup loads its tile plus the halo once into workgroup memory (the Sobel
 //! kernel's loader), then each invocation gathers its window from there and calls the
 //! filter's function. `stencil_filter!` declares a filter of this shape.
@@ -27,6 +29,10 @@ pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// luminance of the edge stencils, which the function would otherwise compute nine times
     /// per output.
     const LOAD: Option<&'static str> = None;
+    /// Takes Gray8 images: each byte v is presented to the function (and to `LOAD`) as
+    /// (v, v, v, 1) and the output keeps the red channel, so the result is the red channel of
+    /// the filter run on the image widened to RGBA (`gray: false` where that means nothing).
+    const GRAY: bool = true;
     fn uniform(&self) -> UniformBlock;
     /// The parameter struct and `fn name(n: array<vec4<f32>, K*K>, p) -> vec4<f32>`.
     fn wgsl() -> &'static str;
@@ -100,9 +106,67 @@ pub fn kernel_source<T: StencilOp>() -> String {
     s
 }
 
+/// Workgroup of the Gray8 kernel: words (4 pixels each) across, rows down.
+const GRAY_WX: u32 = 8;
+const GRAY_WY: u32 = 16;
+
+/// The Gray8 kernel: the tile's bytes loaded once into workgroup memory as (v, v, v, 1)
+/// (through `stencil_load` where the filter has one), then four windows per invocation, the
+/// red channel of each result packed into one output word (bytes past the row's end 0).
+pub fn kernel_source_gray<T: StencilOp>() -> String {
+    let k = T::SIZE;
+    let r = k / 2;
+    let (tw, th) = (4 * GRAY_WX, GRAY_WY);
+    let (lw, lh) = (tw + 2 * r, th + 2 * r);
+    let load = if T::LOAD.is_some() { "stencil_load" } else { "" };
+    let mut s = load_fns::<T>();
+    s += &format!(
+        "struct StencilParams {{\n    width: u32, height: u32, words: u32, _p1: u32,\n    op: {ps},\n}}\n\
+         @group(0) @binding(0) var<storage, read> src: array<u32>;\n\
+         @group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n\
+         @group(0) @binding(2) var<uniform> sp: StencilParams;\n\
+         var<workgroup> tile: array<vec4<f32>, {area}>;\n\
+         @compute @workgroup_size({GRAY_WX}, {GRAY_WY})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n\
+         \x20   let x0 = i32(wid.x * {tw}u) - {r};\n\
+         \x20   let y0 = i32(wid.y * {th}u) - {r};\n\
+         \x20   let wmax = i32(sp.width) - 1;\n\
+         \x20   let hmax = i32(sp.height) - 1;\n\
+         \x20   for (var i = li; i < {area}u; i += {threads}u) {{\n\
+         \x20       let ry = i / {lw}u;\n\
+         \x20       let gx = u32(clamp(x0 + i32(i - ry * {lw}u), 0, wmax));\n\
+         \x20       let gy = u32(clamp(y0 + i32(ry), 0, hmax));\n\
+         \x20       let g = f32((src[gy * sp.words + gx / 4u] >> (8u * (gx % 4u))) & 255u) / 255.0;\n\
+         \x20       tile[i] = {load}(vec4<f32>(g, g, g, 1.0));\n\
+         \x20   }}\n\
+         \x20   workgroupBarrier();\n\
+         \x20   let xw = wid.x * {GRAY_WX}u + lid.x;\n\
+         \x20   let y = wid.y * {th}u + lid.y;\n\
+         \x20   if (xw >= sp.words || y >= sp.height) {{ return; }}\n\
+         \x20   var word = 0u;\n\
+         \x20   for (var j = 0u; j < 4u; j++) {{\n\
+         \x20       if (xw * 4u + j >= sp.width) {{ break; }}\n\
+         \x20       let base = lid.y * {lw}u + lid.x * 4u + j;\n\
+         \x20       var n: array<vec4<f32>, {kk}>;\n",
+        ps = T::PARAMS_STRUCT,
+        area = lw * lh,
+        threads = GRAY_WX * GRAY_WY,
+        kk = k * k,
+    );
+    for dy in 0..k {
+        for dx in 0..k {
+            s += &format!("        n[{}] = tile[base + {}u];\n", dy * k + dx, dy * lw + dx);
+        }
+    }
+    s += &format!("        word |= (unorm_pack({}(n, sp.op)) & 255u) << (8u * j);\n    }}\n    dst[y * sp.words + xw] = word;\n}}\n", T::FN_NAME);
+    s
+}
+
 /// The generated kernels of one stencil filter, by schedule.
 pub struct StencilKernels {
     pub tile: String,
+    /// Gray8: a byte per pixel, four outputs (one word) per invocation.
+    pub gray: String,
     /// 3x3 only (empty for 5x5).
     pub rows4: String,
     /// `rows4` with the window kept packed (one u32 a pixel) and unpacked per use.
@@ -114,6 +178,7 @@ impl StencilKernels {
         let three = T::SIZE == 3;
         Self {
             tile: kernel_source::<T>(),
+            gray: if T::GRAY { kernel_source_gray::<T>() } else { String::new() },
             rows4: if three { kernel_source_rows4::<T>(false) } else { String::new() },
             rows4_packed: if three { kernel_source_rows4::<T>(true) } else { String::new() },
         }
@@ -198,17 +263,25 @@ pub fn kernel_source_rows4<T: StencilOp>(packed: bool) -> String {
     )
 }
 
-/// CPU driver: each pixel's clamped K x K window through `f`.
+/// CPU driver: each pixel's clamped K x K window through `f`. A Gray8 image's bytes v are
+/// presented as (v, v, v, 1) and the red channel of each result kept.
 pub fn map_windows(img: &Image, k: u32, f: impl Fn(&[[f32; 4]]) -> [f32; 4] + Sync) -> Result<Image> {
     let (w, h) = (img.width() as i64, img.height() as i64);
     let src = img.as_u8();
     let r = (k / 2) as i64;
+    let gray = img.format() == PixelFormat::Gray8;
+    let n_out = if gray { 1 } else { 4 };
     let px = |x: i64, y: i64| {
-        let i = 4 * (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize;
+        let p = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize;
+        if gray {
+            let g = src[p] as f32 / 255.0;
+            return [g, g, g, 1.0];
+        }
+        let i = 4 * p;
         [src[i] as f32 / 255.0, src[i + 1] as f32 / 255.0, src[i + 2] as f32 / 255.0, src[i + 3] as f32 / 255.0]
     };
     let mut out = vec![0u8; src.len()];
-    out.par_chunks_mut((4 * w as usize).max(1)).enumerate().for_each(|(y, row)| {
+    out.par_chunks_mut((n_out * w as usize).max(1)).enumerate().for_each(|(y, row)| {
         let mut n = vec![[0.0f32; 4]; (k * k) as usize];
         for x in 0..w {
             for dy in -r..=r {
@@ -217,12 +290,12 @@ pub fn map_windows(img: &Image, k: u32, f: impl Fn(&[[f32; 4]]) -> [f32; 4] + Sy
                 }
             }
             let c = f(&n);
-            for ch in 0..4 {
-                row[4 * x as usize + ch] = unorm8(c[ch]);
+            for ch in 0..n_out {
+                row[n_out * x as usize + ch] = unorm8(c[ch]);
             }
         }
     });
-    Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
+    Image::from_u8(img.width(), img.height(), img.format(), out)
 }
 
 /// Records `op` over the input into the output. Schedules: `rows4p` (3x3 on widths that are a
@@ -230,7 +303,13 @@ pub fn map_windows(img: &Image, k: u32, f: impl Fn(&[[f32; 4]]) -> [f32; 4] + Sy
 /// `tile` (any width and 5x5).
 pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
     let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
-    let uniform = op.uniform().bytes_after_size(d.width, d.height);
+    let mut uniform = op.uniform().bytes_after_size(d.width, d.height);
+    if d.format == PixelFormat::Gray8 {
+        // the third word of the header: words per row
+        uniform[8..12].copy_from_slice(&d.width.div_ceil(4).to_le_bytes());
+        let kernel = Kernel::new(&format!("stencil.gray.{}", T::FN_NAME), &[T::wgsl(), T::kernels().gray.as_str()], "main");
+        return rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_2d(d.width.div_ceil(4), d.height, GRAY_WX, GRAY_WY));
+    }
     let fits = T::SIZE == 3 && d.width.is_multiple_of(4);
     let k = T::kernels();
     let rows4 = match crate::runtime::schedule::get(T::FN_NAME).as_deref() {
@@ -251,9 +330,10 @@ pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlo
     rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_2d(d.width, d.height, TX, TY))
 }
 
-/// Output description: the input's (RGBA8).
+/// Output description: the input's (RGBA8, or Gray8 where the filter takes it).
 pub fn output_descs<T: StencilOp>(inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-    Ok(vec![ValueDesc::Image(expect_image(T::DEF, inputs, 0, &[PixelFormat::Rgba8])?)])
+    let formats: &[PixelFormat] = if T::GRAY { &[PixelFormat::Rgba8, PixelFormat::Gray8] } else { &[PixelFormat::Rgba8] };
+    Ok(vec![ValueDesc::Image(expect_image(T::DEF, inputs, 0, formats)?)])
 }
 
 /// The CPU twin over an image.
@@ -296,7 +376,8 @@ macro_rules! __pf_shape_filter_impl {
 /// `|f, n|` with `n: &[[f32; 4]]` the same window. See `neighborhood/laplacian.rs`.
 /// `load: "WGSL body of fn stencil_load(c) -> vec4<f32>"` transforms each pixel as it is
 /// loaded (the GPU body then sees transformed values; the CPU closure still gets the pixels);
-/// see `neighborhood/sketch.rs`.
+/// see `neighborhood/sketch.rs`. Gray8 images are taken (see `StencilOp::GRAY`) unless
+/// `gray: false` says the red channel of the result means nothing on its own.
 #[macro_export]
 macro_rules! stencil_filter {
     (
@@ -310,6 +391,7 @@ macro_rules! stencil_filter {
         params: { $( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),* $(,)? },
         $(uniform: |$uf:ident| { $( $u:ident : $uty:ty = $uexpr:expr ),* $(,)? },)?
         $(tolerance: $tol:expr,)?
+        $(gray: $gray:expr,)?
         $(helpers: $helpers:expr,)?
         $(load: $load:expr,)?
         wgsl: $wgsl:expr,
@@ -319,8 +401,9 @@ macro_rules! stencil_filter {
 
         $crate::__pf_def! {
             $Name, $name, $crate::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
-            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [],
-            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), if $size == 3 { &["tile", "rows4"] } else { &[] }
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [$crate::filters::shape::border::BORDER_PARAM],
+            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), if $size == 3 { &["tile", "rows4"] } else { &[] },
+            wrap: $crate::filters::shape::border::from_args
         }
 
         impl $crate::filters::shape::stencil::StencilOp for $Name {
@@ -329,6 +412,7 @@ macro_rules! stencil_filter {
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const SIZE: u32 = $size;
             $(const LOAD: Option<&'static str> = Some($load);)?
+            $(const GRAY: bool = $gray;)?
             $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
                 $crate::filters::shape::stencil::generate_wgsl($name, Self::PARAMS_STRUCT, layout, $size, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
             });

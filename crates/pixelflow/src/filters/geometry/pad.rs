@@ -1,0 +1,282 @@
+//! Pads an image with a border of given widths. Matches OpenCV's `copyMakeBorder(src, top,
+//! bottom, left, right, borderType, value)`: `mode=replicate` (`aaa|abcd|ddd`, BORDER_REPLICATE),
+//! `reflect` (`cba|abcd|dcb`, BORDER_REFLECT), `reflect101` (`dcb|abcd|cba`, BORDER_REFLECT_101,
+//! OpenCV's default), `constant` (the colour `color`, BORDER_CONSTANT) and `wrap`
+//! (`bcd|abcd|abc`, BORDER_WRAP). No GPUImage equivalent.
+//!
+//! Borders wider than the image reflect (or wrap) again and again, as OpenCV's
+//! `borderInterpolate` does; reflect101 of a one-pixel side repeats that pixel. Besides being a
+//! filter of its own, it is what `border=reflect` of the neighbourhood filters lowers to:
+//! pad by the filter's radius (reflect101), the filter with replicated borders, crop back
+//! (`crate::filters::shape::border`).
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::{Error, Result};
+use crate::image::{Image, PixelFormat, MAX_SIDE};
+use crate::params::{check_int, float_array, ParamDef};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
+use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Value, ValueDesc};
+
+const WGSL: &str = include_str!("pad.wgsl");
+/// Invocations per workgroup, one output word each; mirrors `@workgroup_size` in pad.wgsl.
+const PAD_WG: u32 = 256;
+/// Largest border on one side, in pixels.
+pub const MAX_BORDER: u32 = 4096;
+/// The formats `pad` (and `crop`) take: what the filters with a `border` parameter take.
+pub const FORMATS: &[PixelFormat] = &[PixelFormat::Rgba8, PixelFormat::Gray8, PixelFormat::Rgba16];
+
+/// How the border is filled; the order is the `mode` parameter's (and the WGSL's `mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PadMode {
+    /// `aaa|abcd|ddd` (BORDER_REPLICATE).
+    Replicate,
+    /// `cba|abcd|dcb` (BORDER_REFLECT).
+    Reflect,
+    /// `dcb|abcd|cba` (BORDER_REFLECT_101, OpenCV's BORDER_DEFAULT).
+    Reflect101,
+    /// The constant colour (BORDER_CONSTANT).
+    Constant,
+    /// `bcd|abcd|abc` (BORDER_WRAP).
+    Wrap,
+}
+
+const MODES: &[&str] = &["replicate", "reflect", "reflect101", "constant", "wrap"];
+
+impl PadMode {
+    /// The source coordinate of `p` on a side of `n` pixels; `None` for the constant colour.
+    /// OpenCV's `borderInterpolate` in closed form (repeated reflections are a reflection
+    /// modulo the period).
+    pub fn source(self, p: i64, n: i64) -> Option<i64> {
+        if (0..n).contains(&p) {
+            return Some(p);
+        }
+        Some(match self {
+            PadMode::Replicate => p.clamp(0, n - 1),
+            PadMode::Reflect => {
+                let m = p.rem_euclid(2 * n);
+                if m >= n { 2 * n - 1 - m } else { m }
+            }
+            PadMode::Reflect101 if n == 1 => 0,
+            PadMode::Reflect101 => {
+                let per = 2 * n - 2;
+                let m = p.rem_euclid(per);
+                if m >= n { per - m } else { m }
+            }
+            PadMode::Constant => return None,
+            PadMode::Wrap => p.rem_euclid(n),
+        })
+    }
+    fn index(self) -> u32 {
+        self as u32
+    }
+    fn from_name(name: &str) -> Result<Self> {
+        Ok(match name {
+            "replicate" => PadMode::Replicate,
+            "reflect" => PadMode::Reflect,
+            "reflect101" => PadMode::Reflect101,
+            "constant" => PadMode::Constant,
+            "wrap" => PadMode::Wrap,
+            other => return Err(Error::Graph(format!("`pad`: unknown mode `{other}` (one of {})", MODES.join(", ")))),
+        })
+    }
+}
+
+/// A border of `top`, `bottom`, `left` and `right` pixels filled by `mode`.
+#[derive(Clone, Debug)]
+pub struct Pad {
+    pub top: u32,
+    pub bottom: u32,
+    pub left: u32,
+    pub right: u32,
+    pub mode: PadMode,
+    /// RGBA on [0, 1] for `mode=constant` (Gray8 images take the first component, as OpenCV
+    /// takes `value[0]` for one channel).
+    pub color: [f32; 4],
+}
+
+impl Pad {
+    /// Fails when a border is outside [0, `MAX_BORDER`] or a colour component outside [0, 1].
+    pub fn new(top: u32, bottom: u32, left: u32, right: u32, mode: PadMode, color: [f32; 4]) -> Result<Self> {
+        for (name, v) in [("top", top), ("bottom", bottom), ("left", left), ("right", right)] {
+            check_int(&DEF, name, v)?;
+        }
+        let color = float_array(&DEF, "color", &color)?;
+        Ok(Self { top, bottom, left, right, mode, color })
+    }
+    /// The same border of `r` pixels on every side.
+    pub fn uniform(r: u32, mode: PadMode) -> Result<Self> {
+        Self::new(r, r, r, r, mode, [0.0, 0.0, 0.0, 1.0])
+    }
+    fn out_size(&self, w: u32, h: u32) -> Result<(u32, u32)> {
+        let (ow, oh) = (w as u64 + self.left as u64 + self.right as u64, h as u64 + self.top as u64 + self.bottom as u64);
+        if ow > MAX_SIDE as u64 || oh > MAX_SIDE as u64 {
+            return Err(Error::Graph(format!("`pad`: the padded image would be {ow}x{oh}, above the largest side {MAX_SIDE}")));
+        }
+        Ok((ow as u32, oh as u32))
+    }
+}
+
+impl Default for Pad {
+    fn default() -> Self {
+        Self { top: 0, bottom: 0, left: 0, right: 0, mode: PadMode::Constant, color: [0.0, 0.0, 0.0, 1.0] }
+    }
+}
+
+/// Uniform; mirrors `PadParams` in pad.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct PadParams {
+    pub out_width: u32,
+    pub out_height: u32,
+    pub in_width: u32,
+    pub in_height: u32,
+    pub left: u32,
+    pub top: u32,
+    pub mode: u32,
+    pub out_words: u32,
+    pub in_words: u32,
+    pub count: u32,
+    pub value0: u32,
+    pub value1: u32,
+}
+
+pub static DEF: FilterDef = FilterDef {
+    name: "pad",
+    family: Family::Geometry,
+    summary: "Adds a border (top, bottom, left, right pixels): replicate, reflect, reflect101, constant colour or wrap.",
+    doc: "OpenCV's copyMakeBorder: mode=replicate aaa|abcd|ddd, reflect cba|abcd|dcb, reflect101 dcb|abcd|cba (OpenCV's \
+default border), constant (the colour `color`, RGBA on [0, 1]; a gray8 image takes its first component, as OpenCV \
+takes value[0]), wrap bcd|abcd|abc. Borders wider than the image reflect or wrap repeatedly, as OpenCV's \
+borderInterpolate does (reflect101 of a one-pixel side repeats it). Takes rgba8, gray8 and rgba16; exact.",
+    gpuimage: "",
+    params: &[
+        ParamDef::int("top", 0, 0, MAX_BORDER as i64, "border above, in pixels"),
+        ParamDef::int("bottom", 0, 0, MAX_BORDER as i64, "border below, in pixels"),
+        ParamDef::int("left", 0, 0, MAX_BORDER as i64, "border on the left, in pixels"),
+        ParamDef::int("right", 0, 0, MAX_BORDER as i64, "border on the right, in pixels"),
+        ParamDef::choice("mode", "constant", MODES, "how the border is filled (OpenCV's borderType)"),
+        ParamDef::floats("color", &[0.0, 0.0, 0.0, 1.0], 0.0, 1.0, "RGBA of mode=constant"),
+    ],
+    inputs: IMAGE,
+    outputs: IMAGE,
+    tolerance: EXACT_ENOUGH,
+    build: |a| {
+        let c = a.floats("color")?;
+        let color = [c.first().copied().unwrap_or(0.0), c.get(1).copied().unwrap_or(0.0), c.get(2).copied().unwrap_or(0.0), c.get(3).copied().unwrap_or(1.0)];
+        Ok(Box::new(Pad::new(a.u32("top")?, a.u32("bottom")?, a.u32("left")?, a.u32("right")?, PadMode::from_name(a.choice("mode")?)?, color)?))
+    },
+    uniforms: &[UniformLayout {
+        wgsl: WGSL,
+        wgsl_struct: "PadParams",
+        rust_size: std::mem::size_of::<PadParams>(),
+        fields: &[
+            ("out_width", std::mem::offset_of!(PadParams, out_width)),
+            ("out_height", std::mem::offset_of!(PadParams, out_height)),
+            ("in_width", std::mem::offset_of!(PadParams, in_width)),
+            ("in_height", std::mem::offset_of!(PadParams, in_height)),
+            ("left", std::mem::offset_of!(PadParams, left)),
+            ("top", std::mem::offset_of!(PadParams, top)),
+            ("mode", std::mem::offset_of!(PadParams, mode)),
+            ("out_words", std::mem::offset_of!(PadParams, out_words)),
+            ("in_words", std::mem::offset_of!(PadParams, in_words)),
+            ("count", std::mem::offset_of!(PadParams, count)),
+            ("value0", std::mem::offset_of!(PadParams, value0)),
+            ("value1", std::mem::offset_of!(PadParams, value1)),
+        ],
+    }],
+    test_inputs: None,
+    schedules: &[],
+};
+
+impl Filter for Pad {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        // reflections and wraps reach any pixel of a small image
+        match self.mode {
+            PadMode::Replicate | PadMode::Constant => crate::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [-(self.left as f64), -(self.top as f64)], margin: 0 },
+            _ => crate::registry::Footprint::WholeImage,
+        }
+    }
+    fn def(&self) -> &'static FilterDef {
+        &DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        let d = expect_image(&DEF, inputs, 0, FORMATS)?;
+        let (w, h) = self.out_size(d.width, d.height)?;
+        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, d.format))])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = input_image(&DEF, inputs, 0)?;
+        let (w, h) = (img.width() as i64, img.height() as i64);
+        let (ow, oh) = self.out_size(img.width(), img.height())?;
+        // samples per pixel, and the constant's samples
+        let src_at = |x: i64, y: i64| -> Option<usize> { Some((self.mode.source(y - self.top as i64, h)? * w + self.mode.source(x - self.left as i64, w)?) as usize) };
+        let out = match img.format() {
+            PixelFormat::Rgba16 => {
+                let src = img.as_u16();
+                let value = self.color.map(|c| (c * 65535.0 + 0.5) as u16);
+                let mut out = Vec::with_capacity(ow as usize * oh as usize * 4);
+                for y in 0..oh as i64 {
+                    for x in 0..ow as i64 {
+                        out.extend_from_slice(src_at(x, y).map_or(&value[..], |i| &src[i * 4..i * 4 + 4]));
+                    }
+                }
+                return Ok(vec![Value::Image(Image::from_u16(ow, oh, out)?)]);
+            }
+            f => {
+                let n = f.channels();
+                let src = img.as_u8();
+                let value = self.color.map(crate::image::unorm8);
+                let mut out = Vec::with_capacity(ow as usize * oh as usize * n);
+                for y in 0..oh as i64 {
+                    for x in 0..ow as i64 {
+                        out.extend_from_slice(src_at(x, y).map_or(&value[..n], |i| &src[i * n..i * n + n]));
+                    }
+                }
+                out
+            }
+        };
+        Ok(vec![Value::Image(Image::from_u8(ow, oh, img.format(), out)?)])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let d = slot_image(&DEF, inputs, 0)?;
+        let (ow, oh) = self.out_size(d.width, d.height)?;
+        let c8 = self.color.map(crate::image::unorm8);
+        let c16 = self.color.map(|c| (c * 65535.0 + 0.5) as u32);
+        let (out_words, value0, value1, entry) = match d.format {
+            PixelFormat::Gray8 => (ow.div_ceil(4), c8[0] as u32, 0, "pad_gray"),
+            PixelFormat::Rgba16 => (2 * ow, c16[0] | c16[1] << 16, c16[2] | c16[3] << 16, "pad_words"),
+            _ => (ow, u32::from_le_bytes(c8), 0, "pad_words"),
+        };
+        let count = out_words as u64 * oh as u64;
+        let u = PadParams { out_width: ow, out_height: oh, in_width: d.width, in_height: d.height, left: self.left, top: self.top, mode: self.mode.index(), out_words, in_words: d.width.div_ceil(4), count: count as u32, value0, value1 };
+        let kernel = Kernel::new("geometry.pad", &[WGSL], entry);
+        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(count, PAD_WG))
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn modes_follow_opencv_border_interpolate() {
+        // abcdefgh: OpenCV's documented examples, 3 pixels out on each side
+        let side = |m: PadMode| -> Vec<i64> { (-3..11).map(|p| m.source(p, 8).unwrap_or(-1)).collect() };
+        assert_eq!(side(PadMode::Replicate), [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 7, 7, 7]);
+        assert_eq!(side(PadMode::Reflect), [2, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 7, 6, 5]);
+        assert_eq!(side(PadMode::Reflect101), [3, 2, 1, 0, 1, 2, 3, 4, 5, 6, 7, 6, 5, 4]);
+        assert_eq!(side(PadMode::Wrap), [5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2]);
+        assert_eq!(side(PadMode::Constant), [-1, -1, -1, 0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1]);
+        // wider than the image: reflected again and again (abc: cba|abc|cba|abc...)
+        let far: Vec<i64> = (-7..10).map(|p| PadMode::Reflect101.source(p, 3).unwrap()).collect();
+        assert_eq!(far, [1, 2, 1, 0, 1, 2, 1, 0, 1, 2, 1, 0, 1, 2, 1, 0, 1]);
+        let far: Vec<i64> = (-7..10).map(|p| PadMode::Reflect.source(p, 3).unwrap()).collect();
+        assert_eq!(far, [0, 0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 1, 0, 0, 1, 2, 2]);
+        assert_eq!(PadMode::Reflect101.source(-5, 1), Some(0));
+        assert_eq!(PadMode::Reflect.source(-5, 1), Some(0));
+    }
+}
