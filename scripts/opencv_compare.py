@@ -155,6 +155,22 @@ def main():
     shapes = np.where((xx - 60) ** 2 + (yy - 25) ** 2 < 300, 200, 60) + np.where(xx > yy + 10, 40, 0) + (xx // 3)
     shapes = cv2.GaussianBlur(shapes.clip(0, 255).astype(np.uint8), (5, 5), 1.0)
     noise = img[..., 1]
+    # bilateral on Gray8 against OpenCV's one-channel bilateralFilter (range distance |Δ|), replicated borders
+    gin = TMP / "gray_bilateral.png"
+    cv2.imwrite(str(gin), noise)
+    want = cv2.bilateralFilter(noise, 7, 30, 2, borderType=cv2.BORDER_REPLICATE)
+    for cpu in (False, True):
+        out = TMP / "bilateral_gray_out.png"
+        spec = "bilateral(radius=3, sigma_color=30, sigma_space=2)"
+        r = subprocess.run([BIN] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "-p", spec], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"pixelflow failed on {spec} (Gray8): {r.stderr.strip()}")
+        got = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+        d = int(np.abs(got.astype(int) - want.astype(int)).max()) if got.shape == want.shape else 999
+        status = "ok" if d <= 1 else "FAIL"
+        print(f"{status:4} {'cpu' if cpu else 'gpu'} {spec} on Gray8 vs cv2.bilateralFilter (one channel): max diff {d} (bound 1; OpenCV rounds half to even)")
+        if d > 1:
+            failures.append(f"{spec} on Gray8: {d} > 1")
     for name, g in (("noise", noise), ("shapes", shapes)):
         gin = TMP / f"gray_{name}.png"
         cv2.imwrite(str(gin), g)

@@ -183,6 +183,8 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     v.push(BenchCase::new("canny_edge_detection gray8 50/150 (NPP)", "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)").gray8());
     // FAST on a grey image, as OpenCV's FAST takes one (the RGBA8 case adds the luma on the fly)
     v.push(BenchCase::new("fast_corner_detection on gray8", "fast_corner_detection").gray8());
+    // NPP's nppiFilterBilateralGaussBorder_8u_C1R (radius 5) as the NPP peer's `bilateral_r5_gray`
+    v.push(BenchCase::new("bilateral gray8", "bilateral").gray8());
     // the one-channel blurs and a stencil on Gray8 (GPUImage's single-component blur; NPP's
     // nppiFilterGaussBorder_8u_C1R, nppiFilterBoxBorder_8u_C1R, nppiFilterSharpenBorder_8u_C1R)
     v.push(BenchCase::new("gaussian_blur s=2 gray8", "gaussian_blur(sigma=2)").gray8());

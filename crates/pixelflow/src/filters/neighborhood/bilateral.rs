@@ -67,7 +67,7 @@ pub static DEF: FilterDef = FilterDef {
     summary: "Edge-preserving smoothing: a mean over a disc weighted by distance and colour difference; alpha kept.",
     doc: "OpenCV's bilateralFilter for 8-bit colour: the disc of `radius` pixels (OpenCV's d = 2 radius + 1), spatial \
           weight exp(-d² / 2 sigma_space²), range weight exp(-D² / 2 sigma_color²) with D = |ΔR| + |ΔG| + |ΔB| in levels \
-          (0-255); result rounded to 8 bits. Borders replicate the edge pixel; border=reflect reflects as OpenCV's default \
+          (0-255; on Gray8 the one channel's |Δ|, as OpenCV's one-channel filter); result rounded to 8 bits. Borders replicate the edge pixel; border=reflect reflects as OpenCV's default \
           (BORDER_REFLECT_101; runs as pad, the filter, crop: two extra copies). GPUImage's GPUImageBilateralFilter is a \
           separable approximation of this.",
     gpuimage: "GPUImageBilateralFilter",
@@ -105,18 +105,21 @@ impl Filter for Bilateral {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        Ok(vec![ValueDesc::Image(expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?)])
+        Ok(vec![ValueDesc::Image(expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Gray8])?)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
         let (w, h) = (img.width() as i32, img.height() as i32);
         let p = self.params(img.width(), img.height());
         let src = img.as_u8();
+        // RGBA8: R, G, B filtered, the range distance their L1 sum, alpha kept; Gray8: one channel
+        let ch = if img.format() == PixelFormat::Gray8 { 1 } else { 4 };
+        let colours = ch.min(3);
         let r = self.radius as i32;
         let texel = |x: i32, y: i32| -> [f32; 4] {
-            let i = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize * 4;
+            let i = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize * ch;
             // the GPU's unpack4x8unorm times 255: the byte as f32 (up to its rounding of b / 255)
-            std::array::from_fn(|k| src[i + k] as f32 / 255.0 * 255.0)
+            std::array::from_fn(|k| if k < ch { src[i + k] as f32 / 255.0 * 255.0 } else { 0.0 })
         };
         let mut out = vec![0u8; src.len()];
         for y in 0..h {
@@ -130,26 +133,33 @@ impl Filter for Bilateral {
                             continue;
                         }
                         let q = texel(x + dx, y + dy);
-                        let l1 = (q[0] - c[0]).abs() + (q[1] - c[1]).abs() + (q[2] - c[2]).abs();
+                        let l1: f32 = (0..colours).map(|k| (q[k] - c[k]).abs()).sum();
                         let wt = (d2 as f32 * p.space_coeff + l1 * l1 * p.color_coeff).exp();
-                        for k in 0..3 {
+                        for k in 0..colours {
                             sum[k] += q[k] * wt;
                         }
                         wsum += wt;
                     }
                 }
-                let i = (y * w + x) as usize * 4;
-                for k in 0..3 {
+                let i = (y * w + x) as usize * ch;
+                for k in 0..colours {
                     out[i + k] = unorm8(sum[k] / wsum / 255.0);
                 }
-                out[i + 3] = src[i + 3];
+                if ch == 4 {
+                    out[i + 3] = src[i + 3];
+                }
             }
         }
-        Ok(vec![Value::Image(Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)?)])
+        Ok(vec![Value::Image(Image::from_u8(img.width(), img.height(), img.format(), out)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let u = self.params(d.width, d.height);
+        if d.format == PixelFormat::Gray8 {
+            // one invocation per packed word of 4 pixels (a row padded to whole words)
+            let kernel = Kernel::new("neighborhood.bilateral_gray", &[WGSL], "bilateral_gray");
+            return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_2d(d.width.div_ceil(4), d.height, 16, 16));
+        }
         let kernel = Kernel::new("neighborhood.bilateral", &[WGSL], "bilateral");
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_2d(d.width, d.height, 16, 16))
     }
