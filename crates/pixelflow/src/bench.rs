@@ -145,13 +145,16 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         v.push(BenchCase::new(n, s));
     }
     v.push(BenchCase::sized("resize 1080p->4K", "resize(scale=2)", width / 2, height / 2));
-    // the Hough transform on a scene of straight lines (on the random image's noise every other
+    // the Hough transform (and FAST and Canny) on a scene of straight lines (on the random image's noise every other
     // pixel is an edge, which no edge detector gives): on a binary edge map, after Canny (with
     // per-step times), and drawn
     let hough = [
         BenchCase::new("hough_line_detection edge map (lines scene)", "hough_line_detection").gray8().on_lines(),
         BenchCase::new("hough_line_detection after canny (lines scene)", "canny_edge_detection | hough_line_detection").on_lines(),
         BenchCase::new("draw_hough_lines (lines scene)", "draw_hough_lines").on_lines(),
+        // the detectors on a structured picture (24 lines on a mildly noisy ground), beside the noise cases
+        BenchCase::new("fast_corner_detection (lines scene)", "fast_corner_detection").on_lines(),
+        BenchCase::new("canny_edge_detection 50/150 (lines scene)", "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)").on_lines(),
     ];
     let hough_names = ["hough_line_detection", "draw_hough_lines"];
     v.extend(hough);
