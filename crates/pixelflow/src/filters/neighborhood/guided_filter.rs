@@ -13,7 +13,7 @@
 //! upsampled bilinearly and q = box(a)·I + box(b) at full resolution, clamped to [0, 1].
 //!
 //! Not a composite: `box_blur` and the per-pixel filters take 8- and 16-bit images, and the
-//! variance needs f32 (eps = 1e-4 is below a 16-bit step of I²). Six small passes, all f32
+//! variance needs f32 (aoce's eps = 1e-6 is far below a 16-bit step of I², 1.5e-5). Six small passes, all f32
 //! (`guided_filter*.wgsl`); the twin below does the same operations in the same order.
 
 use bytemuck::{Pod, Zeroable};
@@ -75,7 +75,7 @@ impl GuidedFilter {
 
 impl Default for GuidedFilter {
     fn default() -> Self {
-        Self { radius: 40, eps: 1e-4, scale: 8 }
+        Self { radius: 40, eps: 1e-6, scale: 8 }
     }
 }
 
@@ -106,12 +106,12 @@ pub static DEF: FilterDef = FilterDef {
           (block means): a = cov(I, p) / (var(I) + eps), b = mean(p) - a mean(I) over boxes of `radius` / `scale` \
           (rounded, at least 1) grid cells; then the box means of a and b, upsampled bilinearly, give \
           q = a I + b at full resolution. Output: R, G, B kept, alpha = q clamped to [0, 1]. All in f32. aoce's \
-          createGuidedLayer (scale 8, box size 10 at 1/8, RGB guide); scale=1 is the exact filter (OpenCV contrib's \
+          createGuidedLayer (scale 8, box size 10 at 1/8 = the default radius 40, eps 1e-6, RGB guide); scale=1 is the exact filter (OpenCV contrib's \
           ximgproc::guidedFilter with a grey guide). Edges replicate.",
-    gpuimage: "aoce createGuidedLayer",
+    gpuimage: "",
     params: &[
         ParamDef::int("radius", 40, 1, 256, "box radius in full-resolution pixels (the grid's box radius is radius / scale, at least 1)"),
-        ParamDef::float("eps", 1e-4, 1e-8, 1.0, "regularisation, in units of I² (I in [0, 1]): larger smooths across weaker edges"),
+        ParamDef::float("eps", 1e-6, 1e-8, 1.0, "regularisation, in units of I² (I in [0, 1]; aoce's 1e-6): larger smooths across weaker edges"),
         ParamDef::int("scale", 8, 1, 16, "subsampling factor of the fast guided filter (1: the exact filter)"),
     ],
     inputs: IMAGE,
