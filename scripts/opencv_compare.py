@@ -144,6 +144,7 @@ def main():
         print(f"{status:4} {'cpu' if cpu else 'gpu'} adaptive_threshold vs cv2.adaptiveThreshold(MEAN_C): {frac:.2%} of pixels differ (bound 1%: strict comparison and the mean's rounding)")
         if frac > 0.01:
             failures.append(f"adaptive_threshold: {frac:.2%} differ")
+    failures += compare_guided(img)
     failures += compare_corners()
     failures += compare_hough()
     # Canny on Gray8 without blur against cv2.Canny (Sobel 3x3, L2): the same integer gradient,
@@ -218,6 +219,57 @@ def main():
                         failures.append(f"{spec} on {name} {gw}x{gh}: max diff {d.max()} from cv2.createCLAHE")
     if failures:
         raise SystemExit("OpenCV comparison failed:\n" + "\n".join(failures))
+
+
+def guided_reference(rgba, radius, eps, scale):
+    """He, Sun and Tang's guided filter in float64 (OpenCV's core has none; opencv-contrib's
+    ximgproc.guidedFilter is not in the test venv): guide I = luminance with GPUImage's weights,
+    p = alpha; for scale > 1 the fast variant as pixelflow defines it: block means over
+    scale x scale (edge pixels replicated past the image), boxes of radius/scale (rounded, at
+    least 1) on that grid, bilinear back (pixel centres aligned, edges clamped)."""
+    f = rgba.astype(np.float64) / 255.0
+    full_i = f[..., 0] * 0.2125 + f[..., 1] * 0.7154 + f[..., 2] * 0.0721
+    p = f[..., 3]
+    h, w = p.shape
+    lw, lh = -(-w // scale), -(-h // scale)
+    def down(a):
+        a = np.pad(a, ((0, lh * scale - h), (0, lw * scale - w)), mode="edge")
+        return a.reshape(lh, scale, lw, scale).mean(axis=(1, 3))
+    r = max(1, (radius + scale // 2) // scale)
+    box = lambda a: cv2.blur(a, (2 * r + 1, 2 * r + 1), borderType=cv2.BORDER_REPLICATE)
+    i, q = down(full_i), down(p)
+    mean_i, mean_p = box(i), box(q)
+    a = (box(i * q) - mean_i * mean_p) / (box(i * i) - mean_i * mean_i + eps)
+    b = mean_p - a * mean_i
+    up = lambda v: cv2.resize(box(v), (lw * scale, lh * scale), interpolation=cv2.INTER_LINEAR)[:h, :w]
+    out = rgba.copy()
+    out[..., 3] = np.clip(np.floor(np.clip(up(a) * full_i + up(b), 0, 1) * 255 + 0.5), 0, 255).astype(np.uint8)
+    return out
+
+
+def compare_guided(img):
+    """guided_filter against the float64 reference above, on the test image's noisy alpha and on
+    a soft disc matte: the same formulas; pixelflow runs in f32, whose cancellation in
+    var = mean(I²) - mean(I)² moves alpha by at most a level (bound 1)."""
+    failures = []
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    disc = img.copy()
+    disc[..., 3] = cv2.blur(np.where((xx - 50) ** 2 + (yy - 30) ** 2 < 400, 255, 0).astype(np.uint8), (9, 9))
+    for name, src in (("noisy alpha", img), ("disc matte", disc)):
+        path = TMP / f"guided_{name.replace(' ', '_')}.png"
+        save(path, src)
+        for radius, eps, scale in ((4, 1e-3, 1), (8, 1e-4, 1), (2, 1e-2, 1), (16, 1e-4, 4), (40, 1e-4, 8), (4, 1e-6, 1), (40, 1e-6, 8)):
+            want = guided_reference(src, radius, eps, scale)
+            spec = f"guided_filter(radius={radius}, eps={eps}, scale={scale})"
+            for cpu in (False, True):
+                got = pixelflow(path, spec, cpu)
+                d = int(np.abs(got.astype(int) - want.astype(int)).max())
+                ok = d <= 1
+                print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} {spec} on {name} vs a float64 numpy guided filter: max diff {d} (bound 1: f32 against float64)")
+                if not ok:
+                    failures.append(f"{spec} on {name}: {d} > 1")
+    return failures
 
 
 def rectangles_image(w=160, h=120, n=14, seed=7):

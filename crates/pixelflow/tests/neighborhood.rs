@@ -603,3 +603,100 @@ fn box_blur_blocks_ablations_run() {
         });
     }
 }
+
+/// Smooth shading with sharp-edged shapes and a noisy alpha: the guided filter's real input
+/// (random noise alone makes var(I) large and a small).
+fn matte_scene(w: u32, h: u32, seed: u64) -> Image {
+    let mut rng = Rng(seed);
+    let mut px = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            let inside = (x * 3 / w.max(1) + y * 2 / h.max(1)) % 2 == 0;
+            let v = if inside { 180 + (x % 7) as u8 } else { 40 + (y % 5) as u8 };
+            let a = if inside { 235u8.saturating_add(rng.byte() % 20) } else { rng.byte() % 20 };
+            px.extend([v, v / 2 + 10, 255 - v, a]);
+        }
+    }
+    Image::from_u8(w, h, PixelFormat::Rgba8, px).unwrap()
+}
+
+#[test]
+fn guided_filter_matches_cpu_at_every_scale_and_awkward_sizes() {
+    use pixelflow::filters::neighborhood::GuidedFilter;
+    let mut worst = 0;
+    for (i, &(radius, eps, scale)) in [(1, 1e-4, 1), (4, 1e-6, 1), (8, 1e-2, 2), (40, 1e-4, 8), (5, 1e-4, 3), (100, 1e-3, 16)].iter().enumerate() {
+        for (w, h) in [(1, 1), (1, 9), (9, 1), (67, 43), (130, 17)] {
+            for img in [random_image(w, h, PixelFormat::Rgba8, 70 + i as u64), matte_scene(w, h, i as u64)] {
+                let d = gpu_vs_cpu(Box::new(GuidedFilter::new(radius, eps, scale).unwrap()), &img);
+                worst = worst.max(d);
+                assert!(d <= 2, "guided_filter radius {radius} eps {eps} scale {scale} at {w}x{h}: {d} levels from the twin");
+            }
+        }
+    }
+    eprintln!("guided_filter: worst GPU-CPU difference {worst} levels");
+}
+
+/// A flat alpha stays flat (a = 0, b = p) whatever the image.
+#[test]
+fn guided_filter_keeps_a_constant_alpha() {
+    use pixelflow::filters::neighborhood::GuidedFilter;
+    let mut img = random_image(40, 30, PixelFormat::Rgba8, 5);
+    let mut data = img.as_u8().to_vec();
+    data.chunks_exact_mut(4).for_each(|p| p[3] = 200);
+    img = Image::from_u8(40, 30, PixelFormat::Rgba8, data.clone()).unwrap();
+    for backend in [gpu_backend(), Backend::Cpu] {
+        for scale in [1, 4] {
+            let (out, _) = run(&backend, Box::new(GuidedFilter::new(6, 1e-4, scale).unwrap()), &img, &RunOptions::default()).unwrap();
+            for (o, i) in out.as_u8().chunks_exact(4).zip(data.chunks_exact(4)) {
+                assert_eq!(&o[..3], &i[..3], "colour kept");
+                assert!((o[3] as i32 - 200).abs() <= 1, "alpha {} from a flat 200", o[3]);
+            }
+        }
+    }
+}
+
+/// Matting: a soft mask (the object's square blurred by a 9x9 box, as a low-resolution matte
+/// upsampled) is pulled onto the object's sharp edge. The filter keeps local means of the mask
+/// (its mean error to the true matte does not change), so what it does is the edge: the jump
+/// between the two pixels across it grows from 29 levels to most of the range, and both move
+/// toward the true matte.
+#[test]
+fn guided_filter_snaps_a_soft_mask_to_the_edge() {
+    use pixelflow::filters::neighborhood::GuidedFilter;
+    let (w, h, lo, hi, blur) = (64i32, 64i32, 20i32, 44i32, 4i32);
+    let mut rng = Rng(7);
+    let obj = |x: i32, y: i32| (lo..hi).contains(&x.clamp(0, w - 1)) && (lo..hi).contains(&y.clamp(0, h - 1));
+    let mut px = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            let v = if obj(x, y) { 200 } else { 50 } + (rng.next() % 7) as u8;
+            let inside = (-blur..=blur).flat_map(|j| (-blur..=blur).map(move |i| (i, j))).filter(|&(i, j)| obj(x + i, y + j)).count();
+            px.extend([v, v, v, (inside as f64 * 255.0 / 81.0).round() as u8]);
+        }
+    }
+    let img = Image::from_u8(w as u32, h as u32, PixelFormat::Rgba8, px).unwrap();
+    let alpha = |im: &Image, x: i32, y: i32| im.as_u8()[((y * w + x) * 4 + 3) as usize] as i32;
+    for backend in [gpu_backend(), Backend::Cpu] {
+        for (radius, scale) in [(8, 1), (8, 2), (16, 4)] {
+            let (out, _) = run(&backend, Box::new(GuidedFilter::new(radius, 1e-4, scale).unwrap()), &img, &RunOptions::default()).unwrap();
+            for y in lo + 6..hi - 6 {
+                for (outside, inside) in [(lo - 1, lo), (hi, hi - 1)] {
+                    let (o0, i0) = (alpha(&img, outside, y), alpha(&img, inside, y));
+                    let (o1, i1) = (alpha(&out, outside, y), alpha(&out, inside, y));
+                    assert!(i1 - o1 >= 110 && o1 < o0 && i1 > i0, "radius {radius} scale {scale} row {y}: {o0} | {i0} across the edge became {o1} | {i1}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn guided_filter_bad_parameters_are_one_line_errors() {
+    use pixelflow::filters::neighborhood::GuidedFilter;
+    for e in [GuidedFilter::new(0, 1e-4, 1).unwrap_err(), GuidedFilter::new(4, 0.0, 1).unwrap_err(), GuidedFilter::new(4, 1e-4, 0).unwrap_err(), GuidedFilter::new(4, 1e-4, 17).unwrap_err()] {
+        let m = e.to_string();
+        assert!(!m.contains('\n') && m.contains("guided_filter") && m.contains("out of range ["), "{m}");
+    }
+    let e = pixelflow::registry::create("guided_filter(scale=1.5)").err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(!e.is_empty() && !e.contains('\n'), "{e}");
+}
