@@ -290,7 +290,14 @@ impl Args {
 /// library users get the same range errors as the CLI.
 pub fn check_float(def: &FilterDef, name: &str, v: f32) -> Result<f32> {
     let p = def.params.iter().find(|p| p.name == name).ok_or_else(|| Error::BadParam { filter: def.name.into(), param: name.into(), message: "not declared".into() })?;
-    p.check(def.name, &RawValue::Number(v as f64))?;
+    // a bound given as f32 (e.g. 1e-4, 0.01) rounds to a value just outside the f64 range: the f32
+    // nearest to a bound is that bound
+    let v64 = match p.kind {
+        ParamKind::Float { min, .. } if v == min as f32 => min,
+        ParamKind::Float { max, .. } if v == max as f32 => max,
+        _ => v as f64,
+    };
+    p.check(def.name, &RawValue::Number(v64))?;
     Ok(v)
 }
 
