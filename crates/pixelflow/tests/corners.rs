@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use pixelflow::filters::analysis::CornerPoints;
 use pixelflow::filters::neighborhood::{FastCornerDetection, HarrisCornerDetection};
-use pixelflow::{Backend, Data, Graph, Image, PixelFormat, Points, RunOptions, Value};
+use pixelflow::{Backend, Data, Image, PixelFormat, Points, Value};
 
 /// Rectangles of random grey levels (or colours) on a grey ground, with mild noise.
 fn rectangles(w: u32, h: u32, format: PixelFormat, seed: u64) -> Image {
@@ -33,18 +33,6 @@ fn rectangles(w: u32, h: u32, format: PixelFormat, seed: u64) -> Image {
         PixelFormat::Gray8 => Image::from_u8(w, h, PixelFormat::Gray8, rgba.as_u8().chunks_exact(4).map(|p| p[1]).collect()).unwrap(),
         _ => rgba,
     }
-}
-
-/// Runs `filters` in a chain on `img`; the last output.
-fn run_chain(backend: &Backend, filters: Vec<Box<dyn pixelflow::Filter>>, img: &Image) -> Value {
-    let mut g = Graph::new();
-    let mut port = g.source("in", img.desc()).unwrap();
-    for f in filters {
-        port = g.add_boxed(f, &[port]).unwrap()[0];
-    }
-    g.output("out", port).unwrap();
-    let mut r = backend.run(&g, &[("in", img)], &RunOptions { poison: true, ..Default::default() }).unwrap();
-    r.take("out").unwrap()
 }
 
 fn points(v: Value) -> Points {

@@ -30,18 +30,6 @@ fn edge_scene(w: u32, h: u32, format: PixelFormat, noise: u64, seed: u64) -> Ima
     }
 }
 
-/// Runs `filters` in a chain on `img` (outputs poisoned on the GPU); the last output.
-fn run_chain(backend: &Backend, filters: Vec<Box<dyn pixelflow::Filter>>, img: &Image) -> Value {
-    let mut g = Graph::new();
-    let mut port = g.source("in", img.desc()).unwrap();
-    for f in filters {
-        port = g.add_boxed(f, &[port]).unwrap()[0];
-    }
-    g.output("out", port).unwrap();
-    let mut r = backend.run(&g, &[("in", img)], &RunOptions { poison: true, ..Default::default() }).unwrap();
-    r.take("out").unwrap()
-}
-
 fn lines(v: Value) -> Lines {
     match v {
         Value::Data(Data::Lines(l)) => l,

@@ -103,3 +103,15 @@ pub fn max_diff(a: &Value, b: &Value) -> Result<f64, String> {
         _ => Err("kinds differ".into()),
     }
 }
+
+/// Runs `filters` in a chain on `img` (outputs poisoned on the GPU); the last output.
+pub fn run_chain(backend: &Backend, filters: Vec<Box<dyn pixelflow::Filter>>, img: &Image) -> Value {
+    let mut g = pixelflow::Graph::new();
+    let mut port = g.source("in", img.desc()).unwrap();
+    for f in filters {
+        port = g.add_boxed(f, &[port]).unwrap()[0];
+    }
+    g.output("out", port).unwrap();
+    let mut r = backend.run(&g, &[("in", img)], &pixelflow::RunOptions { poison: true, ..Default::default() }).unwrap();
+    r.take("out").unwrap()
+}

@@ -6,7 +6,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
-use crate::image::{unorm8, Image, PixelFormat};
+use crate::image::{Image, PixelFormat};
 use crate::params::{check_int, float_array, ParamDef};
 use crate::registry::{expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
@@ -30,9 +30,6 @@ impl DrawLines {
     pub fn new(width: u32, color: [f32; 3]) -> Result<Self> {
         crate::params::check_value(&DEF, "color", crate::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
         Ok(Self { width: check_int(&DEF, "width", width)?, color })
-    }
-    fn packed(&self) -> [u8; 4] {
-        [unorm8(self.color[0]), unorm8(self.color[1]), unorm8(self.color[2]), 255]
     }
     /// Pixels each side of the line: `2 arm + 1` across.
     fn arm(&self) -> u32 {
@@ -150,7 +147,7 @@ impl Filter for DrawLines {
             Some(Data::Lines(l)) => l,
             _ => return Err(Error::Graph("`draw_lines` input 1 must be lines data".into())),
         };
-        Ok(vec![Value::Image(draw_lines_cpu(img, lines, self.arm(), self.packed())?)])
+        Ok(vec![Value::Image(draw_lines_cpu(img, lines, self.arm(), super::opaque_rgba8(self.color))?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
@@ -161,7 +158,7 @@ impl Filter for DrawLines {
         let copy = Kernel::new("analysis.draw_points.copy", &[COPY_WGSL], "copy_image");
         rec.dispatch(&copy, &[&inputs[0].buffer, &out.buffer], bytemuck::bytes_of(&copy_u), groups_1d(d.pixels() as u64, 256))?;
         let chunks = d.width.max(d.height).div_ceil(STEPS);
-        let u = DrawLinesParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(self.packed()), chunks, slots: LINES_CAPACITY, _p0: 0, _p1: 0 };
+        let u = DrawLinesParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(super::opaque_rgba8(self.color)), chunks, slots: LINES_CAPACITY, _p0: 0, _p1: 0 };
         let draw = Kernel::new("analysis.draw_lines", &[WGSL], "draw_lines");
         rec.dispatch(&draw, &[&list.buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64))
     }

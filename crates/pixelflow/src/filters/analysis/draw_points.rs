@@ -7,7 +7,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
-use crate::image::{unorm8, Image, PixelFormat};
+use crate::image::{Image, PixelFormat};
 use crate::params::{check_int, float_array, ParamDef};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
@@ -28,10 +28,6 @@ impl DrawPoints {
     pub fn new(width: u32, color: [f32; 3]) -> Result<Self> {
         crate::params::check_value(&DEF, "color", crate::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
         Ok(Self { width: check_int(&DEF, "width", width)?, color })
-    }
-    /// The colour packed as the GPU writes it (opaque).
-    fn packed(&self) -> [u8; 4] {
-        [unorm8(self.color[0]), unorm8(self.color[1]), unorm8(self.color[2]), 255]
     }
     /// Pixels from the centre to each arm's end: a cross `2 arm + 1` pixels across.
     fn arm(&self) -> u32 {
@@ -139,14 +135,14 @@ impl Filter for DrawPoints {
             Some(Data::Points(p)) => p,
             _ => return Err(Error::Graph("`draw_points` input 1 must be points data".into())),
         };
-        Ok(vec![Value::Image(draw_points_cpu(img, points, self.arm(), self.packed())?)])
+        Ok(vec![Value::Image(draw_points_cpu(img, points, self.arm(), super::opaque_rgba8(self.color))?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
             return Err(Error::Graph("`draw_points` needs an image, points and one output".into()));
         };
-        let u = DrawPointsParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(self.packed()), slots: POINTS_CAPACITY, _p0: 0, _p1: 0, _p2: 0 };
+        let u = DrawPointsParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(super::opaque_rgba8(self.color)), slots: POINTS_CAPACITY, _p0: 0, _p1: 0, _p2: 0 };
         let copy = Kernel::new("analysis.draw_points.copy", &[COPY_WGSL], "copy_image");
         rec.dispatch(&copy, &[&inputs[0].buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(d.pixels() as u64, 256))?;
         let draw = Kernel::new("analysis.draw_points.draw", &[WGSL], "draw");

@@ -9,6 +9,12 @@
 //! bytes, so the last, partial quad of an image can be loaded whole and its missing pixels
 //! masked out (checked by `check_quads`).
 
+/// An overlay's colour (draw_points, draw_lines) as the GPU writes it: RGBA8, opaque.
+pub(crate) fn opaque_rgba8(color: [f32; 3]) -> [u8; 4] {
+    use crate::image::unorm8;
+    [unorm8(color[0]), unorm8(color[1]), unorm8(color[2]), 255]
+}
+
 include!(concat!(env!("OUT_DIR"), "/filters_analysis.rs"));
 
 
