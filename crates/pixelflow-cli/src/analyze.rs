@@ -65,7 +65,28 @@ pub fn write_data_json(d: &Data, path: &Path) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("writing `{}`", path.display()))
 }
 
-pub fn run(be: &Backend, input: &Path, json: bool) -> Result<()> {
+/// Parses `WxH`.
+fn parse_size(s: &str) -> Result<(u32, u32)> {
+    let (w, h) = s.split_once(['x', 'X']).with_context(|| format!("plot size `{s}` is not WxH (e.g. 1024x600)"))?;
+    Ok((w.trim().parse().with_context(|| format!("plot size `{s}` is not WxH (e.g. 1024x600)"))?, h.trim().parse().with_context(|| format!("plot size `{s}` is not WxH (e.g. 1024x600)"))?))
+}
+
+/// Draws the R, G, B and Y histograms of `h` into `path`.
+fn write_plot(h: &pixelflow::Histogram, input: &Path, path: &Path, size: &str) -> Result<()> {
+    let size = parse_size(size)?;
+    let names = pixelflow::Histogram::CHANNELS;
+    let series: Vec<crate::plot::Series<'_>> = names.iter().enumerate().map(|(c, n)| crate::plot::Series { name: n, bins: &h.bins[c], color: crate::plot::channel_color(n) }).collect();
+    let title = input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if let Some(note) = crate::plot::histogram_png(&series, &title, path, size)? {
+        eprintln!("note: {note}");
+    }
+    Ok(())
+}
+
+pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) -> Result<()> {
+    if let Some((_, size)) = plot {
+        parse_size(size)?;
+    }
     let img = Image::open(input)?.convert(pixelflow::PixelFormat::Rgba8);
     let mut g = Graph::new();
     let src = g.source("image", img.desc())?;
@@ -80,6 +101,9 @@ pub fn run(be: &Backend, input: &Path, json: bool) -> Result<()> {
     let Some(pixelflow::Value::Data(Data::Histogram(h))) = r.get("histogram").cloned() else { anyhow::bail!("no histogram") };
     let sat = r.get("saturation").and_then(|v| v.as_data()).and_then(|d| d.mean_value()).context("no saturation")?;
     let n = s.count.max(1) as f64;
+    if let Some((path, size)) = plot {
+        write_plot(&h, input, path, size)?;
+    }
     if json {
         let ch = |c: usize| {
             serde_json::json!({ "min": s.min[c], "max": s.max[c], "mean": s.mean(c) })

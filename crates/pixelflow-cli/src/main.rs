@@ -5,6 +5,7 @@ mod analyze;
 mod batch;
 mod bench;
 mod catalogue;
+mod plot;
 
 use std::path::{Path, PathBuf};
 
@@ -86,6 +87,12 @@ enum Command {
         /// Machine-readable output (includes the full histograms)
         #[arg(long)]
         json: bool,
+        /// Also draw the R, G, B and luma histograms as a chart (PNG, or any format by extension)
+        #[arg(long, value_name = "FILE")]
+        plot: Option<PathBuf>,
+        /// Size of the chart
+        #[arg(long, value_name = "WxH", default_value = "1024x600", requires = "plot")]
+        plot_size: String,
     },
     /// List every filter
     List {
@@ -257,7 +264,10 @@ fn run(cli: Cli) -> Result<()> {
             std::mem::forget(be);
             Ok(())
         }
-        Command::Analyze { input, json } => analyze::run(&backend(&cli), input, *json),
+        Command::Analyze { input, json, plot, plot_size } => {
+            let plot = plot.as_deref().map(|p| (p, plot_size.as_str()));
+            analyze::run(&backend(&cli), input, *json, plot)
+        }
         Command::List { markdown } => {
             if *markdown {
                 print!("{}", catalogue::markdown_table());

@@ -96,6 +96,25 @@ fn analyze_prints_text_and_json() {
 }
 
 #[test]
+fn analyze_plots_the_histogram() {
+    let out = tmp("hist-plot.png");
+    std::fs::remove_file(&out).ok();
+    let o = run(&["analyze", sample().to_str().unwrap(), "--plot", out.to_str().unwrap(), "--plot-size", "800x400"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let img = image::open(&out).unwrap().to_rgb8();
+    assert_eq!(img.dimensions(), (800, 400));
+    // each channel's outline colour is drawn (plot.rs `channel_color`)
+    for c in [[220u8, 40, 40], [30, 160, 60], [40, 90, 220], [60, 60, 60]] {
+        assert!(img.pixels().any(|p| p.0 == c), "no {c:?} in the plot");
+    }
+    let o = run(&["analyze", sample().to_str().unwrap(), "--plot", out.to_str().unwrap(), "--plot-size", "big"]);
+    assert_clean_error(&o, "WxH");
+    let o = run(&["analyze", sample().to_str().unwrap(), "--plot", out.to_str().unwrap(), "--plot-size", "20x20"]);
+    assert_clean_error(&o, "outside");
+    std::fs::remove_file(&out).ok();
+}
+
+#[test]
 fn list_help_info() {
     let o = run(&["list"]);
     let s = String::from_utf8_lossy(&o.stdout);
