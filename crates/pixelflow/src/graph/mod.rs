@@ -15,6 +15,7 @@ mod stream;
 
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
 pub use pipeline::Pipeline;
+pub use stream::stream;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
