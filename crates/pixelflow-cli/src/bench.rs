@@ -36,6 +36,10 @@ pub struct BenchArgs {
     /// `shader_stats.txt`, one section per case
     #[arg(long)]
     shader_stats: Option<std::path::PathBuf>,
+    /// Also time the CPU reference (the filters' twins, all cores) on each case, median of N
+    /// runs, and print the CPU/GPU ratio (copy cases excepted)
+    #[arg(long, value_name = "N")]
+    cpu_twin: Option<usize>,
 }
 
 pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
@@ -86,6 +90,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     println!("{:<44} {:>9} {:>9} {:>9} {:>8} {:>7}  {}", "case", "median ms", "min ms", "GB/s", "x copy", "probe", "steps (median ms)");
     let mut results: Vec<BenchResult> = Vec::new();
     let mut copy_ms = None;
+    let mut cpu_ms: Vec<(String, f64)> = Vec::new();
     // per case, the kernels it compiled (a kernel an earlier case compiled is listed there)
     let mut case_kernels: Vec<(String, Vec<pixelflow::runtime::CompiledKernel>)> = Vec::new();
     if a.shader_stats.is_some() {
@@ -104,7 +109,16 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
                 }
                 // The yardstick is the copy of one full-size image in this run.
                 let ratio = copy_ms.map(|c| r.median_ms / c);
-                let steps = if r.steps.len() > 1 { r.steps.iter().map(|(l, ms)| format!("{l} {ms:.3}")).collect::<Vec<_>>().join(", ") } else { String::new() };
+                let mut steps = if r.steps.len() > 1 { r.steps.iter().map(|(l, ms)| format!("{l} {ms:.3}")).collect::<Vec<_>>().join(", ") } else { String::new() };
+                if let (Some(n), false) = (a.cpu_twin, case.spec == "copy" || case.spec.starts_with("@exp:")) {
+                    match pixelflow::bench::time_cpu(case, &cfg, n) {
+                        Ok(cpu) => {
+                            steps = format!("cpu twin {cpu:.2} ms (cpu/gpu {:.1}){}{steps}", cpu / r.median_ms, if steps.is_empty() { "" } else { "; " });
+                            cpu_ms.push((r.name.clone(), cpu));
+                        }
+                        Err(e) => steps = format!("cpu twin failed: {e}; {steps}"),
+                    }
+                }
                 println!("{:<44} {:>9.4} {:>9.4} {:>9.1} {:>8} {:>7.1}  {}", r.name, r.median_ms, r.min_ms, r.gbps(), ratio.map_or("-".into(), |x| format!("{x:.2}")), r.probe_tflops, steps);
                 results.push(r);
             }
@@ -120,6 +134,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
                 "name": r.name, "spec": r.spec, "width": r.width, "height": r.height,
                 "median_ms": r.median_ms, "min_ms": r.min_ms, "bytes": r.bytes, "gbps": r.gbps(),
                 "x_copy": r.median_ms / copy, "probe_tflops": r.probe_tflops,
+                "cpu_twin_ms": cpu_ms.iter().find(|(n, _)| *n == r.name).map(|(_, ms)| *ms),
                 "steps": r.steps.iter().map(|(l, ms)| serde_json::json!({"label": l, "median_ms": ms})).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         });

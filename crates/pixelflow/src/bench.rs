@@ -488,6 +488,28 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
     })
 }
 
+/// Wall time of the CPU reference (`Backend::Cpu`, the twins, on all cores through rayon) on
+/// the case's first input set: the median of `runs` runs after one untimed run, in ms.
+pub fn time_cpu(case: &BenchCase, cfg: &BenchConfig, runs: usize) -> Result<f64> {
+    crate::runtime::schedule::with_overrides(&case.schedule, || {
+        let one = BenchConfig { sets: 1, ..cfg.clone() };
+        let (graph, sets) = case_graph(case, &one)?;
+        let images = sets.into_iter().next().ok_or_else(|| Error::Graph("no sets".into()))?;
+        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
+        let backend = crate::graph::Backend::Cpu;
+        let opts = crate::graph::RunOptions::default();
+        backend.run(&graph, &refs, &opts)?;
+        let mut times = Vec::with_capacity(runs.max(1));
+        for _ in 0..runs.max(1) {
+            let t = std::time::Instant::now();
+            backend.run(&graph, &refs, &opts)?;
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        Ok(times[times.len() / 2])
+    })
+}
+
 /// Kernel-shape experiments (`pixelflow bench --experiments`): the same trivial work in
 /// different schedules and with different wgpu runtime checks, to find out what the
 /// driver makes slow. Each reads and writes one RGBA8 image (the `read_*` probes only read

@@ -400,6 +400,23 @@ impl Image {
         self.save_with(path, &SaveOptions::default())
     }
 
+    /// The image as JPEG bytes at `quality` (1-100; alpha dropped), e.g. for a thumbnail
+    /// embedded in a report.
+    pub fn to_jpeg_bytes(&self, quality: u8) -> Result<Vec<u8>> {
+        let options = SaveOptions { jpeg_quality: quality, ..SaveOptions::default() };
+        let io = |message: String| Error::ImageIo { path: "<memory>".into(), message };
+        if !(1..=100).contains(&quality) {
+            return Err(io(format!("JPEG quality {quality} is out of range [1, 100]")));
+        }
+        let quantised;
+        let img = match self.desc.format {
+            PixelFormat::Rgba8 | PixelFormat::Gray8 => self,
+            PixelFormat::Rgba32F | PixelFormat::Rgba16 => { quantised = self.convert(PixelFormat::Rgba8); &quantised }
+            PixelFormat::R32F => { quantised = self.convert(PixelFormat::Gray8); &quantised }
+        };
+        crate::codec::encode_jpeg(img, &options).map_err(io)
+    }
+
     /// `save` with encoder options.
     pub fn save_with(&self, path: impl AsRef<std::path::Path>, options: &SaveOptions) -> Result<()> {
         let path = path.as_ref();
