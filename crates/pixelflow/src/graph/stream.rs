@@ -11,12 +11,12 @@ use crate::error::{Error, Result};
 use crate::image::Image;
 use crate::value::Value;
 
-struct State<I> {
+struct State<I, V> {
     inputs: I,
     /// Inputs handed to workers so far.
     taken: usize,
     /// Results waiting for an earlier one, by input index.
-    done: BTreeMap<usize, Result<Value>>,
+    done: BTreeMap<usize, Result<V>>,
     /// Results handed to the sink so far (they go in order).
     delivered: usize,
     /// A worker is handing results to the sink.
@@ -52,52 +52,7 @@ impl Pipeline {
         L: Fn(T) -> Result<R> + Sync,
         S: FnMut(usize, Result<Value>) + Send,
     {
-        let in_flight = in_flight.max(1);
-        let state = Mutex::new(State { inputs, taken: 0, done: BTreeMap::new(), delivered: 0, draining: false });
-        let delivered = Condvar::new();
-        let sink = Mutex::new(sink);
-        let worker = || loop {
-            // take the next item (cheap: loading happens below, outside the lock)
-            let (k, item) = {
-                let Ok(mut s) = state.lock() else { return };
-                while s.taken - s.delivered >= 2 * in_flight {
-                    s = match delivered.wait(s) {
-                        Ok(s) => s,
-                        Err(_) => return,
-                    };
-                }
-                let Some(item) = s.inputs.next() else { return };
-                s.taken += 1;
-                (s.taken - 1, item)
-            };
-            let result = load(item).and_then(|img| self.run(backend, img.borrow()));
-            let Ok(mut s) = state.lock() else { return };
-            s.done.insert(k, result);
-            if s.draining {
-                continue; // the draining worker will hand this one over
-            }
-            s.draining = true;
-            loop {
-                let next = s.delivered;
-                let Some(r) = s.done.remove(&next) else { break };
-                s.delivered += 1;
-                drop(s);
-                if let Ok(mut f) = sink.lock() {
-                    f(next, r);
-                }
-                delivered.notify_all();
-                s = match state.lock() {
-                    Ok(s) => s,
-                    Err(_) => return,
-                };
-            }
-            s.draining = false;
-        };
-        std::thread::scope(|scope| {
-            for _ in 0..in_flight {
-                scope.spawn(worker);
-            }
-        });
+        stream(inputs, |item| load(item).and_then(|img| self.run(backend, img.borrow())), in_flight, sink);
     }
 
     /// `run` over many images in memory, up to `in_flight` at once; results in the order of
@@ -108,4 +63,62 @@ impl Pipeline {
         results.resize_with(images.len(), || Err(Error::Graph("a worker stopped".into())));
         results
     }
+}
+
+/// The engine of `run_stream` for any per-item work (a pipeline run, an assessment): up to
+/// `in_flight` items at once on as many threads, `sink` called with `(index, result)` in input
+/// order, one call at a time; at most `2 × in_flight` results wait behind a slow earlier one.
+pub(crate) fn stream<T, V, I, W, S>(inputs: I, work: W, in_flight: usize, sink: S)
+where
+    I: Iterator<Item = T> + Send,
+    V: Send,
+    W: Fn(T) -> Result<V> + Sync,
+    S: FnMut(usize, Result<V>) + Send,
+{
+    let in_flight = in_flight.max(1);
+    let state = Mutex::new(State { inputs, taken: 0, done: BTreeMap::new(), delivered: 0, draining: false });
+    let delivered = Condvar::new();
+    let sink = Mutex::new(sink);
+    let worker = || loop {
+        // take the next item (cheap: loading happens below, outside the lock)
+        let (k, item) = {
+            let Ok(mut s) = state.lock() else { return };
+            while s.taken - s.delivered >= 2 * in_flight {
+                s = match delivered.wait(s) {
+                    Ok(s) => s,
+                    Err(_) => return,
+                };
+            }
+            let Some(item) = s.inputs.next() else { return };
+            s.taken += 1;
+            (s.taken - 1, item)
+        };
+        let result = work(item);
+        let Ok(mut s) = state.lock() else { return };
+        s.done.insert(k, result);
+        if s.draining {
+            continue; // the draining worker will hand this one over
+        }
+        s.draining = true;
+        loop {
+            let next = s.delivered;
+            let Some(r) = s.done.remove(&next) else { break };
+            s.delivered += 1;
+            drop(s);
+            if let Ok(mut f) = sink.lock() {
+                f(next, r);
+            }
+            delivered.notify_all();
+            s = match state.lock() {
+                Ok(s) => s,
+                Err(_) => return,
+            };
+        }
+        s.draining = false;
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..in_flight {
+            scope.spawn(worker);
+        }
+    });
 }
