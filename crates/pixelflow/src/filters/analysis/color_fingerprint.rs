@@ -23,6 +23,8 @@ use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
 const WGSL: &str = include_str!("color_fingerprint.wgsl");
+/// The uniform struct alone (parsed by the layout test without the generated parts).
+const PARAMS_WGSL: &str = include_str!("color_fingerprint_params.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `FP_WG` in color_fingerprint.wgsl.
 const FP_WG: u32 = 256;
 /// Quads per invocation: many, so few workgroups merge their bins into global memory.
@@ -85,7 +87,7 @@ Compare two with their similarity (histogram intersection of the normalised bins
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(ColorFingerprint::new(a.u32("grid")?, a.u32("bits")?)?)),
     uniforms: &[UniformLayout {
-        wgsl: WGSL,
+        wgsl: PARAMS_WGSL,
         wgsl_struct: "FingerprintParams",
         rust_size: std::mem::size_of::<FingerprintParams>(),
         fields: fields!(width, height, count, quads, stride, rows, cols, v_step, h_step, grid, bits),
@@ -161,7 +163,7 @@ impl Filter for ColorFingerprint {
             bits: self.bits,
             _pad: 0,
         };
-        let mut kernel = Kernel::new(&format!("analysis.color_fingerprint.b{bins}"), &[WGSL], "color_fingerprint");
+        let mut kernel = Kernel::new(&format!("analysis.color_fingerprint.b{bins}"), &[PARAMS_WGSL, WGSL], "color_fingerprint");
         kernel.generated = Some(format!(
             "const BINS: u32 = {bins}u;\nconst USE_WG: bool = {use_wg};\nvar<workgroup> h: array<atomic<u32>, {}>;\n",
             if use_wg { bins } else { 1 }

@@ -26,6 +26,8 @@ use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
 const WGSL: &str = include_str!("photo_metrics.wgsl");
+/// The uniform struct alone (parsed by the layout test without the generated parts).
+const PARAMS_WGSL: &str = include_str!("photo_metrics_params.wgsl");
 /// Pixels a workgroup covers: 64 wide (TW), 4 tiles of 16 high (TILES x TH). Schedule choice;
 /// mirrors photo_metrics.wgsl.
 const STRIP_W: u32 = 64;
@@ -67,7 +69,7 @@ exposure, contrast, colourfulness, noise and a 0-100 score from them. Alpha is i
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(PhotoMetrics)),
     uniforms: &[UniformLayout {
-        wgsl: WGSL,
+        wgsl: PARAMS_WGSL,
         wgsl_struct: "MetricsParams",
         rust_size: std::mem::size_of::<MetricsParams>(),
         fields: &[("width", std::mem::offset_of!(MetricsParams, width)), ("height", std::mem::offset_of!(MetricsParams, height))],
@@ -197,7 +199,7 @@ impl Filter for PhotoMetrics {
             return Err(Error::Graph(format!("photo_metrics: image {}x{} is too large for one dispatch", d.width, d.height)));
         }
         let (shim, key) = subgroup_shim(rec);
-        let kernel = Kernel::new(&format!("analysis.photo_metrics.{key}"), &[shim, WGSL], "photo_metrics");
+        let kernel = Kernel::new(&format!("analysis.photo_metrics.{key}"), &[PARAMS_WGSL, shim, WGSL], "photo_metrics");
         let u = MetricsParams { width: d.width, height: d.height, _pad0: 0, _pad1: 0 };
         rec.clear(&output.buffer);
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), groups)

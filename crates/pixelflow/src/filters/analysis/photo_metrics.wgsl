@@ -6,12 +6,7 @@
 // Laplacian, Immerkaer) from workgroup memory. CPU twin: `metrics_cpu` in photo_metrics.rs.
 // Needs one of subgroup_on.wgsl / subgroup_off.wgsl.
 
-struct MetricsParams {
-    width: u32,
-    height: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
+// The uniform `MetricsParams` is in photo_metrics_params.wgsl.
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> m: array<atomic<u32>>;
