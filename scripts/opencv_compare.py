@@ -217,6 +217,7 @@ def main():
                           f"max diff {d.max()}, {int((d > 0).sum())} pixels differ (bound 1: a fused multiply-add in the final blend)")
                     if not ok:
                         failures.append(f"{spec} on {name} {gw}x{gh}: max diff {d.max()} from cv2.createCLAHE")
+    failures += compare_assessment(img)
     if failures:
         raise SystemExit("OpenCV comparison failed:\n" + "\n".join(failures))
 
@@ -269,6 +270,39 @@ def compare_guided(img):
                 print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} {spec} on {name} vs a float64 numpy guided filter: max diff {d} (bound 1: f32 against float64)")
                 if not ok:
                     failures.append(f"{spec} on {name}: {d} > 1")
+    return failures
+
+
+def compare_assessment(img):
+    """photo_metrics' sharpness and noise measures against OpenCV on the same luma: the variance of
+    cv2.Laplacian(ksize=1) and the mean of cv2.Sobel(ksize=3) gx^2 + gy^2, both with
+    BORDER_REPLICATE, and Immerkaer's estimate with cv2.filter2D on the interior. The luma is
+    BT.601 rounded exactly, (299 R + 587 G + 114 B + 500) // 1000, computed here in numpy:
+    cv2.cvtColor's RGB2GRAY uses 14-bit fixed-point weights and can differ by one level, which
+    would compare the colour conversion instead of the operators. Equal up to float64 rounding."""
+    failures = []
+    rgb = img[..., :3].astype(np.int64)
+    y = ((299 * rgb[..., 0] + 587 * rgb[..., 1] + 114 * rgb[..., 2] + 500) // 1000).astype(np.float64)
+    lap = cv2.Laplacian(y, cv2.CV_64F, ksize=1, borderType=cv2.BORDER_REPLICATE)
+    gx = cv2.Sobel(y, cv2.CV_64F, 1, 0, ksize=3, borderType=cv2.BORDER_REPLICATE)
+    gy = cv2.Sobel(y, cv2.CV_64F, 0, 1, ksize=3, borderType=cv2.BORDER_REPLICATE)
+    k = np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float64)
+    n = cv2.filter2D(y, cv2.CV_64F, k)[1:-1, 1:-1]
+    h, w = y.shape
+    want = {
+        "laplacian_variance": ("cv2.Laplacian(ksize=1).var()", lap.var()),
+        "tenengrad": ("mean of cv2.Sobel gx^2 + gy^2", (gx * gx + gy * gy).mean()),
+        "noise_sigma": ("Immerkaer with cv2.filter2D", np.sqrt(np.pi / 2) * np.abs(n).sum() / (6 * (w - 2) * (h - 2))),
+    }
+    inp = TMP / "assess_in.png"
+    save(inp, img)
+    for cpu in (False, True):
+        got = pixelflow_points(inp, "photo_metrics", cpu)
+        for key, (what, v) in want.items():
+            ok = abs(got[key] - v) <= 1e-9 * max(1.0, abs(v))
+            print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} photo_metrics {key} vs {what}: {got[key]:.6f} vs {v:.6f}")
+            if not ok:
+                failures.append(f"photo_metrics {key}: {got[key]} vs OpenCV {v}")
     return failures
 
 

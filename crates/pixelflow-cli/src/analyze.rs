@@ -52,6 +52,16 @@ pub fn data_json(d: &Data) -> serde_json::Value {
             serde_json::json!({ "histogram": ch })
         }
         Data::Mean { sum, count } => serde_json::json!({ "mean": d.mean_value(), "sum": sum, "count": count }),
+        Data::Fingerprint(f) => serde_json::json!({ "grid": f.grid, "bits": f.bits, "pixels": f.pixels, "bins": f.bins }),
+        Data::PhotoMetrics(m) => {
+            let a = pixelflow::assess::Assessment::from_metrics(m);
+            serde_json::json!({
+                "score": a.score(), "tenengrad": a.tenengrad, "laplacian_variance": a.laplacian_variance,
+                "mean_luma": a.mean_luma, "clipped_shadows": a.clipped_shadows, "clipped_highlights": a.clipped_highlights,
+                "rms_contrast": a.rms_contrast, "luma_p1": a.luma_p1, "luma_p99": a.luma_p99, "colorfulness": a.colorfulness,
+                "mean_saturation": a.mean_saturation, "noise_sigma": a.noise_sigma,
+            })
+        }
     }
 }
 

@@ -17,6 +17,7 @@
 
 #[cfg(feature = "bench")]
 pub mod bench;
+pub mod assess;
 pub mod codec;
 pub mod error;
 pub mod filters;

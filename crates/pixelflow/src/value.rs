@@ -37,7 +37,27 @@ pub enum DataKind {
     /// order (votes descending, then θ, then ρ ascending) and the read-back sorts the same way.
     /// Zero is the empty list.
     Lines,
+    /// A colour fingerprint (`color_fingerprint`): pixel counts per (block, colour) bin, up to
+    /// `FINGERPRINT_MAX_BINS` bins. GPU: `FINGERPRINT_HEADER_WORDS` (4) `u32` of header, then
+    /// the bins: `[0]` = grid, `[1]` = bits (written by the producer), `[2], [3]` = pixels
+    /// counted lo/hi; bin `i` at `[4 + i]` for `i < grid^2 * 2^(3 bits)` (layout:
+    /// `crate::assess::Fingerprint`). Zero is the empty fingerprint, so one clear initialises it.
+    Fingerprint,
+    /// Raw integer sums of the photo assessment (`photo_metrics`; meaning of each sum:
+    /// `crate::assess::PhotoMetrics`). GPU: `PHOTO_METRICS_WORDS` `u32`: `[0..256)` the BT.601
+    /// luma histogram, then sum `k` of `PhotoMetrics::SUMS` as lo/hi words at `[256 + 2k]`,
+    /// `[257 + 2k]` (signed sums stored with a per-pixel offset that makes each sample
+    /// non-negative, see `PhotoMetrics::OFFSETS`), then width and height at `[274]`, `[275]`.
+    /// Zero is the identity of every slot, so one buffer clear initialises it.
+    PhotoMetrics,
 }
+
+/// Most bins a `DataKind::Fingerprint` holds: grid 8 (64 blocks) times 4 bits per channel (4096 colours).
+pub const FINGERPRINT_MAX_BINS: u32 = 64 * 4096;
+/// Words before the first bin of a `DataKind::Fingerprint` buffer.
+pub const FINGERPRINT_HEADER_WORDS: u32 = 4;
+/// Words of a `DataKind::PhotoMetrics` buffer (276 used, padded to a multiple of 8 words).
+pub const PHOTO_METRICS_WORDS: u32 = 280;
 
 /// Lines a `DataKind::Lines` buffer holds at most (65536: 1 MiB on the GPU).
 pub const LINES_CAPACITY: u32 = 65536;
@@ -70,6 +90,8 @@ impl DataKind {
             DataKind::Mean => 4 * 4,
             DataKind::Points => (POINTS_HEADER_WORDS as u64 + 2 * POINTS_CAPACITY as u64) * 4,
             DataKind::Lines => (LINES_HEADER_WORDS as u64 + LINE_WORDS as u64 * LINES_CAPACITY as u64) * 4,
+            DataKind::Fingerprint => (FINGERPRINT_HEADER_WORDS as u64 + FINGERPRINT_MAX_BINS as u64) * 4,
+            DataKind::PhotoMetrics => PHOTO_METRICS_WORDS as u64 * 4,
         }
     }
     pub fn name(self) -> &'static str {
@@ -79,6 +101,8 @@ impl DataKind {
             DataKind::Mean => "mean",
             DataKind::Points => "points",
             DataKind::Lines => "lines",
+            DataKind::Fingerprint => "fingerprint",
+            DataKind::PhotoMetrics => "photo_metrics",
         }
     }
 }
@@ -204,6 +228,10 @@ pub enum Data {
     Points(Points),
     /// Straight lines (e.g. from `hough_line_detection`).
     Lines(Lines),
+    /// A colour fingerprint (`color_fingerprint`).
+    Fingerprint(crate::assess::Fingerprint),
+    /// The photo assessment's raw sums (`photo_metrics`).
+    PhotoMetrics(crate::assess::PhotoMetrics),
 }
 
 impl Data {
@@ -214,6 +242,8 @@ impl Data {
             Data::Mean { .. } => DataKind::Mean,
             Data::Points(_) => DataKind::Points,
             Data::Lines(_) => DataKind::Lines,
+            Data::Fingerprint(_) => DataKind::Fingerprint,
+            Data::PhotoMetrics(_) => DataKind::PhotoMetrics,
         }
     }
     /// The value of a `Mean`, in [0,1] units of its samples.
@@ -269,6 +299,8 @@ impl Data {
                 Lines::sort(&mut lines);
                 Data::Lines(Lines { lines, found, overflow: found > limit as u64, max_votes: w[2] })
             }
+            DataKind::Fingerprint => Data::Fingerprint(crate::assess::Fingerprint::from_words(&w)?),
+            DataKind::PhotoMetrics => Data::PhotoMetrics(crate::assess::PhotoMetrics::from_words(&w)?),
         })
     }
 }

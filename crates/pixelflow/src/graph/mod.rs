@@ -11,7 +11,7 @@ pub mod fuse;
 mod pipeline;
 pub(crate) mod plan;
 pub mod spec;
-mod stream;
+pub(crate) mod stream;
 
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
 pub use pipeline::Pipeline;

@@ -11,12 +11,12 @@ use crate::error::{Error, Result};
 use crate::image::Image;
 use crate::value::Value;
 
-struct State<I, U> {
+struct State<I, V> {
     inputs: I,
     /// Inputs handed to workers so far.
     taken: usize,
     /// Results waiting for an earlier one, by input index.
-    done: BTreeMap<usize, Result<U>>,
+    done: BTreeMap<usize, Result<V>>,
     /// Results handed to the sink so far (they go in order).
     delivered: usize,
     /// A worker is handing results to the sink.
@@ -52,7 +52,7 @@ impl Pipeline {
         L: Fn(T) -> Result<R> + Sync,
         S: FnMut(usize, Result<Value>) + Send,
     {
-        stream(inputs, |item| load(item).and_then(|img| self.run(backend, img.borrow())), in_flight, sink)
+        stream(inputs, |item| load(item).and_then(|img| self.run(backend, img.borrow())), in_flight, sink);
     }
 
     /// `run` over many images in memory, up to `in_flight` at once; results in the order of
@@ -65,24 +65,22 @@ impl Pipeline {
     }
 }
 
-/// The machinery of `Pipeline::run_stream` for any work: `work` runs on up to `in_flight`
-/// worker threads (decode, run a graph of one's own on a shared `Backend`, ...), and `sink`
-/// receives `(index, result)` in input order, one call at a time. A failure is that item's
-/// result; the others go on. A worker takes a new item only while fewer than `2 × in_flight`
-/// results wait behind a slow earlier one, so memory stays bounded.
-pub fn stream<T, U, I, W, S>(inputs: I, work: W, in_flight: usize, sink: S)
+/// The engine of `run_stream` for any per-item work (a pipeline run, an assessment): up to
+/// `in_flight` items at once on as many threads, `sink` called with `(index, result)` in input
+/// order, one call at a time; at most `2 × in_flight` results wait behind a slow earlier one.
+pub fn stream<T, V, I, W, S>(inputs: I, work: W, in_flight: usize, sink: S)
 where
     I: Iterator<Item = T> + Send,
-    U: Send,
-    W: Fn(T) -> Result<U> + Sync,
-    S: FnMut(usize, Result<U>) + Send,
+    V: Send,
+    W: Fn(T) -> Result<V> + Sync,
+    S: FnMut(usize, Result<V>) + Send,
 {
     let in_flight = in_flight.max(1);
     let state = Mutex::new(State { inputs, taken: 0, done: BTreeMap::new(), delivered: 0, draining: false });
     let delivered = Condvar::new();
     let sink = Mutex::new(sink);
     let worker = || loop {
-        // take the next item (cheap: the work happens below, outside the lock)
+        // take the next item (cheap: loading happens below, outside the lock)
         let (k, item) = {
             let Ok(mut s) = state.lock() else { return };
             while s.taken - s.delivered >= 2 * in_flight {

@@ -1,0 +1,177 @@
+//! Colour-distribution fingerprint (`DataKind::Fingerprint`): the `fingerprint` kernel of
+//! PhotoAssessment (seed 003, its `MSPFingerprintImageKernel`), 2x2 blocks x 3 bits of R, G, B
+//! = 2048 atomic bins at the defaults, with a configurable grid (1..8) and bit depth (1..4).
+//! GPUImage and OpenCV have no equivalent. Bin layout, and the article's defect fixed (its
+//! block row spilling into the colour bits for heights that are not a multiple of the grid):
+//! `crate::assess::FingerprintLayout`. Similarity and grouping: `crate::assess`.
+//!
+//! GPU: grid-stride loop over 16-byte pixel quads; up to 4096 bins each workgroup counts in
+//! workgroup memory and adds its non-empty bins to the global counts, one atomic each (as
+//! `histogram`); larger fingerprints count straight into global memory.
+
+use rayon::prelude::*;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{check_quads, grid};
+use crate::assess::{Fingerprint, FingerprintLayout};
+use crate::error::Result;
+use crate::image::{Image, PixelFormat};
+use crate::params::{check_int, ParamDef};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Data, DataKind, Value, ValueDesc};
+
+const WGSL: &str = include_str!("color_fingerprint.wgsl");
+/// The uniform struct alone (parsed by the layout test without the generated parts).
+const PARAMS_WGSL: &str = include_str!("color_fingerprint_params.wgsl");
+/// Workgroup size. Schedule choice, not algorithm; mirrors `FP_WG` in color_fingerprint.wgsl.
+const FP_WG: u32 = 256;
+/// Quads per invocation: many, so few workgroups merge their bins into global memory.
+const QUADS_PER_THREAD: u32 = 32;
+/// Most bins counted in workgroup memory (16 KiB, WebGPU's guaranteed minimum).
+const WG_BINS_MAX: usize = 4096;
+
+/// Colour fingerprint: `grid` x `grid` blocks, top `bits` bits of R, G, B.
+#[derive(Clone, Debug)]
+pub struct ColorFingerprint {
+    pub grid: u32,
+    pub bits: u32,
+}
+
+impl ColorFingerprint {
+    pub fn new(grid: u32, bits: u32) -> Result<Self> {
+        Ok(Self { grid: check_int(&DEF, "grid", grid)?, bits: check_int(&DEF, "bits", bits)? })
+    }
+}
+
+/// Uniform of color_fingerprint.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct FingerprintParams {
+    pub width: u32,
+    pub height: u32,
+    pub count: u32,
+    pub quads: u32,
+    pub stride: u32,
+    pub rows: u32,
+    pub cols: u32,
+    pub v_step: u32,
+    pub h_step: u32,
+    pub grid: u32,
+    pub bits: u32,
+    pub _pad: u32,
+}
+
+macro_rules! fields {
+    ($($f:ident),*) => { &[$((stringify!($f), std::mem::offset_of!(FingerprintParams, $f))),*] };
+}
+
+pub static DEF: FilterDef = FilterDef {
+    name: "color_fingerprint",
+    family: Family::Analysis,
+    summary: "Colour-distribution fingerprint: pixel counts per (block, top bits of R, G, B) bin (fingerprint data).",
+    doc: "Output is `fingerprint` data: grid x grid blocks (rows = min(grid, height), cols = min(grid, width), \
+row = min(y / (height / rows), rows - 1), likewise col), each pixel counted in bin \
+block + grid^2 * (R' + (G' << bits) + (B' << 2 bits)), C' the top `bits` bits of the channel. \
+The defaults are PhotoAssessment's fingerprint (2x2 blocks, 3 bits, 2048 bins: bits 0-1 block, 2-4 R, 5-7 G, 8-10 B), \
+with its last block row clamped (the article's spills into the colour bits for odd heights). \
+Compare two with their similarity (histogram intersection of the normalised bins, 0..1). Alpha is ignored.",
+    gpuimage: "",
+    params: &[
+        ParamDef::int("grid", 2, 1, 8, "blocks per side (grid x grid blocks)"),
+        ParamDef::int("bits", 3, 1, 4, "top bits kept of each of R, G, B (bins = grid^2 * 2^(3 bits))"),
+    ],
+    inputs: IMAGE,
+    outputs: &[PortDef { name: "fingerprint", kind: PortKind::Data(DataKind::Fingerprint) }],
+    tolerance: EXACT_ENOUGH,
+    build: |a| Ok(Box::new(ColorFingerprint::new(a.u32("grid")?, a.u32("bits")?)?)),
+    uniforms: &[UniformLayout {
+        wgsl: PARAMS_WGSL,
+        wgsl_struct: "FingerprintParams",
+        rust_size: std::mem::size_of::<FingerprintParams>(),
+        fields: fields!(width, height, count, quads, stride, rows, cols, v_step, h_step, grid, bits),
+    }],
+    test_inputs: None,
+    schedules: &[],
+};
+
+/// CPU twin of color_fingerprint.wgsl.
+pub fn fingerprint_cpu(img: &Image, grid: u32, bits: u32) -> Result<Fingerprint> {
+    let (w, h) = (img.width(), img.height());
+    let layout = FingerprintLayout::new(grid, bits, w, h)?;
+    let n = layout.bins();
+    let rows_per_chunk = (65536 / w as usize).max(1);
+    let bins = img
+        .as_u8()
+        .par_chunks(4 * w as usize * rows_per_chunk)
+        .enumerate()
+        .map(|(k, chunk)| {
+            let mut b = vec![0u32; n];
+            for (i, p) in chunk.chunks_exact(4).enumerate() {
+                let (x, y) = ((i % w as usize) as u32, (k * rows_per_chunk + i / w as usize) as u32);
+                b[layout.bin(x, y, p[0], p[1], p[2])] += 1;
+            }
+            b
+        })
+        .reduce(
+            || vec![0u32; n],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(&b) {
+                    *x += y;
+                }
+                a
+            },
+        );
+    Ok(Fingerprint { grid, bits, pixels: w as u64 * h as u64, bins })
+}
+
+impl Filter for ColorFingerprint {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::WholeImage
+    }
+    fn def(&self) -> &'static FilterDef {
+        &DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        Ok(vec![ValueDesc::Data(DataKind::Fingerprint)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = input_image(&DEF, inputs, 0)?;
+        Ok(vec![Value::Data(Data::Fingerprint(fingerprint_cpu(img, self.grid, self.bits)?))])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
+        let layout = FingerprintLayout::new(self.grid, self.bits, d.width, d.height)?;
+        let count = d.pixels() as u64;
+        let g = grid(count, FP_WG, QUADS_PER_THREAD, 0)?;
+        check_quads(input, count)?;
+        let bins = layout.bins();
+        let use_wg = bins <= WG_BINS_MAX;
+        let u = FingerprintParams {
+            width: d.width,
+            height: d.height,
+            count: g.params.count,
+            quads: g.params.quads,
+            stride: g.params.stride,
+            rows: layout.rows,
+            cols: layout.cols,
+            v_step: layout.v_step,
+            h_step: layout.h_step,
+            grid: self.grid,
+            bits: self.bits,
+            _pad: 0,
+        };
+        let mut kernel = Kernel::new(&format!("analysis.color_fingerprint.b{bins}"), &[PARAMS_WGSL, WGSL], "color_fingerprint");
+        kernel.generated = Some(format!(
+            "const BINS: u32 = {bins}u;\nconst USE_WG: bool = {use_wg};\nvar<workgroup> h: array<atomic<u32>, {}>;\n",
+            if use_wg { bins } else { 1 }
+        ));
+        rec.clear(&output.buffer);
+        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), g.groups)
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}

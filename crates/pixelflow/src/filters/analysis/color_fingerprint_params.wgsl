@@ -1,0 +1,15 @@
+// Uniform of color_fingerprint.wgsl (Rust twin: `FingerprintParams` in color_fingerprint.rs).
+struct FingerprintParams {
+    width: u32,
+    height: u32,
+    count: u32,   // pixels
+    quads: u32,   // whole quads, count / 4; invocation 0 takes the 0..3 pixels after them
+    stride: u32,  // invocations in the grid (loop step, in quads)
+    rows: u32,    // block rows, min(grid, height)
+    cols: u32,    // block columns, min(grid, width)
+    v_step: u32,  // height / rows
+    h_step: u32,  // width / cols
+    grid: u32,
+    bits: u32,
+    _pad: u32,
+}

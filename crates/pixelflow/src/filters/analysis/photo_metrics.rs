@@ -1,0 +1,210 @@
+//! The photo assessment's measurements in one pass (`DataKind::PhotoMetrics`): exact integer
+//! sums for sharpness (Sobel energy, Laplacian), noise (Immerkaer 1996), colourfulness
+//! (Hasler & Süsstrunk 2003) and mean saturation, and the BT.601 luma histogram for exposure
+//! and contrast; `crate::assess::Assessment` derives the measures and the 0-100 score. The
+//! Laplacian is OpenCV's `cv2.Laplacian(ksize=1)` with `BORDER_REPLICATE` and the Sobel
+//! derivatives `cv2.Sobel(ksize=3)` with it (both compared in scripts/opencv_compare.py);
+//! GPUImage has no equivalent (PhotoAssessment ran MPS's Sobel, then reduced on the CPU).
+//!
+//! GPU: one kernel. A workgroup of 16x16 walks 4 tiles of 64x16 pixels down a strip, loads
+//! each tile's luma with a replicated 1-pixel halo into workgroup memory (adding the colour
+//! sums and the luma histogram of the tile's own pixels while loading), takes the 3x3 stencils
+//! from there, and adds its partial sums with one 64-bit atomic add (lo/hi words with carry)
+//! per sum and one atomic per non-empty histogram bin.
+
+use rayon::prelude::*;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::mean_saturation::saturation_fixed;
+use super::subgroup_shim;
+use crate::assess::PhotoMetrics as Sums;
+use crate::error::{Error, Result};
+use crate::image::{luma601, Image, PixelFormat};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Data, DataKind, Value, ValueDesc};
+
+const WGSL: &str = include_str!("photo_metrics.wgsl");
+/// The uniform struct alone (parsed by the layout test without the generated parts).
+const PARAMS_WGSL: &str = include_str!("photo_metrics_params.wgsl");
+/// Pixels a workgroup covers: 64 wide (TW), 4 tiles of 16 high (TILES x TH). Schedule choice;
+/// mirrors photo_metrics.wgsl.
+const STRIP_W: u32 = 64;
+const STRIP_H: u32 = 64;
+
+/// Raw sums of the photo assessment (no parameters).
+#[derive(Clone, Debug, Default)]
+pub struct PhotoMetrics;
+
+impl PhotoMetrics {
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+/// Uniform of photo_metrics.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct MetricsParams {
+    pub width: u32,
+    pub height: u32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+}
+
+pub static DEF: FilterDef = FilterDef {
+    name: "photo_metrics",
+    family: Family::Analysis,
+    summary: "Photo assessment sums in one pass: Sobel energy, Laplacian, noise, colourfulness, saturation, luma histogram (photo_metrics data).",
+    doc: "Output is `photo_metrics` data: exact integer sums over the image of gx^2 + gy^2 (3x3 Sobel on BT.601 luma), \
+the 4-neighbour Laplacian L and L^2 (both with replicated borders), Immerkaer's |Y * [[1,-2,1],[-2,4,-2],[1,-2,1]]| \
+over the interior, R - G and R + G - 2B and their squares, the HSV saturation (as mean_saturation), and the \
+256-bin luma histogram. `pixelflow assess` (library: pixelflow::assess::Assessment) derives sharpness, \
+exposure, contrast, colourfulness, noise and a 0-100 score from them. Alpha is ignored.",
+    gpuimage: "",
+    params: &[],
+    inputs: IMAGE,
+    outputs: &[PortDef { name: "metrics", kind: PortKind::Data(DataKind::PhotoMetrics) }],
+    tolerance: EXACT_ENOUGH,
+    build: |_| Ok(Box::new(PhotoMetrics)),
+    uniforms: &[UniformLayout {
+        wgsl: PARAMS_WGSL,
+        wgsl_struct: "MetricsParams",
+        rust_size: std::mem::size_of::<MetricsParams>(),
+        fields: &[("width", std::mem::offset_of!(MetricsParams, width)), ("height", std::mem::offset_of!(MetricsParams, height))],
+    }],
+    test_inputs: None,
+    schedules: &[],
+};
+
+/// Per-row partial sums of the CPU twin.
+#[derive(Clone, Copy)]
+struct Acc {
+    sob: u64,
+    lap: i64,
+    lap2: u64,
+    noise: u64,
+    rg: i64,
+    rg2: u64,
+    yb: i64,
+    yb2: u64,
+    sat: u64,
+    hist: [u64; 256],
+}
+
+impl Default for Acc {
+    fn default() -> Self {
+        Acc { sob: 0, lap: 0, lap2: 0, noise: 0, rg: 0, rg2: 0, yb: 0, yb2: 0, sat: 0, hist: [0; 256] }
+    }
+}
+
+impl Acc {
+    fn merge(mut self, o: Acc) -> Acc {
+        self.sob += o.sob;
+        self.lap += o.lap;
+        self.lap2 += o.lap2;
+        self.noise += o.noise;
+        self.rg += o.rg;
+        self.rg2 += o.rg2;
+        self.yb += o.yb;
+        self.yb2 += o.yb2;
+        self.sat += o.sat;
+        for (a, b) in self.hist.iter_mut().zip(o.hist) {
+            *a += b;
+        }
+        self
+    }
+}
+
+/// CPU twin of photo_metrics.wgsl: plain loops over rows (rayon), luma computed first.
+pub fn metrics_cpu(img: &Image) -> Result<Sums> {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let px = img.as_u8();
+    let luma: Vec<i64> = px.chunks_exact(4).map(|p| luma601(p[0], p[1], p[2]) as i64).collect();
+    // replicated border
+    let at = |x: isize, y: isize| luma[y.clamp(0, h as isize - 1) as usize * w + x.clamp(0, w as isize - 1) as usize];
+    let acc = (0..h)
+        .into_par_iter()
+        .map(|y| {
+            let mut a = Acc::default();
+            for x in 0..w {
+                let p = &px[4 * (y * w + x)..4 * (y * w + x) + 4];
+                let (r, g, b) = (p[0] as i64, p[1] as i64, p[2] as i64);
+                a.hist[luma[y * w + x] as usize] += 1;
+                a.rg += r - g;
+                a.rg2 += ((r - g) * (r - g)) as u64;
+                a.yb += r + g - 2 * b;
+                a.yb2 += ((r + g - 2 * b) * (r + g - 2 * b)) as u64;
+                a.sat += saturation_fixed(p[0], p[1], p[2]) as u64;
+                let (xi, yi) = (x as isize, y as isize);
+                let n = |dx: isize, dy: isize| at(xi + dx, yi + dy);
+                let gx = n(1, -1) + 2 * n(1, 0) + n(1, 1) - n(-1, -1) - 2 * n(-1, 0) - n(-1, 1);
+                let gy = n(-1, 1) + 2 * n(0, 1) + n(1, 1) - n(-1, -1) - 2 * n(0, -1) - n(1, -1);
+                a.sob += (gx * gx + gy * gy) as u64;
+                let lap = n(0, -1) + n(0, 1) + n(-1, 0) + n(1, 0) - 4 * n(0, 0);
+                a.lap += lap;
+                a.lap2 += (lap * lap) as u64;
+                if x >= 1 && y >= 1 && x + 2 <= w && y + 2 <= h {
+                    let v = n(-1, -1) + n(1, -1) + n(-1, 1) + n(1, 1) - 2 * (n(0, -1) + n(0, 1) + n(-1, 0) + n(1, 0)) + 4 * n(0, 0);
+                    a.noise += v.unsigned_abs();
+                }
+            }
+            a
+        })
+        .reduce(Acc::default, Acc::merge);
+    let mut luma_hist = [0u32; 256];
+    for (d, s) in luma_hist.iter_mut().zip(acc.hist) {
+        *d = u32::try_from(s).map_err(|_| Error::Image("image too large for photo_metrics".into()))?;
+    }
+    Ok(Sums {
+        width: w as u32,
+        height: h as u32,
+        luma_hist,
+        sobel_energy: acc.sob,
+        laplacian_sum: acc.lap,
+        laplacian_sq: acc.lap2,
+        noise_abs: acc.noise,
+        rg_sum: acc.rg,
+        rg_sq: acc.rg2,
+        yb2_sum: acc.yb,
+        yb2_sq: acc.yb2,
+        saturation_sum: acc.sat,
+    })
+}
+
+impl Filter for PhotoMetrics {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::WholeImage
+    }
+    fn def(&self) -> &'static FilterDef {
+        &DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        // the histogram's bins are u32 and every 64-bit sum stays far from overflow below 2^31 pixels
+        if d.pixels() as u64 >= 1 << 31 {
+            return Err(Error::Graph(format!("photo_metrics takes images below 2^31 pixels, got {}x{}", d.width, d.height)));
+        }
+        Ok(vec![ValueDesc::Data(DataKind::PhotoMetrics)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let img = input_image(&DEF, inputs, 0)?;
+        Ok(vec![Value::Data(Data::PhotoMetrics(metrics_cpu(img)?))])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
+        let groups = [d.width.div_ceil(STRIP_W), d.height.div_ceil(STRIP_H), 1];
+        if groups[0] > 65535 || groups[1] > 65535 {
+            return Err(Error::Graph(format!("photo_metrics: image {}x{} is too large for one dispatch", d.width, d.height)));
+        }
+        let (shim, key) = subgroup_shim(rec);
+        let kernel = Kernel::new(&format!("analysis.photo_metrics.{key}"), &[PARAMS_WGSL, shim, WGSL], "photo_metrics");
+        let u = MetricsParams { width: d.width, height: d.height, _pad0: 0, _pad1: 0 };
+        rec.clear(&output.buffer);
+        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), groups)
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
