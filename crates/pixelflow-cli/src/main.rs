@@ -2,10 +2,12 @@
 //! printing; every filter, parameter and check comes from the library's registry.
 
 mod analyze;
+mod assess;
 mod batch;
 mod bench;
 mod catalogue;
 mod plot;
+mod report;
 
 use std::path::{Path, PathBuf};
 
@@ -93,6 +95,35 @@ enum Command {
         /// Size of the chart
         #[arg(long, value_name = "WxH", default_value = "1024x600", requires = "plot")]
         plot_size: String,
+    },
+    /// Rank photos by a 0-100 quality score (sharpness, exposure, contrast, colourfulness, noise)
+    /// and group near-duplicates by colour fingerprint; one GPU device for the whole folder
+    Assess {
+        /// Image files, folders, or name patterns (*.jpg)
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Descend into sub-folders
+        #[arg(long, short = 'r')]
+        recursive: bool,
+        /// Machine-readable output (every measure, sub-score and the groups)
+        #[arg(long)]
+        json: bool,
+        /// List the near-duplicate groups
+        #[arg(long)]
+        dupes: bool,
+        /// Fingerprint similarity (0-1) at or above which two photos are near-duplicates
+        #[arg(long, default_value_t = pixelflow::assess::DUPLICATE_THRESHOLD)]
+        dupe_threshold: f64,
+        /// Write an HTML page with thumbnails, scores and the groups
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
+        /// Analyse a copy shrunk so that its longest side is at most this (the article's
+        /// downsampled analysis; default: full size)
+        #[arg(long, value_name = "PIXELS")]
+        max_side: Option<u32>,
+        /// Photos in flight (decoding overlaps the GPU); default: the number of cores
+        #[arg(long)]
+        jobs: Option<usize>,
     },
     /// List every filter
     List {
@@ -267,6 +298,13 @@ fn run(cli: Cli) -> Result<()> {
         Command::Analyze { input, json, plot, plot_size } => {
             let plot = plot.as_deref().map(|p| (p, plot_size.as_str()));
             analyze::run(&backend(&cli), input, *json, plot)
+        }
+        Command::Assess { paths, recursive, json, dupes, dupe_threshold, report, max_side, jobs } => {
+            anyhow::ensure!((0.0..=1.0).contains(dupe_threshold), "--dupe-threshold {dupe_threshold} is outside [0, 1]");
+            anyhow::ensure!(max_side.is_none_or(|m| (16..=32768).contains(&m)), "--max-side must be in [16, 32768]");
+            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())).max(1);
+            let o = assess::Options { inputs: paths, recursive: *recursive, json: *json, dupes: *dupes, dupe_threshold: *dupe_threshold, report: report.as_deref(), max_side: *max_side, jobs };
+            assess::run(&backend(&cli), &o)
         }
         Command::List { markdown } => {
             if *markdown {
