@@ -201,6 +201,9 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     v.push(BenchCase::new("box_blur 9x9 gray8", "box_blur(radius=4)").gray8());
     v.push(BenchCase::new("box_blur 31x31 gray8", "box_blur(radius=15)").gray8());
     v.push(BenchCase::new("sharpen gray8", "sharpen(sharpness=1)").gray8());
+    // seed 003: the assessment on a copy shrunk to 500x500 first (resize included), against full size
+    v.push(BenchCase::new("photo_metrics on 500x500 (resize first)", "resize(width=500, height=500) | photo_metrics"));
+    v.push(BenchCase::new("color_fingerprint on 500x500 (resize first)", "resize(width=500, height=500) | color_fingerprint"));
     v.push(BenchCase::sized(
         "latency: 10-node chain 1080p",
         "brightness(0.1) | gaussian_blur(sigma=1) | contrast(1.1) | sobel_edge_detection | saturation(1.2) | box_blur(radius=2) | gamma(1.2) | dilation(radius=1) | exposure(0.3) | color_invert",
