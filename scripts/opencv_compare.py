@@ -147,6 +147,7 @@ def main():
     failures += compare_guided(img)
     failures += compare_corners()
     failures += compare_hough()
+    failures += compare_histograms(img)
     # Canny on Gray8 without blur against cv2.Canny (Sobel 3x3, L2): the same integer gradient,
     # OpenCV's direction sectors and comparisons (strict thresholds, magnitude 0 outside the image
     # in the suppression, grey replicated at the border), so the maps must be equal everywhere,
@@ -430,6 +431,46 @@ def compare_hough():
                   f"lists {'identical' if [(float(np.float32(r)), float(np.float32(t))) for r, t in mine] == want else 'not identical'}")
             if not ok:
                 failures.append(f"{spec}: {len(missed)} missed, {len(extra)} extra, top 5 match: {top}")
+    return failures
+
+
+def compare_histograms(img):
+    """histogram counts against cv2.calcHist (R, G, B, A: equal); histogram_equalization on a
+    grey image against cv2.equalizeHist: pixelflow rounds 255 (cdf - cdf_min) / (total - cdf_min)
+    half up in integers where OpenCV rounds the f32 product cdf * (255 / (total - cdf_min)) to
+    nearest (even on ties), so a level may differ by one where the exact value is a half."""
+    failures = []
+    inp = TMP / "hist_in.png"
+    save(inp, img)
+    for cpu in (False, True):
+        r = subprocess.run([BIN] + (["--cpu"] if cpu else []) + ["apply", str(inp), "--data", "-", "-p", "histogram"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"pixelflow failed on histogram: {r.stderr.strip()}")
+        h = json.loads(r.stdout)["histogram"]
+        for c, name in enumerate("rgba"):
+            want = cv2.calcHist([np.ascontiguousarray(img[..., c])], [0], None, [256], [0, 256]).ravel().astype(int)
+            ok = list(want) == h[name]
+            print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} histogram channel {name} vs cv2.calcHist: {'equal' if ok else 'differ'}")
+            if not ok:
+                failures.append(f"histogram channel {name} differs from cv2.calcHist")
+    # grey images: a low-contrast ramp with noise, and the test image's green channel squeezed
+    rng = np.random.default_rng(5)
+    greys = {
+        "ramp": (np.mgrid[0:61, 0:97][1] // 3 + 70 + rng.integers(0, 9, (61, 97))).astype(np.uint8),
+        "squeezed": (img[..., 1].astype(int) // 4 + 100).astype(np.uint8),
+    }
+    for name, g in greys.items():
+        want = cv2.equalizeHist(g)
+        gin = TMP / "hist_grey.png"
+        save(gin, np.dstack([g, g, g, np.full_like(g, 255)]))
+        for cpu in (False, True):
+            got = pixelflow(gin, "histogram_equalization", cpu)
+            d = np.abs(got[..., 0].astype(int) - want.astype(int))
+            ok = d.max() <= 1 and (got[..., 0] == got[..., 1]).all() and (got[..., 0] == got[..., 2]).all()
+            print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} histogram_equalization on grey {name} vs cv2.equalizeHist: "
+                  f"max diff {d.max()}, {int((d > 0).sum())} pixels differ (bound 1: half-up integer rounding against OpenCV's f32 product)")
+            if not ok:
+                failures.append(f"histogram_equalization on {name}: max diff {d.max()} from cv2.equalizeHist")
     return failures
 
 

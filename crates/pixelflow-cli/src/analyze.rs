@@ -13,23 +13,12 @@ fn node(g: &mut Graph, name: &str, input: pixelflow::Port) -> Result<pixelflow::
     Ok(g.add_boxed(f, &[input])?[0])
 }
 
-/// Value below which `q` of the samples fall.
-fn percentile(bins: &[u32; 256], q: f64) -> usize {
-    let total: u64 = bins.iter().map(|&b| b as u64).sum();
-    let target = (q * total as f64).ceil().max(1.0) as u64;
-    let mut acc = 0u64;
-    for (i, &b) in bins.iter().enumerate() {
-        acc += b as u64;
-        if acc >= target {
-            return i;
-        }
-    }
-    255
-}
-
 /// A data value as JSON: a point list as `{"points": [{"x", "y", "score"}...], "overflow", "found"}`,
 /// a line list as `{"lines": [{"rho", "theta", "votes"}...], "overflow", "found", "max_votes"}`
-/// (strongest first; θ in radians), the other kinds with their fields.
+/// (strongest first; θ in radians), a histogram as `{"histogram": {CHANNEL: [256 counts]...}, "space"}`
+/// (channels named for the space), curves as `{"lut": {"r": [256 levels]...}}`, black and white
+/// points as `{"range": {CHANNEL: {"low", "high"}...}}` (the channels computed), the other kinds
+/// with their fields.
 pub fn data_json(d: &Data) -> serde_json::Value {
     match d {
         Data::Points(p) => serde_json::json!({
@@ -48,8 +37,16 @@ pub fn data_json(d: &Data) -> serde_json::Value {
             serde_json::json!({ "count": s.count, "channels": ch })
         }
         Data::Histogram(h) => {
-            let ch: serde_json::Map<String, serde_json::Value> = pixelflow::Histogram::CHANNELS.iter().enumerate().map(|(c, n)| (n.to_string(), serde_json::json!(h.bins[c].to_vec()))).collect();
-            serde_json::json!({ "histogram": ch })
+            let ch: serde_json::Map<String, serde_json::Value> = h.channel_names().iter().enumerate().map(|(c, n)| (n.to_string(), serde_json::json!(h.bins[c].to_vec()))).collect();
+            serde_json::json!({ "histogram": ch, "space": h.space.name() })
+        }
+        Data::Lut(l) => {
+            let ch: serde_json::Map<String, serde_json::Value> = pixelflow::Lut::CHANNELS.iter().enumerate().map(|(c, n)| (n.to_string(), serde_json::json!(l.table[c].to_vec()))).collect();
+            serde_json::json!({ "lut": ch })
+        }
+        Data::Range(r) => {
+            let ch: serde_json::Map<String, serde_json::Value> = pixelflow::Range::CHANNELS.iter().enumerate().filter(|(c, _)| r.has(*c)).map(|(c, n)| (n.to_string(), serde_json::json!({ "low": r.low[c], "high": r.high[c] }))).collect();
+            serde_json::json!({ "range": ch })
         }
         Data::Mean { sum, count } => serde_json::json!({ "mean": d.mean_value(), "sum": sum, "count": count }),
         Data::Fingerprint(f) => serde_json::json!({ "grid": f.grid, "bits": f.bits, "pixels": f.pixels, "bins": f.bins }),
@@ -84,7 +81,8 @@ fn parse_size(s: &str) -> Result<(u32, u32)> {
 /// Draws the R, G, B and Y histograms of `h` into `path`.
 fn write_plot(h: &pixelflow::Histogram, input: &Path, path: &Path, size: &str) -> Result<()> {
     let size = parse_size(size)?;
-    let names = pixelflow::Histogram::CHANNELS;
+    // R, G, B and Y (alpha, the fifth channel, is left out of the chart)
+    let names = &pixelflow::Histogram::CHANNELS[..4];
     let series: Vec<crate::plot::Series<'_>> = names.iter().enumerate().map(|(c, n)| crate::plot::Series { name: n, bins: &h.bins[c], color: crate::plot::channel_color(n) }).collect();
     let title = input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     if let Some(note) = crate::plot::histogram_png(&series, &title, path, size)? {
@@ -120,7 +118,7 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
         };
         let hc = |c: usize| {
             serde_json::json!({
-                "p05": percentile(&h.bins[c], 0.05), "p50": percentile(&h.bins[c], 0.5), "p95": percentile(&h.bins[c], 0.95),
+                "p05": h.percentile(c, 0.05), "p50": h.percentile(c, 0.5), "p95": h.percentile(c, 0.95),
                 "clipped_low": h.bins[c][0] as f64 / n, "clipped_high": h.bins[c][255] as f64 / n,
                 "bins": h.bins[c].to_vec(),
             })
@@ -132,7 +130,7 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
             "channels": { "r": ch(0), "g": ch(1), "b": ch(2), "a": ch(3), "y": ch(4) },
             "mean_luminance": s.mean(4) / 255.0,
             "mean_saturation": sat,
-            "histogram": { "r": hc(0), "g": hc(1), "b": hc(2), "y": hc(3) },
+            "histogram": { "r": hc(0), "g": hc(1), "b": hc(2), "y": hc(3), "a": hc(4) },
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
@@ -140,16 +138,18 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
     println!("{}: {}x{} ({})", input.display(), img.width(), img.height(), be.describe());
     println!("channel   min   max     mean     p5   p50   p95  clipped low/high");
     for (c, name) in Stats::CHANNELS.iter().enumerate() {
+        // Stats order r, g, b, a, y; histogram order r, g, b, y, a
         let hist_c = match c {
             0..=2 => Some(c),
+            3 => Some(4),
             4 => Some(3),
             _ => None,
         };
         let (p5, p50, p95, clip) = match hist_c {
             Some(k) => (
-                percentile(&h.bins[k], 0.05).to_string(),
-                percentile(&h.bins[k], 0.5).to_string(),
-                percentile(&h.bins[k], 0.95).to_string(),
+                h.percentile(k, 0.05).to_string(),
+                h.percentile(k, 0.5).to_string(),
+                h.percentile(k, 0.95).to_string(),
                 format!("{:.2}% / {:.2}%", 100.0 * h.bins[k][0] as f64 / n, 100.0 * h.bins[k][255] as f64 / n),
             ),
             None => ("-".into(), "-".into(), "-".into(), "-".into()),

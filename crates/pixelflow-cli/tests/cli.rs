@@ -677,3 +677,30 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(&run(&["apply", s, png.to_str().unwrap(), "-p", "draw_hough_lines(lower=0.5, upper=0.4)"]), "lower must be at most upper");
     assert_clean_error(&run(&["apply", s, png.to_str().unwrap(), "-p", "draw_hough_lines(width=0)"]), "width");
 }
+
+/// The image-producing histogram solvers chain in one graph (one GPU submission: histogram,
+/// solver and apply nodes, no read-back), equal to the CPU; the data solvers write JSON.
+#[test]
+fn histogram_solvers_apply_and_write_data() {
+    let spec = "auto_levels | auto_white_balance";
+    let (gpu_out, cpu_out) = (tmp("auto_gpu.png"), tmp("auto_cpu.png"));
+    let o = run(&["apply", sample().to_str().unwrap(), gpu_out.to_str().unwrap(), "-p", spec, "--timings"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for step in ["auto_levels/range_from_histogram", "auto_levels/levels_lut", "auto_white_balance/grey_world_lut", "auto_white_balance/apply_lut"] {
+        assert!(stderr(&o).contains(step), "timings lack {step}: {}", stderr(&o));
+    }
+    let o = run(&["--cpu", "apply", sample().to_str().unwrap(), cpu_out.to_str().unwrap(), "-p", spec]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(image::open(&gpu_out).unwrap().to_rgba8(), image::open(&cpu_out).unwrap().to_rgba8());
+    let o = run(&["apply", sample().to_str().unwrap(), "--data", "-", "-p", "dynamic_range(low=1, high=99)"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for c in ["r", "g", "b", "y"] {
+        assert!(v["range"][c]["low"].as_u64().unwrap() <= v["range"][c]["high"].as_u64().unwrap(), "{v}");
+    }
+    let o = run(&["apply", sample().to_str().unwrap(), "--data", "-", "-p", "histogram"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["histogram"]["a"].as_array().unwrap().len(), 256);
+    assert_eq!(v["space"], "rgb");
+    assert_clean_error(&run(&["apply", sample().to_str().unwrap(), "--data", "-", "-p", "dynamic_range(low=70, high=20)"]), "low must be at most high");
+}

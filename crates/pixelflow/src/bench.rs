@@ -146,6 +146,12 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         ("fast_corner_detection gray8", "to_gray | fast_corner_detection"),
         ("fast corners as data", "fast_corner_detection | corner_points"),
         ("chain of 5 per-pixel", "brightness(0.1) | contrast(1.2) | saturation(1.3) | gamma(1.1) | color_invert"),
+        // the histogram solver nodes after their histogram (data in, data out: one workgroup each)
+        ("range_from_histogram", "histogram | range_from_histogram"),
+        ("levels_lut", "histogram | range_from_histogram | levels_lut"),
+        ("grey_world_lut", "histogram | grey_world_lut"),
+        ("equalization_lut", "histogram | equalization_lut"),
+        ("auto_levels | auto_white_balance", "auto_levels | auto_white_balance"),
     ];
     for (n, s) in named {
         v.push(BenchCase::new(n, s));
@@ -171,7 +177,8 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         // filters that need an image or a file of their own are benchmarked only by name above
         let needs_image = d.params.iter().any(|p| matches!(p.kind, crate::params::ParamKind::Image | crate::params::ParamKind::Path { required: true, .. }));
         let covered = named.iter().any(|(_, s)| !s.contains('|') && s.split('(').next() == Some(d.name));
-        if !needs_image && !covered && d.inputs.len() == 1 {
+        // (a filter reading data is benchmarked after its producer, by name above)
+        if !needs_image && !covered && d.inputs.len() == 1 && d.inputs[0].kind == crate::registry::PortKind::Image {
             v.push(BenchCase::new(d.name, d.name));
         }
         // blends: their second image random, like alpha_blend's above

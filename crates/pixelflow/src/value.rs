@@ -13,7 +13,10 @@ pub enum DataKind {
     /// `[4c+2], [4c+3]` = sum lo/hi words; `[20], [21]` = count lo/hi. Zero is the identity of
     /// every slot, so one buffer clear initialises it.
     Stats,
-    /// 256 bins each for R, G, B and Y. GPU: 1024 `u32`, channel-major.
+    /// 256 bins each for R, G, B, Y (BT.601 luma) and A. GPU: `HISTOGRAM_WORDS` `u32`: the
+    /// bins channel-major (`[256c + v]`, c = 0 r, 1 g, 2 b, 3 y, 4 a; A appended so the first
+    /// four keep their indices), then `[1280]` = the colour space (`HistogramSpace` as u32;
+    /// zero is RGB, so one buffer clear initialises it), then padding to a 16-byte multiple.
     Histogram,
     /// A mean of fixed-point samples. GPU: 4 `u32`: sum lo, sum hi, count lo, count hi;
     /// the mean is `sum / count / FIXED_ONE`.
@@ -50,6 +53,14 @@ pub enum DataKind {
     /// non-negative, see `PhotoMetrics::OFFSETS`), then width and height at `[274]`, `[275]`.
     /// Zero is the identity of every slot, so one buffer clear initialises it.
     PhotoMetrics,
+    /// A tone curve per channel: 256 entries, each output level for one input level of R, G, B
+    /// and A. GPU: 256 `u32`, entry v = `r | g << 8 | b << 16 | a << 24` (the outputs for
+    /// input level v), so one load serves a pixel's four channels.
+    Lut,
+    /// Black and white points (clip percentiles) of R, G, B and Y. GPU: 12 `u32`: `[c]` = the
+    /// low point of channel c (0 r, 1 g, 2 b, 3 y), `[4 + c]` = its high point, `[8]` = a mask
+    /// of the channels computed (bit c), `[9..12]` = 0.
+    Range,
 }
 
 /// Most bins a `DataKind::Fingerprint` holds: grid 8 (64 blocks) times 4 bits per channel (4096 colours).
@@ -58,6 +69,9 @@ pub const FINGERPRINT_MAX_BINS: u32 = 64 * 4096;
 pub const FINGERPRINT_HEADER_WORDS: u32 = 4;
 /// Words of a `DataKind::PhotoMetrics` buffer (276 used, padded to a multiple of 8 words).
 pub const PHOTO_METRICS_WORDS: u32 = 280;
+
+/// Words of a `DataKind::Histogram` buffer: 5 x 256 bins, the space word, padding.
+pub const HISTOGRAM_WORDS: u32 = 1284;
 
 /// Lines a `DataKind::Lines` buffer holds at most (65536: 1 MiB on the GPU).
 pub const LINES_CAPACITY: u32 = 65536;
@@ -86,12 +100,14 @@ impl DataKind {
     pub fn gpu_bytes(self) -> u64 {
         match self {
             DataKind::Stats => 24 * 4,
-            DataKind::Histogram => 1024 * 4,
+            DataKind::Histogram => HISTOGRAM_WORDS as u64 * 4,
             DataKind::Mean => 4 * 4,
             DataKind::Points => (POINTS_HEADER_WORDS as u64 + 2 * POINTS_CAPACITY as u64) * 4,
             DataKind::Lines => (LINES_HEADER_WORDS as u64 + LINE_WORDS as u64 * LINES_CAPACITY as u64) * 4,
             DataKind::Fingerprint => (FINGERPRINT_HEADER_WORDS as u64 + FINGERPRINT_MAX_BINS as u64) * 4,
             DataKind::PhotoMetrics => PHOTO_METRICS_WORDS as u64 * 4,
+            DataKind::Lut => 256 * 4,
+            DataKind::Range => 12 * 4,
         }
     }
     pub fn name(self) -> &'static str {
@@ -103,6 +119,8 @@ impl DataKind {
             DataKind::Lines => "lines",
             DataKind::Fingerprint => "fingerprint",
             DataKind::PhotoMetrics => "photo_metrics",
+            DataKind::Lut => "lut",
+            DataKind::Range => "range",
         }
     }
 }
@@ -125,14 +143,48 @@ impl Stats {
     }
 }
 
-/// 256-bin histograms of R, G, B and Y (BT.601 luma).
+pub use crate::histogram::{CompareMethod, Histogram, HistogramSpace};
+
+/// Per-channel tone curves (`DataKind::Lut`): `table[c][v]` is the output level of channel c
+/// (0 r, 1 g, 2 b, 3 a) for input level v.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Histogram {
-    pub bins: [[u32; 256]; 4],
+pub struct Lut {
+    pub table: [[u8; 256]; 4],
 }
 
-impl Histogram {
+impl Lut {
+    /// Channel names in storage order.
+    pub const CHANNELS: [&'static str; 4] = ["r", "g", "b", "a"];
+    /// The identity curve on every channel.
+    pub fn identity() -> Lut {
+        Lut { table: [std::array::from_fn(|v| v as u8); 4] }
+    }
+    /// Applies the curves to an RGBA8 pixel.
+    pub fn apply(&self, p: [u8; 4]) -> [u8; 4] {
+        std::array::from_fn(|c| self.table[c][p[c] as usize])
+    }
+    /// The GPU layout (see `DataKind::Lut`).
+    pub fn to_words(&self) -> [u32; 256] {
+        std::array::from_fn(|v| (0..4).map(|c| (self.table[c][v] as u32) << (8 * c)).sum())
+    }
+}
+
+/// Black and white points (`DataKind::Range`) of R, G, B and Y (index 0..4); `channels` has
+/// bit c set for each channel computed (the others read 0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub low: [u8; 4],
+    pub high: [u8; 4],
+    pub channels: u32,
+}
+
+impl Range {
+    /// Channel names in storage order.
     pub const CHANNELS: [&'static str; 4] = ["r", "g", "b", "y"];
+    /// Whether channel `c` was computed.
+    pub fn has(&self, c: usize) -> bool {
+        self.channels >> c & 1 == 1
+    }
 }
 
 /// One point of a `Points` list: pixel column, row, and the score it was found with.
@@ -232,6 +284,10 @@ pub enum Data {
     Fingerprint(crate::assess::Fingerprint),
     /// The photo assessment's raw sums (`photo_metrics`).
     PhotoMetrics(crate::assess::PhotoMetrics),
+    /// Per-channel tone curves (e.g. from `levels_lut`).
+    Lut(Lut),
+    /// Black and white points (e.g. from `range_from_histogram`).
+    Range(Range),
 }
 
 impl Data {
@@ -244,6 +300,8 @@ impl Data {
             Data::Lines(_) => DataKind::Lines,
             Data::Fingerprint(_) => DataKind::Fingerprint,
             Data::PhotoMetrics(_) => DataKind::PhotoMetrics,
+            Data::Lut(_) => DataKind::Lut,
+            Data::Range(_) => DataKind::Range,
         }
     }
     /// The value of a `Mean`, in [0,1] units of its samples.
@@ -272,11 +330,12 @@ impl Data {
                 Data::Stats(s)
             }
             DataKind::Histogram => {
-                let mut bins = [[0u32; 256]; 4];
+                let mut bins = [[0u32; 256]; 5];
                 for (c, ch) in bins.iter_mut().enumerate() {
                     ch.copy_from_slice(&w[c * 256..(c + 1) * 256]);
                 }
-                Data::Histogram(Histogram { bins })
+                let space = HistogramSpace::from_u32(w[1280]).ok_or_else(|| Error::Gpu(format!("histogram buffer names colour space {}", w[1280])))?;
+                Data::Histogram(Histogram { bins, space })
             }
             DataKind::Mean => Data::Mean { sum: wide(w[0], w[1]), count: wide(w[2], w[3]) },
             DataKind::Points => {
@@ -301,6 +360,16 @@ impl Data {
             }
             DataKind::Fingerprint => Data::Fingerprint(crate::assess::Fingerprint::from_words(&w)?),
             DataKind::PhotoMetrics => Data::PhotoMetrics(crate::assess::PhotoMetrics::from_words(&w)?),
+            DataKind::Lut => {
+                let mut table = [[0u8; 256]; 4];
+                for (v, word) in w[..256].iter().enumerate() {
+                    for (c, t) in table.iter_mut().enumerate() {
+                        t[v] = (word >> (8 * c)) as u8;
+                    }
+                }
+                Data::Lut(Lut { table })
+            }
+            DataKind::Range => Data::Range(Range { low: std::array::from_fn(|c| w[c].min(255) as u8), high: std::array::from_fn(|c| w[4 + c].min(255) as u8), channels: w[8] & 0xF }),
         })
     }
 }

@@ -43,21 +43,14 @@ fn compare(def: &FilterDef, args: &Args, w: u32, h: u32, seed: u64, fmt: PixelFo
     let mut g = Graph::new();
     let sources: Vec<_> = images.iter().enumerate().map(|(i, im)| g.source(&format!("s{i}"), im.desc()).unwrap()).collect();
     // Image ports take the sources in order; a data port (e.g. statistics feeding a threshold)
-    // takes the output of the registered filter that makes that kind of data from one image,
-    // run on the main input.
+    // takes the output of a registered filter that makes that kind of data from the main input:
+    // from the image itself, or from data made so (a solver's curves from a histogram).
     let mut next_source = sources.iter();
     let mut ports = Vec::new();
     for pd in def.inputs {
         match pd.kind {
             PortKind::Image => ports.push(*next_source.next().ok_or("fewer images than image inputs")?),
-            PortKind::Data(kind) => {
-                let producer = registry::all()
-                    .iter()
-                    .find(|d| d.inputs.len() == 1 && d.inputs[0].kind == PortKind::Image && d.outputs.len() == 1 && d.outputs[0].kind == PortKind::Data(kind))
-                    .ok_or_else(|| format!("no registered filter produces {} data", kind.name()))?;
-                let f = (producer.build)(&Args::defaults(producer)).map_err(|e| format!("build {}: {e}", producer.name))?;
-                ports.push(g.add_boxed(f, &sources[..1]).map_err(|e| format!("graph: {e}"))?[0]);
-            }
+            PortKind::Data(kind) => ports.push(produce(&mut g, kind, sources[0], 3)?),
         }
     }
     let outs = match g.add_boxed(filter, &ports) {
@@ -89,6 +82,26 @@ fn compare(def: &FilterDef, args: &Args, w: u32, h: u32, seed: u64, fmt: PixelFo
         }
     }
     Ok(())
+}
+
+/// A port carrying `kind` data made from `image`: by the first registered filter that makes it
+/// from one image, else from one input of data that can be made so (at most `depth` steps).
+fn produce(g: &mut Graph, kind: pixelflow::DataKind, image: pixelflow::Port, depth: u32) -> Result<pixelflow::Port, String> {
+    let makes = |d: &&&FilterDef| d.inputs.len() == 1 && d.outputs.len() == 1 && d.outputs[0].kind == PortKind::Data(kind);
+    let build = |d: &FilterDef| (d.build)(&Args::defaults(d)).map_err(|e| format!("build {}: {e}", d.name));
+    if let Some(d) = registry::all().iter().filter(makes).find(|d| d.inputs[0].kind == PortKind::Image) {
+        return Ok(g.add_boxed(build(d)?, &[image]).map_err(|e| format!("graph: {e}"))?[0]);
+    }
+    if depth > 0 {
+        for d in registry::all().iter().filter(makes) {
+            if let PortKind::Data(from) = d.inputs[0].kind {
+                if let Ok(p) = produce(g, from, image, depth - 1) {
+                    return Ok(g.add_boxed(build(d)?, &[p]).map_err(|e| format!("graph: {e}"))?[0]);
+                }
+            }
+        }
+    }
+    Err(format!("no registered filter produces {} data", kind.name()))
 }
 
 fn formats(def: &FilterDef) -> Vec<PixelFormat> {

@@ -1,4 +1,4 @@
-//! 256-bin histograms of R, G, B and BT.601 luma Y as `DataKind::Histogram` data. Matches
+//! 256-bin histograms of R, G, B, BT.601 luma Y and alpha as `DataKind::Histogram` data. Matches
 //! GPUImage's `GPUImageHistogramFilter` (its RGB and luminance modes at once), with exact
 //! integer counts instead of GPUImage's blended point sprites.
 //!
@@ -19,14 +19,14 @@ const WGSL: &str = include_str!("histogram.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `HISTOGRAM_WG` in histogram.wgsl.
 const HISTOGRAM_WG: u32 = 256;
 /// The default loop shape (H200 at 4K): more quads per invocation mean fewer workgroups, hence
-/// fewer 1024-bin merges into global memory. Earlier runs: docs/perf-notes.md, "Histogram
+/// fewer 1280-bin merges into global memory. Earlier runs: docs/perf-notes.md, "Histogram
 /// loop shape".
 fn choose_loop() -> LoopShape {
     // u8q32 0.0206 ms; u4q32 0.0212, u2q32 0.0217, u4q16 0.0226, u4q64 0.0234 (run 12, same call)
     LoopShape { unroll: 8, quads_per_thread: 32 }
 }
 
-/// Histograms of R, G, B and Y (256 bins each) of an RGBA8 image.
+/// Histograms of R, G, B, Y and A (256 bins each) of an RGBA8 image.
 #[derive(Clone, Debug, Default)]
 pub struct Histogram;
 
@@ -39,9 +39,9 @@ impl Histogram {
 pub static DEF: FilterDef = FilterDef {
     name: "histogram",
     family: Family::Analysis,
-    summary: "256-bin histograms of R, G, B and BT.601 luma (histogram data).",
-    doc: "Output is `histogram` data: exact pixel counts per 8-bit level for r, g, b and y \
-(BT.601 luma, round(0.299R + 0.587G + 0.114B)); each channel's bins sum to width*height. \
+    summary: "256-bin histograms of R, G, B, BT.601 luma and alpha (histogram data).",
+    doc: "Output is `histogram` data: exact pixel counts per 8-bit level for r, g, b, y \
+(BT.601 luma, round(0.299R + 0.587G + 0.114B)) and a; each channel's bins sum to width*height. \
 GPU: per-workgroup histograms in workgroup memory, merged with one atomic per non-empty bin.",
     gpuimage: "GPUImageHistogramFilter",
     params: &[],
@@ -60,17 +60,18 @@ pub fn histogram_cpu(img: &Image) -> crate::value::Histogram {
         .as_u8()
         .par_chunks(4 * 4096)
         .map(|chunk| {
-            let mut b = [[0u32; 256]; 4];
+            let mut b = [[0u32; 256]; 5];
             for p in chunk.chunks_exact(4) {
                 b[0][p[0] as usize] += 1;
                 b[1][p[1] as usize] += 1;
                 b[2][p[2] as usize] += 1;
                 b[3][luma601(p[0], p[1], p[2]) as usize] += 1;
+                b[4][p[3] as usize] += 1;
             }
             b
         })
         .reduce(
-            || [[0u32; 256]; 4],
+            || [[0u32; 256]; 5],
             |mut a, b| {
                 for (x, y) in a.iter_mut().flatten().zip(b.iter().flatten()) {
                     *x += y;
@@ -78,7 +79,7 @@ pub fn histogram_cpu(img: &Image) -> crate::value::Histogram {
                 a
             },
         );
-    crate::value::Histogram { bins }
+    crate::value::Histogram { bins, space: crate::HistogramSpace::Rgb }
 }
 
 impl Filter for Histogram {

@@ -1,4 +1,4 @@
-// 256-bin histograms of R, G, B and Y (BT.601 luma), channel-major, in the
+// 256-bin histograms of R, G, B, Y (BT.601 luma) and A, channel-major, in the
 // `DataKind::Histogram` layout. CPU twin: `histogram_cpu` in histogram.rs. Needs grid.wgsl.
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
@@ -9,7 +9,7 @@
 const HISTOGRAM_WG: u32 = 256u;
 
 // The workgroup's private histogram; WGSL zero-initialises workgroup memory.
-var<workgroup> h: array<atomic<u32>, 1024>;
+var<workgroup> h: array<atomic<u32>, 1280>;
 
 fn add_pixel(p: u32) {
     let c = unpack_u8(p);
@@ -17,6 +17,7 @@ fn add_pixel(p: u32) {
     atomicAdd(&h[256u + c.y], 1u);
     atomicAdd(&h[512u + c.z], 1u);
     atomicAdd(&h[768u + luma601(c)], 1u);
+    atomicAdd(&h[1024u + c.w], 1u);
 }
 
 // `visit_pixels` is generated (LoopShape in analysis/mod.rs): the grid-stride loop and the tail.
@@ -25,8 +26,8 @@ fn histogram(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
     let gid = wid.x * HISTOGRAM_WG + lid;
     visit_pixels(gid);
     workgroupBarrier();
-    // Merge: each invocation owns 4 bins; empty bins cost no global atomic.
-    for (var k = 0u; k < 4u; k++) {
+    // Merge: each invocation owns 5 bins; empty bins cost no global atomic.
+    for (var k = 0u; k < 5u; k++) {
         let i = lid + k * HISTOGRAM_WG;
         let v = atomicLoad(&h[i]);
         if (v != 0u) {

@@ -157,3 +157,47 @@ pub(crate) const TAIL_PIXELS_WGSL: &str = "    if (gid == 0u) {\n        let res
 
 /// Alternative loop shapes timed by `bench --experiments` and run by the equivalence tests.
 pub(crate) const LOOP_VARIANTS: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8"];
+
+/// The histogram solver kernels (`solve.wgsl`): small data in, small data out, one workgroup.
+pub(crate) const SOLVE_WGSL: &str = include_str!("solve.wgsl");
+
+/// Uniform of the solver kernels; mirrors `SolveParams` in `solve.wgsl` (meaning per entry point).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct SolveParams {
+    pub a: u32,
+    pub b: u32,
+    pub c: u32,
+    pub d: u32,
+}
+
+/// `SolveParams` for the uniform layout test.
+pub(crate) const SOLVE_UNIFORM: crate::registry::UniformLayout = crate::registry::UniformLayout {
+    wgsl: SOLVE_WGSL,
+    wgsl_struct: "SolveParams",
+    rust_size: std::mem::size_of::<SolveParams>(),
+    fields: &[("a", std::mem::offset_of!(SolveParams, a)), ("b", std::mem::offset_of!(SolveParams, b)), ("c", std::mem::offset_of!(SolveParams, c)), ("d", std::mem::offset_of!(SolveParams, d))],
+};
+
+/// Records a solver node: entry point `entry` of `solve.wgsl` as one workgroup reading the
+/// node's data input and writing its data output (every word of it).
+pub(crate) fn record_solver(def: &crate::registry::FilterDef, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot], entry: &'static str, params: SolveParams) -> Result<()> {
+    let (Some(input), Some(output)) = (inputs.first(), outputs.first()) else {
+        return Err(Error::Graph(format!("`{}` needs one data input and one data output", def.name)));
+    };
+    let kernel = crate::runtime::Kernel::new(&format!("analysis.solve.{entry}"), &[SOLVE_WGSL], entry);
+    rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), [1, 1, 1])
+}
+
+/// The `index`-th input value as histogram data (`run_cpu` of the solvers).
+pub(crate) fn input_histogram<'v>(def: &crate::registry::FilterDef, inputs: &[&'v crate::Value], index: usize) -> Result<&'v crate::Histogram> {
+    match inputs.get(index).and_then(|v| v.as_data()) {
+        Some(crate::Data::Histogram(h)) => Ok(h),
+        _ => Err(Error::Graph(format!("`{}` input {index} must be histogram data", def.name))),
+    }
+}
+
+/// A percentage parameter in thousandths of a percent, the unit the solvers count in.
+pub(crate) fn percent_milli(p: f32) -> u32 {
+    (p as f64 * 1000.0).round().clamp(0.0, 100_000.0) as u32
+}

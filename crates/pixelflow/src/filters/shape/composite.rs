@@ -62,7 +62,8 @@ pub fn never_runs(def: &FilterDef) -> Error {
 }
 
 /// Declares a composite filter in one place: parameters as in `pixel_filter!`, and
-/// `lower: |f, graph, inputs| -> Result<Vec<Port>>`. See `morphology/opening.rs`.
+/// `lower: |f, graph, inputs| -> Result<Vec<Port>>`. See `morphology/opening.rs`. A composite
+/// whose result is data declares it with `outputs:` (default: one image).
 #[macro_export]
 macro_rules! composite_filter {
     (
@@ -76,6 +77,7 @@ macro_rules! composite_filter {
         params: { $( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),* $(,)? },
         $(tolerance: $tol:expr,)?
         $(schedules: $sched:expr,)?
+        $(outputs: $outs:expr,)?
         lower: |$lf:ident, $lg:ident, $li:ident| $lower:expr $(,)?
     ) => {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
@@ -91,6 +93,7 @@ macro_rules! composite_filter {
             $Name, $name, $crate::registry::Family::$family, $gpuimage, $summary, [$($doc)?], [],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [],
             $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
+            $(, outputs: $outs)?
         }
 
         impl $crate::registry::Filter for $Name {

@@ -401,7 +401,7 @@ macro_rules! __pf_def {
     (
         $Name:ident, $name:literal, $family:expr, $gpuimage:literal, $summary:literal, [$($doc:expr)?], [$($pre:tt)*],
         [$( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),*], [$($post:tt)*],
-        $inputs:expr, $tol:expr, $sched:expr $(, wrap: $wrap:path)?
+        $inputs:expr, $tol:expr, $sched:expr $(, wrap: $wrap:path)? $(, outputs: $outputs:expr)?
     ) => {
         pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
             name: $name,
@@ -411,7 +411,7 @@ macro_rules! __pf_def {
             gpuimage: $gpuimage,
             params: &[ $($pre)* $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?), )* $($post)* ],
             inputs: $inputs,
-            outputs: $crate::registry::IMAGE,
+            outputs: $crate::__pf_or!([$($outputs)?] [$crate::registry::IMAGE]),
             tolerance: $tol,
             #[allow(unused_variables)]
             build: |a| {

@@ -1,0 +1,32 @@
+//! Automatic white balance: R, G, B scaled by gains that make a reference colour neutral, the
+//! image's mean colour (grey world, OpenCV's `xphoto::GrayworldWB` with no saturation
+//! threshold). A grey image is left unchanged; a uniform colour cast is removed.
+//!
+//! A composite that runs in one GPU submission with no read-back: `histogram` ->
+//! `grey_world_lut` -> `apply_lut`.
+
+use super::apply_lut::ApplyLut;
+use super::grey_world_lut::GreyWorldLut;
+use super::histogram::Histogram;
+
+crate::composite_filter! {
+    /// Gains on R, G, B making the mean colour neutral.
+    pub struct AutoWhiteBalance;
+    name: "auto_white_balance",
+    family: Analysis,
+    gpuimage: "",
+    summary: "White balance by gains on R, G, B that make the image's mean colour neutral (grey world).",
+    doc: "method=grey_world: with S_c the sum of channel c, level v of channel c becomes \
+round(v (S_r + S_g + S_b) / (3 S_c)), at most 255 (exact integers); a channel with no signal is kept; alpha is \
+kept. Runs as histogram -> grey_world_lut -> apply_lut, all on the GPU.",
+    params: {
+        method: choice("grey_world") = "grey_world" => "the reference made neutral: grey_world, the mean colour",
+    },
+    lower: |f, g, inputs| {
+        let _ = f.method;
+        let image = *inputs.first().ok_or_else(|| crate::Error::Graph("`auto_white_balance` needs an image".into()))?;
+        let hist = g.add(Histogram, &[image])?;
+        let lut = g.add(GreyWorldLut, &hist)?;
+        g.add(ApplyLut, &[image, lut[0]])
+    },
+}
