@@ -49,6 +49,10 @@ pub fn data_json(d: &Data) -> serde_json::Value {
             serde_json::json!({ "range": ch })
         }
         Data::Mean { sum, count } => serde_json::json!({ "mean": d.mean_value(), "sum": sum, "count": count }),
+        Data::Color(c) => {
+            let [r, g, b] = c.color();
+            serde_json::json!({ "color": [r, g, b], "hex": format!("#{r:02x}{g:02x}{b:02x}"), "share": c.share(), "pixels_in_cell": c.count, "cell": c.cell, "bits": c.bits })
+        }
         Data::Fingerprint(f) => serde_json::json!({ "grid": f.grid, "bits": f.bits, "pixels": f.pixels, "bins": f.bins }),
         Data::PhotoMetrics(m) => {
             let a = pixelflow::assess::Assessment::from_metrics(m);

@@ -35,4 +35,4 @@ pub use codec::Subsampling;
 pub use image::{exif_upright, Image, ImageDesc, PixelFormat, PngCompression, SaveOptions};
 pub use registry::{Filter, FilterDef};
 pub use runtime::{Gpu, GpuOptions};
-pub use value::{CompareMethod, Data, DataKind, Histogram, HistogramSpace, Line, Lines, Lut, Point, Points, Range, Stats, Value, ValueDesc};
+pub use value::{CompareMethod, Data, DataKind, DominantCell, Histogram, HistogramSpace, Line, Lines, Lut, Point, Points, Range, Stats, Value, ValueDesc};

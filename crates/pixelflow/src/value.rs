@@ -61,6 +61,12 @@ pub enum DataKind {
     /// low point of channel c (0 r, 1 g, 2 b, 3 y), `[4 + c]` = its high point, `[8]` = a mask
     /// of the channels computed (bit c), `[9..12]` = 0.
     Range,
+    /// The dominant colour (`dominant_color`): the pixels of the most populated cell of a
+    /// coarse RGB grid and their sums. GPU: 12 `u32`: `[0], [1]` = pixels in the cell lo/hi,
+    /// `[2 + 2c], [3 + 2c]` = the sum of channel c (r, g, b) over them lo/hi, `[8]` = the
+    /// cell (`r' | g' << bits | b' << 2 bits`, c' the top `bits` bits), `[9]` = bits,
+    /// `[10], [11]` = the image's pixels lo/hi. Zero is the identity of every slot.
+    Color,
 }
 
 /// Most bins a `DataKind::Fingerprint` holds: grid 8 (64 blocks) times 4 bits per channel (4096 colours).
@@ -108,6 +114,7 @@ impl DataKind {
             DataKind::PhotoMetrics => PHOTO_METRICS_WORDS as u64 * 4,
             DataKind::Lut => 256 * 4,
             DataKind::Range => 12 * 4,
+            DataKind::Color => 12 * 4,
         }
     }
     pub fn name(self) -> &'static str {
@@ -121,6 +128,7 @@ impl DataKind {
             DataKind::PhotoMetrics => "photo_metrics",
             DataKind::Lut => "lut",
             DataKind::Range => "range",
+            DataKind::Color => "color",
         }
     }
 }
@@ -166,6 +174,32 @@ impl Lut {
     /// The GPU layout (see `DataKind::Lut`).
     pub fn to_words(&self) -> [u32; 256] {
         std::array::from_fn(|v| (0..4).map(|c| (self.table[c][v] as u32) << (8 * c)).sum())
+    }
+}
+
+/// The dominant colour (`DataKind::Color`): the most populated cell of a coarse RGB grid
+/// (`bits` per channel) and the exact sums of its pixels, whose mean is the colour.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DominantCell {
+    /// Pixels in the cell.
+    pub count: u64,
+    /// Sums of R, G, B over them.
+    pub sum: [u64; 3],
+    /// The cell: `r' | g' << bits | b' << 2 bits`, c' the top `bits` bits of each channel.
+    pub cell: u32,
+    pub bits: u32,
+    /// Pixels in the image.
+    pub pixels: u64,
+}
+
+impl DominantCell {
+    /// The mean of the cell's pixels, each channel rounded half up (black for an empty image).
+    pub fn color(&self) -> [u8; 3] {
+        std::array::from_fn(|c| if self.count == 0 { 0 } else { ((2 * self.sum[c] + self.count) / (2 * self.count)).min(255) as u8 })
+    }
+    /// The cell's share of the image's pixels, 0..1.
+    pub fn share(&self) -> f64 {
+        if self.pixels == 0 { 0.0 } else { self.count as f64 / self.pixels as f64 }
     }
 }
 
@@ -288,6 +322,8 @@ pub enum Data {
     Lut(Lut),
     /// Black and white points (e.g. from `range_from_histogram`).
     Range(Range),
+    /// The dominant colour (from `dominant_color`).
+    Color(DominantCell),
 }
 
 impl Data {
@@ -302,6 +338,7 @@ impl Data {
             Data::PhotoMetrics(_) => DataKind::PhotoMetrics,
             Data::Lut(_) => DataKind::Lut,
             Data::Range(_) => DataKind::Range,
+            Data::Color(_) => DataKind::Color,
         }
     }
     /// The value of a `Mean`, in [0,1] units of its samples.
@@ -369,6 +406,13 @@ impl Data {
                 }
                 Data::Lut(Lut { table })
             }
+            DataKind::Color => Data::Color(DominantCell {
+                count: wide(w[0], w[1]),
+                sum: [wide(w[2], w[3]), wide(w[4], w[5]), wide(w[6], w[7])],
+                cell: w[8],
+                bits: w[9],
+                pixels: wide(w[10], w[11]),
+            }),
             DataKind::Range => Data::Range(Range { low: std::array::from_fn(|c| w[c].min(255) as u8), high: std::array::from_fn(|c| w[4 + c].min(255) as u8), channels: w[8] & 0xF }),
         })
     }

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use pixelflow::filters::analysis::{AutoLevels, AutoWhiteBalance, DynamicRange, HistogramEqualization, IntensityRange};
+use pixelflow::filters::analysis::{AutoLevels, AutoWhiteBalance, DominantColor, DynamicRange, HistogramEqualization, IntensityRange};
 use pixelflow::{Backend, Data, Image, PixelFormat, Pipeline, Value};
 
 fn backends() -> Vec<Backend> {
@@ -24,6 +24,36 @@ fn pixels(v: Value) -> Vec<[u8; 4]> {
 }
 
 #[test]
+fn two_tones_give_the_larger_one_as_dominant_colour_and_it_balances_white() {
+    // 60% a warm wall (with a little texture), 40% a blue sky; the wall dominates
+    let img = image(41, 29, |x, y| if x < 25 { [200 + (x % 3) as u8, 150 + (y % 2) as u8, 100, 255] } else { [70, 110, 210, 255] });
+    for b in backends() {
+        let c = match run_chain(&b, vec![Box::new(DominantColor::default())], &img) {
+            Value::Data(Data::Color(c)) => c,
+            other => panic!("not color data: {other:?}"),
+        };
+        assert_eq!(c.count, 25 * 29, "{}", b.describe());
+        assert_eq!(c.pixels, 41 * 29);
+        // mean of the wall: R 200 + mean(x % 3 over 0..25) = 200.96 -> 201; G 150.48 -> 150
+        assert_eq!(c.color(), [201, 150, 100], "{}", b.describe());
+        assert!((c.share() - 25.0 / 41.0).abs() < 1e-12);
+        // white balance from it: the wall turns neutral grey, the sky keeps its relation
+        let out = pixels(run_chain(&b, vec![Box::new(AutoWhiteBalance::new(1).unwrap())], &img));
+        let wall = out[2 * 41 + 3];
+        assert!(wall[0].abs_diff(wall[1]) <= 1 && wall[2].abs_diff(wall[1]) <= 1, "{}: wall {wall:?}", b.describe());
+    }
+    // equal cells: the lowest cell index wins on both sides
+    let half = image(8, 2, |x, _| if x < 4 { [0, 0, 255, 255] } else { [255, 0, 0, 255] });
+    for b in backends() {
+        match run_chain(&b, vec![Box::new(DominantColor::default())], &half) {
+            Value::Data(Data::Color(c)) => assert_eq!(c.color(), [255, 0, 0], "{}", b.describe()),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(DominantColor::new(5).is_err());
+}
+
+#[test]
 fn grey_card_is_left_neutral_and_a_cast_is_removed() {
     // a grey card with some shading: R = G = B everywhere
     let card = image(37, 23, |x, y| {
@@ -36,6 +66,9 @@ fn grey_card_is_left_neutral_and_a_cast_is_removed() {
         [(v * 5 / 4) as u8, v as u8, (v * 7 / 10) as u8, 255]
     });
     for b in backends() {
+        // the grey card stays as it is under either reference
+        let out = run_chain(&b, vec![Box::new(AutoWhiteBalance::new(1).unwrap())], &card);
+        assert_eq!(out.as_image().unwrap(), &card, "{}: grey card changed (dominant)", b.describe());
         let out = run_chain(&b, vec![Box::new(AutoWhiteBalance::new(0).unwrap())], &card);
         assert_eq!(out.as_image().unwrap(), &card, "{}: grey card changed", b.describe());
         let out = pixels(run_chain(&b, vec![Box::new(AutoWhiteBalance::new(0).unwrap())], &cast));

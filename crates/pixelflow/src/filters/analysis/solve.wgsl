@@ -183,3 +183,22 @@ fn equalization_lut(@builtin(local_invocation_index) v: u32) {
     }
     dst[v] = out;
 }
+
+// color -> lut: gains making a reference colour neutral, from `color` data (the dominant
+// colour's pixel sums s_c at words 2 + 2c): level v of channel c to
+// round(v (s_r + s_g + s_b) / (3 s_c)), as `grey_world_lut`. Twin: `histogram::gains_lut`.
+@compute @workgroup_size(256)
+fn color_gains_lut(@builtin(local_invocation_index) v: u32) {
+    _ = p.a;  // no parameters: keeps the uniform in the bind group layout all solvers share
+    let s = array<vec2<u32>, 3>(vec2<u32>(src[2], src[3]), vec2<u32>(src[4], src[5]), vec2<u32>(src[6], src[7]));
+    let t = add64(add64(s[0], s[1]), s[2]);
+    var out = v << 24u;
+    for (var c = 0u; c < 3u; c++) {
+        var y = v;
+        if (s[c].x != 0u || s[c].y != 0u) {
+            y = div_round_255(mul64(t, v), mul64(s[c], 3u));
+        }
+        out |= y << (8u * c);
+    }
+    dst[v] = out;
+}
