@@ -13,7 +13,7 @@ crate::stencil_filter! {
           radius 1.",
     size: 3,
     params: {},
-    schedules: &["rows4p", "rows4", "tile", "f16_4x1", "f16_4x4", "u32_4x1", "u32_4x2", "u32_4x4"],
+    schedules: &["rows4p", "rows4", "tile", "f16_4x1", "f16_4x4", "f16_4x2", "u32_4x1", "u32_4x4"],
     rgba8: |rec, src, dst, d| super::median_net::record(3, "median_3x3", rec, src, dst, d),
     wgsl: &super::median_wgsl(9),
     cpu: |_f, n| super::median_of(n),

@@ -12,7 +12,7 @@ crate::stencil_filter! {
           per output, 132 compare-exchanges), a sort on the CPU; OpenCV's medianBlur(5) gives the same (it replicates edges too). `median(radius)` runs this for radius 2.",
     size: 5,
     params: {},
-    schedules: &["tile", "f16_4x1", "f16_2x2", "u32_4x1", "u32_4x2", "u32_2x2"],
+    schedules: &["tile", "f16_4x1", "f16_2x2", "f16_4x2", "u32_4x1", "u32_2x2"],
     rgba8: |rec, src, dst, d| super::median_net::record(5, "median_5x5", rec, src, dst, d),
     wgsl: &super::median_wgsl(25),
     cpu: |_f, n| super::median_of(n),

@@ -547,13 +547,14 @@ pub(crate) fn kernel_source(s: Shape, quads: bool) -> String {
 pub(crate) const WG_X: u32 = 16;
 pub(crate) const WG_Y: u32 = 4;
 
-/// The default shape: see `choose`.
-fn choose(k: usize, f16: bool) -> Shape {
-    // not measured yet (no GPU in the session that wrote this): the shapes with the fewest
-    // operations per output, packed halves where the device has them (docs/perf-notes.md,
-    // "Median networks")
-    let (bw, bh) = if k == 3 { (4, 2) } else { (4, 2) };
-    Shape { k, bw, bh, f16 }
+/// The default shape: u32 lanes, 4 x 2 outputs per invocation.
+fn choose(k: usize, _f16: bool) -> Shape {
+    // not measured on a GPU yet (the session that wrote this had none). u32_4x2 on lavapipe
+    // at 256x128: 3x3 0.28 ms against rows4p's 0.49, 5x5 0.73 against tile's 3.27; the f16
+    // shapes have half the min/max instructions on NVIDIA (packed halves) but lavapipe
+    // emulates them (100x slower there), so they stay schedules until timed on the H100
+    // (docs/perf-notes.md, "Median networks")
+    Shape { k, bw: 4, bh: 2, f16: false }
 }
 
 /// Every schedule name of the `k` x `k` median: the template's (`tile`, and for 3x3 `rows4` and
