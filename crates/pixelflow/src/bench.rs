@@ -859,6 +859,21 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_h_only"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_v_only"),
         ("gaussian_blur s=32", "gaussian_blur(sigma=32)", "gaussian_blur=decimate_up_only"),
+        // the medians' block networks (median_net.rs; the default u32_4x2) against each other and the forgetful selection per output they replaced
+        // (`rows4p` the 3x3 default before, `tile` the 5x5 one)
+        ("median_3x3", "median_3x3", "median_3x3=rows4p"),
+        ("median_3x3", "median_3x3", "median_3x3=tile"),
+        ("median_3x3", "median_3x3", "median_3x3=f16_4x1"),
+        ("median_3x3", "median_3x3", "median_3x3=f16_4x4"),
+        ("median_3x3", "median_3x3", "median_3x3=u32_4x1"),
+        ("median_3x3", "median_3x3", "median_3x3=f16_4x2"),
+        ("median_3x3", "median_3x3", "median_3x3=u32_4x4"),
+        ("median_5x5", "median_5x5", "median_5x5=tile"),
+        ("median_5x5", "median_5x5", "median_5x5=f16_4x1"),
+        ("median_5x5", "median_5x5", "median_5x5=f16_2x2"),
+        ("median_5x5", "median_5x5", "median_5x5=u32_4x1"),
+        ("median_5x5", "median_5x5", "median_5x5=f16_4x2"),
+        ("median_5x5", "median_5x5", "median_5x5=u32_2x2"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see

@@ -124,4 +124,7 @@ pub(crate) fn corner_chain(g: &mut crate::graph::Graph, inputs: &[crate::graph::
     g.add(ThresholdedNonMaximumSuppression::new(threshold)?, &r)
 }
 
+#[path = "median_net.rs"]
+pub(crate) mod median_net;
+
 include!(concat!(env!("OUT_DIR"), "/filters_neighborhood.rs"));

@@ -33,6 +33,9 @@ pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// (v, v, v, 1) and the output keeps the red channel, so the result is the red channel of
     /// the filter run on the image widened to RGBA (`gray: false` where that means nothing).
     const GRAY: bool = true;
+    /// A kernel of the filter's own for RGBA8 (e.g. the medians' block networks): records and
+    /// returns `Ok(true)`, or `Ok(false)` where the schedule names one of the template's.
+    const RGBA8: Option<fn(&mut NodeRecorder<'_>, &GpuSlot, &GpuSlot, &crate::ImageDesc) -> Result<bool>> = None;
     fn uniform(&self) -> UniformBlock;
     /// The parameter struct and `fn name(n: array<vec4<f32>, K*K>, p) -> vec4<f32>`.
     fn wgsl() -> &'static str;
@@ -305,9 +308,10 @@ pub fn map_windows(img: &Image, k: u32, f: impl Fn(&[[f32; 4]]) -> [f32; 4] + Sy
     Image::from_u8(img.width(), img.height(), img.format(), out)
 }
 
-/// Records `op` over the input into the output. Schedules: `rows4p` (3x3 on widths that are a
-/// multiple of 4, the default there), `rows4` (the same walk with the window unpacked) and
-/// `tile` (any width and 5x5).
+/// Records `op` over the input into the output: the filter's own RGBA8 kernel where it has one
+/// (`StencilOp::RGBA8`) and the schedule is not the template's, else the template's schedules:
+/// `rows4p` (3x3 on widths that are a multiple of 4, the default there), `rows4` (the same
+/// walk with the window unpacked) and `tile` (any width and 5x5).
 pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
     let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
     let mut uniform = op.uniform().bytes_after_size(d.width, d.height);
@@ -316,6 +320,11 @@ pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlo
         uniform[8..12].copy_from_slice(&d.width.div_ceil(4).to_le_bytes());
         let kernel = Kernel::new(&format!("stencil.gray.{}", T::FN_NAME), &[T::wgsl(), T::kernels().gray.as_str()], "main");
         return rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_2d(d.width.div_ceil(4), d.height, GRAY_WX, GRAY_WY));
+    }
+    if let Some(own) = T::RGBA8 {
+        if own(rec, src, dst, &d)? {
+            return Ok(());
+        }
     }
     let fits = T::SIZE == 3 && d.width.is_multiple_of(4);
     let k = T::kernels();
@@ -401,6 +410,8 @@ macro_rules! stencil_filter {
         $(gray: $gray:expr,)?
         $(helpers: $helpers:expr,)?
         $(load: $load:expr,)?
+        $(schedules: $sched:expr,)?
+        $(rgba8: $rgba8:expr,)?
         wgsl: $wgsl:expr,
         cpu: |$cf:ident, $cn:ident| $cpu:expr $(,)?
     ) => {
@@ -409,7 +420,7 @@ macro_rules! stencil_filter {
         $crate::__pf_def! {
             $Name, $name, $crate::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [$crate::filters::shape::border::BORDER_PARAM],
-            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), if $size == 3 { &["tile", "rows4"] } else { &[] },
+            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [if $size == 3 { &["tile", "rows4"] } else { &[] }]),
             wrap: $crate::filters::shape::border::from_args
         }
 
@@ -420,6 +431,7 @@ macro_rules! stencil_filter {
             const SIZE: u32 = $size;
             $(const LOAD: Option<&'static str> = Some($load);)?
             $(const GRAY: bool = $gray;)?
+            $(const RGBA8: Option<fn(&mut $crate::runtime::NodeRecorder<'_>, &$crate::runtime::GpuSlot, &$crate::runtime::GpuSlot, &$crate::ImageDesc) -> $crate::Result<bool>> = Some($rgba8);)?
             $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
                 $crate::filters::shape::stencil::generate_wgsl($name, Self::PARAMS_STRUCT, layout, $size, $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
             });
