@@ -29,7 +29,7 @@ fn main() {
                 continue;
             }
             let text = std::fs::read_to_string(&f).expect("readable source");
-            let declares = ["pixel_filter! {", "stencil_filter! {", "remap_filter! {", "composite_filter! {"].iter().any(|m| text.contains(m)) || text.lines().any(|l| l.starts_with("pub static DEF: FilterDef"));
+            let declares = ["pixel_filter! {", "stencil_filter! {", "remap_filter! {", "composite_filter! {", "generator_filter! {"].iter().any(|m| text.contains(m)) || text.lines().any(|l| l.starts_with("pub static DEF: FilterDef"));
             if !declares {
                 continue;
             }

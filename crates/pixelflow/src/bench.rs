@@ -170,6 +170,10 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     ];
     let hough_names = ["hough_line_detection", "draw_hough_lines"];
     v.extend(hough);
+    // the generators that draw data, after the nodes making it (their own time in the steps)
+    v.push(BenchCase::new("crosshair (FAST corners as data)", "fast_corner_detection | corner_points | crosshair").on_lines());
+    v.push(BenchCase::new("line (lines scene)", "canny_edge_detection | hough_line_detection(max=20) | line").on_lines());
+    v.push(BenchCase::new("histogram_generator", "histogram | histogram_generator"));
     for d in crate::registry::all() {
         if hough_names.contains(&d.name) {
             continue;

@@ -19,6 +19,7 @@ pub enum Family {
     Geometry,
     Convert,
     Effect,
+    Generator,
 }
 
 impl Family {
@@ -33,6 +34,7 @@ impl Family {
             Family::Geometry => "geometry",
             Family::Convert => "conversion",
             Family::Effect => "visual effect",
+            Family::Generator => "generator",
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod blend;
 pub mod color;
 pub mod convert;
 pub mod effect;
+pub mod generator;
 pub mod geometry;
 pub mod lookup;
 pub mod morphology;
@@ -21,7 +22,7 @@ static ALL: OnceLock<Vec<&'static FilterDef>> = OnceLock::new();
 /// Every registered filter.
 pub fn registry() -> &'static [&'static FilterDef] {
     ALL.get_or_init(|| {
-        [color::DEFS, convert::DEFS, blend::DEFS, neighborhood::DEFS, morphology::DEFS, analysis::DEFS, lookup::DEFS, geometry::DEFS, effect::DEFS]
+        [color::DEFS, convert::DEFS, blend::DEFS, neighborhood::DEFS, morphology::DEFS, analysis::DEFS, lookup::DEFS, geometry::DEFS, effect::DEFS, generator::DEFS]
             .iter()
             .flat_map(|d| d.iter().copied())
             .collect()

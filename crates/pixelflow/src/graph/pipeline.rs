@@ -12,7 +12,7 @@ use super::fit::{add_fit, Fit};
 use super::{spec, Backend, Graph, Port, RunOptions, RunResult};
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
-use crate::registry::Filter;
+use crate::registry::{Filter, PortDef, PortKind};
 use crate::value::{Value, ValueDesc};
 
 /// A graph's source images by name, borrowed where unconverted.
@@ -126,7 +126,21 @@ impl Pipeline {
         let mut g = Graph::new();
         let mut cur = g.source("input", input.desc())?;
         let mut images = vec![("input".to_string(), Cow::Borrowed(input))];
+        // the last image made, for a stage that takes an image and the data just made
+        let mut last_image = cur;
         for (s, stage) in self.stages.iter().enumerate() {
+            // image + data stages (crosshair after corner_points, histogram_generator after
+            // histogram): the data, with the last image before it (which gives the size)
+            if let (ValueDesc::Data(kind), [PortDef { kind: PortKind::Image, .. }, PortDef { kind: PortKind::Data(want), .. }]) = (g.desc(cur), stage.filter.def().inputs) {
+                if kind == *want && stage.extra.is_empty() {
+                    let outs = g.add_boxed(stage.filter.clone(), &[last_image, cur])?;
+                    cur = *outs.first().ok_or_else(|| Error::Graph(format!("`{}` has no outputs", stage.filter.def().name)))?;
+                    if g.desc(cur).image().is_some() {
+                        last_image = cur;
+                    }
+                    continue;
+                }
+            }
             // The Graph API itself stays strict; a pipeline converts what a user expects it to.
             let adapt = choose_adapt(stage, g.desc(cur));
             let first = match (adapt, g.desc(cur).image()) {
@@ -157,6 +171,9 @@ impl Pipeline {
             }
             let outs = g.add_boxed(stage.filter.clone(), &ins)?;
             cur = *outs.first().ok_or_else(|| Error::Graph(format!("`{}` has no outputs", stage.filter.def().name)))?;
+            if g.desc(cur).image().is_some() {
+                last_image = cur;
+            }
         }
         g.output("output", cur)?;
         Ok((g, images))

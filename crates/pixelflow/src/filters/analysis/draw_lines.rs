@@ -14,9 +14,9 @@ use crate::value::{line_cos_sin_q14, Data, DataKind, Lines, Value, ValueDesc, LI
 
 use super::draw_points::{DrawPointsParams, COPY_WGSL};
 
-const WGSL: &str = include_str!("draw_lines.wgsl");
+pub(crate) const WGSL: &str = include_str!("draw_lines.wgsl");
 /// Columns or rows one invocation draws (mirrors `STEPS` in draw_lines.wgsl).
-const STEPS: u32 = 64;
+pub(crate) const STEPS: u32 = 64;
 
 /// Lines `width` pixels thick in `color` across the whole image.
 #[derive(Clone, Debug)]

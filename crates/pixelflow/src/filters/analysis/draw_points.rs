@@ -13,7 +13,7 @@ use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, P
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Points, Value, ValueDesc, POINTS_CAPACITY};
 
-const WGSL: &str = include_str!("draw_points.wgsl");
+pub(crate) const WGSL: &str = include_str!("draw_points.wgsl");
 pub(crate) const COPY_WGSL: &str = include_str!("draw_points_copy.wgsl");
 
 /// Crosshairs of `width` pixels across in `color` at each point.

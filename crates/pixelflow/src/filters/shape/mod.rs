@@ -5,10 +5,13 @@
 //!   neighbouring per-pixel filters.
 //! - `stencil`: a 3x3 or 5x5 window in, one colour out (`stencil_filter!`).
 //! - `remap`: the position to read for each output pixel, sampled bilinearly (`remap_filter!`).
+//! - `generator`: a colour from each pixel's position alone, at the input's size or one given
+//!   (`generator_filter!`); per-pixel, so fused like `pixel`.
 //! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
 
 pub mod border;
 pub mod composite;
+pub mod generator;
 pub mod pixel;
 pub mod remap;
 pub mod stencil;
