@@ -4,6 +4,8 @@
 //! there bilinearly with replicate edges. Output size = input size. `remap_filter!` declares a
 //! filter of this shape. With `taps`, the function also returns a step and the template sums
 //! weighted bilinear samples at `position + k step` (GPUImage's motion and zoom blurs).
+//! With `color`, a second function turns the sampled colour into the output (given `uv` too):
+//! what GPUImage's sphere filters do after sampling (transparent outside the sphere, lighting).
 
 use rayon::prelude::*;
 
@@ -23,6 +25,9 @@ pub trait RemapOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// position (the function then returns a `vec2`, else `vec4(position, step)`).
     const TAPS: &'static [[f32; 2]];
     fn uniform(&self) -> UniformBlock;
+    /// Whether `wgsl` also defines `fn {name}_color(c: vec4<f32>, uv, size, p) -> vec4<f32>`,
+    /// applied to the sampled colour (the `color` section of `remap_filter!`).
+    const COLOR: bool = false;
     /// The parameter struct and `fn name(uv: vec2<f32>, size: vec2<f32>, p) -> vec2<f32>` (`vec4` with taps).
     fn wgsl() -> &'static str;
     /// The kernel around the function (`kernel_source`), generated once.
@@ -30,6 +35,10 @@ pub trait RemapOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// CPU twin: the normalised position to read for output position `uv` of an image of
     /// `size` pixels, and the step between taps (zero without taps).
     fn source(&self, uv: [f32; 2], size: [f32; 2]) -> [f32; 4];
+    /// CPU twin of the colour stage: the output from the sampled colour `c` (identity without one).
+    fn color(&self, c: [f32; 4], _uv: [f32; 2], _size: [f32; 2]) -> [f32; 4] {
+        c
+    }
 }
 
 /// Workgroup of 16 x 16 outputs: schedule choice, not measured yet.
@@ -41,21 +50,28 @@ pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, tap
     super::pixel::declared_wgsl(name, params_struct, layout, "uv: vec2<f32>, size: vec2<f32>, ", "", if taps { "vec4<f32>" } else { "vec2<f32>" }, helpers, body)
 }
 
+/// The WGSL of a declared remap filter's colour stage (after `generate_wgsl`'s, which declares the struct).
+pub fn color_wgsl(name: &str, params_struct: &str, body: &str) -> String {
+    format!("fn {name}_color(c: vec4<f32>, uv: vec2<f32>, size: vec2<f32>, p: {params_struct}) -> vec4<f32> {{\n{body}\n}}\n")
+}
+
 /// The weighted taps' WGSL: a sum of `bilinear` samples, weights and multiples inlined.
-fn taps_wgsl(name: &str, taps: &[[f32; 2]]) -> String {
+fn taps_wgsl(name: &str, taps: &[[f32; 2]], color: bool) -> String {
     let mut s = format!("    let q = {name}(uv, size, rp.op);\n    var acc = vec4<f32>(0.0);\n");
     for [k, w] in taps {
         s += &format!("    acc += bilinear((q.xy + {k:?} * q.zw) * size - 0.5) * {w:?};\n");
     }
-    s + "    dst[g.y * rp.width + g.x] = unorm_pack(acc);\n"
+    let out = if color { format!("{name}_color(acc, uv, size, rp.op)") } else { "acc".to_string() };
+    s + &format!("    dst[g.y * rp.width + g.x] = unorm_pack({out});\n")
 }
 
 /// The kernel: one output pixel per invocation, the shared bilinear sampler.
 pub fn kernel_source<T: RemapOp>() -> String {
     let body = if T::TAPS.is_empty() {
-        format!("    let s = {name}(uv, size, rp.op) * size - 0.5;\n    dst[g.y * rp.width + g.x] = unorm_pack(bilinear(s));\n", name = T::FN_NAME)
+        let sample = if T::COLOR { format!("{}_color(bilinear(s), uv, size, rp.op)", T::FN_NAME) } else { "bilinear(s)".to_string() };
+        format!("    let s = {name}(uv, size, rp.op) * size - 0.5;\n    dst[g.y * rp.width + g.x] = unorm_pack({sample});\n", name = T::FN_NAME)
     } else {
-        taps_wgsl(T::FN_NAME, T::TAPS)
+        taps_wgsl(T::FN_NAME, T::TAPS, T::COLOR)
     };
     format!(
         "struct RemapParams {{\n    width: u32, height: u32, _p0: u32, _p1: u32,\n    op: {ps},\n}}\n\
@@ -89,8 +105,9 @@ pub fn kernel_source<T: RemapOp>() -> String {
 
 /// CPU driver: each output pixel sampled bilinearly (replicate edges) where `f` says:
 /// `f(uv, size)` gives the position and step, and the output is the weighted sum of the
-/// samples at `position + k step` for each tap `[k, weight]` (one sample at the position without taps).
-pub fn map_coordinates(img: &Image, taps: &[[f32; 2]], f: impl Fn([f32; 2], [f32; 2]) -> [f32; 4] + Sync) -> Result<Image> {
+/// samples at `position + k step` for each tap `[k, weight]` (one sample at the position without taps),
+/// passed through `color(sum, uv, size)`.
+pub fn map_coordinates(img: &Image, taps: &[[f32; 2]], f: impl Fn([f32; 2], [f32; 2]) -> [f32; 4] + Sync, color: impl Fn([f32; 4], [f32; 2], [f32; 2]) -> [f32; 4] + Sync) -> Result<Image> {
     let (w, h) = (img.width() as i64, img.height() as i64);
     let src = img.as_u8();
     let texel = |x: i64, y: i64, c: usize| src[4 * (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize + c] as f32 / 255.0;
@@ -111,9 +128,12 @@ pub fn map_coordinates(img: &Image, taps: &[[f32; 2]], f: impl Fn([f32; 2], [f32
         for x in 0..w as usize {
             let uv = [(x as f32 + 0.5) / size[0], (y as f32 + 0.5) / size[1]];
             let q = f(uv, size);
-            for c in 0..4 {
-                let v: f32 = taps.iter().map(|&[k, wt]| bilinear([q[0] + k * q[2], q[1] + k * q[3]], c) * wt).sum();
-                row[4 * x + c] = unorm8(v);
+            let mut v = [0.0f32; 4];
+            for (c, vc) in v.iter_mut().enumerate() {
+                *vc = taps.iter().map(|&[k, wt]| bilinear([q[0] + k * q[2], q[1] + k * q[3]], c) * wt).sum();
+            }
+            for (c, vc) in color(v, uv, size).into_iter().enumerate() {
+                row[4 * x + c] = unorm8(vc);
             }
         }
     });
@@ -136,12 +156,14 @@ pub fn output_descs<T: RemapOp>(inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> 
 /// The CPU twin over an image.
 pub fn run_cpu<T: RemapOp>(op: &T, inputs: &[&Value]) -> Result<Vec<Value>> {
     let img = input_image(T::DEF, inputs, 0)?;
-    Ok(vec![Value::Image(map_coordinates(img, T::TAPS, |uv, size| op.source(uv, size))?)])
+    Ok(vec![Value::Image(map_coordinates(img, T::TAPS, |uv, size| op.source(uv, size), |c, uv, size| op.color(c, uv, size))?)])
 }
 
 /// Declares a coordinate-remap filter in one place: parameters as in `pixel_filter!`, a
 /// WGSL body returning the normalised position to read from `uv` (and `size`, `p`), and a
-/// CPU closure `|f, uv, size|` returning the same. See `effect/swirl.rs`.
+/// CPU closure `|f, uv, size|` returning the same. See `effect/swirl.rs`. Optionally
+/// `color: "WGSL body of fn NAME_color(c, uv, size, p) -> vec4<f32>"` with its twin
+/// `cpu_color: |f, c, uv, size| ...` turns the sampled colour into the output (`effect/sphere_refraction.rs`).
 #[macro_export]
 macro_rules! remap_filter {
     (
@@ -158,7 +180,8 @@ macro_rules! remap_filter {
         $(tolerance: $tol:expr,)?
         $(helpers: $helpers:expr,)?
         wgsl: $wgsl:expr,
-        cpu: |$cf:ident, $cuv:ident, $csize:pat_param| $cpu:expr $(,)?
+        cpu: |$cf:ident, $cuv:ident, $csize:pat_param| $cpu:expr
+        $(, color: $color:expr, cpu_color: |$kf:ident, $kc:ident, $kuv:pat_param, $ksize:pat_param| $kcpu:expr)? $(,)?
     ) => {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
@@ -173,8 +196,12 @@ macro_rules! remap_filter {
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const TAPS: &'static [[f32; 2]] = $crate::__pf_or!([$(&$taps)?] [&[]]);
+            $( const COLOR: bool = { let _ = $color; true }; )?
             $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
-                $crate::filters::shape::remap::generate_wgsl($name, Self::PARAMS_STRUCT, layout, !Self::TAPS.is_empty(), $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
+                #[allow(unused_mut)]
+                let mut src = $crate::filters::shape::remap::generate_wgsl($name, Self::PARAMS_STRUCT, layout, !Self::TAPS.is_empty(), $crate::__pf_or!([$($helpers)?] [""]), $wgsl);
+                $( src += &$crate::filters::shape::remap::color_wgsl($name, Self::PARAMS_STRUCT, $color); )?
+                src
             });
             fn kernel() -> &'static str {
                 static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -187,6 +214,19 @@ macro_rules! remap_filter {
                 let $csize = size;
                 $crate::__pf_remap_cpu!([$($taps)?] $cpu)
             }
+            $(
+                #[allow(unused_variables)]
+                fn color(&self, c: [f32; 4], uv: [f32; 2], size: [f32; 2]) -> [f32; 4] {
+                    let $kf = self;
+                    let $kc = c;
+                    let $kuv = uv;
+                    let $ksize = size;
+                    // a closure, so that a `return` in the body returns the colour
+                    #[allow(clippy::redundant_closure_call)]
+                    let out: [f32; 4] = (|| $kcpu)();
+                    out
+                }
+            )?
         }
 
         $crate::__pf_shape_filter_impl!($Name, remap, $crate::registry::Footprint::WholeImage);
