@@ -43,11 +43,11 @@ crate::remap_filter! {
             }
         }
     },
-    color: "let n = sphere_normal(uv, size, p.center, p.radius);
+    post_wgsl: "let n = sphere_normal(uv, size, p.center, p.radius);
     let glow = 2.5 * (1.0 - pow(clamp(n.z, 0.0, 1.0), 0.25));
     let spec = 0.8 * pow(clamp(dot(normalize(vec3<f32>(-0.5, 0.5, 1.0)), n.xyz), 0.0, 1.0), 15.0);
     return vec4<f32>(c.rgb + vec3<f32>(glow + spec), 1.0) * n.w;",
-    cpu_color: |f, c, uv, size| match sphere_normal(uv, size, f.center, f.radius) {
+    post: |f, c, uv, size, _sample| match sphere_normal(uv, size, f.center, f.radius) {
         Some(n) => lit(c, n),
         None => [0.0; 4],
     },

@@ -74,6 +74,6 @@ crate::remap_filter! {
             }
         }
     },
-    color: "return c * sphere_normal(uv, size, p.center, p.radius).w;",
-    cpu_color: |f, c, uv, size| if sphere_normal(uv, size, f.center, f.radius).is_some() { c } else { [0.0; 4] },
+    post_wgsl: "return c * sphere_normal(uv, size, p.center, p.radius).w;",
+    post: |f, c, uv, size, _sample| if sphere_normal(uv, size, f.center, f.radius).is_some() { c } else { [0.0; 4] },
 }
