@@ -168,7 +168,8 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         BenchCase::new("fast_corner_detection (lines scene)", "fast_corner_detection").on_lines(),
         BenchCase::new("canny_edge_detection 50/150 (lines scene)", "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)").on_lines(),
     ];
-    let hough_names = ["hough_line_detection", "draw_hough_lines"];
+    // jfa_voronoi: at most 2048 wide (its map encoding), so sized below instead of by name
+    let hough_names = ["hough_line_detection", "draw_hough_lines", "jfa_voronoi"];
     v.extend(hough);
     // the generators that draw data, after the nodes making it (their own time in the steps)
     v.push(BenchCase::new("crosshair (FAST corners as data)", "fast_corner_detection | corner_points | crosshair").on_lines());
@@ -200,6 +201,10 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     // grey, Sobel 3x3, L2, thresholds 50 and 150, replicated borders)
     // CLAHE on one-byte grey, OpenCV's usual input (the RGBA8 case runs by name above)
     v.push(BenchCase::new("clahe gray8", "clahe").gray8());
+    // Voronoi by jump flooding on GPUImage's largest square map; seeds: the random image's
+    // brightest pixels. The consumer on a random map (its seeds anywhere): the cost of the lookups.
+    v.push(BenchCase::sized("jfa_voronoi 2048x2048 (luminance >= 0.9 seeds)", "luminance_threshold(0.9) | jfa_voronoi", 2048, 2048));
+    v.push(BenchCase::new("voronoi_consumer", "voronoi_consumer(map=@random)"));
     v.push(BenchCase::new("canny_edge_detection gray8 50/150 (NPP)", "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)").gray8());
     // FAST on a grey image, as OpenCV's FAST takes one (the RGBA8 case adds the luma on the fly)
     v.push(BenchCase::new("fast_corner_detection on gray8", "fast_corner_detection").gray8());
