@@ -35,6 +35,9 @@ use crate::value::{Value, ValueDesc};
 const WGSL: &str = include_str!("resize.wgsl");
 const ROWS_WGSL: &str = include_str!("resize_rows.wgsl");
 const GENERAL_WGSL: &str = include_str!("resize_general.wgsl");
+const TILE_WGSL: &str = include_str!("resize_tile.wgsl");
+/// Schedule `tile`: 16 x 16 output pixels per workgroup; mirrors resize_tile.wgsl.
+const TILE_WG: u32 = 16;
 /// Workgroup of the general kernel (16 x 16 output pixels); mirrors its `@workgroup_size`.
 const GENERAL_WG: u32 = 16;
 /// Invocations per workgroup, 4 output pixels each. Schedule choice, not algorithm; mirrors
@@ -167,9 +170,9 @@ f32 weights, rounded half up and clamped.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?.with_method(ResizeMethod::from_name(a.choice("method")?)?, a.bool("align_corners")?)?)),
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y))] }, UniformLayout { wgsl: GENERAL_WGSL, wgsl_struct: "ResizeGeneralParams", rust_size: std::mem::size_of::<ResizeGeneralParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeGeneralParams, in_width)), ("in_height", std::mem::offset_of!(ResizeGeneralParams, in_height)), ("out_width", std::mem::offset_of!(ResizeGeneralParams, out_width)), ("out_height", std::mem::offset_of!(ResizeGeneralParams, out_height)), ("method", std::mem::offset_of!(ResizeGeneralParams, method)), ("align", std::mem::offset_of!(ResizeGeneralParams, align)), ("scale_x", std::mem::offset_of!(ResizeGeneralParams, scale_x)), ("scale_y", std::mem::offset_of!(ResizeGeneralParams, scale_y)), ("corner_x", std::mem::offset_of!(ResizeGeneralParams, corner_x)), ("corner_y", std::mem::offset_of!(ResizeGeneralParams, corner_y)), ("inv_x", std::mem::offset_of!(ResizeGeneralParams, inv_x)), ("inv_y", std::mem::offset_of!(ResizeGeneralParams, inv_y))] }],
+    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y))] }, UniformLayout { wgsl: TILE_WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y))] }, UniformLayout { wgsl: GENERAL_WGSL, wgsl_struct: "ResizeGeneralParams", rust_size: std::mem::size_of::<ResizeGeneralParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeGeneralParams, in_width)), ("in_height", std::mem::offset_of!(ResizeGeneralParams, in_height)), ("out_width", std::mem::offset_of!(ResizeGeneralParams, out_width)), ("out_height", std::mem::offset_of!(ResizeGeneralParams, out_height)), ("method", std::mem::offset_of!(ResizeGeneralParams, method)), ("align", std::mem::offset_of!(ResizeGeneralParams, align)), ("scale_x", std::mem::offset_of!(ResizeGeneralParams, scale_x)), ("scale_y", std::mem::offset_of!(ResizeGeneralParams, scale_y)), ("corner_x", std::mem::offset_of!(ResizeGeneralParams, corner_x)), ("corner_y", std::mem::offset_of!(ResizeGeneralParams, corner_y)), ("inv_x", std::mem::offset_of!(ResizeGeneralParams, inv_x)), ("inv_y", std::mem::offset_of!(ResizeGeneralParams, inv_y))] }],
     test_inputs: None,
-    schedules: &["quads", "rows", "rows_any", "rows16_mu"],
+    schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile"],
 };
 
 /// CPU twin of `resize.wgsl` for output pixel (x, y).
@@ -463,7 +466,12 @@ impl Filter for Resize {
             // output rounding's conversions (wrong at ties, so not in `DEF.schedules`)
             Some("rows16_mu") => Some((16, false, 1, 0)),
             Some("rows16_ablate_round") if cfg!(feature = "bench") => Some((16, false, 1, 1)),
-            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round"])),
+            // seed 004's workgroup-memory tile (resize_tile.wgsl), any ratio
+            Some("tile") => {
+                let kernel = Kernel::new("geometry.resize_tile", &[TILE_WGSL], "resize_tile");
+                return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), crate::runtime::groups_2d(ow, oh, TILE_WG, TILE_WG));
+            }
+            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round", "tile"])),
         };
         if let Some((rb, any_ratio, mu, ar)) = rows {
             if ow % 4 == 0 && (any_ratio || (ow >= d.width && oh >= d.height)) {
