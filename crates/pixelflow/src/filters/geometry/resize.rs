@@ -440,7 +440,8 @@ impl Filter for Resize {
         let (ow, oh) = self.out_size(d.width, d.height)?;
         if self.general() {
             let g = ResizeGeneralParams::new(self, d.width, d.height, ow, oh);
-            let kernel = Kernel::new("geometry.resize_general", &[GENERAL_WGSL], "resize_general");
+            let mut kernel = Kernel::new(&format!("geometry.resize_general.m{}", g.method), &[], "resize_general");
+            kernel.generated = Some(specialize(GENERAL_WGSL, &[("METHOD", g.method)])?);
             return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g), crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG));
         }
         let u = ResizeParams::new(d.width, d.height, ow, oh);

@@ -22,6 +22,9 @@ struct ResizeGeneralParams {
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> params: ResizeGeneralParams;
 
+// The method as a compile-time constant (the uniform's `method`, specialised per kernel), so the
+// taps' loops have constant trip counts: unrolled, the weight arrays stay in registers.
+const METHOD: u32 = 1u; // @specialize
 const PI: f32 = 3.14159265358979;
 // sin and cos of pi * (k - 2) / 3 for the lanczos3 taps k = 0..5 (angle addition: 3 transcendental calls per axis).
 const LSIN = array<f32, 6>(-0.866025403784439, -0.866025403784439, 0.0, 0.866025403784439, 0.866025403784439, 0.0);
@@ -36,7 +39,7 @@ struct Taps {
 // The taps of output coordinate d along an axis of n input pixels (all methods but area shrinking).
 fn axis_taps(d: u32, n: u32, out: u32, scale: f32, corner: f32, inv: f32) -> Taps {
     var t: Taps;
-    let m = params.method;
+    let m = METHOD;
     let df = f32(d);
     if (m == 0u) {
         t.count = 1;
@@ -142,6 +145,16 @@ fn area_weight(a: Area, i: i32) -> f32 {
     return min(min(a.f2 - f32(a.s2), 1.0), a.cell) / a.cell;
 }
 
+// The taps per axis of METHOD (all but area shrinking): a constant after specialisation.
+fn taps_count() -> i32 {
+    switch METHOD {
+        case 0u: { return 1; }
+        case 2u: { return 4; }
+        case 3u: { return 6; }
+        default: { return 2; }
+    }
+}
+
 fn texel(x: i32, y: i32) -> vec4<f32> {
     let cx = u32(clamp(x, 0, i32(params.in_width) - 1));
     let cy = u32(clamp(y, 0, i32(params.in_height) - 1));
@@ -152,7 +165,7 @@ fn texel(x: i32, y: i32) -> vec4<f32> {
 fn resize_general(@builtin(global_invocation_id) g: vec3<u32>) {
     if (g.x >= params.out_width || g.y >= params.out_height) { return; }
     var acc = vec4<f32>(0.0);
-    if (params.method == 4u) {
+    if (METHOD == 4u) {
         let ax = area_taps(g.x, params.in_width, params.scale_x);
         let ay = area_taps(g.y, params.in_height, params.scale_y);
         for (var j = 0; j < ay.count; j++) {
@@ -167,9 +180,10 @@ fn resize_general(@builtin(global_invocation_id) g: vec3<u32>) {
     } else {
         let tx = axis_taps(g.x, params.in_width, params.out_width, params.scale_x, params.corner_x, params.inv_x);
         let ty = axis_taps(g.y, params.in_height, params.out_height, params.scale_y, params.corner_y, params.inv_y);
-        for (var j = 0; j < ty.count; j++) {
+        let n = taps_count();
+        for (var j = 0; j < n; j++) {
             var row = vec4<f32>(0.0);
-            for (var i = 0; i < tx.count; i++) {
+            for (var i = 0; i < n; i++) {
                 row += texel(tx.first + i, ty.first + j) * tx.w[i];
             }
             acc += row * ty.w[j];
