@@ -157,6 +157,15 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         v.push(BenchCase::new(n, s));
     }
     v.push(BenchCase::sized("resize 1080p->4K", "resize(scale=2)", width / 2, height / 2));
+    // issue 17's NPP targets (H100, 3840x2160 output for the enlargements, input for area):
+    // bicubic and lanczos up x2 against nppiResize_8u_C4R NPPI_INTER_CUBIC / NPPI_INTER_LANCZOS,
+    // area down x2 against NPPI_INTER_SUPER
+    v.push(BenchCase::sized("resize bicubic 1080p->4K", "resize(scale=2, method=bicubic)", width / 2, height / 2));
+    v.push(BenchCase::sized("resize lanczos3 1080p->4K", "resize(scale=2, method=lanczos3)", width / 2, height / 2));
+    v.push(BenchCase::new("resize area 4K->1080p", "resize(scale=0.5, method=area)"));
+    v.push(BenchCase::new("resize nearest 4K->1080p", "resize(scale=0.5, method=nearest)"));
+    v.push(BenchCase::new("transform rotate 30", "transform(rotate=30)"));
+    v.push(BenchCase::new("transform perspective", "transform(src=[0,0, 3839,0, 3839,2159, 0,2159], dst=[200,100, 3600,0, 3839,2159, 0,2000])"));
     // the Hough transform (and FAST and Canny) on a scene of straight lines (on the random image's noise every other
     // pixel is an edge, which no edge detector gives): on a binary edge map, after Canny (with
     // per-step times), and drawn
@@ -942,6 +951,9 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("resize 1080p->4K", "resize(scale=2)", "resize=rows32"),
         ("resize 1080p->4K", "resize(scale=2)", "resize=rows64"),
         ("resize 4K->1080p", "resize(scale=0.5)", "resize=rows_any"),
+        // seed 004's workgroup-memory tile against the defaults (rows16 up, quads down)
+        ("resize 1080p->4K", "resize(scale=2)", "resize=tile"),
+        ("resize 4K->1080p", "resize(scale=0.5)", "resize=tile"),
     ]
 }
 

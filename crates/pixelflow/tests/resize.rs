@@ -71,3 +71,69 @@ fn rows_any_matches_cpu_when_shrinking() {
     check("rows_any", DOWN);
     check("rows", DOWN);
 }
+
+/// Schedule `tile` (seed 004's workgroup-memory kernel): bit-identical to the default kernel at
+/// partial blocks, enlargements, reductions within the tile (down to 1/2) and past it (blocks
+/// that read the source directly).
+#[test]
+fn tile_schedule_matches_cpu_and_default() {
+    check("tile", UP);
+    check("tile", DOWN);
+    check("tile", &[(64, 48, 32, 24), (65, 47, 33, 23), (100, 100, 17, 100), (300, 7, 61, 7)]);
+}
+
+fn run_with(backend: &Backend, img: &Image, spec: &str) -> Image {
+    let mut g = Graph::new();
+    let s = g.source("in", img.desc()).unwrap();
+    let o = g.add_boxed(pixelflow::registry::create(spec).unwrap(), &[s]).unwrap()[0];
+    g.output("out", o).unwrap();
+    let mut r = backend.run(&g, &[("in", img)], &RunOptions { poison: true, ..Default::default() }).unwrap();
+    r.take("out").unwrap().into_image().unwrap()
+}
+
+/// Every method and alignment against the CPU twin at awkward shapes: 1-pixel sides, odd
+/// ratios, mixed enlarge/shrink (area switches to its area-bilinear), large reductions (area's
+/// many taps) and single-row outputs.
+#[test]
+fn methods_match_cpu() {
+    let shapes: &[(u32, u32, u32, u32)] = &[(1, 1, 5, 3), (9, 1, 4, 7), (67, 43, 132, 86), (67, 43, 20, 13), (130, 17, 7, 40), (260, 37, 9, 2), (5, 4, 1, 1), (40, 30, 40, 30)];
+    for method in ["nearest", "bilinear", "bicubic", "lanczos3", "area"] {
+        for align in ["false", "true"] {
+            if method == "area" && align == "true" {
+                continue;
+            }
+            for (i, &(w, h, ow, oh)) in shapes.iter().enumerate() {
+                let img = random_image(w, h, PixelFormat::Rgba8, 70 + i as u64);
+                let spec = format!("resize(width={ow}, height={oh}, method={method}, align_corners={align})");
+                let cpu = run_with(&Backend::Cpu, &img, &spec);
+                let gpu = run_with(&gpu_backend(), &img, &spec);
+                assert_eq!((gpu.width(), gpu.height()), (ow, oh), "{spec}");
+                let diff = gpu.as_u8().iter().zip(cpu.as_u8()).map(|(a, b)| (*a as i32 - *b as i32).abs()).max().unwrap();
+                assert!(diff <= 1, "{spec} on {w}x{h}: max diff {diff} against the CPU twin");
+            }
+        }
+    }
+}
+
+/// Nearest and area at integer factors are exact selections / averages: nearest 2x picks
+/// floor(d / 2) (OpenCV INTER_NEAREST), area 1/2 averages 2x2 blocks rounded half up.
+#[test]
+fn nearest_and_area_known_values() {
+    let img = random_image(6, 4, PixelFormat::Rgba8, 9);
+    let s = img.as_u8();
+    for b in [Backend::Cpu, gpu_backend()] {
+        let up = run_with(&b, &img, "resize(width=12, height=8, method=nearest)");
+        for (i, px) in up.as_u8().chunks(4).enumerate() {
+            let (x, y) = (i % 12 / 2, i / 12 / 2);
+            assert_eq!(px, &s[(y * 6 + x) * 4..(y * 6 + x) * 4 + 4]);
+        }
+        let down = run_with(&b, &img, "resize(width=3, height=2, method=area)");
+        for (i, px) in down.as_u8().chunks(4).enumerate() {
+            let (x, y) = (i % 3 * 2, i / 3 * 2);
+            for c in 0..4 {
+                let sum: u32 = [(0, 0), (1, 0), (0, 1), (1, 1)].iter().map(|(dx, dy)| s[((y + dy) * 6 + x + dx) * 4 + c] as u32).sum();
+                assert!((px[c] as i32 - ((sum + 2) / 4) as i32).abs() <= 1, "area pixel {i} channel {c}");
+            }
+        }
+    }
+}

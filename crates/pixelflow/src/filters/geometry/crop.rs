@@ -5,7 +5,9 @@
 //! The region is rounded to whole pixels (origin and size each rounded half away from zero)
 //! and clipped to the image: an origin beyond the last row/column moves onto it, and the size
 //! shrinks to what remains (at least one pixel), so any region with a positive width and
-//! height gives an image. A zero width or height is an error.
+//! height gives an image. `anchor=center` takes (x, y) as the region's centre (the aoce port's
+//! crop: centre UV and size), and a width and height both 0 is a point sample: the 1x1 image of
+//! the pixel that contains (x, y) (seed 000's colour pick). One zero side alone is an error.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -31,6 +33,15 @@ pub enum CropUnits {
     Px,
 }
 
+/// Where (x, y) sits in the region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CropAnchor {
+    /// The region's top-left corner (GPUImage's `cropRegion` origin).
+    TopLeft,
+    /// The region's centre.
+    Center,
+}
+
 /// Crops to (x, y, width, height) in `units`; the default is the whole image.
 #[derive(Clone, Debug)]
 pub struct Crop {
@@ -39,6 +50,7 @@ pub struct Crop {
     pub width: f32,
     pub height: f32,
     pub units: CropUnits,
+    pub anchor: CropAnchor,
 }
 
 impl Crop {
@@ -50,7 +62,16 @@ impl Crop {
             width: check_float(&DEF, "width", width)?,
             height: check_float(&DEF, "height", height)?,
             units,
+            anchor: CropAnchor::TopLeft,
         })
+    }
+    /// A region of `width` x `height` centred on (cx, cy), in `units`.
+    pub fn centered(cx: f32, cy: f32, width: f32, height: f32, units: CropUnits) -> Result<Self> {
+        Ok(Self { anchor: CropAnchor::Center, ..Self::new(cx, cy, width, height, units)? })
+    }
+    /// The 1x1 image of the pixel containing (x, y) in `units` (a colour pick).
+    pub fn point(x: f32, y: f32, units: CropUnits) -> Result<Self> {
+        Self::new(x, y, 0.0, 0.0, units)
     }
     /// A region in pixels.
     pub fn px(x: u32, y: u32, width: u32, height: u32) -> Result<Self> {
@@ -63,17 +84,26 @@ impl Crop {
 
     /// The pixel rectangle (x0, y0, width, height) this crop takes from a `w` x `h` image.
     pub fn region(&self, w: u32, h: u32) -> Result<(u32, u32, u32, u32)> {
-        if !(self.width > 0.0 && self.height > 0.0) {
-            return Err(Error::Graph(format!("`crop` region {}x{} is empty (width and height must be positive)", self.width, self.height)));
-        }
         let (sx, sy) = match self.units {
             CropUnits::Norm => (w as f64, h as f64),
             CropUnits::Px => (1.0, 1.0),
         };
+        if self.width == 0.0 && self.height == 0.0 {
+            // a point sample: the pixel containing (x, y), whatever the anchor
+            let at = |v: f32, scale: f64, side: u32| (v as f64 * scale).floor().clamp(0.0, (side - 1) as f64) as u32;
+            return Ok((at(self.x, sx, w), at(self.y, sy, h), 1, 1));
+        }
+        if !(self.width > 0.0 && self.height > 0.0) {
+            return Err(Error::Graph(format!("`crop` region {}x{} is empty (width and height must be positive, or both 0 for a 1x1 point sample)", self.width, self.height)));
+        }
+        let centre = self.anchor == CropAnchor::Center;
         let axis = |origin: f32, size: f32, scale: f64, side: u32| -> (u32, u32) {
-            let o = (origin as f64 * scale).round().clamp(0.0, (side - 1) as f64) as u32;
-            let s = (size as f64 * scale).round().clamp(1.0, (side - o) as f64) as u32;
-            (o, s)
+            let size_px = (size as f64 * scale).round();
+            // a centred region starts half its (rounded) size before the centre, possibly before the image
+            let start = if centre { (origin as f64 * scale - size_px / 2.0).round() } else { (origin as f64 * scale).round() };
+            let o = start.clamp(0.0, (side - 1) as f64);
+            let s = (start + size_px - o).clamp(1.0, side as f64 - o) as u32;
+            (o as u32, s)
         };
         let (x0, cw) = axis(self.x, self.width, sx, w);
         let (y0, ch) = axis(self.y, self.height, sy, h);
@@ -83,7 +113,7 @@ impl Crop {
 
 impl Default for Crop {
     fn default() -> Self {
-        Self { x: 0.0, y: 0.0, width: 1.0, height: 1.0, units: CropUnits::Norm }
+        Self { x: 0.0, y: 0.0, width: 1.0, height: 1.0, units: CropUnits::Norm, anchor: CropAnchor::TopLeft }
     }
 }
 
@@ -107,11 +137,13 @@ const MAX: f64 = crate::image::MAX_SIDE as f64;
 pub static DEF: FilterDef = FilterDef {
     name: "crop",
     family: Family::Geometry,
-    summary: "Crops to a rectangle (x, y, width, height) in fractions of the size (default) or pixels.",
+    summary: "Crops to a rectangle (x, y, width, height) in fractions of the size (default) or pixels; a centred form; a 1x1 point sample.",
     doc: "units=norm (default): x, y, width, height are fractions of the input size, as GPUImage's cropRegion; \
 units=px: pixels. Origin top-left. The defaults keep the whole image. The region is rounded to whole pixels \
 (origin and size separately) and clipped to the image: an origin past the last column/row moves onto it and \
-the size shrinks to what remains (at least 1 pixel). A zero width or height is an error.",
+the size shrinks to what remains (at least 1 pixel). anchor=center: (x, y) is the region's centre (a region running \
+past an edge keeps what lies inside). width=0 and height=0: a point sample, the 1x1 image of the pixel containing \
+(x, y). One zero side alone is an error.",
     gpuimage: "GPUImageCropFilter",
     params: &[
         ParamDef::float("x", 0.0, 0.0, MAX, "left edge (fraction of the width, or pixels)"),
@@ -119,6 +151,7 @@ the size shrinks to what remains (at least 1 pixel). A zero width or height is a
         ParamDef::float("width", 1.0, 0.0, MAX, "width (fraction of the width, or pixels)"),
         ParamDef::float("height", 1.0, 0.0, MAX, "height (fraction of the height, or pixels)"),
         ParamDef::choice("units", "norm", &["norm", "px"], "norm: fractions of the input size; px: pixels"),
+        ParamDef::choice("anchor", "topleft", &["topleft", "center"], "topleft: (x, y) is the region's top-left corner; center: its centre"),
     ],
     inputs: IMAGE,
     outputs: IMAGE,
@@ -128,7 +161,8 @@ the size shrinks to what remains (at least 1 pixel). A zero width or height is a
             "px" => CropUnits::Px,
             _ => CropUnits::Norm,
         };
-        Ok(Box::new(Crop::new(a.f32("x")?, a.f32("y")?, a.f32("width")?, a.f32("height")?, units)?))
+        let c = Crop::new(a.f32("x")?, a.f32("y")?, a.f32("width")?, a.f32("height")?, units)?;
+        Ok(Box::new(Crop { anchor: if a.choice("anchor")? == "center" { CropAnchor::Center } else { CropAnchor::TopLeft }, ..c }))
     },
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>(), fields: &[("out_width", std::mem::offset_of!(CropParams, out_width)), ("out_height", std::mem::offset_of!(CropParams, out_height)), ("x0", std::mem::offset_of!(CropParams, x0)), ("y0", std::mem::offset_of!(CropParams, y0)), ("in_width", std::mem::offset_of!(CropParams, in_width)), ("count", std::mem::offset_of!(CropParams, count)), ("in_words", std::mem::offset_of!(CropParams, in_words)), ("out_words", std::mem::offset_of!(CropParams, out_words))] }, UniformLayout { wgsl: WORDS_WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>(), fields: &[("out_width", std::mem::offset_of!(CropParams, out_width)), ("out_height", std::mem::offset_of!(CropParams, out_height)), ("x0", std::mem::offset_of!(CropParams, x0)), ("y0", std::mem::offset_of!(CropParams, y0)), ("in_width", std::mem::offset_of!(CropParams, in_width)), ("count", std::mem::offset_of!(CropParams, count)), ("in_words", std::mem::offset_of!(CropParams, in_words)), ("out_words", std::mem::offset_of!(CropParams, out_words))] }],
     test_inputs: None,

@@ -1,7 +1,7 @@
-//! Geometry (GPUImage's crop and `forceProcessingAtSize` resizing): filters that change the
-//! image size.
+//! Geometry (GPUImage's crop and `forceProcessingAtSize` resizing, OpenCV's flips, rotations,
+//! resize methods and warps): filters that move pixels or change the image size.
 
 include!(concat!(env!("OUT_DIR"), "/filters_geometry.rs"));
 
-
-
+/// The permutations' shared code (flip, transpose, rotate90/180/270).
+pub mod orient;

@@ -1,11 +1,25 @@
-//! Bilinear resize of an RGBA8 image: GPUImage's `forceProcessingAtSize` (which lets the GPU's
-//! bilinear texture filtering resample), as an explicit filter.
+//! Resize of an RGBA8 image: GPUImage's `forceProcessingAtSize` (which lets the GPU's bilinear
+//! texture filtering resample), as an explicit filter, and OpenCV's `cv::resize` with
+//! `INTER_NEAREST`, `INTER_LINEAR`, `INTER_CUBIC` and `INTER_AREA`, plus lanczos3.
 //!
-//! Pixel-centre alignment exactly as OpenCV's `INTER_LINEAR`: the source coordinate of output
-//! pixel `d` is `(d + 0.5) * in / out - 0.5`, clamped to `[0, in - 1]`; no antialiasing (large
-//! reductions alias, as in GPUImage and OpenCV). All four channels, alpha included, are
-//! interpolated independently (no premultiplication) in f32 and rounded; OpenCV uses 11-bit
-//! fixed-point weights instead, so results can differ from it by one step.
+//! `method=bilinear` (the default): pixel-centre alignment exactly as OpenCV's `INTER_LINEAR`: the
+//! source coordinate of output pixel `d` is `(d + 0.5) * in / out - 0.5`, clamped to
+//! `[0, in - 1]`; no antialiasing (large reductions alias, as in GPUImage and OpenCV). All four
+//! channels, alpha included, are interpolated independently (no premultiplication) in f32 and
+//! rounded; OpenCV uses 11-bit fixed-point weights instead, so results can differ from it by one step.
+//!
+//! The other methods and `align_corners=true` run `resize_general.wgsl`: `nearest` is OpenCV's
+//! `INTER_NEAREST` (source `floor(d * in / out)`, not centred; `INTER_NEAREST_EXACT` is not
+//! offered), `bicubic` is `INTER_CUBIC` (Keys, a = -0.75, 4x4 taps, replicate edges, no
+//! clamping of the coordinate), `lanczos3` is a 6x6 Lanczos (a = 3) with weights normalised to
+//! sum 1 (OpenCV has only the 8x8 `INTER_LANCZOS4`; Pillow's LANCZOS is lanczos3 but widens its
+//! support when shrinking, which this does not), `area` is `INTER_AREA`: exact box-overlap
+//! weights (`computeResizeAreaTab`) when neither side grows, and, as OpenCV does, its
+//! "area-bilinear" (source `floor(d * in / out)`, weight from the overlap of the output cell)
+//! when a side grows. `align_corners=true` maps the corner pixels' centres onto each other
+//! (source `d * (in - 1) / (out - 1)`, PyTorch's `align_corners=True`, seed 004's enlarging
+//! schedule); it does not apply to `area`. Weights are f32 (OpenCV: 11-bit fixed point for
+//! linear and cubic, f32 for area and lanczos); results are rounded half up and clamped.
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -20,6 +34,12 @@ use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("resize.wgsl");
 const ROWS_WGSL: &str = include_str!("resize_rows.wgsl");
+const GENERAL_WGSL: &str = include_str!("resize_general.wgsl");
+const TILE_WGSL: &str = include_str!("resize_tile.wgsl");
+/// Schedule `tile`: 16 x 16 output pixels per workgroup; mirrors resize_tile.wgsl.
+const TILE_WG: u32 = 16;
+/// Workgroup of the general kernel (16 x 16 output pixels); mirrors its `@workgroup_size`.
+const GENERAL_WG: u32 = 16;
 /// Invocations per workgroup, 4 output pixels each. Schedule choice, not algorithm; mirrors
 /// `@workgroup_size` in resize.wgsl.
 const RESIZE_WG: u32 = 256;
@@ -28,18 +48,59 @@ const RESIZE_WG: u32 = 256;
 const ROWS_WG: u32 = 64;
 const ROWS_RB: u32 = 8;
 
+/// The interpolation; the discriminant is resize_general.wgsl's `method` (area enlarging is 5 there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResizeMethod {
+    Nearest = 0,
+    Bilinear = 1,
+    Bicubic = 2,
+    Lanczos3 = 3,
+    Area = 4,
+}
+
+const METHODS: &[&str] = &["bilinear", "nearest", "bicubic", "lanczos3", "area"];
+
+impl ResizeMethod {
+    fn from_name(name: &str) -> Result<Self> {
+        Ok(match name {
+            "nearest" => ResizeMethod::Nearest,
+            "bilinear" => ResizeMethod::Bilinear,
+            "bicubic" => ResizeMethod::Bicubic,
+            "lanczos3" => ResizeMethod::Lanczos3,
+            "area" => ResizeMethod::Area,
+            other => return Err(Error::BadParam { filter: "resize".into(), param: "method".into(), message: format!("`{other}` is not one of {}", METHODS.join(", ")) }),
+        })
+    }
+}
+
 /// Resizes to `width` x `height`; a zero side comes from `scale` instead.
 #[derive(Clone, Debug)]
 pub struct Resize {
     pub scale: f32,
     pub width: u32,
     pub height: u32,
+    pub method: ResizeMethod,
+    /// Corner pixels' centres aligned (source `d * (in - 1) / (out - 1)`) instead of OpenCV's half-pixel centres.
+    pub align_corners: bool,
 }
 
 impl Resize {
     /// Fails when a value is outside its declared range.
     pub fn new(scale: f32, width: u32, height: u32) -> Result<Self> {
-        Ok(Self { scale: check_float(&DEF, "scale", scale)?, width: check_int(&DEF, "width", width)?, height: check_int(&DEF, "height", height)? })
+        Ok(Self { scale: check_float(&DEF, "scale", scale)?, width: check_int(&DEF, "width", width)?, height: check_int(&DEF, "height", height)?, method: ResizeMethod::Bilinear, align_corners: false })
+    }
+    /// The same size with another interpolation; `align_corners` does not apply to `area`.
+    pub fn with_method(mut self, method: ResizeMethod, align_corners: bool) -> Result<Self> {
+        if align_corners && method == ResizeMethod::Area {
+            return Err(Error::BadParam { filter: "resize".into(), param: "align_corners".into(), message: "align_corners=true does not apply to method=area (box weights over whole cells)".into() });
+        }
+        self.method = method;
+        self.align_corners = align_corners;
+        Ok(self)
+    }
+    /// Whether the general kernel (resize_general.wgsl) runs instead of the bilinear ones.
+    fn general(&self) -> bool {
+        self.method != ResizeMethod::Bilinear || self.align_corners
     }
     /// Both sides multiplied by `scale`.
     pub fn by(scale: f32) -> Result<Self> {
@@ -62,7 +123,7 @@ impl Resize {
 
 impl Default for Resize {
     fn default() -> Self {
-        Self { scale: 1.0, width: 0, height: 0 }
+        Self { scale: 1.0, width: 0, height: 0, method: ResizeMethod::Bilinear, align_corners: false }
     }
 }
 
@@ -88,24 +149,30 @@ impl ResizeParams {
 pub static DEF: FilterDef = FilterDef {
     name: "resize",
     family: Family::Geometry,
-    summary: "Bilinear resize (OpenCV INTER_LINEAR alignment) by a scale or to an exact size.",
+    summary: "Resize by a scale or to an exact size: bilinear (default), nearest, bicubic, lanczos3, area (OpenCV's cv::resize).",
     doc: "Output width = `width`, or round(input width * scale) when width is 0 (likewise height), so \
 resize(scale=0.5) halves both sides and resize(width=640, height=480) ignores scale. Source coordinate \
 (d + 0.5) * in / out - 0.5 clamped to [0, in - 1] (OpenCV INTER_LINEAR alignment), bilinear in f32 on all four \
-channels (alpha too, not premultiplied), no antialiasing when shrinking.",
+channels (alpha too, not premultiplied), no antialiasing when shrinking. method=nearest: OpenCV INTER_NEAREST \
+(source floor(d * in / out)); bicubic: INTER_CUBIC (a = -0.75, 4x4 taps); lanczos3: 6x6 Lanczos taps normalised to sum 1 \
+(OpenCV's INTER_LANCZOS4 is 8x8); area: INTER_AREA (exact box weights when no side grows, OpenCV's area-bilinear when \
+one does). align_corners=true: source d * (in - 1) / (out - 1) (corner centres aligned; not for area). Replicate edges, \
+f32 weights, rounded half up and clamped.",
     gpuimage: "forceProcessingAtSize",
     params: &[
         ParamDef::float("scale", 1.0, 0.01, 16.0, "factor for each side whose explicit size is 0"),
         ParamDef::int("width", 0, 0, MAX_SIDE as i64, "output width in pixels; 0 = input width * scale"),
         ParamDef::int("height", 0, 0, MAX_SIDE as i64, "output height in pixels; 0 = input height * scale"),
+        ParamDef::choice("method", "bilinear", METHODS, "interpolation: bilinear, nearest, bicubic, lanczos3 or area (OpenCV INTER_*)"),
+        ParamDef::boolean("align_corners", false, "align the corner pixels' centres (d * (in - 1) / (out - 1)) instead of half-pixel centres"),
     ],
     inputs: IMAGE,
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?)),
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y))] }],
+    build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?.with_method(ResizeMethod::from_name(a.choice("method")?)?, a.bool("align_corners")?)?)),
+    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y))] }, UniformLayout { wgsl: TILE_WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y))] }, UniformLayout { wgsl: GENERAL_WGSL, wgsl_struct: "ResizeGeneralParams", rust_size: std::mem::size_of::<ResizeGeneralParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeGeneralParams, in_width)), ("in_height", std::mem::offset_of!(ResizeGeneralParams, in_height)), ("out_width", std::mem::offset_of!(ResizeGeneralParams, out_width)), ("out_height", std::mem::offset_of!(ResizeGeneralParams, out_height)), ("method", std::mem::offset_of!(ResizeGeneralParams, method)), ("align", std::mem::offset_of!(ResizeGeneralParams, align)), ("scale_x", std::mem::offset_of!(ResizeGeneralParams, scale_x)), ("scale_y", std::mem::offset_of!(ResizeGeneralParams, scale_y)), ("corner_x", std::mem::offset_of!(ResizeGeneralParams, corner_x)), ("corner_y", std::mem::offset_of!(ResizeGeneralParams, corner_y)), ("inv_x", std::mem::offset_of!(ResizeGeneralParams, inv_x)), ("inv_y", std::mem::offset_of!(ResizeGeneralParams, inv_y))] }],
     test_inputs: None,
-    schedules: &["quads", "rows", "rows_any", "rows16_mu"],
+    schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile"],
 };
 
 /// CPU twin of `resize.wgsl` for output pixel (x, y).
@@ -129,9 +196,209 @@ fn resize_pixel(src: &[u8], p: &ResizeParams, x: u32, y: u32) -> [u8; 4] {
     out
 }
 
+/// Uniform of the general kernel; mirrors `ResizeGeneralParams` in resize_general.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ResizeGeneralParams {
+    pub in_width: u32,
+    pub in_height: u32,
+    pub out_width: u32,
+    pub out_height: u32,
+    pub method: u32,
+    pub align: u32,
+    pub scale_x: f32,
+    pub scale_y: f32,
+    pub corner_x: f32,
+    pub corner_y: f32,
+    pub inv_x: f32,
+    pub inv_y: f32,
+}
+
+impl ResizeGeneralParams {
+    fn new(r: &Resize, w: u32, h: u32, ow: u32, oh: u32) -> Self {
+        // OpenCV runs INTER_AREA's box weights only when no side grows, else its area-bilinear on both axes
+        let method = match r.method {
+            ResizeMethod::Area if ow > w || oh > h => 5,
+            m => m as u32,
+        };
+        let corner = |i: u32, o: u32| if o > 1 { (i - 1) as f64 / (o - 1) as f64 } else { 0.0 } as f32;
+        Self {
+            in_width: w,
+            in_height: h,
+            out_width: ow,
+            out_height: oh,
+            method,
+            align: r.align_corners as u32,
+            scale_x: (w as f64 / ow as f64) as f32,
+            scale_y: (h as f64 / oh as f64) as f32,
+            corner_x: corner(w, ow),
+            corner_y: corner(h, oh),
+            inv_x: (ow as f64 / w as f64) as f32,
+            inv_y: (oh as f64 / h as f64) as f32,
+        }
+    }
+}
+
+/// CPU twin of `axis_taps` in resize_general.wgsl: first tap, count and weights.
+fn axis_taps(p: &ResizeGeneralParams, d: u32, n: u32, out: u32, scale: f32, corner: f32, inv: f32) -> (i32, usize, [f32; 6]) {
+    let mut w = [0f32; 6];
+    let df = d as f32;
+    match p.method {
+        0 => {
+            w[0] = 1.0;
+            let first = if p.align == 1 { ((df * corner + 0.5) as u32).min(n - 1) } else { (d * n / out).min(n - 1) };
+            (first as i32, 1, w)
+        }
+        5 => {
+            let mut sx = (df * scale).floor() as i32;
+            let mut fx = (df + 1.0) - (sx + 1) as f32 * inv;
+            fx = if fx <= 0.0 { 0.0 } else { fx - fx.floor() };
+            if sx < 0 {
+                fx = 0.0;
+                sx = 0;
+            }
+            if sx >= n as i32 - 1 {
+                fx = 0.0;
+                sx = n as i32 - 1;
+            }
+            w[0] = 1.0 - fx;
+            w[1] = fx;
+            (sx, 2, w)
+        }
+        m => {
+            let mut pos = if p.align == 1 { df * corner } else { (df + 0.5) * scale - 0.5 };
+            if m == 1 {
+                pos = pos.clamp(0.0, (n - 1) as f32);
+                let f = pos.floor();
+                let x = pos - f;
+                w[0] = 1.0 - x;
+                w[1] = x;
+                return (f as i32, 2, w);
+            }
+            let f = pos.floor();
+            let x = pos - f;
+            if m == 2 {
+                let a = -0.75f32;
+                w[0] = ((a * (x + 1.0) - 5.0 * a) * (x + 1.0) + 8.0 * a) * (x + 1.0) - 4.0 * a;
+                w[1] = ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0;
+                w[2] = ((a + 2.0) * (1.0 - x) - (a + 3.0)) * (1.0 - x) * (1.0 - x) + 1.0;
+                w[3] = 1.0 - w[0] - w[1] - w[2];
+                return (f as i32 - 1, 4, w);
+            }
+            const PI: f32 = std::f32::consts::PI;
+            const LSIN: [f32; 6] = [-0.866_025_4, -0.866_025_4, 0.0, 0.866_025_4, 0.866_025_4, 0.0];
+            const LCOS: [f32; 6] = [-0.5, 0.5, 1.0, 0.5, -0.5, -1.0];
+            let s1 = (PI * x).sin();
+            let s3 = (PI * x / 3.0).sin();
+            let c3 = (PI * x / 3.0).cos();
+            let mut sum = 0.0;
+            for k in 0..6 {
+                let u = (k as i32 - 2) as f32 - x;
+                let mut wk = 1.0;
+                if u != 0.0 {
+                    let sa = if k % 2 == 0 { -s1 } else { s1 };
+                    let sb = LSIN[k] * c3 - LCOS[k] * s3;
+                    wk = 3.0 * sa * sb / (PI * PI * u * u);
+                }
+                w[k] = wk;
+                sum += wk;
+            }
+            for wk in &mut w {
+                *wk /= sum;
+            }
+            (f as i32 - 2, 6, w)
+        }
+    }
+}
+
+/// CPU twin of `area_taps` / `area_weight`: (first, count, f1, f2, cell, s1, s2).
+struct AreaTaps {
+    first: i32,
+    count: i32,
+    f1: f32,
+    f2: f32,
+    cell: f32,
+    s1: i32,
+    s2: i32,
+}
+
+fn area_taps(d: u32, n: u32, scale: f32) -> AreaTaps {
+    let f1 = d as f32 * scale;
+    let f2 = f1 + scale;
+    let cell = scale.min(n as f32 - f1);
+    let s2 = (f2.floor() as i32).min(n as i32 - 1);
+    let s1 = (f1.ceil() as i32).min(s2);
+    let first = if s1 as f32 - f1 > 1e-3 { s1 - 1 } else { s1 };
+    let last = if f2 - s2 as f32 > 1e-3 { s2 } else { s2 - 1 };
+    AreaTaps { first, count: last - first + 1, f1, f2, cell, s1, s2 }
+}
+
+fn area_weight(a: &AreaTaps, i: i32) -> f32 {
+    if i < a.s1 {
+        (a.s1 as f32 - a.f1) / a.cell
+    } else if i < a.s2 {
+        1.0 / a.cell
+    } else {
+        (a.f2 - a.s2 as f32).min(1.0).min(a.cell) / a.cell
+    }
+}
+
+/// CPU twin of resize_general.wgsl for output pixel (x, y).
+fn general_pixel(src: &[u8], p: &ResizeGeneralParams, x: u32, y: u32) -> [u8; 4] {
+    let texel = |x: i32, y: i32| {
+        let cx = x.clamp(0, p.in_width as i32 - 1) as usize;
+        let cy = y.clamp(0, p.in_height as i32 - 1) as usize;
+        let i = (cy * p.in_width as usize + cx) * 4;
+        [src[i] as f32, src[i + 1] as f32, src[i + 2] as f32, src[i + 3] as f32]
+    };
+    let mut acc = [0f32; 4];
+    if p.method == 4 {
+        let ax = area_taps(x, p.in_width, p.scale_x);
+        let ay = area_taps(y, p.in_height, p.scale_y);
+        for j in 0..ay.count {
+            let sy = ay.first + j;
+            let mut row = [0f32; 4];
+            for i in 0..ax.count {
+                let sx = ax.first + i;
+                let (t, wx) = (texel(sx, sy), area_weight(&ax, sx));
+                for c in 0..4 {
+                    row[c] += t[c] * wx;
+                }
+            }
+            let wy = area_weight(&ay, sy);
+            for c in 0..4 {
+                acc[c] += row[c] * wy;
+            }
+        }
+    } else {
+        let (fx, nx, wx) = axis_taps(p, x, p.in_width, p.out_width, p.scale_x, p.corner_x, p.inv_x);
+        let (fy, ny, wy) = axis_taps(p, y, p.in_height, p.out_height, p.scale_y, p.corner_y, p.inv_y);
+        for j in 0..ny {
+            let mut row = [0f32; 4];
+            for i in 0..nx {
+                let t = texel(fx + i as i32, fy + j as i32);
+                for c in 0..4 {
+                    row[c] += t[c] * wx[i];
+                }
+            }
+            for c in 0..4 {
+                acc[c] += row[c] * wy[j];
+            }
+        }
+    }
+    acc.map(|v| (v + 0.5).floor().clamp(0.0, 255.0) as u8)
+}
+
 impl Filter for Resize {
     fn footprint(&self, inputs: &[ValueDesc]) -> crate::registry::Footprint {
         let Some(d) = inputs.first().and_then(|d| d.image()) else { return crate::registry::Footprint::WholeImage };
+        if self.general() {
+            // area reads whole cells (any width); the others read at most 3 pixels beyond the centre
+            return match (self.method, self.out_size(d.width, d.height)) {
+                (ResizeMethod::Area, _) | (_, Err(_)) => crate::registry::Footprint::WholeImage,
+                (_, Ok((w, h))) => crate::registry::Footprint::Resample { scale: [d.width as f64 / w as f64, d.height as f64 / h as f64], offset: [0.0, 0.0], margin: 3 },
+            };
+        }
         match self.out_size(d.width, d.height) {
             // bilinear, OpenCV's INTER_LINEAR alignment: two taps around (x + 0.5) * s - 0.5
             Ok((w, h)) => crate::registry::Footprint::Resample { scale: [d.width as f64 / w as f64, d.height as f64 / h as f64], offset: [0.0, 0.0], margin: 1 },
@@ -149,9 +416,18 @@ impl Filter for Resize {
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
         let (ow, oh) = self.out_size(img.width(), img.height())?;
-        let p = ResizeParams::new(img.width(), img.height(), ow, oh);
         let src = img.as_u8();
         let mut out = vec![0u8; ow as usize * oh as usize * 4];
+        if self.general() {
+            let g = ResizeGeneralParams::new(self, img.width(), img.height(), ow, oh);
+            out.par_chunks_mut(ow as usize * 4).enumerate().for_each(|(y, row)| {
+                for (x, o) in row.chunks_exact_mut(4).enumerate() {
+                    o.copy_from_slice(&general_pixel(src, &g, x as u32, y as u32));
+                }
+            });
+            return Ok(vec![Value::Image(Image::from_u8(ow, oh, PixelFormat::Rgba8, out)?)]);
+        }
+        let p = ResizeParams::new(img.width(), img.height(), ow, oh);
         out.par_chunks_mut(ow as usize * 4).enumerate().for_each(|(y, row)| {
             for (x, o) in row.chunks_exact_mut(4).enumerate() {
                 o.copy_from_slice(&resize_pixel(src, &p, x as u32, y as u32));
@@ -162,6 +438,12 @@ impl Filter for Resize {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let (ow, oh) = self.out_size(d.width, d.height)?;
+        if self.general() {
+            let g = ResizeGeneralParams::new(self, d.width, d.height, ow, oh);
+            let mut kernel = Kernel::new(&format!("geometry.resize_general.m{}", g.method), &[], "resize_general");
+            kernel.generated = Some(specialize(GENERAL_WGSL, &[("METHOD", g.method)])?);
+            return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g), crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG));
+        }
         let u = ResizeParams::new(d.width, d.height, ow, oh);
         // Schedules: `quads` (4 consecutive output pixels of the row-major order per
         // invocation, each pixel computed on its own) and `rows` (resize_rows.wgsl: 4 columns
@@ -185,7 +467,12 @@ impl Filter for Resize {
             // output rounding's conversions (wrong at ties, so not in `DEF.schedules`)
             Some("rows16_mu") => Some((16, false, 1, 0)),
             Some("rows16_ablate_round") if cfg!(feature = "bench") => Some((16, false, 1, 1)),
-            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round"])),
+            // seed 004's workgroup-memory tile (resize_tile.wgsl), any ratio
+            Some("tile") => {
+                let kernel = Kernel::new("geometry.resize_tile", &[TILE_WGSL], "resize_tile");
+                return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), crate::runtime::groups_2d(ow, oh, TILE_WG, TILE_WG));
+            }
+            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round", "tile"])),
         };
         if let Some((rb, any_ratio, mu, ar)) = rows {
             if ow % 4 == 0 && (any_ratio || (ow >= d.width && oh >= d.height)) {
