@@ -4,6 +4,8 @@
 //! there bilinearly with replicate edges. Output size = input size. `remap_filter!` declares a
 //! filter of this shape. With `taps`, the function also returns a step and the template sums
 //! weighted bilinear samples at `position + k step` (GPUImage's motion and zoom blurs).
+//! With `post`, a second function turns the sampled colour into the output colour, given the
+//! output position and a sampler for further reads (GPUImage's polka dot, halftone, CGA).
 
 use rayon::prelude::*;
 
@@ -30,6 +32,14 @@ pub trait RemapOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// CPU twin: the normalised position to read for output position `uv` of an image of
     /// `size` pixels, and the step between taps (zero without taps).
     fn source(&self, uv: [f32; 2], size: [f32; 2]) -> [f32; 4];
+    /// With a `post` section: WGSL `fn <name>_post(c, uv, size, p) -> vec4<f32>` (in `wgsl()`)
+    /// makes the output from the sampled colour `c`; `sample_at(q)` reads the input at another
+    /// normalised position `q` (bilinear, replicate edges). Not with taps.
+    const POST: bool = false;
+    /// CPU twin of the post function; `sample` reads the input as `sample_at` does.
+    fn post(&self, c: [f32; 4], _uv: [f32; 2], _size: [f32; 2], _sample: &dyn Fn([f32; 2]) -> [f32; 4]) -> [f32; 4] {
+        c
+    }
 }
 
 /// Workgroup of 16 x 16 outputs: schedule choice, not measured yet.
@@ -39,6 +49,13 @@ const TY: u32 = 16;
 /// The WGSL of a declared remap filter.
 pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, taps: bool, helpers: &str, body: &str) -> String {
     super::pixel::declared_wgsl(name, params_struct, layout, "uv: vec2<f32>, size: vec2<f32>, ", "", if taps { "vec4<f32>" } else { "vec2<f32>" }, helpers, body)
+}
+
+/// The WGSL of a declared remap filter with a `post` section: the remap function, then
+/// `fn <name>_post(c, uv, size, p) -> vec4<f32> { post }`.
+pub fn generate_wgsl_post(name: &str, params_struct: &str, layout: &UniformBlock, helpers: &str, body: &str, post: &str) -> String {
+    let remap = generate_wgsl(name, params_struct, layout, false, helpers, body);
+    format!("{remap}fn {name}_post(c: vec4<f32>, uv: vec2<f32>, size: vec2<f32>, p: {params_struct}) -> vec4<f32> {{\n{post}\n}}\n")
 }
 
 /// The weighted taps' WGSL: a sum of `bilinear` samples, weights and multiples inlined.
@@ -52,7 +69,9 @@ fn taps_wgsl(name: &str, taps: &[[f32; 2]]) -> String {
 
 /// The kernel: one output pixel per invocation, the shared bilinear sampler.
 pub fn kernel_source<T: RemapOp>() -> String {
-    let body = if T::TAPS.is_empty() {
+    let body = if T::POST {
+        format!("    let s = {name}(uv, size, rp.op) * size - 0.5;\n    dst[g.y * rp.width + g.x] = unorm_pack({name}_post(bilinear(s), uv, size, rp.op));\n", name = T::FN_NAME)
+    } else if T::TAPS.is_empty() {
         format!("    let s = {name}(uv, size, rp.op) * size - 0.5;\n    dst[g.y * rp.width + g.x] = unorm_pack(bilinear(s));\n", name = T::FN_NAME)
     } else {
         taps_wgsl(T::FN_NAME, T::TAPS)
@@ -76,6 +95,9 @@ pub fn kernel_source<T: RemapOp>() -> String {
          \x20   let bottom = texel(x, y + 1) * (1.0 - t.x) + texel(x + 1, y + 1) * t.x;\n\
          \x20   return top * (1.0 - t.y) + bottom * t.y;\n\
          }}\n\
+         fn sample_at(q: vec2<f32>) -> vec4<f32> {{\n\
+         \x20   return bilinear(q * vec2<f32>(f32(rp.width), f32(rp.height)) - 0.5);\n\
+         }}\n\
          @compute @workgroup_size({TX}, {TY})\n\
          fn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n\
          \x20   if (g.x >= rp.width || g.y >= rp.height) {{ return; }}\n\
@@ -91,6 +113,15 @@ pub fn kernel_source<T: RemapOp>() -> String {
 /// `f(uv, size)` gives the position and step, and the output is the weighted sum of the
 /// samples at `position + k step` for each tap `[k, weight]` (one sample at the position without taps).
 pub fn map_coordinates(img: &Image, taps: &[[f32; 2]], f: impl Fn([f32; 2], [f32; 2]) -> [f32; 4] + Sync) -> Result<Image> {
+    map_coordinates_post(img, taps, f, None::<fn([f32; 4], [f32; 2], [f32; 2], &dyn Fn([f32; 2]) -> [f32; 4]) -> [f32; 4]>)
+}
+
+/// `map_coordinates` with a post function: `post(c, uv, size, sample)` makes each output from
+/// its sampled colour `c` (taps summed), `sample(q)` reading the input at normalised `q`.
+pub fn map_coordinates_post<P>(img: &Image, taps: &[[f32; 2]], f: impl Fn([f32; 2], [f32; 2]) -> [f32; 4] + Sync, post: Option<P>) -> Result<Image>
+where
+    P: Fn([f32; 4], [f32; 2], [f32; 2], &dyn Fn([f32; 2]) -> [f32; 4]) -> [f32; 4] + Sync,
+{
     let (w, h) = (img.width() as i64, img.height() as i64);
     let src = img.as_u8();
     let texel = |x: i64, y: i64, c: usize| src[4 * (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize + c] as f32 / 255.0;
@@ -111,9 +142,16 @@ pub fn map_coordinates(img: &Image, taps: &[[f32; 2]], f: impl Fn([f32; 2], [f32
         for x in 0..w as usize {
             let uv = [(x as f32 + 0.5) / size[0], (y as f32 + 0.5) / size[1]];
             let q = f(uv, size);
+            let mut v = [0.0f32; 4];
+            for (c, vc) in v.iter_mut().enumerate() {
+                *vc = taps.iter().map(|&[k, wt]| bilinear([q[0] + k * q[2], q[1] + k * q[3]], c) * wt).sum();
+            }
+            if let Some(post) = &post {
+                let sample = |s: [f32; 2]| [bilinear(s, 0), bilinear(s, 1), bilinear(s, 2), bilinear(s, 3)];
+                v = post(v, uv, size, &sample);
+            }
             for c in 0..4 {
-                let v: f32 = taps.iter().map(|&[k, wt]| bilinear([q[0] + k * q[2], q[1] + k * q[3]], c) * wt).sum();
-                row[4 * x + c] = unorm8(v);
+                row[4 * x + c] = unorm8(v[c]);
             }
         }
     });
@@ -136,12 +174,16 @@ pub fn output_descs<T: RemapOp>(inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> 
 /// The CPU twin over an image.
 pub fn run_cpu<T: RemapOp>(op: &T, inputs: &[&Value]) -> Result<Vec<Value>> {
     let img = input_image(T::DEF, inputs, 0)?;
-    Ok(vec![Value::Image(map_coordinates(img, T::TAPS, |uv, size| op.source(uv, size))?)])
+    let post = T::POST.then_some(|c, uv, size, sample: &dyn Fn([f32; 2]) -> [f32; 4]| op.post(c, uv, size, sample));
+    Ok(vec![Value::Image(map_coordinates_post(img, T::TAPS, |uv, size| op.source(uv, size), post)?)])
 }
 
 /// Declares a coordinate-remap filter in one place: parameters as in `pixel_filter!`, a
 /// WGSL body returning the normalised position to read from `uv` (and `size`, `p`), and a
-/// CPU closure `|f, uv, size|` returning the same. See `effect/swirl.rs`.
+/// CPU closure `|f, uv, size|` returning the same. See `effect/swirl.rs`. After `cpu`, an optional
+/// `post_wgsl: "body of fn <name>_post(c, uv, size, p) -> vec4<f32>"` with its CPU twin
+/// `post: |f, c, uv, size, sample| [..]` makes the output from the sampled colour `c` (see
+/// `effect/polka_dot.rs`).
 #[macro_export]
 macro_rules! remap_filter {
     (
@@ -158,7 +200,8 @@ macro_rules! remap_filter {
         $(tolerance: $tol:expr,)?
         $(helpers: $helpers:expr,)?
         wgsl: $wgsl:expr,
-        cpu: |$cf:ident, $cuv:ident, $csize:pat_param| $cpu:expr $(,)?
+        cpu: |$cf:ident, $cuv:ident, $csize:pat_param| $cpu:expr
+        $(, post_wgsl: $post_wgsl:expr, post: |$pf:ident, $pc:ident, $puv:ident, $psize:pat_param, $psample:ident| $post:expr)? $(,)?
     ) => {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
@@ -173,9 +216,24 @@ macro_rules! remap_filter {
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const TAPS: &'static [[f32; 2]] = $crate::__pf_or!([$(&$taps)?] [&[]]);
+            const POST: bool = false $(|| { let _ = $post_wgsl; true })?;
             $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
-                $crate::filters::shape::remap::generate_wgsl($name, Self::PARAMS_STRUCT, layout, !Self::TAPS.is_empty(), $crate::__pf_or!([$($helpers)?] [""]), $wgsl)
+                let helpers = $crate::__pf_or!([$($helpers)?] [""]);
+                $(return $crate::filters::shape::remap::generate_wgsl_post($name, Self::PARAMS_STRUCT, layout, helpers, $wgsl, $post_wgsl);)?
+                #[allow(unreachable_code)]
+                $crate::filters::shape::remap::generate_wgsl($name, Self::PARAMS_STRUCT, layout, !Self::TAPS.is_empty(), helpers, $wgsl)
             });
+            $(
+            #[allow(unused_variables)]
+            fn post(&self, c: [f32; 4], uv: [f32; 2], size: [f32; 2], sample: &dyn Fn([f32; 2]) -> [f32; 4]) -> [f32; 4] {
+                let $pf = self;
+                let $pc = c;
+                let $puv = uv;
+                let $psize = size;
+                let $psample = sample;
+                $post
+            }
+            )?
             fn kernel() -> &'static str {
                 static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
                 SRC.get_or_init($crate::filters::shape::remap::kernel_source::<Self>)
