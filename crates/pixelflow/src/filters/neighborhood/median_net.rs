@@ -547,14 +547,14 @@ pub(crate) fn kernel_source(s: Shape, quads: bool) -> String {
 pub(crate) const WG_X: u32 = 16;
 pub(crate) const WG_Y: u32 = 4;
 
-/// The default shape: u32 lanes, 4 x 2 outputs per invocation.
-fn choose(k: usize, _f16: bool) -> Shape {
-    // not measured on a GPU yet (the session that wrote this had none). u32_4x2 on lavapipe
-    // at 256x128: 3x3 0.28 ms against rows4p's 0.49, 5x5 0.73 against tile's 3.27; the f16
-    // shapes have half the min/max instructions on NVIDIA (packed halves) but lavapipe
-    // emulates them (100x slower there), so they stay schedules until timed on the H100
-    // (docs/perf-notes.md, "Median networks")
-    Shape { k, bw: 4, bh: 2, f16: false }
+/// The default shape: 4 x 2 outputs per invocation, in packed halves where the device runs
+/// f16 natively, else u32 lanes.
+fn choose(k: usize, native_f16: bool) -> Shape {
+    // H100, 4K (bench/results/h100-s12): 3x3 f16_4x2 0.0418 ms (1.48x copy), f16_4x4 0.0444,
+    // f16_4x1 0.0476, u32_4x2 0.0598, u32_4x1 0.0640, old rows4p 0.1116; 5x5 f16_4x2 0.2040
+    // (7.2x), f16_4x1 0.2167, f16_2x2 0.2196, u32_4x2 0.3734, old tile 0.56-1.11.
+    // Software Vulkan (lavapipe) emulates f16 (100x slower there): u32 lanes on CPU devices.
+    Shape { k, bw: 4, bh: 2, f16: native_f16 }
 }
 
 /// Every schedule name of the `k` x `k` median: the template's (`tile`, and for 3x3 `rows4` and
@@ -585,7 +585,7 @@ pub(crate) fn record(
 ) -> Result<bool> {
     let f16 = rec.gpu().has_f16();
     let shape = match crate::runtime::schedule::get(key).as_deref() {
-        None => choose(k, f16),
+        None => choose(k, f16 && rec.gpu().info().device_type != "Cpu"),
         Some("tile" | "rows4" | "rows4p") => return Ok(false),
         Some(v) => match Shape::parse(k, v) {
             Some(s) => s,
