@@ -63,7 +63,7 @@ fn reductions_agree_across_many_workgroups() {
     // 255x255: several workgroups per reduction, and a tail of one pixel after whole quads.
     let img = random_image(255, 255, PixelFormat::Rgba8, 42);
     let gpu = gpu_backend();
-    for f in [Box::new(Reduce) as Box<dyn pixelflow::Filter>, Box::new(Histogram), Box::new(MeanSaturation)] {
+    for f in [Box::new(Reduce) as Box<dyn pixelflow::Filter>, Box::new(Histogram::new()), Box::new(MeanSaturation)] {
         let mut g = Graph::new();
         let s = g.source("in", img.desc()).unwrap();
         let o = g.add_boxed(f, &[s]).unwrap()[0];
@@ -79,13 +79,36 @@ fn reductions_agree_across_many_workgroups() {
 fn histogram_counts_sum_to_pixels() {
     let img = random_image(200, 150, PixelFormat::Rgba8, 7);
     for b in backends() {
-        let Value::Data(Data::Histogram(h)) = run1(&b, Histogram, &img, &[]) else { panic!("not a histogram") };
+        let Value::Data(Data::Histogram(h)) = run1(&b, Histogram::new(), &img, &[]) else { panic!("not a histogram") };
         for ch in &h.bins {
             assert_eq!(ch.iter().map(|&v| v as u64).sum::<u64>(), 200 * 150);
         }
         let reds = img.as_u8().chunks_exact(4).filter(|p| p[0] == 17).count() as u32;
         assert_eq!(h.bins[0][17], reds);
     }
+}
+
+#[test]
+fn alpha_weighted_histogram_adds_alpha() {
+    // two red pixels at alpha 255 and 10, one green pixel fully transparent
+    let img = rgba(3, 1, &[[200, 0, 0, 255], [200, 0, 0, 10], [0, 200, 0, 0]]);
+    for b in backends() {
+        let Value::Data(Data::Histogram(h)) = run1(&b, Histogram::weighted_by_alpha(), &img, &[]) else { panic!("not a histogram") };
+        assert_eq!(h.bins[0][200], 265, "{}", b.describe());
+        assert_eq!(h.bins[1][200], 0, "the transparent pixel does not count");
+        assert_eq!(h.bins[1][0], 265);
+        assert_eq!(h.bins[4][255], 255);
+        assert_eq!(h.bins[4][0], 0);
+        let big = random_image(200, 150, PixelFormat::Rgba8, 9);
+        let Value::Data(Data::Histogram(w)) = run1(&b, Histogram::weighted_by_alpha(), &big, &[]) else { panic!() };
+        let alpha_sum: u64 = big.as_u8().chunks_exact(4).map(|p| p[3] as u64).sum();
+        assert!(w.bins.iter().all(|ch| ch.iter().map(|&v| v as u64).sum::<u64>() == alpha_sum), "{}", b.describe());
+    }
+    // too large for 32-bit sums of alpha: one clear error before any work
+    let mut g = Graph::new();
+    let src = g.source("in", pixelflow::ImageDesc::new(5000, 4000, PixelFormat::Rgba8)).unwrap();
+    let e = g.add1(Histogram::weighted_by_alpha(), &[src]).unwrap_err().to_string();
+    assert!(e.contains("at most 16843009 pixels"), "{e}");
 }
 
 #[test]
@@ -264,8 +287,8 @@ fn sums_carry_past_32_bits() {
     }
     let a = run1(&gpu, MeanSaturation, &red, &[]);
     assert_eq!(a, Value::Data(Data::Mean { sum: 65536 * n, count: n }));
-    let h1 = run1(&gpu, Histogram, &img, &[]);
-    assert_eq!(h1, run1(&Backend::Cpu, Histogram, &img, &[]));
+    let h1 = run1(&gpu, Histogram::new(), &img, &[]);
+    assert_eq!(h1, run1(&Backend::Cpu, Histogram::new(), &img, &[]));
 }
 
 /// Every `reduce` schedule (the declared ones, plus SWAR shapes with two lane flushes per loop

@@ -15,7 +15,7 @@ fn reductions_without_subgroups_match_cpu() {
     let gpu = gpu_backend();
     for (w, h) in [(1, 1), (67, 43), (255, 255)] {
         let img = random_image(w, h, PixelFormat::Rgba8, 5 + w as u64);
-        let filters: Vec<Box<dyn Filter>> = vec![Box::new(Reduce), Box::new(Histogram), Box::new(MeanSaturation), Box::new(AverageLuminanceThreshold::new(1.1).unwrap())];
+        let filters: Vec<Box<dyn Filter>> = vec![Box::new(Reduce), Box::new(Histogram::new()), Box::new(MeanSaturation), Box::new(AverageLuminanceThreshold::new(1.1).unwrap())];
         for f in filters {
             let name = f.def().name;
             let mut g = Graph::new();

@@ -28,7 +28,7 @@ kept; alpha is kept. linked=true stretches R, G, B alike from the lowest black t
     },
     lower: |f, g, inputs| {
         let image = *inputs.first().ok_or_else(|| crate::Error::Graph("`auto_levels` needs an image".into()))?;
-        let hist = g.add(Histogram, &[image])?;
+        let hist = g.add(Histogram::new(), &[image])?;
         let range = g.add(RangeFromHistogram::new(f.clip, 100.0 - f.clip, 1)?, &hist)?;
         let lut = g.add(LevelsLut::new(f.linked)?, &range)?;
         g.add(ApplyLut, &[image, lut[0]])

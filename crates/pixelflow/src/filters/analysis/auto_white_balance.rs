@@ -32,7 +32,7 @@ Runs as histogram -> grey_world_lut -> apply_lut (or dominant_color -> color_gai
             let colour = g.add(DominantColor::default(), &[image])?;
             g.add(ColorGainsLut, &colour)?
         } else {
-            let hist = g.add(Histogram, &[image])?;
+            let hist = g.add(Histogram::new(), &[image])?;
             g.add(GreyWorldLut, &hist)?
         };
         g.add(ApplyLut, &[image, lut[0]])

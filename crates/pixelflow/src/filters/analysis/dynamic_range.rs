@@ -24,7 +24,7 @@ percent, exactly. Runs as `histogram` then `range_from_histogram` on the GPU.",
     },
     outputs: &[crate::registry::PortDef { name: "range", kind: crate::registry::PortKind::Data(crate::value::DataKind::Range) }],
     lower: |f, g, inputs| {
-        let hist = g.add(Histogram, inputs)?;
+        let hist = g.add(Histogram::new(), inputs)?;
         g.add(RangeFromHistogram::new(f.low, f.high, 0)?, &hist)
     },
 }

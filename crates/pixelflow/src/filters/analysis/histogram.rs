@@ -26,15 +26,29 @@ fn choose_loop() -> LoopShape {
     LoopShape { unroll: 8, quads_per_thread: 32 }
 }
 
-/// Histograms of R, G, B, Y and A (256 bins each) of an RGBA8 image.
+/// Histograms of R, G, B, Y and A (256 bins each) of an RGBA8 image: pixel counts, or sums of
+/// alpha (`weight_by_alpha`).
 #[derive(Clone, Debug, Default)]
-pub struct Histogram;
+pub struct Histogram {
+    pub weight_by_alpha: bool,
+}
 
 impl Histogram {
+    /// Pixel counts.
     pub fn new() -> Self {
-        Self
+        Self { weight_by_alpha: false }
+    }
+    /// Each pixel adds its alpha (0-255) to its bins instead of 1.
+    pub fn weighted_by_alpha() -> Self {
+        Self { weight_by_alpha: true }
     }
 }
+
+/// Most pixels an alpha-weighted histogram takes: its 32-bit bins hold sums of alpha.
+pub const MAX_WEIGHTED_PIXELS: u64 = u32::MAX as u64 / 255;
+
+/// The `weight` parameter's options.
+const WEIGHTS: &[&str] = &["none", "alpha"];
 
 pub static DEF: FilterDef = FilterDef {
     name: "histogram",
@@ -42,31 +56,34 @@ pub static DEF: FilterDef = FilterDef {
     summary: "256-bin histograms of R, G, B, BT.601 luma and alpha (histogram data).",
     doc: "Output is `histogram` data: exact pixel counts per 8-bit level for r, g, b, y \
 (BT.601 luma, round(0.299R + 0.587G + 0.114B)) and a; each channel's bins sum to width*height. \
+With weight=alpha each pixel adds its alpha instead of 1 (exact integer sums; each channel's bins sum to the \
+image's alpha sum; images up to 16843009 pixels, as the 32-bit bins hold sums of alpha). \
 GPU: per-workgroup histograms in workgroup memory, merged with one atomic per non-empty bin.",
     gpuimage: "GPUImageHistogramFilter",
-    params: &[],
+    params: &[crate::params::ParamDef::choice("weight", "none", WEIGHTS, "none: each pixel counts 1; alpha: each pixel adds its alpha (0-255), so transparent pixels do not count (the RGBY article's alpha weighting)")],
     inputs: IMAGE,
     outputs: &[PortDef { name: "histogram", kind: PortKind::Data(DataKind::Histogram) }],
     tolerance: EXACT_ENOUGH,
-    build: |_| Ok(Box::new(Histogram)),
+    build: |a| Ok(Box::new(Histogram { weight_by_alpha: crate::params::choice_index(&DEF, "weight", a.choice("weight")?)? == 1 })),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
     test_inputs: None,
     schedules: super::LOOP_VARIANTS,
 };
 
 /// CPU twin of `histogram.wgsl`.
-pub fn histogram_cpu(img: &Image) -> crate::value::Histogram {
+pub fn histogram_cpu(img: &Image, weight_by_alpha: bool) -> crate::value::Histogram {
     let bins = img
         .as_u8()
         .par_chunks(4 * 4096)
         .map(|chunk| {
             let mut b = [[0u32; 256]; 5];
             for p in chunk.chunks_exact(4) {
-                b[0][p[0] as usize] += 1;
-                b[1][p[1] as usize] += 1;
-                b[2][p[2] as usize] += 1;
-                b[3][luma601(p[0], p[1], p[2]) as usize] += 1;
-                b[4][p[3] as usize] += 1;
+                let w = if weight_by_alpha { p[3] as u32 } else { 1 };
+                b[0][p[0] as usize] += w;
+                b[1][p[1] as usize] += w;
+                b[2][p[2] as usize] += w;
+                b[3][luma601(p[0], p[1], p[2]) as usize] += w;
+                b[4][p[3] as usize] += w;
             }
             b
         })
@@ -90,18 +107,24 @@ impl Filter for Histogram {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        if self.weight_by_alpha && d.pixels() as u64 > MAX_WEIGHTED_PIXELS {
+            return Err(crate::Error::Graph(format!(
+                "`histogram(weight=alpha)` takes images of at most {MAX_WEIGHTED_PIXELS} pixels (its 32-bit bins hold sums of alpha); this one has {}",
+                d.pixels()
+            )));
+        }
         Ok(vec![ValueDesc::Data(DataKind::Histogram)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Histogram(histogram_cpu(img)))])
+        Ok(vec![Value::Data(Data::Histogram(histogram_cpu(img, self.weight_by_alpha)))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let count = d.pixels() as u64;
         let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
-        let g = grid(count, HISTOGRAM_WG, shape.quads_per_thread, 0)?;
+        let g = grid(count, HISTOGRAM_WG, shape.quads_per_thread, self.weight_by_alpha as u32)?;
         check_quads(input, count)?;
         rec.clear(&output.buffer);
         let mut kernel = Kernel::new(&format!("analysis.histogram.{}", shape.key()), &[GRID_WGSL, WGSL], "histogram");

@@ -11,13 +11,15 @@ const HISTOGRAM_WG: u32 = 256u;
 // The workgroup's private histogram; WGSL zero-initialises workgroup memory.
 var<workgroup> h: array<atomic<u32>, 1280>;
 
+// grid.extra = 1: each pixel adds its alpha (weight=alpha), else 1.
 fn add_pixel(p: u32) {
     let c = unpack_u8(p);
-    atomicAdd(&h[c.x], 1u);
-    atomicAdd(&h[256u + c.y], 1u);
-    atomicAdd(&h[512u + c.z], 1u);
-    atomicAdd(&h[768u + luma601(c)], 1u);
-    atomicAdd(&h[1024u + c.w], 1u);
+    let w = select(1u, c.w, grid.extra == 1u);
+    atomicAdd(&h[c.x], w);
+    atomicAdd(&h[256u + c.y], w);
+    atomicAdd(&h[512u + c.z], w);
+    atomicAdd(&h[768u + luma601(c)], w);
+    atomicAdd(&h[1024u + c.w], w);
 }
 
 // `visit_pixels` is generated (LoopShape in analysis/mod.rs): the grid-stride loop and the tail.

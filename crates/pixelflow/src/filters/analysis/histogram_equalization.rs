@@ -28,7 +28,7 @@ apply_lut, all on the GPU.",
     },
     lower: |f, g, inputs| {
         let image = *inputs.first().ok_or_else(|| crate::Error::Graph("`histogram_equalization` needs an image".into()))?;
-        let hist = g.add(Histogram, &[image])?;
+        let hist = g.add(Histogram::new(), &[image])?;
         let lut = g.add(EqualizationLut::new(f.channels)?, &hist)?;
         g.add(ApplyLut, &[image, lut[0]])
     },

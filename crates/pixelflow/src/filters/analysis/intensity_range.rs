@@ -20,7 +20,7 @@ crate::composite_filter! {
     },
     outputs: &[crate::registry::PortDef { name: "range", kind: crate::registry::PortKind::Data(crate::value::DataKind::Range) }],
     lower: |f, g, inputs| {
-        let hist = g.add(Histogram, inputs)?;
+        let hist = g.add(Histogram::new(), inputs)?;
         g.add(RangeFromHistogram::new(f.low, f.high, 2)?, &hist)
     },
 }
