@@ -17,7 +17,8 @@ use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, P
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
-const WGSL: &str = include_str!("luminance_threshold_by_stats.wgsl");
+/// The kernels after the shared 64-bit helpers (u64.wgsl).
+const WGSL: &str = concat!(include_str!("u64.wgsl"), include_str!("luminance_threshold_by_stats.wgsl"));
 /// Workgroup size. Schedule choice, not algorithm; mirrors `THRESHOLD_WG` in the WGSL.
 const THRESHOLD_WG: u32 = 256;
 /// Quads per invocation: amortises the per-invocation threshold derivation. Schedule choice,

@@ -11,29 +11,6 @@
 // Schedule choice, not algorithm: mirrors `THRESHOLD_WG` in luminance_threshold_by_stats.rs.
 const THRESHOLD_WG: u32 = 256u;
 
-// Full 64-bit product of two u32 as (lo, hi), from 16-bit halves.
-fn mul32(a: u32, b: u32) -> vec2<u32> {
-    let a0 = a & 0xFFFFu;
-    let a1 = a >> 16u;
-    let b0 = b & 0xFFFFu;
-    let b1 = b >> 16u;
-    let p00 = a0 * b0;
-    let p01 = a0 * b1;
-    let p10 = a1 * b0;
-    let mid = (p00 >> 16u) + (p01 & 0xFFFFu) + (p10 & 0xFFFFu);
-    return vec2<u32>((p00 & 0xFFFFu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
-}
-
-// (lo, hi) * b modulo 2^64; the callers' products stay far below 2^64 (see the Rust docs).
-fn mul64(a: vec2<u32>, b: u32) -> vec2<u32> {
-    let p = mul32(a.x, b);
-    return vec2<u32>(p.x, p.y + a.y * b);
-}
-
-fn less64(a: vec2<u32>, b: vec2<u32>) -> bool {
-    return a.y < b.y || (a.y == b.y && a.x < b.x);
-}
-
 fn to_f32(a: vec2<u32>) -> f32 {
     return f32(a.y) * 4294967296.0 + f32(a.x);
 }

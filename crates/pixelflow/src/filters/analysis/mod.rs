@@ -159,7 +159,8 @@ pub(crate) const TAIL_PIXELS_WGSL: &str = "    if (gid == 0u) {\n        let res
 pub(crate) const LOOP_VARIANTS: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8"];
 
 /// The histogram solver kernels (`solve.wgsl`): small data in, small data out, one workgroup.
-pub(crate) const SOLVE_WGSL: &str = include_str!("solve.wgsl");
+/// The solver kernels after the shared 64-bit helpers (u64.wgsl).
+pub(crate) const SOLVE_WGSL: &str = concat!(include_str!("u64.wgsl"), include_str!("solve.wgsl"));
 
 /// Uniform of the solver kernels; mirrors `SolveParams` in `solve.wgsl` (meaning per entry point).
 #[repr(C)]

@@ -1,6 +1,6 @@
 // The histogram solver nodes: one workgroup reads a small data buffer (`histogram` or `range`
 // data) and writes another (`range` or `lut` data), all in integers so that each node equals
-// its CPU twin (histogram.rs) exactly. WGSL has no u64: 64-bit values are (lo, hi) u32 pairs,
+// its CPU twin (histogram.rs) exactly. WGSL has no u64: 64-bit values are (lo, hi) u32 pairs (u64.wgsl),
 // and a division is a binary search on its (8-bit) result with exact products.
 // Bindings: `src` the input data, `dst` the output data, `p` the node's parameters.
 
@@ -14,34 +14,6 @@ struct SolveParams {
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> p: SolveParams;
-
-// Full 64-bit product of two u32 as (lo, hi), from 16-bit halves.
-fn mul32(a: u32, b: u32) -> vec2<u32> {
-    let a0 = a & 0xFFFFu;
-    let a1 = a >> 16u;
-    let b0 = b & 0xFFFFu;
-    let b1 = b >> 16u;
-    let p00 = a0 * b0;
-    let p01 = a0 * b1;
-    let p10 = a1 * b0;
-    let mid = (p00 >> 16u) + (p01 & 0xFFFFu) + (p10 & 0xFFFFu);
-    return vec2<u32>((p00 & 0xFFFFu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
-}
-
-// (lo, hi) * b; the callers' products stay below 2^64 (histogram.rs states the bounds).
-fn mul64(a: vec2<u32>, b: u32) -> vec2<u32> {
-    let q = mul32(a.x, b);
-    return vec2<u32>(q.x, q.y + a.y * b);
-}
-
-fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    let lo = a.x + b.x;
-    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
-}
-
-fn less64(a: vec2<u32>, b: vec2<u32>) -> bool {
-    return a.y < b.y || (a.y == b.y && a.x < b.x);
-}
 
 // round(n / d) half up, at most 255 (d > 0): the largest t in 0..255 with t * 2d <= 2n + d
 // (twin: `histogram::div_round_255`).
