@@ -106,12 +106,13 @@ pub fn run(be: &Backend, o: &Options<'_>) -> Result<()> {
     let mut done: Vec<Assessed> = Vec::new();
     let mut failed: Vec<(PathBuf, String)> = Vec::new();
     let t0 = std::time::Instant::now();
-    pixelflow::graph::stream(files.iter(), |p| assess_one(be, p, o).map_err(|e| pixelflow::Error::Graph(format!("{e:#}"))), o.jobs, |k, r| {
-        match r {
+    // a photo's failure travels as its message (the stream's own error is for the worker pool)
+    pixelflow::graph::stream(files.iter(), |p| Ok(assess_one(be, p, o).map_err(|e| format!("{e:#}"))), o.jobs, |k, r| {
+        match r.map_err(|e| e.to_string()).and_then(|r| r) {
             Ok(a) => done.push(a),
             Err(e) => {
                 bar.suspend(|| eprintln!("error: {}: {e}", files[k].display()));
-                failed.push((files[k].clone(), e.to_string()));
+                failed.push((files[k].clone(), e));
             }
         }
         bar.inc(1);
@@ -121,6 +122,9 @@ pub fn run(be: &Backend, o: &Options<'_>) -> Result<()> {
     // best first; ties by path, so the order is deterministic
     done.sort_by(|a, b| b.assessment.score().total_cmp(&a.assessment.score()).then_with(|| a.path.cmp(&b.path)));
     let groups = if o.dupes || o.report.is_some() || o.json { duplicate_groups(&done, o.dupe_threshold) } else { Vec::new() };
+    if done.is_empty() && !o.json {
+        anyhow::bail!("no photo could be assessed ({} failed)", failed.len());
+    }
     if o.json {
         print_json(&done, &groups, &failed, o.dupes)?;
     } else {
