@@ -954,6 +954,16 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         // seed 004's workgroup-memory tile against the defaults (rows16 up, quads down)
         ("resize 1080p->4K", "resize(scale=2)", "resize=tile"),
         ("resize 4K->1080p", "resize(scale=0.5)", "resize=tile"),
+        // seed 004's hardware sampling (the input copied into a texture first, in the time)
+        ("resize 1080p->4K", "resize(scale=2)", "resize=texture"),
+        ("resize 4K->1080p", "resize(scale=0.5)", "resize=texture"),
+        // the remap template's first shape (one output, one 4-byte store per invocation)
+        // against the default quads
+        ("swirl", "swirl", "swirl=single"),
+        ("bulge_distortion", "bulge_distortion", "bulge_distortion=single"),
+        ("pixellate", "pixellate", "pixellate=single"),
+        ("polka_dot", "polka_dot", "polka_dot=single"),
+        ("motion_blur", "motion_blur", "motion_blur=single"),
     ]
 }
 

@@ -92,6 +92,8 @@ pub struct Gpu {
     pub(crate) constants: Mutex<Vec<(usize, Arc<dyn std::any::Any + Send + Sync>, Arc<wgpu::Buffer>)>>,
     lost: Arc<Mutex<Option<String>>>,
     stray_errors: Arc<Mutex<Vec<String>>>,
+    /// Bilinear, clamp-to-edge sampler for kernels that sample textures (made on first use).
+    linear_sampler: std::sync::OnceLock<wgpu::Sampler>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -219,6 +221,7 @@ impl Gpu {
             uploads: Mutex::new(Vec::new()),
             lost,
             stray_errors,
+            linear_sampler: std::sync::OnceLock::new(),
         }))
     }
 
@@ -266,6 +269,25 @@ impl Gpu {
     /// subgroups check it).
     pub fn subgroup_max_size(&self) -> u32 {
         self.adapter_info.subgroup_max_size
+    }
+
+    /// Largest side of a 2-D texture (textures are a schedule's choice: callers fall back to buffers past it).
+    pub fn max_texture_side(&self) -> u32 {
+        self.limits.max_texture_dimension_2d
+    }
+
+    /// The bilinear sampler with clamp-to-edge addressing (replicated edges, as our buffer kernels).
+    pub fn linear_sampler(&self) -> &wgpu::Sampler {
+        self.linear_sampler.get_or_init(|| {
+            self.device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("pixelflow.linear_clamp"),
+                address_mode_u: wgpu::AddressMode::ClampToEdge,
+                address_mode_v: wgpu::AddressMode::ClampToEdge,
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                ..Default::default()
+            })
+        })
     }
 
     /// Largest buffer one binding may hold.

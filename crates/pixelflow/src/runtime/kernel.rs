@@ -15,6 +15,8 @@ pub const COMMON_WGSL: &str = include_str!("../filters/common.wgsl");
 /// mantissa of 2^23) was measured on the H200 and gained nothing (run 9): NVIDIA's int-to-float
 /// conversions are not the bottleneck they were suspected to be (docs/perf-notes.md).
 pub const CONV_WGSL: &str = include_str!("../filters/conv_builtin.wgsl");
+/// Buffer-to-texture copy kernel of `NodeRecorder::rgba8_texture`.
+const TO_TEXTURE_WGSL: &str = include_str!("to_texture.wgsl");
 
 /// A compute kernel: WGSL sources concatenated after `common.wgsl`, and an entry point.
 #[derive(Clone, Debug)]
@@ -186,12 +188,25 @@ impl<'a> NodeRecorder<'a> {
     /// empty, a uniform buffer at binding n. Every binding must be used by the kernel. The
     /// bind group holds its buffers, so nothing here must outlive the call.
     pub fn dispatch(&mut self, kernel: &Kernel, buffers: &[&wgpu::Buffer], uniform: &[u8], groups: [u32; 3]) -> Result<()> {
+        let binds: Vec<Bind<'_>> = buffers.iter().map(|b| Bind::Buffer(b)).collect();
+        self.dispatch_binds(kernel, &binds, uniform, groups)
+    }
+
+    /// `dispatch` with textures and samplers among the bindings (0..n in order, then the uniform).
+    pub fn dispatch_binds(&mut self, kernel: &Kernel, binds: &[Bind<'_>], uniform: &[u8], groups: [u32; 3]) -> Result<()> {
         let pipeline = self.gpu.pipeline(kernel, || kernel.source())?;
         let layout = pipeline.get_bind_group_layout(0);
-        let mut entries: Vec<wgpu::BindGroupEntry> = buffers
+        let mut entries: Vec<wgpu::BindGroupEntry> = binds
             .iter()
             .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: match b {
+                    Bind::Buffer(b) => b.as_entire_binding(),
+                    Bind::Texture(v) => wgpu::BindingResource::TextureView(v),
+                    Bind::Sampler(s) => wgpu::BindingResource::Sampler(s),
+                },
+            })
             .collect();
         let ubuf = if uniform.is_empty() {
             None
@@ -211,7 +226,7 @@ impl<'a> NodeRecorder<'a> {
             Some(b)
         };
         if let Some(b) = &ubuf {
-            entries.push(wgpu::BindGroupEntry { binding: buffers.len() as u32, resource: b.as_entire_binding() });
+            entries.push(wgpu::BindGroupEntry { binding: binds.len() as u32, resource: b.as_entire_binding() });
         }
         let bind_group = self.gpu.scoped(|| {
             self.gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&kernel.key), layout: &layout, entries: &entries })
@@ -221,6 +236,47 @@ impl<'a> NodeRecorder<'a> {
         }
         Ok(())
     }
+
+    /// A scratch RGBA8 (unorm) texture of `width` x `height` that kernels write as a storage
+    /// texture and later ones sample with the hardware's filtering (seed 004's third way).
+    /// Not pooled; the bind groups that use it keep it alive. Fails past the device's 2-D
+    /// texture limit, so callers check `Gpu::max_texture_side` first.
+    pub fn temp_texture(&mut self, width: u32, height: u32) -> Result<wgpu::TextureView> {
+        let t = self.gpu.scoped(|| {
+            self.gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("pixelflow.temp_texture"),
+                size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            })
+        })?;
+        Ok(t.create_view(&Default::default()))
+    }
+
+    /// A `temp_texture` holding the packed RGBA8 image in `src` (`width` x `height`), filled by
+    /// a dispatch recorded here; later dispatches of the node may sample it.
+    pub fn rgba8_texture(&mut self, src: &wgpu::Buffer, width: u32, height: u32) -> Result<wgpu::TextureView> {
+        let max = self.gpu.max_texture_side();
+        if width > max || height > max {
+            return Err(crate::Error::Graph(format!("a {width}x{height} texture exceeds the device's {max}x{max}")));
+        }
+        let view = self.temp_texture(width, height)?;
+        let kernel = Kernel::new("runtime.to_texture", &[TO_TEXTURE_WGSL], "to_texture");
+        let uniform: [u32; 4] = [width, height, 0, 0];
+        self.dispatch_binds(&kernel, &[Bind::Buffer(src), Bind::Texture(&view)], bytemuck::cast_slice(&uniform), groups_2d(width, height, 16, 16))?;
+        Ok(view)
+    }
+}
+
+/// One binding of a dispatch.
+pub enum Bind<'a> {
+    Buffer(&'a wgpu::Buffer),
+    Texture(&'a wgpu::TextureView),
+    Sampler(&'a wgpu::Sampler),
 }
 
 /// Workgroup counts for `n` invocations at `wg` per group, folded into 2-D when the count

@@ -14,5 +14,5 @@ pub use context::{CompiledKernel, Gpu, GpuOptions, GpuInfo};
 pub(crate) use context::{Readback, Staged};
 #[cfg(test)]
 pub(crate) use kernel::test_support;
-pub use kernel::{groups_1d, groups_2d, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
+pub use kernel::{groups_1d, groups_2d, Bind, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
 pub use pool::{size_class, BufferPool};

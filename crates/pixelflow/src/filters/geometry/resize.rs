@@ -29,13 +29,14 @@ use crate::runtime::wgsl_template::specialize;
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::params::{check_float, check_int, ParamDef};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
-use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
+use crate::runtime::{groups_1d, Bind, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("resize.wgsl");
 const ROWS_WGSL: &str = include_str!("resize_rows.wgsl");
 const GENERAL_WGSL: &str = include_str!("resize_general.wgsl");
 const TILE_WGSL: &str = include_str!("resize_tile.wgsl");
+const TEXTURE_WGSL: &str = include_str!("resize_texture.wgsl");
 /// Schedule `tile`: 16 x 16 output pixels per workgroup; mirrors resize_tile.wgsl.
 const TILE_WG: u32 = 16;
 /// Workgroup of the general kernel (16 x 16 output pixels); mirrors its `@workgroup_size`.
@@ -146,6 +147,11 @@ impl ResizeParams {
     }
 }
 
+/// `ResizeParams` as mirrored by the bilinear kernels (resize.wgsl, resize_tile.wgsl, resize_texture.wgsl).
+const fn resize_layout(wgsl: &'static str) -> UniformLayout {
+    UniformLayout { wgsl, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y))] }
+}
+
 pub static DEF: FilterDef = FilterDef {
     name: "resize",
     family: Family::Geometry,
@@ -170,9 +176,9 @@ f32 weights, rounded half up and clamped.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?.with_method(ResizeMethod::from_name(a.choice("method")?)?, a.bool("align_corners")?)?)),
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y))] }, UniformLayout { wgsl: TILE_WGSL, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y))] }, UniformLayout { wgsl: GENERAL_WGSL, wgsl_struct: "ResizeGeneralParams", rust_size: std::mem::size_of::<ResizeGeneralParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeGeneralParams, in_width)), ("in_height", std::mem::offset_of!(ResizeGeneralParams, in_height)), ("out_width", std::mem::offset_of!(ResizeGeneralParams, out_width)), ("out_height", std::mem::offset_of!(ResizeGeneralParams, out_height)), ("method", std::mem::offset_of!(ResizeGeneralParams, method)), ("align", std::mem::offset_of!(ResizeGeneralParams, align)), ("scale_x", std::mem::offset_of!(ResizeGeneralParams, scale_x)), ("scale_y", std::mem::offset_of!(ResizeGeneralParams, scale_y)), ("corner_x", std::mem::offset_of!(ResizeGeneralParams, corner_x)), ("corner_y", std::mem::offset_of!(ResizeGeneralParams, corner_y)), ("inv_x", std::mem::offset_of!(ResizeGeneralParams, inv_x)), ("inv_y", std::mem::offset_of!(ResizeGeneralParams, inv_y))] }],
+    uniforms: &[resize_layout(WGSL), resize_layout(TILE_WGSL), resize_layout(TEXTURE_WGSL), UniformLayout { wgsl: GENERAL_WGSL, wgsl_struct: "ResizeGeneralParams", rust_size: std::mem::size_of::<ResizeGeneralParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeGeneralParams, in_width)), ("in_height", std::mem::offset_of!(ResizeGeneralParams, in_height)), ("out_width", std::mem::offset_of!(ResizeGeneralParams, out_width)), ("out_height", std::mem::offset_of!(ResizeGeneralParams, out_height)), ("method", std::mem::offset_of!(ResizeGeneralParams, method)), ("align", std::mem::offset_of!(ResizeGeneralParams, align)), ("scale_x", std::mem::offset_of!(ResizeGeneralParams, scale_x)), ("scale_y", std::mem::offset_of!(ResizeGeneralParams, scale_y)), ("corner_x", std::mem::offset_of!(ResizeGeneralParams, corner_x)), ("corner_y", std::mem::offset_of!(ResizeGeneralParams, corner_y)), ("inv_x", std::mem::offset_of!(ResizeGeneralParams, inv_x)), ("inv_y", std::mem::offset_of!(ResizeGeneralParams, inv_y))] }],
     test_inputs: None,
-    schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile"],
+    schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile", "texture"],
 };
 
 /// CPU twin of `resize.wgsl` for output pixel (x, y).
@@ -472,7 +478,17 @@ impl Filter for Resize {
                 let kernel = Kernel::new("geometry.resize_tile", &[TILE_WGSL], "resize_tile");
                 return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), crate::runtime::groups_2d(ow, oh, TILE_WG, TILE_WG));
             }
-            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round", "tile"])),
+            // seed 004's hardware sampling: the input copied into a texture, sampled with the
+            // bilinear filter (resize_texture.wgsl); inputs past the texture limit take the default
+            Some("texture") if d.width <= rec.gpu().max_texture_side() && d.height <= rec.gpu().max_texture_side() => {
+                let tex = rec.rgba8_texture(&inputs[0].buffer, d.width, d.height)?;
+                let sampler = rec.gpu().linear_sampler().clone();
+                let kernel = Kernel::new("geometry.resize_texture", &[TEXTURE_WGSL], "resize_texture");
+                let binds = [Bind::Texture(&tex), Bind::Sampler(&sampler), Bind::Buffer(&outputs[0].buffer)];
+                return rec.dispatch_binds(&kernel, &binds, bytemuck::bytes_of(&u), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG));
+            }
+            Some("texture") => Some((16, false, 0, 0)),
+            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round", "tile", "texture"])),
         };
         if let Some((rb, any_ratio, mu, ar)) = rows {
             if ow % 4 == 0 && (any_ratio || (ow >= d.width && oh >= d.height)) {

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::image::{unorm8, Image, PixelFormat};
 use crate::registry::{expect_image, input_image, FilterDef};
 use crate::runtime::uniform::UniformBlock;
-use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
+use crate::runtime::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 /// A coordinate remap on RGBA8; implemented by `remap_filter!`.
@@ -42,9 +42,14 @@ pub trait RemapOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     }
 }
 
-/// Workgroup of 16 x 16 outputs: schedule choice, not measured yet.
+/// Schedule `single`: one output per invocation, workgroups of 16 x 16 outputs (the first
+/// shape; H100 session 12: 2.0-2.7x copy for every effect, swirl 2.25x).
 const TX: u32 = 16;
 const TY: u32 = 16;
+/// Default `quads`: four consecutive outputs (row-major, wrapping rows) per invocation and one
+/// 16-byte store, 256 invocations per workgroup, as the resize's `quads` (4-byte stores cost ~1.6x
+/// a copy on the H200, experiment 1). Not measured on remaps yet.
+const QUADS_WG: u32 = 256;
 
 /// The WGSL of a declared remap filter.
 pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, taps: bool, helpers: &str, body: &str) -> String {
@@ -64,22 +69,23 @@ fn taps_wgsl(name: &str, taps: &[[f32; 2]]) -> String {
     for [k, w] in taps {
         s += &format!("    acc += bilinear((q.xy + {k:?} * q.zw) * size - 0.5) * {w:?};\n");
     }
-    s + "    dst[g.y * rp.width + g.x] = unorm_pack(acc);\n"
+    s + "    return unorm_pack(acc);\n"
 }
 
-/// The kernel: one output pixel per invocation, the shared bilinear sampler.
+/// The kernel: `remap_pixel` makes one output pixel from the shared bilinear sampler; entry
+/// points `main` (schedule `single`) and `main_quads` (the default) call it per output.
 pub fn kernel_source<T: RemapOp>() -> String {
     let body = if T::POST {
-        format!("    let s = {name}(uv, size, rp.op) * size - 0.5;\n    dst[g.y * rp.width + g.x] = unorm_pack({name}_post(bilinear(s), uv, size, rp.op));\n", name = T::FN_NAME)
+        format!("    let s = {name}(uv, size, rp.op) * size - 0.5;\n    return unorm_pack({name}_post(bilinear(s), uv, size, rp.op));\n", name = T::FN_NAME)
     } else if T::TAPS.is_empty() {
-        format!("    let s = {name}(uv, size, rp.op) * size - 0.5;\n    dst[g.y * rp.width + g.x] = unorm_pack(bilinear(s));\n", name = T::FN_NAME)
+        format!("    let s = {name}(uv, size, rp.op) * size - 0.5;\n    return unorm_pack(bilinear(s));\n", name = T::FN_NAME)
     } else {
         taps_wgsl(T::FN_NAME, T::TAPS)
     };
     format!(
         "struct RemapParams {{\n    width: u32, height: u32, _p0: u32, _p1: u32,\n    op: {ps},\n}}\n\
          @group(0) @binding(0) var<storage, read> src: array<u32>;\n\
-         @group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n\
+         @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n\
          @group(0) @binding(2) var<uniform> rp: RemapParams;\n\
          fn texel(x: i32, y: i32) -> vec4<f32> {{\n\
          \x20   let cx = u32(clamp(x, 0, i32(rp.width) - 1));\n\
@@ -98,12 +104,38 @@ pub fn kernel_source<T: RemapOp>() -> String {
          fn sample_at(q: vec2<f32>) -> vec4<f32> {{\n\
          \x20   return bilinear(q * vec2<f32>(f32(rp.width), f32(rp.height)) - 0.5);\n\
          }}\n\
+         fn remap_pixel(x: u32, y: u32) -> u32 {{\n\
+         \x20   let size = vec2<f32>(f32(rp.width), f32(rp.height));\n\
+         \x20   let uv = (vec2<f32>(f32(x), f32(y)) + 0.5) / size;\n\
+         {body}\
+         }}\n\
          @compute @workgroup_size({TX}, {TY})\n\
          fn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n\
          \x20   if (g.x >= rp.width || g.y >= rp.height) {{ return; }}\n\
-         \x20   let size = vec2<f32>(f32(rp.width), f32(rp.height));\n\
-         \x20   let uv = (vec2<f32>(g.xy) + 0.5) / size;\n\
-         {body}\
+         \x20   let i = g.y * rp.width + g.x;\n\
+         \x20   dst[i >> 2u][i & 3u] = remap_pixel(g.x, g.y);\n\
+         }}\n\
+         // Output buffers are allocated in 16-byte multiples: lanes past the last pixel store 0 there.\n\
+         fn remap_or_zero(x: u32, y: u32) -> u32 {{\n\
+         \x20   if (y >= rp.height) {{ return 0u; }}\n\
+         \x20   return remap_pixel(x, y);\n\
+         }}\n\
+         @compute @workgroup_size({QUADS_WG})\n\
+         fn main_quads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   let g = linear_id(wid, nwg, lid, {QUADS_WG}u);\n\
+         \x20   let first = g * 4u;\n\
+         \x20   if (first >= rp.width * rp.height) {{ return; }}\n\
+         \x20   var y = first / rp.width;\n\
+         \x20   var x = first - y * rp.width;\n\
+         \x20   var o: vec4<u32>;\n\
+         \x20   o.x = remap_or_zero(x, y);\n\
+         \x20   x += 1u; if (x == rp.width) {{ x = 0u; y += 1u; }}\n\
+         \x20   o.y = remap_or_zero(x, y);\n\
+         \x20   x += 1u; if (x == rp.width) {{ x = 0u; y += 1u; }}\n\
+         \x20   o.z = remap_or_zero(x, y);\n\
+         \x20   x += 1u; if (x == rp.width) {{ x = 0u; y += 1u; }}\n\
+         \x20   o.w = remap_or_zero(x, y);\n\
+         \x20   dst[g] = o;\n\
          }}\n",
         ps = T::PARAMS_STRUCT,
     )
@@ -162,8 +194,13 @@ where
 pub fn record<T: RemapOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
     let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
     let uniform = op.uniform().bytes_after_size(d.width, d.height);
-    let kernel = Kernel::new(&format!("remap.{}", T::FN_NAME), &[T::wgsl(), T::kernel()], "main");
-    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups_2d(d.width, d.height, TX, TY))
+    let (entry, groups) = match crate::runtime::schedule::get(T::DEF.name).as_deref() {
+        None | Some("quads") => ("main_quads", groups_1d((d.width as u64 * d.height as u64).div_ceil(4), QUADS_WG)),
+        Some("single") => ("main", groups_2d(d.width, d.height, TX, TY)),
+        Some(other) => return Err(crate::runtime::schedule::unknown(T::DEF.name, other, &["quads", "single"])),
+    };
+    let kernel = Kernel::new(&format!("remap.{}.{entry}", T::FN_NAME), &[T::wgsl(), T::kernel()], entry);
+    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], &uniform, groups)
 }
 
 /// Output description: the input's (RGBA8).
@@ -208,7 +245,7 @@ macro_rules! remap_filter {
         $crate::__pf_def! {
             $Name, $name, $crate::__pf_or!([$($crate::registry::Family::$family)?] [$crate::registry::Family::Effect]), $gpuimage, $summary, [$($doc)?], [],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [],
-            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), &[]
+            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), &["single"]
         }
 
         impl $crate::filters::shape::remap::RemapOp for $Name {
