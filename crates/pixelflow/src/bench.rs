@@ -957,6 +957,10 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         // seed 004's hardware sampling (the input copied into a texture first, in the time)
         ("resize 1080p->4K", "resize(scale=2)", "resize=texture"),
         ("resize 4K->1080p", "resize(scale=0.5)", "resize=texture"),
+        // bicubic and lanczos3: one output's taps per invocation against the default's row sums
+        // shared through workgroup memory (`general_tile`)
+        ("resize bicubic 1080p->4K", "resize(scale=2, method=bicubic)", "resize=general_direct"),
+        ("resize lanczos3 1080p->4K", "resize(scale=2, method=lanczos3)", "resize=general_direct"),
         // the remap template's first shape (one output, one 4-byte store per invocation)
         // against the default quads
         ("swirl", "swirl", "swirl=single"),

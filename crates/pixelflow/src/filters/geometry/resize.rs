@@ -35,6 +35,10 @@ use crate::value::{Value, ValueDesc};
 const WGSL: &str = include_str!("resize.wgsl");
 const ROWS_WGSL: &str = include_str!("resize_rows.wgsl");
 const GENERAL_WGSL: &str = include_str!("resize_general.wgsl");
+/// Schedule `general_tile`'s entry point, appended to GENERAL_WGSL.
+const GENERAL_TILE_WGSL: &str = include_str!("resize_general_tile.wgsl");
+/// Source rows one `general_tile` block may hold; mirrors MAX_ROWS in resize_general_tile.wgsl.
+const GENERAL_TILE_ROWS: f64 = 48.0;
 const TILE_WGSL: &str = include_str!("resize_tile.wgsl");
 const TEXTURE_WGSL: &str = include_str!("resize_texture.wgsl");
 /// Schedule `tile`: 16 x 16 output pixels per workgroup; mirrors resize_tile.wgsl.
@@ -178,7 +182,7 @@ f32 weights, rounded half up and clamped.",
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?.with_method(ResizeMethod::from_name(a.choice("method")?)?, a.bool("align_corners")?)?)),
     uniforms: &[resize_layout(WGSL), resize_layout(TILE_WGSL), resize_layout(TEXTURE_WGSL), UniformLayout { wgsl: GENERAL_WGSL, wgsl_struct: "ResizeGeneralParams", rust_size: std::mem::size_of::<ResizeGeneralParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeGeneralParams, in_width)), ("in_height", std::mem::offset_of!(ResizeGeneralParams, in_height)), ("out_width", std::mem::offset_of!(ResizeGeneralParams, out_width)), ("out_height", std::mem::offset_of!(ResizeGeneralParams, out_height)), ("method", std::mem::offset_of!(ResizeGeneralParams, method)), ("align", std::mem::offset_of!(ResizeGeneralParams, align)), ("scale_x", std::mem::offset_of!(ResizeGeneralParams, scale_x)), ("scale_y", std::mem::offset_of!(ResizeGeneralParams, scale_y)), ("corner_x", std::mem::offset_of!(ResizeGeneralParams, corner_x)), ("corner_y", std::mem::offset_of!(ResizeGeneralParams, corner_y)), ("inv_x", std::mem::offset_of!(ResizeGeneralParams, inv_x)), ("inv_y", std::mem::offset_of!(ResizeGeneralParams, inv_y))] }],
     test_inputs: None,
-    schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile", "texture"],
+    schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile", "texture", "general_direct"],
 };
 
 /// CPU twin of `resize.wgsl` for output pixel (x, y).
@@ -444,10 +448,31 @@ impl Filter for Resize {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let (ow, oh) = self.out_size(d.width, d.height)?;
+        let variant = crate::runtime::schedule::get(DEF.name);
         if self.general() {
             let g = ResizeGeneralParams::new(self, d.width, d.height, ow, oh);
-            let mut kernel = Kernel::new(&format!("geometry.resize_general.m{}", g.method), &[], "resize_general");
-            kernel.generated = Some(specialize(GENERAL_WGSL, &[("METHOD", g.method)])?);
+            let tile = match variant.as_deref() {
+                Some("general_direct") => false,
+                Some("general_tile") | None => true,
+                // the bilinear kernels' variants leave the general kernel at its default
+                Some(_) => true,
+            };
+            // a block's source rows: 15 output rows apart at most `scale` each, plus the taps
+            let taps = match self.method {
+                ResizeMethod::Bicubic => 4.0,
+                _ => 6.0,
+            };
+            let step = if self.align_corners { g.corner_y } else { g.scale_y } as f64;
+            let fits = (15.0 * step).ceil() + 1.0 + taps <= GENERAL_TILE_ROWS;
+            // Bicubic and lanczos3 only: the others read 1 or 2 taps, or whole cells (area).
+            // Default `general_tile`: not measured yet.
+            let (source, entry) = if tile && fits && matches!(self.method, ResizeMethod::Bicubic | ResizeMethod::Lanczos3) {
+                (format!("{GENERAL_WGSL}\n{GENERAL_TILE_WGSL}"), "resize_general_tile")
+            } else {
+                (GENERAL_WGSL.to_string(), "resize_general")
+            };
+            let mut kernel = Kernel::new(&format!("geometry.{entry}.m{}", g.method), &[], entry);
+            kernel.generated = Some(specialize(&source, &[("METHOD", g.method)])?);
             return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g), crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG));
         }
         let u = ResizeParams::new(d.width, d.height, ow, oh);
@@ -460,11 +485,11 @@ impl Filter for Resize {
         // Default `rows16`: H200 run 18b at 4K, 1080p->4K 0.0302 ms (1.41x copy) against
         // `rows` 0.0311 ms and `quads` 0.0471 ms (2.21x); `rows_any` shrinking 4K->1080p
         // 0.0262 ms against `quads` 0.0215 ms, so shrinking stays on `quads`.
-        let variant = crate::runtime::schedule::get(DEF.name);
         let rows = match variant.as_deref() {
             Some("quads") => None,
             Some("rows") => Some((ROWS_RB, false, 0, 0)),
-            None | Some("rows16") => Some((16, false, 0, 0)),
+            // the general kernel's variants leave the bilinear kernels at their default
+            None | Some("rows16") | Some("general_direct") | Some("general_tile") => Some((16, false, 0, 0)),
             // longer walks (session 6: bench comparisons against `rows16`)
             Some("rows32") => Some((32, false, 0, 0)),
             Some("rows64") => Some((64, false, 0, 0)),
@@ -488,7 +513,7 @@ impl Filter for Resize {
                 return rec.dispatch_binds(&kernel, &binds, bytemuck::bytes_of(&u), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG));
             }
             Some("texture") => Some((16, false, 0, 0)),
-            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round", "tile", "texture"])),
+            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round", "tile", "texture", "general_direct", "general_tile"])),
         };
         if let Some((rb, any_ratio, mu, ar)) = rows {
             if ow % 4 == 0 && (any_ratio || (ow >= d.width && oh >= d.height)) {
