@@ -214,6 +214,7 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     // brightest pixels. The consumer on a random map (its seeds anywhere): the cost of the lookups.
     v.push(BenchCase::sized("jfa_voronoi 2048x2048 (luminance >= 0.9 seeds)", "luminance_threshold(0.9) | jfa_voronoi", 2048, 2048));
     v.push(BenchCase::new("voronoi_consumer", "voronoi_consumer(map=@random)"));
+    v.push(BenchCase::new("mosaic", "mosaic(tiles=@random)"));
     v.push(BenchCase::new("canny_edge_detection gray8 50/150 (NPP)", "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)").gray8());
     // FAST on a grey image, as OpenCV's FAST takes one (the RGBA8 case adds the luma on the fly)
     v.push(BenchCase::new("fast_corner_detection on gray8", "fast_corner_detection").gray8());
