@@ -230,6 +230,14 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     // seed 003: the assessment on a copy shrunk to 500x500 first (resize included), against full size
     v.push(BenchCase::new("photo_metrics on 500x500 (resize first)", "resize(width=500, height=500) | photo_metrics"));
     v.push(BenchCase::new("color_fingerprint on 500x500 (resize first)", "resize(width=500, height=500) | color_fingerprint"));
+    // issue 16's target, the whole assessment <= 3x copy: the fused pass (what `assess` runs)
+    // against the two nodes it replaces in one graph (their two passes, the pass boundary and
+    // the fingerprint's clear between them), on the random image and on the lines scene (few
+    // colours per tile: contention on hot fingerprint bins, as in smooth photos)
+    v.push(BenchCase::new("assessment fused (photo_assessment)", ASSESS_FUSED));
+    v.push(BenchCase::new("assessment two passes (photo_metrics + color_fingerprint)", ASSESS_TWO_PASS));
+    v.push(BenchCase::new("assessment fused (lines scene)", ASSESS_FUSED).on_lines());
+    v.push(BenchCase::new("assessment two passes (lines scene)", ASSESS_TWO_PASS).on_lines());
     v.push(BenchCase::sized(
         "latency: 10-node chain 1080p",
         "brightness(0.1) | gaussian_blur(sigma=1) | contrast(1.1) | sobel_edge_detection | saturation(1.2) | box_blur(radius=2) | gamma(1.2) | dilation(radius=1) | exposure(0.3) | color_invert",
@@ -238,6 +246,11 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     ));
     v
 }
+
+/// Spec of the whole assessment as `assess` runs it: `assess::build_assessment_graph`.
+const ASSESS_FUSED: &str = "@assess:fused";
+/// The two-node assessment: `assess::build_two_pass_assessment_graph`.
+const ASSESS_TWO_PASS: &str = "@assess:two-pass";
 
 /// Noise plus gradients, never all zero; deterministic per seed.
 pub fn random_image(w: u32, h: u32, seed: u64) -> Image {
@@ -321,6 +334,19 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(St
             let input = random_image(w, h, 1 + k as u64);
             if case.input == PixelFormat::Gray8 { input.convert(PixelFormat::Gray8) } else { input }
         };
+        // the assessment graphs: one source, two data outputs (no pipeline spec branches)
+        let assess = match case.spec.as_str() {
+            ASSESS_FUSED => Some(crate::assess::build_assessment_graph as fn(ImageDesc, crate::assess::AssessOptions) -> Result<Graph>),
+            ASSESS_TWO_PASS => Some(crate::assess::build_two_pass_assessment_graph as fn(ImageDesc, crate::assess::AssessOptions) -> Result<Graph>),
+            _ => None,
+        };
+        if let Some(build) = assess {
+            if graph.is_none() {
+                graph = Some(build(input.desc(), crate::assess::AssessOptions::default())?);
+            }
+            sets.push(vec![("image".to_string(), input)]);
+            continue;
+        }
         let pipeline = if case.spec == "copy" {
             Pipeline::new().then(copy_kernel())
         } else if let Some(name) = case.spec.strip_prefix("@exp:") {

@@ -7,8 +7,9 @@ mod photos;
 
 use common::*;
 use pixelflow::assess::{self, AssessOptions, Assessment, Fingerprint, PhotoReport};
-use pixelflow::filters::analysis::ColorFingerprint;
-use pixelflow::{Backend, Data, Image, PixelFormat, Value};
+use pixelflow::filters::analysis::{ColorFingerprint, PhotoAssessment};
+use pixelflow::runtime::schedule;
+use pixelflow::{Backend, Data, Graph, Image, PixelFormat, RunOptions, Value};
 
 fn solid(w: u32, h: u32, mut f: impl FnMut(u32, u32) -> [u8; 3]) -> Image {
     let data = (0..w * h).flat_map(|i| {
@@ -133,6 +134,97 @@ fn fingerprint_gpu_equals_cpu_for_every_bin_count_path() {
         }
     }
     assert!(ColorFingerprint::new(9, 3).is_err() && ColorFingerprint::new(2, 5).is_err() && ColorFingerprint::new(0, 3).is_err());
+}
+
+/// The assessment's two outputs from a graph built by `build` (the fused node or the two
+/// nodes), outputs poisoned on the GPU.
+fn assessment_outputs(backend: &Backend, img: &Image, opts: AssessOptions, build: fn(pixelflow::ImageDesc, AssessOptions) -> pixelflow::Result<Graph>) -> (Data, Data) {
+    let g = build(img.desc(), opts).unwrap();
+    let mut r = backend.run(&g, &[("image", img)], &RunOptions { poison: true, ..Default::default() }).unwrap();
+    match (r.take(assess::METRICS_OUTPUT), r.take(assess::FINGERPRINT_OUTPUT)) {
+        (Some(Value::Data(m)), Some(Value::Data(f))) => (m, f),
+        other => panic!("not two data outputs: {other:?}"),
+    }
+}
+
+/// Smooth images: a flat colour (every pixel in one bin: the longest runs), a gentle gradient
+/// with a little noise (few bins per tile), and a photo-like scene.
+fn smooth_images(w: u32, h: u32, seed: u64) -> Vec<(&'static str, Image)> {
+    let mut r = Rng(seed * 7919 + 5);
+    vec![
+        ("flat", solid(w, h, |_, _| [97, 160, 33])),
+        (
+            "gradient",
+            solid(w, h, |x, y| {
+                let n = (r.next() % 5) as u32;
+                [(40 + x * 120 / w.max(1) + n) as u8, (200 - y * 90 / h.max(1)) as u8, (60 + (x + y) * 50 / (w + h) + n) as u8]
+            }),
+        ),
+        ("scene", photos::scene(w.max(8), h.max(8), seed)),
+    ]
+}
+
+#[test]
+fn fused_pass_equals_the_two_nodes_and_the_cpu_twins() {
+    // awkward sizes (one pixel, one row, one column, odd sizes not divisible by the grid),
+    // several workgroups in x and y (64x64 pixels each), and every fingerprint path: bins in
+    // workgroup memory (up to 2634 beside the metrics) and beyond, straight into global memory
+    let sizes = [(1, 1), (1, 9), (9, 1), (1, 200), (200, 1), (67, 43), (130, 17), (68, 130), (203, 151)];
+    let layouts = [(2, 3), (1, 1), (3, 2), (5, 3), (8, 2), (3, 4)];
+    let gpu = gpu_backend();
+    let mut checked = 0;
+    for (i, &(w, h)) in sizes.iter().enumerate() {
+        let mut images = vec![("random", random_image(w, h, PixelFormat::Rgba8, 11 + i as u64))];
+        images.extend(smooth_images(w, h, 3 + i as u64));
+        for (name, img) in &images {
+            for (k, &(grid, bits)) in layouts.iter().enumerate() {
+                // every layout on the small sizes; the default and the global path on the larger
+                if w * h > 10_000 && ![0, 5].contains(&k) {
+                    continue;
+                }
+                let opts = AssessOptions { grid, bits };
+                let what = format!("{name} {}x{} grid {grid} bits {bits}", img.width(), img.height());
+                let two = assessment_outputs(&gpu, img, opts, assess::build_two_pass_assessment_graph);
+                let cpu = assessment_outputs(&Backend::Cpu, img, opts, assess::build_assessment_graph);
+                let cpu_two = assessment_outputs(&Backend::Cpu, img, opts, assess::build_two_pass_assessment_graph);
+                assert_eq!(cpu, cpu_two, "CPU twins: {what}");
+                assert_eq!(two, cpu, "two GPU passes against the CPU twins: {what}");
+                // both ways of counting the fingerprint (schedules `runs`, the default, and `direct`)
+                let mut fused = None;
+                for variant in ["runs", "direct"] {
+                    let f = schedule::with_overrides(&[("photo_assessment".to_string(), variant.to_string())], || assessment_outputs(&gpu, img, opts, assess::build_assessment_graph));
+                    assert_eq!(f, cpu, "fused GPU ({variant}) against the CPU twins: {what}");
+                    fused = Some(f);
+                }
+                let fused = fused.expect("two variants ran");
+                if let (Data::Fingerprint(f), Data::PhotoMetrics(m)) = (&fused.1, &fused.0) {
+                    assert_eq!((f.pixels, f.bins.iter().map(|&b| b as u64).sum::<u64>()), (m.pixels(), m.pixels()), "{what}");
+                } else {
+                    panic!("outputs in the wrong order: {what}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+    // an unknown counting schedule is an error, not a fallback
+    let img = random_image(4, 4, PixelFormat::Rgba8, 1);
+    let g = assess::build_assessment_graph(img.desc(), AssessOptions::default()).unwrap();
+    let r = schedule::with_overrides(&[("photo_assessment".to_string(), "sideways".to_string())], || gpu.run(&g, &[("image", &img)], &RunOptions::default()));
+    assert!(r.is_err_and(|e| e.to_string().contains("unknown schedule `sideways`")));
+}
+
+#[test]
+fn fused_node_rejects_bad_parameters_and_formats() {
+    assert!(PhotoAssessment::new(9, 3).is_err() && PhotoAssessment::new(2, 5).is_err() && PhotoAssessment::new(0, 3).is_err());
+    let mut g = Graph::new();
+    let s = g.source("image", pixelflow::ImageDesc::new(8, 8, PixelFormat::Gray8)).unwrap();
+    assert!(g.add(PhotoAssessment::new(2, 3).unwrap(), &[s]).is_err(), "gray8 is converted by assess_image, not taken by the node");
+    // assess_image uses the fused node
+    let g = assess::build_assessment_graph(pixelflow::ImageDesc::new(8, 8, PixelFormat::Rgba8), AssessOptions::default()).unwrap();
+    assert_eq!(g.labels(), vec!["photo_assessment".to_string()], "one node");
+    let g = assess::build_two_pass_assessment_graph(pixelflow::ImageDesc::new(8, 8, PixelFormat::Rgba8), AssessOptions::default()).unwrap();
+    assert_eq!(g.labels(), vec!["photo_metrics".to_string(), "color_fingerprint".to_string()]);
 }
 
 #[test]

@@ -23,6 +23,8 @@ use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
 const WGSL: &str = include_str!("color_fingerprint.wgsl");
+/// Bin computation and counting, shared with the fused photo_assessment pass.
+pub(crate) const BINS_WGSL: &str = include_str!("fingerprint_bins.wgsl");
 /// The uniform struct alone (parsed by the layout test without the generated parts).
 const PARAMS_WGSL: &str = include_str!("color_fingerprint_params.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `FP_WG` in color_fingerprint.wgsl.
@@ -58,9 +60,10 @@ pub struct FingerprintParams {
     pub cols: u32,
     pub v_step: u32,
     pub h_step: u32,
-    pub grid: u32,
-    pub bits: u32,
-    pub _pad: u32,
+    /// Grid and bits are constants of the kernel (`fingerprint_generated`).
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
 }
 
 macro_rules! fields {
@@ -90,11 +93,24 @@ Compare two with their similarity (histogram intersection of the normalised bins
         wgsl: PARAMS_WGSL,
         wgsl_struct: "FingerprintParams",
         rust_size: std::mem::size_of::<FingerprintParams>(),
-        fields: fields!(width, height, count, quads, stride, rows, cols, v_step, h_step, grid, bits),
+        fields: fields!(width, height, count, quads, stride, rows, cols, v_step, h_step),
     }],
     test_inputs: None,
     schedules: &[],
 };
+
+/// The generated part of fingerprint_bins.wgsl: the layout's grid, bits and bin count, the
+/// bins counted in workgroup memory (`fp_wg`) when `use_wg`, else straight into the global
+/// ones. Kernels including it are keyed by grid and bits.
+pub(crate) fn fingerprint_generated(layout: &FingerprintLayout, use_wg: bool) -> String {
+    let bins = layout.bins();
+    format!(
+        "const FP_GRID: u32 = {}u;\nconst FP_BITS: u32 = {}u;\nconst BINS: u32 = {bins}u;\nconst USE_WG: bool = {use_wg};\nvar<workgroup> fp_wg: array<atomic<u32>, {}>;\n",
+        layout.grid,
+        layout.bits,
+        if use_wg { bins } else { 1 }
+    )
+}
 
 /// CPU twin of color_fingerprint.wgsl.
 pub fn fingerprint_cpu(img: &Image, grid: u32, bits: u32) -> Result<Fingerprint> {
@@ -159,15 +175,12 @@ impl Filter for ColorFingerprint {
             cols: layout.cols,
             v_step: layout.v_step,
             h_step: layout.h_step,
-            grid: self.grid,
-            bits: self.bits,
-            _pad: 0,
+            _pad0: 0,
+            _pad1: 0,
+            _pad2: 0,
         };
-        let mut kernel = Kernel::new(&format!("analysis.color_fingerprint.b{bins}"), &[PARAMS_WGSL, WGSL], "color_fingerprint");
-        kernel.generated = Some(format!(
-            "const BINS: u32 = {bins}u;\nconst USE_WG: bool = {use_wg};\nvar<workgroup> h: array<atomic<u32>, {}>;\n",
-            if use_wg { bins } else { 1 }
-        ));
+        let mut kernel = Kernel::new(&format!("analysis.color_fingerprint.g{}b{}", self.grid, self.bits), &[PARAMS_WGSL, BINS_WGSL, WGSL], "color_fingerprint");
+        kernel.generated = Some(fingerprint_generated(&layout, use_wg));
         rec.clear(&output.buffer);
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), g.groups)
     }

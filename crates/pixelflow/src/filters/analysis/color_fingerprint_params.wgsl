@@ -9,7 +9,7 @@ struct FingerprintParams {
     cols: u32,    // block columns, min(grid, width)
     v_step: u32,  // height / rows
     h_step: u32,  // width / cols
-    grid: u32,
-    bits: u32,
-    _pad: u32,
+    _pad0: u32,   // grid and bits are constants of the kernel
+    _pad1: u32,
+    _pad2: u32,
 }

@@ -10,15 +10,18 @@
 //! each tile's luma with a replicated 1-pixel halo into workgroup memory (adding the colour
 //! sums and the luma histogram of the tile's own pixels while loading), takes the 3x3 stencils
 //! from there, and adds its partial sums with one 64-bit atomic add (lo/hi words with carry)
-//! per sum and one atomic per non-empty histogram bin.
+//! per sum and one atomic per non-empty histogram bin. The fused `photo_assessment` node runs
+//! the same kernel with the colour fingerprint counted in the loading loop as well
+//! (`record_metrics` with a fingerprint).
 
 use rayon::prelude::*;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::color_fingerprint::{fingerprint_generated, BINS_WGSL};
 use super::mean_saturation::saturation_fixed;
 use super::subgroup_shim;
-use crate::assess::PhotoMetrics as Sums;
+use crate::assess::{FingerprintLayout, PhotoMetrics as Sums};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
 use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
@@ -28,10 +31,21 @@ use crate::value::{Data, DataKind, Value, ValueDesc};
 const WGSL: &str = include_str!("photo_metrics.wgsl");
 /// The uniform struct alone (parsed by the layout test without the generated parts).
 const PARAMS_WGSL: &str = include_str!("photo_metrics_params.wgsl");
+/// photo_metrics.wgsl's hooks for the metrics alone.
+const PLAIN_WGSL: &str = include_str!("photo_metrics_plain.wgsl");
+/// Its hooks for the fused pass: the colour fingerprint too.
+const FINGERPRINT_WGSL: &str = include_str!("photo_metrics_fingerprint.wgsl");
 /// Pixels a workgroup covers: 64 wide (TW), 4 tiles of 16 high (TILES x TH). Schedule choice;
 /// mirrors photo_metrics.wgsl.
 const STRIP_W: u32 = 64;
 const STRIP_H: u32 = 64;
+/// Workgroup memory of photo_metrics.wgsl: the halo tile (1188 words), the luma histogram
+/// (256) and the partial sums (18).
+const METRICS_WG_BYTES: usize = (1188 + 256 + 18) * 4;
+/// Most fingerprint bins the fused pass counts in workgroup memory: what WebGPU's guaranteed
+/// 16 KiB leave beside the metrics' own (2634 words; 2048 at the default grid 2, bits 3).
+/// Larger fingerprints count straight into global memory, as color_fingerprint's beyond 4096.
+const FUSED_WG_BINS_MAX: usize = (16384 - METRICS_WG_BYTES) / 4;
 
 /// Raw sums of the photo assessment (no parameters).
 #[derive(Clone, Debug, Default)]
@@ -49,9 +63,26 @@ impl PhotoMetrics {
 pub struct MetricsParams {
     pub width: u32,
     pub height: u32,
+    /// The fingerprint's `FingerprintLayout` in the fused pass; zero for the metrics alone.
+    pub fp_rows: u32,
+    pub fp_cols: u32,
+    pub fp_v_step: u32,
+    pub fp_h_step: u32,
     pub _pad0: u32,
     pub _pad1: u32,
 }
+
+macro_rules! fields {
+    ($($f:ident),*) => { &[$((stringify!($f), std::mem::offset_of!(MetricsParams, $f))),*] };
+}
+
+/// `MetricsParams` for the uniform layout test (shared with photo_assessment's DEF).
+pub(crate) const METRICS_UNIFORM: UniformLayout = UniformLayout {
+    wgsl: PARAMS_WGSL,
+    wgsl_struct: "MetricsParams",
+    rust_size: std::mem::size_of::<MetricsParams>(),
+    fields: fields!(width, height, fp_rows, fp_cols, fp_v_step, fp_h_step),
+};
 
 pub static DEF: FilterDef = FilterDef {
     name: "photo_metrics",
@@ -68,12 +99,7 @@ exposure, contrast, colourfulness, noise and a 0-100 score from them. Alpha is i
     outputs: &[PortDef { name: "metrics", kind: PortKind::Data(DataKind::PhotoMetrics) }],
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(PhotoMetrics)),
-    uniforms: &[UniformLayout {
-        wgsl: PARAMS_WGSL,
-        wgsl_struct: "MetricsParams",
-        rust_size: std::mem::size_of::<MetricsParams>(),
-        fields: &[("width", std::mem::offset_of!(MetricsParams, width)), ("height", std::mem::offset_of!(MetricsParams, height))],
-    }],
+    uniforms: &[METRICS_UNIFORM],
     test_inputs: None,
     schedules: &[],
 };
@@ -173,6 +199,82 @@ pub fn metrics_cpu(img: &Image) -> Result<Sums> {
     })
 }
 
+/// The input's description, checked as the metrics pass needs it: RGBA8, below 2^31 pixels
+/// (the histogram's bins are u32 and every 64-bit sum stays far from overflow below that).
+pub(crate) fn metrics_input(def: &FilterDef, inputs: &[ValueDesc]) -> Result<crate::ImageDesc> {
+    let d = expect_image(def, inputs, 0, &[PixelFormat::Rgba8])?;
+    if d.pixels() as u64 >= 1 << 31 {
+        return Err(Error::Graph(format!("{} takes images below 2^31 pixels, got {}x{}", def.name, d.width, d.height)));
+    }
+    Ok(d)
+}
+
+/// Records the metrics pass over `input` into `metrics`; with `fingerprint` (its buffer and
+/// layout), the same pass also counts the colour fingerprint (`photo_assessment`).
+pub(crate) fn record_metrics(def: &FilterDef, rec: &mut NodeRecorder<'_>, input: &GpuSlot, metrics: &GpuSlot, fingerprint: Option<(&GpuSlot, FingerprintLayout)>) -> Result<()> {
+    let d = input.desc.image().ok_or_else(|| Error::Graph(format!("`{}` input must be an image", def.name)))?;
+    let groups = [d.width.div_ceil(STRIP_W), d.height.div_ceil(STRIP_H), 1];
+    if groups[0] > 65535 || groups[1] > 65535 {
+        return Err(Error::Graph(format!("{}: image {}x{} is too large for one dispatch", def.name, d.width, d.height)));
+    }
+    let (shim, key) = subgroup_shim(rec);
+    let mut u = MetricsParams { width: d.width, height: d.height, fp_rows: 0, fp_cols: 0, fp_v_step: 0, fp_h_step: 0, _pad0: 0, _pad1: 0 };
+    rec.clear(&metrics.buffer);
+    match fingerprint {
+        None => {
+            let kernel = Kernel::new(&format!("analysis.photo_metrics.{key}"), &[PARAMS_WGSL, shim, WGSL, PLAIN_WGSL], "photo_metrics");
+            rec.dispatch(&kernel, &[&input.buffer, &metrics.buffer], bytemuck::bytes_of(&u), groups)
+        }
+        Some((fp, l)) => {
+            (u.fp_rows, u.fp_cols, u.fp_v_step, u.fp_h_step) = (l.rows, l.cols, l.v_step, l.h_step);
+            let counting = FpCounting::for_node(def)?;
+            // capacity, not speed: beyond FUSED_WG_BINS_MAX the bins count in global memory
+            let use_wg = l.bins() <= FUSED_WG_BINS_MAX;
+            let runs = counting == FpCounting::Runs;
+            let mut kernel = Kernel::new(&format!("analysis.photo_metrics.g{}b{}.{}.{key}", l.grid, l.bits, counting.name()), &[PARAMS_WGSL, shim, BINS_WGSL, WGSL, FINGERPRINT_WGSL], "photo_metrics");
+            kernel.generated = Some(format!("{}const FP_RUNS: bool = {runs};\n", fingerprint_generated(&l, use_wg)));
+            rec.clear(&fp.buffer);
+            rec.dispatch(&kernel, &[&input.buffer, &metrics.buffer, &fp.buffer], bytemuck::bytes_of(&u), groups)
+        }
+    }
+}
+
+/// How the fused pass counts the fingerprint (schedule key: the node's name, e.g.
+/// `photo_assessment=direct`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FpCounting {
+    /// Each invocation merges runs of equal bins among its pixels: one atomic per run.
+    Runs,
+    /// One atomic per pixel, as color_fingerprint counts.
+    Direct,
+}
+
+impl FpCounting {
+    /// Variant names, the default first.
+    const NAMES: &'static [&'static str] = &["runs", "direct"];
+    fn choose() -> FpCounting {
+        // not measured yet: `runs` should cut the serialised atomics on smooth photos' few hot
+        // bins and cost a compare per pixel on noise; `direct` is color_fingerprint's way
+        FpCounting::Runs
+    }
+    fn name(self) -> &'static str {
+        match self {
+            FpCounting::Runs => "runs",
+            FpCounting::Direct => "direct",
+        }
+    }
+    fn parse(v: &str) -> Option<FpCounting> {
+        [FpCounting::Runs, FpCounting::Direct].into_iter().find(|c| c.name() == v)
+    }
+    /// The override for `def`'s node if any, else `choose`.
+    fn for_node(def: &FilterDef) -> Result<FpCounting> {
+        match crate::runtime::schedule::get(def.name) {
+            None => Ok(FpCounting::choose()),
+            Some(v) => FpCounting::parse(&v).ok_or_else(|| crate::runtime::schedule::unknown(def.name, &v, Self::NAMES)),
+        }
+    }
+}
+
 impl Filter for PhotoMetrics {
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
         crate::registry::Footprint::WholeImage
@@ -181,11 +283,7 @@ impl Filter for PhotoMetrics {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        // the histogram's bins are u32 and every 64-bit sum stays far from overflow below 2^31 pixels
-        if d.pixels() as u64 >= 1 << 31 {
-            return Err(Error::Graph(format!("photo_metrics takes images below 2^31 pixels, got {}x{}", d.width, d.height)));
-        }
+        metrics_input(&DEF, inputs)?;
         Ok(vec![ValueDesc::Data(DataKind::PhotoMetrics)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
@@ -193,16 +291,8 @@ impl Filter for PhotoMetrics {
         Ok(vec![Value::Data(Data::PhotoMetrics(metrics_cpu(img)?))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
-        let groups = [d.width.div_ceil(STRIP_W), d.height.div_ceil(STRIP_H), 1];
-        if groups[0] > 65535 || groups[1] > 65535 {
-            return Err(Error::Graph(format!("photo_metrics: image {}x{} is too large for one dispatch", d.width, d.height)));
-        }
-        let (shim, key) = subgroup_shim(rec);
-        let kernel = Kernel::new(&format!("analysis.photo_metrics.{key}"), &[PARAMS_WGSL, shim, WGSL], "photo_metrics");
-        let u = MetricsParams { width: d.width, height: d.height, _pad0: 0, _pad1: 0 };
-        rec.clear(&output.buffer);
-        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), groups)
+        let (input, output, _) = one_to_one(&DEF, inputs, outputs)?;
+        record_metrics(&DEF, rec, input, output, None)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

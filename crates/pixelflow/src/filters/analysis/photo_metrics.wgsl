@@ -4,13 +4,15 @@
 // luma with a 1-pixel replicated halo into workgroup memory (counting the colour sums and the
 // luma histogram of the tile's own pixels as they load), then takes the 3x3 stencils (Sobel,
 // Laplacian, Immerkaer) from workgroup memory. CPU twin: `metrics_cpu` in photo_metrics.rs.
-// Needs one of subgroup_on.wgsl / subgroup_off.wgsl.
+// Needs one of subgroup_on.wgsl / subgroup_off.wgsl, and one of photo_metrics_plain.wgsl (the
+// metrics alone) / photo_metrics_fingerprint.wgsl (the fused photo_assessment pass, which also
+// counts the colour fingerprint of the tile's own pixels as they load): each binds the uniform
+// `u` and defines the hooks fp_pixel, fp_flush_run and fp_finish.
 
 // The uniform `MetricsParams` is in photo_metrics_params.wgsl.
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> m: array<atomic<u32>>;
-@group(0) @binding(2) var<uniform> u: MetricsParams;
 
 // Schedule choices, not algorithm: mirror the constants in photo_metrics.rs.
 const TW: u32 = 64u;     // tile width: each of the 16 columns of invocations takes 4 pixels
@@ -133,6 +135,7 @@ fn photo_metrics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
             // the tile's own pixels (not the halo, not replicated ones) count once
             if (tx >= 1u && tx <= TW && ty >= 1u && ty <= TH && u32(ix) < w && u32(iy) < h) {
                 add_colour(c, y);
+                fp_pixel(c, u32(ix), u32(iy));
             }
         }
         workgroupBarrier();
@@ -156,6 +159,7 @@ fn photo_metrics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     add_part(6u, a_yb, leader);
     add_part(7u, a_yb2, leader);
     add_part(8u, a_sat, leader);
+    fp_flush_run();
     workgroupBarrier();
     if (lid < NSUMS) {
         flush_sum(lid);
@@ -164,8 +168,10 @@ fn photo_metrics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     if (v != 0u) {
         atomicAdd(&m[lid], v);
     }
-    if (lid == 0u && wid.x == 0u && wid.y == 0u) {
+    let first = lid == 0u && wid.x == 0u && wid.y == 0u;
+    if (first) {
         atomicStore(&m[SIZE_WORD], w);
         atomicStore(&m[SIZE_WORD + 1u], h);
     }
+    fp_finish(lid, first);
 }
