@@ -1,0 +1,726 @@
+//! `pixelflow apply in.mp4 out.mp4 -p SPEC`: video through the `ffmpeg` program (issue 18).
+//!
+//! `ffprobe` reads the input's size, frame rate, frame count and streams; one `ffmpeg` decodes
+//! the first video stream to raw RGBA frames on a pipe; the pipeline runs on each frame (one
+//! device, kernels compiled once, several frames in flight through `pixelflow::graph::stream`,
+//! results in order); a second `ffmpeg` encodes the results from a pipe and takes the audio,
+//! metadata and chapters from the original file untouched (`-map 1:a? -c:a copy`). Frame `k` of
+//! the output is stamped `k / rate`, so a constant-rate input keeps its frame count, timestamps
+//! and duration. The output is written under a temporary name beside the final one and renamed
+//! on success: a failure or Ctrl-C leaves no file under the final name. `-f rawvideo` reads or
+//! writes raw RGBA frames on stdin/stdout (`-`) instead, so any source can be piped in.
+//!
+//! The children run in a process group of their own, so Ctrl-C reaches only pixelflow, which
+//! stops taking frames, stops both children and removes the partial file.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pixelflow::{Backend, Image, PixelFormat, Pipeline, Value};
+
+/// Extensions taken as video (inputs and outputs); anything else goes the image way.
+pub const VIDEO_EXTENSIONS: &[&str] = &["mp4", "m4v", "mov", "mkv", "webm", "avi", "mpg", "mpeg", "ts", "mts", "m2ts", "flv", "wmv", "ogv", "3gp", "nut", "y4m", "gif"];
+
+/// Containers that hold no audio stream: the original's audio is not mapped into them.
+const NO_AUDIO: &[&str] = &["gif", "y4m"];
+
+/// Image extensions: a video cannot be written to one of these.
+const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "webp", "tif", "tiff", "bmp"];
+
+/// Set by the Ctrl-C (SIGINT, SIGTERM, SIGHUP) handler; the frame reader stops on it.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// The `apply` options that concern video.
+pub struct Options<'a> {
+    pub input: &'a Path,
+    pub output: &'a Path,
+    /// `-f rawvideo`: `-` as input or output is raw RGBA8 frames on stdin/stdout.
+    pub raw: bool,
+    /// Size of raw input frames.
+    pub size: Option<(u32, u32)>,
+    /// Video encoder (default by the output's extension: libx264 for .mp4/.mkv/.mov, libvpx-vp9 for .webm).
+    pub codec: Option<String>,
+    pub crf: Option<u8>,
+    /// Encoded pixel format (default yuv420p for the usual lossy codecs, else ffmpeg's choice).
+    pub pix_fmt: Option<String>,
+    /// Output frame rate: frames are dropped or repeated (ffmpeg's `fps` filter) to keep the duration.
+    pub fps: Option<String>,
+    pub no_clobber: bool,
+    /// Frames in flight.
+    pub jobs: usize,
+}
+
+fn ext(path: &Path) -> String {
+    path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
+}
+
+/// Whether `apply IN OUT` is a video job: raw frames, or a video extension on either side.
+pub fn wanted(input: &Path, output: Option<&Path>, raw: bool) -> bool {
+    raw || VIDEO_EXTENSIONS.contains(&ext(input).as_str()) || output.is_some_and(|o| VIDEO_EXTENSIONS.contains(&ext(o).as_str()))
+}
+
+/// The encoder used where `--codec` is not given.
+fn default_codec(ext: &str) -> Option<&'static str> {
+    match ext {
+        "mp4" | "m4v" | "mov" | "mkv" | "flv" | "ts" | "mts" | "m2ts" | "3gp" => Some("libx264"),
+        "webm" => Some("libvpx-vp9"),
+        _ => None, // the container's own default (ffmpeg's choice)
+    }
+}
+
+/// The pixel format used where `--pix-fmt` is not given: 4:2:0, which players expect, for the
+/// usual lossy codecs (libx264 would otherwise pick 4:4:4 from RGBA input, which many players
+/// cannot play); lossless and RGB codecs (ffv1, libx264rgb, png, ...) keep ffmpeg's choice.
+fn default_pix_fmt(codec: Option<&str>, ext: &str) -> Option<&'static str> {
+    const LOSSY: &[&str] = &["libx264", "libx265", "libvpx", "libvpx-vp9", "libaom-av1", "libsvtav1", "librav1e", "mpeg4", "mpeg2video", "h264", "hevc"];
+    match codec {
+        Some(c) if LOSSY.contains(&c) || c.starts_with("h264_") || c.starts_with("hevc_") || c.starts_with("av1_") => Some("yuv420p"),
+        None if default_codec(ext).is_some() => Some("yuv420p"),
+        _ => None,
+    }
+}
+
+/// Chroma subsampling of a pixel format by name: (width, height) must be multiples of these.
+fn subsampling(pix_fmt: &str) -> (u32, u32) {
+    if pix_fmt.contains("420") || pix_fmt.starts_with("nv12") || pix_fmt.starts_with("nv21") || pix_fmt.contains("p010") {
+        (2, 2)
+    } else if pix_fmt.contains("422") || pix_fmt.contains("yuyv") || pix_fmt.contains("uyvy") || pix_fmt.starts_with("nv16") {
+        (2, 1)
+    } else if pix_fmt.contains("411") {
+        (4, 1)
+    } else {
+        (1, 1)
+    }
+}
+
+fn not_found(tool: &str) -> anyhow::Error {
+    anyhow!("{tool} not found: install it (apt install ffmpeg, brew install ffmpeg, or a build from ffmpeg.org) and put `{tool}` on PATH; video goes through the ffmpeg program")
+}
+
+/// `Command::new(tool)` with the child in a process group of its own: a terminal's Ctrl-C
+/// reaches only pixelflow, which then stops the children itself and removes the partial file.
+fn command(tool: &str) -> Command {
+    let mut c = Command::new(tool);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        c.process_group(0);
+    }
+    c
+}
+
+fn spawn_error(tool: &str, e: std::io::Error) -> anyhow::Error {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        not_found(tool)
+    } else {
+        anyhow!("cannot start {tool}: {e}")
+    }
+}
+
+/// ffmpeg's message, one line: the first line it printed at `-v error`, without the
+/// `[component @ 0x...]` prefix; `fallback` where it printed nothing.
+fn first_line(lines: &[String], fallback: &str) -> String {
+    let line = lines.iter().map(|l| l.trim()).find(|l| !l.is_empty());
+    match line {
+        Some(l) => {
+            let l = if l.starts_with('[') { l.split_once("] ").map_or(l, |(_, rest)| rest) } else { l };
+            l.trim_end_matches('.').to_string()
+        }
+        None => fallback.to_string(),
+    }
+}
+
+/// What `ffprobe` says about an input.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    /// Displayed size (after rotation metadata, which ffmpeg applies while decoding).
+    pub width: u32,
+    pub height: u32,
+    /// Frame rate as ffmpeg writes it (`30000/1001`).
+    pub rate: String,
+    pub fps: f64,
+    /// Frames the container lists, where it does.
+    pub frames: Option<u64>,
+    pub duration: Option<f64>,
+    pub audio: bool,
+}
+
+/// A positive frame rate, `N`, `N.M` or `N/D`, as a number.
+pub fn parse_rate(text: &str) -> Option<f64> {
+    let v = match text.split_once('/') {
+        Some((n, d)) => n.trim().parse::<f64>().ok()? / d.trim().parse::<f64>().ok()?,
+        None => text.trim().parse::<f64>().ok()?,
+    };
+    (v.is_finite() && v > 0.0 && v <= 1000.0).then_some(v)
+}
+
+fn probe(path: &Path) -> Result<Probe> {
+    let out = command("ffprobe")
+        .args(["-v", "error", "-print_format", "json", "-show_format", "-show_streams"])
+        .arg(path)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| spawn_error("ffprobe", e))?;
+    if !out.status.success() {
+        let lines: Vec<String> = String::from_utf8_lossy(&out.stderr).lines().map(str::to_string).collect();
+        let why = first_line(&lines, "ffprobe failed");
+        // ffprobe's line starts with the path; say it once
+        let why = why.strip_prefix(&format!("{}: ", path.display())).unwrap_or(&why).to_string();
+        bail!("cannot read `{}` as video (corrupt, truncated or not a video): {why}", path.display());
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).with_context(|| format!("cannot read `{}` as video: ffprobe's answer is not JSON", path.display()))?;
+    let streams = v["streams"].as_array().cloned().unwrap_or_default();
+    // cover art in an audio file is a "video" stream of one picture: not a video
+    let video = streams
+        .iter()
+        .find(|s| s["codec_type"] == "video" && s["disposition"]["attached_pic"].as_i64() != Some(1))
+        .ok_or_else(|| anyhow!("`{}` has no video stream", path.display()))?;
+    let (w, h) = (video["width"].as_u64().unwrap_or(0), video["height"].as_u64().unwrap_or(0));
+    if w == 0 || h == 0 || w > 32768 || h > 32768 {
+        bail!("cannot read `{}` as video: its video stream has no usable size ({w}x{h})", path.display());
+    }
+    let rate = [&video["avg_frame_rate"], &video["r_frame_rate"]]
+        .into_iter()
+        .filter_map(|r| r.as_str())
+        .find(|r| parse_rate(r).is_some())
+        .ok_or_else(|| anyhow!("cannot read `{}` as video: no frame rate (give one with --fps)", path.display()))?
+        .to_string();
+    let fps = parse_rate(&rate).unwrap_or(25.0);
+    // ffmpeg turns frames upright while decoding: a quarter turn swaps the sides
+    let rotation = video["side_data_list"]
+        .as_array()
+        .and_then(|l| l.iter().find_map(|d| d["rotation"].as_f64()))
+        .or_else(|| video["tags"]["rotate"].as_str().and_then(|r| r.parse().ok()))
+        .unwrap_or(0.0);
+    let quarter = (rotation.abs() as i64) % 180 == 90;
+    let (width, height) = if quarter { (h as u32, w as u32) } else { (w as u32, h as u32) };
+    let num = |x: &serde_json::Value| x.as_str().and_then(|s| s.parse::<f64>().ok());
+    let duration = num(&video["duration"]).or_else(|| num(&v["format"]["duration"]));
+    let frames = video["nb_frames"].as_str().and_then(|s| s.parse().ok()).filter(|&n: &u64| n > 0);
+    let audio = streams.iter().any(|s| s["codec_type"] == "audio");
+    Ok(Probe { width, height, rate, fps, frames, duration, audio })
+}
+
+/// The encoders this ffmpeg has (`ffmpeg -encoders`).
+fn encoders() -> Result<Vec<String>> {
+    let out = command("ffmpeg").args(["-hide_banner", "-encoders"]).stdin(Stdio::null()).output().map_err(|e| spawn_error("ffmpeg", e))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    // the list follows a " ------" line: " V....D libx264   description"
+    Ok(text.lines().skip_while(|l| !l.trim_start().starts_with("---")).skip(1).filter_map(|l| l.split_whitespace().nth(1)).map(str::to_string).collect())
+}
+
+/// The last lines a child wrote on stderr, collected on a thread of its own (a child blocked
+/// on a full stderr pipe would stop writing frames too).
+#[derive(Clone, Default)]
+struct Tail(Arc<Mutex<VecDeque<String>>>);
+
+impl Tail {
+    fn follow(&self, stderr: impl Read + Send + 'static) -> std::thread::JoinHandle<()> {
+        let lines = self.0.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(|l| l.ok()) {
+                if let Ok(mut l) = lines.lock() {
+                    // the first lines say why; later ones repeat it
+                    if l.len() < 32 {
+                        l.push_back(line);
+                    }
+                }
+            }
+        })
+    }
+    fn lines(&self) -> Vec<String> {
+        self.0.lock().map(|l| l.iter().cloned().collect()).unwrap_or_default()
+    }
+}
+
+/// A running child with its stderr followed.
+struct Proc {
+    child: Child,
+    tail: Tail,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Proc {
+    fn spawn(mut cmd: Command, tool: &str) -> Result<Proc> {
+        let mut child = cmd.stderr(Stdio::piped()).spawn().map_err(|e| spawn_error(tool, e))?;
+        let tail = Tail::default();
+        let reader = child.stderr.take().map(|s| tail.follow(s));
+        Ok(Proc { child, tail, reader })
+    }
+    /// Waits for the exit; `Err` with ffmpeg's first line when it failed.
+    fn wait(&mut self) -> Result<(), String> {
+        let status = self.child.wait().map_err(|e| e.to_string())?;
+        if let Some(r) = self.reader.take() {
+            let _ = r.join();
+        }
+        if status.success() {
+            Ok(())
+        } else {
+            Err(first_line(&self.tail.lines(), &format!("ffmpeg exited with {status}")))
+        }
+    }
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(r) = self.reader.take() {
+            let _ = r.join();
+        }
+    }
+}
+
+/// Frames read from a pipe, exactly `bytes` each; stops at the end, on a read error (kept in
+/// `error`), when `stop` is set (a later stage failed) and on Ctrl-C.
+struct Frames<'a> {
+    src: Box<dyn Read + Send + 'a>,
+    bytes: usize,
+    stop: &'a AtomicBool,
+    error: &'a Mutex<Option<String>>,
+}
+
+impl Iterator for Frames<'_> {
+    type Item = Vec<u8>;
+    fn next(&mut self) -> Option<Vec<u8>> {
+        if self.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut buf = vec![0u8; self.bytes];
+        let mut filled = 0;
+        while filled < self.bytes {
+            match self.src.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    if let Ok(mut slot) = self.error.lock() {
+                        *slot = Some(format!("reading frames: {e}"));
+                    }
+                    return None;
+                }
+            }
+        }
+        if filled == 0 {
+            return None;
+        }
+        if filled < self.bytes {
+            if let Ok(mut slot) = self.error.lock() {
+                *slot = Some(format!("the last frame is incomplete ({filled} of {} bytes)", self.bytes));
+            }
+            return None;
+        }
+        Some(buf)
+    }
+}
+
+/// Where result frames go: an `ffmpeg` encoding into a temporary file (started with the first
+/// frame, whose size it needs), or raw RGBA8 frames on stdout.
+enum Sink<'a> {
+    Encode { plan: &'a EncodePlan, running: Option<(Proc, ChildStdin, (u32, u32))> },
+    Stdout,
+}
+
+/// Everything the encoder needs but the frame size.
+struct EncodePlan {
+    output: PathBuf,
+    tmp: PathBuf,
+    rate: String,
+    /// The original file, for its audio, metadata and chapters.
+    source: Option<PathBuf>,
+    audio: bool,
+    codec: Option<String>,
+    crf: Option<u8>,
+    pix_fmt: Option<String>,
+}
+
+impl EncodePlan {
+    fn command(&self, width: u32, height: u32) -> Command {
+        let mut c = command("ffmpeg");
+        c.args(["-hide_banner", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba", "-s", &format!("{width}x{height}"), "-framerate", &self.rate, "-i", "pipe:0"]);
+        if let Some(src) = &self.source {
+            c.arg("-i").arg(src);
+        }
+        c.args(["-map", "0:v:0"]);
+        if let Some(_src) = &self.source {
+            if self.audio {
+                c.args(["-map", "1:a?", "-c:a", "copy"]);
+            }
+            c.args(["-map_metadata", "1", "-map_chapters", "1"]);
+        }
+        if let Some(codec) = &self.codec {
+            c.args(["-c:v", codec]);
+        }
+        if let Some(crf) = self.crf {
+            c.args(["-crf", &crf.to_string()]);
+            // libvpx reads -crf as a cap unless the bit rate is 0 (constant quality)
+            if self.codec.as_deref().is_some_and(|c| c.starts_with("libvpx")) {
+                c.args(["-b:v", "0"]);
+            }
+        }
+        if let Some(p) = &self.pix_fmt {
+            c.args(["-pix_fmt", p]);
+        }
+        c.arg(&self.tmp);
+        c.stdin(Stdio::piped()).stdout(Stdio::null());
+        c
+    }
+
+    /// The encoder's failure as one line, with the final name (not the temporary one).
+    fn explain(&self, why: String) -> anyhow::Error {
+        if why.contains("Unable to find a suitable output format") || why.contains("Unable to choose an output format") {
+            return anyhow!("ffmpeg cannot write `{}`: no video format has this extension (use .mp4, .mkv, .webm, .mov, .avi)", self.output.display());
+        }
+        let tmp = self.tmp.display().to_string();
+        anyhow!("encoding `{}` failed: {}", self.output.display(), why.replace(&tmp, &self.output.display().to_string()))
+    }
+}
+
+impl Sink<'_> {
+    fn write(&mut self, frame: &Image) -> Result<()> {
+        let rgba;
+        let frame = if frame.format() == PixelFormat::Rgba8 {
+            frame
+        } else {
+            rgba = frame.convert(PixelFormat::Rgba8);
+            &rgba
+        };
+        match self {
+            Sink::Stdout => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(frame.as_u8()).context("writing frames to stdout")?;
+                Ok(())
+            }
+            Sink::Encode { plan, running } => {
+                if running.is_none() {
+                    let even = subsampling(plan.pix_fmt.as_deref().unwrap_or(""));
+                    let (w, h) = (frame.width().div_ceil(even.0) * even.0, frame.height().div_ceil(even.1) * even.1);
+                    if (w, h) != (frame.width(), frame.height()) {
+                        eprintln!(
+                            "pixelflow: note: {}x{} frames padded to {w}x{h} by repeating the last column/row: {} needs sides that are multiples of {}x{}",
+                            frame.width(),
+                            frame.height(),
+                            plan.pix_fmt.as_deref().unwrap_or(""),
+                            even.0,
+                            even.1
+                        );
+                    }
+                    let mut p = Proc::spawn(plan.command(w, h), "ffmpeg")?;
+                    let stdin = p.child.stdin.take().ok_or_else(|| anyhow!("ffmpeg's stdin is not a pipe"))?;
+                    *running = Some((p, stdin, (w, h)));
+                }
+                let Some((p, stdin, (w, h))) = running.as_mut() else { bail!("the encoder did not start") };
+                let bytes = pad(frame, *w, *h);
+                if stdin.write_all(&bytes).is_err() {
+                    // the encoder quit: its own message says why
+                    let why = p.wait().err().unwrap_or_else(|| "ffmpeg stopped reading frames".into());
+                    return Err(plan.explain(why));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Closes the encoder's input and waits for it; the file is then complete.
+    fn finish(&mut self) -> Result<()> {
+        match self {
+            Sink::Stdout => std::io::stdout().flush().context("writing frames to stdout"),
+            Sink::Encode { plan, running } => {
+                let Some((mut p, stdin, _)) = running.take() else { bail!("no frames to encode") };
+                drop(stdin); // end of input: ffmpeg finishes the file
+                p.wait().map_err(|why| plan.explain(why))
+            }
+        }
+    }
+
+    /// Stops the encoder, if any, and removes what it wrote.
+    fn abort(&mut self) {
+        if let Sink::Encode { plan, running } = self {
+            if let Some((mut p, stdin, _)) = running.take() {
+                drop(stdin);
+                p.stop();
+            }
+            let _ = std::fs::remove_file(&plan.tmp);
+        }
+    }
+}
+
+/// `frame` (RGBA8) as bytes of a `w`x`h` frame, the last column and row repeated into the padding.
+fn pad(frame: &Image, w: u32, h: u32) -> std::borrow::Cow<'_, [u8]> {
+    let (fw, fh) = (frame.width() as usize, frame.height() as usize);
+    let (w, h) = (w as usize, h as usize);
+    let src = frame.as_u8();
+    if (w, h) == (fw, fh) {
+        return std::borrow::Cow::Borrowed(src);
+    }
+    let mut out = Vec::with_capacity(w * h * 4);
+    for y in 0..h {
+        let row = &src[y.min(fh - 1) * fw * 4..][..fw * 4];
+        out.extend_from_slice(row);
+        let last = &row[(fw - 1) * 4..];
+        for _ in fw..w {
+            out.extend_from_slice(last);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Stops the decoder and the encoder and removes the partial file; returns `e`.
+fn abort(sink: &mut Sink<'_>, decoder: &mut Option<Proc>, e: anyhow::Error) -> anyhow::Error {
+    if let Some(d) = decoder.as_mut() {
+        d.stop();
+    }
+    sink.abort();
+    e
+}
+
+/// A hidden name beside `output` that keeps its extension (ffmpeg picks the format by it).
+fn temporary(output: &Path) -> PathBuf {
+    let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let e = output.extension().and_then(|e| e.to_str()).unwrap_or("mp4");
+    output.with_file_name(format!(".{name}.pixelflow-{}.{e}", std::process::id()))
+}
+
+/// Runs a video job; `backend` opens the device (while ffprobe reads the input).
+pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) -> Result<()> {
+    let stdin_in = o.input.as_os_str() == "-";
+    let stdout_out = o.output.as_os_str() == "-";
+    if (stdin_in || stdout_out) && !o.raw {
+        bail!("`-` as input or output reads or writes raw RGBA frames: add `-f rawvideo` (and `--size WxH` for raw input)");
+    }
+    if o.raw && !stdin_in && !stdout_out {
+        bail!("-f rawvideo concerns `-` (stdin or stdout): give `-` as the input or the output");
+    }
+    if !stdout_out {
+        let e = ext(o.output);
+        if IMAGE_EXTENSIONS.contains(&e.as_str()) {
+            bail!("`{}` is an image; a video goes to a video file (.mp4, .mkv, .webm, .mov, .avi) or to `-` with -f rawvideo", o.output.display());
+        }
+        if !stdin_in && crate::same_file(o.input, o.output) {
+            bail!("refusing to overwrite the input `{}`; choose another output path", o.input.display());
+        }
+        if o.output.exists() && o.no_clobber {
+            bail!("`{}` exists (--no-clobber)", o.output.display());
+        }
+    }
+    if !stdin_in && IMAGE_EXTENSIONS.contains(&ext(o.input).as_str()) {
+        bail!("`{}` is an image; a video output needs a video input (or `-` with -f rawvideo)", o.input.display());
+    }
+    let rate_arg = match &o.fps {
+        Some(r) => {
+            parse_rate(r).ok_or_else(|| anyhow!("--fps `{r}`: give a positive frame rate such as 25, 29.97 or 30000/1001"))?;
+            Some(r.clone())
+        }
+        None => None,
+    };
+    let codec = o.codec.clone().or_else(|| default_codec(&ext(o.output)).map(str::to_string));
+    if !stdout_out {
+        // one clear line for a codec this ffmpeg lacks (also says when ffmpeg is missing)
+        if let Some(c) = &codec {
+            if !encoders()?.iter().any(|e| e == c) {
+                bail!("unknown codec `{c}`: this ffmpeg has no such encoder (`ffmpeg -encoders` lists them; e.g. libx264, libx265, libvpx-vp9, ffv1)");
+            }
+        }
+    }
+
+    // the input: its probe (ffprobe) and the GPU start overlap
+    let (be, probed) = std::thread::scope(|s| {
+        let gpu = s.spawn(backend);
+        let probed = if stdin_in {
+            o.size.ok_or_else(|| anyhow!("raw input needs --size WxH (RGBA8 frames)")).map(|(w, h)| {
+                let rate = rate_arg.clone().unwrap_or_else(|| "25".into());
+                let fps = parse_rate(&rate).unwrap_or(25.0);
+                Probe { width: w, height: h, rate, fps, frames: None, duration: None, audio: false }
+            })
+        } else {
+            probe(o.input)
+        };
+        (gpu.join(), probed)
+    });
+    let be = be.map_err(|_| anyhow!("GPU initialisation panicked"))?;
+    let info = probed?;
+    let pipeline = Pipeline::parse(spec, &mut |p: &str| Image::open(p))?;
+    // One run on a black frame of the input's size before any decoding: a pipeline that ends
+    // in data or fails at this size says so in one line, and the kernels compile here once.
+    match pipeline.run(&be, &Image::zeroed(pixelflow::ImageDesc::new(info.width, info.height, PixelFormat::Rgba8)))? {
+        Value::Image(_) => {}
+        Value::Data(_) => bail!("the pipeline ends in data, not an image; a video needs a pipeline that ends in an image (per-frame data is not supported yet)"),
+    }
+
+    // the decoder (or stdin)
+    let mut decoder = None;
+    let src: Box<dyn Read + Send> = if stdin_in {
+        Box::new(std::io::stdin())
+    } else {
+        let mut c = command("ffmpeg");
+        c.args(["-hide_banner", "-nostdin", "-v", "error", "-i"]).arg(o.input).args(["-map", "0:v:0"]);
+        if let Some(r) = &rate_arg {
+            c.args(["-vf", &format!("fps={r}")]);
+        }
+        c.args(["-f", "rawvideo", "-pix_fmt", "rgba", "pipe:1"]).stdin(Stdio::null()).stdout(Stdio::piped());
+        let mut p = Proc::spawn(c, "ffmpeg")?;
+        let out = p.child.stdout.take().ok_or_else(|| anyhow!("ffmpeg's stdout is not a pipe"))?;
+        decoder = Some(p);
+        Box::new(out)
+    };
+    let out_rate = rate_arg.clone().unwrap_or_else(|| info.rate.clone());
+    let out_fps = parse_rate(&out_rate).unwrap_or(info.fps);
+    let expected = match (&rate_arg, info.frames, info.duration) {
+        (None, Some(n), _) => Some(n),
+        (_, _, Some(d)) => Some((d * out_fps).round() as u64),
+        _ => None,
+    };
+
+    let plan = EncodePlan {
+        output: o.output.to_path_buf(),
+        tmp: temporary(o.output),
+        rate: out_rate,
+        source: (!stdin_in).then(|| o.input.to_path_buf()),
+        audio: info.audio && !NO_AUDIO.contains(&ext(o.output).as_str()),
+        pix_fmt: o.pix_fmt.clone().or_else(|| default_pix_fmt(codec.as_deref(), &ext(o.output)).map(str::to_string)),
+        codec,
+        crf: o.crf,
+    };
+    let mut sink = if stdout_out { Sink::Stdout } else { Sink::Encode { plan: &plan, running: None } };
+
+    let bar = ProgressBar::with_draw_target(expected, if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
+    let template = if expected.is_some() { "{bar:30} {pos}/{len} frames  {per_sec}  eta {eta}" } else { "{spinner} {pos} frames  {per_sec}" };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    // Ctrl-C: stop taking frames; the cleanup below removes the partial file. A second
+    // handler cannot be installed (tests call run once per process), hence the `let _`.
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+
+    let stop = AtomicBool::new(false);
+    let read_error = Mutex::new(None);
+    let frames = Frames { src, bytes: info.width as usize * info.height as usize * 4, stop: &stop, error: &read_error };
+    let (w, h) = (info.width, info.height);
+    let mut failure: Option<anyhow::Error> = None;
+    let mut written = 0u64;
+    let mut notes: Vec<String> = Vec::new();
+    let work = |bytes: Vec<u8>| -> pixelflow::Result<(Image, Vec<String>)> {
+        let img = Image::from_u8(w, h, PixelFormat::Rgba8, bytes)?;
+        let mut r = pipeline.run_with(&be, &img, &pixelflow::RunOptions::default())?;
+        match r.take("output") {
+            Some(Value::Image(out)) => Ok((out, std::mem::take(&mut r.notes))),
+            Some(Value::Data(_)) => Err(pixelflow::Error::Graph("the pipeline ends in data, not an image".into())),
+            None => Err(pixelflow::Error::Graph("the pipeline produced no output".into())),
+        }
+    };
+    pixelflow::graph::stream(
+        frames,
+        work,
+        o.jobs.max(1),
+        |k, result: pixelflow::Result<(Image, Vec<String>)>| {
+            if failure.is_some() {
+                return;
+            }
+            let done = result.map_err(|e| anyhow!("frame {k}: {e}")).and_then(|(img, n)| {
+                for note in n {
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
+                }
+                sink.write(&img)
+            });
+            match done {
+                Ok(()) => {
+                    written += 1;
+                    bar.inc(1);
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        },
+    );
+    bar.finish_and_clear();
+    for note in &notes {
+        eprintln!("pixelflow: note: {note}");
+    }
+
+    // what went wrong first: a frame, Ctrl-C, reading frames, the decoder
+    if let Some(e) = failure {
+        return Err(abort(&mut sink, &mut decoder, e));
+    }
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        let what = if stdout_out { String::new() } else { format!("; `{}` not written", o.output.display()) };
+        return Err(abort(&mut sink, &mut decoder, anyhow!("interrupted after {written} frames{what}")));
+    }
+    if let Some(d) = decoder.as_mut() {
+        if let Err(why) = d.wait() {
+            return Err(abort(&mut sink, &mut None, anyhow!("decoding `{}` failed: {why}", o.input.display())));
+        }
+        // ffmpeg ends a truncated or damaged file with status 0 after error lines: fail when
+        // frames are missing too (isolated glitches in a complete file only get a note)
+        let lines = d.tail.lines();
+        if !lines.is_empty() {
+            let why = first_line(&lines, "");
+            match expected {
+                Some(e) if written + 1 >= e => eprintln!("pixelflow: note: ffmpeg reported while decoding `{}`: {why}", o.input.display()),
+                _ => {
+                    let of = expected.map(|e| format!(" of {e}")).unwrap_or_default();
+                    return Err(abort(&mut sink, &mut None, anyhow!("`{}` is corrupt or truncated: {why} ({written}{of} frames decoded; nothing written)", o.input.display())));
+                }
+            }
+        }
+    }
+    if let Some(why) = read_error.lock().ok().and_then(|mut e| e.take()) {
+        return Err(abort(&mut sink, &mut decoder, anyhow!("`{}`: {why}", o.input.display())));
+    }
+    if written == 0 {
+        return Err(abort(&mut sink, &mut decoder, anyhow!("no frames could be decoded from `{}`", o.input.display())));
+    }
+    if let Err(e) = sink.finish() {
+        sink.abort();
+        return Err(e);
+    }
+    if !stdout_out {
+        std::fs::rename(&plan.tmp, o.output).with_context(|| format!("cannot move the finished video into place as `{}`", o.output.display()))?;
+    }
+    // the process ends here: the OS reclaims the device faster than wgpu's teardown
+    std::mem::forget(be);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse() {
+        assert_eq!(parse_rate("25"), Some(25.0));
+        assert!((parse_rate("30000/1001").unwrap() - 29.97).abs() < 0.01);
+        assert_eq!(parse_rate("0/0"), None);
+        assert_eq!(parse_rate("-3"), None);
+        assert_eq!(parse_rate("x"), None);
+    }
+
+    #[test]
+    fn padding_repeats_the_edge() {
+        let img = Image::from_u8(3, 1, PixelFormat::Rgba8, (0..12).collect()).unwrap();
+        let p = pad(&img, 4, 2);
+        assert_eq!(p.len(), 4 * 2 * 4);
+        assert_eq!(&p[12..16], &[8, 9, 10, 11]);
+        assert_eq!(&p[16..32], &p[0..16]);
+    }
+
+    #[test]
+    fn subsampling_by_name() {
+        assert_eq!(subsampling("yuv420p"), (2, 2));
+        assert_eq!(subsampling("yuv422p10le"), (2, 1));
+        assert_eq!(subsampling("yuv444p"), (1, 1));
+        assert_eq!(subsampling("rgb24"), (1, 1));
+    }
+
+    #[test]
+    fn ffmpeg_lines_lose_their_prefix() {
+        let l = vec!["".into(), "[libx264 @ 0x55d] width not divisible by 2 (3x1).".into()];
+        assert_eq!(first_line(&l, "x"), "width not divisible by 2 (3x1)");
+    }
+}
