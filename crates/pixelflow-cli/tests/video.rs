@@ -1,0 +1,251 @@
+//! Video through the `ffmpeg` program (issue 18): short clips made by ffmpeg itself, checked
+//! with `ffprobe`. Every test skips with a note where ffmpeg is absent; `scripts/test.sh`
+//! installs it, so in CI they run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pixelflow"));
+    c.env("XDG_RUNTIME_DIR", std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()));
+    c.env("WGPU_BACKEND", "vulkan");
+    c
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn have_ffmpeg() -> bool {
+    let ok = |t: &str| Command::new(t).arg("-version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+    let have = ok("ffmpeg") && ok("ffprobe");
+    if !have {
+        eprintln!("note: ffmpeg/ffprobe not found; video test skipped (scripts/test.sh installs ffmpeg)");
+    }
+    have
+}
+
+/// A fresh folder for one test.
+fn dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pixelflow-video-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ffmpeg(args: &[&str]) {
+    let o = Command::new("ffmpeg").args(["-hide_banner", "-v", "error", "-y"]).args(args).output().expect("ffmpeg runs");
+    assert!(o.status.success(), "ffmpeg {args:?}: {}", stderr(&o));
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// 15 frames of 64x48 at 10 fps (1.5 s) with a sine tone and a title: H.264 + AAC in MP4.
+fn clip(d: &Path) -> PathBuf {
+    let p = d.join("in.mp4");
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=8000", "-t", "1.5", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-metadata", "title=pixelflow test", s(&p)]);
+    p
+}
+
+/// `ffprobe`'s JSON about a file: streams, format and (with `frames`) every video frame.
+fn probe(p: &Path) -> serde_json::Value {
+    let o = Command::new("ffprobe").args(["-v", "error", "-print_format", "json", "-show_streams", "-show_format", "-count_frames", "-show_entries", "frame=pts_time:stream=codec_type,codec_name,width,height,nb_read_frames,duration:format=duration:format_tags=title", "-select_streams", "v"]).arg(p).output().expect("ffprobe runs");
+    assert!(o.status.success(), "ffprobe: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn audio_codec(p: &Path) -> Option<String> {
+    let o = Command::new("ffprobe").args(["-v", "error", "-select_streams", "a", "-show_entries", "stream=codec_name", "-of", "csv=p=0"]).arg(p).output().expect("ffprobe runs");
+    let t = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    (!t.is_empty()).then_some(t)
+}
+
+/// Only the final file is in the folder: no temporary left behind.
+fn no_leftovers(d: &Path, keep: &[&str]) {
+    for e in std::fs::read_dir(d).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(keep.contains(&name.as_str()), "unexpected file `{name}` in {}", d.display());
+    }
+}
+
+#[test]
+fn frame_count_size_timestamps_duration_and_audio_are_kept() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("keep");
+    let input = clip(&d);
+    let out = d.join("out.mp4");
+    let o = bin().args(["apply", s(&input), s(&out), "-p", "brightness(0.1) | contrast(1.2)"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (a, b) = (probe(&input), probe(&out));
+    let va = &a["streams"][0];
+    let vb = &b["streams"][0];
+    assert_eq!(vb["codec_name"], "h264");
+    assert_eq!((vb["width"].as_u64(), vb["height"].as_u64()), (Some(64), Some(48)));
+    assert_eq!(vb["nb_read_frames"], va["nb_read_frames"]);
+    assert_eq!(vb["nb_read_frames"], "15");
+    // every frame at the same time as in the input
+    assert_eq!(b["frames"], a["frames"], "frame timestamps differ");
+    let dur = |v: &serde_json::Value| v["format"]["duration"].as_str().and_then(|x| x.parse::<f64>().ok()).unwrap();
+    assert!((dur(&a) - dur(&b)).abs() <= 0.1, "durations {} and {}", dur(&a), dur(&b));
+    assert_eq!(audio_codec(&out).as_deref(), Some("aac"), "audio stream not copied");
+    assert_eq!(b["format"]["tags"]["title"], "pixelflow test", "metadata not copied");
+    no_leftovers(&d, &["in.mp4", "out.mp4"]);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Each output frame equals the single-image `apply` of the same decoded frame: lossless
+/// clips (FFV1, RGB) in and out, so the only difference allowed is none.
+#[test]
+fn each_frame_equals_the_single_image_pipeline() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("equal");
+    let input = d.join("in.mkv");
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "1", "-c:v", "ffv1", "-pix_fmt", "bgr0", s(&input)]);
+    let out = d.join("out.mkv");
+    let spec = "gaussian_blur(sigma=2) | sobel_edge_detection";
+    let o = bin().args(["apply", s(&input), s(&out), "--codec", "ffv1", "--pix-fmt", "bgra", "-p", spec]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    ffmpeg(&["-i", s(&input), s(&d.join("in%02d.png"))]);
+    ffmpeg(&["-i", s(&out), s(&d.join("out%02d.png"))]);
+    for k in [1, 5, 10] {
+        let frame = d.join(format!("in{k:02}.png"));
+        let single = d.join(format!("single{k:02}.png"));
+        let o = bin().args(["apply", s(&frame), s(&single), "-p", spec]).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let a = image::open(&single).unwrap().to_rgba8();
+        let b = image::open(d.join(format!("out{k:02}.png"))).unwrap().to_rgba8();
+        assert_eq!(a.dimensions(), b.dimensions());
+        assert!(a.as_raw() == b.as_raw(), "frame {k} differs from the single-image pipeline");
+    }
+    assert!(!d.join("out11.png").exists(), "more frames out than in");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn size_changing_filters_work_and_odd_sizes_are_padded_for_yuv420p() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("resize");
+    let input = clip(&d);
+    let out = d.join("half.mp4");
+    let o = bin().args(["apply", s(&input), s(&out), "-p", "resize(scale=0.5)"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = &probe(&out)["streams"][0];
+    assert_eq!((v["width"].as_u64(), v["height"].as_u64(), v["nb_read_frames"].as_str()), (Some(32), Some(24), Some("15")));
+    // 33x25 cannot be 4:2:0: padded to 34x26 by repeating the edge, with a note
+    let odd = d.join("odd.mp4");
+    let o = bin().args(["apply", s(&input), s(&odd), "-p", "resize(width=33, height=25)"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("padded to 34x26"), "{}", stderr(&o));
+    let v = &probe(&odd)["streams"][0];
+    assert_eq!((v["width"].as_u64(), v["height"].as_u64()), (Some(34), Some(26)));
+    // a format without subsampling keeps the odd size
+    let exact = d.join("odd.mkv");
+    let o = bin().args(["apply", s(&input), s(&exact), "--codec", "ffv1", "--pix-fmt", "bgra", "-p", "resize(width=33, height=25)"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = &probe(&exact)["streams"][0];
+    assert_eq!((v["width"].as_u64(), v["height"].as_u64()), (Some(33), Some(25)));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn raw_frames_on_stdin_and_stdout() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("raw");
+    // raw RGBA in, raw out: colour_invert of every byte but alpha; no ffmpeg involved
+    let frames: Vec<u8> = (0..3 * 8 * 6 * 4).map(|i| (i * 7 % 256) as u8).collect();
+    let mut child = bin().args(["apply", "-", "-", "-f", "rawvideo", "--size", "8x6", "-p", "color_invert"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&frames).unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout.len(), frames.len());
+    for (i, (a, b)) in frames.iter().zip(&o.stdout).enumerate() {
+        let want = if i % 4 == 3 { *a } else { 255 - a };
+        assert_eq!(*b, want, "byte {i}");
+    }
+    // raw in (from ffmpeg), video out; video in, raw out
+    let raw = d.join("clip.rgba");
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "1", "-f", "rawvideo", "-pix_fmt", "rgba", s(&raw)]);
+    let out = d.join("from_raw.mp4");
+    let o = bin().args(["apply", "-", s(&out), "-f", "rawvideo", "--size", "64x48", "--fps", "10", "-p", "color_invert"]).stdin(std::fs::File::open(&raw).unwrap()).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = &probe(&out)["streams"][0];
+    assert_eq!((v["width"].as_u64(), v["nb_read_frames"].as_str()), (Some(64), Some("10")));
+    let o = bin().args(["apply", s(&out), "-", "-f", "rawvideo", "-p", "color_invert"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout.len(), 64 * 48 * 4 * 10);
+    // a partial last frame is an error, not a silent short clip
+    let partial = d.join("partial.rgba");
+    std::fs::write(&partial, &frames[..frames.len() - 5]).unwrap();
+    let o = bin().args(["apply", "-", "-", "-f", "rawvideo", "--size", "8x6", "-p", "color_invert"]).stdin(std::fs::File::open(&partial).unwrap()).output().unwrap();
+    assert!(!o.status.success() && stderr(&o).contains("incomplete"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A failure: non-zero exit, exactly one `error:` line and nothing else, no panic, and no
+/// output (final or temporary) left in the folder.
+fn assert_one_line_error(o: &Output, needle: &str, d: &Path, keep: &[&str]) {
+    let e = stderr(o);
+    assert!(!o.status.success(), "expected failure, stderr: {e}");
+    assert!(!e.contains("panicked"), "panic: {e}");
+    let lines: Vec<&str> = e.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "expected one line: {e}");
+    assert!(lines[0].starts_with("error:") && lines[0].contains(needle), "stderr lacks `{needle}`: {e}");
+    no_leftovers(d, keep);
+}
+
+#[test]
+fn bad_inputs_and_options_give_one_clear_line_and_no_file() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("errors");
+    let input = clip(&d);
+    let run = |args: &[&str]| bin().args(args).output().unwrap();
+    let out = d.join("out.mp4");
+    // not a video at all
+    let junk = d.join("junk.mp4");
+    std::fs::write(&junk, (0..5000u32).map(|i| (i * 31 % 251) as u8).collect::<Vec<_>>()).unwrap();
+    assert_one_line_error(&run(&["apply", s(&junk), s(&out), "-p", "brightness(0.1)"]), "cannot read", &d, &["in.mp4", "junk.mp4"]);
+    std::fs::remove_file(&junk).unwrap();
+    // truncated: the index at the front (faststart), the data cut short
+    let fast = d.join("fast.mp4");
+    ffmpeg(&["-i", s(&input), "-c", "copy", "-movflags", "+faststart", s(&fast)]);
+    let bytes = std::fs::read(&fast).unwrap();
+    std::fs::remove_file(&fast).unwrap();
+    let cut = d.join("cut.mp4");
+    std::fs::write(&cut, &bytes[..bytes.len() * 6 / 10]).unwrap();
+    assert_one_line_error(&run(&["apply", s(&cut), s(&out), "-p", "brightness(0.1)"]), "corrupt or truncated", &d, &["in.mp4", "cut.mp4"]);
+    // the index cut off (an ordinary MP4 cut short)
+    std::fs::write(&cut, &std::fs::read(&input).unwrap()[..4000]).unwrap();
+    assert_one_line_error(&run(&["apply", s(&cut), s(&out), "-p", "brightness(0.1)"]), "cannot read", &d, &["in.mp4", "cut.mp4"]);
+    std::fs::remove_file(&cut).unwrap();
+    // an encoder this ffmpeg does not have
+    assert_one_line_error(&run(&["apply", s(&input), s(&out), "--codec", "nosuchcodec", "-p", "brightness(0.1)"]), "unknown codec `nosuchcodec`", &d, &["in.mp4"]);
+    // an extension no muxer takes
+    let xyz = d.join("out.xyz");
+    assert_one_line_error(&run(&["apply", s(&input), s(&xyz), "-p", "brightness(0.1)"]), "ffmpeg cannot write", &d, &["in.mp4"]);
+    // a video into an image
+    assert_one_line_error(&run(&["apply", s(&input), s(&d.join("out.png")), "-p", "brightness(0.1)"]), "is an image", &d, &["in.mp4"]);
+    // a pipeline that ends in data
+    assert_one_line_error(&run(&["apply", s(&input), s(&out), "-p", "histogram"]), "ends in data", &d, &["in.mp4"]);
+    // ffmpeg missing: PATH without it
+    let empty = d.join("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = bin().env("PATH", &empty).args(["apply", s(&input), s(&out), "-p", "brightness(0.1)"]).output().unwrap();
+    assert_one_line_error(&o, "ffmpeg not found: install it (apt install ffmpeg", &d, &["in.mp4", "empty-path"]);
+    let _ = std::fs::remove_dir_all(&d);
+}
