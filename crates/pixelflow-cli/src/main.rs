@@ -103,6 +103,10 @@ enum Command {
         /// Video: size of raw input frames, WxH
         #[arg(long, help_heading = "Video (through ffmpeg)", value_parser = parse_size)]
         size: Option<(u32, u32)>,
+        /// Video: how frames cross the pipes to and from ffmpeg: auto (yuv420p where input and
+        /// output are 4:2:0, converted on the GPU; else rgba), rgba, yuv420p
+        #[arg(long, help_heading = "Video (through ffmpeg)", default_value = "auto", value_parser = ["auto", "rgba", "yuv420p"])]
+        transfer: String,
     },
     /// Histogram summary, per-channel min/max/mean, mean luminance and mean saturation
     Analyze {
@@ -242,7 +246,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, data, codec, crf, pix_fmt, fps, format, size, jobs, .. } => {
+        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, data, codec, crf, pix_fmt, fps, format, size, transfer, jobs, .. } => {
             let (input, output) = match (paths.as_slice(), data) {
                 ([input, output], _) => (input, Some(output)),
                 ([input], Some(_)) => (input, None),
@@ -253,7 +257,7 @@ fn run(cli: Cli) -> Result<()> {
                 if data.is_some() {
                     bail!("video: --data (per-frame data) is not supported yet");
                 }
-                let o = video::Options { input, output, raw: format.is_some(), size: *size, codec: codec.clone(), crf: *crf, pix_fmt: pix_fmt.clone(), fps: fps.clone(), no_clobber: *no_clobber, jobs: jobs.unwrap_or(3) };
+                let o = video::Options { input, output, raw: format.is_some(), size: *size, codec: codec.clone(), crf: *crf, pix_fmt: pix_fmt.clone(), fps: fps.clone(), no_clobber: *no_clobber, jobs: jobs.unwrap_or(3), transfer: transfer.clone() };
                 return video::run(&o, &|| backend(&cli), pipeline);
             }
             if let Some(output) = output {

@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pixelflow::filters::yuv::{i420_len, pack_i420, RgbaToYuv420, Yuv420ToRgba, YuvMatrix, YuvRange};
 use pixelflow::{Backend, Image, PixelFormat, Pipeline, Value};
 
 /// Extensions taken as video (inputs and outputs); anything else goes the image way.
@@ -54,6 +55,8 @@ pub struct Options<'a> {
     pub no_clobber: bool,
     /// Frames in flight.
     pub jobs: usize,
+    /// How frames cross the pipes: `auto` (I420 where input and output are 4:2:0), `rgba`, `yuv420p`.
+    pub transfer: String,
 }
 
 fn ext(path: &Path) -> String {
@@ -149,6 +152,10 @@ pub struct Probe {
     pub frames: Option<u64>,
     pub duration: Option<f64>,
     pub audio: bool,
+    /// The video stream's pixel format, colour matrix and range as ffprobe names them ("" if unknown).
+    pub pix_fmt: String,
+    pub color_space: String,
+    pub color_range: String,
 }
 
 /// A positive frame rate, `N`, `N.M` or `N/D`, as a number.
@@ -204,7 +211,8 @@ fn probe(path: &Path) -> Result<Probe> {
     let duration = num(&video["duration"]).or_else(|| num(&v["format"]["duration"]));
     let frames = video["nb_frames"].as_str().and_then(|s| s.parse().ok()).filter(|&n: &u64| n > 0);
     let audio = streams.iter().any(|s| s["codec_type"] == "audio");
-    Ok(Probe { width, height, rate, fps, frames, duration, audio })
+    let text = |k: &str| video[k].as_str().unwrap_or("").to_string();
+    Ok(Probe { width, height, rate, fps, frames, duration, audio, pix_fmt: text("pix_fmt"), color_space: text("color_space"), color_range: text("color_range") })
 }
 
 /// The encoders this ffmpeg has (`ffmpeg -encoders`).
@@ -317,18 +325,37 @@ impl Iterator for Frames<'_> {
     }
 }
 
+/// A result frame ready for the pipe: the first `len` bytes of `img` (a packed I420 frame's
+/// container is longer than the frame).
+struct Frame {
+    img: Image,
+    len: usize,
+}
+
+impl Frame {
+    fn bytes(&self) -> &[u8] {
+        &self.img.as_u8()[..self.len.min(self.img.as_u8().len())]
+    }
+}
+
 /// Where result frames go: an `ffmpeg` encoding into a temporary file (started with the first
-/// frame, whose size it needs), or raw RGBA8 frames on stdout.
+/// frame), or raw RGBA8 frames on stdout.
 enum Sink<'a> {
-    Encode { plan: &'a EncodePlan, running: Option<(Proc, ChildStdin, (u32, u32))> },
+    Encode { plan: &'a EncodePlan, running: Option<(Proc, ChildStdin)> },
     Stdout,
 }
 
-/// Everything the encoder needs but the frame size.
+/// Everything the encoder needs.
 struct EncodePlan {
     output: PathBuf,
     tmp: PathBuf,
     rate: String,
+    /// The frames' size on the pipe (padded where the pixel format needs it).
+    size: (u32, u32),
+    /// `rgba`, or `yuv420p` (converted on the GPU).
+    transfer: Transfer,
+    /// The input's colour tags (`-colorspace`, `-color_range`) where it had them.
+    colour: Vec<(&'static str, String)>,
     /// The original file, for its audio, metadata and chapters.
     source: Option<PathBuf>,
     audio: bool,
@@ -338,14 +365,16 @@ struct EncodePlan {
 }
 
 impl EncodePlan {
-    fn command(&self, width: u32, height: u32) -> Command {
+    fn command(&self) -> Command {
+        let (width, height) = self.size;
         let mut c = command("ffmpeg");
-        c.args(["-hide_banner", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba", "-s", &format!("{width}x{height}"), "-framerate", &self.rate, "-i", "pipe:0"]);
+        c.args(["-hide_banner", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", self.transfer.pix_fmt(), "-s", &format!("{width}x{height}"), "-framerate", &self.rate]);
+        c.args(["-i", "pipe:0"]);
         if let Some(src) = &self.source {
             c.arg("-i").arg(src);
         }
         c.args(["-map", "0:v:0"]);
-        if let Some(_src) = &self.source {
+        if self.source.is_some() {
             if self.audio {
                 c.args(["-map", "1:a?", "-c:a", "copy"]);
             }
@@ -364,6 +393,9 @@ impl EncodePlan {
         if let Some(p) = &self.pix_fmt {
             c.args(["-pix_fmt", p]);
         }
+        for (k, v) in &self.colour {
+            c.args([*k, v.as_str()]);
+        }
         c.arg(&self.tmp);
         c.stdin(Stdio::piped()).stdout(Stdio::null());
         c
@@ -380,41 +412,21 @@ impl EncodePlan {
 }
 
 impl Sink<'_> {
-    fn write(&mut self, frame: &Image) -> Result<()> {
-        let rgba;
-        let frame = if frame.format() == PixelFormat::Rgba8 {
-            frame
-        } else {
-            rgba = frame.convert(PixelFormat::Rgba8);
-            &rgba
-        };
+    fn write(&mut self, frame: &Frame) -> Result<()> {
         match self {
             Sink::Stdout => {
                 let mut out = std::io::stdout().lock();
-                out.write_all(frame.as_u8()).context("writing frames to stdout")?;
+                out.write_all(frame.bytes()).context("writing frames to stdout")?;
                 Ok(())
             }
             Sink::Encode { plan, running } => {
                 if running.is_none() {
-                    let even = subsampling(plan.pix_fmt.as_deref().unwrap_or(""));
-                    let (w, h) = (frame.width().div_ceil(even.0) * even.0, frame.height().div_ceil(even.1) * even.1);
-                    if (w, h) != (frame.width(), frame.height()) {
-                        eprintln!(
-                            "pixelflow: note: {}x{} frames padded to {w}x{h} by repeating the last column/row: {} needs sides that are multiples of {}x{}",
-                            frame.width(),
-                            frame.height(),
-                            plan.pix_fmt.as_deref().unwrap_or(""),
-                            even.0,
-                            even.1
-                        );
-                    }
-                    let mut p = Proc::spawn(plan.command(w, h), "ffmpeg")?;
+                    let mut p = Proc::spawn(plan.command(), "ffmpeg")?;
                     let stdin = p.child.stdin.take().ok_or_else(|| anyhow!("ffmpeg's stdin is not a pipe"))?;
-                    *running = Some((p, stdin, (w, h)));
+                    *running = Some((p, stdin));
                 }
-                let Some((p, stdin, (w, h))) = running.as_mut() else { bail!("the encoder did not start") };
-                let bytes = pad(frame, *w, *h);
-                if stdin.write_all(&bytes).is_err() {
+                let Some((p, stdin)) = running.as_mut() else { bail!("the encoder did not start") };
+                if stdin.write_all(frame.bytes()).is_err() {
                     // the encoder quit: its own message says why
                     let why = p.wait().err().unwrap_or_else(|| "ffmpeg stopped reading frames".into());
                     return Err(plan.explain(why));
@@ -429,7 +441,7 @@ impl Sink<'_> {
         match self {
             Sink::Stdout => std::io::stdout().flush().context("writing frames to stdout"),
             Sink::Encode { plan, running } => {
-                let Some((mut p, stdin, _)) = running.take() else { bail!("no frames to encode") };
+                let Some((mut p, stdin)) = running.take() else { bail!("no frames to encode") };
                 drop(stdin); // end of input: ffmpeg finishes the file
                 p.wait().map_err(|why| plan.explain(why))
             }
@@ -439,11 +451,36 @@ impl Sink<'_> {
     /// Stops the encoder, if any, and removes what it wrote.
     fn abort(&mut self) {
         if let Sink::Encode { plan, running } = self {
-            if let Some((mut p, stdin, _)) = running.take() {
+            if let Some((mut p, stdin)) = running.take() {
                 drop(stdin);
                 p.stop();
             }
             let _ = std::fs::remove_file(&plan.tmp);
+        }
+    }
+}
+
+/// How frames cross the pipes.
+#[derive(Clone, Copy, Debug)]
+enum Transfer {
+    /// RGBA8, 4 bytes per pixel (ffmpeg converts).
+    Rgba,
+    /// I420, 1.5 bytes per pixel, converted to and from RGBA on the GPU; `pix_fmt` is ffmpeg's
+    /// name of the layout (`yuv420p`, or `yuvj420p` for full range, the same bytes).
+    Yuv420 { matrix: YuvMatrix, range: YuvRange, pix_fmt: &'static str },
+}
+
+impl Transfer {
+    fn pix_fmt(&self) -> &'static str {
+        match self {
+            Transfer::Rgba => "rgba",
+            Transfer::Yuv420 { pix_fmt, .. } => pix_fmt,
+        }
+    }
+    fn frame_bytes(&self, w: u32, h: u32) -> usize {
+        match self {
+            Transfer::Rgba => w as usize * h as usize * 4,
+            Transfer::Yuv420 { .. } => i420_len(w, h),
         }
     }
 }
@@ -533,7 +570,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
             o.size.ok_or_else(|| anyhow!("raw input needs --size WxH (RGBA8 frames)")).map(|(w, h)| {
                 let rate = rate_arg.clone().unwrap_or_else(|| "25".into());
                 let fps = parse_rate(&rate).unwrap_or(25.0);
-                Probe { width: w, height: h, rate, fps, frames: None, duration: None, audio: false }
+                Probe { width: w, height: h, rate, fps, frames: None, duration: None, audio: false, pix_fmt: "rgba".into(), color_space: String::new(), color_range: String::new() }
             })
         } else {
             probe(o.input)
@@ -544,11 +581,45 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     let info = probed?;
     let pipeline = Pipeline::parse(spec, &mut |p: &str| Image::open(p))?;
     // One run on a black frame of the input's size before any decoding: a pipeline that ends
-    // in data or fails at this size says so in one line, and the kernels compile here once.
-    match pipeline.run(&be, &Image::zeroed(pixelflow::ImageDesc::new(info.width, info.height, PixelFormat::Rgba8)))? {
-        Value::Image(_) => {}
+    // in data or fails at this size says so in one line, the kernels compile here once, and
+    // the output's size is known before the encoder starts.
+    let (ow, oh) = match pipeline.run(&be, &Image::zeroed(pixelflow::ImageDesc::new(info.width, info.height, PixelFormat::Rgba8)))? {
+        Value::Image(i) => (i.width(), i.height()),
         Value::Data(_) => bail!("the pipeline ends in data, not an image; a video needs a pipeline that ends in an image (per-frame data is not supported yet)"),
+    };
+    let out_pix_fmt = o.pix_fmt.clone().or_else(|| default_pix_fmt(codec.as_deref(), &ext(o.output)).map(str::to_string));
+
+    // I420 across both pipes where input and output are 4:2:0 (1.5 bytes a pixel, converted
+    // on the GPU in the input's matrix and range), else RGBA with ffmpeg converting
+    let is420 = |p: &str| matches!(p, "yuv420p" | "yuvj420p");
+    let files = !stdin_in && !stdout_out;
+    let yuv = || {
+        let matrix = if info.color_space == "bt709" { YuvMatrix::Bt709 } else { YuvMatrix::Bt601 }; // untagged: BT.601, as ffmpeg assumes
+        let full = info.color_range == "pc" || info.pix_fmt == "yuvj420p";
+        let pix_fmt = if info.pix_fmt == "yuvj420p" { "yuvj420p" } else { "yuv420p" };
+        Transfer::Yuv420 { matrix, range: if full { YuvRange::Full } else { YuvRange::Limited }, pix_fmt }
+    };
+    let transfer = match o.transfer.as_str() {
+        "rgba" => Transfer::Rgba,
+        "yuv420p" if files => yuv(),
+        "yuv420p" => bail!("--transfer yuv420p needs video files on both sides (raw frames on stdin/stdout are RGBA)"),
+        _ if files && is420(&info.pix_fmt) && out_pix_fmt.as_deref().is_some_and(is420) => yuv(),
+        _ => Transfer::Rgba,
+    };
+    // the frame size on the encoder's pipe: even where the pixel format subsamples chroma
+    let even = if stdout_out { (1, 1) } else { subsampling(out_pix_fmt.as_deref().unwrap_or("")) };
+    let (pw, ph) = (ow.div_ceil(even.0) * even.0, oh.div_ceil(even.1) * even.1);
+    if (pw, ph) != (ow, oh) {
+        eprintln!("pixelflow: note: {ow}x{oh} frames padded to {pw}x{ph} by repeating the last column/row: {} needs sides that are multiples of {}x{}", out_pix_fmt.as_deref().unwrap_or(""), even.0, even.1);
     }
+    let full = match transfer {
+        Transfer::Rgba => pipeline.clone(),
+        Transfer::Yuv420 { matrix, range, .. } => {
+            let mut p = Pipeline::new().then(Yuv420ToRgba { height: info.height, matrix, range });
+            p.extend(&pipeline);
+            p.then(RgbaToYuv420 { width: pw, height: ph, matrix, range })
+        }
+    };
 
     // the decoder (or stdin)
     let mut decoder = None;
@@ -560,7 +631,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         if let Some(r) = &rate_arg {
             c.args(["-vf", &format!("fps={r}")]);
         }
-        c.args(["-f", "rawvideo", "-pix_fmt", "rgba", "pipe:1"]).stdin(Stdio::null()).stdout(Stdio::piped());
+        c.args(["-f", "rawvideo", "-pix_fmt", transfer.pix_fmt(), "pipe:1"]).stdin(Stdio::null()).stdout(Stdio::piped());
         let mut p = Proc::spawn(c, "ffmpeg")?;
         let out = p.child.stdout.take().ok_or_else(|| anyhow!("ffmpeg's stdout is not a pipe"))?;
         decoder = Some(p);
@@ -578,9 +649,21 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         output: o.output.to_path_buf(),
         tmp: temporary(o.output),
         rate: out_rate,
+        size: (pw, ph),
+        transfer,
+        // I420 frames keep the input's colours: tagged as the input was (RGBA frames are
+        // converted by ffmpeg with its defaults and stay untagged)
+        colour: match transfer {
+            Transfer::Yuv420 { .. } => [("-colorspace", &info.color_space), ("-color_range", &info.color_range)]
+                .into_iter()
+                .filter(|(_, v)| matches!(v.as_str(), "bt709" | "smpte170m" | "bt470bg" | "tv" | "pc"))
+                .map(|(k, v)| (k, v.clone()))
+                .collect(),
+            Transfer::Rgba => Vec::new(),
+        },
         source: (!stdin_in).then(|| o.input.to_path_buf()),
         audio: info.audio && !NO_AUDIO.contains(&ext(o.output).as_str()),
-        pix_fmt: o.pix_fmt.clone().or_else(|| default_pix_fmt(codec.as_deref(), &ext(o.output)).map(str::to_string)),
+        pix_fmt: out_pix_fmt,
         codec,
         crf: o.crf,
     };
@@ -597,25 +680,39 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
 
     let stop = AtomicBool::new(false);
     let read_error = Mutex::new(None);
-    let frames = Frames { src, bytes: info.width as usize * info.height as usize * 4, stop: &stop, error: &read_error };
+    let frames = Frames { src, bytes: transfer.frame_bytes(info.width, info.height), stop: &stop, error: &read_error };
     let (w, h) = (info.width, info.height);
     let mut failure: Option<anyhow::Error> = None;
     let mut written = 0u64;
     let mut notes: Vec<String> = Vec::new();
-    let work = |bytes: Vec<u8>| -> pixelflow::Result<(Image, Vec<String>)> {
-        let img = Image::from_u8(w, h, PixelFormat::Rgba8, bytes)?;
-        let mut r = pipeline.run_with(&be, &img, &pixelflow::RunOptions::default())?;
-        match r.take("output") {
-            Some(Value::Image(out)) => Ok((out, std::mem::take(&mut r.notes))),
-            Some(Value::Data(_)) => Err(pixelflow::Error::Graph("the pipeline ends in data, not an image".into())),
-            None => Err(pixelflow::Error::Graph("the pipeline produced no output".into())),
-        }
+    let work = |bytes: Vec<u8>| -> pixelflow::Result<(Frame, Vec<String>)> {
+        let img = match transfer {
+            Transfer::Rgba => Image::from_u8(w, h, PixelFormat::Rgba8, bytes)?,
+            Transfer::Yuv420 { .. } => pack_i420(w, h, bytes)?,
+        };
+        let mut r = full.run_with(&be, &img, &pixelflow::RunOptions::default())?;
+        let out = match r.take("output") {
+            Some(Value::Image(out)) => out,
+            _ => return Err(pixelflow::Error::Graph("the pipeline produced no image".into())),
+        };
+        let frame = match transfer {
+            Transfer::Yuv420 { .. } => Frame { img: out, len: i420_len(pw, ph) },
+            Transfer::Rgba => {
+                if (out.width(), out.height()) != (ow, oh) {
+                    return Err(pixelflow::Error::Graph(format!("a frame came out {}x{}, the first {ow}x{oh}", out.width(), out.height())));
+                }
+                let out = if out.format() == PixelFormat::Rgba8 { out } else { out.convert(PixelFormat::Rgba8) };
+                let img = if (pw, ph) == (ow, oh) { out } else { Image::from_u8(pw, ph, PixelFormat::Rgba8, pad(&out, pw, ph).into_owned())? };
+                Frame { img, len: pw as usize * ph as usize * 4 }
+            }
+        };
+        Ok((frame, std::mem::take(&mut r.notes)))
     };
     pixelflow::graph::stream(
         frames,
         work,
         o.jobs.max(1),
-        |k, result: pixelflow::Result<(Image, Vec<String>)>| {
+        |k, result: pixelflow::Result<(Frame, Vec<String>)>| {
             if failure.is_some() {
                 return;
             }

@@ -127,6 +127,49 @@ fn each_frame_equals_the_single_image_pipeline() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// 4:2:0 in and out: frames cross the pipes as I420 and are converted on the GPU
+/// (filters/yuv.rs). Each output frame equals the library's CPU chain I420 -> RGBA ->
+/// pipeline -> I420 on the same decoded frame, within the GPU/CPU tolerance (1 level); lossless
+/// FFV1 both ways, so ffmpeg adds nothing.
+#[test]
+fn yuv420_frames_are_converted_on_the_gpu_like_the_cpu_twin() {
+    use pixelflow::filters::yuv::{i420_len, pack_i420, unpack_i420, RgbaToYuv420, Yuv420ToRgba, YuvMatrix, YuvRange};
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("yuv");
+    let (w, h) = (64u32, 48u32);
+    let input = d.join("in.mkv");
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "0.5", "-c:v", "ffv1", "-pix_fmt", "yuv420p", s(&input)]);
+    let out = d.join("out.mkv");
+    let spec = "color_invert | brightness(0.05)";
+    let o = bin().args(["apply", s(&input), s(&out), "--codec", "ffv1", "--pix-fmt", "yuv420p", "-p", spec]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let raw = |p: &Path, name: &str| {
+        let r = d.join(name);
+        ffmpeg(&["-i", s(p), "-f", "rawvideo", "-pix_fmt", "yuv420p", s(&r)]);
+        std::fs::read(&r).unwrap()
+    };
+    let (a, b) = (raw(&input, "in.yuv"), raw(&out, "out.yuv"));
+    let n = i420_len(w, h);
+    assert_eq!(a.len(), 5 * n);
+    assert_eq!(b.len(), a.len());
+    let pipe = pixelflow::Pipeline::parse(spec, &mut |p: &str| pixelflow::Image::open(p)).unwrap();
+    let mut chain = pixelflow::Pipeline::new().then(Yuv420ToRgba { height: h, matrix: YuvMatrix::Bt601, range: YuvRange::Limited });
+    chain.extend(&pipe);
+    let chain = chain.then(RgbaToYuv420 { width: w, height: h, matrix: YuvMatrix::Bt601, range: YuvRange::Limited });
+    for k in 0..5 {
+        let frame = pack_i420(w, h, a[k * n..(k + 1) * n].to_vec()).unwrap();
+        let want = chain.run(&pixelflow::Backend::Cpu, &frame).unwrap().into_image().unwrap();
+        let want = unpack_i420(&want, h).unwrap();
+        let got = &b[k * n..(k + 1) * n];
+        let diff = want.iter().zip(got).map(|(x, y)| x.abs_diff(*y)).max().unwrap();
+        assert!(diff <= 1, "frame {k}: the video's frame differs from the CPU chain by {diff}");
+        assert!(want != &a[k * n..(k + 1) * n], "the pipeline changed nothing");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn size_changing_filters_work_and_odd_sizes_are_padded_for_yuv420p() {
     if !have_ffmpeg() {
