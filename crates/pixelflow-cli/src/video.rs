@@ -152,6 +152,8 @@ pub struct Probe {
     pub frames: Option<u64>,
     pub duration: Option<f64>,
     pub audio: bool,
+    /// The audio streams' codecs.
+    pub audio_codecs: Vec<String>,
     /// The video stream's pixel format, colour matrix and range as ffprobe names them ("" if unknown).
     pub pix_fmt: String,
     pub color_space: String,
@@ -210,9 +212,10 @@ fn probe(path: &Path) -> Result<Probe> {
     let num = |x: &serde_json::Value| x.as_str().and_then(|s| s.parse::<f64>().ok());
     let duration = num(&video["duration"]).or_else(|| num(&v["format"]["duration"]));
     let frames = video["nb_frames"].as_str().and_then(|s| s.parse().ok()).filter(|&n: &u64| n > 0);
-    let audio = streams.iter().any(|s| s["codec_type"] == "audio");
+    let audio_codecs: Vec<String> = streams.iter().filter(|s| s["codec_type"] == "audio").map(|s| s["codec_name"].as_str().unwrap_or("").to_string()).collect();
+    let audio = !audio_codecs.is_empty();
     let text = |k: &str| video[k].as_str().unwrap_or("").to_string();
-    Ok(Probe { width, height, rate, fps, frames, duration, audio, pix_fmt: text("pix_fmt"), color_space: text("color_space"), color_range: text("color_range") })
+    Ok(Probe { width, height, rate, fps, frames, duration, audio, audio_codecs, pix_fmt: text("pix_fmt"), color_space: text("color_space"), color_range: text("color_range") })
 }
 
 /// The encoders this ffmpeg has (`ffmpeg -encoders`).
@@ -358,7 +361,8 @@ struct EncodePlan {
     colour: Vec<(&'static str, String)>,
     /// The original file, for its audio, metadata and chapters.
     source: Option<PathBuf>,
-    audio: bool,
+    /// The audio's encoder: `copy` (untouched), or one the container needs.
+    audio: Option<&'static str>,
     codec: Option<String>,
     crf: Option<u8>,
     pix_fmt: Option<String>,
@@ -375,8 +379,8 @@ impl EncodePlan {
         }
         c.args(["-map", "0:v:0"]);
         if self.source.is_some() {
-            if self.audio {
-                c.args(["-map", "1:a?", "-c:a", "copy"]);
+            if let Some(a) = self.audio {
+                c.args(["-map", "1:a?", "-c:a", a]);
             }
             c.args(["-map_metadata", "1", "-map_chapters", "1"]);
         }
@@ -570,7 +574,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
             o.size.ok_or_else(|| anyhow!("raw input needs --size WxH (RGBA8 frames)")).map(|(w, h)| {
                 let rate = rate_arg.clone().unwrap_or_else(|| "25".into());
                 let fps = parse_rate(&rate).unwrap_or(25.0);
-                Probe { width: w, height: h, rate, fps, frames: None, duration: None, audio: false, pix_fmt: "rgba".into(), color_space: String::new(), color_range: String::new() }
+                Probe { width: w, height: h, rate, fps, frames: None, duration: None, audio: false, audio_codecs: Vec::new(), pix_fmt: "rgba".into(), color_space: String::new(), color_range: String::new() }
             })
         } else {
             probe(o.input)
@@ -662,7 +666,15 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
             Transfer::Rgba => Vec::new(),
         },
         source: (!stdin_in).then(|| o.input.to_path_buf()),
-        audio: info.audio && !NO_AUDIO.contains(&ext(o.output).as_str()),
+        audio: if !info.audio || NO_AUDIO.contains(&ext(o.output).as_str()) {
+            None
+        } else if ext(o.output) == "webm" && info.audio_codecs.iter().any(|c| c != "opus" && c != "vorbis") {
+            // WebM holds Opus or Vorbis only: the one case where the audio cannot be copied
+            eprintln!("pixelflow: note: the audio ({}) is re-encoded as Opus: WebM holds only Opus or Vorbis audio", info.audio_codecs.join(", "));
+            Some("libopus")
+        } else {
+            Some("copy")
+        },
         pix_fmt: out_pix_fmt,
         codec,
         crf: o.crf,
