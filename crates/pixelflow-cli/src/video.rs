@@ -527,6 +527,9 @@ fn temporary(output: &Path) -> PathBuf {
 
 /// Runs a video job; `backend` opens the device (while ffprobe reads the input).
 pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) -> Result<()> {
+    // Ctrl-C (from here on): stop taking frames; the cleanup at the end removes the partial
+    // file. Only one handler can be installed per process, hence the `let _`.
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
     let stdin_in = o.input.as_os_str() == "-";
     let stdout_out = o.output.as_os_str() == "-";
     if (stdin_in || stdout_out) && !o.raw {
@@ -686,9 +689,6 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
-    // Ctrl-C: stop taking frames; the cleanup below removes the partial file. A second
-    // handler cannot be installed (tests call run once per process), hence the `let _`.
-    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
 
     let stop = AtomicBool::new(false);
     let read_error = Mutex::new(None);

@@ -285,10 +285,48 @@ fn bad_inputs_and_options_give_one_clear_line_and_no_file() {
     assert_one_line_error(&run(&["apply", s(&input), s(&d.join("out.png")), "-p", "brightness(0.1)"]), "is an image", &d, &["in.mp4"]);
     // a pipeline that ends in data
     assert_one_line_error(&run(&["apply", s(&input), s(&out), "-p", "histogram"]), "ends in data", &d, &["in.mp4"]);
+    // a file with sound and no picture
+    let tone = d.join("tone.m4a");
+    ffmpeg(&["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=8000", "-t", "0.5", "-c:a", "aac", s(&tone)]);
+    assert_one_line_error(&run(&["apply", s(&tone), s(&out), "-p", "brightness(0.1)"]), "has no video stream", &d, &["in.mp4", "tone.m4a"]);
+    std::fs::remove_file(&tone).unwrap();
     // ffmpeg missing: PATH without it
     let empty = d.join("empty-path");
     std::fs::create_dir_all(&empty).unwrap();
     let o = bin().env("PATH", &empty).args(["apply", s(&input), s(&out), "-p", "brightness(0.1)"]).output().unwrap();
     assert_one_line_error(&o, "ffmpeg not found: install it (apt install ffmpeg", &d, &["in.mp4", "empty-path"]);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Ctrl-C (SIGINT) mid-clip: either the clip was already done (a complete file) or pixelflow
+/// stops with one line and leaves no file at all, never a partial one under the final name.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_leaves_a_complete_file_or_none() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("sigint");
+    let input = d.join("long.mp4");
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", s(&input)]);
+    let out = d.join("out.mp4");
+    let child = bin().args(["apply", s(&input), s(&out), "-p", "gaussian_blur(sigma=3) | sobel_edge_detection"]).stderr(Stdio::piped()).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert!(!e.contains("panicked"), "{e}");
+    if o.status.success() {
+        eprintln!("note: the clip was done before Ctrl-C; checking it is complete");
+        assert_eq!(probe(&out)["streams"][0]["nb_read_frames"], "600");
+        no_leftovers(&d, &["long.mp4", "out.mp4"]);
+    } else if o.status.code().is_none() {
+        // the signal came before pixelflow's handler was installed (at its start): killed outright
+        eprintln!("note: Ctrl-C came before the handler was installed");
+        no_leftovers(&d, &["long.mp4"]);
+    } else {
+        assert!(e.contains("interrupted after") && e.contains("not written"), "{e}");
+        no_leftovers(&d, &["long.mp4"]);
+    }
     let _ = std::fs::remove_dir_all(&d);
 }
