@@ -685,7 +685,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     let mut sink = if stdout_out { Sink::Stdout } else { Sink::Encode { plan: &plan, running: None } };
 
     let bar = ProgressBar::with_draw_target(expected, if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
-    let template = if expected.is_some() { "{bar:30} {pos}/{len} frames  {per_sec}  eta {eta}" } else { "{spinner} {pos} frames  {per_sec}" };
+    let template = if expected.is_some() { "{bar:30} {pos}/{len} frames  {msg}  eta {eta}" } else { "{spinner} {pos} frames  {msg}" };
     if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
@@ -696,6 +696,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     let (w, h) = (info.width, info.height);
     let mut failure: Option<anyhow::Error> = None;
     let mut written = 0u64;
+    let started = std::time::Instant::now();
     let mut notes: Vec<String> = Vec::new();
     let work = |bytes: Vec<u8>| -> pixelflow::Result<(Frame, Vec<String>)> {
         let img = match transfer {
@@ -740,6 +741,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
                 Ok(()) => {
                     written += 1;
                     bar.inc(1);
+                    bar.set_message(format!("{:.1} fps", written as f64 / started.elapsed().as_secs_f64().max(1e-3)));
                 }
                 Err(e) => {
                     failure = Some(e);
