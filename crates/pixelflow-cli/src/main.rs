@@ -103,8 +103,9 @@ enum Command {
         /// Video: size of raw input frames, WxH
         #[arg(long, help_heading = "Video (through ffmpeg)", value_parser = parse_size)]
         size: Option<(u32, u32)>,
-        /// Video: how frames cross the pipes to and from ffmpeg: auto (yuv420p where input and
-        /// output are 4:2:0, converted on the GPU; else rgba), rgba, yuv420p
+        /// Video: how frames cross the pipes to and from ffmpeg: auto (yuv420p, converted on the
+        /// GPU, where input and output are 4:2:0 and the GPU is not a software one; else rgba),
+        /// rgba, yuv420p
         #[arg(long, help_heading = "Video (through ffmpeg)", default_value = "auto", value_parser = ["auto", "rgba", "yuv420p"])]
         transfer: String,
     },

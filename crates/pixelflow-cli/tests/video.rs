@@ -77,23 +77,25 @@ fn frame_count_size_timestamps_duration_and_audio_are_kept() {
     }
     let d = dir("keep");
     let input = clip(&d);
-    let out = d.join("out.mp4");
-    let o = bin().args(["apply", s(&input), s(&out), "-p", "brightness(0.1) | contrast(1.2)"]).output().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let (a, b) = (probe(&input), probe(&out));
-    let va = &a["streams"][0];
-    let vb = &b["streams"][0];
-    assert_eq!(vb["codec_name"], "h264");
-    assert_eq!((vb["width"].as_u64(), vb["height"].as_u64()), (Some(64), Some(48)));
-    assert_eq!(vb["nb_read_frames"], va["nb_read_frames"]);
-    assert_eq!(vb["nb_read_frames"], "15");
-    // every frame at the same time as in the input
-    assert_eq!(b["frames"], a["frames"], "frame timestamps differ");
-    let dur = |v: &serde_json::Value| v["format"]["duration"].as_str().and_then(|x| x.parse::<f64>().ok()).unwrap();
-    assert!((dur(&a) - dur(&b)).abs() <= 0.1, "durations {} and {}", dur(&a), dur(&b));
-    assert_eq!(audio_codec(&out).as_deref(), Some("aac"), "audio stream not copied");
-    assert_eq!(b["format"]["tags"]["title"], "pixelflow test", "metadata not copied");
-    no_leftovers(&d, &["in.mp4", "out.mp4"]);
+    for transfer in ["rgba", "yuv420p"] {
+        let out = d.join("out.mp4");
+        let o = bin().args(["apply", s(&input), s(&out), "--transfer", transfer, "-p", "brightness(0.1) | contrast(1.2)"]).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let (a, b) = (probe(&input), probe(&out));
+        let va = &a["streams"][0];
+        let vb = &b["streams"][0];
+        assert_eq!(vb["codec_name"], "h264");
+        assert_eq!((vb["width"].as_u64(), vb["height"].as_u64()), (Some(64), Some(48)));
+        assert_eq!(vb["nb_read_frames"], va["nb_read_frames"]);
+        assert_eq!(vb["nb_read_frames"], "15");
+        // every frame at the same time as in the input
+        assert_eq!(b["frames"], a["frames"], "frame timestamps differ");
+        let dur = |v: &serde_json::Value| v["format"]["duration"].as_str().and_then(|x| x.parse::<f64>().ok()).unwrap();
+        assert!((dur(&a) - dur(&b)).abs() <= 0.1, "durations {} and {}", dur(&a), dur(&b));
+        assert_eq!(audio_codec(&out).as_deref(), Some("aac"), "audio stream not copied");
+        assert_eq!(b["format"]["tags"]["title"], "pixelflow test", "metadata not copied");
+        no_leftovers(&d, &["in.mp4", "out.mp4"]);
+    }
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -143,7 +145,8 @@ fn yuv420_frames_are_converted_on_the_gpu_like_the_cpu_twin() {
     ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "0.5", "-c:v", "ffv1", "-pix_fmt", "yuv420p", s(&input)]);
     let out = d.join("out.mkv");
     let spec = "color_invert | brightness(0.05)";
-    let o = bin().args(["apply", s(&input), s(&out), "--codec", "ffv1", "--pix-fmt", "yuv420p", "-p", spec]).output().unwrap();
+    // explicit: on a software adapter (lavapipe) `auto` leaves the conversion to ffmpeg
+    let o = bin().args(["apply", s(&input), s(&out), "--codec", "ffv1", "--pix-fmt", "yuv420p", "--transfer", "yuv420p", "-p", spec]).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let raw = |p: &Path, name: &str| {
         let r = d.join(name);
@@ -182,13 +185,16 @@ fn size_changing_filters_work_and_odd_sizes_are_padded_for_yuv420p() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v = &probe(&out)["streams"][0];
     assert_eq!((v["width"].as_u64(), v["height"].as_u64(), v["nb_read_frames"].as_str()), (Some(32), Some(24), Some("15")));
-    // 33x25 cannot be 4:2:0: padded to 34x26 by repeating the edge, with a note
-    let odd = d.join("odd.mp4");
-    let o = bin().args(["apply", s(&input), s(&odd), "-p", "resize(width=33, height=25)"]).output().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("padded to 34x26"), "{}", stderr(&o));
-    let v = &probe(&odd)["streams"][0];
-    assert_eq!((v["width"].as_u64(), v["height"].as_u64()), (Some(34), Some(26)));
+    // 33x25 cannot be 4:2:0: padded to 34x26 by repeating the edge, with a note (on the CPU
+    // for RGBA frames, in the GPU's I420 conversion for I420 frames)
+    for transfer in ["rgba", "yuv420p"] {
+        let odd = d.join(format!("odd_{transfer}.mp4"));
+        let o = bin().args(["apply", s(&input), s(&odd), "--transfer", transfer, "-p", "resize(width=33, height=25)"]).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("padded to 34x26"), "{}", stderr(&o));
+        let v = &probe(&odd)["streams"][0];
+        assert_eq!((v["width"].as_u64(), v["height"].as_u64(), v["nb_read_frames"].as_str()), (Some(34), Some(26), Some("15")));
+    }
     // a format without subsampling keeps the odd size
     let exact = d.join("odd.mkv");
     let o = bin().args(["apply", s(&input), s(&exact), "--codec", "ffv1", "--pix-fmt", "bgra", "-p", "resize(width=33, height=25)"]).output().unwrap();
