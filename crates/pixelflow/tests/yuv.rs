@@ -99,3 +99,22 @@ fn known_colours() {
     let out = image(run_chain(&gpu_backend(), vec![Box::new(Yuv420ToRgba { height: 2, matrix: YuvMatrix::Bt601, range: YuvRange::Full })], &grey));
     assert_eq!(&out.as_u8()[..4], &[100, 100, 100, 255]);
 }
+
+/// The uniform block's Rust mirror has the WGSL struct's size and member offsets (these two
+/// filters are not in the registry, whose uniforms tests/uniform_layout.rs checks).
+#[test]
+fn the_uniform_block_matches_its_wgsl_struct() {
+    for def in [&pixelflow::filters::yuv::YUV420_TO_RGBA, &pixelflow::filters::yuv::RGBA_TO_YUV420] {
+        for u in def.uniforms {
+            let full = format!("{}\n{}\n{}", pixelflow::runtime::COMMON_WGSL, pixelflow::runtime::CONV_WGSL, u.wgsl);
+            let m = naga::front::wgsl::parse_str(&full).unwrap_or_else(|e| panic!("WGSL does not parse:\n{}", e.emit_to_string(&full)));
+            let ty = m.types.iter().find(|(_, t)| t.name.as_deref() == Some(u.wgsl_struct)).expect("the struct");
+            let naga::TypeInner::Struct { span, members } = &ty.1.inner else { panic!("not a struct") };
+            assert_eq!(*span as usize, u.rust_size);
+            for (name, offset) in u.fields {
+                let got = members.iter().find(|mb| mb.name.as_deref() == Some(*name)).unwrap_or_else(|| panic!("no member {name}"));
+                assert_eq!(got.offset as usize, *offset, "{name}");
+            }
+        }
+    }
+}

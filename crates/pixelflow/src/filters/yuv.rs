@@ -18,7 +18,7 @@
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::params::Args;
-use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, IMAGE};
+use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -234,7 +234,24 @@ pub static YUV420_TO_RGBA: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: Tolerance { max_diff: 1, why: "" },
     build: no_build,
-    uniforms: &[],
+    uniforms: &[UniformLayout {
+        wgsl: WGSL,
+        wgsl_struct: "YuvParams",
+        rust_size: std::mem::size_of::<YuvParams>(),
+        fields: &[
+            ("width", std::mem::offset_of!(YuvParams, width)),
+            ("height", std::mem::offset_of!(YuvParams, height)),
+            ("words_per_row", std::mem::offset_of!(YuvParams, words_per_row)),
+            ("rows", std::mem::offset_of!(YuvParams, rows)),
+            ("src_width", std::mem::offset_of!(YuvParams, src_width)),
+            ("src_height", std::mem::offset_of!(YuvParams, src_height)),
+            ("kr", std::mem::offset_of!(YuvParams, kr)),
+            ("kb", std::mem::offset_of!(YuvParams, kb)),
+            ("y_offset", std::mem::offset_of!(YuvParams, y_offset)),
+            ("y_scale", std::mem::offset_of!(YuvParams, y_scale)),
+            ("c_scale", std::mem::offset_of!(YuvParams, c_scale)),
+        ],
+    }],
     test_inputs: None,
     schedules: &[],
 };
@@ -250,7 +267,24 @@ pub static RGBA_TO_YUV420: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: Tolerance { max_diff: 1, why: "" },
     build: no_build,
-    uniforms: &[],
+    uniforms: &[UniformLayout {
+        wgsl: WGSL,
+        wgsl_struct: "YuvParams",
+        rust_size: std::mem::size_of::<YuvParams>(),
+        fields: &[
+            ("width", std::mem::offset_of!(YuvParams, width)),
+            ("height", std::mem::offset_of!(YuvParams, height)),
+            ("words_per_row", std::mem::offset_of!(YuvParams, words_per_row)),
+            ("rows", std::mem::offset_of!(YuvParams, rows)),
+            ("src_width", std::mem::offset_of!(YuvParams, src_width)),
+            ("src_height", std::mem::offset_of!(YuvParams, src_height)),
+            ("kr", std::mem::offset_of!(YuvParams, kr)),
+            ("kb", std::mem::offset_of!(YuvParams, kb)),
+            ("y_offset", std::mem::offset_of!(YuvParams, y_offset)),
+            ("y_scale", std::mem::offset_of!(YuvParams, y_scale)),
+            ("c_scale", std::mem::offset_of!(YuvParams, c_scale)),
+        ],
+    }],
     test_inputs: None,
     schedules: &[],
 };
