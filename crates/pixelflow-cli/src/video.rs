@@ -50,7 +50,7 @@ pub struct Options<'a> {
     pub crf: Option<u8>,
     /// Encoded pixel format (default yuv420p for the usual lossy codecs, else ffmpeg's choice).
     pub pix_fmt: Option<String>,
-    /// Output frame rate: frames are dropped or repeated (ffmpeg's `fps` filter) to keep the duration.
+    /// Output frame rate: frames are dropped or repeated (by ffmpeg) to keep the duration.
     pub fps: Option<String>,
     pub no_clobber: bool,
     /// Frames in flight.
@@ -638,6 +638,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         }
     };
 
+    let out_rate = rate_arg.clone().unwrap_or_else(|| info.rate.clone());
     // the decoder (or stdin)
     let mut decoder = None;
     let src: Box<dyn Read + Send> = if stdin_in {
@@ -645,20 +646,22 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     } else {
         let mut c = command("ffmpeg");
         c.args(["-hide_banner", "-nostdin", "-v", "error", "-i"]).arg(o.input).args(["-map", "0:v:0"]);
-        if let Some(r) = &rate_arg {
-            c.args(["-vf", &format!("fps={r}")]);
-        }
+        // frames at exactly the rate the encoder stamps them with: a constant-rate input passes
+        // as it is; a variable-rate one (or --fps) gets frames repeated or dropped by ffmpeg,
+        // which keeps the duration and the sync with the audio
+        c.args(["-vf", &format!("fps={out_rate}")]);
         c.args(["-f", "rawvideo", "-pix_fmt", transfer.pix_fmt(), "pipe:1"]).stdin(Stdio::null()).stdout(Stdio::piped());
         let mut p = Proc::spawn(c, "ffmpeg")?;
         let out = p.child.stdout.take().ok_or_else(|| anyhow!("ffmpeg's stdout is not a pipe"))?;
         decoder = Some(p);
         Box::new(out)
     };
-    let out_rate = rate_arg.clone().unwrap_or_else(|| info.rate.clone());
     let out_fps = parse_rate(&out_rate).unwrap_or(info.fps);
-    let expected = match (&rate_arg, info.frames, info.duration) {
-        (None, Some(n), _) => Some(n),
-        (_, _, Some(d)) => Some((d * out_fps).round() as u64),
+    // frames to come: the duration at the output rate (the container's count, where it has
+    // no duration, counts a variable-rate input's frames before the rate is made constant)
+    let expected = match (&rate_arg, info.duration, info.frames) {
+        (_, Some(d), _) => Some((d * out_fps).round() as u64),
+        (None, None, Some(n)) => Some(n),
         _ => None,
     };
 

@@ -99,6 +99,32 @@ fn frame_count_size_timestamps_duration_and_audio_are_kept() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// A variable-rate input (a second of frames missing) comes out at a constant rate with its
+/// duration (ffmpeg repeats frames to fill the gap, as the audio needs); `--fps` changes the
+/// rate and keeps the duration within a frame.
+#[test]
+fn variable_rate_and_fps_keep_the_duration() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("vfr");
+    let input = d.join("vfr.mkv");
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "3", "-vf", "select='not(between(t,1,2))'", "-fps_mode", "vfr", "-c:v", "libx264", s(&input)]);
+    let dur = |v: &serde_json::Value| v["format"]["duration"].as_str().and_then(|x| x.parse::<f64>().ok()).unwrap();
+    for (fps, frames) in [(None, 30), (Some("5"), 15), (Some("25"), 75)] {
+        let out = d.join("out.mkv");
+        let mut args = vec!["apply", s(&input), s(&out), "-p", "sepia"];
+        args.extend(fps.iter().flat_map(|f| ["--fps", f]));
+        let o = bin().args(&args).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let p = probe(&out);
+        assert_eq!(p["streams"][0]["nb_read_frames"].as_str(), Some(frames.to_string().as_str()), "--fps {fps:?}");
+        let step = 1.0 / fps.map_or(10.0, |f| f.parse::<f64>().unwrap());
+        assert!((dur(&p) - 3.0).abs() <= step + 1e-3, "--fps {fps:?}: duration {}", dur(&p));
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// Each output frame equals the single-image `apply` of the same decoded frame: lossless
 /// clips (FFV1, RGB) in and out, so the only difference allowed is none.
 #[test]
