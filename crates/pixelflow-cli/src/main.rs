@@ -51,7 +51,8 @@ enum Command {
         /// Batch mode: also the images in folders below the folders given (kept below --out-dir)
         #[arg(long)]
         recursive: bool,
-        /// Batch mode: images in flight at once (default: the number of cores)
+        /// Batch mode: images in flight at once (default: the number of cores); video: frames in
+        /// flight (default 3)
         #[arg(long)]
         jobs: Option<usize>,
         /// Batch mode: replace outputs that exist (default: such a file fails, naming the options)

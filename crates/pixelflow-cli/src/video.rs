@@ -194,12 +194,17 @@ fn probe(path: &Path) -> Result<Probe> {
     if w == 0 || h == 0 || w > 32768 || h > 32768 {
         bail!("cannot read `{}` as video: its video stream has no usable size ({w}x{h})", path.display());
     }
-    let rate = [&video["avg_frame_rate"], &video["r_frame_rate"]]
-        .into_iter()
-        .filter_map(|r| r.as_str())
-        .find(|r| parse_rate(r).is_some())
-        .ok_or_else(|| anyhow!("cannot read `{}` as video: no frame rate (give one with --fps)", path.display()))?
-        .to_string();
+    // The nominal rate (r_frame_rate, e.g. 30000/1001) where the average agrees with it within
+    // 1%, so a constant-rate clip passes frame for frame; else the average (a variable-rate
+    // clip's r_frame_rate can be a timebase such as 90000).
+    let (avg, nominal) = (video["avg_frame_rate"].as_str().unwrap_or(""), video["r_frame_rate"].as_str().unwrap_or(""));
+    let rate = match (parse_rate(avg), parse_rate(nominal)) {
+        (Some(a), Some(n)) if (a - n).abs() <= 0.01 * a => nominal,
+        (Some(_), _) => avg,
+        (None, Some(_)) => nominal,
+        (None, None) => bail!("cannot read `{}` as video: no frame rate", path.display()),
+    }
+    .to_string();
     let fps = parse_rate(&rate).unwrap_or(25.0);
     // ffmpeg turns frames upright while decoding: a quarter turn swaps the sides
     let rotation = video["side_data_list"]
@@ -619,7 +624,8 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         "yuv420p" if files => yuv(),
         "yuv420p" => bail!("--transfer yuv420p needs video files on both sides (raw frames on stdin/stdout are RGBA)"),
         // On the CPU reference or a software adapter (lavapipe), ffmpeg's SIMD conversion is
-        // cheaper than emulated kernels: a 720p clip took twice as long as I420 on lavapipe.
+        // cheaper than emulated kernels: a 720p clip took twice as long with I420 frames as with
+        // RGBA ones on lavapipe.
         _ if files && is420(&info.pix_fmt) && out_pix_fmt.as_deref().is_some_and(is420) && !software(&be) => yuv(),
         _ => Transfer::Rgba,
     };
