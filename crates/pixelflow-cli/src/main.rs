@@ -255,11 +255,12 @@ fn run(cli: Cli) -> Result<()> {
                 _ => bail!("apply takes IN OUT, IN --data FILE (a pipeline ending in data), or inputs with --out-dir DIR (got {} paths)", paths.len()),
             };
             if video::wanted(input, output.map(PathBuf::as_path), format.is_some()) {
-                let Some(output) = output else { bail!("video: give IN OUT (per-frame data with --data is not supported yet)") };
-                if data.is_some() {
-                    bail!("video: --data (per-frame data) is not supported yet");
-                }
-                let o = video::Options { input, output, raw: format.is_some(), size: *size, codec: codec.clone(), crf: *crf, pix_fmt: pix_fmt.clone(), fps: fps.clone(), no_clobber: *no_clobber, jobs: jobs.unwrap_or(3), transfer: transfer.clone() };
+                let (output, per_frame_data) = match (output, data) {
+                    (Some(out), None) => (out.as_path(), false),
+                    (None, Some(d)) => (d.as_path(), true),
+                    _ => bail!("video: give IN OUT for a video, or IN --data FILE.jsonl for a pipeline ending in data (one JSON line per frame), not both"),
+                };
+                let o = video::Options { data: per_frame_data, input, output, raw: format.is_some(), size: *size, codec: codec.clone(), crf: *crf, pix_fmt: pix_fmt.clone(), fps: fps.clone(), no_clobber: *no_clobber, jobs: jobs.unwrap_or(3), transfer: transfer.clone() };
                 return video::run(&o, &|| backend(&cli), pipeline);
             }
             if let Some(output) = output {

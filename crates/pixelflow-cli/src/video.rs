@@ -8,7 +8,8 @@
 //! the output is stamped `k / rate`, so a constant-rate input keeps its frame count, timestamps
 //! and duration. The output is written under a temporary name beside the final one and renamed
 //! on success: a failure or Ctrl-C leaves no file under the final name. `-f rawvideo` reads or
-//! writes raw RGBA frames on stdin/stdout (`-`) instead, so any source can be piped in.
+//! writes raw RGBA frames on stdin/stdout (`-`) instead, so any source can be piped in. With
+//! `--data`, a pipeline ending in data writes one JSON line per frame and no video.
 //!
 //! The children run in a process group of their own, so Ctrl-C reaches only pixelflow, which
 //! stops taking frames, stops both children and removes the partial file.
@@ -57,6 +58,9 @@ pub struct Options<'a> {
     pub jobs: usize,
     /// How frames cross the pipes: `auto` (I420 where input and output are 4:2:0), `rgba`, `yuv420p`.
     pub transfer: String,
+    /// `--data`: the pipeline ends in data and `output` is where its JSON lines go, one per frame
+    /// (`-`: stdout); no video is written.
+    pub data: bool,
 }
 
 fn ext(path: &Path) -> String {
@@ -346,11 +350,19 @@ impl Frame {
     }
 }
 
-/// Where result frames go: an `ffmpeg` encoding into a temporary file (started with the first
-/// frame), or raw RGBA8 frames on stdout.
+/// What the pipeline made of one frame.
+enum Out {
+    Frame(Frame),
+    Data(pixelflow::Data),
+}
+
+/// Where results go: an `ffmpeg` encoding into a temporary file (started with the first
+/// frame), raw RGBA8 frames on stdout, or one JSON line per frame (`--data`) into a temporary
+/// file (renamed when complete) or stdout.
 enum Sink<'a> {
     Encode { plan: &'a EncodePlan, running: Option<(Proc, ChildStdin)> },
     Stdout,
+    Lines { out: Box<dyn Write + Send>, tmp: Option<(PathBuf, PathBuf)>, fps: f64 },
 }
 
 /// Everything the encoder needs.
@@ -421,8 +433,30 @@ impl EncodePlan {
 }
 
 impl Sink<'_> {
+    fn put(&mut self, k: usize, out: &Out) -> Result<()> {
+        match (self, out) {
+            (Sink::Lines { out, tmp, fps }, Out::Data(d)) => {
+                // {"frame": k, "time": seconds, ...the data's own fields}
+                let mut line = serde_json::Map::new();
+                line.insert("frame".into(), k.into());
+                line.insert("time".into(), serde_json::json!((k as f64 / *fps * 1e6).round() / 1e6));
+                match crate::analyze::data_json(d) {
+                    serde_json::Value::Object(fields) => line.extend(fields),
+                    other => {
+                        line.insert("data".into(), other);
+                    }
+                }
+                let what = tmp.as_ref().map_or("stdout".to_string(), |(_, f)| format!("`{}`", f.display()));
+                writeln!(out, "{}", serde_json::Value::Object(line)).with_context(|| format!("writing data to {what}"))
+            }
+            (sink @ (Sink::Encode { .. } | Sink::Stdout), Out::Frame(f)) => sink.write(f),
+            _ => bail!("the pipeline's result changed kind between frames"),
+        }
+    }
+
     fn write(&mut self, frame: &Frame) -> Result<()> {
         match self {
+            Sink::Lines { .. } => bail!("a frame where data was expected"),
             Sink::Stdout => {
                 let mut out = std::io::stdout().lock();
                 out.write_all(frame.bytes()).context("writing frames to stdout")?;
@@ -449,6 +483,13 @@ impl Sink<'_> {
     fn finish(&mut self) -> Result<()> {
         match self {
             Sink::Stdout => std::io::stdout().flush().context("writing frames to stdout"),
+            Sink::Lines { out, tmp, .. } => {
+                out.flush().context("writing data")?;
+                if let Some((tmp, path)) = tmp {
+                    std::fs::rename(&*tmp, &*path).with_context(|| format!("cannot move the finished data into place as `{}`", path.display()))?;
+                }
+                Ok(())
+            }
             Sink::Encode { plan, running } => {
                 let Some((mut p, stdin)) = running.take() else { bail!("no frames to encode") };
                 drop(stdin); // end of input: ffmpeg finishes the file
@@ -459,12 +500,18 @@ impl Sink<'_> {
 
     /// Stops the encoder, if any, and removes what it wrote.
     fn abort(&mut self) {
-        if let Sink::Encode { plan, running } = self {
-            if let Some((mut p, stdin)) = running.take() {
-                drop(stdin);
-                p.stop();
+        match self {
+            Sink::Encode { plan, running } => {
+                if let Some((mut p, stdin)) = running.take() {
+                    drop(stdin);
+                    p.stop();
+                }
+                let _ = std::fs::remove_file(&plan.tmp);
             }
-            let _ = std::fs::remove_file(&plan.tmp);
+            Sink::Lines { tmp: Some((tmp, _)), .. } => {
+                let _ = std::fs::remove_file(&*tmp);
+            }
+            _ => {}
         }
     }
 }
@@ -544,16 +591,18 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     // file. Only one handler can be installed per process, hence the `let _`.
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
     let stdin_in = o.input.as_os_str() == "-";
-    let stdout_out = o.output.as_os_str() == "-";
+    // `-` as the output: raw frames on stdout, or with --data, JSON lines there
+    let stdout_out = !o.data && o.output.as_os_str() == "-";
+    let data_stdout = o.data && o.output.as_os_str() == "-";
     if (stdin_in || stdout_out) && !o.raw {
         bail!("`-` as input or output reads or writes raw RGBA frames: add `-f rawvideo` (and `--size WxH` for raw input)");
     }
     if o.raw && !stdin_in && !stdout_out {
         bail!("-f rawvideo concerns `-` (stdin or stdout): give `-` as the input or the output");
     }
-    if !stdout_out {
+    if !stdout_out && !data_stdout {
         let e = ext(o.output);
-        if IMAGE_EXTENSIONS.contains(&e.as_str()) {
+        if !o.data && IMAGE_EXTENSIONS.contains(&e.as_str()) {
             bail!("`{}` is an image; a video goes to a video file (.mp4, .mkv, .webm, .mov, .avi) or to `-` with -f rawvideo", o.output.display());
         }
         if !stdin_in && crate::same_file(o.input, o.output) {
@@ -574,7 +623,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         None => None,
     };
     let codec = o.codec.clone().or_else(|| default_codec(&ext(o.output)).map(str::to_string));
-    if !stdout_out {
+    if !stdout_out && !o.data {
         // one clear line for a codec this ffmpeg lacks (also says when ffmpeg is missing)
         if let Some(c) = &codec {
             if !encoders()?.iter().any(|e| e == c) {
@@ -603,9 +652,11 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     // One run on a black frame of the input's size before any decoding: a pipeline that ends
     // in data or fails at this size says so in one line, the kernels compile here once, and
     // the output's size is known before the encoder starts.
-    let (ow, oh) = match pipeline.run(&be, &Image::zeroed(pixelflow::ImageDesc::new(info.width, info.height, PixelFormat::Rgba8)))? {
-        Value::Image(i) => (i.width(), i.height()),
-        Value::Data(_) => bail!("the pipeline ends in data, not an image; a video needs a pipeline that ends in an image (per-frame data is not supported yet)"),
+    let (ow, oh) = match (pipeline.run(&be, &Image::zeroed(pixelflow::ImageDesc::new(info.width, info.height, PixelFormat::Rgba8)))?, o.data) {
+        (Value::Image(i), false) => (i.width(), i.height()),
+        (Value::Data(_), true) => (1, 1),
+        (Value::Data(_), false) => bail!("the pipeline ends in data, not an image: write it per frame with `--data FILE.jsonl` (or `--data -`) instead of OUT"),
+        (Value::Image(_), true) => bail!("the pipeline ends in an image, not data; --data needs a pipeline ending in data (e.g. `... | reduce`), and a video needs IN OUT"),
     };
     let out_pix_fmt = o.pix_fmt.clone().or_else(|| default_pix_fmt(codec.as_deref(), &ext(o.output)).map(str::to_string));
 
@@ -613,6 +664,8 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     // on the GPU in the input's matrix and range), else RGBA with ffmpeg converting
     let is420 = |p: &str| matches!(p, "yuv420p" | "yuvj420p");
     let files = !stdin_in && !stdout_out;
+    // with --data nothing is encoded: I420 wherever the input is 4:2:0
+    let out420 = o.data || out_pix_fmt.as_deref().is_some_and(is420);
     let yuv = || {
         let matrix = if info.color_space == "bt709" { YuvMatrix::Bt709 } else { YuvMatrix::Bt601 }; // untagged: BT.601, as ffmpeg assumes
         let full = info.color_range == "pc" || info.pix_fmt == "yuvj420p";
@@ -626,11 +679,11 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         // On the CPU reference or a software adapter (lavapipe), ffmpeg's SIMD conversion is
         // cheaper than emulated kernels: a 720p clip took twice as long with I420 frames as with
         // RGBA ones on lavapipe.
-        _ if files && is420(&info.pix_fmt) && out_pix_fmt.as_deref().is_some_and(is420) && !software(&be) => yuv(),
+        _ if files && is420(&info.pix_fmt) && out420 && !software(&be) => yuv(),
         _ => Transfer::Rgba,
     };
     // the frame size on the encoder's pipe: even where the pixel format subsamples chroma
-    let even = if stdout_out { (1, 1) } else { subsampling(out_pix_fmt.as_deref().unwrap_or("")) };
+    let even = if stdout_out || o.data { (1, 1) } else { subsampling(out_pix_fmt.as_deref().unwrap_or("")) };
     let (pw, ph) = (ow.div_ceil(even.0) * even.0, oh.div_ceil(even.1) * even.1);
     if (pw, ph) != (ow, oh) {
         eprintln!("pixelflow: note: {ow}x{oh} frames padded to {pw}x{ph} by repeating the last column/row: {} needs sides that are multiples of {}x{}", out_pix_fmt.as_deref().unwrap_or(""), even.0, even.1);
@@ -640,7 +693,11 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         Transfer::Yuv420 { matrix, range, .. } => {
             let mut p = Pipeline::new().then(Yuv420ToRgba { height: info.height, matrix, range });
             p.extend(&pipeline);
-            p.then(RgbaToYuv420 { width: pw, height: ph, matrix, range })
+            if o.data {
+                p
+            } else {
+                p.then(RgbaToYuv420 { width: pw, height: ph, matrix, range })
+            }
         }
     };
 
@@ -701,7 +758,20 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         codec,
         crf: o.crf,
     };
-    let mut sink = if stdout_out { Sink::Stdout } else { Sink::Encode { plan: &plan, running: None } };
+    let mut sink = if o.data {
+        let (out, tmp): (Box<dyn Write + Send>, _) = if data_stdout {
+            (Box::new(std::io::stdout()), None)
+        } else {
+            let tmp = temporary(o.output);
+            let f = std::fs::File::create(&tmp).with_context(|| format!("cannot write `{}`", o.output.display()))?;
+            (Box::new(std::io::BufWriter::new(f)), Some((tmp, o.output.to_path_buf())))
+        };
+        Sink::Lines { out, tmp, fps: out_fps }
+    } else if stdout_out {
+        Sink::Stdout
+    } else {
+        Sink::Encode { plan: &plan, running: None }
+    };
 
     let bar = ProgressBar::with_draw_target(expected, if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
     let template = if expected.is_some() { "{bar:30} {pos}/{len} frames  {msg}  eta {eta}" } else { "{spinner} {pos} frames  {msg}" };
@@ -717,7 +787,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     let mut written = 0u64;
     let started = std::time::Instant::now();
     let mut notes: Vec<String> = Vec::new();
-    let work = |bytes: Vec<u8>| -> pixelflow::Result<(Frame, Vec<String>)> {
+    let work = |bytes: Vec<u8>| -> pixelflow::Result<(Out, Vec<String>)> {
         let img = match transfer {
             Transfer::Rgba => Image::from_u8(w, h, PixelFormat::Rgba8, bytes)?,
             Transfer::Yuv420 { .. } => pack_i420(w, h, bytes)?,
@@ -725,7 +795,8 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         let mut r = full.run_with(&be, &img, &pixelflow::RunOptions::default())?;
         let out = match r.take("output") {
             Some(Value::Image(out)) => out,
-            _ => return Err(pixelflow::Error::Graph("the pipeline produced no image".into())),
+            Some(Value::Data(d)) => return Ok((Out::Data(d), std::mem::take(&mut r.notes))),
+            None => return Err(pixelflow::Error::Graph("the pipeline produced no output".into())),
         };
         let frame = match transfer {
             Transfer::Yuv420 { .. } => Frame { img: out, len: i420_len(pw, ph) },
@@ -738,13 +809,13 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
                 Frame { img, len: pw as usize * ph as usize * 4 }
             }
         };
-        Ok((frame, std::mem::take(&mut r.notes)))
+        Ok((Out::Frame(frame), std::mem::take(&mut r.notes)))
     };
     pixelflow::graph::stream(
         frames,
         work,
         o.jobs.max(1),
-        |k, result: pixelflow::Result<(Frame, Vec<String>)>| {
+        |k, result: pixelflow::Result<(Out, Vec<String>)>| {
             if failure.is_some() {
                 return;
             }
@@ -754,7 +825,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
                         notes.push(note);
                     }
                 }
-                sink.write(&img)
+                sink.put(k, &img)
             });
             match done {
                 Ok(()) => {
@@ -779,7 +850,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         return Err(abort(&mut sink, &mut decoder, e));
     }
     if INTERRUPTED.load(Ordering::SeqCst) {
-        let what = if stdout_out { String::new() } else { format!("; `{}` not written", o.output.display()) };
+        let what = if stdout_out || data_stdout { String::new() } else { format!("; `{}` not written", o.output.display()) };
         return Err(abort(&mut sink, &mut decoder, anyhow!("interrupted after {written} frames{what}")));
     }
     if let Some(d) = decoder.as_mut() {
@@ -810,7 +881,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         sink.abort();
         return Err(e);
     }
-    if !stdout_out {
+    if !stdout_out && !o.data {
         std::fs::rename(&plan.tmp, o.output).with_context(|| format!("cannot move the finished video into place as `{}`", o.output.display()))?;
     }
     // the process ends here: the OS reclaims the device faster than wgpu's teardown

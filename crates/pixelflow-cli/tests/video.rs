@@ -199,6 +199,48 @@ fn yuv420_frames_are_converted_on_the_gpu_like_the_cpu_twin() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// `--data`: a pipeline ending in data writes one JSON line per frame, `{"frame", "time", ...}`,
+/// each equal to the single-image `apply --data` of the same decoded frame.
+#[test]
+fn per_frame_data_as_json_lines() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("data");
+    let input = d.join("in.mkv");
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "1", "-c:v", "ffv1", "-pix_fmt", "bgr0", s(&input)]);
+    let lines = d.join("stats.jsonl");
+    let spec = "gaussian_blur(sigma=1) | reduce";
+    let o = bin().args(["apply", s(&input), "--data", s(&lines), "-p", spec]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&lines).unwrap();
+    let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 10);
+    ffmpeg(&["-i", s(&input), s(&d.join("in%02d.png"))]);
+    for k in [0usize, 4, 9] {
+        let mut row = rows[k].clone();
+        let obj = row.as_object_mut().unwrap();
+        assert_eq!(obj.remove("frame"), Some(serde_json::json!(k)));
+        let t = obj.remove("time").and_then(|t| t.as_f64()).unwrap();
+        assert!((t - k as f64 / 10.0).abs() < 1e-9, "time {t}");
+        let single = d.join(format!("single{k}.json"));
+        let o = bin().args(["apply", s(&d.join(format!("in{:02}.png", k + 1))), "--data", s(&single), "-p", spec]).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let want: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&single).unwrap()).unwrap();
+        assert_eq!(row, want, "frame {k}");
+    }
+    // to stdout as well; an image pipeline with --data, or a data pipeline with OUT: one line each
+    let o = bin().args(["apply", s(&input), "--data", "-", "-p", spec]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), text);
+    let o = bin().args(["apply", s(&input), "--data", s(&d.join("x.jsonl")), "-p", "sepia"]).output().unwrap();
+    assert!(!o.status.success() && stderr(&o).contains("ends in an image"), "{}", stderr(&o));
+    assert!(!d.join("x.jsonl").exists());
+    let o = bin().args(["apply", s(&input), s(&d.join("x.mkv")), "-p", "reduce"]).output().unwrap();
+    assert!(!o.status.success() && stderr(&o).contains("--data"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn size_changing_filters_work_and_odd_sizes_are_padded_for_yuv420p() {
     if !have_ffmpeg() {
@@ -315,7 +357,7 @@ fn bad_inputs_and_options_give_one_clear_line_and_no_file() {
     assert_one_line_error(&run(&["apply", s(&input), s(&xyz), "-p", "brightness(0.1)"]), "ffmpeg cannot write", &d, &["in.mp4"]);
     // a video into an image
     assert_one_line_error(&run(&["apply", s(&input), s(&d.join("out.png")), "-p", "brightness(0.1)"]), "is an image", &d, &["in.mp4"]);
-    // a pipeline that ends in data
+    // a pipeline that ends in data, without --data
     assert_one_line_error(&run(&["apply", s(&input), s(&out), "-p", "histogram"]), "ends in data", &d, &["in.mp4"]);
     // a file with sound and no picture
     let tone = d.join("tone.m4a");
