@@ -19,6 +19,14 @@ if ! command -v cmake >/dev/null || ! command -v nasm >/dev/null; then
   $SUDO apt-get update -qq
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake nasm >/dev/null
 fi
+# Video goes through the ffmpeg program (issue 18); its tests skip without it, so install it here.
+if ! command -v ffmpeg >/dev/null || ! command -v ffprobe >/dev/null; then
+  echo "test.sh: installing ffmpeg (the video tests run it)"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >/dev/null
+fi
 # Mesa's WSI code complains without it; compute needs no display.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 cargo test --workspace --locked "$@"

@@ -8,6 +8,7 @@ mod bench;
 mod catalogue;
 mod plot;
 mod report;
+mod video;
 
 use std::path::{Path, PathBuf};
 
@@ -50,7 +51,8 @@ enum Command {
         /// Batch mode: also the images in folders below the folders given (kept below --out-dir)
         #[arg(long)]
         recursive: bool,
-        /// Batch mode: images in flight at once (default: the number of cores)
+        /// Batch mode: images in flight at once (default: the number of cores); video: frames in
+        /// flight (default 3)
         #[arg(long)]
         jobs: Option<usize>,
         /// Batch mode: replace outputs that exist (default: such a file fails, naming the options)
@@ -82,6 +84,31 @@ enum Command {
         /// it as JSON to this file (`-`: standard output); OUT is then not needed
         #[arg(long, conflicts_with = "out_dir")]
         data: Option<PathBuf>,
+        /// Video: the encoder (default by extension: libx264 for .mp4/.mkv/.mov, libvpx-vp9 for
+        /// .webm; `ffmpeg -encoders` lists them, e.g. libx265, ffv1 for lossless)
+        #[arg(long, help_heading = "Video (through ffmpeg)")]
+        codec: Option<String>,
+        /// Video: constant quality, lower is better (libx264: 0-51, default 23; libvpx-vp9: 0-63)
+        #[arg(long, help_heading = "Video (through ffmpeg)", value_parser = clap::value_parser!(u8).range(0..=63))]
+        crf: Option<u8>,
+        /// Video: encoded pixel format (default yuv420p for lossy codecs; odd sizes are padded to even)
+        #[arg(long, help_heading = "Video (through ffmpeg)")]
+        pix_fmt: Option<String>,
+        /// Video: output frame rate (25, 29.97, 30000/1001; frames dropped or repeated to keep the
+        /// duration; default: the input's); for raw input, its rate (default 25)
+        #[arg(long, help_heading = "Video (through ffmpeg)")]
+        fps: Option<String>,
+        /// Video: `rawvideo` makes `-` as IN or OUT raw RGBA8 frames on stdin/stdout
+        #[arg(long, short = 'f', help_heading = "Video (through ffmpeg)", value_parser = ["rawvideo"])]
+        format: Option<String>,
+        /// Video: size of raw input frames, WxH
+        #[arg(long, help_heading = "Video (through ffmpeg)", value_parser = parse_size)]
+        size: Option<(u32, u32)>,
+        /// Video: how frames cross the pipes to and from ffmpeg: auto (yuv420p, converted on the
+        /// GPU, where input and output are 4:2:0 and the GPU is not a software one; else rgba),
+        /// rgba, yuv420p
+        #[arg(long, help_heading = "Video (through ffmpeg)", default_value = "auto", value_parser = ["auto", "rgba", "yuv420p"])]
+        transfer: String,
     },
     /// Histogram summary, per-channel min/max/mean, mean luminance and mean saturation
     Analyze {
@@ -190,7 +217,7 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 
 fn run(cli: Cli) -> Result<()> {
     match &cli.command {
-        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, jpeg_subsampling, png_compression, pipeline, timings, no_clobber: _, data: _ } => {
+        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, jpeg_subsampling, png_compression, pipeline, timings, no_clobber: _, data: _, .. } => {
             let pipe = Pipeline::parse(pipeline, &mut |p: &str| Image::open(p))?;
             let existing = if *overwrite { batch::Existing::Overwrite } else if *skip_existing { batch::Existing::Skip } else { batch::Existing::Refuse };
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
@@ -221,12 +248,21 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, data, .. } => {
+        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, data, codec, crf, pix_fmt, fps, format, size, transfer, jobs, .. } => {
             let (input, output) = match (paths.as_slice(), data) {
                 ([input, output], _) => (input, Some(output)),
                 ([input], Some(_)) => (input, None),
                 _ => bail!("apply takes IN OUT, IN --data FILE (a pipeline ending in data), or inputs with --out-dir DIR (got {} paths)", paths.len()),
             };
+            if video::wanted(input, output.map(PathBuf::as_path), format.is_some()) {
+                let (output, per_frame_data) = match (output, data) {
+                    (Some(out), None) => (out.as_path(), false),
+                    (None, Some(d)) => (d.as_path(), true),
+                    _ => bail!("video: give IN OUT for a video, or IN --data FILE.jsonl for a pipeline ending in data (one JSON line per frame), not both"),
+                };
+                let o = video::Options { data: per_frame_data, input, output, raw: format.is_some(), size: *size, codec: codec.clone(), crf: *crf, pix_fmt: pix_fmt.clone(), fps: fps.clone(), no_clobber: *no_clobber, jobs: jobs.unwrap_or(3), transfer: transfer.clone() };
+                return video::run(&o, &|| backend(&cli), pipeline);
+            }
             if let Some(output) = output {
                 if same_file(input, output) {
                     bail!("refusing to overwrite the input `{}`; choose another output path", input.display());
@@ -338,6 +374,16 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Bench(args) => bench::run(&cli, args),
     }
+}
+
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let bad = || format!("`{text}`: give WIDTHxHEIGHT, e.g. 640x480");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
+    if w == 0 || h == 0 || w > 32768 || h > 32768 {
+        return Err(format!("`{text}`: each side must be 1 to 32768"));
+    }
+    Ok((w, h))
 }
 
 fn parse_subsampling(text: &str) -> std::result::Result<pixelflow::Subsampling, String> {

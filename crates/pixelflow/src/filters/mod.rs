@@ -12,6 +12,7 @@ pub mod lookup;
 pub mod morphology;
 pub mod neighborhood;
 pub mod shape;
+pub mod yuv;
 
 use std::sync::OnceLock;
 

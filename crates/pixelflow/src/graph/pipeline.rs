@@ -85,6 +85,11 @@ impl Pipeline {
     pub fn push_fitted(&mut self, filter: Box<dyn Filter>, extra: Vec<Image>, fit: Fit) {
         self.stages.push(Stage { filter, extra, fit });
     }
+    /// Appends `other`'s stages (with their extra images), e.g. to put conversions around a
+    /// parsed pipeline.
+    pub fn extend(&mut self, other: &Pipeline) {
+        self.stages.extend(other.stages.iter().cloned());
+    }
     pub fn len(&self) -> usize {
         self.stages.len()
     }
