@@ -902,6 +902,13 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("bilateral gray8", "bilateral", "bilateral=direct"),
         ("bilateral gray8", "bilateral", "bilateral=tile_bh2"),
         ("bilateral gray8", "bilateral", "bilateral=tile_lut"),
+        // the luminance stencils' vec4 window (`rows4`, the default before `rows4s`'s scalars)
+        ("prewitt_edge_detection", "prewitt_edge_detection", "prewitt_edge_detection=rows4"),
+        ("sketch", "sketch", "sketch=rows4"),
+        ("threshold_edge_detection", "threshold_edge_detection", "threshold_edge_detection=rows4"),
+        ("threshold_sketch", "threshold_sketch", "threshold_sketch=rows4"),
+        ("xy_derivative", "xy_derivative", "xy_derivative=rows4"),
+        ("local_binary_pattern", "local_binary_pattern", "local_binary_pattern=rows4"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see

@@ -301,7 +301,10 @@ pub static DEF: FilterDef = FilterDef {
           weight exp(-d² / 2 sigma_space²), range weight exp(-D² / 2 sigma_color²) with D = |ΔR| + |ΔG| + |ΔB| in levels \
           (0-255; on Gray8 the one channel's |Δ|, as OpenCV's one-channel filter); result rounded to 8 bits. Borders replicate the edge pixel; border=reflect reflects as OpenCV's default \
           (BORDER_REFLECT_101; runs as pad, the filter, crop: two extra copies). GPUImage's GPUImageBilateralFilter is a \
-          separable approximation of this.",
+          separable approximation of this. A tap's weight is OpenCV's product of the spatial weight and the range weight of \
+          the integer distance, from its two tables (in f32). GPU: up to radius 11 (where the tile fits the device's \
+          workgroup memory) the input in workgroup memory and a block of outputs per invocation, the walk generated for \
+          the radius (`tile`; `tile_bh2`, `tile_lut`); else one output per invocation (`direct`).",
     gpuimage: "GPUImageBilateralFilter",
     params: &[
         ParamDef::int("radius", 5, 1, 16, "window radius in pixels (OpenCV's d = 2 radius + 1)"),
