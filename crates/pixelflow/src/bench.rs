@@ -787,6 +787,8 @@ pub fn experiment_cases(width: u32, height: u32) -> Vec<BenchCase> {
         let label = format!("{name} [{overrides}]");
         // the upscaling case starts from a half-size image, as in `default_cases`
         let case = if name.contains("1080p->4K") { BenchCase::sized(&label, spec, width / 2, height / 2) } else { BenchCase::new(&label, spec) };
+        // the Gray8 cases on the random image's luminance, as in `default_cases`
+        let case = if name.ends_with("gray8") { case.gray8() } else { case };
         v.push(case.scheduled(overrides));
     }
     v
@@ -919,6 +921,21 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         ("median_5x5", "median_5x5", "median_5x5=u32_4x1"),
         ("median_5x5", "median_5x5", "median_5x5=f16_4x2"),
         ("median_5x5", "median_5x5", "median_5x5=u32_2x2"),
+        // bilateral r=5 (issue 15): the kernel before the tile kernels (`direct`), the tile with
+        // 2 output rows per invocation, and the range weight from OpenCV's table
+        ("bilateral", "bilateral", "bilateral=direct"),
+        ("bilateral", "bilateral", "bilateral=tile_bh2"),
+        ("bilateral", "bilateral", "bilateral=tile_lut"),
+        ("bilateral gray8", "bilateral", "bilateral=direct"),
+        ("bilateral gray8", "bilateral", "bilateral=tile_bh2"),
+        ("bilateral gray8", "bilateral", "bilateral=tile_lut"),
+        // the luminance stencils' vec4 window (`rows4`, the default before `rows4s`'s scalars)
+        ("prewitt_edge_detection", "prewitt_edge_detection", "prewitt_edge_detection=rows4"),
+        ("sketch", "sketch", "sketch=rows4"),
+        ("threshold_edge_detection", "threshold_edge_detection", "threshold_edge_detection=rows4"),
+        ("threshold_sketch", "threshold_sketch", "threshold_sketch=rows4"),
+        ("xy_derivative", "xy_derivative", "xy_derivative=rows4"),
+        ("local_binary_pattern", "local_binary_pattern", "local_binary_pattern=rows4"),
         // per-channel ops through a 256-entry table in workgroup memory (filters::pixel)
         ("gamma", "gamma", "gamma=pixel"),
         // morphology, one pass alone (bench-only ablations that give wrong images; see

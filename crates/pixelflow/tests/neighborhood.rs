@@ -700,3 +700,55 @@ fn guided_filter_bad_parameters_are_one_line_errors() {
     let e = pixelflow::registry::create("guided_filter(scale=1.5)").err().map(|e| e.to_string()).unwrap_or_default();
     assert!(!e.is_empty() && !e.contains('\n'), "{e}");
 }
+
+/// The luminance stencils' scalar window (`rows4s`, their default on widths that are a multiple
+/// of 4) gives the bytes of the vec4 window (`rows4`) exactly, on sizes spanning several strips
+/// and row blocks, with random parameters.
+#[test]
+fn scalar_window_stencils_equal_the_vec4_window() {
+    use pixelflow::params::{Args, ParamKind, RawValue};
+    use pixelflow::runtime::schedule;
+    let names = ["prewitt_edge_detection", "sketch", "threshold_edge_detection", "threshold_sketch", "xy_derivative", "local_binary_pattern"];
+    let mut rng = Rng(11);
+    for name in names {
+        let def = pixelflow::registry::find(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(def.schedules.contains(&"rows4s"), "{name} declares rows4s");
+        for (w, h, seed) in [(260, 37, 1), (516, 40, 2), (4, 3, 3)] {
+            let raw: Vec<(String, RawValue)> = def
+                .params
+                .iter()
+                .filter_map(|p| match p.kind {
+                    ParamKind::Float { min, max, .. } => Some((p.name.to_string(), RawValue::Number(min + (max - min) * rng.unit()))),
+                    _ => None,
+                })
+                .collect();
+            let args = Args::resolve(def, &raw).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let img = random_image(w, h, PixelFormat::Rgba8, seed);
+            let opts = RunOptions { poison: true, ..Default::default() };
+            let out = |variant: &str| {
+                let o = vec![(name.to_string(), variant.to_string())];
+                schedule::with_overrides(&o, || run(&gpu_backend(), (def.build)(&args).unwrap(), &img, &opts)).unwrap_or_else(|e| panic!("{name} {variant}: {e}")).0
+            };
+            assert_eq!(out("rows4s").as_u8(), out("rows4").as_u8(), "{name} {w}x{h} {args:?}");
+        }
+    }
+}
+
+/// Bilateral: every schedule against the twin on an image several tiles wide and high, at
+/// radii on both sides of where the tile stops fitting lavapipe's workgroup memory.
+#[test]
+fn bilateral_schedules_match_cpu() {
+    use pixelflow::filters::neighborhood::Bilateral;
+    use pixelflow::runtime::schedule;
+    for format in [PixelFormat::Rgba8, PixelFormat::Gray8] {
+        let img = random_image(141, 75, format, 5);
+        for (radius, sc, ss) in [(5, 30.0, 3.0), (2, 8.0, 1.0), (7, 200.0, 6.0)] {
+            for variant in ["direct", "tile", "tile_bh2", "tile_lut"] {
+                let o = vec![("bilateral".to_string(), variant.to_string())];
+                let f = Box::new(Bilateral::new(radius, sc, ss).unwrap());
+                let d = schedule::with_overrides(&o, || gpu_vs_cpu(f, &img));
+                assert!(d <= 1, "{format:?} r={radius} {variant}: {d}");
+            }
+        }
+    }
+}

@@ -19,7 +19,7 @@ crate::stencil_filter! {
     size: 3,
     params: {},
     helpers: luma8_wgsl!("local_binary_pattern"),
-    load: "return vec4<f32>(f32(local_binary_pattern_luma8(c)), 0.0, 0.0, 0.0);",
+    load_scalar: "return f32(local_binary_pattern_luma8(c));",
     wgsl: "let c = n[4].x;
     let b = select(0.0, 1.0, n[2].x >= c) + select(0.0, 2.0, n[1].x >= c) + select(0.0, 4.0, n[0].x >= c) + select(0.0, 8.0, n[3].x >= c)
         + select(0.0, 16.0, n[6].x >= c) + select(0.0, 32.0, n[7].x >= c) + select(0.0, 64.0, n[8].x >= c) + select(0.0, 128.0, n[5].x >= c);

@@ -14,7 +14,7 @@ crate::stencil_filter! {
     params: { edge_strength: float(0.0, 10.0) = 1.0 => "gradient magnitude multiplier" },
     helpers: luma8_wgsl!("prewitt_edge_detection"),
     // the 8-bit luminance once per loaded pixel (in .x), not nine times per output
-    load: "return vec4<f32>(f32(prewitt_edge_detection_luma8(c)), 0.0, 0.0, 0.0);",
+    load_scalar: "return f32(prewitt_edge_detection_luma8(c));",
     wgsl: "let w = array<i32, 9>(i32(n[0].x), i32(n[1].x), i32(n[2].x), i32(n[3].x), i32(n[4].x), i32(n[5].x), i32(n[6].x), i32(n[7].x), i32(n[8].x));
     let h = -w[0] - w[3] - w[6] + w[2] + w[5] + w[8];
     let v = -w[6] - w[7] - w[8] + w[0] + w[1] + w[2];

@@ -14,7 +14,7 @@ crate::stencil_filter! {
     params: { edge_strength: float(0.0, 10.0) = 1.0 => "gradient magnitude multiplier" },
     helpers: concat!(luma8_wgsl!("sketch"), "\n", sobel_wgsl!("sketch")),
     // the 8-bit luminance once per loaded pixel (in .x), not nine times per output
-    load: "return vec4<f32>(f32(sketch_luma8(c)), 0.0, 0.0, 0.0);",
+    load_scalar: "return f32(sketch_luma8(c));",
     wgsl: "let w = array<i32, 9>(i32(n[0].x), i32(n[1].x), i32(n[2].x), i32(n[3].x), i32(n[4].x), i32(n[5].x), i32(n[6].x), i32(n[7].x), i32(n[8].x));
     let g = sketch_sobel(w);
     let m = 1.0 - sqrt(f32(g.x * g.x + g.y * g.y)) / 255.0 * p.edge_strength;

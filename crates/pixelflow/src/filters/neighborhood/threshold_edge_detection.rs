@@ -18,7 +18,7 @@ crate::stencil_filter! {
     uniform: |f| { need: u32 = squared_threshold(f.threshold, f.edge_strength) },
     helpers: concat!(luma8_wgsl!("threshold_edge_detection"), "\n", sobel_wgsl!("threshold_edge_detection")),
     // the 8-bit luminance once per loaded pixel (in .x), not nine times per output
-    load: "return vec4<f32>(f32(threshold_edge_detection_luma8(c)), 0.0, 0.0, 0.0);",
+    load_scalar: "return f32(threshold_edge_detection_luma8(c));",
     wgsl: "let w = array<i32, 9>(i32(n[0].x), i32(n[1].x), i32(n[2].x), i32(n[3].x), i32(n[4].x), i32(n[5].x), i32(n[6].x), i32(n[7].x), i32(n[8].x));
     let g = threshold_edge_detection_sobel(w);
     let m = select(0.0, 1.0, u32(g.x * g.x + g.y * g.y) >= p.need);

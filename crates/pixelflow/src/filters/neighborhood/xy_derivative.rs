@@ -17,7 +17,7 @@ crate::stencil_filter! {
     gray: false,
     helpers: luma8_wgsl!("xy_derivative"),
     // the 8-bit luminance once per loaded pixel (in .x), not nine times per output
-    load: "return vec4<f32>(f32(xy_derivative_luma8(c)), 0.0, 0.0, 0.0);",
+    load_scalar: "return f32(xy_derivative_luma8(c));",
     wgsl: "let w = array<i32, 9>(i32(n[0].x), i32(n[1].x), i32(n[2].x), i32(n[3].x), i32(n[4].x), i32(n[5].x), i32(n[6].x), i32(n[7].x), i32(n[8].x));
     let iy = f32(-w[0] - w[1] - w[2] + w[6] + w[7] + w[8]) / 255.0 * p.edge_strength;
     let ix = f32(-w[6] - w[3] - w[0] + w[8] + w[5] + w[2]) / 255.0 * p.edge_strength;

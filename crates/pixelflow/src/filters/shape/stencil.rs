@@ -29,6 +29,10 @@ pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// luminance of the edge stencils, which the function would otherwise compute nine times
     /// per output.
     const LOAD: Option<&'static str> = None;
+    /// `LOAD`'s body returns one `f32` (the luminance stencils, declared with `load_scalar:`):
+    /// the function's window entries are then `vec4(v, 0, 0, 0)`, which the `rows4s` walk
+    /// builds from a window of scalars (a quarter of the registers of `rows4`'s vec4 window).
+    const LOAD_SCALAR: bool = false;
     /// Takes Gray8 images: each byte v is presented to the function (and to `LOAD`) as
     /// (v, v, v, 1) and the output keeps the red channel, so the result is the red channel of
     /// the filter run on the image widened to RGBA (`gray: false` where that means nothing).
@@ -54,11 +58,30 @@ pub fn generate_wgsl(name: &str, params_struct: &str, layout: &UniformBlock, siz
     super::pixel::declared_wgsl(name, params_struct, layout, &format!("n: array<vec4<f32>, {}>, ", size * size), "", "vec4<f32>", helpers, body)
 }
 
-/// `stencil_load` and `stencil_load_u` (from a packed pixel) for a filter with `LOAD`; empty else.
+/// `stencil_load` and `stencil_load_u` (from a packed pixel) for a filter with `LOAD`; empty
+/// else. A scalar `LOAD` (`LOAD_SCALAR`) is `stencil_load_s` (and `stencil_load_su` from a
+/// packed pixel), and `stencil_load` its value as `stencil_vec` presents it to the function.
 fn load_fns<T: StencilOp>() -> String {
+    let u = "fn stencil_load_u(x: u32) -> vec4<f32> { return stencil_load(unorm_unpack(x)); }\n";
     match T::LOAD {
-        Some(body) => format!("fn stencil_load(c: vec4<f32>) -> vec4<f32> {{\n    {body}\n}}\nfn stencil_load_u(x: u32) -> vec4<f32> {{ return stencil_load(unorm_unpack(x)); }}\n"),
+        Some(body) if T::LOAD_SCALAR => format!(
+            "fn stencil_load_s(c: vec4<f32>) -> f32 {{\n    {body}\n}}\n\
+             fn stencil_load_su(x: u32) -> f32 {{ return stencil_load_s(unorm_unpack(x)); }}\n\
+             fn stencil_vec(v: f32) -> vec4<f32> {{ return vec4<f32>(v, 0.0, 0.0, 0.0); }}\n\
+             fn stencil_load(c: vec4<f32>) -> vec4<f32> {{ return stencil_vec(stencil_load_s(c)); }}\n{u}"
+        ),
+        Some(body) => format!("fn stencil_load(c: vec4<f32>) -> vec4<f32> {{\n    {body}\n}}\n{u}"),
         None => String::new(),
+    }
+}
+
+/// The declared schedules of a stencil filter of side `size` that declares none: the
+/// template's 3x3 alternatives (`rows4s` where the load transform is scalar).
+pub const fn default_schedules(size: u32, scalar_load: bool) -> &'static [&'static str] {
+    match (size, scalar_load) {
+        (3, true) => &["tile", "rows4", "rows4s"],
+        (3, false) => &["tile", "rows4"],
+        _ => &[],
     }
 }
 
@@ -181,6 +204,9 @@ pub struct StencilKernels {
     pub rows4: String,
     /// `rows4` with the window kept packed (one u32 a pixel) and unpacked per use.
     pub rows4_packed: String,
+    /// `rows4s`: `rows4` with a window of the scalars of a scalar load transform (3x3 with
+    /// `LOAD_SCALAR` only, else empty).
+    pub rows4_scalar: String,
 }
 
 impl StencilKernels {
@@ -189,8 +215,9 @@ impl StencilKernels {
         Self {
             tile: kernel_source::<T>(),
             gray: if T::GRAY { kernel_source_gray::<T>() } else { String::new() },
-            rows4: if three { kernel_source_rows4::<T>(false) } else { String::new() },
-            rows4_packed: if three { kernel_source_rows4::<T>(true) } else { String::new() },
+            rows4: if three { kernel_source_rows4::<T>(Rows4Window::Unpacked) } else { String::new() },
+            rows4_packed: if three { kernel_source_rows4::<T>(Rows4Window::Packed) } else { String::new() },
+            rows4_scalar: if three && T::LOAD_SCALAR { kernel_source_rows4::<T>(Rows4Window::Scalar) } else { String::new() },
         }
     }
 }
@@ -200,16 +227,30 @@ impl StencilKernels {
 const ROWS4_SW: u32 = 64;
 const ROWS4_RY: u32 = 16;
 
+/// What the `rows4` walk's window holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rows4Window {
+    /// The pixels unpacked (through the load transform): 72 registers, 18 unpacks.
+    Unpacked,
+    /// The raw pixels (18 registers), unpacked at each use (36 unpacks for 4 outputs).
+    Packed,
+    /// The scalars of a scalar load transform (18 registers, 18 transforms), each presented
+    /// to the function as `vec4(v, 0, 0, 0)`, as `Unpacked` holds them (Sobel's window).
+    Scalar,
+}
+
 /// The `rows4` kernel (3x3, widths a multiple of 4; Sobel's tuned schedule): a workgroup owns
 /// a strip of 4 * SW columns and walks down RY rows; per input row each invocation makes one
 /// 16-byte load, swaps its edge pixels with its neighbours through workgroup memory, keeps the
 /// 3-row window (6 pixels a row) in registers and stores its 4 outputs as one 16-byte store.
-pub fn kernel_source_rows4<T: StencilOp>(packed: bool) -> String {
-    // packed: the window holds the raw pixels (18 registers) and each use unpacks (36 unpacks
-    // for 4 outputs); else it holds them unpacked (72 registers, 18 unpacks)
+pub fn kernel_source_rows4<T: StencilOp>(window: Rows4Window) -> String {
     let unpack_px = if T::LOAD.is_some() { "stencil_load_u" } else { "unorm_unpack" };
-    let (ty, unpack) = if packed { ("u32", "") } else { ("vec4<f32>", unpack_px) };
-    let use_px = if packed { unpack_px } else { "" };
+    // the window's type, what each pixel goes through as it enters the window, and at each use
+    let (ty, unpack, use_px) = match window {
+        Rows4Window::Unpacked => ("vec4<f32>", unpack_px, ""),
+        Rows4Window::Packed => ("u32", "", unpack_px),
+        Rows4Window::Scalar => ("f32", "stencil_load_su", "stencil_vec"),
+    };
     load_fns::<T>() + &format!(
         "struct StencilParams {{\n    width: u32, height: u32, _p0: u32, _p1: u32,\n    op: {ps},\n}}\n\
          @group(0) @binding(0) var<storage, read> src4: array<vec4<u32>>;\n\
@@ -311,7 +352,9 @@ pub fn map_windows(img: &Image, k: u32, f: impl Fn(&[[f32; 4]]) -> [f32; 4] + Sy
 /// Records `op` over the input into the output: the filter's own RGBA8 kernel where it has one
 /// (`StencilOp::RGBA8`) and the schedule is not the template's, else the template's schedules:
 /// `rows4p` (3x3 on widths that are a multiple of 4, the default there), `rows4` (the same
-/// walk with the window unpacked) and `tile` (any width and 5x5).
+/// walk with the window unpacked; the default there for a load transform), `rows4s` (the same
+/// walk with a window of scalars; the default there for a scalar load transform) and `tile`
+/// (any width and 5x5).
 pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
     let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
     let mut uniform = op.uniform().bytes_after_size(d.width, d.height);
@@ -329,13 +372,17 @@ pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlo
     let fits = T::SIZE == 3 && d.width.is_multiple_of(4);
     let k = T::kernels();
     let rows4 = match crate::runtime::schedule::get(T::FN_NAME).as_deref() {
+        // a scalar load transform (the luminance stencils): not measured yet (rows4 was
+        // 1.82-1.93x copy on the H100, s10; Sobel's scalar window 1.24x)
+        None | Some("rows4s") if fits && T::LOAD_SCALAR => Some(("rows4s", &k.rows4_scalar)),
         // H200 s9-b4, 4K: convolution_3x3 rows4p 0.0481 ms, rows4 0.0513, tile 0.0867
         // a filter with a load transform: the unpacked window applies it once per loaded pixel
         None if fits && T::LOAD.is_some() => Some(("rows4", &k.rows4)),
         None | Some("rows4p") if fits => Some(("rows4p", &k.rows4_packed)),
         Some("rows4") if fits => Some(("rows4", &k.rows4)),
+        Some("rows4s") if T::LOAD_SCALAR => None,
         None | Some("rows4" | "rows4p" | "tile") => None,
-        Some(other) => return Err(crate::runtime::schedule::unknown(T::FN_NAME, other, &["rows4", "rows4p", "tile"])),
+        Some(other) => return Err(crate::runtime::schedule::unknown(T::FN_NAME, other, &["rows4", "rows4p", "rows4s", "tile"])),
     };
     if let Some((name, source)) = rows4 {
         let kernel = Kernel::new(&format!("stencil.{name}.{}", T::FN_NAME), &[T::wgsl(), source.as_str()], "main");
@@ -392,7 +439,9 @@ macro_rules! __pf_shape_filter_impl {
 /// `|f, n|` with `n: &[[f32; 4]]` the same window. See `neighborhood/laplacian.rs`.
 /// `load: "WGSL body of fn stencil_load(c) -> vec4<f32>"` transforms each pixel as it is
 /// loaded (the GPU body then sees transformed values; the CPU closure still gets the pixels);
-/// see `neighborhood/sketch.rs`. Gray8 images are taken (see `StencilOp::GRAY`) unless
+/// see `neighborhood/sketch.rs`. `load_scalar:` instead, for a transform to one number (its body
+/// returns `f32`; the GPU body sees `vec4(v, 0, 0, 0)`), lets the `rows4s` walk hold scalars.
+/// Gray8 images are taken (see `StencilOp::GRAY`) unless
 /// `gray: false` says the red channel of the result means nothing on its own.
 #[macro_export]
 macro_rules! stencil_filter {
@@ -410,6 +459,7 @@ macro_rules! stencil_filter {
         $(gray: $gray:expr,)?
         $(helpers: $helpers:expr,)?
         $(load: $load:expr,)?
+        $(load_scalar: $load_scalar:expr,)?
         $(schedules: $sched:expr,)?
         $(rgba8: $rgba8:expr,)?
         wgsl: $wgsl:expr,
@@ -420,7 +470,7 @@ macro_rules! stencil_filter {
         $crate::__pf_def! {
             $Name, $name, $crate::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [$crate::filters::shape::border::BORDER_PARAM],
-            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [if $size == 3 { &["tile", "rows4"] } else { &[] }]),
+            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [$crate::filters::shape::stencil::default_schedules($size, $crate::__pf_or!([$({ let _: &str = $load_scalar; true })?] [false]))]),
             wrap: $crate::filters::shape::border::from_args
         }
 
@@ -430,6 +480,8 @@ macro_rules! stencil_filter {
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const SIZE: u32 = $size;
             $(const LOAD: Option<&'static str> = Some($load);)?
+            $(const LOAD: Option<&'static str> = Some($load_scalar);
+            const LOAD_SCALAR: bool = true;)?
             $(const GRAY: bool = $gray;)?
             $(const RGBA8: Option<fn(&mut $crate::runtime::NodeRecorder<'_>, &$crate::runtime::GpuSlot, &$crate::runtime::GpuSlot, &$crate::ImageDesc) -> $crate::Result<bool>> = Some($rgba8);)?
             $crate::__pf_uniform_fns!([$( |$uf| { $( $u : $uty = $uexpr ),* } )?] [$($p)*], |layout| {
