@@ -1,6 +1,6 @@
 //! `pixelflow assess`: the photo-assessment tool of the source article (PhotoAssessment: mean
 //! saturation, colour fingerprint, sharpness on the GPU) over a folder. Every photo runs one
-//! graph (one pass for the metrics and the fingerprint, a thumbnail for the report) on one device, several
+//! graph (the metrics and the fingerprint, a thumbnail for the report) on one device, several
 //! photos in flight so decoding overlaps the GPU; photos come out ranked by score, near-duplicates
 //! grouped by fingerprint, failures reported by name without stopping the run.
 

@@ -247,9 +247,9 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
     v
 }
 
-/// Spec of the whole assessment as `assess` runs it: `assess::build_assessment_graph`.
+/// The one-pass assessment: `assess::build_fused_assessment_graph`.
 const ASSESS_FUSED: &str = "@assess:fused";
-/// The two-node assessment: `assess::build_two_pass_assessment_graph`.
+/// The whole assessment as `assess` runs it (two nodes): `assess::build_assessment_graph`.
 const ASSESS_TWO_PASS: &str = "@assess:two-pass";
 
 /// Noise plus gradients, never all zero; deterministic per seed.
@@ -336,8 +336,8 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(St
         };
         // the assessment graphs: one source, two data outputs (no pipeline spec branches)
         let assess = match case.spec.as_str() {
-            ASSESS_FUSED => Some(crate::assess::build_assessment_graph as fn(ImageDesc, crate::assess::AssessOptions) -> Result<Graph>),
-            ASSESS_TWO_PASS => Some(crate::assess::build_two_pass_assessment_graph as fn(ImageDesc, crate::assess::AssessOptions) -> Result<Graph>),
+            ASSESS_FUSED => Some(crate::assess::build_fused_assessment_graph as fn(ImageDesc, crate::assess::AssessOptions) -> Result<Graph>),
+            ASSESS_TWO_PASS => Some(crate::assess::build_assessment_graph as fn(ImageDesc, crate::assess::AssessOptions) -> Result<Graph>),
             _ => None,
         };
         if let Some(build) = assess {
@@ -1005,13 +1005,13 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
         // shared through workgroup memory (`general_tile`)
         ("resize bicubic 1080p->4K", "resize(scale=2, method=bicubic)", "resize=general_direct"),
         ("resize lanczos3 1080p->4K", "resize(scale=2, method=lanczos3)", "resize=general_direct"),
-        // the remap template's first shape (one output, one 4-byte store per invocation)
-        // against the default quads
-        ("swirl", "swirl", "swirl=single"),
-        ("bulge_distortion", "bulge_distortion", "bulge_distortion=single"),
-        ("pixellate", "pixellate", "pixellate=single"),
-        ("polka_dot", "polka_dot", "polka_dot=single"),
-        ("motion_blur", "motion_blur", "motion_blur=single"),
+        // the remap template with four outputs and one 16-byte store per invocation (`quads`)
+        // against the default (one output per invocation)
+        ("swirl", "swirl", "swirl=quads"),
+        ("bulge_distortion", "bulge_distortion", "bulge_distortion=quads"),
+        ("pixellate", "pixellate", "pixellate=quads"),
+        ("polka_dot", "polka_dot", "polka_dot=quads"),
+        ("motion_blur", "motion_blur", "motion_blur=quads"),
     ]
 }
 

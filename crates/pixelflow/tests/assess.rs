@@ -184,15 +184,15 @@ fn fused_pass_equals_the_two_nodes_and_the_cpu_twins() {
                 }
                 let opts = AssessOptions { grid, bits };
                 let what = format!("{name} {}x{} grid {grid} bits {bits}", img.width(), img.height());
-                let two = assessment_outputs(&gpu, img, opts, assess::build_two_pass_assessment_graph);
-                let cpu = assessment_outputs(&Backend::Cpu, img, opts, assess::build_assessment_graph);
-                let cpu_two = assessment_outputs(&Backend::Cpu, img, opts, assess::build_two_pass_assessment_graph);
+                let two = assessment_outputs(&gpu, img, opts, assess::build_assessment_graph);
+                let cpu = assessment_outputs(&Backend::Cpu, img, opts, assess::build_fused_assessment_graph);
+                let cpu_two = assessment_outputs(&Backend::Cpu, img, opts, assess::build_assessment_graph);
                 assert_eq!(cpu, cpu_two, "CPU twins: {what}");
                 assert_eq!(two, cpu, "two GPU passes against the CPU twins: {what}");
                 // both ways of counting the fingerprint (schedules `runs`, the default, and `direct`)
                 let mut fused = None;
                 for variant in ["runs", "direct"] {
-                    let f = schedule::with_overrides(&[("photo_assessment".to_string(), variant.to_string())], || assessment_outputs(&gpu, img, opts, assess::build_assessment_graph));
+                    let f = schedule::with_overrides(&[("photo_assessment".to_string(), variant.to_string())], || assessment_outputs(&gpu, img, opts, assess::build_fused_assessment_graph));
                     assert_eq!(f, cpu, "fused GPU ({variant}) against the CPU twins: {what}");
                     fused = Some(f);
                 }
@@ -209,7 +209,7 @@ fn fused_pass_equals_the_two_nodes_and_the_cpu_twins() {
     assert!(checked > 100, "{checked}");
     // an unknown counting schedule is an error, not a fallback
     let img = random_image(4, 4, PixelFormat::Rgba8, 1);
-    let g = assess::build_assessment_graph(img.desc(), AssessOptions::default()).unwrap();
+    let g = assess::build_fused_assessment_graph(img.desc(), AssessOptions::default()).unwrap();
     let r = schedule::with_overrides(&[("photo_assessment".to_string(), "sideways".to_string())], || gpu.run(&g, &[("image", &img)], &RunOptions::default()));
     assert!(r.is_err_and(|e| e.to_string().contains("unknown schedule `sideways`")));
 }
@@ -220,10 +220,10 @@ fn fused_node_rejects_bad_parameters_and_formats() {
     let mut g = Graph::new();
     let s = g.source("image", pixelflow::ImageDesc::new(8, 8, PixelFormat::Gray8)).unwrap();
     assert!(g.add(PhotoAssessment::new(2, 3).unwrap(), &[s]).is_err(), "gray8 is converted by assess_image, not taken by the node");
-    // assess_image uses the fused node
-    let g = assess::build_assessment_graph(pixelflow::ImageDesc::new(8, 8, PixelFormat::Rgba8), AssessOptions::default()).unwrap();
+    // the fused node, and assess_image's two nodes
+    let g = assess::build_fused_assessment_graph(pixelflow::ImageDesc::new(8, 8, PixelFormat::Rgba8), AssessOptions::default()).unwrap();
     assert_eq!(g.labels(), vec!["photo_assessment".to_string()], "one node");
-    let g = assess::build_two_pass_assessment_graph(pixelflow::ImageDesc::new(8, 8, PixelFormat::Rgba8), AssessOptions::default()).unwrap();
+    let g = assess::build_assessment_graph(pixelflow::ImageDesc::new(8, 8, PixelFormat::Rgba8), AssessOptions::default()).unwrap();
     assert_eq!(g.labels(), vec!["photo_metrics".to_string(), "color_fingerprint".to_string()]);
 }
 

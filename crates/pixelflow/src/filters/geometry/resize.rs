@@ -465,7 +465,8 @@ impl Filter for Resize {
             let step = if self.align_corners { g.corner_y } else { g.scale_y } as f64;
             let fits = (15.0 * step).ceil() + 1.0 + taps <= GENERAL_TILE_ROWS;
             // Bicubic and lanczos3 only: the others read 1 or 2 taps, or whole cells (area).
-            // Default `general_tile`: not measured yet.
+            // Default `general_tile`: H200 1080p->4K (session 13): lanczos3 0.152 ms against
+            // general_direct's 0.377, bicubic 0.117 against 0.121.
             let (source, entry) = if tile && fits && matches!(self.method, ResizeMethod::Bicubic | ResizeMethod::Lanczos3) {
                 (format!("{GENERAL_WGSL}\n{GENERAL_TILE_WGSL}"), "resize_general_tile")
             } else {
@@ -504,7 +505,9 @@ impl Filter for Resize {
                 return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), crate::runtime::groups_2d(ow, oh, TILE_WG, TILE_WG));
             }
             // seed 004's hardware sampling: the input copied into a texture, sampled with the
-            // bilinear filter (resize_texture.wgsl); inputs past the texture limit take the default
+            // bilinear filter (resize_texture.wgsl); inputs past the texture limit take the default.
+            // H200 (session 13): 1080p->4K 0.0349 ms against rows16's 0.0302, 4K->1080p 0.0598
+            // against quads' 0.0214 (the copy into the texture costs about a copy of the input)
             Some("texture") if d.width <= rec.gpu().max_texture_side() && d.height <= rec.gpu().max_texture_side() => {
                 let tex = rec.rgba8_texture(&inputs[0].buffer, d.width, d.height)?;
                 let sampler = rec.gpu().linear_sampler().clone();
