@@ -372,8 +372,9 @@ pub fn record<T: StencilOp>(op: &T, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlo
     let fits = T::SIZE == 3 && d.width.is_multiple_of(4);
     let k = T::kernels();
     let rows4 = match crate::runtime::schedule::get(T::FN_NAME).as_deref() {
-        // a scalar load transform (the luminance stencils): not measured yet (rows4 was
-        // 1.82-1.93x copy on the H100, s10; Sobel's scalar window 1.24x)
+        // a scalar load transform (the luminance stencils): H200 4K (session 13), the same time
+        // as rows4 (prewitt 0.0513 / 0.0512 ms, xy_derivative 0.0536 / 0.0539): the compiler
+        // had already dropped the unused lanes; kept, it is no slower and holds less
         None | Some("rows4s") if fits && T::LOAD_SCALAR => Some(("rows4s", &k.rows4_scalar)),
         // H200 s9-b4, 4K: convolution_3x3 rows4p 0.0481 ms, rows4 0.0513, tile 0.0867
         // a filter with a load transform: the unpacked window applies it once per loaded pixel
