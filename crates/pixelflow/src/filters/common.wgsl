@@ -3,6 +3,18 @@
 // GPUImage's luminance weights (its `W` constant).
 const LUMA_W = vec3<f32>(0.2125, 0.7154, 0.0721);
 
+// floor() of a cell index, nudged up by 1/256 of a cell: on regular grids many pixel centres fall
+// exactly on a cell boundary, where the GPU's division (not correctly rounded on every device) and
+// the CPU's landed in different cells (an H200 gave 66 levels of difference in pixellate). The
+// nudge moves those ties well past any rounding. CPU twin: `filters::tie_floor`.
+const TIE_NUDGE: f32 = 0.00390625;
+fn tie_floor(t: f32) -> f32 {
+    return floor(t + TIE_NUDGE);
+}
+fn tie_floor2(t: vec2<f32>) -> vec2<f32> {
+    return floor(t + TIE_NUDGE);
+}
+
 // Linear invocation index for dispatches folded into 2-D by `groups_1d`.
 fn linear_id(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, wg_size: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * wg_size + lid;

@@ -20,6 +20,12 @@ use crate::registry::FilterDef;
 
 static ALL: OnceLock<Vec<&'static FilterDef>> = OnceLock::new();
 
+/// CPU twin of WGSL's `tie_floor` (common.wgsl): the floor of a cell index nudged up by 1/256 of
+/// a cell, so that pixel centres exactly on a cell boundary fall in the same cell on the GPU and here.
+pub(crate) fn tie_floor(t: f32) -> f32 {
+    (t + 1.0 / 256.0).floor()
+}
+
 /// Every registered filter.
 pub fn registry() -> &'static [&'static FilterDef] {
     ALL.get_or_init(|| {

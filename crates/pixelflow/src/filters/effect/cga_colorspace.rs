@@ -18,8 +18,8 @@ crate::remap_filter! {
     return e.x * e.x + e.y * e.y + e.z * e.z + e.w * e.w;
 }",
     wgsl: "let n = vec2<f32>(200.0, 320.0);
-    return floor(uv * n) / n;",
-    cpu: |_f, uv, _| [(uv[0] * 200.0).floor() / 200.0, (uv[1] * 320.0).floor() / 320.0],
+    return tie_floor2(uv * n) / n;",
+    cpu: |_f, uv, _| [crate::filters::tie_floor(uv[0] * 200.0) / 200.0, crate::filters::tie_floor(uv[1] * 320.0) / 320.0],
     post_wgsl: "var best = vec4<f32>(0.0, 0.0, 0.0, 1.0);
     var least = cga_distance2(c, best);
     let white = vec4<f32>(1.0);

@@ -36,7 +36,7 @@ crate::remap_filter! {
 }
 fn halftone_channel(t: vec2<f32>, size: vec2<f32>, scale: f32, cr: f32, sr: f32, channel: i32) -> f32 {
     let a = vec2<f32>(cr * t.x + sr * t.y, cr * t.y - sr * t.x);
-    let m = (floor(a / scale) + 0.5) * scale;
+    let m = (tie_floor2(a / scale) + 0.5) * scale;
     let s = vec2<f32>(cr * m.x - sr * m.y, sr * m.x + cr * m.y);
     let e = t - s;
     let q = vec2<f32>(cr * e.x + sr * e.y, cr * e.y - sr * e.x);
@@ -68,7 +68,7 @@ fn halftone_channel(t: vec2<f32>, size: vec2<f32>, scale: f32, cr: f32, sr: f32,
         let channel = |ch: usize| {
             let (cr, sr) = (cos[ch], sin[ch]);
             let a = [cr * t[0] + sr * t[1], cr * t[1] - sr * t[0]];
-            let m = [((a[0] / f.scale).floor() + 0.5) * f.scale, ((a[1] / f.scale).floor() + 0.5) * f.scale];
+            let m = [(crate::filters::tie_floor(a[0] / f.scale) + 0.5) * f.scale, (crate::filters::tie_floor(a[1] / f.scale) + 0.5) * f.scale];
             let s = [cr * m[0] - sr * m[1], sr * m[0] + cr * m[1]];
             let e = [t[0] - s[0], t[1] - s[1]];
             let q = [cr * e[0] + sr * e[1], cr * e[1] - sr * e[0]];

@@ -36,10 +36,10 @@ crate::pixel_filter! {
     let uv = at_uv(at);
     let u = (uv.x + uv.y) * p.inv_spacing;
     let v = (uv.x - uv.y) * p.inv_spacing;
-    let hit = (l < p.bounds.x && fract(u) <= p.width_fraction)
-        || (l < p.bounds.y && fract(v) <= p.width_fraction)
-        || (l < p.bounds.z && fract(u - 0.5) <= p.width_fraction)
-        || (l < p.bounds.w && fract(v - 0.5) <= p.width_fraction);
+    let hit = (l < p.bounds.x && u - tie_floor(u) <= p.width_fraction)
+        || (l < p.bounds.y && v - tie_floor(v) <= p.width_fraction)
+        || (l < p.bounds.z && (u - 0.5) - tie_floor(u - 0.5) <= p.width_fraction)
+        || (l < p.bounds.w && (v - 0.5) - tie_floor(v - 0.5) <= p.width_fraction);
     let k = select(1.0, 0.0, hit);
     return vec4<f32>(k, k, k, 1.0);",
     cpu: |f, c, at| {
@@ -50,7 +50,7 @@ crate::pixel_filter! {
         let wf = f.line_width / f.cross_hatch_spacing;
         let uv = at.uv();
         let (u, v) = ((uv[0] + uv[1]) * inv, (uv[0] - uv[1]) * inv);
-        let fract = |x: f32| x - x.floor();
+        let fract = |x: f32| x - crate::filters::tie_floor(x);
         let hit = (l < b[0] && fract(u) <= wf) || (l < b[1] && fract(v) <= wf) || (l < b[2] && fract(u - 0.5) <= wf) || (l < b[3] && fract(v - 0.5) <= wf);
         let k = if hit { 0.0 } else { 1.0 };
         [k, k, k, 1.0]

@@ -1,7 +1,7 @@
 //! Black-and-white newsprint halftone. Matches GPUImage's `GPUImageHalftoneFilter`.
 
 use super::pixellate::cell_centre;
-use super::polka_dot::{inside_dot, DOT_HELPERS};
+use super::polka_dot::{dot_distance2, DOT_HELPERS};
 use crate::filters::shape::pixel::twin::luma;
 
 crate::remap_filter! {
@@ -21,12 +21,12 @@ crate::remap_filter! {
     cpu: |f, uv, size| cell_centre(uv, size, f.fractional_width),
     post_wgsl: "let s = pixellate_cell(uv, size, p.fractional_width);
     let r = max(p.fractional_width, 1.0 / size.x) * 0.5 * (1.0 - dot(c.rgb, LUMA_W));
-    let v = select(1.0, 0.0, inside_dot(uv, s, size, r));
+    let v = select(1.0, 0.0, dot_distance2(uv, s, size) <= r * r);
     return vec4<f32>(v, v, v, 1.0);",
     post: |f, c, uv, size, _sample| {
         let s = cell_centre(uv, size, f.fractional_width);
         let r = f.fractional_width.max(1.0 / size[0]) * 0.5 * (1.0 - luma(c));
-        let v = if inside_dot(uv, s, size, r) { 0.0 } else { 1.0 };
+        let v = if dot_distance2(uv, s, size) <= r * r { 0.0 } else { 1.0 };
         [v, v, v, 1.0]
     },
 }

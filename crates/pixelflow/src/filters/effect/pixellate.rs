@@ -15,7 +15,7 @@ crate::remap_filter! {
     helpers: "fn pixellate_cell(uv: vec2<f32>, size: vec2<f32>, fractional_width: f32) -> vec2<f32> {
     let fw = max(fractional_width, 1.0 / size.x);
     let d = vec2<f32>(fw, fw / (size.y / size.x));
-    return (floor(uv / d) + 0.5) * d;
+    return (tie_floor2(uv / d) + 0.5) * d;
 }",
     wgsl: "return pixellate_cell(uv, size, p.fractional_width);",
     cpu: |f, uv, size| cell_centre(uv, size, f.fractional_width),
@@ -26,5 +26,5 @@ crate::remap_filter! {
 pub(crate) fn cell_centre(uv: [f32; 2], size: [f32; 2], fractional_width: f32) -> [f32; 2] {
     let fw = fractional_width.max(1.0 / size[0]);
     let d = [fw, fw / (size[1] / size[0])];
-    [((uv[0] / d[0]).floor() + 0.5) * d[0], ((uv[1] / d[1]).floor() + 0.5) * d[1]]
+    [(crate::filters::tie_floor(uv[0] / d[0]) + 0.5) * d[0], (crate::filters::tie_floor(uv[1] / d[1]) + 0.5) * d[1]]
 }

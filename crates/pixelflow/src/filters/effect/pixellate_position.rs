@@ -19,7 +19,7 @@ crate::remap_filter! {
     helpers: "fn pixellate_cell(uv: vec2<f32>, size: vec2<f32>, fractional_width: f32) -> vec2<f32> {
     let fw = max(fractional_width, 1.0 / size.x);
     let d = vec2<f32>(fw, fw / (size.y / size.x));
-    return (floor(uv / d) + 0.5) * d;
+    return (tie_floor2(uv / d) + 0.5) * d;
 }",
     wgsl: "let aspect = size.y / size.x;
     let v = vec2<f32>(uv.x, uv.y * aspect + 0.5 - 0.5 * aspect) - p.center;

@@ -7,29 +7,17 @@ use super::pixellate::cell_centre;
 pub(crate) const DOT_HELPERS: &str = "fn pixellate_cell(uv: vec2<f32>, size: vec2<f32>, fractional_width: f32) -> vec2<f32> {
     let fw = max(fractional_width, 1.0 / size.x);
     let d = vec2<f32>(fw, fw / (size.y / size.x));
-    return (floor(uv / d) + 0.5) * d;
+    return (tie_floor2(uv / d) + 0.5) * d;
 }
 fn dot_distance2(uv: vec2<f32>, s: vec2<f32>, size: vec2<f32>) -> f32 {
     let v = (uv - s) * vec2<f32>(1.0, size.y / size.x);
     return v.x * v.x + v.y * v.y;
-}
-fn inside_dot(uv: vec2<f32>, s: vec2<f32>, size: vec2<f32>, r: f32) -> bool {
-    return dot_distance2(uv, s, size) <= r * r * 1.0000153;
 }";
 
 /// CPU twin of `dot_distance2`.
 pub(crate) fn dot_distance2(uv: [f32; 2], s: [f32; 2], size: [f32; 2]) -> f32 {
     let v = [uv[0] - s[0], (uv[1] - s[1]) * (size[1] / size[0])];
     v[0] * v[0] + v[1] * v[1]
-}
-
-/// CPU twin of `inside_dot`: within radius `r` of the cell centre `s`. The squared radius is
-/// widened by 2^-16 (1.0000153 in f32): on regular grids many pixel centres lie exactly on the
-/// circle, where the GPU's and the CPU's roundings (fused or not) fell on different sides (an
-/// H200 gave 42 levels of difference); the margin moves those exact ties inside, well beyond
-/// the roundings' size.
-pub(crate) fn inside_dot(uv: [f32; 2], s: [f32; 2], size: [f32; 2], r: f32) -> bool {
-    dot_distance2(uv, s, size) <= r * r * 1.000_015_3
 }
 
 crate::remap_filter! {
@@ -49,11 +37,11 @@ crate::remap_filter! {
     cpu: |f, uv, size| cell_centre(uv, size, f.fractional_width),
     post_wgsl: "let s = pixellate_cell(uv, size, p.fractional_width);
     let r = max(p.fractional_width, 1.0 / size.x) * 0.5 * p.dot_scaling;
-    let inside = inside_dot(uv, s, size, r);
+    let inside = dot_distance2(uv, s, size) <= r * r;
     return vec4<f32>(select(vec3<f32>(0.0), c.rgb, inside), c.a);",
     post: |f, c, uv, size, _sample| {
         let s = cell_centre(uv, size, f.fractional_width);
         let r = f.fractional_width.max(1.0 / size[0]) * 0.5 * f.dot_scaling;
-        if inside_dot(uv, s, size, r) { c } else { [0.0, 0.0, 0.0, c[3]] }
+        if dot_distance2(uv, s, size) <= r * r { c } else { [0.0, 0.0, 0.0, c[3]] }
     },
 }

@@ -21,7 +21,7 @@ crate::generator_filter! {
     params: {
         color_start: rgba = [0.0, 0.0, 0.0, 1.0] => "colour where the noise is lowest: red, green, blue, alpha in [0, 1]",
         color_finish: rgba = [1.0, 1.0, 1.0, 1.0] => "colour where the noise is highest",
-        scale: float(0.0, 4096.0) = 8.0 => "lattice cells across the image (GPUImage's scale)",
+        scale: float(0.0, 256.0) = 8.0 => "lattice cells across the image (GPUImage's scale); at most 256: finer noise is below a pixel at 4K, and f32 positions lose the precision GPU and CPU agree on",
     },
     wgsl: "let q = at_uv(at) * p.scale;
     let cell = floor(q);
