@@ -23,12 +23,14 @@ crate::remap_filter! {
 }",
     wgsl: "let aspect = size.y / size.x;
     let v = vec2<f32>(uv.x, uv.y * aspect + 0.5 - 0.5 * aspect) - p.center;
-    if (v.x * v.x + v.y * v.y >= p.radius * p.radius) { return uv; }
+    // the circle widened by 2^-12 of r^2 on both sides: pixel centres exactly on it (common on
+    // odd sizes) fell on different sides on the H200 and here
+    if (v.x * v.x + v.y * v.y >= p.radius * p.radius * 1.0002441) { return uv; }
     return pixellate_cell(uv, size, p.fractional_width);",
     cpu: |f, uv, size| {
         let aspect = size[1] / size[0];
         let v = [uv[0] - f.center[0], uv[1] * aspect + 0.5 - 0.5 * aspect - f.center[1]];
-        if v[0] * v[0] + v[1] * v[1] >= f.radius * f.radius {
+        if v[0] * v[0] + v[1] * v[1] >= f.radius * f.radius * 1.000_244_1 {
             return uv;
         }
         cell_centre(uv, size, f.fractional_width)
