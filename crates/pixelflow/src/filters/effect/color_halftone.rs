@@ -40,11 +40,13 @@ fn halftone_channel(t: vec2<f32>, size: vec2<f32>, scale: f32, cr: f32, sr: f32,
     let s = vec2<f32>(cr * m.x - sr * m.y, sr * m.x + cr * m.y);
     let e = t - s;
     let q = vec2<f32>(cr * e.x + sr * e.y, cr * e.y - sr * e.x);
+    // the neighbouring cell across the nearest side; pixels on a diagonal (exact ties at angle 0) go
+    // to the same side on every device: the comparisons need a margin of 1e-4 pixels
     var d = vec2<f32>(1.0, 0.0);
-    if (q.y > q.x) {
-        d = select(vec2<f32>(0.0, 1.0), vec2<f32>(-1.0, 0.0), -q.x > q.y);
+    if (q.y > q.x + 1e-4) {
+        d = select(vec2<f32>(0.0, 1.0), vec2<f32>(-1.0, 0.0), -q.x > q.y + 1e-4);
     } else {
-        d = select(vec2<f32>(1.0, 0.0), vec2<f32>(0.0, -1.0), -q.y > q.x);
+        d = select(vec2<f32>(1.0, 0.0), vec2<f32>(0.0, -1.0), -q.y > q.x + 1e-4);
     }
     let n = s + vec2<f32>(cr * d.x - sr * d.y, sr * d.x + cr * d.y) * scale;
     return (1.0 - halftone_ink(t, s, size, scale, channel)) * (1.0 - halftone_ink(t, n, size, scale, channel));
@@ -72,9 +74,9 @@ fn halftone_channel(t: vec2<f32>, size: vec2<f32>, scale: f32, cr: f32, sr: f32,
             let s = [cr * m[0] - sr * m[1], sr * m[0] + cr * m[1]];
             let e = [t[0] - s[0], t[1] - s[1]];
             let q = [cr * e[0] + sr * e[1], cr * e[1] - sr * e[0]];
-            let d: [f32; 2] = if q[1] > q[0] {
-                if -q[0] > q[1] { [-1.0, 0.0] } else { [0.0, 1.0] }
-            } else if -q[1] > q[0] {
+            let d: [f32; 2] = if q[1] > q[0] + 1e-4 {
+                if -q[0] > q[1] + 1e-4 { [-1.0, 0.0] } else { [0.0, 1.0] }
+            } else if -q[1] > q[0] + 1e-4 {
                 [0.0, -1.0]
             } else {
                 [1.0, 0.0]
