@@ -223,6 +223,26 @@ fn no_build(_: &Args) -> Result<Box<dyn Filter>> {
     Err(Error::Graph("YUV conversions are built in code (pixelflow::filters::yuv), not from a spec".into()))
 }
 
+/// `YuvParams` as yuv.wgsl mirrors it (both conversions).
+const YUV_LAYOUT: UniformLayout = UniformLayout {
+    wgsl: WGSL,
+    wgsl_struct: "YuvParams",
+    rust_size: std::mem::size_of::<YuvParams>(),
+    fields: &[
+        ("width", std::mem::offset_of!(YuvParams, width)),
+        ("height", std::mem::offset_of!(YuvParams, height)),
+        ("words_per_row", std::mem::offset_of!(YuvParams, words_per_row)),
+        ("rows", std::mem::offset_of!(YuvParams, rows)),
+        ("src_width", std::mem::offset_of!(YuvParams, src_width)),
+        ("src_height", std::mem::offset_of!(YuvParams, src_height)),
+        ("kr", std::mem::offset_of!(YuvParams, kr)),
+        ("kb", std::mem::offset_of!(YuvParams, kb)),
+        ("y_offset", std::mem::offset_of!(YuvParams, y_offset)),
+        ("y_scale", std::mem::offset_of!(YuvParams, y_scale)),
+        ("c_scale", std::mem::offset_of!(YuvParams, c_scale)),
+    ],
+};
+
 pub static YUV420_TO_RGBA: FilterDef = FilterDef {
     name: "yuv420_to_rgba",
     family: Family::Convert,
@@ -234,24 +254,7 @@ pub static YUV420_TO_RGBA: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: Tolerance { max_diff: 1, why: "" },
     build: no_build,
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "YuvParams",
-        rust_size: std::mem::size_of::<YuvParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(YuvParams, width)),
-            ("height", std::mem::offset_of!(YuvParams, height)),
-            ("words_per_row", std::mem::offset_of!(YuvParams, words_per_row)),
-            ("rows", std::mem::offset_of!(YuvParams, rows)),
-            ("src_width", std::mem::offset_of!(YuvParams, src_width)),
-            ("src_height", std::mem::offset_of!(YuvParams, src_height)),
-            ("kr", std::mem::offset_of!(YuvParams, kr)),
-            ("kb", std::mem::offset_of!(YuvParams, kb)),
-            ("y_offset", std::mem::offset_of!(YuvParams, y_offset)),
-            ("y_scale", std::mem::offset_of!(YuvParams, y_scale)),
-            ("c_scale", std::mem::offset_of!(YuvParams, c_scale)),
-        ],
-    }],
+    uniforms: &[YUV_LAYOUT],
     test_inputs: None,
     schedules: &[],
 };
@@ -267,24 +270,7 @@ pub static RGBA_TO_YUV420: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: Tolerance { max_diff: 1, why: "" },
     build: no_build,
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "YuvParams",
-        rust_size: std::mem::size_of::<YuvParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(YuvParams, width)),
-            ("height", std::mem::offset_of!(YuvParams, height)),
-            ("words_per_row", std::mem::offset_of!(YuvParams, words_per_row)),
-            ("rows", std::mem::offset_of!(YuvParams, rows)),
-            ("src_width", std::mem::offset_of!(YuvParams, src_width)),
-            ("src_height", std::mem::offset_of!(YuvParams, src_height)),
-            ("kr", std::mem::offset_of!(YuvParams, kr)),
-            ("kb", std::mem::offset_of!(YuvParams, kb)),
-            ("y_offset", std::mem::offset_of!(YuvParams, y_offset)),
-            ("y_scale", std::mem::offset_of!(YuvParams, y_scale)),
-            ("c_scale", std::mem::offset_of!(YuvParams, c_scale)),
-        ],
-    }],
+    uniforms: &[YUV_LAYOUT],
     test_inputs: None,
     schedules: &[],
 };
