@@ -296,3 +296,13 @@ pub fn one_to_one<'s>(def: &FilterDef, inputs: &'s [GpuSlot], outputs: &'s [GpuS
         _ => Err(Error::Graph(format!("`{}` needs one input and one output", def.name))),
     }
 }
+
+/// The two image inputs, the output and both inputs' descriptions, for filters that read a
+/// second image of its own size (a map, a tile set).
+#[allow(clippy::type_complexity)]
+pub fn two_to_one<'s>(def: &FilterDef, inputs: &'s [GpuSlot], outputs: &'s [GpuSlot]) -> Result<(&'s GpuSlot, &'s GpuSlot, &'s GpuSlot, crate::ImageDesc, crate::ImageDesc)> {
+    match (inputs.first(), inputs.get(1), outputs.first()) {
+        (Some(a), Some(b), Some(o)) => Ok((a, b, o, slot_image(def, inputs, 0)?, slot_image(def, inputs, 1)?)),
+        _ => Err(Error::Graph(format!("`{}` needs two inputs and one output", def.name))),
+    }
+}

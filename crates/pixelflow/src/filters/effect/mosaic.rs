@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
 use crate::params::{check_float, check_int, ParamDef};
-use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, PortDef, PortKind, UniformLayout, EXACT_ENOUGH};
+use crate::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, UniformLayout, EXACT_ENOUGH};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -201,11 +201,7 @@ impl Filter for Mosaic {
         Ok(vec![Value::Image(Image::from_u8(w, h, PixelFormat::Rgba8, out)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
-        let t = slot_image(&DEF, inputs, 1)?;
-        let (Some(img), Some(tiles), Some(out)) = (inputs.first(), inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph("`mosaic` needs two inputs and one output".into()));
-        };
+        let (img, tiles, out, d, t) = two_to_one(&DEF, inputs, outputs)?;
         let params = self.params((d.width, d.height), (t.width, t.height));
         let kernel = Kernel::new("effect.mosaic", &[WGSL], "mosaic");
         rec.dispatch(&kernel, &[&img.buffer, &tiles.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))

@@ -14,7 +14,7 @@ use super::jfa_voronoi::decode;
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::params::ParamDef;
-use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, PortDef, PortKind, Tolerance, UniformLayout};
+use crate::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, Tolerance, UniformLayout};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -111,11 +111,7 @@ impl Filter for VoronoiConsumer {
         Ok(vec![Value::Image(Image::from_u8(w, h, PixelFormat::Rgba8, out)?)])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
-        let m = slot_image(&DEF, inputs, 1)?;
-        let (Some(img), Some(map), Some(out)) = (inputs.first(), inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph("`voronoi_consumer` needs two inputs and one output".into()));
-        };
+        let (img, map, out, d, m) = two_to_one(&DEF, inputs, outputs)?;
         let params = VoronoiParams { width: d.width, height: d.height, map_width: m.width, map_height: m.height };
         let kernel = Kernel::new("effect.voronoi_consumer", &[WGSL], "voronoi_consumer");
         rec.dispatch(&kernel, &[&img.buffer, &map.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))
