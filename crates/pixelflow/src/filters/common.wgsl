@@ -21,6 +21,20 @@ fn linear_id(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, wg_size: u32) -> u32 {
 }
 
 // The four 8-bit samples of a packed RGBA8 pixel as integers.
+// The four consecutive pixels (row-major, wrapping to the next row) from linear index `first` of
+// an image `width` wide, for kernels that make four outputs and store them as one vec4<u32>.
+fn quad_pixels(first: u32, width: u32) -> array<vec2<u32>, 4> {
+    var q: array<vec2<u32>, 4>;
+    var y = first / width;
+    var x = first - y * width;
+    for (var k = 0u; k < 4u; k++) {
+        q[k] = vec2<u32>(x, y);
+        x += 1u;
+        if (x == width) { x = 0u; y += 1u; }
+    }
+    return q;
+}
+
 fn unpack_u8(p: u32) -> vec4<u32> {
     return vec4<u32>(p & 255u, (p >> 8u) & 255u, (p >> 16u) & 255u, p >> 24u);
 }

@@ -33,15 +33,7 @@ fn resize_texture(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     let g = linear_id(wid, nwg, lid, 256u);
     let first = g * 4u;
     if (first >= params.out_width * params.out_height) { return; }
-    var y = first / params.out_width;
-    var x = first - y * params.out_width;
-    var o: vec4<u32>;
-    o.x = sample_texture(x, y);
-    x += 1u; if (x == params.out_width) { x = 0u; y += 1u; }
-    o.y = sample_texture(x, y);
-    x += 1u; if (x == params.out_width) { x = 0u; y += 1u; }
-    o.z = sample_texture(x, y);
-    x += 1u; if (x == params.out_width) { x = 0u; y += 1u; }
-    o.w = sample_texture(x, y);
+    let q = quad_pixels(first, params.out_width);
+    let o = vec4<u32>(sample_texture(q[0].x, q[0].y), sample_texture(q[1].x, q[1].y), sample_texture(q[2].x, q[2].y), sample_texture(q[3].x, q[3].y));
     dst[g] = o;
 }

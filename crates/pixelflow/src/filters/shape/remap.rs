@@ -126,17 +126,8 @@ pub fn kernel_source<T: RemapOp>() -> String {
          \x20   let g = linear_id(wid, nwg, lid, {QUADS_WG}u);\n\
          \x20   let first = g * 4u;\n\
          \x20   if (first >= rp.width * rp.height) {{ return; }}\n\
-         \x20   var y = first / rp.width;\n\
-         \x20   var x = first - y * rp.width;\n\
-         \x20   var o: vec4<u32>;\n\
-         \x20   o.x = remap_or_zero(x, y);\n\
-         \x20   x += 1u; if (x == rp.width) {{ x = 0u; y += 1u; }}\n\
-         \x20   o.y = remap_or_zero(x, y);\n\
-         \x20   x += 1u; if (x == rp.width) {{ x = 0u; y += 1u; }}\n\
-         \x20   o.z = remap_or_zero(x, y);\n\
-         \x20   x += 1u; if (x == rp.width) {{ x = 0u; y += 1u; }}\n\
-         \x20   o.w = remap_or_zero(x, y);\n\
-         \x20   dst[g] = o;\n\
+         \x20   let q = quad_pixels(first, rp.width);\n\
+         \x20   dst[g] = vec4<u32>(remap_or_zero(q[0].x, q[0].y), remap_or_zero(q[1].x, q[1].y), remap_or_zero(q[2].x, q[2].y), remap_or_zero(q[3].x, q[3].y));\n\
          }}\n",
         ps = T::PARAMS_STRUCT,
     )
