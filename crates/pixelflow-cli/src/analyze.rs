@@ -53,6 +53,10 @@ pub fn data_json(d: &Data) -> serde_json::Value {
             let [r, g, b] = c.color();
             serde_json::json!({ "color": [r, g, b], "hex": format!("#{r:02x}{g:02x}{b:02x}"), "share": c.share(), "pixels_in_cell": c.count, "cell": c.cell, "bits": c.bits })
         }
+        Data::Motion(m) => {
+            let (x, y) = m.centroid().map_or((None, None), |(x, y)| (Some(x), Some(y)));
+            serde_json::json!({ "centroid_x": x, "centroid_y": y, "intensity": m.intensity(), "moving_pixels": m.moving, "width": m.width, "height": m.height })
+        }
         Data::Fingerprint(f) => serde_json::json!({ "grid": f.grid, "bits": f.bits, "pixels": f.pixels, "bins": f.bins }),
         Data::PhotoMetrics(m) => {
             let a = pixelflow::assess::Assessment::from_metrics(m);

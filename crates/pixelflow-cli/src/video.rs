@@ -362,7 +362,21 @@ enum Out {
 enum Sink<'a> {
     Encode { plan: &'a EncodePlan, running: Option<(Proc, ChildStdin)> },
     Stdout,
-    Lines { out: Box<dyn Write + Send>, tmp: Option<(PathBuf, PathBuf)>, fps: f64 },
+    /// One record per frame: JSON lines, or CSV rows (`csv`: the header, once the first
+    /// record gives the columns).
+    Lines { out: Box<dyn Write + Send>, tmp: Option<(PathBuf, PathBuf)>, fps: f64, csv: Option<Vec<String>> },
+}
+
+/// One CSV cell: numbers and booleans as they are, null empty, text and anything nested (a
+/// histogram's lists) as JSON text in quotes (RFC 4180: inner quotes doubled).
+fn csv_cell(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::Number(n) => n.to_string(),
+        serde_json::Value::Bool(b) => b.to_string(),
+        serde_json::Value::String(t) => format!("\"{}\"", t.replace('"', "\"\"")),
+        other => format!("\"{}\"", other.to_string().replace('"', "\"\"")),
+    }
 }
 
 /// Everything the encoder needs.
@@ -435,7 +449,7 @@ impl EncodePlan {
 impl Sink<'_> {
     fn put(&mut self, k: usize, out: &Out) -> Result<()> {
         match (self, out) {
-            (Sink::Lines { out, tmp, fps }, Out::Data(d)) => {
+            (Sink::Lines { out, tmp, fps, csv }, Out::Data(d)) => {
                 // {"frame": k, "time": seconds, ...the data's own fields}
                 let mut line = serde_json::Map::new();
                 line.insert("frame".into(), k.into());
@@ -447,7 +461,19 @@ impl Sink<'_> {
                     }
                 }
                 let what = tmp.as_ref().map_or("stdout".to_string(), |(_, f)| format!("`{}`", f.display()));
-                writeln!(out, "{}", serde_json::Value::Object(line)).with_context(|| format!("writing data to {what}"))
+                match csv {
+                    None => writeln!(out, "{}", serde_json::Value::Object(line)),
+                    Some(columns) => {
+                        if columns.is_empty() {
+                            columns.extend(line.keys().cloned());
+                            writeln!(out, "{}", columns.iter().map(|c| csv_cell(&serde_json::Value::String(c.clone()))).collect::<Vec<_>>().join(","))
+                                .with_context(|| format!("writing data to {what}"))?;
+                        }
+                        let row: Vec<String> = columns.iter().map(|c| line.get(c).map_or(String::new(), csv_cell)).collect();
+                        writeln!(out, "{}", row.join(","))
+                    }
+                }
+                .with_context(|| format!("writing data to {what}"))
             }
             (sink @ (Sink::Encode { .. } | Sink::Stdout), Out::Frame(f)) => sink.write(f),
             _ => bail!("the pipeline's result changed kind between frames"),
@@ -766,7 +792,9 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
             let f = std::fs::File::create(&tmp).with_context(|| format!("cannot write `{}`", o.output.display()))?;
             (Box::new(std::io::BufWriter::new(f)), Some((tmp, o.output.to_path_buf())))
         };
-        Sink::Lines { out, tmp, fps: out_fps }
+        // `.csv`: one row per frame under a header; otherwise JSON lines
+        let csv = (!data_stdout && ext(o.output) == "csv").then(Vec::new);
+        Sink::Lines { out, tmp, fps: out_fps, csv }
     } else if stdout_out {
         Sink::Stdout
     } else {
@@ -787,12 +815,22 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     let mut written = 0u64;
     let started = std::time::Instant::now();
     let mut notes: Vec<String> = Vec::new();
-    let work = |bytes: Vec<u8>| -> pixelflow::Result<(Out, Vec<String>)> {
+    // Temporal filters (low_pass, motion_detector, ...) carry state from frame to frame: their
+    // frames are submitted in order (still several in flight); other pipelines need no order.
+    let sequence = pipeline.graph(&Image::zeroed(pixelflow::ImageDesc::new(info.width, info.height, PixelFormat::Rgba8)))?.0.has_state().then(pixelflow::Sequence::new);
+    let work = |(k, bytes): (usize, Vec<u8>)| -> pixelflow::Result<(Out, Vec<String>)> {
         let img = match transfer {
-            Transfer::Rgba => Image::from_u8(w, h, PixelFormat::Rgba8, bytes)?,
-            Transfer::Yuv420 { .. } => pack_i420(w, h, bytes)?,
+            Transfer::Rgba => Image::from_u8(w, h, PixelFormat::Rgba8, bytes),
+            Transfer::Yuv420 { .. } => pack_i420(w, h, bytes),
         };
-        let mut r = full.run_with(&be, &img, &pixelflow::RunOptions::default())?;
+        let mut r = match (&sequence, img) {
+            (None, img) => full.run_with(&be, &img?, &pixelflow::RunOptions::default())?,
+            (Some(seq), Ok(img)) => full.run_frame_with(&be, &img, &pixelflow::RunOptions::default(), seq, k as u64)?,
+            (Some(seq), Err(e)) => {
+                seq.skip(k as u64)?;
+                return Err(e);
+            }
+        };
         let out = match r.take("output") {
             Some(Value::Image(out)) => out,
             Some(Value::Data(d)) => return Ok((Out::Data(d), std::mem::take(&mut r.notes))),
@@ -812,7 +850,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         Ok((Out::Frame(frame), std::mem::take(&mut r.notes)))
     };
     pixelflow::graph::stream(
-        frames,
+        frames.enumerate(),
         work,
         o.jobs.max(1),
         |k, result: pixelflow::Result<(Out, Vec<String>)>| {

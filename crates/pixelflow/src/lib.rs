@@ -30,9 +30,9 @@ pub mod runtime;
 pub mod value;
 
 pub use error::{Error, Result};
-pub use graph::{Backend, Graph, HostTimes, NodeTiming, Pipeline, Port, RunOptions, RunResult};
+pub use graph::{Backend, Graph, HostTimes, NodeTiming, Pipeline, Port, RunOptions, RunResult, Sequence};
 pub use codec::Subsampling;
 pub use image::{exif_upright, Image, ImageDesc, PixelFormat, PngCompression, SaveOptions};
 pub use registry::{Filter, FilterDef};
 pub use runtime::{Gpu, GpuOptions};
-pub use value::{CompareMethod, Data, DataKind, DominantCell, Histogram, HistogramSpace, Line, Lines, Lut, Point, Points, Range, Stats, Value, ValueDesc};
+pub use value::{CompareMethod, Data, DataKind, DominantCell, Histogram, HistogramSpace, Line, Lines, Lut, Motion, Point, Points, Range, Stats, Value, ValueDesc};

@@ -20,6 +20,8 @@ pub enum Family {
     Convert,
     Effect,
     Generator,
+    /// Filters of a sequence of frames (a video): they carry state from frame to frame.
+    Temporal,
 }
 
 impl Family {
@@ -35,6 +37,7 @@ impl Family {
             Family::Convert => "conversion",
             Family::Effect => "visual effect",
             Family::Generator => "generator",
+            Family::Temporal => "temporal (video)",
         }
     }
 }

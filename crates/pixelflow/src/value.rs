@@ -67,6 +67,11 @@ pub enum DataKind {
     /// cell (`r' | g' << bits | b' << 2 bits`, c' the top `bits` bits), `[9]` = bits,
     /// `[10], [11]` = the image's pixels lo/hi. Zero is the identity of every slot.
     Color,
+    /// Motion in a frame (`motion_detector`): the pixels that moved and their position sums,
+    /// whose mean is the centroid. GPU: 8 `u32`, lo/hi pairs: `[0], [1]` = moving pixels,
+    /// `[2], [3]` = the sum of their x, `[4], [5]` = of their y, `[6]`, `[7]` = the frame's
+    /// width and height (written by the producer). Zero is the identity of every sum.
+    Motion,
 }
 
 /// Most bins a `DataKind::Fingerprint` holds: grid 8 (64 blocks) times 4 bits per channel (4096 colours).
@@ -115,6 +120,7 @@ impl DataKind {
             DataKind::Lut => 256 * 4,
             DataKind::Range => 12 * 4,
             DataKind::Color => 12 * 4,
+            DataKind::Motion => 8 * 4,
         }
     }
     pub fn name(self) -> &'static str {
@@ -129,6 +135,7 @@ impl DataKind {
             DataKind::Lut => "lut",
             DataKind::Range => "range",
             DataKind::Color => "color",
+            DataKind::Motion => "motion",
         }
     }
 }
@@ -174,6 +181,33 @@ impl Lut {
     /// The GPU layout (see `DataKind::Lut`).
     pub fn to_words(&self) -> [u32; 256] {
         std::array::from_fn(|v| (0..4).map(|c| (self.table[c][v] as u32) << (8 * c)).sum())
+    }
+}
+
+/// Motion in a frame (`DataKind::Motion`): the pixels that differ from the running average
+/// by more than a threshold, counted with the sums of their coordinates (pixel indices).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Motion {
+    pub moving: u64,
+    pub sum_x: u64,
+    pub sum_y: u64,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Motion {
+    /// The centroid of the moving pixels in normalised coordinates (0..1 across the frame, of
+    /// pixel centres: GPUImage's texture coordinates); `None` when nothing moved.
+    pub fn centroid(&self) -> Option<(f64, f64)> {
+        (self.moving > 0 && self.width > 0 && self.height > 0).then(|| {
+            let n = self.moving as f64;
+            ((self.sum_x as f64 / n + 0.5) / self.width as f64, (self.sum_y as f64 / n + 0.5) / self.height as f64)
+        })
+    }
+    /// The share of the frame's pixels that moved, 0..1 (GPUImage's motion intensity).
+    pub fn intensity(&self) -> f64 {
+        let pixels = self.width as u64 * self.height as u64;
+        if pixels == 0 { 0.0 } else { self.moving as f64 / pixels as f64 }
     }
 }
 
@@ -324,6 +358,8 @@ pub enum Data {
     Range(Range),
     /// The dominant colour (from `dominant_color`).
     Color(DominantCell),
+    /// Motion in a frame (from `motion_detector`).
+    Motion(Motion),
 }
 
 impl Data {
@@ -339,6 +375,7 @@ impl Data {
             Data::Lut(_) => DataKind::Lut,
             Data::Range(_) => DataKind::Range,
             Data::Color(_) => DataKind::Color,
+            Data::Motion(_) => DataKind::Motion,
         }
     }
     /// The value of a `Mean`, in [0,1] units of its samples.
@@ -413,6 +450,7 @@ impl Data {
                 bits: w[9],
                 pixels: wide(w[10], w[11]),
             }),
+            DataKind::Motion => Data::Motion(Motion { moving: wide(w[0], w[1]), sum_x: wide(w[2], w[3]), sum_y: wide(w[4], w[5]), width: w[6], height: w[7] }),
             DataKind::Range => Data::Range(Range { low: std::array::from_fn(|c| w[c].min(255) as u8), high: std::array::from_fn(|c| w[4 + c].min(255) as u8), channels: w[8] & 0xF }),
         })
     }

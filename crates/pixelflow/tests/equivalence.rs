@@ -64,10 +64,31 @@ fn compare(def: &FilterDef, args: &Args, w: u32, h: u32, seed: u64, fmt: PixelFo
         g.output(&format!("o{i}"), *p).unwrap();
     }
     let names: Vec<String> = (0..images.len()).map(|i| format!("s{i}")).collect();
-    let srcs: Vec<(&str, &Image)> = names.iter().map(|n| n.as_str()).zip(images.iter()).collect();
     let opts = RunOptions { poison: true, ..Default::default() };
-    let gpu = gpu_backend().run(&g, &srcs, &opts).map_err(|e| format!("gpu run: {e}"))?;
-    let cpu = Backend::Cpu.run(&g, &srcs, &opts).map_err(|e| format!("cpu run: {e}"))?;
+    // Temporal filters (graphs with state) run as a sequence of frames on each side, a new
+    // random main image each frame, and every frame is compared.
+    let frames = if g.has_state() { 4 } else { 1 };
+    let (gpu_seq, cpu_seq) = (pixelflow::Sequence::new(), pixelflow::Sequence::new());
+    for frame in 0..frames {
+        let mut images = images.clone();
+        if frame > 0 {
+            images[0] = random_image(w, h, fmt, seed + 7919 * frame);
+        }
+        let srcs: Vec<(&str, &Image)> = names.iter().map(|n| n.as_str()).zip(images.iter()).collect();
+        let (gpu, cpu) = if frames == 1 {
+            (gpu_backend().run(&g, &srcs, &opts), Backend::Cpu.run(&g, &srcs, &opts))
+        } else {
+            (gpu_seq.run_frame(&gpu_backend(), &g, &srcs, &opts, frame), cpu_seq.run_frame(&Backend::Cpu, &g, &srcs, &opts, frame))
+        };
+        let gpu = gpu.map_err(|e| format!("gpu run (frame {frame}): {e}"))?;
+        let cpu = cpu.map_err(|e| format!("cpu run (frame {frame}): {e}"))?;
+        compare_outputs(def, &gpu, &cpu).map_err(|e| format!("frame {frame}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Every output of a GPU run within the registry's tolerance of the CPU run's.
+fn compare_outputs(def: &FilterDef, gpu: &pixelflow::RunResult, cpu: &pixelflow::RunResult) -> Result<(), String> {
     for ((name, a), (_, b)) in gpu.outputs.iter().zip(&cpu.outputs) {
         let d = max_diff(a, b)?;
         let tol = match a.as_image().map(|i| i.format()) {

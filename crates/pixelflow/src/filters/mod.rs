@@ -12,6 +12,7 @@ pub mod lookup;
 pub mod morphology;
 pub mod neighborhood;
 pub mod shape;
+pub mod temporal;
 pub mod yuv;
 
 use std::sync::OnceLock;
@@ -29,7 +30,7 @@ pub(crate) fn tie_floor(t: f32) -> f32 {
 /// Every registered filter.
 pub fn registry() -> &'static [&'static FilterDef] {
     ALL.get_or_init(|| {
-        [color::DEFS, convert::DEFS, blend::DEFS, neighborhood::DEFS, morphology::DEFS, analysis::DEFS, lookup::DEFS, geometry::DEFS, effect::DEFS, generator::DEFS]
+        [color::DEFS, convert::DEFS, blend::DEFS, neighborhood::DEFS, morphology::DEFS, analysis::DEFS, lookup::DEFS, geometry::DEFS, effect::DEFS, generator::DEFS, temporal::DEFS]
             .iter()
             .flat_map(|d| d.iter().copied())
             .collect()

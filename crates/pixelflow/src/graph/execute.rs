@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::plan::plan;
+use super::sequence::StateStore;
 use super::{Graph, NodeKind};
 use crate::error::{Error, Result};
 use crate::graph::fuse::record_fused;
@@ -46,11 +47,13 @@ impl Backend {
         }
     }
     /// Executes a graph with its sources bound by name.
+    /// A graph with states (`Graph::state`) runs as a sequence's first run: run it through
+    /// a `Sequence` to carry values from run to run.
     pub fn run(&self, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
         check_sources(graph, sources)?;
         let mut result = match self {
-            Backend::Gpu(g) => run_gpu(g, graph, sources, opts),
-            Backend::Cpu => run_cpu(graph, sources, opts),
+            Backend::Gpu(g) => finish_gpu(graph, submit_gpu(g, graph, sources, opts, None)?),
+            Backend::Cpu => run_cpu(graph, sources, opts, None),
         }?;
         result.notes = graph.notes.clone();
         Ok(result)
@@ -114,7 +117,7 @@ impl RunResult {
     }
 }
 
-fn check_sources(graph: &Graph, sources: &[(&str, &Image)]) -> Result<()> {
+pub(crate) fn check_sources(graph: &Graph, sources: &[(&str, &Image)]) -> Result<()> {
     for (name, node) in graph.sources() {
         let img = sources.iter().find(|(n, _)| *n == name).ok_or_else(|| Error::Graph(format!("source `{name}` was not given an image")))?.1;
         let want = graph.nodes[node].outputs[0];
@@ -128,7 +131,13 @@ fn check_sources(graph: &Graph, sources: &[(&str, &Image)]) -> Result<()> {
     Ok(())
 }
 
-fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
+/// The CPU executor; with `store`, states take the values carried from the previous run and
+/// the feeds' values are carried into the next.
+pub(crate) fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions, mut store: Option<&mut StateStore>) -> Result<RunResult> {
+    graph.check_states()?;
+    if let Some(st) = store.as_deref_mut() {
+        st.prepare(graph);
+    }
     let mut values: HashMap<(usize, usize), Value> = HashMap::new();
     let mut timings = Vec::new();
     for (i, n) in graph.nodes.iter().enumerate() {
@@ -148,6 +157,20 @@ fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Resu
                     values.insert((i, k), v);
                 }
             }
+            NodeKind::State => {
+                let carried = store.as_deref_mut().and_then(|st| st.cpu.get(&i).cloned());
+                let v = match carried {
+                    Some(v) => v,
+                    None => n.inputs.first().and_then(|p| values.get(&(p.node, p.output))).cloned().ok_or_else(|| Error::Graph("a state's initial value was not computed".into()))?,
+                };
+                values.insert((i, 0), v);
+            }
+        }
+    }
+    if let Some(st) = store {
+        for (state, p) in &graph.feeds {
+            let v = values.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("a state's feed was not computed".into()))?;
+            st.cpu.insert(*state, v);
         }
     }
     let outputs = graph
@@ -292,6 +315,28 @@ pub(crate) fn encode_steps<'g>(
         let last = *step.nodes.last().ok_or_else(|| Error::Graph("empty step".into()))?;
         let first = step.nodes[0];
         let node = &graph.nodes[last];
+        if matches!(node.kind, NodeKind::State) {
+            // A state's slot is already in `slots` when it carries last run's value; otherwise
+            // (a first run) its initial value is copied in, outside any compute pass.
+            if !slots.contains_key(&(last, 0)) {
+                let init = node.inputs.first().and_then(|p| slots.get(&(p.node, p.output))).cloned().ok_or_else(|| Error::Graph("a state's initial value was not materialised".into()))?;
+                let desc = node.outputs[0];
+                let buf = bufs.take(desc.gpu_bytes())?;
+                if passes == Passes::Merged {
+                    merged_pass(encoder, &recorders, &mut pending, &mut began, false);
+                }
+                encoder.copy_buffer_to_buffer(&init.buffer, 0, &buf, 0, init.buffer.size().min(buf.size()));
+                slots.insert((last, 0), GpuSlot { buffer: buf, desc });
+            }
+            if let (Passes::PerStep, Some((q, base))) = (passes, query_set) {
+                // an empty pass keeps the timestamp pairs aligned with the steps
+                let tw = wgpu::ComputePassTimestampWrites { query_set: q, beginning_of_pass_write_index: Some(base + 2 * s as u32), end_of_pass_write_index: Some(base + 2 * s as u32 + 1) };
+                drop(encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&node.label), timestamp_writes: Some(tw) }));
+            }
+            labels.push(node.label.clone());
+            free_dead(plan, s, &mut slots, bufs);
+            continue;
+        }
         let mut outs = Vec::new();
         for (k, d) in node.outputs.iter().enumerate() {
             let buf = bufs.take(d.gpu_bytes())?;
@@ -311,7 +356,7 @@ pub(crate) fn encode_steps<'g>(
         } else {
             let ops: Vec<_> = step.nodes.iter().filter_map(|&i| match &graph.nodes[i].kind {
                 NodeKind::Filter(f) => f.pixel_op(),
-                NodeKind::Source { .. } => None,
+                NodeKind::Source { .. } | NodeKind::State => None,
             }).collect();
             // the runs' second images: every node's inputs after its first, in run order
             let with: Vec<GpuSlot> = step.nodes.iter().flat_map(|&i| graph.nodes[i].inputs.iter().skip(1)).map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
@@ -338,17 +383,22 @@ pub(crate) fn encode_steps<'g>(
             bufs.give(t);
         }
         recorders.push(rec);
-        let dead: Vec<(usize, usize)> = plan.last_use.iter().filter(|(k, &u)| u == s && !plan.outputs.contains(k)).map(|(k, _)| *k).collect();
-        for k in dead {
-            if let Some(slot) = slots.remove(&k) {
-                bufs.give(slot.buffer);
-            }
-        }
+        free_dead(plan, s, &mut slots, bufs);
     }
     if passes == Passes::Merged {
         merged_pass(encoder, &recorders, &mut pending, &mut began, true);
     }
     Ok(Encoded { slots, labels, _recorders: recorders })
+}
+
+/// Returns to `bufs` the values whose last reader is step `s` (not outputs or feeds).
+fn free_dead(plan: &super::plan::Plan, s: usize, slots: &mut HashMap<(usize, usize), GpuSlot>, bufs: &mut RunBuffers<'_>) {
+    let dead: Vec<(usize, usize)> = plan.last_use.iter().filter(|(k, &u)| u == s && !plan.outputs.contains(k)).map(|(k, _)| *k).collect();
+    for k in dead {
+        if let Some(slot) = slots.remove(&k) {
+            bufs.give(slot.buffer);
+        }
+    }
 }
 
 /// Converts resolved timestamp pairs into per-step milliseconds.
@@ -362,9 +412,28 @@ pub(crate) fn step_times(gpu: &Gpu, raw: &[u8], labels: Vec<String>) -> Vec<Node
         .collect()
 }
 
-fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
+/// A GPU run submitted and not yet read back (`finish_gpu` waits for it).
+pub(crate) struct Submitted<'g> {
+    gpu: &'g Gpu,
+    bufs: RunBuffers<'g>,
+    encoded: Encoded<'g>,
+    staging: Vec<crate::runtime::Readback>,
+    index: wgpu::SubmissionIndex,
+    uploads: Vec<crate::runtime::Staged>,
+    timestamps: bool,
+    /// State buffers of the previous run, read by this one: back to the pool once it is done.
+    retired: Vec<Arc<wgpu::Buffer>>,
+    upload_ms: f64,
+    record_ms: f64,
+}
+
+/// Uploads, records and submits a run without waiting for it. With `store`, states read the
+/// buffers the previous run's feeds left there, and this run's feeds are left there in turn
+/// (the buffers change hands; nothing is copied).
+pub(crate) fn submit_gpu<'g>(gpu: &'g Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions, mut store: Option<&mut StateStore>) -> Result<Submitted<'g>> {
     gpu.check_health()?;
     check_limits(gpu, graph)?;
+    graph.check_states()?;
     let plan = plan(graph, opts.fuse);
     let timestamps = opts.timings && gpu.has_timestamps();
     let n_queries = (plan.steps.len() * 2).max(2) as u32;
@@ -372,8 +441,17 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
     let mut bufs = RunBuffers::new(gpu);
     let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pixelflow.run") });
     let clock = std::time::Instant::now();
-    let (slots, uploads) = upload_sources(gpu, graph, sources, &mut bufs, &mut encoder)?;
+    let (mut slots, uploads) = upload_sources(gpu, graph, sources, &mut bufs, &mut encoder)?;
     let upload_ms = ms_since(clock);
+    let mut carried: Vec<Arc<wgpu::Buffer>> = Vec::new();
+    if let Some(st) = store.as_deref_mut() {
+        st.prepare(graph);
+        for (&node, slot) in &st.gpu {
+            slots.insert((node, 0), slot.clone());
+            bufs.pinned.push(slot.buffer.clone());
+            carried.push(slot.buffer.clone());
+        }
+    }
     let poison_buf = if opts.poison {
         let max = graph.nodes.iter().flat_map(|n| n.outputs.iter()).map(|d| d.gpu_bytes()).max().unwrap_or(16);
         let size = crate::runtime::size_class(max);
@@ -404,8 +482,26 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
     })??;
     let cmd = encoder.finish();
     let record_ms = ms_since(clock);
-    let clock = std::time::Instant::now();
+    // the feeds' buffers become the states' for the next run: kept out of the pool
+    let mut next: HashMap<usize, GpuSlot> = HashMap::new();
+    for (state, p) in graph.feeds.iter().filter(|_| store.is_some()) {
+        let slot = encoded.slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("a state's feed was not materialised".into()))?;
+        bufs.pinned.push(slot.buffer.clone());
+        next.insert(*state, slot);
+    }
     let index = gpu.scoped(|| gpu.queue.submit([cmd]))?;
+    let mut retired = Vec::new();
+    if let Some(st) = store {
+        retired = carried.into_iter().filter(|b| !next.values().any(|n| Arc::ptr_eq(&n.buffer, b))).collect();
+        st.gpu = next;
+    }
+    Ok(Submitted { gpu, bufs, encoded, staging, index, uploads, timestamps: query_set.is_some(), retired, upload_ms, record_ms })
+}
+
+/// Waits for a submitted run and reads its outputs back.
+pub(crate) fn finish_gpu(graph: &Graph, run: Submitted<'_>) -> Result<RunResult> {
+    let Submitted { gpu, mut bufs, encoded, staging, index, uploads, timestamps, retired, upload_ms, record_ms } = run;
+    let clock = std::time::Instant::now();
     let (mut bytes, wait_ms) = gpu.map_all_after(&staging, Some(index))?;
     let readback_ms = ms_since(clock) - wait_ms;
     gpu.recycle_uploads(uploads);
@@ -424,9 +520,14 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
     for (_, slot) in slots {
         bufs.give(slot.buffer);
     }
+    // the previous run's state buffers: this run has read them
+    bufs.pinned.retain(|p| !retired.iter().any(|r| Arc::ptr_eq(p, r)));
+    for b in retired {
+        bufs.give(b);
+    }
     bufs.release();
-    let timings = match (&query_set, stamps.as_deref()) {
-        (Some(_), Some(ts)) => step_times(gpu, ts, labels),
+    let timings = match (timestamps, stamps.as_deref()) {
+        (true, Some(ts)) => step_times(gpu, ts, labels),
         _ => Vec::new(),
     };
     Ok(RunResult { outputs, timings, host: HostTimes { upload_ms, record_ms, wait_ms, readback_ms }, notes: Vec::new() })

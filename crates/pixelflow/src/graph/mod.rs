@@ -10,11 +10,13 @@ pub mod fit;
 pub mod fuse;
 mod pipeline;
 pub(crate) mod plan;
+mod sequence;
 pub mod spec;
 pub(crate) mod stream;
 
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
 pub use pipeline::Pipeline;
+pub use sequence::Sequence;
 pub use stream::stream;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,6 +43,10 @@ pub struct NodeId(pub(crate) usize);
 pub(crate) enum NodeKind {
     Source { name: String },
     Filter(Box<dyn Filter>),
+    /// A value carried from one run of a sequence to the next (`Graph::state`): the value its
+    /// feed had in the previous run, or its one input (the initial value) in a sequence's
+    /// first run and in a run outside any sequence.
+    State,
 }
 
 pub(crate) struct Node {
@@ -55,6 +61,8 @@ pub struct Graph {
     id: u64,
     pub(crate) nodes: Vec<Node>,
     pub(crate) outputs: Vec<(String, Port)>,
+    /// `(state node, port)`: the port whose value the state node carries into the next run.
+    pub(crate) feeds: Vec<(usize, Port)>,
     /// Prefix for labels of nodes added while lowering a composite.
     label_prefix: Vec<String>,
     /// What the builder changed that a user should know (an image narrowed to 8 bits before a
@@ -70,7 +78,7 @@ impl Default for Graph {
 
 impl Graph {
     pub fn new() -> Self {
-        Self { id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed), nodes: Vec::new(), outputs: Vec::new(), label_prefix: Vec::new(), notes: Vec::new() }
+        Self { id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed), nodes: Vec::new(), outputs: Vec::new(), feeds: Vec::new(), label_prefix: Vec::new(), notes: Vec::new() }
     }
 
     /// Records a note for the user (once per distinct text); runs report them in `RunResult::notes`.
@@ -159,6 +167,73 @@ impl Graph {
         Ok(())
     }
 
+    /// A value carried across the runs of a sequence (a one-frame delay, GPUImage's
+    /// `GPUImageBuffer`, aoce's SaveFrame layer): in each run the port gives what the port
+    /// named by `feed` held in the previous run, without leaving the GPU. In the first run of a
+    /// sequence, and in any run outside one (`Backend::run`), it gives the value of `init`
+    /// (computed earlier in the same run). Every state must be fed exactly once before the
+    /// graph runs. The graph stays acyclic: the feed is read after the run, not within it.
+    ///
+    /// ```
+    /// # use pixelflow::{graph::Graph, ImageDesc, PixelFormat, filters::blend::DissolveBlend};
+    /// # fn main() -> pixelflow::Result<()> {
+    /// // a running average of the frames (low_pass): out = mix(frame, previous out, 0.5)
+    /// let mut g = Graph::new();
+    /// let frame = g.source("input", ImageDesc::new(64, 48, PixelFormat::Rgba8))?;
+    /// let previous = g.state(frame)?;
+    /// let out = g.add1(DissolveBlend { mix: 0.5 }, &[frame, previous])?;
+    /// g.feed(previous, out)?;
+    /// g.output("output", out)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn state(&mut self, init: Port) -> Result<Port> {
+        self.check_port(init, "state")?;
+        let desc = self.desc(init);
+        let label = if self.label_prefix.is_empty() { "state".to_string() } else { format!("{}/state", self.label_prefix.join("/")) };
+        self.nodes.push(Node { label, kind: NodeKind::State, inputs: vec![init], outputs: vec![desc] });
+        Ok(Port { graph: self.id, node: self.nodes.len() - 1, output: 0 })
+    }
+
+    /// Names the port whose value `state` (from `Graph::state`) gives in the next run; it must
+    /// carry what the state carries.
+    pub fn feed(&mut self, state: Port, next: Port) -> Result<()> {
+        self.check_port(state, "feed")?;
+        self.check_port(next, "feed")?;
+        if !matches!(self.nodes[state.node].kind, NodeKind::State) {
+            return Err(Error::Graph("`feed` takes a port made by `state`".into()));
+        }
+        if self.feeds.iter().any(|(s, _)| *s == state.node) {
+            return Err(Error::Graph("this state is already fed".into()));
+        }
+        if self.desc(state) != self.desc(next) {
+            return Err(Error::Graph(format!("a state of {} cannot be fed {}", self.desc(state), self.desc(next))));
+        }
+        self.feeds.push((state.node, next));
+        Ok(())
+    }
+
+    /// Whether the graph carries values from run to run (it has states).
+    pub fn has_state(&self) -> bool {
+        self.nodes.iter().any(|n| matches!(n.kind, NodeKind::State))
+    }
+
+    /// Fails unless every state is fed (the executors call this).
+    pub(crate) fn check_states(&self) -> Result<()> {
+        for (i, n) in self.nodes.iter().enumerate() {
+            if matches!(n.kind, NodeKind::State) && !self.feeds.iter().any(|(s, _)| *s == i) {
+                return Err(Error::Graph(format!("`{}` is never fed (Graph::feed)", n.label)));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_port(&self, p: Port, what: &str) -> Result<()> {
+        if p.graph != self.id || p.node >= self.nodes.len() || p.output >= self.nodes[p.node].outputs.len() {
+            return Err(Error::Graph(format!("`{what}` was given a port from another graph")));
+        }
+        Ok(())
+    }
+
     /// What a port carries.
     pub fn desc(&self, port: Port) -> ValueDesc {
         self.nodes[port.node].outputs[port.output]
@@ -187,7 +262,7 @@ impl Graph {
     pub(crate) fn sources(&self) -> impl Iterator<Item = (&str, usize)> {
         self.nodes.iter().enumerate().filter_map(|(i, n)| match &n.kind {
             NodeKind::Source { name } => Some((name.as_str(), i)),
-            NodeKind::Filter(_) => None,
+            NodeKind::Filter(_) | NodeKind::State => None,
         })
     }
 

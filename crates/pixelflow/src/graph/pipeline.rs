@@ -196,6 +196,28 @@ impl Pipeline {
         let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
         backend.run(&g, &refs, opts)
     }
+
+    /// Runs frame `frame` of a sequence (a video): temporal filters (`low_pass`,
+    /// `motion_detector`, ...) see what the frames before left in `seq`. Frames may be run from
+    /// several threads at once; each waits for the earlier ones to be submitted (`Sequence`).
+    /// A frame that cannot be made must be `Sequence::skip`ped.
+    pub fn run_frame(&self, backend: &Backend, input: &Image, seq: &super::Sequence, frame: u64) -> Result<Value> {
+        let mut r = self.run_frame_with(backend, input, &RunOptions::default(), seq, frame)?;
+        r.take("output").ok_or_else(|| Error::Graph("no output".into()))
+    }
+
+    /// `run_frame` with options; the result also carries timings.
+    pub fn run_frame_with(&self, backend: &Backend, input: &Image, opts: &RunOptions, seq: &super::Sequence, frame: u64) -> Result<RunResult> {
+        let (g, images) = match self.graph_borrowed(input) {
+            Ok(x) => x,
+            Err(e) => {
+                seq.skip(frame)?;
+                return Err(e);
+            }
+        };
+        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
+        seq.run_frame(backend, &g, &refs, opts, frame)
+    }
 }
 
 /// The format a stage's second image enters it with before any 8/16-bit adaptation: a grey

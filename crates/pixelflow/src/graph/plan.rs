@@ -14,7 +14,8 @@ pub(crate) struct Plan {
     pub steps: Vec<Step>,
     /// Index of the last step that reads each materialised port.
     pub last_use: HashMap<(usize, usize), usize>,
-    /// Ports the caller asked for (never recycled before read-back).
+    /// Ports the caller asked for, and ports feeding states (never recycled before read-back;
+    /// a feed's buffer becomes its state's for the next run).
     pub outputs: Vec<(usize, usize)>,
 }
 
@@ -25,7 +26,7 @@ pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
             *consumers.entry((p.node, p.output)).or_default() += 1;
         }
     }
-    let outputs: Vec<(usize, usize)> = graph.outputs.iter().map(|(_, p)| (p.node, p.output)).collect();
+    let outputs: Vec<(usize, usize)> = graph.outputs.iter().map(|(_, p)| p).chain(graph.feeds.iter().map(|(_, p)| p)).map(|p| (p.node, p.output)).collect();
     let is_pixel = |i: usize| matches!(&graph.nodes[i].kind, NodeKind::Filter(f) if f.pixel_op().is_some());
 
     let mut steps: Vec<Step> = Vec::new();

@@ -45,6 +45,8 @@ pub fn lowered_footprint(def: &FilterDef, inputs: &[ValueDesc], lower: impl FnOn
     for n in &g.nodes {
         let f = match &n.kind {
             NodeKind::Source { .. } => Footprint::Pixel,
+            // last run's value of the same place: per pixel in space
+            NodeKind::State => n.inputs.iter().map(|p| fp[p.node]).reduce(Footprint::union).unwrap_or(Footprint::Pixel),
             NodeKind::Filter(f) => {
                 let descs: Vec<ValueDesc> = n.inputs.iter().map(|p| g.desc(*p)).collect();
                 let own = f.footprint(&descs);

@@ -1,0 +1,136 @@
+//! The moving pixels of a frame against its running average, as `motion` data: how many moved
+//! and where their centroid is. The second half of GPUImage's `GPUImageMotionDetector` (its
+//! `GPUImageMotionComparison` shader, then `GPUImageAverageColor`'s mean), the primitive behind
+//! `motion_detector`.
+//!
+//! A pixel moved where the RGB distance between the two images is at least `threshold`
+//! (GPUImage's `step(0.2, distance(...))` on colours in 0..1). Here exactly, in integers on
+//! both sides: squared distance in 8-bit levels against `threshold2 = ceil((threshold * 255)^2)`.
+//! GPUImage averages an 8-bit mask, so its centroid is quantised to 1/255 of the frame; the
+//! sums here are exact 64-bit integers.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::{Error, Result};
+use crate::image::{Image, PixelFormat};
+use crate::params::{check_float, ParamDef};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, expect_image, input_image, slot_image};
+use crate::runtime::{GpuSlot, Kernel, NodeRecorder, groups_2d};
+use crate::value::{Data, DataKind, Motion, Value, ValueDesc};
+
+const WGSL: &str = include_str!("motion_centroid.wgsl");
+
+/// Uniform of the kernel; mirrors `MotionParams` in motion_centroid.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct MotionParams {
+    pub width: u32,
+    pub height: u32,
+    pub threshold2: u32,
+    pub pad: u32,
+}
+
+/// Counts the pixels whose colour is at least `threshold` away from the running average.
+#[derive(Clone, Debug)]
+pub struct MotionCentroid {
+    pub threshold: f32,
+}
+
+/// The movement threshold, shared with `motion_detector`.
+pub const THRESHOLD: ParamDef = ParamDef::float("threshold", 0.2, 0.0, 1.7321, "RGB distance (colours in 0..1) from the running average at which a pixel counts as moving (GPUImage: 0.2)");
+
+impl MotionCentroid {
+    /// Fails when `threshold` is outside [0, 1.7321] (the largest RGB distance is sqrt 3).
+    pub fn new(threshold: f32) -> Result<Self> {
+        Ok(Self { threshold: check_float(&DEF, "threshold", threshold)? })
+    }
+    /// The squared distance in 8-bit levels at which a pixel moves, `ceil((threshold*255)^2)`
+    /// (less a hair, so that 0.2 gives 51^2 despite 0.2's f32 rounding).
+    pub fn threshold2(&self) -> u32 {
+        (((self.threshold as f64 * 255.0).powi(2) - 1e-3).ceil().max(0.0)) as u32
+    }
+}
+
+impl Default for MotionCentroid {
+    fn default() -> Self {
+        Self { threshold: 0.2 }
+    }
+}
+
+pub static DEF: FilterDef = FilterDef {
+    name: "motion_centroid",
+    family: Family::Analysis,
+    summary: "Counts the pixels that differ from a second image (a running average) and their centroid (motion data).",
+    doc: "Two RGBA8 images of one size: a frame and its running average (`low_pass`). A pixel moved where the RGB \
+distance between them is at least `threshold` (colours in 0..1; exactly: squared distance in 8-bit levels >= \
+ceil((threshold*255)^2)). Output is `motion` data: the moving pixels, the exact sums of their x and y, and the \
+frame's size, from which the centroid (0..1 across the frame) and the intensity (share of pixels moving) follow. \
+Used by motion_detector.",
+    gpuimage: "GPUImageMotionComparison",
+    params: &[THRESHOLD],
+    inputs: &[PortDef { name: "frame", kind: PortKind::Image }, PortDef { name: "average", kind: PortKind::Image }],
+    outputs: &[PortDef { name: "motion", kind: PortKind::Data(DataKind::Motion) }],
+    tolerance: EXACT_ENOUGH,
+    build: |a| Ok(Box::new(MotionCentroid::new(a.f32("threshold")?)?)),
+    uniforms: &[UniformLayout {
+        wgsl: WGSL,
+        wgsl_struct: "MotionParams",
+        rust_size: std::mem::size_of::<MotionParams>(),
+        fields: &[("width", std::mem::offset_of!(MotionParams, width)), ("height", std::mem::offset_of!(MotionParams, height)), ("threshold2", std::mem::offset_of!(MotionParams, threshold2)), ("pad", std::mem::offset_of!(MotionParams, pad))],
+    }],
+    test_inputs: None,
+    schedules: &[],
+};
+
+/// CPU twin of `motion_centroid.wgsl`.
+pub fn motion_cpu(frame: &Image, average: &Image, threshold2: u32) -> Motion {
+    let (w, h) = (frame.width(), frame.height());
+    let mut m = Motion { width: w, height: h, ..Motion::default() };
+    for (i, (a, b)) in frame.as_u8().chunks_exact(4).zip(average.as_u8().chunks_exact(4)).enumerate() {
+        let d2: u32 = (0..3).map(|c| (a[c] as i32 - b[c] as i32).pow(2) as u32).sum();
+        if d2 >= threshold2 {
+            m.moving += 1;
+            m.sum_x += (i as u64) % w as u64;
+            m.sum_y += (i as u64) / w as u64;
+        }
+    }
+    m
+}
+
+impl Filter for MotionCentroid {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        crate::registry::Footprint::WholeImage
+    }
+    fn def(&self) -> &'static FilterDef {
+        &DEF
+    }
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
+        let a = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
+        let b = expect_image(&DEF, inputs, 1, &[PixelFormat::Rgba8])?;
+        if (a.width, a.height) != (b.width, b.height) {
+            return Err(Error::Graph(format!("`motion_centroid` needs two images of one size, got {}x{} and {}x{}", a.width, a.height, b.width, b.height)));
+        }
+        if a.width > 65535 || a.height > 65535 {
+            return Err(Error::Graph(format!("`motion_centroid` takes frames up to 65535 pixels a side, got {}x{}", a.width, a.height)));
+        }
+        Ok(vec![ValueDesc::Data(DataKind::Motion)])
+    }
+    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
+        let frame = input_image(&DEF, inputs, 0)?;
+        let average = input_image(&DEF, inputs, 1)?;
+        Ok(vec![Value::Data(Data::Motion(motion_cpu(frame, average, self.threshold2())))])
+    }
+    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+        let d = slot_image(&DEF, inputs, 0)?;
+        let (Some(frame), Some(average), Some(out)) = (inputs.first(), inputs.get(1), outputs.first()) else {
+            return Err(Error::Graph("`motion_centroid` needs two inputs and one output".into()));
+        };
+        let params = MotionParams { width: d.width, height: d.height, threshold2: self.threshold2(), pad: 0 };
+        let kernel = Kernel::new("analysis.motion_centroid", &[WGSL], "motion_centroid");
+        rec.clear(&out.buffer);
+        rec.dispatch(&kernel, &[&frame.buffer, &average.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))
+    }
+    fn box_clone(&self) -> Box<dyn Filter> {
+        Box::new(self.clone())
+    }
+}
