@@ -404,3 +404,90 @@ fn ctrl_c_leaves_a_complete_file_or_none() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The decoded RGBA8 frames of a video, exactly as ffmpeg gives them.
+fn rgba_frames(p: &Path, d: &Path, w: u32, h: u32) -> Vec<pixelflow::Image> {
+    let raw = d.join(format!("{}.rgba", p.file_name().unwrap().to_string_lossy()));
+    ffmpeg(&["-i", s(p), "-f", "rawvideo", "-pix_fmt", "rgba", s(&raw)]);
+    let bytes = std::fs::read(&raw).unwrap();
+    let n = (w * h * 4) as usize;
+    assert_eq!(bytes.len() % n, 0);
+    bytes.chunks_exact(n).map(|f| pixelflow::Image::from_u8(w, h, pixelflow::PixelFormat::Rgba8, f.to_vec()).unwrap()).collect()
+}
+
+/// Temporal filters carry state from frame to frame on the GPU, with several frames in
+/// flight: every frame of the video equals the CPU twin run over the same decoded frames as
+/// a sequence (raw RGBA out, so no codec between them).
+#[test]
+fn temporal_filters_over_a_video_equal_the_cpu_sequence() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("temporal");
+    let (w, h) = (64u32, 48u32);
+    let input = d.join("in.mkv");
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "1.2", "-c:v", "ffv1", "-pix_fmt", "bgr0", s(&input)]);
+    let frames = rgba_frames(&input, &d, w, h);
+    assert_eq!(frames.len(), 12);
+    for spec in ["low_pass(strength=0.8) | sobel_edge_detection", "high_pass", "frame_difference", "auto_exposure(target=0.6)"] {
+        let o = bin().args(["apply", s(&input), "-", "-f", "rawvideo", "--jobs", "4", "-p", spec]).output().unwrap();
+        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        let n = (w * h * 4) as usize;
+        assert_eq!(o.stdout.len(), frames.len() * n, "{spec}: frame count");
+        let pipe = pixelflow::Pipeline::parse(spec, &mut |p: &str| pixelflow::Image::open(p)).unwrap();
+        let seq = pixelflow::Sequence::new();
+        let mut changed = false;
+        for (k, f) in frames.iter().enumerate() {
+            let want = pipe.run_frame(&pixelflow::Backend::Cpu, f, &seq, k as u64).unwrap().into_image().unwrap();
+            let got = &o.stdout[k * n..(k + 1) * n];
+            let diff = want.as_u8().iter().zip(got).map(|(a, b)| a.abs_diff(*b)).max().unwrap();
+            assert!(diff <= 1, "{spec}: frame {k} differs from the CPU sequence by {diff}");
+            // the state matters: frame k differs from the filter applied to frame k alone
+            let alone = pipe.run(&pixelflow::Backend::Cpu, f).unwrap().into_image().unwrap();
+            changed |= k > 0 && alone.as_u8() != want.as_u8();
+        }
+        assert!(changed, "{spec}: no frame depended on the frames before it");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `motion_detector` writes the centroid and intensity of every frame as JSON lines or CSV.
+#[test]
+fn motion_detector_writes_per_frame_motion_as_json_lines_or_csv() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("motion");
+    let input = d.join("in.mkv");
+    // a white square crossing a black frame left to right, 8 pixels a frame
+    ffmpeg(&["-f", "lavfi", "-i", "color=black:size=96x48:rate=10", "-f", "lavfi", "-i", "color=white:size=12x12:rate=10", "-filter_complex", "[0][1]overlay=x='8*n':y=18", "-t", "1", "-c:v", "ffv1", "-pix_fmt", "bgr0", s(&input)]);
+    let jsonl = d.join("motion.jsonl");
+    let o = bin().args(["apply", s(&input), "--data", s(&jsonl), "-p", "motion_detector(strength=0.5)"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 10);
+    assert_eq!(rows[0]["intensity"], 0.0, "nothing moves in the first frame");
+    assert!(rows[0]["centroid_x"].is_null());
+    // the centroid follows the square rightwards, at the square's height
+    let xs: Vec<f64> = rows[2..].iter().map(|r| r["centroid_x"].as_f64().expect("motion")).collect();
+    assert!(xs.windows(2).all(|p| p[1] > p[0]), "centroid x {xs:?}");
+    for r in &rows[2..] {
+        let y = r["centroid_y"].as_f64().unwrap();
+        assert!((y - 24.0 / 48.0).abs() < 0.05, "centroid y {y}");
+        assert!(r["intensity"].as_f64().unwrap() > 0.0);
+    }
+    // CSV: a header, then the same numbers
+    let csv = d.join("motion.csv");
+    let o = bin().args(["apply", s(&input), "--data", s(&csv), "-p", "motion_detector(strength=0.5)"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(&header[..2], ["\"frame\"", "\"time\""]);
+    let col = header.iter().position(|c| *c == "\"centroid_x\"").expect("centroid_x column");
+    let body: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(body.len(), 10);
+    assert_eq!(body[0][col], "", "no centroid in the first frame");
+    assert_eq!(body[5][col].parse::<f64>().unwrap(), rows[5]["centroid_x"].as_f64().unwrap());
+    let _ = std::fs::remove_dir_all(&d);
+}

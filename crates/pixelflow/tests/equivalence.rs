@@ -313,14 +313,15 @@ fn registry_defaults_are_in_range_and_documented() {
 /// composites made of those alone (`adaptive_threshold`: grayscale, box blur, threshold; the
 /// position blurs: a Gaussian, a mask and `blend_with_mask`; `unsharp_mask`: a Gaussian and
 /// `add_weighted`), the copies `crop` and `pad` (which `border=reflect` puts around the blurs) and
-/// the permutations (`flip`, `transpose`, `rotate90`/`180`/`270`); no other filter, so pipelines narrow before those.
+/// the permutations (`flip`, `transpose`, `rotate90`/`180`/`270`), and the temporal filters made of
+/// per-pixel steps and a state (`low_pass`, `high_pass`, `frame_difference`); no other filter, so pipelines narrow before those.
 #[test]
 fn rgba16_is_taken_by_per_pixel_filters_and_the_blurs() {
     let mut per_pixel = 0;
     for def in registry::all() {
         let Ok(f) = (def.build)(&Args::defaults(def)) else { continue };
         per_pixel += f.pixel_op().is_some() as usize;
-        let expected = f.pixel_op().is_some() || ["gaussian_blur", "box_blur", "crop", "pad", "to_rgba", "adaptive_threshold", "gaussian_selective_blur", "gaussian_blur_position", "tilt_shift", "unsharp_mask", "flip", "transpose", "rotate90", "rotate180", "rotate270"].contains(&def.name);
+        let expected = f.pixel_op().is_some() || ["gaussian_blur", "box_blur", "crop", "pad", "to_rgba", "adaptive_threshold", "gaussian_selective_blur", "gaussian_blur_position", "tilt_shift", "unsharp_mask", "flip", "transpose", "rotate90", "rotate180", "rotate270", "low_pass", "high_pass", "frame_difference"].contains(&def.name);
         assert_eq!(formats(def).contains(&PixelFormat::Rgba16), expected, "{}", def.name);
     }
     assert!(per_pixel > 20, "{per_pixel} per-pixel filters");
