@@ -465,7 +465,9 @@ impl Sink<'_> {
                     None => writeln!(out, "{}", serde_json::Value::Object(line)),
                     Some(columns) => {
                         if columns.is_empty() {
-                            columns.extend(line.keys().cloned());
+                            // frame and time first, then the data's fields (in name order)
+                            columns.extend(["frame".to_string(), "time".to_string()]);
+                            columns.extend(line.keys().filter(|k| *k != "frame" && *k != "time").cloned());
                             writeln!(out, "{}", columns.iter().map(|c| csv_cell(&serde_json::Value::String(c.clone()))).collect::<Vec<_>>().join(","))
                                 .with_context(|| format!("writing data to {what}"))?;
                         }

@@ -426,7 +426,8 @@ fn temporal_filters_over_a_video_equal_the_cpu_sequence() {
     let d = dir("temporal");
     let (w, h) = (64u32, 48u32);
     let input = d.join("in.mkv");
-    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "1.2", "-c:v", "ffv1", "-pix_fmt", "bgr0", s(&input)]);
+    // fading in, so that the brightness (auto_exposure's statistics) changes from frame to frame
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-vf", "fade=in:st=0:d=1.2", "-t", "1.2", "-c:v", "ffv1", "-pix_fmt", "bgr0", s(&input)]);
     let frames = rgba_frames(&input, &d, w, h);
     assert_eq!(frames.len(), 12);
     for spec in ["low_pass(strength=0.8) | sobel_edge_detection", "high_pass", "frame_difference", "auto_exposure(target=0.6)"] {
