@@ -158,6 +158,8 @@ pub struct Probe {
     pub audio: bool,
     /// The audio streams' codecs.
     pub audio_codecs: Vec<String>,
+    /// The subtitle streams' codecs.
+    pub subtitle_codecs: Vec<String>,
     /// The video stream's pixel format, colour matrix and range as ffprobe names them ("" if unknown).
     pub pix_fmt: String,
     pub color_space: String,
@@ -223,8 +225,9 @@ fn probe(path: &Path) -> Result<Probe> {
     let frames = video["nb_frames"].as_str().and_then(|s| s.parse().ok()).filter(|&n: &u64| n > 0);
     let audio_codecs: Vec<String> = streams.iter().filter(|s| s["codec_type"] == "audio").map(|s| s["codec_name"].as_str().unwrap_or("").to_string()).collect();
     let audio = !audio_codecs.is_empty();
+    let subtitle_codecs: Vec<String> = streams.iter().filter(|s| s["codec_type"] == "subtitle").map(|s| s["codec_name"].as_str().unwrap_or("").to_string()).collect();
     let text = |k: &str| video[k].as_str().unwrap_or("").to_string();
-    Ok(Probe { width, height, rate, fps, frames, duration, audio, audio_codecs, pix_fmt: text("pix_fmt"), color_space: text("color_space"), color_range: text("color_range") })
+    Ok(Probe { width, height, rate, fps, frames, duration, audio, audio_codecs, subtitle_codecs, pix_fmt: text("pix_fmt"), color_space: text("color_space"), color_range: text("color_range") })
 }
 
 /// The encoders this ffmpeg has (`ffmpeg -encoders`).
@@ -367,6 +370,29 @@ enum Sink<'a> {
     Lines { out: Box<dyn Write + Send>, tmp: Option<(PathBuf, PathBuf)>, fps: f64, csv: Option<Vec<String>> },
 }
 
+/// How the input's subtitles go into a container with extension `ext`: copied where it holds
+/// them, converted where it holds another text format (MP4/MOV: mov_text, WebM: WebVTT), or
+/// left out with a note (picture subtitles outside MKV, any in AVI or GIF).
+fn subtitle_plan(ext: &str, codecs: &[String]) -> Option<&'static str> {
+    if codecs.is_empty() {
+        return None;
+    }
+    const TEXT: &[&str] = &["subrip", "srt", "ass", "ssa", "webvtt", "mov_text", "text"];
+    let all_text = codecs.iter().all(|c| TEXT.contains(&c.as_str()));
+    let plan = match ext {
+        "mkv" => Some("copy"),
+        "mp4" | "mov" | "m4v" if codecs.iter().all(|c| c == "mov_text") => Some("copy"),
+        "mp4" | "mov" | "m4v" if all_text => Some("mov_text"),
+        "webm" if codecs.iter().all(|c| c == "webvtt") => Some("copy"),
+        "webm" if all_text => Some("webvtt"),
+        _ => None,
+    };
+    if plan.is_none() {
+        eprintln!("pixelflow: note: the subtitles ({}) are left out: a .{ext} file cannot hold them (.mkv can)", codecs.join(", "));
+    }
+    plan
+}
+
 /// One CSV cell: numbers and booleans as they are, null empty, text and anything nested (a
 /// histogram's lists) as JSON text in quotes (RFC 4180: inner quotes doubled).
 fn csv_cell(v: &serde_json::Value) -> String {
@@ -394,6 +420,8 @@ struct EncodePlan {
     source: Option<PathBuf>,
     /// The audio's encoder: `copy` (untouched), or one the container needs.
     audio: Option<&'static str>,
+    /// The subtitles' encoder: `copy`, or the text format the container holds.
+    subtitles: Option<&'static str>,
     codec: Option<String>,
     crf: Option<u8>,
     pix_fmt: Option<String>,
@@ -412,6 +440,9 @@ impl EncodePlan {
         if self.source.is_some() {
             if let Some(a) = self.audio {
                 c.args(["-map", "1:a?", "-c:a", a]);
+            }
+            if let Some(sub) = self.subtitles {
+                c.args(["-map", "1:s?", "-c:s", sub]);
             }
             c.args(["-map_metadata", "1", "-map_chapters", "1"]);
         }
@@ -667,7 +698,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
             o.size.ok_or_else(|| anyhow!("raw input needs --size WxH (RGBA8 frames)")).map(|(w, h)| {
                 let rate = rate_arg.clone().unwrap_or_else(|| "25".into());
                 let fps = parse_rate(&rate).unwrap_or(25.0);
-                Probe { width: w, height: h, rate, fps, frames: None, duration: None, audio: false, audio_codecs: Vec::new(), pix_fmt: "rgba".into(), color_space: String::new(), color_range: String::new() }
+                Probe { width: w, height: h, rate, fps, frames: None, duration: None, audio: false, audio_codecs: Vec::new(), subtitle_codecs: Vec::new(), pix_fmt: "rgba".into(), color_space: String::new(), color_range: String::new() }
             })
         } else {
             probe(o.input)
@@ -782,6 +813,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         } else {
             Some("copy")
         },
+        subtitles: subtitle_plan(&ext(o.output), &info.subtitle_codecs),
         pix_fmt: out_pix_fmt,
         codec,
         crf: o.crf,

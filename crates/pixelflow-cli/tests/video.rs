@@ -492,3 +492,40 @@ fn motion_detector_writes_per_frame_motion_as_json_lines_or_csv() {
     assert_eq!(body[5][col].parse::<f64>().unwrap(), rows[5]["centroid_x"].as_f64().unwrap());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Subtitles come through: copied into MKV, converted to mov_text for MP4, and left out of
+/// AVI with a note.
+#[test]
+fn subtitles_are_kept_where_the_container_holds_them() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("subs");
+    let srt = d.join("subs.srt");
+    std::fs::write(&srt, "1\n00:00:00,000 --> 00:00:00,800\nhello\n\n2\n00:00:00,800 --> 00:00:01,400\nworld\n").unwrap();
+    let plain = d.join("plain.mkv");
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "1.5", "-c:v", "ffv1", s(&plain)]);
+    let input = d.join("in.mkv");
+    ffmpeg(&["-i", s(&plain), "-i", s(&srt), "-map", "0", "-map", "1", "-c", "copy", "-c:s", "srt", s(&input)]);
+    let subtitle = |p: &Path| {
+        let o = Command::new("ffprobe").args(["-v", "error", "-select_streams", "s", "-show_entries", "stream=codec_name", "-of", "csv=p=0"]).arg(p).output().expect("ffprobe runs");
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    for (name, want) in [("out.mkv", "subrip"), ("out.mp4", "mov_text")] {
+        let out = d.join(name);
+        let o = bin().args(["apply", s(&input), s(&out), "-p", "color_invert"]).output().unwrap();
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert_eq!(subtitle(&out), want, "{name}");
+        // the cues themselves: extracted back as SRT, the same text
+        let back = d.join(format!("{name}.srt"));
+        ffmpeg(&["-i", s(&out), "-map", "0:s:0", s(&back)]);
+        let text = std::fs::read_to_string(&back).unwrap();
+        assert!(text.contains("hello") && text.contains("world"), "{name}: {text}");
+    }
+    let out = d.join("out.avi");
+    let o = bin().args(["apply", s(&input), s(&out), "-p", "color_invert"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("subtitles (subrip) are left out"), "{}", stderr(&o));
+    assert_eq!(subtitle(&out), "");
+    let _ = std::fs::remove_dir_all(&d);
+}
