@@ -203,6 +203,17 @@ pub trait Filter: Send + Sync + std::fmt::Debug {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()>;
     /// What an output pixel reads of the input images of these descriptions.
     fn footprint(&self, inputs: &[ValueDesc]) -> Footprint;
+    /// Whether an output pixel depends on where it is in the image or on the image's size
+    /// (generators, a vignette), beyond what `footprint` says: such filters do not run in
+    /// tiles. Per-pixel ops say so with `PixelOpGpu::position`.
+    fn depends_on_position(&self) -> bool {
+        false
+    }
+    /// A grid the GPU result is computed on (a decimated blur's node spacing): tiles start at
+    /// multiples of it so that each sees the untiled grid. 1 where there is none.
+    fn tile_alignment(&self) -> u32 {
+        1
+    }
     /// `Some` for per-pixel RGBA8 filters that can be fused with their neighbours.
     fn pixel_op(&self) -> Option<PixelOpGpu> {
         None

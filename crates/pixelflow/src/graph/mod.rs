@@ -13,11 +13,13 @@ pub(crate) mod plan;
 mod sequence;
 pub mod spec;
 pub(crate) mod stream;
+mod tile;
 
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
 pub use pipeline::Pipeline;
 pub use sequence::Sequence;
 pub use stream::stream;
+pub use tile::crop_image;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

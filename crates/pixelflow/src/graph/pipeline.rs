@@ -44,10 +44,10 @@ impl Adapt {
 }
 
 #[derive(Clone, Debug)]
-struct Stage {
-    filter: Box<dyn Filter>,
+pub(super) struct Stage {
+    pub(super) filter: Box<dyn Filter>,
     /// Images for the filter's inputs after the first.
-    extra: Vec<Image>,
+    pub(super) extra: Vec<Image>,
     /// How those images are brought to the input's size (`fit=`), when they differ.
     fit: Fit,
 }
@@ -55,7 +55,7 @@ struct Stage {
 /// `Pipeline::new().then(GaussianBlur::new(2.0)?).then(SobelEdgeDetection::default())`.
 #[derive(Clone, Debug, Default)]
 pub struct Pipeline {
-    stages: Vec<Stage>,
+    pub(super) stages: Vec<Stage>,
 }
 
 impl Pipeline {
@@ -191,8 +191,21 @@ impl Pipeline {
     }
 
     /// `run` with options; the result also carries timings.
+    ///
+    /// On the GPU, an image whose values do not fit one storage binding runs in tiles with
+    /// halos (`run_tiled`) where the pipeline allows it, bit-identical to an untiled run; the
+    /// result's notes say so. `PIXELFLOW_TILE=N` forces tiles of N x N pixels (tests, memory).
     pub fn run_with(&self, backend: &Backend, input: &Image, opts: &RunOptions) -> Result<RunResult> {
         let (g, images) = self.graph_borrowed(input)?;
+        if let Backend::Gpu(gpu) = backend {
+            if let Some(tile) = super::tile::tile_side(gpu, &g) {
+                let tiles = input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
+                let img = self.run_tiled(backend, input, tile, 3)?;
+                let mut notes = g.notes.clone();
+                notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos): one buffer of the whole image exceeds this GPU's binding limit", input.width(), input.height()));
+                return Ok(RunResult { outputs: vec![("output".into(), Value::Image(img))], timings: Vec::new(), host: Default::default(), notes });
+            }
+        }
         let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
         backend.run(&g, &refs, opts)
     }

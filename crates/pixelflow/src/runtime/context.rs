@@ -225,6 +225,17 @@ impl Gpu {
         }))
     }
 
+    /// `new`, with the largest storage binding pixelflow uses held to `bytes` (at most the
+    /// device's): images whose buffers exceed it run in tiles. For tests of tiling on small
+    /// images, and to bound the GPU memory a run takes.
+    pub fn new_with_binding_limit(opts: &GpuOptions, bytes: u64) -> Result<Arc<Gpu>> {
+        let gpu = Self::new(opts)?;
+        let mut gpu = Arc::try_unwrap(gpu).map_err(|_| Error::Gpu("the new device is shared already".into()))?;
+        gpu.limits.max_storage_buffer_binding_size = gpu.limits.max_storage_buffer_binding_size.min(bytes);
+        gpu.limits.max_buffer_size = gpu.limits.max_buffer_size.min(bytes);
+        Ok(Arc::new(gpu))
+    }
+
     /// Adapter, backend, limits and features.
     pub fn info(&self) -> GpuInfo {
         let i = &self.adapter_info;

@@ -215,6 +215,12 @@ impl GaussianBlur {
     pub fn radius(&self) -> u32 {
         radius(self.sigma)
     }
+    /// The node spacing of the decimated schedule where it may run at this sigma (on any
+    /// device), else `None`.
+    pub fn decimation_grid(&self) -> Option<u32> {
+        let r = self.radius();
+        if r > MAX_FUSED_RADIUS { decimation_step(&self.weights()) } else { None }
+    }
     /// The `2 * radius + 1` normalised weights, left to right.
     pub fn weights(&self) -> Vec<f32> {
         weights(self.sigma)
@@ -606,7 +612,11 @@ pub(crate) fn separable_cpu<T: Copy + Into<f32> + Send + Sync>(src: &[T], width:
 
 impl Filter for GaussianBlur {
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Radius(self.radius())
+        // the decimated schedule's cubic reaches two node spacings past the exact blur's nodes
+        crate::registry::Footprint::Radius(self.radius() + 2 * self.decimation_grid().unwrap_or(0))
+    }
+    fn tile_alignment(&self) -> u32 {
+        self.decimation_grid().unwrap_or(1)
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -1,0 +1,197 @@
+//! Images larger than the GPU takes in one binding, in tiles with halos. A pipeline whose every
+//! output pixel reads input pixels at most `r` away (the composed footprints of its nodes,
+//! `registry::Footprint`) runs on overlapping tiles: each tile's core plus `r` pixels of halo
+//! on every side that has image there (clamped at the image's edges, so border handling at
+//! the true edges is the untiled one), and only the core of each result is kept. Every core
+//! pixel then saw exactly what it sees untiled: the result is bit-identical. Tiles run several
+//! at a time (upload, kernels and read-back of different tiles overlap).
+//!
+//! Not tiled (a clear error instead): graphs with reductions or other whole-image reads, a
+//! change of size (resize, crop), filters that depend on absolute position (vignette, the
+//! generators), temporal state, and data results.
+
+use super::{stream, Backend, Graph, NodeKind, Pipeline};
+use crate::error::{Error, Result};
+use crate::image::{Image, ImageData};
+use crate::registry::Footprint;
+use crate::value::{Value, ValueDesc};
+
+/// The halo a tile of `graph` needs and the grid tiles start on: `Ok((r, a))` when every
+/// output is an image of the sources' size whose pixels read the sources at most `r` pixels
+/// away, with nothing depending on absolute position (but a node's grid, `a`); otherwise why
+/// not, for the error.
+pub(crate) fn graph_halo(graph: &Graph) -> std::result::Result<(u32, u32), String> {
+    let mut align: u64 = 1;
+    let size = graph.sources().next().and_then(|(_, i)| graph.nodes[i].outputs[0].image()).map(|d| (d.width, d.height)).ok_or("no image source")?;
+    let mut fp: Vec<Footprint> = Vec::with_capacity(graph.nodes.len());
+    for n in &graph.nodes {
+        for d in &n.outputs {
+            match d {
+                ValueDesc::Image(d) if (d.width, d.height) == size => {}
+                ValueDesc::Image(d) => return Err(format!("`{}` makes a {}x{} image of a {}x{} one (a change of size)", n.label, d.width, d.height, size.0, size.1)),
+                ValueDesc::Data(k) => return Err(format!("`{}` makes {} data (reductions need the whole image)", n.label, k.name())),
+            }
+        }
+        let f = match &n.kind {
+            NodeKind::Source { .. } => Footprint::Pixel,
+            NodeKind::State => return Err("it carries state from frame to frame".into()),
+            NodeKind::Filter(f) => {
+                if f.pixel_op().is_some_and(|op| op.position) || f.depends_on_position() {
+                    return Err(format!("`{}` depends on where a pixel is in the image", n.label));
+                }
+                let a = f.tile_alignment().max(1) as u64;
+                align = align / gcd(align, a) * a;
+                if align > 4096 {
+                    return Err("its nodes compute on grids with no common spacing up to 4096".into());
+                }
+                let descs: Vec<ValueDesc> = n.inputs.iter().map(|p| graph.desc(*p)).collect();
+                let own = f.footprint(&descs);
+                n.inputs.iter().map(|p| own.after(fp[p.node])).reduce(Footprint::union).unwrap_or(own)
+            }
+        };
+        fp.push(f);
+    }
+    let mut halo = 0;
+    for (_, p) in &graph.outputs {
+        match fp[p.node] {
+            Footprint::Pixel => {}
+            Footprint::Radius(r) => halo = halo.max(r),
+            Footprint::Resample { .. } => return Err(format!("`{}` resamples the image", graph.nodes[p.node].label)),
+            Footprint::WholeImage => return Err(format!("`{}` reads the whole image", graph.nodes[p.node].label)),
+        }
+    }
+    Ok((halo, align as u32))
+}
+
+/// The tile side for `graph` on `gpu`: `None` when every value fits one storage binding (no
+/// tiling) or the graph cannot run in tiles (the untiled run then reports the limit);
+/// `PIXELFLOW_TILE=N` forces N where the graph can.
+pub(crate) fn tile_side(gpu: &crate::runtime::Gpu, graph: &Graph) -> Option<u32> {
+    let forced = std::env::var("PIXELFLOW_TILE").ok().and_then(|t| t.parse::<u32>().ok()).filter(|&t| t > 0);
+    let limit = gpu.max_binding();
+    let fits = graph.nodes.iter().flat_map(|n| n.outputs.iter()).all(|d| d.gpu_bytes() <= limit);
+    if fits && forced.is_none() {
+        return None;
+    }
+    let (halo, align) = graph_halo(graph).ok()?;
+    if let Some(t) = forced {
+        return Some(t);
+    }
+    // the widest value's bytes per pixel sizes the tile: (side + 2 halo + align)^2 of them
+    // must fit a binding, with a quarter spare for row padding
+    let (pixels, bytes) = graph.nodes.iter().flat_map(|n| n.outputs.iter()).filter_map(|d| d.image().map(|i| (i.pixels() as u64, d.gpu_bytes()))).max_by(|a, b| (a.1 * b.0).cmp(&(b.1 * a.0)))?;
+    let per_pixel = bytes.div_ceil(pixels.max(1)).max(1);
+    let side = (((limit / 4 * 3) / per_pixel) as f64).sqrt() as u32;
+    let core = side.saturating_sub(2 * halo + align).min(8192);
+    (core >= 64).then_some(core)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The part of `img` at (x, y) of size w x h.
+pub fn crop_image(img: &Image, x: u32, y: u32, w: u32, h: u32) -> Result<Image> {
+    let (iw, ih) = (img.width(), img.height());
+    if x + w > iw || y + h > ih {
+        return Err(Error::Graph(format!("region {w}x{h} at ({x}, {y}) is outside the {iw}x{ih} image")));
+    }
+    let c = img.format().channels();
+    fn rows<T: Copy>(data: &[T], iw: u32, c: usize, (x, y, w, h): (u32, u32, u32, u32)) -> Vec<T> {
+        let mut v = Vec::with_capacity(w as usize * h as usize * c);
+        for r in y..y + h {
+            let s = (r as usize * iw as usize + x as usize) * c;
+            v.extend_from_slice(&data[s..s + w as usize * c]);
+        }
+        v
+    }
+    let at = (x, y, w, h);
+    match img.data() {
+        ImageData::U8(d) => Image::from_u8(w, h, img.format(), rows(d, iw, c, at)),
+        ImageData::U16(d) => Image::from_u16(w, h, rows(d, iw, c, at)),
+        ImageData::F32(d) => Image::from_f32(w, h, img.format(), rows(d, iw, c, at)),
+    }
+}
+
+/// Writes `part` (w x h) into `img` at (x, y).
+fn paste(img: &mut Image, part: &Image, sx: u32, sy: u32, x: u32, y: u32, w: u32, h: u32) -> Result<()> {
+    if img.format() != part.format() {
+        return Err(Error::Graph("a tile came out in another format".into()));
+    }
+    let (iw, pw) = (img.width() as usize, part.width() as usize);
+    let c = img.format().channels();
+    fn copy<T: Copy>(dst: &mut [T], src: &[T], iw: usize, pw: usize, c: usize, (sx, sy, x, y, w, h): (u32, u32, u32, u32, u32, u32)) {
+        for r in 0..h as usize {
+            let s = ((sy as usize + r) * pw + sx as usize) * c;
+            let d = ((y as usize + r) * iw + x as usize) * c;
+            dst[d..d + w as usize * c].copy_from_slice(&src[s..s + w as usize * c]);
+        }
+    }
+    let at = (sx, sy, x, y, w, h);
+    match (img.format().is_8bit(), part.data()) {
+        (true, ImageData::U8(s)) => copy(img.as_u8_mut(), s, iw, pw, c, at),
+        (_, ImageData::U16(s)) => copy(img.as_u16_mut(), s, iw, pw, c, at),
+        (_, ImageData::F32(s)) => copy(img.as_f32_mut(), s, iw, pw, c, at),
+        _ => return Err(Error::Graph("a tile came out in another format".into())),
+    }
+    Ok(())
+}
+
+impl Pipeline {
+    /// The halo tiles of `input` need for this pipeline (and the grid their corners keep), or
+    /// why it cannot run in tiles.
+    pub fn tile_halo(&self, input: &Image) -> Result<(u32, u32)> {
+        let (g, _) = self.graph(input)?;
+        graph_halo(&g).map_err(|why| Error::Graph(format!("this pipeline cannot run in tiles: {why}")))
+    }
+
+    /// Runs on tiles of at most `tile` x `tile` output pixels (each with its halo), `in_flight`
+    /// at a time, and assembles the image: bit-identical to `run` where that fits the device.
+    /// Second images (a blend's `with=`) of the input's size are tiled alike.
+    pub fn run_tiled(&self, backend: &Backend, input: &Image, tile: u32, in_flight: usize) -> Result<Image> {
+        let (halo, align) = self.tile_halo(input)?;
+        let tile = tile.max(1);
+        let (w, h) = (input.width(), input.height());
+        for s in &self.stages {
+            if s.extra.iter().any(|e| (e.width(), e.height()) != (w, h)) {
+                return Err(Error::Graph(format!("`{}`'s second image is not {w}x{h}: only images of the input's size run in tiles", s.filter.def().name)));
+            }
+        }
+        let cores: Vec<(u32, u32, u32, u32)> = (0..h).step_by(tile as usize).flat_map(|y| (0..w).step_by(tile as usize).map(move |x| (x, y, tile.min(w - x), tile.min(h - y)))).collect();
+        let mut out: Option<Image> = None;
+        let mut failure: Option<Error> = None;
+        let work = |&(x, y, cw, ch): &(u32, u32, u32, u32)| -> Result<(Image, u32, u32)> {
+            // the core plus the halo, clamped at the image's edges, starting on the nodes' grid
+            let (x0, y0) = (x.saturating_sub(halo) / align * align, y.saturating_sub(halo) / align * align);
+            let (x1, y1) = ((x + cw + halo).min(w), (y + ch + halo).min(h));
+            let part = crop_image(input, x0, y0, x1 - x0, y1 - y0)?;
+            let mut sub = self.clone();
+            for s in &mut sub.stages {
+                for e in &mut s.extra {
+                    *e = crop_image(e, x0, y0, x1 - x0, y1 - y0)?;
+                }
+            }
+            match sub.run(backend, &part)? {
+                Value::Image(img) => Ok((img, x - x0, y - y0)),
+                Value::Data(_) => Err(Error::Graph("a tile gave data, not an image".into())),
+            }
+        };
+        stream(cores.iter(), work, in_flight.max(1), |k, r| {
+            if failure.is_some() {
+                return;
+            }
+            let Some(&(x, y, cw, ch)) = cores.get(k) else { return };
+            let done = r.and_then(|(img, sx, sy)| {
+                let o = out.get_or_insert_with(|| Image::zeroed(crate::ImageDesc::new(w, h, img.format())));
+                paste(o, &img, sx, sy, x, y, cw, ch)
+            });
+            if let Err(e) = done {
+                failure = Some(e);
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        out.ok_or_else(|| Error::Graph("no tiles were run".into()))
+    }
+}
