@@ -8,12 +8,14 @@
 pub(crate) mod execute;
 pub mod fit;
 pub mod fuse;
+pub mod host;
 mod pipeline;
 pub(crate) mod plan;
 pub mod spec;
 pub(crate) mod stream;
 
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
+pub use host::{HostImage, HostRunResult, HostValue, MappedImage};
 pub use pipeline::Pipeline;
 pub use stream::stream;
 
