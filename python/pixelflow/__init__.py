@@ -63,11 +63,11 @@ def _check_array(array: Any, what: str = "image") -> np.ndarray:
     """The array as numpy, after the checks whose messages are clearer here than natively."""
     if not isinstance(array, np.ndarray):
         array = np.asarray(array)
+    if array.dtype.newbyteorder("=") in _SUPPORTED and not array.dtype.isnative:
+        raise ValueError(f"{what}: the array's byte order is not the machine's; use array.astype(array.dtype.newbyteorder('='))")
     if array.dtype not in _SUPPORTED:
         hint = " (convert with .astype(np.float32))" if array.dtype.kind == "f" else ""
         raise ValueError(f"{what}: arrays must be uint8, uint16 or float32, got {array.dtype}{hint}")
-    if not array.dtype.isnative:
-        raise ValueError(f"{what}: the array's byte order is not the machine's; use array.astype(array.dtype.newbyteorder('='))")
     if array.ndim not in (2, 3) or (array.ndim == 3 and array.shape[2] not in (1, 3, 4)):
         raise ValueError(f"{what}: arrays must be (height, width) or (height, width, 1|3|4), got shape {array.shape}")
     return array
@@ -82,7 +82,7 @@ def _like_input(out: Any, array: np.ndarray) -> Any:
     channels = 1 if array.ndim == 2 else array.shape[2]
     if out.ndim == 3 and out.shape[2] == 4 and channels == 3:
         out = out[..., :3]
-    elif out.ndim == 2 and array.ndim == 3:
+    elif out.ndim == 2 and array.ndim == 3 and array.shape[2] == 1:
         out = out[..., np.newaxis]
     if array.dtype == np.float32 and out.dtype != np.float32:
         scale = 255.0 if out.dtype == np.uint8 else 65535.0
