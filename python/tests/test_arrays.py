@@ -142,3 +142,16 @@ def test_images_from_arrays(sample):
     expected = pixelflow.apply(sample, "alpha_blend(with=top, mix=0.5)", images={"top": second}, cpu=True)
     assert np.abs(out.astype(int) - expected.astype(int)).max() <= 1
     assert not np.array_equal(out, sample)
+
+
+@pytest.mark.parametrize("strips", ["1", "3", "7"])
+def test_large_images_upload_in_strips(rng, monkeypatch, strips):
+    """Sources of 8 MiB and more are written and copied to the GPU in strips (the gather of one
+    overlaps the copy of the last); every strip count gives the same image."""
+    monkeypatch.setenv("PIXELFLOW_UPLOAD_STRIPS", strips)
+    arr = make(rng, np.uint8, (1501, 1600, 4))  # 9.6 MB, an odd number of rows
+    out = pixelflow.apply(arr, "color_invert")
+    np.testing.assert_array_equal(out[..., :3], 255 - arr[..., :3])
+    np.testing.assert_array_equal(out[..., 3], arr[..., 3])
+    view = arr[::-1, :, :3]  # strided, three channels: gathered and widened strip by strip
+    np.testing.assert_array_equal(pixelflow.apply(view, "color_invert"), 255 - view)

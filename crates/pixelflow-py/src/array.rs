@@ -101,8 +101,16 @@ impl NumpyImage {
     /// The pixels as an `Image` of `desc()` (one copy).
     pub(crate) fn to_image_owned(&self) -> pixelflow::Result<Image> {
         let mut bytes = vec![0u8; self.desc.format.gpu_bytes(self.desc.width, self.desc.height) as usize];
-        self.write_gpu_layout(WriteOnly::from_mut(bytes.as_mut_slice()));
+        self.write_gpu_rows(0, WriteOnly::from_mut(bytes.as_mut_slice()));
         Image::from_gpu_vec(self.desc, bytes)
+    }
+
+    /// Whether rows are stored exactly as the GPU layout wants them (same samples, packed,
+    /// no padding), so that a run of rows is one copy.
+    fn rows_as_gpu_layout(&self) -> bool {
+        let same_samples = matches!((self.sample, self.channels, self.desc.format), (Sample::U8, 4, PixelFormat::Rgba8) | (Sample::U16, 4, PixelFormat::Rgba16) | (Sample::U8, 1, PixelFormat::Gray8));
+        let row_bytes = self.desc.format.gpu_row_bytes(self.desc.width) as isize;
+        same_samples && self.packed_row(0).is_some() && self.strides[0] == row_bytes
     }
 
     /// Sample `k` of pixel (`row`, `col`), as the array's type.
@@ -198,15 +206,20 @@ impl HostImage for NumpyImage {
         self.desc
     }
 
-    fn write_gpu_layout(&self, dst: WriteOnly<'_, [u8]>) {
+    fn write_gpu_rows(&self, first_row: u32, dst: WriteOnly<'_, [u8]>) {
         let row_bytes = self.desc.format.gpu_row_bytes(self.desc.width) as usize;
+        let first_row = first_row as usize;
+        // whole rows inside the image, by the trait's contract
+        let end = (first_row + dst.len() / row_bytes).min(self.height);
+        let contiguous = self.rows_as_gpu_layout();
         // rows in chunks, several per thread so that the threads stay busy to the end
-        let rows_per_chunk = if dst.len() < PARALLEL_BYTES { self.height } else { self.height.div_ceil(rayon::current_num_threads() * 4).max(1) };
-        let mut chunks = Vec::with_capacity(self.height.div_ceil(rows_per_chunk));
+        let rows = end - first_row;
+        let rows_per_chunk = if dst.len() < PARALLEL_BYTES { rows.max(1) } else { rows.div_ceil(rayon::current_num_threads() * 4).max(1) };
+        let mut chunks = Vec::with_capacity(rows.div_ceil(rows_per_chunk));
         let mut rest = dst;
-        let mut first = 0;
-        while first < self.height {
-            let n = rows_per_chunk.min(self.height - first);
+        let mut first = first_row;
+        while first < end {
+            let n = rows_per_chunk.min(end - first);
             let (mut chunk, tail) = rest.split_at(n * row_bytes);
             chunks.push((first, n, Disjoint(chunk.as_raw_ptr())));
             rest = tail;
@@ -216,6 +229,13 @@ impl HostImage for NumpyImage {
             // SAFETY: the chunks are disjoint parts of `dst`, which outlives this call
             // (`for_each` returns when every chunk is written); see `Disjoint`
             let mut chunk = unsafe { WriteOnly::new(chunk.0) };
+            if contiguous {
+                // SAFETY: rows first..first + n are inside the array, and a contiguous array's
+                // rows follow each other with no gap (`rows_as_gpu_layout`)
+                let src = unsafe { std::slice::from_raw_parts(self.at(first, 0, 0), n * row_bytes) };
+                chunk.copy_from_slice(src);
+                return;
+            }
             let mut scratch = Vec::with_capacity(row_bytes);
             for row in first..first + n {
                 let (this, tail) = chunk.split_at(row_bytes);

@@ -27,9 +27,10 @@ use crate::value::{Data, Value, ValueDesc};
 pub trait HostImage: Sync {
     /// Size and format: the graph's source must be declared with exactly this.
     fn desc(&self) -> ImageDesc;
-    /// Writes the pixels in the GPU layout of `desc()`: `dst` holds exactly
-    /// `desc().format.gpu_bytes(width, height)` bytes, every one of which must be written.
-    fn write_gpu_layout(&self, dst: WriteOnly<'_, [u8]>);
+    /// Writes rows `first_row..` in the GPU layout of `desc()` (rows of
+    /// `desc().format.gpu_row_bytes(width)` bytes): `dst` holds a whole number of rows, all
+    /// inside the image, and every byte of it must be written.
+    fn write_gpu_rows(&self, first_row: u32, dst: WriteOnly<'_, [u8]>);
     /// The pixels as an `Image`, for the CPU backend.
     fn to_image(&self) -> Result<Image>;
 }
@@ -38,8 +39,10 @@ impl HostImage for Image {
     fn desc(&self) -> ImageDesc {
         Image::desc(self)
     }
-    fn write_gpu_layout(&self, mut dst: WriteOnly<'_, [u8]>) {
-        dst.copy_from_slice(&self.gpu_bytes());
+    fn write_gpu_rows(&self, first_row: u32, mut dst: WriteOnly<'_, [u8]>) {
+        let start = first_row as usize * self.format().gpu_row_bytes(self.width()) as usize;
+        // in bounds by the trait's contract (the callers below cut rows of this image)
+        dst.copy_from_slice(&self.gpu_bytes()[start..start + dst.len()]);
     }
     fn to_image(&self) -> Result<Image> {
         Ok(self.clone())
@@ -168,9 +171,26 @@ fn run_gpu_host(gpu: &Arc<Gpu>, graph: &Graph, sources: &[(&str, &dyn HostImage)
     for (name, node) in graph.sources() {
         let src = sources.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
         let desc = graph.nodes[node].outputs[0];
+        let image = src.desc();
         let buf = bufs.take(desc.gpu_bytes())?;
-        let write = |dst: WriteOnly<'_, [u8]>| src.write_gpu_layout(dst);
-        uploads.extend(gpu.upload_with(&mut encoder, &buf, desc.gpu_bytes() as usize, &write));
+        let row_bytes = image.format.gpu_row_bytes(image.width);
+        let strips = upload_strips(desc.gpu_bytes(), image.height);
+        if strips == 1 {
+            uploads.extend(gpu.upload_with(&mut encoder, &buf, 0, desc.gpu_bytes() as usize, &|dst| src.write_gpu_rows(0, dst)));
+        } else {
+            // each strip's copy is submitted as soon as it is written, so the GPU copies one
+            // while the host writes the next (the queue keeps them before the run's submission)
+            let rows_per_strip = image.height.div_ceil(strips);
+            let mut first = 0;
+            while first < image.height {
+                let rows = rows_per_strip.min(image.height - first);
+                let mut strip = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pixelflow.upload_strip") });
+                let len = (rows as u64 * row_bytes) as usize;
+                uploads.extend(gpu.upload_with(&mut strip, &buf, first as u64 * row_bytes, len, &|dst| src.write_gpu_rows(first, dst)));
+                gpu.queue.submit([strip.finish()]);
+                first += rows;
+            }
+        }
         slots.insert((node, 0), GpuSlot { buffer: buf, desc });
     }
     let upload_ms = ms_since(clock);
@@ -239,6 +259,22 @@ fn run_gpu_host(gpu: &Arc<Gpu>, graph: &Graph, sources: &[(&str, &dyn HostImage)
     }
     bufs.release();
     Ok(HostRunResult { outputs, timings, host: HostTimes { upload_ms, record_ms, wait_ms, readback_ms }, notes: Vec::new() })
+}
+
+/// Sources at least this large are uploaded in strips (`upload_strips`).
+const STRIP_UPLOAD_BYTES: u64 = 8 << 20;
+/// Strips of a large source: writing a 4K RGBA8 image into staging memory and its DMA to the
+/// GPU take about as long as each other (issue 19: 33 MB, ~0.65 ms each way on an H100's
+/// PCIe), so overlapping them hides most of one; each strip costs a submission.
+/// `PIXELFLOW_UPLOAD_STRIPS=n` overrides (1: one copy after the whole image is written).
+const DEFAULT_UPLOAD_STRIPS: u32 = 4;
+
+fn upload_strips(bytes: u64, rows: u32) -> u32 {
+    if bytes < STRIP_UPLOAD_BYTES {
+        return 1;
+    }
+    let n = std::env::var("PIXELFLOW_UPLOAD_STRIPS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(DEFAULT_UPLOAD_STRIPS);
+    n.clamp(1, rows.max(1))
 }
 
 fn ms_since(t: Instant) -> f64 {

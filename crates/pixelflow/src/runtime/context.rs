@@ -459,18 +459,18 @@ impl Gpu {
     /// (returned: hand it to `recycle_uploads` once the submission has finished) for large
     /// ones, else `queue.write_buffer`.
     pub(crate) fn upload(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, bytes: &[u8]) -> Option<Staged> {
-        self.upload_with(encoder, dst, bytes.len(), &|mut to: wgpu::WriteOnly<'_, [u8]>| to.copy_from_slice(bytes))
+        self.upload_with(encoder, dst, 0, bytes.len(), &|mut to: wgpu::WriteOnly<'_, [u8]>| to.copy_from_slice(bytes))
     }
 
-    /// `upload` of `len` bytes that `write` puts straight into the staging memory (exactly
-    /// `len` bytes), so a caller converting or gathering pixels (a strided numpy array) makes
-    /// no intermediate copy.
-    pub(crate) fn upload_with(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, len: usize, write: &dyn Fn(wgpu::WriteOnly<'_, [u8]>)) -> Option<Staged> {
+    /// `upload` of `len` bytes at `offset` of `dst` that `write` puts straight into the staging
+    /// memory (exactly `len` bytes), so a caller converting or gathering pixels (a strided
+    /// numpy array) makes no intermediate copy.
+    pub(crate) fn upload_with(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64, len: usize, write: &dyn Fn(wgpu::WriteOnly<'_, [u8]>)) -> Option<Staged> {
         use std::sync::atomic::Ordering;
         if len < STAGED_UPLOAD_BYTES || len % 4 != 0 {
             let mut bytes = vec![0u8; len];
             write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
-            self.queue.write_buffer(dst, 0, &bytes);
+            self.queue.write_buffer(dst, offset, &bytes);
             return None;
         }
         let class = crate::runtime::size_class(len as u64);
@@ -489,13 +489,13 @@ impl Gpu {
                 // not mapped after all: the plain path
                 let mut bytes = vec![0u8; len as usize];
                 write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
-                self.queue.write_buffer(dst, 0, &bytes);
+                self.queue.write_buffer(dst, offset, &bytes);
                 return None;
             }
         }
         staged.buffer.unmap();
         staged.mapped.store(false, Ordering::Release);
-        encoder.copy_buffer_to_buffer(&staged.buffer, 0, dst, 0, len);
+        encoder.copy_buffer_to_buffer(&staged.buffer, 0, dst, offset, len);
         Some(staged)
     }
 
