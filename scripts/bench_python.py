@@ -7,7 +7,8 @@ otherwise):
   (`torch.empty(..., pin_memory=True)`, the target's yardstick) and from pageable numpy;
 - pixelflow numpy -> gaussian_blur(sigma) -> numpy: `pixelflow.apply` (parses the spec each
   call), a reused `Pipeline.run`, the same plus an owned copy of the result (`np.array(out)`),
-  and the host-side split of the last runs (gather into staging, wait, map);
+  the host-side split of the runs (gather into staging, wait, map), and `Pipeline.run` with
+  the upload in 1, 2, 4 (the default) and 8 strips (`PIXELFLOW_UPLOAD_STRIPS`);
 - the same blur from numpy to numpy with torchvision and kornia on the GPU (13x13 kernel for
   sigma 2, as `ceil(3 sigma)` each side), uint8 in and out;
 - `Pipeline.run_batch` on `--batch` distinct images: images/s for several `in_flight`;
@@ -77,8 +78,8 @@ def main():
         "repeat": args.repeat,
         "python": platform.python_version(),
         "numpy": np.__version__,
-        "pixelflow_device": pixelflow.device_name("gpu"),
     }
+    guarded(R, "pixelflow_device", lambda: pixelflow.device_name("gpu"))
 
     # --- copies alone (torch) ---
     torch = None
@@ -140,9 +141,21 @@ def main():
 
         return median_ms(once, args.repeat, args.warmup)
 
+    def pf_strips():
+        # the upload in strips (gather overlapping the DMA): the default (4) against others
+        import os
+
+        out = {}
+        for strips in ("1", "2", "4", "8"):
+            os.environ["PIXELFLOW_UPLOAD_STRIPS"] = strips
+            out[f"strips_{strips}"] = pf_run()
+        os.environ.pop("PIXELFLOW_UPLOAD_STRIPS", None)
+        return out
+
     guarded(R, "pixelflow_apply", pf_apply)
     guarded(R, "pixelflow_pipeline_run", pf_run)
     guarded(R, "pixelflow_pipeline_run_plus_owned_copy", pf_run_copy)
+    guarded(R, "pixelflow_pipeline_run_by_upload_strips", pf_strips)
     kept.clear()
 
     # --- torchvision, kornia (GPU, from numpy to numpy) ---

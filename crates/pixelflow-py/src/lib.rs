@@ -242,11 +242,10 @@ impl PyPipeline {
         Ok(d)
     }
 
-    /// Runs on one array (`widen_gray`: feed a one-channel uint8 array as RGBA8); returns
-    /// (output, notes).
-    #[pyo3(signature = (array, widen_gray=false))]
-    fn run<'py>(&self, py: Python<'py>, array: &Bound<'py, PyUntypedArray>, widen_gray: bool) -> PyResult<Bound<'py, PyTuple>> {
-        let input = NumpyImage::new(array, widen_gray)?;
+    /// Runs on one array; returns (output, notes). (A grey array enters as Gray8; the pipeline
+    /// widens it before a filter that takes RGBA only.)
+    fn run<'py>(&self, py: Python<'py>, array: &Bound<'py, PyUntypedArray>) -> PyResult<Bound<'py, PyTuple>> {
+        let input = NumpyImage::new(array, false)?;
         let (pipe, backend) = (&self.pipe, &self.backend);
         let r = py.detach(|| pipe.run_host(backend, &input, &run_options())).map_err(py_err)?;
         if let Ok(mut t) = self.last_host.lock() {
@@ -361,14 +360,15 @@ impl PyGraph {
     }
 
     /// Runs with `sources` (name -> array) on `device`; returns {output name: array or dict}.
-    #[pyo3(signature = (sources, device="auto", backend=None, adapter=None, widen_gray=false))]
-    fn run<'py>(&self, py: Python<'py>, sources: &Bound<'py, PyDict>, device: &str, backend: Option<String>, adapter: Option<String>, widen_gray: bool) -> PyResult<Bound<'py, PyDict>> {
+    /// (A grey uint8 source declared rgba8 arrives widened to RGB by the Python side.)
+    #[pyo3(signature = (sources, device="auto", backend=None, adapter=None))]
+    fn run<'py>(&self, py: Python<'py>, sources: &Bound<'py, PyDict>, device: &str, backend: Option<String>, adapter: Option<String>) -> PyResult<Bound<'py, PyDict>> {
         let (be, _) = backend_for(device, backend, adapter)?;
         let mut named: Vec<(String, NumpyImage)> = Vec::new();
         for (k, v) in sources.iter() {
             let name: String = k.extract()?;
             let arr = v.cast_into::<PyUntypedArray>().map_err(|_| PyValueError::new_err(format!("source `{name}` is not a numpy array")))?;
-            named.push((name, NumpyImage::new(&arr, widen_gray)?));
+            named.push((name, NumpyImage::new(&arr, false)?));
         }
         let graph = &self.graph;
         let r = py.detach(|| {
