@@ -92,3 +92,16 @@ def test_devices_and_device_name():
     else:
         with pytest.raises(RuntimeError, match="no GPU adapter found"):
             pixelflow.device_name("gpu")
+
+
+def test_graph_and_analyze_on_the_cpu(sample):
+    g = pixelflow.Graph()
+    src = g.source("photo", like=sample)
+    g.output("blurred", g.add("gaussian_blur(sigma=2)", src))
+    g.output("stats", g.add("reduce", src))
+    gpu, cpu = g.run({"photo": sample}), g.run({"photo": sample}, cpu=True)
+    assert np.abs(gpu["blurred"].astype(int) - cpu["blurred"].astype(int)).max() <= 1
+    assert gpu["stats"] == cpu["stats"]  # integer statistics: exactly equal
+    a, b = pixelflow.analyze(sample), pixelflow.analyze(sample, cpu=True)
+    assert b["backend"] == "CPU reference"
+    assert a["channels"] == b["channels"] and a["mean_saturation"] == pytest.approx(b["mean_saturation"], abs=1e-6)

@@ -40,11 +40,13 @@ fn py_err(e: pixelflow::Error) -> PyErr {
 /// Opened devices by (device, backend, adapter): opening one takes hundreds of ms, and
 /// sharing it shares its compiled kernels and buffer pools between pipelines.
 type BackendKey = (String, Option<String>, Option<String>);
-static BACKENDS: OnceLock<Mutex<HashMap<BackendKey, (Backend, Option<String>)>>> = OnceLock::new();
+/// A backend and the note of its fallback to the CPU, if it is one.
+type Opened = (Backend, Option<String>);
+static BACKENDS: OnceLock<Mutex<HashMap<BackendKey, Opened>>> = OnceLock::new();
 
 /// The backend for `device` ("auto": the best GPU, else the CPU reference with a note;
 /// "gpu": a GPU or an error; "cpu": the CPU reference), and the note of a fallback.
-fn backend_for(device: &str, backend: Option<String>, adapter: Option<String>) -> PyResult<(Backend, Option<String>)> {
+fn backend_for(device: &str, backend: Option<String>, adapter: Option<String>) -> PyResult<Opened> {
     if !matches!(device, "auto" | "gpu" | "cpu") {
         return Err(PyValueError::new_err(format!("device `{device}`: use \"auto\", \"gpu\" or \"cpu\"")));
     }
@@ -136,8 +138,8 @@ fn host_value_to_py<'py>(py: Python<'py>, v: HostValue) -> PyResult<Bound<'py, P
             let base = Bound::new(py, Owned { image })?;
             let bytes: &[u8] = match base.get().image.data() {
                 pixelflow::image::ImageData::U8(v) => v,
-                pixelflow::image::ImageData::U16(v) => bytemuck_u16(v),
-                pixelflow::image::ImageData::F32(v) => bytemuck_f32(v),
+                pixelflow::image::ImageData::U16(v) => bytemuck::cast_slice(v),
+                pixelflow::image::ImageData::F32(v) => bytemuck::cast_slice(v),
             };
             // SAFETY of the lifetime: `bytes` lives in `base`, which the array keeps
             let bytes: &[u8] = unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) };
@@ -153,16 +155,6 @@ fn sample_bytes(f: PixelFormat) -> usize {
         PixelFormat::Rgba16 => 2,
         PixelFormat::Rgba32F | PixelFormat::R32F => 4,
     }
-}
-
-fn bytemuck_u16(v: &[u16]) -> &[u8] {
-    // SAFETY: u8 has no alignment or validity requirements; the length covers the same bytes
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
-}
-
-fn bytemuck_f32(v: &[f32]) -> &[u8] {
-    // SAFETY: as `bytemuck_u16`
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
 }
 
 /// (output, notes) of a pipeline run.
