@@ -4,70 +4,11 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use pixelflow::params::Args;
-use pixelflow::{registry, Backend, Data, Graph, Image, RunOptions, Stats};
+use pixelflow::{Backend, Data, Image, Stats};
 
-fn node(g: &mut Graph, name: &str, input: pixelflow::Port) -> Result<pixelflow::Port> {
-    let def = registry::find(name)?;
-    let f = (def.build)(&Args::defaults(def))?;
-    Ok(g.add_boxed(f, &[input])?[0])
-}
-
-/// A data value as JSON: a point list as `{"points": [{"x", "y", "score"}...], "overflow", "found"}`,
-/// a line list as `{"lines": [{"rho", "theta", "votes"}...], "overflow", "found", "max_votes"}`
-/// (strongest first; θ in radians), a histogram as `{"histogram": {CHANNEL: [256 counts]...}, "space"}`
-/// (channels named for the space), curves as `{"lut": {"r": [256 levels]...}}`, black and white
-/// points as `{"range": {CHANNEL: {"low", "high"}...}}` (the channels computed), the other kinds
-/// with their fields.
+/// A data value as JSON (the library's `json::data_json`, which the Python bindings share).
 pub fn data_json(d: &Data) -> serde_json::Value {
-    match d {
-        Data::Points(p) => serde_json::json!({
-            "points": p.points.iter().map(|q| serde_json::json!({ "x": q.x, "y": q.y, "score": q.score })).collect::<Vec<_>>(),
-            "overflow": p.overflow,
-            "found": p.found,
-        }),
-        Data::Lines(l) => serde_json::json!({
-            "lines": l.lines.iter().map(|q| serde_json::json!({ "rho": q.rho, "theta": q.theta, "votes": q.votes })).collect::<Vec<_>>(),
-            "overflow": l.overflow,
-            "found": l.found,
-            "max_votes": l.max_votes,
-        }),
-        Data::Stats(s) => {
-            let ch: serde_json::Map<String, serde_json::Value> = Stats::CHANNELS.iter().enumerate().map(|(c, n)| (n.to_string(), serde_json::json!({ "min": s.min[c], "max": s.max[c], "sum": s.sum[c], "mean": s.mean(c) }))).collect();
-            serde_json::json!({ "count": s.count, "channels": ch })
-        }
-        Data::Histogram(h) => {
-            let ch: serde_json::Map<String, serde_json::Value> = h.channel_names().iter().enumerate().map(|(c, n)| (n.to_string(), serde_json::json!(h.bins[c].to_vec()))).collect();
-            serde_json::json!({ "histogram": ch, "space": h.space.name() })
-        }
-        Data::Lut(l) => {
-            let ch: serde_json::Map<String, serde_json::Value> = pixelflow::Lut::CHANNELS.iter().enumerate().map(|(c, n)| (n.to_string(), serde_json::json!(l.table[c].to_vec()))).collect();
-            serde_json::json!({ "lut": ch })
-        }
-        Data::Range(r) => {
-            let ch: serde_json::Map<String, serde_json::Value> = pixelflow::Range::CHANNELS.iter().enumerate().filter(|(c, _)| r.has(*c)).map(|(c, n)| (n.to_string(), serde_json::json!({ "low": r.low[c], "high": r.high[c] }))).collect();
-            serde_json::json!({ "range": ch })
-        }
-        Data::Mean { sum, count } => serde_json::json!({ "mean": d.mean_value(), "sum": sum, "count": count }),
-        Data::Color(c) => {
-            let [r, g, b] = c.color();
-            serde_json::json!({ "color": [r, g, b], "hex": format!("#{r:02x}{g:02x}{b:02x}"), "share": c.share(), "pixels_in_cell": c.count, "cell": c.cell, "bits": c.bits })
-        }
-        Data::Motion(m) => {
-            let (x, y) = m.centroid().map_or((None, None), |(x, y)| (Some(x), Some(y)));
-            serde_json::json!({ "centroid_x": x, "centroid_y": y, "intensity": m.intensity(), "moving_pixels": m.moving, "width": m.width, "height": m.height })
-        }
-        Data::Fingerprint(f) => serde_json::json!({ "grid": f.grid, "bits": f.bits, "pixels": f.pixels, "bins": f.bins }),
-        Data::PhotoMetrics(m) => {
-            let a = pixelflow::assess::Assessment::from_metrics(m);
-            serde_json::json!({
-                "score": a.score(), "tenengrad": a.tenengrad, "laplacian_variance": a.laplacian_variance,
-                "mean_luma": a.mean_luma, "clipped_shadows": a.clipped_shadows, "clipped_highlights": a.clipped_highlights,
-                "rms_contrast": a.rms_contrast, "luma_p1": a.luma_p1, "luma_p99": a.luma_p99, "colorfulness": a.colorfulness,
-                "mean_saturation": a.mean_saturation, "noise_sigma": a.noise_sigma,
-            })
-        }
-    }
+    pixelflow::json::data_json(d)
 }
 
 /// Writes `data_json(d)` to `path` (`-`: standard output).
@@ -104,42 +45,17 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
         parse_size(size)?;
     }
     let img = Image::open(input)?.convert(pixelflow::PixelFormat::Rgba8);
-    let mut g = Graph::new();
-    let src = g.source("image", img.desc())?;
-    let stats = node(&mut g, "reduce", src)?;
-    let hist = node(&mut g, "histogram", src)?;
-    let sat = node(&mut g, "mean_saturation", src)?;
-    g.output("stats", stats)?;
-    g.output("histogram", hist)?;
-    g.output("saturation", sat)?;
-    let r = be.run(&g, &[("image", &img)], &RunOptions::default())?;
-    let Some(pixelflow::Value::Data(Data::Stats(s))) = r.get("stats").cloned() else { anyhow::bail!("no stats") };
-    let Some(pixelflow::Value::Data(Data::Histogram(h))) = r.get("histogram").cloned() else { anyhow::bail!("no histogram") };
-    let sat = r.get("saturation").and_then(|v| v.as_data()).and_then(|d| d.mean_value()).context("no saturation")?;
+    let analysis = pixelflow::json::analyze(be, &img)?;
+    let (s, h, sat) = (&analysis.stats, &analysis.histogram, analysis.mean_saturation);
     let n = s.count.max(1) as f64;
     if let Some((path, size)) = plot {
-        write_plot(&h, input, path, size)?;
+        write_plot(h, input, path, size)?;
     }
     if json {
-        let ch = |c: usize| {
-            serde_json::json!({ "min": s.min[c], "max": s.max[c], "mean": s.mean(c) })
-        };
-        let hc = |c: usize| {
-            serde_json::json!({
-                "p05": h.percentile(c, 0.05), "p50": h.percentile(c, 0.5), "p95": h.percentile(c, 0.95),
-                "clipped_low": h.bins[c][0] as f64 / n, "clipped_high": h.bins[c][255] as f64 / n,
-                "bins": h.bins[c].to_vec(),
-            })
-        };
-        let v = serde_json::json!({
-            "file": input.display().to_string(),
-            "width": img.width(), "height": img.height(),
-            "backend": be.describe(),
-            "channels": { "r": ch(0), "g": ch(1), "b": ch(2), "a": ch(3), "y": ch(4) },
-            "mean_luminance": s.mean(4) / 255.0,
-            "mean_saturation": sat,
-            "histogram": { "r": hc(0), "g": hc(1), "b": hc(2), "y": hc(3), "a": hc(4) },
-        });
+        let mut v = analysis.to_json(&be.describe());
+        if let Some(fields) = v.as_object_mut() {
+            fields.insert("file".into(), serde_json::json!(input.display().to_string()));
+        }
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }

@@ -24,15 +24,16 @@ pub mod filters;
 pub mod graph;
 pub mod histogram;
 pub mod image;
+pub mod json;
 pub mod params;
 pub mod registry;
 pub mod runtime;
 pub mod value;
 
 pub use error::{Error, Result};
-pub use graph::{Backend, Graph, HostTimes, NodeTiming, Pipeline, Port, RunOptions, RunResult, Sequence};
+pub use graph::{Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, NodeTiming, Pipeline, Port, RunOptions, RunResult, Sequence};
 pub use codec::Subsampling;
 pub use image::{exif_upright, Image, ImageDesc, PixelFormat, PngCompression, SaveOptions};
 pub use registry::{Filter, FilterDef};
-pub use runtime::{Gpu, GpuOptions};
+pub use runtime::{AdapterSummary, Gpu, GpuOptions};
 pub use value::{CompareMethod, Data, DataKind, DominantCell, Histogram, HistogramSpace, Line, Lines, Lut, Motion, Point, Points, Range, Stats, Value, ValueDesc};

@@ -281,13 +281,15 @@ pub fn expect_data(def: &FilterDef, inputs: &[ValueDesc], index: usize, kind: Da
     }
 }
 
-/// Builds one filter from a call in spec syntax, e.g. `create("gaussian_blur(sigma=2)")`.
+/// Builds one filter from a call in spec syntax, e.g. `create("gaussian_blur(sigma=2)")`, for a
+/// graph node: a filter's extra images are its input ports there, so image parameters
+/// (`alpha_blend(with=...)`) may be left out (a path given is ignored).
 pub fn create(call: &str) -> Result<Box<dyn Filter>> {
     let calls = crate::graph::spec::parse(call)?;
     let [one] = calls.as_slice() else {
         return Err(Error::Spec { message: format!("expected one filter, got {}", calls.len()), column: 1 });
     };
-    let (def, args) = crate::graph::spec::resolve(one)?;
+    let (def, args) = crate::graph::spec::resolve_node(one)?;
     (def.build)(&args)
 }
 

@@ -8,6 +8,7 @@
 pub(crate) mod execute;
 pub mod fit;
 pub mod fuse;
+pub mod host;
 mod pipeline;
 pub(crate) mod plan;
 mod sequence;
@@ -16,6 +17,7 @@ pub(crate) mod stream;
 mod tile;
 
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
+pub use host::{HostImage, HostRunResult, HostValue, MappedImage};
 pub use pipeline::Pipeline;
 pub use sequence::Sequence;
 pub use stream::stream;

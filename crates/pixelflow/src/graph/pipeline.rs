@@ -16,7 +16,7 @@ use crate::registry::{Filter, PortDef, PortKind};
 use crate::value::{Value, ValueDesc};
 
 /// A graph's source images by name, borrowed where unconverted.
-type NamedImages<'a> = Vec<(String, Cow<'a, Image>)>;
+pub type NamedImages<'a> = Vec<(String, Cow<'a, Image>)>;
 
 /// How a stage's inputs are converted so that its filter takes them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -125,12 +125,21 @@ impl Pipeline {
 
     /// `graph` with the images borrowed, not copied, where they need no conversion (runs use this).
     fn graph_borrowed<'a>(&'a self, input: &'a Image) -> Result<(Graph, NamedImages<'a>)> {
+        let (g, mut images) = self.graph_for(input.desc())?;
+        images.insert(0, ("input".to_string(), Cow::Borrowed(input)));
+        Ok((g, images))
+    }
+
+    /// The graph for an input of description `input` (source `input`) and the images of its
+    /// other sources (`extra<stage>_<k>`), borrowed where they need no conversion: for callers
+    /// that bind the input themselves (`Backend::run_host`).
+    pub fn graph_for(&self, input: ImageDesc) -> Result<(Graph, NamedImages<'_>)> {
         if self.stages.is_empty() {
             return Err(Error::Graph("the pipeline is empty".into()));
         }
         let mut g = Graph::new();
-        let mut cur = g.source("input", input.desc())?;
-        let mut images = vec![("input".to_string(), Cow::Borrowed(input))];
+        let mut cur = g.source("input", input)?;
+        let mut images: NamedImages<'_> = Vec::new();
         // the last image made, for a stage that takes an image and the data just made
         let mut last_image = cur;
         for (s, stage) in self.stages.iter().enumerate() {
@@ -188,6 +197,15 @@ impl Pipeline {
     pub fn run(&self, backend: &Backend, input: &Image) -> Result<Value> {
         let mut r = self.run_with(backend, input, &RunOptions::default())?;
         r.take("output").ok_or_else(|| Error::Graph("no output".into()))
+    }
+
+    /// `run_with` on an input that writes itself into staging memory, image outputs left in
+    /// mapped read-back memory (`Backend::run_host`); the result is named `output`.
+    pub fn run_host(&self, backend: &Backend, input: &dyn super::HostImage, opts: &RunOptions) -> Result<super::HostRunResult> {
+        let (g, extra) = self.graph_for(input.desc())?;
+        let mut refs: Vec<(&str, &dyn super::HostImage)> = vec![("input", input)];
+        refs.extend(extra.iter().map(|(n, i)| (n.as_str(), &**i as &dyn super::HostImage)));
+        backend.run_host(&g, &refs, opts)
     }
 
     /// `run` with options; the result also carries timings.

@@ -157,6 +157,16 @@ pub fn parse(spec: &str) -> Result<Vec<Call>> {
 
 /// Validates a call against the registry: positional values fill parameters in order.
 pub fn resolve(call: &Call) -> Result<(&'static FilterDef, Args)> {
+    resolve_with(call, true)
+}
+
+/// `resolve` for a graph node, whose extra images come from its input ports: image
+/// parameters (`with=`) may be left out.
+pub fn resolve_node(call: &Call) -> Result<(&'static FilterDef, Args)> {
+    resolve_with(call, false)
+}
+
+fn resolve_with(call: &Call, image_paths_required: bool) -> Result<(&'static FilterDef, Args)> {
     let def = registry::find(&call.name)?;
     let mut named = Vec::new();
     let mut next = 0usize;
@@ -178,8 +188,8 @@ pub fn resolve(call: &Call) -> Result<(&'static FilterDef, Args)> {
         named.push((name, value.clone()));
     }
     let args = Args::resolve(def, &named)?;
-    // Every image parameter is a required input.
-    for p in def.params.iter().filter(|p| matches!(p.kind, ParamKind::Image)) {
+    // Every image parameter is a required input (a graph node's come from its ports instead).
+    for p in def.params.iter().filter(|p| matches!(p.kind, ParamKind::Image) && image_paths_required) {
         if !args.image_paths().any(|(n, _)| n == p.name) {
             return Err(Error::BadParam { filter: def.name.into(), param: p.name.into(), message: format!("is required: an image path, e.g. {}({}=overlay.png)", def.name, p.name) });
         }

@@ -33,6 +33,17 @@ pub struct GpuInfo {
     pub timestamp_period_ns: f32,
 }
 
+/// An adapter the system offers (`Gpu::adapters`).
+#[derive(Clone, Debug)]
+pub struct AdapterSummary {
+    pub name: String,
+    /// vulkan, metal, dx12 or gl.
+    pub backend: String,
+    /// DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu (a software rasteriser such as lavapipe) or Other.
+    pub device_type: String,
+    pub driver: String,
+}
+
 /// One compiled kernel as the device got it: the whole WGSL module and how it was built.
 #[derive(Clone, Debug)]
 pub struct CompiledKernel {
@@ -46,8 +57,8 @@ pub struct CompiledKernel {
 
 /// A staging buffer a copy was recorded into, and how many of its bytes that copy fills.
 pub(crate) struct Readback {
-    buffer: wgpu::Buffer,
-    len: u64,
+    pub(crate) buffer: wgpu::Buffer,
+    pub(crate) len: u64,
 }
 
 /// An upload staging buffer and whether it is mapped (writable) now.
@@ -132,6 +143,31 @@ impl Gpu {
     /// Opens the best adapter: discrete first, then integrated, virtual, software; a native
     /// backend (Vulkan/Metal/DX12) before GL at equal rank.
     pub fn new(opts: &GpuOptions) -> Result<Arc<Gpu>> {
+        let (adapters, backend_str) = Self::ranked_adapters(opts)?;
+        let adapter = adapters.into_iter().next().ok_or_else(|| {
+            Error::NoAdapter(match &backend_str {
+                Some(b) => format!(" for backend `{b}`"),
+                None => String::new(),
+            })
+        })?;
+        Self::from_adapter(adapter)
+    }
+
+    /// The adapters `opts` allows, in the order `new` prefers them (its choice first); empty
+    /// when there is no GPU.
+    pub fn adapters(opts: &GpuOptions) -> Result<Vec<AdapterSummary>> {
+        Ok(Self::ranked_adapters(opts)?
+            .0
+            .iter()
+            .map(|a| {
+                let i = a.get_info();
+                AdapterSummary { name: i.name, backend: format!("{:?}", i.backend).to_lowercase(), device_type: format!("{:?}", i.device_type), driver: format!("{} {}", i.driver, i.driver_info).trim().to_string() }
+            })
+            .collect())
+    }
+
+    /// The adapters `opts` allows, best first, and the backends asked for.
+    fn ranked_adapters(opts: &GpuOptions) -> Result<(Vec<wgpu::Adapter>, Option<String>)> {
         let backend_str = opts.backend.clone().or_else(|| std::env::var("WGPU_BACKEND").ok()).filter(|s| !s.is_empty());
         let name_filter = opts.adapter.clone().or_else(|| std::env::var("WGPU_ADAPTER_NAME").ok()).filter(|s| !s.is_empty());
         let enumerate = |backends: wgpu::Backends| {
@@ -162,13 +198,7 @@ impl Gpu {
             let i = a.get_info();
             (type_rank(i.device_type), u32::from(i.backend == wgpu::Backend::Gl))
         });
-        let adapter = adapters.into_iter().next().ok_or_else(|| {
-            Error::NoAdapter(match &backend_str {
-                Some(b) => format!(" for backend `{b}`"),
-                None => String::new(),
-            })
-        })?;
-        Self::from_adapter(adapter)
+        Ok((adapters, backend_str))
     }
 
     fn from_adapter(adapter: wgpu::Adapter) -> Result<Arc<Gpu>> {
@@ -440,12 +470,21 @@ impl Gpu {
     /// (returned: hand it to `recycle_uploads` once the submission has finished) for large
     /// ones, else `queue.write_buffer`.
     pub(crate) fn upload(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, bytes: &[u8]) -> Option<Staged> {
+        self.upload_with(encoder, dst, 0, bytes.len(), &|mut to: wgpu::WriteOnly<'_, [u8]>| to.copy_from_slice(bytes))
+    }
+
+    /// `upload` of `len` bytes at `offset` of `dst` that `write` puts straight into the staging
+    /// memory (exactly `len` bytes), so a caller converting or gathering pixels (a strided
+    /// numpy array) makes no intermediate copy.
+    pub(crate) fn upload_with(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64, len: usize, write: &dyn Fn(wgpu::WriteOnly<'_, [u8]>)) -> Option<Staged> {
         use std::sync::atomic::Ordering;
-        if bytes.len() < STAGED_UPLOAD_BYTES || bytes.len() % 4 != 0 {
-            self.queue.write_buffer(dst, 0, bytes);
+        if len < STAGED_UPLOAD_BYTES || len % 4 != 0 {
+            let mut bytes = vec![0u8; len];
+            write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
+            self.queue.write_buffer(dst, offset, &bytes);
             return None;
         }
-        let class = crate::runtime::size_class(bytes.len() as u64);
+        let class = crate::runtime::size_class(len as u64);
         let kept = self.uploads.lock().ok().and_then(|mut p| {
             let i = p.iter().position(|s| s.buffer.size() == class && s.mapped.load(Ordering::Acquire))?;
             Some(p.swap_remove(i))
@@ -454,18 +493,20 @@ impl Gpu {
             buffer: self.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.upload"), size: class, usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: true }),
             mapped: Arc::new(std::sync::atomic::AtomicBool::new(true)),
         });
-        let len = bytes.len() as u64;
+        let len = len as u64;
         match staged.buffer.get_mapped_range_mut(..len) {
-            Ok(mut view) => view.copy_from_slice(bytes),
+            Ok(mut view) => write(view.slice(..)),
             Err(_) => {
                 // not mapped after all: the plain path
-                self.queue.write_buffer(dst, 0, bytes);
+                let mut bytes = vec![0u8; len as usize];
+                write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
+                self.queue.write_buffer(dst, offset, &bytes);
                 return None;
             }
         }
         staged.buffer.unmap();
         staged.mapped.store(false, Ordering::Release);
-        encoder.copy_buffer_to_buffer(&staged.buffer, 0, dst, 0, len);
+        encoder.copy_buffer_to_buffer(&staged.buffer, 0, dst, offset, len);
         Some(staged)
     }
 
@@ -487,7 +528,7 @@ impl Gpu {
     }
 
     /// Keeps an unmapped staging buffer for a later `read_buffers`, up to 1 GiB of them.
-    fn keep_readback(&self, staging: &wgpu::Buffer) {
+    pub(crate) fn keep_readback(&self, staging: &wgpu::Buffer) {
         const KEEP_BYTES: u64 = 1 << 30;
         if let Ok(mut p) = self.readback.lock() {
             let kept: u64 = p.iter().map(|(size, v)| size * v.len() as u64).sum();
@@ -507,6 +548,22 @@ impl Gpu {
     /// `map_all` once submission `index` (that wrote the staging buffers) has finished; also
     /// the wall time (ms) spent waiting for it.
     pub(crate) fn map_all_after(&self, staging: &[Readback], index: Option<wgpu::SubmissionIndex>) -> Result<(Vec<Vec<u8>>, f64)> {
+        let wait_ms = self.map_staging_after(staging, index)?;
+        let mut out = Vec::with_capacity(staging.len());
+        for s in staging {
+            let view = s.buffer.get_mapped_range(..s.len).map_err(|e| Error::Gpu(e.to_string()))?;
+            out.push(view.to_vec());
+            drop(view);
+            s.buffer.unmap();
+            self.keep_readback(&s.buffer);
+        }
+        Ok((out, wait_ms))
+    }
+
+    /// Maps the staging buffers once submission `index` has finished and leaves them mapped
+    /// (`map_all_after` copies them out; `graph::host` hands them to the caller as they are).
+    /// Returns the wall time (ms) spent waiting for the submission.
+    pub(crate) fn map_staging_after(&self, staging: &[Readback], index: Option<wgpu::SubmissionIndex>) -> Result<f64> {
         let clock = std::time::Instant::now();
         let results: Arc<Mutex<Vec<Option<std::result::Result<(), wgpu::BufferAsyncError>>>>> = Arc::new(Mutex::new(vec![None; staging.len()]));
         for (i, s) in staging.iter().enumerate() {
@@ -531,19 +588,13 @@ impl Gpu {
             std::thread::sleep(std::time::Duration::from_micros(200));
         }
         let res = results.lock().map_err(|_| Error::Gpu("readback state poisoned".into()))?;
-        let mut out = Vec::with_capacity(staging.len());
-        for (s, r) in staging.iter().zip(res.iter()) {
+        for r in res.iter() {
             match r {
                 Some(Ok(())) => {}
                 Some(Err(e)) => return Err(Error::Gpu(format!("mapping a readback buffer: {e}"))),
                 None => return Err(Error::DeviceLost("readback never completed".into())),
             }
-            let view = s.buffer.get_mapped_range(..s.len).map_err(|e| Error::Gpu(e.to_string()))?;
-            out.push(view.to_vec());
-            drop(view);
-            s.buffer.unmap();
-            self.keep_readback(&s.buffer);
         }
-        Ok((out, wait_ms))
+        Ok(wait_ms)
     }
 }

@@ -10,7 +10,7 @@ pub(crate) mod wgsl_template;
 pub mod uniform;
 pub mod schedule;
 
-pub use context::{CompiledKernel, Gpu, GpuOptions, GpuInfo};
+pub use context::{AdapterSummary, CompiledKernel, Gpu, GpuOptions, GpuInfo};
 pub(crate) use context::{Readback, Staged};
 #[cfg(test)]
 pub(crate) use kernel::test_support;

@@ -1,0 +1,284 @@
+//! Runs on the caller's pixel memory, for bindings (Python, numpy) that hold images in memory
+//! of their own. A source writes itself straight into the upload staging memory (`HostImage`:
+//! a strided or three-channel array is gathered and widened on the way, no intermediate copy),
+//! and an image output is handed over as the mapped read-back memory itself (`MappedImage`:
+//! no copy at all; the staging buffer goes back to the device's pool when it is dropped). So
+//! a run touches each input once on the host and each output not at all, where `Backend::run`
+//! copies an `Image` into staging and the staging into a new `Image`.
+//!
+//! The orchestration mirrors `execute::run_gpu` (one submission, steps in shared passes,
+//! timestamps on request) and reuses its pieces; only the two ends differ.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+pub use wgpu::WriteOnly;
+
+use super::execute::{check_limits, encode_steps, step_times, Encoded, Passes, RunBuffers, POISON};
+use super::plan::plan;
+use super::{Backend, Graph, HostTimes, NodeTiming, RunOptions};
+use crate::error::{Error, Result};
+use crate::image::{Image, ImageDesc};
+use crate::runtime::{Gpu, GpuSlot, Readback};
+use crate::value::{Data, Value, ValueDesc};
+
+/// A source image that can write its pixels in the GPU storage layout (module docs of
+/// `crate::image`) into memory it is given, e.g. a numpy array of any strides.
+pub trait HostImage: Sync {
+    /// Size and format: the graph's source must be declared with exactly this.
+    fn desc(&self) -> ImageDesc;
+    /// Writes rows `first_row..` in the GPU layout of `desc()` (rows of
+    /// `desc().format.gpu_row_bytes(width)` bytes): `dst` holds a whole number of rows, all
+    /// inside the image, and every byte of it must be written.
+    fn write_gpu_rows(&self, first_row: u32, dst: WriteOnly<'_, [u8]>);
+    /// The pixels as an `Image`, for the CPU backend.
+    fn to_image(&self) -> Result<Image>;
+}
+
+impl HostImage for Image {
+    fn desc(&self) -> ImageDesc {
+        Image::desc(self)
+    }
+    fn write_gpu_rows(&self, first_row: u32, mut dst: WriteOnly<'_, [u8]>) {
+        let start = first_row as usize * self.format().gpu_row_bytes(self.width()) as usize;
+        // in bounds by the trait's contract (the callers below cut rows of this image)
+        dst.copy_from_slice(&self.gpu_bytes()[start..start + dst.len()]);
+    }
+    fn to_image(&self) -> Result<Image> {
+        Ok(self.clone())
+    }
+}
+
+/// An output image left in the mapped read-back buffer the GPU copied it into. Read it in
+/// place (`bytes`, rows of `row_bytes`); dropping it unmaps the buffer and returns it to the
+/// device's pool for a later run.
+pub struct MappedImage {
+    /// `None` only while dropping (the view must go before the buffer is unmapped).
+    view: Option<wgpu::BufferView>,
+    buffer: wgpu::Buffer,
+    gpu: Arc<Gpu>,
+    desc: ImageDesc,
+}
+
+impl std::fmt::Debug for MappedImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MappedImage({})", self.desc)
+    }
+}
+
+impl MappedImage {
+    pub fn desc(&self) -> ImageDesc {
+        self.desc
+    }
+    /// The pixels in the GPU storage layout (`desc().format.gpu_bytes(..)` bytes): RGBA8 as
+    /// bytes, RGBA16 as little-endian `u16` samples, the float formats as `f32`, Gray8 one byte
+    /// per pixel in rows padded to whole 4-byte words (`row_bytes`).
+    pub fn bytes(&self) -> &[u8] {
+        let len = self.desc.format.gpu_bytes(self.desc.width, self.desc.height) as usize;
+        self.view.as_deref().map_or(&[], |v| &v[..len.min(v.len())])
+    }
+    /// Bytes from one row's start to the next one's.
+    pub fn row_bytes(&self) -> usize {
+        self.desc.format.gpu_row_bytes(self.desc.width) as usize
+    }
+    /// A copy as an `Image`.
+    pub fn to_image(&self) -> Result<Image> {
+        Image::from_gpu_bytes(self.desc, self.bytes())
+    }
+}
+
+impl Drop for MappedImage {
+    fn drop(&mut self) {
+        // every view of the buffer must be gone before it is unmapped
+        self.view = None;
+        self.buffer.unmap();
+        self.gpu.keep_readback(&self.buffer);
+    }
+}
+
+/// An output of `Backend::run_host`.
+#[derive(Debug)]
+// `Value` is large (a histogram's bins inline) wherever it is used; one per output is fine
+#[allow(clippy::large_enum_variant)]
+pub enum HostValue {
+    /// An image in mapped read-back memory (GPU runs).
+    Mapped(MappedImage),
+    /// Data, or an image of a CPU run.
+    Value(Value),
+}
+
+/// `RunResult` with `HostValue` outputs.
+#[derive(Debug)]
+pub struct HostRunResult {
+    pub outputs: Vec<(String, HostValue)>,
+    pub timings: Vec<NodeTiming>,
+    pub host: HostTimes,
+    pub notes: Vec<String>,
+}
+
+impl HostRunResult {
+    pub fn take(&mut self, name: &str) -> Option<HostValue> {
+        let i = self.outputs.iter().position(|(n, _)| n == name)?;
+        Some(self.outputs.remove(i).1)
+    }
+}
+
+impl Backend {
+    /// `run` with the sources written straight into staging memory and image outputs left in
+    /// mapped read-back memory (module docs). On the CPU backend the sources are copied into
+    /// `Image`s and the outputs are `HostValue::Value`.
+    pub fn run_host(&self, graph: &Graph, sources: &[(&str, &dyn HostImage)], opts: &RunOptions) -> Result<HostRunResult> {
+        check_host_sources(graph, sources)?;
+        let mut result = match self {
+            Backend::Gpu(g) => run_gpu_host(g, graph, sources, opts)?,
+            Backend::Cpu => {
+                let images: Vec<(&str, Image)> = sources.iter().map(|(n, s)| Ok((*n, s.to_image()?))).collect::<Result<_>>()?;
+                let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (*n, i)).collect();
+                let r = self.run(graph, &refs, opts)?;
+                HostRunResult { outputs: r.outputs.into_iter().map(|(n, v)| (n, HostValue::Value(v))).collect(), timings: r.timings, host: r.host, notes: Vec::new() }
+            }
+        };
+        result.notes = graph.notes().to_vec();
+        Ok(result)
+    }
+}
+
+fn check_host_sources(graph: &Graph, sources: &[(&str, &dyn HostImage)]) -> Result<()> {
+    for (name, node) in graph.sources() {
+        let src = sources.iter().find(|(n, _)| *n == name).ok_or_else(|| Error::Graph(format!("source `{name}` was not given an image")))?.1;
+        let want = graph.nodes[node].outputs[0];
+        if ValueDesc::Image(src.desc()) != want {
+            return Err(Error::Graph(format!("source `{name}` was declared as {want} but got image {}; build the graph for this size", src.desc())));
+        }
+    }
+    if graph.outputs.is_empty() {
+        return Err(Error::Graph("the graph has no outputs".into()));
+    }
+    Ok(())
+}
+
+fn run_gpu_host(gpu: &Arc<Gpu>, graph: &Graph, sources: &[(&str, &dyn HostImage)], opts: &RunOptions) -> Result<HostRunResult> {
+    gpu.check_health()?;
+    check_limits(gpu, graph)?;
+    let plan = plan(graph, opts.fuse);
+    let timestamps = opts.timings && gpu.has_timestamps();
+    let n_queries = (plan.steps.len() * 2).max(2) as u32;
+    let query_set = timestamps.then(|| gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("pixelflow.timings"), ty: wgpu::QueryType::Timestamp, count: n_queries }));
+    let mut bufs = RunBuffers::new(gpu);
+    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pixelflow.run_host") });
+
+    let clock = Instant::now();
+    let mut slots = std::collections::HashMap::new();
+    let mut uploads = Vec::new();
+    for (name, node) in graph.sources() {
+        let src = sources.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
+        let desc = graph.nodes[node].outputs[0];
+        let image = src.desc();
+        let buf = bufs.take(desc.gpu_bytes())?;
+        let row_bytes = image.format.gpu_row_bytes(image.width);
+        let strips = upload_strips(desc.gpu_bytes(), image.height);
+        if strips == 1 {
+            uploads.extend(gpu.upload_with(&mut encoder, &buf, 0, desc.gpu_bytes() as usize, &|dst| src.write_gpu_rows(0, dst)));
+        } else {
+            // each strip's copy is submitted as soon as it is written, so the GPU copies one
+            // while the host writes the next (the queue keeps them before the run's submission)
+            let rows_per_strip = image.height.div_ceil(strips);
+            let mut first = 0;
+            while first < image.height {
+                let rows = rows_per_strip.min(image.height - first);
+                let mut strip = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pixelflow.upload_strip") });
+                let len = (rows as u64 * row_bytes) as usize;
+                uploads.extend(gpu.upload_with(&mut strip, &buf, first as u64 * row_bytes, len, &|dst| src.write_gpu_rows(first, dst)));
+                gpu.queue.submit([strip.finish()]);
+                first += rows;
+            }
+        }
+        slots.insert((node, 0), GpuSlot { buffer: buf, desc });
+    }
+    let upload_ms = ms_since(clock);
+    let poison_buf = opts.poison.then(|| {
+        let max = graph.nodes.iter().flat_map(|n| n.outputs.iter()).map(|d| d.gpu_bytes()).max().unwrap_or(16);
+        let size = crate::runtime::size_class(max);
+        let b = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.poison"), size, usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false });
+        gpu.queue.write_buffer(&b, 0, &vec![POISON; size as usize]);
+        b
+    });
+
+    let clock = Instant::now();
+    let (encoded, mut staging) = gpu.scoped(|| -> Result<(Encoded<'_>, Vec<Readback>)> {
+        let passes = if query_set.is_some() { Passes::PerStep } else { Passes::Merged };
+        let encoded = encode_steps(gpu, graph, &plan, &mut encoder, &mut bufs, slots, query_set.as_ref().map(|q| (q, 0)), poison_buf.as_ref(), passes)?;
+        let reads: Vec<(&wgpu::Buffer, u64)> = graph
+            .outputs
+            .iter()
+            .map(|(_, p)| encoded.slots.get(&(p.node, p.output)).map(|s| (&*s.buffer, s.desc.gpu_bytes())).ok_or_else(|| Error::Graph("output not materialised".into())))
+            .collect::<Result<_>>()?;
+        let mut staging = gpu.read_buffers(&mut encoder, &reads);
+        if let Some(q) = &query_set {
+            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.resolve"), size: n_queries as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
+            encoder.resolve_query_set(q, 0..n_queries, &resolve, 0);
+            staging.extend(gpu.read_buffers(&mut encoder, &[(&resolve, n_queries as u64 * 8)]));
+        }
+        Ok((encoded, staging))
+    })??;
+    let cmd = encoder.finish();
+    let record_ms = ms_since(clock);
+    let clock = Instant::now();
+    let index = gpu.scoped(|| gpu.queue.submit([cmd]))?;
+    let wait_ms = gpu.map_staging_after(&staging, Some(index))?;
+    gpu.recycle_uploads(uploads);
+    let Encoded { slots, labels, .. } = encoded;
+    // past the outputs: the timestamps, when asked for
+    let stamps = if staging.len() > graph.outputs.len() { staging.pop() } else { None };
+
+    let mut outputs = Vec::new();
+    for ((name, p), s) in graph.outputs.iter().zip(staging) {
+        let view = s.buffer.get_mapped_range(..s.len).map_err(|e| Error::Gpu(e.to_string()))?;
+        let v = match graph.desc(*p) {
+            // the mapping itself becomes the output: no copy
+            ValueDesc::Image(desc) => HostValue::Mapped(MappedImage { view: Some(view), buffer: s.buffer.clone(), gpu: gpu.clone(), desc }),
+            ValueDesc::Data(k) => {
+                let d = Data::from_gpu_bytes(k, &view);
+                drop(view);
+                s.buffer.unmap();
+                gpu.keep_readback(&s.buffer);
+                HostValue::Value(Value::Data(d?))
+            }
+        };
+        outputs.push((name.clone(), v));
+    }
+    let timings = match (&query_set, stamps) {
+        (Some(_), Some(ts)) => {
+            let raw = ts.buffer.get_mapped_range(..ts.len).map_err(|e| Error::Gpu(e.to_string()))?.to_vec();
+            ts.buffer.unmap();
+            step_times(gpu, &raw, labels)
+        }
+        _ => Vec::new(),
+    };
+    let readback_ms = ms_since(clock) - wait_ms;
+    for (_, slot) in slots {
+        bufs.give(slot.buffer);
+    }
+    bufs.release();
+    Ok(HostRunResult { outputs, timings, host: HostTimes { upload_ms, record_ms, wait_ms, readback_ms }, notes: Vec::new() })
+}
+
+/// Sources at least this large are uploaded in strips (`upload_strips`).
+const STRIP_UPLOAD_BYTES: u64 = 8 << 20;
+/// Strips of a large source: writing a 4K RGBA8 image into staging memory and its DMA to the
+/// GPU take about as long as each other (issue 19: 33 MB, ~0.65 ms each way on an H100's
+/// PCIe), so overlapping them hides most of one; each strip costs a submission.
+/// `PIXELFLOW_UPLOAD_STRIPS=n` overrides (1: one copy after the whole image is written).
+const DEFAULT_UPLOAD_STRIPS: u32 = 4;
+
+fn upload_strips(bytes: u64, rows: u32) -> u32 {
+    if bytes < STRIP_UPLOAD_BYTES {
+        return 1;
+    }
+    let n = std::env::var("PIXELFLOW_UPLOAD_STRIPS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(DEFAULT_UPLOAD_STRIPS);
+    n.clamp(1, rows.max(1))
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}

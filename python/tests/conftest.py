@@ -1,0 +1,38 @@
+"""Shared fixtures: small images cut from the bundled sample, and the CLI binary that the
+Python results are compared with (built by `cargo test` / `cargo build -p pixelflow-cli`)."""
+
+import os
+import pathlib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+
+
+@pytest.fixture(scope="session")
+def repo() -> pathlib.Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def cli() -> str:
+    """The `pixelflow` binary: $PIXELFLOW_CLI, else target/debug/pixelflow."""
+    path = os.environ.get("PIXELFLOW_CLI", str(REPO / "target" / "debug" / "pixelflow"))
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"the CLI binary {path} is missing: run `cargo build -p pixelflow-cli` first (or set PIXELFLOW_CLI)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def sample() -> np.ndarray:
+    """A 64x48 RGBA8 crop of assets/sample.png (edges, flat areas and colour)."""
+    img = Image.open(REPO / "assets" / "sample.png").convert("RGBA")
+    return np.ascontiguousarray(np.asarray(img)[60:108, 100:164])
+
+
+@pytest.fixture(scope="session")
+def rng() -> np.random.Generator:
+    return np.random.default_rng(19)
