@@ -38,11 +38,22 @@ fn main() -> pixelflow::Result<()> {
         Ok((median(t), out))
     };
     let (whole_ms, whole) = time(&|| pipe.run_with(&backend, &img, &RunOptions::default())?.take("output").and_then(|v| v.into_image()).ok_or_else(|| pixelflow::Error::Graph("no image".into())))?;
+    // the whole image the way tiles go: written into staging, read from mapped memory into
+    // an image (one host copy each way)
+    let (whole_host_ms, _) = time(&|| {
+        let mut r = pipe.run_host(&backend, &img, &RunOptions::default())?;
+        match r.take("output") {
+            Some(pixelflow::HostValue::Mapped(m)) => m.to_image(),
+            Some(pixelflow::HostValue::Value(v)) => v.into_image().ok_or_else(|| pixelflow::Error::Graph("no image".into())),
+            None => Err(pixelflow::Error::Graph("no image".into())),
+        }
+    })?;
     let (tiled_ms, tiled) = time(&|| pipe.run_tiled(&backend, &img, tile, in_flight))?;
     println!(
-        "{{\"device\": {:?}, \"size\": {side}, \"tile\": {tile}, \"halo\": {halo}, \"align\": {align}, \"in_flight\": {in_flight}, \"spec\": {spec:?}, \"whole_ms\": {whole_ms:.1}, \"tiled_ms\": {tiled_ms:.1}, \"tiled_throughput_fraction\": {:.3}, \"identical\": {}}}",
+        "{{\"device\": {:?}, \"size\": {side}, \"tile\": {tile}, \"halo\": {halo}, \"align\": {align}, \"in_flight\": {in_flight}, \"spec\": {spec:?}, \"whole_ms\": {whole_ms:.1}, \"whole_host_ms\": {whole_host_ms:.1}, \"tiled_ms\": {tiled_ms:.1}, \"tiled_throughput_fraction\": {:.3}, \"fraction_of_whole_host\": {:.3}, \"identical\": {}}}",
         backend.describe(),
         whole_ms / tiled_ms,
+        whole_host_ms / tiled_ms,
         whole.as_u8() == tiled.as_u8()
     );
     Ok(())

@@ -10,9 +10,10 @@
 //! change of size (resize, crop), filters that depend on absolute position (vignette, the
 //! generators), temporal state, and data results.
 
-use super::{stream, Backend, Graph, NodeKind, Pipeline};
+use super::host::{HostImage, HostValue, WriteOnly};
+use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};
 use crate::error::{Error, Result};
-use crate::image::{Image, ImageData};
+use crate::image::{Image, ImageData, ImageDesc};
 use crate::registry::Footprint;
 use crate::value::{Value, ValueDesc};
 
@@ -113,6 +114,80 @@ pub fn crop_image(img: &Image, x: u32, y: u32, w: u32, h: u32) -> Result<Image> 
     }
 }
 
+/// A tile's result: in mapped read-back memory (GPU), or an image (CPU).
+enum Tile {
+    Mapped(super::MappedImage),
+    Owned(Image),
+}
+
+/// The raw bytes of an image's samples (RGBA16 as little-endian `u16`, the GPU's layout too,
+/// on the little-endian machines `TileView` is used on) and the bytes per pixel.
+fn sample_bytes(img: &Image) -> (&[u8], usize) {
+    let c = img.format().channels();
+    match img.data() {
+        ImageData::U8(d) => (d.as_slice(), c),
+        ImageData::U16(d) => (bytemuck::cast_slice(d.as_slice()), 2 * c),
+        ImageData::F32(d) => (bytemuck::cast_slice(d.as_slice()), 4 * c),
+    }
+}
+
+/// A rectangle of an image, written straight into the GPU's staging memory row by row, so a
+/// tile costs one host copy of its pixels on the way in, as the whole image does.
+struct TileView<'a> {
+    img: &'a Image,
+    x: u32,
+    y: u32,
+    w: u32,
+    h: u32,
+}
+
+impl HostImage for TileView<'_> {
+    fn desc(&self) -> ImageDesc {
+        ImageDesc::new(self.w, self.h, self.img.format())
+    }
+    fn write_gpu_rows(&self, first_row: u32, mut dst: WriteOnly<'_, [u8]>) {
+        let row_bytes = self.img.format().gpu_row_bytes(self.w) as usize;
+        let (src, bpp) = sample_bytes(self.img);
+        let (src_row, len) = (self.img.width() as usize * bpp, self.w as usize * bpp);
+        let mut r = first_row as usize;
+        while dst.len() >= row_bytes && row_bytes > 0 {
+            let (this, rest) = dst.split_at(row_bytes);
+            let (mut head, mut pad) = this.split_at(len);
+            let s = (self.y as usize + r) * src_row + self.x as usize * bpp;
+            head.copy_from_slice(&src[s..s + len]);
+            pad.fill(0);
+            dst = rest;
+            r += 1;
+        }
+    }
+    fn to_image(&self) -> Result<Image> {
+        crop_image(self.img, self.x, self.y, self.w, self.h)
+    }
+}
+
+/// Copies rows of a tile's result, given as bytes in the GPU layout (rows of `row_bytes`),
+/// from (sx, sy) into `img` at (x, y), w x h pixels.
+#[allow(clippy::too_many_arguments)]
+fn paste_gpu_rows(img: &mut Image, src: &[u8], row_bytes: usize, sx: u32, sy: u32, x: u32, y: u32, w: u32, h: u32) -> Result<()> {
+    let iw = img.width() as usize;
+    let bpp = sample_bytes(img).1;
+    let dst: &mut [u8] = match img.format() {
+        f if f.is_8bit() => img.as_u8_mut(),
+        crate::PixelFormat::Rgba16 => bytemuck::cast_slice_mut(img.as_u16_mut()),
+        _ => bytemuck::cast_slice_mut(img.as_f32_mut()),
+    };
+    let len = w as usize * bpp;
+    for r in 0..h as usize {
+        let s = (sy as usize + r) * row_bytes + sx as usize * bpp;
+        let d = ((y as usize + r) * iw + x as usize) * bpp;
+        let (Some(from), Some(to)) = (src.get(s..s + len), dst.get_mut(d..d + len)) else {
+            return Err(Error::Graph("a tile's result is smaller than its place".into()));
+        };
+        to.copy_from_slice(from);
+    }
+    Ok(())
+}
+
 /// Writes `part` (w x h) into `img` at (x, y).
 fn paste(img: &mut Image, part: &Image, sx: u32, sy: u32, x: u32, y: u32, w: u32, h: u32) -> Result<()> {
     if img.format() != part.format() {
@@ -160,10 +235,22 @@ impl Pipeline {
         let cores: Vec<(u32, u32, u32, u32)> = (0..h).step_by(tile as usize).flat_map(|y| (0..w).step_by(tile as usize).map(move |x| (x, y, tile.min(w - x), tile.min(h - y)))).collect();
         let mut out: Option<Image> = None;
         let mut failure: Option<Error> = None;
-        let work = |&(x, y, cw, ch): &(u32, u32, u32, u32)| -> Result<(Image, u32, u32)> {
+        // second images: cropped per tile (the rare case); otherwise tiles go straight from
+        // `input` into staging memory and come back in mapped memory, pasted from there
+        let direct = self.stages.iter().all(|s| s.extra.is_empty()) && cfg!(target_endian = "little");
+        let work = |&(x, y, cw, ch): &(u32, u32, u32, u32)| -> Result<(Tile, u32, u32)> {
             // the core plus the halo, clamped at the image's edges, starting on the nodes' grid
             let (x0, y0) = (x.saturating_sub(halo) / align * align, y.saturating_sub(halo) / align * align);
             let (x1, y1) = ((x + cw + halo).min(w), (y + ch + halo).min(h));
+            if direct {
+                let view = TileView { img: input, x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+                let mut r = self.run_host(backend, &view, &RunOptions::default())?;
+                return match r.take("output") {
+                    Some(HostValue::Mapped(m)) => Ok((Tile::Mapped(m), x - x0, y - y0)),
+                    Some(HostValue::Value(Value::Image(img))) => Ok((Tile::Owned(img), x - x0, y - y0)),
+                    _ => Err(Error::Graph("a tile gave no image".into())),
+                };
+            }
             let part = crop_image(input, x0, y0, x1 - x0, y1 - y0)?;
             let mut sub = self.clone();
             for s in &mut sub.stages {
@@ -172,7 +259,7 @@ impl Pipeline {
                 }
             }
             match sub.run(backend, &part)? {
-                Value::Image(img) => Ok((img, x - x0, y - y0)),
+                Value::Image(img) => Ok((Tile::Owned(img), x - x0, y - y0)),
                 Value::Data(_) => Err(Error::Graph("a tile gave data, not an image".into())),
             }
         };
@@ -181,9 +268,16 @@ impl Pipeline {
                 return;
             }
             let Some(&(x, y, cw, ch)) = cores.get(k) else { return };
-            let done = r.and_then(|(img, sx, sy)| {
-                let o = out.get_or_insert_with(|| Image::zeroed(crate::ImageDesc::new(w, h, img.format())));
-                paste(o, &img, sx, sy, x, y, cw, ch)
+            let done = r.and_then(|(tile, sx, sy)| {
+                let format = match &tile {
+                    Tile::Mapped(m) => m.desc().format,
+                    Tile::Owned(i) => i.format(),
+                };
+                let o = out.get_or_insert_with(|| Image::zeroed(ImageDesc::new(w, h, format)));
+                match &tile {
+                    Tile::Mapped(m) => paste_gpu_rows(o, m.bytes(), m.row_bytes(), sx, sy, x, y, cw, ch),
+                    Tile::Owned(img) => paste(o, img, sx, sy, x, y, cw, ch),
+                }
             });
             if let Err(e) = done {
                 failure = Some(e);
