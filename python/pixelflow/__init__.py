@@ -40,6 +40,7 @@ __all__ = [
     "list_filters",
     "devices",
     "device_name",
+    "is_pinned",
     "PixelflowWarning",
 ]
 
@@ -145,6 +146,39 @@ class Pipeline:
 
     __call__ = run
 
+    def input_array(self, shape: Tuple[int, ...], dtype: Any = np.uint8) -> np.ndarray:
+        """A zeroed array whose memory is the device's upload staging memory ("pinned", as
+        ``torch.empty(..., pin_memory=True)``): write an image into it (``np.copyto(a, img)``,
+        ``a[:] = ...``, decode into it) and ``run`` it, and the upload is the GPU's copy alone,
+        with no host copy. ``shape``: (H, W, 4) or (H, W) / (H, W, 1) for ``uint8``, (H, W, 4)
+        for ``uint16`` (the GPU's own layouts; convert RGB or float32 into it on the host).
+
+        The array keeps its buffer (and the device) alive, so it stays valid whatever happens to
+        this pipeline; every pipeline on the same device uploads it without a host copy, others
+        (and ``pixelflow.apply``, whose pipeline shares the device) read it as an ordinary
+        array. ``run`` uses the buffer synchronously: write the next image after ``run``
+        returns (writes from another thread during a run race with the GPU's copy). Slices and
+        views of it are ordinary arrays. Reading from it is slow on GPUs whose upload memory is
+        write-combined; keep it for writing. On the CPU, and on backends whose mappings may
+        move (DX12, GL), it is an ordinary array (``pixelflow.is_pinned`` tells)."""
+        shape = tuple(int(v) for v in shape)
+        dt = np.dtype(dtype)
+        layouts = {(np.dtype(np.uint8), 4), (np.dtype(np.uint8), 1), (np.dtype(np.uint16), 4)}
+        if len(shape) not in (2, 3):
+            raise ValueError(f"input_array: shape must be (height, width) or (height, width, channels), got {shape}")
+        if min(shape[:2]) < 1:
+            raise ValueError(f"input_array: height and width must be at least 1, got shape {shape}")
+        channels = 1 if len(shape) == 2 else shape[2]
+        if (dt, channels) not in layouts:
+            raise ValueError(
+                f"input_array: the GPU's layouts are uint8 (H, W, 4), (H, W) or (H, W, 1) and uint16 (H, W, 4), not {dt} with shape {shape}; "
+                "fill an ordinary array instead (RGB and float32 are converted during the upload)"
+            )
+        array = self._native.input_array(shape[0], shape[1], channels, dt.name)
+        if array is None:
+            return np.zeros(shape, dt)
+        return array[..., np.newaxis] if len(shape) == 3 and channels == 1 else array
+
     def run_batch(self, images: Union[Sequence[np.ndarray], np.ndarray], *, in_flight: int = 4) -> Union[List[Any], np.ndarray]:
         """Runs on many images, ``in_flight`` at once (one uploads while another computes and
         a third is read back), with the GIL released throughout. ``images``: a sequence of
@@ -220,6 +254,12 @@ def devices(*, backend: Optional[str] = None, adapter: Optional[str] = None) -> 
     driver such as lavapipe, ...) and ``driver``. Empty without a GPU; the CPU reference is
     always available (``device="cpu"``)."""
     return _native.devices(backend, adapter)
+
+
+def is_pinned(array: np.ndarray) -> bool:
+    """Whether ``array`` is a whole array from ``Pipeline.input_array`` in the device's upload
+    memory (a run on that device uploads it with a GPU copy alone)."""
+    return isinstance(array, np.ndarray) and _native.is_pinned(array)
 
 
 def device_name(device: str = "auto", *, backend: Optional[str] = None, adapter: Optional[str] = None) -> str:

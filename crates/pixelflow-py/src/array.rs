@@ -50,6 +50,17 @@ pub(crate) struct NumpyImage {
     desc: ImageDesc,
     /// Keeps the array (and so `data`) alive.
     _owner: Py<PyAny>,
+    /// The pinned upload buffer the array is exactly the whole of (`Pinned`), if it is one.
+    pinned: Option<Py<Pinned>>,
+}
+
+/// The base object of an array from `Pipeline.input_array`: a pinned upload buffer
+/// (`pixelflow::PinnedUpload`) whose persistent mapping the array views. It keeps the buffer
+/// (and the device) alive as long as the array or any view of it lives, so the memory stays
+/// valid whatever happens to the pipeline that made it.
+#[pyclass(frozen, module = "pixelflow._pixelflow")]
+pub(crate) struct Pinned {
+    pub(crate) upload: pixelflow::PinnedUpload,
 }
 
 // SAFETY: `data` points into an array that `_owner` keeps alive for as long as this value
@@ -95,7 +106,31 @@ impl NumpyImage {
         };
         // SAFETY: the array object is valid (we hold a reference); `data` is its first element
         let data = unsafe { (*arr.as_array_ptr()).fields.data } as *const u8;
-        Ok(Self { data, height, width, channels, strides, sample, desc: ImageDesc::new(w, h, format), _owner: arr.clone().into_any().unbind() })
+        let mut image = Self { data, height, width, channels, strides, sample, desc: ImageDesc::new(w, h, format), _owner: arr.clone().into_any().unbind(), pinned: None };
+        image.pinned = image.pinned_base(arr);
+        Ok(image)
+    }
+
+    /// The `Pinned` buffer behind `arr` when the array covers exactly its image in the GPU
+    /// layout (a slice or other view of it is an ordinary array: gathered as usual).
+    fn pinned_base(&self, arr: &Bound<'_, PyUntypedArray>) -> Option<Py<Pinned>> {
+        // a view's base is the array it was made from (numpy stops collapsing the chain at a
+        // base that is not an array): walk to the first base that is not an array
+        let mut base = arr.getattr("base").ok()?;
+        for _ in 0..64 {
+            if base.cast::<PyUntypedArray>().is_err() {
+                break;
+            }
+            base = base.getattr("base").ok()?;
+        }
+        let pinned = base.cast_into::<Pinned>().ok()?;
+        let up = &pinned.get().upload;
+        (up.as_ptr() as *const u8 == self.data && up.desc() == self.desc && self.rows_as_gpu_layout()).then(|| pinned.unbind())
+    }
+
+    /// Whether a run on the GPU of this buffer's device uploads it with a GPU copy alone.
+    pub(crate) fn is_pinned(&self) -> bool {
+        self.pinned.is_some()
     }
 
     /// The pixels as an `Image` of `desc()` (one copy).
@@ -247,5 +282,9 @@ impl HostImage for NumpyImage {
 
     fn to_image(&self) -> pixelflow::Result<Image> {
         self.to_image_owned()
+    }
+
+    fn pinned(&self) -> Option<&pixelflow::PinnedUpload> {
+        self.pinned.as_ref().map(|p| &p.get().upload)
     }
 }

@@ -6,8 +6,10 @@
 //! strides, three channels widened to four) straight into the GPU's upload staging memory
 //! (`array::NumpyImage`, a `pixelflow::HostImage`), and an output image is returned as a numpy
 //! array over the mapped read-back memory itself (`Mapped`, the array's base object), which
-//! goes back to the device's pool when the array is freed. The GIL is released while the GPU
-//! works.
+//! goes back to the device's pool when the array is freed. An array from
+//! `Pipeline.input_array` is itself an upload staging buffer (`array::Pinned`, a
+//! `pixelflow::PinnedUpload`): its upload is the GPU's copy alone. The GIL is released while
+//! the GPU works.
 
 mod array;
 
@@ -22,7 +24,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use pixelflow::{Backend, Data, GpuOptions, HostRunResult, HostValue, Image, ImageDesc, MappedImage, PixelFormat, RunOptions, Value};
 
-use array::NumpyImage;
+use array::{NumpyImage, Pinned};
 
 /// The same one-line message as the CLI, as the matching Python exception: bad specs,
 /// parameters, graphs and images are `ValueError`, unreadable files `OSError`, device
@@ -280,6 +282,34 @@ impl PyPipeline {
         Ok(out)
     }
 
+    /// A zeroed array of `height` x `width` (`channels` 1 or 4; `dtype` "uint8", or "uint16"
+    /// with 4 channels) whose memory is a pinned upload buffer of this pipeline's device
+    /// (`pixelflow::PinnedUpload`): (h, w) for one channel, (h, w, 4) otherwise, rows in the
+    /// GPU layout (one-channel rows padded to 4 bytes). A run on it records the GPU copy alone.
+    /// None on the CPU and on backends whose mappings may move (DX12, GL): use ordinary memory.
+    fn input_array<'py>(&self, py: Python<'py>, height: u32, width: u32, channels: u32, dtype: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let format = match (dtype, channels) {
+            ("uint8", 4) => PixelFormat::Rgba8,
+            ("uint8", 1) => PixelFormat::Gray8,
+            ("uint16", 4) => PixelFormat::Rgba16,
+            _ => return Err(PyValueError::new_err(format!("input_array: the GPU layout holds uint8 with 1 or 4 channels or uint16 with 4, not {dtype} with {channels}; fill an ordinary array instead (it is converted on upload)"))),
+        };
+        let side = |v: u32| (1..=pixelflow::image::MAX_SIDE).contains(&v);
+        if !side(width) || !side(height) {
+            return Err(PyValueError::new_err(format!("input_array: {width}x{height}: sides must be 1 to {} pixels", pixelflow::image::MAX_SIDE)));
+        }
+        let Backend::Gpu(gpu) = &self.backend else { return Ok(None) };
+        let desc = ImageDesc::new(width, height, format);
+        let Some(upload) = py.detach(|| pixelflow::PinnedUpload::new(gpu, desc)).map_err(py_err)? else { return Ok(None) };
+        let row_bytes = upload.row_bytes();
+        let base = Bound::new(py, Pinned { upload })?;
+        let up = &base.get().upload;
+        // SAFETY: the persistent mapping of the buffer that `base` owns (`PinnedUpload`), valid
+        // for `len()` bytes as long as `base` lives; the array keeps `base` alive
+        let bytes: &[u8] = unsafe { std::slice::from_raw_parts(up.as_ptr(), up.len()) };
+        view_array(base.into_any(), bytes, desc, row_bytes).map(Some)
+    }
+
     fn __repr__(&self) -> String {
         format!("Pipeline({:?}, device={:?})", self.spec, self.backend.describe())
     }
@@ -457,6 +487,13 @@ fn devices(py: Python<'_>, backend: Option<String>, adapter: Option<String>) -> 
     json_to_py(py, &serde_json::Value::Array(v))
 }
 
+/// Whether `array` is a whole pinned input (`Pipeline.input_array`), uploaded by a GPU copy
+/// alone on its device.
+#[pyfunction]
+fn is_pinned(array: &Bound<'_, PyUntypedArray>) -> bool {
+    NumpyImage::new(array, false).map(|i| i.is_pinned()).unwrap_or(false)
+}
+
 /// The description of the device `device` opens ("CPU reference" for the CPU) and the note of
 /// a fallback to the CPU, without running anything.
 #[pyfunction]
@@ -473,6 +510,8 @@ fn _pixelflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPort>()?;
     m.add_class::<Mapped>()?;
     m.add_class::<Owned>()?;
+    m.add_class::<Pinned>()?;
+    m.add_function(wrap_pyfunction!(is_pinned, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(list_filters, m)?)?;
     m.add_function(wrap_pyfunction!(devices, m)?)?;

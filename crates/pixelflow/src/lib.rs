@@ -31,7 +31,7 @@ pub mod runtime;
 pub mod value;
 
 pub use error::{Error, Result};
-pub use graph::{Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, NodeTiming, Pipeline, Port, RunOptions, RunResult, Sequence};
+pub use graph::{Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, PinnedUpload, NodeTiming, Pipeline, Port, RunOptions, RunResult, Sequence};
 pub use codec::Subsampling;
 pub use image::{exif_upright, Image, ImageDesc, PixelFormat, PngCompression, SaveOptions};
 pub use registry::{Filter, FilterDef};

@@ -33,6 +33,12 @@ pub trait HostImage: Sync {
     fn write_gpu_rows(&self, first_row: u32, dst: WriteOnly<'_, [u8]>);
     /// The pixels as an `Image`, for the CPU backend.
     fn to_image(&self) -> Result<Image>;
+    /// The pinned upload buffer holding exactly these pixels in the GPU layout, if they live in
+    /// one (`PinnedUpload`): a GPU run of the same device then records only the GPU copy from
+    /// it, no host copy. `write_gpu_rows` must still work (other devices, the CPU, tiles).
+    fn pinned(&self) -> Option<&PinnedUpload> {
+        None
+    }
 }
 
 impl HostImage for Image {
@@ -46,6 +52,133 @@ impl HostImage for Image {
     }
     fn to_image(&self) -> Result<Image> {
         Ok(self.clone())
+    }
+}
+
+/// Host memory that is also the GPU's upload staging: a `MAP_WRITE | COPY_SRC` buffer of one
+/// image in the GPU layout, whose mapping stays at one address for the buffer's whole life,
+/// so that a caller (a numpy array) can write pixels into it and a run uploads them with a GPU
+/// copy alone (`HostImage::pinned`), as from CUDA's pinned host memory.
+///
+/// wgpu lets the GPU read a buffer only while it is unmapped, so a run unmaps it, records the
+/// copy, submits, and once the submission has finished maps it again (`map_async`, write);
+/// the next run waits for that mapping. The address stays valid throughout because the
+/// backends this is offered on keep host-visible memory persistently mapped: Vulkan
+/// (wgpu-hal's gpu-allocator maps an allocation when it is made and unmaps it when it is freed;
+/// `unmap_buffer` is a no-op) and Metal (`contents()` of a shared buffer). Elsewhere (DX12,
+/// GL, where unmapping may move or revoke the mapping) `new` returns `None` and callers use
+/// ordinary memory. Writes made while a run is using the buffer race with the GPU's copy
+/// (that run may see some of them); they never touch memory that is not the buffer's.
+pub struct PinnedUpload {
+    buffer: wgpu::Buffer,
+    gpu: Arc<Gpu>,
+    desc: ImageDesc,
+    ptr: std::ptr::NonNull<u8>,
+    /// `MAPPED`, `PENDING` (map_async issued) or `UNMAPPED` (a run holds it, or a mapping failed).
+    state: Arc<std::sync::atomic::AtomicU8>,
+    /// Held by the run using the buffer: one run at a time.
+    busy: std::sync::Mutex<()>,
+}
+
+const MAPPED: u8 = 0;
+const PENDING: u8 = 1;
+const UNMAPPED: u8 = 2;
+
+// SAFETY: `ptr` is the persistent mapping of `buffer` (type docs), valid while `buffer`
+// lives; the struct only hands it out, and the mapping state is behind an atomic and a mutex.
+unsafe impl Send for PinnedUpload {}
+// SAFETY: as `Send`.
+unsafe impl Sync for PinnedUpload {}
+
+impl std::fmt::Debug for PinnedUpload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PinnedUpload({})", self.desc)
+    }
+}
+
+impl PinnedUpload {
+    /// Whether `gpu` keeps mappings at a fixed address (type docs).
+    pub fn supported(gpu: &Gpu) -> bool {
+        matches!(gpu.backend(), wgpu::Backend::Vulkan | wgpu::Backend::Metal)
+    }
+
+    /// A pinned buffer for one image of `desc` on `gpu`, zero-filled; `None` where the backend
+    /// does not keep mappings in place (type docs).
+    pub fn new(gpu: &Arc<Gpu>, desc: ImageDesc) -> Result<Option<Self>> {
+        if !Self::supported(gpu) {
+            return Ok(None);
+        }
+        let len = desc.format.gpu_bytes(desc.width, desc.height);
+        if len > gpu.limits.max_buffer_size {
+            return Err(Error::TooLarge { width: desc.width, height: desc.height, bytes: len, limit: gpu.limits.max_buffer_size });
+        }
+        let buffer = gpu.scoped(|| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.pinned_input"), size: len.div_ceil(4) * 4, usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: true })
+        })?;
+        let ptr = {
+            let mut view = buffer.get_mapped_range_mut(..).map_err(|e| Error::Gpu(e.to_string()))?;
+            view.slice(..).as_raw_ptr().cast::<u8>()
+        };
+        Ok(Some(Self { buffer, gpu: gpu.clone(), desc, ptr, state: Arc::new(std::sync::atomic::AtomicU8::new(MAPPED)), busy: std::sync::Mutex::new(()) }))
+    }
+
+    pub fn desc(&self) -> ImageDesc {
+        self.desc
+    }
+    /// The image's first byte; `len()` bytes, rows `row_bytes()` apart. Valid while `self` lives.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+    pub fn len(&self) -> usize {
+        self.desc.format.gpu_bytes(self.desc.width, self.desc.height) as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn row_bytes(&self) -> usize {
+        self.desc.format.gpu_row_bytes(self.desc.width) as usize
+    }
+    /// Whether it belongs to `gpu`'s device.
+    pub fn is_on(&self, gpu: &Arc<Gpu>) -> bool {
+        Arc::ptr_eq(&self.gpu, gpu)
+    }
+
+    /// Takes the buffer for a run: waits for its mapping (issued after the previous run) and
+    /// unmaps it, so the GPU may copy from it. Dropping the guard maps it again.
+    fn begin(&self) -> Result<PinnedRun<'_>> {
+        use std::sync::atomic::Ordering;
+        let busy = self.busy.lock().map_err(|_| Error::Gpu("pinned input state poisoned".into()))?;
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        while self.state.load(Ordering::Acquire) == PENDING {
+            if Instant::now() > deadline {
+                return Err(Error::DeviceLost("a pinned input was never mapped again".into()));
+            }
+            let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+        if self.state.swap(UNMAPPED, Ordering::AcqRel) == MAPPED {
+            // flushes the host's writes where the memory is not coherent
+            self.buffer.unmap();
+        }
+        Ok(PinnedRun { pinned: self, _busy: busy })
+    }
+}
+
+/// A run's hold on a `PinnedUpload` (unmapped while it lives).
+struct PinnedRun<'a> {
+    pinned: &'a PinnedUpload,
+    _busy: std::sync::MutexGuard<'a, ()>,
+}
+
+impl Drop for PinnedRun<'_> {
+    fn drop(&mut self) {
+        use std::sync::atomic::Ordering;
+        let p = self.pinned;
+        p.state.store(PENDING, Ordering::Release);
+        let flag = p.state.clone();
+        p.buffer.map_async(wgpu::MapMode::Write, .., move |r| flag.store(if r.is_ok() { MAPPED } else { UNMAPPED }, Ordering::Release));
+        // completes it now when the GPU is done with the buffer (after a finished run)
+        let _ = p.gpu.device.poll(wgpu::PollType::Poll);
     }
 }
 
@@ -170,11 +303,20 @@ fn run_gpu_host(gpu: &Arc<Gpu>, graph: &Graph, sources: &[(&str, &dyn HostImage)
     let clock = Instant::now();
     let mut slots = std::collections::HashMap::new();
     let mut uploads = Vec::new();
+    let mut pinned_runs = Vec::new();
     for (name, node) in graph.sources() {
         let src = sources.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
         let desc = graph.nodes[node].outputs[0];
         let image = src.desc();
         let buf = bufs.take(desc.gpu_bytes())?;
+        if let Some(p) = src.pinned().filter(|p| p.is_on(gpu) && ValueDesc::Image(p.desc()) == desc) {
+            // the pixels are in a pinned staging buffer already: the GPU copy alone
+            let held = p.begin()?;
+            encoder.copy_buffer_to_buffer(&p.buffer, 0, &buf, 0, desc.gpu_bytes().div_ceil(4) * 4);
+            pinned_runs.push(held);
+            slots.insert((node, 0), GpuSlot { buffer: buf, desc });
+            continue;
+        }
         let row_bytes = image.format.gpu_row_bytes(image.width);
         let strips = upload_strips(desc.gpu_bytes(), image.height);
         if strips == 1 {
@@ -227,6 +369,8 @@ fn run_gpu_host(gpu: &Arc<Gpu>, graph: &Graph, sources: &[(&str, &dyn HostImage)
     let index = gpu.scoped(|| gpu.queue.submit([cmd]))?;
     let wait_ms = gpu.map_staging_after(&staging, Some(index))?;
     gpu.recycle_uploads(uploads);
+    // the pinned inputs are mapped again for the caller's next writes
+    drop(pinned_runs);
     let Encoded { slots, labels, .. } = encoded;
     // past the outputs: the timestamps, when asked for
     let stamps = if staging.len() > graph.outputs.len() { staging.pop() } else { None };

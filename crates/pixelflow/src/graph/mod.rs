@@ -17,7 +17,7 @@ pub(crate) mod stream;
 mod tile;
 
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
-pub use host::{HostImage, HostRunResult, HostValue, MappedImage};
+pub use host::{HostImage, HostRunResult, HostValue, MappedImage, PinnedUpload};
 pub use pipeline::Pipeline;
 pub use sequence::Sequence;
 pub use stream::stream;
