@@ -117,7 +117,9 @@ pub struct Image {
     data: ImageData,
 }
 
-/// Largest side accepted when decoding files, to refuse decompression bombs early.
+/// Largest side of an image a filter makes (resize, pad, transform, generators). Loading
+/// is bounded by `limits::Limits` (pixels and memory) instead, so that whatever pixelflow
+/// writes it can read back.
 pub const MAX_SIDE: u32 = 1 << 15;
 
 impl Image {
@@ -331,54 +333,57 @@ impl Image {
 
     /// Decodes a file through the `image` crate, turned upright by its EXIF orientation if it
     /// has one: 16-bit files (PNG, TIFF) into RGBA16, everything else into RGBA8 (or Gray8).
+    /// The process-wide `Limits` apply, and a truncated or damaged file is an error (see `load`).
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Image> {
+        Self::load(path, &LoadOptions::default()).map(|l| l.image)
+    }
+
+    /// `open`, and what of the file's metadata an output of it should carry (`read_metadata`);
+    /// a JPEG is read and parsed once for both.
+    pub fn open_with_metadata(path: impl AsRef<std::path::Path>) -> Result<(Image, SaveOptions)> {
+        Self::load(path, &LoadOptions::default()).map(|l| (l.image, l.metadata))
+    }
+
+    /// Decodes a file as `options` say: its size is checked against the limits (pixels, and
+    /// memory by the formula of `limits`) from the header, before any pixel memory is taken; a
+    /// truncated or damaged file is an error unless `allow_truncated`, which takes what the
+    /// decoder recovered (JPEG: the missing rows grey) with a warning in `Loaded::warnings`.
+    pub fn load(path: impl AsRef<std::path::Path>, options: &LoadOptions) -> Result<Loaded> {
         let path = path.as_ref();
         let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
         if !path.exists() {
             return Err(io("file not found".into()));
         }
+        if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+            return Err(io("empty file (0 bytes)".into()));
+        }
+        let limits = options.limits.unwrap_or_else(crate::limits::Limits::global);
         let reader = image::ImageReader::open(path).map_err(|e| io(e.to_string()))?;
         let reader = reader.with_guessed_format().map_err(|e| io(e.to_string()))?;
         if reader.format().is_none() {
             return Err(io("unrecognised image format (supported: PNG, JPEG, WebP, TIFF, BMP)".into()));
         }
         if reader.format() == Some(image::ImageFormat::Jpeg) {
-            return Self::open_jpeg(path).map(|(img, _)| img);
+            let bytes = std::fs::read(path).map_err(|e| io(e.to_string()))?;
+            let d = crate::codec::decode_jpeg(&bytes, &limits, options.allow_truncated).map_err(io)?;
+            let metadata = SaveOptions { icc_profile: d.icc_profile, exif: d.exif.map(|e| exif_upright(&e)), ..SaveOptions::default() };
+            return Ok(Loaded { image: d.image, metadata, warnings: d.warnings });
         }
-        let (w, h) = reader.into_dimensions().map_err(|e| io(format!("corrupt or unsupported image: {e}")))?;
-        if w > MAX_SIDE || h > MAX_SIDE {
-            return Err(io(format!("{w}x{h} is larger than the supported {MAX_SIDE}x{MAX_SIDE}")));
-        }
-        let reader = image::ImageReader::open(path).map_err(|e| io(e.to_string()))?.with_guessed_format().map_err(|e| io(e.to_string()))?;
-        let corrupt = |e: image::ImageError| io(format!("corrupt or unsupported image: {e}"));
+        let corrupt = |e: image::ImageError| io(format!("corrupt, truncated or unsupported image: {e}"));
         let mut decoder = reader.into_decoder().map_err(corrupt)?;
+        let (w, h) = image::ImageDecoder::dimensions(&decoder);
+        let wide = image::ImageDecoder::color_type(&decoder).bytes_per_pixel() / image::ImageDecoder::color_type(&decoder).channel_count().max(1) > 1;
+        // refused before any pixel memory is taken (a decompression bomb's header is small)
+        limits.check_decode(w, h, if wide { 8 } else { 4 }).map_err(io)?;
+        let mut decoder_limits = image::Limits::no_limits();
+        decoder_limits.max_alloc = Some(limits.max_memory);
+        image::ImageDecoder::set_limits(&mut decoder, decoder_limits).map_err(corrupt)?;
         // EXIF orientation (a phone's portrait photo is stored sideways): applied on load, as
         // viewers show it; a file without EXIF reads as upright
         let orientation = image::ImageDecoder::orientation(&mut decoder).unwrap_or(image::metadata::Orientation::NoTransforms);
         let mut img = image::DynamicImage::from_decoder(decoder).map_err(corrupt)?;
         img.apply_orientation(orientation);
-        Ok(Image::from(img))
-    }
-
-    /// `open`, and what of the file's metadata an output of it should carry (`read_metadata`);
-    /// a JPEG is read and parsed once for both.
-    pub fn open_with_metadata(path: impl AsRef<std::path::Path>) -> Result<(Image, SaveOptions)> {
-        let path = path.as_ref();
-        let is_jpeg = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()).is_ok_and(|r| r.format() == Some(image::ImageFormat::Jpeg));
-        if is_jpeg {
-            return Self::open_jpeg(path);
-        }
-        let img = Self::open(path)?;
-        Ok((img, Self::read_metadata(path)))
-    }
-
-    /// A JPEG straight to RGBA (`codec`, without the `image` crate's RGB step), with its metadata.
-    fn open_jpeg(path: &std::path::Path) -> Result<(Image, SaveOptions)> {
-        let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
-        let bytes = std::fs::read(path).map_err(|e| io(e.to_string()))?;
-        let d = crate::codec::decode_jpeg(&bytes).map_err(io)?;
-        let meta = SaveOptions { icc_profile: d.icc_profile, exif: d.exif.map(|e| exif_upright(&e)), ..SaveOptions::default() };
-        Ok((d.image, meta))
+        Ok(Loaded { image: Image::from(img), metadata: Self::read_metadata(path), warnings: Vec::new() })
     }
 
     /// What of a file's metadata an output of it should carry, read in one pass over its
@@ -511,6 +516,25 @@ pub const LUMA_GPUIMAGE: [f32; 3] = [0.2125, 0.7154, 0.0721];
 /// Luminance of an RGBA pixel in [0,1] with GPUImage's weights.
 pub fn luminance(p: &[f32]) -> f32 {
     p[0] * LUMA_GPUIMAGE[0] + p[1] * LUMA_GPUIMAGE[1] + p[2] * LUMA_GPUIMAGE[2]
+}
+
+/// How `Image::load` reads a file.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoadOptions {
+    /// Limits on the decoded size; `None`: the process-wide `Limits::global()`.
+    pub limits: Option<crate::limits::Limits>,
+    /// Accept a truncated or damaged file with what the decoder recovered (a warning in
+    /// `Loaded::warnings`) instead of failing.
+    pub allow_truncated: bool,
+}
+
+/// A decoded file: its pixels (upright), the metadata an output of it should carry, and what
+/// was wrong with it (only with `LoadOptions::allow_truncated`).
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub image: Image,
+    pub metadata: SaveOptions,
+    pub warnings: Vec<String>,
 }
 
 /// Encoder settings for `Image::save_with`.
