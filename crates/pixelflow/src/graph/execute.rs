@@ -48,6 +48,7 @@ impl Backend {
     /// Executes a graph with its sources bound by name.
     pub fn run(&self, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
         check_sources(graph, sources)?;
+        crate::limits::check_graph(graph, matches!(self, Backend::Cpu))?;
         let mut result = match self {
             Backend::Gpu(g) => run_gpu(g, graph, sources, opts),
             Backend::Cpu => run_cpu(graph, sources, opts),
@@ -131,6 +132,17 @@ fn check_sources(graph: &Graph, sources: &[(&str, &Image)]) -> Result<()> {
 fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
     let mut values: HashMap<(usize, usize), Value> = HashMap::new();
     let mut timings = Vec::new();
+    // each value is dropped after its last reader (memory bounded by what is live, not by the
+    // graph's length)
+    let mut last_read: HashMap<(usize, usize), usize> = HashMap::new();
+    for (i, n) in graph.nodes.iter().enumerate() {
+        for p in &n.inputs {
+            last_read.insert((p.node, p.output), i);
+        }
+    }
+    for (_, p) in &graph.outputs {
+        last_read.insert((p.node, p.output), usize::MAX);
+    }
     for (i, n) in graph.nodes.iter().enumerate() {
         match &n.kind {
             NodeKind::Source { name } => {
@@ -146,6 +158,11 @@ fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Resu
                 }
                 for (k, v) in outs.into_iter().enumerate() {
                     values.insert((i, k), v);
+                }
+                for p in &n.inputs {
+                    if last_read.get(&(p.node, p.output)) == Some(&i) {
+                        values.remove(&(p.node, p.output));
+                    }
                 }
             }
         }
@@ -236,6 +253,17 @@ pub(crate) fn check_limits(gpu: &Gpu, graph: &Graph) -> Result<()> {
     Ok(())
 }
 
+/// Tests of failure handling: `PIXELFLOW_INJECT_GPU_FAULT=<node label>` makes the step holding
+/// that node fail as if the device ran out of memory (read once per process).
+fn injected_fault<'a>(mut labels: impl Iterator<Item = &'a str>) -> Result<()> {
+    static FAULT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let fault = FAULT.get_or_init(|| std::env::var("PIXELFLOW_INJECT_GPU_FAULT").ok().filter(|s| !s.is_empty()));
+    match fault {
+        Some(f) if labels.any(|l| l == f) => Err(Error::Gpu(format!("Out of Memory (injected by PIXELFLOW_INJECT_GPU_FAULT={f})"))),
+        _ => Ok(()),
+    }
+}
+
 /// How `encode_steps` lays steps out in compute passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Passes {
@@ -285,6 +313,15 @@ pub(crate) fn encode_steps<'g>(
         pending.clear();
         *began = true;
     };
+    // the values whose last reader is each step (linear in the graph, however long)
+    let mut dying: Vec<Vec<(usize, usize)>> = vec![Vec::new(); plan.steps.len()];
+    for (k, &u) in &plan.last_use {
+        if !plan.outputs.contains(k) {
+            if let Some(d) = dying.get_mut(u) {
+                d.push(*k);
+            }
+        }
+    }
     for (s, step) in plan.steps.iter().enumerate() {
         if passes == Passes::Merged && poison.is_some() {
             merged_pass(encoder, &recorders, &mut pending, &mut began, false);
@@ -292,32 +329,40 @@ pub(crate) fn encode_steps<'g>(
         let last = *step.nodes.last().ok_or_else(|| Error::Graph("empty step".into()))?;
         let first = step.nodes[0];
         let node = &graph.nodes[last];
-        let mut outs = Vec::new();
-        for (k, d) in node.outputs.iter().enumerate() {
-            let buf = bufs.take(d.gpu_bytes())?;
-            if let Some(p) = poison {
-                encoder.copy_buffer_to_buffer(p, 0, &buf, 0, buf.size().min(p.size()));
+        let label = step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()).collect::<Vec<_>>().join("+");
+        // each step's allocations and recording in error scopes of their own: a GPU error (out
+        // of memory, validation) names the step it happened in
+        let recorded = gpu.scoped(|| -> Result<NodeRecorder<'g>> {
+            injected_fault(step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()))?;
+            let mut outs = Vec::new();
+            for (k, d) in node.outputs.iter().enumerate() {
+                let buf = bufs.take(d.gpu_bytes())?;
+                if let Some(p) = poison {
+                    encoder.copy_buffer_to_buffer(p, 0, &buf, 0, buf.size().min(p.size()));
+                }
+                let slot = GpuSlot { buffer: buf, desc: *d };
+                slots.insert((last, k), slot.clone());
+                outs.push(slot);
             }
-            let slot = GpuSlot { buffer: buf, desc: *d };
-            slots.insert((last, k), slot.clone());
-            outs.push(slot);
-        }
-        let ins: Vec<GpuSlot> = graph.nodes[first].inputs.iter().map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
-        let mut rec = NodeRecorder::new(gpu);
-        if step.nodes.len() == 1 {
-            if let NodeKind::Filter(f) = &node.kind {
-                f.record_gpu(&mut rec, &ins, &outs)?;
+            let ins: Vec<GpuSlot> = graph.nodes[first].inputs.iter().map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
+            let mut rec = NodeRecorder::new(gpu);
+            if step.nodes.len() == 1 {
+                if let NodeKind::Filter(f) = &node.kind {
+                    f.record_gpu(&mut rec, &ins, &outs)?;
+                }
+            } else {
+                let ops: Vec<_> = step.nodes.iter().filter_map(|&i| match &graph.nodes[i].kind {
+                    NodeKind::Filter(f) => f.pixel_op(),
+                    NodeKind::Source { .. } => None,
+                }).collect();
+                // the runs' second images: every node's inputs after its first, in run order
+                let with: Vec<GpuSlot> = step.nodes.iter().flat_map(|&i| graph.nodes[i].inputs.iter().skip(1)).map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
+                let (Some(src), Some(dst)) = (ins.first(), outs.first()) else { return Err(Error::Graph("fused step without input or output".into())) };
+                record_fused(&mut rec, &ops, src, &with, dst)?;
             }
-        } else {
-            let ops: Vec<_> = step.nodes.iter().filter_map(|&i| match &graph.nodes[i].kind {
-                NodeKind::Filter(f) => f.pixel_op(),
-                NodeKind::Source { .. } => None,
-            }).collect();
-            // the runs' second images: every node's inputs after its first, in run order
-            let with: Vec<GpuSlot> = step.nodes.iter().flat_map(|&i| graph.nodes[i].inputs.iter().skip(1)).map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
-            let (Some(src), Some(dst)) = (ins.first(), outs.first()) else { return Err(Error::Graph("fused step without input or output".into())) };
-            record_fused(&mut rec, &ops, src, &with, dst)?;
-        }
+            Ok(rec)
+        });
+        let mut rec = recorded.and_then(|r| r).map_err(|e| Error::InStep { step: label.clone(), source: Box::new(e) })?;
         match passes {
             Passes::PerStep => {
                 rec.encode_clears(encoder);
@@ -333,13 +378,12 @@ pub(crate) fn encode_steps<'g>(
                 pending.push(recorders.len());
             }
         }
-        labels.push(step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()).collect::<Vec<_>>().join("+"));
+        labels.push(label);
         for t in rec.temps.drain(..) {
             bufs.give(t);
         }
         recorders.push(rec);
-        let dead: Vec<(usize, usize)> = plan.last_use.iter().filter(|(k, &u)| u == s && !plan.outputs.contains(k)).map(|(k, _)| *k).collect();
-        for k in dead {
+        for &k in dying.get(s).into_iter().flatten() {
             if let Some(slot) = slots.remove(&k) {
                 bufs.give(slot.buffer);
             }

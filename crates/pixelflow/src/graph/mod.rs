@@ -135,6 +135,12 @@ impl Graph {
         if let Some(ports) = lowered {
             return ports;
         }
+        // bounded work for any spec: graph building, planning and kernel generation are linear
+        // in the nodes, and this bounds the nodes
+        let max_nodes = crate::limits::Limits::global().max_nodes;
+        if self.nodes.len() >= max_nodes {
+            return Err(Error::Limit(format!("the graph would have more than {max_nodes} nodes (the limit; composite filters count their parts): split the pipeline into several runs")));
+        }
         let label = if self.label_prefix.is_empty() { def.name.to_string() } else { format!("{}/{}", self.label_prefix.join("/"), def.name) };
         let n = outputs.len();
         self.nodes.push(Node { label, kind: NodeKind::Filter(filter), inputs: inputs.to_vec(), outputs });
