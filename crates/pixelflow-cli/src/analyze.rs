@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use pixelflow::params::Args;
-use pixelflow::{registry, Backend, Data, Graph, Image, RunOptions, Stats};
+use pixelflow::{registry, Backend, Data, Graph, RunOptions, Stats};
 
 fn node(g: &mut Graph, name: &str, input: pixelflow::Port) -> Result<pixelflow::Port> {
     let def = registry::find(name)?;
@@ -70,7 +70,7 @@ pub fn data_json(d: &Data) -> serde_json::Value {
 pub fn write_data_json(d: &Data, path: &Path) -> Result<()> {
     let text = serde_json::to_string_pretty(&data_json(d))? + "\n";
     if path.as_os_str() == "-" {
-        print!("{text}");
+        out!("{text}");
         return Ok(());
     }
     std::fs::write(path, text).with_context(|| format!("writing `{}`", path.display()))
@@ -99,7 +99,7 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
     if let Some((_, size)) = plot {
         parse_size(size)?;
     }
-    let img = Image::open(input)?.convert(pixelflow::PixelFormat::Rgba8);
+    let img = crate::load_image(input)?.0.convert(pixelflow::PixelFormat::Rgba8);
     let mut g = Graph::new();
     let src = g.source("image", img.desc())?;
     let stats = node(&mut g, "reduce", src)?;
@@ -136,11 +136,11 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
             "mean_saturation": sat,
             "histogram": { "r": hc(0), "g": hc(1), "b": hc(2), "y": hc(3), "a": hc(4) },
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    println!("{}: {}x{} ({})", input.display(), img.width(), img.height(), be.describe());
-    println!("channel   min   max     mean     p5   p50   p95  clipped low/high");
+    outln!("{}: {}x{} ({})", input.display(), img.width(), img.height(), be.describe());
+    outln!("channel   min   max     mean     p5   p50   p95  clipped low/high");
     for (c, name) in Stats::CHANNELS.iter().enumerate() {
         // Stats order r, g, b, a, y; histogram order r, g, b, y, a
         let hist_c = match c {
@@ -158,9 +158,9 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
             ),
             None => ("-".into(), "-".into(), "-".into(), "-".into()),
         };
-        println!("{:<7} {:>5} {:>5} {:>8.2}  {:>5} {:>5} {:>5}  {}", name, s.min[c], s.max[c], s.mean(c), p5, p50, p95, clip);
+        outln!("{:<7} {:>5} {:>5} {:>8.2}  {:>5} {:>5} {:>5}  {}", name, s.min[c], s.max[c], s.mean(c), p5, p50, p95, clip);
     }
-    println!("mean luminance (BT.601): {:.4}", s.mean(4) / 255.0);
-    println!("mean saturation (HSV):   {:.4}", sat);
+    outln!("mean luminance (BT.601): {:.4}", s.mean(4) / 255.0);
+    outln!("mean saturation (HSV):   {:.4}", sat);
     Ok(())
 }
