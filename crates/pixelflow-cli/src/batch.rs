@@ -326,8 +326,11 @@ fn finish(d: Decoded<'_>, backend: &Backend, pipeline: &Pipeline, opts: &RunOpti
     let t = std::time::Instant::now();
     // the input's colour profile and EXIF travel to the output (JPEG and PNG)
     let save = pixelflow::SaveOptions { icc_profile: d.meta.icc_profile, exif: d.meta.exif, ..save.clone() };
+    let alpha = crate::alpha_note(&out, &d.job.output, save.background);
     out.save_with(&d.job.output, &save)?;
-    Ok(Some((d.bytes, PathTimes { decode: d.decode_ms, run, host: result.host, gpu, encode: ms(t) }, std::mem::take(&mut result.notes))))
+    let mut notes = std::mem::take(&mut result.notes);
+    notes.extend(alpha);
+    Ok(Some((d.bytes, PathTimes { decode: d.decode_ms, run, host: result.host, gpu, encode: ms(t) }, notes)))
 }
 
 #[cfg(test)]

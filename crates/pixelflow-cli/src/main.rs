@@ -97,6 +97,10 @@ enum Command {
         /// PNG compression effort: fast, default or best (all lossless)
         #[arg(long, default_value = "fast", value_parser = parse_png_compression)]
         png_compression: pixelflow::PngCompression,
+        /// The colour transparent pixels are composited over in a format without alpha (JPEG):
+        /// white, black, grey, #rrggbb or r,g,b (0-255)
+        #[arg(long, default_value = "white", value_parser = parse_color)]
+        background: [u8; 3],
         /// Filters separated by `|`, e.g. `brightness(0.1) | alpha_blend(with=top.png, mix=0.3)`
         #[arg(long, short)]
         pipeline: String,
@@ -330,11 +334,11 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 
 fn run(cli: Cli) -> Result<()> {
     match &cli.command {
-        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, jpeg_subsampling, png_compression, pipeline, timings, no_clobber: _, data: _, .. } => {
+        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, jpeg_subsampling, png_compression, background, pipeline, timings, no_clobber: _, data: _, .. } => {
             let pipe = Pipeline::parse(pipeline, &mut |p: &str| load_image(Path::new(p)).map(|l| l.0))?;
             let existing = if *overwrite { batch::Existing::Overwrite } else if *skip_existing { batch::Existing::Skip } else { batch::Existing::Refuse };
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-            let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, ..Default::default() };
+            let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, background: *background, ..Default::default() };
             let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save, fallback: cli.fallback == "cpu" };
             let opener = backend_opener(&cli)?;
             let s = batch::run(&b, &*opener, &pipe)?;
@@ -362,7 +366,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, data, codec, crf, pix_fmt, fps, format, size, transfer, jobs, .. } => {
+        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, background, data, codec, crf, pix_fmt, fps, format, size, transfer, jobs, .. } => {
             let (input, output) = match (paths.as_slice(), data) {
                 ([input, output], _) => (input, Some(output)),
                 ([input], Some(_)) => (input, None),
@@ -421,7 +425,12 @@ fn run(cli: Cli) -> Result<()> {
             let t_save = std::time::Instant::now();
             match (out, output, data) {
                 // the input's colour profile and EXIF travel to the output (JPEG and PNG)
-                (Value::Image(i), Some(output), None) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, ..Default::default() })?,
+                (Value::Image(i), Some(output), None) => {
+                    if let Some(n) = alpha_note(&i, output, *background) {
+                        eprintln!("pixelflow: note: `{}`: {n}", output.display());
+                    }
+                    i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, background: *background })?
+                }
                 (Value::Image(_), _, _) => bail!("the pipeline ends in an image, not data; --data needs a pipeline ending in data (e.g. `... | corner_points`), and an image needs IN OUT"),
                 (Value::Data(d), None, Some(path)) => analyze::write_data_json(&d, path)?,
                 (Value::Data(_), Some(_), _) => bail!("the pipeline ends in data, not an image: write it with `--data FILE.json` (or `--data -`) instead of OUT, or end the pipeline with an image filter"),
@@ -502,6 +511,37 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Bench(args) => bench::run(&cli, args),
     }
+}
+
+/// The note for an image with transparent pixels going to a format without alpha: what
+/// happens to them (composited over the background).
+pub(crate) fn alpha_note(img: &Image, output: &Path, background: [u8; 3]) -> Option<String> {
+    let no_alpha = image::ImageFormat::from_path(output).is_ok_and(|f| !pixelflow::image::format_has_alpha(f));
+    let [r, g, b] = background;
+    (no_alpha && img.has_transparency()).then(|| format!("JPEG has no alpha: transparent pixels were composited over rgb({r}, {g}, {b}) (--background)"))
+}
+
+/// `white`, `black`, `grey`/`gray`, `#rrggbb`, `rrggbb` or `r,g,b` (0-255).
+fn parse_color(text: &str) -> std::result::Result<[u8; 3], String> {
+    let t = text.trim().to_ascii_lowercase();
+    let bad = || format!("`{text}`: give white, black, grey, #rrggbb or r,g,b");
+    match t.as_str() {
+        "white" => return Ok([255; 3]),
+        "black" => return Ok([0; 3]),
+        "grey" | "gray" => return Ok([128; 3]),
+        _ => {}
+    }
+    if let Some((r, rest)) = t.split_once(',') {
+        let (g, b) = rest.split_once(',').ok_or_else(bad)?;
+        let c = |v: &str| v.trim().parse::<u8>().map_err(|_| bad());
+        return Ok([c(r)?, c(g)?, c(b)?]);
+    }
+    let hex = t.trim_start_matches('#');
+    if hex.len() == 6 && hex.is_ascii() {
+        let c = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).map_err(|_| bad());
+        return Ok([c(0)?, c(2)?, c(4)?]);
+    }
+    Err(bad())
 }
 
 fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {

@@ -944,3 +944,26 @@ fn readme_examples_run() {
     let failures = run_examples(&dir, lines);
     assert!(failures.is_empty(), "{} README examples fail:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// An image with transparent pixels saved as JPEG (no alpha): composited over `--background`
+/// (white by default) with a note, never the colours hidden under the transparent pixels.
+#[test]
+fn alpha_saved_as_jpeg_goes_over_the_background() {
+    // left half opaque blue, right half fully transparent red (the hidden colour)
+    let input = write_rgba("alpha_in.png", 16, 8, |x, _| if x < 8 { [0, 0, 255, 255] } else { [255, 0, 0, 0] });
+    for (bg, expect) in [(None, [255u8, 255, 255]), (Some("black"), [0, 0, 0]), (Some("#00ff00"), [0, 255, 0])] {
+        let out = tmp(&format!("alpha_{}.jpg", bg.unwrap_or("white").trim_start_matches('#')));
+        let mut args = vec!["--cpu", "apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", "brightness(0)", "--quality", "100"];
+        if let Some(b) = bg {
+            args.extend(["--background", b]);
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("composited over"), "{}", stderr(&o));
+        let img = image::open(&out).unwrap().to_rgb8();
+        let p = img.get_pixel(12, 4).0;
+        assert!(p.iter().zip(expect).all(|(a, b)| a.abs_diff(b) <= 8), "{bg:?}: {p:?}, expected {expect:?}");
+        let q = img.get_pixel(3, 4).0;
+        assert!(q[2] > 240 && q[0] < 16, "the opaque half stays blue: {q:?}");
+    }
+}

@@ -405,7 +405,7 @@ impl Image {
         self.save_with(path, &SaveOptions::default())
     }
 
-    /// The image as JPEG bytes at `quality` (1-100; alpha dropped), e.g. for a thumbnail
+    /// The image as JPEG bytes at `quality` (1-100; transparent pixels over white), e.g. for a thumbnail
     /// embedded in a report.
     pub fn to_jpeg_bytes(&self, quality: u8) -> Result<Vec<u8>> {
         let options = SaveOptions { jpeg_quality: quality, ..SaveOptions::default() };
@@ -418,6 +418,13 @@ impl Image {
             PixelFormat::Rgba8 | PixelFormat::Gray8 => self,
             PixelFormat::Rgba32F | PixelFormat::Rgba16 => { quantised = self.convert(PixelFormat::Rgba8); &quantised }
             PixelFormat::R32F => { quantised = self.convert(PixelFormat::Gray8); &quantised }
+        };
+        let composited;
+        let img = if img.has_transparency() {
+            composited = img.over_background(options.background);
+            &composited
+        } else {
+            img
         };
         crate::codec::encode_jpeg(img, &options).map_err(io)
     }
@@ -449,10 +456,18 @@ impl Image {
             PixelFormat::Rgba32F | PixelFormat::Rgba16 => { quantised = self.convert(PixelFormat::Rgba8); &quantised }
             PixelFormat::R32F => { quantised = self.convert(PixelFormat::Gray8); &quantised }
         };
+        // a format without alpha: transparent pixels over the background, not their hidden colours
+        let composited;
+        let img = if !format_has_alpha(format) && img.has_transparency() {
+            composited = img.over_background(options.background);
+            &composited
+        } else {
+            img
+        };
         let (w, h) = (img.width(), img.height());
         let color = if img.format() == PixelFormat::Gray8 { image::ExtendedColorType::L8 } else { image::ExtendedColorType::Rgba8 };
         let written = match format {
-            // JPEG has no alpha: dropped rather than an error (`codec`: libjpeg-turbo)
+            // JPEG has no alpha: composited over `background` above (`codec`: libjpeg-turbo)
             image::ImageFormat::Jpeg => crate::codec::encode_jpeg(img, options).and_then(|bytes| std::fs::write(&tmp, bytes).map_err(|e| e.to_string())),
             image::ImageFormat::Png => encode_png(img, &tmp, color, options),
             // formats without alpha (BMP can take it; the encoder says which cannot)
@@ -463,6 +478,31 @@ impl Image {
             let _ = std::fs::remove_file(&tmp);
         }
         result
+    }
+
+    /// Whether any pixel is less than opaque (RGBA images; grey ones never are).
+    pub fn has_transparency(&self) -> bool {
+        match (&self.data, self.desc.format) {
+            (ImageData::U8(v), PixelFormat::Rgba8) => v.chunks_exact(4).any(|p| p[3] != 255),
+            (ImageData::U16(v), _) => v.chunks_exact(4).any(|p| p[3] != 65535),
+            (ImageData::F32(v), PixelFormat::Rgba32F) => v.chunks_exact(4).any(|p| p[3] < 1.0),
+            _ => false,
+        }
+    }
+
+    /// An RGBA8 image composited over an opaque `background`: `c·a + bg·(1 − a)` per channel,
+    /// rounded, alpha 255. Other formats are returned unchanged.
+    pub fn over_background(&self, background: [u8; 3]) -> Image {
+        let Some(v) = (self.desc.format == PixelFormat::Rgba8).then(|| self.as_u8()) else { return self.clone() };
+        let data = v
+            .chunks_exact(4)
+            .flat_map(|p| {
+                let a = p[3] as u32;
+                let mix = |c: u8, b: u8| ((c as u32 * a + b as u32 * (255 - a) + 127) / 255) as u8;
+                [mix(p[0], background[0]), mix(p[1], background[1]), mix(p[2], background[2]), 255]
+            })
+            .collect();
+        Image { desc: self.desc, data: ImageData::U8(data) }
     }
 
     /// Converts to an `image` crate value (RGBA8, RGBA16 or Luma8; float formats are quantised).
@@ -551,12 +591,22 @@ pub struct SaveOptions {
     pub jpeg_subsampling: Option<crate::codec::Subsampling>,
     /// PNG compression effort (the file stays lossless).
     pub png_compression: PngCompression,
+    /// The colour (8-bit sRGB) that transparent pixels are composited over when the format
+    /// has no alpha (JPEG): `out = c·a + background·(1 − a)`. White by default, as a browser
+    /// shows a transparent image on a white page; the colours hidden under transparent pixels
+    /// never come out.
+    pub background: [u8; 3],
 }
 
 impl Default for SaveOptions {
     fn default() -> Self {
-        Self { jpeg_quality: 90, icc_profile: None, exif: None, jpeg_subsampling: None, png_compression: PngCompression::Fast }
+        Self { jpeg_quality: 90, icc_profile: None, exif: None, jpeg_subsampling: None, png_compression: PngCompression::Fast, background: [255, 255, 255] }
     }
+}
+
+/// Whether an image format holds alpha (the formats pixelflow writes: all but JPEG).
+pub fn format_has_alpha(format: image::ImageFormat) -> bool {
+    format != image::ImageFormat::Jpeg
 }
 
 /// PNG compression effort: `fast` (the default: zlib's fastest level with adaptive row
