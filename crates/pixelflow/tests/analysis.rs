@@ -16,8 +16,11 @@ fn backends() -> Vec<Backend> {
 }
 
 /// Runs a one-input filter (plus extra image inputs) on `backend` with poisoned outputs.
+/// One filter, its colour straight: these tests check the kernels' own arithmetic against the
+/// twins and formulas (the premultiplied path around averaging filters: tests/alpha.rs).
 fn run1(backend: &Backend, filter: impl pixelflow::Filter + 'static, img: &Image, extra: &[Image]) -> Value {
     let mut g = Graph::new();
+    g.set_straight_alpha(true);
     let mut ports = vec![g.source("in", img.desc()).unwrap()];
     for (k, e) in extra.iter().enumerate() {
         ports.push(g.source(&format!("x{k}"), e.desc()).unwrap());

@@ -96,7 +96,7 @@ impl Crop {
             CropUnits::Norm => (w as f64, h as f64),
             CropUnits::Px => (1.0, 1.0),
         };
-        let outside = |what: String| Error::Graph(format!("`crop` {what} is outside the {w}x{h} image"));
+        let outside = |param: &str, what: String| Error::BadParam { filter: "crop".into(), param: param.into(), message: format!("the {what} is outside the {w}x{h} image") };
         if self.width == 0.0 && self.height == 0.0 {
             // a point sample: the pixel containing (x, y), whatever the anchor (a point on the
             // right or bottom edge itself belongs to the last pixel)
@@ -104,7 +104,9 @@ impl Crop {
                 let p = v as f64 * scale;
                 if p > side as f64 { None } else { Some(p.floor().clamp(0.0, (side - 1) as f64) as u32) }
             };
-            let (Some(x), Some(y)) = (at(self.x, sx, w), at(self.y, sy, h)) else { return Err(outside(format!("point ({}, {})", self.x, self.y))) };
+            let (Some(x), Some(y)) = (at(self.x, sx, w), at(self.y, sy, h)) else {
+                return Err(outside(if at(self.x, sx, w).is_none() { "x" } else { "y" }, format!("point ({}, {})", self.x, self.y)));
+            };
             return Ok((x, y, 1, 1));
         }
         if !(self.width > 0.0 && self.height > 0.0) {
@@ -120,7 +122,9 @@ impl Crop {
             (o < side as f64 && end > o).then(|| (o as u32, (end - o) as u32))
         };
         let region = |x: f32, y: f32| if centre { format!("region centred on ({x}, {y})") } else { format!("region's origin ({x}, {y})") };
-        let (Some((x0, cw)), Some((y0, ch))) = (axis(self.x, self.width, sx, w), axis(self.y, self.height, sy, h)) else { return Err(outside(region(self.x, self.y))) };
+        let (Some((x0, cw)), Some((y0, ch))) = (axis(self.x, self.width, sx, w), axis(self.y, self.height, sy, h)) else {
+            return Err(outside(if axis(self.x, self.width, sx, w).is_none() { "x" } else { "y" }, region(self.x, self.y)));
+        };
         Ok((x0, y0, cw, ch))
     }
 }
