@@ -66,6 +66,9 @@ pub fn help(name: &str) -> Result<String> {
         let narrowed = if formats.contains(&pixelflow::PixelFormat::Rgba16) { "" } else { " (a pipeline narrows a 16-bit image to rgba8 before it)" };
         s.push_str(&format!("\nformats: {}{narrowed}", formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")));
     }
+    if d.premultiplied() {
+        s.push_str("\nalpha:   premultiplied (R, G, B multiplied by alpha before the filter and divided after, so transparent pixels' hidden colour does not bleed)");
+    }
     s.push_str("\noutputs: ");
     s.push_str(&d.outputs.iter().map(|p| format!("{} ({:?})", p.name, p.kind)).collect::<Vec<_>>().join(", "));
     s.push_str("\n\nparameters:\n");

@@ -95,10 +95,14 @@ impl ParamDef {
         let bad = |message: String| Error::BadParam { filter: filter.to_string(), param: self.name.to_string(), message };
         match (self.kind, raw) {
             (ParamKind::Float { min, max, .. }, RawValue::Number(v)) => {
-                if !v.is_finite() || *v < min || *v > max {
+                // filters take f32: a value that is a bound as f32 (0.01f32 is 0.00999999977 in
+                // f64, below a bound of 0.01) is that bound, so no rounding refuses a documented value
+                let as_f32 = *v as f32;
+                let in_f32 = min as f32 <= as_f32 && as_f32 <= max as f32;
+                if !v.is_finite() || !((min..=max).contains(v) || in_f32) {
                     return Err(bad(format!("{v} is out of range [{min}, {max}]")));
                 }
-                Ok(ParamValue::Float(*v))
+                Ok(ParamValue::Float(v.clamp(min, max)))
             }
             (ParamKind::Int { min, max, .. }, RawValue::Number(v)) => {
                 if v.fract() != 0.0 {

@@ -187,3 +187,28 @@ fn truncated_jpeg_is_an_error_unless_allowed() {
     // the whole file loads with no warning
     assert!(load_bytes(jpeg, "jpg", "whole", false).is_ok());
 }
+
+/// Every float parameter takes its declared bounds, written as the docs write them (`0.01`),
+/// through the spec and through the typed check (an f32, whose nearest value to 0.01 lies
+/// just outside [0.01, ...] in f64): ranges are checked without rounding surprises.
+#[test]
+fn every_declared_bound_is_accepted() {
+    let mut checked = 0;
+    for def in pixelflow::registry::all() {
+        for p in def.params {
+            let pixelflow::params::ParamKind::Float { min, max, .. } = p.kind else { continue };
+            for v in [min, max] {
+                assert!(pixelflow::params::check_float(def, p.name, v as f32).is_ok(), "{}.{} = {v} as f32", def.name, p.name);
+                let call = format!("{}({}={v})", def.name, p.name);
+                let Ok(calls) = pixelflow::graph::spec::parse(&call) else { panic!("{call}: does not parse") };
+                if let Err(e) = pixelflow::graph::spec::resolve(&calls[0]).and_then(|(d, a)| (d.build)(&a).map(|_| ())) {
+                    let e = e.to_string();
+                    // other parameters' requirements (a file to give) are not this test's concern
+                    assert!(!e.contains("out of range"), "{call}: {e}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}
