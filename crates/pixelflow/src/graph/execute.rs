@@ -253,6 +253,20 @@ pub(crate) fn check_limits(gpu: &Gpu, graph: &Graph) -> Result<()> {
     Ok(())
 }
 
+/// A GPU error of the submission as a whole (a device lost while it ran), naming its steps: the
+/// one step, or the first and last of several (the device does not say which one failed).
+fn in_submission(e: Error, labels: &[String]) -> Error {
+    let step = match labels {
+        [] => return e,
+        [one] => one.clone(),
+        [first, .., last] => format!("{first} … {last}: one of {} steps submitted together", labels.len()),
+    };
+    match e {
+        Error::Gpu(_) | Error::DeviceLost(_) => Error::InStep { step, source: Box::new(e) },
+        other => other,
+    }
+}
+
 /// Tests of failure handling: `PIXELFLOW_INJECT_GPU_FAULT=<node label>` makes the step holding
 /// that node fail as if the device ran out of memory (read once per process).
 fn injected_fault<'a>(mut labels: impl Iterator<Item = &'a str>) -> Result<()> {
@@ -449,8 +463,8 @@ fn run_gpu(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
     let cmd = encoder.finish();
     let record_ms = ms_since(clock);
     let clock = std::time::Instant::now();
-    let index = gpu.scoped(|| gpu.queue.submit([cmd]))?;
-    let (mut bytes, wait_ms) = gpu.map_all_after(&staging, Some(index))?;
+    let index = gpu.scoped(|| gpu.queue.submit([cmd])).map_err(|e| in_submission(e, &encoded.labels))?;
+    let (mut bytes, wait_ms) = gpu.map_all_after(&staging, Some(index)).map_err(|e| in_submission(e, &encoded.labels))?;
     let readback_ms = ms_since(clock) - wait_ms;
     gpu.recycle_uploads(uploads);
     let Encoded { slots, labels, .. } = encoded;
