@@ -147,7 +147,8 @@ fn a_sigma_slider_compiles_a_bounded_number_of_kernels() {
         blur(s);
     }
     assert_eq!(gpu_arc.pipeline_count(), after_20, "new pipelines for sigma values past the bound");
-    assert!(after_20 - start <= 17, "{} kernels for 20 sigmas", after_20 - start);
+    // (+2: the premultiply_alpha / unpremultiply_alpha pair around the blur, compiled once)
+    assert!(after_20 - start <= 19, "{} kernels for 20 sigmas", after_20 - start);
 }
 
 /// The Gaussian's half kernel with its weights compiled in (`half_cw`, sigma in steady use)
@@ -347,6 +348,9 @@ fn rerun_with_new_inputs_and_parameters_reuses_pipelines_and_buffers() {
     let a = random_image(64, 48, PixelFormat::Rgba8, 3);
     let b = random_image(64, 48, PixelFormat::Rgba8, 4);
     let mut g = Graph::new();
+    // straight colour: the GPU-CPU comparison below holds to one level (dividing by a random
+    // alpha after the blur would scale its differences; tests/alpha.rs covers that path)
+    g.set_straight_alpha(true);
     let s = g.source("in", a.desc()).unwrap();
     let bright = g.add1(Brightness::new(0.1).unwrap(), &[s]).unwrap();
     let blur = g.add_boxed(by_name("gaussian_blur"), &[bright]).unwrap()[0];
