@@ -50,6 +50,11 @@ struct Cli {
     /// machine's physical memory; README "Limits" has the formula)
     #[arg(long, global = true, value_name = "BYTES", value_parser = pixelflow::limits::parse_bytes)]
     max_memory: Option<u64>,
+    /// Filter colour as stored: no premultiplied alpha around the filters that average colours
+    /// (blurs, resize, warps). For images known to be opaque (it saves two per-pixel passes), or
+    /// to match tools that filter straight colour (OpenCV)
+    #[arg(long, global = true)]
+    straight_alpha: bool,
     /// Accept a truncated or damaged input JPEG (what could be decoded, the missing rows grey,
     /// with a warning) instead of failing
     #[arg(long, global = true)]
@@ -335,7 +340,8 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 fn run(cli: Cli) -> Result<()> {
     match &cli.command {
         Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, jpeg_subsampling, png_compression, background, pipeline, timings, no_clobber: _, data: _, .. } => {
-            let pipe = Pipeline::parse(pipeline, &mut |p: &str| load_image(Path::new(p)).map(|l| l.0))?;
+            let mut pipe = Pipeline::parse(pipeline, &mut |p: &str| load_image(Path::new(p)).map(|l| l.0))?;
+            pipe.set_straight_alpha(cli.straight_alpha);
             let existing = if *overwrite { batch::Existing::Overwrite } else if *skip_existing { batch::Existing::Skip } else { batch::Existing::Refuse };
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
             let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, background: *background, ..Default::default() };
@@ -413,7 +419,8 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 load_image(path).map(|l| l.0)
             };
-            let pipe = Pipeline::parse(pipeline, &mut load)?;
+            let mut pipe = Pipeline::parse(pipeline, &mut load)?;
+            pipe.set_straight_alpha(cli.straight_alpha);
             let opts = RunOptions { timings: *timings, ..Default::default() };
             let t_run = std::time::Instant::now();
             let mut result = run_with_fallback(cli.fallback == "cpu", &be, &pipe, &img, &opts)?;

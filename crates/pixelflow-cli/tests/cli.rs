@@ -967,3 +967,23 @@ fn alpha_saved_as_jpeg_goes_over_the_background() {
         assert!(q[2] > 240 && q[0] < 16, "the opaque half stays blue: {q:?}");
     }
 }
+
+/// A blur at a transparent edge keeps the visible colour (premultiplied alpha);
+/// `--straight-alpha` filters colour as stored, so the hidden colour bleeds in.
+#[test]
+fn blurs_premultiply_alpha_unless_told_not_to() {
+    // opaque white on the left, transparent red hidden on the right
+    let input = write_rgba("edge_in.png", 24, 8, |x, _| if x < 12 { [255, 255, 255, 255] } else { [255, 0, 0, 0] });
+    let fringe = |straight: bool| {
+        let out = tmp(&format!("edge_out_{straight}.png"));
+        let mut args = vec!["--cpu", "apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", "gaussian_blur(sigma=2)"];
+        if straight {
+            args.push("--straight-alpha");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        image::open(&out).unwrap().to_rgba8().pixels().filter(|p| p[3] >= 16).map(|p| p[1]).min().unwrap()
+    };
+    assert!(fringe(false) >= 250, "premultiplied: {}", fringe(false));
+    assert!(fringe(true) < 200, "straight: {}", fringe(true));
+}
