@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use pixelflow::{Backend, Data, Image, Stats};
+use pixelflow::{Backend, Data, Stats};
 
 /// A data value as JSON (the library's `json::data_json`, which the Python bindings share).
 pub fn data_json(d: &Data) -> serde_json::Value {
@@ -15,10 +15,17 @@ pub fn data_json(d: &Data) -> serde_json::Value {
 pub fn write_data_json(d: &Data, path: &Path) -> Result<()> {
     let text = serde_json::to_string_pretty(&data_json(d))? + "\n";
     if path.as_os_str() == "-" {
-        print!("{text}");
+        out!("{text}");
         return Ok(());
     }
-    std::fs::write(path, text).with_context(|| format!("writing `{}`", path.display()))
+    // atomically, as images: a temporary file beside it, renamed over it
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(".{}.pixelflow-{}.tmp", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(), std::process::id()));
+    let written = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.with_context(|| format!("writing `{}`", path.display()))
 }
 
 /// Parses `WxH`.
@@ -44,7 +51,7 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
     if let Some((_, size)) = plot {
         parse_size(size)?;
     }
-    let img = Image::open(input)?.convert(pixelflow::PixelFormat::Rgba8);
+    let img = crate::load_image(input)?.0.convert(pixelflow::PixelFormat::Rgba8);
     let analysis = pixelflow::json::analyze(be, &img)?;
     let (s, h, sat) = (&analysis.stats, &analysis.histogram, analysis.mean_saturation);
     let n = s.count.max(1) as f64;
@@ -56,11 +63,11 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
         if let Some(fields) = v.as_object_mut() {
             fields.insert("file".into(), serde_json::json!(input.display().to_string()));
         }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    println!("{}: {}x{} ({})", input.display(), img.width(), img.height(), be.describe());
-    println!("channel   min   max     mean     p5   p50   p95  clipped low/high");
+    outln!("{}: {}x{} ({})", input.display(), img.width(), img.height(), be.describe());
+    outln!("channel   min   max     mean     p5   p50   p95  clipped low/high");
     for (c, name) in Stats::CHANNELS.iter().enumerate() {
         // Stats order r, g, b, a, y; histogram order r, g, b, y, a
         let hist_c = match c {
@@ -78,9 +85,9 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
             ),
             None => ("-".into(), "-".into(), "-".into(), "-".into()),
         };
-        println!("{:<7} {:>5} {:>5} {:>8.2}  {:>5} {:>5} {:>5}  {}", name, s.min[c], s.max[c], s.mean(c), p5, p50, p95, clip);
+        outln!("{:<7} {:>5} {:>5} {:>8.2}  {:>5} {:>5} {:>5}  {}", name, s.min[c], s.max[c], s.mean(c), p5, p50, p95, clip);
     }
-    println!("mean luminance (BT.601): {:.4}", s.mean(4) / 255.0);
-    println!("mean saturation (HSV):   {:.4}", sat);
+    outln!("mean luminance (BT.601): {:.4}", s.mean(4) / 255.0);
+    outln!("mean saturation (HSV):   {:.4}", sat);
     Ok(())
 }

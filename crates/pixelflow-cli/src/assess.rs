@@ -77,7 +77,7 @@ fn resize_port(g: &mut Graph, image: pixelflow::Port, img: &Image, side: u32) ->
 }
 
 fn assess_one(be: &Backend, path: &Path, o: &Options<'_>) -> Result<Assessed> {
-    let img = Image::open(path)?.convert(pixelflow::PixelFormat::Rgba8);
+    let img = crate::load_image(path)?.0.convert(pixelflow::PixelFormat::Rgba8);
     let g = graph_for(&img, o.max_side, o.report.is_some())?;
     let mut r = be.run(&g, &[("image", &img)], &RunOptions::default())?;
     let assessment = match r.take(METRICS_OUTPUT) {
@@ -133,7 +133,7 @@ pub fn run(be: &Backend, o: &Options<'_>) -> Result<()> {
     if let Some(path) = o.report {
         crate::report::write_html(path, &done, &groups).with_context(|| format!("writing the report `{}`", path.display()))?;
         if !o.json {
-            println!("report: {}", path.display());
+            outln!("report: {}", path.display());
         }
     }
     eprintln!("{} photo(s) assessed in {secs:.2} s ({}), {} failed", done.len(), be.describe(), failed.len());
@@ -153,11 +153,11 @@ fn duplicate_groups(done: &[Assessed], threshold: f64) -> Vec<Vec<usize>> {
 }
 
 fn print_text(done: &[Assessed], groups: &[Vec<usize>], dupes: bool) {
-    println!("{:>4} {:>5}  {:>9} {:>8} {:>8} {:>8} {:>7} {:>6}  file", "rank", "score", "sharpness", "exposure", "contrast", "colour", "noise σ", "clip%");
+    outln!("{:>4} {:>5}  {:>9} {:>8} {:>8} {:>8} {:>7} {:>6}  file", "rank", "score", "sharpness", "exposure", "contrast", "colour", "noise σ", "clip%");
     for (k, a) in done.iter().enumerate() {
         let s = &a.assessment;
         let sub = s.sub_scores();
-        println!(
+        outln!(
             "{:>4} {:>5.1}  {:>9.2} {:>8.2} {:>8.2} {:>8.2} {:>7.2} {:>6.2}  {}",
             k + 1,
             s.score(),
@@ -172,10 +172,10 @@ fn print_text(done: &[Assessed], groups: &[Vec<usize>], dupes: bool) {
     }
     if dupes {
         if groups.is_empty() {
-            println!("no near-duplicates");
+            outln!("no near-duplicates");
         }
         for (n, g) in groups.iter().enumerate() {
-            println!("near-duplicates {}: {}", n + 1, g.iter().map(|&i| done[i].path.display().to_string()).collect::<Vec<_>>().join(", "));
+            outln!("near-duplicates {}: {}", n + 1, g.iter().map(|&i| done[i].path.display().to_string()).collect::<Vec<_>>().join(", "));
         }
     }
 }
@@ -196,7 +196,7 @@ fn print_json(done: &[Assessed], groups: &[Vec<usize>], failed: &[(PathBuf, Stri
     let groups: Vec<Vec<String>> = groups.iter().map(|g| g.iter().map(|&i| done[i].path.display().to_string()).collect()).collect();
     let failed: Vec<serde_json::Value> = failed.iter().map(|(p, e)| serde_json::json!({ "file": p.display().to_string(), "error": e })).collect();
     let v = serde_json::json!({ "photos": photos, "near_duplicates": groups, "failed": failed });
-    println!("{}", serde_json::to_string_pretty(&v)?);
+    outln!("{}", serde_json::to_string_pretty(&v)?);
     Ok(())
 }
 

@@ -11,6 +11,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pixelflow::{Backend, Image, Pipeline, RunOptions, Value};
 
+
 /// Extensions of the image files a directory contributes.
 const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "webp", "tif", "tiff", "bmp"];
 
@@ -41,6 +42,8 @@ pub struct Batch<'a> {
     pub existing: Existing,
     pub timings: bool,
     pub save: pixelflow::SaveOptions,
+    /// `--fallback cpu`: an image whose GPU run fails runs again on the CPU reference.
+    pub fallback: bool,
 }
 
 /// How the run went.
@@ -245,7 +248,7 @@ pub fn run(b: &Batch<'_>, backend: &(dyn Fn() -> Backend + Sync), pipeline: &Pip
                 // GPU work first once the device is open; else decode ahead; else wait for it
                 if device.get().is_some() {
                     if let Some(d) = pop() {
-                        record(d.job, finish(d, open(), pipeline, &opts, &b.save));
+                        record(d.job, finish(d, open(), pipeline, &opts, &b.save, b.fallback));
                         continue;
                     }
                 }
@@ -264,7 +267,7 @@ pub fn run(b: &Batch<'_>, backend: &(dyn Fn() -> Backend + Sync), pipeline: &Pip
                     }
                 }
                 match pop() {
-                    Some(d) => record(d.job, finish(d, open(), pipeline, &opts, &b.save)),
+                    Some(d) => record(d.job, finish(d, open(), pipeline, &opts, &b.save, b.fallback)),
                     None if next.load(Ordering::Relaxed) >= jobs.len() => break,
                     None => std::thread::yield_now(),
                 }
@@ -303,15 +306,15 @@ fn prepare(job: &Job, existing: Existing) -> Result<Option<Decoded<'_>>> {
     }
     let bytes = std::fs::metadata(&job.input).map(|m| m.len() as usize).unwrap_or(0);
     let t = std::time::Instant::now();
-    let (img, meta) = Image::open_with_metadata(&job.input)?;
+    let (img, meta) = crate::load_image(&job.input)?;
     Ok(Some(Decoded { job, img, meta, bytes, decode_ms: t.elapsed().as_secs_f64() * 1e3 }))
 }
 
 /// A decoded file through the pipeline and into its output: `(bytes read, times, the run's notes)`.
-fn finish(d: Decoded<'_>, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions, save: &pixelflow::SaveOptions) -> Result<Option<(usize, PathTimes, Vec<String>)>> {
+fn finish(d: Decoded<'_>, backend: &Backend, pipeline: &Pipeline, opts: &RunOptions, save: &pixelflow::SaveOptions, fallback: bool) -> Result<Option<(usize, PathTimes, Vec<String>)>> {
     let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = std::time::Instant::now();
-    let mut result = pipeline.run_with(backend, &d.img, opts)?;
+    let mut result = crate::run_with_fallback(fallback, backend, pipeline, &d.img, opts)?;
     let run = ms(t);
     drop(d.img);
     let gpu = result.timings.iter().map(|n| n.ms).sum();
@@ -323,8 +326,11 @@ fn finish(d: Decoded<'_>, backend: &Backend, pipeline: &Pipeline, opts: &RunOpti
     let t = std::time::Instant::now();
     // the input's colour profile and EXIF travel to the output (JPEG and PNG)
     let save = pixelflow::SaveOptions { icc_profile: d.meta.icc_profile, exif: d.meta.exif, ..save.clone() };
+    let alpha = crate::alpha_note(&out, &d.job.output, save.background);
     out.save_with(&d.job.output, &save)?;
-    Ok(Some((d.bytes, PathTimes { decode: d.decode_ms, run, host: result.host, gpu, encode: ms(t) }, std::mem::take(&mut result.notes))))
+    let mut notes = std::mem::take(&mut result.notes);
+    notes.extend(alpha);
+    Ok(Some((d.bytes, PathTimes { decode: d.decode_ms, run, host: result.host, gpu, encode: ms(t) }, notes)))
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 
 use anyhow::{bail, Context, Result};
 use pixelflow::bench::{default_cases, run_case, BenchConfig, BenchResult};
-use pixelflow::{Gpu, GpuOptions};
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -53,7 +52,16 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     if a.runs < 1 || a.sets < 1 {
         bail!("--runs and --sets must be at least 1");
     }
-    let gpu = Gpu::new(&GpuOptions { backend: cli.backend.clone(), adapter: cli.adapter.clone() })?;
+    // sizes that cannot work are refused before anything is allocated: every case keeps `sets`
+    // input images (and as many outputs and second images) on the host and the GPU
+    let limits = pixelflow::Limits::global();
+    limits.check_pixels("the benchmark image", w, h)?;
+    let image_bytes = w as u64 * h as u64 * 4;
+    limits.check_memory(&format!("benchmarking {w}x{h} with {} buffer sets", a.sets), image_bytes.saturating_mul(a.sets as u64).saturating_mul(3))?;
+    let gpu = crate::open_gpu(cli)?;
+    if image_bytes > gpu.max_binding() {
+        bail!("{w}x{h} RGBA8 is {} bytes, more than this GPU binds in one buffer ({} bytes); choose a smaller --size", image_bytes, gpu.max_binding());
+    }
     let info = gpu.info();
     let cfg = BenchConfig { width: w, height: h, runs: a.runs, sets: a.sets, ..Default::default() };
     let mut cases = default_cases(w, h);
@@ -84,11 +92,12 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
             cases.extend(once.iter().cloned());
         }
     }
-    println!("adapter: {} ({}, {}) driver: {} {}", info.name, info.backend, info.device_type, info.driver, info.driver_info);
-    println!("probe: FMA TFLOP/s of a short arithmetic kernel right after each case's timed runs (the SM clock it ran at; each timed submission starts with ~150 ms of it to raise the clocks)");
-    println!("image {w}x{h} rgba8, {} rotating buffer sets, median/min of {} runs (whole rounds of the sets) after a warm-up of >= 300 ms, GPU timestamps", cfg.sets, cfg.runs.div_ceil(cfg.sets) * cfg.sets);
-    println!("{:<44} {:>9} {:>9} {:>9} {:>8} {:>7}  {}", "case", "median ms", "min ms", "GB/s", "x copy", "probe", "steps (median ms)");
+    outln!("adapter: {} ({}, {}) driver: {} {}", info.name, info.backend, info.device_type, info.driver, info.driver_info);
+    outln!("probe: FMA TFLOP/s of a short arithmetic kernel right after each case's timed runs (the SM clock it ran at; each timed submission starts with ~150 ms of it to raise the clocks)");
+    outln!("image {w}x{h} rgba8, {} rotating buffer sets, median/min of {} runs (whole rounds of the sets) after a warm-up of >= 300 ms, GPU timestamps", cfg.sets, cfg.runs.div_ceil(cfg.sets) * cfg.sets);
+    outln!("{:<44} {:>9} {:>9} {:>9} {:>8} {:>7}  {}", "case", "median ms", "min ms", "GB/s", "x copy", "probe", "steps (median ms)");
     let mut results: Vec<BenchResult> = Vec::new();
+    let mut failed: Vec<String> = Vec::new();
     let mut copy_ms = None;
     let mut cpu_ms: Vec<(String, f64)> = Vec::new();
     // per case, the kernels it compiled (a kernel an earlier case compiled is listed there)
@@ -119,10 +128,13 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
                         Err(e) => steps = format!("cpu twin failed: {e}; {steps}"),
                     }
                 }
-                println!("{:<44} {:>9.4} {:>9.4} {:>9.1} {:>8} {:>7.1}  {}", r.name, r.median_ms, r.min_ms, r.gbps(), ratio.map_or("-".into(), |x| format!("{x:.2}")), r.probe_tflops, steps);
+                outln!("{:<44} {:>9.4} {:>9.4} {:>9.1} {:>8} {:>7.1}  {}", r.name, r.median_ms, r.min_ms, r.gbps(), ratio.map_or("-".into(), |x| format!("{x:.2}")), r.probe_tflops, steps);
                 results.push(r);
             }
-            Err(e) => println!("{:<44} failed: {e}", case.name),
+            Err(e) => {
+                outln!("{:<44} failed: {e}", case.name);
+                failed.push(case.name.clone());
+            }
         }
     }
     if let Some(path) = &a.json {
@@ -143,6 +155,9 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     // after the JSON, so a device without the extension still leaves the timings
     if let Some(dir) = &a.shader_stats {
         write_shader_stats(dir, &case_kernels, cli.adapter.as_deref().unwrap_or(""))?;
+    }
+    if !failed.is_empty() {
+        bail!("{} of {} cases failed: {}", failed.len(), cases.len(), failed.join(", "));
     }
     Ok(())
 }
@@ -172,6 +187,6 @@ fn write_shader_stats(dir: &std::path::Path, case_kernels: &[(String, Vec<pixelf
     }
     let path = dir.join("shader_stats.txt");
     std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
-    print!("{text}");
+    out!("{text}");
     Ok(())
 }

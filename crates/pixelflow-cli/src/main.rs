@@ -1,6 +1,16 @@
 //! `pixelflow`: the command-line front end. Thin by design: parsing, file I/O and
 //! printing; every filter, parameter and check comes from the library's registry.
 
+/// `println!` for standard output that ends the process quietly (status 0, as ripgrep does) when
+/// the reader has gone (`pixelflow list | head`), instead of panicking on the broken pipe.
+macro_rules! outln {
+    ($($t:tt)*) => { $crate::write_stdout(format_args!("{}\n", format_args!($($t)*))) };
+}
+/// `print!` with `outln!`'s handling of a closed pipe.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*)) };
+}
+
 mod analyze;
 mod assess;
 mod batch;
@@ -28,6 +38,27 @@ struct Cli {
     /// Run on the CPU reference implementation instead of a GPU
     #[arg(long, global = true)]
     cpu: bool,
+    /// When the GPU fails during a run (out of GPU memory, device lost, an image too large for
+    /// it): `cpu` runs the pipeline again on the CPU reference, with a note; `none` (default): an error
+    #[arg(long, global = true, default_value = "none", value_parser = ["none", "cpu"])]
+    fallback: String,
+    /// Most pixels of one image, loaded or made by a filter: a count (400M, 1e9) or WxH
+    /// (default 2^30, a 32768x32768 image)
+    #[arg(long, global = true, value_name = "PIXELS", value_parser = pixelflow::limits::parse_pixels)]
+    max_pixels: Option<u64>,
+    /// Most host memory a load or run may be estimated to need (e.g. 8G, 512M; default: the
+    /// machine's physical memory; README "Limits" has the formula)
+    #[arg(long, global = true, value_name = "BYTES", value_parser = pixelflow::limits::parse_bytes)]
+    max_memory: Option<u64>,
+    /// Filter colour as stored: no premultiplied alpha around the filters that average colours
+    /// (blurs, resize, warps). For images known to be opaque (it saves two per-pixel passes), or
+    /// to match tools that filter straight colour (OpenCV)
+    #[arg(long, global = true)]
+    straight_alpha: bool,
+    /// Accept a truncated or damaged input JPEG (what could be decoded, the missing rows grey,
+    /// with a warning) instead of failing
+    #[arg(long, global = true)]
+    allow_truncated: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -71,6 +102,10 @@ enum Command {
         /// PNG compression effort: fast, default or best (all lossless)
         #[arg(long, default_value = "fast", value_parser = parse_png_compression)]
         png_compression: pixelflow::PngCompression,
+        /// The colour transparent pixels are composited over in a format without alpha (JPEG):
+        /// white, black, grey, #rrggbb or r,g,b (0-255)
+        #[arg(long, default_value = "white", value_parser = parse_color)]
+        background: [u8; 3],
         /// Filters separated by `|`, e.g. `brightness(0.1) | alpha_blend(with=top.png, mix=0.3)`
         #[arg(long, short)]
         pipeline: String,
@@ -157,13 +192,21 @@ enum Command {
         /// Markdown table (as in the README)
         #[arg(long)]
         markdown: bool,
+        /// Every filter's example command (as `help` shows it), `name<TAB>command` a line
+        #[arg(long, conflicts_with = "markdown")]
+        examples: bool,
     },
     /// Parameters and notes of one filter
     Help { name: String },
     /// The GPU adapter, backend, limits and features
     Info,
     /// Write the identity 512x512 lookup image, to grade in a photo editor and use with `lookup(lut=...)`
-    LutIdentity { output: PathBuf },
+    LutIdentity {
+        output: PathBuf,
+        /// Replace OUTPUT if it exists (default: refuse)
+        #[arg(long)]
+        force: bool,
+    },
     /// Time filters on the GPU with rotating buffers, against a copy kernel
     Bench(bench::BenchArgs),
 }
@@ -176,6 +219,8 @@ fn main() {
     }
     keep_large_allocations();
     let cli = Cli::parse();
+    pixelflow::Limits::set_global(pixelflow::Limits { max_pixels: cli.max_pixels.unwrap_or(0), max_memory: cli.max_memory.unwrap_or(0), max_nodes: 0 });
+    ALLOW_TRUNCATED.store(cli.allow_truncated, std::sync::atomic::Ordering::Relaxed);
     if let Err(e) = run(cli) {
         eprintln!("error: {e:#}");
         std::process::exit(1);
@@ -196,16 +241,93 @@ fn keep_large_allocations() {
     }
 }
 
-/// The backend the flags ask for; a missing GPU falls back to the CPU with one line on stderr.
-fn backend(cli: &Cli) -> Backend {
+/// Writes to standard output; a closed pipe ends the process quietly (see `outln!`).
+pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// The GPU options of the flags.
+fn gpu_options(cli: &Cli) -> GpuOptions {
+    GpuOptions { backend: cli.backend.clone(), adapter: cli.adapter.clone() }
+}
+
+/// Opens the GPU the flags ask for, or fails (no fallback), with a note on stderr when the
+/// adapter is a software rasterizer.
+fn open_gpu(cli: &Cli) -> Result<std::sync::Arc<pixelflow::Gpu>> {
+    let gpu = pixelflow::Gpu::new(&gpu_options(cli))?;
+    software_note(&gpu);
+    Ok(gpu)
+}
+
+/// One line on stderr when the adapter is a software rasterizer (llvmpipe, lavapipe, WARP,
+/// SwiftShader): a "GPU" that runs on the CPU, often slower than the CPU reference (`--cpu`).
+fn software_note(gpu: &pixelflow::Gpu) {
+    let i = gpu.info();
+    if i.device_type == "Cpu" {
+        eprintln!("pixelflow: note: `{}` is a software rasterizer (it runs on the CPU, often slower than --cpu)", i.name);
+    }
+}
+
+/// The backend the flags ask for. `--cpu`: the reference. `--backend` or `--adapter` given: that
+/// GPU, or an error when it cannot be opened. Neither: the best GPU, or the CPU reference with
+/// one line on stderr when there is none.
+fn backend(cli: &Cli) -> Result<Backend> {
     if cli.cpu {
-        return Backend::Cpu;
+        return Ok(Backend::Cpu);
     }
-    let (b, note) = Backend::auto(&GpuOptions { backend: cli.backend.clone(), adapter: cli.adapter.clone() });
-    if let Some(n) = note {
-        eprintln!("pixelflow: {n}");
+    if cli.backend.is_some() || cli.adapter.is_some() {
+        return Ok(Backend::Gpu(open_gpu(cli)?));
     }
-    b
+    let (b, note) = Backend::auto(&gpu_options(cli));
+    match (&b, note) {
+        (_, Some(n)) => eprintln!("pixelflow: {n}"),
+        (Backend::Gpu(g), None) => software_note(g),
+        _ => {}
+    }
+    Ok(b)
+}
+
+/// `backend` as a function that cannot fail, for the paths that open the device on a thread of
+/// its own (batches, video): an explicit request is opened (or refused) here, first.
+fn backend_opener(cli: &Cli) -> Result<Box<dyn Fn() -> Backend + Sync + '_>> {
+    if cli.cpu || cli.backend.is_some() || cli.adapter.is_some() {
+        let b = backend(cli)?;
+        return Ok(Box::new(move || b.clone()));
+    }
+    Ok(Box::new(move || backend(cli).unwrap_or(Backend::Cpu)))
+}
+
+/// Runs `pipe` on `be`; with `--fallback cpu`, a GPU failure (`Error::is_gpu_failure`) runs it
+/// again on the CPU reference with a note.
+pub(crate) fn run_with_fallback(fallback: bool, be: &Backend, pipe: &Pipeline, img: &Image, opts: &RunOptions) -> Result<pixelflow::RunResult> {
+    match pipe.run_with(be, img, opts) {
+        Err(e) if fallback && e.is_gpu_failure() && matches!(be, Backend::Gpu(_)) => {
+            eprintln!("pixelflow: note: {e}; running again on the CPU reference (--fallback cpu)");
+            Ok(pipe.run_with(&Backend::Cpu, img, opts)?)
+        }
+        other => Ok(other?),
+    }
+}
+
+/// `--allow-truncated`, for every image the process opens.
+static ALLOW_TRUNCATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Opens an input image with `--allow-truncated` as given, printing its warnings.
+pub(crate) fn load_image(path: &Path) -> pixelflow::Result<(Image, pixelflow::SaveOptions)> {
+    let allow_truncated = ALLOW_TRUNCATED.load(std::sync::atomic::Ordering::Relaxed);
+    let l = Image::load(path, &pixelflow::LoadOptions { limits: None, allow_truncated })?;
+    for w in &l.warnings {
+        eprintln!("pixelflow: warning: `{}`: {w}", path.display());
+    }
+    Ok((l.image, l.metadata))
 }
 
 pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
@@ -217,13 +339,15 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 
 fn run(cli: Cli) -> Result<()> {
     match &cli.command {
-        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, jpeg_subsampling, png_compression, pipeline, timings, no_clobber: _, data: _, .. } => {
-            let pipe = Pipeline::parse(pipeline, &mut |p: &str| Image::open(p))?;
+        Command::Apply { paths, out_dir: Some(out_dir), name, recursive, jobs, overwrite, skip_existing, quality, jpeg_subsampling, png_compression, background, pipeline, timings, no_clobber: _, data: _, .. } => {
+            let mut pipe = Pipeline::parse(pipeline, &mut |p: &str| load_image(Path::new(p)).map(|l| l.0))?;
+            pipe.set_straight_alpha(cli.straight_alpha);
             let existing = if *overwrite { batch::Existing::Overwrite } else if *skip_existing { batch::Existing::Skip } else { batch::Existing::Refuse };
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-            let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, ..Default::default() };
-            let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save };
-            let s = batch::run(&b, &|| backend(&cli), &pipe)?;
+            let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, background: *background, ..Default::default() };
+            let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save, fallback: cli.fallback == "cpu" };
+            let opener = backend_opener(&cli)?;
+            let s = batch::run(&b, &*opener, &pipe)?;
             for note in &s.notes {
                 eprintln!("pixelflow: note: {note}");
             }
@@ -248,7 +372,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, data, codec, crf, pix_fmt, fps, format, size, transfer, jobs, .. } => {
+        Command::Apply { paths, pipeline, timings, no_clobber, quality, jpeg_subsampling, png_compression, background, data, codec, crf, pix_fmt, fps, format, size, transfer, jobs, .. } => {
             let (input, output) = match (paths.as_slice(), data) {
                 ([input, output], _) => (input, Some(output)),
                 ([input], Some(_)) => (input, None),
@@ -261,7 +385,8 @@ fn run(cli: Cli) -> Result<()> {
                     _ => bail!("video: give IN OUT for a video, or IN --data FILE.jsonl for a pipeline ending in data (one JSON line per frame), not both"),
                 };
                 let o = video::Options { data: per_frame_data, input, output, raw: format.is_some(), size: *size, codec: codec.clone(), crf: *crf, pix_fmt: pix_fmt.clone(), fps: fps.clone(), no_clobber: *no_clobber, jobs: jobs.unwrap_or(3), transfer: transfer.clone() };
-                return video::run(&o, &|| backend(&cli), pipeline);
+                let opener = backend_opener(&cli)?;
+                return video::run(&o, &*opener, pipeline);
             }
             if let Some(output) = output {
                 if same_file(input, output) {
@@ -281,22 +406,24 @@ fn run(cli: Cli) -> Result<()> {
             // the GPU starts (hundreds of ms) while the image decodes
             let (be, decoded) = std::thread::scope(|s| {
                 let gpu = s.spawn(|| (backend(&cli), t0.elapsed()));
-                let decoded = Image::open_with_metadata(input).map(|(img, meta)| (img, meta, t0.elapsed()));
+                let decoded = load_image(input).map(|(img, meta)| (img, meta, t0.elapsed()));
                 (gpu.join(), decoded)
             });
             let (be, init_time) = be.map_err(|_| anyhow::anyhow!("GPU initialisation panicked"))?;
+            let be = be?;
             let (img, meta, decode_time) = decoded?;
             let mut load = |p: &str| {
                 let path = Path::new(p);
                 if output.is_some_and(|o| same_file(path, o)) {
                     return Err(pixelflow::Error::ImageIo { path: path.into(), message: "is also the output path".into() });
                 }
-                Image::open(path)
+                load_image(path).map(|l| l.0)
             };
-            let pipe = Pipeline::parse(pipeline, &mut load)?;
+            let mut pipe = Pipeline::parse(pipeline, &mut load)?;
+            pipe.set_straight_alpha(cli.straight_alpha);
             let opts = RunOptions { timings: *timings, ..Default::default() };
             let t_run = std::time::Instant::now();
-            let mut result = pipe.run_with(&be, &img, &opts)?;
+            let mut result = run_with_fallback(cli.fallback == "cpu", &be, &pipe, &img, &opts)?;
             let run_time = t_run.elapsed();
             for note in &result.notes {
                 eprintln!("pixelflow: note: {note}");
@@ -305,7 +432,12 @@ fn run(cli: Cli) -> Result<()> {
             let t_save = std::time::Instant::now();
             match (out, output, data) {
                 // the input's colour profile and EXIF travel to the output (JPEG and PNG)
-                (Value::Image(i), Some(output), None) => i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, ..Default::default() })?,
+                (Value::Image(i), Some(output), None) => {
+                    if let Some(n) = alpha_note(&i, output, *background) {
+                        eprintln!("pixelflow: note: `{}`: {n}", output.display());
+                    }
+                    i.save_with(output, &pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, background: *background })?
+                }
                 (Value::Image(_), _, _) => bail!("the pipeline ends in an image, not data; --data needs a pipeline ending in data (e.g. `... | corner_points`), and an image needs IN OUT"),
                 (Value::Data(d), None, Some(path)) => analyze::write_data_json(&d, path)?,
                 (Value::Data(_), Some(_), _) => bail!("the pipeline ends in data, not an image: write it with `--data FILE.json` (or `--data -`) instead of OUT, or end the pipeline with an image filter"),
@@ -333,47 +465,90 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Analyze { input, json, plot, plot_size } => {
             let plot = plot.as_deref().map(|p| (p, plot_size.as_str()));
-            analyze::run(&backend(&cli), input, *json, plot)
+            analyze::run(&backend(&cli)?, input, *json, plot)
         }
         Command::Assess { paths, recursive, json, dupes, dupe_threshold, report, max_side, jobs } => {
             anyhow::ensure!((0.0..=1.0).contains(dupe_threshold), "--dupe-threshold {dupe_threshold} is outside [0, 1]");
             anyhow::ensure!(max_side.is_none_or(|m| (16..=32768).contains(&m)), "--max-side must be in [16, 32768]");
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())).max(1);
             let o = assess::Options { inputs: paths, recursive: *recursive, json: *json, dupes: *dupes, dupe_threshold: *dupe_threshold, report: report.as_deref(), max_side: *max_side, jobs };
-            assess::run(&backend(&cli), &o)
+            assess::run(&backend(&cli)?, &o)
         }
-        Command::List { markdown } => {
-            if *markdown {
-                print!("{}", catalogue::markdown_table());
+        Command::List { markdown, examples } => {
+            if *examples {
+                out!("{}", catalogue::examples());
+            } else if *markdown {
+                out!("{}", catalogue::markdown_table());
             } else {
-                print!("{}", catalogue::plain_list());
+                out!("{}", catalogue::plain_list());
             }
             Ok(())
         }
         Command::Help { name } => {
-            print!("{}", catalogue::help(name)?);
+            // `help apply`: a command's help; `help gaussian_blur`: a filter's
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            cmd.build();
+            if let Some(sub) = cmd.find_subcommand_mut(name) {
+                out!("{}", sub.render_long_help());
+                return Ok(());
+            }
+            out!("{}", catalogue::help(name)?);
             Ok(())
         }
         Command::Info => {
-            let gpu = pixelflow::Gpu::new(&GpuOptions { backend: cli.backend.clone(), adapter: cli.adapter.clone() })?;
+            let gpu = open_gpu(&cli)?;
             let i = gpu.info();
-            println!("adapter:   {}", i.name);
-            println!("backend:   {}", i.backend);
-            println!("type:      {}", i.device_type);
-            println!("driver:    {} {}", i.driver, i.driver_info);
-            println!("max storage binding: {} bytes (largest RGBA8 image: {} pixels)", i.max_storage_binding, i.max_storage_binding / 4);
-            println!("max buffer size:     {} bytes", i.max_buffer_size);
-            println!("workgroup storage:   {} bytes, {} invocations", i.max_workgroup_storage, i.max_invocations_per_workgroup);
-            println!("timestamp period:    {} ns", i.timestamp_period_ns);
-            println!("optional features:   {}", if i.features.is_empty() { "none".to_string() } else { i.features.join(", ") });
+            outln!("adapter:   {}", i.name);
+            outln!("backend:   {}", i.backend);
+            outln!("type:      {}", i.device_type);
+            outln!("driver:    {} {}", i.driver, i.driver_info);
+            outln!("max storage binding: {} bytes (largest RGBA8 image: {} pixels)", i.max_storage_binding, i.max_storage_binding / 4);
+            outln!("max buffer size:     {} bytes", i.max_buffer_size);
+            outln!("workgroup storage:   {} bytes, {} invocations", i.max_workgroup_storage, i.max_invocations_per_workgroup);
+            outln!("timestamp period:    {} ns", i.timestamp_period_ns);
+            outln!("optional features:   {}", if i.features.is_empty() { "none".to_string() } else { i.features.join(", ") });
             Ok(())
         }
-        Command::LutIdentity { output } => {
+        Command::LutIdentity { output, force } => {
+            if output.exists() && !force {
+                bail!("`{}` exists; use --force to replace it", output.display());
+            }
             identity_lut()?.save(output)?;
             Ok(())
         }
         Command::Bench(args) => bench::run(&cli, args),
     }
+}
+
+/// The note for an image with transparent pixels going to a format without alpha: what
+/// happens to them (composited over the background).
+pub(crate) fn alpha_note(img: &Image, output: &Path, background: [u8; 3]) -> Option<String> {
+    let no_alpha = image::ImageFormat::from_path(output).is_ok_and(|f| !pixelflow::image::format_has_alpha(f));
+    let [r, g, b] = background;
+    (no_alpha && img.has_transparency()).then(|| format!("JPEG has no alpha: transparent pixels were composited over rgb({r}, {g}, {b}) (--background)"))
+}
+
+/// `white`, `black`, `grey`/`gray`, `#rrggbb`, `rrggbb` or `r,g,b` (0-255).
+fn parse_color(text: &str) -> std::result::Result<[u8; 3], String> {
+    let t = text.trim().to_ascii_lowercase();
+    let bad = || format!("`{text}`: give white, black, grey, #rrggbb or r,g,b");
+    match t.as_str() {
+        "white" => return Ok([255; 3]),
+        "black" => return Ok([0; 3]),
+        "grey" | "gray" => return Ok([128; 3]),
+        _ => {}
+    }
+    if let Some((r, rest)) = t.split_once(',') {
+        let (g, b) = rest.split_once(',').ok_or_else(bad)?;
+        let c = |v: &str| v.trim().parse::<u8>().map_err(|_| bad());
+        return Ok([c(r)?, c(g)?, c(b)?]);
+    }
+    let hex = t.trim_start_matches('#');
+    if hex.len() == 6 && hex.is_ascii() {
+        let c = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).map_err(|_| bad());
+        return Ok([c(0)?, c(2)?, c(4)?]);
+    }
+    Err(bad())
 }
 
 fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {

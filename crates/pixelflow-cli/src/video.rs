@@ -723,7 +723,11 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     });
     let be = be.map_err(|_| anyhow!("GPU initialisation panicked"))?;
     let info = probed?;
-    let pipeline = Pipeline::parse(spec, &mut |p: &str| Image::open(p))?;
+    let mut pipeline = Pipeline::parse(spec, &mut |p: &str| Image::open(p))?;
+    // frames of a format without alpha (yuv420p, the usual case) are opaque: premultiplying them
+    // around averaging filters would change nothing and cost two passes a frame
+    let alpha = ["yuva", "rgba", "bgra", "argb", "abgr", "gbrap", "ya8", "ya16", "pal8"].iter().any(|p| info.pix_fmt.starts_with(p));
+    pipeline.set_straight_alpha(!alpha);
     // One run on a black frame of the input's size before any decoding: a pipeline that ends
     // in data or fails at this size says so in one line, the kernels compile here once, and
     // the output's size is known before the encoder starts.

@@ -25,8 +25,10 @@ fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/sample.png")
 }
 
+/// Standard error, less the note that the adapter is a software rasterizer (lavapipe in CI),
+/// so that tests can count the lines a case gives.
 fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    String::from_utf8_lossy(&o.stderr).lines().filter(|l| !l.contains("is a software rasterizer")).map(|l| format!("{l}\n")).collect()
 }
 
 /// A failure: non-zero exit, an `error:` line, no panic.
@@ -703,4 +705,285 @@ fn histogram_solvers_apply_and_write_data() {
     assert_eq!(v["histogram"]["a"].as_array().unwrap().len(), 256);
     assert_eq!(v["space"], "rgb");
     assert_clean_error(&run(&["apply", sample().to_str().unwrap(), "--data", "-", "-p", "dynamic_range(low=70, high=20)"]), "low must be at most high");
+}
+
+/// Splits a command line: blanks separate, "double quotes" keep blanks.
+fn split_args(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(cur);
+    }
+    out
+}
+
+/// Exactly one `error:` line containing `needle`, a non-zero exit, no panic.
+fn assert_one_line_error(o: &Output, needle: &str, what: &str) {
+    let e = stderr(o);
+    assert!(!o.status.success(), "{what}: expected failure, stderr: {e}");
+    assert!(!e.contains("panicked") && !e.contains("RUST_BACKTRACE"), "{what}: panic: {e}");
+    let errors: Vec<&str> = e.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{what}: one error line expected: {e}");
+    assert!(errors[0].contains(needle), "{what}: the error line lacks `{needle}`: {e}");
+}
+
+/// The bad-input corpus (`tests/bad_inputs/cases.txt`): each case fails with its one line.
+#[test]
+fn bad_input_corpus() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs");
+    let cases = std::fs::read_to_string(dir.join("cases.txt")).expect("cases.txt");
+    let mut n = 0;
+    for line in cases.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let (args, expected) = line.split_once(" => ").unwrap_or_else(|| panic!("no ` => ` in `{line}`"));
+        let out_dir = tmp(&format!("corpus-{n}"));
+        std::fs::create_dir_all(&out_dir).unwrap();
+        let args: Vec<String> = split_args(args).into_iter().map(|a| match a.strip_prefix("OUT") {
+            Some(ext) => out_dir.join(format!("out{ext}")).to_string_lossy().into_owned(),
+            None => a,
+        }).collect();
+        let o = bin().current_dir(&dir).args(&args).output().expect("binary runs");
+        assert_one_line_error(&o, expected.trim(), line);
+        n += 1;
+    }
+    assert!(n >= 20, "only {n} cases");
+}
+
+/// `--allow-truncated` takes what a cut JPEG holds, with one warning line.
+#[test]
+fn truncated_jpeg_is_accepted_when_asked() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs");
+    let out = tmp("truncated-ok.png");
+    let o = run(&["--cpu", "apply", dir.join("truncated.jpg").to_str().unwrap(), out.to_str().unwrap(), "-p", "brightness", "--allow-truncated"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning:") && stderr(&o).contains("Premature end of JPEG file"), "{}", stderr(&o));
+    assert_eq!(image::open(&out).unwrap().width(), 48);
+}
+
+/// A reader that goes away (`pixelflow list | head`) ends the output quietly, status 0.
+#[test]
+fn broken_pipes_end_quietly() {
+    for args in [&["list", "--markdown"][..], &["help", "gaussian_blur"], &["--cpu", "analyze", sample().to_str().unwrap(), "--json"]] {
+        let mut child = bin().args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().expect("spawns");
+        drop(child.stdout.take()); // the reader is gone before anything is read
+        let o = child.wait_with_output().expect("waits");
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// `lut-identity` refuses to replace a file unless `--force`.
+#[test]
+fn lut_identity_asks_before_overwriting() {
+    let path = tmp("photo-not-a-lut.png");
+    std::fs::copy(sample(), &path).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let o = run(&["lut-identity", path.to_str().unwrap()]);
+    assert_one_line_error(&o, "exists; use --force", "lut-identity");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the photo was changed");
+    let o = run(&["lut-identity", path.to_str().unwrap(), "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(image::open(&path).unwrap().width(), 512);
+}
+
+/// `help COMMAND` shows the command's help; `help FILTER` the filter's.
+#[test]
+fn help_covers_commands_and_filters() {
+    let o = run(&["help", "apply"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(s.contains("--pipeline") && s.contains("pixelflow apply"), "{s}");
+}
+
+/// A GPU failure mid-run names the step; `--fallback cpu` runs the pipeline again on the CPU
+/// reference with a note (the failure injected by `PIXELFLOW_INJECT_GPU_FAULT`).
+#[test]
+fn gpu_failures_name_the_step_and_fall_back_when_asked() {
+    let out = tmp("fallback.png");
+    let spec = "brightness(0.1) | gaussian_blur(sigma=2) | contrast(1.2)";
+    let o = bin().env("PIXELFLOW_INJECT_GPU_FAULT", "gaussian_blur").args(["apply", sample().to_str().unwrap(), out.to_str().unwrap(), "-p", spec]).output().unwrap();
+    assert_one_line_error(&o, "Out of Memory", "injected fault");
+    assert!(stderr(&o).contains("(in step `gaussian_blur`)"), "{}", stderr(&o));
+    let o = bin().env("PIXELFLOW_INJECT_GPU_FAULT", "gaussian_blur").args(["apply", sample().to_str().unwrap(), out.to_str().unwrap(), "-p", spec, "--fallback", "cpu"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("running again on the CPU reference"), "{}", stderr(&o));
+    let cpu = tmp("fallback-cpu.png");
+    let c = run(&["--cpu", "apply", sample().to_str().unwrap(), cpu.to_str().unwrap(), "-p", spec]);
+    assert!(c.status.success(), "{}", stderr(&c));
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&cpu).unwrap(), "the fallback is the CPU reference's result");
+}
+
+/// A software rasterizer (lavapipe, llvmpipe) is named as such on stderr.
+#[test]
+fn software_adapters_get_a_note() {
+    let o = run(&["info"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let software = String::from_utf8_lossy(&o.stdout).contains("type:      Cpu");
+    let raw = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(raw.contains("is a software rasterizer"), software, "{raw}");
+}
+
+/// Chains of thousands of filters run in seconds (kernels fused in bounded groups; the CPU
+/// reference drops each image after its last reader), and past the node limit a spec is
+/// refused at once.
+#[test]
+fn long_chains_run_or_are_refused_at_once() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs/small.jpg");
+    let out = tmp("chain.png");
+    let spec = vec!["brightness(0.001)"; 5000].join("|");
+    for cpu in [false, true] {
+        let t = std::time::Instant::now();
+        let mut args = vec!["apply", small.to_str().unwrap(), out.to_str().unwrap(), "-p", &spec];
+        if cpu {
+            args.insert(0, "--cpu");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        eprintln!("5000 chained filters ({}): {:.1} s", if cpu { "cpu" } else { "gpu" }, t.elapsed().as_secs_f64());
+    }
+    let spec = vec!["sepia"; 10_001].join("|");
+    let t = std::time::Instant::now();
+    let o = run(&["apply", small.to_str().unwrap(), out.to_str().unwrap(), "-p", &spec]);
+    assert_one_line_error(&o, "more than 10000 filters", "10001 filters");
+    assert!(t.elapsed().as_secs_f64() < 10.0, "refused after {:?}", t.elapsed());
+}
+
+/// Files the examples name, made in `dir`: a small photo (`in.png`, `photo.jpg`, `other.png`,
+/// `logo.png`), a LUT image (`lut.png`, `graded.png`) and an identity `.cube` file.
+fn example_files(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let small = image::open(sample()).unwrap().resize_exact(40, 27, image::imageops::FilterType::Triangle).to_rgba8();
+    for name in ["in.png", "other.png", "logo.png"] {
+        small.save(dir.join(name)).unwrap();
+    }
+    image::DynamicImage::ImageRgba8(small).to_rgb8().save(dir.join("photo.jpg")).unwrap();
+    let lut = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/luts/amatorka.png");
+    for name in ["lut.png", "graded.png"] {
+        std::fs::copy(&lut, dir.join(name)).unwrap();
+    }
+    let mut cube = String::from("LUT_3D_SIZE 2\n");
+    for b in 0..2 {
+        for g in 0..2 {
+            for r in 0..2 {
+                cube.push_str(&format!("{r} {g} {b}\n"));
+            }
+        }
+    }
+    for name in ["file.cube", "film.cube"] {
+        std::fs::write(dir.join(name), &cube).unwrap();
+    }
+}
+
+/// Runs example command lines (`pixelflow ...` after the program name) in `dir` on the CPU
+/// reference, several at a time; returns the failures.
+fn run_examples(dir: &Path, lines: Vec<(String, String)>) -> Vec<String> {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets");
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| loop {
+                let Some((name, line)) = lines.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else { break };
+                let mut args: Vec<String> = split_args(line).into_iter().take_while(|a| a != "#").collect();
+                if args.first().map(String::as_str) == Some("pixelflow") {
+                    args.remove(0);
+                }
+                let args: Vec<String> = args.into_iter().map(|a| a.replace("assets/", &format!("{}/", assets.display()))).collect();
+                let o = bin().current_dir(dir).arg("--cpu").args(&args).output().expect("binary runs");
+                if !o.status.success() {
+                    failures.lock().unwrap().push(format!("{name}: `{line}`: {}", stderr(&o).trim()));
+                }
+            });
+        }
+    });
+    failures.into_inner().unwrap()
+}
+
+/// Every filter's `help` example runs as shown (on a small photo; the CPU reference).
+#[test]
+fn help_examples_run() {
+    let dir = tmp("help-examples");
+    example_files(&dir);
+    let o = run(&["list", "--examples"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<(String, String)> = String::from_utf8_lossy(&o.stdout).lines().filter_map(|l| l.split_once('\t')).map(|(n, c)| (n.to_string(), c.to_string())).collect();
+    assert!(lines.len() > 100, "{} examples", lines.len());
+    let failures = run_examples(&dir, lines);
+    assert!(failures.is_empty(), "{} examples fail:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The README's example commands (`pixelflow apply photo.jpg ...` and the first command for
+/// a fresh machine) run as written.
+#[test]
+fn readme_examples_run() {
+    let dir = tmp("readme-examples");
+    example_files(&dir);
+    // `lut-identity lut.png` writes it
+    std::fs::remove_file(dir.join("lut.png")).unwrap();
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let mut lines: Vec<(String, String)> = readme.lines().map(str::trim).filter(|l| l.starts_with("pixelflow apply photo.jpg") || l.starts_with("pixelflow lut-identity")).map(|l| ("README".to_string(), l.to_string())).collect();
+    let first = readme.lines().map(str::trim).find(|l| l.starts_with("cargo run --release -p pixelflow-cli -- apply")).expect("the first command");
+    lines.push(("README".into(), first.replacen("cargo run --release -p pixelflow-cli --", "pixelflow", 1)));
+    assert!(lines.len() >= 12, "{lines:?}");
+    let failures = run_examples(&dir, lines);
+    assert!(failures.is_empty(), "{} README examples fail:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// An image with transparent pixels saved as JPEG (no alpha): composited over `--background`
+/// (white by default) with a note, never the colours hidden under the transparent pixels.
+#[test]
+fn alpha_saved_as_jpeg_goes_over_the_background() {
+    // left half opaque blue, right half fully transparent red (the hidden colour)
+    let input = write_rgba("alpha_in.png", 16, 8, |x, _| if x < 8 { [0, 0, 255, 255] } else { [255, 0, 0, 0] });
+    for (bg, expect) in [(None, [255u8, 255, 255]), (Some("black"), [0, 0, 0]), (Some("#00ff00"), [0, 255, 0])] {
+        let out = tmp(&format!("alpha_{}.jpg", bg.unwrap_or("white").trim_start_matches('#')));
+        let mut args = vec!["--cpu", "apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", "brightness(0)", "--quality", "100"];
+        if let Some(b) = bg {
+            args.extend(["--background", b]);
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("composited over"), "{}", stderr(&o));
+        let img = image::open(&out).unwrap().to_rgb8();
+        let p = img.get_pixel(12, 4).0;
+        assert!(p.iter().zip(expect).all(|(a, b)| a.abs_diff(b) <= 8), "{bg:?}: {p:?}, expected {expect:?}");
+        let q = img.get_pixel(3, 4).0;
+        assert!(q[2] > 240 && q[0] < 16, "the opaque half stays blue: {q:?}");
+    }
+}
+
+/// A blur at a transparent edge keeps the visible colour (premultiplied alpha);
+/// `--straight-alpha` filters colour as stored, so the hidden colour bleeds in.
+#[test]
+fn blurs_premultiply_alpha_unless_told_not_to() {
+    // opaque white on the left, transparent red hidden on the right
+    let input = write_rgba("edge_in.png", 24, 8, |x, _| if x < 12 { [255, 255, 255, 255] } else { [255, 0, 0, 0] });
+    let fringe = |straight: bool| {
+        let out = tmp(&format!("edge_out_{straight}.png"));
+        let mut args = vec!["--cpu", "apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", "gaussian_blur(sigma=2)"];
+        if straight {
+            args.push("--straight-alpha");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        image::open(&out).unwrap().to_rgba8().pixels().filter(|p| p[3] >= 16).map(|p| p[1]).min().unwrap()
+    };
+    assert!(fringe(false) >= 250, "premultiplied: {}", fringe(false));
+    assert!(fringe(true) < 200, "straight: {}", fringe(true));
 }

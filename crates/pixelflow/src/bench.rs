@@ -366,6 +366,10 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(St
             };
             Pipeline::parse(&case.spec, &mut load)?
         };
+        // the filters' own kernels are timed (as NPP's, which premultiply nothing): no
+        // premultiplied-alpha passes around the averaging filters
+        let mut pipeline = pipeline;
+        pipeline.set_straight_alpha(true);
         let (g, images) = pipeline.graph(&input)?;
         if graph.is_none() {
             graph = Some(g);

@@ -11,7 +11,8 @@
 //! output) is written as a one-channel JPEG, as OpenCV writes a grey image: the same picture in
 //! a smaller file, encoded in about half the time.
 
-use crate::image::{Image, PixelFormat, SaveOptions, MAX_SIDE};
+use crate::image::{Image, PixelFormat, SaveOptions};
+use crate::limits::Limits;
 
 /// Chroma subsampling of a colour JPEG (libjpeg's `-sample`): 4:4:4 keeps full colour
 /// resolution, 4:2:0 (libjpeg's and OpenCV's default) halves it both ways.
@@ -49,13 +50,19 @@ pub(crate) struct DecodedJpeg {
     pub icc_profile: Option<Vec<u8>>,
     /// The EXIF TIFF structure as stored (orientation not yet reset).
     pub exif: Option<Vec<u8>>,
+    /// What was wrong with the data (a truncated or damaged file accepted by `allow_truncated`).
+    pub warnings: Vec<String>,
 }
 
 /// Decodes a JPEG into RGBA8 (Gray8 for a grey JPEG), turned upright by its EXIF orientation.
-pub(crate) fn decode_jpeg(bytes: &[u8]) -> Result<DecodedJpeg, String> {
+/// The size is checked against `limits` from the header, before any pixel memory is taken. A
+/// truncated or damaged file (libjpeg's "Premature end of JPEG file", corrupt data) is an error
+/// unless `allow_truncated`, which keeps what the decoder recovered (missing rows grey) and
+/// says so in `warnings`.
+pub(crate) fn decode_jpeg(bytes: &[u8], limits: &Limits, allow_truncated: bool) -> Result<DecodedJpeg, String> {
     use zune_core::colorspace::ColorSpace;
     use zune_core::options::DecoderOptions;
-    let options = DecoderOptions::default().set_strict_mode(false).set_max_width(usize::MAX).set_max_height(usize::MAX);
+    let options = DecoderOptions::default().set_strict_mode(!allow_truncated).set_max_width(usize::MAX).set_max_height(usize::MAX);
     let corrupt = |e: zune_jpeg::errors::DecodeErrors| format!("corrupt or unsupported image: {}", e.to_string().trim());
     // the output colour space is set before the headers are read: zune-jpeg 0.5 ignores a change
     // made after them on some paths (4:4:4 came out RGB)
@@ -64,23 +71,28 @@ pub(crate) fn decode_jpeg(bytes: &[u8]) -> Result<DecodedJpeg, String> {
     d.decode_headers().map_err(corrupt)?;
     let (w, h) = d.dimensions().ok_or("corrupt or unsupported image: no dimensions")?;
     // refused before any pixel memory is taken (a decompression bomb's header is small)
-    if w > MAX_SIDE as usize || h > MAX_SIDE as usize {
-        return Err(format!("{w}x{h} is larger than the supported {MAX_SIDE}x{MAX_SIDE}"));
-    }
+    let (w32, h32) = (u32::try_from(w).map_err(|_| "corrupt image: width out of range")?, u32::try_from(h).map_err(|_| "corrupt image: height out of range")?);
+    limits.check_decode(w32, h32, 4)?;
     let grey = matches!(d.input_colorspace(), Some(ColorSpace::Luma));
-    let pixels = match turbo_decode(bytes, grey, w, h) {
-        Some(pixels) => pixels,
-        None => {
+    let mut warnings = Vec::new();
+    let pixels = match turbo_decode(bytes, grey, w, h)? {
+        Turbo::Done(pixels) => pixels,
+        Turbo::Damaged(pixels, why) if allow_truncated => {
+            warnings.push(format!("truncated or damaged JPEG ({why}); the rows it lacks come out grey"));
+            pixels
+        }
+        Turbo::Damaged(_, why) => return Err(format!("truncated or damaged JPEG: {why} (--allow-truncated accepts what can be decoded)")),
+        Turbo::Unsupported => {
             if grey {
                 d = decoder(ColorSpace::Luma);
             }
-            d.decode().map_err(corrupt)?
+            d.decode().map_err(|e| if allow_truncated { corrupt(e) } else { format!("{} (--allow-truncated accepts what can be decoded)", corrupt(e)) })?
         }
     };
     if pixels.len() != w * h * if grey { 1 } else { 4 } {
         return Err(format!("corrupt or unsupported image: decoded {} bytes for {w}x{h}", pixels.len()));
     }
-    let (w, h) = (w as u32, h as u32);
+    let (w, h) = (w32, h32);
     let exif = d.exif().cloned();
     let icc_profile = d.icc_profile();
     let orientation = exif.as_deref().and_then(image::metadata::Orientation::from_exif_chunk).unwrap_or(image::metadata::Orientation::NoTransforms);
@@ -93,29 +105,48 @@ pub(crate) fn decode_jpeg(bytes: &[u8]) -> Result<DecodedJpeg, String> {
     if orientation != image::metadata::Orientation::NoTransforms {
         dynamic.apply_orientation(orientation);
     }
-    Ok(DecodedJpeg { image: Image::from(dynamic), icc_profile, exif })
+    Ok(DecodedJpeg { image: Image::from(dynamic), icc_profile, exif, warnings })
 }
 
-/// The pixels by libjpeg-turbo (RGBA, or grey), or `None` where it cannot (CMYK, a damaged
-/// file): zune-jpeg then decodes, or says what is wrong. libjpeg-turbo decoded a 4K photo in
-/// 26 ms against zune-jpeg's 31 (one core, docs/perf-notes.md).
+/// What libjpeg-turbo made of a file.
+enum Turbo {
+    /// Every pixel decoded.
+    Done(Vec<u8>),
+    /// Decoded with a warning (a truncated file: "Premature end of JPEG file"; corrupt data):
+    /// the pixels it recovered, and the warning.
+    Damaged(Vec<u8>, String),
+    /// Not decoded (CMYK, which it cannot turn into RGBA; a header it rejects; the feature
+    /// off): zune-jpeg decodes, or says what is wrong.
+    Unsupported,
+}
+
+/// The pixels by libjpeg-turbo (RGBA, or grey). libjpeg-turbo decoded a 4K photo in 26 ms
+/// against zune-jpeg's 31 (one core, docs/perf-notes.md). The pixel buffer is allocated with
+/// `try_reserve`: a failed allocation is an error, not an abort.
 #[cfg(feature = "turbojpeg")]
-fn turbo_decode(bytes: &[u8], grey: bool, w: usize, h: usize) -> Option<Vec<u8>> {
+fn turbo_decode(bytes: &[u8], grey: bool, w: usize, h: usize) -> Result<Turbo, String> {
     let (format, channels) = if grey { (turbojpeg::PixelFormat::GRAY, 1) } else { (turbojpeg::PixelFormat::RGBA, 4) };
-    let mut d = turbojpeg::Decompressor::new().ok()?;
-    let header = d.read_header(bytes).ok()?;
-    if (header.width, header.height) != (w, h) {
-        return None;
+    let Ok(mut d) = turbojpeg::Decompressor::new() else { return Ok(Turbo::Unsupported) };
+    let Ok(header) = d.read_header(bytes) else { return Ok(Turbo::Unsupported) };
+    if (header.width, header.height) != (w, h) || matches!(header.colorspace, turbojpeg::Colorspace::CMYK | turbojpeg::Colorspace::YCCK) {
+        return Ok(Turbo::Unsupported);
     }
-    let mut pixels = vec![0u8; w * h * channels];
+    let n = w.checked_mul(h).and_then(|p| p.checked_mul(channels)).ok_or("image too large")?;
+    let mut pixels = crate::limits::try_zeroed(n, "the decoded image").map_err(|e| e.to_string())?;
     let image = turbojpeg::Image { pixels: pixels.as_mut_slice(), width: w, pitch: w * channels, height: h, format };
-    d.decompress(bytes, image).ok()?;
-    Some(pixels)
+    match d.decompress(bytes, image) {
+        Ok(()) => Ok(Turbo::Done(pixels)),
+        // bytes between the last scan and a marker: every pixel decoded (common in camera files)
+        Err(e) if e.to_string().contains("extraneous bytes before marker") => Ok(Turbo::Done(pixels)),
+        // after a header it accepted, in a colour space it converts: a warning about the data
+        // (libjpeg stops on fatal errors before writing rows; those rows stay zero)
+        Err(e) => Ok(Turbo::Damaged(pixels, e.to_string().trim_start_matches("TurboJPEG error: ").trim().to_string())),
+    }
 }
 
 #[cfg(not(feature = "turbojpeg"))]
-fn turbo_decode(_bytes: &[u8], _grey: bool, _w: usize, _h: usize) -> Option<Vec<u8>> {
-    None
+fn turbo_decode(_bytes: &[u8], _grey: bool, _w: usize, _h: usize) -> Result<Turbo, String> {
+    Ok(Turbo::Unsupported)
 }
 
 /// Whether every pixel of RGBA8 bytes is grey (R = G = B) and opaque. Checked a block at a
@@ -267,7 +298,7 @@ mod tests {
         let img = Image::from_u8(w, h, PixelFormat::Rgba8, data.collect()).expect("sized");
         let opts = SaveOptions { jpeg_quality: 100, ..SaveOptions::default() };
         let jpeg = encode_jpeg(&img, &opts).expect("encodes");
-        let back = decode_jpeg(&jpeg).expect("decodes").image;
+        let back = decode_jpeg(&jpeg, &Limits::default(), false).expect("decodes").image;
         assert_eq!(back.format(), PixelFormat::Gray8, "a grey picture is stored as one channel");
         for (k, (&a, b)) in back.as_u8().iter().zip(img.as_u8().chunks_exact(4)).enumerate() {
             assert!(a.abs_diff(b[0]) <= 2, "pixel {k}: {a} vs {}", b[0]);
@@ -280,7 +311,7 @@ mod tests {
         for s in [Subsampling::S444, Subsampling::S422, Subsampling::S420] {
             let opts = SaveOptions { jpeg_quality: 95, jpeg_subsampling: Some(s), ..SaveOptions::default() };
             let jpeg = encode_jpeg(&img, &opts).expect("encodes");
-            let back = decode_jpeg(&jpeg).expect("decodes").image;
+            let back = decode_jpeg(&jpeg, &Limits::default(), false).expect("decodes").image;
             assert_eq!((back.width(), back.height(), back.format()), (67, 43, PixelFormat::Rgba8));
             let bad: Vec<(usize, u8)> = back.as_u8().chunks_exact(4).enumerate().filter(|(_, p)| p[3] != 255).map(|(k, p)| (k, p[3])).take(10).collect();
             assert!(bad.is_empty(), "{s:?}: alpha not opaque at {bad:?}");
@@ -303,7 +334,7 @@ mod tests {
         let exif = b"MM\0\x2a\0\0\0\x08\0\0".to_vec();
         let opts = SaveOptions { icc_profile: Some(icc.clone()), exif: Some(exif.clone()), ..SaveOptions::default() };
         let jpeg = encode_jpeg(&img, &opts).expect("encodes");
-        let back = decode_jpeg(&jpeg).expect("decodes");
+        let back = decode_jpeg(&jpeg, &Limits::default(), false).expect("decodes");
         assert_eq!(back.icc_profile.as_deref(), Some(icc.as_slice()));
         assert_eq!(back.exif.as_deref(), Some(exif.as_slice()));
     }
@@ -317,13 +348,13 @@ mod tests {
         c.set_quality(95).expect("quality");
         let image = turbojpeg::Image { pixels: cmyk.as_slice(), width: 32, pitch: 128, height: 16, format: turbojpeg::PixelFormat::CMYK };
         let jpeg = c.compress_to_vec(image).expect("encodes CMYK");
-        let back = decode_jpeg(&jpeg).expect("decodes").image;
+        let back = decode_jpeg(&jpeg, &Limits::default(), false).expect("decodes").image;
         assert_eq!((back.width(), back.height(), back.format()), (32, 16, PixelFormat::Rgba8));
     }
 
     #[test]
     fn corrupt_bytes_are_an_error_not_a_panic() {
-        assert!(decode_jpeg(b"\xFF\xD8\xFF\xE0garbage").is_err());
-        assert!(decode_jpeg(&[]).is_err());
+        assert!(decode_jpeg(b"\xFF\xD8\xFF\xE0garbage", &Limits::default(), false).is_err());
+        assert!(decode_jpeg(&[], &Limits::default(), false).is_err());
     }
 }

@@ -46,6 +46,27 @@ pub enum Error {
     /// The GPU device was lost (driver reset, removal, crash).
     #[error("GPU device lost: {0}")]
     DeviceLost(String),
+    /// A resource limit (`limits::Limits`: pixels, memory, graph nodes) would be exceeded, or
+    /// an allocation failed; the message names the limit and the option that sets it.
+    #[error("{0}")]
+    Limit(String),
+    /// A GPU failure while one step of a graph was recorded or ran, naming the step (its
+    /// node labels, joined by `+` for a fused run).
+    #[error("{source} (in step `{step}`)")]
+    InStep { step: String, source: Box<Error> },
+}
+
+impl Error {
+    /// Whether this is the GPU failing (an error of the device, lost device, an image too
+    /// large for it, no adapter) rather than bad input: what `--fallback cpu` retries on the
+    /// CPU reference.
+    pub fn is_gpu_failure(&self) -> bool {
+        match self {
+            Error::Gpu(_) | Error::DeviceLost(_) | Error::TooLarge { .. } | Error::NoAdapter(_) => true,
+            Error::InStep { source, .. } => source.is_gpu_failure(),
+            _ => false,
+        }
+    }
 }
 
 fn suggestion_suffix(s: &Option<String>) -> String {

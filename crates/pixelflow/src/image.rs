@@ -117,7 +117,9 @@ pub struct Image {
     data: ImageData,
 }
 
-/// Largest side accepted when decoding files, to refuse decompression bombs early.
+/// Largest side of an image a filter makes (resize, pad, transform, generators). Loading
+/// is bounded by `limits::Limits` (pixels and memory) instead, so that whatever pixelflow
+/// writes it can read back.
 pub const MAX_SIDE: u32 = 1 << 15;
 
 impl Image {
@@ -331,54 +333,57 @@ impl Image {
 
     /// Decodes a file through the `image` crate, turned upright by its EXIF orientation if it
     /// has one: 16-bit files (PNG, TIFF) into RGBA16, everything else into RGBA8 (or Gray8).
+    /// The process-wide `Limits` apply, and a truncated or damaged file is an error (see `load`).
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Image> {
+        Self::load(path, &LoadOptions::default()).map(|l| l.image)
+    }
+
+    /// `open`, and what of the file's metadata an output of it should carry (`read_metadata`);
+    /// a JPEG is read and parsed once for both.
+    pub fn open_with_metadata(path: impl AsRef<std::path::Path>) -> Result<(Image, SaveOptions)> {
+        Self::load(path, &LoadOptions::default()).map(|l| (l.image, l.metadata))
+    }
+
+    /// Decodes a file as `options` say: its size is checked against the limits (pixels, and
+    /// memory by the formula of `limits`) from the header, before any pixel memory is taken; a
+    /// truncated or damaged file is an error unless `allow_truncated`, which takes what the
+    /// decoder recovered (JPEG: the missing rows grey) with a warning in `Loaded::warnings`.
+    pub fn load(path: impl AsRef<std::path::Path>, options: &LoadOptions) -> Result<Loaded> {
         let path = path.as_ref();
         let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
         if !path.exists() {
             return Err(io("file not found".into()));
         }
+        if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+            return Err(io("empty file (0 bytes)".into()));
+        }
+        let limits = options.limits.unwrap_or_else(crate::limits::Limits::global);
         let reader = image::ImageReader::open(path).map_err(|e| io(e.to_string()))?;
         let reader = reader.with_guessed_format().map_err(|e| io(e.to_string()))?;
         if reader.format().is_none() {
             return Err(io("unrecognised image format (supported: PNG, JPEG, WebP, TIFF, BMP)".into()));
         }
         if reader.format() == Some(image::ImageFormat::Jpeg) {
-            return Self::open_jpeg(path).map(|(img, _)| img);
+            let bytes = std::fs::read(path).map_err(|e| io(e.to_string()))?;
+            let d = crate::codec::decode_jpeg(&bytes, &limits, options.allow_truncated).map_err(io)?;
+            let metadata = SaveOptions { icc_profile: d.icc_profile, exif: d.exif.map(|e| exif_upright(&e)), ..SaveOptions::default() };
+            return Ok(Loaded { image: d.image, metadata, warnings: d.warnings });
         }
-        let (w, h) = reader.into_dimensions().map_err(|e| io(format!("corrupt or unsupported image: {e}")))?;
-        if w > MAX_SIDE || h > MAX_SIDE {
-            return Err(io(format!("{w}x{h} is larger than the supported {MAX_SIDE}x{MAX_SIDE}")));
-        }
-        let reader = image::ImageReader::open(path).map_err(|e| io(e.to_string()))?.with_guessed_format().map_err(|e| io(e.to_string()))?;
-        let corrupt = |e: image::ImageError| io(format!("corrupt or unsupported image: {e}"));
+        let corrupt = |e: image::ImageError| io(format!("corrupt, truncated or unsupported image: {e}"));
         let mut decoder = reader.into_decoder().map_err(corrupt)?;
+        let (w, h) = image::ImageDecoder::dimensions(&decoder);
+        let wide = image::ImageDecoder::color_type(&decoder).bytes_per_pixel() / image::ImageDecoder::color_type(&decoder).channel_count().max(1) > 1;
+        // refused before any pixel memory is taken (a decompression bomb's header is small)
+        limits.check_decode(w, h, if wide { 8 } else { 4 }).map_err(io)?;
+        let mut decoder_limits = image::Limits::no_limits();
+        decoder_limits.max_alloc = Some(limits.max_memory);
+        image::ImageDecoder::set_limits(&mut decoder, decoder_limits).map_err(corrupt)?;
         // EXIF orientation (a phone's portrait photo is stored sideways): applied on load, as
         // viewers show it; a file without EXIF reads as upright
         let orientation = image::ImageDecoder::orientation(&mut decoder).unwrap_or(image::metadata::Orientation::NoTransforms);
         let mut img = image::DynamicImage::from_decoder(decoder).map_err(corrupt)?;
         img.apply_orientation(orientation);
-        Ok(Image::from(img))
-    }
-
-    /// `open`, and what of the file's metadata an output of it should carry (`read_metadata`);
-    /// a JPEG is read and parsed once for both.
-    pub fn open_with_metadata(path: impl AsRef<std::path::Path>) -> Result<(Image, SaveOptions)> {
-        let path = path.as_ref();
-        let is_jpeg = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()).is_ok_and(|r| r.format() == Some(image::ImageFormat::Jpeg));
-        if is_jpeg {
-            return Self::open_jpeg(path);
-        }
-        let img = Self::open(path)?;
-        Ok((img, Self::read_metadata(path)))
-    }
-
-    /// A JPEG straight to RGBA (`codec`, without the `image` crate's RGB step), with its metadata.
-    fn open_jpeg(path: &std::path::Path) -> Result<(Image, SaveOptions)> {
-        let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
-        let bytes = std::fs::read(path).map_err(|e| io(e.to_string()))?;
-        let d = crate::codec::decode_jpeg(&bytes).map_err(io)?;
-        let meta = SaveOptions { icc_profile: d.icc_profile, exif: d.exif.map(|e| exif_upright(&e)), ..SaveOptions::default() };
-        Ok((d.image, meta))
+        Ok(Loaded { image: Image::from(img), metadata: Self::read_metadata(path), warnings: Vec::new() })
     }
 
     /// What of a file's metadata an output of it should carry, read in one pass over its
@@ -400,7 +405,7 @@ impl Image {
         self.save_with(path, &SaveOptions::default())
     }
 
-    /// The image as JPEG bytes at `quality` (1-100; alpha dropped), e.g. for a thumbnail
+    /// The image as JPEG bytes at `quality` (1-100; transparent pixels over white), e.g. for a thumbnail
     /// embedded in a report.
     pub fn to_jpeg_bytes(&self, quality: u8) -> Result<Vec<u8>> {
         let options = SaveOptions { jpeg_quality: quality, ..SaveOptions::default() };
@@ -413,6 +418,13 @@ impl Image {
             PixelFormat::Rgba8 | PixelFormat::Gray8 => self,
             PixelFormat::Rgba32F | PixelFormat::Rgba16 => { quantised = self.convert(PixelFormat::Rgba8); &quantised }
             PixelFormat::R32F => { quantised = self.convert(PixelFormat::Gray8); &quantised }
+        };
+        let composited;
+        let img = if img.has_transparency() {
+            composited = img.over_background(options.background);
+            &composited
+        } else {
+            img
         };
         crate::codec::encode_jpeg(img, &options).map_err(io)
     }
@@ -444,10 +456,18 @@ impl Image {
             PixelFormat::Rgba32F | PixelFormat::Rgba16 => { quantised = self.convert(PixelFormat::Rgba8); &quantised }
             PixelFormat::R32F => { quantised = self.convert(PixelFormat::Gray8); &quantised }
         };
+        // a format without alpha: transparent pixels over the background, not their hidden colours
+        let composited;
+        let img = if !format_has_alpha(format) && img.has_transparency() {
+            composited = img.over_background(options.background);
+            &composited
+        } else {
+            img
+        };
         let (w, h) = (img.width(), img.height());
         let color = if img.format() == PixelFormat::Gray8 { image::ExtendedColorType::L8 } else { image::ExtendedColorType::Rgba8 };
         let written = match format {
-            // JPEG has no alpha: dropped rather than an error (`codec`: libjpeg-turbo)
+            // JPEG has no alpha: composited over `background` above (`codec`: libjpeg-turbo)
             image::ImageFormat::Jpeg => crate::codec::encode_jpeg(img, options).and_then(|bytes| std::fs::write(&tmp, bytes).map_err(|e| e.to_string())),
             image::ImageFormat::Png => encode_png(img, &tmp, color, options),
             // formats without alpha (BMP can take it; the encoder says which cannot)
@@ -458,6 +478,31 @@ impl Image {
             let _ = std::fs::remove_file(&tmp);
         }
         result
+    }
+
+    /// Whether any pixel is less than opaque (RGBA images; grey ones never are).
+    pub fn has_transparency(&self) -> bool {
+        match (&self.data, self.desc.format) {
+            (ImageData::U8(v), PixelFormat::Rgba8) => v.chunks_exact(4).any(|p| p[3] != 255),
+            (ImageData::U16(v), _) => v.chunks_exact(4).any(|p| p[3] != 65535),
+            (ImageData::F32(v), PixelFormat::Rgba32F) => v.chunks_exact(4).any(|p| p[3] < 1.0),
+            _ => false,
+        }
+    }
+
+    /// An RGBA8 image composited over an opaque `background`: `c·a + bg·(1 − a)` per channel,
+    /// rounded, alpha 255. Other formats are returned unchanged.
+    pub fn over_background(&self, background: [u8; 3]) -> Image {
+        let Some(v) = (self.desc.format == PixelFormat::Rgba8).then(|| self.as_u8()) else { return self.clone() };
+        let data = v
+            .chunks_exact(4)
+            .flat_map(|p| {
+                let a = p[3] as u32;
+                let mix = |c: u8, b: u8| ((c as u32 * a + b as u32 * (255 - a) + 127) / 255) as u8;
+                [mix(p[0], background[0]), mix(p[1], background[1]), mix(p[2], background[2]), 255]
+            })
+            .collect();
+        Image { desc: self.desc, data: ImageData::U8(data) }
     }
 
     /// Converts to an `image` crate value (RGBA8, RGBA16 or Luma8; float formats are quantised).
@@ -513,6 +558,25 @@ pub fn luminance(p: &[f32]) -> f32 {
     p[0] * LUMA_GPUIMAGE[0] + p[1] * LUMA_GPUIMAGE[1] + p[2] * LUMA_GPUIMAGE[2]
 }
 
+/// How `Image::load` reads a file.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoadOptions {
+    /// Limits on the decoded size; `None`: the process-wide `Limits::global()`.
+    pub limits: Option<crate::limits::Limits>,
+    /// Accept a truncated or damaged file with what the decoder recovered (a warning in
+    /// `Loaded::warnings`) instead of failing.
+    pub allow_truncated: bool,
+}
+
+/// A decoded file: its pixels (upright), the metadata an output of it should carry, and what
+/// was wrong with it (only with `LoadOptions::allow_truncated`).
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub image: Image,
+    pub metadata: SaveOptions,
+    pub warnings: Vec<String>,
+}
+
 /// Encoder settings for `Image::save_with`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SaveOptions {
@@ -527,12 +591,22 @@ pub struct SaveOptions {
     pub jpeg_subsampling: Option<crate::codec::Subsampling>,
     /// PNG compression effort (the file stays lossless).
     pub png_compression: PngCompression,
+    /// The colour (8-bit sRGB) that transparent pixels are composited over when the format
+    /// has no alpha (JPEG): `out = c·a + background·(1 − a)`. White by default, as a browser
+    /// shows a transparent image on a white page; the colours hidden under transparent pixels
+    /// never come out.
+    pub background: [u8; 3],
 }
 
 impl Default for SaveOptions {
     fn default() -> Self {
-        Self { jpeg_quality: 90, icc_profile: None, exif: None, jpeg_subsampling: None, png_compression: PngCompression::Fast }
+        Self { jpeg_quality: 90, icc_profile: None, exif: None, jpeg_subsampling: None, png_compression: PngCompression::Fast, background: [255, 255, 255] }
     }
+}
+
+/// Whether an image format holds alpha (the formats pixelflow writes: all but JPEG).
+pub fn format_has_alpha(format: image::ImageFormat) -> bool {
+    format != image::ImageFormat::Jpeg
 }
 
 /// PNG compression effort: `fast` (the default: zlib's fastest level with adaptive row

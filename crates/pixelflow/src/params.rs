@@ -95,10 +95,14 @@ impl ParamDef {
         let bad = |message: String| Error::BadParam { filter: filter.to_string(), param: self.name.to_string(), message };
         match (self.kind, raw) {
             (ParamKind::Float { min, max, .. }, RawValue::Number(v)) => {
-                if !v.is_finite() || *v < min || *v > max {
+                // filters take f32: a value that is a bound as f32 (0.01f32 is 0.00999999977 in
+                // f64, below a bound of 0.01) is that bound, so no rounding refuses a documented value
+                let as_f32 = *v as f32;
+                let in_f32 = min as f32 <= as_f32 && as_f32 <= max as f32;
+                if !v.is_finite() || !((min..=max).contains(v) || in_f32) {
                     return Err(bad(format!("{v} is out of range [{min}, {max}]")));
                 }
-                Ok(ParamValue::Float(*v))
+                Ok(ParamValue::Float(v.clamp(min, max)))
             }
             (ParamKind::Int { min, max, .. }, RawValue::Number(v)) => {
                 if v.fract() != 0.0 {
@@ -182,6 +186,8 @@ pub enum ParamValue {
 pub struct Args {
     filter: &'static str,
     values: Vec<(&'static str, ParamValue)>,
+    /// How many of `values` (the first ones) were given rather than defaulted.
+    given: usize,
 }
 
 impl Args {
@@ -201,6 +207,7 @@ impl Args {
             }
             values.push((p.name, p.check(def.name, value)?));
         }
+        let given = values.len();
         for p in def.params {
             if !values.iter().any(|(n, _)| *n == p.name) {
                 if let Some(d) = p.default_value() {
@@ -208,12 +215,17 @@ impl Args {
                 }
             }
         }
-        Ok(Args { filter: def.name, values })
+        Ok(Args { filter: def.name, values, given })
     }
 
     /// Defaults only.
     pub fn defaults(def: &FilterDef) -> Args {
-        Args { filter: def.name, values: def.params.iter().filter_map(|p| p.default_value().map(|v| (p.name, v))).collect() }
+        Args { filter: def.name, values: def.params.iter().filter_map(|p| p.default_value().map(|v| (p.name, v))).collect(), given: 0 }
+    }
+
+    /// Whether `name` was given (in the spec), rather than left at its default.
+    pub fn given(&self, name: &str) -> bool {
+        self.values[..self.given].iter().any(|(n, _)| *n == name)
     }
 
     fn get(&self, name: &str) -> Result<&ParamValue> {
@@ -290,11 +302,11 @@ impl Args {
 /// library users get the same range errors as the CLI.
 pub fn check_float(def: &FilterDef, name: &str, v: f32) -> Result<f32> {
     let p = def.params.iter().find(|p| p.name == name).ok_or_else(|| Error::BadParam { filter: def.name.into(), param: name.into(), message: "not declared".into() })?;
-    // a bound given as f32 (e.g. 1e-4, 0.01) rounds to a value just outside the f64 range: the f32
-    // nearest to a bound is that bound
+    // The range is checked in f32, the type the value has: a bound such as 0.01 or 0.3 is no f32,
+    // and its nearest f32 (or a value that rounds to it, 0.29999999) lies just outside the f64
+    // range; within [min as f32, max as f32] the value is in range.
     let v64 = match p.kind {
-        ParamKind::Float { min, .. } if v == min as f32 => min,
-        ParamKind::Float { max, .. } if v == max as f32 => max,
+        ParamKind::Float { min, max, .. } if v.is_finite() && min as f32 <= v && v <= max as f32 => (v as f64).clamp(min, max),
         _ => v as f64,
     };
     p.check(def.name, &RawValue::Number(v64))?;

@@ -232,6 +232,24 @@ impl Clone for Box<dyn Filter> {
     }
 }
 
+/// The filters that average the colours of several pixels (blurs, resampling, distortions
+/// that sample between pixels): the graph gives them premultiplied colour (a `premultiply_alpha`
+/// node before, `unpremultiply_alpha` after, for RGBA8 and RGBA16 images; the CPU reference runs
+/// the same nodes), so that the colour under a transparent pixel does not bleed into the
+/// edge of what is visible, as libvips and Pillow do. A list here rather than a `FilterDef`
+/// field: declarations stay as they are. Filters a graph's caller adds get it, not those a
+/// composite filter adds for its own arithmetic (`colour_fast_feature_detector`'s box blur).
+/// An opaque image comes out unchanged; `Graph::set_straight_alpha`
+/// turns it off for a graph (benchmarks on opaque images).
+pub const PREMULTIPLIED_ALPHA: &[&str] = &["gaussian_blur", "box_blur", "motion_blur", "zoom_blur", "resize", "transform", "bulge_distortion", "pinch_distortion", "stretch_distortion", "swirl"];
+
+impl FilterDef {
+    /// Whether the graph gives this filter premultiplied colour (`PREMULTIPLIED_ALPHA`).
+    pub fn premultiplied(&self) -> bool {
+        PREMULTIPLIED_ALPHA.contains(&self.name)
+    }
+}
+
 /// All registered filters, in catalogue order.
 pub fn all() -> &'static [&'static FilterDef] {
     crate::filters::registry()

@@ -16,8 +16,11 @@ fn backends() -> Vec<Backend> {
 }
 
 /// Runs a one-input filter (plus extra image inputs) on `backend` with poisoned outputs.
+/// One filter, its colour straight: these tests check the kernels' own arithmetic against the
+/// twins and formulas (the premultiplied path around averaging filters: tests/alpha.rs).
 fn run1(backend: &Backend, filter: impl pixelflow::Filter + 'static, img: &Image, extra: &[Image]) -> Value {
     let mut g = Graph::new();
+    g.set_straight_alpha(true);
     let mut ports = vec![g.source("in", img.desc()).unwrap()];
     for (k, e) in extra.iter().enumerate() {
         ports.push(g.source(&format!("x{k}"), e.desc()).unwrap());
@@ -251,8 +254,14 @@ fn crop_regions() {
         assert_eq!(run1(&b, Crop::norm(0.25, 0.1, 0.5, 0.5).unwrap(), &img, &[]).into_image().unwrap(), sub(10, 3, 20, 15));
         // Clipped to the image: the region keeps what lies inside.
         assert_eq!(run1(&b, Crop::px(30, 25, 100, 100).unwrap(), &img, &[]).into_image().unwrap(), sub(30, 25, 10, 5));
-        // An origin past the edge moves onto the last column/row.
-        assert_eq!(run1(&b, Crop::px(500, 0, 3, 2).unwrap(), &img, &[]).into_image().unwrap(), sub(39, 0, 1, 2));
+        // A region with nothing inside the image is an error.
+        let mut g = Graph::new();
+        let s = g.source("in", img.desc()).unwrap();
+        let e = g.add(Crop::px(500, 0, 3, 2).unwrap(), &[s]).unwrap_err().to_string();
+        assert!(e.contains("outside the 40x30 image"), "{e}");
+        // Left out in pixels: to the edges.
+        let edges = Crop::px(5, 7, 1, 1).unwrap().to_edges(true, true);
+        assert_eq!(run1(&b, edges, &img, &[]).into_image().unwrap(), sub(5, 7, 35, 23));
     }
     let mut g = Graph::new();
     let s = g.source("in", img.desc()).unwrap();

@@ -10,9 +10,12 @@ use pixelflow::filters::geometry::pad::PadMode;
 use pixelflow::registry;
 use pixelflow::{Backend, Image, PixelFormat, Value};
 
+/// The filter alone on the CPU, its colour straight (these tests check the filters' own border
+/// arithmetic against formulas; the premultiplied path around averaging filters: tests/alpha.rs).
 fn run_cpu(call: &str, img: &Image) -> Image {
     let f = registry::create(call).unwrap_or_else(|e| panic!("{call}: {e}"));
     let mut g = pixelflow::Graph::new();
+    g.set_straight_alpha(true);
     let s = g.source("in", img.desc()).unwrap();
     let out = g.add_boxed(f, &[s]).unwrap()[0];
     g.output("out", out).unwrap();
@@ -158,6 +161,7 @@ fn reflect_runs_on_the_gpu_as_on_the_cpu() {
     for call in ["box_blur(radius=7, border=reflect)", "gaussian_blur(sigma=1.5, border=reflect)", "median(radius=3, border=reflect)", "emboss(border=reflect)"] {
         let f = registry::create(call).unwrap();
         let mut g = pixelflow::Graph::new();
+        g.set_straight_alpha(true);
         let s = g.source("in", img.desc()).unwrap();
         let out = g.add_boxed(f, &[s]).unwrap()[0];
         assert_eq!(g.labels().len(), 3, "{call}: pad, the filter, crop: {:?}", g.labels());

@@ -90,7 +90,11 @@ fn compare(def: &FilterDef, args: &Args, w: u32, h: u32, seed: u64, fmt: PixelFo
 /// Every output of a GPU run within the registry's tolerance of the CPU run's.
 fn compare_outputs(def: &FilterDef, gpu: &pixelflow::RunResult, cpu: &pixelflow::RunResult) -> Result<(), String> {
     for ((name, a), (_, b)) in gpu.outputs.iter().zip(&cpu.outputs) {
-        let d = max_diff(a, b)?;
+        // a filter given premultiplied colour (registry::PREMULTIPLIED_ALPHA): the division by
+        // alpha after it scales its one-level differences by 1/alpha, so the outputs are
+        // compared as they show, premultiplied (one more level for the rounding of that division)
+        let premultiplied = def.premultiplied() && a.as_image().is_some_and(|i| matches!(i.format(), PixelFormat::Rgba8 | PixelFormat::Rgba16));
+        let d = if premultiplied { premultiplied_diff(a, b)? - 1.0 } else { max_diff(a, b)? };
         let tol = match a.as_image().map(|i| i.format()) {
             Some(PixelFormat::Rgba16) if def.tolerance.max_diff > 1 => def.tolerance.max_diff as f64 * 257.0,
             Some(PixelFormat::Rgba16) => TOLERANCE16,
@@ -103,6 +107,27 @@ fn compare_outputs(def: &FilterDef, gpu: &pixelflow::RunResult, cpu: &pixelflow:
         }
     }
     Ok(())
+}
+
+/// The largest difference of two RGBA8 or RGBA16 images as premultiplied colour (c·a/max) and
+/// alpha, in levels of their format.
+fn premultiplied_diff(a: &pixelflow::Value, b: &pixelflow::Value) -> Result<f64, String> {
+    let (Some(a), Some(b)) = (a.as_image(), b.as_image()) else { return Err("not images".into()) };
+    if a.desc() != b.desc() {
+        return Err(format!("{} vs {}", a.desc(), b.desc()));
+    }
+    let samples = |i: &Image| -> (Vec<f64>, f64) {
+        if i.format() == PixelFormat::Rgba16 { (i.as_u16().iter().map(|&v| v as f64).collect(), 65535.0) } else { (i.as_u8().iter().map(|&v| v as f64).collect(), 255.0) }
+    };
+    let ((x, max), (y, _)) = (samples(a), samples(b));
+    let mut d = 0f64;
+    for (p, q) in x.chunks_exact(4).zip(y.chunks_exact(4)) {
+        for c in 0..3 {
+            d = d.max((p[c] * p[3] - q[c] * q[3]).abs() / max);
+        }
+        d = d.max((p[3] - q[3]).abs());
+    }
+    Ok(d)
 }
 
 /// A port carrying `kind` data made from `image`: by the first registered filter that makes it

@@ -8,8 +8,11 @@ mod common;
 use common::*;
 use pixelflow::{Backend, Graph, Image, PixelFormat, RunOptions};
 
+/// One filter on `img`, colour straight: these tests check where pixels go (premultiplying 8-bit
+/// colour by alpha and back is not exact for semi-transparent pixels; tests/alpha.rs covers it).
 fn run(backend: &Backend, img: &Image, spec: &str) -> pixelflow::Result<Image> {
     let mut g = Graph::new();
+    g.set_straight_alpha(true);
     let s = g.source("in", img.desc())?;
     let o = g.add_boxed(pixelflow::registry::create(spec)?, &[s])?[0];
     g.output("out", o)?;

@@ -147,7 +147,8 @@ fn a_sigma_slider_compiles_a_bounded_number_of_kernels() {
         blur(s);
     }
     assert_eq!(gpu_arc.pipeline_count(), after_20, "new pipelines for sigma values past the bound");
-    assert!(after_20 - start <= 17, "{} kernels for 20 sigmas", after_20 - start);
+    // (+2: the premultiply_alpha / unpremultiply_alpha pair around the blur, compiled once)
+    assert!(after_20 - start <= 19, "{} kernels for 20 sigmas", after_20 - start);
 }
 
 /// The Gaussian's half kernel with its weights compiled in (`half_cw`, sigma in steady use)
@@ -347,6 +348,9 @@ fn rerun_with_new_inputs_and_parameters_reuses_pipelines_and_buffers() {
     let a = random_image(64, 48, PixelFormat::Rgba8, 3);
     let b = random_image(64, 48, PixelFormat::Rgba8, 4);
     let mut g = Graph::new();
+    // straight colour: the GPU-CPU comparison below holds to one level (dividing by a random
+    // alpha after the blur would scale its differences; tests/alpha.rs covers that path)
+    g.set_straight_alpha(true);
     let s = g.source("in", a.desc()).unwrap();
     let bright = g.add1(Brightness::new(0.1).unwrap(), &[s]).unwrap();
     let blur = g.add_boxed(by_name("gaussian_blur"), &[bright]).unwrap()[0];
@@ -568,4 +572,51 @@ fn pipelines_narrow_16_bits_only_before_8_bit_filters() {
     assert_eq!(out.format(), PixelFormat::Rgba8);
     // the narrowing is exact on both sides; one level from sobel, carried on by contrast's gain
     assert_close(gpu.get("output").unwrap(), cpu.get("output").unwrap(), 2.0);
+}
+
+/// A long per-pixel chain fuses in kernels of at most 16 ops (the driver's compile time grows
+/// as the square of a fused chain), bit-identical to the unfused chain; 40 ops: 16 + 16 + 8.
+#[test]
+fn long_chains_fuse_in_bounded_groups() {
+    let a = random_image(67, 43, PixelFormat::Rgba8, 5);
+    let mut g = Graph::new();
+    let mut cur = g.source("a", a.desc()).unwrap();
+    for k in 0..40 {
+        cur = if k % 2 == 0 { g.add1(Brightness::new(0.01).unwrap(), &[cur]).unwrap() } else { g.add1(Gamma::new(1.01).unwrap(), &[cur]).unwrap() };
+    }
+    g.output("out", cur).unwrap();
+    let srcs = [("a", &a)];
+    let fused = gpu_backend().run(&g, &srcs, &RunOptions { timings: true, poison: true, fuse: true }).unwrap();
+    let unfused = gpu_backend().run(&g, &srcs, &RunOptions { timings: false, poison: true, fuse: false }).unwrap();
+    assert_eq!(fused.get("out"), unfused.get("out"));
+    if gpu().has_timestamps() {
+        let sizes: Vec<usize> = fused.timings.iter().map(|t| t.label.split('+').count()).collect();
+        assert_eq!(sizes, vec![16, 16, 8], "{:?}", fused.timings.iter().map(|t| &t.label).collect::<Vec<_>>());
+    }
+}
+
+/// Bounded work for any spec: past the node limit (10000 by default) a graph or a spec is
+/// refused at once, with one line naming the limit.
+#[test]
+fn graphs_past_the_node_limit_are_refused_at_once() {
+    let limit = pixelflow::Limits::global().max_nodes;
+    let t = std::time::Instant::now();
+    let spec = vec!["brightness(0.1)"; limit + 1].join(" | ");
+    let e = Pipeline::parse(&spec, &mut |p| Image::open(p)).unwrap_err().to_string();
+    assert!(e.contains(&format!("more than {limit} filters")), "{e}");
+    let mut g = Graph::new();
+    let mut cur = g.source("a", ImageDesc::new(4, 4, PixelFormat::Rgba8)).unwrap();
+    let mut err = None;
+    for _ in 0..limit + 1 {
+        match g.add1(ColorInvert, &[cur]) {
+            Ok(p) => cur = p,
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        }
+    }
+    let e = err.expect("refused past the limit").to_string();
+    assert!(e.contains(&format!("more than {limit} nodes")) && !e.contains('\n'), "{e}");
+    assert!(t.elapsed().as_secs_f64() < 30.0, "refusing took {:?}", t.elapsed());
 }

@@ -10,8 +10,11 @@ use pixelflow::filters::convert::ToRgba;
 use pixelflow::filters::neighborhood::{box_blur, gaussian_blur, BoxBlur, GaussianBlur, SobelEdgeDetection};
 use pixelflow::{Backend, Filter, Graph, Image, PixelFormat, RunOptions, Value};
 
+/// One filter, its colour straight: these tests hold the kernels to their twins exactly (the
+/// premultiplied path around averaging filters divides by alpha after them: tests/alpha.rs).
 fn run(backend: &Backend, filter: Box<dyn Filter>, img: &Image, opts: &RunOptions) -> Result<(Image, f64), String> {
     let mut g = Graph::new();
+    g.set_straight_alpha(true);
     let s = g.source("in", img.desc()).map_err(|e| e.to_string())?;
     let out = g.add_boxed(filter, &[s]).map_err(|e| e.to_string())?;
     g.output("out", out[0]).map_err(|e| e.to_string())?;

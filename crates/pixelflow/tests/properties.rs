@@ -14,6 +14,8 @@ fn check(spec_name: &str, raw: Vec<(String, RawValue)>, w: u32, h: u32, seed: u6
     let f = (def.build)(&args).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let img = random_image(w, h, PixelFormat::Rgba8, seed);
     let mut p = Pipeline::new();
+    // straight colour: the twins are compared to one level (tests/alpha.rs: the premultiplied path)
+    p.set_straight_alpha(true);
     p.push(f, vec![]);
     let opts = RunOptions { poison: true, ..Default::default() };
     let a = p.run_with(&gpu_backend(), &img, &opts).map_err(|e| TestCaseError::fail(e.to_string()))?;

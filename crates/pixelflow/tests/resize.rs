@@ -12,8 +12,11 @@ use pixelflow::filters::geometry::Resize;
 use pixelflow::runtime::schedule;
 use pixelflow::{Backend, Graph, Image, PixelFormat, RunOptions};
 
+/// Resize alone, colour straight: these tests hold the kernels to the twin and to known values
+/// (the premultiplied path around it: tests/alpha.rs).
 fn run(backend: &Backend, img: &Image, ow: u32, oh: u32) -> Image {
     let mut g = Graph::new();
+    g.set_straight_alpha(true);
     let s = g.source("in", img.desc()).unwrap();
     let o = g.add1(Resize::to(ow, oh).unwrap(), &[s]).unwrap();
     g.output("out", o).unwrap();
@@ -84,6 +87,7 @@ fn tile_schedule_matches_cpu_and_default() {
 
 fn run_with(backend: &Backend, img: &Image, spec: &str) -> Image {
     let mut g = Graph::new();
+    g.set_straight_alpha(true);
     let s = g.source("in", img.desc()).unwrap();
     let o = g.add_boxed(pixelflow::registry::create(spec).unwrap(), &[s]).unwrap()[0];
     g.output("out", o).unwrap();

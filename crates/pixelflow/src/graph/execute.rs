@@ -51,6 +51,7 @@ impl Backend {
     /// a `Sequence` to carry values from run to run.
     pub fn run(&self, graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptions) -> Result<RunResult> {
         check_sources(graph, sources)?;
+        crate::limits::check_graph(graph, matches!(self, Backend::Cpu))?;
         let mut result = match self {
             Backend::Gpu(g) => finish_gpu(graph, submit_gpu(g, graph, sources, opts, None)?),
             Backend::Cpu => run_cpu(graph, sources, opts, None),
@@ -140,6 +141,17 @@ pub(crate) fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
     }
     let mut values: HashMap<(usize, usize), Value> = HashMap::new();
     let mut timings = Vec::new();
+    // each value is dropped after its last reader (memory bounded by what is live, not by the
+    // graph's length)
+    let mut last_read: HashMap<(usize, usize), usize> = HashMap::new();
+    for (i, n) in graph.nodes.iter().enumerate() {
+        for p in &n.inputs {
+            last_read.insert((p.node, p.output), i);
+        }
+    }
+    for p in graph.outputs.iter().map(|(_, p)| p).chain(graph.feeds.iter().map(|(_, p)| p)) {
+        last_read.insert((p.node, p.output), usize::MAX);
+    }
     for (i, n) in graph.nodes.iter().enumerate() {
         match &n.kind {
             NodeKind::Source { name } => {
@@ -155,6 +167,11 @@ pub(crate) fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
                 }
                 for (k, v) in outs.into_iter().enumerate() {
                     values.insert((i, k), v);
+                }
+                for p in &n.inputs {
+                    if last_read.get(&(p.node, p.output)) == Some(&i) {
+                        values.remove(&(p.node, p.output));
+                    }
                 }
             }
             NodeKind::State => {
@@ -259,6 +276,31 @@ pub(crate) fn check_limits(gpu: &Gpu, graph: &Graph) -> Result<()> {
     Ok(())
 }
 
+/// A GPU error of the submission as a whole (a device lost while it ran), naming its steps: the
+/// one step, or the first and last of several (the device does not say which one failed).
+fn in_submission(e: Error, labels: &[String]) -> Error {
+    let step = match labels {
+        [] => return e,
+        [one] => one.clone(),
+        [first, .., last] => format!("{first} … {last}: one of {} steps submitted together", labels.len()),
+    };
+    match e {
+        Error::Gpu(_) | Error::DeviceLost(_) => Error::InStep { step, source: Box::new(e) },
+        other => other,
+    }
+}
+
+/// Tests of failure handling: `PIXELFLOW_INJECT_GPU_FAULT=<node label>` makes the step holding
+/// that node fail as if the device ran out of memory (read once per process).
+fn injected_fault<'a>(mut labels: impl Iterator<Item = &'a str>) -> Result<()> {
+    static FAULT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let fault = FAULT.get_or_init(|| std::env::var("PIXELFLOW_INJECT_GPU_FAULT").ok().filter(|s| !s.is_empty()));
+    match fault {
+        Some(f) if labels.any(|l| l == f) => Err(Error::Gpu(format!("Out of Memory (injected by PIXELFLOW_INJECT_GPU_FAULT={f})"))),
+        _ => Ok(()),
+    }
+}
+
 /// How `encode_steps` lays steps out in compute passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Passes {
@@ -308,6 +350,15 @@ pub(crate) fn encode_steps<'g>(
         pending.clear();
         *began = true;
     };
+    // the values whose last reader is each step (linear in the graph, however long)
+    let mut dying: Vec<Vec<(usize, usize)>> = vec![Vec::new(); plan.steps.len()];
+    for (k, &u) in &plan.last_use {
+        if !plan.outputs.contains(k) {
+            if let Some(d) = dying.get_mut(u) {
+                d.push(*k);
+            }
+        }
+    }
     for (s, step) in plan.steps.iter().enumerate() {
         if passes == Passes::Merged && poison.is_some() {
             merged_pass(encoder, &recorders, &mut pending, &mut began, false);
@@ -334,35 +385,43 @@ pub(crate) fn encode_steps<'g>(
                 drop(encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&node.label), timestamp_writes: Some(tw) }));
             }
             labels.push(node.label.clone());
-            free_dead(plan, s, &mut slots, bufs);
+            free_dying(&dying, s, &mut slots, bufs);
             continue;
         }
-        let mut outs = Vec::new();
-        for (k, d) in node.outputs.iter().enumerate() {
-            let buf = bufs.take(d.gpu_bytes())?;
-            if let Some(p) = poison {
-                encoder.copy_buffer_to_buffer(p, 0, &buf, 0, buf.size().min(p.size()));
+        let label = step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()).collect::<Vec<_>>().join("+");
+        // each step's allocations and recording in error scopes of their own: a GPU error (out
+        // of memory, validation) names the step it happened in
+        let recorded = gpu.scoped(|| -> Result<NodeRecorder<'g>> {
+            injected_fault(step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()))?;
+            let mut outs = Vec::new();
+            for (k, d) in node.outputs.iter().enumerate() {
+                let buf = bufs.take(d.gpu_bytes())?;
+                if let Some(p) = poison {
+                    encoder.copy_buffer_to_buffer(p, 0, &buf, 0, buf.size().min(p.size()));
+                }
+                let slot = GpuSlot { buffer: buf, desc: *d };
+                slots.insert((last, k), slot.clone());
+                outs.push(slot);
             }
-            let slot = GpuSlot { buffer: buf, desc: *d };
-            slots.insert((last, k), slot.clone());
-            outs.push(slot);
-        }
-        let ins: Vec<GpuSlot> = graph.nodes[first].inputs.iter().map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
-        let mut rec = NodeRecorder::new(gpu);
-        if step.nodes.len() == 1 {
-            if let NodeKind::Filter(f) = &node.kind {
-                f.record_gpu(&mut rec, &ins, &outs)?;
+            let ins: Vec<GpuSlot> = graph.nodes[first].inputs.iter().map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
+            let mut rec = NodeRecorder::new(gpu);
+            if step.nodes.len() == 1 {
+                if let NodeKind::Filter(f) = &node.kind {
+                    f.record_gpu(&mut rec, &ins, &outs)?;
+                }
+            } else {
+                let ops: Vec<_> = step.nodes.iter().filter_map(|&i| match &graph.nodes[i].kind {
+                    NodeKind::Filter(f) => f.pixel_op(),
+                    NodeKind::Source { .. } | NodeKind::State => None,
+                }).collect();
+                // the runs' second images: every node's inputs after its first, in run order
+                let with: Vec<GpuSlot> = step.nodes.iter().flat_map(|&i| graph.nodes[i].inputs.iter().skip(1)).map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
+                let (Some(src), Some(dst)) = (ins.first(), outs.first()) else { return Err(Error::Graph("fused step without input or output".into())) };
+                record_fused(&mut rec, &ops, src, &with, dst)?;
             }
-        } else {
-            let ops: Vec<_> = step.nodes.iter().filter_map(|&i| match &graph.nodes[i].kind {
-                NodeKind::Filter(f) => f.pixel_op(),
-                NodeKind::Source { .. } | NodeKind::State => None,
-            }).collect();
-            // the runs' second images: every node's inputs after its first, in run order
-            let with: Vec<GpuSlot> = step.nodes.iter().flat_map(|&i| graph.nodes[i].inputs.iter().skip(1)).map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
-            let (Some(src), Some(dst)) = (ins.first(), outs.first()) else { return Err(Error::Graph("fused step without input or output".into())) };
-            record_fused(&mut rec, &ops, src, &with, dst)?;
-        }
+            Ok(rec)
+        });
+        let mut rec = recorded.and_then(|r| r).map_err(|e| Error::InStep { step: label.clone(), source: Box::new(e) })?;
         match passes {
             Passes::PerStep => {
                 rec.encode_clears(encoder);
@@ -378,12 +437,12 @@ pub(crate) fn encode_steps<'g>(
                 pending.push(recorders.len());
             }
         }
-        labels.push(step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()).collect::<Vec<_>>().join("+"));
+        labels.push(label);
         for t in rec.temps.drain(..) {
             bufs.give(t);
         }
         recorders.push(rec);
-        free_dead(plan, s, &mut slots, bufs);
+        free_dying(&dying, s, &mut slots, bufs);
     }
     if passes == Passes::Merged {
         merged_pass(encoder, &recorders, &mut pending, &mut began, true);
@@ -391,10 +450,9 @@ pub(crate) fn encode_steps<'g>(
     Ok(Encoded { slots, labels, _recorders: recorders })
 }
 
-/// Returns to `bufs` the values whose last reader is step `s` (not outputs or feeds).
-fn free_dead(plan: &super::plan::Plan, s: usize, slots: &mut HashMap<(usize, usize), GpuSlot>, bufs: &mut RunBuffers<'_>) {
-    let dead: Vec<(usize, usize)> = plan.last_use.iter().filter(|(k, &u)| u == s && !plan.outputs.contains(k)).map(|(k, _)| *k).collect();
-    for k in dead {
+/// Returns to `bufs` the values whose last reader is step `s` (`dying[s]`: not outputs or feeds).
+fn free_dying(dying: &[Vec<(usize, usize)>], s: usize, slots: &mut HashMap<(usize, usize), GpuSlot>, bufs: &mut RunBuffers<'_>) {
+    for &k in dying.get(s).into_iter().flatten() {
         if let Some(slot) = slots.remove(&k) {
             bufs.give(slot.buffer);
         }
@@ -489,7 +547,7 @@ pub(crate) fn submit_gpu<'g>(gpu: &'g Gpu, graph: &Graph, sources: &[(&str, &Ima
         bufs.pinned.push(slot.buffer.clone());
         next.insert(*state, slot);
     }
-    let index = gpu.scoped(|| gpu.queue.submit([cmd]))?;
+    let index = gpu.scoped(|| gpu.queue.submit([cmd])).map_err(|e| in_submission(e, &encoded.labels))?;
     let mut retired = Vec::new();
     if let Some(st) = store {
         retired = carried.into_iter().filter(|b| !next.values().any(|n| Arc::ptr_eq(&n.buffer, b))).collect();
@@ -502,7 +560,7 @@ pub(crate) fn submit_gpu<'g>(gpu: &'g Gpu, graph: &Graph, sources: &[(&str, &Ima
 pub(crate) fn finish_gpu(graph: &Graph, run: Submitted<'_>) -> Result<RunResult> {
     let Submitted { gpu, mut bufs, encoded, staging, index, uploads, timestamps, retired, upload_ms, record_ms } = run;
     let clock = std::time::Instant::now();
-    let (mut bytes, wait_ms) = gpu.map_all_after(&staging, Some(index))?;
+    let (mut bytes, wait_ms) = gpu.map_all_after(&staging, Some(index)).map_err(|e| in_submission(e, &encoded.labels))?;
     let readback_ms = ms_since(clock) - wait_ms;
     gpu.recycle_uploads(uploads);
     let Encoded { slots, labels, .. } = encoded;

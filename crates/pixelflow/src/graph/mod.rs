@@ -72,6 +72,10 @@ pub struct Graph {
     /// What the builder changed that a user should know (an image narrowed to 8 bits before a
     /// filter that takes no 16-bit images); copied into every `RunResult`.
     pub(crate) notes: Vec<String>,
+    /// No premultiplied-alpha nodes around averaging filters (`set_straight_alpha`).
+    straight_alpha: bool,
+    /// Set while the filter between such nodes is added (it gets none of its own).
+    premultiplying: bool,
 }
 
 impl Default for Graph {
@@ -82,7 +86,7 @@ impl Default for Graph {
 
 impl Graph {
     pub fn new() -> Self {
-        Self { id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed), nodes: Vec::new(), outputs: Vec::new(), feeds: Vec::new(), label_prefix: Vec::new(), notes: Vec::new() }
+        Self { id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed), nodes: Vec::new(), outputs: Vec::new(), feeds: Vec::new(), label_prefix: Vec::new(), notes: Vec::new(), straight_alpha: false, premultiplying: false }
     }
 
     /// Records a note for the user (once per distinct text); runs report them in `RunResult::notes`.
@@ -141,17 +145,59 @@ impl Graph {
             }
         }
         let outputs = filter.output_descs(&descs)?;
+        // a filter that averages colours sees them premultiplied by alpha (RGBA images)
+        let rgba = |d: Option<&ValueDesc>| matches!(d.and_then(|d| d.image()).map(|i| i.format), Some(crate::PixelFormat::Rgba8 | crate::PixelFormat::Rgba16));
+        // (filters added by the caller: a composite's own blur is part of its arithmetic)
+        if def.premultiplied() && !self.straight_alpha && !self.premultiplying && self.label_prefix.is_empty() && rgba(descs.first()) && rgba(outputs.first()) {
+            self.premultiplying = true;
+            let ports = self.add_premultiplied(filter, inputs);
+            self.premultiplying = false;
+            return ports;
+        }
         self.label_prefix.push(def.name.to_string());
         let lowered = filter.lower(self, inputs);
         self.label_prefix.pop();
         if let Some(ports) = lowered {
             return ports;
         }
+        // bounded work for any spec: graph building, planning and kernel generation are linear
+        // in the nodes, and this bounds the nodes
+        let max_nodes = crate::limits::Limits::global().max_nodes;
+        if self.nodes.len() >= max_nodes {
+            return Err(Error::Limit(format!("the graph would have more than {max_nodes} nodes (the limit; composite filters count their parts): split the pipeline into several runs")));
+        }
         let label = if self.label_prefix.is_empty() { def.name.to_string() } else { format!("{}/{}", self.label_prefix.join("/"), def.name) };
         let n = outputs.len();
         self.nodes.push(Node { label, kind: NodeKind::Filter(filter), inputs: inputs.to_vec(), outputs });
         let node = self.nodes.len() - 1;
         Ok((0..n).map(|output| Port { graph: self.id, node, output }).collect())
+    }
+
+    /// `filter` between `premultiply_alpha` on its first input and `unpremultiply_alpha` on its
+    /// first output (labelled `<filter>/premultiply_alpha`, `<filter>/unpremultiply_alpha`).
+    fn add_premultiplied(&mut self, filter: Box<dyn Filter>, inputs: &[Port]) -> Result<Vec<Port>> {
+        use crate::filters::color::{PremultiplyAlpha, UnpremultiplyAlpha};
+        let name = filter.def().name.to_string();
+        let (&first, rest) = inputs.split_first().ok_or_else(|| Error::Graph(format!("`{name}` has no input")))?;
+        self.label_prefix.push(name.clone());
+        let pre = self.add1(PremultiplyAlpha::default(), &[first]);
+        self.label_prefix.pop();
+        let mut ins = vec![pre?];
+        ins.extend_from_slice(rest);
+        let mut outs = self.add_boxed(filter, &ins)?;
+        let out = *outs.first().ok_or_else(|| Error::Graph(format!("`{name}` has no output")))?;
+        self.label_prefix.push(name);
+        let post = self.add1(UnpremultiplyAlpha::default(), &[out]);
+        self.label_prefix.pop();
+        outs[0] = post?;
+        Ok(outs)
+    }
+
+    /// Leaves the colour of every filter straight (no `premultiply_alpha` / `unpremultiply_alpha`
+    /// around the filters of `registry::PREMULTIPLIED_ALPHA`): for images known to be opaque,
+    /// where those nodes change nothing but cost a pass each. Applies to filters added after.
+    pub fn set_straight_alpha(&mut self, straight: bool) {
+        self.straight_alpha = straight;
     }
 
     /// `add` for single-output filters.

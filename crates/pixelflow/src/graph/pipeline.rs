@@ -56,6 +56,8 @@ pub(super) struct Stage {
 #[derive(Clone, Debug, Default)]
 pub struct Pipeline {
     pub(super) stages: Vec<Stage>,
+    /// Graphs built without premultiplied-alpha nodes (`Graph::set_straight_alpha`).
+    straight_alpha: bool,
 }
 
 impl Pipeline {
@@ -89,6 +91,11 @@ impl Pipeline {
     /// parsed pipeline.
     pub fn extend(&mut self, other: &Pipeline) {
         self.stages.extend(other.stages.iter().cloned());
+    }
+    /// Builds graphs whose averaging filters see straight colour (`Graph::set_straight_alpha`):
+    /// for inputs known to be opaque.
+    pub fn set_straight_alpha(&mut self, straight: bool) {
+        self.straight_alpha = straight;
     }
     pub fn len(&self) -> usize {
         self.stages.len()
@@ -138,6 +145,7 @@ impl Pipeline {
             return Err(Error::Graph("the pipeline is empty".into()));
         }
         let mut g = Graph::new();
+        g.set_straight_alpha(self.straight_alpha);
         let mut cur = g.source("input", input)?;
         let mut images: NamedImages<'_> = Vec::new();
         // the last image made, for a stage that takes an image and the data just made

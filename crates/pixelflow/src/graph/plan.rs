@@ -19,6 +19,21 @@ pub(crate) struct Plan {
     pub outputs: Vec<(usize, usize)>,
 }
 
+/// Most per-pixel nodes fused into one kernel. A longer run becomes several kernels of at
+/// most this many: the driver's compile time grows about as the square of the chain (chained
+/// `brightness` on lavapipe, release build, first run: 50 ops 0.07 s, 100 0.20 s, 200 0.71 s,
+/// 500 11.7 s, of which naga's parse 0.06 s and the rest LLVM in the driver; every step before
+/// it, parsing, graph and plan, stayed under 1 ms), while a kernel boundary costs one read and
+/// write of the image. In groups of 16 the 500-op chain took 0.15 s and 5000 ops 0.4 s (docs/
+/// perf-notes.md); a long run of one filter repeated compiles one kernel, reused by every group.
+pub(crate) const MAX_FUSED: usize = 16;
+
+/// `MAX_FUSED`, or `PIXELFLOW_MAX_FUSED` where set (for measuring the choice).
+fn max_fused() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| std::env::var("PIXELFLOW_MAX_FUSED").ok().and_then(|s| s.parse().ok()).filter(|&n| n > 0).unwrap_or(MAX_FUSED))
+}
+
 pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
     let mut consumers: HashMap<(usize, usize), usize> = HashMap::new();
     for n in &graph.nodes {
@@ -27,6 +42,7 @@ pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
         }
     }
     let outputs: Vec<(usize, usize)> = graph.outputs.iter().map(|(_, p)| p).chain(graph.feeds.iter().map(|(_, p)| p)).map(|p| (p.node, p.output)).collect();
+    let max_fused = max_fused();
     let is_pixel = |i: usize| matches!(&graph.nodes[i].kind, NodeKind::Filter(f) if f.pixel_op().is_some());
 
     let mut steps: Vec<Step> = Vec::new();
@@ -46,7 +62,7 @@ pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
             let Port { node: src, output, .. } = n.inputs[0];
             let private = consumers.get(&(src, output)) == Some(&1) && !outputs.contains(&(src, output));
             if private && is_pixel(src) {
-                if let Some(&s) = step_ending_with.get(&src) {
+                if let Some(&s) = step_ending_with.get(&src).filter(|&&s| steps[s].nodes.len() < max_fused) {
                     let ready = n.inputs[1..].iter().all(|p| step_of.get(&p.node).is_none_or(|&t| t < s));
                     if !ready {
                         steps.push(Step { nodes: vec![i] });

@@ -144,6 +144,10 @@ pub fn parse(spec: &str) -> Result<Vec<Call>> {
             }
         }
         calls.push(Call { name, args, column });
+        let max = crate::limits::Limits::global().max_nodes;
+        if calls.len() > max {
+            return Err(Error::Spec { message: format!("more than {max} filters (the limit on a graph's nodes)"), column });
+        }
         match lx.peek() {
             None => break,
             Some(b'|') => {

@@ -3,9 +3,9 @@
 //! `units=norm` uses the same convention; `units=px` takes pixels.
 //!
 //! The region is rounded to whole pixels (origin and size each rounded half away from zero)
-//! and clipped to the image: an origin beyond the last row/column moves onto it, and the size
-//! shrinks to what remains (at least one pixel), so any region with a positive width and
-//! height gives an image. `anchor=center` takes (x, y) as the region's centre (the aoce port's
+//! and clipped to the image: the size shrinks to what remains, and a region with nothing
+//! inside the image (an origin past the last row/column) is an error. A width or height left
+//! out runs to the image's edge (in pixels as in fractions: the defaults keep the whole image). `anchor=center` takes (x, y) as the region's centre (the aoce port's
 //! crop: centre UV and size), and a width and height both 0 is a point sample: the 1x1 image of
 //! the pixel that contains (x, y) (seed 000's colour pick). One zero side alone is an error.
 
@@ -82,31 +82,49 @@ impl Crop {
         Self::new(x, y, width, height, CropUnits::Norm)
     }
 
-    /// The pixel rectangle (x0, y0, width, height) this crop takes from a `w` x `h` image.
+    /// The crop of `self` with the width and height running to the image's edges (what a spec
+    /// that leaves them out asks for).
+    pub fn to_edges(self, width: bool, height: bool) -> Self {
+        Self { width: if width { f32::INFINITY } else { self.width }, height: if height { f32::INFINITY } else { self.height }, ..self }
+    }
+
+    /// The pixel rectangle (x0, y0, width, height) this crop takes from a `w` x `h` image; an
+    /// error when it has nothing inside the image. A width or height of `f32::INFINITY` runs to
+    /// the edge (`to_edges`).
     pub fn region(&self, w: u32, h: u32) -> Result<(u32, u32, u32, u32)> {
         let (sx, sy) = match self.units {
             CropUnits::Norm => (w as f64, h as f64),
             CropUnits::Px => (1.0, 1.0),
         };
+        let outside = |param: &str, what: String| Error::BadParam { filter: "crop".into(), param: param.into(), message: format!("the {what} is outside the {w}x{h} image") };
         if self.width == 0.0 && self.height == 0.0 {
-            // a point sample: the pixel containing (x, y), whatever the anchor
-            let at = |v: f32, scale: f64, side: u32| (v as f64 * scale).floor().clamp(0.0, (side - 1) as f64) as u32;
-            return Ok((at(self.x, sx, w), at(self.y, sy, h), 1, 1));
+            // a point sample: the pixel containing (x, y), whatever the anchor (a point on the
+            // right or bottom edge itself belongs to the last pixel)
+            let at = |v: f32, scale: f64, side: u32| {
+                let p = v as f64 * scale;
+                if p > side as f64 { None } else { Some(p.floor().clamp(0.0, (side - 1) as f64) as u32) }
+            };
+            let (Some(x), Some(y)) = (at(self.x, sx, w), at(self.y, sy, h)) else {
+                return Err(outside(if at(self.x, sx, w).is_none() { "x" } else { "y" }, format!("point ({}, {})", self.x, self.y)));
+            };
+            return Ok((x, y, 1, 1));
         }
         if !(self.width > 0.0 && self.height > 0.0) {
             return Err(Error::Graph(format!("`crop` region {}x{} is empty (width and height must be positive, or both 0 for a 1x1 point sample)", self.width, self.height)));
         }
         let centre = self.anchor == CropAnchor::Center;
-        let axis = |origin: f32, size: f32, scale: f64, side: u32| -> (u32, u32) {
-            let size_px = (size as f64 * scale).round();
+        let axis = |origin: f32, size: f32, scale: f64, side: u32| -> Option<(u32, u32)> {
+            let size_px = if size.is_infinite() { side as f64 } else { (size as f64 * scale).round().max(1.0) };
             // a centred region starts half its (rounded) size before the centre, possibly before the image
             let start = if centre { (origin as f64 * scale - size_px / 2.0).round() } else { (origin as f64 * scale).round() };
-            let o = start.clamp(0.0, (side - 1) as f64);
-            let s = (start + size_px - o).clamp(1.0, side as f64 - o) as u32;
-            (o as u32, s)
+            let end = (start + size_px).min(side as f64);
+            let o = start.max(0.0);
+            (o < side as f64 && end > o).then(|| (o as u32, (end - o) as u32))
         };
-        let (x0, cw) = axis(self.x, self.width, sx, w);
-        let (y0, ch) = axis(self.y, self.height, sy, h);
+        let region = |x: f32, y: f32| if centre { format!("region centred on ({x}, {y})") } else { format!("region's origin ({x}, {y})") };
+        let (Some((x0, cw)), Some((y0, ch))) = (axis(self.x, self.width, sx, w), axis(self.y, self.height, sy, h)) else {
+            return Err(outside(if axis(self.x, self.width, sx, w).is_none() { "x" } else { "y" }, region(self.x, self.y)));
+        };
         Ok((x0, y0, cw, ch))
     }
 }
@@ -139,17 +157,18 @@ pub static DEF: FilterDef = FilterDef {
     family: Family::Geometry,
     summary: "Crops to a rectangle (x, y, width, height) in fractions of the size (default) or pixels; a centred form; a 1x1 point sample.",
     doc: "units=norm (default): x, y, width, height are fractions of the input size, as GPUImage's cropRegion; \
-units=px: pixels. Origin top-left. The defaults keep the whole image. The region is rounded to whole pixels \
-(origin and size separately) and clipped to the image: an origin past the last column/row moves onto it and \
-the size shrinks to what remains (at least 1 pixel). anchor=center: (x, y) is the region's centre (a region running \
-past an edge keeps what lies inside). width=0 and height=0: a point sample, the 1x1 image of the pixel containing \
-(x, y). One zero side alone is an error.",
+units=px: pixels. Origin top-left. The defaults keep the whole image: a width or height left out runs to the \
+image's edge, in either unit. The region is rounded to whole pixels (origin and size separately) and clipped to \
+the image: the size shrinks to what lies inside, and a region with nothing inside (an origin past the last \
+column/row) is an error. anchor=center: (x, y) is the region's centre (a region running past an edge keeps what \
+lies inside). width=0 and height=0: a point sample, the 1x1 image of the pixel containing (x, y). One zero side \
+alone is an error.",
     gpuimage: "GPUImageCropFilter",
     params: &[
         ParamDef::float("x", 0.0, 0.0, MAX, "left edge (fraction of the width, or pixels)"),
         ParamDef::float("y", 0.0, 0.0, MAX, "top edge (fraction of the height, or pixels)"),
-        ParamDef::float("width", 1.0, 0.0, MAX, "width (fraction of the width, or pixels)"),
-        ParamDef::float("height", 1.0, 0.0, MAX, "height (fraction of the height, or pixels)"),
+        ParamDef::float("width", 1.0, 0.0, MAX, "width (fraction of the width, or pixels); left out: to the right edge"),
+        ParamDef::float("height", 1.0, 0.0, MAX, "height (fraction of the height, or pixels); left out: to the bottom edge"),
         ParamDef::choice("units", "norm", &["norm", "px"], "norm: fractions of the input size; px: pixels"),
         ParamDef::choice("anchor", "topleft", &["topleft", "center"], "topleft: (x, y) is the region's top-left corner; center: its centre"),
     ],
@@ -162,6 +181,9 @@ past an edge keeps what lies inside). width=0 and height=0: a point sample, the 
             _ => CropUnits::Norm,
         };
         let c = Crop::new(a.f32("x")?, a.f32("y")?, a.f32("width")?, a.f32("height")?, units)?;
+        // a side left out runs to the edge (the default 1 in fractions means that already;
+        // in pixels it would mean one pixel)
+        let c = if units == CropUnits::Px { c.to_edges(!a.given("width"), !a.given("height")) } else { c };
         Ok(Box::new(Crop { anchor: if a.choice("anchor")? == "center" { CropAnchor::Center } else { CropAnchor::TopLeft }, ..c }))
     },
     uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>(), fields: &[("out_width", std::mem::offset_of!(CropParams, out_width)), ("out_height", std::mem::offset_of!(CropParams, out_height)), ("x0", std::mem::offset_of!(CropParams, x0)), ("y0", std::mem::offset_of!(CropParams, y0)), ("in_width", std::mem::offset_of!(CropParams, in_width)), ("count", std::mem::offset_of!(CropParams, count)), ("in_words", std::mem::offset_of!(CropParams, in_words)), ("out_words", std::mem::offset_of!(CropParams, out_words))] }, UniformLayout { wgsl: WORDS_WGSL, wgsl_struct: "CropParams", rust_size: std::mem::size_of::<CropParams>(), fields: &[("out_width", std::mem::offset_of!(CropParams, out_width)), ("out_height", std::mem::offset_of!(CropParams, out_height)), ("x0", std::mem::offset_of!(CropParams, x0)), ("y0", std::mem::offset_of!(CropParams, y0)), ("in_width", std::mem::offset_of!(CropParams, in_width)), ("count", std::mem::offset_of!(CropParams, count)), ("in_words", std::mem::offset_of!(CropParams, in_words)), ("out_words", std::mem::offset_of!(CropParams, out_words))] }],
