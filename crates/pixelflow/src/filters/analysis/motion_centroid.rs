@@ -67,7 +67,9 @@ ceil((threshold*255)^2)). Output is `motion` data: the moving pixels, the exact 
 frame's size, from which the centroid (0..1 across the frame) and the intensity (share of pixels moving) follow. \
 Used by motion_detector.",
     gpuimage: "GPUImageMotionComparison",
-    params: &[THRESHOLD],
+    // the second input as an image parameter, so that a pipeline spec can name it:
+    // `motion_centroid(average=mean.png)` (graphs wire it as a port)
+    params: &[THRESHOLD, ParamDef::image("average", "the running average to compare with (an image of the frame's size)")],
     inputs: &[PortDef { name: "frame", kind: PortKind::Image }, PortDef { name: "average", kind: PortKind::Image }],
     outputs: &[PortDef { name: "motion", kind: PortKind::Data(DataKind::Motion) }],
     tolerance: EXACT_ENOUGH,
