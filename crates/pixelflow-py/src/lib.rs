@@ -33,9 +33,12 @@ fn py_err(e: pixelflow::Error) -> PyErr {
     use pixelflow::Error as E;
     let message = e.to_string();
     match e {
-        E::UnknownFilter { .. } | E::UnknownParam { .. } | E::BadParam { .. } | E::Spec { .. } | E::Graph(_) | E::Image(_) | E::TooLarge { .. } => PyValueError::new_err(message),
+        E::UnknownFilter { .. } | E::UnknownParam { .. } | E::BadParam { .. } | E::Spec { .. } | E::Graph(_) | E::Image(_) | E::TooLarge { .. } | E::Limit(_) => PyValueError::new_err(message),
         E::ImageIo { .. } | E::BadFile { .. } => PyOSError::new_err(message),
         E::NoAdapter(_) | E::Gpu(_) | E::DeviceLost(_) => PyRuntimeError::new_err(message),
+        // a step's failure: as its cause, with the step named in the message
+        E::InStep { source, .. } if source.is_gpu_failure() => PyRuntimeError::new_err(message),
+        E::InStep { .. } => PyValueError::new_err(message),
     }
 }
 
