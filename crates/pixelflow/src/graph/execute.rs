@@ -470,6 +470,48 @@ pub(crate) fn step_times(gpu: &Gpu, raw: &[u8], labels: Vec<String>) -> Vec<Node
         .collect()
 }
 
+/// A buffer of `POISON` bytes as large as the graph's largest value (poisoned runs copy it
+/// over every output first).
+pub(crate) fn poison_buffer(gpu: &Gpu, graph: &Graph) -> wgpu::Buffer {
+    let max = graph.nodes.iter().flat_map(|n| n.outputs.iter()).map(|d| d.gpu_bytes()).max().unwrap_or(16);
+    let size = crate::runtime::size_class(max);
+    let b = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.poison"), size, usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false });
+    gpu.queue.write_buffer(&b, 0, &vec![POISON; size as usize]);
+    b
+}
+
+/// Records every step of `plan` (a pass per step with a query set of `n` timestamps, else
+/// shared passes), then the copies of the graph's outputs (and the resolved timestamps, last)
+/// into read-back buffers, in the GPU's error scopes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn record_with_readbacks<'g>(
+    gpu: &'g Gpu,
+    graph: &Graph,
+    plan: &super::plan::Plan,
+    encoder: &mut wgpu::CommandEncoder,
+    bufs: &mut RunBuffers<'_>,
+    slots: HashMap<(usize, usize), GpuSlot>,
+    query_set: Option<(&wgpu::QuerySet, u32)>,
+    poison: Option<&wgpu::Buffer>,
+) -> Result<(Encoded<'g>, Vec<crate::runtime::Readback>)> {
+    gpu.scoped(|| -> Result<(Encoded<'g>, Vec<crate::runtime::Readback>)> {
+        let passes = if query_set.is_some() { Passes::PerStep } else { Passes::Merged };
+        let encoded = encode_steps(gpu, graph, plan, encoder, bufs, slots, query_set.map(|(q, _)| (q, 0)), poison, passes)?;
+        let reads: Vec<(&wgpu::Buffer, u64)> = graph
+            .outputs
+            .iter()
+            .map(|(_, p)| encoded.slots.get(&(p.node, p.output)).map(|s| (&*s.buffer, s.desc.gpu_bytes())).ok_or_else(|| Error::Graph("output not materialised".into())))
+            .collect::<Result<_>>()?;
+        let mut staging = gpu.read_buffers(encoder, &reads);
+        if let Some((q, n)) = query_set {
+            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.resolve"), size: n as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
+            encoder.resolve_query_set(q, 0..n, &resolve, 0);
+            staging.extend(gpu.read_buffers(encoder, &[(&resolve, n as u64 * 8)]));
+        }
+        Ok((encoded, staging))
+    })?
+}
+
 /// A GPU run submitted and not yet read back (`finish_gpu` waits for it).
 pub(crate) struct Submitted<'g> {
     gpu: &'g Gpu,
@@ -510,34 +552,10 @@ pub(crate) fn submit_gpu<'g>(gpu: &'g Gpu, graph: &Graph, sources: &[(&str, &Ima
             carried.push(slot.buffer.clone());
         }
     }
-    let poison_buf = if opts.poison {
-        let max = graph.nodes.iter().flat_map(|n| n.outputs.iter()).map(|d| d.gpu_bytes()).max().unwrap_or(16);
-        let size = crate::runtime::size_class(max);
-        let b = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.poison"), size, usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false });
-        gpu.queue.write_buffer(&b, 0, &vec![POISON; size as usize]);
-        Some(b)
-    } else {
-        None
-    };
+    let poison_buf = opts.poison.then(|| poison_buffer(gpu, graph));
 
     let clock = std::time::Instant::now();
-    let (encoded, staging) = gpu.scoped(|| -> Result<(Encoded<'_>, Vec<crate::runtime::Readback>)> {
-        // per-node timings need a pass per step; otherwise steps share passes
-        let passes = if query_set.is_some() { Passes::PerStep } else { Passes::Merged };
-        let encoded = encode_steps(gpu, graph, &plan, &mut encoder, &mut bufs, slots, query_set.as_ref().map(|q| (q, 0)), poison_buf.as_ref(), passes)?;
-        let reads: Vec<(&wgpu::Buffer, u64)> = graph
-            .outputs
-            .iter()
-            .map(|(_, p)| encoded.slots.get(&(p.node, p.output)).map(|s| (&*s.buffer, s.desc.gpu_bytes())).ok_or_else(|| Error::Graph("output not materialised".into())))
-            .collect::<Result<_>>()?;
-        let mut staging = gpu.read_buffers(&mut encoder, &reads);
-        if let Some(q) = &query_set {
-            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.resolve"), size: n_queries as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
-            encoder.resolve_query_set(q, 0..n_queries, &resolve, 0);
-            staging.extend(gpu.read_buffers(&mut encoder, &[(&resolve, n_queries as u64 * 8)]));
-        }
-        Ok((encoded, staging))
-    })??;
+    let (encoded, staging) = record_with_readbacks(gpu, graph, &plan, &mut encoder, &mut bufs, slots, query_set.as_ref().map(|q| (q, n_queries)), poison_buf.as_ref())?;
     let cmd = encoder.finish();
     let record_ms = ms_since(clock);
     // the feeds' buffers become the states' for the next run: kept out of the pool

@@ -14,12 +14,12 @@ use std::time::Instant;
 
 pub use wgpu::WriteOnly;
 
-use super::execute::{check_limits, encode_steps, step_times, Encoded, Passes, RunBuffers, POISON};
+use super::execute::{check_limits, poison_buffer, record_with_readbacks, step_times, Encoded, RunBuffers};
 use super::plan::plan;
 use super::{Backend, Graph, HostTimes, NodeTiming, RunOptions};
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc};
-use crate::runtime::{Gpu, GpuSlot, Readback};
+use crate::runtime::{Gpu, GpuSlot};
 use crate::value::{Data, Value, ValueDesc};
 
 /// A source image that can write its pixels in the GPU storage layout (module docs of
@@ -338,31 +338,10 @@ fn run_gpu_host(gpu: &Arc<Gpu>, graph: &Graph, sources: &[(&str, &dyn HostImage)
         slots.insert((node, 0), GpuSlot { buffer: buf, desc });
     }
     let upload_ms = ms_since(clock);
-    let poison_buf = opts.poison.then(|| {
-        let max = graph.nodes.iter().flat_map(|n| n.outputs.iter()).map(|d| d.gpu_bytes()).max().unwrap_or(16);
-        let size = crate::runtime::size_class(max);
-        let b = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.poison"), size, usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false });
-        gpu.queue.write_buffer(&b, 0, &vec![POISON; size as usize]);
-        b
-    });
+    let poison_buf = opts.poison.then(|| poison_buffer(gpu, graph));
 
     let clock = Instant::now();
-    let (encoded, mut staging) = gpu.scoped(|| -> Result<(Encoded<'_>, Vec<Readback>)> {
-        let passes = if query_set.is_some() { Passes::PerStep } else { Passes::Merged };
-        let encoded = encode_steps(gpu, graph, &plan, &mut encoder, &mut bufs, slots, query_set.as_ref().map(|q| (q, 0)), poison_buf.as_ref(), passes)?;
-        let reads: Vec<(&wgpu::Buffer, u64)> = graph
-            .outputs
-            .iter()
-            .map(|(_, p)| encoded.slots.get(&(p.node, p.output)).map(|s| (&*s.buffer, s.desc.gpu_bytes())).ok_or_else(|| Error::Graph("output not materialised".into())))
-            .collect::<Result<_>>()?;
-        let mut staging = gpu.read_buffers(&mut encoder, &reads);
-        if let Some(q) = &query_set {
-            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.resolve"), size: n_queries as u64 * 8, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
-            encoder.resolve_query_set(q, 0..n_queries, &resolve, 0);
-            staging.extend(gpu.read_buffers(&mut encoder, &[(&resolve, n_queries as u64 * 8)]));
-        }
-        Ok((encoded, staging))
-    })??;
+    let (encoded, mut staging) = record_with_readbacks(gpu, graph, &plan, &mut encoder, &mut bufs, slots, query_set.as_ref().map(|q| (q, n_queries)), poison_buf.as_ref())?;
     let cmd = encoder.finish();
     let record_ms = ms_since(clock);
     let clock = Instant::now();
