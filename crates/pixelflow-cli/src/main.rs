@@ -13,6 +13,7 @@ macro_rules! out {
 
 mod analyze;
 mod assess;
+mod bands;
 mod batch;
 mod bench;
 mod catalogue;
@@ -400,6 +401,24 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(d) = data.as_deref().filter(|d| d.as_os_str() != "-") {
                 if same_file(input, d) {
                     bail!("refusing to overwrite the input `{}` with data; choose another --data path", input.display());
+                }
+            }
+            // large images stream through in bands of rows (PNG and TIFF decoded and encoded
+            // as they go), where the pipeline allows it
+            if let (Some(output), None, Some(desc)) = (output, data, bands::wanted(input)) {
+                let mut load = |p: &str| {
+                    let path = Path::new(p);
+                    if same_file(path, output) {
+                        return Err(pixelflow::Error::ImageIo { path: path.into(), message: "is also the output path".into() });
+                    }
+                    load_image(path).map(|l| l.0)
+                };
+                let mut pipe = Pipeline::parse(pipeline, &mut load)?;
+                pipe.set_straight_alpha(cli.straight_alpha);
+                let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, background: *background, ..Default::default() };
+                let a = bands::Apply { cli_fallback: cli.fallback == "cpu", allow_truncated: cli.allow_truncated, save, timings: *timings, backend: &|| backend(&cli) };
+                if bands::try_apply(&a, input, output, &pipe, desc)? {
+                    return Ok(());
                 }
             }
             let t0 = std::time::Instant::now();

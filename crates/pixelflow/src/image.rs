@@ -369,7 +369,29 @@ impl Image {
             let metadata = SaveOptions { icc_profile: d.icc_profile, exif: d.exif.map(|e| exif_upright(&e)), ..SaveOptions::default() };
             return Ok(Loaded { image: d.image, metadata, warnings: d.warnings });
         }
-        let corrupt = |e: image::ImageError| io(format!("corrupt, truncated or unsupported image: {e}"));
+        // with `allow_truncated`, PNG and TIFF are decoded by rows (`rows`), keeping the rows
+        // before the damage; other layouts of them fall through to the whole decoders
+        if options.allow_truncated && matches!(reader.format(), Some(image::ImageFormat::Png | image::ImageFormat::Tiff)) {
+            let source: Option<Box<dyn crate::rows::RowSource>> = match reader.format() {
+                Some(image::ImageFormat::Png) => crate::rows::PngRows::open(path, true)?.map(|s| Box::new(s) as _),
+                _ => crate::rows::TiffRows::open(path, true)?.map(|s| Box::new(s) as _),
+            };
+            if let Some(mut source) = source {
+                let d = source.desc();
+                limits.check_decode(d.width, d.height, if d.format == PixelFormat::Rgba16 { 8 } else { 4 }).map_err(io)?;
+                let mut bytes = crate::limits::try_zeroed(d.height as usize * crate::rows::row_bytes(d), "the decoded image")?;
+                source.read_rows(&mut bytes)?;
+                let image = crate::rows::image_from_vec(d.width, d.height, d.format, bytes)?;
+                return Ok(Loaded { image, metadata: Self::read_metadata(path), warnings: source.warnings() });
+            }
+        }
+        let webp = reader.format() == Some(image::ImageFormat::WebP);
+        let allow = options.allow_truncated;
+        let corrupt = |e: image::ImageError| {
+            // the WebP decoder gives nothing of a damaged file: say so rather than ignore the flag
+            let why = if webp && allow { " (--allow-truncated cannot help: the WebP decoder recovers nothing of a damaged file)" } else { "" };
+            io(format!("corrupt, truncated or unsupported image: {e}{why}"))
+        };
         let mut decoder = reader.into_decoder().map_err(corrupt)?;
         let (w, h) = image::ImageDecoder::dimensions(&decoder);
         let wide = image::ImageDecoder::color_type(&decoder).bytes_per_pixel() / image::ImageDecoder::color_type(&decoder).channel_count().max(1) > 1;

@@ -28,11 +28,12 @@ pub mod json;
 pub mod limits;
 pub mod params;
 pub mod registry;
+pub mod rows;
 pub mod runtime;
 pub mod value;
 
 pub use error::{Error, Result};
-pub use graph::{Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, PinnedUpload, NodeTiming, Pipeline, Port, RunOptions, RunResult, Sequence};
+pub use graph::{Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, PinnedUpload, NodeTiming, Pipeline, Port, RunOptions, RunResult, Sequence, StreamOptions, StreamReport};
 pub use codec::Subsampling;
 pub use image::{exif_upright, Image, ImageDesc, LoadOptions, Loaded, PixelFormat, PngCompression, SaveOptions};
 pub use limits::Limits;

@@ -5,6 +5,7 @@
 //! Nodes can only consume ports that already exist, so a graph is acyclic by construction;
 //! every `add` checks input count, kinds, formats and sizes immediately.
 
+mod bands;
 pub(crate) mod execute;
 pub mod fit;
 pub mod fuse;
@@ -16,6 +17,7 @@ pub mod spec;
 pub(crate) mod stream;
 mod tile;
 
+pub use bands::{StreamOptions, StreamReport, DEFAULT_BAND_ROWS};
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
 pub use host::{HostImage, HostRunResult, HostValue, MappedImage, PinnedUpload};
 pub use pipeline::Pipeline;

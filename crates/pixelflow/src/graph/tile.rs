@@ -120,21 +120,42 @@ enum Tile {
     Owned(Image),
 }
 
-/// The raw bytes of an image's samples (RGBA16 as little-endian `u16`, the GPU's layout too,
-/// on the little-endian machines `TileView` is used on) and the bytes per pixel.
-fn sample_bytes(img: &Image) -> (&[u8], usize) {
-    let c = img.format().channels();
-    match img.data() {
-        ImageData::U8(d) => (d.as_slice(), c),
-        ImageData::U16(d) => (bytemuck::cast_slice(d.as_slice()), 2 * c),
-        ImageData::F32(d) => (bytemuck::cast_slice(d.as_slice()), 4 * c),
+/// Rows `y0..` of an image `width` pixels wide in `format`, as packed sample bytes
+/// (`rows::image_bytes`: RGBA16 as native `u16`, which on the little-endian machines
+/// `TileView` is used on is the GPU's layout too). A whole image is the rows from 0; a band
+/// streamed through `run_streamed` starts lower.
+#[derive(Clone, Copy)]
+pub(crate) struct RowsRef<'a> {
+    pub bytes: &'a [u8],
+    pub width: u32,
+    pub format: crate::PixelFormat,
+    pub y0: u32,
+}
+
+impl<'a> RowsRef<'a> {
+    pub(crate) fn of(img: &'a Image) -> Self {
+        Self { bytes: crate::rows::image_bytes(img), width: img.width(), format: img.format(), y0: 0 }
+    }
+    /// Byte offset of pixel (x, y) (y in the whole image's rows).
+    fn at(&self, x: u32, y: u32) -> usize {
+        ((y - self.y0) as usize * self.width as usize + x as usize) * crate::rows::sample_bytes_per_pixel(self.format)
+    }
+    /// The w x h part at (x, y) as an image of its own.
+    fn crop(&self, x: u32, y: u32, w: u32, h: u32) -> Result<Image> {
+        let bpp = crate::rows::sample_bytes_per_pixel(self.format);
+        let mut bytes = Vec::with_capacity(w as usize * h as usize * bpp);
+        for r in y..y + h {
+            let s = self.at(x, r);
+            bytes.extend_from_slice(self.bytes.get(s..s + w as usize * bpp).ok_or_else(|| Error::Graph("a tile reaches outside the rows at hand".into()))?);
+        }
+        crate::rows::image_from_bytes(w, h, self.format, &bytes)
     }
 }
 
 /// A rectangle of an image, written straight into the GPU's staging memory row by row, so a
 /// tile costs one host copy of its pixels on the way in, as the whole image does.
 struct TileView<'a> {
-    img: &'a Image,
+    src: RowsRef<'a>,
     x: u32,
     y: u32,
     w: u32,
@@ -143,25 +164,24 @@ struct TileView<'a> {
 
 impl HostImage for TileView<'_> {
     fn desc(&self) -> ImageDesc {
-        ImageDesc::new(self.w, self.h, self.img.format())
+        ImageDesc::new(self.w, self.h, self.src.format)
     }
     fn write_gpu_rows(&self, first_row: u32, mut dst: WriteOnly<'_, [u8]>) {
-        let row_bytes = self.img.format().gpu_row_bytes(self.w) as usize;
-        let (src, bpp) = sample_bytes(self.img);
-        let (src_row, len) = (self.img.width() as usize * bpp, self.w as usize * bpp);
-        let mut r = first_row as usize;
+        let row_bytes = self.src.format.gpu_row_bytes(self.w) as usize;
+        let len = self.w as usize * crate::rows::sample_bytes_per_pixel(self.src.format);
+        let mut r = first_row;
         while dst.len() >= row_bytes && row_bytes > 0 {
             let (this, rest) = dst.split_at(row_bytes);
             let (mut head, mut pad) = this.split_at(len);
-            let s = (self.y as usize + r) * src_row + self.x as usize * bpp;
-            head.copy_from_slice(&src[s..s + len]);
+            let s = self.src.at(self.x, self.y + r);
+            head.copy_from_slice(&self.src.bytes[s..s + len]);
             pad.fill(0);
             dst = rest;
             r += 1;
         }
     }
     fn to_image(&self) -> Result<Image> {
-        crop_image(self.img, self.x, self.y, self.w, self.h)
+        self.src.crop(self.x, self.y, self.w, self.h)
     }
 }
 
@@ -170,7 +190,7 @@ impl HostImage for TileView<'_> {
 #[allow(clippy::too_many_arguments)]
 fn paste_gpu_rows(img: &mut Image, src: &[u8], row_bytes: usize, sx: u32, sy: u32, x: u32, y: u32, w: u32, h: u32) -> Result<()> {
     let iw = img.width() as usize;
-    let bpp = sample_bytes(img).1;
+    let bpp = crate::rows::sample_bytes_per_pixel(img.format());
     let dst: &mut [u8] = match img.format() {
         f if f.is_8bit() => img.as_u8_mut(),
         crate::PixelFormat::Rgba16 => bytemuck::cast_slice_mut(img.as_u16_mut()),
@@ -224,26 +244,41 @@ impl Pipeline {
     /// at a time, and assembles the image: bit-identical to `run` where that fits the device.
     /// Second images (a blend's `with=`) of the input's size are tiled alike.
     pub fn run_tiled(&self, backend: &Backend, input: &Image, tile: u32, in_flight: usize) -> Result<Image> {
-        let (halo, align) = self.tile_halo(input)?;
-        let tile = tile.max(1);
+        let tiling = self.tile_halo(input)?;
         let (w, h) = (input.width(), input.height());
+        self.check_tiled_extras(w, h)?;
+        self.run_region(backend, RowsRef::of(input), (w, h), (0, h), (tile, tile), in_flight, tiling)
+    }
+
+    /// Second images must be of the input's size to be tiled with it.
+    pub(crate) fn check_tiled_extras(&self, w: u32, h: u32) -> Result<()> {
         for s in &self.stages {
             if s.extra.iter().any(|e| (e.width(), e.height()) != (w, h)) {
                 return Err(Error::Graph(format!("`{}`'s second image is not {w}x{h}: only images of the input's size run in tiles", s.filter.def().name)));
             }
         }
-        let cores: Vec<(u32, u32, u32, u32)> = (0..h).step_by(tile as usize).flat_map(|y| (0..w).step_by(tile as usize).map(move |x| (x, y, tile.min(w - x), tile.min(h - y)))).collect();
+        Ok(())
+    }
+
+    /// Output rows `rows.0..rows.1` of a `full.0` x `full.1` image whose input rows at hand are
+    /// `src` (they must cover the rows' halo), in tiles of at most `tile` (width, height) core
+    /// pixels with `halo` and corners on the `align` grid (`tile_halo`), `in_flight` at a time.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_region(&self, backend: &Backend, src: RowsRef<'_>, full: (u32, u32), rows: (u32, u32), tile: (u32, u32), in_flight: usize, (halo, align): (u32, u32)) -> Result<Image> {
+        let (w, h) = full;
+        let (tw, th) = (tile.0.max(1), tile.1.max(1));
+        let cores: Vec<(u32, u32, u32, u32)> = (rows.0..rows.1).step_by(th as usize).flat_map(|y| (0..w).step_by(tw as usize).map(move |x| (x, y, tw.min(w - x), th.min(rows.1 - y)))).collect();
         let mut out: Option<Image> = None;
         let mut failure: Option<Error> = None;
         // second images: cropped per tile (the rare case); otherwise tiles go straight from
-        // `input` into staging memory and come back in mapped memory, pasted from there
+        // the input's rows into staging memory and come back in mapped memory, pasted from there
         let direct = self.stages.iter().all(|s| s.extra.is_empty()) && cfg!(target_endian = "little");
         let work = |&(x, y, cw, ch): &(u32, u32, u32, u32)| -> Result<(Tile, u32, u32)> {
             // the core plus the halo, clamped at the image's edges, starting on the nodes' grid
             let (x0, y0) = (x.saturating_sub(halo) / align * align, y.saturating_sub(halo) / align * align);
             let (x1, y1) = ((x + cw + halo).min(w), (y + ch + halo).min(h));
             if direct {
-                let view = TileView { img: input, x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+                let view = TileView { src, x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
                 let mut r = self.run_host(backend, &view, &RunOptions::default())?;
                 return match r.take("output") {
                     Some(HostValue::Mapped(m)) => Ok((Tile::Mapped(m), x - x0, y - y0)),
@@ -251,16 +286,19 @@ impl Pipeline {
                     _ => Err(Error::Graph("a tile gave no image".into())),
                 };
             }
-            let part = crop_image(input, x0, y0, x1 - x0, y1 - y0)?;
+            let part = src.crop(x0, y0, x1 - x0, y1 - y0)?;
             let mut sub = self.clone();
             for s in &mut sub.stages {
                 for e in &mut s.extra {
                     *e = crop_image(e, x0, y0, x1 - x0, y1 - y0)?;
                 }
             }
-            match sub.run(backend, &part)? {
-                Value::Image(img) => Ok((Tile::Owned(img), x - x0, y - y0)),
-                Value::Data(_) => Err(Error::Graph("a tile gave data, not an image".into())),
+            // the tile's graph runs directly: `run` would tile it again under `PIXELFLOW_TILE`
+            let (g, images) = sub.graph(&part)?;
+            let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
+            match backend.run(&g, &refs, &RunOptions::default())?.take("output") {
+                Some(Value::Image(img)) => Ok((Tile::Owned(img), x - x0, y - y0)),
+                _ => Err(Error::Graph("a tile gave no image".into())),
             }
         };
         stream(cores.iter(), work, in_flight.max(1), |k, r| {
@@ -273,10 +311,10 @@ impl Pipeline {
                     Tile::Mapped(m) => m.desc().format,
                     Tile::Owned(i) => i.format(),
                 };
-                let o = out.get_or_insert_with(|| Image::zeroed(ImageDesc::new(w, h, format)));
+                let o = out.get_or_insert_with(|| Image::zeroed(ImageDesc::new(w, rows.1 - rows.0, format)));
                 match &tile {
-                    Tile::Mapped(m) => paste_gpu_rows(o, m.bytes(), m.row_bytes(), sx, sy, x, y, cw, ch),
-                    Tile::Owned(img) => paste(o, img, sx, sy, x, y, cw, ch),
+                    Tile::Mapped(m) => paste_gpu_rows(o, m.bytes(), m.row_bytes(), sx, sy, x, y - rows.0, cw, ch),
+                    Tile::Owned(img) => paste(o, img, sx, sy, x, y - rows.0, cw, ch),
                 }
             });
             if let Err(e) = done {

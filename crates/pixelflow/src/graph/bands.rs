@@ -1,0 +1,209 @@
+//! An image streamed through a pipeline in bands of rows (issue 20): rows are decoded as the
+//! band that needs them is reached, each band runs in tiles with halos (`run_region`, so the
+//! result is bit-identical to a whole run) and is encoded as soon as it is done. Decoding,
+//! the GPU and encoding run on three threads, one band apart.
+//!
+//! Host memory, in bytes, for a `W`-wide image with `b_in` / `b_out` bytes per input / output
+//! pixel (`rows::sample_bytes_per_pixel`), bands of `B` rows, a halo of `r` and a grid of `a`:
+//!
+//! `W × [ (B + 2r + a) × b_in  (the rows at hand)  +  2 × B × b_in  (decoded ahead)
+//!        + 3 × B × b_out  (the band being made, one queued, one being encoded) ]`
+//! `+ min(in_flight, tiles per band) × tile × t` where `tile` is a tile's pixels with its halo
+//! and `t` is `b_in + b_out` on a GPU (staging memory in and out) or `2 b_in + 2 b_out + 16`
+//! on the CPU reference (its copies and a float RGBA temporary)
+//!
+//! plus whatever the file formats that are not streamed hold whole (`rows`), and on a GPU
+//! that shares host memory (lavapipe) the tiles' intermediates. `StreamReport::host_bytes` is
+//! this estimate for a run.
+
+use std::sync::mpsc::{sync_channel, Receiver};
+
+use super::tile::RowsRef;
+use super::{Backend, Pipeline};
+use crate::error::{Error, Result};
+use crate::image::{Image, ImageDesc};
+use crate::rows::{row_bytes, sample_bytes_per_pixel, RowSink, RowSource};
+
+/// How an image is cut for `run_streamed`.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamOptions {
+    /// Rows of output per band (`None`: `DEFAULT_BAND_ROWS`, or `PIXELFLOW_STREAM_ROWS`).
+    pub band_rows: Option<u32>,
+    /// Core width of a band's tiles (`None`: as wide as the GPU's binding allows; the whole
+    /// band on the CPU).
+    pub tile_width: Option<u32>,
+    /// Tiles in flight on the GPU.
+    pub in_flight: usize,
+}
+
+/// Output rows per band by default: 1024 rows keep a 20000-pixel-wide RGBA8 band at 80 MB.
+pub const DEFAULT_BAND_ROWS: u32 = 1024;
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self { band_rows: None, tile_width: None, in_flight: 3 }
+    }
+}
+
+/// What a streamed run did.
+#[derive(Clone, Debug, Default)]
+pub struct StreamReport {
+    pub width: u32,
+    pub height: u32,
+    pub bands: u32,
+    pub band_rows: u32,
+    pub tiles: u64,
+    pub tile_width: u32,
+    pub halo: u32,
+    /// The module docs' estimate of host memory for this run (bytes).
+    pub host_bytes: u64,
+    /// Most input rows held at once (the window's rows).
+    pub max_rows_held: u32,
+}
+
+impl Pipeline {
+    /// The output of this pipeline for an input of `desc`: an image's size and format, or an
+    /// error where it ends in data.
+    pub fn output_desc(&self, desc: ImageDesc) -> Result<ImageDesc> {
+        let (g, _) = self.graph_for(desc)?;
+        let out = g.outputs.iter().find(|(n, _)| n == "output").map(|(_, p)| g.desc(*p)).ok_or_else(|| Error::Graph("no output".into()))?;
+        out.image().ok_or_else(|| Error::Graph("the pipeline ends in data, not an image".into()))
+    }
+
+    /// Whether (and why not) this pipeline can stream an input of `desc` in bands: the same
+    /// conditions as tiles (`tile_halo`), for the halo and grid.
+    pub fn stream_halo(&self, desc: ImageDesc) -> Result<(u32, u32)> {
+        let (g, _) = self.graph_for(desc)?;
+        super::tile::graph_halo(&g).map_err(|why| Error::Graph(format!("this pipeline cannot run in bands: {why}")))
+    }
+
+    /// How `run_streamed` would cut an input of `desc` on `backend` (bands, tile width, halo)
+    /// and the host memory it is estimated to take (module docs), without running anything.
+    pub fn plan_stream(&self, backend: &Backend, desc: ImageDesc, opts: &StreamOptions) -> Result<StreamReport> {
+        let (w, h) = (desc.width, desc.height);
+        let (halo, align) = self.stream_halo(desc)?;
+        self.check_tiled_extras(w, h)?;
+        let out = self.output_desc(desc)?;
+        let env_rows = std::env::var("PIXELFLOW_STREAM_ROWS").ok().and_then(|v| v.parse::<u32>().ok()).filter(|&v| v > 0);
+        let band = opts.band_rows.or(env_rows).unwrap_or(DEFAULT_BAND_ROWS).clamp(1, h.max(1));
+        let tile_width = match (opts.tile_width, backend) {
+            (Some(t), _) => t.max(1),
+            (None, Backend::Gpu(gpu)) => {
+                let (g, _) = self.graph_for(desc)?;
+                // the widest value's bytes per pixel: (tw + 2r + a) x (band + 2r + a) of them
+                // fit a binding with a quarter spare
+                let per_pixel = g.nodes.iter().flat_map(|n| n.outputs.iter()).filter_map(|d| d.image().map(|i| d.gpu_bytes().div_ceil(i.pixels().max(1) as u64))).max().unwrap_or(4).max(1);
+                let rows = (band + 2 * halo + align) as u64;
+                let fit = (gpu.max_binding() / 4 * 3 / per_pixel / rows).saturating_sub((2 * halo + align) as u64);
+                fit.clamp(64, 16384) as u32
+            }
+            (None, Backend::Cpu) => w,
+        }
+        .min(w.max(1));
+        let (b_in, b_out) = (sample_bytes_per_pixel(desc.format) as u64, sample_bytes_per_pixel(out.format) as u64);
+        let window_rows = (band + 2 * halo + align).min(h);
+        let tile_px = (tile_width + 2 * halo + align).min(w) as u64 * window_rows as u64;
+        // a tile on the GPU holds staging memory in and out; on the CPU its crop, the run's
+        // copy, input and output and a float RGBA temporary (`limits`' CPU formula)
+        let per_tile_pixel = match backend {
+            Backend::Gpu(_) => b_in + b_out,
+            Backend::Cpu => 2 * b_in + 2 * b_out + 16,
+        };
+        let at_once = (opts.in_flight.max(1) as u64).min(w.div_ceil(tile_width.max(1)) as u64);
+        let host_bytes = w as u64 * (window_rows as u64 * b_in + 2 * band as u64 * b_in + 3 * band as u64 * b_out) + at_once * tile_px * per_tile_pixel;
+        Ok(StreamReport { width: w, height: h, band_rows: band, tile_width, halo, host_bytes, ..Default::default() })
+    }
+
+    /// Runs `source` through the pipeline in bands of rows into `sink` (see the module docs
+    /// for the memory this takes; `plan_stream` tells it beforehand); the sink is not finished
+    /// (`RowSink::finish`). The output equals `run` on the whole image, byte for byte.
+    pub fn run_streamed(&self, backend: &Backend, source: &mut dyn RowSource, sink: &mut dyn RowSink, opts: &StreamOptions) -> Result<StreamReport> {
+        let desc = source.desc();
+        let (w, h) = (desc.width, desc.height);
+        let (halo, align) = self.stream_halo(desc)?;
+        let mut report = self.plan_stream(backend, desc, opts)?;
+        let (band, tile_width) = (report.band_rows, report.tile_width);
+        if w == 0 || h == 0 {
+            return Ok(report);
+        }
+        let rb = row_bytes(desc);
+        std::thread::scope(|s| -> Result<()> {
+            // decoding, one band of rows ahead
+            let (chunk_tx, chunk_rx) = sync_channel::<Result<Vec<u8>>>(1);
+            s.spawn(move || {
+                let mut y = 0;
+                while y < h {
+                    let n = band.min(h - y);
+                    let mut rows = vec![0u8; n as usize * rb];
+                    let r = source.read_rows(&mut rows).map(|_| rows);
+                    let failed = r.is_err();
+                    if chunk_tx.send(r).is_err() || failed {
+                        return;
+                    }
+                    y += n;
+                }
+            });
+            // encoding, behind
+            let (band_tx, band_rx) = sync_channel::<Image>(1);
+            let writer = s.spawn(move || -> Result<()> {
+                for b in band_rx {
+                    sink.write_rows(&b)?;
+                }
+                Ok(())
+            });
+            let made = self.stream_bands(backend, desc, chunk_rx, &band_tx, band, tile_width, opts.in_flight, (halo, align), &mut report);
+            drop(band_tx);
+            let written = writer.join().unwrap_or_else(|_| Err(Error::Graph("the encoder thread panicked".into())));
+            // the writer's error is the cause where both failed (a full disk stops the bands)
+            written.and(made)
+        })?;
+        Ok(report)
+    }
+
+    /// The GPU's part of `run_streamed`: keeps the input rows the current band needs in a
+    /// window, runs the band, hands it to the encoder.
+    #[allow(clippy::too_many_arguments)]
+    fn stream_bands(&self, backend: &Backend, desc: ImageDesc, chunks: Receiver<Result<Vec<u8>>>, bands: &std::sync::mpsc::SyncSender<Image>, band: u32, tile_width: u32, in_flight: usize, tiling: (u32, u32), report: &mut StreamReport) -> Result<()> {
+        let (w, h) = (desc.width, desc.height);
+        let (halo, align) = tiling;
+        let rb = row_bytes(desc);
+        // input rows win_y0..win_y1 at hand, packed
+        let mut window: Vec<u8> = Vec::new();
+        let (mut win_y0, mut win_y1) = (0u32, 0u32);
+        // decoded rows not yet in the window: a chunk and how far into it
+        let mut chunk: Vec<u8> = Vec::new();
+        let mut chunk_at = 0usize;
+        let mut y = 0;
+        while y < h {
+            let y_end = (y + band).min(h);
+            let need0 = y.saturating_sub(halo) / align * align;
+            let need1 = (y_end + halo).min(h);
+            // drop rows above the band's halo, then read down to its end
+            if need0 > win_y0 {
+                let drop = ((need0 - win_y0) as usize * rb).min(window.len());
+                window.drain(..drop);
+                win_y0 = need0;
+            }
+            while win_y1 < need1 {
+                if chunk_at >= chunk.len() {
+                    chunk = chunks.recv().map_err(|_| Error::Graph("the decoder stopped".into()))??;
+                    chunk_at = 0;
+                }
+                let take = ((need1 - win_y1) as usize * rb).min(chunk.len() - chunk_at);
+                window.extend_from_slice(&chunk[chunk_at..chunk_at + take]);
+                chunk_at += take;
+                win_y1 += (take / rb) as u32;
+            }
+            report.max_rows_held = report.max_rows_held.max(win_y1 - win_y0);
+            let src = RowsRef { bytes: &window, width: w, format: desc.format, y0: win_y0 };
+            let made = self.run_region(backend, src, (w, h), (y, y_end), (tile_width, band), in_flight, (halo, align))?;
+            report.tiles += w.div_ceil(tile_width) as u64;
+            report.bands += 1;
+            if bands.send(made).is_err() {
+                return Err(Error::Graph("the encoder stopped".into()));
+            }
+            y = y_end;
+        }
+        Ok(())
+    }
+}
