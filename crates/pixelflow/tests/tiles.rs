@@ -203,3 +203,29 @@ fn images_beyond_the_binding_limit_run_in_tiles_by_themselves() {
     let e = pipe("resize(scale=0.5)").unwrap().run(&small, &input).unwrap_err().to_string();
     assert!(e.contains("binding"), "{e}");
 }
+
+/// `Data::merge` itself: exact sums, minima and maxima (means recomputed from them), and errors
+/// for what does not add up.
+#[test]
+fn data_merge_is_exact_or_an_error() {
+    use pixelflow::{Histogram, HistogramSpace, Points, Stats};
+    let mut a = Data::Stats(Stats { count: 2, min: [10, 20, 30, 40, 50], max: [100; 5], sum: [110, 120, 130, 140, 150] });
+    let b = Data::Stats(Stats { count: 1, min: [5, 25, 30, 41, 0], max: [200, 99, 100, 0, 255], sum: [200, 99, 100, 0, 255] });
+    a.merge(&b).unwrap();
+    let Data::Stats(s) = &a else { panic!("{a:?}") };
+    assert_eq!((s.count, s.min, s.max, s.sum), (3, [5, 20, 30, 40, 0], [200, 100, 100, 100, 255], [310, 219, 230, 140, 405]));
+    assert_eq!(s.mean(0), 310.0 / 3.0);
+    let mut m = Data::Mean { sum: 7, count: 2 };
+    m.merge(&Data::Mean { sum: 5, count: 4 }).unwrap();
+    assert_eq!(m, Data::Mean { sum: 12, count: 6 });
+    let mut h = Histogram { bins: [[0; 256]; 5], space: HistogramSpace::Rgb };
+    h.bins[3][7] = u32::MAX;
+    let mut one = h.clone();
+    one.bins[3][7] = 1;
+    let e = Data::Histogram(h).merge(&Data::Histogram(one)).unwrap_err().to_string();
+    assert!(e.contains("overflows the 32-bit histogram bin"), "{e}");
+    let e = m.merge(&a).unwrap_err().to_string();
+    assert!(e.contains("cannot merge stats data into mean data"), "{e}");
+    let e = Data::Points(Points::default()).merge(&Data::Points(Points::default())).unwrap_err().to_string();
+    assert!(e.contains("points data does not merge"), "{e}");
+}
