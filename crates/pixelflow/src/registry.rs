@@ -214,6 +214,14 @@ pub trait Filter: Send + Sync + std::fmt::Debug {
     fn tile_alignment(&self) -> u32 {
         1
     }
+    /// Whether its data output (one, of a kind `DataKind::merge_refusal` allows) is a sum over
+    /// its one input image's pixels of terms that each read one pixel alone (counts, sums,
+    /// minima, maxima), nothing of position or size: then results over disjoint parts of the
+    /// image merge into the whole image's exactly (`Data::merge`), and a pipeline ending in it
+    /// runs in tiles (`Pipeline::run_tiled_data`).
+    fn merges_partials(&self) -> bool {
+        false
+    }
     /// `Some` for per-pixel RGBA8 filters that can be fused with their neighbours.
     fn pixel_op(&self) -> Option<PixelOpGpu> {
         None

@@ -123,6 +123,21 @@ impl DataKind {
             DataKind::Motion => 8 * 4,
         }
     }
+    /// `None` when results of this kind over disjoint parts of an image merge into the whole
+    /// image's exactly (`Data::merge`: integer sums and counts add, minima and maxima combine);
+    /// otherwise why not, for tiled runs' errors.
+    pub fn merge_refusal(self) -> Option<&'static str> {
+        match self {
+            DataKind::Stats | DataKind::Histogram | DataKind::Mean => None,
+            DataKind::Points => Some("a list with a capacity, kept in raster order of the whole image"),
+            DataKind::Lines => Some("peaks of the whole image's votes"),
+            DataKind::Fingerprint => Some("counts per block of a grid laid over the whole image"),
+            DataKind::PhotoMetrics => Some("sums over each pixel's neighbours and the image's size"),
+            DataKind::Lut | DataKind::Range => Some("derived from the whole image's histogram"),
+            DataKind::Color => Some("the most populated colour cell of the whole image (maxima of counts do not add)"),
+            DataKind::Motion => Some("sums of pixel positions in the whole frame"),
+        }
+    }
     pub fn name(self) -> &'static str {
         match self {
             DataKind::Stats => "stats",
@@ -384,6 +399,41 @@ impl Data {
             Data::Mean { sum, count } => Some(if *count == 0 { 0.0 } else { *sum as f64 / *count as f64 / FIXED_ONE }),
             _ => None,
         }
+    }
+
+    /// Adds `other`, the same kind of result over a disjoint part of the same image, so that
+    /// `self` becomes the result over both, exactly (`DataKind::merge_refusal` says which kinds
+    /// merge). Sums that would overflow their width are an error, not wrapped.
+    pub fn merge(&mut self, other: &Data) -> Result<()> {
+        let overflow = |what: &str| Error::Graph(format!("merging partial results overflows the {what}"));
+        match (self, other) {
+            (Data::Stats(a), Data::Stats(b)) => {
+                a.count = a.count.checked_add(b.count).ok_or_else(|| overflow("pixel count"))?;
+                for c in 0..5 {
+                    a.min[c] = a.min[c].min(b.min[c]);
+                    a.max[c] = a.max[c].max(b.max[c]);
+                    a.sum[c] = a.sum[c].checked_add(b.sum[c]).ok_or_else(|| overflow("64-bit channel sum"))?;
+                }
+            }
+            (Data::Histogram(a), Data::Histogram(b)) => {
+                if a.space != b.space {
+                    return Err(Error::Graph(format!("cannot merge a {:?} histogram into a {:?} one", b.space, a.space)));
+                }
+                for (x, &y) in a.bins.iter_mut().flatten().zip(b.bins.iter().flatten()) {
+                    *x = x.checked_add(y).ok_or_else(|| overflow("32-bit histogram bin"))?;
+                }
+            }
+            (Data::Mean { sum, count }, Data::Mean { sum: s, count: n }) => {
+                *sum = sum.checked_add(*s).ok_or_else(|| overflow("64-bit sum of the mean"))?;
+                *count = count.checked_add(*n).ok_or_else(|| overflow("sample count of the mean"))?;
+            }
+            (a, b) if a.kind() != b.kind() => return Err(Error::Graph(format!("cannot merge {} data into {} data", b.kind().name(), a.kind().name()))),
+            (a, _) => {
+                let k = a.kind();
+                return Err(Error::Graph(format!("{} data does not merge from parts of an image: {}", k.name(), k.merge_refusal().unwrap_or("no rule for it"))));
+            }
+        }
+        Ok(())
     }
 
     /// Parses the GPU buffer layout (see `DataKind`).

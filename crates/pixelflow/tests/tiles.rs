@@ -1,13 +1,15 @@
 //! Images in tiles with halos (`Pipeline::run_tiled`): for every filter in the registry, tiny
 //! tiles give the untiled result bit for bit, or the filter is refused with a reason (a change
-//! of size, a whole-image read, position dependence, data). Plus chains, whose halos add up.
+//! of size, a whole-image read, position dependence, data that does not merge). Plus chains,
+//! whose halos add up, and reductions whose per-tile partials merge exactly
+//! (`Pipeline::run_tiled_data`).
 
 mod common;
 
 use common::*;
 use pixelflow::params::ParamKind;
 use pixelflow::registry;
-use pixelflow::{Image, PixelFormat, Pipeline};
+use pixelflow::{Backend, Data, Image, PixelFormat, Pipeline, Value};
 
 fn pipe(spec: &str) -> pixelflow::Result<Pipeline> {
     Pipeline::parse(spec, &mut |p| Image::open(p))
@@ -36,23 +38,35 @@ fn every_filter_tiles_bit_identically_or_says_why_not() {
     random_image(w, h, PixelFormat::Rgba8, 2).save(&with).unwrap();
     let input = random_image(w, h, PixelFormat::Rgba8, 1);
     let b = gpu_backend();
-    let (mut tiled, mut refused, mut failures) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut tiled, mut merged, mut refused, mut failures) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for def in registry::all() {
         let Some(spec) = spec_for(def, with.to_str().unwrap()) else { continue };
         let Ok(p) = pipe(&spec) else { continue };
         let Ok(whole) = p.run(&b, &input) else { continue };
-        match p.run_tiled(&b, &input, 16, 3) {
-            Ok(t) => match whole.as_image() {
+        match p.run_tiled_value(&b, &input, 16, 3) {
+            Ok(Value::Image(t)) => match whole.as_image() {
                 Some(whole) if whole.as_u8() == t.as_u8() && whole.desc() == t.desc() => tiled.push(def.name),
                 _ => failures.push(format!("{spec}: tiles differ from the whole image")),
+            },
+            // data: the merged partials equal the whole image's, and every pixel was counted once
+            Ok(Value::Data(t)) => match whole.as_data() {
+                Some(whole) if *whole == t && counted(&t) == Some((w * h) as u64) => merged.push(def.name),
+                _ => failures.push(format!("{spec}: merged tiles {t:?} differ from the whole image's {whole:?}")),
             },
             Err(e) if e.to_string().contains("cannot run in tiles") => refused.push(format!("{}: {e}", def.name)),
             Err(e) => failures.push(format!("{spec}: {e}")),
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("{} filters tile, {} refused:\n{}", tiled.len(), refused.len(), refused.join("\n"));
+    eprintln!("{} filters tile, {} merge partials ({}), {} refused:\n{}", tiled.len(), merged.len(), merged.join(", "), refused.len(), refused.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for name in ["reduce", "histogram", "mean_saturation"] {
+        assert!(merged.contains(&name), "{name} should merge its partials");
+    }
+    // data that does not merge stays refused, saying why
+    for name in ["corner_points", "dominant_color", "intensity_range", "color_fingerprint", "photo_metrics"] {
+        assert!(refused.iter().any(|r| r.starts_with(&format!("{name}: ")) && r.contains("does not merge")), "{name} should be refused: {refused:?}");
+    }
     // the per-pixel filters, blends, blurs, stencils and morphology at least
     for name in ["brightness", "alpha_blend", "gaussian_blur", "box_blur", "sobel_edge_detection", "dilation", "median", "bilateral", "unsharp_mask", "harris_corner_detection"] {
         assert!(tiled.contains(&name), "{name} should tile");
@@ -88,6 +102,89 @@ fn untileable_pipelines_say_why() {
         let e = pipe(spec).unwrap().run_tiled(&b, &input, 8, 2).expect_err(spec).to_string();
         assert!(e.contains("cannot run in tiles") && e.contains(why), "{spec}: {e}");
     }
+    // reductions: those that do not merge, and mergeable ones after what cannot tile
+    for (spec, why) in [
+        ("corner_points", "points data, which does not merge"),
+        ("dominant_color", "color data, which does not merge"),
+        ("histogram | range_from_histogram", "range data, which does not merge"),
+        ("resize(scale=0.5) | histogram", "size"),
+        ("vignette | reduce", "where a pixel is"),
+        ("histogram_equalization | mean_saturation", "whole image"),
+    ] {
+        let e = pipe(spec).unwrap().run_tiled_data(&b, &input, 8, 2).expect_err(spec).to_string();
+        assert!(e.contains("cannot run in tiles") && e.contains(why), "{spec}: {e}");
+    }
+}
+
+/// Pixels a mergeable result counted (the histogram's Y channel; unweighted histograms only).
+fn counted(d: &Data) -> Option<u64> {
+    match d {
+        Data::Stats(s) => Some(s.count),
+        Data::Histogram(h) => Some(h.total(3)),
+        Data::Mean { count, .. } => Some(*count),
+        _ => None,
+    }
+}
+
+/// Reductions, alone and after neighbourhood filters, on tiles of awkward sizes: the merged
+/// partials equal the untiled data exactly on the GPU and on the CPU, and the two backends agree.
+#[test]
+fn reductions_merge_per_tile_partials_exactly() {
+    let specs = ["reduce", "histogram", "histogram(weight=alpha)", "mean_saturation", "gaussian_blur(sigma=3) | histogram", "sobel_edge_detection | reduce", "box_blur(radius=2) | dilation(radius=1) | mean_saturation"];
+    let gpu = gpu_backend();
+    for (w, h, tiles) in [(67, 43, &[16, 7][..]), (1, 37, &[16, 5]), (37, 1, &[16]), (16, 16, &[16, 3])] {
+        let input = random_image(w, h, PixelFormat::Rgba8, 11 + w as u64);
+        for spec in specs {
+            let p = pipe(spec).unwrap();
+            let whole = p.run(&gpu, &input).unwrap();
+            let whole = whole.as_data().unwrap_or_else(|| panic!("{spec}: no data"));
+            if !spec.contains("alpha") {
+                assert_eq!(counted(whole), Some((w * h) as u64), "{spec} {w}x{h}");
+            }
+            // the reductions are exact on both backends; a blur before one may differ by one
+            // level between them (its tolerance), so chains compare each backend with itself
+            let cpu_whole = p.run(&Backend::Cpu, &input).unwrap();
+            let cpu_whole = cpu_whole.as_data().unwrap_or_else(|| panic!("{spec}: no data"));
+            if !spec.contains('|') {
+                assert_eq!(cpu_whole, whole, "{spec} {w}x{h}: CPU and GPU differ");
+            }
+            for &tile in tiles {
+                assert_eq!(&p.run_tiled_data(&gpu, &input, tile, 3).unwrap(), whole, "{spec} {w}x{h} tile {tile} (GPU)");
+                assert_eq!(&p.run_tiled_data(&Backend::Cpu, &input, tile, 2).unwrap(), cpu_whole, "{spec} {w}x{h} tile {tile} (CPU)");
+            }
+        }
+    }
+    // the image part really ran before the reduction (the comparison above is not vacuous)
+    let input = random_image(67, 43, PixelFormat::Rgba8, 3);
+    let plain = pipe("histogram").unwrap().run_tiled_data(&gpu, &input, 16, 2).unwrap();
+    let blurred = pipe("gaussian_blur(sigma=3) | histogram").unwrap().run_tiled_data(&gpu, &input, 16, 2).unwrap();
+    assert_ne!(plain, blurred);
+    // grey and 16-bit inputs, converted for the reduction after each tile's crop
+    for (format, spec) in [(PixelFormat::Gray8, "box_blur(radius=2) | histogram"), (PixelFormat::Rgba16, "gaussian_blur(sigma=2) | reduce")] {
+        let input = random_image(45, 29, format, 6);
+        let p = pipe(spec).unwrap();
+        let whole = p.run(&gpu, &input).unwrap();
+        assert_eq!(p.run_tiled_value(&gpu, &input, 8, 3).unwrap(), whole, "{spec} on {format:?}");
+    }
+}
+
+/// `run_with` tiles a mergeable reduction by itself where an image exceeds the binding limit.
+#[test]
+fn reductions_beyond_the_binding_limit_run_in_tiles_by_themselves() {
+    let gpu = pixelflow::Gpu::new_with_binding_limit(&pixelflow::GpuOptions { backend: Some("vulkan".into()), adapter: None }, 64 * 1024).unwrap();
+    let small = Backend::Gpu(gpu);
+    let input = random_image(200, 150, PixelFormat::Rgba8, 8);
+    for spec in ["gaussian_blur(sigma=2) | histogram", "reduce"] {
+        let p = pipe(spec).unwrap();
+        let r = p.run_with(&small, &input, &pixelflow::RunOptions::default()).unwrap();
+        assert!(r.notes.iter().any(|n| n.contains("tiles") && n.contains("merged")), "{spec}: {:?}", r.notes);
+        let whole = p.run(&gpu_backend(), &input).unwrap();
+        assert_eq!(r.get("output"), Some(&whole), "{spec}");
+        assert_eq!(whole.as_data().and_then(counted), Some(200 * 150));
+    }
+    // one that does not merge keeps the clear limit error
+    let e = pipe("dominant_color").unwrap().run(&small, &input).unwrap_err().to_string();
+    assert!(e.contains("binding"), "{e}");
 }
 
 /// `run_with` tiles by itself where one buffer would exceed the GPU's binding limit, and says so.
@@ -105,4 +202,30 @@ fn images_beyond_the_binding_limit_run_in_tiles_by_themselves() {
     // one that cannot tile keeps the clear limit error
     let e = pipe("resize(scale=0.5)").unwrap().run(&small, &input).unwrap_err().to_string();
     assert!(e.contains("binding"), "{e}");
+}
+
+/// `Data::merge` itself: exact sums, minima and maxima (means recomputed from them), and errors
+/// for what does not add up.
+#[test]
+fn data_merge_is_exact_or_an_error() {
+    use pixelflow::{Histogram, HistogramSpace, Points, Stats};
+    let mut a = Data::Stats(Stats { count: 2, min: [10, 20, 30, 40, 50], max: [100; 5], sum: [110, 120, 130, 140, 150] });
+    let b = Data::Stats(Stats { count: 1, min: [5, 25, 30, 41, 0], max: [200, 99, 100, 0, 255], sum: [200, 99, 100, 0, 255] });
+    a.merge(&b).unwrap();
+    let Data::Stats(s) = &a else { panic!("{a:?}") };
+    assert_eq!((s.count, s.min, s.max, s.sum), (3, [5, 20, 30, 40, 0], [200, 100, 100, 100, 255], [310, 219, 230, 140, 405]));
+    assert_eq!(s.mean(0), 310.0 / 3.0);
+    let mut m = Data::Mean { sum: 7, count: 2 };
+    m.merge(&Data::Mean { sum: 5, count: 4 }).unwrap();
+    assert_eq!(m, Data::Mean { sum: 12, count: 6 });
+    let mut h = Histogram { bins: [[0; 256]; 5], space: HistogramSpace::Rgb };
+    h.bins[3][7] = u32::MAX;
+    let mut one = h.clone();
+    one.bins[3][7] = 1;
+    let e = Data::Histogram(h).merge(&Data::Histogram(one)).unwrap_err().to_string();
+    assert!(e.contains("overflows the 32-bit histogram bin"), "{e}");
+    let e = m.merge(&a).unwrap_err().to_string();
+    assert!(e.contains("cannot merge stats data into mean data"), "{e}");
+    let e = Data::Points(Points::default()).merge(&Data::Points(Points::default())).unwrap_err().to_string();
+    assert!(e.contains("points data does not merge"), "{e}");
 }

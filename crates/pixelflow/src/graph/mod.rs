@@ -10,6 +10,7 @@ pub(crate) mod execute;
 pub mod fit;
 pub mod fuse;
 pub mod host;
+mod partials;
 mod pipeline;
 pub(crate) mod plan;
 mod sequence;

@@ -219,7 +219,8 @@ impl Pipeline {
     /// `run` with options; the result also carries timings.
     ///
     /// On the GPU, an image whose values do not fit one storage binding runs in tiles with
-    /// halos (`run_tiled`) where the pipeline allows it, bit-identical to an untiled run; the
+    /// halos (`run_tiled`) where the pipeline allows it, bit-identical to an untiled run, and
+    /// one ending in a reduction whose partials merge runs so too (`run_tiled_data`); the
     /// result's notes say so. `PIXELFLOW_TILE=N` forces tiles of N x N pixels (tests, memory).
     pub fn run_with(&self, backend: &Backend, input: &Image, opts: &RunOptions) -> Result<RunResult> {
         let (g, images) = self.graph_borrowed(input)?;
@@ -230,6 +231,14 @@ impl Pipeline {
                 let mut notes = g.notes.clone();
                 notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos): one buffer of the whole image exceeds this GPU's binding limit", input.width(), input.height()));
                 return Ok(RunResult { outputs: vec![("output".into(), Value::Image(img))], timings: Vec::new(), host: Default::default(), notes });
+            }
+            // a reduction whose partials merge: reduced per tile, merged exactly
+            if let Some(tile) = self.data_tile_side(gpu, &g, input.desc()) {
+                let tiles = input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
+                let data = self.run_tiled_data(backend, input, tile, 3)?;
+                let mut notes = g.notes.clone();
+                notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos), their partial results merged: one buffer of the whole image exceeds this GPU's binding limit", input.width(), input.height()));
+                return Ok(RunResult { outputs: vec![("output".into(), Value::Data(data))], timings: Vec::new(), host: Default::default(), notes });
             }
         }
         let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();

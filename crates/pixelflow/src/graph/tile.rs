@@ -6,9 +6,12 @@
 //! pixel then saw exactly what it sees untiled: the result is bit-identical. Tiles run several
 //! at a time (upload, kernels and read-back of different tiles overlap).
 //!
-//! Not tiled (a clear error instead): graphs with reductions or other whole-image reads, a
+//! A pipeline ending in a reduction whose partial results merge exactly (histograms,
+//! statistics, means) runs its image part so and reduces each tile's core: `partials.rs`.
+//!
+//! Not tiled (a clear error instead): graphs with other reductions or whole-image reads, a
 //! change of size (resize, crop), filters that depend on absolute position (vignette, the
-//! generators), temporal state, and data results.
+//! generators), and temporal state.
 
 use super::host::{HostImage, HostValue, WriteOnly};
 use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};
@@ -30,7 +33,7 @@ pub(crate) fn graph_halo(graph: &Graph) -> std::result::Result<(u32, u32), Strin
             match d {
                 ValueDesc::Image(d) if (d.width, d.height) == size => {}
                 ValueDesc::Image(d) => return Err(format!("`{}` makes a {}x{} image of a {}x{} one (a change of size)", n.label, d.width, d.height, size.0, size.1)),
-                ValueDesc::Data(k) => return Err(format!("`{}` makes {} data (reductions need the whole image)", n.label, k.name())),
+                ValueDesc::Data(k) => return Err(format!("`{}` makes {} data, a reduction over the whole image (`run_tiled_data` takes a pipeline that ends in one whose partials merge)", n.label, k.name())),
             }
         }
         let f = match &n.kind {
@@ -68,13 +71,18 @@ pub(crate) fn graph_halo(graph: &Graph) -> std::result::Result<(u32, u32), Strin
 /// tiling) or the graph cannot run in tiles (the untiled run then reports the limit);
 /// `PIXELFLOW_TILE=N` forces N where the graph can.
 pub(crate) fn tile_side(gpu: &crate::runtime::Gpu, graph: &Graph) -> Option<u32> {
+    tile_side_with(gpu, graph, || graph_halo(graph))
+}
+
+/// `tile_side` with the halo and grid from `halo` (a reduction's tiles: `partials.rs`).
+pub(crate) fn tile_side_with(gpu: &crate::runtime::Gpu, graph: &Graph, halo: impl FnOnce() -> std::result::Result<(u32, u32), String>) -> Option<u32> {
     let forced = std::env::var("PIXELFLOW_TILE").ok().and_then(|t| t.parse::<u32>().ok()).filter(|&t| t > 0);
     let limit = gpu.max_binding();
     let fits = graph.nodes.iter().flat_map(|n| n.outputs.iter()).all(|d| d.gpu_bytes() <= limit);
     if fits && forced.is_none() {
         return None;
     }
-    let (halo, align) = graph_halo(graph).ok()?;
+    let (halo, align) = halo().ok()?;
     if let Some(t) = forced {
         return Some(t);
     }
@@ -183,6 +191,11 @@ impl HostImage for TileView<'_> {
     fn to_image(&self) -> Result<Image> {
         self.src.crop(self.x, self.y, self.w, self.h)
     }
+}
+
+/// The w x h rectangle of `img` at (x, y) as a source that writes itself into staging memory.
+pub(super) fn tile_view(img: &Image, x: u32, y: u32, w: u32, h: u32) -> impl HostImage + '_ {
+    TileView { img, x, y, w, h }
 }
 
 /// Copies rows of a tile's result, given as bytes in the GPU layout (rows of `row_bytes`),

@@ -100,6 +100,9 @@ pub fn histogram_cpu(img: &Image, weight_by_alpha: bool) -> crate::value::Histog
 }
 
 impl Filter for Histogram {
+    fn merges_partials(&self) -> bool {
+        true
+    }
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
         crate::registry::Footprint::WholeImage
     }

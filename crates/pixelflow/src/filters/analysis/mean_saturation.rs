@@ -70,6 +70,9 @@ pub fn mean_saturation_cpu(img: &Image) -> (u64, u64) {
 }
 
 impl Filter for MeanSaturation {
+    fn merges_partials(&self) -> bool {
+        true
+    }
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
         crate::registry::Footprint::WholeImage
     }

@@ -241,6 +241,9 @@ pub fn stats_cpu(img: &Image) -> Stats {
 }
 
 impl Filter for Reduce {
+    fn merges_partials(&self) -> bool {
+        true
+    }
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
         crate::registry::Footprint::WholeImage
     }
@@ -342,6 +345,9 @@ pub fn luma_sum_cpu(img: &Image) -> Stats {
 }
 
 impl Filter for ReduceLumaSum {
+    fn merges_partials(&self) -> bool {
+        true
+    }
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
         crate::registry::Footprint::WholeImage
     }
