@@ -195,7 +195,7 @@ impl HostImage for TileView<'_> {
 
 /// The w x h rectangle of `img` at (x, y) as a source that writes itself into staging memory.
 pub(super) fn tile_view(img: &Image, x: u32, y: u32, w: u32, h: u32) -> impl HostImage + '_ {
-    TileView { img, x, y, w, h }
+    TileView { src: RowsRef::of(img), x, y, w, h }
 }
 
 /// Copies rows of a tile's result, given as bytes in the GPU layout (rows of `row_bytes`),
