@@ -121,6 +121,8 @@ pub fn try_apply(a: &Apply<'_>, input: &Path, output: &Path, pipe: &Pipeline, de
             peak_rss().map_or("unknown".into(), pixelflow::limits::human_bytes)
         );
     }
+    // the process ends here: the OS reclaims the device faster than wgpu's teardown
+    std::mem::forget(be);
     Ok(true)
 }
 

@@ -466,7 +466,7 @@ fn run(cli: Cli) -> Result<()> {
                 print_timings(&be, &result.timings);
                 let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
                 eprintln!(
-                    "path (wall ms): GPU start {:.1} and decode {:.1} overlapped, run {:.1} (upload {:.1}, record and compile {:.1}, wait for the GPU {:.1}, read back {:.1}), encode {:.1}, total {:.1}",
+                    "path (wall ms): GPU start {:.1} and decode {:.1} overlapped, run {:.1} (upload {:.1}, record and compile {:.1}, wait for the GPU {:.1}, read back {:.1}), encode {:.1}, total {:.1}; peak RSS {}",
                     ms(init_time),
                     ms(decode_time),
                     ms(run_time),
@@ -475,7 +475,8 @@ fn run(cli: Cli) -> Result<()> {
                     result.host.wait_ms,
                     result.host.readback_ms,
                     ms(t_save.elapsed()),
-                    ms(t0.elapsed())
+                    ms(t0.elapsed()),
+                    bands::peak_rss().map_or("unknown".into(), pixelflow::limits::human_bytes)
                 );
             }
             // the process ends here: the OS reclaims the device faster than wgpu's teardown

@@ -386,10 +386,15 @@ impl Image {
             }
         }
         let webp = reader.format() == Some(image::ImageFormat::WebP);
+        let by_rows = matches!(reader.format(), Some(image::ImageFormat::Png | image::ImageFormat::Tiff));
         let allow = options.allow_truncated;
         let corrupt = |e: image::ImageError| {
             // the WebP decoder gives nothing of a damaged file: say so rather than ignore the flag
-            let why = if webp && allow { " (--allow-truncated cannot help: the WebP decoder recovers nothing of a damaged file)" } else { "" };
+            let why = match (webp, by_rows, allow) {
+                (true, _, true) => " (--allow-truncated cannot help: the WebP decoder recovers nothing of a damaged file)",
+                (_, true, false) => " (--allow-truncated keeps the rows before the damage)",
+                _ => "",
+            };
             io(format!("corrupt, truncated or unsupported image: {e}{why}"))
         };
         let mut decoder = reader.into_decoder().map_err(corrupt)?;

@@ -334,7 +334,12 @@ impl TiffRows {
         let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
         let corrupt = |e: tiff::TiffError| io(format!("corrupt, truncated or unsupported image: {e}"));
         let file = std::fs::File::open(path).map_err(|e| io(e.to_string()))?;
-        let mut decoder = tiff::decoder::Decoder::new(BufReader::with_capacity(1 << 20, file)).map_err(corrupt)?.with_limits(tiff::decoder::Limits::unlimited());
+        // writers put the directory after the pixels: a cut file has none left to read
+        let no_directory = |e: tiff::TiffError| {
+            let why = if allow_truncated { " (--allow-truncated cannot help: the TIFF's directory of strips is damaged or cut off)" } else { "" };
+            io(format!("corrupt, truncated or unsupported image: {e}{why}"))
+        };
+        let mut decoder = tiff::decoder::Decoder::new(BufReader::with_capacity(1 << 20, file)).map_err(no_directory)?.with_limits(tiff::decoder::Limits::unlimited());
         let (w, h) = decoder.dimensions().map_err(corrupt)?;
         let tag = |d: &mut tiff::decoder::Decoder<_>, t: Tag| d.find_tag_unsigned::<u32>(t).ok().flatten();
         let photometric = tag(&mut decoder, Tag::PhotometricInterpretation);
@@ -366,7 +371,7 @@ impl TiffRows {
     fn next_strip(&mut self) -> Result<()> {
         let io = |message: String| Error::ImageIo { path: self.path.clone(), message };
         let strip = self.next_strip;
-        let data = self.decoder.read_chunk(strip).map_err(|e| io(format!("corrupt or truncated image: strip {strip}: {e}")))?;
+        let data = self.decoder.read_chunk(strip).map_err(|e| io(format!("corrupt or truncated image: strip {strip}: {e} (--allow-truncated keeps the rows before it)")))?;
         self.next_strip += 1;
         let c = self.channels;
         self.pending.clear();
