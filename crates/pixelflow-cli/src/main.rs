@@ -56,8 +56,8 @@ struct Cli {
     /// to match tools that filter straight colour (OpenCV)
     #[arg(long, global = true)]
     straight_alpha: bool,
-    /// Accept a truncated or damaged input JPEG (what could be decoded, the missing rows grey,
-    /// with a warning) instead of failing
+    /// Accept a truncated or damaged input (JPEG: the missing rows grey; PNG and TIFF: the
+    /// rows past the damage transparent black; with a warning) instead of failing
     #[arg(long, global = true)]
     allow_truncated: bool,
     #[command(subcommand)]
@@ -387,7 +387,19 @@ fn run(cli: Cli) -> Result<()> {
                 };
                 let o = video::Options { data: per_frame_data, input, output, raw: format.is_some(), size: *size, codec: codec.clone(), crf: *crf, pix_fmt: pix_fmt.clone(), fps: fps.clone(), no_clobber: *no_clobber, jobs: jobs.unwrap_or(3), transfer: transfer.clone() };
                 let opener = backend_opener(&cli)?;
-                return video::run(&o, &*opener, pipeline);
+                return match video::run(&o, &*opener, pipeline) {
+                    // with --fallback cpu a GPU failure runs the whole video again on the CPU
+                    // reference (temporal filters' state starts from the first frame again);
+                    // the partial output is gone already
+                    Err(e) if cli.fallback == "cpu" && !cli.cpu && e.downcast_ref::<pixelflow::Error>().is_some_and(pixelflow::Error::is_gpu_failure) => {
+                        if input.as_os_str() == "-" {
+                            return Err(e.context("--fallback cpu cannot run raw frames from stdin again"));
+                        }
+                        eprintln!("pixelflow: note: {e:#}; running the video again on the CPU reference (--fallback cpu)");
+                        video::run(&o, &|| Backend::Cpu, pipeline)
+                    }
+                    other => other,
+                };
             }
             if let Some(output) = output {
                 if same_file(input, output) {

@@ -72,6 +72,13 @@ fn streamed_apply_equals_the_whole_image_path() {
     assert!(run("1", "7", &["--cpu", "apply", input.to_str().unwrap(), s.to_str().unwrap(), "-p", spec]).status.success());
     assert!(run("0", "7", &["--cpu", "apply", input.to_str().unwrap(), w.to_str().unwrap(), "-p", spec]).status.success());
     assert!(same(&s, &w), "CPU: streamed differs from whole");
+    // a GPU failure while streaming: an error, or with --fallback cpu the CPU reference's bands
+    let f = tmp("fallback.png");
+    let o = bin("1", "16").env("PIXELFLOW_INJECT_GPU_FAULT", "sobel_edge_detection").args(["--fallback", "cpu", "apply", input.to_str().unwrap(), f.to_str().unwrap(), "-p", spec]).output().unwrap();
+    assert!(o.status.success() && err(&o).contains("--fallback cpu") && err(&o).contains("streamed in"), "{}", err(&o));
+    assert!(same(&f, &s), "the fallback is the CPU reference's result");
+    let o = bin("1", "16").env("PIXELFLOW_INJECT_GPU_FAULT", "sobel_edge_detection").args(["apply", input.to_str().unwrap(), tmp("failed.png").to_str().unwrap(), "-p", spec]).output().unwrap();
+    assert!(!o.status.success() && err(&o).contains("sobel_edge_detection") && !tmp("failed.png").exists(), "{}", err(&o));
     // pipelines that cannot run in bands take the whole path, with the same result
     let r = tmp("resized.png");
     let o = run("1", "16", &["apply", input.to_str().unwrap(), r.to_str().unwrap(), "-p", "resize(scale=0.5)"]);

@@ -530,3 +530,29 @@ fn subtitles_are_kept_where_the_container_holds_them() {
     assert_eq!(subtitle(&out), "");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A GPU failure during a video is an error naming the step; `--fallback cpu` runs the video
+/// again on the CPU reference, giving `--cpu`'s frames.
+#[test]
+fn fallback_cpu_runs_a_failed_video_again_on_the_cpu() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("fallback");
+    let input = d.join("in.mkv");
+    ffmpeg(&["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "0.5", "-c:v", "ffv1", "-pix_fmt", "bgr0", s(&input)]);
+    let spec = "gaussian_blur(sigma=2) | sobel_edge_detection";
+    let out = d.join("out.mkv");
+    let o = bin().env("PIXELFLOW_INJECT_GPU_FAULT", "gaussian_blur").args(["apply", s(&input), s(&out), "--codec", "ffv1", "--pix-fmt", "bgra", "-p", spec]).output().unwrap();
+    let e = stderr(&o);
+    assert!(!o.status.success() && e.contains("error:") && e.contains("gaussian_blur") && !e.contains("panicked"), "{e}");
+    assert!(!out.exists(), "no partial output");
+    let o = bin().env("PIXELFLOW_INJECT_GPU_FAULT", "gaussian_blur").args(["--fallback", "cpu", "apply", s(&input), s(&out), "--codec", "ffv1", "--pix-fmt", "bgra", "-p", spec]).output().unwrap();
+    let e = stderr(&o);
+    assert!(o.status.success() && e.contains("--fallback cpu"), "{e}");
+    let cpu = d.join("cpu.mkv");
+    let o = bin().args(["--cpu", "apply", s(&input), s(&cpu), "--codec", "ffv1", "--pix-fmt", "bgra", "-p", spec]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(rgba_frames(&out, &d, 64, 48) == rgba_frames(&cpu, &d, 64, 48), "the fallback's frames are the CPU reference's");
+    let _ = std::fs::remove_dir_all(&d);
+}

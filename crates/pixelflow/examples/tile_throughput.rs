@@ -2,7 +2,9 @@
 //! in-memory image, whole and in tiles with halos, median of a few runs each (upload, kernels
 //! and read-back included; no codec), and a check that both give the same bytes.
 //!
-//!     cargo run --release --example tile_throughput -- 16384 4096 "gaussian_blur(sigma=8) | sobel_edge_detection"
+//!     cargo run --release --example tile_throughput -- 16384 4096 "gaussian_blur(sigma=8) | sobel_edge_detection" 3 1024
+//!
+//! (side, tile, spec, tiles in flight, band rows of the streamed run)
 
 use std::time::Instant;
 
@@ -49,12 +51,49 @@ fn main() -> pixelflow::Result<()> {
         }
     })?;
     let (tiled_ms, tiled) = time(&|| pipe.run_tiled(&backend, &img, tile, in_flight))?;
+    let (_, times) = pipe.run_tiled_timed(&backend, &img, tile, in_flight)?;
+    // in bands of `band` rows from an in-memory source into an in-memory sink (no codec): the
+    // streamed path's own cost
+    let band: u32 = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(1024);
+    let stream_opts = pixelflow::StreamOptions { band_rows: Some(band), tile_width: None, in_flight };
+    let (streamed_ms, streamed) = time(&|| {
+        let mut src = pixelflow::rows::ImageRows::borrowed(&img);
+        let mut sink = Collect(Vec::new());
+        pipe.run_streamed(&backend, &mut src, &mut sink, &stream_opts)?;
+        Image::from_u8(side, side, PixelFormat::Rgba8, sink.0)
+    })?;
+    let plan = pipe.plan_stream(&backend, img.desc(), &stream_opts)?;
     println!(
-        "{{\"device\": {:?}, \"size\": {side}, \"tile\": {tile}, \"halo\": {halo}, \"align\": {align}, \"in_flight\": {in_flight}, \"spec\": {spec:?}, \"whole_ms\": {whole_ms:.1}, \"whole_host_ms\": {whole_host_ms:.1}, \"tiled_ms\": {tiled_ms:.1}, \"tiled_throughput_fraction\": {:.3}, \"fraction_of_whole_host\": {:.3}, \"identical\": {}}}",
+        "{{\"device\": {:?}, \"size\": {side}, \"tile\": {tile}, \"halo\": {halo}, \"align\": {align}, \"in_flight\": {in_flight}, \"spec\": {spec:?}, \"whole_ms\": {whole_ms:.1}, \"whole_host_ms\": {whole_host_ms:.1}, \"tiled_ms\": {tiled_ms:.1}, \"tiled_throughput_fraction\": {:.3}, \"fraction_of_whole_host\": {:.3}, \"identical\": {}, \"tile_sums_ms\": {{\"tiles\": {}, \"upload\": {:.1}, \"record\": {:.1}, \"wait\": {:.1}, \"readback\": {:.1}, \"paste\": {:.1}}}, \"band\": {band}, \"band_tile_width\": {}, \"streamed_ms\": {streamed_ms:.1}, \"streamed_fraction\": {:.3}, \"streamed_identical\": {}}}",
         backend.describe(),
         whole_ms / tiled_ms,
         whole_host_ms / tiled_ms,
-        whole.as_u8() == tiled.as_u8()
+        whole.as_u8() == tiled.as_u8(),
+        times.tiles,
+        times.upload_ms,
+        times.record_ms,
+        times.wait_ms,
+        times.readback_ms,
+        times.paste_ms,
+        plan.tile_width,
+        whole_ms / streamed_ms,
+        whole.as_u8() == streamed.as_u8()
     );
     Ok(())
+}
+
+/// Bands collected in memory.
+struct Collect(Vec<u8>);
+
+impl pixelflow::rows::RowSink for Collect {
+    fn write_rows(&mut self, band: &Image) -> pixelflow::Result<()> {
+        self.0.extend_from_slice(band.as_u8());
+        Ok(())
+    }
+    fn finish(self: Box<Self>) -> pixelflow::Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+    fn streams(&self) -> bool {
+        true
+    }
 }

@@ -108,7 +108,7 @@ pub fn open_rows(path: &Path, options: &LoadOptions) -> Result<(Box<dyn RowSourc
         return Ok((s, Image::read_metadata(path)));
     }
     let loaded = Image::load(path, options)?;
-    Ok((Box::new(ImageRows { image: loaded.image, next: 0, warnings: loaded.warnings }), loaded.metadata))
+    Ok((Box::new(ImageRows { image: std::borrow::Cow::Owned(loaded.image), next: 0, warnings: loaded.warnings }), loaded.metadata))
 }
 
 /// Creates `path` for writing an image of `desc` (the pipeline's output) by rows: PNG and TIFF
@@ -159,20 +159,26 @@ impl Drop for TempFile {
     }
 }
 
-/// A whole decoded image handed out by rows.
-pub struct ImageRows {
-    image: Image,
+/// A whole decoded image handed out by rows (owned, or borrowed from the caller).
+pub struct ImageRows<'a> {
+    image: std::borrow::Cow<'a, Image>,
     next: u32,
     warnings: Vec<String>,
 }
 
-impl ImageRows {
+impl ImageRows<'static> {
     pub fn new(image: Image) -> Self {
-        Self { image, next: 0, warnings: Vec::new() }
+        Self { image: std::borrow::Cow::Owned(image), next: 0, warnings: Vec::new() }
     }
 }
 
-impl RowSource for ImageRows {
+impl<'a> ImageRows<'a> {
+    pub fn borrowed(image: &'a Image) -> Self {
+        Self { image: std::borrow::Cow::Borrowed(image), next: 0, warnings: Vec::new() }
+    }
+}
+
+impl RowSource for ImageRows<'_> {
     fn desc(&self) -> ImageDesc {
         self.image.desc()
     }

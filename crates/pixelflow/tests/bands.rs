@@ -42,7 +42,7 @@ impl RowSink for Collect {
 
 /// Counts the rows asked of an image source, to check each is read once.
 struct Counted {
-    inner: ImageRows,
+    inner: ImageRows<'static>,
     rows_read: u32,
     row_bytes: usize,
 }

@@ -59,6 +59,8 @@ pub struct StreamReport {
     pub host_bytes: u64,
     /// Most input rows held at once (the window's rows).
     pub max_rows_held: u32,
+    /// Where the tiles' time went.
+    pub times: super::TileTimes,
 }
 
 impl Pipeline {
@@ -94,12 +96,13 @@ impl Pipeline {
                 // fit a binding with a quarter spare
                 let per_pixel = g.nodes.iter().flat_map(|n| n.outputs.iter()).filter_map(|d| d.image().map(|i| d.gpu_bytes().div_ceil(i.pixels().max(1) as u64))).max().unwrap_or(4).max(1);
                 let rows = (band + 2 * halo + align) as u64;
-                let fit = (gpu.max_binding() / 4 * 3 / per_pixel / rows).saturating_sub((2 * halo + align) as u64);
-                fit.clamp(64, 16384) as u32
+                let fit = (gpu.max_binding() / 4 * 3 / per_pixel / rows).saturating_sub((2 * halo + align) as u64).clamp(64, 16384) as u32;
+                // tiles of even widths: 20000 is two of 10000, not 16384 and 3616
+                w.div_ceil(w.div_ceil(fit.max(1)).max(1))
             }
             (None, Backend::Cpu) => w,
         }
-        .min(w.max(1));
+        .clamp(1, w.max(1));
         let (b_in, b_out) = (sample_bytes_per_pixel(desc.format) as u64, sample_bytes_per_pixel(out.format) as u64);
         let window_rows = (band + 2 * halo + align).min(h);
         let tile_px = (tile_width + 2 * halo + align).min(w) as u64 * window_rows as u64;
@@ -196,8 +199,9 @@ impl Pipeline {
             }
             report.max_rows_held = report.max_rows_held.max(win_y1 - win_y0);
             let src = RowsRef { bytes: &window, width: w, format: desc.format, y0: win_y0 };
-            let made = self.run_region(backend, src, (w, h), (y, y_end), (tile_width, band), in_flight, (halo, align))?;
-            report.tiles += w.div_ceil(tile_width) as u64;
+            let (made, times) = self.run_region(backend, src, (w, h), (y, y_end), (tile_width, band), in_flight, (halo, align))?;
+            report.tiles += times.tiles;
+            report.times.merge(&times);
             report.bands += 1;
             if bands.send(made).is_err() {
                 return Err(Error::Graph("the encoder stopped".into()));

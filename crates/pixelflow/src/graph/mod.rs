@@ -24,7 +24,7 @@ pub use host::{HostImage, HostRunResult, HostValue, MappedImage, PinnedUpload};
 pub use pipeline::Pipeline;
 pub use sequence::Sequence;
 pub use stream::stream;
-pub use tile::crop_image;
+pub use tile::{crop_image, TileTimes};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

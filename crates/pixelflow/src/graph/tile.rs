@@ -122,6 +122,40 @@ pub fn crop_image(img: &Image, x: u32, y: u32, w: u32, h: u32) -> Result<Image> 
     }
 }
 
+/// Where tiled runs' time went, summed over their tiles (milliseconds; tiles run several at a
+/// time, so the sums exceed the wall time).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TileTimes {
+    pub tiles: u64,
+    /// Writing tiles into staging memory.
+    pub upload_ms: f64,
+    /// Building, recording and submitting each tile's run.
+    pub record_ms: f64,
+    /// Waiting for the GPU.
+    pub wait_ms: f64,
+    /// Mapping the results.
+    pub readback_ms: f64,
+    /// Copying each result's core into the output.
+    pub paste_ms: f64,
+}
+
+impl TileTimes {
+    fn add(&mut self, h: &super::HostTimes) {
+        self.upload_ms += h.upload_ms;
+        self.record_ms += h.record_ms;
+        self.wait_ms += h.wait_ms;
+        self.readback_ms += h.readback_ms;
+    }
+    pub(crate) fn merge(&mut self, o: &TileTimes) {
+        self.tiles += o.tiles;
+        self.upload_ms += o.upload_ms;
+        self.record_ms += o.record_ms;
+        self.wait_ms += o.wait_ms;
+        self.readback_ms += o.readback_ms;
+        self.paste_ms += o.paste_ms;
+    }
+}
+
 /// A tile's result: in mapped read-back memory (GPU), or an image (CPU).
 enum Tile {
     Mapped(super::MappedImage),
@@ -257,6 +291,11 @@ impl Pipeline {
     /// at a time, and assembles the image: bit-identical to `run` where that fits the device.
     /// Second images (a blend's `with=`) of the input's size are tiled alike.
     pub fn run_tiled(&self, backend: &Backend, input: &Image, tile: u32, in_flight: usize) -> Result<Image> {
+        self.run_tiled_timed(backend, input, tile, in_flight).map(|(img, _)| img)
+    }
+
+    /// `run_tiled`, with where the time went (summed over tiles).
+    pub fn run_tiled_timed(&self, backend: &Backend, input: &Image, tile: u32, in_flight: usize) -> Result<(Image, TileTimes)> {
         let tiling = self.tile_halo(input)?;
         let (w, h) = (input.width(), input.height());
         self.check_tiled_extras(w, h)?;
@@ -277,7 +316,8 @@ impl Pipeline {
     /// `src` (they must cover the rows' halo), in tiles of at most `tile` (width, height) core
     /// pixels with `halo` and corners on the `align` grid (`tile_halo`), `in_flight` at a time.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn run_region(&self, backend: &Backend, src: RowsRef<'_>, full: (u32, u32), rows: (u32, u32), tile: (u32, u32), in_flight: usize, (halo, align): (u32, u32)) -> Result<Image> {
+    pub(crate) fn run_region(&self, backend: &Backend, src: RowsRef<'_>, full: (u32, u32), rows: (u32, u32), tile: (u32, u32), in_flight: usize, (halo, align): (u32, u32)) -> Result<(Image, TileTimes)> {
+        let times = std::sync::Mutex::new(TileTimes::default());
         let (w, h) = full;
         let (tw, th) = (tile.0.max(1), tile.1.max(1));
         let cores: Vec<(u32, u32, u32, u32)> = (rows.0..rows.1).step_by(th as usize).flat_map(|y| (0..w).step_by(tw as usize).map(move |x| (x, y, tw.min(w - x), th.min(rows.1 - y)))).collect();
@@ -293,6 +333,9 @@ impl Pipeline {
             if direct {
                 let view = TileView { src, x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
                 let mut r = self.run_host(backend, &view, &RunOptions::default())?;
+                if let Ok(mut t) = times.lock() {
+                    t.add(&r.host);
+                }
                 return match r.take("output") {
                     Some(HostValue::Mapped(m)) => Ok((Tile::Mapped(m), x - x0, y - y0)),
                     Some(HostValue::Value(Value::Image(img))) => Ok((Tile::Owned(img), x - x0, y - y0)),
@@ -319,6 +362,7 @@ impl Pipeline {
                 return;
             }
             let Some(&(x, y, cw, ch)) = cores.get(k) else { return };
+            let pasting = std::time::Instant::now();
             let done = r.and_then(|(tile, sx, sy)| {
                 let format = match &tile {
                     Tile::Mapped(m) => m.desc().format,
@@ -330,6 +374,10 @@ impl Pipeline {
                     Tile::Owned(img) => paste(o, img, sx, sy, x, y - rows.0, cw, ch),
                 }
             });
+            if let Ok(mut t) = times.lock() {
+                t.paste_ms += pasting.elapsed().as_secs_f64() * 1e3;
+                t.tiles += 1;
+            }
             if let Err(e) = done {
                 failure = Some(e);
             }
@@ -337,6 +385,7 @@ impl Pipeline {
         if let Some(e) = failure {
             return Err(e);
         }
-        out.ok_or_else(|| Error::Graph("no tiles were run".into()))
+        let img = out.ok_or_else(|| Error::Graph("no tiles were run".into()))?;
+        Ok((img, times.into_inner().unwrap_or_default()))
     }
 }
