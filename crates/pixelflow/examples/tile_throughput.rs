@@ -58,7 +58,7 @@ fn main() -> pixelflow::Result<()> {
     let stream_opts = pixelflow::StreamOptions { band_rows: Some(band), tile_width: None, in_flight };
     let (streamed_ms, streamed) = time(&|| {
         let mut src = pixelflow::rows::ImageRows::borrowed(&img);
-        let mut sink = Collect(Vec::new());
+        let mut sink = Collect(Vec::with_capacity(side as usize * side as usize * 4));
         pipe.run_streamed(&backend, &mut src, &mut sink, &stream_opts)?;
         Image::from_u8(side, side, PixelFormat::Rgba8, sink.0)
     })?;

@@ -86,6 +86,15 @@ pub(crate) fn image_bytes(img: &Image) -> &[u8] {
     }
 }
 
+/// An image's samples as bytes (native-endian), to write.
+pub(crate) fn image_bytes_mut(img: &mut Image) -> &mut [u8] {
+    match img.format() {
+        PixelFormat::Rgba8 | PixelFormat::Gray8 => img.as_u8_mut(),
+        PixelFormat::Rgba16 => bytemuck::cast_slice_mut(img.as_u16_mut()),
+        _ => bytemuck::cast_slice_mut(img.as_f32_mut()),
+    }
+}
+
 /// Opens `path` for reading by rows: streamed where the format allows (see the module docs),
 /// else decoded whole. The size is checked against the limits' pixel count from the header;
 /// the memory of a streamed file is the caller's to bound. Returns the source and the metadata

@@ -232,53 +232,6 @@ pub(super) fn tile_view(img: &Image, x: u32, y: u32, w: u32, h: u32) -> impl Hos
     TileView { src: RowsRef::of(img), x, y, w, h }
 }
 
-/// Copies rows of a tile's result, given as bytes in the GPU layout (rows of `row_bytes`),
-/// from (sx, sy) into `img` at (x, y), w x h pixels.
-#[allow(clippy::too_many_arguments)]
-fn paste_gpu_rows(img: &mut Image, src: &[u8], row_bytes: usize, sx: u32, sy: u32, x: u32, y: u32, w: u32, h: u32) -> Result<()> {
-    let iw = img.width() as usize;
-    let bpp = crate::rows::sample_bytes_per_pixel(img.format());
-    let dst: &mut [u8] = match img.format() {
-        f if f.is_8bit() => img.as_u8_mut(),
-        crate::PixelFormat::Rgba16 => bytemuck::cast_slice_mut(img.as_u16_mut()),
-        _ => bytemuck::cast_slice_mut(img.as_f32_mut()),
-    };
-    let len = w as usize * bpp;
-    for r in 0..h as usize {
-        let s = (sy as usize + r) * row_bytes + sx as usize * bpp;
-        let d = ((y as usize + r) * iw + x as usize) * bpp;
-        let (Some(from), Some(to)) = (src.get(s..s + len), dst.get_mut(d..d + len)) else {
-            return Err(Error::Graph("a tile's result is smaller than its place".into()));
-        };
-        to.copy_from_slice(from);
-    }
-    Ok(())
-}
-
-/// Writes `part` (w x h) into `img` at (x, y).
-fn paste(img: &mut Image, part: &Image, sx: u32, sy: u32, x: u32, y: u32, w: u32, h: u32) -> Result<()> {
-    if img.format() != part.format() {
-        return Err(Error::Graph("a tile came out in another format".into()));
-    }
-    let (iw, pw) = (img.width() as usize, part.width() as usize);
-    let c = img.format().channels();
-    fn copy<T: Copy>(dst: &mut [T], src: &[T], iw: usize, pw: usize, c: usize, (sx, sy, x, y, w, h): (u32, u32, u32, u32, u32, u32)) {
-        for r in 0..h as usize {
-            let s = ((sy as usize + r) * pw + sx as usize) * c;
-            let d = ((y as usize + r) * iw + x as usize) * c;
-            dst[d..d + w as usize * c].copy_from_slice(&src[s..s + w as usize * c]);
-        }
-    }
-    let at = (sx, sy, x, y, w, h);
-    match (img.format().is_8bit(), part.data()) {
-        (true, ImageData::U8(s)) => copy(img.as_u8_mut(), s, iw, pw, c, at),
-        (_, ImageData::U16(s)) => copy(img.as_u16_mut(), s, iw, pw, c, at),
-        (_, ImageData::F32(s)) => copy(img.as_f32_mut(), s, iw, pw, c, at),
-        _ => return Err(Error::Graph("a tile came out in another format".into())),
-    }
-    Ok(())
-}
-
 impl Pipeline {
     /// The halo tiles of `input` need for this pipeline (and the grid their corners keep), or
     /// why it cannot run in tiles.
@@ -321,71 +274,83 @@ impl Pipeline {
         let (w, h) = full;
         let (tw, th) = (tile.0.max(1), tile.1.max(1));
         let cores: Vec<(u32, u32, u32, u32)> = (rows.0..rows.1).step_by(th as usize).flat_map(|y| (0..w).step_by(tw as usize).map(move |x| (x, y, tw.min(w - x), th.min(rows.1 - y)))).collect();
-        let mut out: Option<Image> = None;
+        let format = self.output_desc(ImageDesc::new(w, h, src.format))?.format;
+        let mut out = Image::zeroed(ImageDesc::new(w, rows.1 - rows.0, format));
+        let bpp = crate::rows::sample_bytes_per_pixel(format);
         let mut failure: Option<Error> = None;
-        // second images: cropped per tile (the rare case); otherwise tiles go straight from
-        // the input's rows into staging memory and come back in mapped memory, pasted from there
-        let direct = self.stages.iter().all(|s| s.extra.is_empty()) && cfg!(target_endian = "little");
-        let work = |&(x, y, cw, ch): &(u32, u32, u32, u32)| -> Result<(Tile, u32, u32)> {
-            // the core plus the halo, clamped at the image's edges, starting on the nodes' grid
-            let (x0, y0) = (x.saturating_sub(halo) / align * align, y.saturating_sub(halo) / align * align);
-            let (x1, y1) = ((x + cw + halo).min(w), (y + ch + halo).min(h));
-            if direct {
-                let view = TileView { src, x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
-                let mut r = self.run_host(backend, &view, &RunOptions::default())?;
+        {
+            // each tile pastes its core from the worker that ran it, several at once (one paste
+            // at a time took as long as the GPU work of a 16384² image on an H100); the rows
+            // are locked one by one, so tiles side by side wait for each other only per row
+            let out_rows: Vec<std::sync::Mutex<&mut [u8]>> = crate::rows::image_bytes_mut(&mut out).chunks_exact_mut((w as usize * bpp).max(1)).map(std::sync::Mutex::new).collect();
+            let paste = |from: &[u8], from_row: usize, (sx, sy): (u32, u32), (x, y, cw, ch): (u32, u32, u32, u32)| -> Result<()> {
+                let len = cw as usize * bpp;
+                for r in 0..ch as usize {
+                    let s = (sy as usize + r) * from_row + sx as usize * bpp;
+                    let (Some(part), Some(row)) = (from.get(s..s + len), out_rows.get((y - rows.0) as usize + r)) else {
+                        return Err(Error::Graph("a tile's result is smaller than its place".into()));
+                    };
+                    let mut row = row.lock().map_err(|_| Error::Graph("a tile's paste panicked".into()))?;
+                    let at = x as usize * bpp;
+                    row.get_mut(at..at + len).ok_or_else(|| Error::Graph("a tile's place is outside the image".into()))?.copy_from_slice(part);
+                }
+                Ok(())
+            };
+            // second images: cropped per tile (the rare case); otherwise tiles go straight from
+            // the input's rows into staging memory and come back in mapped memory, pasted from there
+            let direct = self.stages.iter().all(|s| s.extra.is_empty()) && cfg!(target_endian = "little");
+            let work = |&(x, y, cw, ch): &(u32, u32, u32, u32)| -> Result<()> {
+                // the core plus the halo, clamped at the image's edges, starting on the nodes' grid
+                let (x0, y0) = (x.saturating_sub(halo) / align * align, y.saturating_sub(halo) / align * align);
+                let (x1, y1) = ((x + cw + halo).min(w), (y + ch + halo).min(h));
+                let tile = if direct {
+                    let view = TileView { src, x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+                    let mut r = self.run_host(backend, &view, &RunOptions::default())?;
+                    if let Ok(mut t) = times.lock() {
+                        t.add(&r.host);
+                    }
+                    match r.take("output") {
+                        Some(HostValue::Mapped(m)) => Tile::Mapped(m),
+                        Some(HostValue::Value(Value::Image(img))) => Tile::Owned(img),
+                        _ => return Err(Error::Graph("a tile gave no image".into())),
+                    }
+                } else {
+                    let part = src.crop(x0, y0, x1 - x0, y1 - y0)?;
+                    let mut sub = self.clone();
+                    for s in &mut sub.stages {
+                        for e in &mut s.extra {
+                            *e = crop_image(e, x0, y0, x1 - x0, y1 - y0)?;
+                        }
+                    }
+                    // the tile's graph runs directly: `run` would tile it again under `PIXELFLOW_TILE`
+                    let (g, images) = sub.graph(&part)?;
+                    let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
+                    match backend.run(&g, &refs, &RunOptions::default())?.take("output") {
+                        Some(Value::Image(img)) => Tile::Owned(img),
+                        _ => return Err(Error::Graph("a tile gave no image".into())),
+                    }
+                };
+                let pasting = std::time::Instant::now();
+                let done = match &tile {
+                    Tile::Mapped(m) if m.desc().format == format => paste(m.bytes(), m.row_bytes(), (x - x0, y - y0), (x, y, cw, ch)),
+                    Tile::Owned(img) if img.format() == format => paste(crate::rows::image_bytes(img), img.width() as usize * bpp, (x - x0, y - y0), (x, y, cw, ch)),
+                    _ => Err(Error::Graph("a tile came out in another format".into())),
+                };
                 if let Ok(mut t) = times.lock() {
-                    t.add(&r.host);
+                    t.paste_ms += pasting.elapsed().as_secs_f64() * 1e3;
+                    t.tiles += 1;
                 }
-                return match r.take("output") {
-                    Some(HostValue::Mapped(m)) => Ok((Tile::Mapped(m), x - x0, y - y0)),
-                    Some(HostValue::Value(Value::Image(img))) => Ok((Tile::Owned(img), x - x0, y - y0)),
-                    _ => Err(Error::Graph("a tile gave no image".into())),
-                };
-            }
-            let part = src.crop(x0, y0, x1 - x0, y1 - y0)?;
-            let mut sub = self.clone();
-            for s in &mut sub.stages {
-                for e in &mut s.extra {
-                    *e = crop_image(e, x0, y0, x1 - x0, y1 - y0)?;
-                }
-            }
-            // the tile's graph runs directly: `run` would tile it again under `PIXELFLOW_TILE`
-            let (g, images) = sub.graph(&part)?;
-            let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
-            match backend.run(&g, &refs, &RunOptions::default())?.take("output") {
-                Some(Value::Image(img)) => Ok((Tile::Owned(img), x - x0, y - y0)),
-                _ => Err(Error::Graph("a tile gave no image".into())),
-            }
-        };
-        stream(cores.iter(), work, in_flight.max(1), |k, r| {
-            if failure.is_some() {
-                return;
-            }
-            let Some(&(x, y, cw, ch)) = cores.get(k) else { return };
-            let pasting = std::time::Instant::now();
-            let done = r.and_then(|(tile, sx, sy)| {
-                let format = match &tile {
-                    Tile::Mapped(m) => m.desc().format,
-                    Tile::Owned(i) => i.format(),
-                };
-                let o = out.get_or_insert_with(|| Image::zeroed(ImageDesc::new(w, rows.1 - rows.0, format)));
-                match &tile {
-                    Tile::Mapped(m) => paste_gpu_rows(o, m.bytes(), m.row_bytes(), sx, sy, x, y - rows.0, cw, ch),
-                    Tile::Owned(img) => paste(o, img, sx, sy, x, y - rows.0, cw, ch),
+                done
+            };
+            stream(cores.iter(), work, in_flight.max(1), |_, r| {
+                if let (Err(e), None) = (r, &failure) {
+                    failure = Some(e);
                 }
             });
-            if let Ok(mut t) = times.lock() {
-                t.paste_ms += pasting.elapsed().as_secs_f64() * 1e3;
-                t.tiles += 1;
-            }
-            if let Err(e) = done {
-                failure = Some(e);
-            }
-        });
+        }
         if let Some(e) = failure {
             return Err(e);
         }
-        let img = out.ok_or_else(|| Error::Graph("no tiles were run".into()))?;
-        Ok((img, times.into_inner().unwrap_or_default()))
+        Ok((out, times.into_inner().unwrap_or_default()))
     }
 }
