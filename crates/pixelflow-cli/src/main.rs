@@ -51,6 +51,10 @@ struct Cli {
     /// machine's physical memory; README "Limits" has the formula)
     #[arg(long, global = true, value_name = "BYTES", value_parser = pixelflow::limits::parse_bytes)]
     max_memory: Option<u64>,
+    /// Most GPU memory one run may take (e.g. 2G, 256M; default: the device's own limits): a
+    /// larger image runs in tiles with halos where its pipeline allows it, else is an error
+    #[arg(long, global = true, value_name = "BYTES", value_parser = pixelflow::limits::parse_bytes)]
+    max_gpu_memory: Option<u64>,
     /// Filter colour as stored: no premultiplied alpha around the filters that average colours
     /// (blurs, resize, warps). For images known to be opaque (it saves two per-pixel passes), or
     /// to match tools that filter straight colour (OpenCV)
@@ -264,6 +268,7 @@ fn gpu_options(cli: &Cli) -> GpuOptions {
 /// adapter is a software rasterizer.
 fn open_gpu(cli: &Cli) -> Result<std::sync::Arc<pixelflow::Gpu>> {
     let gpu = pixelflow::Gpu::new(&gpu_options(cli))?;
+    gpu.set_memory_budget(cli.max_gpu_memory);
     software_note(&gpu);
     Ok(gpu)
 }
@@ -288,6 +293,9 @@ fn backend(cli: &Cli) -> Result<Backend> {
         return Ok(Backend::Gpu(open_gpu(cli)?));
     }
     let (b, note) = Backend::auto(&gpu_options(cli));
+    if let Backend::Gpu(g) = &b {
+        g.set_memory_budget(cli.max_gpu_memory);
+    }
     match (&b, note) {
         (_, Some(n)) => eprintln!("pixelflow: {n}"),
         (Backend::Gpu(g), None) => software_note(g),

@@ -229,3 +229,29 @@ fn data_merge_is_exact_or_an_error() {
     let e = Data::Points(Points::default()).merge(&Data::Points(Points::default())).unwrap_err().to_string();
     assert!(e.contains("points data does not merge"), "{e}");
 }
+
+/// A GPU memory budget (`Gpu::set_memory_budget`, the CLI's `--max-gpu-memory`): a run that
+/// would exceed it goes in tiles (streamed runs in narrower tiles and lower bands), with the
+/// untiled result; one that cannot run in tiles is a clear error.
+#[test]
+fn a_gpu_memory_budget_tiles_runs_that_exceed_it() {
+    let gpu = pixelflow::Gpu::new(&pixelflow::GpuOptions { backend: Some("vulkan".into()), adapter: None }).unwrap();
+    let input = random_image(400, 300, PixelFormat::Rgba8, 8);
+    let p = pipe("gaussian_blur(sigma=2) | sobel_edge_detection").unwrap();
+    let whole = p.run(&Backend::Gpu(gpu.clone()), &input).unwrap();
+    // the whole run's values take over 2 MB; 1 MiB holds three tiles of them
+    gpu.set_memory_budget(Some(1 << 20));
+    assert_eq!(gpu.memory_budget(), Some(1 << 20));
+    let b = Backend::Gpu(gpu.clone());
+    let r = p.run_with(&b, &input, &pixelflow::RunOptions::default()).unwrap();
+    assert!(r.notes.iter().any(|n| n.contains("tiles") && n.contains("--max-gpu-memory")), "{:?}", r.notes);
+    assert_eq!(r.get("output"), Some(&whole));
+    let plan = p.plan_stream(&b, input.desc(), &pixelflow::StreamOptions::default()).unwrap();
+    let unbounded = p.plan_stream(&Backend::Gpu(pixelflow::Gpu::new(&pixelflow::GpuOptions { backend: Some("vulkan".into()), adapter: None }).unwrap()), input.desc(), &pixelflow::StreamOptions::default()).unwrap();
+    assert!(plan.band_rows < unbounded.band_rows, "bands {} under the budget, {} without", plan.band_rows, unbounded.band_rows);
+    // resizing cannot run in tiles: the budget's error says so
+    let e = pipe("resize(scale=2)").unwrap().run(&b, &input).unwrap_err().to_string();
+    assert!(e.contains("--max-gpu-memory") && e.contains("cannot run in tiles"), "{e}");
+    gpu.set_memory_budget(None);
+    assert!(pipe("resize(scale=2)").unwrap().run(&b, &input).is_ok());
+}

@@ -263,6 +263,13 @@ pub(crate) fn upload_sources(gpu: &Gpu, graph: &Graph, sources: &[(&str, &Image)
 
 /// Fails with `TooLarge` when a value does not fit one storage binding.
 pub(crate) fn check_limits(gpu: &Gpu, graph: &Graph) -> Result<()> {
+    if let Some(budget) = gpu.memory_budget() {
+        let need = graph_gpu_bytes(graph);
+        if need > budget {
+            let why = super::tile::graph_halo(graph).err().map_or_else(String::new, |w| format!(" and cannot run in tiles: {w}"));
+            return Err(Error::Limit(format!("this run needs about {} of GPU memory, more than --max-gpu-memory {}{why}", crate::limits::human_bytes(need), crate::limits::human_bytes(budget))));
+        }
+    }
     let limit = gpu.max_binding();
     for n in &graph.nodes {
         for d in &n.outputs {
@@ -274,6 +281,11 @@ pub(crate) fn check_limits(gpu: &Gpu, graph: &Graph) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The GPU memory of a run of `graph`, at most: every value's buffer at once.
+pub(crate) fn graph_gpu_bytes(graph: &Graph) -> u64 {
+    graph.nodes.iter().flat_map(|n| n.outputs.iter()).map(|d| d.gpu_bytes()).sum()
 }
 
 /// A GPU error of the submission as a whole (a device lost while it ran), naming its steps: the

@@ -229,7 +229,7 @@ impl Pipeline {
                 let tiles = input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
                 let img = self.run_tiled(backend, input, tile, 3)?;
                 let mut notes = g.notes.clone();
-                notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos): one buffer of the whole image exceeds this GPU's binding limit", input.width(), input.height()));
+                notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos): {}", input.width(), input.height(), why_tiled(gpu, &g)));
                 return Ok(RunResult { outputs: vec![("output".into(), Value::Image(img))], timings: Vec::new(), host: Default::default(), notes });
             }
             // a reduction whose partials merge: reduced per tile, merged exactly
@@ -237,7 +237,7 @@ impl Pipeline {
                 let tiles = input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
                 let data = self.run_tiled_data(backend, input, tile, 3)?;
                 let mut notes = g.notes.clone();
-                notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos), their partial results merged: one buffer of the whole image exceeds this GPU's binding limit", input.width(), input.height()));
+                notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos), their partial results merged: {}", input.width(), input.height(), why_tiled(gpu, &g)));
                 return Ok(RunResult { outputs: vec![("output".into(), Value::Data(data))], timings: Vec::new(), host: Default::default(), notes });
             }
         }
@@ -266,6 +266,20 @@ impl Pipeline {
         let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
         seq.run_frame(backend, &g, &refs, opts, frame)
     }
+}
+
+/// Why a run went in tiles, for its note.
+fn why_tiled(gpu: &crate::runtime::Gpu, g: &super::Graph) -> String {
+    if std::env::var("PIXELFLOW_TILE").is_ok_and(|t| t.parse::<u32>().is_ok_and(|t| t > 0)) {
+        return "PIXELFLOW_TILE asked for tiles".into();
+    }
+    let limit = gpu.max_binding();
+    if g.nodes.iter().flat_map(|n| n.outputs.iter()).any(|d| d.gpu_bytes() > limit) {
+        return "one buffer of the whole image exceeds this GPU's binding limit".into();
+    }
+    let need = crate::limits::human_bytes(super::execute::graph_gpu_bytes(g));
+    let budget = gpu.memory_budget().map_or_else(String::new, crate::limits::human_bytes);
+    format!("the whole image would take about {need} of GPU memory, more than --max-gpu-memory {budget}")
 }
 
 /// The format a stage's second image enters it with before any 8/16-bit adaptation: a grey

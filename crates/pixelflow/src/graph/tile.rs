@@ -78,7 +78,8 @@ pub(crate) fn tile_side(gpu: &crate::runtime::Gpu, graph: &Graph) -> Option<u32>
 pub(crate) fn tile_side_with(gpu: &crate::runtime::Gpu, graph: &Graph, halo: impl FnOnce() -> std::result::Result<(u32, u32), String>) -> Option<u32> {
     let forced = std::env::var("PIXELFLOW_TILE").ok().and_then(|t| t.parse::<u32>().ok()).filter(|&t| t > 0);
     let limit = gpu.max_binding();
-    let fits = graph.nodes.iter().flat_map(|n| n.outputs.iter()).all(|d| d.gpu_bytes() <= limit);
+    let total = super::execute::graph_gpu_bytes(graph);
+    let fits = graph.nodes.iter().flat_map(|n| n.outputs.iter()).all(|d| d.gpu_bytes() <= limit) && gpu.memory_budget().is_none_or(|b| total <= b);
     if fits && forced.is_none() {
         return None;
     }
@@ -90,7 +91,13 @@ pub(crate) fn tile_side_with(gpu: &crate::runtime::Gpu, graph: &Graph, halo: imp
     // must fit a binding, with a quarter spare for row padding
     let (pixels, bytes) = graph.nodes.iter().flat_map(|n| n.outputs.iter()).filter_map(|d| d.image().map(|i| (i.pixels() as u64, d.gpu_bytes()))).max_by(|a, b| (a.1 * b.0).cmp(&(b.1 * a.0)))?;
     let per_pixel = bytes.div_ceil(pixels.max(1)).max(1);
-    let side = (((limit / 4 * 3) / per_pixel) as f64).sqrt() as u32;
+    let mut side = (((limit / 4 * 3) / per_pixel) as f64).sqrt() as u32;
+    if let Some(budget) = gpu.memory_budget() {
+        // every value's bytes per source pixel, for the 3 tiles in flight
+        let source_pixels = graph.sources().filter_map(|(_, i)| graph.nodes[i].outputs[0].image()).map(|d| d.pixels() as u64).max().unwrap_or(1).max(1);
+        let all_per_pixel = total.div_ceil(source_pixels).max(1);
+        side = side.min(((budget / 3 / all_per_pixel) as f64).sqrt() as u32);
+    }
     let core = side.saturating_sub(2 * halo + align).min(8192);
     (core >= 64).then_some(core)
 }

@@ -91,6 +91,9 @@ pub struct Gpu {
     /// `PIXELFLOW_SHADER_CHECKS=all` restores wgpu's defaults.
     pub(crate) runtime_checks: wgpu::ShaderRuntimeChecks,
     pub(crate) pool: Mutex<BufferPool>,
+    /// Most GPU memory one run may take (bytes; 0: no budget): larger runs go in tiles
+    /// (`set_memory_budget`, the CLI's `--max-gpu-memory`).
+    memory_budget: std::sync::atomic::AtomicU64,
     /// Readback staging buffers (MAP_READ) by size class, kept between runs: a batch of 4K
     /// images would otherwise allocate and fault in 33 MB of host-visible memory per image.
     readback: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
@@ -247,6 +250,7 @@ impl Gpu {
                 wgpu::ShaderRuntimeChecks { force_loop_bounding: false, ..wgpu::ShaderRuntimeChecks::checked() }
             },
             pool: Mutex::new(BufferPool::default()),
+            memory_budget: std::sync::atomic::AtomicU64::new(0),
             readback: Mutex::new(HashMap::new()),
             uploads: Mutex::new(Vec::new()),
             lost,
@@ -332,6 +336,19 @@ impl Gpu {
     }
 
     /// Largest buffer one binding may hold.
+    /// Holds every run on this device to about `bytes` of GPU memory (the sum of its values'
+    /// buffers, an upper bound: buffers whose values are dead are reused): a run that would
+    /// take more goes in tiles where its pipeline allows, else fails with `Error::Limit`.
+    /// `None` lifts the budget.
+    pub fn set_memory_budget(&self, bytes: Option<u64>) {
+        self.memory_budget.store(bytes.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The budget `set_memory_budget` set.
+    pub fn memory_budget(&self) -> Option<u64> {
+        Some(self.memory_budget.load(std::sync::atomic::Ordering::Relaxed)).filter(|&b| b > 0)
+    }
+
     pub fn max_binding(&self) -> u64 {
         (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
     }
