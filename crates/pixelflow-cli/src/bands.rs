@@ -59,6 +59,8 @@ pub fn try_apply(a: &Apply<'_>, input: &Path, output: &Path, pipe: &Pipeline, de
         // where the image does not fit)
         return Ok(false);
     }
+    // the pixel limit first, with the whole path's message (a decompression bomb's header)
+    Limits::global().check_decode_pixels(desc.width, desc.height).map_err(|m| pixelflow::Error::ImageIo { path: input.to_path_buf(), message: m })?;
     let t0 = Instant::now();
     let be = (a.backend)()?;
     let opts = StreamOptions::default();

@@ -82,13 +82,21 @@ impl Limits {
     /// Checks a `width` x `height` image to be decoded with `bytes_per_pixel` (4 or 8) against
     /// the limits; the message says what to change.
     pub fn check_decode(&self, width: u32, height: u32, bytes_per_pixel: u64) -> std::result::Result<(), String> {
+        self.check_decode_pixels(width, height)?;
         let pixels = width as u64 * height as u64;
-        if pixels > self.max_pixels {
-            return Err(format!("{width}x{height} is {pixels} pixels, more than the limit of {} (--max-pixels)", self.max_pixels));
-        }
         let need = pixels.saturating_mul(bytes_per_pixel).saturating_mul(2);
         if need > self.max_memory {
             return Err(format!("{width}x{height} needs about {} to decode, more than the limit of {} (--max-memory)", human_bytes(need), human_bytes(self.max_memory)));
+        }
+        Ok(())
+    }
+
+    /// Checks the pixels of a `width` x `height` image to be decoded (by rows: its memory is
+    /// the streaming formula's, checked by the caller).
+    pub fn check_decode_pixels(&self, width: u32, height: u32) -> std::result::Result<(), String> {
+        let pixels = width as u64 * height as u64;
+        if pixels > self.max_pixels {
+            return Err(format!("{width}x{height} is {pixels} pixels, more than the limit of {} (--max-pixels)", self.max_pixels));
         }
         Ok(())
     }

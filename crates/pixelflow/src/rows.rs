@@ -113,7 +113,7 @@ pub fn open_rows(path: &Path, options: &LoadOptions) -> Result<(Box<dyn RowSourc
     };
     if let Some(s) = streamed {
         let d = s.desc();
-        limits.check_pixels("the image", d.width, d.height).map_err(|e| io(e.to_string()))?;
+        limits.check_decode_pixels(d.width, d.height).map_err(io)?;
         return Ok((s, Image::read_metadata(path)));
     }
     let loaded = Image::load(path, options)?;
