@@ -15,12 +15,11 @@ use pixelflow::{Backend, ImageDesc, Limits, LoadOptions, PixelFormat, Pipeline, 
 pub const STREAM_FROM_PIXELS: u64 = 1 << 26;
 
 /// What the streamed `apply` needs besides the paths.
-pub struct Apply<'a> {
+pub struct Apply {
     pub cli_fallback: bool,
     pub allow_truncated: bool,
     pub save: SaveOptions,
     pub timings: bool,
-    pub backend: &'a dyn Fn() -> Result<Backend>,
 }
 
 /// The decoded size and format of `path` from its header (as `Image::load` would decode it),
@@ -53,7 +52,7 @@ pub fn wanted(input: &Path) -> Option<ImageDesc> {
 
 /// Streams `input` (of `desc`, from `wanted`) through `pipe` into `output` if the pipeline can
 /// run in bands; `Ok(false)`: not streamed, take the whole-image path.
-pub fn try_apply(a: &Apply<'_>, input: &Path, output: &Path, pipe: &Pipeline, desc: ImageDesc) -> Result<bool> {
+pub fn try_apply(a: &Apply, be: &Backend, input: &Path, output: &Path, pipe: &Pipeline, desc: ImageDesc) -> Result<bool> {
     if pipe.stream_halo(desc).is_err() || pipe.output_desc(desc).is_err() {
         // reductions, resampling, position-dependent filters: the whole path (which says why
         // where the image does not fit)
@@ -62,9 +61,8 @@ pub fn try_apply(a: &Apply<'_>, input: &Path, output: &Path, pipe: &Pipeline, de
     // the pixel limit first, with the whole path's message (a decompression bomb's header)
     Limits::global().check_decode_pixels(desc.width, desc.height).map_err(|m| pixelflow::Error::ImageIo { path: input.to_path_buf(), message: m })?;
     let t0 = Instant::now();
-    let be = (a.backend)()?;
     let opts = StreamOptions::default();
-    let plan = pipe.plan_stream(&be, desc, &opts)?;
+    let plan = pipe.plan_stream(be, desc, &opts)?;
     let out_desc = pipe.output_desc(desc)?;
     // formats that are not streamed hold the whole image on their side
     let in_format = image::ImageFormat::from_path(input).ok();
@@ -80,7 +78,7 @@ pub fn try_apply(a: &Apply<'_>, input: &Path, output: &Path, pipe: &Pipeline, de
     let mut sink = rows::create_rows(output, out_desc, &save)?;
     let decode_ms = t0.elapsed().as_secs_f64() * 1e3;
     let t_run = Instant::now();
-    let report = match pipe.run_streamed(&be, &mut *source, &mut *sink, &opts) {
+    let report = match pipe.run_streamed(be, &mut *source, &mut *sink, &opts) {
         Err(e) if a.cli_fallback && e.is_gpu_failure() && matches!(be, Backend::Gpu(_)) => {
             eprintln!("pixelflow: note: {e}; running again on the CPU reference (--fallback cpu)");
             drop(sink);
@@ -123,8 +121,6 @@ pub fn try_apply(a: &Apply<'_>, input: &Path, output: &Path, pipe: &Pipeline, de
             peak_rss().map_or("unknown".into(), pixelflow::limits::human_bytes)
         );
     }
-    // the process ends here: the OS reclaims the device faster than wgpu's teardown
-    std::mem::forget(be);
     Ok(true)
 }
 

@@ -44,6 +44,8 @@ pub struct Batch<'a> {
     pub save: pixelflow::SaveOptions,
     /// `--fallback cpu`: an image whose GPU run fails runs again on the CPU reference.
     pub fallback: bool,
+    /// `--allow-truncated`, for the images streamed in bands.
+    pub allow_truncated: bool,
 }
 
 /// How the run went.
@@ -241,6 +243,7 @@ pub fn run(b: &Batch<'_>, backend: &(dyn Fn() -> Backend + Sync), pipeline: &Pip
         bar.inc(1);
     };
     let pop = || decoded.lock().ok().and_then(|mut q| q.pop_front());
+    let one_large = Mutex::new(());
     std::thread::scope(|s| {
         s.spawn(open);
         for _ in 0..workers {
@@ -255,6 +258,14 @@ pub fn run(b: &Batch<'_>, backend: &(dyn Fn() -> Backend + Sync), pipeline: &Pip
                 let room = decoded.lock().map(|q| q.len() < 2 * workers).unwrap_or(false);
                 if room {
                     if let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        // a large image streams through in bands, one such image at a time (each
+                        // has its own decoder and encoder threads); the rest are decoded whole
+                        if let Some(desc) = crate::bands::wanted(&job.input) {
+                            if let Some(outcome) = streamed(job, desc, b, open(), pipeline, &one_large) {
+                                record(job, outcome);
+                                continue;
+                            }
+                        }
                         match prepare(job, b.existing) {
                             Ok(Some(d)) => {
                                 if let Ok(mut q) = decoded.lock() {
@@ -281,6 +292,39 @@ pub fn run(b: &Batch<'_>, backend: &(dyn Fn() -> Backend + Sync), pipeline: &Pip
     let mut s = summary.into_inner().map_err(|_| anyhow::anyhow!("a worker panicked"))?;
     s.wall = start.elapsed();
     Ok(s)
+}
+
+/// A large image of the batch streamed in bands (`bands::try_apply`), one at a time (`lock`);
+/// `None` where the pipeline cannot run in bands (the image is then decoded whole).
+fn streamed(job: &Job, desc: pixelflow::ImageDesc, b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline, lock: &Mutex<()>) -> Option<Result<Option<(usize, PathTimes, Vec<String>)>>> {
+    let run = || -> Result<Option<Option<(usize, PathTimes, Vec<String>)>>> {
+        if crate::same_file(&job.input, &job.output) {
+            bail!("refusing to overwrite the input (`{}` is also its output)", job.output.display());
+        }
+        if job.output.exists() {
+            match b.existing {
+                Existing::Skip => return Ok(Some(None)),
+                Existing::Refuse => bail!("`{}` exists; use --overwrite or --skip-existing", job.output.display()),
+                Existing::Overwrite => {}
+            }
+        }
+        if let Some(dir) = job.output.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+        }
+        let _one = lock.lock().map_err(|_| anyhow::anyhow!("a streamed image's worker panicked"))?;
+        let t = std::time::Instant::now();
+        let a = crate::bands::Apply { cli_fallback: b.fallback, allow_truncated: b.allow_truncated, save: b.save.clone(), timings: false };
+        if !crate::bands::try_apply(&a, backend, &job.input, &job.output, pipeline, desc)? {
+            return Ok(None);
+        }
+        let bytes = std::fs::metadata(&job.input).map(|m| m.len() as usize).unwrap_or(0);
+        Ok(Some(Some((bytes, PathTimes { run: t.elapsed().as_secs_f64() * 1e3, ..Default::default() }, Vec::new()))))
+    };
+    match run() {
+        Ok(None) => None,
+        Ok(Some(done)) => Some(Ok(done)),
+        Err(e) => Some(Err(e)),
+    }
 }
 
 /// A decoded input waiting for the GPU.

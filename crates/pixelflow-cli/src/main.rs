@@ -354,7 +354,7 @@ fn run(cli: Cli) -> Result<()> {
             let existing = if *overwrite { batch::Existing::Overwrite } else if *skip_existing { batch::Existing::Skip } else { batch::Existing::Refuse };
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
             let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, background: *background, ..Default::default() };
-            let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save, fallback: cli.fallback == "cpu" };
+            let b = batch::Batch { inputs: paths, out_dir, name, recursive: *recursive, jobs, existing, timings: *timings, save, fallback: cli.fallback == "cpu", allow_truncated: cli.allow_truncated };
             let opener = backend_opener(&cli)?;
             let s = batch::run(&b, &*opener, &pipe)?;
             for note in &s.notes {
@@ -436,8 +436,12 @@ fn run(cli: Cli) -> Result<()> {
                 let mut pipe = Pipeline::parse(pipeline, &mut load)?;
                 pipe.set_straight_alpha(cli.straight_alpha);
                 let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, background: *background, ..Default::default() };
-                let a = bands::Apply { cli_fallback: cli.fallback == "cpu", allow_truncated: cli.allow_truncated, save, timings: *timings, backend: &|| backend(&cli) };
-                if bands::try_apply(&a, input, output, &pipe, desc)? {
+                let a = bands::Apply { cli_fallback: cli.fallback == "cpu", allow_truncated: cli.allow_truncated, save, timings: *timings };
+                let be = backend(&cli)?;
+                let streamed = bands::try_apply(&a, &be, input, output, &pipe, desc)?;
+                if streamed {
+                    // the process ends here: the OS reclaims the device faster than wgpu's teardown
+                    std::mem::forget(be);
                     return Ok(());
                 }
             }

@@ -194,3 +194,28 @@ fn truncated_png_and_damaged_tiff_are_errors_unless_allowed() {
     let o = run("1", "16", &["--allow-truncated", "apply", cut.to_str().unwrap(), tmp("x.png").to_str().unwrap(), "-p", "brightness(0.1)"]);
     assert!(!o.status.success() && err(&o).contains("cannot help"), "{}", err(&o));
 }
+
+/// A batch streams its large images one at a time (here every image: `PIXELFLOW_STREAM=1`), with
+/// the whole path's outputs, and keeps going past a bad file.
+#[test]
+fn batches_stream_large_images() {
+    let dir = tmp("batch_in");
+    std::fs::create_dir_all(&dir).unwrap();
+    photo(130, 90, PixelFormat::Rgba8).save(dir.join("a.png")).unwrap();
+    photo(90, 130, PixelFormat::Rgba16).save(dir.join("b.tif")).unwrap();
+    std::fs::write(dir.join("c.png"), b"not a png").unwrap();
+    let spec = "gaussian_blur(sigma=3) | sobel_edge_detection";
+    let (s, w) = (tmp("batch_s"), tmp("batch_w"));
+    for (stream, out) in [("1", &s), ("0", &w)] {
+        let o = run(stream, "16", &["apply", dir.to_str().unwrap(), "--out-dir", out.to_str().unwrap(), "--name", "{stem}.png", "-p", spec]);
+        let e = err(&o);
+        assert!(!o.status.success() && e.contains("2 written") && e.contains("1 failed") && e.contains("c.png"), "stream={stream}: {e}");
+        assert_eq!(stream == "1", e.contains("streamed in"), "stream={stream}: {e}");
+    }
+    for name in ["a.png", "b.png"] {
+        assert!(same(&s.join(name), &w.join(name)), "{name}: streamed in a batch differs from whole");
+    }
+    // an existing output is skipped when asked, streamed or not
+    let o = run("1", "16", &["apply", dir.join("a.png").to_str().unwrap(), "--out-dir", s.to_str().unwrap(), "--name", "{stem}.png", "--skip-existing", "-p", spec]);
+    assert!(o.status.success() && err(&o).contains("1 skipped"), "{}", err(&o));
+}
