@@ -24,6 +24,7 @@ See docs/python.md.
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -33,6 +34,7 @@ from . import _pixelflow as _native
 
 __all__ = [
     "apply",
+    "apply_file",
     "analyze",
     "Pipeline",
     "Graph",
@@ -214,6 +216,32 @@ def apply(
     The device is opened once per process and kept; to run one spec on many images, a
     ``Pipeline`` also parses it once."""
     return Pipeline(spec, device=device, cpu=cpu, backend=backend, adapter=adapter, images=images).run(image)
+
+
+def apply_file(
+    input: Union[str, "os.PathLike[str]"],
+    output: Union[str, "os.PathLike[str]"],
+    spec: str,
+    *,
+    device: str = "auto",
+    cpu: bool = False,
+    backend: Optional[str] = None,
+    adapter: Optional[str] = None,
+    allow_truncated: bool = False,
+    jpeg_quality: int = 90,
+    stream: Optional[bool] = None,
+) -> Dict[str, Any]:
+    """Reads ``input``, applies ``spec`` and writes ``output`` (through a temporary file renamed
+    into place), as ``pixelflow apply IN OUT`` does: an image of 64 megapixels or more
+    (``stream=True``: any) streams through in bands of rows where the pipeline can run in tiles,
+    so that a 20000x20000 PNG never needs to fit in memory whole (README, "Images streamed in
+    bands"); else the file is decoded whole. The input's ICC profile and EXIF are kept.
+
+    Returns ``{"streamed": bool, "notes": [...], "warnings": [...]}``; warnings (a damaged file
+    accepted with ``allow_truncated``) are also issued as ``PixelflowWarning``."""
+    r = _native.apply_file(os.fspath(input), os.fspath(output), spec, _device(device, cpu), backend, adapter, allow_truncated, jpeg_quality, stream)
+    _warn(r.get("warnings", []))
+    return r
 
 
 def _bins_to_numpy(d: Dict[str, Any]) -> Dict[str, Any]:

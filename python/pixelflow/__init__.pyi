@@ -1,5 +1,6 @@
 """Type stubs of pixelflow (docstrings: pixelflow/__init__.py, docs/python.md)."""
 
+import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -72,6 +73,20 @@ def apply(
     adapter: Optional[str] = None,
     images: Optional[Mapping[str, ImageArray]] = None,
 ) -> Result: ...
+def apply_file(
+    input: Union[str, "os.PathLike[str]"],
+    output: Union[str, "os.PathLike[str]"],
+    spec: str,
+    *,
+    device: str = ...,
+    cpu: bool = ...,
+    backend: Optional[str] = ...,
+    adapter: Optional[str] = ...,
+    allow_truncated: bool = ...,
+    jpeg_quality: int = ...,
+    stream: Optional[bool] = ...,
+) -> Dict[str, Any]: ...
+
 def analyze(
     image: ImageArray,
     *,

@@ -260,8 +260,8 @@ pub fn run(b: &Batch<'_>, backend: &(dyn Fn() -> Backend + Sync), pipeline: &Pip
                     if let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
                         // a large image streams through in bands, one such image at a time (each
                         // has its own decoder and encoder threads); the rest are decoded whole
-                        if let Some(desc) = crate::bands::wanted(&job.input) {
-                            if let Some(outcome) = streamed(job, desc, b, open(), pipeline, &one_large) {
+                        if crate::bands::wanted(&job.input).is_some() {
+                            if let Some(outcome) = streamed(job, b, open(), pipeline, &one_large) {
                                 record(job, outcome);
                                 continue;
                             }
@@ -296,7 +296,7 @@ pub fn run(b: &Batch<'_>, backend: &(dyn Fn() -> Backend + Sync), pipeline: &Pip
 
 /// A large image of the batch streamed in bands (`bands::try_apply`), one at a time (`lock`);
 /// `None` where the pipeline cannot run in bands (the image is then decoded whole).
-fn streamed(job: &Job, desc: pixelflow::ImageDesc, b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline, lock: &Mutex<()>) -> Option<Result<Option<(usize, PathTimes, Vec<String>)>>> {
+fn streamed(job: &Job, b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline, lock: &Mutex<()>) -> Option<Result<Option<(usize, PathTimes, Vec<String>)>>> {
     let run = || -> Result<Option<Option<(usize, PathTimes, Vec<String>)>>> {
         if crate::same_file(&job.input, &job.output) {
             bail!("refusing to overwrite the input (`{}` is also its output)", job.output.display());
@@ -314,7 +314,7 @@ fn streamed(job: &Job, desc: pixelflow::ImageDesc, b: &Batch<'_>, backend: &Back
         let _one = lock.lock().map_err(|_| anyhow::anyhow!("a streamed image's worker panicked"))?;
         let t = std::time::Instant::now();
         let a = crate::bands::Apply { cli_fallback: b.fallback, allow_truncated: b.allow_truncated, save: b.save.clone(), timings: false };
-        if !crate::bands::try_apply(&a, backend, &job.input, &job.output, pipeline, desc)? {
+        if !crate::bands::try_apply(&a, backend, &job.input, &job.output, pipeline)? {
             return Ok(None);
         }
         let bytes = std::fs::metadata(&job.input).map(|m| m.len() as usize).unwrap_or(0);

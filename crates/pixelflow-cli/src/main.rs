@@ -425,7 +425,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             // large images stream through in bands of rows (PNG and TIFF decoded and encoded
             // as they go), where the pipeline allows it
-            if let (Some(output), None, Some(desc)) = (output, data, bands::wanted(input)) {
+            if let (Some(output), None, Some(_)) = (output, data, bands::wanted(input)) {
                 let mut load = |p: &str| {
                     let path = Path::new(p);
                     if same_file(path, output) {
@@ -438,7 +438,7 @@ fn run(cli: Cli) -> Result<()> {
                 let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, background: *background, ..Default::default() };
                 let a = bands::Apply { cli_fallback: cli.fallback == "cpu", allow_truncated: cli.allow_truncated, save, timings: *timings };
                 let be = backend(&cli)?;
-                let streamed = bands::try_apply(&a, &be, input, output, &pipe, desc)?;
+                let streamed = bands::try_apply(&a, &be, input, output, &pipe)?;
                 if streamed {
                     // the process ends here: the OS reclaims the device faster than wgpu's teardown
                     std::mem::forget(be);

@@ -497,6 +497,45 @@ fn is_pinned(array: &Bound<'_, PyUntypedArray>) -> bool {
     NumpyImage::new(array, false).map(|i| i.is_pinned()).unwrap_or(false)
 }
 
+/// `input` through `spec` into `output` (files; atomic write): streamed in bands where the
+/// pipeline allows it and the image is large (`stream=None`: from 64 MP) or `stream=True`,
+/// else decoded whole. Returns `{"streamed": bool, "notes": [...], "warnings": [...]}`.
+#[pyfunction]
+#[pyo3(signature = (input, output, spec, device="auto", backend=None, adapter=None, allow_truncated=false, jpeg_quality=90, stream=None))]
+#[allow(clippy::too_many_arguments)]
+fn apply_file<'py>(py: Python<'py>, input: std::path::PathBuf, output: std::path::PathBuf, spec: &str, device: &str, backend: Option<String>, adapter: Option<String>, allow_truncated: bool, jpeg_quality: u8, stream: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+    let pipe = pixelflow::Pipeline::parse(spec, &mut |p: &str| Image::open(p)).map_err(py_err)?;
+    let (be, note) = backend_for(device, backend, adapter)?;
+    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize()) {
+        if a == b {
+            return Err(PyValueError::new_err(format!("refusing to overwrite the input `{}`; choose another output path", input.display())));
+        }
+    }
+    let result = py.detach(|| -> pixelflow::Result<serde_json::Value> {
+        let load = pixelflow::LoadOptions { limits: None, allow_truncated };
+        let save = pixelflow::SaveOptions { jpeg_quality, ..Default::default() };
+        let large = pixelflow::rows::probe(&input).is_ok_and(|d| d.pixels() as u64 >= 1 << 26);
+        if stream.unwrap_or(large) {
+            if let Some(r) = pipe.stream_file(&be, &input, &output, &load, &save, &pixelflow::StreamOptions::default())? {
+                return Ok(serde_json::json!({ "streamed": true, "notes": r.notes, "warnings": r.warnings, "bands": r.stream.bands, "host_bytes": r.host_bytes }));
+            }
+        }
+        let loaded = Image::load(&input, &load)?;
+        let mut r = pipe.run_with(&be, &loaded.image, &RunOptions::default())?;
+        let Some(Value::Image(img)) = r.take("output") else {
+            return Err(pixelflow::Error::Graph("the pipeline ends in data, not an image: use pixelflow.apply on an array for its data".into()));
+        };
+        let save = pixelflow::SaveOptions { icc_profile: loaded.metadata.icc_profile, exif: loaded.metadata.exif, ..save };
+        img.save_with(&output, &save)?;
+        Ok(serde_json::json!({ "streamed": false, "notes": r.notes, "warnings": loaded.warnings }))
+    });
+    let mut v = result.map_err(py_err)?;
+    if let (Some(n), Some(notes)) = (note, v.get_mut("notes").and_then(|n| n.as_array_mut())) {
+        notes.insert(0, serde_json::Value::String(n));
+    }
+    json_to_py(py, &v)
+}
+
 /// The description of the device `device` opens ("CPU reference" for the CPU) and the note of
 /// a fallback to the CPU, without running anything.
 #[pyfunction]
@@ -519,6 +558,7 @@ fn _pixelflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_filters, m)?)?;
     m.add_function(wrap_pyfunction!(devices, m)?)?;
     m.add_function(wrap_pyfunction!(open_device, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_file, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

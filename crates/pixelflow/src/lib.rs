@@ -33,7 +33,7 @@ pub mod runtime;
 pub mod value;
 
 pub use error::{Error, Result};
-pub use graph::{Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, PinnedUpload, NodeTiming, Pipeline, Port, RunOptions, RunResult, Sequence, StreamOptions, StreamReport};
+pub use graph::{Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, PinnedUpload, NodeTiming, Pipeline, Port, RunOptions, RunResult, Sequence, FileReport, StreamOptions, StreamReport};
 pub use codec::Subsampling;
 pub use image::{exif_upright, Image, ImageDesc, LoadOptions, Loaded, PixelFormat, PngCompression, SaveOptions};
 pub use limits::Limits;

@@ -95,6 +95,23 @@ pub(crate) fn image_bytes_mut(img: &mut Image) -> &mut [u8] {
     }
 }
 
+/// The size and format `path` decodes to (as `Image::load` decodes it), from its header.
+pub fn probe(path: &Path) -> Result<ImageDesc> {
+    let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
+    let reader = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()).map_err(|e| io(e.to_string()))?;
+    let decoder = reader.into_decoder().map_err(|e| io(format!("corrupt, truncated or unsupported image: {e}")))?;
+    let (w, h) = image::ImageDecoder::dimensions(&decoder);
+    let ct = image::ImageDecoder::color_type(&decoder);
+    let format = if ct.bytes_per_pixel() / ct.channel_count().max(1) > 1 {
+        PixelFormat::Rgba16
+    } else if ct == image::ColorType::L8 {
+        PixelFormat::Gray8
+    } else {
+        PixelFormat::Rgba8
+    };
+    Ok(ImageDesc::new(w, h, format))
+}
+
 /// Opens `path` for reading by rows: streamed where the format allows (see the module docs),
 /// else decoded whole. The size is checked against the limits' pixel count from the header;
 /// the memory of a streamed file is the caller's to bound. Returns the source and the metadata

@@ -18,7 +18,7 @@ pub mod spec;
 pub(crate) mod stream;
 mod tile;
 
-pub use bands::{StreamOptions, StreamReport, DEFAULT_BAND_ROWS};
+pub use bands::{FileReport, StreamOptions, StreamReport, DEFAULT_BAND_ROWS};
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
 pub use host::{HostImage, HostRunResult, HostValue, MappedImage, PinnedUpload};
 pub use pipeline::Pipeline;
