@@ -648,6 +648,49 @@ impl Drop for TiffSink {
     }
 }
 
+/// Rows collected into an image in memory (`Pipeline::run_with` streaming an image too large
+/// for the GPU in bands); `into_image` once every row is in.
+pub struct MemorySink {
+    image: Option<Image>,
+    desc: ImageDesc,
+    next: u32,
+}
+
+impl MemorySink {
+    /// For an image of `desc` (allocated with the first band).
+    pub fn new(desc: ImageDesc) -> Self {
+        Self { image: None, desc, next: 0 }
+    }
+    /// The image, once all its rows were written.
+    pub fn into_image(self) -> Result<Image> {
+        match self.image {
+            Some(img) if self.next == self.desc.height => Ok(img),
+            _ => Err(Error::Graph(format!("only {} of {} rows were written", self.next, self.desc.height))),
+        }
+    }
+}
+
+impl RowSink for MemorySink {
+    fn write_rows(&mut self, band: &Image) -> Result<()> {
+        let desc = self.desc;
+        if band.format() != desc.format || band.width() != desc.width {
+            return Err(Error::Graph("a band came out in another format or width".into()));
+        }
+        let img = self.image.get_or_insert_with(|| Image::zeroed(desc));
+        let start = self.next as usize * row_bytes(desc);
+        let src = image_bytes(band);
+        image_bytes_mut(img).get_mut(start..start + src.len()).ok_or_else(|| Error::Graph("rows written past the image's end".into()))?.copy_from_slice(src);
+        self.next += band.height();
+        Ok(())
+    }
+    fn finish(self: Box<Self>) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+    fn streams(&self) -> bool {
+        true
+    }
+}
+
 /// An output collected whole and encoded at the end by `Image::save_with` (JPEG, WebP, BMP).
 pub struct ImageSink {
     path: PathBuf,

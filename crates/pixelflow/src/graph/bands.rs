@@ -89,13 +89,17 @@ impl Pipeline {
         let env_rows = std::env::var("PIXELFLOW_STREAM_ROWS").ok().and_then(|v| v.parse::<u32>().ok()).filter(|&v| v > 0);
         let mut band = opts.band_rows.or(env_rows).unwrap_or(DEFAULT_BAND_ROWS).clamp(1, h.max(1));
         if let (Backend::Gpu(gpu), None) = (backend, opts.band_rows.or(env_rows)) {
+            // bands low enough that a tile 64 pixels wide fits a binding (its widest value) and
+            // the memory budget (all its values, for the tiles in flight)
+            let (g, _) = self.graph_for(desc)?;
+            let per_pixel = g.nodes.iter().flat_map(|n| n.outputs.iter()).filter_map(|d| d.image().map(|i| d.gpu_bytes().div_ceil(i.pixels().max(1) as u64))).max().unwrap_or(4).max(1);
+            let min_tile = (64 + 2 * halo + align) as u64;
+            let mut rows = gpu.max_binding() / 4 * 3 / per_pixel / min_tile;
             if let Some(budget) = gpu.memory_budget() {
-                // bands low enough that a tile 64 pixels wide fits the budget
-                let (g, _) = self.graph_for(desc)?;
                 let all_per_pixel = super::execute::graph_gpu_bytes(&g).div_ceil(desc.pixels().max(1) as u64).max(1);
-                let rows = budget / opts.in_flight.max(1) as u64 / all_per_pixel / (64 + 2 * halo + align) as u64;
-                band = band.min(rows.saturating_sub((2 * halo + align) as u64).max(16) as u32).max(1);
+                rows = rows.min(budget / opts.in_flight.max(1) as u64 / all_per_pixel / min_tile);
             }
+            band = band.min(rows.saturating_sub((2 * halo + align) as u64).max(16) as u32).max(1);
         }
         let tile_width = match (opts.tile_width, backend) {
             (Some(t), _) => t.max(1),
@@ -112,8 +116,11 @@ impl Pipeline {
                     fit = fit.min((budget / opts.in_flight.max(1) as u64 / all_per_pixel / rows).saturating_sub((2 * halo + align) as u64));
                 }
                 let fit = fit.clamp(64, 16384) as u32;
-                // tiles of even widths: 20000 is two of 10000, not 16384 and 3616
-                w.div_ceil(w.div_ceil(fit.max(1)).max(1))
+                // at least as many tiles as are in flight (each at least 1024 wide), so that one
+                // tile's upload, another's kernels and a third's paste overlap within a band; of
+                // even widths (20000 in three: 6667, 6667, 6666)
+                let tiles = w.div_ceil(fit.max(1)).max((opts.in_flight.max(1) as u32).min(w.div_ceil(1024)));
+                w.div_ceil(tiles.max(1))
             }
             (None, Backend::Cpu) => w,
         }

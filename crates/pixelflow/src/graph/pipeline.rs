@@ -218,18 +218,31 @@ impl Pipeline {
 
     /// `run` with options; the result also carries timings.
     ///
-    /// On the GPU, an image whose values do not fit one storage binding runs in tiles with
-    /// halos (`run_tiled`) where the pipeline allows it, bit-identical to an untiled run, and
+    /// On the GPU, an image whose values do not fit one storage binding (or the memory budget)
+    /// runs in bands of tiles with halos (`run_streamed`) where the pipeline allows it,
+    /// bit-identical to an untiled run, and
     /// one ending in a reduction whose partials merge runs so too (`run_tiled_data`); the
     /// result's notes say so. `PIXELFLOW_TILE=N` forces tiles of N x N pixels (tests, memory).
     pub fn run_with(&self, backend: &Backend, input: &Image, opts: &RunOptions) -> Result<RunResult> {
         let (g, images) = self.graph_borrowed(input)?;
         if let Backend::Gpu(gpu) = backend {
             if let Some(tile) = super::tile::tile_side(gpu, &g) {
-                let tiles = input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
-                let img = self.run_tiled(backend, input, tile, 3)?;
+                // in bands of tiles, as a file streams (`run_streamed`): on an H100 bands of 1024
+                // rows in three tiles reached 0.92–0.94 of an untiled 16384² run, square tiles
+                // 0.52–0.70 (BENCHMARKS.md, session 15); `PIXELFLOW_TILE` asks for square tiles
+                let forced = std::env::var("PIXELFLOW_TILE").is_ok_and(|t| t.parse::<u32>().is_ok_and(|t| t > 0));
                 let mut notes = g.notes.clone();
-                notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos): {}", input.width(), input.height(), why_tiled(gpu, &g)));
+                let img = if forced {
+                    let tiles = input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
+                    notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos): {}", input.width(), input.height(), why_tiled(gpu, &g)));
+                    self.run_tiled(backend, input, tile, 3)?
+                } else {
+                    let mut src = crate::rows::ImageRows::borrowed(input);
+                    let mut sink = crate::rows::MemorySink::new(self.output_desc(input.desc())?);
+                    let r = self.run_streamed(backend, &mut src, &mut sink, &super::StreamOptions::default())?;
+                    notes.push(format!("{}x{} ran in {} tiles with halos, in {} bands of up to {} rows: {}", input.width(), input.height(), r.tiles, r.bands, r.band_rows, why_tiled(gpu, &g)));
+                    sink.into_image()?
+                };
                 return Ok(RunResult { outputs: vec![("output".into(), Value::Image(img))], timings: Vec::new(), host: Default::default(), notes });
             }
             // a reduction whose partials merge: reduced per tile, merged exactly
