@@ -987,3 +987,20 @@ fn blurs_premultiply_alpha_unless_told_not_to() {
     assert!(fringe(false) >= 250, "premultiplied: {}", fringe(false));
     assert!(fringe(true) < 200, "straight: {}", fringe(true));
 }
+
+/// An EXIF-turned JPEG streamed in bands (decoded whole, turned upright, then streamed) gives
+/// the whole path's upright output.
+#[test]
+fn streamed_apply_turns_exif_rotated_jpegs_upright() {
+    let input = tmp("stream_rotated.jpg");
+    jpeg_rotated_by_exif(&input);
+    let (s, w) = (tmp("stream_rotated_s.png"), tmp("stream_rotated_w.png"));
+    for (mode, out) in [("1", &s), ("0", &w)] {
+        let o = bin().env("PIXELFLOW_STREAM", mode).args(["apply", input.to_str().unwrap(), out.to_str().unwrap(), "-p", "gaussian_blur(sigma=1)"]).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(mode == "1", stderr(&o).contains("streamed in"), "{}", stderr(&o));
+    }
+    let (a, b) = (image::open(&s).unwrap().to_rgba8(), image::open(&w).unwrap().to_rgba8());
+    assert_eq!(a.dimensions(), (4, 6), "upright: 6x4 stored, turned");
+    assert_eq!(a.as_raw(), b.as_raw());
+}

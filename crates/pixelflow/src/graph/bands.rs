@@ -274,14 +274,17 @@ impl Pipeline {
         // the pixel limit first, with the whole path's message (a decompression bomb's header)
         limits.check_decode_pixels(desc.width, desc.height).map_err(io)?;
         let t0 = std::time::Instant::now();
+        // the memory from the header's size (an EXIF turn swaps the sides, not the pixels)
         let plan = self.plan_stream(backend, desc, opts)?;
-        let out_desc = self.output_desc(desc)?;
         let streams = |p: &std::path::Path| matches!(image::ImageFormat::from_path(p), Ok(image::ImageFormat::Png | image::ImageFormat::Tiff));
         let whole = |d: ImageDesc| d.pixels() as u64 * sample_bytes_per_pixel(d.format) as u64;
         let (in_streams, out_streams) = (streams(input), streams(output));
-        let need = plan.host_bytes + if in_streams { 0 } else { 2 * whole(desc) } + if out_streams { 0 } else { whole(out_desc) };
+        let need = plan.host_bytes + if in_streams { 0 } else { 2 * whole(desc) } + if out_streams { 0 } else { whole(self.output_desc(desc)?) };
         limits.check_memory(&format!("streaming {}x{} in bands", desc.width, desc.height), need)?;
         let (mut source, meta) = crate::rows::open_rows(input, load)?;
+        // the decoded image's own size and format (upright, as `Image::load` turns it)
+        let desc = source.desc();
+        let out_desc = self.output_desc(desc)?;
         let save = crate::SaveOptions { icc_profile: save.icc_profile.clone().or(meta.icc_profile), exif: save.exif.clone().or(meta.exif), ..save.clone() };
         let mut sink = crate::rows::create_rows(output, out_desc, &save)?;
         let open_ms = t0.elapsed().as_secs_f64() * 1e3;
