@@ -267,7 +267,8 @@ impl Pipeline {
     pub fn stream_file(&self, backend: &Backend, input: &std::path::Path, output: &std::path::Path, load: &crate::LoadOptions, save: &crate::SaveOptions, opts: &StreamOptions) -> Result<Option<FileReport>> {
         let io = |message: String| Error::ImageIo { path: input.to_path_buf(), message };
         let desc = crate::rows::probe(input)?;
-        if self.stream_halo(desc).is_err() || self.output_desc(desc).is_err() {
+        // second images of another size (fitted), like the rest, take the whole path
+        if self.stream_halo(desc).is_err() || self.output_desc(desc).is_err() || self.check_tiled_extras(desc.width, desc.height).is_err() {
             return Ok(None);
         }
         let limits = load.limits.unwrap_or_else(crate::limits::Limits::global);
