@@ -72,6 +72,10 @@ struct Cli {
 enum Command {
     /// Apply a pipeline of filters to an image, `apply in.jpg out.png -p SPEC`, or to many:
     /// `apply photos/ more/*.jpg --out-dir edges --name "{stem}_edges.png" -p SPEC`
+    ///
+    /// Images of 64 megapixels or more stream through in bands of rows where the pipeline can
+    /// run in tiles (PNG and TIFF decoded and encoded as they go; README "Images streamed in
+    /// bands"): PIXELFLOW_STREAM=1 streams any image, PIXELFLOW_STREAM=0 none.
     Apply {
         /// IN OUT; with --out-dir, every argument is an input: a file, a folder (its images) or
         /// a name pattern with * and ? (`photos/*.jpg`)
