@@ -166,6 +166,20 @@ fn truncated_png_and_damaged_tiff_are_errors_unless_allowed() {
     let cut = tmp("cut.png");
     std::fs::write(&cut, &bytes[..bytes.len() * 6 / 10]).unwrap();
     check_damaged(&cut, &full, "png");
+    // a PNG whose data's checksum does not match: an error streamed as whole (the decoders read
+    // the checksums after the last row), with --allow-truncated a warning
+    let mut bytes = std::fs::read(&full).unwrap();
+    let idat = bytes.windows(4).position(|w| w == b"IDAT").unwrap();
+    bytes[idat + 100] ^= 0xff;
+    let crc = tmp("crc.png");
+    std::fs::write(&crc, &bytes).unwrap();
+    for stream in ["0", "1"] {
+        let out = tmp(&format!("crc_out_{stream}.png"));
+        let o = run(stream, "16", &["apply", crc.to_str().unwrap(), out.to_str().unwrap(), "-p", "brightness(0.1)"]);
+        assert!(!o.status.success() && err(&o).contains("CRC") && err(&o).contains("--allow-truncated") && !out.exists(), "stream={stream}: {}", err(&o));
+        let o = run(stream, "16", &["--allow-truncated", "apply", crc.to_str().unwrap(), out.to_str().unwrap(), "-p", "brightness(0.1)"]);
+        assert!(o.status.success() && err(&o).contains("warning:"), "stream={stream}: {}", err(&o));
+    }
     // a TIFF in strips whose middle strip points past the end of the file (its directory,
     // after the pixels, intact)
     let full = tmp("full.tif");

@@ -236,6 +236,8 @@ pub struct PngRows {
     allow_truncated: bool,
     /// Rows the decoder could not give (filled with zeros: transparent black).
     missing: u32,
+    /// What the end of the data said once every row was read (a checksum that did not match).
+    damaged: Option<String>,
 }
 
 impl PngRows {
@@ -259,7 +261,7 @@ impl PngRows {
             _ => PixelFormat::Rgba8,
         };
         let desc = ImageDesc::new(info.width, info.height, format);
-        Ok(Some(Self { reader, desc, color, sixteen, next: 0, path: path.to_path_buf(), allow_truncated, missing: 0 }))
+        Ok(Some(Self { reader, desc, color, sixteen, next: 0, path: path.to_path_buf(), allow_truncated, missing: 0, damaged: None }))
     }
 }
 
@@ -327,13 +329,27 @@ impl RowSource for PngRows {
             }
             self.next += 1;
         }
+        // after the last row, the rest of the data (its checksums) is read as `Image::load`'s
+        // decoder reads it: a damaged file is an error there, so here too
+        if self.next == self.desc.height && self.missing == 0 && self.damaged.is_none() {
+            if let Err(e) = self.reader.finish() {
+                if !self.allow_truncated {
+                    return Err(Error::ImageIo { path: self.path.clone(), message: format!("corrupt or truncated image: {e} (--allow-truncated keeps the rows as decoded)") });
+                }
+                self.damaged = Some(e.to_string());
+            }
+        }
         Ok(())
     }
     fn warnings(&self) -> Vec<String> {
-        if self.missing == 0 {
-            return Vec::new();
+        let mut w = Vec::new();
+        if self.missing > 0 {
+            w.push(format!("truncated or damaged PNG: the last {} of {} rows could not be decoded and are transparent black", self.missing, self.desc.height));
         }
-        vec![format!("truncated or damaged PNG: the last {} of {} rows could not be decoded and are transparent black", self.missing, self.desc.height)]
+        if let Some(e) = &self.damaged {
+            w.push(format!("damaged PNG ({e}): its rows are as decoded"));
+        }
+        w
     }
     fn streams(&self) -> bool {
         true
