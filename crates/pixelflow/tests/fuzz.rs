@@ -51,6 +51,18 @@ fn load_bytes(bytes: &[u8], ext: &str, tag: &str, allow_truncated: bool) -> Resu
     let path = temp(&format!("{tag}.{ext}"));
     std::fs::write(&path, bytes).expect("writes");
     let r = Image::load(&path, &LoadOptions { limits: None, allow_truncated }).map(|l| l.image).map_err(|e| e.to_string());
+    // the same file read by rows (PNG and TIFF stream; the rest decode whole), in two pieces
+    let by_rows = pixelflow::rows::open_rows(&path, &LoadOptions { limits: None, allow_truncated }).and_then(|(mut src, _)| {
+        let d = src.desc();
+        let rb = pixelflow::rows::row_bytes(d);
+        let mut bytes = vec![0u8; rb * d.height as usize];
+        let half = rb * (d.height as usize / 2);
+        src.read_rows(&mut bytes[..half])?;
+        src.read_rows(&mut bytes[half..])
+    });
+    if let Err(e) = &by_rows {
+        assert!(!e.to_string().contains('\n'), "a multi-line error by rows: {e}");
+    }
     let _ = std::fs::remove_file(&path);
     if let Err(e) = &r {
         assert!(!e.contains('\n'), "a multi-line error: {e}");
