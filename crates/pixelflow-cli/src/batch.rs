@@ -298,15 +298,8 @@ pub fn run(b: &Batch<'_>, backend: &(dyn Fn() -> Backend + Sync), pipeline: &Pip
 /// `None` where the pipeline cannot run in bands (the image is then decoded whole).
 fn streamed(job: &Job, b: &Batch<'_>, backend: &Backend, pipeline: &Pipeline, lock: &Mutex<()>) -> Option<Result<Option<(usize, PathTimes, Vec<String>)>>> {
     let run = || -> Result<Option<Option<(usize, PathTimes, Vec<String>)>>> {
-        if crate::same_file(&job.input, &job.output) {
-            bail!("refusing to overwrite the input (`{}` is also its output)", job.output.display());
-        }
-        if job.output.exists() {
-            match b.existing {
-                Existing::Skip => return Ok(Some(None)),
-                Existing::Refuse => bail!("`{}` exists; use --overwrite or --skip-existing", job.output.display()),
-                Existing::Overwrite => {}
-            }
+        if !writable(job, b.existing)? {
+            return Ok(Some(None));
         }
         if let Some(dir) = job.output.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
@@ -336,17 +329,26 @@ struct Decoded<'j> {
     decode_ms: f64,
 }
 
-/// A file's checks and decoding: `None` when it is skipped (its output exists).
-fn prepare(job: &Job, existing: Existing) -> Result<Option<Decoded<'_>>> {
+/// Whether `job` is to be written (`false`: skipped, its output exists); an error where its
+/// output is its input or exists and may not be replaced.
+fn writable(job: &Job, existing: Existing) -> Result<bool> {
     if crate::same_file(&job.input, &job.output) {
         bail!("refusing to overwrite the input (`{}` is also its output)", job.output.display());
     }
     if job.output.exists() {
         match existing {
-            Existing::Skip => return Ok(None),
+            Existing::Skip => return Ok(false),
             Existing::Refuse => bail!("`{}` exists; use --overwrite or --skip-existing", job.output.display()),
             Existing::Overwrite => {}
         }
+    }
+    Ok(true)
+}
+
+/// A file's checks and decoding: `None` when it is skipped (its output exists).
+fn prepare(job: &Job, existing: Existing) -> Result<Option<Decoded<'_>>> {
+    if !writable(job, existing)? {
+        return Ok(None);
     }
     let bytes = std::fs::metadata(&job.input).map(|m| m.len() as usize).unwrap_or(0);
     let t = std::time::Instant::now();

@@ -427,47 +427,51 @@ fn run(cli: Cli) -> Result<()> {
                     bail!("refusing to overwrite the input `{}` with data; choose another --data path", input.display());
                 }
             }
-            // large images stream through in bands of rows (PNG and TIFF decoded and encoded
-            // as they go), where the pipeline allows it
-            if let (Some(output), None, Some(_)) = (output, data, bands::wanted(input)) {
+            // second images of the pipeline: read once, never the output itself
+            let parse = || -> Result<Pipeline> {
                 let mut load = |p: &str| {
                     let path = Path::new(p);
-                    if same_file(path, output) {
+                    if output.is_some_and(|o| same_file(path, o)) {
                         return Err(pixelflow::Error::ImageIo { path: path.into(), message: "is also the output path".into() });
                     }
                     load_image(path).map(|l| l.0)
                 };
                 let mut pipe = Pipeline::parse(pipeline, &mut load)?;
                 pipe.set_straight_alpha(cli.straight_alpha);
+                Ok(pipe)
+            };
+            // large images stream through in bands of rows (PNG and TIFF decoded and encoded
+            // as they go), where the pipeline allows it; where not, the device and pipeline
+            // opened here serve the whole-image path
+            let mut opened: Option<(Backend, Pipeline)> = None;
+            if let (Some(output), None, Some(_)) = (output, data, bands::wanted(input)) {
+                let pipe = parse()?;
                 let save = pixelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, background: *background, ..Default::default() };
                 let a = bands::Apply { cli_fallback: cli.fallback == "cpu", allow_truncated: cli.allow_truncated, save, timings: *timings };
                 let be = backend(&cli)?;
-                let streamed = bands::try_apply(&a, &be, input, output, &pipe)?;
-                if streamed {
+                if bands::try_apply(&a, &be, input, output, &pipe)? {
                     // the process ends here: the OS reclaims the device faster than wgpu's teardown
                     std::mem::forget(be);
                     return Ok(());
                 }
+                opened = Some((be, pipe));
             }
+            let (opened_be, opened_pipe) = opened.unzip();
+            let cli_ref = &cli;
             let t0 = std::time::Instant::now();
             // the GPU starts (hundreds of ms) while the image decodes
             let (be, decoded) = std::thread::scope(|s| {
-                let gpu = s.spawn(|| (backend(&cli), t0.elapsed()));
+                let gpu = s.spawn(move || (opened_be.map_or_else(|| backend(cli_ref), Ok), t0.elapsed()));
                 let decoded = load_image(input).map(|(img, meta)| (img, meta, t0.elapsed()));
                 (gpu.join(), decoded)
             });
             let (be, init_time) = be.map_err(|_| anyhow::anyhow!("GPU initialisation panicked"))?;
             let be = be?;
             let (img, meta, decode_time) = decoded?;
-            let mut load = |p: &str| {
-                let path = Path::new(p);
-                if output.is_some_and(|o| same_file(path, o)) {
-                    return Err(pixelflow::Error::ImageIo { path: path.into(), message: "is also the output path".into() });
-                }
-                load_image(path).map(|l| l.0)
+            let pipe = match opened_pipe {
+                Some(p) => p,
+                None => parse()?,
             };
-            let mut pipe = Pipeline::parse(pipeline, &mut load)?;
-            pipe.set_straight_alpha(cli.straight_alpha);
             let opts = RunOptions { timings: *timings, ..Default::default() };
             let t_run = std::time::Instant::now();
             let mut result = run_with_fallback(cli.fallback == "cpu", &be, &pipe, &img, &opts)?;

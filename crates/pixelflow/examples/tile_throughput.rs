@@ -58,9 +58,9 @@ fn main() -> pixelflow::Result<()> {
     let stream_opts = pixelflow::StreamOptions { band_rows: Some(band), tile_width: None, in_flight };
     let (streamed_ms, streamed) = time(&|| {
         let mut src = pixelflow::rows::ImageRows::borrowed(&img);
-        let mut sink = Collect(Vec::with_capacity(side as usize * side as usize * 4));
+        let mut sink = pixelflow::rows::MemorySink::new(pipe.output_desc(img.desc())?);
         pipe.run_streamed(&backend, &mut src, &mut sink, &stream_opts)?;
-        Image::from_u8(side, side, PixelFormat::Rgba8, sink.0)
+        sink.into_image()
     })?;
     let plan = pipe.plan_stream(&backend, img.desc(), &stream_opts)?;
     println!(
@@ -80,20 +80,4 @@ fn main() -> pixelflow::Result<()> {
         whole.as_u8() == streamed.as_u8()
     );
     Ok(())
-}
-
-/// Bands collected in memory.
-struct Collect(Vec<u8>);
-
-impl pixelflow::rows::RowSink for Collect {
-    fn write_rows(&mut self, band: &Image) -> pixelflow::Result<()> {
-        self.0.extend_from_slice(band.as_u8());
-        Ok(())
-    }
-    fn finish(self: Box<Self>) -> pixelflow::Result<Vec<String>> {
-        Ok(Vec::new())
-    }
-    fn streams(&self) -> bool {
-        true
-    }
 }

@@ -464,17 +464,13 @@ impl Image {
         }
         let io = |message: String| Error::ImageIo { path: path.to_path_buf(), message };
         let format = image::ImageFormat::from_path(path).map_err(|_| io("unknown output extension (use .png, .jpg, .webp, .tif, .bmp)".into()))?;
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let tmp = dir.join(format!(".{name}.pixelflow-{}.tmp", std::process::id()));
+        // written beside the destination, renamed over it once complete, removed otherwise
+        let file = crate::rows::TempFile::new(path);
+        let tmp = file.tmp.clone();
         // PNG and TIFF keep 16 bits exactly; the other formats have 8 (rounded to nearest)
         if self.desc.format == PixelFormat::Rgba16 && matches!(format, image::ImageFormat::Png | image::ImageFormat::Tiff) {
-            let written = encode_16bit(self, &tmp, format, options);
-            let result = written.map_err(io).and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io(e.to_string())));
-            if result.is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            }
-            return result;
+            encode_16bit(self, &tmp, format, options).map_err(io)?;
+            return file.keep();
         }
         // 8-bit images are encoded from their own bytes (no copy); others are quantised first
         let quantised;
@@ -500,11 +496,8 @@ impl Image {
             // formats without alpha (BMP can take it; the encoder says which cannot)
             _ => image::save_buffer_with_format(&tmp, img.as_u8(), w, h, color, format).or_else(|_| img.to_dynamic().to_rgb8().save_with_format(&tmp, format)).map_err(|e| e.to_string()),
         };
-        let result = written.map_err(io).and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io(e.to_string())));
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result
+        written.map_err(io)?;
+        file.keep()
     }
 
     /// Whether any pixel is less than opaque (RGBA images; grey ones never are).

@@ -147,12 +147,13 @@ pub fn create_rows(path: &Path, desc: ImageDesc, options: &SaveOptions) -> Resul
         image::ImageFormat::Tiff => Ok(Box::new(TiffSink::create(path, desc)?)),
         _ => {
             crate::limits::Limits::global().check_memory(&format!("collecting the {}x{} output", desc.width, desc.height), desc.pixels() as u64 * sample_bytes_per_pixel(desc.format) as u64)?;
-            Ok(Box::new(ImageSink { path: path.to_path_buf(), image: Image::zeroed(desc), next: 0, options: options.clone() }))
+            Ok(Box::new(ImageSink { path: path.to_path_buf(), rows: MemorySink::new(desc), options: options.clone() }))
         }
     }
 }
 
-/// The temporary file an output is written to before it is renamed into place.
+/// The temporary file an output is written to before it is renamed into place (beside it, so
+/// the rename stays on one file system).
 fn temp_path(path: &Path) -> PathBuf {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -160,17 +161,17 @@ fn temp_path(path: &Path) -> PathBuf {
 }
 
 /// A file being written to its temporary path; removed unless `keep` renamed it into place.
-struct TempFile {
-    tmp: PathBuf,
+pub(crate) struct TempFile {
+    pub(crate) tmp: PathBuf,
     path: PathBuf,
     done: bool,
 }
 
 impl TempFile {
-    fn new(path: &Path) -> Self {
+    pub(crate) fn new(path: &Path) -> Self {
         Self { tmp: temp_path(path), path: path.to_path_buf(), done: false }
     }
-    fn keep(mut self) -> Result<()> {
+    pub(crate) fn keep(mut self) -> Result<()> {
         std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::ImageIo { path: self.path.clone(), message: e.to_string() })?;
         self.done = true;
         Ok(())
@@ -710,33 +711,24 @@ impl RowSink for MemorySink {
 /// An output collected whole and encoded at the end by `Image::save_with` (JPEG, WebP, BMP).
 pub struct ImageSink {
     path: PathBuf,
-    image: Image,
-    next: u32,
+    rows: MemorySink,
     options: SaveOptions,
 }
 
 impl RowSink for ImageSink {
     fn write_rows(&mut self, band: &Image) -> Result<()> {
-        let rb = row_bytes(self.image.desc());
-        let start = self.next as usize * rb;
-        let src = image_bytes(band);
-        let dst: &mut [u8] = match self.image.format() {
-            f if f.is_8bit() => self.image.as_u8_mut(),
-            PixelFormat::Rgba16 => bytemuck::cast_slice_mut(self.image.as_u16_mut()),
-            _ => bytemuck::cast_slice_mut(self.image.as_f32_mut()),
-        };
-        dst.get_mut(start..start + src.len()).ok_or_else(|| Error::Graph("rows written past the image's end".into()))?.copy_from_slice(src);
-        self.next += band.height();
-        Ok(())
+        self.rows.write_rows(band)
     }
     fn finish(self: Box<Self>) -> Result<Vec<String>> {
+        let Self { path, rows, options } = *self;
+        let image = rows.into_image()?;
         let mut notes = Vec::new();
-        let no_alpha = image::ImageFormat::from_path(&self.path).is_ok_and(|f| !crate::image::format_has_alpha(f));
-        if no_alpha && self.image.has_transparency() {
-            let [r, g, b] = self.options.background;
+        let no_alpha = image::ImageFormat::from_path(&path).is_ok_and(|f| !crate::image::format_has_alpha(f));
+        if no_alpha && image.has_transparency() {
+            let [r, g, b] = options.background;
             notes.push(format!("JPEG has no alpha: transparent pixels were composited over rgb({r}, {g}, {b}) (--background)"));
         }
-        self.image.save_with(&self.path, &self.options)?;
+        image.save_with(&path, &options)?;
         Ok(notes)
     }
     fn streams(&self) -> bool {

@@ -55,6 +55,8 @@ pub struct StreamReport {
     pub tiles: u64,
     pub tile_width: u32,
     pub halo: u32,
+    /// The grid tiles start on (a decimated blur's spacing; 1 for most pipelines).
+    pub align: u32,
     /// The module docs' estimate of host memory for this run (bytes).
     pub host_bytes: u64,
     /// Most input rows held at once (the window's rows).
@@ -67,62 +69,46 @@ impl Pipeline {
     /// The output of this pipeline for an input of `desc`: an image's size and format, or an
     /// error where it ends in data.
     pub fn output_desc(&self, desc: ImageDesc) -> Result<ImageDesc> {
-        let (g, _) = self.graph_for(desc)?;
-        let out = g.outputs.iter().find(|(n, _)| n == "output").map(|(_, p)| g.desc(*p)).ok_or_else(|| Error::Graph("no output".into()))?;
-        out.image().ok_or_else(|| Error::Graph("the pipeline ends in data, not an image".into()))
-    }
-
-    /// Whether (and why not) this pipeline can stream an input of `desc` in bands: the same
-    /// conditions as tiles (`tile_halo`), for the halo and grid.
-    pub fn stream_halo(&self, desc: ImageDesc) -> Result<(u32, u32)> {
-        let (g, _) = self.graph_for(desc)?;
-        super::tile::graph_halo(&g).map_err(|why| Error::Graph(format!("this pipeline cannot run in bands: {why}")))
+        graph_output_image(&self.graph_for(desc)?.0)
     }
 
     /// How `run_streamed` would cut an input of `desc` on `backend` (bands, tile width, halo)
     /// and the host memory it is estimated to take (module docs), without running anything.
     pub fn plan_stream(&self, backend: &Backend, desc: ImageDesc, opts: &StreamOptions) -> Result<StreamReport> {
         let (w, h) = (desc.width, desc.height);
-        let (halo, align) = self.stream_halo(desc)?;
+        // one graph for the halo, the output and the bytes a pixel takes
+        let (g, _) = self.graph_for(desc)?;
+        let (halo, align) = super::tile::graph_halo(&g).map_err(|why| Error::Graph(format!("this pipeline cannot run in bands: {why}")))?;
         self.check_tiled_extras(w, h)?;
-        let out = self.output_desc(desc)?;
+        let out = graph_output_image(&g)?;
+        let margin = (2 * halo + align) as u64;
+        let in_flight = opts.in_flight.max(1) as u64;
         let env_rows = std::env::var("PIXELFLOW_STREAM_ROWS").ok().and_then(|v| v.parse::<u32>().ok()).filter(|&v| v > 0);
         let mut band = opts.band_rows.or(env_rows).unwrap_or(DEFAULT_BAND_ROWS).clamp(1, h.max(1));
-        if let (Backend::Gpu(gpu), None) = (backend, opts.band_rows.or(env_rows)) {
-            // bands low enough that a tile 64 pixels wide fits a binding (its widest value) and
-            // the memory budget (all its values, for the tiles in flight)
-            let (g, _) = self.graph_for(desc)?;
-            let per_pixel = g.nodes.iter().flat_map(|n| n.outputs.iter()).filter_map(|d| d.image().map(|i| d.gpu_bytes().div_ceil(i.pixels().max(1) as u64))).max().unwrap_or(4).max(1);
-            let min_tile = (64 + 2 * halo + align) as u64;
-            let mut rows = gpu.max_binding() / 4 * 3 / per_pixel / min_tile;
-            if let Some(budget) = gpu.memory_budget() {
-                let all_per_pixel = super::execute::graph_gpu_bytes(&g).div_ceil(desc.pixels().max(1) as u64).max(1);
-                rows = rows.min(budget / opts.in_flight.max(1) as u64 / all_per_pixel / min_tile);
-            }
-            band = band.min(rows.saturating_sub((2 * halo + align) as u64).max(16) as u32).max(1);
-        }
-        let tile_width = match (opts.tile_width, backend) {
-            (Some(t), _) => t.max(1),
-            (None, Backend::Gpu(gpu)) => {
-                let (g, _) = self.graph_for(desc)?;
-                // the widest value's bytes per pixel: (tw + 2r + a) x (band + 2r + a) of them
-                // fit a binding with a quarter spare
-                let per_pixel = g.nodes.iter().flat_map(|n| n.outputs.iter()).filter_map(|d| d.image().map(|i| d.gpu_bytes().div_ceil(i.pixels().max(1) as u64))).max().unwrap_or(4).max(1);
-                let rows = (band + 2 * halo + align) as u64;
-                let mut fit = (gpu.max_binding() / 4 * 3 / per_pixel / rows).saturating_sub((2 * halo + align) as u64);
-                if let Some(budget) = gpu.memory_budget() {
-                    // every value of a tile, for the tiles in flight
-                    let all_per_pixel = super::execute::graph_gpu_bytes(&g).div_ceil(desc.pixels().max(1) as u64).max(1);
-                    fit = fit.min((budget / opts.in_flight.max(1) as u64 / all_per_pixel / rows).saturating_sub((2 * halo + align) as u64));
+        let tile_width = match backend {
+            Backend::Gpu(gpu) => {
+                // the widest value of a tile fits a binding with a quarter spare; every value of
+                // the tiles in flight fits the memory budget: the pixels a tile may have
+                let widest = super::tile::widest_bytes_per_pixel(&g);
+                let all = super::execute::graph_gpu_bytes(&g).div_ceil(desc.pixels().max(1) as u64).max(1);
+                let tile_pixels = (gpu.max_binding() / 4 * 3 / widest).min(gpu.memory_budget().map_or(u64::MAX, |b| b / in_flight / all));
+                if opts.band_rows.or(env_rows).is_none() {
+                    // bands low enough that a tile 64 pixels wide fits
+                    band = band.min((tile_pixels / (64 + margin)).saturating_sub(margin).max(16) as u32).max(1);
                 }
-                let fit = fit.clamp(64, 16384) as u32;
-                // at least as many tiles as are in flight (each at least 1024 wide), so that one
-                // tile's upload, another's kernels and a third's paste overlap within a band; of
-                // even widths (20000 in three: 6667, 6667, 6666)
-                let tiles = w.div_ceil(fit.max(1)).max((opts.in_flight.max(1) as u32).min(w.div_ceil(1024)));
-                w.div_ceil(tiles.max(1))
+                match opts.tile_width {
+                    Some(t) => t,
+                    None => {
+                        let fit = (tile_pixels / (band as u64 + margin)).saturating_sub(margin).clamp(64, 16384) as u32;
+                        // at least as many tiles as are in flight (each at least 1024 wide), so
+                        // that one tile's upload, another's kernels and a third's paste overlap
+                        // within a band; of even widths (20000 in three: 6667, 6667, 6666)
+                        let tiles = w.div_ceil(fit).max((in_flight as u32).min(w.div_ceil(1024)));
+                        w.div_ceil(tiles.max(1))
+                    }
+                }
             }
-            (None, Backend::Cpu) => w,
+            Backend::Cpu => opts.tile_width.unwrap_or(w),
         }
         .clamp(1, w.max(1));
         let (b_in, b_out) = (sample_bytes_per_pixel(desc.format) as u64, sample_bytes_per_pixel(out.format) as u64);
@@ -136,7 +122,7 @@ impl Pipeline {
         };
         let at_once = (opts.in_flight.max(1) as u64).min(w.div_ceil(tile_width.max(1)) as u64);
         let host_bytes = w as u64 * (window_rows as u64 * b_in + 2 * band as u64 * b_in + 3 * band as u64 * b_out) + at_once * tile_px * per_tile_pixel;
-        Ok(StreamReport { width: w, height: h, band_rows: band, tile_width, halo, host_bytes, ..Default::default() })
+        Ok(StreamReport { width: w, height: h, band_rows: band, tile_width, halo, align, host_bytes, ..Default::default() })
     }
 
     /// Runs `source` through the pipeline in bands of rows into `sink` (see the module docs
@@ -145,8 +131,8 @@ impl Pipeline {
     pub fn run_streamed(&self, backend: &Backend, source: &mut dyn RowSource, sink: &mut dyn RowSink, opts: &StreamOptions) -> Result<StreamReport> {
         let desc = source.desc();
         let (w, h) = (desc.width, desc.height);
-        let (halo, align) = self.stream_halo(desc)?;
         let mut report = self.plan_stream(backend, desc, opts)?;
+        let (halo, align) = (report.halo, report.align);
         let (band, tile_width) = (report.band_rows, report.tile_width);
         if w == 0 || h == 0 {
             return Ok(report);
@@ -234,6 +220,12 @@ impl Pipeline {
     }
 }
 
+/// The image a pipeline's graph ends in (its `output`), or why not.
+fn graph_output_image(g: &super::Graph) -> Result<ImageDesc> {
+    let out = g.outputs.iter().find(|(n, _)| n == "output").map(|(_, p)| g.desc(*p)).ok_or_else(|| Error::Graph("no output".into()))?;
+    out.image().ok_or_else(|| Error::Graph("the pipeline ends in data, not an image".into()))
+}
+
 /// What `Pipeline::stream_file` did.
 #[derive(Clone, Debug, Default)]
 pub struct FileReport {
@@ -267,16 +259,14 @@ impl Pipeline {
     pub fn stream_file(&self, backend: &Backend, input: &std::path::Path, output: &std::path::Path, load: &crate::LoadOptions, save: &crate::SaveOptions, opts: &StreamOptions) -> Result<Option<FileReport>> {
         let io = |message: String| Error::ImageIo { path: input.to_path_buf(), message };
         let desc = crate::rows::probe(input)?;
-        // second images of another size (fitted), like the rest, take the whole path
-        if self.stream_halo(desc).is_err() || self.output_desc(desc).is_err() || self.check_tiled_extras(desc.width, desc.height).is_err() {
-            return Ok(None);
-        }
         let limits = load.limits.unwrap_or_else(crate::limits::Limits::global);
         // the pixel limit first, with the whole path's message (a decompression bomb's header)
         limits.check_decode_pixels(desc.width, desc.height).map_err(io)?;
         let t0 = std::time::Instant::now();
-        // the memory from the header's size (an EXIF turn swaps the sides, not the pixels)
-        let plan = self.plan_stream(backend, desc, opts)?;
+        // the memory from the header's size (an EXIF turn swaps the sides, not the pixels); a
+        // pipeline that cannot run in bands (data, resampling, second images of another size)
+        // takes the whole path, which reports any error of its own
+        let Ok(plan) = self.plan_stream(backend, desc, opts) else { return Ok(None) };
         let streams = |p: &std::path::Path| matches!(image::ImageFormat::from_path(p), Ok(image::ImageFormat::Png | image::ImageFormat::Tiff));
         let whole = |d: ImageDesc| d.pixels() as u64 * sample_bytes_per_pixel(d.format) as u64;
         let (in_streams, out_streams) = (streams(input), streams(output));

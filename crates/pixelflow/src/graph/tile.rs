@@ -16,7 +16,7 @@
 use super::host::{HostImage, HostValue, WriteOnly};
 use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};
 use crate::error::{Error, Result};
-use crate::image::{Image, ImageData, ImageDesc};
+use crate::image::{Image, ImageDesc};
 use crate::registry::Footprint;
 use crate::value::{Value, ValueDesc};
 
@@ -89,8 +89,7 @@ pub(crate) fn tile_side_with(gpu: &crate::runtime::Gpu, graph: &Graph, halo: imp
     }
     // the widest value's bytes per pixel sizes the tile: (side + 2 halo + align)^2 of them
     // must fit a binding, with a quarter spare for row padding
-    let (pixels, bytes) = graph.nodes.iter().flat_map(|n| n.outputs.iter()).filter_map(|d| d.image().map(|i| (i.pixels() as u64, d.gpu_bytes()))).max_by(|a, b| (a.1 * b.0).cmp(&(b.1 * a.0)))?;
-    let per_pixel = bytes.div_ceil(pixels.max(1)).max(1);
+    let per_pixel = widest_bytes_per_pixel(graph);
     let mut side = (((limit / 4 * 3) / per_pixel) as f64).sqrt() as u32;
     if let Some(budget) = gpu.memory_budget() {
         // every value's bytes per source pixel, for the 3 tiles in flight
@@ -100,6 +99,11 @@ pub(crate) fn tile_side_with(gpu: &crate::runtime::Gpu, graph: &Graph, halo: imp
     }
     let core = side.saturating_sub(2 * halo + align).min(8192);
     (core >= 64).then_some(core)
+}
+
+/// The bytes a pixel of the graph's widest image value takes on the GPU (at least 1).
+pub(crate) fn widest_bytes_per_pixel(graph: &Graph) -> u64 {
+    graph.nodes.iter().flat_map(|n| n.outputs.iter()).filter_map(|d| d.image().map(|i| d.gpu_bytes().div_ceil(i.pixels().max(1) as u64))).max().unwrap_or(4).max(1)
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -112,21 +116,7 @@ pub fn crop_image(img: &Image, x: u32, y: u32, w: u32, h: u32) -> Result<Image> 
     if x + w > iw || y + h > ih {
         return Err(Error::Graph(format!("region {w}x{h} at ({x}, {y}) is outside the {iw}x{ih} image")));
     }
-    let c = img.format().channels();
-    fn rows<T: Copy>(data: &[T], iw: u32, c: usize, (x, y, w, h): (u32, u32, u32, u32)) -> Vec<T> {
-        let mut v = Vec::with_capacity(w as usize * h as usize * c);
-        for r in y..y + h {
-            let s = (r as usize * iw as usize + x as usize) * c;
-            v.extend_from_slice(&data[s..s + w as usize * c]);
-        }
-        v
-    }
-    let at = (x, y, w, h);
-    match img.data() {
-        ImageData::U8(d) => Image::from_u8(w, h, img.format(), rows(d, iw, c, at)),
-        ImageData::U16(d) => Image::from_u16(w, h, rows(d, iw, c, at)),
-        ImageData::F32(d) => Image::from_f32(w, h, img.format(), rows(d, iw, c, at)),
-    }
+    RowsRef::of(img).crop(x, y, w, h)
 }
 
 /// Where tiled runs' time went, summed over their tiles (milliseconds; tiles run several at a

@@ -502,20 +502,9 @@ impl Gpu {
             return None;
         }
         let class = crate::runtime::size_class(len as u64);
-        let take = || {
-            self.uploads.lock().ok().and_then(|mut p| {
-                let i = p.iter().position(|s| s.buffer.size() == class && s.mapped.load(Ordering::Acquire))?;
-                Some(p.swap_remove(i))
-            })
-        };
-        let pending = || self.uploads.lock().is_ok_and(|p| p.iter().any(|s| s.buffer.size() == class));
-        // a kept buffer still being mapped again is usually one poll from ready: polling beats
-        // a fresh buffer, whose pages the host must fault in (a tile's upload, every tile)
-        let kept = take().or_else(|| {
-            pending().then(|| {
-                let _ = self.device.poll(wgpu::PollType::Poll);
-                take()
-            })?
+        let kept = self.uploads.lock().ok().and_then(|mut p| {
+            let i = p.iter().position(|s| s.buffer.size() == class && s.mapped.load(Ordering::Acquire))?;
+            Some(p.swap_remove(i))
         });
         let staged = kept.unwrap_or_else(|| Staged {
             buffer: self.device.create_buffer(&wgpu::BufferDescriptor { label: Some("pixelflow.upload"), size: class, usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: true }),
