@@ -79,11 +79,18 @@ fn streamed_apply_equals_the_whole_image_path() {
     assert!(same(&f, &s), "the fallback is the CPU reference's result");
     let o = bin("1", "16").env("PIXELFLOW_INJECT_GPU_FAULT", "sobel_edge_detection").args(["apply", input.to_str().unwrap(), tmp("failed.png").to_str().unwrap(), "-p", spec]).output().unwrap();
     assert!(!o.status.success() && err(&o).contains("sobel_edge_detection") && !tmp("failed.png").exists(), "{}", err(&o));
-    // pipelines that cannot run in bands take the whole path, with the same result
-    let r = tmp("resized.png");
-    let o = run("1", "16", &["apply", input.to_str().unwrap(), r.to_str().unwrap(), "-p", "resize(scale=0.5)"]);
-    assert!(o.status.success() && !err(&o).contains("streamed in"), "{}", err(&o));
+    // a resize streams through its geometry, with the whole path's result
+    let (r, rw) = (tmp("resized.png"), tmp("resized_whole.png"));
+    let o = run("1", "16", &["apply", input.to_str().unwrap(), r.to_str().unwrap(), "-p", "gaussian_blur(sigma=2) | resize(scale=0.5, method=bicubic)"]);
+    assert!(o.status.success() && err(&o).contains("streamed in") && err(&o).contains("geometry"), "{}", err(&o));
+    assert!(run("0", "16", &["apply", input.to_str().unwrap(), rw.to_str().unwrap(), "-p", "gaussian_blur(sigma=2) | resize(scale=0.5, method=bicubic)"]).status.success());
     assert_eq!(Image::open(&r).unwrap().width(), 102);
+    assert!(same(&r, &rw), "streamed resize differs from whole");
+    // pipelines that cannot run in bands take the whole path, with the same result
+    let p = tmp("padded.png");
+    let o = run("1", "16", &["apply", input.to_str().unwrap(), p.to_str().unwrap(), "-p", "pad(left=3)"]);
+    assert!(o.status.success() && !err(&o).contains("streamed in"), "{}", err(&o));
+    assert_eq!(Image::open(&p).unwrap().width(), 207);
 }
 
 /// The peak RSS `--timings` reports, in bytes.

@@ -145,6 +145,42 @@ pub struct PixelOpGpu {
     pub body_by_reference: Option<&'static str>,
 }
 
+/// A rectangle of an image's pixels: columns `x..x + w`, rows `y..y + h`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Rect {
+    pub x: u32,
+    pub y: u32,
+    pub w: u32,
+    pub h: u32,
+}
+
+impl Rect {
+    pub const fn new(x: u32, y: u32, w: u32, h: u32) -> Self {
+        Self { x, y, w, h }
+    }
+    /// The whole of a `w` x `h` image.
+    pub const fn whole(w: u32, h: u32) -> Self {
+        Self { x: 0, y: 0, w, h }
+    }
+    pub const fn right(&self) -> u32 {
+        self.x + self.w
+    }
+    pub const fn bottom(&self) -> u32 {
+        self.y + self.h
+    }
+    /// The rectangle from column `x0` to `x1` and row `y0` to `y1` (ends excluded), clamped to
+    /// a `w` x `h` image (empty where nothing is inside).
+    pub fn span(x0: i64, y0: i64, x1: i64, y1: i64, (w, h): (u32, u32)) -> Self {
+        let (x0, x1) = (x0.clamp(0, w as i64), x1.clamp(0, w as i64));
+        let (y0, y1) = (y0.clamp(0, h as i64), y1.clamp(0, h as i64));
+        Self { x: x0 as u32, y: y0 as u32, w: (x1 - x0).max(0) as u32, h: (y1 - y0).max(0) as u32 }
+    }
+    /// Whether `other` lies inside.
+    pub fn contains(&self, other: &Rect) -> bool {
+        other.x >= self.x && other.y >= self.y && other.right() <= self.right() && other.bottom() <= self.bottom()
+    }
+}
+
 /// What one output pixel reads of the input images. Tiling images larger than the GPU
 /// allows is built on it (a tile plus its footprint is what a tile's kernel needs).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -221,6 +257,19 @@ pub trait Filter: Send + Sync + std::fmt::Debug {
     /// runs in tiles (`Pipeline::run_tiled_data`).
     fn merges_partials(&self) -> bool {
         false
+    }
+    /// For filters that move or resample pixels (resize, crop, flips and turns), which run in
+    /// tiles through their coordinate transform: the part of an input of `input`'s size that
+    /// output part `out` reads. `None` (the default): not windowed so (filters that keep the
+    /// size tile by their `footprint` instead).
+    fn window_input(&self, _input: crate::ImageDesc, _out: Rect) -> Option<Rect> {
+        None
+    }
+    /// The filters that make exactly output part `out` of what `self` makes of an input of
+    /// `input`'s size, from input part `have` (which covers `window_input(input, out)`): the
+    /// same pixels, bit for bit, as the whole run has there.
+    fn windowed(&self, _input: crate::ImageDesc, _have: Rect, _out: Rect) -> Result<Vec<Box<dyn Filter>>> {
+        Err(Error::Graph(format!("`{}` does not run in tiles", self.def().name)))
     }
     /// `Some` for per-pixel RGBA8 filters that can be fused with their neighbours.
     fn pixel_op(&self) -> Option<PixelOpGpu> {

@@ -1,6 +1,7 @@
 //! Images in tiles with halos (`Pipeline::run_tiled`): for every filter in the registry, tiny
-//! tiles give the untiled result bit for bit, or the filter is refused with a reason (a change
-//! of size, a whole-image read, position dependence, data that does not merge). Plus chains,
+//! tiles give the untiled result bit for bit (through the geometry of resizes, crops, flips and
+//! turns: tests/geometry_tiles.rs), or the filter is refused with a reason (a change of size
+//! that is not windowed, a whole-image read, position dependence, data that does not merge). Plus chains,
 //! whose halos add up, and reductions whose per-tile partials merge exactly
 //! (`Pipeline::run_tiled_data`).
 
@@ -68,7 +69,8 @@ fn every_filter_tiles_bit_identically_or_says_why_not() {
         assert!(refused.iter().any(|r| r.starts_with(&format!("{name}: ")) && r.contains("does not merge")), "{name} should be refused: {refused:?}");
     }
     // the per-pixel filters, blends, blurs, stencils and morphology at least
-    for name in ["brightness", "alpha_blend", "gaussian_blur", "box_blur", "sobel_edge_detection", "dilation", "median", "bilateral", "unsharp_mask", "harris_corner_detection"] {
+    // ... and, through their geometry (`chain.rs`), resizing, cropping, flips and turns
+    for name in ["brightness", "alpha_blend", "gaussian_blur", "box_blur", "sobel_edge_detection", "dilation", "median", "bilateral", "unsharp_mask", "harris_corner_detection", "resize", "crop", "flip", "rotate90", "rotate180", "rotate270", "transpose"] {
         assert!(tiled.contains(&name), "{name} should tile");
     }
     assert!(tiled.len() > 60, "only {} filters tile", tiled.len());
@@ -98,7 +100,7 @@ fn chains_add_their_halos_and_any_tile_size_works() {
 fn untileable_pipelines_say_why() {
     let input = random_image(30, 20, PixelFormat::Rgba8, 3);
     let b = gpu_backend();
-    for (spec, why) in [("resize(scale=0.5)", "size"), ("reduce", "data"), ("vignette", "where a pixel is"), ("histogram_equalization", "whole image"), ("low_pass", "state")] {
+    for (spec, why) in [("pad(left=3)", "size"), ("reduce", "data"), ("vignette", "where a pixel is"), ("histogram_equalization", "whole image"), ("low_pass", "state")] {
         let e = pipe(spec).unwrap().run_tiled(&b, &input, 8, 2).expect_err(spec).to_string();
         assert!(e.contains("cannot run in tiles") && e.contains(why), "{spec}: {e}");
     }
@@ -200,7 +202,7 @@ fn images_beyond_the_binding_limit_run_in_tiles_by_themselves() {
     let whole = p.run(&gpu_backend(), &input).unwrap();
     assert_eq!(r.get("output"), Some(&whole));
     // one that cannot tile keeps the clear limit error
-    let e = pipe("resize(scale=0.5)").unwrap().run(&small, &input).unwrap_err().to_string();
+    let e = pipe("pad(left=5)").unwrap().run(&small, &input).unwrap_err().to_string();
     assert!(e.contains("binding"), "{e}");
 }
 
@@ -249,9 +251,13 @@ fn a_gpu_memory_budget_tiles_runs_that_exceed_it() {
     let plan = p.plan_stream(&b, input.desc(), &pixelflow::StreamOptions::default()).unwrap();
     let unbounded = p.plan_stream(&Backend::Gpu(pixelflow::Gpu::new(&pixelflow::GpuOptions { backend: Some("vulkan".into()), adapter: None }).unwrap()), input.desc(), &pixelflow::StreamOptions::default()).unwrap();
     assert!(plan.band_rows < unbounded.band_rows, "bands {} under the budget, {} without", plan.band_rows, unbounded.band_rows);
-    // resizing cannot run in tiles: the budget's error says so
-    let e = pipe("resize(scale=2)").unwrap().run(&b, &input).unwrap_err().to_string();
+    // padding cannot run in tiles: the budget's error says so
+    let e = pipe("pad(left=200)").unwrap().run(&b, &input).unwrap_err().to_string();
     assert!(e.contains("--max-gpu-memory") && e.contains("cannot run in tiles"), "{e}");
+    // resizing tiles through its geometry under the budget
+    let resize = pipe("resize(scale=2)").unwrap();
+    let r = resize.run_with(&b, &input, &pixelflow::RunOptions::default()).unwrap();
+    assert!(r.notes.iter().any(|n| n.contains("geometry") && n.contains("--max-gpu-memory")), "{:?}", r.notes);
     gpu.set_memory_budget(None);
-    assert!(pipe("resize(scale=2)").unwrap().run(&b, &input).is_ok());
+    assert_eq!(r.get("output"), Some(&resize.run(&b, &input).unwrap()));
 }

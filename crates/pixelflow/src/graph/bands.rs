@@ -18,7 +18,7 @@
 
 use std::sync::mpsc::{sync_channel, Receiver};
 
-use super::tile::RowsRef;
+use super::tile::{RowsRef, Tiling};
 use super::{Backend, Pipeline};
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc};
@@ -57,6 +57,9 @@ pub struct StreamReport {
     pub halo: u32,
     /// The grid tiles start on (a decimated blur's spacing; 1 for most pipelines).
     pub align: u32,
+    /// Whether tiles are cut through the stages' geometry (a resize, crop, flip or turn:
+    /// `chain.rs`) rather than with a halo alone.
+    pub through_geometry: bool,
     /// The module docs' estimate of host memory for this run (bytes).
     pub host_bytes: u64,
     /// Most input rows held at once (the window's rows).
@@ -75,10 +78,27 @@ impl Pipeline {
     /// How `run_streamed` would cut an input of `desc` on `backend` (bands, tile width, halo)
     /// and the host memory it is estimated to take (module docs), without running anything.
     pub fn plan_stream(&self, backend: &Backend, desc: ImageDesc, opts: &StreamOptions) -> Result<StreamReport> {
+        self.plan_bands(backend, desc, opts).map(|(r, _)| r)
+    }
+
+    /// `plan_stream`, with the tiling it found.
+    fn plan_bands(&self, backend: &Backend, desc: ImageDesc, opts: &StreamOptions) -> Result<(StreamReport, Tiling)> {
         let (w, h) = (desc.width, desc.height);
         // one graph for the halo, the output and the bytes a pixel takes
         let (g, _) = self.graph_for(desc)?;
-        let (halo, align) = super::tile::graph_halo(&g).map_err(|why| Error::Graph(format!("this pipeline cannot run in bands: {why}")))?;
+        let (halo, align) = match super::tile::graph_halo(&g) {
+            Ok(tiling) => tiling,
+            Err(why) => {
+                let chain = self.tile_chain(desc).map_err(|e| match e {
+                    Error::Graph(_) => Error::Graph(format!("this pipeline cannot run in bands: {why}")),
+                    other => other,
+                })?;
+                if !chain.has_geometry() {
+                    return Err(Error::Graph(format!("this pipeline cannot run in bands: {why}")));
+                }
+                return self.plan_chain_bands(backend, desc, graph_output_image(&g)?, chain, opts);
+            }
+        };
         self.check_tiled_extras(w, h)?;
         let out = graph_output_image(&g)?;
         let margin = (2 * halo + align) as u64;
@@ -122,7 +142,62 @@ impl Pipeline {
         };
         let at_once = (opts.in_flight.max(1) as u64).min(w.div_ceil(tile_width.max(1)) as u64);
         let host_bytes = w as u64 * (window_rows as u64 * b_in + 2 * band as u64 * b_in + 3 * band as u64 * b_out) + at_once * tile_px * per_tile_pixel;
-        Ok(StreamReport { width: w, height: h, band_rows: band, tile_width, halo, align, host_bytes, ..Default::default() })
+        Ok((StreamReport { width: w, height: h, band_rows: band, tile_width, halo, align, host_bytes, ..Default::default() }, Tiling::Halo(halo, align)))
+    }
+
+    /// `plan_bands` through the stages' geometry (`chain.rs`): bands of output rows, each
+    /// reading the input rows its tiles' parts need. Those rows must move down the image band
+    /// by band (not a vertical flip); a turn reads every row for every band (the whole image
+    /// held, in the estimate too).
+    fn plan_chain_bands(&self, backend: &Backend, desc: ImageDesc, out: ImageDesc, chain: super::chain::TileChain, opts: &StreamOptions) -> Result<(StreamReport, Tiling)> {
+        let (w, h) = (desc.width, desc.height);
+        let (ow, oh) = (out.width, out.height);
+        let in_flight = opts.in_flight.max(1);
+        let env_rows = std::env::var("PIXELFLOW_STREAM_ROWS").ok().and_then(|v| v.parse::<u32>().ok()).filter(|&v| v > 0);
+        // by default, bands of output rows that read about DEFAULT_BAND_ROWS input rows
+        let mut band = opts.band_rows.or(env_rows).unwrap_or_else(|| (DEFAULT_BAND_ROWS as u64 * oh as u64 / h.max(1) as u64).clamp(16, DEFAULT_BAND_ROWS as u64) as u32).clamp(1, oh.max(1));
+        let tile_width = match backend {
+            Backend::Gpu(gpu) => {
+                let (tw, th) = chain.tile_size(self, gpu.max_binding(), gpu.memory_budget(), in_flight, band)?;
+                band = th;
+                match opts.tile_width {
+                    Some(t) => t,
+                    None => {
+                        // at least as many tiles as are in flight, each at least 1024 wide (`plan_bands`)
+                        let tiles = ow.div_ceil(tw.max(1)).max((in_flight as u32).min(ow.div_ceil(1024)));
+                        ow.div_ceil(tiles.max(1))
+                    }
+                }
+            }
+            Backend::Cpu => opts.tile_width.unwrap_or(ow),
+        }
+        .clamp(1, ow.max(1));
+        // the input rows each band reads: moving down, and the most held at once
+        let (mut last, mut window_rows) = ((0u32, 0u32), 0u32);
+        let tiling = Tiling::Chain(chain);
+        for y in (0..oh).step_by(band.max(1) as usize) {
+            let rows = tiling.input_rows(self, h, ow, (y, (y + band).min(oh)))?;
+            if rows.0 < last.0 || rows.1 < last.1 {
+                return Err(Error::Graph("this pipeline cannot run in bands: its output rows read the input's rows bottom to top (a vertical flip or a turn)".into()));
+            }
+            window_rows = window_rows.max(rows.1 - rows.0);
+            last = rows;
+        }
+        let Tiling::Chain(chain) = &tiling else { return Err(Error::Graph("no chain".into())) };
+        let (b_in, b_out) = (sample_bytes_per_pixel(desc.format) as u64, sample_bytes_per_pixel(out.format) as u64);
+        // a tile's input part (in the middle of the image, where no edge clamps it) and core
+        let core = crate::registry::Rect::new((ow - tile_width) / 2, (oh - band.min(oh)) / 2, tile_width, band.min(oh));
+        let part = chain.input_part(self, core)?;
+        let (in_px, core_px) = (part.w as u64 * part.h as u64, core.w as u64 * core.h as u64);
+        // as in `plan_bands`: staging memory in and out on a GPU; copies, input, output and a
+        // float RGBA temporary on the CPU
+        let per_tile = match backend {
+            Backend::Gpu(_) => in_px * b_in + core_px * b_out,
+            Backend::Cpu => 2 * in_px * b_in + 2 * core_px * b_out + 16 * in_px.max(core_px),
+        };
+        let at_once = (in_flight as u64).min(ow.div_ceil(tile_width.max(1)) as u64);
+        let host_bytes = w as u64 * (window_rows as u64 * b_in + 2 * band as u64 * b_in) + 3 * ow as u64 * band as u64 * b_out + at_once * per_tile;
+        Ok((StreamReport { width: w, height: h, band_rows: band, tile_width, halo: 0, align: 1, through_geometry: true, host_bytes, ..Default::default() }, tiling))
     }
 
     /// Runs `source` through the pipeline in bands of rows into `sink` (see the module docs
@@ -131,8 +206,7 @@ impl Pipeline {
     pub fn run_streamed(&self, backend: &Backend, source: &mut dyn RowSource, sink: &mut dyn RowSink, opts: &StreamOptions) -> Result<StreamReport> {
         let desc = source.desc();
         let (w, h) = (desc.width, desc.height);
-        let mut report = self.plan_stream(backend, desc, opts)?;
-        let (halo, align) = (report.halo, report.align);
+        let (mut report, tiling) = self.plan_bands(backend, desc, opts)?;
         let (band, tile_width) = (report.band_rows, report.tile_width);
         if w == 0 || h == 0 {
             return Ok(report);
@@ -162,7 +236,7 @@ impl Pipeline {
                 }
                 Ok(())
             });
-            let made = self.stream_bands(backend, desc, chunk_rx, &band_tx, band, tile_width, opts.in_flight, (halo, align), &mut report);
+            let made = self.stream_bands(backend, desc, chunk_rx, &band_tx, band, tile_width, opts.in_flight, &tiling, &mut report);
             drop(band_tx);
             let written = writer.join().unwrap_or_else(|_| Err(Error::Graph("the encoder thread panicked".into())));
             // the writer's error is the cause where both failed (a full disk stops the bands)
@@ -174,9 +248,9 @@ impl Pipeline {
     /// The GPU's part of `run_streamed`: keeps the input rows the current band needs in a
     /// window, runs the band, hands it to the encoder.
     #[allow(clippy::too_many_arguments)]
-    fn stream_bands(&self, backend: &Backend, desc: ImageDesc, chunks: Receiver<Result<Vec<u8>>>, bands: &std::sync::mpsc::SyncSender<Image>, band: u32, tile_width: u32, in_flight: usize, tiling: (u32, u32), report: &mut StreamReport) -> Result<()> {
+    fn stream_bands(&self, backend: &Backend, desc: ImageDesc, chunks: Receiver<Result<Vec<u8>>>, bands: &std::sync::mpsc::SyncSender<Image>, band: u32, tile_width: u32, in_flight: usize, tiling: &Tiling, report: &mut StreamReport) -> Result<()> {
         let (w, h) = (desc.width, desc.height);
-        let (halo, align) = tiling;
+        let out = self.output_desc(desc)?;
         let rb = row_bytes(desc);
         // input rows win_y0..win_y1 at hand, packed
         let mut window: Vec<u8> = Vec::new();
@@ -185,20 +259,25 @@ impl Pipeline {
         let mut chunk: Vec<u8> = Vec::new();
         let mut chunk_at = 0usize;
         let mut y = 0;
-        while y < h {
-            let y_end = (y + band).min(h);
-            let need0 = y.saturating_sub(halo) / align * align;
-            let need1 = (y_end + halo).min(h);
-            // drop rows above the band's halo, then read down to its end
-            if need0 > win_y0 {
-                let drop = ((need0 - win_y0) as usize * rb).min(window.len());
-                window.drain(..drop);
-                win_y0 = need0;
-            }
+        while y < out.height {
+            let y_end = (y + band).min(out.height);
+            let (need0, need1) = tiling.input_rows(self, h, out.width, (y, y_end))?;
+            // drop rows above what the band reads, skip rows no band reads (above a crop), then
+            // read down to its end
+            let drop = need0.saturating_sub(win_y0).min(win_y1 - win_y0);
+            window.drain(..drop as usize * rb);
+            win_y0 += drop;
             while win_y1 < need1 {
                 if chunk_at >= chunk.len() {
                     chunk = chunks.recv().map_err(|_| Error::Graph("the decoder stopped".into()))??;
                     chunk_at = 0;
+                }
+                if win_y1 < need0 {
+                    let skip = (need0 - win_y1).min(((chunk.len() - chunk_at) / rb.max(1)) as u32);
+                    chunk_at += skip as usize * rb;
+                    win_y1 += skip;
+                    win_y0 = win_y1;
+                    continue;
                 }
                 let take = ((need1 - win_y1) as usize * rb).min(chunk.len() - chunk_at);
                 window.extend_from_slice(&chunk[chunk_at..chunk_at + take]);
@@ -207,7 +286,7 @@ impl Pipeline {
             }
             report.max_rows_held = report.max_rows_held.max(win_y1 - win_y0);
             let src = RowsRef { bytes: &window, width: w, format: desc.format, y0: win_y0 };
-            let (made, times) = self.run_region(backend, src, (w, h), (y, y_end), (tile_width, band), in_flight, (halo, align))?;
+            let (made, times) = self.run_region(backend, src, (w, h), (y, y_end), (tile_width, band), in_flight, tiling)?;
             report.tiles += times.tiles;
             report.times.merge(&times);
             report.bands += 1;
@@ -221,7 +300,7 @@ impl Pipeline {
 }
 
 /// The image a pipeline's graph ends in (its `output`), or why not.
-fn graph_output_image(g: &super::Graph) -> Result<ImageDesc> {
+pub(super) fn graph_output_image(g: &super::Graph) -> Result<ImageDesc> {
     let out = g.outputs.iter().find(|(n, _)| n == "output").map(|(_, p)| g.desc(*p)).ok_or_else(|| Error::Graph("no output".into()))?;
     out.image().ok_or_else(|| Error::Graph("the pipeline ends in data, not an image".into()))
 }
@@ -291,14 +370,14 @@ impl Pipeline {
             (true, false) => " (the output's format is encoded whole)",
             (false, false) => " (input and output formats are decoded and encoded whole)",
         };
+        let cut = if stream.through_geometry { "cut through the pipeline's change of geometry".to_string() } else { format!("with a {}-pixel halo", stream.halo) };
         notes.push(format!(
-            "{}x{} streamed in {} bands of {} rows, tiles up to {} pixels wide with a {}-pixel halo; host memory about {} by the README's formula{whole_note}",
+            "{}x{} streamed in {} bands of {} rows, tiles up to {} pixels wide {cut}; host memory about {} by the README's formula{whole_note}",
             desc.width,
             desc.height,
             stream.bands,
             stream.band_rows,
             stream.tile_width,
-            stream.halo,
             crate::limits::human_bytes(need)
         ));
         Ok(Some(FileReport { stream, host_bytes: need, input_streamed, output_streamed, notes, warnings: source.warnings(), open_ms, run_ms, finish_ms: t_finish.elapsed().as_secs_f64() * 1e3 }))

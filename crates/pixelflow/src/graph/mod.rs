@@ -6,6 +6,7 @@
 //! every `add` checks input count, kinds, formats and sizes immediately.
 
 mod bands;
+mod chain;
 pub(crate) mod execute;
 pub mod fit;
 pub mod fuse;

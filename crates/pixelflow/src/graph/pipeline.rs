@@ -49,7 +49,7 @@ pub(super) struct Stage {
     /// Images for the filter's inputs after the first.
     pub(super) extra: Vec<Image>,
     /// How those images are brought to the input's size (`fit=`), when they differ.
-    fit: Fit,
+    pub(super) fit: Fit,
 }
 
 /// `Pipeline::new().then(GaussianBlur::new(2.0)?).then(SobelEdgeDetection::default())`.
@@ -141,16 +141,22 @@ impl Pipeline {
     /// other sources (`extra<stage>_<k>`), borrowed where they need no conversion: for callers
     /// that bind the input themselves (`Backend::run_host`).
     pub fn graph_for(&self, input: ImageDesc) -> Result<(Graph, NamedImages<'_>)> {
-        if self.stages.is_empty() {
+        self.graph_of(self.stages.iter(), input)
+    }
+
+    /// `graph_for` of some stages (a part of this pipeline, or a tile's stages:
+    /// `chain::TileChain`) with this pipeline's settings.
+    pub(super) fn graph_of<'a>(&self, stages: impl ExactSizeIterator<Item = &'a Stage>, input: ImageDesc) -> Result<(Graph, NamedImages<'a>)> {
+        if stages.len() == 0 {
             return Err(Error::Graph("the pipeline is empty".into()));
         }
         let mut g = Graph::new();
         g.set_straight_alpha(self.straight_alpha);
         let mut cur = g.source("input", input)?;
-        let mut images: NamedImages<'_> = Vec::new();
+        let mut images: NamedImages<'a> = Vec::new();
         // the last image made, for a stage that takes an image and the data just made
         let mut last_image = cur;
-        for (s, stage) in self.stages.iter().enumerate() {
+        for (s, stage) in stages.enumerate() {
             // image + data stages (crosshair after corner_points, histogram_generator after
             // histogram): the data, with the last image before it (which gives the size)
             if let (ValueDesc::Data(kind), [PortDef { kind: PortKind::Image, .. }, PortDef { kind: PortKind::Data(want), .. }]) = (g.desc(cur), stage.filter.def().inputs) {
@@ -244,6 +250,27 @@ impl Pipeline {
                     sink.into_image()?
                 };
                 return Ok(RunResult { outputs: vec![("output".into(), Value::Image(img))], timings: Vec::new(), host: Default::default(), notes });
+            }
+            // through a resize, crop, flip or turn: tiles of the whole image cut through the
+            // stages' geometry (`chain.rs`), in any order (a vertical flip reads rows bottom up)
+            if !super::tile::graph_fits(gpu, &g) || super::tile::forced_tile().is_some() {
+                if let Ok(super::tile::Tiling::Chain(chain)) = self.tiling(input.desc()) {
+                    let (tw, th) = match super::tile::forced_tile() {
+                        Some(t) => (t, t),
+                        None => {
+                            let (tw, th) = chain.tile_size(self, gpu.max_binding(), gpu.memory_budget(), 3, super::DEFAULT_BAND_ROWS)?;
+                            // at least three tiles a row of them, each at least 1024 wide (`plan_stream`)
+                            let ow = chain.output.width.max(1);
+                            (ow.div_ceil(ow.div_ceil(tw.max(1)).max(3.min(ow.div_ceil(1024)))), th)
+                        }
+                    };
+                    let out_h = chain.output.height;
+                    let tiling = super::tile::Tiling::Chain(chain);
+                    let (img, times) = self.run_region(backend, super::tile::RowsRef::of(input), (input.width(), input.height()), (0, out_h), (tw, th), 3, &tiling)?;
+                    let mut notes = g.notes.clone();
+                    notes.push(format!("{}x{} ran in {} tiles of up to {tw}x{th} output pixels, cut through the pipeline's change of geometry: {}", input.width(), input.height(), times.tiles, why_tiled(gpu, &g)));
+                    return Ok(RunResult { outputs: vec![("output".into(), Value::Image(img))], timings: Vec::new(), host: Default::default(), notes });
+                }
             }
             // a reduction whose partials merge: reduced per tile, merged exactly
             if let Some(tile) = self.data_tile_side(gpu, &g, input.desc()) {

@@ -9,9 +9,12 @@
 //! A pipeline ending in a reduction whose partial results merge exactly (histograms,
 //! statistics, means) runs its image part so and reduces each tile's core: `partials.rs`.
 //!
-//! Not tiled (a clear error instead): graphs with other reductions or whole-image reads, a
-//! change of size (resize, crop), filters that depend on absolute position (vignette, the
-//! generators), and temporal state.
+//! A pipeline that resizes, crops, flips or turns the image tiles through that change of
+//! geometry: `chain.rs`.
+//!
+//! Not tiled (a clear error instead): graphs with other reductions or whole-image reads,
+//! changes of size that are not windowed (pad, canvas, transform), filters that depend on
+//! absolute position (vignette, the generators), and temporal state.
 
 use super::host::{HostImage, HostValue, WriteOnly};
 use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};
@@ -76,11 +79,10 @@ pub(crate) fn tile_side(gpu: &crate::runtime::Gpu, graph: &Graph) -> Option<u32>
 
 /// `tile_side` with the halo and grid from `halo` (a reduction's tiles: `partials.rs`).
 pub(crate) fn tile_side_with(gpu: &crate::runtime::Gpu, graph: &Graph, halo: impl FnOnce() -> std::result::Result<(u32, u32), String>) -> Option<u32> {
-    let forced = std::env::var("PIXELFLOW_TILE").ok().and_then(|t| t.parse::<u32>().ok()).filter(|&t| t > 0);
+    let forced = forced_tile();
     let limit = gpu.max_binding();
     let total = super::execute::graph_gpu_bytes(graph);
-    let fits = graph.nodes.iter().flat_map(|n| n.outputs.iter()).all(|d| d.gpu_bytes() <= limit) && gpu.memory_budget().is_none_or(|b| total <= b);
-    if fits && forced.is_none() {
+    if graph_fits(gpu, graph) && forced.is_none() {
         return None;
     }
     let (halo, align) = halo().ok()?;
@@ -99,6 +101,18 @@ pub(crate) fn tile_side_with(gpu: &crate::runtime::Gpu, graph: &Graph, halo: imp
     }
     let core = side.saturating_sub(2 * halo + align).min(8192);
     (core >= 64).then_some(core)
+}
+
+/// Whether every value of `graph` fits one storage binding of `gpu` and all of them its memory
+/// budget (no tiling needed).
+pub(crate) fn graph_fits(gpu: &crate::runtime::Gpu, graph: &Graph) -> bool {
+    let limit = gpu.max_binding();
+    graph.nodes.iter().flat_map(|n| n.outputs.iter()).all(|d| d.gpu_bytes() <= limit) && gpu.memory_budget().is_none_or(|b| super::execute::graph_gpu_bytes(graph) <= b)
+}
+
+/// The tile side `PIXELFLOW_TILE=N` asks for.
+pub(crate) fn forced_tile() -> Option<u32> {
+    std::env::var("PIXELFLOW_TILE").ok().and_then(|t| t.parse::<u32>().ok()).filter(|&t| t > 0)
 }
 
 /// The bytes a pixel of the graph's widest image value takes on the GPU (at least 1).
@@ -229,12 +243,50 @@ pub(super) fn tile_view(img: &Image, x: u32, y: u32, w: u32, h: u32) -> impl Hos
     TileView { src: RowsRef::of(img), x, y, w, h }
 }
 
+/// How a pipeline's tiles are cut: with a halo around each core, where every stage keeps the
+/// size, or through the stages' geometry (`chain.rs`).
+#[derive(Clone, Debug)]
+pub(crate) enum Tiling {
+    /// The halo and the grid tiles start on (`graph_halo`).
+    Halo(u32, u32),
+    Chain(super::chain::TileChain),
+}
+
+impl Tiling {
+    /// The input rows (of `in_h`) that output rows `rows` of the whole width (`out_w`) read.
+    pub(crate) fn input_rows(&self, p: &Pipeline, in_h: u32, out_w: u32, rows: (u32, u32)) -> Result<(u32, u32)> {
+        Ok(match self {
+            Tiling::Halo(halo, align) => (rows.0.saturating_sub(*halo) / align * align, (rows.1 + halo).min(in_h)),
+            Tiling::Chain(chain) => {
+                let part = chain.input_part(p, crate::registry::Rect::new(0, rows.0, out_w, rows.1 - rows.0))?;
+                (part.y, part.bottom())
+            }
+        })
+    }
+}
+
 impl Pipeline {
     /// The halo tiles of `input` need for this pipeline (and the grid their corners keep), or
-    /// why it cannot run in tiles.
+    /// why it cannot run in tiles with a halo alone.
     pub fn tile_halo(&self, input: &Image) -> Result<(u32, u32)> {
         let (g, _) = self.graph(input)?;
         graph_halo(&g).map_err(|why| Error::Graph(format!("this pipeline cannot run in tiles: {why}")))
+    }
+
+    /// How tiles of an input of `desc` are cut: with a halo, or through the stages' geometry.
+    pub(crate) fn tiling(&self, desc: ImageDesc) -> Result<Tiling> {
+        let (g, _) = self.graph_for(desc)?;
+        let why = match graph_halo(&g) {
+            Ok((halo, align)) => return Ok(Tiling::Halo(halo, align)),
+            Err(why) => why,
+        };
+        let cannot = || Error::Graph(format!("this pipeline cannot run in tiles: {why}"));
+        match self.tile_chain(desc) {
+            Ok(chain) if chain.has_geometry() => Ok(Tiling::Chain(chain)),
+            // the whole graph's reason reads better than a stage's
+            Ok(_) | Err(Error::Graph(_)) => Err(cannot()),
+            Err(other) => Err(other),
+        }
     }
 
     /// Runs on tiles of at most `tile` x `tile` output pixels (each with its halo), `in_flight`
@@ -246,10 +298,13 @@ impl Pipeline {
 
     /// `run_tiled`, with where the time went (summed over tiles).
     pub fn run_tiled_timed(&self, backend: &Backend, input: &Image, tile: u32, in_flight: usize) -> Result<(Image, TileTimes)> {
-        let tiling = self.tile_halo(input)?;
+        let tiling = self.tiling(input.desc())?;
         let (w, h) = (input.width(), input.height());
-        self.check_tiled_extras(w, h)?;
-        self.run_region(backend, RowsRef::of(input), (w, h), (0, h), (tile, tile), in_flight, tiling)
+        if let Tiling::Halo(..) = tiling {
+            self.check_tiled_extras(w, h)?;
+        }
+        let out = self.output_desc(input.desc())?;
+        self.run_region(backend, RowsRef::of(input), (w, h), (0, out.height), (tile, tile), in_flight, &tiling)
     }
 
     /// Second images must be of the input's size to be tiled with it.
@@ -262,24 +317,25 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Output rows `rows.0..rows.1` of a `full.0` x `full.1` image whose input rows at hand are
-    /// `src` (they must cover the rows' halo), in tiles of at most `tile` (width, height) core
-    /// pixels with `halo` and corners on the `align` grid (`tile_halo`), `in_flight` at a time.
+    /// Output rows `rows.0..rows.1` of the output for a `full.0` x `full.1` input whose rows at
+    /// hand are `src` (they must cover what those rows read: `Tiling::input_rows`), in tiles of
+    /// at most `tile` (width, height) core pixels cut by `tiling`, `in_flight` at a time.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn run_region(&self, backend: &Backend, src: RowsRef<'_>, full: (u32, u32), rows: (u32, u32), tile: (u32, u32), in_flight: usize, (halo, align): (u32, u32)) -> Result<(Image, TileTimes)> {
+    pub(crate) fn run_region(&self, backend: &Backend, src: RowsRef<'_>, full: (u32, u32), rows: (u32, u32), tile: (u32, u32), in_flight: usize, tiling: &Tiling) -> Result<(Image, TileTimes)> {
         let times = std::sync::Mutex::new(TileTimes::default());
         let (w, h) = full;
+        let out_desc = self.output_desc(ImageDesc::new(w, h, src.format))?;
+        let (ow, format) = (out_desc.width, out_desc.format);
         let (tw, th) = (tile.0.max(1), tile.1.max(1));
-        let cores: Vec<(u32, u32, u32, u32)> = (rows.0..rows.1).step_by(th as usize).flat_map(|y| (0..w).step_by(tw as usize).map(move |x| (x, y, tw.min(w - x), th.min(rows.1 - y)))).collect();
-        let format = self.output_desc(ImageDesc::new(w, h, src.format))?.format;
-        let mut out = Image::zeroed(ImageDesc::new(w, rows.1 - rows.0, format));
+        let cores: Vec<(u32, u32, u32, u32)> = (rows.0..rows.1).step_by(th as usize).flat_map(|y| (0..ow).step_by(tw as usize).map(move |x| (x, y, tw.min(ow - x), th.min(rows.1 - y)))).collect();
+        let mut out = Image::zeroed(ImageDesc::new(ow, rows.1 - rows.0, format));
         let bpp = crate::rows::sample_bytes_per_pixel(format);
         let mut failure: Option<Error> = None;
         {
             // each tile pastes its core from the worker that ran it, several at once (one paste
             // at a time took as long as the GPU work of a 16384² image on an H100); the rows
             // are locked one by one, so tiles side by side wait for each other only per row
-            let out_rows: Vec<std::sync::Mutex<&mut [u8]>> = crate::rows::image_bytes_mut(&mut out).chunks_exact_mut((w as usize * bpp).max(1)).map(std::sync::Mutex::new).collect();
+            let out_rows: Vec<std::sync::Mutex<&mut [u8]>> = crate::rows::image_bytes_mut(&mut out).chunks_exact_mut((ow as usize * bpp).max(1)).map(std::sync::Mutex::new).collect();
             let paste = |from: &[u8], from_row: usize, (sx, sy): (u32, u32), (x, y, cw, ch): (u32, u32, u32, u32)| -> Result<()> {
                 let len = cw as usize * bpp;
                 for r in 0..ch as usize {
@@ -297,6 +353,23 @@ impl Pipeline {
             // the input's rows into staging memory and come back in mapped memory, pasted from there
             let direct = self.stages.iter().all(|s| s.extra.is_empty()) && cfg!(target_endian = "little");
             let work = |&(x, y, cw, ch): &(u32, u32, u32, u32)| -> Result<()> {
+                let (halo, align) = match tiling {
+                    Tiling::Halo(halo, align) => (*halo, *align),
+                    Tiling::Chain(chain) => {
+                        let (tile, made) = self.run_chain_tile(backend, chain, src, crate::registry::Rect::new(x, y, cw, ch), &times)?;
+                        let pasting = std::time::Instant::now();
+                        let done = match &tile {
+                            Tile::Mapped(m) if m.desc().format == format => paste(m.bytes(), m.row_bytes(), (x - made.x, y - made.y), (x, y, cw, ch)),
+                            Tile::Owned(img) if img.format() == format => paste(crate::rows::image_bytes(img), img.width() as usize * bpp, (x - made.x, y - made.y), (x, y, cw, ch)),
+                            _ => Err(Error::Graph("a tile came out in another format".into())),
+                        };
+                        if let Ok(mut t) = times.lock() {
+                            t.paste_ms += pasting.elapsed().as_secs_f64() * 1e3;
+                            t.tiles += 1;
+                        }
+                        return done;
+                    }
+                };
                 // the core plus the halo, clamped at the image's edges, starting on the nodes' grid
                 let (x0, y0) = (x.saturating_sub(halo) / align * align, y.saturating_sub(halo) / align * align);
                 let (x1, y1) = ((x + cw + halo).min(w), (y + ch + halo).min(h));
@@ -349,5 +422,24 @@ impl Pipeline {
             return Err(e);
         }
         Ok((out, times.into_inner().unwrap_or_default()))
+    }
+
+    /// One tile through the stages' geometry (`chain.rs`): its result and the output part it is.
+    fn run_chain_tile(&self, backend: &Backend, chain: &super::chain::TileChain, src: RowsRef<'_>, core: crate::registry::Rect, times: &std::sync::Mutex<TileTimes>) -> Result<(Tile, crate::registry::Rect)> {
+        let part = chain.tile(self, core)?;
+        let view = TileView { src, x: part.input.x, y: part.input.y, w: part.input.w, h: part.input.h };
+        let (g, extra) = self.graph_of(part.stages.iter().map(|s| s.get()).collect::<Vec<_>>().into_iter(), view.desc())?;
+        let mut refs: Vec<(&str, &dyn HostImage)> = vec![("input", &view)];
+        refs.extend(extra.iter().map(|(n, i)| (n.as_str(), &**i as &dyn HostImage)));
+        let mut r = backend.run_host(&g, &refs, &RunOptions::default())?;
+        if let Ok(mut t) = times.lock() {
+            t.add(&r.host);
+        }
+        let tile = match r.take("output") {
+            Some(HostValue::Mapped(m)) => Tile::Mapped(m),
+            Some(HostValue::Value(Value::Image(img))) => Tile::Owned(img),
+            _ => return Err(Error::Graph("a tile gave no image".into())),
+        };
+        Ok((tile, part.made))
     }
 }

@@ -14,7 +14,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::params::{check_float, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -197,6 +197,14 @@ impl Filter for Crop {
             Some(Ok((x0, y0, _, _))) => crate::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [x0 as f64, y0 as f64], margin: 0 },
             _ => crate::registry::Footprint::WholeImage,
         }
+    }
+    fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
+        let (x0, y0, _, _) = self.region(input.width, input.height).ok()?;
+        Some(Rect::new(out.x + x0, out.y + y0, out.w, out.h))
+    }
+    fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
+        let need = self.window_input(input, out).ok_or_else(|| Error::Graph("`crop` has no region in this image".into()))?;
+        Ok(vec![Box::new(Crop::px(need.x - have.x, need.y - have.y, need.w, need.h)?)])
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

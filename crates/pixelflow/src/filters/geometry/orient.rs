@@ -128,6 +128,27 @@ pub fn record_gpu(def: &FilterDef, o: Orientation, rec: &mut NodeRecorder<'_>, i
     rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(count, ORIENT_WG))
 }
 
+/// The input part output part `out` of `o` shows (`Filter::window_input`).
+pub fn window_input(o: Orientation, input: crate::ImageDesc, out: crate::registry::Rect) -> Option<crate::registry::Rect> {
+    if out.w == 0 || out.h == 0 || input.width == 0 || input.height == 0 {
+        return None;
+    }
+    let (ax, ay) = o.source(out.x, out.y, input.width, input.height);
+    let (bx, by) = o.source(out.right() - 1, out.bottom() - 1, input.width, input.height);
+    Some(crate::registry::Rect::new(ax.min(bx), ay.min(by), ax.abs_diff(bx) + 1, ay.abs_diff(by) + 1))
+}
+
+/// `Filter::windowed` of a permutation: the input part cut out of `have` (where it is more),
+/// then the permutation itself.
+pub fn windowed(o: Orientation, filter: Box<dyn crate::registry::Filter>, input: crate::ImageDesc, have: crate::registry::Rect, out: crate::registry::Rect) -> Result<Vec<Box<dyn crate::registry::Filter>>> {
+    let need = window_input(o, input, out).ok_or_else(|| crate::Error::Graph(format!("`{}` of an empty part", filter.def().name)))?;
+    if need == have {
+        return Ok(vec![filter]);
+    }
+    let cut = super::crop::Crop::px(need.x - have.x, need.y - have.y, need.w, need.h)?;
+    Ok(vec![Box::new(cut), filter])
+}
+
 /// The `Filter` impl of a permutation filter whose orientation is `$o(self)`.
 #[macro_export]
 #[doc(hidden)]
@@ -139,6 +160,14 @@ macro_rules! __pf_orient_filter_impl {
             }
             fn footprint(&self, _: &[$crate::value::ValueDesc]) -> $crate::registry::Footprint {
                 $crate::registry::Footprint::WholeImage
+            }
+            fn window_input(&self, input: $crate::ImageDesc, out: $crate::registry::Rect) -> Option<$crate::registry::Rect> {
+                let $s = self;
+                $crate::filters::geometry::orient::window_input($o, input, out)
+            }
+            fn windowed(&self, input: $crate::ImageDesc, have: $crate::registry::Rect, out: $crate::registry::Rect) -> $crate::error::Result<Vec<Box<dyn $crate::registry::Filter>>> {
+                let $s = self;
+                $crate::filters::geometry::orient::windowed($o, Box::new(self.clone()), input, have, out)
             }
             fn output_descs(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::error::Result<Vec<$crate::value::ValueDesc>> {
                 let $s = self;

@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::runtime::wgsl_template::specialize;
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::params::{check_float, check_int, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, Bind, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -87,12 +87,35 @@ pub struct Resize {
     pub method: ResizeMethod,
     /// Corner pixels' centres aligned (source `d * (in - 1) / (out - 1)`) instead of OpenCV's half-pixel centres.
     pub align_corners: bool,
+    /// Set on the instances a tiled run makes (`Filter::windowed`): this resize makes only a
+    /// part of the whole one.
+    window: Option<ResizeWindow>,
+}
+
+/// A part of a larger resize: output part `out` of the `full_out` resize of a `full_in` image,
+/// made from input part `have` (the input image this instance gets).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ResizeWindow {
+    full_in: (u32, u32),
+    full_out: (u32, u32),
+    have: Rect,
+    out: Rect,
+}
+
+/// What a resize instance computes: the whole resize's sizes, the input part it has and the
+/// output part it makes (the whole of both where it is not windowed).
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    full_in: (u32, u32),
+    full_out: (u32, u32),
+    have: Rect,
+    out: Rect,
 }
 
 impl Resize {
     /// Fails when a value is outside its declared range.
     pub fn new(scale: f32, width: u32, height: u32) -> Result<Self> {
-        Ok(Self { scale: check_float(&DEF, "scale", scale)?, width: check_int(&DEF, "width", width)?, height: check_int(&DEF, "height", height)?, method: ResizeMethod::Bilinear, align_corners: false })
+        Ok(Self { scale: check_float(&DEF, "scale", scale)?, width: check_int(&DEF, "width", width)?, height: check_int(&DEF, "height", height)?, method: ResizeMethod::Bilinear, align_corners: false, window: None })
     }
     /// The same size with another interpolation; `align_corners` does not apply to `area`.
     pub fn with_method(mut self, method: ResizeMethod, align_corners: bool) -> Result<Self> {
@@ -117,6 +140,24 @@ impl Resize {
     }
     /// Output size for a `w` x `h` input.
     pub fn out_size(&self, w: u32, h: u32) -> Result<(u32, u32)> {
+        if let Some(win) = self.window {
+            if (w, h) != (win.have.w, win.have.h) {
+                return Err(Error::Graph(format!("`resize`'s part of {}x{} input pixels was given {w}x{h}", win.have.w, win.have.h)));
+            }
+            return Ok((win.out.w, win.out.h));
+        }
+        self.whole_out_size(w, h)
+    }
+    /// What this instance computes for a `w` x `h` input.
+    fn geometry(&self, w: u32, h: u32) -> Result<Geometry> {
+        let (ow, oh) = self.out_size(w, h)?;
+        Ok(match self.window {
+            Some(win) => Geometry { full_in: win.full_in, full_out: win.full_out, have: win.have, out: win.out },
+            None => Geometry { full_in: (w, h), full_out: (ow, oh), have: Rect::whole(w, h), out: Rect::whole(ow, oh) },
+        })
+    }
+    /// Output size of the whole resize of a `w` x `h` input.
+    fn whole_out_size(&self, w: u32, h: u32) -> Result<(u32, u32)> {
         let side = |given: u32, input: u32| if given > 0 { given } else { (input as f64 * self.scale as f64).round().max(1.0) as u32 };
         let (ow, oh) = (side(self.width, w), side(self.height, h));
         if ow > MAX_SIDE || oh > MAX_SIDE {
@@ -128,7 +169,7 @@ impl Resize {
 
 impl Default for Resize {
     fn default() -> Self {
-        Self { scale: 1.0, width: 0, height: 0, method: ResizeMethod::Bilinear, align_corners: false }
+        Self { scale: 1.0, width: 0, height: 0, method: ResizeMethod::Bilinear, align_corners: false, window: None }
     }
 }
 
@@ -142,18 +183,26 @@ pub struct ResizeParams {
     pub out_height: u32,
     pub ratio_x: f32,
     pub ratio_y: f32,
-    pub _pad: [u32; 2],
+    /// The window of a part of a larger resize (resize.wgsl): the source's row length and
+    /// origin, the part's origin in the whole output.
+    pub stride: u32,
+    pub in_x0: u32,
+    pub in_y0: u32,
+    pub out_x0: u32,
+    pub out_y0: u32,
+    pub _pad: u32,
 }
 
 impl ResizeParams {
-    fn new(w: u32, h: u32, ow: u32, oh: u32) -> Self {
-        Self { in_width: w, in_height: h, out_width: ow, out_height: oh, ratio_x: w as f32 / ow as f32, ratio_y: h as f32 / oh as f32, _pad: [0; 2] }
+    fn new(g: &Geometry) -> Self {
+        let ((w, h), (ow, oh)) = (g.full_in, g.full_out);
+        Self { in_width: w, in_height: h, out_width: g.out.w, out_height: g.out.h, ratio_x: w as f32 / ow as f32, ratio_y: h as f32 / oh as f32, stride: g.have.w, in_x0: g.have.x, in_y0: g.have.y, out_x0: g.out.x, out_y0: g.out.y, _pad: 0 }
     }
 }
 
 /// `ResizeParams` as mirrored by the bilinear kernels (resize.wgsl, resize_tile.wgsl, resize_texture.wgsl).
 const fn resize_layout(wgsl: &'static str) -> UniformLayout {
-    UniformLayout { wgsl, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y))] }
+    UniformLayout { wgsl, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y)), ("stride", std::mem::offset_of!(ResizeParams, stride)), ("in_x0", std::mem::offset_of!(ResizeParams, in_x0)), ("in_y0", std::mem::offset_of!(ResizeParams, in_y0)), ("out_x0", std::mem::offset_of!(ResizeParams, out_x0)), ("out_y0", std::mem::offset_of!(ResizeParams, out_y0))] }
 }
 
 pub static DEF: FilterDef = FilterDef {
@@ -180,20 +229,21 @@ f32 weights, rounded half up and clamped.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?.with_method(ResizeMethod::from_name(a.choice("method")?)?, a.bool("align_corners")?)?)),
-    uniforms: &[resize_layout(WGSL), resize_layout(TILE_WGSL), resize_layout(TEXTURE_WGSL), UniformLayout { wgsl: GENERAL_WGSL, wgsl_struct: "ResizeGeneralParams", rust_size: std::mem::size_of::<ResizeGeneralParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeGeneralParams, in_width)), ("in_height", std::mem::offset_of!(ResizeGeneralParams, in_height)), ("out_width", std::mem::offset_of!(ResizeGeneralParams, out_width)), ("out_height", std::mem::offset_of!(ResizeGeneralParams, out_height)), ("method", std::mem::offset_of!(ResizeGeneralParams, method)), ("align", std::mem::offset_of!(ResizeGeneralParams, align)), ("scale_x", std::mem::offset_of!(ResizeGeneralParams, scale_x)), ("scale_y", std::mem::offset_of!(ResizeGeneralParams, scale_y)), ("corner_x", std::mem::offset_of!(ResizeGeneralParams, corner_x)), ("corner_y", std::mem::offset_of!(ResizeGeneralParams, corner_y)), ("inv_x", std::mem::offset_of!(ResizeGeneralParams, inv_x)), ("inv_y", std::mem::offset_of!(ResizeGeneralParams, inv_y))] }],
+    uniforms: &[resize_layout(WGSL), resize_layout(TILE_WGSL), resize_layout(TEXTURE_WGSL), UniformLayout { wgsl: GENERAL_WGSL, wgsl_struct: "ResizeGeneralParams", rust_size: std::mem::size_of::<ResizeGeneralParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeGeneralParams, in_width)), ("in_height", std::mem::offset_of!(ResizeGeneralParams, in_height)), ("out_width", std::mem::offset_of!(ResizeGeneralParams, out_width)), ("out_height", std::mem::offset_of!(ResizeGeneralParams, out_height)), ("method", std::mem::offset_of!(ResizeGeneralParams, method)), ("align", std::mem::offset_of!(ResizeGeneralParams, align)), ("scale_x", std::mem::offset_of!(ResizeGeneralParams, scale_x)), ("scale_y", std::mem::offset_of!(ResizeGeneralParams, scale_y)), ("corner_x", std::mem::offset_of!(ResizeGeneralParams, corner_x)), ("corner_y", std::mem::offset_of!(ResizeGeneralParams, corner_y)), ("inv_x", std::mem::offset_of!(ResizeGeneralParams, inv_x)), ("inv_y", std::mem::offset_of!(ResizeGeneralParams, inv_y)), ("part_width", std::mem::offset_of!(ResizeGeneralParams, part_width)), ("part_height", std::mem::offset_of!(ResizeGeneralParams, part_height)), ("stride", std::mem::offset_of!(ResizeGeneralParams, stride)), ("in_x0", std::mem::offset_of!(ResizeGeneralParams, in_x0)), ("in_y0", std::mem::offset_of!(ResizeGeneralParams, in_y0)), ("out_x0", std::mem::offset_of!(ResizeGeneralParams, out_x0)), ("out_y0", std::mem::offset_of!(ResizeGeneralParams, out_y0))] }],
     test_inputs: None,
     schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile", "texture", "general_direct"],
 };
 
-/// CPU twin of `resize.wgsl` for output pixel (x, y).
+/// CPU twin of `resize.wgsl` for output pixel (x, y) of the part (`ResizeParams`' window).
 fn resize_pixel(src: &[u8], p: &ResizeParams, x: u32, y: u32) -> [u8; 4] {
+    let (x, y) = (x + p.out_x0, y + p.out_y0);
     let fx = ((x as f32 + 0.5) * p.ratio_x - 0.5).clamp(0.0, (p.in_width - 1) as f32);
     let fy = ((y as f32 + 0.5) * p.ratio_y - 0.5).clamp(0.0, (p.in_height - 1) as f32);
     let (x0, y0) = (fx as u32, fy as u32);
     let x1 = (x0 + 1).min(p.in_width - 1);
     let y1 = (y0 + 1).min(p.in_height - 1);
     let (tx, ty) = (fx - x0 as f32, fy - y0 as f32);
-    let at = |x: u32, y: u32, c: usize| src[((y * p.in_width + x) * 4) as usize + c] as f32;
+    let at = |x: u32, y: u32, c: usize| src[(((y - p.in_y0) as usize * p.stride as usize + (x - p.in_x0) as usize) * 4) + c] as f32;
     let mut out = [0u8; 4];
     for (c, o) in out.iter_mut().enumerate() {
         let (p00, p10, p01, p11) = (at(x0, y0, c), at(x1, y0, c), at(x0, y1, c), at(x1, y1, c));
@@ -222,10 +272,21 @@ pub struct ResizeGeneralParams {
     pub corner_y: f32,
     pub inv_x: f32,
     pub inv_y: f32,
+    /// The part made (the whole output where not windowed) and the source's row length and
+    /// origin (resize_general.wgsl).
+    pub part_width: u32,
+    pub part_height: u32,
+    pub stride: u32,
+    pub in_x0: u32,
+    pub in_y0: u32,
+    pub out_x0: u32,
+    pub out_y0: u32,
+    pub _pad: u32,
 }
 
 impl ResizeGeneralParams {
-    fn new(r: &Resize, w: u32, h: u32, ow: u32, oh: u32) -> Self {
+    fn new(r: &Resize, geo: &Geometry) -> Self {
+        let ((w, h), (ow, oh)) = (geo.full_in, geo.full_out);
         // OpenCV runs INTER_AREA's box weights only when no side grows, else its area-bilinear on both axes
         let method = match r.method {
             ResizeMethod::Area if ow > w || oh > h => 5,
@@ -245,6 +306,14 @@ impl ResizeGeneralParams {
             corner_y: corner(h, oh),
             inv_x: (ow as f64 / w as f64) as f32,
             inv_y: (oh as f64 / h as f64) as f32,
+            part_width: geo.out.w,
+            part_height: geo.out.h,
+            stride: geo.have.w,
+            in_x0: geo.have.x,
+            in_y0: geo.have.y,
+            out_x0: geo.out.x,
+            out_y0: geo.out.y,
+            _pad: 0,
         }
     }
 }
@@ -353,12 +422,13 @@ fn area_weight(a: &AreaTaps, i: i32) -> f32 {
     }
 }
 
-/// CPU twin of resize_general.wgsl for output pixel (x, y).
+/// CPU twin of resize_general.wgsl for output pixel (x, y) of the part.
 fn general_pixel(src: &[u8], p: &ResizeGeneralParams, x: u32, y: u32) -> [u8; 4] {
+    let (x, y) = (x + p.out_x0, y + p.out_y0);
     let texel = |x: i32, y: i32| {
-        let cx = x.clamp(0, p.in_width as i32 - 1) as usize;
-        let cy = y.clamp(0, p.in_height as i32 - 1) as usize;
-        let i = (cy * p.in_width as usize + cx) * 4;
+        let cx = x.clamp(0, p.in_width as i32 - 1) as usize - p.in_x0 as usize;
+        let cy = y.clamp(0, p.in_height as i32 - 1) as usize - p.in_y0 as usize;
+        let i = (cy * p.stride as usize + cx) * 4;
         [src[i] as f32, src[i + 1] as f32, src[i + 2] as f32, src[i + 3] as f32]
     };
     let mut acc = [0f32; 4];
@@ -402,6 +472,9 @@ fn general_pixel(src: &[u8], p: &ResizeGeneralParams, x: u32, y: u32) -> [u8; 4]
 impl Filter for Resize {
     fn footprint(&self, inputs: &[ValueDesc]) -> crate::registry::Footprint {
         let Some(d) = inputs.first().and_then(|d| d.image()) else { return crate::registry::Footprint::WholeImage };
+        if self.window.is_some() {
+            return crate::registry::Footprint::WholeImage;
+        }
         if self.general() {
             // area reads whole cells (any width); the others read at most 3 pixels beyond the centre
             return match (self.method, self.out_size(d.width, d.height)) {
@@ -415,6 +488,37 @@ impl Filter for Resize {
             Err(_) => crate::registry::Footprint::WholeImage,
         }
     }
+    fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
+        if self.window.is_some() {
+            return None;
+        }
+        let (w, h) = (input.width, input.height);
+        let (ow, oh) = self.whole_out_size(w, h).ok()?;
+        if out.right() > ow || out.bottom() > oh {
+            return None;
+        }
+        // the source columns an output range reads: every method's taps lie within 4 pixels of
+        // d * in / out or d * (in - 1) / (out - 1) (align_corners), area's cells within 2 of
+        // d * in / out, for d across the range (f32 rounding is far inside the margin)
+        let axis = |d0: u32, d1: u32, n: u32, o: u32| -> (i64, i64) {
+            let s = n as f64 / o as f64;
+            let c = if self.align_corners && o > 1 { (n - 1) as f64 / (o - 1) as f64 } else { s };
+            let lo = (d0 as f64 * s).min(d0 as f64 * c).floor() as i64 - 4;
+            let hi = (d1 as f64 * s).max(d1 as f64 * c).ceil() as i64 + 5;
+            (lo, hi)
+        };
+        let (x0, x1) = axis(out.x, out.right(), w, ow);
+        let (y0, y1) = axis(out.y, out.bottom(), h, oh);
+        Some(Rect::span(x0, y0, x1, y1, (w, h)))
+    }
+    fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
+        let need = self.window_input(input, out).ok_or_else(|| Error::Graph(format!("`resize` has no part {}x{} at ({}, {})", out.w, out.h, out.x, out.y)))?;
+        if !have.contains(&need) {
+            return Err(Error::Graph(format!("`resize`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}", out.w, out.h, out.x, out.y)));
+        }
+        let full_out = self.whole_out_size(input.width, input.height)?;
+        Ok(vec![Box::new(Resize { window: Some(ResizeWindow { full_in: (input.width, input.height), full_out, have, out }), ..self.clone() })])
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }
@@ -425,11 +529,12 @@ impl Filter for Resize {
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        let (ow, oh) = self.out_size(img.width(), img.height())?;
+        let geo = self.geometry(img.width(), img.height())?;
+        let (ow, oh) = (geo.out.w, geo.out.h);
         let src = img.as_u8();
         let mut out = vec![0u8; ow as usize * oh as usize * 4];
         if self.general() {
-            let g = ResizeGeneralParams::new(self, img.width(), img.height(), ow, oh);
+            let g = ResizeGeneralParams::new(self, &geo);
             out.par_chunks_mut(ow as usize * 4).enumerate().for_each(|(y, row)| {
                 for (x, o) in row.chunks_exact_mut(4).enumerate() {
                     o.copy_from_slice(&general_pixel(src, &g, x as u32, y as u32));
@@ -437,7 +542,7 @@ impl Filter for Resize {
             });
             return Ok(vec![Value::Image(Image::from_u8(ow, oh, PixelFormat::Rgba8, out)?)]);
         }
-        let p = ResizeParams::new(img.width(), img.height(), ow, oh);
+        let p = ResizeParams::new(&geo);
         out.par_chunks_mut(ow as usize * 4).enumerate().for_each(|(y, row)| {
             for (x, o) in row.chunks_exact_mut(4).enumerate() {
                 o.copy_from_slice(&resize_pixel(src, &p, x as u32, y as u32));
@@ -447,10 +552,25 @@ impl Filter for Resize {
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
-        let (ow, oh) = self.out_size(d.width, d.height)?;
+        let geo = self.geometry(d.width, d.height)?;
+        let (ow, oh) = (geo.out.w, geo.out.h);
+        if self.window.is_some() {
+            // a part of a larger resize (a tile): the direct kernels, which take a window (the
+            // other schedules' values are the same, operation for operation)
+            let (source, entry, uniform, method) = if self.general() {
+                let g = ResizeGeneralParams::new(self, &geo);
+                (specialize(GENERAL_WGSL, &[("METHOD", g.method), ("WINDOW", 1)])?, "resize_general", bytemuck::bytes_of(&g).to_vec(), g.method)
+            } else {
+                (specialize(WGSL, &[("WINDOW", 1)])?, "resize", bytemuck::bytes_of(&ResizeParams::new(&geo)).to_vec(), 1)
+            };
+            let mut kernel = Kernel::new(&format!("geometry.{entry}.window.m{method}"), &[], entry);
+            kernel.generated = Some(source);
+            let groups = if self.general() { crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG) } else { groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG) };
+            return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], &uniform, groups);
+        }
         let variant = crate::runtime::schedule::get(DEF.name);
         if self.general() {
-            let g = ResizeGeneralParams::new(self, d.width, d.height, ow, oh);
+            let g = ResizeGeneralParams::new(self, &geo);
             let tile = match variant.as_deref() {
                 Some("general_direct") => false,
                 Some("general_tile") | None => true,
@@ -476,7 +596,7 @@ impl Filter for Resize {
             kernel.generated = Some(specialize(&source, &[("METHOD", g.method)])?);
             return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g), crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG));
         }
-        let u = ResizeParams::new(d.width, d.height, ow, oh);
+        let u = ResizeParams::new(&geo);
         // Schedules: `quads` (4 consecutive output pixels of the row-major order per
         // invocation, each pixel computed on its own) and `rows` (resize_rows.wgsl: 4 columns
         // walked down RB rows, horizontal interpolations shared by the output rows that use the

@@ -9,21 +9,41 @@ struct ResizeParams {
     out_height: u32,
     ratio_x: f32,  // in_width / out_width, computed once in f32 on the CPU
     ratio_y: f32,
+    // a part of a larger resize (`ResizeWindow`, images in tiles): in_width/in_height and the
+    // ratios are the whole image's, out_width/out_height the part's; the source holds input
+    // columns in_x0.. and rows in_y0.. in rows of `stride` pixels, the part starts at output
+    // (out_x0, out_y0). A whole resize: stride = in_width, origins 0.
+    stride: u32,
+    in_x0: u32,
+    in_y0: u32,
+    out_x0: u32,
+    out_y0: u32,
     _pad0: u32,
-    _pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
 @group(0) @binding(2) var<uniform> params: ResizeParams;
 
+// 1: a part of a larger resize (the window fields apply); 0: the whole, with none of their arithmetic.
+const WINDOW: u32 = 0u; // @specialize
+
 fn px(x: u32, y: u32) -> vec4<f32> {
+    if (WINDOW == 1u) {
+        return bytes_f32(src[(y - params.in_y0) * params.stride + (x - params.in_x0)]);
+    }
     return bytes_f32(src[y * params.in_width + x]);
 }
 
 // One output pixel; lanes past the last row (the padding of the final group) give 0.
-fn sample(x: u32, y: u32) -> u32 {
-    if (y >= params.out_height) { return 0u; }
+fn sample(part_x: u32, part_y: u32) -> u32 {
+    if (part_y >= params.out_height) { return 0u; }
+    var x = part_x;
+    var y = part_y;
+    if (WINDOW == 1u) {
+        x += params.out_x0;
+        y += params.out_y0;
+    }
     let fx = clamp((f32(x) + 0.5) * params.ratio_x - 0.5, 0.0, f32(params.in_width - 1u));
     let fy = clamp((f32(y) + 0.5) * params.ratio_y - 0.5, 0.0, f32(params.in_height - 1u));
     let x0 = u32(fx);

@@ -16,6 +16,18 @@ struct ResizeGeneralParams {
     corner_y: f32,
     inv_x: f32,  // out / in
     inv_y: f32,
+    // a part of a larger resize (`ResizeWindow`, images in tiles): the fields above are the whole
+    // image's; the part is part_width x part_height outputs from (out_x0, out_y0), and the
+    // source holds input columns in_x0.. and rows in_y0.. in rows of `stride` pixels. A whole
+    // resize: the part is the whole output, stride = in_width, origins 0.
+    part_width: u32,
+    part_height: u32,
+    stride: u32,
+    in_x0: u32,
+    in_y0: u32,
+    out_x0: u32,
+    out_y0: u32,
+    _pad0: u32,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
@@ -25,6 +37,8 @@ struct ResizeGeneralParams {
 // The method as a compile-time constant (the uniform's `method`, specialised per kernel), so the
 // taps' loops have constant trip counts: unrolled, the weight arrays stay in registers.
 const METHOD: u32 = 1u; // @specialize
+// 1: a part of a larger resize (the window fields apply); 0: the whole, with none of their arithmetic.
+const WINDOW: u32 = 0u; // @specialize
 const PI: f32 = 3.14159265358979;
 // sin and cos of pi * (k - 2) / 3 for the lanczos3 taps k = 0..5 (angle addition: 3 transcendental calls per axis).
 const LSIN = array<f32, 6>(-0.866025403784439, -0.866025403784439, 0.0, 0.866025403784439, 0.866025403784439, 0.0);
@@ -158,12 +172,20 @@ fn taps_count() -> i32 {
 fn texel(x: i32, y: i32) -> vec4<f32> {
     let cx = u32(clamp(x, 0, i32(params.in_width) - 1));
     let cy = u32(clamp(y, 0, i32(params.in_height) - 1));
+    if (WINDOW == 1u) {
+        return vec4<f32>(unpack_u8(src[(cy - params.in_y0) * params.stride + (cx - params.in_x0)]));
+    }
     return vec4<f32>(unpack_u8(src[cy * params.in_width + cx]));
 }
 
 @compute @workgroup_size(16, 16)
-fn resize_general(@builtin(global_invocation_id) g: vec3<u32>) {
-    if (g.x >= params.out_width || g.y >= params.out_height) { return; }
+fn resize_general(@builtin(global_invocation_id) part: vec3<u32>) {
+    if (part.x >= params.part_width || part.y >= params.part_height) { return; }
+    var g = part;
+    if (WINDOW == 1u) {
+        g.x += params.out_x0;
+        g.y += params.out_y0;
+    }
     var acc = vec4<f32>(0.0);
     if (METHOD == 4u) {
         let ax = area_taps(g.x, params.in_width, params.scale_x);
@@ -190,5 +212,5 @@ fn resize_general(@builtin(global_invocation_id) g: vec3<u32>) {
         }
     }
     let q = vec4<u32>(clamp(floor(acc + 0.5), vec4<f32>(0.0), vec4<f32>(255.0)));
-    dst[g.y * params.out_width + g.x] = pack_u8(q);
+    dst[part.y * params.part_width + part.x] = pack_u8(q);
 }

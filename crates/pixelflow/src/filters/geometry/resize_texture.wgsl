@@ -11,8 +11,13 @@ struct ResizeParams {
     out_height: u32,
     ratio_x: f32,
     ratio_y: f32,
+    // the window of a part of a larger resize (resize.wgsl); unused here (whole resizes only)
+    stride: u32,
+    in_x0: u32,
+    in_y0: u32,
+    out_x0: u32,
+    out_y0: u32,
     _pad0: u32,
-    _pad1: u32,
 }
 
 @group(0) @binding(0) var src_tex: texture_2d<f32>;
