@@ -15,6 +15,11 @@
 //! plus whatever the file formats that are not streamed hold whole (`rows`), and on a GPU
 //! that shares host memory (lavapipe) the tiles' intermediates. `StreamReport::host_bytes` is
 //! this estimate for a run.
+//!
+//! Through a resize, crop, flip or turn (`chain.rs`) bands are of output rows, each reading
+//! the input rows its tiles' parts need: `(B + 2r + a)` above becomes the most input rows a
+//! band reads, and the band being made is `W_out` wide. Those rows must move down the image
+//! (a vertical flip cannot stream but in one band); a turn reads every row for every band.
 
 use std::sync::mpsc::{sync_channel, Receiver};
 
