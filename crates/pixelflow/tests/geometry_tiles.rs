@@ -1,5 +1,6 @@
 //! Tiles and bands through a change of geometry (issue 20, `graph/chain.rs`): resize (every
-//! method, shrinking and enlarging, align_corners), crop, flips, turns and transposes, alone
+//! method, shrinking and enlarging, align_corners), crop, flips, turns, transposes and warps
+//! (affine, rotations, perspective, parts wholly outside the input), alone
 //! and between filters that keep the size, give the untiled result bit for bit at any tile
 //! size, on the GPU and the CPU reference; streamed in bands where the rows move down the image.
 
@@ -51,6 +52,12 @@ const GEOMETRY: &[&str] = &[
     "rotate180",
     "rotate270",
     "transpose",
+    "transform(rotate=30)",
+    "transform(rotate=-17, expand=true, background=[0.2, 0.3, 0.4, 1])",
+    "transform(matrix=[1.2, 0.3, -5, -0.2, 0.9, 8], width=80, height=30)",
+    "transform(matrix=[0.5, 0, 200, 0, 0.5, 0])",
+    "transform(src=[0,0, 66,0, 66,42, 0,42], dst=[5,3, 60,-4, 70,45, -3,38])",
+    "transform(src=[0,0, 66,0, 66,42, 0,42], dst=[20,10, 45,10, 66,42, 0,42])",
 ];
 
 #[test]
@@ -82,6 +89,7 @@ fn chains_through_geometry_tile_on_the_gpu_and_the_cpu() {
         "dilation(radius=2) | crop(x=10, y=3, width=60, height=40, units=px) | rotate90 | median",
         "contrast(1.4) | flip(mode=vertical) | resize(width=40, height=70, method=lanczos3) | sharpen",
         "transpose | unsharp_mask | resize(scale=0.8)",
+        "gaussian_blur(sigma=2) | transform(rotate=12, expand=true) | sobel_edge_detection",
     ];
     for (name, b) in [("GPU", gpu_backend()), ("CPU", Backend::Cpu)] {
         for spec in specs {
@@ -122,7 +130,7 @@ fn sixteen_bit_grey_and_transparent_images_tile_through_geometry() {
 fn geometry_streams_in_bands_where_rows_move_down() {
     let img = random_image(120, 97, PixelFormat::Rgba8, 5);
     for (name, b) in [("GPU", gpu_backend()), ("CPU", Backend::Cpu)] {
-        for spec in ["gaussian_blur(sigma=2) | resize(scale=0.5) | sobel_edge_detection", "resize(scale=2.2, method=lanczos3)", "crop(x=7, y=30, width=90, height=50, units=px) | box_blur(radius=3)", "flip(mode=horizontal) | resize(width=77, height=31, method=area)", "rotate90 | emboss"] {
+        for spec in ["gaussian_blur(sigma=2) | resize(scale=0.5) | sobel_edge_detection", "resize(scale=2.2, method=lanczos3)", "crop(x=7, y=30, width=90, height=50, units=px) | box_blur(radius=3)", "flip(mode=horizontal) | resize(width=77, height=31, method=area)", "rotate90 | emboss", "transform(rotate=8) | box_blur(radius=2)"] {
             let p = pipe(spec);
             let expect = whole(&p, &b, &img);
             let out = p.output_desc(img.desc()).unwrap();
@@ -149,7 +157,7 @@ fn beyond_the_binding_limit_geometry_runs_in_tiles_by_itself() {
     let gpu = pixelflow::Gpu::new_with_binding_limit(&pixelflow::GpuOptions { backend: Some("vulkan".into()), adapter: None }, 64 * 1024).unwrap();
     let small = Backend::Gpu(gpu);
     let input = random_image(200, 150, PixelFormat::Rgba8, 8);
-    for spec in ["gaussian_blur(sigma=2) | resize(scale=0.5)", "resize(scale=1.5, method=bicubic) | sobel_edge_detection", "flip(mode=vertical) | crop(x=0.1, y=0.1, width=0.8, height=0.8)", "rotate90"] {
+    for spec in ["gaussian_blur(sigma=2) | resize(scale=0.5)", "resize(scale=1.5, method=bicubic) | sobel_edge_detection", "flip(mode=vertical) | crop(x=0.1, y=0.1, width=0.8, height=0.8)", "rotate90", "transform(rotate=25, expand=true)"] {
         let p = pipe(spec);
         let r = p.run_with(&small, &input, &pixelflow::RunOptions::default()).unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert!(r.notes.iter().any(|n| n.contains("tiles") && n.contains("geometry")), "{spec}: {:?}", r.notes);

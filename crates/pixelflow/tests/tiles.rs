@@ -70,7 +70,7 @@ fn every_filter_tiles_bit_identically_or_says_why_not() {
     }
     // the per-pixel filters, blends, blurs, stencils and morphology at least
     // ... and, through their geometry (`chain.rs`), resizing, cropping, flips and turns
-    for name in ["brightness", "alpha_blend", "gaussian_blur", "box_blur", "sobel_edge_detection", "dilation", "median", "bilateral", "unsharp_mask", "harris_corner_detection", "resize", "crop", "flip", "rotate90", "rotate180", "rotate270", "transpose"] {
+    for name in ["brightness", "alpha_blend", "gaussian_blur", "box_blur", "sobel_edge_detection", "dilation", "median", "bilateral", "unsharp_mask", "harris_corner_detection", "resize", "crop", "flip", "rotate90", "rotate180", "rotate270", "transpose", "transform"] {
         assert!(tiled.contains(&name), "{name} should tile");
     }
     assert!(tiled.len() > 60, "only {} filters tile", tiled.len());

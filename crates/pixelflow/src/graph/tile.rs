@@ -9,12 +9,13 @@
 //! A pipeline ending in a reduction whose partial results merge exactly (histograms,
 //! statistics, means) runs its image part so and reduces each tile's core: `partials.rs`.
 //!
-//! A pipeline that resizes, crops, flips or turns the image tiles through that change of
+//! A pipeline that resizes, crops, flips, turns or warps the image tiles through that change of
 //! geometry: `chain.rs`.
 //!
 //! Not tiled (a clear error instead): graphs with other reductions or whole-image reads,
-//! changes of size that are not windowed (pad, canvas, transform), filters that depend on
-//! absolute position (vignette, the generators), and temporal state.
+//! changes of size that are not windowed (pad, canvas, composites that resize inside), filters
+//! that depend on absolute position (vignette, the distortions, the generators), and temporal
+//! state.
 
 use super::host::{HostImage, HostValue, WriteOnly};
 use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};

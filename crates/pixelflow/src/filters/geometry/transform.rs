@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::params::{check_int, float_array, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -45,11 +45,14 @@ pub struct Transform {
     pub width: u32,
     pub height: u32,
     pub background: [f32; 4],
+    /// Set on the instances a tiled run makes (`Filter::windowed`): output part `.2` of the warp
+    /// of a `.0` input, from input part `.1` (the image this instance gets).
+    window: Option<((u32, u32), Rect, Rect)>,
 }
 
 impl Default for Transform {
     fn default() -> Self {
-        Self { warp: Warp::Affine([1.0, 0.0, 0.0, 0.0, 1.0, 0.0]), width: 0, height: 0, background: [0.0; 4] }
+        Self { warp: Warp::Affine([1.0, 0.0, 0.0, 0.0, 1.0, 0.0]), width: 0, height: 0, background: [0.0; 4], window: None }
     }
 }
 
@@ -137,7 +140,17 @@ impl Transform {
         Ok(((ow, oh), m))
     }
 
+    /// The size this instance makes of a `w` x `h` input and its uniform (a part's, windowed).
     fn params(&self, w: u32, h: u32) -> Result<((u32, u32), TransformParams)> {
+        let Some((full, have, out)) = self.window else { return self.whole_params(w, h) };
+        if (w, h) != (have.w, have.h) {
+            return Err(Error::Graph(format!("`transform`'s part of {}x{} input pixels was given {w}x{h}", have.w, have.h)));
+        }
+        let (_, p) = self.whole_params(full.0, full.1)?;
+        Ok(((out.w, out.h), TransformParams { out_width: out.w, out_height: out.h, stride: have.w, in_x0: have.x, in_y0: have.y, out_x0: out.x, out_y0: out.y, ..p }))
+    }
+
+    fn whole_params(&self, w: u32, h: u32) -> Result<((u32, u32), TransformParams)> {
         let ((ow, oh), m) = self.forward(w, h)?;
         let inv = invert3(&m).ok_or_else(|| bad("matrix", format!("the matrix {:?} is singular (it has no inverse)", &m[..6])))?;
         let row = |r: usize| [inv[3 * r] as f32, inv[3 * r + 1] as f32, inv[3 * r + 2] as f32, 0.0];
@@ -146,7 +159,7 @@ impl Transform {
             // affine: the inverse's last row is exactly (0, 0, 1)
             row2 = [0.0, 0.0, 1.0, 0.0];
         }
-        Ok(((ow, oh), TransformParams { in_width: w, in_height: h, out_width: ow, out_height: oh, row0: row(0), row1: row(1), row2, background: self.background.map(|c| c * 255.0) }))
+        Ok(((ow, oh), TransformParams { in_width: w, in_height: h, out_width: ow, out_height: oh, row0: row(0), row1: row(1), row2, background: self.background.map(|c| c * 255.0), stride: w, in_x0: 0, in_y0: 0, out_x0: 0, out_y0: 0, _pad: [0; 3] }))
     }
 }
 
@@ -162,17 +175,24 @@ pub struct TransformParams {
     pub row1: [f32; 4],
     pub row2: [f32; 4],
     pub background: [f32; 4],
+    /// The window of a part of a larger warp (transform.wgsl).
+    pub stride: u32,
+    pub in_x0: u32,
+    pub in_y0: u32,
+    pub out_x0: u32,
+    pub out_y0: u32,
+    pub _pad: [u32; 3],
 }
 
-/// CPU twin of transform.wgsl for output pixel (x, y).
+/// CPU twin of transform.wgsl for output pixel (x, y) of the part.
 fn warp_pixel(src: &[u8], p: &TransformParams, x: u32, y: u32) -> [u8; 4] {
-    let pt = [x as f32, y as f32, 1.0];
+    let pt = [(x + p.out_x0) as f32, (y + p.out_y0) as f32, 1.0];
     let dot = |r: &[f32; 4]| r[0] * pt[0] + r[1] * pt[1] + r[2] * pt[2];
     let tap = |x: i32, y: i32| -> [f32; 4] {
         if x < 0 || y < 0 || x >= p.in_width as i32 || y >= p.in_height as i32 {
             return p.background;
         }
-        let i = (y as usize * p.in_width as usize + x as usize) * 4;
+        let i = ((y as usize - p.in_y0 as usize) * p.stride as usize + (x as usize - p.in_x0 as usize)) * 4;
         [src[i] as f32, src[i + 1] as f32, src[i + 2] as f32, src[i + 3] as f32]
     };
     let mut v = p.background;
@@ -241,7 +261,7 @@ BORDER_CONSTANT 0 is the default). A singular matrix or degenerate point set is 
             "rotate" => Warp::Rotate { degrees: degrees as f64, expand: a.bool("expand")? },
             _ => Warp::Affine(m.map(f64::from)),
         };
-        let t = Transform { warp, width: check_int(&DEF, "width", a.u32("width")?)?, height: check_int(&DEF, "height", a.u32("height")?)?, background: float_array(&DEF, "background", &a.floats("background")?)? };
+        let t = Transform { warp, width: check_int(&DEF, "width", a.u32("width")?)?, height: check_int(&DEF, "height", a.u32("height")?)?, background: float_array(&DEF, "background", &a.floats("background")?)?, window: None };
         // a singular matrix or degenerate points: a one-line error when built
         t.params(4, 4)?;
         Ok(Box::new(t))
@@ -259,6 +279,11 @@ BORDER_CONSTANT 0 is the default). A singular matrix or degenerate point set is 
             ("row1", std::mem::offset_of!(TransformParams, row1)),
             ("row2", std::mem::offset_of!(TransformParams, row2)),
             ("background", std::mem::offset_of!(TransformParams, background)),
+            ("stride", std::mem::offset_of!(TransformParams, stride)),
+            ("in_x0", std::mem::offset_of!(TransformParams, in_x0)),
+            ("in_y0", std::mem::offset_of!(TransformParams, in_y0)),
+            ("out_x0", std::mem::offset_of!(TransformParams, out_x0)),
+            ("out_y0", std::mem::offset_of!(TransformParams, out_y0)),
         ],
     }],
     test_inputs: None,
@@ -268,6 +293,45 @@ BORDER_CONSTANT 0 is the default). A singular matrix or degenerate point set is 
 impl Filter for Transform {
     fn footprint(&self, _: &[ValueDesc]) -> crate::registry::Footprint {
         crate::registry::Footprint::WholeImage
+    }
+    fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
+        if self.window.is_some() || out.w == 0 || out.h == 0 {
+            return None;
+        }
+        let (w, h) = (input.width, input.height);
+        let ((ow, oh), p) = self.whole_params(w, h).ok()?;
+        if out.right() > ow || out.bottom() > oh {
+            return None;
+        }
+        // the part's corners through the inverse (the kernel's f32 rows): where the divisor keeps
+        // its sign over the part, the taps lie in the corners' bounding box (2 pixels spare for
+        // the bilinear taps and f32 rounding); otherwise the part may reach anywhere
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        let mut sign = 0.0;
+        for (x, y) in [(out.x, out.y), (out.right() - 1, out.y), (out.x, out.bottom() - 1), (out.right() - 1, out.bottom() - 1)] {
+            let dot = |r: &[f32; 4]| r[0] as f64 * x as f64 + r[1] as f64 * y as f64 + r[2] as f64;
+            let z = dot(&p.row2);
+            if z == 0.0 || (sign != 0.0 && z.signum() != sign) {
+                return Some(Rect::whole(w, h));
+            }
+            sign = z.signum();
+            let (sx, sy) = (dot(&p.row0) / z, dot(&p.row1) / z);
+            (x0, y0, x1, y1) = (x0.min(sx), y0.min(sy), x1.max(sx), y1.max(sy));
+        }
+        let clamp = |v: f64| v.clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64;
+        let need = Rect::span(clamp(x0.floor()) - 2, clamp(y0.floor()) - 2, clamp(x1.ceil()) + 3, clamp(y1.ceil()) + 3, (w, h));
+        if need.w == 0 || need.h == 0 {
+            // the part lies outside the input (background only): one pixel for the graph
+            return Some(Rect::new(clamp(x0).clamp(0, w as i64 - 1) as u32, clamp(y0).clamp(0, h as i64 - 1) as u32, 1, 1));
+        }
+        Some(need)
+    }
+    fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
+        let need = self.window_input(input, out).ok_or_else(|| Error::Graph(format!("`transform` has no part {}x{} at ({}, {})", out.w, out.h, out.x, out.y)))?;
+        if !have.contains(&need) {
+            return Err(Error::Graph(format!("`transform`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}", out.w, out.h, out.x, out.y)));
+        }
+        Ok(vec![Box::new(Transform { window: Some(((input.width, input.height), have, out)), ..self.clone() })])
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -11,6 +11,18 @@ struct TransformParams {
     row1: vec4<f32>,
     row2: vec4<f32>,  // (0, 0, 1) for an affine warp
     background: vec4<f32>,  // 0..255
+    // a part of a larger warp (images in tiles): in_width/in_height are the whole input's,
+    // out_width/out_height the part's; the source holds input columns in_x0.. and rows in_y0..
+    // in rows of `stride` pixels, the part starts at output (out_x0, out_y0). A whole warp:
+    // stride = in_width, origins 0.
+    stride: u32,
+    in_x0: u32,
+    in_y0: u32,
+    out_x0: u32,
+    out_y0: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
@@ -19,13 +31,13 @@ struct TransformParams {
 
 fn tap(x: i32, y: i32) -> vec4<f32> {
     if (x < 0 || y < 0 || x >= i32(params.in_width) || y >= i32(params.in_height)) { return params.background; }
-    return vec4<f32>(unpack_u8(src[u32(y) * params.in_width + u32(x)]));
+    return vec4<f32>(unpack_u8(src[u32(y - i32(params.in_y0)) * params.stride + u32(x - i32(params.in_x0))]));
 }
 
 @compute @workgroup_size(16, 16)
 fn transform(@builtin(global_invocation_id) g: vec3<u32>) {
     if (g.x >= params.out_width || g.y >= params.out_height) { return; }
-    let p = vec3<f32>(f32(g.x), f32(g.y), 1.0);
+    let p = vec3<f32>(f32(g.x + params.out_x0), f32(g.y + params.out_y0), 1.0);
     let z = dot(params.row2.xyz, p);
     var v = params.background;
     // the line at infinity and |coordinates| beyond 2^24 are outside: background
