@@ -168,3 +168,37 @@ fn beyond_the_binding_limit_geometry_runs_in_tiles_by_itself() {
     let e = pipe("pad(left=5)").run(&small, &input).unwrap_err().to_string();
     assert!(e.contains("binding") && e.contains("cannot run in tiles"), "{e}");
 }
+
+/// Per-pixel filters that read their position (vignette, haze, the masks and generators, and
+/// the composites built on them) see the whole image's coordinates in a tile (`PixelWindow`).
+#[test]
+fn position_dependent_filters_tile_in_the_whole_image_coordinates() {
+    let img = random_image(67, 43, PixelFormat::Rgba8, 21);
+    let wide = random_image(40, 29, PixelFormat::Rgba16, 22);
+    let specs = ["vignette", "haze(distance=0.25, slope=0.2)", "tilt_shift", "gaussian_selective_blur", "radial_mask", "band_mask", "linear_gradient", "round_corner", "crosshatch", "dot_screen", "gaussian_blur(sigma=2) | vignette | sobel_edge_detection", "vignette | resize(scale=0.6) | box_blur(radius=1)"];
+    for (name, b) in [("GPU", gpu_backend()), ("CPU", Backend::Cpu)] {
+        for spec in specs {
+            let p = pipe(spec);
+            for input in [&img, &wide] {
+                let Ok(expect) = p.run(&b, input) else { continue };
+                let expect = expect.into_image().unwrap();
+                for tile in [5, 16] {
+                    let got = p.run_tiled(&b, input, tile, 2).unwrap_or_else(|e| panic!("{name} {spec}: {e}"));
+                    assert!(got == expect, "{name} {spec} on {:?}, tiles of {tile}: {}", input.format(), first_difference(&got, &expect));
+                }
+            }
+        }
+        // reduced per tile and merged
+        let p = pipe("vignette | reduce");
+        assert_eq!(p.run_tiled_value(&b, &img, 9, 2).unwrap(), p.run(&b, &img).unwrap(), "{name}");
+        // streamed in bands
+        let p = pipe("vignette(vignette_start=0.1, vignette_end=0.6) | gaussian_blur(sigma=1)");
+        let mut src = ImageRows::new(img.clone());
+        let mut sink = MemorySink::new(p.output_desc(img.desc()).unwrap());
+        p.run_streamed(&b, &mut src, &mut sink, &StreamOptions { band_rows: Some(6), tile_width: Some(20), in_flight: 2 }).unwrap();
+        assert!(sink.into_image().unwrap() == whole(&p, &b, &img), "{name}: streamed vignette");
+    }
+    // after a change of geometry a tile would need the changed image's coordinates: refused
+    let e = pipe("resize(scale=0.5) | vignette").run_tiled(&gpu_backend(), &img, 8, 2).unwrap_err().to_string();
+    assert!(e.contains("cannot run in tiles") && e.contains("after a change of geometry"), "{e}");
+}

@@ -94,14 +94,11 @@ impl Pipeline {
         let (halo, align) = match super::tile::graph_halo(&g) {
             Ok(tiling) => tiling,
             Err(why) => {
-                let chain = self.tile_chain(desc).map_err(|e| match e {
-                    Error::Graph(_) => Error::Graph(format!("this pipeline cannot run in bands: {why}")),
-                    other => other,
-                })?;
-                if !chain.has_geometry() {
-                    return Err(Error::Graph(format!("this pipeline cannot run in bands: {why}")));
-                }
-                return self.plan_chain_bands(backend, desc, graph_output_image(&g)?, chain, opts);
+                return match self.tile_chain(desc)? {
+                    Ok(chain) if chain.has_geometry() => self.plan_chain_bands(backend, desc, graph_output_image(&g)?, chain, opts),
+                    Ok(_) => Err(Error::Graph(format!("this pipeline cannot run in bands: {why}"))),
+                    Err(stage_why) => Err(Error::Graph(format!("this pipeline cannot run in bands: {stage_why}"))),
+                };
             }
         };
         self.check_tiled_extras(w, h)?;

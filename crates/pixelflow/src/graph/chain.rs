@@ -66,27 +66,32 @@ pub(super) struct ChainTile<'p> {
 }
 
 impl Pipeline {
-    /// How this pipeline tiles an input of `desc` through its geometry, or why it cannot: a
-    /// stage that reads the whole image, makes data, depends on position, or changes the size
-    /// in a way that is not windowed (`Filter::window_input`).
-    pub(crate) fn tile_chain(&self, desc: ImageDesc) -> Result<TileChain> {
+    /// How this pipeline tiles an input of `desc` through its geometry, `Ok(Err(why))` where it
+    /// cannot: a stage that reads the whole image, makes data, changes the size in a way that is
+    /// not windowed (`Filter::window_input`), or reads positions after a change of geometry.
+    pub(crate) fn tile_chain(&self, desc: ImageDesc) -> Result<std::result::Result<TileChain, String>> {
         let mut segments = Vec::new();
         let mut d = desc;
         // the start of the current run of stages that keep the size, and its input
         let mut run: Option<(usize, ImageDesc)> = None;
         for (i, stage) in self.stages.iter().enumerate() {
             let (g, _) = self.graph_of(std::iter::once(stage), d)?;
-            let out = super::bands::graph_output_image(&g)?;
-            match super::tile::graph_halo(&g) {
+            let halo = super::tile::graph_halo(&g);
+            // a stage that ends in data: not an image to go on with
+            let Ok(out) = super::bands::graph_output_image(&g) else { return Ok(Err(halo.err().unwrap_or_else(|| "it ends in data".into()))) };
+            match halo {
                 Ok(_) => {
                     run.get_or_insert((i, d));
                 }
                 Err(why) => {
                     if !stage.extra.is_empty() || stage.filter.window_input(d, Rect::whole(out.width, out.height)).is_none() {
-                        return Err(Error::Graph(format!("this pipeline cannot run in tiles: {why}")));
+                        return Ok(Err(why));
                     }
                     if let Some((start, sd)) = run.take() {
-                        segments.push(self.same_segment(start..i, sd)?);
+                        match self.same_segment(start..i, sd)? {
+                            Ok(s) => segments.push(s),
+                            Err(why) => return Ok(Err(why)),
+                        }
                     }
                     segments.push(Segment::Geometry { stage: i, input: d, bytes: part_bytes(&g, d.pixels().max(out.pixels())) });
                 }
@@ -94,20 +99,32 @@ impl Pipeline {
             d = out;
         }
         if let Some((start, sd)) = run.take() {
-            segments.push(self.same_segment(start..self.stages.len(), sd)?);
+            match self.same_segment(start..self.stages.len(), sd)? {
+                Ok(s) => segments.push(s),
+                Err(why) => return Ok(Err(why)),
+            }
         }
-        Ok(TileChain { segments, output: d })
+        Ok(Ok(TileChain { segments, output: d }))
     }
 
-    fn same_segment(&self, stages: Range<usize>, d: ImageDesc) -> Result<Segment> {
+    /// The segment of `stages`, which keep the size, or why they cannot run in its tiles.
+    fn same_segment(&self, stages: Range<usize>, d: ImageDesc) -> Result<std::result::Result<Segment, String>> {
         let (g, _) = self.graph_of(self.stages[stages.clone()].iter(), d)?;
-        let (halo, align) = super::tile::graph_halo(&g).map_err(|why| Error::Graph(format!("this pipeline cannot run in tiles: {why}")))?;
+        let (halo, align) = match super::tile::graph_halo(&g) {
+            Ok(t) => t,
+            Err(why) => return Ok(Err(why)),
+        };
+        // a tile's graph has one window, the input's: positions after a change of geometry
+        // would need the changed image's
+        if stages.start > 0 && super::tile::graph_uses_position(&g) {
+            return Ok(Err(format!("`{}` depends on where a pixel is in the image, after a change of geometry", self.stages[stages.clone()].iter().map(|s| s.filter.def().name).collect::<Vec<_>>().join(" | "))));
+        }
         for s in &self.stages[stages.clone()] {
             if s.extra.iter().any(|e| (e.width(), e.height()) != (d.width, d.height)) {
                 return Err(Error::Graph(format!("`{}`'s second image is not {}x{}: only images of the size at that stage run in tiles", s.filter.def().name, d.width, d.height)));
             }
         }
-        Ok(Segment::Same { stages, size: (d.width, d.height), halo, align, bytes: part_bytes(&g, d.pixels()) })
+        Ok(Ok(Segment::Same { stages, size: (d.width, d.height), halo, align, bytes: part_bytes(&g, d.pixels()) }))
     }
 }
 

@@ -71,7 +71,9 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
         table |= wants_table(o)?;
     }
     let table = table && ops.iter().all(|o| o.per_channel) && !wide;
-    let mut gen = String::from("struct ChainParams {\n    groups: u32, width: u32, height: u32, _p0: u32,\n");
+    // the header: the quad count and the image size, then where the image lies in the whole
+    // one (a tile's origin and the whole size: `NodeRecorder::pixel_window`) for `PixelAt`
+    let mut gen = String::from("struct ChainParams {\n    groups: u32, width: u32, height: u32, _p0: u32,\n    x0: u32, y0: u32, whole_width: u32, whole_height: u32,\n");
     for (i, o) in ops.iter().enumerate() {
         gen.push_str(&format!("    op{i}: {},\n", o.params_struct));
     }
@@ -88,7 +90,7 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
     }
     gen.push_str(&format!("@group(0) @binding({}) var<uniform> chain: ChainParams;\n", 2 + seconds + words as usize));
     // ops that read their block in place: their function, once per place in the chain
-    let mut offset = 16;
+    let mut offset = CHAIN_HEADER;
     for (i, o) in ops.iter().enumerate() {
         if let Some(body) = o.body_by_reference {
             let at = if o.position { ", at: PixelAt" } else { "" };
@@ -97,7 +99,7 @@ pub fn record_fused(rec: &mut NodeRecorder<'_>, ops: &[PixelOpGpu], src: &GpuSlo
         }
         offset += o.uniform.len();
     }
-    let uniform = chain_uniform(ops, groups, desc);
+    let uniform = chain_uniform(ops, groups, desc, rec.pixel_window);
     let words_buffer = if words { Some(rec.upload("pixelflow.chain_words", &uniform)?) } else { None };
     if table {
         return record_table(rec, ops, sources, gen, src, dst, &uniform, words_buffer.as_deref(), groups);
@@ -129,7 +131,7 @@ fn gen_main8(gen: &mut String, ops: &[PixelOpGpu], seconds: usize) {
     for k in 0..4 {
         if position {
             // the pixel's place, for ops that read it (vignette, haze): 4 pixels per invocation
-            gen.push_str(&format!("    let at{k} = PixelAt(vec2<u32>((4u * i + {k}u) % chain.width, (4u * i + {k}u) / chain.width), vec2<u32>(chain.width, chain.height));\n"));
+            gen.push_str(&format!("    let at{k} = PixelAt(vec2<u32>(chain.x0 + (4u * i + {k}u) % chain.width, chain.y0 + (4u * i + {k}u) / chain.width), vec2<u32>(chain.whole_width, chain.whole_height));\n"));
         }
         let lane = ["x", "y", "z", "w"][k];
         apply_chain(gen, ops, &format!("c{k}"), &format!("at{k}"), "quantize8", &|e| format!("unorm_unpack(w{e}.{lane})"));
@@ -148,7 +150,7 @@ fn gen_main16(gen: &mut String, ops: &[PixelOpGpu], seconds: usize) {
     let position = ops.iter().any(|o| o.position);
     for k in 0..2 {
         if position {
-            gen.push_str(&format!("    let at{k} = PixelAt(vec2<u32>((2u * i + {k}u) % chain.width, (2u * i + {k}u) / chain.width), vec2<u32>(chain.width, chain.height));\n"));
+            gen.push_str(&format!("    let at{k} = PixelAt(vec2<u32>(chain.x0 + (2u * i + {k}u) % chain.width, chain.y0 + (2u * i + {k}u) / chain.width), vec2<u32>(chain.whole_width, chain.whole_height));\n"));
         }
         let words = if k == 0 { ["x", "y"] } else { ["z", "w"] };
         apply_chain(gen, ops, &format!("c{k}"), &format!("at{k}"), "quantize16", &|e| format!("unorm16_unpack(w{e}.{}, w{e}.{})", words[0], words[1]));
@@ -180,10 +182,14 @@ fn apply_chain(gen: &mut String, ops: &[PixelOpGpu], c: &str, at: &str, quantize
     }
 }
 
-/// `ChainParams`: the quad count, then every op's parameter block.
-fn chain_uniform(ops: &[PixelOpGpu], groups: u64, desc: crate::ImageDesc) -> Vec<u8> {
+/// Bytes of `ChainParams`' header before the first op's block (two 16-byte rows).
+const CHAIN_HEADER: usize = 32;
+
+/// `ChainParams`: the quad count, the image size and its window, then every op's parameter block.
+fn chain_uniform(ops: &[PixelOpGpu], groups: u64, desc: crate::ImageDesc, window: Option<crate::filters::shape::pixel::PixelWindow>) -> Vec<u8> {
+    let w = window.unwrap_or(crate::filters::shape::pixel::PixelWindow { x0: 0, y0: 0, width: desc.width, height: desc.height });
     let mut uniform = Vec::new();
-    uniform.extend_from_slice(bytemuck::bytes_of(&[groups as u32, desc.width, desc.height, 0]));
+    uniform.extend_from_slice(bytemuck::bytes_of(&[groups as u32, desc.width, desc.height, 0, w.x0, w.y0, w.width, w.height]));
     for o in ops {
         uniform.extend_from_slice(&o.uniform);
     }

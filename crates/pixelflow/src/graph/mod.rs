@@ -80,6 +80,9 @@ pub struct Graph {
     straight_alpha: bool,
     /// Set while the filter between such nodes is added (it gets none of its own).
     premultiplying: bool,
+    /// Where this graph's images lie in larger ones (a tile's graph): per-pixel filters that
+    /// read their position see the whole image's coordinates.
+    pub(crate) pixel_window: Option<crate::filters::shape::pixel::PixelWindow>,
 }
 
 impl Default for Graph {
@@ -90,7 +93,7 @@ impl Default for Graph {
 
 impl Graph {
     pub fn new() -> Self {
-        Self { id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed), nodes: Vec::new(), outputs: Vec::new(), feeds: Vec::new(), label_prefix: Vec::new(), notes: Vec::new(), straight_alpha: false, premultiplying: false }
+        Self { id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed), nodes: Vec::new(), outputs: Vec::new(), feeds: Vec::new(), label_prefix: Vec::new(), notes: Vec::new(), straight_alpha: false, premultiplying: false, pixel_window: None }
     }
 
     /// Records a note for the user (once per distinct text); runs report them in `RunResult::notes`.

@@ -7,6 +7,7 @@
 
 use super::tile::{crop_image, graph_halo, tile_side_with, tile_view};
 use super::{stream, Backend, Graph, HostValue, Pipeline, RunOptions};
+use crate::filters::shape::pixel::PixelWindow;
 use crate::error::{Error, Result};
 use crate::filters::geometry::Crop;
 use crate::image::{Image, ImageDesc};
@@ -81,7 +82,7 @@ impl Pipeline {
             }
             sub.push(last.filter.clone(), Vec::new());
             let value = if direct {
-                match sub.run_host(backend, &tile_view(input, x0, y0, x1 - x0, y1 - y0), &RunOptions::default())?.take("output") {
+                match sub.run_host_in(backend, &tile_view(input, x0, y0, x1 - x0, y1 - y0), &RunOptions::default(), Some(PixelWindow { x0, y0, width: w, height: h }))?.take("output") {
                     Some(HostValue::Value(v)) => v,
                     _ => return Err(Error::Graph("a tile gave an image, not data".into())),
                 }
@@ -93,7 +94,8 @@ impl Pipeline {
                     }
                 }
                 // the graph run directly: `run` could tile the tile again
-                let (g, extra) = sub.graph_for(part.desc())?;
+                let (mut g, extra) = sub.graph_for(part.desc())?;
+                g.pixel_window = Some(PixelWindow { x0, y0, width: w, height: h });
                 let mut refs: Vec<(&str, &Image)> = vec![("input", &part)];
                 refs.extend(extra.iter().map(|(n, i)| (n.as_str(), &**i)));
                 backend.run(&g, &refs, &RunOptions::default())?.take("output").ok_or_else(|| Error::Graph("a tile gave no output".into()))?

@@ -216,7 +216,14 @@ impl Pipeline {
     /// `run_with` on an input that writes itself into staging memory, image outputs left in
     /// mapped read-back memory (`Backend::run_host`); the result is named `output`.
     pub fn run_host(&self, backend: &Backend, input: &dyn super::HostImage, opts: &RunOptions) -> Result<super::HostRunResult> {
-        let (g, extra) = self.graph_for(input.desc())?;
+        self.run_host_in(backend, input, opts, None)
+    }
+
+    /// `run_host` of a part of a larger image (a tile) that lies at `window`: per-pixel
+    /// filters that read their position (vignette) see the whole image's coordinates.
+    pub(crate) fn run_host_in(&self, backend: &Backend, input: &dyn super::HostImage, opts: &RunOptions, window: Option<crate::filters::shape::pixel::PixelWindow>) -> Result<super::HostRunResult> {
+        let (mut g, extra) = self.graph_for(input.desc())?;
+        g.pixel_window = window;
         let mut refs: Vec<(&str, &dyn super::HostImage)> = vec![("input", input)];
         refs.extend(extra.iter().map(|(n, i)| (n.as_str(), &**i as &dyn super::HostImage)));
         backend.run_host(&g, &refs, opts)

@@ -12,14 +12,17 @@
 //! A pipeline that resizes, crops, flips, turns or warps the image tiles through that change of
 //! geometry: `chain.rs`.
 //!
-//! Not tiled (a clear error instead): graphs with other reductions or whole-image reads,
-//! changes of size that are not windowed (pad, canvas, composites that resize inside), filters
-//! that depend on absolute position (vignette, the distortions, the generators), and temporal
-//! state.
+//! Per-pixel filters that read their position (vignette, haze, the masks and generators) see
+//! the whole image's coordinates in a tile: its graph carries the tile's `PixelWindow`.
+//!
+//! Not tiled (a clear error instead): graphs with other reductions or whole-image reads (the
+//! distortions among them), changes of size that are not windowed (pad, canvas, composites
+//! that resize inside), positions read after a change of geometry, and temporal state.
 
 use super::host::{HostImage, HostValue, WriteOnly};
 use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};
 use crate::error::{Error, Result};
+use crate::filters::shape::pixel::PixelWindow;
 use crate::image::{Image, ImageDesc};
 use crate::registry::Footprint;
 use crate::value::{Value, ValueDesc};
@@ -44,7 +47,9 @@ pub(crate) fn graph_halo(graph: &Graph) -> std::result::Result<(u32, u32), Strin
             NodeKind::Source { .. } => Footprint::Pixel,
             NodeKind::State => return Err("it carries state from frame to frame".into()),
             NodeKind::Filter(f) => {
-                if f.pixel_op().is_some_and(|op| op.position) || f.depends_on_position() {
+                // per-pixel filters that read their position see the whole image's in a tile
+                // (`PixelWindow`); other filters that depend on it do not tile
+                if f.depends_on_position() {
                     return Err(format!("`{}` depends on where a pixel is in the image", n.label));
                 }
                 let a = f.tile_alignment().max(1) as u64;
@@ -102,6 +107,11 @@ pub(crate) fn tile_side_with(gpu: &crate::runtime::Gpu, graph: &Graph, halo: imp
     }
     let core = side.saturating_sub(2 * halo + align).min(8192);
     (core >= 64).then_some(core)
+}
+
+/// Whether a per-pixel filter of `graph` reads its position (it then needs its tile's window).
+pub(crate) fn graph_uses_position(graph: &Graph) -> bool {
+    graph.nodes.iter().any(|n| matches!(&n.kind, NodeKind::Filter(f) if f.pixel_op().is_some_and(|op| op.position)))
 }
 
 /// Whether every value of `graph` fits one storage binding of `gpu` and all of them its memory
@@ -281,12 +291,11 @@ impl Pipeline {
             Ok((halo, align)) => return Ok(Tiling::Halo(halo, align)),
             Err(why) => why,
         };
-        let cannot = || Error::Graph(format!("this pipeline cannot run in tiles: {why}"));
-        match self.tile_chain(desc) {
+        match self.tile_chain(desc)? {
             Ok(chain) if chain.has_geometry() => Ok(Tiling::Chain(chain)),
-            // the whole graph's reason reads better than a stage's
-            Ok(_) | Err(Error::Graph(_)) => Err(cannot()),
-            Err(other) => Err(other),
+            // nothing changes the geometry: the whole graph's reason
+            Ok(_) => Err(Error::Graph(format!("this pipeline cannot run in tiles: {why}"))),
+            Err(stage_why) => Err(Error::Graph(format!("this pipeline cannot run in tiles: {stage_why}"))),
         }
     }
 
@@ -357,7 +366,7 @@ impl Pipeline {
                 let (halo, align) = match tiling {
                     Tiling::Halo(halo, align) => (*halo, *align),
                     Tiling::Chain(chain) => {
-                        let (tile, made) = self.run_chain_tile(backend, chain, src, crate::registry::Rect::new(x, y, cw, ch), &times)?;
+                        let (tile, made) = self.run_chain_tile(backend, chain, src, (w, h), crate::registry::Rect::new(x, y, cw, ch), &times)?;
                         let pasting = std::time::Instant::now();
                         let done = match &tile {
                             Tile::Mapped(m) if m.desc().format == format => paste(m.bytes(), m.row_bytes(), (x - made.x, y - made.y), (x, y, cw, ch)),
@@ -376,7 +385,7 @@ impl Pipeline {
                 let (x1, y1) = ((x + cw + halo).min(w), (y + ch + halo).min(h));
                 let tile = if direct {
                     let view = TileView { src, x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
-                    let mut r = self.run_host(backend, &view, &RunOptions::default())?;
+                    let mut r = self.run_host_in(backend, &view, &RunOptions::default(), Some(PixelWindow { x0, y0, width: w, height: h }))?;
                     if let Ok(mut t) = times.lock() {
                         t.add(&r.host);
                     }
@@ -394,7 +403,8 @@ impl Pipeline {
                         }
                     }
                     // the tile's graph runs directly: `run` would tile it again under `PIXELFLOW_TILE`
-                    let (g, images) = sub.graph(&part)?;
+                    let (mut g, images) = sub.graph(&part)?;
+                    g.pixel_window = Some(PixelWindow { x0, y0, width: w, height: h });
                     let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
                     match backend.run(&g, &refs, &RunOptions::default())?.take("output") {
                         Some(Value::Image(img)) => Tile::Owned(img),
@@ -426,10 +436,12 @@ impl Pipeline {
     }
 
     /// One tile through the stages' geometry (`chain.rs`): its result and the output part it is.
-    fn run_chain_tile(&self, backend: &Backend, chain: &super::chain::TileChain, src: RowsRef<'_>, core: crate::registry::Rect, times: &std::sync::Mutex<TileTimes>) -> Result<(Tile, crate::registry::Rect)> {
+    fn run_chain_tile(&self, backend: &Backend, chain: &super::chain::TileChain, src: RowsRef<'_>, full: (u32, u32), core: crate::registry::Rect, times: &std::sync::Mutex<TileTimes>) -> Result<(Tile, crate::registry::Rect)> {
         let part = chain.tile(self, core)?;
         let view = TileView { src, x: part.input.x, y: part.input.y, w: part.input.w, h: part.input.h };
-        let (g, extra) = self.graph_of(part.stages.iter().map(|s| s.get()).collect::<Vec<_>>().into_iter(), view.desc())?;
+        let (mut g, extra) = self.graph_of(part.stages.iter().map(|s| s.get()).collect::<Vec<_>>().into_iter(), view.desc())?;
+        // positions before the first change of geometry (`tile_chain` refuses them after it)
+        g.pixel_window = Some(PixelWindow { x0: part.input.x, y0: part.input.y, width: full.0, height: full.1 });
         let mut refs: Vec<(&str, &dyn HostImage)> = vec![("input", &view)];
         refs.extend(extra.iter().map(|(n, i)| (n.as_str(), &**i as &dyn HostImage)));
         let mut r = backend.run_host(&g, &refs, &RunOptions::default())?;

@@ -83,11 +83,14 @@ pub struct NodeRecorder<'a> {
     pub(crate) gpu: &'a Gpu,
     pub(crate) cmds: Vec<Cmd>,
     pub(crate) temps: Vec<Arc<wgpu::Buffer>>,
+    /// Where the graph's image lies in a larger one (a tile): per-pixel filters that read
+    /// their position use it (`graph::fuse`).
+    pub(crate) pixel_window: Option<crate::filters::shape::pixel::PixelWindow>,
 }
 
 impl<'a> NodeRecorder<'a> {
     pub(crate) fn new(gpu: &'a Gpu) -> Self {
-        Self { gpu, cmds: Vec::new(), temps: Vec::new() }
+        Self { gpu, cmds: Vec::new(), temps: Vec::new(), pixel_window: None }
     }
 
     /// The device (for capability queries such as subgroup support).

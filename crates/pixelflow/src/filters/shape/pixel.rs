@@ -27,6 +27,37 @@ pub struct PixelAt {
     pub height: u32,
 }
 
+/// Where a part of an image lies in the whole (images in tiles: `graph/tile.rs`): per-pixel
+/// filters that read their position see `x0 + x`, `y0 + y` in a `width` x `height` image, so a
+/// tile's vignette is the whole image's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PixelWindow {
+    pub x0: u32,
+    pub y0: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+thread_local! {
+    /// The window the CPU reference's per-pixel filters run in (`with_window`).
+    static WINDOW: std::cell::Cell<Option<PixelWindow>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with the CPU reference's per-pixel filters seeing positions in `window` (the CPU
+/// executor's twin of the GPU's `NodeRecorder::pixel_window`).
+pub(crate) fn with_window<R>(window: Option<PixelWindow>, f: impl FnOnce() -> R) -> R {
+    let before = WINDOW.with(|w| w.replace(window));
+    let r = f();
+    WINDOW.with(|w| w.set(before));
+    r
+}
+
+/// The position of pixel (x, y) of a `w` x `h` image, in the window set by `with_window`.
+fn placer(w: u32, h: u32) -> impl Fn(u32, u32) -> PixelAt + Sync {
+    let win = WINDOW.with(|c| c.get()).unwrap_or(PixelWindow { x0: 0, y0: 0, width: w, height: h });
+    move |x, y| PixelAt { x: win.x0 + x, y: win.y0 + y, width: win.width, height: win.height }
+}
+
 impl PixelAt {
     /// The pixel centre in [0, 1]², as GPUImage's `textureCoordinate`; computed as the WGSL
     /// `at_uv` does (f32, one division per axis).
@@ -136,11 +167,11 @@ pub fn map_pixels3(img: &Image, second: Option<&Image>, third: Option<&Image>, f
     let mask = third.map_or(src, |s| s.as_u8());
     let mut out = vec![0u8; src.len()];
     let row = (4 * w as usize).max(1);
+    let place = placer(w, h);
     let unit = |p: &[u8]| [p[0] as f32 / 255.0, p[1] as f32 / 255.0, p[2] as f32 / 255.0, p[3] as f32 / 255.0];
     out.par_chunks_mut(row).zip(src.par_chunks(row).zip(other.par_chunks(row).zip(mask.par_chunks(row)))).enumerate().for_each(|(y, (o, (s, (t, m))))| {
         for (x, (op, (sp, (tp, mp)))) in o.chunks_exact_mut(4).zip(s.chunks_exact(4).zip(t.chunks_exact(4).zip(m.chunks_exact(4)))).enumerate() {
-            let at = PixelAt { x: x as u32, y: y as u32, width: w, height: h };
-            let c = f(unit(sp), unit(tp), unit(mp), at);
+            let c = f(unit(sp), unit(tp), unit(mp), place(x as u32, y as u32));
             for k in 0..4 {
                 op[k] = unorm8(c[k]);
             }
@@ -157,11 +188,11 @@ fn map_pixels16(img: &Image, second: Option<&Image>, third: Option<&Image>, f: i
     let mask = third.map_or(src, |s| s.as_u16());
     let mut out = vec![0u16; src.len()];
     let row = (4 * w as usize).max(1);
+    let place = placer(w, h);
     let unit = |p: &[u16]| [p[0] as f32 / 65535.0, p[1] as f32 / 65535.0, p[2] as f32 / 65535.0, p[3] as f32 / 65535.0];
     out.par_chunks_mut(row).zip(src.par_chunks(row).zip(other.par_chunks(row).zip(mask.par_chunks(row)))).enumerate().for_each(|(y, (o, (s, (t, m))))| {
         for (x, (op, (sp, (tp, mp)))) in o.chunks_exact_mut(4).zip(s.chunks_exact(4).zip(t.chunks_exact(4).zip(m.chunks_exact(4)))).enumerate() {
-            let at = PixelAt { x: x as u32, y: y as u32, width: w, height: h };
-            let c = f(unit(sp), unit(tp), unit(mp), at);
+            let c = f(unit(sp), unit(tp), unit(mp), place(x as u32, y as u32));
             for k in 0..4 {
                 op[k] = unorm16(c[k]);
             }
