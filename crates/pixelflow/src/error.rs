@@ -35,7 +35,7 @@ pub enum Error {
     #[error("image: {0}")]
     Image(String),
     /// The image does not fit in one GPU binding on this device.
-    #[error("image of {width}x{height} needs {bytes} bytes per buffer but this GPU allows at most {limit} bytes per binding and this pipeline cannot run in tiles (a reduction whose partials do not merge, a resampling or a position-dependent filter); use --cpu or a smaller image")]
+    #[error("image of {width}x{height} needs {bytes} bytes per buffer but this GPU allows at most {limit} bytes per binding and this pipeline cannot run in tiles (a reduction whose partials do not merge, a whole-image read, or a change of size that does not tile); use --cpu or a smaller image")]
     TooLarge { width: u32, height: u32, bytes: u64, limit: u64 },
     /// No usable GPU adapter.
     #[error("no GPU adapter found{0}")]

@@ -434,11 +434,12 @@ fn validation_errors_are_clear() {
 #[test]
 fn image_too_large_for_the_device_is_an_error_not_a_panic() {
     let limit = gpu().max_binding();
-    // An upscale whose output needs more than one binding.
+    // An upscale whose output needs more than one binding, then a filter that reads the whole
+    // image (a resize alone runs in tiles: tests/geometry_tiles.rs).
     let side = 2048u32;
     let scale = ((limit as f64 / 4.0).sqrt() / side as f64 * 1.5).ceil().clamp(2.0, 16.0);
     let img = Image::zeroed(ImageDesc::new(side, side, PixelFormat::Rgba8));
-    let spec = format!("resize(scale={scale})");
+    let spec = format!("resize(scale={scale}) | histogram_equalization");
     let p = Pipeline::parse(&spec, &mut |_| unreachable!()).unwrap();
     let out_side = (side as f64 * scale) as u64;
     if out_side * out_side * 4 <= limit {
@@ -447,7 +448,8 @@ fn image_too_large_for_the_device_is_an_error_not_a_panic() {
     }
     match p.run(&gpu_backend(), &img) {
         Err(Error::TooLarge { limit: l, .. }) => assert_eq!(l, limit),
-        other => panic!("expected TooLarge, got {other:?}"),
+        Err(other) => panic!("expected TooLarge, got {other}"),
+        Ok(v) => panic!("expected TooLarge, got a result ({:?})", v.as_image().map(|i| i.desc())),
     }
 }
 
