@@ -88,7 +88,7 @@ fn streamed_apply_equals_the_whole_image_path() {
     assert!(same(&r, &rw), "streamed resize differs from whole");
     // pipelines that cannot run in bands take the whole path, with the same result
     let p = tmp("padded.png");
-    let o = run("1", "16", &["apply", input.to_str().unwrap(), p.to_str().unwrap(), "-p", "pad(left=3)"]);
+    let o = run("1", "16", &["apply", input.to_str().unwrap(), p.to_str().unwrap(), "-p", "canvas(width=207, x=3)"]);
     assert!(o.status.success() && !err(&o).contains("streamed in"), "{}", err(&o));
     assert_eq!(Image::open(&p).unwrap().width(), 207);
 }

@@ -1,6 +1,6 @@
 //! Tiles and bands through a change of geometry (issue 20, `graph/chain.rs`): resize (every
-//! method, shrinking and enlarging, align_corners), crop, flips, turns, transposes and warps
-//! (affine, rotations, perspective, parts wholly outside the input), alone
+//! method, shrinking and enlarging, align_corners), crop, pad (every border mode), flips, turns,
+//! transposes and warps (affine, rotations, perspective, parts wholly outside the input), alone
 //! and between filters that keep the size, give the untiled result bit for bit at any tile
 //! size, on the GPU and the CPU reference; streamed in bands where the rows move down the image.
 
@@ -52,6 +52,11 @@ const GEOMETRY: &[&str] = &[
     "rotate180",
     "rotate270",
     "transpose",
+    "pad(left=5, top=3, right=9, bottom=2)",
+    "pad(left=4, top=6, right=2, bottom=5, mode=replicate, color=[0.2, 0.4, 0.6, 1])",
+    "pad(left=70, right=3, top=1, mode=reflect)",
+    "pad(top=50, bottom=60, left=2, mode=reflect101)",
+    "pad(left=100, bottom=7, mode=wrap)",
     "transform(rotate=30)",
     "transform(rotate=-17, expand=true, background=[0.2, 0.3, 0.4, 1])",
     "transform(matrix=[1.2, 0.3, -5, -0.2, 0.9, 8], width=80, height=30)",
@@ -109,7 +114,7 @@ fn sixteen_bit_grey_and_transparent_images_tile_through_geometry() {
     for format in [PixelFormat::Rgba16, PixelFormat::Gray8] {
         let img = random_image(45, 38, format, 3);
         // a 16-bit image is narrowed before resize (which takes RGBA8), as in the whole run
-        for spec in ["crop(x=3, y=4, width=30, height=20, units=px) | rotate270", "gaussian_blur(sigma=2) | resize(scale=0.6)"] {
+        for spec in ["crop(x=3, y=4, width=30, height=20, units=px) | rotate270", "gaussian_blur(sigma=2) | resize(scale=0.6)", "pad(left=20, bottom=9, top=3, mode=reflect) | rotate90", "pad(left=50, right=7, mode=wrap) | box_blur(radius=2)"] {
             let p = pipe(spec);
             let expect = whole(&p, &b, &img);
             let got = p.run_tiled(&b, &img, 7, 2).unwrap_or_else(|e| panic!("{spec} on {format:?}: {e}"));
@@ -130,7 +135,7 @@ fn sixteen_bit_grey_and_transparent_images_tile_through_geometry() {
 fn geometry_streams_in_bands_where_rows_move_down() {
     let img = random_image(120, 97, PixelFormat::Rgba8, 5);
     for (name, b) in [("GPU", gpu_backend()), ("CPU", Backend::Cpu)] {
-        for spec in ["gaussian_blur(sigma=2) | resize(scale=0.5) | sobel_edge_detection", "resize(scale=2.2, method=lanczos3)", "crop(x=7, y=30, width=90, height=50, units=px) | box_blur(radius=3)", "flip(mode=horizontal) | resize(width=77, height=31, method=area)", "rotate90 | emboss", "transform(rotate=8) | box_blur(radius=2)"] {
+        for spec in ["gaussian_blur(sigma=2) | resize(scale=0.5) | sobel_edge_detection", "resize(scale=2.2, method=lanczos3)", "crop(x=7, y=30, width=90, height=50, units=px) | box_blur(radius=3)", "flip(mode=horizontal) | resize(width=77, height=31, method=area)", "rotate90 | emboss", "transform(rotate=8) | box_blur(radius=2)", "pad(top=30, bottom=12, left=5, mode=replicate) | sharpen"] {
             let p = pipe(spec);
             let expect = whole(&p, &b, &img);
             let out = p.output_desc(img.desc()).unwrap();
@@ -165,7 +170,7 @@ fn beyond_the_binding_limit_geometry_runs_in_tiles_by_itself() {
         assert!(r.get("output").and_then(|v| v.as_image()) == Some(&expect), "{spec}");
     }
     // what does not window keeps the clear limit error
-    let e = pipe("pad(left=5)").run(&small, &input).unwrap_err().to_string();
+    let e = pipe("canvas(width=210, x=5)").run(&small, &input).unwrap_err().to_string();
     assert!(e.contains("binding") && e.contains("cannot run in tiles"), "{e}");
 }
 

@@ -1,5 +1,5 @@
-//! Tiles through a change of geometry (issue 20): a pipeline with stages that resize, crop, flip,
-//! turn or warp the image runs in tiles and bands too. Its stages fall into segments: runs of stages
+//! Tiles through a change of geometry (issue 20): a pipeline with stages that resize, crop, pad,
+//! flip, turn or warp the image runs in tiles and bands too. Its stages fall into segments: runs of stages
 //! that keep the size (a halo and a grid, as `tile::graph_halo` finds them) and single stages
 //! that map pixels through a coordinate transform (`Filter::window_input`, `Filter::windowed`).
 //! For a tile's output rectangle the segments are walked backwards, each giving the part of its

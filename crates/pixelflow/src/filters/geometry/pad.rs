@@ -15,7 +15,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::params::{check_int, float_array, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -94,6 +94,9 @@ pub struct Pad {
     /// RGBA on [0, 1] for `mode=constant` (Gray8 images take the first component, as OpenCV
     /// takes `value[0]` for one channel).
     pub color: [f32; 4],
+    /// Set on the instances a tiled run makes (`Filter::windowed`): output part `.2` of the pad
+    /// of a `.0` input, from input part `.1` (the image this instance gets).
+    window: Option<((u32, u32), Rect, Rect)>,
 }
 
 impl Pad {
@@ -103,11 +106,39 @@ impl Pad {
             check_int(&DEF, name, v)?;
         }
         let color = float_array(&DEF, "color", &color)?;
-        Ok(Self { top, bottom, left, right, mode, color })
+        Ok(Self { top, bottom, left, right, mode, color, window: None })
     }
     /// The same border of `r` pixels on every side.
     pub fn uniform(r: u32, mode: PadMode) -> Result<Self> {
         Self::new(r, r, r, r, mode, [0.0, 0.0, 0.0, 1.0])
+    }
+    /// What this instance makes of a `w` x `h` input: the whole input's size, the input part it
+    /// has and the output part it makes (the wholes where not windowed).
+    fn geometry(&self, w: u32, h: u32) -> Result<((u32, u32), Rect, Rect)> {
+        match self.window {
+            Some((full, have, out)) if (w, h) == (have.w, have.h) => Ok((full, have, out)),
+            Some((_, have, _)) => Err(Error::Graph(format!("`pad`'s part of {}x{} input pixels was given {w}x{h}", have.w, have.h))),
+            None => {
+                let (ow, oh) = self.out_size(w, h)?;
+                Ok(((w, h), Rect::whole(w, h), Rect::whole(ow, oh)))
+            }
+        }
+    }
+    /// The input pixels output columns (or rows) `d0..d1` read on a side of `n` input pixels
+    /// with a border of `before`: the range between the least and the greatest source, or
+    /// `None` where all are the constant colour.
+    fn sources(&self, d0: u32, d1: u32, before: u32, n: u32) -> Option<(i64, i64)> {
+        let (a, b) = (d0 as i64 - before as i64, d1 as i64 - before as i64);
+        if a >= 0 && b <= n as i64 {
+            return Some((a, b));
+        }
+        let mut span: Option<(i64, i64)> = None;
+        for p in a..b {
+            if let Some(s) = self.mode.source(p, n as i64) {
+                span = Some(span.map_or((s, s + 1), |(lo, hi)| (lo.min(s), hi.max(s + 1))));
+            }
+        }
+        span
     }
     fn out_size(&self, w: u32, h: u32) -> Result<(u32, u32)> {
         let (ow, oh) = (w as u64 + self.left as u64 + self.right as u64, h as u64 + self.top as u64 + self.bottom as u64);
@@ -120,7 +151,7 @@ impl Pad {
 
 impl Default for Pad {
     fn default() -> Self {
-        Self { top: 0, bottom: 0, left: 0, right: 0, mode: PadMode::Constant, color: [0.0, 0.0, 0.0, 1.0] }
+        Self { top: 0, bottom: 0, left: 0, right: 0, mode: PadMode::Constant, color: [0.0, 0.0, 0.0, 1.0], window: None }
     }
 }
 
@@ -140,6 +171,13 @@ pub struct PadParams {
     pub count: u32,
     pub value0: u32,
     pub value1: u32,
+    /// The window of a part of a larger pad (pad.wgsl).
+    pub stride: u32,
+    pub in_x0: u32,
+    pub in_y0: u32,
+    pub out_x0: u32,
+    pub out_y0: u32,
+    pub _pad: [u32; 3],
 }
 
 pub static DEF: FilterDef = FilterDef {
@@ -184,6 +222,11 @@ borderInterpolate does (reflect101 of a one-pixel side repeats it). Takes rgba8,
             ("count", std::mem::offset_of!(PadParams, count)),
             ("value0", std::mem::offset_of!(PadParams, value0)),
             ("value1", std::mem::offset_of!(PadParams, value1)),
+            ("stride", std::mem::offset_of!(PadParams, stride)),
+            ("in_x0", std::mem::offset_of!(PadParams, in_x0)),
+            ("in_y0", std::mem::offset_of!(PadParams, in_y0)),
+            ("out_x0", std::mem::offset_of!(PadParams, out_x0)),
+            ("out_y0", std::mem::offset_of!(PadParams, out_y0)),
         ],
     }],
     test_inputs: None,
@@ -192,26 +235,51 @@ borderInterpolate does (reflect101 of a one-pixel side repeats it). Takes rgba8,
 
 impl Filter for Pad {
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+        if self.window.is_some() {
+            return crate::registry::Footprint::WholeImage;
+        }
         // reflections and wraps reach any pixel of a small image
         match self.mode {
             PadMode::Replicate | PadMode::Constant => crate::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [-(self.left as f64), -(self.top as f64)], margin: 0 },
             _ => crate::registry::Footprint::WholeImage,
         }
     }
+    fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
+        let (ow, oh) = self.out_size(input.width, input.height).ok()?;
+        if self.window.is_some() || out.w == 0 || out.h == 0 || out.right() > ow || out.bottom() > oh {
+            return None;
+        }
+        // a part wholly in a constant border reads nothing: one pixel for the graph
+        let x = self.sources(out.x, out.right(), self.left, input.width).unwrap_or((0, 1));
+        let y = self.sources(out.y, out.bottom(), self.top, input.height).unwrap_or((0, 1));
+        Some(Rect::span(x.0, y.0, x.1, y.1, (input.width, input.height)))
+    }
+    fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
+        let need = self.window_input(input, out).ok_or_else(|| Error::Graph(format!("`pad` has no part {}x{} at ({}, {})", out.w, out.h, out.x, out.y)))?;
+        if !have.contains(&need) {
+            return Err(Error::Graph(format!("`pad`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}", out.w, out.h, out.x, out.y)));
+        }
+        Ok(vec![Box::new(Pad { window: Some(((input.width, input.height), have, out)), ..self.clone() })])
+    }
     fn def(&self) -> &'static FilterDef {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(&DEF, inputs, 0, FORMATS)?;
-        let (w, h) = self.out_size(d.width, d.height)?;
-        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, d.format))])
+        let (_, _, out) = self.geometry(d.width, d.height)?;
+        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(out.w, out.h, d.format))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        let (w, h) = (img.width() as i64, img.height() as i64);
-        let (ow, oh) = self.out_size(img.width(), img.height())?;
-        // samples per pixel, and the constant's samples
-        let src_at = |x: i64, y: i64| -> Option<usize> { Some((self.mode.source(y - self.top as i64, h)? * w + self.mode.source(x - self.left as i64, w)?) as usize) };
+        let ((w, h), have, part) = self.geometry(img.width(), img.height())?;
+        let (w, h) = (w as i64, h as i64);
+        let (ow, oh) = (part.w, part.h);
+        // the input pixel output pixel (x, y) of the part shows (in the part held), or the constant
+        let src_at = |x: i64, y: i64| -> Option<usize> {
+            let sy = self.mode.source(y + part.y as i64 - self.top as i64, h)? - have.y as i64;
+            let sx = self.mode.source(x + part.x as i64 - self.left as i64, w)? - have.x as i64;
+            Some((sy * have.w as i64 + sx) as usize)
+        };
         let out = match img.format() {
             PixelFormat::Rgba16 => {
                 let src = img.as_u16();
@@ -241,7 +309,8 @@ impl Filter for Pad {
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
-        let (ow, oh) = self.out_size(d.width, d.height)?;
+        let ((w, h), have, part) = self.geometry(d.width, d.height)?;
+        let (ow, oh) = (part.w, part.h);
         let c8 = self.color.map(crate::image::unorm8);
         let c16 = self.color.map(|c| (c * 65535.0 + 0.5) as u32);
         let (out_words, value0, value1, entry) = match d.format {
@@ -250,7 +319,7 @@ impl Filter for Pad {
             _ => (ow, u32::from_le_bytes(c8), 0, "pad_words"),
         };
         let count = out_words as u64 * oh as u64;
-        let u = PadParams { out_width: ow, out_height: oh, in_width: d.width, in_height: d.height, left: self.left, top: self.top, mode: self.mode.index(), out_words, in_words: d.width.div_ceil(4), count: count as u32, value0, value1 };
+        let u = PadParams { out_width: ow, out_height: oh, in_width: w, in_height: h, left: self.left, top: self.top, mode: self.mode.index(), out_words, in_words: d.width.div_ceil(4), count: count as u32, value0, value1, stride: have.w, in_x0: have.x, in_y0: have.y, out_x0: part.x, out_y0: part.y, _pad: [0; 3] };
         let kernel = Kernel::new("geometry.pad", &[WGSL], entry);
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(count, PAD_WG))
     }

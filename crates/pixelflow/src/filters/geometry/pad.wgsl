@@ -12,6 +12,18 @@ struct PadParams {
     count: u32,      // output words in all
     value0: u32,     // the constant colour: rgba8 one word, rgba16 two words, gray8 its byte
     value1: u32,
+    // a part of a larger pad (images in tiles): in_width/in_height are the whole input's,
+    // out_width/out_height the part's; the source holds input columns in_x0.. and rows in_y0..
+    // in rows of `stride` pixels (`in_words` words for gray8), the part starts at output
+    // (out_x0, out_y0). A whole pad: stride = in_width, origins 0.
+    stride: u32,
+    in_x0: u32,
+    in_y0: u32,
+    out_x0: u32,
+    out_y0: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
@@ -55,13 +67,13 @@ fn pad_words(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let wc = g - y * params.out_words;
     let x = wc / wpp;
     let sub = wc - x * wpp;
-    let sx = border_at(i32(x) - i32(params.left), i32(params.in_width));
-    let sy = border_at(i32(y) - i32(params.top), i32(params.in_height));
+    let sx = border_at(i32(x + params.out_x0) - i32(params.left), i32(params.in_width));
+    let sy = border_at(i32(y + params.out_y0) - i32(params.top), i32(params.in_height));
     if (sx < 0 || sy < 0) {
         dst[g] = select(params.value0, params.value1, sub == 1u);
         return;
     }
-    dst[g] = src[(u32(sy) * params.in_width + u32(sx)) * wpp + sub];
+    dst[g] = src[((u32(sy) - params.in_y0) * params.stride + u32(sx) - params.in_x0) * wpp + sub];
 }
 
 // Gray8: one invocation per output word (4 pixels); the row's padding bytes are 0.
@@ -71,15 +83,16 @@ fn pad_gray(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     if (g >= params.count) { return; }
     let y = g / params.out_words;
     let wc = g - y * params.out_words;
-    let sy = border_at(i32(y) - i32(params.top), i32(params.in_height));
+    let sy = border_at(i32(y + params.out_y0) - i32(params.top), i32(params.in_height));
     var word = 0u;
     for (var k = 0u; k < 4u; k++) {
         let x = wc * 4u + k;
         if (x >= params.out_width) { break; }
-        let sx = border_at(i32(x) - i32(params.left), i32(params.in_width));
+        let sx = border_at(i32(x + params.out_x0) - i32(params.left), i32(params.in_width));
         var v = params.value0 & 255u;
         if (sx >= 0 && sy >= 0) {
-            v = (src[u32(sy) * params.in_words + u32(sx) / 4u] >> (8u * (u32(sx) % 4u))) & 255u;
+            let px = u32(sx) - params.in_x0;
+            v = (src[(u32(sy) - params.in_y0) * params.in_words + px / 4u] >> (8u * (px % 4u))) & 255u;
         }
         word |= v << (8u * k);
     }
