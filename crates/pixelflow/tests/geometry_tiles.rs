@@ -1,5 +1,5 @@
 //! Tiles and bands through a change of geometry (issue 20, `graph/chain.rs`): resize (every
-//! method, shrinking and enlarging, align_corners), crop, pad (every border mode), flips, turns,
+//! method, shrinking and enlarging, align_corners), crop, pad (every border mode), canvas, flips, turns,
 //! transposes and warps (affine, rotations, perspective, parts wholly outside the input), alone
 //! and between filters that keep the size, give the untiled result bit for bit at any tile
 //! size, on the GPU and the CPU reference; streamed in bands where the rows move down the image.
@@ -57,6 +57,9 @@ const GEOMETRY: &[&str] = &[
     "pad(left=70, right=3, top=1, mode=reflect)",
     "pad(top=50, bottom=60, left=2, mode=reflect101)",
     "pad(left=100, bottom=7, mode=wrap)",
+    "canvas(width=90, height=30, x=10, y=-5)",
+    "canvas(width=40, height=60, x=-20, y=25)",
+    "canvas(width=20, height=20, x=30, y=30)",
     "transform(rotate=30)",
     "transform(rotate=-17, expand=true, background=[0.2, 0.3, 0.4, 1])",
     "transform(matrix=[1.2, 0.3, -5, -0.2, 0.9, 8], width=80, height=30)",
@@ -67,17 +70,20 @@ const GEOMETRY: &[&str] = &[
 
 #[test]
 fn geometry_filters_tile_bit_identically_at_any_tile_size() {
-    let img = random_image(67, 43, PixelFormat::Rgba8, 11);
+    // single-pixel tiles on a small image (every tile's part at its smallest), then larger ones
+    let (small, img) = (random_image(13, 9, PixelFormat::Rgba8, 10), random_image(67, 43, PixelFormat::Rgba8, 11));
     let b = gpu_backend();
     let mut failures = Vec::new();
     for spec in GEOMETRY {
         let p = pipe(spec);
-        let expect = whole(&p, &b, &img);
-        for tile in [1, 5, 16, 200] {
-            match p.run_tiled(&b, &img, tile, 3) {
-                Ok(got) if got == expect => {}
-                Ok(got) => failures.push(format!("{spec}, tiles of {tile}: {}", first_difference(&got, &expect))),
-                Err(e) => failures.push(format!("{spec}, tiles of {tile}: {e}")),
+        for (input, tiles) in [(&small, &[1u32][..]), (&img, &[5, 16, 200][..])] {
+            let expect = whole(&p, &b, input);
+            for &tile in tiles {
+                match p.run_tiled(&b, input, tile, 3) {
+                    Ok(got) if got == expect => {}
+                    Ok(got) => failures.push(format!("{spec}, tiles of {tile}: {}", first_difference(&got, &expect))),
+                    Err(e) => failures.push(format!("{spec}, tiles of {tile}: {e}")),
+                }
             }
         }
     }
@@ -170,7 +176,7 @@ fn beyond_the_binding_limit_geometry_runs_in_tiles_by_itself() {
         assert!(r.get("output").and_then(|v| v.as_image()) == Some(&expect), "{spec}");
     }
     // what does not window keeps the clear limit error
-    let e = pipe("canvas(width=210, x=5)").run(&small, &input).unwrap_err().to_string();
+    let e = pipe("ios_blur").run(&small, &input).unwrap_err().to_string();
     assert!(e.contains("binding") && e.contains("cannot run in tiles"), "{e}");
 }
 

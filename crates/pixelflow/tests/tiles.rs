@@ -70,7 +70,7 @@ fn every_filter_tiles_bit_identically_or_says_why_not() {
     }
     // the per-pixel filters, blends, blurs, stencils and morphology at least
     // ... and, through their geometry (`chain.rs`), resizing, cropping, flips and turns
-    for name in ["brightness", "alpha_blend", "gaussian_blur", "box_blur", "sobel_edge_detection", "dilation", "median", "bilateral", "unsharp_mask", "harris_corner_detection", "vignette", "haze", "tilt_shift", "linear_gradient", "resize", "crop", "flip", "rotate90", "rotate180", "rotate270", "transpose", "transform", "pad"] {
+    for name in ["brightness", "alpha_blend", "gaussian_blur", "box_blur", "sobel_edge_detection", "dilation", "median", "bilateral", "unsharp_mask", "harris_corner_detection", "vignette", "haze", "tilt_shift", "linear_gradient", "resize", "crop", "flip", "rotate90", "rotate180", "rotate270", "transpose", "transform", "pad", "canvas"] {
         assert!(tiled.contains(&name), "{name} should tile");
     }
     assert!(tiled.len() > 60, "only {} filters tile", tiled.len());
@@ -100,7 +100,7 @@ fn chains_add_their_halos_and_any_tile_size_works() {
 fn untileable_pipelines_say_why() {
     let input = random_image(30, 20, PixelFormat::Rgba8, 3);
     let b = gpu_backend();
-    for (spec, why) in [("canvas(width=40, x=3)", "change of size"), ("reduce", "data"), ("resize(scale=0.5) | vignette", "after a change of geometry"), ("histogram_equalization", "whole image"), ("low_pass", "state")] {
+    for (spec, why) in [("ios_blur", "change of size"), ("reduce", "data"), ("resize(scale=0.5) | vignette", "after a change of geometry"), ("histogram_equalization", "whole image"), ("low_pass", "state")] {
         let e = pipe(spec).unwrap().run_tiled(&b, &input, 8, 2).expect_err(spec).to_string();
         assert!(e.contains("cannot run in tiles") && e.contains(why), "{spec}: {e}");
     }
@@ -201,7 +201,7 @@ fn images_beyond_the_binding_limit_run_in_tiles_by_themselves() {
     let whole = p.run(&gpu_backend(), &input).unwrap();
     assert_eq!(r.get("output"), Some(&whole));
     // one that cannot tile keeps the clear limit error
-    let e = pipe("canvas(width=210, x=5)").unwrap().run(&small, &input).unwrap_err().to_string();
+    let e = pipe("ios_blur").unwrap().run(&small, &input).unwrap_err().to_string();
     assert!(e.contains("binding"), "{e}");
 }
 
@@ -250,8 +250,8 @@ fn a_gpu_memory_budget_tiles_runs_that_exceed_it() {
     let plan = p.plan_stream(&b, input.desc(), &pixelflow::StreamOptions::default()).unwrap();
     let unbounded = p.plan_stream(&Backend::Gpu(pixelflow::Gpu::new(&pixelflow::GpuOptions { backend: Some("vulkan".into()), adapter: None }).unwrap()), input.desc(), &pixelflow::StreamOptions::default()).unwrap();
     assert!(plan.band_rows < unbounded.band_rows, "bands {} under the budget, {} without", plan.band_rows, unbounded.band_rows);
-    // a canvas cannot run in tiles: the budget's error says so
-    let e = pipe("canvas(width=600, x=200)").unwrap().run(&b, &input).unwrap_err().to_string();
+    // a composite that resizes inside cannot run in tiles: the budget's error says so
+    let e = pipe("ios_blur").unwrap().run(&b, &input).unwrap_err().to_string();
     assert!(e.contains("--max-gpu-memory") && e.contains("cannot run in tiles"), "{e}");
     // resizing tiles through its geometry under the budget
     let resize = pipe("resize(scale=2)").unwrap();

@@ -16,8 +16,7 @@
 //! the whole image's coordinates in a tile: its graph carries the tile's `PixelWindow`.
 //!
 //! Not tiled (a clear error instead): graphs with other reductions or whole-image reads (the
-//! distortions among them), changes of size that are not windowed (canvas, composites that
-//! resize inside), positions read after a change of geometry, and temporal state.
+//! distortions among them), composites that resize inside (`ios_blur`), positions read after a change of geometry, and temporal state.
 
 use super::host::{HostImage, HostValue, WriteOnly};
 use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};

@@ -7,7 +7,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::params::ParamDef;
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
+use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -93,6 +93,39 @@ Used by the blends' fit=fit and fit=center.",
 impl Filter for Canvas {
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
         crate::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [-self.x as f64, -self.y as f64], margin: 0 }
+    }
+    fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
+        let (w, h) = self.size(input.width, input.height);
+        if out.w == 0 || out.h == 0 || out.right() > w || out.bottom() > h || input.width == 0 || input.height == 0 {
+            return None;
+        }
+        // the part's sources, or where it lies wholly off the image one pixel on that side
+        // (which it then never reads: its pixels stay transparent)
+        let axis = |d0: u32, d1: u32, at: i32, n: u32| -> (i64, i64) {
+            let (a, b) = (d0 as i64 - at as i64, d1 as i64 - at as i64);
+            let (lo, hi) = (a.clamp(0, n as i64), b.clamp(0, n as i64));
+            match (lo < hi, b <= 0) {
+                (true, _) => (lo, hi),
+                (false, true) => (0, 1),
+                (false, false) => (n as i64 - 1, n as i64),
+            }
+        };
+        let (x0, x1) = axis(out.x, out.right(), self.x, input.width);
+        let (y0, y1) = axis(out.y, out.bottom(), self.y, input.height);
+        Some(Rect::span(x0, y0, x1, y1, (input.width, input.height)))
+    }
+    fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
+        let need = self.window_input(input, out).ok_or_else(|| Error::Graph(format!("`canvas` has no part {}x{} at ({}, {})", out.w, out.h, out.x, out.y)))?;
+        if !have.contains(&need) {
+            return Err(Error::Graph(format!("`canvas`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}", out.w, out.h, out.x, out.y)));
+        }
+        // the part is a canvas of its own size, on which the input part lands where the whole
+        // image's pixels land relative to the part (`have` within the input holds every pixel
+        // the part shows, so what falls outside it falls outside the image)
+        let x = self.x as i64 - out.x as i64 + have.x as i64;
+        let y = self.y as i64 - out.y as i64 + have.y as i64;
+        let (x, y) = (i32::try_from(x).map_err(|_| Error::Graph("`canvas` offset out of range".into()))?, i32::try_from(y).map_err(|_| Error::Graph("`canvas` offset out of range".into()))?);
+        Ok(vec![Box::new(Canvas::new(out.w, out.h, x, y)?)])
     }
     fn def(&self) -> &'static FilterDef {
         &DEF
