@@ -554,19 +554,14 @@ impl Filter for Resize {
         let d = slot_image(&DEF, inputs, 0)?;
         let geo = self.geometry(d.width, d.height)?;
         let (ow, oh) = (geo.out.w, geo.out.h);
-        if self.window.is_some() {
-            // a part of a larger resize (a tile): the direct kernels, which take a window (the
-            // other schedules' values are the same, operation for operation)
-            let (source, entry, uniform, method) = if self.general() {
-                let g = ResizeGeneralParams::new(self, &geo);
-                (specialize(GENERAL_WGSL, &[("METHOD", g.method), ("WINDOW", 1)])?, "resize_general", bytemuck::bytes_of(&g).to_vec(), g.method)
-            } else {
-                (specialize(WGSL, &[("WINDOW", 1)])?, "resize", bytemuck::bytes_of(&ResizeParams::new(&geo)).to_vec(), 1)
-            };
-            let mut kernel = Kernel::new(&format!("geometry.{entry}.window.m{method}"), &[], entry);
-            kernel.generated = Some(source);
-            let groups = if self.general() { crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG) } else { groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG) };
-            return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], &uniform, groups);
+        // a part of a larger resize (a tile): the kernels specialised with WINDOW = 1
+        let window = self.window.is_some() as u32;
+        if window == 1 && !self.general() {
+            // the bilinear `quads` kernel (the `rows` schedules need a part width that is a
+            // multiple of 4; their values are the same, operation for operation)
+            let mut kernel = Kernel::new("geometry.resize.window", &[], "resize");
+            kernel.generated = Some(specialize(WGSL, &[("WINDOW", 1)])?);
+            return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&ResizeParams::new(&geo)), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG));
         }
         let variant = crate::runtime::schedule::get(DEF.name);
         if self.general() {
@@ -592,8 +587,10 @@ impl Filter for Resize {
             } else {
                 (GENERAL_WGSL.to_string(), "resize_general")
             };
-            let mut kernel = Kernel::new(&format!("geometry.{entry}.m{}", g.method), &[], entry);
-            kernel.generated = Some(specialize(&source, &[("METHOD", g.method)])?);
+            // a tile takes the kernel the whole image takes (the same schedule, so the same code
+            // on every compiler: NVIDIA's `general_tile` and direct kernels differ in the last bit)
+            let mut kernel = Kernel::new(&format!("geometry.{entry}.m{}.w{window}", g.method), &[], entry);
+            kernel.generated = Some(specialize(&source, &[("METHOD", g.method), ("WINDOW", window)])?);
             return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g), crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG));
         }
         let u = ResizeParams::new(&geo);
