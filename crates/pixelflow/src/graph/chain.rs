@@ -14,6 +14,7 @@ use super::pipeline::Stage;
 use super::Pipeline;
 use crate::error::{Error, Result};
 use crate::image::ImageDesc;
+use crate::filters::shape::pixel::PixelWindow;
 use crate::registry::Rect;
 
 /// A stretch of the pipeline that tiles one way.
@@ -22,8 +23,8 @@ enum Segment {
     /// Stages that keep the size and read at most `halo` pixels away, on a grid of `align`: a
     /// part of their `size` input runs through them as it is, exact `halo` inside its edges.
     Same { stages: Range<usize>, size: (u32, u32), halo: u32, align: u32, bytes: PartBytes },
-    /// One stage that moves or resamples pixels: windowed per tile.
-    Geometry { stage: usize, input: ImageDesc, bytes: PartBytes },
+    /// One stage that moves or resamples pixels: windowed per tile; it makes an `output`-sized image.
+    Geometry { stage: usize, input: ImageDesc, output: (u32, u32), bytes: PartBytes },
 }
 
 /// GPU bytes per pixel of a segment's input part: of its widest value (one binding holds it)
@@ -58,10 +59,12 @@ impl TileStage<'_> {
 }
 
 /// One tile: the input part it reads, its stages and the output part they make (which covers
-/// the tile's core).
+/// the tile's core), and for each stage where its part lies in its whole input (per-pixel
+/// filters that read their position see the whole image's coordinates there).
 pub(super) struct ChainTile<'p> {
     pub input: Rect,
     pub stages: Vec<TileStage<'p>>,
+    pub windows: Vec<Option<PixelWindow>>,
     pub made: Rect,
 }
 
@@ -75,7 +78,7 @@ impl Pipeline {
         // the start of the current run of stages that keep the size, and its input
         let mut run: Option<(usize, ImageDesc)> = None;
         for (i, stage) in self.stages.iter().enumerate() {
-            let (g, _) = self.graph_of(std::iter::once(stage), d)?;
+            let (g, _) = self.graph_of(std::iter::once(stage), d, &[])?;
             let halo = super::tile::graph_halo(&g);
             // a stage that ends in data: not an image to go on with
             let Ok(out) = super::bands::graph_output_image(&g) else { return Ok(Err(halo.err().unwrap_or_else(|| "it ends in data".into()))) };
@@ -93,7 +96,7 @@ impl Pipeline {
                             Err(why) => return Ok(Err(why)),
                         }
                     }
-                    segments.push(Segment::Geometry { stage: i, input: d, bytes: part_bytes(&g, d.pixels().max(out.pixels())) });
+                    segments.push(Segment::Geometry { stage: i, input: d, output: (out.width, out.height), bytes: part_bytes(&g, d.pixels().max(out.pixels())) });
                 }
             }
             d = out;
@@ -109,16 +112,11 @@ impl Pipeline {
 
     /// The segment of `stages`, which keep the size, or why they cannot run in its tiles.
     fn same_segment(&self, stages: Range<usize>, d: ImageDesc) -> Result<std::result::Result<Segment, String>> {
-        let (g, _) = self.graph_of(self.stages[stages.clone()].iter(), d)?;
+        let (g, _) = self.graph_of(self.stages[stages.clone()].iter(), d, &[])?;
         let (halo, align) = match super::tile::graph_halo(&g) {
             Ok(t) => t,
             Err(why) => return Ok(Err(why)),
         };
-        // a tile's graph has one window, the input's: positions after a change of geometry
-        // would need the changed image's
-        if stages.start > 0 && super::tile::graph_uses_position(&g) {
-            return Ok(Err(format!("`{}` depends on where a pixel is in the image, after a change of geometry", self.stages[stages.clone()].iter().map(|s| s.filter.def().name).collect::<Vec<_>>().join(" | "))));
-        }
         for s in &self.stages[stages.clone()] {
             if s.extra.iter().any(|e| (e.width(), e.height()) != (d.width, d.height)) {
                 return Err(Error::Graph(format!("`{}`'s second image is not {}x{}: only images of the size at that stage run in tiles", s.filter.def().name, d.width, d.height)));
@@ -172,11 +170,13 @@ impl TileChain {
         let (ins, outs) = self.parts(p, core)?;
         let input = ins.first().copied().unwrap_or(core);
         let mut have = input;
-        let mut stages = Vec::new();
+        let (mut stages, mut windows) = (Vec::new(), Vec::new());
+        let window = |part: Rect, (width, height): (u32, u32)| Some(PixelWindow { x0: part.x, y0: part.y, width, height });
         for (k, seg) in self.segments.iter().enumerate() {
             match seg {
-                Segment::Same { stages: range, .. } => {
+                Segment::Same { stages: range, size, .. } => {
                     for s in &p.stages[range.clone()] {
+                        windows.push(window(have, *size));
                         if s.extra.is_empty() {
                             stages.push(TileStage::Shared(s));
                         } else {
@@ -186,15 +186,19 @@ impl TileChain {
                         }
                     }
                 }
-                Segment::Geometry { stage, input: d, .. } => {
+                Segment::Geometry { stage, input: d, output, .. } => {
+                    // the windowed filters read no positions; their nodes take the output part's
+                    // window, so that the per-pixel ones after them (premultiplied alpha
+                    // undone) may fuse with the next segment's
                     for filter in p.stages[*stage].filter.windowed(*d, have, outs[k])? {
                         stages.push(TileStage::Own(Stage { filter, extra: Vec::new(), fit: super::fit::Fit::None }));
+                        windows.push(window(outs[k], *output));
                     }
                     have = outs[k];
                 }
             }
         }
-        Ok(ChainTile { input, stages, made: have })
+        Ok(ChainTile { input, stages, windows, made: have })
     }
 
     /// GPU bytes of output part `core`'s run: its widest value, and all its values.

@@ -161,7 +161,7 @@ pub(crate) fn run_cpu(graph: &Graph, sources: &[(&str, &Image)], opts: &RunOptio
             NodeKind::Filter(f) => {
                 let t0 = Instant::now();
                 let ins: Vec<&Value> = n.inputs.iter().map(|p| values.get(&(p.node, p.output)).ok_or_else(|| Error::Graph("input not computed".into()))).collect::<Result<_>>()?;
-                let outs = crate::filters::shape::pixel::with_window(graph.pixel_window, || f.run_cpu(&ins, &n.outputs))?;
+                let outs = crate::filters::shape::pixel::with_window(n.pixel_window, || f.run_cpu(&ins, &n.outputs))?;
                 if opts.timings {
                     timings.push(NodeTiming { label: n.label.clone(), ms: t0.elapsed().as_secs_f64() * 1e3 });
                 }
@@ -417,7 +417,8 @@ pub(crate) fn encode_steps<'g>(
             }
             let ins: Vec<GpuSlot> = graph.nodes[first].inputs.iter().map(|p| slots.get(&(p.node, p.output)).cloned().ok_or_else(|| Error::Graph("input not materialised".into()))).collect::<Result<_>>()?;
             let mut rec = NodeRecorder::new(gpu);
-            rec.pixel_window = graph.pixel_window;
+            // a step's nodes share one window (`plan` fuses none across windows)
+            rec.pixel_window = graph.nodes[first].pixel_window;
             if step.nodes.len() == 1 {
                 if let NodeKind::Filter(f) = &node.kind {
                     f.record_gpu(&mut rec, &ins, &outs)?;

@@ -62,6 +62,9 @@ pub(crate) struct Node {
     pub(crate) kind: NodeKind,
     pub(crate) inputs: Vec<Port>,
     pub(crate) outputs: Vec<ValueDesc>,
+    /// Where this node's image lies in a larger one (a tile's graph): per-pixel filters that
+    /// read their position see the whole image's coordinates (`Graph::set_pixel_window`).
+    pub(crate) pixel_window: Option<crate::filters::shape::pixel::PixelWindow>,
 }
 
 /// A DAG of sources, filters and named outputs.
@@ -80,9 +83,8 @@ pub struct Graph {
     straight_alpha: bool,
     /// Set while the filter between such nodes is added (it gets none of its own).
     premultiplying: bool,
-    /// Where this graph's images lie in larger ones (a tile's graph): per-pixel filters that
-    /// read their position see the whole image's coordinates.
-    pub(crate) pixel_window: Option<crate::filters::shape::pixel::PixelWindow>,
+    /// The window nodes added from now on get (`set_pixel_window`).
+    pixel_window: Option<crate::filters::shape::pixel::PixelWindow>,
 }
 
 impl Default for Graph {
@@ -94,6 +96,17 @@ impl Default for Graph {
 impl Graph {
     pub fn new() -> Self {
         Self { id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed), nodes: Vec::new(), outputs: Vec::new(), feeds: Vec::new(), label_prefix: Vec::new(), notes: Vec::new(), straight_alpha: false, premultiplying: false, pixel_window: None }
+    }
+
+    /// Where the images of the nodes added from now on lie in larger ones (a tile's part of
+    /// the whole image); `all` sets it for the nodes added so far too.
+    pub(crate) fn set_pixel_window(&mut self, window: Option<crate::filters::shape::pixel::PixelWindow>, all: bool) {
+        self.pixel_window = window;
+        if all {
+            for n in &mut self.nodes {
+                n.pixel_window = window;
+            }
+        }
     }
 
     /// Records a note for the user (once per distinct text); runs report them in `RunResult::notes`.
@@ -113,7 +126,7 @@ impl Graph {
         if self.sources().any(|(n, _)| n == name) {
             return Err(Error::Graph(format!("two sources are named `{name}`")));
         }
-        self.nodes.push(Node { label: name.to_string(), kind: NodeKind::Source { name: name.to_string() }, inputs: vec![], outputs: vec![ValueDesc::Image(desc)] });
+        self.nodes.push(Node { label: name.to_string(), kind: NodeKind::Source { name: name.to_string() }, inputs: vec![], outputs: vec![ValueDesc::Image(desc)], pixel_window: self.pixel_window });
         Ok(Port { graph: self.id, node: self.nodes.len() - 1, output: 0 })
     }
 
@@ -175,7 +188,7 @@ impl Graph {
         }
         let label = if self.label_prefix.is_empty() { def.name.to_string() } else { format!("{}/{}", self.label_prefix.join("/"), def.name) };
         let n = outputs.len();
-        self.nodes.push(Node { label, kind: NodeKind::Filter(filter), inputs: inputs.to_vec(), outputs });
+        self.nodes.push(Node { label, kind: NodeKind::Filter(filter), inputs: inputs.to_vec(), outputs, pixel_window: self.pixel_window });
         let node = self.nodes.len() - 1;
         Ok((0..n).map(|output| Port { graph: self.id, node, output }).collect())
     }
@@ -247,7 +260,7 @@ impl Graph {
         self.check_port(init, "state")?;
         let desc = self.desc(init);
         let label = if self.label_prefix.is_empty() { "state".to_string() } else { format!("{}/state", self.label_prefix.join("/")) };
-        self.nodes.push(Node { label, kind: NodeKind::State, inputs: vec![init], outputs: vec![desc] });
+        self.nodes.push(Node { label, kind: NodeKind::State, inputs: vec![init], outputs: vec![desc], pixel_window: self.pixel_window });
         Ok(Port { graph: self.id, node: self.nodes.len() - 1, output: 0 })
     }
 

@@ -95,7 +95,7 @@ impl Pipeline {
                 }
                 // the graph run directly: `run` could tile the tile again
                 let (mut g, extra) = sub.graph_for(part.desc())?;
-                g.pixel_window = Some(PixelWindow { x0, y0, width: w, height: h });
+                g.set_pixel_window(Some(PixelWindow { x0, y0, width: w, height: h }), true);
                 let mut refs: Vec<(&str, &Image)> = vec![("input", &part)];
                 refs.extend(extra.iter().map(|(n, i)| (n.as_str(), &**i)));
                 backend.run(&g, &refs, &RunOptions::default())?.take("output").ok_or_else(|| Error::Graph("a tile gave no output".into()))?

@@ -141,12 +141,13 @@ impl Pipeline {
     /// other sources (`extra<stage>_<k>`), borrowed where they need no conversion: for callers
     /// that bind the input themselves (`Backend::run_host`).
     pub fn graph_for(&self, input: ImageDesc) -> Result<(Graph, NamedImages<'_>)> {
-        self.graph_of(self.stages.iter(), input)
+        self.graph_of(self.stages.iter(), input, &[])
     }
 
     /// `graph_for` of some stages (a part of this pipeline, or a tile's stages:
     /// `chain::TileChain`) with this pipeline's settings.
-    pub(super) fn graph_of<'a>(&self, stages: impl ExactSizeIterator<Item = &'a Stage>, input: ImageDesc) -> Result<(Graph, NamedImages<'a>)> {
+    /// `windows[s]`, where given, is the window stage `s`'s nodes lie in (`Graph::set_pixel_window`).
+    pub(super) fn graph_of<'a>(&self, stages: impl ExactSizeIterator<Item = &'a Stage>, input: ImageDesc, windows: &[Option<crate::filters::shape::pixel::PixelWindow>]) -> Result<(Graph, NamedImages<'a>)> {
         if stages.len() == 0 {
             return Err(Error::Graph("the pipeline is empty".into()));
         }
@@ -157,6 +158,9 @@ impl Pipeline {
         // the last image made, for a stage that takes an image and the data just made
         let mut last_image = cur;
         for (s, stage) in stages.enumerate() {
+            if let Some(&w) = windows.get(s) {
+                g.set_pixel_window(w, s == 0);
+            }
             // image + data stages (crosshair after corner_points, histogram_generator after
             // histogram): the data, with the last image before it (which gives the size)
             if let (ValueDesc::Data(kind), [PortDef { kind: PortKind::Image, .. }, PortDef { kind: PortKind::Data(want), .. }]) = (g.desc(cur), stage.filter.def().inputs) {
@@ -223,7 +227,7 @@ impl Pipeline {
     /// filters that read their position (vignette) see the whole image's coordinates.
     pub(crate) fn run_host_in(&self, backend: &Backend, input: &dyn super::HostImage, opts: &RunOptions, window: Option<crate::filters::shape::pixel::PixelWindow>) -> Result<super::HostRunResult> {
         let (mut g, extra) = self.graph_for(input.desc())?;
-        g.pixel_window = window;
+        g.set_pixel_window(window, true);
         let mut refs: Vec<(&str, &dyn super::HostImage)> = vec![("input", input)];
         refs.extend(extra.iter().map(|(n, i)| (n.as_str(), &**i as &dyn super::HostImage)));
         backend.run_host(&g, &refs, opts)

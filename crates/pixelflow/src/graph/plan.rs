@@ -60,7 +60,8 @@ pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
         // after the run began, as `fit=` adds).
         if fuse && is_pixel(i) && !n.inputs.is_empty() {
             let Port { node: src, output, .. } = n.inputs[0];
-            let private = consumers.get(&(src, output)) == Some(&1) && !outputs.contains(&(src, output));
+            // and a run's nodes lie in one window (a tile's graph through a resize has two)
+            let private = consumers.get(&(src, output)) == Some(&1) && !outputs.contains(&(src, output)) && graph.nodes[src].pixel_window == n.pixel_window;
             if private && is_pixel(src) {
                 if let Some(&s) = step_ending_with.get(&src).filter(|&&s| steps[s].nodes.len() < max_fused) {
                     let ready = n.inputs[1..].iter().all(|p| step_of.get(&p.node).is_none_or(|&t| t < s));

@@ -13,10 +13,11 @@
 //! geometry: `chain.rs`.
 //!
 //! Per-pixel filters that read their position (vignette, haze, the masks and generators) see
-//! the whole image's coordinates in a tile: its graph carries the tile's `PixelWindow`.
+//! the whole image's coordinates in a tile: its graph's nodes carry the tile's `PixelWindow`
+//! (through a change of geometry, each stage its part's in the image at that stage).
 //!
 //! Not tiled (a clear error instead): graphs with other reductions or whole-image reads (the
-//! distortions among them), composites that resize inside (`ios_blur`), positions read after a change of geometry, and temporal state.
+//! distortions among them), composites that resize inside (`ios_blur`), and temporal state.
 
 use super::host::{HostImage, HostValue, WriteOnly};
 use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};
@@ -106,11 +107,6 @@ pub(crate) fn tile_side_with(gpu: &crate::runtime::Gpu, graph: &Graph, halo: imp
     }
     let core = side.saturating_sub(2 * halo + align).min(8192);
     (core >= 64).then_some(core)
-}
-
-/// Whether a per-pixel filter of `graph` reads its position (it then needs its tile's window).
-pub(crate) fn graph_uses_position(graph: &Graph) -> bool {
-    graph.nodes.iter().any(|n| matches!(&n.kind, NodeKind::Filter(f) if f.pixel_op().is_some_and(|op| op.position)))
 }
 
 /// Whether every value of `graph` fits one storage binding of `gpu` and all of them its memory
@@ -365,7 +361,7 @@ impl Pipeline {
                 let (halo, align) = match tiling {
                     Tiling::Halo(halo, align) => (*halo, *align),
                     Tiling::Chain(chain) => {
-                        let (tile, made) = self.run_chain_tile(backend, chain, src, (w, h), crate::registry::Rect::new(x, y, cw, ch), &times)?;
+                        let (tile, made) = self.run_chain_tile(backend, chain, src, crate::registry::Rect::new(x, y, cw, ch), &times)?;
                         let pasting = std::time::Instant::now();
                         let done = match &tile {
                             Tile::Mapped(m) if m.desc().format == format => paste(m.bytes(), m.row_bytes(), (x - made.x, y - made.y), (x, y, cw, ch)),
@@ -403,7 +399,7 @@ impl Pipeline {
                     }
                     // the tile's graph runs directly: `run` would tile it again under `PIXELFLOW_TILE`
                     let (mut g, images) = sub.graph(&part)?;
-                    g.pixel_window = Some(PixelWindow { x0, y0, width: w, height: h });
+                    g.set_pixel_window(Some(PixelWindow { x0, y0, width: w, height: h }), true);
                     let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
                     match backend.run(&g, &refs, &RunOptions::default())?.take("output") {
                         Some(Value::Image(img)) => Tile::Owned(img),
@@ -435,12 +431,11 @@ impl Pipeline {
     }
 
     /// One tile through the stages' geometry (`chain.rs`): its result and the output part it is.
-    fn run_chain_tile(&self, backend: &Backend, chain: &super::chain::TileChain, src: RowsRef<'_>, full: (u32, u32), core: crate::registry::Rect, times: &std::sync::Mutex<TileTimes>) -> Result<(Tile, crate::registry::Rect)> {
+    fn run_chain_tile(&self, backend: &Backend, chain: &super::chain::TileChain, src: RowsRef<'_>, core: crate::registry::Rect, times: &std::sync::Mutex<TileTimes>) -> Result<(Tile, crate::registry::Rect)> {
         let part = chain.tile(self, core)?;
         let view = TileView { src, x: part.input.x, y: part.input.y, w: part.input.w, h: part.input.h };
-        let (mut g, extra) = self.graph_of(part.stages.iter().map(|s| s.get()).collect::<Vec<_>>().into_iter(), view.desc())?;
-        // positions before the first change of geometry (`tile_chain` refuses them after it)
-        g.pixel_window = Some(PixelWindow { x0: part.input.x, y0: part.input.y, width: full.0, height: full.1 });
+        // each stage in the window of its part of its own input (`ChainTile::windows`)
+        let (g, extra) = self.graph_of(part.stages.iter().map(|s| s.get()).collect::<Vec<_>>().into_iter(), view.desc(), &part.windows)?;
         let mut refs: Vec<(&str, &dyn HostImage)> = vec![("input", &view)];
         refs.extend(extra.iter().map(|(n, i)| (n.as_str(), &**i as &dyn HostImage)));
         let mut r = backend.run_host(&g, &refs, &RunOptions::default())?;
