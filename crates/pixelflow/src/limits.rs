@@ -146,6 +146,18 @@ pub(crate) fn check_graph(graph: &crate::graph::Graph, cpu: bool) -> Result<()> 
     l.check_memory(if cpu { "the run on the CPU reference" } else { "the run" }, need)
 }
 
+/// Checks every image a graph makes against `max_pixels` (a run in tiles or bands, whose memory
+/// the tiles bound instead: an intermediate or output too large is still refused).
+pub(crate) fn check_graph_pixels(graph: &crate::graph::Graph) -> Result<()> {
+    let l = Limits::global();
+    for n in graph.nodes.iter().filter(|n| !matches!(n.kind, crate::graph::NodeKind::Source { .. })) {
+        for i in n.outputs.iter().filter_map(|d| d.image()) {
+            l.check_pixels(&format!("the output of `{}`", n.label), i.width, i.height)?;
+        }
+    }
+    Ok(())
+}
+
 /// `1.5 GiB`, `300 MiB`, `12 KiB`, `17 bytes`.
 pub fn human_bytes(b: u64) -> String {
     const UNITS: [(&str, u64); 4] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];

@@ -89,8 +89,10 @@ impl Pipeline {
     /// `plan_stream`, with the tiling it found.
     fn plan_bands(&self, backend: &Backend, desc: ImageDesc, opts: &StreamOptions) -> Result<(StreamReport, Tiling)> {
         let (w, h) = (desc.width, desc.height);
-        // one graph for the halo, the output and the bytes a pixel takes
+        // one graph for the halo, the output and the bytes a pixel takes; every image it makes
+        // within the pixel limit
         let (g, _) = self.graph_for(desc)?;
+        crate::limits::check_graph_pixels(&g)?;
         let (halo, align) = match super::tile::graph_halo(&g) {
             Ok(tiling) => tiling,
             Err(why) => {

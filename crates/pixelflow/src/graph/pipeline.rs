@@ -243,6 +243,8 @@ impl Pipeline {
     pub fn run_with(&self, backend: &Backend, input: &Image, opts: &RunOptions) -> Result<RunResult> {
         let (g, images) = self.graph_borrowed(input)?;
         if let Backend::Gpu(gpu) = backend {
+            // the pixel limit holds for runs in tiles too (the memory limit is the tiles')
+            crate::limits::check_graph_pixels(&g)?;
             if let Some(tile) = super::tile::tile_side(gpu, &g) {
                 // in bands of tiles, as a file streams (`run_streamed`): on an H100 bands of 1024
                 // rows in three tiles reached 0.92–0.94 of an untiled 16384² run, square tiles

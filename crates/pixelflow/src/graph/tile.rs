@@ -282,6 +282,7 @@ impl Pipeline {
     /// How tiles of an input of `desc` are cut: with a halo, or through the stages' geometry.
     pub(crate) fn tiling(&self, desc: ImageDesc) -> Result<Tiling> {
         let (g, _) = self.graph_for(desc)?;
+        crate::limits::check_graph_pixels(&g)?;
         let why = match graph_halo(&g) {
             Ok((halo, align)) => return Ok(Tiling::Halo(halo, align)),
             Err(why) => why,
