@@ -37,9 +37,14 @@ def test_streamed_equals_whole_and_the_cli(tmp_path, rng, cli, ext):
 def test_pipelines_that_cannot_stream_are_decoded_whole(tmp_path, rng):
     src = tmp_path / "in.png"
     Image.fromarray(photo(rng)).save(src)
+    # a resize streams through its geometry
     r = pixelflow.apply_file(src, tmp_path / "half.png", "resize(scale=0.5)", stream=True)
-    assert r["streamed"] is False
+    assert r["streamed"] is True, r
     assert Image.open(tmp_path / "half.png").size == (115, 75)
+    # a composite that resizes inside does not: decoded whole, the same size out
+    r = pixelflow.apply_file(src, tmp_path / "frosted.png", "ios_blur", stream=True)
+    assert r["streamed"] is False, r
+    assert Image.open(tmp_path / "frosted.png").size == (230, 150)
 
 
 def test_errors_and_warnings(tmp_path, rng):
