@@ -181,6 +181,17 @@ impl Rect {
     }
 }
 
+/// For `Filter::windowed`: the input part `filter` needs for output part `out` of an input of
+/// `input`'s size (`window_input`), or an error where there is none or `have` does not cover it.
+pub fn window_need(filter: &dyn Filter, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Rect> {
+    let name = filter.def().name;
+    let need = filter.window_input(input, out).ok_or_else(|| Error::Graph(format!("`{name}` has no part {}x{} at ({}, {})", out.w, out.h, out.x, out.y)))?;
+    if !have.contains(&need) {
+        return Err(Error::Graph(format!("`{name}`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}", out.w, out.h, out.x, out.y)));
+    }
+    Ok(need)
+}
+
 /// What one output pixel reads of the input images. Tiling images larger than the GPU
 /// allows is built on it (a tile plus its footprint is what a tile's kernel needs).
 #[derive(Clone, Copy, Debug, PartialEq)]

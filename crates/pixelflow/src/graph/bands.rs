@@ -124,11 +124,7 @@ impl Pipeline {
                     Some(t) => t,
                     None => {
                         let fit = (tile_pixels / (band as u64 + margin)).saturating_sub(margin).clamp(64, 16384) as u32;
-                        // at least as many tiles as are in flight (each at least 1024 wide), so
-                        // that one tile's upload, another's kernels and a third's paste overlap
-                        // within a band; of even widths (20000 in three: 6667, 6667, 6666)
-                        let tiles = w.div_ceil(fit).max((in_flight as u32).min(w.div_ceil(1024)));
-                        w.div_ceil(tiles.max(1))
+                        even_tile_width(w, fit, in_flight as usize)
                     }
                 }
             }
@@ -166,11 +162,7 @@ impl Pipeline {
                 band = th;
                 match opts.tile_width {
                     Some(t) => t,
-                    None => {
-                        // at least as many tiles as are in flight, each at least 1024 wide (`plan_bands`)
-                        let tiles = ow.div_ceil(tw.max(1)).max((in_flight as u32).min(ow.div_ceil(1024)));
-                        ow.div_ceil(tiles.max(1))
-                    }
+                    None => even_tile_width(ow, tw, in_flight),
                 }
             }
             Backend::Cpu => opts.tile_width.unwrap_or(ow),
@@ -301,6 +293,14 @@ impl Pipeline {
         }
         Ok(())
     }
+}
+
+/// The tile width for a `width`-wide band whose tiles may be `fit` wide: at least as many tiles
+/// as are in flight (each at least 1024 wide), so that one tile's upload, another's kernels and
+/// a third's paste overlap within a band; of even widths (20000 in three: 6667, 6667, 6666).
+pub(super) fn even_tile_width(width: u32, fit: u32, in_flight: usize) -> u32 {
+    let tiles = width.div_ceil(fit.max(1)).max((in_flight as u32).min(width.div_ceil(1024)));
+    width.div_ceil(tiles.max(1))
 }
 
 /// The image a pipeline's graph ends in (its `output`), or why not.

@@ -249,7 +249,7 @@ impl Pipeline {
                 // in bands of tiles, as a file streams (`run_streamed`): on an H100 bands of 1024
                 // rows in three tiles reached 0.92–0.94 of an untiled 16384² run, square tiles
                 // 0.52–0.70 (BENCHMARKS.md, session 15); `PIXELFLOW_TILE` asks for square tiles
-                let forced = std::env::var("PIXELFLOW_TILE").is_ok_and(|t| t.parse::<u32>().is_ok_and(|t| t > 0));
+                let forced = super::tile::forced_tile().is_some();
                 let mut notes = g.notes.clone();
                 let img = if forced {
                     let tiles = input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
@@ -272,9 +272,7 @@ impl Pipeline {
                         Some(t) => (t, t),
                         None => {
                             let (tw, th) = chain.tile_size(self, gpu.max_binding(), gpu.memory_budget(), 3, super::DEFAULT_BAND_ROWS)?;
-                            // at least three tiles a row of them, each at least 1024 wide (`plan_stream`)
-                            let ow = chain.output.width.max(1);
-                            (ow.div_ceil(ow.div_ceil(tw.max(1)).max(3.min(ow.div_ceil(1024)))), th)
+                            (super::bands::even_tile_width(chain.output.width, tw, 3), th)
                         }
                     };
                     let out_h = chain.output.height;
@@ -323,7 +321,7 @@ impl Pipeline {
 
 /// Why a run went in tiles, for its note.
 fn why_tiled(gpu: &crate::runtime::Gpu, g: &super::Graph) -> String {
-    if std::env::var("PIXELFLOW_TILE").is_ok_and(|t| t.parse::<u32>().is_ok_and(|t| t > 0)) {
+    if super::tile::forced_tile().is_some() {
         return "PIXELFLOW_TILE asked for tiles".into();
     }
     let limit = gpu.max_binding();

@@ -115,10 +115,7 @@ impl Filter for Canvas {
         Some(Rect::span(x0, y0, x1, y1, (input.width, input.height)))
     }
     fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
-        let need = self.window_input(input, out).ok_or_else(|| Error::Graph(format!("`canvas` has no part {}x{} at ({}, {})", out.w, out.h, out.x, out.y)))?;
-        if !have.contains(&need) {
-            return Err(Error::Graph(format!("`canvas`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}", out.w, out.h, out.x, out.y)));
-        }
+        crate::registry::window_need(self, input, have, out)?;
         // the part is a canvas of its own size, on which the input part lands where the whole
         // image's pixels land relative to the part (`have` within the input holds every pixel
         // the part shows, so what falls outside it falls outside the image)

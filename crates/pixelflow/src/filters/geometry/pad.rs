@@ -255,10 +255,7 @@ impl Filter for Pad {
         Some(Rect::span(x.0, y.0, x.1, y.1, (input.width, input.height)))
     }
     fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
-        let need = self.window_input(input, out).ok_or_else(|| Error::Graph(format!("`pad` has no part {}x{} at ({}, {})", out.w, out.h, out.x, out.y)))?;
-        if !have.contains(&need) {
-            return Err(Error::Graph(format!("`pad`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}", out.w, out.h, out.x, out.y)));
-        }
+        crate::registry::window_need(self, input, have, out)?;
         Ok(vec![Box::new(Pad { window: Some(((input.width, input.height), have, out)), ..self.clone() })])
     }
     fn def(&self) -> &'static FilterDef {

@@ -89,22 +89,13 @@ pub struct Resize {
     pub align_corners: bool,
     /// Set on the instances a tiled run makes (`Filter::windowed`): this resize makes only a
     /// part of the whole one.
-    window: Option<ResizeWindow>,
+    window: Option<Geometry>,
 }
 
-/// A part of a larger resize: output part `out` of the `full_out` resize of a `full_in` image,
-/// made from input part `have` (the input image this instance gets).
+/// What a resize instance computes: output part `out` of the `full_out` resize of a `full_in`
+/// image, from input part `have` (the input image it gets); the whole of both where it is not
+/// windowed.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct ResizeWindow {
-    full_in: (u32, u32),
-    full_out: (u32, u32),
-    have: Rect,
-    out: Rect,
-}
-
-/// What a resize instance computes: the whole resize's sizes, the input part it has and the
-/// output part it makes (the whole of both where it is not windowed).
-#[derive(Clone, Copy, Debug)]
 struct Geometry {
     full_in: (u32, u32),
     full_out: (u32, u32),
@@ -152,7 +143,7 @@ impl Resize {
     fn geometry(&self, w: u32, h: u32) -> Result<Geometry> {
         let (ow, oh) = self.out_size(w, h)?;
         Ok(match self.window {
-            Some(win) => Geometry { full_in: win.full_in, full_out: win.full_out, have: win.have, out: win.out },
+            Some(win) => win,
             None => Geometry { full_in: (w, h), full_out: (ow, oh), have: Rect::whole(w, h), out: Rect::whole(ow, oh) },
         })
     }
@@ -512,12 +503,9 @@ impl Filter for Resize {
         Some(Rect::span(x0, y0, x1, y1, (w, h)))
     }
     fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
-        let need = self.window_input(input, out).ok_or_else(|| Error::Graph(format!("`resize` has no part {}x{} at ({}, {})", out.w, out.h, out.x, out.y)))?;
-        if !have.contains(&need) {
-            return Err(Error::Graph(format!("`resize`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}", out.w, out.h, out.x, out.y)));
-        }
+        crate::registry::window_need(self, input, have, out)?;
         let full_out = self.whole_out_size(input.width, input.height)?;
-        Ok(vec![Box::new(Resize { window: Some(ResizeWindow { full_in: (input.width, input.height), full_out, have, out }), ..self.clone() })])
+        Ok(vec![Box::new(Resize { window: Some(Geometry { full_in: (input.width, input.height), full_out, have, out }), ..self.clone() })])
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

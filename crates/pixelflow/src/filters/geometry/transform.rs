@@ -327,10 +327,7 @@ impl Filter for Transform {
         Some(need)
     }
     fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
-        let need = self.window_input(input, out).ok_or_else(|| Error::Graph(format!("`transform` has no part {}x{} at ({}, {})", out.w, out.h, out.x, out.y)))?;
-        if !have.contains(&need) {
-            return Err(Error::Graph(format!("`transform`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}", out.w, out.h, out.x, out.y)));
-        }
+        crate::registry::window_need(self, input, have, out)?;
         Ok(vec![Box::new(Transform { window: Some(((input.width, input.height), have, out)), ..self.clone() })])
     }
     fn def(&self) -> &'static FilterDef {
