@@ -6,21 +6,21 @@ otherwise):
 - copies alone: numpy -> GPU -> numpy of one RGBA8 image through torch, from pinned buffers
   (`torch.empty(..., pin_memory=True)`, filled once: the target's yardstick), the same with
   the image written into the pinned buffer before each copy, and from pageable numpy;
-- pixelflow numpy -> gaussian_blur(sigma) -> numpy: `pixelflow.apply` (parses the spec each
+- texelflow numpy -> gaussian_blur(sigma) -> numpy: `texelflow.apply` (parses the spec each
   call), a reused `Pipeline.run`, the same plus an owned copy of the result (`np.array(out)`),
   the host-side split of the runs (gather into staging, wait, map), and `Pipeline.run` with
-  the upload in 1, 2, 4 (the default) and 8 strips (`PIXELFLOW_UPLOAD_STRIPS`);
-- pixelflow from pinned memory (`Pipeline.input_array`: the array is the device's upload
+  the upload in 1, 2, 4 (the default) and 8 strips (`TEXELFLOW_UPLOAD_STRIPS`);
+- texelflow from pinned memory (`Pipeline.input_array`: the array is the device's upload
   staging buffer, the upload is the GPU's copy alone): the array filled once and `run` on it
   `--repeat` times (like for like with the yardstick, which also starts in pinned memory), and
   separately `np.copyto` of a new image into it before each `run` (with the copy's own time);
 - the same blur from numpy to numpy with torchvision and kornia on the GPU (13x13 kernel for
   sigma 2, as `ceil(3 sigma)` each side), uint8 in and out;
 - `Pipeline.run_batch` on `--batch` distinct images: images/s for several `in_flight`;
-- Ray Data (optional: needs `ray`): `pixelflow.ray.map_images` over the same images with 1,
+- Ray Data (optional: needs `ray`): `texelflow.ray.map_images` over the same images with 1,
   2 and 4 actors sharing the one GPU (`num_gpus` = 1/actors), images/s, actor start included.
 
-The target (issue 19): pixelflow per image <= 1.3 x the pinned copies alone, and faster than
+The target (issue 19): texelflow per image <= 1.3 x the pinned copies alone, and faster than
 torchvision and kornia from numpy. The verdict judges the pinned path filled once against the
 pinned copies filled once (both start from pinned memory), names the path it used, and also
 gives the ratios of the other paths (numpy in: `Pipeline.run`; a new image each time: copyto
@@ -112,7 +112,7 @@ def main():
 
     import numpy as np
 
-    import pixelflow
+    import texelflow
 
     rng = np.random.default_rng(19)
     img = rng.integers(0, 256, size=(height, width, 4), dtype=np.uint8)
@@ -126,7 +126,7 @@ def main():
         "python": platform.python_version(),
         "numpy": np.__version__,
     }
-    guarded(R, "pixelflow_device", lambda: pixelflow.device_name("gpu"))
+    guarded(R, "texelflow_device", lambda: texelflow.device_name("gpu"))
     if extra_site_note is not None:
         R["extra_site"] = {"path": args.extra_site, "note": extra_site_note}
 
@@ -163,7 +163,7 @@ def main():
 
         def pinned_copies_with_fill():
             # the same, with a new image written into the pinned buffer each time (the
-            # yardstick of pixelflow's copyto + run path)
+            # yardstick of texelflow's copyto + run path)
             host_in = torch.empty((height, width, 4), dtype=torch.uint8, pin_memory=True)
             host_out = torch.empty_like(host_in, pin_memory=True)
             dev = torch.empty((height, width, 4), dtype=torch.uint8, device="cuda")
@@ -180,11 +180,11 @@ def main():
         guarded(R, "copies_pinned_fill_h2d_d2h", pinned_copies_with_fill)
         guarded(R, "copies_pageable_numpy", pageable_copies)
 
-    # --- pixelflow ---
+    # --- texelflow ---
     def pf_apply():
-        return median_ms(lambda: pixelflow.apply(img, spec, device="gpu"), args.repeat, args.warmup)
+        return median_ms(lambda: texelflow.apply(img, spec, device="gpu"), args.repeat, args.warmup)
 
-    pipe = pixelflow.Pipeline(spec, device="gpu")
+    pipe = texelflow.Pipeline(spec, device="gpu")
     kept = {}
 
     def pf_run():
@@ -212,9 +212,9 @@ def main():
 
         out = {}
         for strips in ("1", "2", "4", "8"):
-            os.environ["PIXELFLOW_UPLOAD_STRIPS"] = strips
+            os.environ["TEXELFLOW_UPLOAD_STRIPS"] = strips
             out[f"strips_{strips}"] = pf_run()
-        os.environ.pop("PIXELFLOW_UPLOAD_STRIPS", None)
+        os.environ.pop("TEXELFLOW_UPLOAD_STRIPS", None)
         return out
 
     img2 = rng.integers(0, 256, size=(height, width, 4), dtype=np.uint8)
@@ -224,7 +224,7 @@ def main():
         pinned = pipe.input_array(img.shape, img.dtype)
         np.copyto(pinned, img)
         kept["out"] = pipe.run(pinned)
-        r = {"is_pinned": pixelflow.is_pinned(pinned), "equal_to_numpy_run": bool(np.array_equal(kept["out"], pipe.run(img)))}
+        r = {"is_pinned": texelflow.is_pinned(pinned), "equal_to_numpy_run": bool(np.array_equal(kept["out"], pipe.run(img)))}
 
         def once():
             kept["out"] = pipe.run(pinned)
@@ -252,15 +252,15 @@ def main():
 
         r = median_ms(once, args.repeat, args.warmup)
         r["np_copyto_median"] = statistics.median(state["copy"][args.warmup:])
-        r["is_pinned"] = pixelflow.is_pinned(pinned)
+        r["is_pinned"] = texelflow.is_pinned(pinned)
         return r
 
-    guarded(R, "pixelflow_apply", pf_apply)
-    guarded(R, "pixelflow_pipeline_run", pf_run)
-    guarded(R, "pixelflow_pipeline_run_plus_owned_copy", pf_run_copy)
-    guarded(R, "pixelflow_pipeline_run_by_upload_strips", pf_strips)
-    guarded(R, "pixelflow_pinned_input_filled_once_run", pf_pinned)
-    guarded(R, "pixelflow_pinned_input_copyto_then_run", pf_pinned_copyto)
+    guarded(R, "texelflow_apply", pf_apply)
+    guarded(R, "texelflow_pipeline_run", pf_run)
+    guarded(R, "texelflow_pipeline_run_plus_owned_copy", pf_run_copy)
+    guarded(R, "texelflow_pipeline_run_by_upload_strips", pf_strips)
+    guarded(R, "texelflow_pinned_input_filled_once_run", pf_pinned)
+    guarded(R, "texelflow_pinned_input_copyto_then_run", pf_pinned_copyto)
     kept.clear()
 
     # --- torchvision, kornia (GPU, from numpy to numpy) ---
@@ -318,7 +318,7 @@ def main():
         def ray_part():
             import ray
 
-            import pixelflow.ray as pfray
+            import texelflow.ray as pfray
 
             ray.init(num_gpus=1, include_dashboard=False, log_to_driver=False, object_store_memory=max(200 << 20, min(16 << 30, 6 * len(images) * img.nbytes)))
             try:
@@ -345,32 +345,32 @@ def main():
     # Like for like: the yardstick's data start in pinned memory, filled once; so does the
     # pinned path filled once. Without it (a failure), the best numpy path stands in, said so.
     paths = [
-        ("pixelflow_pinned_input_filled_once_run", "copies_pinned_h2d_d2h", "pinned input filled once, run (data start in pinned memory, as the yardstick's)"),
-        ("pixelflow_pipeline_run", "copies_pinned_h2d_d2h", "Pipeline.run from a numpy array (includes the host copy into staging the yardstick does not do)"),
+        ("texelflow_pinned_input_filled_once_run", "copies_pinned_h2d_d2h", "pinned input filled once, run (data start in pinned memory, as the yardstick's)"),
+        ("texelflow_pipeline_run", "copies_pinned_h2d_d2h", "Pipeline.run from a numpy array (includes the host copy into staging the yardstick does not do)"),
     ]
     verdict = {}
     yard = med("copies_pinned_h2d_d2h")
     for key, base, what in paths:
         if med(key) is not None:
-            verdict.update({"path": key, "what": what, "pixelflow_per_image_ms": med(key)})
+            verdict.update({"path": key, "what": what, "texelflow_per_image_ms": med(key)})
             if yard is not None:
                 verdict["ratio_to_pinned_copies"] = med(key) / yard
                 verdict["meets_1.3x"] = verdict["ratio_to_pinned_copies"] <= 1.3
             break
     others = {}
     for key, base in (
-        ("pixelflow_pipeline_run", "copies_pinned_h2d_d2h"),
-        ("pixelflow_pinned_input_copyto_then_run", "copies_pinned_fill_h2d_d2h"),
-        ("pixelflow_pinned_input_copyto_then_run", "copies_pinned_h2d_d2h"),
+        ("texelflow_pipeline_run", "copies_pinned_h2d_d2h"),
+        ("texelflow_pinned_input_copyto_then_run", "copies_pinned_fill_h2d_d2h"),
+        ("texelflow_pinned_input_copyto_then_run", "copies_pinned_h2d_d2h"),
     ):
         if med(key) is not None and med(base) is not None:
             others[f"{key}/{base}"] = med(key) / med(base)
     if others:
         verdict["other_ratios"] = others
-    numpy_path = med("pixelflow_pipeline_run")
+    numpy_path = med("texelflow_pipeline_run")
     for k in ("torchvision_gaussian_blur_from_numpy", "kornia_gaussian_blur2d_from_numpy"):
         if numpy_path is not None and med(k) is not None:
-            # both from numpy arrays: pixelflow's numpy path against them
+            # both from numpy arrays: texelflow's numpy path against them
             verdict[f"faster_than_{k.split('_')[0]}_from_numpy"] = numpy_path < med(k)
     R["verdict"] = verdict
     json.dump(R, sys.stdout, indent=1)

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Turns one device call's results (pixelflow.json, npp.tsv, py_peers.tsv) into the
+"""Turns one device call's results (texelflow.json, npp.tsv, py_peers.tsv) into the
 BENCHMARKS.md tables and the bar chart. Usage: bench_report.py RESULTS_DIR [chart.png]"""
 import json, sys, os
 
 d = sys.argv[1]
 chart = sys.argv[2] if len(sys.argv) > 2 else None
-pf = json.load(open(os.path.join(d, "pixelflow.json")))
+pf = json.load(open(os.path.join(d, "texelflow.json")))
 copy = pf["copy_ms"]
 
 def tsv(name):
@@ -25,7 +25,7 @@ npp = tsv("npp.tsv")
 py = tsv("py_peers.tsv")
 npp_copy = npp.get(("npp", "copy_d2d"), (None,))[0]
 
-# pixelflow case -> (NPP op, note)
+# texelflow case -> (NPP op, note)
 PAIRS = {
     "copy": ("copy_d2d", ""),
     "gaussian_blur s=2": ("gauss_sigma2_rgba", ""),
@@ -35,17 +35,17 @@ PAIRS = {
     "dilation 3x3": ("dilate_3x3_rgba", ""),
     "dilation 15x15": ("dilate_15x15_rgba", ""),
     "dilation 31x31": ("dilate_31x31_rgba", ""),
-    "sobel_edge_detection": ("sobel_horiz_rgba", "NPP: one horizontal gradient per channel; pixelflow: luminance gradient magnitude"),
-    "histogram": ("histogram_256_rgba", "NPP: R,G,B,A; pixelflow: R,G,B,Y"),
-    "reduce": ("minmax_rgba", "pixelflow computes min, max and mean in one pass; NPP min/max alone"),
+    "sobel_edge_detection": ("sobel_horiz_rgba", "NPP: one horizontal gradient per channel; texelflow: luminance gradient magnitude"),
+    "histogram": ("histogram_256_rgba", "NPP: R,G,B,A; texelflow: R,G,B,Y"),
+    "reduce": ("minmax_rgba", "texelflow computes min, max and mean in one pass; NPP min/max alone"),
     "resize 4K->1080p": ("resize_bilinear_down2_rgba", ""),
     "resize 1080p->4K": ("resize_bilinear_up2_rgba", ""),
 }
 
 print(f"Adapter: {pf['adapter']} ({pf['backend']}), driver {pf['driver']} {pf['driver_info']}; "
       f"{pf['width']}x{pf['height']} RGBA8, {pf['sets']} rotating buffer sets, median of {-(-pf['runs']//pf['sets'])*pf['sets']} runs.\n")
-print(f"Copy kernel: pixelflow {copy:.4f} ms" + (f", NPP (cudaMemcpy D2D) {npp_copy:.4f} ms" if npp_copy else "") + "\n")
-print("| operation | pixelflow ms | GB/s | × copy | NPP ms | pixelflow / NPP | note |")
+print(f"Copy kernel: texelflow {copy:.4f} ms" + (f", NPP (cudaMemcpy D2D) {npp_copy:.4f} ms" if npp_copy else "") + "\n")
+print("| operation | texelflow ms | GB/s | × copy | NPP ms | texelflow / NPP | note |")
 print("|---|---:|---:|---:|---:|---:|---|")
 bars = []
 for r in pf["results"]:
@@ -75,7 +75,7 @@ if chart and bars:
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(11, 5))
     xs = range(len(bars))
-    ax.bar([x - 0.2 for x in xs], [b[1] for b in bars], 0.4, label="pixelflow (wgpu/Vulkan)")
+    ax.bar([x - 0.2 for x in xs], [b[1] for b in bars], 0.4, label="texelflow (wgpu/Vulkan)")
     ax.bar([x + 0.2 for x in xs], [b[2] for b in bars], 0.4, label="NVIDIA NPP")
     ax.set_xticks(list(xs))
     ax.set_xticklabels([b[0] for b in bars], rotation=35, ha="right")

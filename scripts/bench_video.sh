@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Issue 18's benchmark: `pixelflow apply IN.mp4 OUT.mp4` (decode, GPU, encode: the whole user
+# Issue 18's benchmark: `texelflow apply IN.mp4 OUT.mp4` (decode, GPU, encode: the whole user
 # path) against ffmpeg decoding and encoding the same clip with the same codec settings and no
 # filter, for a 1080p and a 4K clip. Prints one line per run and a median summary:
 #   clip  case  seconds  fps
 # Where ffmpeg is not installed (the lent GPU machines), a static ffmpeg travels xz-compressed as
 # .peers/ffmpeg.xz and `ffprobe` is stood in for by scripts/ffprobe_shim.py (reads `ffmpeg -i`).
-# Expects target/release/pixelflow (or .peers/pixelflow.xz). Writes under ${OUT:-bench-out}.
+# Expects target/release/texelflow (or .peers/texelflow.xz). Writes under ${OUT:-bench-out}.
 set -u
 OUT="${OUT:-bench-out}"
 mkdir -p "$OUT"
 SECS="${SECS:-6}"
 REPS="${REPS:-3}"
-BIN=/tmp/pixelflow-video-bin
+BIN=/tmp/texelflow-video-bin
 mkdir -p "$BIN"
 if ! command -v ffmpeg >/dev/null && [ -f .peers/ffmpeg.xz ]; then
   xz -dc .peers/ffmpeg.xz > "$BIN/ffmpeg" && chmod +x "$BIN/ffmpeg"
@@ -20,10 +20,10 @@ if ! command -v ffprobe >/dev/null; then
   cp scripts/ffprobe_shim.py "$BIN/ffprobe" && chmod +x "$BIN/ffprobe"
 fi
 export PATH="$BIN:$PATH"
-P="${P:-./target/release/pixelflow}"
-if [ ! -x "$P" ] && [ -f .peers/pixelflow.xz ]; then
-  xz -dc .peers/pixelflow.xz > "$BIN/pixelflow" && chmod +x "$BIN/pixelflow"
-  P="$BIN/pixelflow"
+P="${P:-./target/release/texelflow}"
+if [ ! -x "$P" ] && [ -f .peers/texelflow.xz ]; then
+  xz -dc .peers/texelflow.xz > "$BIN/texelflow" && chmod +x "$BIN/texelflow"
+  P="$BIN/texelflow"
 fi
 ffmpeg -version | head -1 | tee "$OUT/video_ffmpeg.txt"
 nproc | sed 's/^/cores: /' | tee -a "$OUT/video_ffmpeg.txt"

@@ -2,7 +2,7 @@
 """A stand-in for `ffprobe -print_format json -show_format -show_streams FILE` where only an
 ffmpeg binary is at hand (the GPU machine, where ffmpeg travels as one static binary for the
 video benchmark, scripts/bench_video.sh): reads what `ffmpeg -i FILE` prints and answers with
-the fields pixelflow's video path reads (size, rates, duration, pixel format, colour tags,
+the fields texelflow's video path reads (size, rates, duration, pixel format, colour tags,
 audio codecs). Not for general use: ffprobe itself is the real component."""
 import json
 import re

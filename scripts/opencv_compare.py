@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""pixelflow against OpenCV where OpenCV has the same operation (run by scripts/test.sh).
+"""texelflow against OpenCV where OpenCV has the same operation (run by scripts/test.sh).
 
-Each case runs the pixelflow CLI (GPU, and --cpu) on one deterministic 97x61 RGBA image and
+Each case runs the texelflow CLI (GPU, and --cpu) on one deterministic 97x61 RGBA image and
 compares with OpenCV's function on the same pixels. Where the two differ by design, the case
 says how, and its bound is what that difference allows; everything else must match within one
-8-bit level. pixelflow runs with `--straight-alpha`: OpenCV filters colour as stored, while
-pixelflow by default premultiplies it by alpha around its averaging filters (README, "Precision").
+8-bit level. texelflow runs with `--straight-alpha`: OpenCV filters colour as stored, while
+texelflow by default premultiplies it by alpha around its averaging filters (README, "Precision").
 """
 import json
 import subprocess
@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 BIN = sys.argv[1]
-TMP = Path(tempfile.mkdtemp(prefix="pixelflow-opencv-"))
+TMP = Path(tempfile.mkdtemp(prefix="texelflow-opencv-"))
 
 
 def test_image(w=97, h=61):
@@ -39,12 +39,12 @@ def load(path):
     return cv2.cvtColor(cv2.imread(str(path), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)
 
 
-def pixelflow(inp, spec, cpu):
+def texelflow(inp, spec, cpu):
     out = TMP / ("out_cpu.png" if cpu else "out_gpu.png")
     cmd = [BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(inp), str(out), "-p", spec]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        raise SystemExit(f"pixelflow failed on {spec}: {r.stderr.strip()}")
+        raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
     return load(out)
 
 
@@ -68,7 +68,7 @@ def main():
     cases = [
         ("box_blur(radius=3)", rep(cv2.blur, img, (7, 7)), every, 1, "rounding of the mean"),
         ("gaussian_blur(sigma=2)", rep(cv2.GaussianBlur, img, (13, 13), 2.0), every, 1,
-         "OpenCV's 8-bit Gaussian uses fixed-point weights; pixelflow f32 (f16 on GPUs that have it, within one level)"),
+         "OpenCV's 8-bit Gaussian uses fixed-point weights; texelflow f32 (f16 on GPUs that have it, within one level)"),
         ("dilation(radius=2)", rep(cv2.dilate, img, np.ones((5, 5), np.uint8)), every, 0, ""),
         ("erosion(radius=2)", rep(cv2.erode, img, np.ones((5, 5), np.uint8)), every, 0, ""),
         ("convolution_3x3(kernel=[0,-1,0,-1,5,-1,0,-1,0])", round8(rep(cv2.filter2D, f32, -1, sharpen_k)), rgb, 1,
@@ -91,7 +91,7 @@ def main():
         ("gaussian_blur(sigma=2, border=reflect)", cv2.GaussianBlur(img, (13, 13), 2.0), every, 1,
          "OpenCV's 8-bit Gaussian uses fixed-point weights"),
         ("gaussian_blur(sigma=7, border=reflect)", cv2.GaussianBlur(img, (43, 43), 7.0), every, 1,
-         "OpenCV's fixed-point weights; pixelflow's decimated schedule on the GPU (within one level of its twin)"),
+         "OpenCV's fixed-point weights; texelflow's decimated schedule on the GPU (within one level of its twin)"),
         ("bilateral(radius=3, sigma_color=30, sigma_space=2, border=reflect)",
          np.dstack([cv2.bilateralFilter(np.ascontiguousarray(img[..., :3]), 7, 30, 2), img[..., 3]]), rgb, 1,
          "OpenCV rounds half to even and may use a vectorised exp; alpha is kept"),
@@ -124,7 +124,7 @@ def main():
     failures = []
     for spec, want, ch, bound, why, on_small in cases:
         for cpu in (False, True):
-            got = pixelflow(TMP / "small.png" if on_small else inp, spec, cpu)
+            got = texelflow(TMP / "small.png" if on_small else inp, spec, cpu)
             if got.shape != want.shape:
                 failures.append(f"{spec} ({'cpu' if cpu else 'gpu'}): shape {got.shape} vs OpenCV {want.shape}")
                 continue
@@ -133,13 +133,13 @@ def main():
             print(f"{status:4} {'cpu' if cpu else 'gpu'} {spec}: max diff {d} (bound {bound}{'; ' + why if why else ''})")
             if d > bound:
                 failures.append(f"{spec}: {d} > {bound}")
-    # adaptive threshold against OpenCV's, on pixelflow's own luminance (OpenCV's gray uses other
-    # weights): OpenCV keeps src > mean - C where pixelflow keeps src + C >= mean, and OpenCV rounds
+    # adaptive threshold against OpenCV's, on texelflow's own luminance (OpenCV's gray uses other
+    # weights): OpenCV keeps src > mean - C where texelflow keeps src + C >= mean, and OpenCV rounds
     # the mean to 8 bits first, so pixels whose mean lies within a level of the bound may differ
-    gray = pixelflow(inp, "grayscale", True)[..., 0]
+    gray = texelflow(inp, "grayscale", True)[..., 0]
     want = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 9, 0.05 * 255)
     for cpu in (False, True):
-        got = pixelflow(inp, "adaptive_threshold(radius=4, offset=0.05)", cpu)[..., 0]
+        got = texelflow(inp, "adaptive_threshold(radius=4, offset=0.05)", cpu)[..., 0]
         frac = float((got != want).mean())
         status = "ok" if frac <= 0.01 else "FAIL"
         print(f"{status:4} {'cpu' if cpu else 'gpu'} adaptive_threshold vs cv2.adaptiveThreshold(MEAN_C): {frac:.2%} of pixels differ (bound 1%: strict comparison and the mean's rounding)")
@@ -167,7 +167,7 @@ def main():
         spec = "bilateral(radius=3, sigma_color=30, sigma_space=2)"
         r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "-p", spec], capture_output=True, text=True)
         if r.returncode != 0:
-            raise SystemExit(f"pixelflow failed on {spec} (Gray8): {r.stderr.strip()}")
+            raise SystemExit(f"texelflow failed on {spec} (Gray8): {r.stderr.strip()}")
         got = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
         d = int(np.abs(got.astype(int) - want.astype(int)).max()) if got.shape == want.shape else 999
         status = "ok" if d <= 1 else "FAIL"
@@ -184,7 +184,7 @@ def main():
                 out = TMP / "canny_out.png"
                 r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "-p", spec], capture_output=True, text=True)
                 if r.returncode != 0:
-                    raise SystemExit(f"pixelflow failed on {spec}: {r.stderr.strip()}")
+                    raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
                 got = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
                 n = int((got != want).sum())
                 inner = int((got[1:-1, 1:-1] != want[1:-1, 1:-1]).sum())
@@ -211,7 +211,7 @@ def main():
                     out = TMP / "clahe_out.png"
                     r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "-p", spec], capture_output=True, text=True)
                     if r.returncode != 0:
-                        raise SystemExit(f"pixelflow failed on {spec}: {r.stderr.strip()}")
+                        raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
                     got = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
                     d = np.abs(got.astype(int) - want.astype(int))
                     ok = got.shape == want.shape and d.max() <= 1
@@ -273,7 +273,7 @@ def compare_geometry(img):
     fixed = "OpenCV's 8-bit weights are 11-bit fixed point"
     # measured max diff 1 (0 for rotate=30) against OpenCV 5.0 here; OpenCV's remap tables hold the source position in
     # 1/32 pixel steps, which on this noisy image can move a sample by a few levels in other builds
-    warp_why = "OpenCV's 1/32-pixel source positions (INTER_BITS); pixelflow exact f32 coordinates"
+    warp_why = "OpenCV's 1/32-pixel source positions (INTER_BITS); texelflow exact f32 coordinates"
     cases = [
         ("flip", cv2.flip(img, 1), 0, "", img),
         ("flip(mode=vertical)", cv2.flip(img, 0), 0, "", img),
@@ -298,7 +298,7 @@ def compare_geometry(img):
         ]
     cases += [
         ("resize(width=48, height=30, method=area)", cv2.resize(even, (48, 30), interpolation=cv2.INTER_AREA), 1,
-         "integer factor: OpenCV's resizeAreaFast rounds ties up, as pixelflow", even),
+         "integer factor: OpenCV's resizeAreaFast rounds ties up, as texelflow", even),
         ("resize(width=32, height=20, method=area)", cv2.resize(even, (32, 20), interpolation=cv2.INTER_AREA), 1,
          "integer factor 3", even),
         (f"transform(matrix=[{flat(aff)}])", cv2.warpAffine(img, aff, (w, h), flags=lin, borderMode=const, borderValue=0), 4, warp_why, img),
@@ -311,7 +311,7 @@ def compare_geometry(img):
         inp = TMP / "geom_in.png"
         save(inp, src)
         for cpu in (False, True):
-            got = pixelflow(inp, spec, cpu)
+            got = texelflow(inp, spec, cpu)
             if got.shape != want.shape:
                 failures.append(f"{spec} ({'cpu' if cpu else 'gpu'}): shape {got.shape} vs {want.shape}")
                 print(f"FAIL {'cpu' if cpu else 'gpu'} {spec}: shape {got.shape} vs {want.shape}")
@@ -327,7 +327,7 @@ def compare_geometry(img):
 def guided_reference(rgba, radius, eps, scale):
     """He, Sun and Tang's guided filter in float64 (OpenCV's core has none; opencv-contrib's
     ximgproc.guidedFilter is not in the test venv): guide I = luminance with GPUImage's weights,
-    p = alpha; for scale > 1 the fast variant as pixelflow defines it: block means over
+    p = alpha; for scale > 1 the fast variant as texelflow defines it: block means over
     scale x scale (edge pixels replicated past the image), boxes of radius/scale (rounded, at
     least 1) on that grid, bilinear back (pixel centres aligned, edges clamped)."""
     f = rgba.astype(np.float64) / 255.0
@@ -352,7 +352,7 @@ def guided_reference(rgba, radius, eps, scale):
 
 def compare_guided(img):
     """guided_filter against the float64 reference above, on the test image's noisy alpha and on
-    a soft disc matte: the same formulas; pixelflow runs in f32, whose cancellation in
+    a soft disc matte: the same formulas; texelflow runs in f32, whose cancellation in
     var = mean(I²) - mean(I)² moves alpha by at most a level (bound 1)."""
     failures = []
     h, w = img.shape[:2]
@@ -366,7 +366,7 @@ def compare_guided(img):
             want = guided_reference(src, radius, eps, scale)
             spec = f"guided_filter(radius={radius}, eps={eps}, scale={scale})"
             for cpu in (False, True):
-                got = pixelflow(path, spec, cpu)
+                got = texelflow(path, spec, cpu)
                 d = int(np.abs(got.astype(int) - want.astype(int)).max())
                 ok = d <= 1
                 print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} {spec} on {name} vs a float64 numpy guided filter: max diff {d} (bound 1: f32 against float64)")
@@ -399,7 +399,7 @@ def compare_assessment(img):
     inp = TMP / "assess_in.png"
     save(inp, img)
     for cpu in (False, True):
-        got = pixelflow_points(inp, "photo_metrics", cpu)
+        got = texelflow_points(inp, "photo_metrics", cpu)
         for key, (what, v) in want.items():
             ok = abs(got[key] - v) <= 1e-9 * max(1.0, abs(v))
             print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} photo_metrics {key} vs {what}: {got[key]:.6f} vs {v:.6f}")
@@ -421,25 +421,25 @@ def rectangles_image(w=160, h=120, n=14, seed=7):
     return img.clip(0, 255).astype(np.uint8)
 
 
-def pixelflow_points(inp, spec, cpu):
+def texelflow_points(inp, spec, cpu):
     out = TMP / ("points_cpu.json" if cpu else "points_gpu.json")
     cmd = [BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(inp), "-p", spec, "--data", str(out)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        raise SystemExit(f"pixelflow failed on {spec}: {r.stderr.strip()}")
+        raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
     return json.loads(out.read_text())
 
 
 def compare_corners():
     """FAST against cv2.FastFeatureDetector (TYPE_9_16): the same keypoints, exactly, and with
     non-maximum suppression the same scores (OpenCV's keypoint response; without it OpenCV
-    leaves the response 0, pixelflow still reports the score). The input is grey, so both see
-    the same luma. Harris against cv2.cornerHarris, tolerantly: pixelflow runs GPUImage's chain
+    leaves the response 0, texelflow still reports the score). The input is grey, so both see
+    the same luma. Harris against cv2.cornerHarris, tolerantly: texelflow runs GPUImage's chain
     (Prewitt derivatives of luma, a Gaussian of sigma 2 over the products, k = 0.04, 8-bit
     stages, threshold 0.2 on the 8-bit response, 3x3 non-maximum suppression) where OpenCV uses
     3x3 Sobel derivatives and a 3x3 box sum (blockSize 3): the responses differ in scale and
     smoothing, so the check is that most (80%) of OpenCV's strong corners (response above 5% of
-    its maximum, 3x3 local maxima) have a pixelflow corner (threshold 0.1) within 1 pixel, and the
+    its maximum, 3x3 local maxima) have a texelflow corner (threshold 0.1) within 1 pixel, and the
     reverse (on this image: 86% and 94%)."""
     failures = []
     gray = rectangles_image()
@@ -451,7 +451,7 @@ def compare_corners():
         want = {(int(k.pt[0]), int(k.pt[1])): k.response for k in kps}
         spec = f"fast_corner_detection(threshold={threshold}, nonmax={'true' if nonmax else 'false'}) | corner_points"
         for cpu in (False, True):
-            got = pixelflow_points(inp, spec, cpu)
+            got = texelflow_points(inp, spec, cpu)
             pts = {(p["x"], p["y"]): p["score"] for p in got["points"]}
             same = set(pts) == set(want)
             scores = not nonmax or all(pts[k] == want[k] for k in want if k in pts)
@@ -465,14 +465,14 @@ def compare_corners():
     ys, xs = np.nonzero(peak)
     want = np.stack([xs, ys], 1)
     for cpu in (False, True):
-        got = pixelflow_points(inp, "harris_corner_detection(threshold=0.1) | corner_points", cpu)["points"]
+        got = texelflow_points(inp, "harris_corner_detection(threshold=0.1) | corner_points", cpu)["points"]
         mine = np.array([[p["x"], p["y"]] for p in got]).reshape(-1, 2)
         near = lambda a, b: np.abs(a[:, None, :] - b[None, :, :]).max(2).min(1) <= 1 if len(b) else np.zeros(len(a), bool)
         found = float(near(want, mine).mean()) if len(want) else 1.0
         real = float(near(mine, want).mean()) if len(mine) else 0.0
         ok = found >= 0.8 and real >= 0.8
         print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} harris_corner_detection(threshold=0.1) vs cv2.cornerHarris: {found:.0%} of OpenCV's "
-              f"{len(want)} strong corners found within 1 px, {real:.0%} of pixelflow's {len(mine)} near one of OpenCV's (bound 80%: "
+              f"{len(want)} strong corners found within 1 px, {real:.0%} of texelflow's {len(mine)} near one of OpenCV's (bound 80%: "
               "Prewitt + Gaussian sigma 2 against Sobel 3x3 + box 3x3)")
         if not ok:
             failures.append(f"harris: {found:.0%} found, {real:.0%} near")
@@ -495,12 +495,12 @@ def compare_hough():
     Same method: θ = 0, 1°, ... 179°, ρ bins of 1 pixel, OpenCV's peak test (more votes than the
     previous ρ and θ bins, at least the next ones, no wrap of θ), order (votes descending, ties by
     θ then ρ: OpenCV's accumulator index) and reported values (ρ = bin × rho, θ = n × theta in float).
-    Documented differences: OpenCV's accumulator spans ρ in ±(w + h) where pixelflow's spans the
+    Documented differences: OpenCV's accumulator spans ρ in ±(w + h) where texelflow's spans the
     image's own range (the same bins where ρ exists); OpenCV rounds x cos θ + y sin θ computed in
     float from a float table (its angle accumulated in float) with cvRound (ties to even),
-    pixelflow floor(v + 1/2) in Q16 fixed point from the exact angle, so a pixel whose ρ lies
+    texelflow floor(v + 1/2) in Q16 fixed point from the exact angle, so a pixel whose ρ lies
     within about 1e-3 of a half may vote one bin over and move a peak. The check: each of
-    OpenCV's lines (and the 5 strongest in particular) has a pixelflow line within one bin in ρ
+    OpenCV's lines (and the 5 strongest in particular) has a texelflow line within one bin in ρ
     and θ, and the reverse; the report counts exact equals and whether the lists are identical
     (both, on this map)."""
     failures = []
@@ -512,7 +512,7 @@ def compare_hough():
         want = [] if want is None else [(float(r), float(t)) for r, t in want[:, 0]]
         spec = f"hough_line_detection(relative=0, threshold={threshold})"
         for cpu in (False, True):
-            got = pixelflow_points(inp, spec, cpu)
+            got = texelflow_points(inp, spec, cpu)
             mine = [(l["rho"], l["theta"]) for l in got["lines"]]
             step = np.pi / 180
 
@@ -528,7 +528,7 @@ def compare_hough():
             ok = not missed and not extra and top and len(want) > 0
             print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} {spec} vs cv2.HoughLines(edges, 1, pi/180, {threshold}): "
                   f"{len(mine)} lines, OpenCV {len(want)}; {exact} equal, {len(missed)} of OpenCV's without one within a bin, "
-                  f"{len(extra)} of pixelflow's without one; 5 strongest {'match' if top else 'DIFFER'}; "
+                  f"{len(extra)} of texelflow's without one; 5 strongest {'match' if top else 'DIFFER'}; "
                   f"lists {'identical' if [(float(np.float32(r)), float(np.float32(t))) for r, t in mine] == want else 'not identical'}")
             if not ok:
                 failures.append(f"{spec}: {len(missed)} missed, {len(extra)} extra, top 5 match: {top}")
@@ -537,7 +537,7 @@ def compare_hough():
 
 def compare_histograms(img):
     """histogram counts against cv2.calcHist (R, G, B, A: equal); histogram_equalization on a
-    grey image against cv2.equalizeHist: pixelflow rounds 255 (cdf - cdf_min) / (total - cdf_min)
+    grey image against cv2.equalizeHist: texelflow rounds 255 (cdf - cdf_min) / (total - cdf_min)
     half up in integers where OpenCV rounds the f32 product cdf * (255 / (total - cdf_min)) to
     nearest (even on ties), so a level may differ by one where the exact value is a half."""
     failures = []
@@ -546,7 +546,7 @@ def compare_histograms(img):
     for cpu in (False, True):
         r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(inp), "--data", "-", "-p", "histogram"], capture_output=True, text=True)
         if r.returncode != 0:
-            raise SystemExit(f"pixelflow failed on histogram: {r.stderr.strip()}")
+            raise SystemExit(f"texelflow failed on histogram: {r.stderr.strip()}")
         h = json.loads(r.stdout)["histogram"]
         for c, name in enumerate("rgba"):
             want = cv2.calcHist([np.ascontiguousarray(img[..., c])], [0], None, [256], [0, 256]).ravel().astype(int)
@@ -565,7 +565,7 @@ def compare_histograms(img):
         gin = TMP / "hist_grey.png"
         save(gin, np.dstack([g, g, g, np.full_like(g, 255)]))
         for cpu in (False, True):
-            got = pixelflow(gin, "histogram_equalization", cpu)
+            got = texelflow(gin, "histogram_equalization", cpu)
             d = np.abs(got[..., 0].astype(int) - want.astype(int))
             ok = d.max() <= 1 and (got[..., 0] == got[..., 1]).all() and (got[..., 0] == got[..., 2]).all()
             print(f"{'ok' if ok else 'FAIL':4} {'cpu' if cpu else 'gpu'} histogram_equalization on grey {name} vs cv2.equalizeHist: "

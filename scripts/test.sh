@@ -30,22 +30,22 @@ fi
 # Mesa's WSI code complains without it; compute needs no display.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 cargo test --workspace --locked "$@"
-# pixelflow against OpenCV where OpenCV has the same operation (scripts/opencv_compare.py),
+# texelflow against OpenCV where OpenCV has the same operation (scripts/opencv_compare.py),
 # in a virtual environment of its own under target/
 VENV=target/opencv-venv
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import cv2, numpy" 2>/dev/null; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check numpy opencv-python-headless
 fi
-"$VENV/bin/python" scripts/opencv_compare.py target/debug/pixelflow
-# The Python package (crates/pixelflow-py + python/pixelflow, issue 19) in a virtual environment
+"$VENV/bin/python" scripts/opencv_compare.py target/debug/texelflow
+# The Python package (crates/texelflow-py + python/texelflow, issue 19) in a virtual environment
 # of its own under target/: built by `maturin develop` (a debug build sharing target/debug),
 # then python/tests: every filter against the CLI binary above, arrays of every dtype and
-# layout, errors, the graph API, and pixelflow.ray on a three-node local Ray cluster.
+# layout, errors, the graph API, and texelflow.ray on a three-node local Ray cluster.
 PYVENV=target/py-venv
 if [ ! -x "$PYVENV/bin/python" ] || ! "$PYVENV/bin/python" -c "import maturin, numpy, pytest, ray.data, PIL" 2>/dev/null; then
   python3 -m venv "$PYVENV"
   "$PYVENV/bin/pip" install -q --disable-pip-version-check maturin==1.16.0 numpy==2.4.6 pytest==9.2.0 "ray[data]==2.60.0" pillow==13.0.0
 fi
 (. "$PYVENV/bin/activate" && maturin develop --quiet)
-PIXELFLOW_CLI=target/debug/pixelflow "$PYVENV/bin/python" -m pytest -q -p no:cacheprovider python/tests
+TEXELFLOW_CLI=target/debug/texelflow "$PYVENV/bin/python" -m pytest -q -p no:cacheprovider python/tests

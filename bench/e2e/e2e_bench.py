@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """End-to-end batch throughput (issue 13): photo-like 3840x2160 JPEGs through
-gaussian_blur(sigma=2) | sobel_edge_detection to JPEG, pixelflow's batch mode against an OpenCV
+gaussian_blur(sigma=2) | sobel_edge_detection to JPEG, texelflow's batch mode against an OpenCV
 script using every core (a multiprocessing Pool doing decode -> blur -> Sobel -> encode), and
-pixelflow's decode + encode alone. Run on the GPU machine:
+texelflow's decode + encode alone. Run on the GPU machine:
 
-    python3 bench/e2e/e2e_bench.py target/release/pixelflow [N]
+    python3 bench/e2e/e2e_bench.py target/release/texelflow [N]
 
 Prints one table; wall times of whole commands (start-up included), peak RSS of each.
 """
@@ -22,7 +22,7 @@ import numpy as np
 BIN = sys.argv[1]
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 64
 W, H = 3840, 2160
-ROOT = tempfile.mkdtemp(prefix="pixelflow-e2e-")
+ROOT = tempfile.mkdtemp(prefix="texelflow-e2e-")
 SRC = os.path.join(ROOT, "src")
 
 
@@ -90,9 +90,9 @@ def main():
     rows.append((f"OpenCV decode + grey encode only, Pool({cores})", time.perf_counter() - t, float("nan")))
     spec = "gaussian_blur(sigma=2) | sobel_edge_detection"
     for label, extra, pipe in [
-        ("pixelflow batch (GPU)", [], spec),
-        ("pixelflow decode + grey encode only (--cpu, to_gray)", ["--cpu"], "to_gray"),
-        ("pixelflow decode + colour encode only (--cpu, brightness(0))", ["--cpu"], "brightness(0)"),
+        ("texelflow batch (GPU)", [], spec),
+        ("texelflow decode + grey encode only (--cpu, to_gray)", ["--cpu"], "to_gray"),
+        ("texelflow decode + colour encode only (--cpu, brightness(0))", ["--cpu"], "brightness(0)"),
     ]:
         o = os.path.join(ROOT, label.split()[1])
         shutil.rmtree(o, ignore_errors=True)

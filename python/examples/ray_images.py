@@ -1,4 +1,4 @@
-"""Applies a pixelflow pipeline to a folder of images with Ray Data and writes the results.
+"""Applies a texelflow pipeline to a folder of images with Ray Data and writes the results.
 
     python python/examples/ray_images.py IN_DIR OUT_DIR \
         --pipeline "gaussian_blur(sigma=2) | sobel_edge_detection" --actors 4 --gpus-per-actor 0.25
@@ -12,7 +12,7 @@ import time
 
 import ray
 
-import pixelflow.ray
+import texelflow.ray
 
 
 def main() -> None:
@@ -29,7 +29,7 @@ def main() -> None:
     ray.init(address=args.address)
     start = time.perf_counter()
     ds = ray.data.read_images(args.input, mode="RGBA")
-    out = pixelflow.ray.map_images(ds, args.pipeline, concurrency=args.actors, num_gpus=args.gpus_per_actor, batch_size=args.batch_size)
+    out = texelflow.ray.map_images(ds, args.pipeline, concurrency=args.actors, num_gpus=args.gpus_per_actor, batch_size=args.batch_size)
     out.write_images(args.output, column="image", file_format="png")
     print(f"{args.input} -> {args.output}: {time.perf_counter() - start:.1f} s")
 

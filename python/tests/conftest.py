@@ -1,5 +1,5 @@
 """Shared fixtures: small images cut from the bundled sample, and the CLI binary that the
-Python results are compared with (built by `cargo test` / `cargo build -p pixelflow-cli`)."""
+Python results are compared with (built by `cargo test` / `cargo build -p texelflow-cli`)."""
 
 import os
 import pathlib
@@ -19,10 +19,10 @@ def repo() -> pathlib.Path:
 
 @pytest.fixture(scope="session")
 def cli() -> str:
-    """The `pixelflow` binary: $PIXELFLOW_CLI, else target/debug/pixelflow."""
-    path = os.environ.get("PIXELFLOW_CLI", str(REPO / "target" / "debug" / "pixelflow"))
+    """The `texelflow` binary: $TEXELFLOW_CLI, else target/debug/texelflow."""
+    path = os.environ.get("TEXELFLOW_CLI", str(REPO / "target" / "debug" / "texelflow"))
     if not os.access(path, os.X_OK):
-        pytest.fail(f"the CLI binary {path} is missing: run `cargo build -p pixelflow-cli` first (or set PIXELFLOW_CLI)")
+        pytest.fail(f"the CLI binary {path} is missing: run `cargo build -p texelflow-cli` first (or set TEXELFLOW_CLI)")
     return path
 
 

@@ -5,7 +5,7 @@ layout, and results stay valid while later runs reuse the device's buffers."""
 import numpy as np
 import pytest
 
-import pixelflow
+import texelflow
 
 # an exact permutation on rgba8, rgba16 and gray8 applied twice: the identity, run on the GPU
 IDENTITY = "flip(mode=both) | flip(mode=both)"
@@ -24,7 +24,7 @@ LAYOUTS = [(37, 53), (37, 53, 1), (37, 53, 3), (37, 53, 4)]
 @pytest.mark.parametrize("shape", LAYOUTS, ids=["HW", "HW1", "HW3", "HW4"])
 def test_round_trip(rng, dtype, shape):
     arr = make(rng, dtype, shape)
-    out = pixelflow.apply(arr, IDENTITY)
+    out = texelflow.apply(arr, IDENTITY)
     assert out.dtype == arr.dtype
     channels = 1 if arr.ndim == 2 else arr.shape[2]
     if channels == 1 and dtype != np.uint8:
@@ -62,7 +62,7 @@ def strided_views(base):
 @pytest.mark.parametrize("channels", [1, 3, 4])
 def test_strided_views_equal_contiguous_copies(rng, dtype, channels):
     base = make(rng, dtype, (41, 67, channels))
-    pipe = pixelflow.Pipeline("gaussian_blur(sigma=1.5)")
+    pipe = texelflow.Pipeline("gaussian_blur(sigma=1.5)")
     views = strided_views(base)
     assert len(views) >= 6
     for name, view, copy in views:
@@ -71,7 +71,7 @@ def test_strided_views_equal_contiguous_copies(rng, dtype, channels):
 
 def test_two_dimensional_strided_grey(rng):
     base = make(rng, np.uint8, (40, 60))
-    pipe = pixelflow.Pipeline("gaussian_blur(sigma=1.5)")
+    pipe = texelflow.Pipeline("gaussian_blur(sigma=1.5)")
     for view in (base[::-1, ::3], base.T, base[:, 1:]):
         out = pipe.run(view)
         assert out.shape == view.shape
@@ -80,8 +80,8 @@ def test_two_dimensional_strided_grey(rng):
 
 def test_rgb_keeps_three_channels_and_gpu_matches_cpu(sample):
     rgb = np.ascontiguousarray(sample[..., :3])
-    gpu = pixelflow.apply(rgb, "gaussian_blur(sigma=2)")
-    cpu = pixelflow.apply(rgb, "gaussian_blur(sigma=2)", cpu=True)
+    gpu = texelflow.apply(rgb, "gaussian_blur(sigma=2)")
+    cpu = texelflow.apply(rgb, "gaussian_blur(sigma=2)", cpu=True)
     assert gpu.shape == rgb.shape and cpu.shape == rgb.shape
     # the registry's GPU-vs-CPU tolerance for 8-bit outputs: one level
     assert np.abs(gpu.astype(int) - cpu.astype(int)).max() <= 1
@@ -89,16 +89,16 @@ def test_rgb_keeps_three_channels_and_gpu_matches_cpu(sample):
 
 def test_grey_meets_rgba_only_filter(sample):
     grey = np.ascontiguousarray(sample[..., 0])
-    out = pixelflow.apply(grey, "hue(90)")
+    out = texelflow.apply(grey, "hue(90)")
     # widened to RGBA8 by the pipeline (grey replicated, alpha 255), as for a grey PNG in the CLI
-    expected = pixelflow.apply(np.dstack([grey, grey, grey, np.full_like(grey, 255)]), "hue(90)")
+    expected = texelflow.apply(np.dstack([grey, grey, grey, np.full_like(grey, 255)]), "hue(90)")
     np.testing.assert_array_equal(out, expected)
 
 
 def test_results_survive_later_runs(rng):
     """Results are views of read-back memory: a later run must not write into a result that
     is still alive (its buffer returns to the pool only when the array is freed)."""
-    pipe = pixelflow.Pipeline("color_invert")
+    pipe = texelflow.Pipeline("color_invert")
     a, b = make(rng, np.uint8, (64, 64, 4)), make(rng, np.uint8, (64, 64, 4))
     out_a = pipe.run(a)
     kept = out_a.copy()
@@ -114,13 +114,13 @@ def test_results_survive_later_runs(rng):
 
 def test_sixteen_bit_narrowed_with_a_warning(rng):
     arr = make(rng, np.uint16, (20, 30, 4))
-    with pytest.warns(pixelflow.PixelflowWarning, match="narrowed to 8 bits"):
-        out = pixelflow.apply(arr, "sobel_edge_detection")
+    with pytest.warns(texelflow.TexelflowWarning, match="narrowed to 8 bits"):
+        out = texelflow.apply(arr, "sobel_edge_detection")
     assert out.dtype == np.uint8
 
 
 def test_run_batch_equals_single_runs(rng):
-    pipe = pixelflow.Pipeline("gaussian_blur(sigma=2) | sobel_edge_detection")
+    pipe = texelflow.Pipeline("gaussian_blur(sigma=2) | sobel_edge_detection")
     images = [make(rng, np.uint8, (h, w, 4)) for h, w in [(30, 40), (17, 90), (64, 64), (5, 7), (48, 33), (30, 40)]]
     singles = [pipe.run(i) for i in images]
     for in_flight in (1, 3, 8):
@@ -138,8 +138,8 @@ def test_run_batch_equals_single_runs(rng):
 def test_images_from_arrays(sample):
     """An image parameter may name an array of `images` instead of a file."""
     second = np.ascontiguousarray(sample[::-1])
-    out = pixelflow.apply(sample, "alpha_blend(with=top, mix=0.5)", images={"top": second})
-    expected = pixelflow.apply(sample, "alpha_blend(with=top, mix=0.5)", images={"top": second}, cpu=True)
+    out = texelflow.apply(sample, "alpha_blend(with=top, mix=0.5)", images={"top": second})
+    expected = texelflow.apply(sample, "alpha_blend(with=top, mix=0.5)", images={"top": second}, cpu=True)
     assert np.abs(out.astype(int) - expected.astype(int)).max() <= 1
     assert not np.array_equal(out, sample)
 
@@ -148,10 +148,10 @@ def test_images_from_arrays(sample):
 def test_large_images_upload_in_strips(rng, monkeypatch, strips):
     """Sources of 8 MiB and more are written and copied to the GPU in strips (the gather of one
     overlaps the copy of the last); every strip count gives the same image."""
-    monkeypatch.setenv("PIXELFLOW_UPLOAD_STRIPS", strips)
+    monkeypatch.setenv("TEXELFLOW_UPLOAD_STRIPS", strips)
     arr = make(rng, np.uint8, (1501, 1600, 4))  # 9.6 MB, an odd number of rows
-    out = pixelflow.apply(arr, "color_invert")
+    out = texelflow.apply(arr, "color_invert")
     np.testing.assert_array_equal(out[..., :3], 255 - arr[..., :3])
     np.testing.assert_array_equal(out[..., 3], arr[..., 3])
     view = arr[::-1, :, :3]  # strided, three channels: gathered and widened strip by strip
-    np.testing.assert_array_equal(pixelflow.apply(view, "color_invert"), 255 - view)
+    np.testing.assert_array_equal(texelflow.apply(view, "color_invert"), 255 - view)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import pixelflow
+import texelflow
 
 # Filters that read data take it from the stage before them, as in the CLI (README: "A stage
 # that takes an image and data ... placed after a stage that made that data").
@@ -79,11 +79,11 @@ def as_png_pixels(out: np.ndarray, mode: str) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("name", [f["name"] for f in pixelflow.list_filters()])
+@pytest.mark.parametrize("name", [f["name"] for f in texelflow.list_filters()])
 def test_filter_equals_cli(name, files, sample, cli, tmp_path):
-    f = next(f for f in pixelflow.list_filters() if f["name"] == name)
+    f = next(f for f in texelflow.list_filters() if f["name"] == name)
     spec = spec_for(f, files)
-    out = pixelflow.apply(sample, spec)
+    out = texelflow.apply(sample, spec)
     if isinstance(out, dict):
         target = tmp_path / "out.json"
         cmd = [cli, "apply", str(files["input"]), "--data", str(target), "-p", spec]
@@ -105,4 +105,4 @@ def test_filter_equals_cli(name, files, sample, cli, tmp_path):
 
 def test_every_filter_is_covered():
     """The parametrisation above comes from the registry; it must not be empty."""
-    assert len(pixelflow.list_filters()) > 100
+    assert len(texelflow.list_filters()) > 100

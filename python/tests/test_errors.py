@@ -6,7 +6,7 @@ import subprocess
 import numpy as np
 import pytest
 
-import pixelflow
+import texelflow
 
 
 def cli_error(cli, files_dir, spec) -> str:
@@ -36,7 +36,7 @@ def cli_error(cli, files_dir, spec) -> str:
 def test_spec_errors_match_cli(spec, cli, tmp_path):
     img = np.zeros((8, 8, 4), np.uint8)
     with pytest.raises(ValueError) as e:
-        pixelflow.apply(img, spec)
+        texelflow.apply(img, spec)
     assert str(e.value) == cli_error(cli, tmp_path, spec)
     assert "\n" not in str(e.value)
 
@@ -44,7 +44,7 @@ def test_spec_errors_match_cli(spec, cli, tmp_path):
 def test_missing_file_is_oserror(cli, tmp_path):
     spec = f"alpha_blend(with={tmp_path / 'nope.png'})"
     with pytest.raises(OSError) as e:
-        pixelflow.Pipeline(spec)
+        texelflow.Pipeline(spec)
     assert str(e.value) == cli_error(cli, tmp_path, spec)
 
 
@@ -62,28 +62,28 @@ def test_missing_file_is_oserror(cli, tmp_path):
 )
 def test_bad_arrays(array, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        pixelflow.apply(array, "brightness(0.1)")
+        texelflow.apply(array, "brightness(0.1)")
 
 
 def test_bad_device_arguments():
     img = np.zeros((8, 8, 4), np.uint8)
     with pytest.raises(ValueError, match='device `tpu`: use "auto", "gpu" or "cpu"'):
-        pixelflow.apply(img, "brightness(0.1)", device="tpu")
+        texelflow.apply(img, "brightness(0.1)", device="tpu")
     with pytest.raises(RuntimeError, match="no GPU adapter found matching `no-such-adapter`"):
-        pixelflow.apply(img, "brightness(0.1)", device="gpu", adapter="no-such-adapter")
+        texelflow.apply(img, "brightness(0.1)", device="gpu", adapter="no-such-adapter")
     with pytest.raises(RuntimeError, match="unknown backend `glide`"):
-        pixelflow.apply(img, "brightness(0.1)", device="gpu", backend="glide")
+        texelflow.apply(img, "brightness(0.1)", device="gpu", backend="glide")
 
 
 def test_auto_falls_back_to_cpu_with_a_warning(sample):
-    with pytest.warns(pixelflow.PixelflowWarning, match="running on the CPU reference implementation instead"):
-        pipe = pixelflow.Pipeline("gaussian_blur(sigma=2)", adapter="no-such-adapter")
+    with pytest.warns(texelflow.TexelflowWarning, match="running on the CPU reference implementation instead"):
+        pipe = texelflow.Pipeline("gaussian_blur(sigma=2)", adapter="no-such-adapter")
     assert pipe.device == "CPU reference"
-    np.testing.assert_array_equal(pipe.run(sample), pixelflow.apply(sample, "gaussian_blur(sigma=2)", cpu=True))
+    np.testing.assert_array_equal(pipe.run(sample), texelflow.apply(sample, "gaussian_blur(sigma=2)", cpu=True))
 
 
 def test_graph_errors():
-    g = pixelflow.Graph()
+    g = texelflow.Graph()
     src = g.source("photo", width=8, height=8)
     with pytest.raises(ValueError, match="two sources are named `photo`"):
         g.source("photo", width=8, height=8)
@@ -97,4 +97,4 @@ def test_graph_errors():
     with pytest.raises(ValueError, match="source `photo` was not given an image"):
         g.run({})
     with pytest.raises(ValueError, match="in_flight must be at least 1"):
-        pixelflow.Pipeline("brightness(0.1)").run_batch([np.zeros((8, 8, 4), np.uint8)], in_flight=0)
+        texelflow.Pipeline("brightness(0.1)").run_batch([np.zeros((8, 8, 4), np.uint8)], in_flight=0)

@@ -1,4 +1,4 @@
-"""pixelflow.apply_file: file to file as `pixelflow apply IN OUT` does, streamed in bands of rows
+"""texelflow.apply_file: file to file as `texelflow apply IN OUT` does, streamed in bands of rows
 (large images, or stream=True) with the same result as decoded whole, and the CLI's output."""
 
 import subprocess
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import pixelflow
+import texelflow
 
 SPEC = "gaussian_blur(sigma=3) | sobel_edge_detection"
 
@@ -23,9 +23,9 @@ def test_streamed_equals_whole_and_the_cli(tmp_path, rng, cli, ext):
     src = tmp_path / "in.png"
     Image.fromarray(photo(rng)).save(src)
     s, w, c = tmp_path / f"s.{ext}", tmp_path / f"w.{ext}", tmp_path / f"c.{ext}"
-    r = pixelflow.apply_file(src, s, SPEC, stream=True)
+    r = texelflow.apply_file(src, s, SPEC, stream=True)
     assert r["streamed"] is True and any("streamed in" in n for n in r["notes"]), r
-    r = pixelflow.apply_file(str(src), str(w), SPEC, stream=False)
+    r = texelflow.apply_file(str(src), str(w), SPEC, stream=False)
     assert r["streamed"] is False, r
     subprocess.run([cli, "apply", str(src), str(c), "-p", SPEC], check=True, capture_output=True, timeout=120)
     a, b, k = (np.asarray(Image.open(p)) for p in (s, w, c))
@@ -38,11 +38,11 @@ def test_pipelines_that_cannot_stream_are_decoded_whole(tmp_path, rng):
     src = tmp_path / "in.png"
     Image.fromarray(photo(rng)).save(src)
     # a resize streams through its geometry
-    r = pixelflow.apply_file(src, tmp_path / "half.png", "resize(scale=0.5)", stream=True)
+    r = texelflow.apply_file(src, tmp_path / "half.png", "resize(scale=0.5)", stream=True)
     assert r["streamed"] is True, r
     assert Image.open(tmp_path / "half.png").size == (115, 75)
     # a composite that resizes inside does not: decoded whole, the same size out
-    r = pixelflow.apply_file(src, tmp_path / "frosted.png", "ios_blur", stream=True)
+    r = texelflow.apply_file(src, tmp_path / "frosted.png", "ios_blur", stream=True)
     assert r["streamed"] is False, r
     assert Image.open(tmp_path / "frosted.png").size == (230, 150)
 
@@ -51,20 +51,20 @@ def test_errors_and_warnings(tmp_path, rng):
     src = tmp_path / "in.png"
     Image.fromarray(photo(rng)).save(src)
     with pytest.raises(OSError, match="not found"):
-        pixelflow.apply_file(tmp_path / "missing.png", tmp_path / "o.png", SPEC)
+        texelflow.apply_file(tmp_path / "missing.png", tmp_path / "o.png", SPEC)
     with pytest.raises(ValueError, match="data"):
-        pixelflow.apply_file(src, tmp_path / "o.png", "histogram")
+        texelflow.apply_file(src, tmp_path / "o.png", "histogram")
     with pytest.raises(ValueError, match="overwrite the input"):
-        pixelflow.apply_file(src, src, SPEC)
+        texelflow.apply_file(src, src, SPEC)
     with pytest.raises(ValueError, match="gaussian_blur"):
-        pixelflow.apply_file(src, tmp_path / "o.png", "gausian_blur(sigma=2)")
+        texelflow.apply_file(src, tmp_path / "o.png", "gausian_blur(sigma=2)")
     assert not (tmp_path / "o.png").exists()
     # a PNG cut short: an error, or with allow_truncated the rows before the damage and a warning
     cut = tmp_path / "cut.png"
     cut.write_bytes(src.read_bytes()[: src.stat().st_size * 6 // 10])
     for stream in (True, False):
         with pytest.raises(OSError, match="allow-truncated"):
-            pixelflow.apply_file(cut, tmp_path / "o.png", "brightness(0.1)", stream=stream)
-        with pytest.warns(pixelflow.PixelflowWarning, match="could not be decoded"):
-            r = pixelflow.apply_file(cut, tmp_path / "o.png", "brightness(0.1)", stream=stream, allow_truncated=True)
+            texelflow.apply_file(cut, tmp_path / "o.png", "brightness(0.1)", stream=stream)
+        with pytest.warns(texelflow.TexelflowWarning, match="could not be decoded"):
+            r = texelflow.apply_file(cut, tmp_path / "o.png", "brightness(0.1)", stream=stream, allow_truncated=True)
         assert r["streamed"] is stream and len(r["warnings"]) == 1

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 
-import pixelflow
+import texelflow
 
 SPEC = "gaussian_blur(sigma=1.5) | brightness(0.1)"
 GRAY_SPEC = "gaussian_blur(sigma=1.5)"
@@ -18,7 +18,7 @@ GRAY_SPEC = "gaussian_blur(sigma=1.5)"
 
 @pytest.fixture(scope="module")
 def pipe():
-    return pixelflow.Pipeline(SPEC)
+    return texelflow.Pipeline(SPEC)
 
 
 def on_gpu(p):
@@ -35,11 +35,11 @@ def fill(rng, dtype, shape):
     ids=["rgba8", "gray8-odd-width", "gray8-HW1", "rgba16"],
 )
 def test_equal_to_numpy_path(rng, shape, dtype, spec):
-    p = pixelflow.Pipeline(spec)
+    p = texelflow.Pipeline(spec)
     a = p.input_array(shape, dtype)
     assert a.shape == shape and a.dtype == dtype and a.flags.writeable
     assert not a.any(), "a new pinned array is zeroed"
-    assert pixelflow.is_pinned(a) == on_gpu(p)
+    assert texelflow.is_pinned(a) == on_gpu(p)
     img = fill(rng, dtype, shape)
     np.copyto(a, img)
     out = p.run(a)
@@ -88,24 +88,24 @@ def test_views_are_ordinary_arrays(pipe, rng):
     a = pipe.input_array((40, 50, 4))
     a[:] = fill(rng, np.uint8, a.shape)
     if on_gpu(pipe):
-        assert pixelflow.is_pinned(a) and pixelflow.is_pinned(a[...])
+        assert texelflow.is_pinned(a) and texelflow.is_pinned(a[...])
     for view in (a[1:], a[:, ::2], a[..., :3], a[::-1]):
-        assert not pixelflow.is_pinned(view)
+        assert not texelflow.is_pinned(view)
         np.testing.assert_array_equal(pipe.run(view), pipe.run(np.array(view)))
-    assert not pixelflow.is_pinned(np.zeros((4, 4, 4), np.uint8))
+    assert not texelflow.is_pinned(np.zeros((4, 4, 4), np.uint8))
 
 
 def test_outlives_its_pipeline(rng):
-    p = pixelflow.Pipeline(SPEC)
+    p = texelflow.Pipeline(SPEC)
     a = p.input_array((24, 40, 4))
     del p
     gc.collect()
     # the array keeps its buffer and the device: writing and running stay valid
     img = fill(rng, np.uint8, a.shape)
     a[:] = img
-    q = pixelflow.Pipeline(SPEC)
+    q = texelflow.Pipeline(SPEC)
     np.testing.assert_array_equal(q.run(a), q.run(img))
-    np.testing.assert_array_equal(pixelflow.apply(a, SPEC), q.run(img))
+    np.testing.assert_array_equal(texelflow.apply(a, SPEC), q.run(img))
     del q
     gc.collect()
     assert int(a.sum()) == int(img.sum())
@@ -116,10 +116,10 @@ def test_other_device_and_batch(pipe, rng):
     img = fill(rng, np.uint8, a.shape)
     a[:] = img
     # another device (the CPU reference) reads it as an ordinary array
-    cpu = pixelflow.Pipeline(SPEC, cpu=True)
+    cpu = texelflow.Pipeline(SPEC, cpu=True)
     np.testing.assert_array_equal(cpu.run(a), cpu.run(img))
     z = cpu.input_array((5, 6, 4))
-    assert isinstance(z, np.ndarray) and not pixelflow.is_pinned(z) and not z.any()
+    assert isinstance(z, np.ndarray) and not texelflow.is_pinned(z) and not z.any()
     # one pinned array several times in a batch: the runs take the buffer in turn
     outs = pipe.run_batch([a, a, a, a], in_flight=4)
     want = pipe.run(img)

@@ -1,4 +1,4 @@
-"""pixelflow.ray on a local Ray cluster of three nodes (ray.cluster_utils.Cluster): the
+"""texelflow.ray on a local Ray cluster of three nodes (ray.cluster_utils.Cluster): the
 distributed result equals the single-process result for every image; the mapper falls back to
 the CPU where there is no GPU adapter."""
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import pixelflow
-import pixelflow.ray as pfray
+import texelflow
+import texelflow.ray as pfray
 
 ray = pytest.importorskip("ray", reason="ray[data] is not installed (scripts/test.sh installs it)")
 
@@ -47,7 +47,7 @@ def test_distributed_equals_single_process(cluster, image_dir):
     out = pfray.map_images(ds, SPEC, column="image", output_column="result", concurrency=2, batch_size=2, num_gpus=0, scheduling_strategy="SPREAD")
     rows = out.take_all()
     assert len(rows) == 9
-    single = pixelflow.Pipeline(SPEC)
+    single = texelflow.Pipeline(SPEC)
     for row in rows:
         expected = single.run(np.asarray(Image.open(row["path"]).convert("RGBA")))
         assert row["result"].shape == expected.shape, row["path"]
@@ -56,7 +56,7 @@ def test_distributed_equals_single_process(cluster, image_dir):
 
 def test_mapper_falls_back_to_cpu_without_an_adapter(image_dir):
     """Called directly (no Ray needed): an actor that finds no adapter runs on the CPU."""
-    mapper = pfray.PixelflowMapper(SPEC, adapter="no-such-adapter")
+    mapper = pfray.TexelflowMapper(SPEC, adapter="no-such-adapter")
     assert mapper.device == "CPU reference"
     assert any("CPU reference" in n for n in mapper.notes)
     images = [np.asarray(Image.open(p).convert("RGBA")) for p in sorted(image_dir.glob("*.png"))[:3]]
@@ -64,7 +64,7 @@ def test_mapper_falls_back_to_cpu_without_an_adapter(image_dir):
     column[:] = images
     batch = mapper({"image": column, "path": np.array(["a", "b", "c"])})
     for got, img in zip(batch["image"], images):
-        np.testing.assert_array_equal(got, pixelflow.apply(img, SPEC, cpu=True))
+        np.testing.assert_array_equal(got, texelflow.apply(img, SPEC, cpu=True))
     # images of one size come back stacked
     same = np.stack([images[0], images[0]])
     assert mapper({"image": same})["image"].shape == (2,) + images[0].shape

@@ -1,0 +1,320 @@
+//! `texelflow assess`: the photo-assessment tool of the source article (PhotoAssessment: mean
+//! saturation, colour fingerprint, sharpness on the GPU) over a folder. Every photo runs one
+//! graph (the metrics and the fingerprint, a thumbnail for the report) on one device, several
+//! photos in flight so decoding overlaps the GPU; photos come out ranked by score, near-duplicates
+//! grouped by fingerprint, failures reported by name without stopping the run.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use texelflow::assess::{
+    AssessOptions, Assessment, Fingerprint, FINGERPRINT_OUTPUT, METRICS_OUTPUT,
+};
+use texelflow::{Backend, Graph, Image, RunOptions};
+
+/// Options of `texelflow assess`.
+pub struct Options<'a> {
+    pub inputs: &'a [PathBuf],
+    pub recursive: bool,
+    pub json: bool,
+    pub dupes: bool,
+    pub dupe_threshold: f64,
+    pub report: Option<&'a Path>,
+    pub max_side: Option<u32>,
+    pub jobs: usize,
+}
+
+/// One assessed photo.
+pub struct Assessed {
+    pub path: PathBuf,
+    pub width: u32,
+    pub height: u32,
+    pub assessment: Assessment,
+    pub fingerprint: Fingerprint,
+    /// A small JPEG for the report.
+    pub thumbnail: Option<Vec<u8>>,
+}
+
+/// Longest side of the report's thumbnails.
+const THUMB_SIDE: u32 = 240;
+
+/// The graph of one photo: the assessment's nodes, and a thumbnail output for the report.
+fn graph_for(img: &Image, max_side: Option<u32>, thumbnail: bool) -> Result<Graph> {
+    let mut g = Graph::new();
+    let src = g.source("image", img.desc())?;
+    let analysed = match max_side {
+        Some(side) if img.width().max(img.height()) > side => resize_port(&mut g, src, img, side)?,
+        _ => src,
+    };
+    let ports = texelflow::assess::add_assessment(&mut g, analysed, AssessOptions::default())?;
+    g.output(METRICS_OUTPUT, ports.metrics)?;
+    g.output(FINGERPRINT_OUTPUT, ports.fingerprint)?;
+    if thumbnail {
+        let t = if img.width().max(img.height()) > THUMB_SIDE {
+            resize_port(&mut g, src, img, THUMB_SIDE)?
+        } else {
+            src
+        };
+        g.output("thumbnail", t)?;
+    }
+    Ok(g)
+}
+
+/// `image` shrunk (aspect kept) so that its longest side is `side`: halvings first (a bilinear
+/// resize by exactly one half averages 2×2 blocks, so nothing is skipped), then one bilinear
+/// step to the final size.
+fn resize_port(
+    g: &mut Graph,
+    image: texelflow::Port,
+    img: &Image,
+    side: u32,
+) -> Result<texelflow::Port> {
+    use texelflow::filters::geometry::Resize;
+    let (mut w, mut h) = (img.width(), img.height());
+    let scale = side as f64 / w.max(h) as f64;
+    let (tw, th) = (
+        ((w as f64 * scale).round() as u32).max(1),
+        ((h as f64 * scale).round() as u32).max(1),
+    );
+    let mut port = image;
+    // odd sides round up, so a step never shrinks by more than half and skips no pixel
+    while w >= 2 * tw && h >= 2 * th {
+        (w, h) = (w.div_ceil(2), h.div_ceil(2));
+        port = g.add(Resize::new(1.0, w, h)?, &[port])?[0];
+    }
+    if (w, h) != (tw, th) {
+        port = g.add(Resize::new(1.0, tw, th)?, &[port])?[0];
+    }
+    Ok(port)
+}
+
+fn assess_one(be: &Backend, path: &Path, o: &Options<'_>) -> Result<Assessed> {
+    let img = crate::load_image(path)?
+        .0
+        .convert(texelflow::PixelFormat::Rgba8);
+    let g = graph_for(&img, o.max_side, o.report.is_some())?;
+    let mut r = be.run(&g, &[("image", &img)], &RunOptions::default())?;
+    let assessment = match r.take(METRICS_OUTPUT) {
+        Some(texelflow::Value::Data(d)) => Assessment::from_data(&d)?,
+        _ => anyhow::bail!("the assessment graph gave no metrics"),
+    };
+    let fingerprint = match r.take(FINGERPRINT_OUTPUT) {
+        Some(texelflow::Value::Data(texelflow::Data::Fingerprint(f))) => f,
+        _ => anyhow::bail!("the assessment graph gave no fingerprint"),
+    };
+    let thumbnail = match r.take("thumbnail") {
+        Some(texelflow::Value::Image(t)) => Some(t.to_jpeg_bytes(82)?),
+        _ => None,
+    };
+    Ok(Assessed {
+        path: path.to_path_buf(),
+        width: img.width(),
+        height: img.height(),
+        assessment,
+        fingerprint,
+        thumbnail,
+    })
+}
+
+/// Runs the assessment over `o.inputs`; prints the ranking (text or JSON), writes the report.
+pub fn run(be: &Backend, o: &Options<'_>) -> Result<()> {
+    let files: Vec<PathBuf> = crate::batch::collect(o.inputs, o.recursive)?
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    anyhow::ensure!(
+        !files.is_empty(),
+        "no image files found in {}",
+        o.inputs
+            .iter()
+            .map(|p| format!("`{}`", p.display()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let bar = ProgressBar::with_draw_target(
+        Some(files.len() as u64),
+        if std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:30} {pos}/{len} photos  {per_sec}  eta {eta}  {msg}")
+    {
+        bar.set_style(style);
+    }
+    let mut done: Vec<Assessed> = Vec::new();
+    let mut failed: Vec<(PathBuf, String)> = Vec::new();
+    let t0 = std::time::Instant::now();
+    // a photo's failure travels as its message (the stream's own error is for the worker pool)
+    texelflow::graph::stream(
+        files.iter(),
+        |p| Ok(assess_one(be, p, o).map_err(|e| format!("{e:#}"))),
+        o.jobs,
+        |k, r| {
+            match r.map_err(|e| e.to_string()).and_then(|r| r) {
+                Ok(a) => done.push(a),
+                Err(e) => {
+                    bar.suspend(|| eprintln!("error: {}: {e}", files[k].display()));
+                    failed.push((files[k].clone(), e));
+                }
+            }
+            bar.inc(1);
+        },
+    );
+    bar.finish_and_clear();
+    let secs = t0.elapsed().as_secs_f64();
+    // best first; ties by path, so the order is deterministic
+    done.sort_by(|a, b| {
+        b.assessment
+            .score()
+            .total_cmp(&a.assessment.score())
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    let groups = if o.dupes || o.report.is_some() || o.json {
+        duplicate_groups(&done, o.dupe_threshold)
+    } else {
+        Vec::new()
+    };
+    if done.is_empty() && !o.json {
+        anyhow::bail!("no photo could be assessed ({} failed)", failed.len());
+    }
+    if o.json {
+        print_json(&done, &groups, &failed, o.dupes)?;
+    } else {
+        print_text(&done, &groups, o.dupes);
+    }
+    if let Some(path) = o.report {
+        crate::report::write_html(path, &done, &groups)
+            .with_context(|| format!("writing the report `{}`", path.display()))?;
+        if !o.json {
+            outln!("report: {}", path.display());
+        }
+    }
+    eprintln!(
+        "{} photo(s) assessed in {secs:.2} s ({}), {} failed",
+        done.len(),
+        be.describe(),
+        failed.len()
+    );
+    for (p, e) in &failed {
+        eprintln!("  failed: {}: {e}", p.display());
+    }
+    if done.is_empty() {
+        anyhow::bail!("no photo could be assessed ({} failed)", failed.len());
+    }
+    Ok(())
+}
+
+/// Indices (into `done`, which is ranked) of near-duplicate groups of two or more photos.
+fn duplicate_groups(done: &[Assessed], threshold: f64) -> Vec<Vec<usize>> {
+    let prints: Vec<Fingerprint> = done.iter().map(|a| a.fingerprint.clone()).collect();
+    texelflow::assess::group_near_duplicates(&prints, threshold)
+        .into_iter()
+        .filter(|g| g.len() > 1)
+        .collect()
+}
+
+fn print_text(done: &[Assessed], groups: &[Vec<usize>], dupes: bool) {
+    outln!(
+        "{:>4} {:>5}  {:>9} {:>8} {:>8} {:>8} {:>7} {:>6}  file",
+        "rank",
+        "score",
+        "sharpness",
+        "exposure",
+        "contrast",
+        "colour",
+        "noise σ",
+        "clip%"
+    );
+    for (k, a) in done.iter().enumerate() {
+        let s = &a.assessment;
+        let sub = s.sub_scores();
+        outln!(
+            "{:>4} {:>5.1}  {:>9.2} {:>8.2} {:>8.2} {:>8.2} {:>7.2} {:>6.2}  {}",
+            k + 1,
+            s.score(),
+            sub.sharpness,
+            sub.exposure,
+            sub.contrast,
+            sub.colorfulness,
+            s.noise_sigma,
+            100.0 * (s.clipped_shadows + s.clipped_highlights),
+            a.path.display()
+        );
+    }
+    if dupes {
+        if groups.is_empty() {
+            outln!("no near-duplicates");
+        }
+        for (n, g) in groups.iter().enumerate() {
+            outln!(
+                "near-duplicates {}: {}",
+                n + 1,
+                g.iter()
+                    .map(|&i| done[i].path.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+}
+
+fn print_json(
+    done: &[Assessed],
+    groups: &[Vec<usize>],
+    failed: &[(PathBuf, String)],
+    _dupes: bool,
+) -> Result<()> {
+    let photos: Vec<serde_json::Value> = done
+        .iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let mut v = assessment_json(&a.assessment);
+            v["file"] = serde_json::json!(a.path.display().to_string());
+            v["rank"] = serde_json::json!(k + 1);
+            v["width"] = serde_json::json!(a.width);
+            v["height"] = serde_json::json!(a.height);
+            v
+        })
+        .collect();
+    let groups: Vec<Vec<String>> = groups
+        .iter()
+        .map(|g| {
+            g.iter()
+                .map(|&i| done[i].path.display().to_string())
+                .collect()
+        })
+        .collect();
+    let failed: Vec<serde_json::Value> = failed
+        .iter()
+        .map(|(p, e)| serde_json::json!({ "file": p.display().to_string(), "error": e }))
+        .collect();
+    let v = serde_json::json!({ "photos": photos, "near_duplicates": groups, "failed": failed });
+    outln!("{}", serde_json::to_string_pretty(&v)?);
+    Ok(())
+}
+
+/// The measures, sub-scores and score of one photo as JSON.
+fn assessment_json(s: &Assessment) -> serde_json::Value {
+    let sub = s.sub_scores();
+    serde_json::json!({
+        "score": s.score(),
+        "sub_scores": { "sharpness": sub.sharpness, "exposure": sub.exposure, "contrast": sub.contrast, "colorfulness": sub.colorfulness, "noise": sub.noise },
+        "tenengrad": s.tenengrad,
+        "laplacian_variance": s.laplacian_variance,
+        "mean_luma": s.mean_luma,
+        "clipped_shadows": s.clipped_shadows,
+        "clipped_highlights": s.clipped_highlights,
+        "rms_contrast": s.rms_contrast,
+        "luma_p1": s.luma_p1,
+        "luma_p99": s.luma_p99,
+        "dynamic_range": s.dynamic_range(),
+        "colorfulness": s.colorfulness,
+        "mean_saturation": s.mean_saturation,
+        "noise_sigma": s.noise_sigma,
+    })
+}

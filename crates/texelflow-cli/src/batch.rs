@@ -1,0 +1,556 @@
+//! `texelflow apply IN... --out-dir DIR`: many images through one pipeline in one process (one
+//! GPU initialisation, kernels compiled once), several at a time. A file that fails (missing,
+//! corrupt, not an image) is reported and the rest go on; the exit code says whether any failed.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use texelflow::{Backend, Image, Pipeline, RunOptions, Value};
+
+/// Extensions of the image files a directory contributes.
+const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "webp", "tif", "tiff", "bmp"];
+
+/// What to do when an output file exists already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Count the file as failed, naming the options (the default: nothing is replaced unasked).
+    Refuse,
+    Overwrite,
+    Skip,
+}
+
+/// One input and where its output goes.
+#[derive(Debug)]
+pub struct Job {
+    pub input: PathBuf,
+    pub output: PathBuf,
+}
+
+/// The batch's options.
+pub struct Batch<'a> {
+    pub inputs: &'a [PathBuf],
+    pub out_dir: &'a Path,
+    /// Output file name: `{stem}` (input name without extension), `{name}`, `{ext}` (input extension).
+    pub name: &'a str,
+    pub recursive: bool,
+    pub jobs: usize,
+    pub existing: Existing,
+    pub timings: bool,
+    pub save: texelflow::SaveOptions,
+    /// `--fallback cpu`: an image whose GPU run fails runs again on the CPU reference.
+    pub fallback: bool,
+    /// `--allow-truncated`, for the images streamed in bands.
+    pub allow_truncated: bool,
+}
+
+/// How the run went.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub done: usize,
+    pub skipped: usize,
+    pub failed: Vec<(PathBuf, String)>,
+    /// With `timings`: each written file's path times, in completion order.
+    pub times: Vec<(PathBuf, PathTimes)>,
+    /// Wall time of the whole batch.
+    pub wall: std::time::Duration,
+    /// The runs' notes (`RunResult::notes`), each once however many files it concerned.
+    pub notes: Vec<String>,
+}
+
+/// Where one image's time went (wall clock of its worker, ms): decoding, the pipeline run and
+/// its parts on the host (`HostTimes`: staging the upload, recording, waiting for the GPU,
+/// copying the result out), the kernels alone on the GPU, encoding.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PathTimes {
+    pub decode: f64,
+    pub run: f64,
+    pub host: texelflow::HostTimes,
+    pub gpu: f64,
+    pub encode: f64,
+}
+
+impl PathTimes {
+    /// Field by field sum.
+    pub fn add(&mut self, t: &PathTimes) {
+        self.decode += t.decode;
+        self.run += t.run;
+        self.host.upload_ms += t.host.upload_ms;
+        self.host.record_ms += t.host.record_ms;
+        self.host.wait_ms += t.host.wait_ms;
+        self.host.readback_ms += t.host.readback_ms;
+        self.gpu += t.gpu;
+        self.encode += t.encode;
+    }
+}
+
+/// Files under `inputs` (files as given; directories: their image files, descending with
+/// `recursive`; a last component with `*` or `?`: the matching names of its folder), each with
+/// the folder it was found under (outputs keep the path below it).
+pub fn collect(inputs: &[PathBuf], recursive: bool) -> Result<Vec<(PathBuf, PathBuf)>> {
+    let mut files = Vec::new();
+    for input in inputs {
+        let name = input.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.contains(['*', '?']) {
+            let dir = input
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let mut matched: Vec<PathBuf> = read_dir(dir)?
+                .into_iter()
+                .filter(|p| {
+                    p.is_file()
+                        && p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| wildcard(name, n))
+                })
+                .collect();
+            if matched.is_empty() {
+                bail!("`{}` matches no file", input.display());
+            }
+            matched.sort();
+            files.extend(matched.into_iter().map(|p| (p, dir.to_path_buf())));
+        } else if input.is_dir() {
+            let mut found = Vec::new();
+            walk(input, recursive, &mut found)?;
+            found.sort();
+            files.extend(found.into_iter().map(|p| (p, input.clone())));
+        } else {
+            // missing files are reported per file, like corrupt ones
+            files.push((
+                input.clone(),
+                input.parent().map(Path::to_path_buf).unwrap_or_default(),
+            ));
+        }
+    }
+    Ok(files)
+}
+
+fn read_dir(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the folder `{}`", dir.display()))?;
+    Ok(entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+}
+
+fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<()> {
+    for p in read_dir(dir)? {
+        if p.is_dir() {
+            if recursive {
+                walk(&p, recursive, out)?;
+            }
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// `*` any run of characters, `?` one character.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // positions in the pattern reachable after each prefix of the name
+    let mut reach = vec![false; p.len() + 1];
+    reach[0] = true;
+    let close = |reach: &mut Vec<bool>| {
+        for i in 0..p.len() {
+            if reach[i] && p[i] == '*' {
+                reach[i + 1] = true;
+            }
+        }
+    };
+    close(&mut reach);
+    for &c in &n {
+        let mut next = vec![false; p.len() + 1];
+        for i in 0..p.len() {
+            if reach[i] && (p[i] == '*' || p[i] == '?' || p[i] == c) {
+                next[if p[i] == '*' { i } else { i + 1 }] = true;
+            }
+        }
+        close(&mut next);
+        reach = next;
+    }
+    reach[p.len()]
+}
+
+/// The output path of `input` found under `base`: the same relative folder under `out_dir`,
+/// the file name from the template.
+pub fn output_path(input: &Path, base: &Path, out_dir: &Path, template: &str) -> PathBuf {
+    let stem = input.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
+    let ext = input.extension().and_then(|s| s.to_str()).unwrap_or("png");
+    let name = input.file_name().and_then(|s| s.to_str()).unwrap_or("out");
+    let file = template
+        .replace("{stem}", stem)
+        .replace("{ext}", ext)
+        .replace("{name}", name);
+    let rel = input
+        .parent()
+        .and_then(|p| p.strip_prefix(base).ok())
+        .unwrap_or(Path::new(""));
+    out_dir.join(rel).join(file)
+}
+
+/// Runs the batch; `parse` builds the pipeline (once; its extra images are loaded once).
+/// `backend` opens the device: it runs on a thread of its own while the workers decode their
+/// first images (GPU start-up overlapped with decoding), once.
+pub fn run(
+    b: &Batch<'_>,
+    backend: &(dyn Fn() -> Backend + Sync),
+    pipeline: &Pipeline,
+) -> Result<Summary> {
+    if b.name.contains(['/', '\\']) {
+        bail!("--name is a file name, not a path: `{}`", b.name);
+    }
+    image::ImageFormat::from_path(
+        b.name
+            .replace("{ext}", "png")
+            .replace("{stem}", "x")
+            .replace("{name}", "x.png"),
+    )
+    .with_context(|| {
+        format!(
+            "--name `{}`: unknown output extension (use .png, .jpg, .webp, .tif, .bmp, or {{ext}})",
+            b.name
+        )
+    })?;
+    let files = collect(b.inputs, b.recursive)?;
+    if files.is_empty() {
+        bail!("no image files in the inputs given");
+    }
+    let jobs: Vec<Job> = files
+        .iter()
+        .map(|(input, base)| Job {
+            input: input.clone(),
+            output: output_path(input, base, b.out_dir, b.name),
+        })
+        .collect();
+    // two inputs writing to one output would race: refuse before any work
+    let mut outs: Vec<&PathBuf> = jobs.iter().map(|j| &j.output).collect();
+    outs.sort();
+    if let Some(w) = outs.windows(2).find(|w| w[0] == w[1]) {
+        bail!(
+            "two inputs would both write `{}`; use {{name}} or {{ext}} in --name",
+            w[0].display()
+        );
+    }
+    let bar = ProgressBar::with_draw_target(
+        Some(jobs.len() as u64),
+        if std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} files  {msg}  eta {eta}")
+    {
+        bar.set_style(style);
+    }
+    let next = AtomicUsize::new(0);
+    let summary = Mutex::new(Summary::default());
+    let bytes = AtomicUsize::new(0);
+    let start = std::time::Instant::now();
+    let opts = RunOptions {
+        timings: b.timings,
+        ..Default::default()
+    };
+    let device: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
+    let device_ref = &device;
+    // Opening the device also compiles the pipeline's kernels, on a small RGBA8 image (the
+    // format decoders give), so the first images do not each wait for the compiler.
+    let open = move || {
+        device_ref.get_or_init(|| {
+            let be = backend();
+            if let Ok(probe) = Image::from_u8(
+                64,
+                64,
+                texelflow::PixelFormat::Rgba8,
+                vec![128; 64 * 64 * 4],
+            ) {
+                let _ = pipeline.run(&be, &probe);
+            }
+            be
+        })
+    };
+    // Decoded images waiting for the GPU: workers decode ahead while the device opens and its
+    // kernels compile (the device took ~0.26 s to open and compile, a 4K decode ~0.1 s, so
+    // workers idled for a fifth of a 64-photo batch), at most two images per worker ahead.
+    let decoded: Mutex<std::collections::VecDeque<Decoded<'_>>> =
+        Mutex::new(std::collections::VecDeque::new());
+    let workers = b.jobs.max(1).min(jobs.len());
+    let record = |job: &Job, outcome: Result<Option<(usize, PathTimes, Vec<String>)>>| {
+        if let Ok(mut sum) = summary.lock() {
+            match outcome {
+                Ok(Some((n, t, notes))) => {
+                    for note in notes {
+                        if !sum.notes.contains(&note) {
+                            sum.notes.push(note);
+                        }
+                    }
+                    sum.done += 1;
+                    bytes.fetch_add(n, Ordering::Relaxed);
+                    if b.timings {
+                        sum.times.push((job.input.clone(), t));
+                    }
+                }
+                Ok(None) => sum.skipped += 1,
+                Err(e) => sum.failed.push((job.input.clone(), format!("{e:#}"))),
+            }
+        }
+        let mb = bytes.load(Ordering::Relaxed) as f64 / 1e6;
+        bar.set_message(format!(
+            "{:.1} MB/s",
+            mb / start.elapsed().as_secs_f64().max(1e-3)
+        ));
+        bar.inc(1);
+    };
+    let pop = || decoded.lock().ok().and_then(|mut q| q.pop_front());
+    let one_large = Mutex::new(());
+    std::thread::scope(|s| {
+        s.spawn(open);
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                // GPU work first once the device is open; else decode ahead; else wait for it
+                if device.get().is_some() {
+                    if let Some(d) = pop() {
+                        record(
+                            d.job,
+                            finish(d, open(), pipeline, &opts, &b.save, b.fallback),
+                        );
+                        continue;
+                    }
+                }
+                let room = decoded
+                    .lock()
+                    .map(|q| q.len() < 2 * workers)
+                    .unwrap_or(false);
+                if room {
+                    if let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        // a large image streams through in bands, one such image at a time (each
+                        // has its own decoder and encoder threads); the rest are decoded whole
+                        if crate::bands::wanted(&job.input).is_some() {
+                            if let Some(outcome) = streamed(job, b, open(), pipeline, &one_large) {
+                                record(job, outcome);
+                                continue;
+                            }
+                        }
+                        match prepare(job, b.existing) {
+                            Ok(Some(d)) => {
+                                if let Ok(mut q) = decoded.lock() {
+                                    q.push_back(d);
+                                }
+                            }
+                            other => record(job, other.map(|_| None)),
+                        }
+                        continue;
+                    }
+                }
+                match pop() {
+                    Some(d) => record(
+                        d.job,
+                        finish(d, open(), pipeline, &opts, &b.save, b.fallback),
+                    ),
+                    None if next.load(Ordering::Relaxed) >= jobs.len() => break,
+                    None => std::thread::yield_now(),
+                }
+            });
+        }
+    });
+    // A batch ends the process: the OS reclaims the device (its kept staging buffers, up to
+    // 2 GiB pinned) faster than wgpu's orderly teardown would.
+    std::mem::forget(device);
+    bar.finish_and_clear();
+    let mut s = summary
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("a worker panicked"))?;
+    s.wall = start.elapsed();
+    Ok(s)
+}
+
+/// A large image of the batch streamed in bands (`bands::try_apply`), one at a time (`lock`);
+/// `None` where the pipeline cannot run in bands (the image is then decoded whole).
+fn streamed(
+    job: &Job,
+    b: &Batch<'_>,
+    backend: &Backend,
+    pipeline: &Pipeline,
+    lock: &Mutex<()>,
+) -> Option<Result<Option<(usize, PathTimes, Vec<String>)>>> {
+    let run = || -> Result<Option<Option<(usize, PathTimes, Vec<String>)>>> {
+        if !writable(job, b.existing)? {
+            return Ok(Some(None));
+        }
+        if let Some(dir) = job.output.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create `{}`", dir.display()))?;
+        }
+        let _one = lock
+            .lock()
+            .map_err(|_| anyhow::anyhow!("a streamed image's worker panicked"))?;
+        let t = std::time::Instant::now();
+        let a = crate::bands::Apply {
+            cli_fallback: b.fallback,
+            allow_truncated: b.allow_truncated,
+            save: b.save.clone(),
+            timings: false,
+        };
+        if !crate::bands::try_apply(&a, backend, &job.input, &job.output, pipeline)? {
+            return Ok(None);
+        }
+        let bytes = std::fs::metadata(&job.input)
+            .map(|m| m.len() as usize)
+            .unwrap_or(0);
+        Ok(Some(Some((
+            bytes,
+            PathTimes {
+                run: t.elapsed().as_secs_f64() * 1e3,
+                ..Default::default()
+            },
+            Vec::new(),
+        ))))
+    };
+    match run() {
+        Ok(None) => None,
+        Ok(Some(done)) => Some(Ok(done)),
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// A decoded input waiting for the GPU.
+struct Decoded<'j> {
+    job: &'j Job,
+    img: Image,
+    meta: texelflow::SaveOptions,
+    bytes: usize,
+    decode_ms: f64,
+}
+
+/// Whether `job` is to be written (`false`: skipped, its output exists); an error where its
+/// output is its input or exists and may not be replaced.
+fn writable(job: &Job, existing: Existing) -> Result<bool> {
+    if crate::same_file(&job.input, &job.output) {
+        bail!(
+            "refusing to overwrite the input (`{}` is also its output)",
+            job.output.display()
+        );
+    }
+    if job.output.exists() {
+        match existing {
+            Existing::Skip => return Ok(false),
+            Existing::Refuse => bail!(
+                "`{}` exists; use --overwrite or --skip-existing",
+                job.output.display()
+            ),
+            Existing::Overwrite => {}
+        }
+    }
+    Ok(true)
+}
+
+/// A file's checks and decoding: `None` when it is skipped (its output exists).
+fn prepare(job: &Job, existing: Existing) -> Result<Option<Decoded<'_>>> {
+    if !writable(job, existing)? {
+        return Ok(None);
+    }
+    let bytes = std::fs::metadata(&job.input)
+        .map(|m| m.len() as usize)
+        .unwrap_or(0);
+    let t = std::time::Instant::now();
+    let (img, meta) = crate::load_image(&job.input)?;
+    Ok(Some(Decoded {
+        job,
+        img,
+        meta,
+        bytes,
+        decode_ms: t.elapsed().as_secs_f64() * 1e3,
+    }))
+}
+
+/// A decoded file through the pipeline and into its output: `(bytes read, times, the run's notes)`.
+fn finish(
+    d: Decoded<'_>,
+    backend: &Backend,
+    pipeline: &Pipeline,
+    opts: &RunOptions,
+    save: &texelflow::SaveOptions,
+    fallback: bool,
+) -> Result<Option<(usize, PathTimes, Vec<String>)>> {
+    let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
+    let t = std::time::Instant::now();
+    let mut result = crate::run_with_fallback(fallback, backend, pipeline, &d.img, opts)?;
+    let run = ms(t);
+    drop(d.img);
+    let gpu = result.timings.iter().map(|n| n.ms).sum();
+    let out = result
+        .take("output")
+        .context("pipeline produced no output")?;
+    let Value::Image(out) = out else {
+        bail!("the pipeline ends in data, not an image")
+    };
+    if let Some(dir) = d.job.output.parent() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
+    }
+    let t = std::time::Instant::now();
+    // the input's colour profile and EXIF travel to the output (JPEG and PNG)
+    let save = texelflow::SaveOptions {
+        icc_profile: d.meta.icc_profile,
+        exif: d.meta.exif,
+        ..save.clone()
+    };
+    let alpha = crate::alpha_note(&out, &d.job.output, save.background);
+    out.save_with(&d.job.output, &save)?;
+    let mut notes = std::mem::take(&mut result.notes);
+    notes.extend(alpha);
+    Ok(Some((
+        d.bytes,
+        PathTimes {
+            decode: d.decode_ms,
+            run,
+            host: result.host,
+            gpu,
+            encode: ms(t),
+        },
+        notes,
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards_match_whole_names() {
+        assert!(wildcard("*.jpg", "a.jpg"));
+        assert!(wildcard("img_??.png", "img_07.png"));
+        assert!(!wildcard("img_??.png", "img_7.png"));
+        assert!(!wildcard("*.jpg", "a.jpeg"));
+        assert!(wildcard("*", ""));
+        assert!(wildcard("a*b*c", "aXXbYc"));
+    }
+
+    #[test]
+    fn output_names_follow_the_template_and_keep_subfolders() {
+        let p = output_path(
+            Path::new("in/sub/photo.jpg"),
+            Path::new("in"),
+            Path::new("out"),
+            "{stem}_edges.png",
+        );
+        assert_eq!(p, PathBuf::from("out/sub/photo_edges.png"));
+        assert_eq!(
+            output_path(
+                Path::new("a.tif"),
+                Path::new(""),
+                Path::new("o"),
+                "{stem}.{ext}"
+            ),
+            PathBuf::from("o/a.tif")
+        );
+    }
+}

@@ -1,0 +1,859 @@
+//! `texelflow`: the command-line front end. Thin by design: parsing, file I/O and
+//! printing; every filter, parameter and check comes from the library's registry.
+
+/// `println!` for standard output that ends the process quietly (status 0, as ripgrep does) when
+/// the reader has gone (`texelflow list | head`), instead of panicking on the broken pipe.
+macro_rules! outln {
+    ($($t:tt)*) => { $crate::write_stdout(format_args!("{}\n", format_args!($($t)*))) };
+}
+/// `print!` with `outln!`'s handling of a closed pipe.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*)) };
+}
+
+mod analyze;
+mod assess;
+mod bands;
+mod batch;
+mod bench;
+mod catalogue;
+mod plot;
+mod report;
+mod video;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use texelflow::{Backend, GpuOptions, Image, Pipeline, RunOptions, Value};
+
+#[derive(Parser)]
+#[command(
+    name = "texelflow",
+    version,
+    disable_help_subcommand = true,
+    about = "GPU image processing: GPUImage's filters on wgpu compute shaders, with a CPU reference"
+)]
+struct Cli {
+    /// GPU backend(s): vulkan, metal, dx12, gl (default: WGPU_BACKEND, else the best available)
+    #[arg(long, global = true)]
+    backend: Option<String>,
+    /// Substring of the adapter name to use (default: WGPU_ADAPTER_NAME, else the best; discrete first)
+    #[arg(long, global = true)]
+    adapter: Option<String>,
+    /// Run on the CPU reference implementation instead of a GPU
+    #[arg(long, global = true)]
+    cpu: bool,
+    /// When the GPU fails during a run (out of GPU memory, device lost, an image too large for
+    /// it): `cpu` runs the pipeline again on the CPU reference, with a note; `none` (default): an error
+    #[arg(long, global = true, default_value = "none", value_parser = ["none", "cpu"])]
+    fallback: String,
+    /// Most pixels of one image, loaded or made by a filter: a count (400M, 1e9) or WxH
+    /// (default 2^30, a 32768x32768 image)
+    #[arg(long, global = true, value_name = "PIXELS", value_parser = texelflow::limits::parse_pixels)]
+    max_pixels: Option<u64>,
+    /// Most host memory a load or run may be estimated to need (e.g. 8G, 512M; default: the
+    /// machine's physical memory; README "Limits" has the formula)
+    #[arg(long, global = true, value_name = "BYTES", value_parser = texelflow::limits::parse_bytes)]
+    max_memory: Option<u64>,
+    /// Most GPU memory one run may take (e.g. 2G, 256M; default: the device's own limits): a
+    /// larger image runs in tiles with halos where its pipeline allows it, else is an error
+    #[arg(long, global = true, value_name = "BYTES", value_parser = texelflow::limits::parse_bytes)]
+    max_gpu_memory: Option<u64>,
+    /// Filter colour as stored: no premultiplied alpha around the filters that average colours
+    /// (blurs, resize, warps). For images known to be opaque (it saves two per-pixel passes), or
+    /// to match tools that filter straight colour (OpenCV)
+    #[arg(long, global = true)]
+    straight_alpha: bool,
+    /// Accept a truncated or damaged input (JPEG: the missing rows grey; PNG and TIFF: the
+    /// rows past the damage transparent black; with a warning) instead of failing
+    #[arg(long, global = true)]
+    allow_truncated: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Apply a pipeline of filters to an image, `apply in.jpg out.png -p SPEC`, or to many:
+    /// `apply photos/ more/*.jpg --out-dir edges --name "{stem}_edges.png" -p SPEC`
+    ///
+    /// Images of 64 megapixels or more stream through in bands of rows where the pipeline can
+    /// run in tiles (PNG and TIFF decoded and encoded as they go; README "Images streamed in
+    /// bands"): TEXELFLOW_STREAM=1 streams any image, TEXELFLOW_STREAM=0 none.
+    Apply {
+        /// IN OUT; with --out-dir, every argument is an input: a file, a folder (its images) or
+        /// a name pattern with * and ? (`photos/*.jpg`)
+        #[arg(required = true, num_args = 1..)]
+        paths: Vec<PathBuf>,
+        /// Batch mode: write each input's result into this folder (created if missing)
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+        /// Batch mode: output file name; {stem} is the input's name without extension, {ext}
+        /// its extension, {name} its whole name
+        #[arg(long, default_value = "{stem}.{ext}")]
+        name: String,
+        /// Batch mode: also the images in folders below the folders given (kept below --out-dir)
+        #[arg(long)]
+        recursive: bool,
+        /// Batch mode: images in flight at once (default: the number of cores); video: frames in
+        /// flight (default 3)
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Batch mode: replace outputs that exist (default: such a file fails, naming the options)
+        #[arg(long, conflicts_with = "skip_existing")]
+        overwrite: bool,
+        /// Batch mode: leave outputs that exist as they are and count them as skipped
+        #[arg(long)]
+        skip_existing: bool,
+        /// JPEG quality, 1-100 (other formats are written lossless)
+        #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u8).range(1..=100))]
+        quality: u8,
+        /// JPEG chroma subsampling of colour images: 444, 422 or 420 (default: 444 at quality 90
+        /// and above, else 420; grey images are written as one channel)
+        #[arg(long, value_parser = parse_subsampling)]
+        jpeg_subsampling: Option<texelflow::Subsampling>,
+        /// PNG compression effort: fast, default or best (all lossless)
+        #[arg(long, default_value = "fast", value_parser = parse_png_compression)]
+        png_compression: texelflow::PngCompression,
+        /// The colour transparent pixels are composited over in a format without alpha (JPEG):
+        /// white, black, grey, #rrggbb or r,g,b (0-255)
+        #[arg(long, default_value = "white", value_parser = parse_color)]
+        background: [u8; 3],
+        /// Filters separated by `|`, e.g. `brightness(0.1) | alpha_blend(with=top.png, mix=0.3)`
+        #[arg(long, short)]
+        pipeline: String,
+        /// Print per-node GPU times
+        #[arg(long)]
+        timings: bool,
+        /// Fail instead of replacing an existing OUTPUT (the input is never replaced)
+        #[arg(long)]
+        no_clobber: bool,
+        /// For a pipeline that ends in data (e.g. `fast_corner_detection | corner_points`): write
+        /// it as JSON to this file (`-`: standard output); OUT is then not needed
+        #[arg(long, conflicts_with = "out_dir")]
+        data: Option<PathBuf>,
+        /// Video: the encoder (default by extension: libx264 for .mp4/.mkv/.mov, libvpx-vp9 for
+        /// .webm; `ffmpeg -encoders` lists them, e.g. libx265, ffv1 for lossless)
+        #[arg(long, help_heading = "Video (through ffmpeg)")]
+        codec: Option<String>,
+        /// Video: constant quality, lower is better (libx264: 0-51, default 23; libvpx-vp9: 0-63)
+        #[arg(long, help_heading = "Video (through ffmpeg)", value_parser = clap::value_parser!(u8).range(0..=63))]
+        crf: Option<u8>,
+        /// Video: encoded pixel format (default yuv420p for lossy codecs; odd sizes are padded to even)
+        #[arg(long, help_heading = "Video (through ffmpeg)")]
+        pix_fmt: Option<String>,
+        /// Video: output frame rate (25, 29.97, 30000/1001; frames dropped or repeated to keep the
+        /// duration; default: the input's); for raw input, its rate (default 25)
+        #[arg(long, help_heading = "Video (through ffmpeg)")]
+        fps: Option<String>,
+        /// Video: `rawvideo` makes `-` as IN or OUT raw RGBA8 frames on stdin/stdout
+        #[arg(long, short = 'f', help_heading = "Video (through ffmpeg)", value_parser = ["rawvideo"])]
+        format: Option<String>,
+        /// Video: size of raw input frames, WxH
+        #[arg(long, help_heading = "Video (through ffmpeg)", value_parser = parse_size)]
+        size: Option<(u32, u32)>,
+        /// Video: how frames cross the pipes to and from ffmpeg: auto (yuv420p, converted on the
+        /// GPU, where input and output are 4:2:0 and the GPU is not a software one; else rgba),
+        /// rgba, yuv420p
+        #[arg(long, help_heading = "Video (through ffmpeg)", default_value = "auto", value_parser = ["auto", "rgba", "yuv420p"])]
+        transfer: String,
+    },
+    /// Histogram summary, per-channel min/max/mean, mean luminance and mean saturation
+    Analyze {
+        input: PathBuf,
+        /// Machine-readable output (includes the full histograms)
+        #[arg(long)]
+        json: bool,
+        /// Also draw the R, G, B and luma histograms as a chart (PNG, or any format by extension)
+        #[arg(long, value_name = "FILE")]
+        plot: Option<PathBuf>,
+        /// Size of the chart
+        #[arg(
+            long,
+            value_name = "WxH",
+            default_value = "1024x600",
+            requires = "plot"
+        )]
+        plot_size: String,
+    },
+    /// Rank photos by a 0-100 quality score (sharpness, exposure, contrast, colourfulness, noise)
+    /// and group near-duplicates by colour fingerprint; one GPU device for the whole folder
+    Assess {
+        /// Image files, folders, or name patterns (*.jpg)
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Descend into sub-folders
+        #[arg(long, short = 'r')]
+        recursive: bool,
+        /// Machine-readable output (every measure, sub-score and the groups)
+        #[arg(long)]
+        json: bool,
+        /// List the near-duplicate groups
+        #[arg(long)]
+        dupes: bool,
+        /// Fingerprint similarity (0-1) at or above which two photos are near-duplicates
+        #[arg(long, default_value_t = texelflow::assess::DUPLICATE_THRESHOLD)]
+        dupe_threshold: f64,
+        /// Write an HTML page with thumbnails, scores and the groups
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
+        /// Analyse a copy shrunk so that its longest side is at most this (the article's
+        /// downsampled analysis; default: full size)
+        #[arg(long, value_name = "PIXELS")]
+        max_side: Option<u32>,
+        /// Photos in flight (decoding overlaps the GPU); default: the number of cores
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// List every filter
+    List {
+        /// Markdown table (as in the README)
+        #[arg(long)]
+        markdown: bool,
+        /// Every filter's example command (as `help` shows it), `name<TAB>command` a line
+        #[arg(long, conflicts_with = "markdown")]
+        examples: bool,
+    },
+    /// Parameters and notes of one filter
+    Help { name: String },
+    /// The GPU adapter, backend, limits and features
+    Info,
+    /// Write the identity 512x512 lookup image, to grade in a photo editor and use with `lookup(lut=...)`
+    LutIdentity {
+        output: PathBuf,
+        /// Replace OUTPUT if it exists (default: refuse)
+        #[arg(long)]
+        force: bool,
+    },
+    /// Time filters on the GPU with rotating buffers, against a copy kernel
+    Bench(bench::BenchArgs),
+}
+
+fn main() {
+    // Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid" twice when it is unset
+    // (headless servers, CI); compute needs no display, so point it somewhere harmless.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
+    keep_large_allocations();
+    let cli = Cli::parse();
+    texelflow::Limits::set_global(texelflow::Limits {
+        max_pixels: cli.max_pixels.unwrap_or(0),
+        max_memory: cli.max_memory.unwrap_or(0),
+        max_nodes: 0,
+    });
+    ALLOW_TRUNCATED.store(cli.allow_truncated, std::sync::atomic::Ordering::Relaxed);
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+/// glibc serves allocations above 32 MiB (a 4K RGBA image is 33 MB) with fresh mmaps that are
+/// unmapped on free, so every decoded image, read-back result and encode buffer of a batch
+/// page-faults its memory in again (tens of ms per 4K image, and worse with 16 threads faulting
+/// at once). Raising the thresholds keeps freed images in the heap for the next one: a batch of
+/// 64 4K JPEGs on the H200 machine took 1.02 s instead of 1.12 (docs/perf-notes.md).
+fn keep_large_allocations() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets allocator parameters; called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 30);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
+    }
+}
+
+/// Writes to standard output; a closed pipe ends the process quietly (see `outln!`).
+pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// The GPU options of the flags.
+fn gpu_options(cli: &Cli) -> GpuOptions {
+    GpuOptions {
+        backend: cli.backend.clone(),
+        adapter: cli.adapter.clone(),
+    }
+}
+
+/// Opens the GPU the flags ask for, or fails (no fallback), with a note on stderr when the
+/// adapter is a software rasterizer.
+fn open_gpu(cli: &Cli) -> Result<std::sync::Arc<texelflow::Gpu>> {
+    let gpu = texelflow::Gpu::new(&gpu_options(cli))?;
+    gpu.set_memory_budget(cli.max_gpu_memory);
+    software_note(&gpu);
+    Ok(gpu)
+}
+
+/// One line on stderr when the adapter is a software rasterizer (llvmpipe, lavapipe, WARP,
+/// SwiftShader): a "GPU" that runs on the CPU, often slower than the CPU reference (`--cpu`).
+fn software_note(gpu: &texelflow::Gpu) {
+    let i = gpu.info();
+    if i.device_type == "Cpu" {
+        eprintln!("texelflow: note: `{}` is a software rasterizer (it runs on the CPU, often slower than --cpu)", i.name);
+    }
+}
+
+/// The backend the flags ask for. `--cpu`: the reference. `--backend` or `--adapter` given: that
+/// GPU, or an error when it cannot be opened. Neither: the best GPU, or the CPU reference with
+/// one line on stderr when there is none.
+fn backend(cli: &Cli) -> Result<Backend> {
+    if cli.cpu {
+        return Ok(Backend::Cpu);
+    }
+    if cli.backend.is_some() || cli.adapter.is_some() {
+        return Ok(Backend::Gpu(open_gpu(cli)?));
+    }
+    let (b, note) = Backend::auto(&gpu_options(cli));
+    if let Backend::Gpu(g) = &b {
+        g.set_memory_budget(cli.max_gpu_memory);
+    }
+    match (&b, note) {
+        (_, Some(n)) => eprintln!("texelflow: {n}"),
+        (Backend::Gpu(g), None) => software_note(g),
+        _ => {}
+    }
+    Ok(b)
+}
+
+/// `backend` as a function that cannot fail, for the paths that open the device on a thread of
+/// its own (batches, video): an explicit request is opened (or refused) here, first.
+fn backend_opener(cli: &Cli) -> Result<Box<dyn Fn() -> Backend + Sync + '_>> {
+    if cli.cpu || cli.backend.is_some() || cli.adapter.is_some() {
+        let b = backend(cli)?;
+        return Ok(Box::new(move || b.clone()));
+    }
+    Ok(Box::new(move || backend(cli).unwrap_or(Backend::Cpu)))
+}
+
+/// Runs `pipe` on `be`; with `--fallback cpu`, a GPU failure (`Error::is_gpu_failure`) runs it
+/// again on the CPU reference with a note.
+pub(crate) fn run_with_fallback(
+    fallback: bool,
+    be: &Backend,
+    pipe: &Pipeline,
+    img: &Image,
+    opts: &RunOptions,
+) -> Result<texelflow::RunResult> {
+    match pipe.run_with(be, img, opts) {
+        Err(e) if fallback && e.is_gpu_failure() && matches!(be, Backend::Gpu(_)) => {
+            eprintln!("texelflow: note: {e}; running again on the CPU reference (--fallback cpu)");
+            Ok(pipe.run_with(&Backend::Cpu, img, opts)?)
+        }
+        other => Ok(other?),
+    }
+}
+
+/// `--allow-truncated`, for every image the process opens.
+static ALLOW_TRUNCATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Opens an input image with `--allow-truncated` as given, printing its warnings.
+pub(crate) fn load_image(path: &Path) -> texelflow::Result<(Image, texelflow::SaveOptions)> {
+    let allow_truncated = ALLOW_TRUNCATED.load(std::sync::atomic::Ordering::Relaxed);
+    let l = Image::load(
+        path,
+        &texelflow::LoadOptions {
+            limits: None,
+            allow_truncated,
+        },
+    )?;
+    for w in &l.warnings {
+        eprintln!("texelflow: warning: `{}`: {w}", path.display());
+    }
+    Ok((l.image, l.metadata))
+}
+
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match &cli.command {
+        Command::Apply {
+            paths,
+            out_dir: Some(out_dir),
+            name,
+            recursive,
+            jobs,
+            overwrite,
+            skip_existing,
+            quality,
+            jpeg_subsampling,
+            png_compression,
+            background,
+            pipeline,
+            timings,
+            no_clobber: _,
+            data: _,
+            ..
+        } => {
+            let mut pipe = Pipeline::parse(pipeline, &mut |p: &str| {
+                load_image(Path::new(p)).map(|l| l.0)
+            })?;
+            pipe.set_straight_alpha(cli.straight_alpha);
+            let existing = if *overwrite {
+                batch::Existing::Overwrite
+            } else if *skip_existing {
+                batch::Existing::Skip
+            } else {
+                batch::Existing::Refuse
+            };
+            let jobs =
+                jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+            let save = texelflow::SaveOptions {
+                jpeg_quality: *quality,
+                jpeg_subsampling: *jpeg_subsampling,
+                png_compression: *png_compression,
+                background: *background,
+                ..Default::default()
+            };
+            let b = batch::Batch {
+                inputs: paths,
+                out_dir,
+                name,
+                recursive: *recursive,
+                jobs,
+                existing,
+                timings: *timings,
+                save,
+                fallback: cli.fallback == "cpu",
+                allow_truncated: cli.allow_truncated,
+            };
+            let opener = backend_opener(&cli)?;
+            let s = batch::run(&b, &*opener, &pipe)?;
+            for note in &s.notes {
+                eprintln!("texelflow: note: {note}");
+            }
+            if *timings && !s.times.is_empty() {
+                eprintln!("{:<40} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}   (ms; run = upload + record + wait + readback)", "file", "decode", "run", "upload", "record", "wait", "readback", "gpu", "encode");
+                let mut sum = batch::PathTimes::default();
+                let row = |name: &str, t: &batch::PathTimes| {
+                    format!("{name:<40} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.3} {:>8.1}", t.decode, t.run, t.host.upload_ms, t.host.record_ms, t.host.wait_ms, t.host.readback_ms, t.gpu, t.encode)
+                };
+                for (path, t) in &s.times {
+                    eprintln!("{}", row(&path.display().to_string(), t));
+                    sum.add(t);
+                }
+                eprintln!(
+                    "{}   (sums over {jobs} workers; wall {:.1} ms)",
+                    row("total", &sum),
+                    s.wall.as_secs_f64() * 1e3
+                );
+            }
+            eprintln!(
+                "texelflow: {} written, {} skipped, {} failed",
+                s.done,
+                s.skipped,
+                s.failed.len()
+            );
+            for (path, why) in &s.failed {
+                eprintln!("  {}: {why}", path.display());
+            }
+            if !s.failed.is_empty() {
+                bail!(
+                    "{} of {} files failed",
+                    s.failed.len(),
+                    s.done + s.skipped + s.failed.len()
+                );
+            }
+            Ok(())
+        }
+        Command::Apply {
+            paths,
+            pipeline,
+            timings,
+            no_clobber,
+            quality,
+            jpeg_subsampling,
+            png_compression,
+            background,
+            data,
+            codec,
+            crf,
+            pix_fmt,
+            fps,
+            format,
+            size,
+            transfer,
+            jobs,
+            ..
+        } => {
+            let (input, output) = match (paths.as_slice(), data) {
+                ([input, output], _) => (input, Some(output)),
+                ([input], Some(_)) => (input, None),
+                _ => bail!("apply takes IN OUT, IN --data FILE (a pipeline ending in data), or inputs with --out-dir DIR (got {} paths)", paths.len()),
+            };
+            if video::wanted(input, output.map(PathBuf::as_path), format.is_some()) {
+                let (output, per_frame_data) = match (output, data) {
+                    (Some(out), None) => (out.as_path(), false),
+                    (None, Some(d)) => (d.as_path(), true),
+                    _ => bail!("video: give IN OUT for a video, or IN --data FILE.jsonl for a pipeline ending in data (one JSON line per frame), not both"),
+                };
+                let o = video::Options {
+                    data: per_frame_data,
+                    input,
+                    output,
+                    raw: format.is_some(),
+                    size: *size,
+                    codec: codec.clone(),
+                    crf: *crf,
+                    pix_fmt: pix_fmt.clone(),
+                    fps: fps.clone(),
+                    no_clobber: *no_clobber,
+                    jobs: jobs.unwrap_or(3),
+                    transfer: transfer.clone(),
+                };
+                let opener = backend_opener(&cli)?;
+                return match video::run(&o, &*opener, pipeline) {
+                    // with --fallback cpu a GPU failure runs the whole video again on the CPU
+                    // reference (temporal filters' state starts from the first frame again);
+                    // the partial output is gone already
+                    Err(e)
+                        if cli.fallback == "cpu"
+                            && !cli.cpu
+                            && e.downcast_ref::<texelflow::Error>()
+                                .is_some_and(texelflow::Error::is_gpu_failure) =>
+                    {
+                        if input.as_os_str() == "-" {
+                            return Err(
+                                e.context("--fallback cpu cannot run raw frames from stdin again")
+                            );
+                        }
+                        eprintln!("texelflow: note: {e:#}; running the video again on the CPU reference (--fallback cpu)");
+                        video::run(&o, &|| Backend::Cpu, pipeline)
+                    }
+                    other => other,
+                };
+            }
+            if let Some(output) = output {
+                if same_file(input, output) {
+                    bail!(
+                        "refusing to overwrite the input `{}`; choose another output path",
+                        input.display()
+                    );
+                }
+                if output.exists() && *no_clobber {
+                    bail!("`{}` exists (--no-clobber)", output.display());
+                }
+                image::ImageFormat::from_path(output).with_context(|| {
+                    format!(
+                        "output `{}`: unknown extension (use .png, .jpg, .webp, .tif, .bmp)",
+                        output.display()
+                    )
+                })?;
+            }
+            if let Some(d) = data.as_deref().filter(|d| d.as_os_str() != "-") {
+                if same_file(input, d) {
+                    bail!("refusing to overwrite the input `{}` with data; choose another --data path", input.display());
+                }
+            }
+            // second images of the pipeline: read once, never the output itself
+            let parse = || -> Result<Pipeline> {
+                let mut load = |p: &str| {
+                    let path = Path::new(p);
+                    if output.is_some_and(|o| same_file(path, o)) {
+                        return Err(texelflow::Error::ImageIo {
+                            path: path.into(),
+                            message: "is also the output path".into(),
+                        });
+                    }
+                    load_image(path).map(|l| l.0)
+                };
+                let mut pipe = Pipeline::parse(pipeline, &mut load)?;
+                pipe.set_straight_alpha(cli.straight_alpha);
+                Ok(pipe)
+            };
+            // large images stream through in bands of rows (PNG and TIFF decoded and encoded
+            // as they go), where the pipeline allows it; where not, the device and pipeline
+            // opened here serve the whole-image path
+            let mut opened: Option<(Backend, Pipeline)> = None;
+            if let (Some(output), None, Some(_)) = (output, data, bands::wanted(input)) {
+                let pipe = parse()?;
+                let save = texelflow::SaveOptions {
+                    jpeg_quality: *quality,
+                    jpeg_subsampling: *jpeg_subsampling,
+                    png_compression: *png_compression,
+                    background: *background,
+                    ..Default::default()
+                };
+                let a = bands::Apply {
+                    cli_fallback: cli.fallback == "cpu",
+                    allow_truncated: cli.allow_truncated,
+                    save,
+                    timings: *timings,
+                };
+                let be = backend(&cli)?;
+                if bands::try_apply(&a, &be, input, output, &pipe)? {
+                    // the process ends here: the OS reclaims the device faster than wgpu's teardown
+                    std::mem::forget(be);
+                    return Ok(());
+                }
+                opened = Some((be, pipe));
+            }
+            let (opened_be, opened_pipe) = opened.unzip();
+            let cli_ref = &cli;
+            let t0 = std::time::Instant::now();
+            // the GPU starts (hundreds of ms) while the image decodes
+            let (be, decoded) = std::thread::scope(|s| {
+                let gpu =
+                    s.spawn(move || (opened_be.map_or_else(|| backend(cli_ref), Ok), t0.elapsed()));
+                let decoded = load_image(input).map(|(img, meta)| (img, meta, t0.elapsed()));
+                (gpu.join(), decoded)
+            });
+            let (be, init_time) = be.map_err(|_| anyhow::anyhow!("GPU initialisation panicked"))?;
+            let be = be?;
+            let (img, meta, decode_time) = decoded?;
+            let pipe = match opened_pipe {
+                Some(p) => p,
+                None => parse()?,
+            };
+            let opts = RunOptions {
+                timings: *timings,
+                ..Default::default()
+            };
+            let t_run = std::time::Instant::now();
+            let mut result = run_with_fallback(cli.fallback == "cpu", &be, &pipe, &img, &opts)?;
+            let run_time = t_run.elapsed();
+            for note in &result.notes {
+                eprintln!("texelflow: note: {note}");
+            }
+            let out = result
+                .take("output")
+                .context("pipeline produced no output")?;
+            let t_save = std::time::Instant::now();
+            match (out, output, data) {
+                // the input's colour profile and EXIF travel to the output (JPEG and PNG)
+                (Value::Image(i), Some(output), None) => {
+                    if let Some(n) = alpha_note(&i, output, *background) {
+                        eprintln!("texelflow: note: `{}`: {n}", output.display());
+                    }
+                    i.save_with(output, &texelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, background: *background })?
+                }
+                (Value::Image(_), _, _) => bail!("the pipeline ends in an image, not data; --data needs a pipeline ending in data (e.g. `... | corner_points`), and an image needs IN OUT"),
+                (Value::Data(d), None, Some(path)) => analyze::write_data_json(&d, path)?,
+                (Value::Data(_), Some(_), _) => bail!("the pipeline ends in data, not an image: write it with `--data FILE.json` (or `--data -`) instead of OUT, or end the pipeline with an image filter"),
+                (Value::Data(_), None, None) => bail!("the pipeline ends in data: give --data FILE.json"),
+            }
+            if *timings {
+                print_timings(&be, &result.timings);
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+                eprintln!(
+                    "path (wall ms): GPU start {:.1} and decode {:.1} overlapped, run {:.1} (upload {:.1}, record and compile {:.1}, wait for the GPU {:.1}, read back {:.1}), encode {:.1}, total {:.1}; peak RSS {}",
+                    ms(init_time),
+                    ms(decode_time),
+                    ms(run_time),
+                    result.host.upload_ms,
+                    result.host.record_ms,
+                    result.host.wait_ms,
+                    result.host.readback_ms,
+                    ms(t_save.elapsed()),
+                    ms(t0.elapsed()),
+                    bands::peak_rss().map_or("unknown".into(), texelflow::limits::human_bytes)
+                );
+            }
+            // the process ends here: the OS reclaims the device faster than wgpu's teardown
+            std::mem::forget(be);
+            Ok(())
+        }
+        Command::Analyze {
+            input,
+            json,
+            plot,
+            plot_size,
+        } => {
+            let plot = plot.as_deref().map(|p| (p, plot_size.as_str()));
+            analyze::run(&backend(&cli)?, input, *json, plot)
+        }
+        Command::Assess {
+            paths,
+            recursive,
+            json,
+            dupes,
+            dupe_threshold,
+            report,
+            max_side,
+            jobs,
+        } => {
+            anyhow::ensure!(
+                (0.0..=1.0).contains(dupe_threshold),
+                "--dupe-threshold {dupe_threshold} is outside [0, 1]"
+            );
+            anyhow::ensure!(
+                max_side.is_none_or(|m| (16..=32768).contains(&m)),
+                "--max-side must be in [16, 32768]"
+            );
+            let jobs = jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+                .max(1);
+            let o = assess::Options {
+                inputs: paths,
+                recursive: *recursive,
+                json: *json,
+                dupes: *dupes,
+                dupe_threshold: *dupe_threshold,
+                report: report.as_deref(),
+                max_side: *max_side,
+                jobs,
+            };
+            assess::run(&backend(&cli)?, &o)
+        }
+        Command::List { markdown, examples } => {
+            if *examples {
+                out!("{}", catalogue::examples());
+            } else if *markdown {
+                out!("{}", catalogue::markdown_table());
+            } else {
+                out!("{}", catalogue::plain_list());
+            }
+            Ok(())
+        }
+        Command::Help { name } => {
+            // `help apply`: a command's help; `help gaussian_blur`: a filter's
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            cmd.build();
+            if let Some(sub) = cmd.find_subcommand_mut(name) {
+                out!("{}", sub.render_long_help());
+                return Ok(());
+            }
+            out!("{}", catalogue::help(name)?);
+            Ok(())
+        }
+        Command::Info => {
+            let gpu = open_gpu(&cli)?;
+            let i = gpu.info();
+            outln!("adapter:   {}", i.name);
+            outln!("backend:   {}", i.backend);
+            outln!("type:      {}", i.device_type);
+            outln!("driver:    {} {}", i.driver, i.driver_info);
+            outln!(
+                "max storage binding: {} bytes (largest RGBA8 image: {} pixels)",
+                i.max_storage_binding,
+                i.max_storage_binding / 4
+            );
+            outln!("max buffer size:     {} bytes", i.max_buffer_size);
+            outln!(
+                "workgroup storage:   {} bytes, {} invocations",
+                i.max_workgroup_storage,
+                i.max_invocations_per_workgroup
+            );
+            outln!("timestamp period:    {} ns", i.timestamp_period_ns);
+            outln!(
+                "optional features:   {}",
+                if i.features.is_empty() {
+                    "none".to_string()
+                } else {
+                    i.features.join(", ")
+                }
+            );
+            Ok(())
+        }
+        Command::LutIdentity { output, force } => {
+            if output.exists() && !force {
+                bail!("`{}` exists; use --force to replace it", output.display());
+            }
+            identity_lut()?.save(output)?;
+            Ok(())
+        }
+        Command::Bench(args) => bench::run(&cli, args),
+    }
+}
+
+/// The note for an image with transparent pixels going to a format without alpha: what
+/// happens to them (composited over the background).
+pub(crate) fn alpha_note(img: &Image, output: &Path, background: [u8; 3]) -> Option<String> {
+    let no_alpha =
+        image::ImageFormat::from_path(output).is_ok_and(|f| !texelflow::image::format_has_alpha(f));
+    let [r, g, b] = background;
+    (no_alpha && img.has_transparency()).then(|| format!("JPEG has no alpha: transparent pixels were composited over rgb({r}, {g}, {b}) (--background)"))
+}
+
+/// `white`, `black`, `grey`/`gray`, `#rrggbb`, `rrggbb` or `r,g,b` (0-255).
+fn parse_color(text: &str) -> std::result::Result<[u8; 3], String> {
+    let t = text.trim().to_ascii_lowercase();
+    let bad = || format!("`{text}`: give white, black, grey, #rrggbb or r,g,b");
+    match t.as_str() {
+        "white" => return Ok([255; 3]),
+        "black" => return Ok([0; 3]),
+        "grey" | "gray" => return Ok([128; 3]),
+        _ => {}
+    }
+    if let Some((r, rest)) = t.split_once(',') {
+        let (g, b) = rest.split_once(',').ok_or_else(bad)?;
+        let c = |v: &str| v.trim().parse::<u8>().map_err(|_| bad());
+        return Ok([c(r)?, c(g)?, c(b)?]);
+    }
+    let hex = t.trim_start_matches('#');
+    if hex.len() == 6 && hex.is_ascii() {
+        let c = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).map_err(|_| bad());
+        return Ok([c(0)?, c(2)?, c(4)?]);
+    }
+    Err(bad())
+}
+
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let bad = || format!("`{text}`: give WIDTHxHEIGHT, e.g. 640x480");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    );
+    if w == 0 || h == 0 || w > 32768 || h > 32768 {
+        return Err(format!("`{text}`: each side must be 1 to 32768"));
+    }
+    Ok((w, h))
+}
+
+fn parse_subsampling(text: &str) -> std::result::Result<texelflow::Subsampling, String> {
+    texelflow::Subsampling::parse(text).ok_or_else(|| format!("`{text}`: use 444, 422 or 420"))
+}
+
+fn parse_png_compression(text: &str) -> std::result::Result<texelflow::PngCompression, String> {
+    texelflow::PngCompression::parse(text)
+        .ok_or_else(|| format!("`{text}`: use fast, default or best"))
+}
+
+fn print_timings(be: &Backend, t: &[texelflow::NodeTiming]) {
+    if t.is_empty() {
+        eprintln!("timings: not available on {}", be.describe());
+        return;
+    }
+    let total: f64 = t.iter().map(|x| x.ms).sum();
+    let w = t.iter().map(|x| x.label.len()).max().unwrap_or(4).max(5);
+    eprintln!(
+        "{:<w$}  {:>9}  {:>6}   ({})",
+        "node",
+        "ms",
+        "share",
+        be.describe()
+    );
+    for x in t {
+        eprintln!(
+            "{:<w$}  {:>9.3}  {:>5.1}%",
+            x.label,
+            x.ms,
+            if total > 0.0 {
+                100.0 * x.ms / total
+            } else {
+                0.0
+            }
+        );
+    }
+    eprintln!("{:<w$}  {:>9.3}", "total", total);
+}
+
+/// The identity LUT, from the `lookup` filter's module.
+fn identity_lut() -> Result<Image> {
+    Ok(texelflow::filters::lookup::identity_lut())
+}

@@ -1,0 +1,2073 @@
+//! End-to-end tests of the `texelflow` binary: the happy paths a new user tries, and bad
+//! input (each must give a one-line error and a non-zero exit, never a panic).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_texelflow"));
+    c.env(
+        "XDG_RUNTIME_DIR",
+        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
+    );
+    c.env("WGPU_BACKEND", "vulkan");
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("texelflow-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/sample.png")
+}
+
+/// Standard error, less the note that the adapter is a software rasterizer (lavapipe in CI),
+/// so that tests can count the lines a case gives.
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| !l.contains("is a software rasterizer"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// A failure: non-zero exit, an `error:` line, no panic.
+fn assert_clean_error(o: &Output, needle: &str) {
+    let e = stderr(o);
+    assert!(!o.status.success(), "expected failure, stderr: {e}");
+    assert!(!e.contains("panicked"), "panic: {e}");
+    assert!(
+        e.contains("error:") && e.contains(needle),
+        "stderr lacks `{needle}`: {e}"
+    );
+}
+
+#[test]
+fn apply_writes_the_output_and_matches_the_cpu() {
+    let out_cpu = tmp("edges_cpu.png");
+    let o = run(&[
+        "--cpu",
+        "apply",
+        sample().to_str().unwrap(),
+        out_cpu.to_str().unwrap(),
+        "-p",
+        "gaussian_blur(sigma=2) | sobel_edge_detection",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cpu = image::open(&out_cpu).unwrap().to_rgba8();
+    // The blur's f32 schedules compute the twin's sums (only a rounding can flip), so the
+    // chain stays within 2 levels. The default f16 schedule may differ from the twin by one
+    // level at any sample (its documented bound), and Sobel's gradients (coefficients summing
+    // to 8 in each direction) can turn that into 8 * sqrt(2) = 11.3 levels, plus one of its
+    // own rounding.
+    for (schedule, tolerance) in [("gaussian_blur=f32", 2), ("", 12)] {
+        let out = tmp(&format!("edges{}.png", schedule.len()));
+        let o = bin()
+            .env("TEXELFLOW_SCHEDULE", schedule)
+            .args([
+                "apply",
+                sample().to_str().unwrap(),
+                out.to_str().unwrap(),
+                "--pipeline",
+                "gaussian_blur(sigma=2) | sobel_edge_detection",
+                "--timings",
+            ])
+            .output()
+            .expect("binary runs");
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("gaussian_blur"),
+            "timings table missing: {}",
+            stderr(&o)
+        );
+        let gpu = image::open(&out).unwrap().to_rgba8();
+        assert_eq!(gpu.dimensions(), (384, 256));
+        let diff = gpu
+            .as_raw()
+            .iter()
+            .zip(cpu.as_raw())
+            .map(|(a, b)| (*a as i32 - *b as i32).abs())
+            .max()
+            .unwrap();
+        assert!(
+            diff <= tolerance,
+            "[{schedule}] GPU and CPU outputs differ by {diff}"
+        );
+        // the edges image is not blank
+        assert!(gpu.pixels().any(|p| p[0] > 50));
+    }
+}
+
+#[test]
+fn extra_image_inputs_and_jpeg_output() {
+    let top = tmp("top.png");
+    let o = run(&[
+        "apply",
+        sample().to_str().unwrap(),
+        top.to_str().unwrap(),
+        "-p",
+        "color_invert",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = tmp("blend.jpg");
+    let spec = format!(
+        "alpha_blend(with={}, mix=0.5) | brightness(0.1)",
+        top.display()
+    );
+    let o = run(&[
+        "apply",
+        sample().to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        &spec,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(image::open(&out).unwrap().width(), 384);
+}
+
+#[test]
+fn analyze_prints_text_and_json() {
+    let o = run(&["analyze", sample().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        s.contains("mean saturation") && s.contains("mean luminance"),
+        "{s}"
+    );
+    let o = run(&["analyze", sample().to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["width"], 384);
+    let bins: u64 = v["histogram"]["y"]["bins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_u64().unwrap())
+        .sum();
+    assert_eq!(bins, 384 * 256);
+    let sat = v["mean_saturation"].as_f64().unwrap();
+    assert!(sat > 0.05 && sat < 1.0, "{sat}");
+    // CPU and GPU agree exactly on analysis data
+    let c = run(&["--cpu", "analyze", sample().to_str().unwrap(), "--json"]);
+    let vc: serde_json::Value = serde_json::from_slice(&c.stdout).unwrap();
+    assert_eq!(v["histogram"], vc["histogram"]);
+    assert_eq!(v["channels"], vc["channels"]);
+}
+
+#[test]
+fn analyze_plots_the_histogram() {
+    let out = tmp("hist-plot.png");
+    std::fs::remove_file(&out).ok();
+    let o = run(&[
+        "analyze",
+        sample().to_str().unwrap(),
+        "--plot",
+        out.to_str().unwrap(),
+        "--plot-size",
+        "800x400",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let img = image::open(&out).unwrap().to_rgb8();
+    assert_eq!(img.dimensions(), (800, 400));
+    // each channel's outline colour is drawn (plot.rs `channel_color`)
+    for c in [[220u8, 40, 40], [30, 160, 60], [40, 90, 220], [60, 60, 60]] {
+        assert!(img.pixels().any(|p| p.0 == c), "no {c:?} in the plot");
+    }
+    let o = run(&[
+        "analyze",
+        sample().to_str().unwrap(),
+        "--plot",
+        out.to_str().unwrap(),
+        "--plot-size",
+        "big",
+    ]);
+    assert_clean_error(&o, "WxH");
+    let o = run(&[
+        "analyze",
+        sample().to_str().unwrap(),
+        "--plot",
+        out.to_str().unwrap(),
+        "--plot-size",
+        "20x20",
+    ]);
+    assert_clean_error(&o, "outside");
+    std::fs::remove_file(&out).ok();
+}
+
+#[test]
+fn list_help_info() {
+    let o = run(&["list"]);
+    let s = String::from_utf8_lossy(&o.stdout);
+    for d in texelflow::registry::all() {
+        assert!(s.contains(d.name), "list misses {}", d.name);
+    }
+    let o = run(&["help", "gaussian_blur"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("sigma"));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("formats: rgba8, gray8, rgba16\n"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = run(&["help", "sobel_edge_detection"]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("formats: rgba8 (a pipeline narrows a 16-bit image to rgba8 before it)"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_clean_error(&run(&["help", "gausian"]), "did you mean `gaussian_blur`");
+    let o = run(&["info"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("backend:   vulkan"));
+}
+
+#[test]
+fn bad_input_gives_one_line_errors() {
+    let s = sample();
+    let s = s.to_str().unwrap();
+    let out = tmp("x.png");
+    let out = out.to_str().unwrap();
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "gausian_blur(sigma=2)"]),
+        "did you mean `gaussian_blur`",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "gaussian_blur(sigma=99)"]),
+        "out of range [0.1, 32]",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "gaussian_blur(sigmaa=2)"]),
+        "did you mean `sigma`",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "gaussian_blur(sigma=2"]),
+        "column",
+    );
+    assert_clean_error(
+        &run(&["apply", "/nonexistent/in.png", out, "-p", "brightness"]),
+        "file not found",
+    );
+    let corrupt = tmp("corrupt.png");
+    std::fs::write(&corrupt, b"\x89PNG\r\n\x1a\nnot really a png").unwrap();
+    assert_clean_error(
+        &run(&["apply", corrupt.to_str().unwrap(), out, "-p", "brightness"]),
+        "corrupt",
+    );
+    let text = tmp("notes.txt");
+    std::fs::write(&text, b"hello").unwrap();
+    assert_clean_error(
+        &run(&["apply", text.to_str().unwrap(), out, "-p", "brightness"]),
+        "image",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            tmp("out.xyz").to_str().unwrap(),
+            "-p",
+            "brightness",
+        ]),
+        "extension",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            out,
+            "-p",
+            "alpha_blend(with=/nonexistent/top.png)",
+        ]),
+        "file not found",
+    );
+    assert_clean_error(&run(&["apply", s, out, "-p", "histogram"]), "ends in data");
+    assert_clean_error(&run(&["analyze", "/nonexistent.png"]), "file not found");
+    // files that filters read themselves, and curve points
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "lut_cube"]),
+        "`file` of `lut_cube`: is required",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            out,
+            "-p",
+            "lut_cube(file=/nonexistent/grade.cube)",
+        ]),
+        "file `/nonexistent/grade.cube`: cannot read",
+    );
+    let cube = tmp("short.cube");
+    std::fs::write(&cube, "LUT_3D_SIZE 2\n0 0 0\n1 0 0\n").unwrap();
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            out,
+            "-p",
+            &format!("lut_cube(file={})", cube.display()),
+        ]),
+        "LUT_3D_SIZE 2 needs 8 data lines, found 2",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            out,
+            "-p",
+            "tone_curve(file=/nonexistent/curve.acv)",
+        ]),
+        "cannot read",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            out,
+            "-p",
+            "tone_curve(rgb=[0,0, 0.5,0.5, 0.4,1])",
+        ]),
+        "x must increase strictly",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            out,
+            "-p",
+            "canny_edge_detection(lower=0.5, upper=0.4)",
+        ]),
+        "lower must be at most upper",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "canny_edge_detection(sigma=20)"]),
+        "out of range [0, 16]",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "kuwahara(radius=0)"]),
+        "out of range [1, 16]",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "kuwahara(radius=2.5)"]),
+        "2.5 is not an integer",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "kuwahara_radius3(radius=4)"]),
+        "has no parameter `radius`",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "clahe(tiles_x=0)"]),
+        "out of range [1, 64]",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "clahe(clip_limit=-1)"]),
+        "out of range [0, 1000]",
+    );
+}
+
+/// The colour family's parameters: colours, points, lists of the wrong length, choices and a
+/// LUT image of the wrong size are one-line errors with a non-zero exit.
+#[test]
+fn colour_parameters_and_luts_give_one_line_errors() {
+    let s = sample();
+    let s = s.to_str().unwrap();
+    let out = tmp("y.png");
+    let out = out.to_str().unwrap();
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "chroma_key(color=[2,0,0])"]),
+        "2 is out of range [0, 1]",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "swirl(center=[1.5,0.5])"]),
+        "1.5 is out of range [0, 1]",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "levels(min=[0.1,0.1])"]),
+        "expected 3 numbers, got 2",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            out,
+            "-p",
+            "skin_tone(upper_skin_tone_color=blue)",
+        ]),
+        "not one of green, orange",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            out,
+            "-p",
+            "tone_curve(rgb=[0,0, 0.5,0.4, 0.4,0.6, 1,1])",
+        ]),
+        "x must increase strictly",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", &format!("lookup(lut={s})")]),
+        "needs a 512x512 LUT image",
+    );
+    assert_clean_error(
+        &run(&["apply", s, out, "-p", "lut_cube(file=Cargo.toml)"]),
+        "unknown keyword",
+    );
+}
+
+#[test]
+fn never_overwrites_the_input() {
+    let copy = tmp("input_copy.png");
+    std::fs::copy(sample(), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    assert_clean_error(
+        &run(&[
+            "apply",
+            copy.to_str().unwrap(),
+            copy.to_str().unwrap(),
+            "-p",
+            "color_invert",
+        ]),
+        "refusing to overwrite the input",
+    );
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+}
+
+#[test]
+fn failed_runs_leave_no_partial_output() {
+    // own folder: other tests write (atomically, via .tmp files) into the shared one
+    let dir = tmp("failed-run");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("never.png");
+    let o = run(&[
+        "apply",
+        sample().to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        "brightness(5)",
+    ]);
+    assert!(!o.status.success());
+    assert!(!out.exists());
+    assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .ends_with(".tmp")));
+}
+
+#[test]
+fn lut_identity_round_trips() {
+    let lut = tmp("identity.png");
+    let o = run(&["lut-identity", lut.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = tmp("graded.png");
+    let spec = format!("lookup(lut={})", lut.display());
+    let o = run(&[
+        "apply",
+        sample().to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        &spec,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = image::open(sample()).unwrap().to_rgba8();
+    let b = image::open(&out).unwrap().to_rgba8();
+    let diff = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(x, y)| (*x as i32 - *y as i32).abs())
+        .max()
+        .unwrap();
+    assert!(diff <= 1, "identity LUT changed a pixel by {diff}");
+}
+
+/// `UPDATE_README=1 cargo test -p texelflow-cli readme` rewrites the table between the markers.
+#[test]
+fn readme_filter_table_is_generated_from_the_registry() {
+    let o = run(&["list", "--markdown"]);
+    let table = String::from_utf8_lossy(&o.stdout).into_owned();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    if std::env::var_os("UPDATE_README").is_some() && !readme.contains(&table) {
+        let start = readme
+            .find("<!-- filter-table:start")
+            .expect("start marker");
+        let start = start + readme[start..].find('\n').expect("marker line") + 1;
+        let end = readme
+            .find("<!-- filter-table:end -->")
+            .expect("end marker");
+        std::fs::write(
+            &path,
+            format!("{}{table}{}", &readme[..start], &readme[end..]),
+        )
+        .unwrap();
+        return;
+    }
+    assert!(readme.contains(&table), "README's filter table is stale; regenerate it with `UPDATE_README=1 cargo test -p texelflow-cli readme`");
+}
+
+/// Batch mode: a folder (recursively) and a name pattern through one pipeline; a corrupt file
+/// and a non-image fail alone, the others are written exactly as single-image runs write
+/// them; existing outputs are refused, skipped or replaced as asked.
+#[test]
+fn batch_processes_folders_and_reports_failures() {
+    let root = tmp("batch");
+    let _ = std::fs::remove_dir_all(&root);
+    let (inp, sub, out) = (root.join("in"), root.join("in/sub"), root.join("out"));
+    std::fs::create_dir_all(&sub).unwrap();
+    let s = sample();
+    let s = s.to_str().unwrap();
+    // three real images of different sizes, one in a subfolder
+    for (path, spec) in [
+        (inp.join("a.png"), "brightness(0)"),
+        (inp.join("b.png"), "resize(scale=0.5)"),
+        (
+            sub.join("c.png"),
+            "crop(x=0.1, y=0.1, width=0.3, height=0.5)",
+        ),
+    ] {
+        assert!(
+            run(&["--cpu", "apply", s, path.to_str().unwrap(), "-p", spec])
+                .status
+                .success()
+        );
+    }
+    std::fs::write(inp.join("broken.png"), b"\x89PNG\r\n\x1a\ntruncated").unwrap();
+    std::fs::write(inp.join("notes.txt"), b"not an image").unwrap();
+    let spec = "gaussian_blur(sigma=1.5) | sobel_edge_detection";
+    let batch = |extra: &[&str]| {
+        let mut args = vec![
+            "apply",
+            inp.to_str().unwrap(),
+            "--out-dir",
+            out.to_str().unwrap(),
+            "--recursive",
+            "--name",
+            "{stem}_edges.png",
+            "--jobs",
+            "2",
+            "-p",
+            spec,
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let o = batch(&[]);
+    let e = stderr(&o);
+    assert!(!o.status.success() && !e.contains("panicked"), "{e}");
+    assert!(
+        e.contains("3 written, 0 skipped, 1 failed")
+            && e.contains("broken.png")
+            && e.contains("1 of 4 files failed"),
+        "{e}"
+    );
+    assert!(
+        !e.contains("notes.txt"),
+        "a folder contributes image files only: {e}"
+    );
+    // each output equals a single-image run of the same pipeline
+    for (input, output) in [
+        (inp.join("a.png"), out.join("a_edges.png")),
+        (inp.join("b.png"), out.join("b_edges.png")),
+        (sub.join("c.png"), out.join("sub/c_edges.png")),
+    ] {
+        let single = root.join("single.png");
+        assert!(run(&[
+            "apply",
+            input.to_str().unwrap(),
+            single.to_str().unwrap(),
+            "-p",
+            spec
+        ])
+        .status
+        .success());
+        assert_eq!(
+            std::fs::read(&single).unwrap(),
+            std::fs::read(&output).unwrap(),
+            "{}",
+            output.display()
+        );
+    }
+    // existing outputs: refused by default, skipped or replaced when asked
+    let e = stderr(&batch(&[]));
+    assert!(
+        e.contains("0 written, 0 skipped, 4 failed")
+            && e.contains("use --overwrite or --skip-existing"),
+        "{e}"
+    );
+    let e = stderr(&batch(&["--skip-existing"]));
+    assert!(e.contains("0 written, 3 skipped, 1 failed"), "{e}");
+    let e = stderr(&batch(&["--overwrite"]));
+    assert!(e.contains("3 written, 0 skipped, 1 failed"), "{e}");
+    // a name pattern, and a non-image named explicitly, which fails alone
+    let out2 = root.join("out2");
+    let pattern = inp.join("*.png");
+    let o = run(&[
+        "apply",
+        pattern.to_str().unwrap(),
+        inp.join("notes.txt").to_str().unwrap(),
+        "--out-dir",
+        out2.to_str().unwrap(),
+        "-p",
+        "color_invert",
+    ]);
+    let e = stderr(&o);
+    assert!(
+        e.contains("2 written, 0 skipped, 2 failed") && e.contains("notes.txt"),
+        "{e}"
+    );
+    assert!(
+        out2.join("a.png").exists() && out2.join("b.png").exists() && !out2.join("c.png").exists()
+    );
+    // two inputs that would write one file are refused before any work
+    assert_clean_error(
+        &run(&[
+            "apply",
+            inp.join("a.png").to_str().unwrap(),
+            inp.join("b.png").to_str().unwrap(),
+            "--out-dir",
+            out2.to_str().unwrap(),
+            "--name",
+            "same.png",
+            "-p",
+            "color_invert",
+        ]),
+        "would both write",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            inp.to_str().unwrap(),
+            "--out-dir",
+            out2.to_str().unwrap(),
+            "--name",
+            "{stem}.xyz",
+            "-p",
+            "color_invert",
+        ]),
+        "unknown output extension",
+    );
+    // no temporary file is left behind by any of these runs, failed ones included
+    for dir in [&out, &out.join("sub"), &out2] {
+        let stray: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+            .collect();
+        assert!(stray.is_empty(), "{stray:?}");
+    }
+}
+
+/// A JPEG whose EXIF says "rotate 90° clockwise to view" (orientation 6): 6x4 stored, 4x6 upright.
+fn jpeg_rotated_by_exif(path: &Path) {
+    let mut jpeg = Vec::new();
+    let img = image::RgbImage::from_fn(6, 4, |x, y| image::Rgb([x as u8 * 40, y as u8 * 60, 90]));
+    image::DynamicImage::ImageRgb8(img)
+        .write_to(
+            &mut std::io::Cursor::new(&mut jpeg),
+            image::ImageFormat::Jpeg,
+        )
+        .unwrap();
+    let tiff: [u8; 26] = [
+        0x4d, 0x4d, 0, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0,
+    ];
+    let mut file = jpeg[..2].to_vec();
+    file.extend_from_slice(&[0xff, 0xe1, 0, (2 + 6 + tiff.len()) as u8]);
+    file.extend_from_slice(b"Exif\0\0");
+    file.extend_from_slice(&tiff);
+    file.extend_from_slice(&jpeg[2..]);
+    std::fs::write(path, file).unwrap();
+}
+
+/// A batch of JPEGs to JPEG (the photographer's case): an EXIF-rotated JPEG comes out upright,
+/// a grey result is written as a one-channel JPEG, a corrupt JPEG fails alone, and every output
+/// is byte-identical to the single-image run of the same file.
+#[test]
+fn batch_of_jpegs_matches_single_runs() {
+    let root = tmp("batch_jpeg");
+    let _ = std::fs::remove_dir_all(&root);
+    let (inp, out) = (root.join("in"), root.join("out"));
+    std::fs::create_dir_all(&inp).unwrap();
+    jpeg_rotated_by_exif(&inp.join("turned.jpg"));
+    let s = sample();
+    assert!(run(&[
+        "--cpu",
+        "apply",
+        s.to_str().unwrap(),
+        inp.join("photo.jpg").to_str().unwrap(),
+        "-p",
+        "brightness(0)"
+    ])
+    .status
+    .success());
+    let mut truncated = std::fs::read(inp.join("photo.jpg")).unwrap();
+    truncated.truncate(300);
+    std::fs::write(inp.join("cut.jpg"), &truncated[..]).unwrap();
+    std::fs::write(inp.join("zero.jpg"), b"").unwrap();
+    for (spec, grey) in [
+        ("contrast(1.2)", false),
+        ("gaussian_blur(sigma=1) | sobel_edge_detection", true),
+    ] {
+        let _ = std::fs::remove_dir_all(&out);
+        let o = run(&[
+            "apply",
+            inp.to_str().unwrap(),
+            "--out-dir",
+            out.to_str().unwrap(),
+            "--jobs",
+            "3",
+            "-p",
+            spec,
+        ]);
+        let e = stderr(&o);
+        assert!(!o.status.success() && !e.contains("panicked"), "{e}");
+        // a JPEG cut inside its headers and an empty one fail alone, one line each
+        assert!(
+            e.contains("zero.jpg")
+                && e.contains("cut.jpg")
+                && e.contains("2 written, 0 skipped, 2 failed"),
+            "{e}"
+        );
+        assert!(!e.contains("\n\n"), "one line per failure: {e}");
+        let turned = image::open(out.join("turned.jpg")).unwrap();
+        assert_eq!(
+            (turned.width(), turned.height()),
+            (4, 6),
+            "EXIF orientation applied on load"
+        );
+        let photo = image::open(out.join("photo.jpg")).unwrap();
+        assert_eq!(
+            photo.color() == image::ColorType::L8,
+            grey,
+            "{spec}: grey results are one-channel JPEGs"
+        );
+        for name in ["turned.jpg", "photo.jpg"] {
+            let single = root.join(format!("single_{name}"));
+            assert!(run(&[
+                "apply",
+                inp.join(name).to_str().unwrap(),
+                single.to_str().unwrap(),
+                "-p",
+                spec
+            ])
+            .status
+            .success());
+            assert_eq!(
+                std::fs::read(&single).unwrap(),
+                std::fs::read(out.join(name)).unwrap(),
+                "{spec}: {name}"
+            );
+        }
+    }
+}
+
+/// `--quality` sets the JPEG quality (a lower one, a smaller file); out of 1-100 is an error.
+#[test]
+fn jpeg_quality_is_an_option() {
+    let s = sample();
+    let s = s.to_str().unwrap();
+    let (lo, hi) = (tmp("q40.jpg"), tmp("q95.jpg"));
+    assert!(run(&[
+        "--cpu",
+        "apply",
+        s,
+        lo.to_str().unwrap(),
+        "-p",
+        "brightness(0)",
+        "--quality",
+        "40"
+    ])
+    .status
+    .success());
+    assert!(run(&[
+        "--cpu",
+        "apply",
+        s,
+        hi.to_str().unwrap(),
+        "-p",
+        "brightness(0)",
+        "--quality",
+        "95"
+    ])
+    .status
+    .success());
+    assert!(std::fs::metadata(&lo).unwrap().len() < std::fs::metadata(&hi).unwrap().len());
+    let o = run(&[
+        "--cpu",
+        "apply",
+        s,
+        lo.to_str().unwrap(),
+        "-p",
+        "brightness(0)",
+        "--quality",
+        "0",
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("quality"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// An input's ICC colour profile is embedded in the output (PNG and JPEG), in single and batch
+/// mode, so colour-managed viewers show the colours the photographer saw.
+#[test]
+fn icc_profiles_travel_to_the_output() {
+    use image::{ImageDecoder, ImageEncoder};
+    let icc: Vec<u8> = (0..300u32).map(|i| (i * 7 % 251) as u8).collect();
+    let input = tmp("with_icc.png");
+    {
+        let rgba = image::RgbaImage::from_fn(16, 9, |x, y| {
+            image::Rgba([x as u8 * 15, y as u8 * 25, 100, 255])
+        });
+        let file = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
+        let mut enc = image::codecs::png::PngEncoder::new(file);
+        enc.set_icc_profile(icc.clone()).unwrap();
+        enc.write_image(rgba.as_raw(), 16, 9, image::ExtendedColorType::Rgba8)
+            .unwrap();
+    }
+    let read_icc = |p: &Path| {
+        image::ImageReader::open(p)
+            .unwrap()
+            .with_guessed_format()
+            .unwrap()
+            .into_decoder()
+            .unwrap()
+            .icc_profile()
+            .unwrap()
+    };
+    assert_eq!(read_icc(&input).as_deref(), Some(icc.as_slice()));
+    for out in [tmp("icc_out.png"), tmp("icc_out.jpg")] {
+        assert!(run(&[
+            "--cpu",
+            "apply",
+            input.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "-p",
+            "brightness(0.1)"
+        ])
+        .status
+        .success());
+        assert_eq!(
+            read_icc(&out).as_deref(),
+            Some(icc.as_slice()),
+            "{}",
+            out.display()
+        );
+    }
+    let dir = tmp("icc_batch");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(run(&[
+        "--cpu",
+        "apply",
+        input.to_str().unwrap(),
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--name",
+        "{stem}.jpg",
+        "-p",
+        "contrast(1.1)"
+    ])
+    .status
+    .success());
+    assert_eq!(
+        read_icc(&dir.join("with_icc.jpg")).as_deref(),
+        Some(icc.as_slice())
+    );
+}
+
+/// A 16-bit RGBA PNG whose samples use all 16 bits (few are multiples of 257).
+fn write_png16(path: &Path, w: u32, h: u32) {
+    let img = image::ImageBuffer::<image::Rgba<u16>, Vec<u16>>::from_fn(w, h, |x, y| {
+        let v = |c: u32| ((x * 1733 + y * 977 + c * 3181 + (x * y * 7) % 1000) % 65536) as u16;
+        image::Rgba([v(0), v(1), v(2), 40000 + (x * 13 + y) as u16])
+    });
+    image::DynamicImage::ImageRgba16(img).save(path).unwrap();
+}
+
+/// A 16-bit PNG through per-pixel filters and a blur stays 16-bit, within a few 1/65535 steps
+/// of the library's CPU chain; through a filter that takes 8-bit images it is narrowed, with a
+/// note on stderr, once.
+#[test]
+fn sixteen_bit_pngs_keep_their_precision() {
+    let input = tmp("in16.png");
+    write_png16(&input, 37, 23);
+    let spec = "brightness(0.1) | gaussian_blur(sigma=1.5)";
+    let out = tmp("out16.png");
+    let o = run(&[
+        "apply",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        spec,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("note"), "{}", stderr(&o));
+    let written = image::open(&out).unwrap();
+    assert_eq!(written.color(), image::ColorType::Rgba16);
+    let written = written.to_rgba16().into_raw();
+    let pipe = texelflow::Pipeline::parse(spec, &mut |p: &str| texelflow::Image::open(p)).unwrap();
+    let cpu = pipe
+        .run(
+            &texelflow::Backend::Cpu,
+            &texelflow::Image::open(&input).unwrap(),
+        )
+        .unwrap();
+    let cpu = cpu.as_image().unwrap().as_u16().to_vec();
+    assert_eq!(cpu.len(), written.len());
+    // f32 on both sides: brightness within a few steps (the matrix's 4), the blur's weights sum
+    // to 1 so it carries that on, plus one rounding of its own
+    let diff = written
+        .iter()
+        .zip(&cpu)
+        .map(|(a, b)| a.abs_diff(*b))
+        .max()
+        .unwrap();
+    assert!(diff <= 5, "GPU and CPU differ by {diff}/65535");
+    assert!(
+        written.iter().any(|v| v % 257 != 0),
+        "precision lost: every sample is an 8-bit level"
+    );
+
+    let out8 = tmp("out16_edges.png");
+    let o = run(&[
+        "apply",
+        input.to_str().unwrap(),
+        out8.to_str().unwrap(),
+        "-p",
+        "brightness(0.1) | sobel_edge_detection | contrast(1.1)",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o).matches("`sobel_edge_detection` takes 8-bit images: the 16-bit image was narrowed to 8 bits before it").count(), 1, "{}", stderr(&o));
+    assert_eq!(image::open(&out8).unwrap().color(), image::ColorType::Rgba8);
+}
+
+/// Batch mode writes a 16-bit PNG of a 16-bit input (and 8-bit of an 8-bit one).
+#[test]
+fn batch_keeps_16_bit_pngs() {
+    let root = tmp("batch16");
+    let _ = std::fs::remove_dir_all(&root);
+    let (inp, out) = (root.join("in"), root.join("out"));
+    std::fs::create_dir_all(&inp).unwrap();
+    write_png16(&inp.join("deep.png"), 19, 11);
+    std::fs::copy(sample(), inp.join("plain.png")).unwrap();
+    let o = run(&[
+        "apply",
+        inp.to_str().unwrap(),
+        "--out-dir",
+        out.to_str().unwrap(),
+        "-p",
+        "contrast(1.2) | box_blur(radius=1)",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let deep = image::open(out.join("deep.png")).unwrap();
+    assert_eq!(deep.color(), image::ColorType::Rgba16);
+    assert!(deep.to_rgba16().into_raw().iter().any(|v| v % 257 != 0));
+    assert_eq!(
+        image::open(out.join("plain.png")).unwrap().color(),
+        image::ColorType::Rgba8
+    );
+}
+
+/// Writes an RGBA PNG whose pixel (x, y) is `f(x, y)`.
+fn write_rgba(name: &str, w: u32, h: u32, f: impl Fn(u32, u32) -> [u8; 4]) -> PathBuf {
+    let path = tmp(name);
+    image::RgbaImage::from_fn(w, h, |x, y| image::Rgba(f(x, y)))
+        .save(&path)
+        .unwrap();
+    path
+}
+
+/// `porter_duff(op=src)` shows the second image as fitted: each `fit` mode's placement,
+/// checked pixel by pixel, on the GPU and the CPU alike.
+#[test]
+fn blends_fit_a_second_image_of_another_size() {
+    let input = write_rgba("fit_in.png", 8, 6, |_, _| [10, 20, 30, 255]);
+    let solid = write_rgba("fit_solid.png", 4, 2, |_, _| [200, 100, 50, 255]);
+    let marked = write_rgba("fit_marked.png", 10, 10, |x, y| {
+        [x as u8 * 20, y as u8 * 20, 7, 255]
+    });
+    // Mismatch without `fit`: one line naming both sizes and the option.
+    let out = tmp("fit_out.png");
+    let o = run(&[
+        "apply",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        &format!("overlay_blend(with={})", solid.display()),
+    ]);
+    assert_clean_error(&o, "4x2");
+    assert!(
+        stderr(&o).contains("8x6") && stderr(&o).contains("fit="),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    let clear = [0u8, 0, 0, 0];
+    let colour = [200u8, 100, 50, 255];
+    type Expect = Box<dyn Fn(u32, u32) -> [u8; 4]>;
+    let cases: Vec<(&str, &PathBuf, Expect)> = vec![
+        // 4x2 stretched to 8x6: a solid colour stays exact under bilinear resizing
+        ("stretch", &solid, Box::new(move |_, _| colour)),
+        // scaled by max(2, 3) = 3 to 12x6, centre-cropped to 8x6
+        ("fill", &solid, Box::new(move |_, _| colour)),
+        // scaled by min(2, 3) = 2 to 8x4, centred: one transparent row above and below
+        (
+            "fit",
+            &solid,
+            Box::new(move |_, y| if (1..5).contains(&y) { colour } else { clear }),
+        ),
+        // not scaled: 4x2 at (2, 2)
+        (
+            "center",
+            &solid,
+            Box::new(move |x, y| {
+                if (2..6).contains(&x) && (2..4).contains(&y) {
+                    colour
+                } else {
+                    clear
+                }
+            }),
+        ),
+        // not scaled, larger: 10x10 centred on 8x6 is cropped, its (1, 2) at the output's (0, 0)
+        (
+            "center",
+            &marked,
+            Box::new(|x, y| [(x + 1) as u8 * 20, (y + 2) as u8 * 20, 7, 255]),
+        ),
+    ];
+    for (fit, with, expect) in &cases {
+        for cpu in [false, true] {
+            let spec = format!("porter_duff(with={}, op=src, fit={fit})", with.display());
+            let mut args = vec![];
+            if cpu {
+                args.push("--cpu");
+            }
+            args.extend([
+                "apply",
+                input.to_str().unwrap(),
+                out.to_str().unwrap(),
+                "-p",
+                &spec,
+            ]);
+            let o = run(&args);
+            assert!(o.status.success(), "{spec}: {}", stderr(&o));
+            let img = image::open(&out).unwrap().to_rgba8();
+            assert_eq!(img.dimensions(), (8, 6), "{spec}");
+            for (x, y, p) in img.enumerate_pixels() {
+                assert_eq!(p.0, expect(x, y), "{spec} (cpu {cpu}) at ({x}, {y})");
+            }
+        }
+    }
+}
+
+/// A grey mask file is widened for a blend; a missing or corrupt second file is one line.
+#[test]
+fn blends_take_grey_masks_and_reject_bad_second_files() {
+    let input = write_rgba("mask_in.png", 5, 3, |_, _| [90, 80, 70, 255]);
+    let grey = tmp("mask_grey.png");
+    image::GrayImage::from_fn(5, 3, |x, _| image::Luma([x as u8 * 60]))
+        .save(&grey)
+        .unwrap();
+    let out = tmp("mask_out.png");
+    let o = run(&[
+        "apply",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        &format!("mask(with={})", grey.display()),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let img = image::open(&out).unwrap().to_rgba8();
+    for (x, _, p) in img.enumerate_pixels() {
+        assert_eq!(p.0, [90, 80, 70, x as u8 * 60]);
+    }
+    let o = run(&[
+        "apply",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        "screen_blend(with=/no/such/file.png)",
+    ]);
+    assert_clean_error(&o, "file.png");
+    let corrupt = tmp("corrupt.png");
+    std::fs::write(&corrupt, b"\x89PNG\r\n\x1a\nnot really").unwrap();
+    let o = run(&[
+        "apply",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        &format!("screen_blend(with={})", corrupt.display()),
+    ]);
+    assert_clean_error(&o, "corrupt.png");
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+}
+
+/// poisson_blend end to end: a patch pasted through its alpha leaves everything outside it
+/// as it was, GPU and CPU agree within the declared level, and an out-of-range parameter is
+/// one line naming the range.
+#[test]
+fn poisson_blend_pastes_through_the_mask() {
+    let input = write_rgba("poisson_in.png", 12, 9, |_, _| [100, 120, 140, 255]);
+    let with = write_rgba("poisson_with.png", 12, 9, |x, y| {
+        let inside = (4..8).contains(&x) && (3..6).contains(&y);
+        // a parabola in red: a Laplacian to paste (a linear ramp's is zero, the base already solves it)
+        [
+            ((x as i32 - 6).pow(2) * 8).min(255) as u8,
+            y as u8 * 25,
+            60,
+            if inside { 255 } else { 0 },
+        ]
+    });
+    let mut outs = Vec::new();
+    for cpu in [false, true] {
+        let out = tmp(&format!("poisson_out_{cpu}.png"));
+        let spec = format!("poisson_blend(with={}, iterations=50)", with.display());
+        let mut args = vec![];
+        if cpu {
+            args.push("--cpu");
+        }
+        args.extend([
+            "apply",
+            input.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "-p",
+            &spec,
+        ]);
+        let o = run(&args);
+        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        let img = image::open(&out).unwrap().to_rgba8();
+        for (x, y, p) in img.enumerate_pixels() {
+            if !((4..8).contains(&x) && (3..6).contains(&y)) {
+                assert_eq!(
+                    p.0,
+                    [100, 120, 140, 255],
+                    "cpu {cpu}: ({x}, {y}) outside the mask"
+                );
+            }
+        }
+        outs.push(img);
+    }
+    let d = outs[0]
+        .as_raw()
+        .iter()
+        .zip(outs[1].as_raw())
+        .map(|(a, b)| (*a as i32 - *b as i32).abs())
+        .max()
+        .unwrap_or(0);
+    assert!(d <= 1, "GPU and CPU differ by {d}");
+    assert_ne!(
+        outs[0].as_raw(),
+        image::open(&input).unwrap().to_rgba8().as_raw(),
+        "the patch changed nothing"
+    );
+    let out = tmp("poisson_bad.png");
+    let o = run(&[
+        "apply",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        &format!("poisson_blend(with={}, iterations=20000)", with.display()),
+    ]);
+    assert_clean_error(&o, "[0, 10000]");
+}
+
+/// `blend_with_mask` with a grey PNG mask (widened for the blend): exact pixels on the GPU and
+/// the CPU, the mask weighting `with` (white) against the input (black), and `invert=true`
+/// the other way round; the mask given before `with` still means what it says.
+#[test]
+fn blend_with_mask_takes_a_grey_mask_file() {
+    let input = write_rgba("bwm_in.png", 4, 2, |_, _| [200, 100, 0, 255]);
+    let with = write_rgba("bwm_with.png", 4, 2, |_, _| [0, 50, 250, 128]);
+    let mask = tmp("bwm_mask.png");
+    // columns: w = 0, 1, 0.2, 0.8
+    image::GrayImage::from_fn(4, 2, |x, _| image::Luma([[0u8, 255, 51, 204][x as usize]]))
+        .save(&mask)
+        .unwrap();
+    let out = tmp("bwm_out.png");
+    // c (1 - w) + t w, away from rounding ties: at w = 0.2 alpha is 204 + 25.6, at 0.8 51 + 102.4
+    let (c, t) = ([200u8, 100, 0, 255], [0u8, 50, 250, 128]);
+    let (w02, w08) = ([160u8, 90, 50, 230], [40u8, 60, 200, 153]);
+    for (invert, expect) in [("false", [c, t, w02, w08]), ("true", [t, c, w08, w02])] {
+        for cpu in [false, true] {
+            let spec = format!(
+                "blend_with_mask(mask={}, with={}, invert={invert})",
+                mask.display(),
+                with.display()
+            );
+            let mut args = vec![];
+            if cpu {
+                args.push("--cpu");
+            }
+            args.extend([
+                "apply",
+                input.to_str().unwrap(),
+                out.to_str().unwrap(),
+                "-p",
+                &spec,
+            ]);
+            let o = run(&args);
+            assert!(o.status.success(), "{spec}: {}", stderr(&o));
+            let img = image::open(&out).unwrap().to_rgba8();
+            assert_eq!(img.dimensions(), (4, 2), "{spec}");
+            for (x, y, p) in img.enumerate_pixels() {
+                assert_eq!(p.0, expect[x as usize], "{spec} (cpu {cpu}) at ({x}, {y})");
+            }
+        }
+    }
+    // a mask of another size: one line naming the mask, unless fitted
+    let small = tmp("bwm_mask_small.png");
+    image::GrayImage::from_fn(2, 1, |_, _| image::Luma([255]))
+        .save(&small)
+        .unwrap();
+    let spec = format!(
+        "blend_with_mask(with={}, mask={})",
+        with.display(),
+        small.display()
+    );
+    let o = run(&[
+        "apply",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        &spec,
+    ]);
+    assert_clean_error(&o, "mask is 2x1");
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    let o = run(&[
+        "apply",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        &format!("{}, fit=stretch)", spec.trim_end_matches(')')),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        image::open(&out)
+            .unwrap()
+            .to_rgba8()
+            .pixels()
+            .all(|p| p.0 == t),
+        "a white mask stretched shows `with` everywhere"
+    );
+    // a missing mask file is one line naming it
+    let o = run(&[
+        "apply",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        &format!(
+            "blend_with_mask(with={}, mask=/no/such/mask.png)",
+            with.display()
+        ),
+    ]);
+    assert_clean_error(&o, "mask.png");
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+}
+
+/// A pipeline ending in points data writes JSON with `--data` (a file, or `-` for standard
+/// output) and needs no OUT; the GPU's list equals the CPU's; mixing up OUT and --data is one line.
+#[test]
+fn corners_as_json_with_data() {
+    let spec = "fast_corner_detection(threshold=20) | corner_points";
+    let read = |cpu: bool| {
+        let out = tmp(if cpu {
+            "corners_cpu.json"
+        } else {
+            "corners_gpu.json"
+        });
+        let input = sample();
+        let mut args = vec![
+            "apply",
+            input.to_str().unwrap(),
+            "-p",
+            spec,
+            "--data",
+            out.to_str().unwrap(),
+        ];
+        if cpu {
+            args.insert(0, "--cpu");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    };
+    let gpu = read(false);
+    assert_eq!(gpu, read(true));
+    assert_eq!(gpu["overflow"], false);
+    let pts = gpu["points"].as_array().unwrap();
+    assert!(!pts.is_empty());
+    assert_eq!(gpu["found"].as_u64().unwrap() as usize, pts.len());
+    let key = |p: &serde_json::Value| (p["y"].as_u64().unwrap(), p["x"].as_u64().unwrap());
+    assert!(
+        pts.windows(2).all(|w| key(&w[0]) < key(&w[1])),
+        "sorted by (y, x)"
+    );
+    assert!(pts.iter().all(|p| p["score"].as_f64().unwrap() >= 20.0));
+    let o = run(&[
+        "apply",
+        sample().to_str().unwrap(),
+        "-p",
+        spec,
+        "--data",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap(),
+        gpu
+    );
+    let png = tmp("corners.png");
+    assert_clean_error(
+        &run(&[
+            "apply",
+            sample().to_str().unwrap(),
+            png.to_str().unwrap(),
+            "-p",
+            spec,
+        ]),
+        "--data",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            sample().to_str().unwrap(),
+            "-p",
+            "fast_corner_detection",
+            "--data",
+            "-",
+        ]),
+        "ends in an image",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            sample().to_str().unwrap(),
+            png.to_str().unwrap(),
+            "-p",
+            "fast_corner_detection(threshold=0)",
+        ]),
+        "threshold",
+    );
+}
+
+/// Lines as JSON: `canny_edge_detection | hough_line_detection` with `--data` writes
+/// `{"lines": [{"rho", "theta", "votes"}...], "found", "overflow", "max_votes"}`, strongest first,
+/// the GPU's equal to the CPU's; draw_hough_lines writes an image; bad parameters are one line.
+#[test]
+fn hough_lines_as_json_with_data() {
+    let spec = "canny_edge_detection | hough_line_detection(max=10)";
+    let read = |cpu: bool| {
+        let out = tmp(if cpu {
+            "lines_cpu.json"
+        } else {
+            "lines_gpu.json"
+        });
+        let input = sample();
+        let mut args = vec![
+            "apply",
+            input.to_str().unwrap(),
+            "-p",
+            spec,
+            "--data",
+            out.to_str().unwrap(),
+        ];
+        if cpu {
+            args.insert(0, "--cpu");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    };
+    let gpu = read(false);
+    assert_eq!(gpu, read(true));
+    let lines = gpu["lines"].as_array().unwrap();
+    assert!(!lines.is_empty() && lines.len() <= 10);
+    assert_eq!(gpu["overflow"], gpu["found"].as_u64().unwrap() > 10);
+    let votes: Vec<u64> = lines.iter().map(|l| l["votes"].as_u64().unwrap()).collect();
+    assert!(
+        votes.windows(2).all(|v| v[0] >= v[1]),
+        "strongest first: {votes:?}"
+    );
+    assert_eq!(gpu["max_votes"].as_u64().unwrap(), votes[0]);
+    assert!(lines
+        .iter()
+        .all(|l| (0.0..std::f64::consts::PI).contains(&l["theta"].as_f64().unwrap())));
+    let png = tmp("hough_lines.png");
+    let o = run(&[
+        "apply",
+        sample().to_str().unwrap(),
+        png.to_str().unwrap(),
+        "-p",
+        "draw_hough_lines(max=4, width=3)",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = sample();
+    let s = s.to_str().unwrap();
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            "--data",
+            "-",
+            "-p",
+            "canny_edge_detection | hough_line_detection(theta=0.1)",
+        ]),
+        "out of range [0.25, 90]",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            "--data",
+            "-",
+            "-p",
+            "canny_edge_detection | hough_line_detection(rho=0)",
+        ]),
+        "out of range [1, 64]",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            "--data",
+            "-",
+            "-p",
+            "canny_edge_detection | hough_line_detection(max=0)",
+        ]),
+        "max",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            png.to_str().unwrap(),
+            "-p",
+            "draw_hough_lines(lower=0.5, upper=0.4)",
+        ]),
+        "lower must be at most upper",
+    );
+    assert_clean_error(
+        &run(&[
+            "apply",
+            s,
+            png.to_str().unwrap(),
+            "-p",
+            "draw_hough_lines(width=0)",
+        ]),
+        "width",
+    );
+}
+
+/// The image-producing histogram solvers chain in one graph (one GPU submission: histogram,
+/// solver and apply nodes, no read-back), equal to the CPU; the data solvers write JSON.
+#[test]
+fn histogram_solvers_apply_and_write_data() {
+    let spec = "auto_levels | auto_white_balance";
+    let (gpu_out, cpu_out) = (tmp("auto_gpu.png"), tmp("auto_cpu.png"));
+    let o = run(&[
+        "apply",
+        sample().to_str().unwrap(),
+        gpu_out.to_str().unwrap(),
+        "-p",
+        spec,
+        "--timings",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for step in [
+        "auto_levels/range_from_histogram",
+        "auto_levels/levels_lut",
+        "auto_white_balance/grey_world_lut",
+        "auto_white_balance/apply_lut",
+    ] {
+        assert!(
+            stderr(&o).contains(step),
+            "timings lack {step}: {}",
+            stderr(&o)
+        );
+    }
+    let o = run(&[
+        "--cpu",
+        "apply",
+        sample().to_str().unwrap(),
+        cpu_out.to_str().unwrap(),
+        "-p",
+        spec,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        image::open(&gpu_out).unwrap().to_rgba8(),
+        image::open(&cpu_out).unwrap().to_rgba8()
+    );
+    let o = run(&[
+        "apply",
+        sample().to_str().unwrap(),
+        "--data",
+        "-",
+        "-p",
+        "dynamic_range(low=1, high=99)",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for c in ["r", "g", "b", "y"] {
+        assert!(
+            v["range"][c]["low"].as_u64().unwrap() <= v["range"][c]["high"].as_u64().unwrap(),
+            "{v}"
+        );
+    }
+    let o = run(&[
+        "apply",
+        sample().to_str().unwrap(),
+        "--data",
+        "-",
+        "-p",
+        "histogram",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["histogram"]["a"].as_array().unwrap().len(), 256);
+    assert_eq!(v["space"], "rgb");
+    assert_clean_error(
+        &run(&[
+            "apply",
+            sample().to_str().unwrap(),
+            "--data",
+            "-",
+            "-p",
+            "dynamic_range(low=70, high=20)",
+        ]),
+        "low must be at most high",
+    );
+}
+
+/// Splits a command line: blanks separate, "double quotes" keep blanks.
+fn split_args(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(cur);
+    }
+    out
+}
+
+/// Exactly one `error:` line containing `needle`, a non-zero exit, no panic.
+fn assert_one_line_error(o: &Output, needle: &str, what: &str) {
+    let e = stderr(o);
+    assert!(!o.status.success(), "{what}: expected failure, stderr: {e}");
+    assert!(
+        !e.contains("panicked") && !e.contains("RUST_BACKTRACE"),
+        "{what}: panic: {e}"
+    );
+    let errors: Vec<&str> = e.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{what}: one error line expected: {e}");
+    assert!(
+        errors[0].contains(needle),
+        "{what}: the error line lacks `{needle}`: {e}"
+    );
+}
+
+/// The bad-input corpus (`tests/bad_inputs/cases.txt`): each case fails with its one line.
+#[test]
+fn bad_input_corpus() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs");
+    let cases = std::fs::read_to_string(dir.join("cases.txt")).expect("cases.txt");
+    let mut n = 0;
+    for line in cases
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let (args, expected) = line
+            .split_once(" => ")
+            .unwrap_or_else(|| panic!("no ` => ` in `{line}`"));
+        let out_dir = tmp(&format!("corpus-{n}"));
+        std::fs::create_dir_all(&out_dir).unwrap();
+        let args: Vec<String> = split_args(args)
+            .into_iter()
+            .map(|a| match a.strip_prefix("OUT") {
+                Some(ext) => out_dir
+                    .join(format!("out{ext}"))
+                    .to_string_lossy()
+                    .into_owned(),
+                None => a,
+            })
+            .collect();
+        let o = bin()
+            .current_dir(&dir)
+            .args(&args)
+            .output()
+            .expect("binary runs");
+        assert_one_line_error(&o, expected.trim(), line);
+        n += 1;
+    }
+    assert!(n >= 20, "only {n} cases");
+}
+
+/// `--allow-truncated` takes what a cut JPEG holds, with one warning line.
+#[test]
+fn truncated_jpeg_is_accepted_when_asked() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs");
+    let out = tmp("truncated-ok.png");
+    let o = run(&[
+        "--cpu",
+        "apply",
+        dir.join("truncated.jpg").to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        "brightness",
+        "--allow-truncated",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning:") && stderr(&o).contains("Premature end of JPEG file"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(image::open(&out).unwrap().width(), 48);
+}
+
+/// A reader that goes away (`texelflow list | head`) ends the output quietly, status 0.
+#[test]
+fn broken_pipes_end_quietly() {
+    for args in [
+        &["list", "--markdown"][..],
+        &["help", "gaussian_blur"],
+        &["--cpu", "analyze", sample().to_str().unwrap(), "--json"],
+    ] {
+        let mut child = bin()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        drop(child.stdout.take()); // the reader is gone before anything is read
+        let o = child.wait_with_output().expect("waits");
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// `lut-identity` refuses to replace a file unless `--force`.
+#[test]
+fn lut_identity_asks_before_overwriting() {
+    let path = tmp("photo-not-a-lut.png");
+    std::fs::copy(sample(), &path).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let o = run(&["lut-identity", path.to_str().unwrap()]);
+    assert_one_line_error(&o, "exists; use --force", "lut-identity");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the photo was changed"
+    );
+    let o = run(&["lut-identity", path.to_str().unwrap(), "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(image::open(&path).unwrap().width(), 512);
+}
+
+/// `help COMMAND` shows the command's help; `help FILTER` the filter's.
+#[test]
+fn help_covers_commands_and_filters() {
+    let o = run(&["help", "apply"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        s.contains("--pipeline") && s.contains("texelflow apply"),
+        "{s}"
+    );
+}
+
+/// A GPU failure mid-run names the step; `--fallback cpu` runs the pipeline again on the CPU
+/// reference with a note (the failure injected by `TEXELFLOW_INJECT_GPU_FAULT`).
+#[test]
+fn gpu_failures_name_the_step_and_fall_back_when_asked() {
+    let out = tmp("fallback.png");
+    let spec = "brightness(0.1) | gaussian_blur(sigma=2) | contrast(1.2)";
+    let o = bin()
+        .env("TEXELFLOW_INJECT_GPU_FAULT", "gaussian_blur")
+        .args([
+            "apply",
+            sample().to_str().unwrap(),
+            out.to_str().unwrap(),
+            "-p",
+            spec,
+        ])
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, "Out of Memory", "injected fault");
+    assert!(
+        stderr(&o).contains("(in step `gaussian_blur`)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = bin()
+        .env("TEXELFLOW_INJECT_GPU_FAULT", "gaussian_blur")
+        .args([
+            "apply",
+            sample().to_str().unwrap(),
+            out.to_str().unwrap(),
+            "-p",
+            spec,
+            "--fallback",
+            "cpu",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("running again on the CPU reference"),
+        "{}",
+        stderr(&o)
+    );
+    let cpu = tmp("fallback-cpu.png");
+    let c = run(&[
+        "--cpu",
+        "apply",
+        sample().to_str().unwrap(),
+        cpu.to_str().unwrap(),
+        "-p",
+        spec,
+    ]);
+    assert!(c.status.success(), "{}", stderr(&c));
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(&cpu).unwrap(),
+        "the fallback is the CPU reference's result"
+    );
+}
+
+/// A software rasterizer (lavapipe, llvmpipe) is named as such on stderr.
+#[test]
+fn software_adapters_get_a_note() {
+    let o = run(&["info"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let software = String::from_utf8_lossy(&o.stdout).contains("type:      Cpu");
+    let raw = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(raw.contains("is a software rasterizer"), software, "{raw}");
+}
+
+/// Chains of thousands of filters run in seconds (kernels fused in bounded groups; the CPU
+/// reference drops each image after its last reader), and past the node limit a spec is
+/// refused at once.
+#[test]
+fn long_chains_run_or_are_refused_at_once() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs/small.jpg");
+    let out = tmp("chain.png");
+    let spec = vec!["brightness(0.001)"; 5000].join("|");
+    for cpu in [false, true] {
+        let t = std::time::Instant::now();
+        let mut args = vec![
+            "apply",
+            small.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "-p",
+            &spec,
+        ];
+        if cpu {
+            args.insert(0, "--cpu");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        eprintln!(
+            "5000 chained filters ({}): {:.1} s",
+            if cpu { "cpu" } else { "gpu" },
+            t.elapsed().as_secs_f64()
+        );
+    }
+    let spec = vec!["sepia"; 10_001].join("|");
+    let t = std::time::Instant::now();
+    let o = run(&[
+        "apply",
+        small.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        &spec,
+    ]);
+    assert_one_line_error(&o, "more than 10000 filters", "10001 filters");
+    assert!(
+        t.elapsed().as_secs_f64() < 10.0,
+        "refused after {:?}",
+        t.elapsed()
+    );
+}
+
+/// Files the examples name, made in `dir`: a small photo (`in.png`, `photo.jpg`, `other.png`,
+/// `logo.png`), a LUT image (`lut.png`, `graded.png`) and an identity `.cube` file.
+fn example_files(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let small = image::open(sample())
+        .unwrap()
+        .resize_exact(40, 27, image::imageops::FilterType::Triangle)
+        .to_rgba8();
+    for name in ["in.png", "other.png", "logo.png"] {
+        small.save(dir.join(name)).unwrap();
+    }
+    image::DynamicImage::ImageRgba8(small)
+        .to_rgb8()
+        .save(dir.join("photo.jpg"))
+        .unwrap();
+    let lut = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/luts/amatorka.png");
+    for name in ["lut.png", "graded.png"] {
+        std::fs::copy(&lut, dir.join(name)).unwrap();
+    }
+    let mut cube = String::from("LUT_3D_SIZE 2\n");
+    for b in 0..2 {
+        for g in 0..2 {
+            for r in 0..2 {
+                cube.push_str(&format!("{r} {g} {b}\n"));
+            }
+        }
+    }
+    for name in ["file.cube", "film.cube"] {
+        std::fs::write(dir.join(name), &cube).unwrap();
+    }
+}
+
+/// Runs example command lines (`texelflow ...` after the program name) in `dir` on the CPU
+/// reference, several at a time; returns the failures.
+fn run_examples(dir: &Path, lines: Vec<(String, String)>) -> Vec<String> {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets");
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| loop {
+                let Some((name, line)) =
+                    lines.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                else {
+                    break;
+                };
+                let mut args: Vec<String> = split_args(line)
+                    .into_iter()
+                    .take_while(|a| a != "#")
+                    .collect();
+                if args.first().map(String::as_str) == Some("texelflow") {
+                    args.remove(0);
+                }
+                let args: Vec<String> = args
+                    .into_iter()
+                    .map(|a| a.replace("assets/", &format!("{}/", assets.display())))
+                    .collect();
+                let o = bin()
+                    .current_dir(dir)
+                    .arg("--cpu")
+                    .args(&args)
+                    .output()
+                    .expect("binary runs");
+                if !o.status.success() {
+                    failures
+                        .lock()
+                        .unwrap()
+                        .push(format!("{name}: `{line}`: {}", stderr(&o).trim()));
+                }
+            });
+        }
+    });
+    failures.into_inner().unwrap()
+}
+
+/// Every filter's `help` example runs as shown (on a small photo; the CPU reference).
+#[test]
+fn help_examples_run() {
+    let dir = tmp("help-examples");
+    example_files(&dir);
+    let o = run(&["list", "--examples"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<(String, String)> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(n, c)| (n.to_string(), c.to_string()))
+        .collect();
+    assert!(lines.len() > 100, "{} examples", lines.len());
+    let failures = run_examples(&dir, lines);
+    assert!(
+        failures.is_empty(),
+        "{} examples fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The README's example commands (`texelflow apply photo.jpg ...` and the first command for
+/// a fresh machine) run as written.
+#[test]
+fn readme_examples_run() {
+    let dir = tmp("readme-examples");
+    example_files(&dir);
+    // `lut-identity lut.png` writes it
+    std::fs::remove_file(dir.join("lut.png")).unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let mut lines: Vec<(String, String)> = readme
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            l.starts_with("texelflow apply photo.jpg") || l.starts_with("texelflow lut-identity")
+        })
+        .map(|l| ("README".to_string(), l.to_string()))
+        .collect();
+    let first = readme
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("cargo run --release -p texelflow-cli -- apply"))
+        .expect("the first command");
+    lines.push((
+        "README".into(),
+        first.replacen("cargo run --release -p texelflow-cli --", "texelflow", 1),
+    ));
+    assert!(lines.len() >= 12, "{lines:?}");
+    let failures = run_examples(&dir, lines);
+    assert!(
+        failures.is_empty(),
+        "{} README examples fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// An image with transparent pixels saved as JPEG (no alpha): composited over `--background`
+/// (white by default) with a note, never the colours hidden under the transparent pixels.
+#[test]
+fn alpha_saved_as_jpeg_goes_over_the_background() {
+    // left half opaque blue, right half fully transparent red (the hidden colour)
+    let input = write_rgba("alpha_in.png", 16, 8, |x, _| {
+        if x < 8 {
+            [0, 0, 255, 255]
+        } else {
+            [255, 0, 0, 0]
+        }
+    });
+    for (bg, expect) in [
+        (None, [255u8, 255, 255]),
+        (Some("black"), [0, 0, 0]),
+        (Some("#00ff00"), [0, 255, 0]),
+    ] {
+        let out = tmp(&format!(
+            "alpha_{}.jpg",
+            bg.unwrap_or("white").trim_start_matches('#')
+        ));
+        let mut args = vec![
+            "--cpu",
+            "apply",
+            input.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "-p",
+            "brightness(0)",
+            "--quality",
+            "100",
+        ];
+        if let Some(b) = bg {
+            args.extend(["--background", b]);
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("composited over"), "{}", stderr(&o));
+        let img = image::open(&out).unwrap().to_rgb8();
+        let p = img.get_pixel(12, 4).0;
+        assert!(
+            p.iter().zip(expect).all(|(a, b)| a.abs_diff(b) <= 8),
+            "{bg:?}: {p:?}, expected {expect:?}"
+        );
+        let q = img.get_pixel(3, 4).0;
+        assert!(q[2] > 240 && q[0] < 16, "the opaque half stays blue: {q:?}");
+    }
+}
+
+/// A blur at a transparent edge keeps the visible colour (premultiplied alpha);
+/// `--straight-alpha` filters colour as stored, so the hidden colour bleeds in.
+#[test]
+fn blurs_premultiply_alpha_unless_told_not_to() {
+    // opaque white on the left, transparent red hidden on the right
+    let input = write_rgba("edge_in.png", 24, 8, |x, _| {
+        if x < 12 {
+            [255, 255, 255, 255]
+        } else {
+            [255, 0, 0, 0]
+        }
+    });
+    let fringe = |straight: bool| {
+        let out = tmp(&format!("edge_out_{straight}.png"));
+        let mut args = vec![
+            "--cpu",
+            "apply",
+            input.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "-p",
+            "gaussian_blur(sigma=2)",
+        ];
+        if straight {
+            args.push("--straight-alpha");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        image::open(&out)
+            .unwrap()
+            .to_rgba8()
+            .pixels()
+            .filter(|p| p[3] >= 16)
+            .map(|p| p[1])
+            .min()
+            .unwrap()
+    };
+    assert!(fringe(false) >= 250, "premultiplied: {}", fringe(false));
+    assert!(fringe(true) < 200, "straight: {}", fringe(true));
+}
+
+/// An EXIF-turned JPEG streamed in bands (decoded whole, turned upright, then streamed) gives
+/// the whole path's upright output.
+#[test]
+fn streamed_apply_turns_exif_rotated_jpegs_upright() {
+    let input = tmp("stream_rotated.jpg");
+    jpeg_rotated_by_exif(&input);
+    let (s, w) = (tmp("stream_rotated_s.png"), tmp("stream_rotated_w.png"));
+    for (mode, out) in [("1", &s), ("0", &w)] {
+        let o = bin()
+            .env("TEXELFLOW_STREAM", mode)
+            .args([
+                "apply",
+                input.to_str().unwrap(),
+                out.to_str().unwrap(),
+                "-p",
+                "gaussian_blur(sigma=1)",
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            mode == "1",
+            stderr(&o).contains("streamed in"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let (a, b) = (
+        image::open(&s).unwrap().to_rgba8(),
+        image::open(&w).unwrap().to_rgba8(),
+    );
+    assert_eq!(a.dimensions(), (4, 6), "upright: 6x4 stored, turned");
+    assert_eq!(a.as_raw(), b.as_raw());
+}

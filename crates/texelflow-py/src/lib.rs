@@ -1,0 +1,747 @@
+//! `texelflow._texelflow`: the native half of the Python package (the Python half,
+//! `python/texelflow/__init__.py`, checks arguments, shapes results to the input's layout and
+//! documents the API).
+//!
+//! Images cross the boundary without intermediate copies: an input array is gathered (any
+//! strides, three channels widened to four) straight into the GPU's upload staging memory
+//! (`array::NumpyImage`, a `texelflow::HostImage`), and an output image is returned as a numpy
+//! array over the mapped read-back memory itself (`Mapped`, the array's base object), which
+//! goes back to the device's pool when the array is freed. An array from
+//! `Pipeline.input_array` is itself an upload staging buffer (`array::Pinned`, a
+//! `texelflow::PinnedUpload`): its upload is the GPU's copy alone. The GIL is released while
+//! the GPU works.
+
+mod array;
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use numpy::ndarray::{ArrayView, IxDyn, ShapeBuilder};
+use numpy::{Element, PyArrayDyn, PyUntypedArray};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+
+use texelflow::{
+    Backend, Data, GpuOptions, HostRunResult, HostValue, Image, ImageDesc, MappedImage,
+    PixelFormat, RunOptions, Value,
+};
+
+use array::{NumpyImage, Pinned};
+
+/// The same one-line message as the CLI, as the matching Python exception: bad specs,
+/// parameters, graphs and images are `ValueError`, unreadable files `OSError`, device
+/// problems `RuntimeError`.
+fn py_err(e: texelflow::Error) -> PyErr {
+    use texelflow::Error as E;
+    let message = e.to_string();
+    match e {
+        E::UnknownFilter { .. }
+        | E::UnknownParam { .. }
+        | E::BadParam { .. }
+        | E::Spec { .. }
+        | E::Graph(_)
+        | E::Image(_)
+        | E::TooLarge { .. }
+        | E::Limit(_) => PyValueError::new_err(message),
+        E::ImageIo { .. } | E::BadFile { .. } => PyOSError::new_err(message),
+        E::NoAdapter(_) | E::Gpu(_) | E::DeviceLost(_) => PyRuntimeError::new_err(message),
+        // a step's failure: as its cause, with the step named in the message
+        E::InStep { source, .. } if source.is_gpu_failure() => PyRuntimeError::new_err(message),
+        E::InStep { .. } => PyValueError::new_err(message),
+    }
+}
+
+/// Opened devices by (device, backend, adapter): opening one takes hundreds of ms, and
+/// sharing it shares its compiled kernels and buffer pools between pipelines.
+type BackendKey = (String, Option<String>, Option<String>);
+/// A backend and the note of its fallback to the CPU, if it is one.
+type Opened = (Backend, Option<String>);
+static BACKENDS: OnceLock<Mutex<HashMap<BackendKey, Opened>>> = OnceLock::new();
+
+/// The backend for `device` ("auto": the best GPU, else the CPU reference with a note;
+/// "gpu": a GPU or an error; "cpu": the CPU reference), and the note of a fallback.
+fn backend_for(device: &str, backend: Option<String>, adapter: Option<String>) -> PyResult<Opened> {
+    if !matches!(device, "auto" | "gpu" | "cpu") {
+        return Err(PyValueError::new_err(format!(
+            "device `{device}`: use \"auto\", \"gpu\" or \"cpu\""
+        )));
+    }
+    if device == "cpu" {
+        return Ok((Backend::Cpu, None));
+    }
+    let key = (device.to_string(), backend.clone(), adapter.clone());
+    let cache = BACKENDS.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut cache = cache
+        .lock()
+        .map_err(|_| PyRuntimeError::new_err("device cache poisoned"))?;
+    if let Some(found) = cache.get(&key) {
+        return Ok(found.clone());
+    }
+    let opts = GpuOptions { backend, adapter };
+    let opened = match device {
+        "gpu" => (Backend::gpu(&opts).map_err(py_err)?, None),
+        _ => Backend::auto(&opts),
+    };
+    cache.insert(key, opened.clone());
+    Ok(opened)
+}
+
+/// The base object of an output array: the mapped read-back buffer it views, unmapped and
+/// returned to the pool when the array (and every view of it) is gone.
+#[pyclass(frozen, module = "texelflow._texelflow")]
+struct Mapped {
+    image: MappedImage,
+}
+
+/// The base object of an output array of a CPU run: the image it views.
+#[pyclass(frozen, module = "texelflow._texelflow")]
+struct Owned {
+    image: Image,
+}
+
+/// A numpy array over `bytes` (the GPU storage layout of `desc`, rows `row_bytes` apart),
+/// kept alive by `base`: (h, w) for one channel, (h, w, 4) otherwise; uint8, uint16 or float32
+/// by format.
+fn view_array<'py>(
+    base: Bound<'py, PyAny>,
+    bytes: &[u8],
+    desc: ImageDesc,
+    row_bytes: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    fn typed<'py, T: Element>(
+        base: Bound<'py, PyAny>,
+        bytes: &[u8],
+        desc: ImageDesc,
+        row_bytes: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let size = std::mem::size_of::<T>();
+        let channels = desc.format.channels();
+        let (h, w) = (desc.height as usize, desc.width as usize);
+        let need = row_bytes * h.saturating_sub(1) + w * channels * size;
+        if bytes.len() < need
+            || bytes.as_ptr().align_offset(std::mem::align_of::<T>()) != 0
+            || row_bytes % size != 0
+        {
+            return Err(PyRuntimeError::new_err(format!(
+                "read-back memory of {} bytes cannot hold {desc}",
+                bytes.len()
+            )));
+        }
+        let ptr = bytes.as_ptr().cast::<T>();
+        let row = row_bytes / size;
+        let (shape, strides): (Vec<usize>, Vec<usize>) = if channels == 1 {
+            (vec![h, w], vec![row, 1])
+        } else {
+            (vec![h, w, channels], vec![row, channels, 1])
+        };
+        // SAFETY: `ptr` is aligned for T and the checks above keep every element of this
+        // shape and these strides inside `bytes`, which `base` keeps alive and never moves.
+        let view: ArrayView<'_, T, IxDyn> =
+            unsafe { ArrayView::from_shape_ptr(IxDyn(&shape).strides(IxDyn(&strides)), ptr) };
+        // SAFETY: `base` owns the memory (module docs of `Mapped`, `Owned`) and becomes the
+        // array's base object, so the memory lives as long as the array.
+        Ok(unsafe { PyArrayDyn::<T>::borrow_from_array(&view, base) }.into_any())
+    }
+    match desc.format {
+        PixelFormat::Rgba8 | PixelFormat::Gray8 => typed::<u8>(base, bytes, desc, row_bytes),
+        PixelFormat::Rgba16 => typed::<u16>(base, bytes, desc, row_bytes),
+        PixelFormat::Rgba32F | PixelFormat::R32F => typed::<f32>(base, bytes, desc, row_bytes),
+    }
+}
+
+/// A data result as the dict the CLI writes as JSON (`--data`).
+fn data_to_py<'py>(py: Python<'py>, d: &Data) -> PyResult<Bound<'py, PyAny>> {
+    json_to_py(py, &texelflow::json::data_json(d))
+}
+
+fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (v.to_string(),))
+}
+
+/// A run's value as a Python object: an image as an array (zero-copy), data as a dict.
+fn host_value_to_py<'py>(py: Python<'py>, v: HostValue) -> PyResult<Bound<'py, PyAny>> {
+    match v {
+        HostValue::Mapped(image) => {
+            let desc = image.desc();
+            let row_bytes = image.row_bytes();
+            let base = Bound::new(py, Mapped { image })?;
+            let bytes: &[u8] = base.get().image.bytes();
+            // SAFETY of the lifetime: `bytes` lives in `base`, which the array keeps
+            let bytes: &[u8] = unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) };
+            view_array(base.into_any(), bytes, desc, row_bytes)
+        }
+        HostValue::Value(Value::Image(image)) => {
+            let desc = image.desc();
+            // the CPU layout: rows of width x channels samples, no padding
+            let row_bytes =
+                desc.width as usize * desc.format.channels() * sample_bytes(desc.format);
+            let base = Bound::new(py, Owned { image })?;
+            let bytes: &[u8] = match base.get().image.data() {
+                texelflow::image::ImageData::U8(v) => v,
+                texelflow::image::ImageData::U16(v) => bytemuck::cast_slice(v),
+                texelflow::image::ImageData::F32(v) => bytemuck::cast_slice(v),
+            };
+            // SAFETY of the lifetime: `bytes` lives in `base`, which the array keeps
+            let bytes: &[u8] = unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) };
+            view_array(base.into_any(), bytes, desc, row_bytes)
+        }
+        HostValue::Value(Value::Data(d)) => data_to_py(py, &d),
+    }
+}
+
+fn sample_bytes(f: PixelFormat) -> usize {
+    match f {
+        PixelFormat::Rgba8 | PixelFormat::Gray8 => 1,
+        PixelFormat::Rgba16 => 2,
+        PixelFormat::Rgba32F | PixelFormat::R32F => 4,
+    }
+}
+
+/// (output, notes) of a pipeline run.
+fn run_result_to_py<'py>(py: Python<'py>, mut r: HostRunResult) -> PyResult<Bound<'py, PyTuple>> {
+    let out = r
+        .take("output")
+        .ok_or_else(|| PyRuntimeError::new_err("the pipeline produced no output"))?;
+    let value = host_value_to_py(py, out)?;
+    PyTuple::new(py, [value, PyList::new(py, &r.notes)?.into_any()])
+}
+
+/// The run options: per-node timings are not exposed (the host times are, by `Pipeline.last_host_times`).
+fn run_options() -> RunOptions {
+    RunOptions::default()
+}
+
+/// A parsed pipeline bound to a device: filters built once, kernels compiled on the first
+/// run and cached on the device, staging and GPU buffers reused from run to run.
+#[pyclass(frozen, module = "texelflow._texelflow", name = "Pipeline")]
+struct PyPipeline {
+    pipe: texelflow::Pipeline,
+    backend: Backend,
+    spec: String,
+    /// The fallback note when "auto" found no GPU.
+    note: Option<String>,
+    last_host: Mutex<texelflow::HostTimes>,
+}
+
+/// Opens the images a spec names: a key of `images` (an array), else a file.
+fn loader<'a, 'py>(
+    images: Option<&'a Bound<'py, PyDict>>,
+) -> impl FnMut(&str) -> texelflow::Result<Image> + 'a {
+    move |name: &str| {
+        if let Some(images) = images {
+            if let Ok(Some(arr)) = images.get_item(name) {
+                let arr = arr.cast_into::<PyUntypedArray>().map_err(|_| {
+                    texelflow::Error::Image(format!("images[{name:?}] is not a numpy array"))
+                })?;
+                return NumpyImage::new(&arr, false)
+                    .map_err(|e| texelflow::Error::Image(e.to_string()))?
+                    .to_image_owned();
+            }
+        }
+        Image::open(name)
+    }
+}
+
+#[pymethods]
+impl PyPipeline {
+    #[new]
+    #[pyo3(signature = (spec, device="auto", backend=None, adapter=None, images=None))]
+    fn new(
+        spec: &str,
+        device: &str,
+        backend: Option<String>,
+        adapter: Option<String>,
+        images: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let pipe = texelflow::Pipeline::parse(spec, &mut loader(images)).map_err(py_err)?;
+        let (backend, note) = backend_for(device, backend, adapter)?;
+        Ok(Self {
+            pipe,
+            backend,
+            spec: spec.to_string(),
+            note,
+            last_host: Mutex::new(Default::default()),
+        })
+    }
+
+    /// The spec this pipeline was parsed from.
+    #[getter]
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    /// Where it runs, e.g. "NVIDIA H100 (vulkan)" or "CPU reference".
+    #[getter]
+    fn device(&self) -> String {
+        self.backend.describe()
+    }
+
+    /// Why it runs on the CPU although "auto" asked for a GPU (None otherwise).
+    #[getter]
+    fn fallback_note(&self) -> Option<String> {
+        self.note.clone()
+    }
+
+    /// Host-side times of the last run, ms: upload (into staging), record, wait, readback.
+    #[getter]
+    fn last_host_times<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let t = *self
+            .last_host
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("timing state poisoned"))?;
+        let d = PyDict::new(py);
+        d.set_item("upload_ms", t.upload_ms)?;
+        d.set_item("record_ms", t.record_ms)?;
+        d.set_item("wait_ms", t.wait_ms)?;
+        d.set_item("readback_ms", t.readback_ms)?;
+        Ok(d)
+    }
+
+    /// Runs on one array; returns (output, notes). (A grey array enters as Gray8; the pipeline
+    /// widens it before a filter that takes RGBA only.)
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        array: &Bound<'py, PyUntypedArray>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let input = NumpyImage::new(array, false)?;
+        let (pipe, backend) = (&self.pipe, &self.backend);
+        let r = py
+            .detach(|| pipe.run_host(backend, &input, &run_options()))
+            .map_err(py_err)?;
+        if let Ok(mut t) = self.last_host.lock() {
+            *t = r.host;
+        }
+        run_result_to_py(py, r)
+    }
+
+    /// Runs on every array of `arrays`, `in_flight` of them at once (each on a thread of its
+    /// own: one uploads while another computes and a third is read back); returns a list of
+    /// (output, notes), in input order.
+    #[pyo3(signature = (arrays, in_flight=4))]
+    fn run_batch<'py>(
+        &self,
+        py: Python<'py>,
+        arrays: Vec<Bound<'py, PyUntypedArray>>,
+        in_flight: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if in_flight == 0 {
+            return Err(PyValueError::new_err("in_flight must be at least 1"));
+        }
+        let inputs: Vec<NumpyImage> = arrays
+            .iter()
+            .map(|a| NumpyImage::new(a, false))
+            .collect::<PyResult<_>>()?;
+        let (pipe, backend) = (&self.pipe, &self.backend);
+        let results: Vec<texelflow::Result<HostRunResult>> = py.detach(|| {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let slots: Vec<Mutex<Option<texelflow::Result<HostRunResult>>>> =
+                inputs.iter().map(|_| Mutex::new(None)).collect();
+            std::thread::scope(|s| {
+                for _ in 0..in_flight.min(inputs.len()) {
+                    s.spawn(|| loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(input) = inputs.get(i) else { break };
+                        let r = pipe.run_host(backend, input, &run_options());
+                        if let Ok(mut slot) = slots[i].lock() {
+                            *slot = Some(r);
+                        }
+                    });
+                }
+            });
+            slots
+                .into_iter()
+                .map(|m| {
+                    m.into_inner().ok().flatten().unwrap_or_else(|| {
+                        Err(texelflow::Error::Gpu(
+                            "a batch worker stopped without a result".into(),
+                        ))
+                    })
+                })
+                .collect()
+        });
+        let out = PyList::empty(py);
+        for r in results {
+            out.append(run_result_to_py(py, r.map_err(py_err)?)?)?;
+        }
+        Ok(out)
+    }
+
+    /// A zeroed array of `height` x `width` (`channels` 1 or 4; `dtype` "uint8", or "uint16"
+    /// with 4 channels) whose memory is a pinned upload buffer of this pipeline's device
+    /// (`texelflow::PinnedUpload`): (h, w) for one channel, (h, w, 4) otherwise, rows in the
+    /// GPU layout (one-channel rows padded to 4 bytes). A run on it records the GPU copy alone.
+    /// None on the CPU and on backends whose mappings may move (DX12, GL): use ordinary memory.
+    fn input_array<'py>(
+        &self,
+        py: Python<'py>,
+        height: u32,
+        width: u32,
+        channels: u32,
+        dtype: &str,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let format = match (dtype, channels) {
+            ("uint8", 4) => PixelFormat::Rgba8,
+            ("uint8", 1) => PixelFormat::Gray8,
+            ("uint16", 4) => PixelFormat::Rgba16,
+            _ => return Err(PyValueError::new_err(format!("input_array: the GPU layout holds uint8 with 1 or 4 channels or uint16 with 4, not {dtype} with {channels}; fill an ordinary array instead (it is converted on upload)"))),
+        };
+        let side = |v: u32| (1..=texelflow::image::MAX_SIDE).contains(&v);
+        if !side(width) || !side(height) {
+            return Err(PyValueError::new_err(format!(
+                "input_array: {width}x{height}: sides must be 1 to {} pixels",
+                texelflow::image::MAX_SIDE
+            )));
+        }
+        let Backend::Gpu(gpu) = &self.backend else {
+            return Ok(None);
+        };
+        let desc = ImageDesc::new(width, height, format);
+        let Some(upload) = py
+            .detach(|| texelflow::PinnedUpload::new(gpu, desc))
+            .map_err(py_err)?
+        else {
+            return Ok(None);
+        };
+        let row_bytes = upload.row_bytes();
+        let base = Bound::new(py, Pinned { upload })?;
+        let up = &base.get().upload;
+        // SAFETY: the persistent mapping of the buffer that `base` owns (`PinnedUpload`), valid
+        // for `len()` bytes as long as `base` lives; the array keeps `base` alive
+        let bytes: &[u8] = unsafe { std::slice::from_raw_parts(up.as_ptr(), up.len()) };
+        view_array(base.into_any(), bytes, desc, row_bytes).map(Some)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Pipeline({:?}, device={:?})",
+            self.spec,
+            self.backend.describe()
+        )
+    }
+}
+
+/// An output of a graph node.
+#[pyclass(frozen, module = "texelflow._texelflow", name = "Port")]
+#[derive(Clone)]
+struct PyPort {
+    port: texelflow::Port,
+    desc: String,
+}
+
+#[pymethods]
+impl PyPort {
+    /// What the port carries, e.g. "image 640x480 rgba8" or "histogram data".
+    #[getter]
+    fn desc(&self) -> &str {
+        &self.desc
+    }
+    fn __repr__(&self) -> String {
+        format!("Port({})", self.desc)
+    }
+}
+
+/// A filter graph: sources of fixed size and format, nodes from spec calls, named outputs.
+#[pyclass(module = "texelflow._texelflow", name = "Graph")]
+struct PyGraph {
+    graph: texelflow::Graph,
+}
+
+fn format_by_name(name: &str) -> PyResult<PixelFormat> {
+    [
+        PixelFormat::Rgba8,
+        PixelFormat::Gray8,
+        PixelFormat::Rgba16,
+        PixelFormat::Rgba32F,
+        PixelFormat::R32F,
+    ]
+    .into_iter()
+    .find(|f| f.name() == name)
+    .ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "format `{name}`: use rgba8, gray8, rgba16, rgba32f or r32f"
+        ))
+    })
+}
+
+#[pymethods]
+impl PyGraph {
+    #[new]
+    fn new() -> Self {
+        Self {
+            graph: texelflow::Graph::new(),
+        }
+    }
+
+    /// An image input of `width` x `height` in `format` (rgba8, gray8, rgba16, rgba32f, r32f).
+    fn source(&mut self, name: &str, width: u32, height: u32, format: &str) -> PyResult<PyPort> {
+        let desc = ImageDesc::new(width, height, format_by_name(format)?);
+        let port = self.graph.source(name, desc).map_err(py_err)?;
+        Ok(PyPort {
+            port,
+            desc: self.graph.desc(port).to_string(),
+        })
+    }
+
+    /// Adds one filter from a spec call (`"gaussian_blur(sigma=3)"`) reading `inputs`; returns its outputs.
+    fn add(&mut self, call: &str, inputs: Vec<PyRef<'_, PyPort>>) -> PyResult<Vec<PyPort>> {
+        let filter = texelflow::registry::create(call).map_err(py_err)?;
+        let ins: Vec<texelflow::Port> = inputs.iter().map(|p| p.port).collect();
+        let outs = self.graph.add_boxed(filter, &ins).map_err(py_err)?;
+        Ok(outs
+            .into_iter()
+            .map(|port| PyPort {
+                port,
+                desc: self.graph.desc(port).to_string(),
+            })
+            .collect())
+    }
+
+    /// Marks `port` as a result named `name`.
+    fn output(&mut self, name: &str, port: PyRef<'_, PyPort>) -> PyResult<()> {
+        self.graph.output(name, port.port).map_err(py_err)
+    }
+
+    /// Notes of the builder (e.g. an image narrowed to 8 bits).
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.graph.notes().to_vec()
+    }
+
+    /// Runs with `sources` (name -> array) on `device`; returns {output name: array or dict}.
+    /// (A grey uint8 source declared rgba8 arrives widened to RGB by the Python side.)
+    #[pyo3(signature = (sources, device="auto", backend=None, adapter=None))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        sources: &Bound<'py, PyDict>,
+        device: &str,
+        backend: Option<String>,
+        adapter: Option<String>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (be, _) = backend_for(device, backend, adapter)?;
+        let mut named: Vec<(String, NumpyImage)> = Vec::new();
+        for (k, v) in sources.iter() {
+            let name: String = k.extract()?;
+            let arr = v.cast_into::<PyUntypedArray>().map_err(|_| {
+                PyValueError::new_err(format!("source `{name}` is not a numpy array"))
+            })?;
+            named.push((name, NumpyImage::new(&arr, false)?));
+        }
+        let graph = &self.graph;
+        let r = py
+            .detach(|| {
+                let refs: Vec<(&str, &dyn texelflow::HostImage)> = named
+                    .iter()
+                    .map(|(n, i)| (n.as_str(), i as &dyn texelflow::HostImage))
+                    .collect();
+                be.run_host(graph, &refs, &run_options())
+            })
+            .map_err(py_err)?;
+        let out = PyDict::new(py);
+        for (name, v) in r.outputs {
+            out.set_item(name, host_value_to_py(py, v)?)?;
+        }
+        Ok(out)
+    }
+}
+
+/// The analysis `texelflow analyze --json` prints (without `file`), of an array.
+#[pyfunction]
+#[pyo3(signature = (array, device="auto", backend=None, adapter=None))]
+fn analyze<'py>(
+    py: Python<'py>,
+    array: &Bound<'py, PyUntypedArray>,
+    device: &str,
+    backend: Option<String>,
+    adapter: Option<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (be, _) = backend_for(device, backend, adapter)?;
+    // the analysis reads RGBA8: grey widened on the way in; 16-bit and float narrowed as the CLI does
+    let input = NumpyImage::new(array, true)?;
+    let narrowed = if texelflow::HostImage::desc(&input).format == PixelFormat::Rgba8 {
+        None
+    } else {
+        Some(
+            input
+                .to_image_owned()
+                .map_err(py_err)?
+                .convert(PixelFormat::Rgba8),
+        )
+    };
+    let source: &dyn texelflow::HostImage = match &narrowed {
+        Some(img) => img,
+        None => &input,
+    };
+    let desc = source.desc();
+    let analysis = py
+        .detach(|| -> texelflow::Result<texelflow::json::Analysis> {
+            let g = texelflow::json::analysis_graph(desc)?;
+            let mut r = be.run_host(&g, &[("image", source)], &run_options())?;
+            texelflow::json::Analysis::from_outputs(desc.width, desc.height, |name| {
+                match r.take(name) {
+                    Some(HostValue::Value(Value::Data(d))) => Some(d),
+                    _ => None,
+                }
+            })
+        })
+        .map_err(py_err)?;
+    json_to_py(py, &analysis.to_json(&be.describe()))
+}
+
+/// Every filter of the registry with its parameters, ports and image formats.
+#[pyfunction]
+fn list_filters(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    use texelflow::params::ParamKind;
+    let filters: Vec<serde_json::Value> = texelflow::registry::all()
+        .iter()
+        .map(|d| {
+            let params: Vec<serde_json::Value> = d
+                .params
+                .iter()
+                .map(|p| {
+                    let (kind, default, range, options) = match p.kind {
+                        ParamKind::Float { default, min, max } => ("float", serde_json::json!(default), serde_json::json!([min, max]), serde_json::Value::Null),
+                        ParamKind::Int { default, min, max } => ("int", serde_json::json!(default), serde_json::json!([min, max]), serde_json::Value::Null),
+                        ParamKind::Bool { default } => ("bool", serde_json::json!(default), serde_json::Value::Null, serde_json::Value::Null),
+                        ParamKind::Choice { default, options } => ("choice", serde_json::json!(default), serde_json::Value::Null, serde_json::json!(options)),
+                        ParamKind::Floats { default, min, max } => ("floats", serde_json::json!(default), serde_json::json!([min, max]), serde_json::Value::Null),
+                        ParamKind::Points { default, .. } => ("points", serde_json::json!(default), serde_json::json!([0.0, 1.0]), serde_json::Value::Null),
+                        ParamKind::Path { required, extension } => ("path", serde_json::Value::Null, serde_json::Value::Null, serde_json::json!({ "required": required, "extension": extension })),
+                        ParamKind::Image => ("image", serde_json::Value::Null, serde_json::Value::Null, serde_json::Value::Null),
+                    };
+                    serde_json::json!({ "name": p.name, "kind": kind, "default": default, "range": range, "options": options, "doc": p.doc, "describe": p.describe() })
+                })
+                .collect();
+            let port = |p: &texelflow::registry::PortDef| {
+                let kind = match p.kind {
+                    texelflow::registry::PortKind::Image => "image".to_string(),
+                    texelflow::registry::PortKind::Data(k) => k.name().to_string(),
+                };
+                serde_json::json!({ "name": p.name, "kind": kind })
+            };
+            serde_json::json!({
+                "name": d.name,
+                "family": d.family.name(),
+                "summary": d.summary,
+                "doc": d.doc,
+                "gpuimage": d.gpuimage,
+                "params": params,
+                "inputs": d.inputs.iter().map(port).collect::<Vec<_>>(),
+                "outputs": d.outputs.iter().map(port).collect::<Vec<_>>(),
+                "formats": texelflow::registry::image_formats(d).map(|f| f.iter().map(|f| f.name()).collect::<Vec<_>>()),
+            })
+        })
+        .collect();
+    json_to_py(py, &serde_json::Value::Array(filters))
+}
+
+/// The GPU adapters the system offers, best first (the one "auto" and "gpu" open first).
+#[pyfunction]
+#[pyo3(signature = (backend=None, adapter=None))]
+fn devices(
+    py: Python<'_>,
+    backend: Option<String>,
+    adapter: Option<String>,
+) -> PyResult<Bound<'_, PyAny>> {
+    let list = py
+        .detach(|| texelflow::Gpu::adapters(&GpuOptions { backend, adapter }))
+        .map_err(py_err)?;
+    let v: Vec<serde_json::Value> = list.iter().map(|a| serde_json::json!({ "name": a.name, "backend": a.backend, "type": a.device_type, "driver": a.driver })).collect();
+    json_to_py(py, &serde_json::Value::Array(v))
+}
+
+/// Whether `array` is a whole pinned input (`Pipeline.input_array`), uploaded by a GPU copy
+/// alone on its device.
+#[pyfunction]
+fn is_pinned(array: &Bound<'_, PyUntypedArray>) -> bool {
+    NumpyImage::new(array, false)
+        .map(|i| i.is_pinned())
+        .unwrap_or(false)
+}
+
+/// `input` through `spec` into `output` (files; atomic write): streamed in bands where the
+/// pipeline allows it and the image is large (`stream=None`: from 64 MP) or `stream=True`,
+/// else decoded whole. Returns `{"streamed": bool, "notes": [...], "warnings": [...]}`.
+#[pyfunction]
+#[pyo3(signature = (input, output, spec, device="auto", backend=None, adapter=None, allow_truncated=false, jpeg_quality=90, stream=None))]
+#[allow(clippy::too_many_arguments)]
+fn apply_file<'py>(
+    py: Python<'py>,
+    input: std::path::PathBuf,
+    output: std::path::PathBuf,
+    spec: &str,
+    device: &str,
+    backend: Option<String>,
+    adapter: Option<String>,
+    allow_truncated: bool,
+    jpeg_quality: u8,
+    stream: Option<bool>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let pipe = texelflow::Pipeline::parse(spec, &mut |p: &str| Image::open(p)).map_err(py_err)?;
+    let (be, note) = backend_for(device, backend, adapter)?;
+    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize()) {
+        if a == b {
+            return Err(PyValueError::new_err(format!(
+                "refusing to overwrite the input `{}`; choose another output path",
+                input.display()
+            )));
+        }
+    }
+    let result = py.detach(|| -> texelflow::Result<serde_json::Value> {
+        let load = texelflow::LoadOptions { limits: None, allow_truncated };
+        let save = texelflow::SaveOptions { jpeg_quality, ..Default::default() };
+        let large = texelflow::rows::probe(&input).is_ok_and(|d| d.pixels() as u64 >= 1 << 26);
+        if stream.unwrap_or(large) {
+            if let Some(r) = pipe.stream_file(&be, &input, &output, &load, &save, &texelflow::StreamOptions::default())? {
+                return Ok(serde_json::json!({ "streamed": true, "notes": r.notes, "warnings": r.warnings, "bands": r.stream.bands, "host_bytes": r.host_bytes }));
+            }
+        }
+        let loaded = Image::load(&input, &load)?;
+        let mut r = pipe.run_with(&be, &loaded.image, &RunOptions::default())?;
+        let Some(Value::Image(img)) = r.take("output") else {
+            return Err(texelflow::Error::Graph("the pipeline ends in data, not an image: use texelflow.apply on an array for its data".into()));
+        };
+        let save = texelflow::SaveOptions { icc_profile: loaded.metadata.icc_profile, exif: loaded.metadata.exif, ..save };
+        img.save_with(&output, &save)?;
+        Ok(serde_json::json!({ "streamed": false, "notes": r.notes, "warnings": loaded.warnings }))
+    });
+    let mut v = result.map_err(py_err)?;
+    if let (Some(n), Some(notes)) = (note, v.get_mut("notes").and_then(|n| n.as_array_mut())) {
+        notes.insert(0, serde_json::Value::String(n));
+    }
+    json_to_py(py, &v)
+}
+
+/// The description of the device `device` opens ("CPU reference" for the CPU) and the note of
+/// a fallback to the CPU, without running anything.
+#[pyfunction]
+#[pyo3(signature = (device="auto", backend=None, adapter=None))]
+fn open_device(
+    py: Python<'_>,
+    device: &str,
+    backend: Option<String>,
+    adapter: Option<String>,
+) -> PyResult<(String, Option<String>)> {
+    let (be, note) = py.detach(|| backend_for(device, backend, adapter))?;
+    Ok((be.describe(), note))
+}
+
+#[pymodule]
+fn _texelflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyPipeline>()?;
+    m.add_class::<PyGraph>()?;
+    m.add_class::<PyPort>()?;
+    m.add_class::<Mapped>()?;
+    m.add_class::<Owned>()?;
+    m.add_class::<Pinned>()?;
+    m.add_function(wrap_pyfunction!(is_pinned, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(list_filters, m)?)?;
+    m.add_function(wrap_pyfunction!(devices, m)?)?;
+    m.add_function(wrap_pyfunction!(open_device, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_file, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

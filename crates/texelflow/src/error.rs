@@ -1,0 +1,162 @@
+//! Library error type. Every failure a user can cause (bad spec, bad parameter, bad image,
+//! no GPU, device lost) is a variant here, never a panic.
+
+use std::path::PathBuf;
+
+/// Result alias used throughout texelflow.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in texelflow.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A filter name that is not in the registry.
+    #[error("unknown filter `{name}`{}", suggestion_suffix(.suggestion))]
+    UnknownFilter {
+        name: String,
+        suggestion: Option<String>,
+    },
+    /// A parameter name the filter does not declare.
+    #[error("filter `{filter}` has no parameter `{param}`{}; its parameters are: {known}", suggestion_suffix(.suggestion))]
+    UnknownParam {
+        filter: String,
+        param: String,
+        suggestion: Option<String>,
+        known: String,
+    },
+    /// A parameter value outside its declared range or of the wrong kind.
+    #[error("parameter `{param}` of `{filter}`: {message}")]
+    BadParam {
+        filter: String,
+        param: String,
+        message: String,
+    },
+    /// The text spec could not be parsed.
+    #[error("pipeline spec: {message} at column {column}")]
+    Spec { message: String, column: usize },
+    /// The graph is malformed (missing inputs, mismatched formats or sizes, ...).
+    #[error("graph: {0}")]
+    Graph(String),
+    /// An image file could not be read or written.
+    #[error("image `{path}`: {message}")]
+    ImageIo { path: PathBuf, message: String },
+    /// A file a filter reads when it is built (a `.cube` LUT, a `.acv` curve) is missing or
+    /// malformed; the message names the problem (and the line, for text files).
+    #[error("file `{path}`: {message}")]
+    BadFile { path: PathBuf, message: String },
+    /// Image data is invalid (zero size, wrong buffer length, wrong format).
+    #[error("image: {0}")]
+    Image(String),
+    /// The image does not fit in one GPU binding on this device.
+    #[error("image of {width}x{height} needs {bytes} bytes per buffer but this GPU allows at most {limit} bytes per binding and this pipeline cannot run in tiles (a reduction whose partials do not merge, a whole-image read, or a change of size that does not tile); use --cpu or a smaller image")]
+    TooLarge {
+        width: u32,
+        height: u32,
+        bytes: u64,
+        limit: u64,
+    },
+    /// No usable GPU adapter.
+    #[error("no GPU adapter found{0}")]
+    NoAdapter(String),
+    /// The GPU reported an error (validation, out of memory, internal).
+    #[error("GPU error: {0}")]
+    Gpu(String),
+    /// The GPU device was lost (driver reset, removal, crash).
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+    /// A resource limit (`limits::Limits`: pixels, memory, graph nodes) would be exceeded, or
+    /// an allocation failed; the message names the limit and the option that sets it.
+    #[error("{0}")]
+    Limit(String),
+    /// A GPU failure while one step of a graph was recorded or ran, naming the step (its
+    /// node labels, joined by `+` for a fused run).
+    #[error("{source} (in step `{step}`)")]
+    InStep { step: String, source: Box<Error> },
+}
+
+impl Error {
+    /// Whether this is the GPU failing (an error of the device, lost device, an image too
+    /// large for it, no adapter) rather than bad input: what `--fallback cpu` retries on the
+    /// CPU reference.
+    pub fn is_gpu_failure(&self) -> bool {
+        match self {
+            Error::Gpu(_) | Error::DeviceLost(_) | Error::TooLarge { .. } | Error::NoAdapter(_) => {
+                true
+            }
+            Error::InStep { source, .. } => source.is_gpu_failure(),
+            _ => false,
+        }
+    }
+}
+
+fn suggestion_suffix(s: &Option<String>) -> String {
+    match s {
+        Some(s) => format!(" (did you mean `{s}`?)"),
+        None => String::new(),
+    }
+}
+
+/// Nearest candidate by edit distance, when it is close enough to be a plausible typo.
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut best: Option<(usize, usize, &str)> = None;
+    for c in candidates {
+        let d = edit_distance(word, c);
+        // substring matches ("blur" -> "box_blur") count as close too
+        let d = if c.contains(word) && word.len() >= 3 {
+            d.min(2)
+        } else {
+            d
+        };
+        // plausible typo: at most half the longer name wrong
+        if d > (c.len().max(word.len()) / 2).max(2) {
+            continue;
+        }
+        let prefix = word
+            .chars()
+            .zip(c.chars())
+            .take_while(|(a, b)| a == b)
+            .count();
+        if best.map_or(true, |(bd, bp, _)| {
+            (d, usize::MAX - prefix) < (bd, usize::MAX - bp)
+        }) {
+            best = Some((d, prefix, c));
+        }
+    }
+    best.map(|(_, _, c)| c.to_string())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn nearest_finds_typos() {
+        let names = ["gaussian_blur", "box_blur", "sobel_edge_detection"];
+        assert_eq!(
+            nearest("gausian_blur", names).as_deref(),
+            Some("gaussian_blur")
+        );
+        assert_eq!(
+            nearest("sobel", names).as_deref(),
+            Some("sobel_edge_detection")
+        );
+        assert_eq!(nearest("zzzzzzzzzzzzzzzzzzzzzzz", names), None);
+        assert_eq!(
+            nearest("gausian", ["gamma", "gaussian_blur"]).as_deref(),
+            Some("gaussian_blur")
+        );
+    }
+}

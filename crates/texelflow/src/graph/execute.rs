@@ -1,0 +1,951 @@
+//! Executors. The GPU executor records every node into one command encoder (a compute pass
+//! per step, bracketed by timestamp queries when the device has them), submits once and
+//! reads back only the requested outputs. The CPU executor runs each filter's reference
+//! implementation in the same order.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::plan::plan;
+use super::sequence::StateStore;
+use super::{Graph, NodeKind};
+use crate::error::{Error, Result};
+use crate::graph::fuse::record_fused;
+use crate::image::Image;
+use crate::runtime::{Gpu, GpuOptions, GpuSlot, NodeRecorder};
+use crate::value::{Data, Value, ValueDesc};
+
+/// Where a graph runs.
+#[derive(Clone, Debug)]
+pub enum Backend {
+    Gpu(Arc<Gpu>),
+    /// The CPU reference implementation.
+    Cpu,
+}
+
+impl Backend {
+    /// The best GPU, or the CPU reference with a reason when there is none.
+    pub fn auto(opts: &GpuOptions) -> (Backend, Option<String>) {
+        match Gpu::new(opts) {
+            Ok(g) => (Backend::Gpu(g), None),
+            Err(e) => (
+                Backend::Cpu,
+                Some(format!(
+                    "{e}; running on the CPU reference implementation instead"
+                )),
+            ),
+        }
+    }
+    /// A GPU backend or an error (no fallback).
+    pub fn gpu(opts: &GpuOptions) -> Result<Backend> {
+        Ok(Backend::Gpu(Gpu::new(opts)?))
+    }
+    /// Human-readable name.
+    pub fn describe(&self) -> String {
+        match self {
+            Backend::Gpu(g) => {
+                let i = g.info();
+                format!("{} ({})", i.name, i.backend)
+            }
+            Backend::Cpu => "CPU reference".into(),
+        }
+    }
+    /// Executes a graph with its sources bound by name.
+    /// A graph with states (`Graph::state`) runs as a sequence's first run: run it through
+    /// a `Sequence` to carry values from run to run.
+    pub fn run(
+        &self,
+        graph: &Graph,
+        sources: &[(&str, &Image)],
+        opts: &RunOptions,
+    ) -> Result<RunResult> {
+        check_sources(graph, sources)?;
+        crate::limits::check_graph(graph, matches!(self, Backend::Cpu))?;
+        let mut result = match self {
+            Backend::Gpu(g) => finish_gpu(graph, submit_gpu(g, graph, sources, opts, None)?),
+            Backend::Cpu => run_cpu(graph, sources, opts, None),
+        }?;
+        result.notes = graph.notes.clone();
+        Ok(result)
+    }
+}
+
+/// Options of one run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Collect per-node times (GPU timestamps, or wall clock on the CPU).
+    pub timings: bool,
+    /// Fill every output buffer with a poison pattern first (tests: unwritten pixels show).
+    pub poison: bool,
+    /// Fuse runs of per-pixel filters into one kernel.
+    pub fuse: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            timings: false,
+            poison: false,
+            fuse: true,
+        }
+    }
+}
+
+/// Time spent in one step (a node, or a fused run of nodes joined by `+`).
+#[derive(Clone, Debug)]
+pub struct NodeTiming {
+    pub label: String,
+    pub ms: f64,
+}
+
+/// Named outputs, optional timings, and the graph's notes.
+#[derive(Debug)]
+pub struct RunResult {
+    pub outputs: Vec<(String, Value)>,
+    pub timings: Vec<NodeTiming>,
+    /// Where a GPU run's wall time went on the host (zero on the CPU backend).
+    pub host: HostTimes,
+    /// What the graph's builder changed that the user should know (`Graph::note`), e.g. a
+    /// 16-bit image narrowed to 8 bits before a filter that takes 8-bit images only.
+    pub notes: Vec<String>,
+}
+
+/// A GPU run's host-side wall times, ms: copying the inputs into staging memory, recording
+/// the commands (kernel compiles included on first use), submitting and waiting for the GPU
+/// (uploads, kernels, the copies to readback memory), mapping and copying the outputs out.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostTimes {
+    pub upload_ms: f64,
+    pub record_ms: f64,
+    pub wait_ms: f64,
+    pub readback_ms: f64,
+}
+
+impl RunResult {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.outputs.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+    pub fn take(&mut self, name: &str) -> Option<Value> {
+        let i = self.outputs.iter().position(|(n, _)| n == name)?;
+        Some(self.outputs.remove(i).1)
+    }
+}
+
+pub(crate) fn check_sources(graph: &Graph, sources: &[(&str, &Image)]) -> Result<()> {
+    for (name, node) in graph.sources() {
+        let img = sources
+            .iter()
+            .find(|(n, _)| *n == name)
+            .ok_or_else(|| Error::Graph(format!("source `{name}` was not given an image")))?
+            .1;
+        let want = graph.nodes[node].outputs[0];
+        if ValueDesc::Image(img.desc()) != want {
+            return Err(Error::Graph(format!("source `{name}` was declared as {want} but got image {}; build the graph for this size", img.desc())));
+        }
+    }
+    if graph.outputs.is_empty() {
+        return Err(Error::Graph("the graph has no outputs".into()));
+    }
+    Ok(())
+}
+
+/// The CPU executor; with `store`, states take the values carried from the previous run and
+/// the feeds' values are carried into the next.
+pub(crate) fn run_cpu(
+    graph: &Graph,
+    sources: &[(&str, &Image)],
+    opts: &RunOptions,
+    mut store: Option<&mut StateStore>,
+) -> Result<RunResult> {
+    graph.check_states()?;
+    if let Some(st) = store.as_deref_mut() {
+        st.prepare(graph);
+    }
+    let mut values: HashMap<(usize, usize), Value> = HashMap::new();
+    let mut timings = Vec::new();
+    // each value is dropped after its last reader (memory bounded by what is live, not by the
+    // graph's length)
+    let mut last_read: HashMap<(usize, usize), usize> = HashMap::new();
+    for (i, n) in graph.nodes.iter().enumerate() {
+        for p in &n.inputs {
+            last_read.insert((p.node, p.output), i);
+        }
+    }
+    for p in graph
+        .outputs
+        .iter()
+        .map(|(_, p)| p)
+        .chain(graph.feeds.iter().map(|(_, p)| p))
+    {
+        last_read.insert((p.node, p.output), usize::MAX);
+    }
+    for (i, n) in graph.nodes.iter().enumerate() {
+        match &n.kind {
+            NodeKind::Source { name } => {
+                let img = sources
+                    .iter()
+                    .find(|(s, _)| s == name)
+                    .map(|(_, im)| (*im).clone())
+                    .ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
+                values.insert((i, 0), Value::Image(img));
+            }
+            NodeKind::Filter(f) => {
+                let t0 = Instant::now();
+                let ins: Vec<&Value> = n
+                    .inputs
+                    .iter()
+                    .map(|p| {
+                        values
+                            .get(&(p.node, p.output))
+                            .ok_or_else(|| Error::Graph("input not computed".into()))
+                    })
+                    .collect::<Result<_>>()?;
+                let outs = crate::filters::shape::pixel::with_window(n.pixel_window, || {
+                    f.run_cpu(&ins, &n.outputs)
+                })?;
+                if opts.timings {
+                    timings.push(NodeTiming {
+                        label: n.label.clone(),
+                        ms: t0.elapsed().as_secs_f64() * 1e3,
+                    });
+                }
+                for (k, v) in outs.into_iter().enumerate() {
+                    values.insert((i, k), v);
+                }
+                for p in &n.inputs {
+                    if last_read.get(&(p.node, p.output)) == Some(&i) {
+                        values.remove(&(p.node, p.output));
+                    }
+                }
+            }
+            NodeKind::State => {
+                let carried = store.as_deref_mut().and_then(|st| st.cpu.get(&i).cloned());
+                let v = match carried {
+                    Some(v) => v,
+                    None => n
+                        .inputs
+                        .first()
+                        .and_then(|p| values.get(&(p.node, p.output)))
+                        .cloned()
+                        .ok_or_else(|| {
+                            Error::Graph("a state's initial value was not computed".into())
+                        })?,
+                };
+                values.insert((i, 0), v);
+            }
+        }
+    }
+    if let Some(st) = store {
+        for (state, p) in &graph.feeds {
+            let v = values
+                .get(&(p.node, p.output))
+                .cloned()
+                .ok_or_else(|| Error::Graph("a state's feed was not computed".into()))?;
+            st.cpu.insert(*state, v);
+        }
+    }
+    let outputs = graph
+        .outputs
+        .iter()
+        .map(|(name, p)| {
+            Ok((
+                name.clone(),
+                values
+                    .get(&(p.node, p.output))
+                    .cloned()
+                    .ok_or_else(|| Error::Graph("output not computed".into()))?,
+            ))
+        })
+        .collect::<Result<_>>()?;
+    Ok(RunResult {
+        outputs,
+        timings,
+        host: HostTimes::default(),
+        notes: Vec::new(),
+    })
+}
+
+/// Byte pattern written into outputs before a poisoned run.
+pub const POISON: u8 = 0xA5;
+
+/// Buffers of one run. A buffer freed mid-run is reused only by later steps of the same
+/// run; everything goes back to the shared pool after the submission completes, so another
+/// thread cannot write into a buffer that this submission still uses.
+pub(crate) struct RunBuffers<'g> {
+    gpu: &'g Gpu,
+    free: Vec<Arc<wgpu::Buffer>>,
+    /// Buffers never recycled within a run (benchmark sources reused across runs).
+    pub(crate) pinned: Vec<Arc<wgpu::Buffer>>,
+}
+
+impl<'g> RunBuffers<'g> {
+    pub(crate) fn new(gpu: &'g Gpu) -> Self {
+        Self {
+            gpu,
+            free: Vec::new(),
+            pinned: Vec::new(),
+        }
+    }
+    pub(crate) fn take(&mut self, bytes: u64) -> Result<Arc<wgpu::Buffer>> {
+        let class = crate::runtime::size_class(bytes);
+        if let Some(i) = self.free.iter().position(|b| b.size() == class) {
+            return Ok(self.free.swap_remove(i));
+        }
+        Ok(self
+            .gpu
+            .pool
+            .lock()
+            .map_err(|_| Error::Gpu("buffer pool poisoned".into()))?
+            .take(&self.gpu.device, bytes))
+    }
+    pub(crate) fn give(&mut self, b: Arc<wgpu::Buffer>) {
+        if self.pinned.iter().any(|p| Arc::ptr_eq(p, &b))
+            || self.free.iter().any(|p| Arc::ptr_eq(p, &b))
+        {
+            return;
+        }
+        self.free.push(b);
+    }
+    /// Hands every buffer back to the shared pool (after the GPU is done with them).
+    pub(crate) fn release(&mut self) {
+        if let Ok(mut p) = self.gpu.pool.lock() {
+            for b in self.free.drain(..) {
+                p.give(b);
+            }
+        }
+    }
+}
+
+/// What `encode_steps` leaves behind: live slots (outputs among them) and step labels.
+pub(crate) struct Encoded<'g> {
+    pub slots: HashMap<(usize, usize), GpuSlot>,
+    pub labels: Vec<String>,
+    /// Recorders hold uniform buffers and bind groups until submission.
+    _recorders: Vec<NodeRecorder<'g>>,
+}
+
+/// Uploads the sources into buffers from `bufs`, recording the copies of large ones into
+/// `encoder` (their staging buffers are returned, for `Gpu::recycle_uploads` after the run).
+pub(crate) fn upload_sources(
+    gpu: &Gpu,
+    graph: &Graph,
+    sources: &[(&str, &Image)],
+    bufs: &mut RunBuffers<'_>,
+    encoder: &mut wgpu::CommandEncoder,
+) -> Result<(
+    HashMap<(usize, usize), GpuSlot>,
+    Vec<crate::runtime::Staged>,
+)> {
+    let mut slots = HashMap::new();
+    let mut staged = Vec::new();
+    for (name, node) in graph.sources() {
+        let img = sources
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, i)| *i)
+            .ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
+        let desc = graph.nodes[node].outputs[0];
+        let buf = bufs.take(desc.gpu_bytes())?;
+        staged.extend(gpu.upload(encoder, &buf, &img.gpu_bytes()));
+        slots.insert((node, 0), GpuSlot { buffer: buf, desc });
+    }
+    Ok((slots, staged))
+}
+
+/// Fails with `TooLarge` when a value does not fit one storage binding.
+pub(crate) fn check_limits(gpu: &Gpu, graph: &Graph) -> Result<()> {
+    if let Some(budget) = gpu.memory_budget() {
+        let need = graph_gpu_bytes(graph);
+        if need > budget {
+            let why = super::tile::graph_halo(graph)
+                .err()
+                .map_or_else(String::new, |w| format!(" and cannot run in tiles: {w}"));
+            return Err(Error::Limit(format!(
+                "this run needs about {} of GPU memory, more than --max-gpu-memory {}{why}",
+                crate::limits::human_bytes(need),
+                crate::limits::human_bytes(budget)
+            )));
+        }
+    }
+    let limit = gpu.max_binding();
+    for n in &graph.nodes {
+        for d in &n.outputs {
+            let bytes = d.gpu_bytes();
+            if bytes > limit {
+                let (width, height) = d.image().map_or((0, 0), |i| (i.width, i.height));
+                return Err(Error::TooLarge {
+                    width,
+                    height,
+                    bytes,
+                    limit,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The GPU memory of a run of `graph`, at most: every value's buffer at once.
+pub(crate) fn graph_gpu_bytes(graph: &Graph) -> u64 {
+    graph
+        .nodes
+        .iter()
+        .flat_map(|n| n.outputs.iter())
+        .map(|d| d.gpu_bytes())
+        .sum()
+}
+
+/// A GPU error of the submission as a whole (a device lost while it ran), naming its steps: the
+/// one step, or the first and last of several (the device does not say which one failed).
+fn in_submission(e: Error, labels: &[String]) -> Error {
+    let step = match labels {
+        [] => return e,
+        [one] => one.clone(),
+        [first, .., last] => format!(
+            "{first} … {last}: one of {} steps submitted together",
+            labels.len()
+        ),
+    };
+    match e {
+        Error::Gpu(_) | Error::DeviceLost(_) => Error::InStep {
+            step,
+            source: Box::new(e),
+        },
+        other => other,
+    }
+}
+
+/// Tests of failure handling: `TEXELFLOW_INJECT_GPU_FAULT=<node label>` makes the step holding
+/// that node fail as if the device ran out of memory (read once per process).
+fn injected_fault<'a>(mut labels: impl Iterator<Item = &'a str>) -> Result<()> {
+    static FAULT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let fault = FAULT.get_or_init(|| {
+        std::env::var("TEXELFLOW_INJECT_GPU_FAULT")
+            .ok()
+            .filter(|s| !s.is_empty())
+    });
+    match fault {
+        Some(f) if labels.any(|l| l == f) => Err(Error::Gpu(format!(
+            "Out of Memory (injected by TEXELFLOW_INJECT_GPU_FAULT={f})"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// How `encode_steps` lays steps out in compute passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Passes {
+    /// One compute pass per step, with timestamp pair `base+2s, base+2s+1` when a query set
+    /// is given (per-node timings).
+    PerStep,
+    /// Consecutive steps share one compute pass (wgpu still orders their dispatches with
+    /// barriers); a pass ends only where a step needs commands outside a pass first (buffer
+    /// clears, poison fills). With a query set, `base` is written at the start of the first
+    /// pass and `base+1` at the end of the last: the whole run. Why: a pass boundary between
+    /// dependent steps cost ~6.7 us on the H200 (run 22: the 10-node chain's steps sum to
+    /// 0.124 of its 0.178 ms, average_luminance_threshold's to 0.039 of 0.046), while
+    /// dependent dispatches inside one pass cost nearly nothing (the two-pass dilation and
+    /// the decimated Gaussian time no more than their passes alone).
+    Merged,
+}
+
+/// Records every step of `plan` into `encoder`, in compute passes as `passes` says. `slots`
+/// holds the sources on entry; dead values return to `bufs` as soon as their last reader is
+/// recorded.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn encode_steps<'g>(
+    gpu: &'g Gpu,
+    graph: &Graph,
+    plan: &super::plan::Plan,
+    encoder: &mut wgpu::CommandEncoder,
+    bufs: &mut RunBuffers<'_>,
+    mut slots: HashMap<(usize, usize), GpuSlot>,
+    query_set: Option<(&wgpu::QuerySet, u32)>,
+    poison: Option<&wgpu::Buffer>,
+    passes: Passes,
+) -> Result<Encoded<'g>> {
+    let mut recorders: Vec<NodeRecorder<'g>> = Vec::new();
+    let mut labels = Vec::new();
+    // Merged: recorders waiting for the shared pass, and whether a pass was encoded yet
+    let mut pending: Vec<usize> = Vec::new();
+    let mut began = false;
+    let merged_pass = |encoder: &mut wgpu::CommandEncoder,
+                       recorders: &[NodeRecorder<'g>],
+                       pending: &mut Vec<usize>,
+                       began: &mut bool,
+                       last: bool| {
+        if pending.is_empty() && !(last && query_set.is_some()) {
+            return;
+        }
+        let tw = query_set.map(|(q, base)| wgpu::ComputePassTimestampWrites {
+            query_set: q,
+            beginning_of_pass_write_index: (!*began).then_some(base),
+            end_of_pass_write_index: last.then_some(base + 1),
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("texelflow.steps"),
+            timestamp_writes: tw,
+        });
+        for &i in pending.iter() {
+            recorders[i].encode_dispatches(&mut pass);
+        }
+        pending.clear();
+        *began = true;
+    };
+    // the values whose last reader is each step (linear in the graph, however long)
+    let mut dying: Vec<Vec<(usize, usize)>> = vec![Vec::new(); plan.steps.len()];
+    for (k, &u) in &plan.last_use {
+        if !plan.outputs.contains(k) {
+            if let Some(d) = dying.get_mut(u) {
+                d.push(*k);
+            }
+        }
+    }
+    for (s, step) in plan.steps.iter().enumerate() {
+        if passes == Passes::Merged && poison.is_some() {
+            merged_pass(encoder, &recorders, &mut pending, &mut began, false);
+        }
+        let last = *step
+            .nodes
+            .last()
+            .ok_or_else(|| Error::Graph("empty step".into()))?;
+        let first = step.nodes[0];
+        let node = &graph.nodes[last];
+        if matches!(node.kind, NodeKind::State) {
+            // A state's slot is already in `slots` when it carries last run's value; otherwise
+            // (a first run) its initial value is copied in, outside any compute pass.
+            if !slots.contains_key(&(last, 0)) {
+                let init = node
+                    .inputs
+                    .first()
+                    .and_then(|p| slots.get(&(p.node, p.output)))
+                    .cloned()
+                    .ok_or_else(|| {
+                        Error::Graph("a state's initial value was not materialised".into())
+                    })?;
+                let desc = node.outputs[0];
+                let buf = bufs.take(desc.gpu_bytes())?;
+                if passes == Passes::Merged {
+                    merged_pass(encoder, &recorders, &mut pending, &mut began, false);
+                }
+                encoder.copy_buffer_to_buffer(
+                    &init.buffer,
+                    0,
+                    &buf,
+                    0,
+                    init.buffer.size().min(buf.size()),
+                );
+                slots.insert((last, 0), GpuSlot { buffer: buf, desc });
+            }
+            if let (Passes::PerStep, Some((q, base))) = (passes, query_set) {
+                // an empty pass keeps the timestamp pairs aligned with the steps
+                let tw = wgpu::ComputePassTimestampWrites {
+                    query_set: q,
+                    beginning_of_pass_write_index: Some(base + 2 * s as u32),
+                    end_of_pass_write_index: Some(base + 2 * s as u32 + 1),
+                };
+                drop(encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(&node.label),
+                    timestamp_writes: Some(tw),
+                }));
+            }
+            labels.push(node.label.clone());
+            free_dying(&dying, s, &mut slots, bufs);
+            continue;
+        }
+        let label = step
+            .nodes
+            .iter()
+            .map(|&i| graph.nodes[i].label.as_str())
+            .collect::<Vec<_>>()
+            .join("+");
+        // each step's allocations and recording in error scopes of their own: a GPU error (out
+        // of memory, validation) names the step it happened in
+        let recorded = gpu.scoped(|| -> Result<NodeRecorder<'g>> {
+            injected_fault(step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()))?;
+            let mut outs = Vec::new();
+            for (k, d) in node.outputs.iter().enumerate() {
+                let buf = bufs.take(d.gpu_bytes())?;
+                if let Some(p) = poison {
+                    encoder.copy_buffer_to_buffer(p, 0, &buf, 0, buf.size().min(p.size()));
+                }
+                let slot = GpuSlot {
+                    buffer: buf,
+                    desc: *d,
+                };
+                slots.insert((last, k), slot.clone());
+                outs.push(slot);
+            }
+            let ins: Vec<GpuSlot> = graph.nodes[first]
+                .inputs
+                .iter()
+                .map(|p| {
+                    slots
+                        .get(&(p.node, p.output))
+                        .cloned()
+                        .ok_or_else(|| Error::Graph("input not materialised".into()))
+                })
+                .collect::<Result<_>>()?;
+            let mut rec = NodeRecorder::new(gpu);
+            // a step's nodes share one window (`plan` fuses none across windows)
+            rec.pixel_window = graph.nodes[first].pixel_window;
+            if step.nodes.len() == 1 {
+                if let NodeKind::Filter(f) = &node.kind {
+                    f.record_gpu(&mut rec, &ins, &outs)?;
+                }
+            } else {
+                let ops: Vec<_> = step
+                    .nodes
+                    .iter()
+                    .filter_map(|&i| match &graph.nodes[i].kind {
+                        NodeKind::Filter(f) => f.pixel_op(),
+                        NodeKind::Source { .. } | NodeKind::State => None,
+                    })
+                    .collect();
+                // the runs' second images: every node's inputs after its first, in run order
+                let with: Vec<GpuSlot> = step
+                    .nodes
+                    .iter()
+                    .flat_map(|&i| graph.nodes[i].inputs.iter().skip(1))
+                    .map(|p| {
+                        slots
+                            .get(&(p.node, p.output))
+                            .cloned()
+                            .ok_or_else(|| Error::Graph("input not materialised".into()))
+                    })
+                    .collect::<Result<_>>()?;
+                let (Some(src), Some(dst)) = (ins.first(), outs.first()) else {
+                    return Err(Error::Graph("fused step without input or output".into()));
+                };
+                record_fused(&mut rec, &ops, src, &with, dst)?;
+            }
+            Ok(rec)
+        });
+        let mut rec = recorded.and_then(|r| r).map_err(|e| Error::InStep {
+            step: label.clone(),
+            source: Box::new(e),
+        })?;
+        match passes {
+            Passes::PerStep => {
+                rec.encode_clears(encoder);
+                let tw = query_set.map(|(q, base)| wgpu::ComputePassTimestampWrites {
+                    query_set: q,
+                    beginning_of_pass_write_index: Some(base + 2 * s as u32),
+                    end_of_pass_write_index: Some(base + 2 * s as u32 + 1),
+                });
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(&node.label),
+                    timestamp_writes: tw,
+                });
+                rec.encode_dispatches(&mut pass);
+            }
+            Passes::Merged => {
+                if rec.has_clears() {
+                    merged_pass(encoder, &recorders, &mut pending, &mut began, false);
+                    rec.encode_clears(encoder);
+                }
+                pending.push(recorders.len());
+            }
+        }
+        labels.push(label);
+        for t in rec.temps.drain(..) {
+            bufs.give(t);
+        }
+        recorders.push(rec);
+        free_dying(&dying, s, &mut slots, bufs);
+    }
+    if passes == Passes::Merged {
+        merged_pass(encoder, &recorders, &mut pending, &mut began, true);
+    }
+    Ok(Encoded {
+        slots,
+        labels,
+        _recorders: recorders,
+    })
+}
+
+/// Returns to `bufs` the values whose last reader is step `s` (`dying[s]`: not outputs or feeds).
+fn free_dying(
+    dying: &[Vec<(usize, usize)>],
+    s: usize,
+    slots: &mut HashMap<(usize, usize), GpuSlot>,
+    bufs: &mut RunBuffers<'_>,
+) {
+    for &k in dying.get(s).into_iter().flatten() {
+        if let Some(slot) = slots.remove(&k) {
+            bufs.give(slot.buffer);
+        }
+    }
+}
+
+/// Converts resolved timestamp pairs into per-step milliseconds.
+pub(crate) fn step_times(gpu: &Gpu, raw: &[u8], labels: Vec<String>) -> Vec<NodeTiming> {
+    let period = gpu.queue.get_timestamp_period() as f64;
+    let t: Vec<u64> = raw
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .collect();
+    labels
+        .into_iter()
+        .enumerate()
+        .filter_map(|(s, label)| {
+            Some(NodeTiming {
+                label,
+                ms: t.get(2 * s + 1)?.saturating_sub(*t.get(2 * s)?) as f64 * period / 1e6,
+            })
+        })
+        .collect()
+}
+
+/// A buffer of `POISON` bytes as large as the graph's largest value (poisoned runs copy it
+/// over every output first).
+pub(crate) fn poison_buffer(gpu: &Gpu, graph: &Graph) -> wgpu::Buffer {
+    let max = graph
+        .nodes
+        .iter()
+        .flat_map(|n| n.outputs.iter())
+        .map(|d| d.gpu_bytes())
+        .max()
+        .unwrap_or(16);
+    let size = crate::runtime::size_class(max);
+    let b = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("texelflow.poison"),
+        size,
+        usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    gpu.queue.write_buffer(&b, 0, &vec![POISON; size as usize]);
+    b
+}
+
+/// Records every step of `plan` (a pass per step with a query set of `n` timestamps, else
+/// shared passes), then the copies of the graph's outputs (and the resolved timestamps, last)
+/// into read-back buffers, in the GPU's error scopes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn record_with_readbacks<'g>(
+    gpu: &'g Gpu,
+    graph: &Graph,
+    plan: &super::plan::Plan,
+    encoder: &mut wgpu::CommandEncoder,
+    bufs: &mut RunBuffers<'_>,
+    slots: HashMap<(usize, usize), GpuSlot>,
+    query_set: Option<(&wgpu::QuerySet, u32)>,
+    poison: Option<&wgpu::Buffer>,
+) -> Result<(Encoded<'g>, Vec<crate::runtime::Readback>)> {
+    gpu.scoped(|| -> Result<(Encoded<'g>, Vec<crate::runtime::Readback>)> {
+        let passes = if query_set.is_some() {
+            Passes::PerStep
+        } else {
+            Passes::Merged
+        };
+        let encoded = encode_steps(
+            gpu,
+            graph,
+            plan,
+            encoder,
+            bufs,
+            slots,
+            query_set.map(|(q, _)| (q, 0)),
+            poison,
+            passes,
+        )?;
+        let reads: Vec<(&wgpu::Buffer, u64)> = graph
+            .outputs
+            .iter()
+            .map(|(_, p)| {
+                encoded
+                    .slots
+                    .get(&(p.node, p.output))
+                    .map(|s| (&*s.buffer, s.desc.gpu_bytes()))
+                    .ok_or_else(|| Error::Graph("output not materialised".into()))
+            })
+            .collect::<Result<_>>()?;
+        let mut staging = gpu.read_buffers(encoder, &reads);
+        if let Some((q, n)) = query_set {
+            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("texelflow.resolve"),
+                size: n as u64 * 8,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            encoder.resolve_query_set(q, 0..n, &resolve, 0);
+            staging.extend(gpu.read_buffers(encoder, &[(&resolve, n as u64 * 8)]));
+        }
+        Ok((encoded, staging))
+    })?
+}
+
+/// A GPU run submitted and not yet read back (`finish_gpu` waits for it).
+pub(crate) struct Submitted<'g> {
+    gpu: &'g Gpu,
+    bufs: RunBuffers<'g>,
+    encoded: Encoded<'g>,
+    staging: Vec<crate::runtime::Readback>,
+    index: wgpu::SubmissionIndex,
+    uploads: Vec<crate::runtime::Staged>,
+    timestamps: bool,
+    /// State buffers of the previous run, read by this one: back to the pool once it is done.
+    retired: Vec<Arc<wgpu::Buffer>>,
+    upload_ms: f64,
+    record_ms: f64,
+}
+
+/// Uploads, records and submits a run without waiting for it. With `store`, states read the
+/// buffers the previous run's feeds left there, and this run's feeds are left there in turn
+/// (the buffers change hands; nothing is copied).
+pub(crate) fn submit_gpu<'g>(
+    gpu: &'g Gpu,
+    graph: &Graph,
+    sources: &[(&str, &Image)],
+    opts: &RunOptions,
+    mut store: Option<&mut StateStore>,
+) -> Result<Submitted<'g>> {
+    gpu.check_health()?;
+    check_limits(gpu, graph)?;
+    graph.check_states()?;
+    let plan = plan(graph, opts.fuse);
+    let timestamps = opts.timings && gpu.has_timestamps();
+    let n_queries = (plan.steps.len() * 2).max(2) as u32;
+    let query_set = timestamps.then(|| {
+        gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("texelflow.timings"),
+            ty: wgpu::QueryType::Timestamp,
+            count: n_queries,
+        })
+    });
+    let mut bufs = RunBuffers::new(gpu);
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("texelflow.run"),
+        });
+    let clock = std::time::Instant::now();
+    let (mut slots, uploads) = upload_sources(gpu, graph, sources, &mut bufs, &mut encoder)?;
+    let upload_ms = ms_since(clock);
+    let mut carried: Vec<Arc<wgpu::Buffer>> = Vec::new();
+    if let Some(st) = store.as_deref_mut() {
+        st.prepare(graph);
+        for (&node, slot) in &st.gpu {
+            slots.insert((node, 0), slot.clone());
+            bufs.pinned.push(slot.buffer.clone());
+            carried.push(slot.buffer.clone());
+        }
+    }
+    let poison_buf = opts.poison.then(|| poison_buffer(gpu, graph));
+
+    let clock = std::time::Instant::now();
+    let (encoded, staging) = record_with_readbacks(
+        gpu,
+        graph,
+        &plan,
+        &mut encoder,
+        &mut bufs,
+        slots,
+        query_set.as_ref().map(|q| (q, n_queries)),
+        poison_buf.as_ref(),
+    )?;
+    let cmd = encoder.finish();
+    let record_ms = ms_since(clock);
+    // the feeds' buffers become the states' for the next run: kept out of the pool
+    let mut next: HashMap<usize, GpuSlot> = HashMap::new();
+    for (state, p) in graph.feeds.iter().filter(|_| store.is_some()) {
+        let slot = encoded
+            .slots
+            .get(&(p.node, p.output))
+            .cloned()
+            .ok_or_else(|| Error::Graph("a state's feed was not materialised".into()))?;
+        bufs.pinned.push(slot.buffer.clone());
+        next.insert(*state, slot);
+    }
+    let index = gpu
+        .scoped(|| gpu.queue.submit([cmd]))
+        .map_err(|e| in_submission(e, &encoded.labels))?;
+    let mut retired = Vec::new();
+    if let Some(st) = store {
+        retired = carried
+            .into_iter()
+            .filter(|b| !next.values().any(|n| Arc::ptr_eq(&n.buffer, b)))
+            .collect();
+        st.gpu = next;
+    }
+    Ok(Submitted {
+        gpu,
+        bufs,
+        encoded,
+        staging,
+        index,
+        uploads,
+        timestamps: query_set.is_some(),
+        retired,
+        upload_ms,
+        record_ms,
+    })
+}
+
+/// Waits for a submitted run and reads its outputs back.
+pub(crate) fn finish_gpu(graph: &Graph, run: Submitted<'_>) -> Result<RunResult> {
+    let Submitted {
+        gpu,
+        mut bufs,
+        encoded,
+        staging,
+        index,
+        uploads,
+        timestamps,
+        retired,
+        upload_ms,
+        record_ms,
+    } = run;
+    let clock = std::time::Instant::now();
+    let (mut bytes, wait_ms) = gpu
+        .map_all_after(&staging, Some(index))
+        .map_err(|e| in_submission(e, &encoded.labels))?;
+    let readback_ms = ms_since(clock) - wait_ms;
+    gpu.recycle_uploads(uploads);
+    let Encoded { slots, labels, .. } = encoded;
+    // past the outputs: the timestamps, when asked for
+    let stamps = if bytes.len() > graph.outputs.len() {
+        bytes.pop()
+    } else {
+        None
+    };
+
+    let mut outputs = Vec::new();
+    for ((name, p), b) in graph.outputs.iter().zip(bytes) {
+        let v = match graph.desc(*p) {
+            ValueDesc::Image(d) => Value::Image(Image::from_gpu_vec(d, b)?),
+            ValueDesc::Data(k) => Value::Data(Data::from_gpu_bytes(k, &b)?),
+        };
+        outputs.push((name.clone(), v));
+    }
+    for (_, slot) in slots {
+        bufs.give(slot.buffer);
+    }
+    // the previous run's state buffers: this run has read them
+    bufs.pinned
+        .retain(|p| !retired.iter().any(|r| Arc::ptr_eq(p, r)));
+    for b in retired {
+        bufs.give(b);
+    }
+    bufs.release();
+    let timings = match (timestamps, stamps.as_deref()) {
+        (true, Some(ts)) => step_times(gpu, ts, labels),
+        _ => Vec::new(),
+    };
+    Ok(RunResult {
+        outputs,
+        timings,
+        host: HostTimes {
+            upload_ms,
+            record_ms,
+            wait_ms,
+            readback_ms,
+        },
+        notes: Vec::new(),
+    })
+}
+
+fn ms_since(t: std::time::Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}

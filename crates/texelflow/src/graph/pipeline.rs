@@ -1,0 +1,545 @@
+//! The chain API for the common case: a linear sequence of filters, with extra image inputs
+//! for multi-input filters. It builds a `Graph` for the input's size on each run.
+//!
+//! Formats are matched to what each filter takes: a grey image is widened to RGBA8 before a
+//! filter that takes RGBA only; a 16-bit image meeting a filter that takes no 16-bit images is
+//! narrowed to RGBA8 before it (a `to_rgba` node, reported in `RunResult::notes`); an 8-bit
+//! second image (a blend's `with=`) meeting a 16-bit one is widened to 16 bits, exactly.
+
+use std::borrow::Cow;
+
+use super::fit::{add_fit, Fit};
+use super::{spec, Backend, Graph, Port, RunOptions, RunResult};
+use crate::error::{Error, Result};
+use crate::image::{Image, ImageDesc, PixelFormat};
+use crate::registry::{Filter, PortDef, PortKind};
+use crate::value::{Value, ValueDesc};
+
+/// A graph's source images by name, borrowed where unconverted.
+pub type NamedImages<'a> = Vec<(String, Cow<'a, Image>)>;
+
+/// How a stage's inputs are converted so that its filter takes them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Adapt {
+    /// As they are.
+    None,
+    /// A grey first image widened to RGBA8.
+    WidenGray,
+    /// 8-bit second images widened to RGBA16 beside a 16-bit first image.
+    WidenExtras,
+    /// Every 16-bit image narrowed to RGBA8 (and a grey first image widened to RGBA8).
+    Narrow,
+}
+
+impl Adapt {
+    /// The format an input of format `f` gets (`first`: the stage's first input).
+    fn format(self, f: PixelFormat, first: bool) -> PixelFormat {
+        match (self, f) {
+            (Adapt::WidenGray | Adapt::Narrow, PixelFormat::Gray8) if first => PixelFormat::Rgba8,
+            (Adapt::WidenExtras, PixelFormat::Rgba8) if !first => PixelFormat::Rgba16,
+            (Adapt::Narrow, PixelFormat::Rgba16) => PixelFormat::Rgba8,
+            _ => f,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Stage {
+    pub(super) filter: Box<dyn Filter>,
+    /// Images for the filter's inputs after the first.
+    pub(super) extra: Vec<Image>,
+    /// How those images are brought to the input's size (`fit=`), when they differ.
+    pub(super) fit: Fit,
+}
+
+/// `Pipeline::new().then(GaussianBlur::new(2.0)?).then(SobelEdgeDetection::default())`.
+#[derive(Clone, Debug, Default)]
+pub struct Pipeline {
+    pub(super) stages: Vec<Stage>,
+    /// Graphs built without premultiplied-alpha nodes (`Graph::set_straight_alpha`).
+    straight_alpha: bool,
+}
+
+impl Pipeline {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Appends a one-input filter.
+    pub fn then(mut self, filter: impl Filter + 'static) -> Self {
+        self.stages.push(Stage {
+            filter: Box::new(filter),
+            extra: vec![],
+            fit: Fit::None,
+        });
+        self
+    }
+    /// Appends a multi-input filter; `extra` feeds its inputs after the first.
+    pub fn then_with(mut self, filter: impl Filter + 'static, extra: Vec<Image>) -> Self {
+        self.stages.push(Stage {
+            filter: Box::new(filter),
+            extra,
+            fit: Fit::None,
+        });
+        self
+    }
+    /// `then_with`, the extra images fitted to the input's size by `fit` where they differ.
+    pub fn then_fitted(
+        mut self,
+        filter: impl Filter + 'static,
+        extra: Vec<Image>,
+        fit: Fit,
+    ) -> Self {
+        self.stages.push(Stage {
+            filter: Box::new(filter),
+            extra,
+            fit,
+        });
+        self
+    }
+    /// Appends a boxed filter (as the registry builds them).
+    pub fn push(&mut self, filter: Box<dyn Filter>, extra: Vec<Image>) {
+        self.stages.push(Stage {
+            filter,
+            extra,
+            fit: Fit::None,
+        });
+    }
+    /// `push` with a `fit` for the extra images.
+    pub fn push_fitted(&mut self, filter: Box<dyn Filter>, extra: Vec<Image>, fit: Fit) {
+        self.stages.push(Stage { filter, extra, fit });
+    }
+    /// Appends `other`'s stages (with their extra images), e.g. to put conversions around a
+    /// parsed pipeline.
+    pub fn extend(&mut self, other: &Pipeline) {
+        self.stages.extend(other.stages.iter().cloned());
+    }
+    /// Builds graphs whose averaging filters see straight colour (`Graph::set_straight_alpha`):
+    /// for inputs known to be opaque.
+    pub fn set_straight_alpha(&mut self, straight: bool) {
+        self.straight_alpha = straight;
+    }
+    pub fn len(&self) -> usize {
+        self.stages.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.stages.is_empty()
+    }
+
+    /// Parses a text spec; `load` opens the images named by image parameters.
+    pub fn parse(text: &str, load: &mut dyn FnMut(&str) -> Result<Image>) -> Result<Pipeline> {
+        let mut p = Pipeline::new();
+        for call in spec::parse(text)? {
+            let (def, args) = spec::resolve(&call)?;
+            let filter = (def.build)(&args)?;
+            // in the order the filter declares its image parameters (its input ports), not
+            // the order they were written in: `mask=m.png with=a.png` is still with, mask
+            let mut extra = Vec::new();
+            for p in def
+                .params
+                .iter()
+                .filter(|p| matches!(p.kind, crate::params::ParamKind::Image))
+            {
+                if let Some((_, path)) = args.image_paths().find(|(n, _)| *n == p.name) {
+                    extra.push(load(path)?);
+                }
+            }
+            let fit = if def.params.iter().any(|p| p.name == "fit") {
+                Fit::parse(args.choice("fit")?)?
+            } else {
+                Fit::None
+            };
+            p.push_fitted(filter, extra, fit);
+        }
+        Ok(p)
+    }
+
+    /// The graph for an input image; sources are `input` and `extra<stage>_<k>`.
+    pub fn graph(&self, input: &Image) -> Result<(Graph, Vec<(String, Image)>)> {
+        let (g, images) = self.graph_borrowed(input)?;
+        Ok((
+            g,
+            images
+                .into_iter()
+                .map(|(n, i)| (n, i.into_owned()))
+                .collect(),
+        ))
+    }
+
+    /// `graph` with the images borrowed, not copied, where they need no conversion (runs use this).
+    fn graph_borrowed<'a>(&'a self, input: &'a Image) -> Result<(Graph, NamedImages<'a>)> {
+        let (g, mut images) = self.graph_for(input.desc())?;
+        images.insert(0, ("input".to_string(), Cow::Borrowed(input)));
+        Ok((g, images))
+    }
+
+    /// The graph for an input of description `input` (source `input`) and the images of its
+    /// other sources (`extra<stage>_<k>`), borrowed where they need no conversion: for callers
+    /// that bind the input themselves (`Backend::run_host`).
+    pub fn graph_for(&self, input: ImageDesc) -> Result<(Graph, NamedImages<'_>)> {
+        self.graph_of(self.stages.iter(), input, &[])
+    }
+
+    /// `graph_for` of some stages (a part of this pipeline, or a tile's stages:
+    /// `chain::TileChain`) with this pipeline's settings.
+    /// `windows[s]`, where given, is the window stage `s`'s nodes lie in (`Graph::set_pixel_window`).
+    pub(super) fn graph_of<'a>(
+        &self,
+        stages: impl ExactSizeIterator<Item = &'a Stage>,
+        input: ImageDesc,
+        windows: &[Option<crate::filters::shape::pixel::PixelWindow>],
+    ) -> Result<(Graph, NamedImages<'a>)> {
+        if stages.len() == 0 {
+            return Err(Error::Graph("the pipeline is empty".into()));
+        }
+        let mut g = Graph::new();
+        g.set_straight_alpha(self.straight_alpha);
+        let mut cur = g.source("input", input)?;
+        let mut images: NamedImages<'a> = Vec::new();
+        // the last image made, for a stage that takes an image and the data just made
+        let mut last_image = cur;
+        for (s, stage) in stages.enumerate() {
+            if let Some(&w) = windows.get(s) {
+                g.set_pixel_window(w, s == 0);
+            }
+            // image + data stages (crosshair after corner_points, histogram_generator after
+            // histogram): the data, with the last image before it (which gives the size)
+            if let (
+                ValueDesc::Data(kind),
+                [PortDef {
+                    kind: PortKind::Image,
+                    ..
+                }, PortDef {
+                    kind: PortKind::Data(want),
+                    ..
+                }],
+            ) = (g.desc(cur), stage.filter.def().inputs)
+            {
+                if kind == *want && stage.extra.is_empty() {
+                    let outs = g.add_boxed(stage.filter.clone(), &[last_image, cur])?;
+                    cur = *outs.first().ok_or_else(|| {
+                        Error::Graph(format!("`{}` has no outputs", stage.filter.def().name))
+                    })?;
+                    if g.desc(cur).image().is_some() {
+                        last_image = cur;
+                    }
+                    continue;
+                }
+            }
+            // The Graph API itself stays strict; a pipeline converts what a user expects it to.
+            let adapt = choose_adapt(stage, g.desc(cur));
+            let first = match (adapt, g.desc(cur).image()) {
+                (Adapt::None | Adapt::WidenExtras, _) => cur,
+                (Adapt::WidenGray | Adapt::Narrow, Some(d))
+                    if adapt.format(d.format, true) != d.format =>
+                {
+                    if d.format == PixelFormat::Rgba16 {
+                        g.note(format!("`{}` takes 8-bit images: the 16-bit image was narrowed to 8 bits before it", stage.filter.def().name));
+                    }
+                    g.add1(crate::filters::convert::ToRgba, &[cur])?
+                }
+                _ => cur,
+            };
+            let size = g.desc(first).image().map(|d| (d.width, d.height));
+            let mut ins: Vec<Port> = vec![first];
+            for (k, img) in stage.extra.iter().enumerate() {
+                let name = format!("extra{s}_{k}");
+                let want = adapt.format(extra_format(stage, img), false);
+                let img = if want == img.format() {
+                    Cow::Borrowed(img)
+                } else {
+                    Cow::Owned(img.convert(want))
+                };
+                if want == PixelFormat::Rgba8 && stage.extra[k].format() == PixelFormat::Rgba16 {
+                    g.note(format!(
+                        "`{}` takes 8-bit images: its 16-bit second image was narrowed to 8 bits",
+                        stage.filter.def().name
+                    ));
+                }
+                let mut port = g.source(&name, img.desc())?;
+                images.push((name, img));
+                if let Some(size) = size {
+                    port = add_fit(&mut g, port, size, stage.fit)?;
+                }
+                ins.push(port);
+            }
+            let outs = g.add_boxed(stage.filter.clone(), &ins)?;
+            cur = *outs.first().ok_or_else(|| {
+                Error::Graph(format!("`{}` has no outputs", stage.filter.def().name))
+            })?;
+            if g.desc(cur).image().is_some() {
+                last_image = cur;
+            }
+        }
+        g.output("output", cur)?;
+        Ok((g, images))
+    }
+
+    /// Runs on `backend`; returns the last stage's output (an image or data).
+    pub fn run(&self, backend: &Backend, input: &Image) -> Result<Value> {
+        let mut r = self.run_with(backend, input, &RunOptions::default())?;
+        r.take("output")
+            .ok_or_else(|| Error::Graph("no output".into()))
+    }
+
+    /// `run_with` on an input that writes itself into staging memory, image outputs left in
+    /// mapped read-back memory (`Backend::run_host`); the result is named `output`.
+    pub fn run_host(
+        &self,
+        backend: &Backend,
+        input: &dyn super::HostImage,
+        opts: &RunOptions,
+    ) -> Result<super::HostRunResult> {
+        self.run_host_in(backend, input, opts, None)
+    }
+
+    /// `run_host` of a part of a larger image (a tile) that lies at `window`: per-pixel
+    /// filters that read their position (vignette) see the whole image's coordinates.
+    pub(crate) fn run_host_in(
+        &self,
+        backend: &Backend,
+        input: &dyn super::HostImage,
+        opts: &RunOptions,
+        window: Option<crate::filters::shape::pixel::PixelWindow>,
+    ) -> Result<super::HostRunResult> {
+        let (mut g, extra) = self.graph_for(input.desc())?;
+        g.set_pixel_window(window, true);
+        let mut refs: Vec<(&str, &dyn super::HostImage)> = vec![("input", input)];
+        refs.extend(
+            extra
+                .iter()
+                .map(|(n, i)| (n.as_str(), &**i as &dyn super::HostImage)),
+        );
+        backend.run_host(&g, &refs, opts)
+    }
+
+    /// `run` with options; the result also carries timings.
+    ///
+    /// On the GPU, an image whose values do not fit one storage binding (or the memory budget)
+    /// runs in bands of tiles with halos (`run_streamed`) where the pipeline allows it,
+    /// bit-identical to an untiled run, and
+    /// one ending in a reduction whose partials merge runs so too (`run_tiled_data`); the
+    /// result's notes say so. `TEXELFLOW_TILE=N` forces tiles of N x N pixels (tests, memory).
+    pub fn run_with(
+        &self,
+        backend: &Backend,
+        input: &Image,
+        opts: &RunOptions,
+    ) -> Result<RunResult> {
+        let (g, images) = self.graph_borrowed(input)?;
+        if let Backend::Gpu(gpu) = backend {
+            // the pixel limit holds for runs in tiles too (the memory limit is the tiles')
+            crate::limits::check_graph_pixels(&g)?;
+            if let Some(tile) = super::tile::tile_side(gpu, &g) {
+                // in bands of tiles, as a file streams (`run_streamed`): on an H100 bands of 1024
+                // rows in three tiles reached 0.92–0.94 of an untiled 16384² run, square tiles
+                // 0.52–0.70 (BENCHMARKS.md, session 15); `TEXELFLOW_TILE` asks for square tiles
+                let forced = super::tile::forced_tile().is_some();
+                let mut notes = g.notes.clone();
+                let img = if forced {
+                    let tiles =
+                        input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
+                    notes.push(format!(
+                        "{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos): {}",
+                        input.width(),
+                        input.height(),
+                        why_tiled(gpu, &g)
+                    ));
+                    self.run_tiled(backend, input, tile, 3)?
+                } else {
+                    let mut src = crate::rows::ImageRows::borrowed(input);
+                    let mut sink = crate::rows::MemorySink::new(self.output_desc(input.desc())?);
+                    let r = self.run_streamed(
+                        backend,
+                        &mut src,
+                        &mut sink,
+                        &super::StreamOptions::default(),
+                    )?;
+                    notes.push(format!(
+                        "{}x{} ran in {} tiles with halos, in {} bands of up to {} rows: {}",
+                        input.width(),
+                        input.height(),
+                        r.tiles,
+                        r.bands,
+                        r.band_rows,
+                        why_tiled(gpu, &g)
+                    ));
+                    sink.into_image()?
+                };
+                return Ok(RunResult {
+                    outputs: vec![("output".into(), Value::Image(img))],
+                    timings: Vec::new(),
+                    host: Default::default(),
+                    notes,
+                });
+            }
+            // through a resize, crop, flip or turn: tiles of the whole image cut through the
+            // stages' geometry (`chain.rs`), in any order (a vertical flip reads rows bottom up)
+            if !super::tile::graph_fits(gpu, &g) || super::tile::forced_tile().is_some() {
+                if let Ok(super::tile::Tiling::Chain(chain)) = self.tiling(input.desc()) {
+                    let (tw, th) = match super::tile::forced_tile() {
+                        Some(t) => (t, t),
+                        None => {
+                            let (tw, th) = chain.tile_size(
+                                self,
+                                gpu.max_binding(),
+                                gpu.memory_budget(),
+                                3,
+                                super::DEFAULT_BAND_ROWS,
+                            )?;
+                            (super::bands::even_tile_width(chain.output.width, tw, 3), th)
+                        }
+                    };
+                    let out_h = chain.output.height;
+                    let tiling = super::tile::Tiling::Chain(chain);
+                    let (img, times) = self.run_region(
+                        backend,
+                        super::tile::RowsRef::of(input),
+                        (input.width(), input.height()),
+                        (0, out_h),
+                        (tw, th),
+                        3,
+                        &tiling,
+                    )?;
+                    let mut notes = g.notes.clone();
+                    notes.push(format!("{}x{} ran in {} tiles of up to {tw}x{th} output pixels, cut through the pipeline's change of geometry: {}", input.width(), input.height(), times.tiles, why_tiled(gpu, &g)));
+                    return Ok(RunResult {
+                        outputs: vec![("output".into(), Value::Image(img))],
+                        timings: Vec::new(),
+                        host: Default::default(),
+                        notes,
+                    });
+                }
+            }
+            // a reduction whose partials merge: reduced per tile, merged exactly
+            if let Some(tile) = self.data_tile_side(gpu, &g, input.desc()) {
+                let tiles =
+                    input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
+                let data = self.run_tiled_data(backend, input, tile, 3)?;
+                let mut notes = g.notes.clone();
+                notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos), their partial results merged: {}", input.width(), input.height(), why_tiled(gpu, &g)));
+                return Ok(RunResult {
+                    outputs: vec![("output".into(), Value::Data(data))],
+                    timings: Vec::new(),
+                    host: Default::default(),
+                    notes,
+                });
+            }
+        }
+        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
+        backend.run(&g, &refs, opts)
+    }
+
+    /// Runs frame `frame` of a sequence (a video): temporal filters (`low_pass`,
+    /// `motion_detector`, ...) see what the frames before left in `seq`. Frames may be run from
+    /// several threads at once; each waits for the earlier ones to be submitted (`Sequence`).
+    /// A frame that cannot be made must be `Sequence::skip`ped.
+    pub fn run_frame(
+        &self,
+        backend: &Backend,
+        input: &Image,
+        seq: &super::Sequence,
+        frame: u64,
+    ) -> Result<Value> {
+        let mut r = self.run_frame_with(backend, input, &RunOptions::default(), seq, frame)?;
+        r.take("output")
+            .ok_or_else(|| Error::Graph("no output".into()))
+    }
+
+    /// `run_frame` with options; the result also carries timings.
+    pub fn run_frame_with(
+        &self,
+        backend: &Backend,
+        input: &Image,
+        opts: &RunOptions,
+        seq: &super::Sequence,
+        frame: u64,
+    ) -> Result<RunResult> {
+        let (g, images) = match self.graph_borrowed(input) {
+            Ok(x) => x,
+            Err(e) => {
+                seq.skip(frame)?;
+                return Err(e);
+            }
+        };
+        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
+        seq.run_frame(backend, &g, &refs, opts, frame)
+    }
+}
+
+/// Why a run went in tiles, for its note.
+fn why_tiled(gpu: &crate::runtime::Gpu, g: &super::Graph) -> String {
+    if super::tile::forced_tile().is_some() {
+        return "TEXELFLOW_TILE asked for tiles".into();
+    }
+    let limit = gpu.max_binding();
+    if g.nodes
+        .iter()
+        .flat_map(|n| n.outputs.iter())
+        .any(|d| d.gpu_bytes() > limit)
+    {
+        return "one buffer of the whole image exceeds this GPU's binding limit".into();
+    }
+    let need = crate::limits::human_bytes(super::execute::graph_gpu_bytes(g));
+    let budget = gpu
+        .memory_budget()
+        .map_or_else(String::new, crate::limits::human_bytes);
+    format!("the whole image would take about {need} of GPU memory, more than --max-gpu-memory {budget}")
+}
+
+/// The format a stage's second image enters it with before any 8/16-bit adaptation: a grey
+/// mask or second image (a grey PNG) is widened to RGBA8 for a blend, losslessly.
+fn extra_format(stage: &Stage, img: &Image) -> PixelFormat {
+    if stage.filter.def().family == crate::registry::Family::Blend
+        && img.format() == PixelFormat::Gray8
+    {
+        PixelFormat::Rgba8
+    } else {
+        img.format()
+    }
+}
+
+/// The first conversion of a stage's inputs that its filter takes (as they are, a grey first
+/// image widened, 8-bit second images widened beside a 16-bit first one, 16-bit images
+/// narrowed); `None` where nothing helps, so the filter's own error is reported.
+fn choose_adapt(stage: &Stage, first: ValueDesc) -> Adapt {
+    let Some(first) = first.image() else {
+        return Adapt::None;
+    };
+    let takes = |adapt: Adapt| {
+        let mut descs = vec![ValueDesc::Image(
+            first.with_format(adapt.format(first.format, true)),
+        )];
+        // with `fit`, second images enter at the first one's size
+        let size = |i: &Image| {
+            if stage.fit == Fit::None {
+                (i.width(), i.height())
+            } else {
+                (first.width, first.height)
+            }
+        };
+        descs.extend(stage.extra.iter().map(|i| {
+            ValueDesc::Image(ImageDesc::new(
+                size(i).0,
+                size(i).1,
+                adapt.format(extra_format(stage, i), false),
+            ))
+        }));
+        stage.filter.output_descs(&descs).is_ok()
+    };
+    let sixteen = first.format == PixelFormat::Rgba16
+        || stage
+            .extra
+            .iter()
+            .any(|i| i.format() == PixelFormat::Rgba16);
+    let candidates: &[Adapt] = match (first.format, sixteen) {
+        (PixelFormat::Gray8, false) => &[Adapt::None, Adapt::WidenGray],
+        (PixelFormat::Rgba16, _) => &[Adapt::None, Adapt::WidenExtras, Adapt::Narrow],
+        (_, true) => &[Adapt::None, Adapt::Narrow],
+        _ => &[Adapt::None],
+    };
+    candidates
+        .iter()
+        .copied()
+        .find(|&a| takes(a))
+        .unwrap_or(Adapt::None)
+}

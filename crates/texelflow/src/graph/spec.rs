@@ -1,0 +1,304 @@
+//! The text pipeline spec shared by the CLI and the library:
+//!
+//! ```text
+//! spec  := call ( '|' call )*
+//! call  := name [ '(' [ arg ( ',' arg )* ] ')' ]
+//! arg   := [ key '=' ] value          (a value without a key fills the next parameter)
+//! value := number | '[' number, ... ']' | word | "quoted text"
+//! ```
+//! e.g. `gaussian_blur(sigma=2) | sobel_edge_detection`, `alpha_blend(with=top.png, mix=0.5)`.
+
+use crate::error::{Error, Result};
+use crate::params::{Args, ParamKind, RawValue};
+use crate::registry::{self, FilterDef};
+
+/// One parsed call, before validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub name: String,
+    pub args: Vec<(Option<String>, RawValue)>,
+    /// 1-based column of the name, for messages.
+    pub column: usize,
+}
+
+struct Lexer<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn err(&self, message: impl Into<String>) -> Error {
+        Error::Spec {
+            message: message.into(),
+            column: self.i + 1,
+        }
+    }
+    fn ws(&mut self) {
+        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+    fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.s.get(self.i).copied()
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn ident(&mut self) -> Result<String> {
+        self.ws();
+        let start = self.i;
+        while self.i < self.s.len()
+            && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_')
+        {
+            self.i += 1;
+        }
+        if start == self.i {
+            return Err(self.err("expected a filter or parameter name"));
+        }
+        Ok(String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
+    }
+    /// A bare word runs until `,` `)` `|` or whitespace; it may contain `/ . - ~` (paths).
+    fn word(&mut self) -> Result<String> {
+        self.ws();
+        if self.peek() == Some(b'"') {
+            self.i += 1;
+            let start = self.i;
+            while self.i < self.s.len() && self.s[self.i] != b'"' {
+                self.i += 1;
+            }
+            if self.i >= self.s.len() {
+                return Err(self.err("unterminated string"));
+            }
+            let w = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
+            self.i += 1;
+            return Ok(w);
+        }
+        let start = self.i;
+        while self.i < self.s.len()
+            && !matches!(
+                self.s[self.i],
+                b',' | b')' | b'(' | b'|' | b'[' | b']' | b'='
+            )
+            && !self.s[self.i].is_ascii_whitespace()
+        {
+            self.i += 1;
+        }
+        if start == self.i {
+            return Err(self.err("expected a value"));
+        }
+        Ok(String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
+    }
+    fn value(&mut self) -> Result<RawValue> {
+        if self.eat(b'[') {
+            let mut v = Vec::new();
+            if !self.eat(b']') {
+                loop {
+                    let w = self.word()?;
+                    v.push(
+                        w.parse::<f64>()
+                            .map_err(|_| self.err(format!("`{w}` is not a number")))?,
+                    );
+                    if self.eat(b']') {
+                        break;
+                    }
+                    if !self.eat(b',') {
+                        return Err(self.err("expected `,` or `]` in list"));
+                    }
+                }
+            }
+            return Ok(RawValue::List(v));
+        }
+        let quoted = self.peek() == Some(b'"');
+        let w = self.word()?;
+        if !quoted {
+            if let Ok(n) = w.parse::<f64>() {
+                return Ok(RawValue::Number(n));
+            }
+        }
+        Ok(RawValue::Text(w))
+    }
+}
+
+/// Parses a spec into calls (syntax only).
+pub fn parse(spec: &str) -> Result<Vec<Call>> {
+    let mut lx = Lexer {
+        s: spec.as_bytes(),
+        i: 0,
+    };
+    let mut calls = Vec::new();
+    if lx.peek().is_none() {
+        return Err(lx.err("empty pipeline"));
+    }
+    loop {
+        lx.ws();
+        let column = lx.i + 1;
+        let name = lx.ident()?;
+        let mut args = Vec::new();
+        if lx.eat(b'(') && !lx.eat(b')') {
+            loop {
+                let save = lx.i;
+                // key=value or a positional value
+                let key = match lx.ident() {
+                    Ok(k) if lx.eat(b'=') => Some(k),
+                    _ => {
+                        lx.i = save;
+                        None
+                    }
+                };
+                args.push((key, lx.value()?));
+                if lx.eat(b')') {
+                    break;
+                }
+                if !lx.eat(b',') {
+                    return Err(lx.err("expected `,` or `)`"));
+                }
+            }
+        }
+        calls.push(Call { name, args, column });
+        let max = crate::limits::Limits::global().max_nodes;
+        if calls.len() > max {
+            return Err(Error::Spec {
+                message: format!("more than {max} filters (the limit on a graph's nodes)"),
+                column,
+            });
+        }
+        match lx.peek() {
+            None => break,
+            Some(b'|') => {
+                lx.i += 1;
+            }
+            Some(c) => {
+                return Err(lx.err(format!(
+                    "unexpected `{}`; filters are separated by `|`",
+                    c as char
+                )))
+            }
+        }
+    }
+    Ok(calls)
+}
+
+/// Validates a call against the registry: positional values fill parameters in order.
+pub fn resolve(call: &Call) -> Result<(&'static FilterDef, Args)> {
+    resolve_with(call, true)
+}
+
+/// `resolve` for a graph node, whose extra images come from its input ports: image
+/// parameters (`with=`) may be left out.
+pub fn resolve_node(call: &Call) -> Result<(&'static FilterDef, Args)> {
+    resolve_with(call, false)
+}
+
+fn resolve_with(call: &Call, image_paths_required: bool) -> Result<(&'static FilterDef, Args)> {
+    let def = registry::find(&call.name)?;
+    let mut named = Vec::new();
+    let mut next = 0usize;
+    for (key, value) in &call.args {
+        let name = match key {
+            Some(k) => k.clone(),
+            None => {
+                let p = def.params.get(next).ok_or_else(|| Error::BadParam {
+                    filter: def.name.into(),
+                    param: format!("#{}", next + 1),
+                    message: format!(
+                        "too many positional values ({} takes {})",
+                        def.name,
+                        def.params.len()
+                    ),
+                })?;
+                p.name.to_string()
+            }
+        };
+        if let Some(i) = def.params.iter().position(|p| p.name == name) {
+            next = i + 1;
+        }
+        named.push((name, value.clone()));
+    }
+    let args = Args::resolve(def, &named)?;
+    // Every image parameter is a required input (a graph node's come from its ports instead).
+    for p in def
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Image) && image_paths_required)
+    {
+        if !args.image_paths().any(|(n, _)| n == p.name) {
+            return Err(Error::BadParam {
+                filter: def.name.into(),
+                param: p.name.into(),
+                message: format!(
+                    "is required: an image path, e.g. {}({}=overlay.png)",
+                    def.name, p.name
+                ),
+            });
+        }
+    }
+    for p in def.params {
+        if let ParamKind::Path {
+            required: true,
+            extension,
+        } = p.kind
+        {
+            if args.path(p.name)?.is_none() {
+                return Err(Error::BadParam {
+                    filter: def.name.into(),
+                    param: p.name.into(),
+                    message: format!(
+                        "is required: a .{extension} file path, e.g. {}({}=file.{extension})",
+                        def.name, p.name
+                    ),
+                });
+            }
+        }
+    }
+    Ok((def, args))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_calls_args_and_lists() {
+        let c = parse(" gaussian_blur(sigma=2) | sobel_edge_detection | color_matrix(matrix=[1,0, 2], intensity=.5) | alpha_blend(with=dir/a b.png)").unwrap_err();
+        assert!(
+            matches!(c, Error::Spec { .. }),
+            "space in bare path must be quoted"
+        );
+        let c = parse("gaussian_blur(sigma=2) | sobel_edge_detection | m(x=[1, 0, 2e1], \"y\") | a(with=\"dir/a b.png\", 3)").unwrap();
+        assert_eq!(c.len(), 4);
+        assert_eq!(
+            c[0].args,
+            vec![(Some("sigma".into()), RawValue::Number(2.0))]
+        );
+        assert!(c[1].args.is_empty());
+        assert_eq!(c[2].args[0].1, RawValue::List(vec![1.0, 0.0, 20.0]));
+        assert_eq!(c[2].args[1], (None, RawValue::Text("y".into())));
+        assert_eq!(c[3].args[0].1, RawValue::Text("dir/a b.png".into()));
+        assert_eq!(c[3].column, 73);
+    }
+
+    #[test]
+    fn syntax_errors_have_columns() {
+        for bad in [
+            "",
+            "a(",
+            "a(x=)",
+            "a b",
+            "a(x=[1,2)",
+            "|a",
+            "a||b",
+            "a(x=\"unterminated)",
+        ] {
+            match parse(bad) {
+                Err(Error::Spec { column, .. }) => assert!(column >= 1),
+                other => panic!("{bad:?} gave {other:?}"),
+            }
+        }
+    }
+}

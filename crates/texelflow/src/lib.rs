@@ -1,0 +1,51 @@
+//! texelflow: GPU image processing in the tradition of GPUImage, on wgpu compute shaders,
+//! with a CPU reference implementation of every filter.
+//!
+//! Layout: `runtime` (device, kernels, buffers), `graph` (build, plan, execute, chain API,
+//! text spec), `filters` (by family, WGSL beside Rust), `registry` (one declaration per
+//! filter), `image`/`value` (what flows along edges).
+//!
+//! ```no_run
+//! use texelflow::{Backend, GpuOptions, Image, Pipeline};
+//! use texelflow::filters::{color::Brightness, neighborhood::GaussianBlur};
+//! # fn main() -> texelflow::Result<()> {
+//! let (backend, _note) = Backend::auto(&GpuOptions::default());
+//! let img = Image::open("in.png")?;
+//! let out = Pipeline::new().then(GaussianBlur::new(2.0)?).then(Brightness::new(0.1)?).run(&backend, &img)?;
+//! # Ok(()) }
+//! ```
+
+pub mod assess;
+#[cfg(feature = "bench")]
+pub mod bench;
+pub mod codec;
+pub mod error;
+pub mod filters;
+pub mod graph;
+pub mod histogram;
+pub mod image;
+pub mod json;
+pub mod limits;
+pub mod params;
+pub mod registry;
+pub mod rows;
+pub mod runtime;
+pub mod value;
+
+pub use codec::Subsampling;
+pub use error::{Error, Result};
+pub use graph::{
+    Backend, FileReport, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage,
+    NodeTiming, PinnedUpload, Pipeline, Port, RunOptions, RunResult, Sequence, StreamOptions,
+    StreamReport,
+};
+pub use image::{
+    exif_upright, Image, ImageDesc, LoadOptions, Loaded, PixelFormat, PngCompression, SaveOptions,
+};
+pub use limits::Limits;
+pub use registry::{Filter, FilterDef};
+pub use runtime::{AdapterSummary, Gpu, GpuOptions};
+pub use value::{
+    CompareMethod, Data, DataKind, DominantCell, Histogram, HistogramSpace, Line, Lines, Lut,
+    Motion, Point, Points, Range, Stats, Value, ValueDesc,
+};

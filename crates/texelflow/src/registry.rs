@@ -1,0 +1,618 @@
+//! The filter registry: every filter declared once. The spec parser, CLI (`list`, `help`),
+//! README table and GPU-vs-CPU test matrix all iterate `all()`.
+
+use crate::error::{nearest, Error, Result};
+use crate::graph::{Graph, Port};
+use crate::params::{Args, ParamDef};
+use crate::runtime::{GpuSlot, NodeRecorder};
+use crate::value::{DataKind, Value, ValueDesc};
+
+/// Filter families, as GPUImage groups them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Family {
+    Color,
+    Blend,
+    Neighborhood,
+    Morphology,
+    Analysis,
+    Lookup,
+    Geometry,
+    Convert,
+    Effect,
+    Generator,
+    /// Filters of a sequence of frames (a video): they carry state from frame to frame.
+    Temporal,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Color => "colour adjustment",
+            Family::Blend => "blend",
+            Family::Neighborhood => "image processing",
+            Family::Morphology => "morphology",
+            Family::Analysis => "analysis",
+            Family::Lookup => "lookup",
+            Family::Geometry => "geometry",
+            Family::Convert => "conversion",
+            Family::Effect => "visual effect",
+            Family::Generator => "generator",
+            Family::Temporal => "temporal (video)",
+        }
+    }
+}
+
+/// What a port carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortKind {
+    Image,
+    Data(DataKind),
+}
+
+/// A named input or output.
+#[derive(Clone, Copy, Debug)]
+pub struct PortDef {
+    pub name: &'static str,
+    pub kind: PortKind,
+}
+
+/// Standard single image port.
+pub const IMAGE: &[PortDef] = &[PortDef {
+    name: "image",
+    kind: PortKind::Image,
+}];
+
+/// The ports of a blend: the image, and the second image given as `with=PATH`.
+pub const TWO_IMAGES: &[PortDef] = &[
+    PortDef {
+        name: "image",
+        kind: PortKind::Image,
+    },
+    PortDef {
+        name: "with",
+        kind: PortKind::Image,
+    },
+];
+
+/// The ports of a masked blend: the image, the second image (`with=PATH`) and the mask (`mask=PATH`).
+pub const THREE_IMAGES: &[PortDef] = &[
+    PortDef {
+        name: "image",
+        kind: PortKind::Image,
+    },
+    PortDef {
+        name: "with",
+        kind: PortKind::Image,
+    },
+    PortDef {
+        name: "mask",
+        kind: PortKind::Image,
+    },
+];
+
+/// Agreement required between the GPU kernel and the CPU twin on 8-bit outputs.
+#[derive(Clone, Copy, Debug)]
+pub struct Tolerance {
+    /// Max abs difference per 8-bit sample.
+    pub max_diff: u8,
+    /// Why, when above 1.
+    pub why: &'static str,
+}
+
+pub const EXACT_ENOUGH: Tolerance = Tolerance {
+    max_diff: 1,
+    why: "",
+};
+
+/// A uniform struct shared by Rust and WGSL, for the layout test.
+#[derive(Clone, Copy, Debug)]
+pub struct UniformLayout {
+    pub wgsl: &'static str,
+    pub wgsl_struct: &'static str,
+    pub rust_size: usize,
+    /// The Rust struct's named fields and their offsets (`offset_of!`), compared with the
+    /// WGSL members of the same names.
+    pub fields: &'static [(&'static str, usize)],
+}
+
+/// The declaration of one filter.
+pub struct FilterDef {
+    pub name: &'static str,
+    pub family: Family,
+    /// One line for `texelflow list` and the README.
+    pub summary: &'static str,
+    /// Longer notes for `texelflow help` (algorithm, border handling, precision).
+    pub doc: &'static str,
+    /// The GPUImage filter this matches ("" if none).
+    pub gpuimage: &'static str,
+    pub params: &'static [ParamDef],
+    pub inputs: &'static [PortDef],
+    pub outputs: &'static [PortDef],
+    pub tolerance: Tolerance,
+    /// Builds the filter from validated arguments.
+    pub build: fn(&Args) -> Result<Box<dyn Filter>>,
+    pub uniforms: &'static [UniformLayout],
+    /// Extra inputs for tests (e.g. a LUT image), given the main input's size; `None` means
+    /// random images of the main input's size.
+    pub test_inputs: Option<fn(u32, u32, u64) -> Vec<crate::Image>>,
+    /// GPU schedules besides the default, by `runtime::schedule` variant name; the
+    /// GPU-vs-CPU test matrix runs every one, `texelflow bench --experiments` times them.
+    pub schedules: &'static [&'static str],
+}
+
+impl std::fmt::Debug for FilterDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FilterDef({})", self.name)
+    }
+}
+
+/// A filter's GPU side as a per-pixel function, so chains of them fuse into one kernel.
+#[derive(Clone, Debug)]
+pub struct PixelOpGpu {
+    /// WGSL function name; its parameter struct is named `<PascalName>Params`.
+    pub fn_name: &'static str,
+    pub params_struct: &'static str,
+    pub wgsl: &'static str,
+    /// Uniform bytes (size a multiple of 16).
+    pub uniform: Vec<u8>,
+    /// Where each parameter sits in `uniform` (checked against the WGSL struct by naga).
+    pub fields: Vec<crate::runtime::uniform::FieldLayout>,
+    /// The WGSL function takes the pixel's position (`at: PixelAt`) as its last argument.
+    pub position: bool,
+    /// 2 for two-input ops (blends): the function takes the second image's pixel `t` after `c`,
+    /// and the fused kernel binds that image.
+    pub inputs: u32,
+    /// Each output channel depends on the same input channel alone (`PixelOp::PER_CHANNEL`),
+    /// so the op can run as a 256-entry table (schedule `table`).
+    pub per_channel: bool,
+    /// With `per_channel`: `table` is the default schedule.
+    pub table_by_default: bool,
+    /// `PixelOp::body_by_reference`: when set, `wgsl` holds the parameter struct and helpers
+    /// only, and the fused kernel generates the function around this body per use, with `p`
+    /// a pointer to the op's block in its uniform instead of a copy.
+    pub body_by_reference: Option<&'static str>,
+}
+
+/// A rectangle of an image's pixels: columns `x..x + w`, rows `y..y + h`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Rect {
+    pub x: u32,
+    pub y: u32,
+    pub w: u32,
+    pub h: u32,
+}
+
+impl Rect {
+    pub const fn new(x: u32, y: u32, w: u32, h: u32) -> Self {
+        Self { x, y, w, h }
+    }
+    /// The whole of a `w` x `h` image.
+    pub const fn whole(w: u32, h: u32) -> Self {
+        Self { x: 0, y: 0, w, h }
+    }
+    pub const fn right(&self) -> u32 {
+        self.x + self.w
+    }
+    pub const fn bottom(&self) -> u32 {
+        self.y + self.h
+    }
+    /// The rectangle from column `x0` to `x1` and row `y0` to `y1` (ends excluded), clamped to
+    /// a `w` x `h` image (empty where nothing is inside).
+    pub fn span(x0: i64, y0: i64, x1: i64, y1: i64, (w, h): (u32, u32)) -> Self {
+        let (x0, x1) = (x0.clamp(0, w as i64), x1.clamp(0, w as i64));
+        let (y0, y1) = (y0.clamp(0, h as i64), y1.clamp(0, h as i64));
+        Self {
+            x: x0 as u32,
+            y: y0 as u32,
+            w: (x1 - x0).max(0) as u32,
+            h: (y1 - y0).max(0) as u32,
+        }
+    }
+    /// Whether `other` lies inside.
+    pub fn contains(&self, other: &Rect) -> bool {
+        other.x >= self.x
+            && other.y >= self.y
+            && other.right() <= self.right()
+            && other.bottom() <= self.bottom()
+    }
+}
+
+/// For `Filter::windowed`: the input part `filter` needs for output part `out` of an input of
+/// `input`'s size (`window_input`), or an error where there is none or `have` does not cover it.
+pub fn window_need(
+    filter: &dyn Filter,
+    input: crate::ImageDesc,
+    have: Rect,
+    out: Rect,
+) -> Result<Rect> {
+    let name = filter.def().name;
+    let need = filter.window_input(input, out).ok_or_else(|| {
+        Error::Graph(format!(
+            "`{name}` has no part {}x{} at ({}, {})",
+            out.w, out.h, out.x, out.y
+        ))
+    })?;
+    if !have.contains(&need) {
+        return Err(Error::Graph(format!(
+            "`{name}`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}",
+            out.w, out.h, out.x, out.y
+        )));
+    }
+    Ok(need)
+}
+
+/// What one output pixel reads of the input images. Tiling images larger than the GPU
+/// allows is built on it (a tile plus its footprint is what a tile's kernel needs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Footprint {
+    /// The same pixel of each input image.
+    Pixel,
+    /// Input pixels at most this many columns and rows away (borders replicated).
+    Radius(u32),
+    /// Resampling: output pixel (x, y) reads the input within `margin` pixels of
+    /// ((x + 0.5) * scale + offset - 0.5, same for y), e.g. a crop or a resize.
+    Resample {
+        scale: [f64; 2],
+        offset: [f64; 2],
+        margin: u32,
+    },
+    /// Any pixel of the input (reductions, and filters that read a reduction's result).
+    WholeImage,
+}
+
+impl Footprint {
+    /// The footprint of `self` applied to the result of `inner` (what an output pixel of the
+    /// pair reads of the first input), conservatively.
+    pub fn after(self, inner: Footprint) -> Footprint {
+        use Footprint::*;
+        match (self, inner) {
+            (WholeImage, _) | (_, WholeImage) => WholeImage,
+            (Pixel, x) | (x, Pixel) => x,
+            (Radius(a), Radius(b)) => Radius(a + b),
+            (
+                Radius(a),
+                Resample {
+                    scale,
+                    offset,
+                    margin,
+                },
+            ) => Resample {
+                scale,
+                offset,
+                margin: margin + (a as f64 * scale[0].max(scale[1])).ceil() as u32,
+            },
+            (
+                Resample {
+                    scale,
+                    offset,
+                    margin,
+                },
+                Radius(b),
+            ) => Resample {
+                scale,
+                offset,
+                margin: margin + b,
+            },
+            (
+                Resample {
+                    scale: s1,
+                    offset: o1,
+                    margin: m1,
+                },
+                Resample {
+                    scale: s2,
+                    offset: o2,
+                    margin: m2,
+                },
+            ) => Resample {
+                scale: [s1[0] * s2[0], s1[1] * s2[1]],
+                offset: [o1[0] * s2[0] + o2[0], o1[1] * s2[1] + o2[1]],
+                margin: m2 + (m1 as f64 * s2[0].max(s2[1])).ceil() as u32,
+            },
+        }
+    }
+    /// The larger of two footprints on the same input (a node reading it twice).
+    pub fn union(self, other: Footprint) -> Footprint {
+        use Footprint::*;
+        match (self, other) {
+            (WholeImage, _) | (_, WholeImage) => WholeImage,
+            (Pixel, x) | (x, Pixel) => x,
+            (Radius(a), Radius(b)) => Radius(a.max(b)),
+            (
+                Resample {
+                    scale,
+                    offset,
+                    margin,
+                },
+                Radius(r),
+            )
+            | (
+                Radius(r),
+                Resample {
+                    scale,
+                    offset,
+                    margin,
+                },
+            ) => Resample {
+                scale,
+                offset,
+                margin: margin + r,
+            },
+            (a @ Resample { .. }, Resample { .. }) => a.union(WholeImage),
+        }
+    }
+}
+
+/// A filter instance with typed parameters.
+pub trait Filter: Send + Sync + std::fmt::Debug {
+    /// Its registry entry.
+    fn def(&self) -> &'static FilterDef;
+    /// Output descriptions for the given inputs; rejects unsupported formats and sizes.
+    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>>;
+    /// CPU reference.
+    fn run_cpu(&self, inputs: &[&Value], outputs: &[ValueDesc]) -> Result<Vec<Value>>;
+    /// Records GPU work that reads `inputs` and writes every byte of `outputs`.
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()>;
+    /// What an output pixel reads of the input images of these descriptions.
+    fn footprint(&self, inputs: &[ValueDesc]) -> Footprint;
+    /// Whether an output pixel depends on where it is in the image or on the image's size
+    /// (generators, a vignette), beyond what `footprint` says: such filters do not run in
+    /// tiles. Per-pixel ops say so with `PixelOpGpu::position`.
+    fn depends_on_position(&self) -> bool {
+        false
+    }
+    /// A grid the GPU result is computed on (a decimated blur's node spacing): tiles start at
+    /// multiples of it so that each sees the untiled grid. 1 where there is none.
+    fn tile_alignment(&self) -> u32 {
+        1
+    }
+    /// Whether its data output (one, of a kind `DataKind::merge_refusal` allows) is a sum over
+    /// its one input image's pixels of terms that each read one pixel alone (counts, sums,
+    /// minima, maxima), nothing of position or size: then results over disjoint parts of the
+    /// image merge into the whole image's exactly (`Data::merge`), and a pipeline ending in it
+    /// runs in tiles (`Pipeline::run_tiled_data`).
+    fn merges_partials(&self) -> bool {
+        false
+    }
+    /// For filters that move or resample pixels (resize, crop, flips and turns), which run in
+    /// tiles through their coordinate transform: the part of an input of `input`'s size that
+    /// output part `out` reads. `None` (the default): not windowed so (filters that keep the
+    /// size tile by their `footprint` instead).
+    fn window_input(&self, _input: crate::ImageDesc, _out: Rect) -> Option<Rect> {
+        None
+    }
+    /// The filters that make exactly output part `out` of what `self` makes of an input of
+    /// `input`'s size, from input part `have` (which covers `window_input(input, out)`): the
+    /// same pixels, bit for bit, as the whole run has there.
+    fn windowed(
+        &self,
+        _input: crate::ImageDesc,
+        _have: Rect,
+        _out: Rect,
+    ) -> Result<Vec<Box<dyn Filter>>> {
+        Err(Error::Graph(format!(
+            "`{}` does not run in tiles",
+            self.def().name
+        )))
+    }
+    /// `Some` for per-pixel RGBA8 filters that can be fused with their neighbours.
+    fn pixel_op(&self) -> Option<PixelOpGpu> {
+        None
+    }
+    /// Composite filters expand into primitives here instead of having their own kernel.
+    fn lower(&self, _graph: &mut Graph, _inputs: &[Port]) -> Option<Result<Vec<Port>>> {
+        None
+    }
+    /// Clones behind the box.
+    fn box_clone(&self) -> Box<dyn Filter>;
+}
+
+impl Clone for Box<dyn Filter> {
+    fn clone(&self) -> Self {
+        self.box_clone()
+    }
+}
+
+/// The filters that average the colours of several pixels (blurs, resampling, distortions
+/// that sample between pixels): the graph gives them premultiplied colour (a `premultiply_alpha`
+/// node before, `unpremultiply_alpha` after, for RGBA8 and RGBA16 images; the CPU reference runs
+/// the same nodes), so that the colour under a transparent pixel does not bleed into the
+/// edge of what is visible, as libvips and Pillow do. A list here rather than a `FilterDef`
+/// field: declarations stay as they are. Filters a graph's caller adds get it, not those a
+/// composite filter adds for its own arithmetic (`colour_fast_feature_detector`'s box blur).
+/// An opaque image comes out unchanged; `Graph::set_straight_alpha`
+/// turns it off for a graph (benchmarks on opaque images).
+pub const PREMULTIPLIED_ALPHA: &[&str] = &[
+    "gaussian_blur",
+    "box_blur",
+    "motion_blur",
+    "zoom_blur",
+    "resize",
+    "transform",
+    "bulge_distortion",
+    "pinch_distortion",
+    "stretch_distortion",
+    "swirl",
+];
+
+impl FilterDef {
+    /// Whether the graph gives this filter premultiplied colour (`PREMULTIPLIED_ALPHA`).
+    pub fn premultiplied(&self) -> bool {
+        PREMULTIPLIED_ALPHA.contains(&self.name)
+    }
+}
+
+/// All registered filters, in catalogue order.
+pub fn all() -> &'static [&'static FilterDef] {
+    crate::filters::registry()
+}
+
+/// Looks a filter up by name, suggesting the nearest on a miss.
+pub fn find(name: &str) -> Result<&'static FilterDef> {
+    all()
+        .iter()
+        .copied()
+        .find(|d| d.name == name)
+        .ok_or_else(|| Error::UnknownFilter {
+            name: name.to_string(),
+            suggestion: nearest(name, all().iter().map(|d| d.name)),
+        })
+}
+
+/// Helper for filters with one RGBA8 (or listed) image input: returns its desc or a clear error.
+pub fn expect_image(
+    def: &FilterDef,
+    inputs: &[ValueDesc],
+    index: usize,
+    formats: &[crate::PixelFormat],
+) -> Result<crate::ImageDesc> {
+    match inputs.get(index) {
+        Some(ValueDesc::Image(d)) if formats.contains(&d.format) => Ok(*d),
+        Some(other) => Err(Error::Graph(format!(
+            "`{}` input `{}` must be an image in {}, got {other}",
+            def.name,
+            def.inputs.get(index).map_or("?", |p| p.name),
+            formats
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ))),
+        None => Err(Error::Graph(format!(
+            "`{}` is missing input {index}",
+            def.name
+        ))),
+    }
+}
+
+/// The image formats a filter takes (every image input in that format), found by asking its
+/// `output_descs` with default parameters; `None` where the defaults do not build it (a
+/// required file) or it reads data inputs.
+pub fn image_formats(def: &FilterDef) -> Option<Vec<crate::PixelFormat>> {
+    use crate::PixelFormat::*;
+    if def.inputs.iter().any(|p| p.kind != PortKind::Image) {
+        return None;
+    }
+    let filter = (def.build)(&Args::defaults(def)).ok()?;
+    let takes = |f: crate::PixelFormat| {
+        filter
+            .output_descs(&vec![
+                ValueDesc::Image(crate::ImageDesc::new(4, 4, f));
+                def.inputs.len()
+            ])
+            .is_ok()
+    };
+    Some(
+        [Rgba8, Gray8, Rgba16, Rgba32F, R32F]
+            .into_iter()
+            .filter(|&f| takes(f))
+            .collect(),
+    )
+}
+
+/// Helper: the `index`-th input as a data buffer of `kind`.
+pub fn expect_data(
+    def: &FilterDef,
+    inputs: &[ValueDesc],
+    index: usize,
+    kind: DataKind,
+) -> Result<()> {
+    match inputs.get(index) {
+        Some(ValueDesc::Data(k)) if *k == kind => Ok(()),
+        Some(other) => Err(Error::Graph(format!(
+            "`{}` input {index} must be {} data, got {other}",
+            def.name,
+            kind.name()
+        ))),
+        None => Err(Error::Graph(format!(
+            "`{}` is missing input {index}",
+            def.name
+        ))),
+    }
+}
+
+/// Builds one filter from a call in spec syntax, e.g. `create("gaussian_blur(sigma=2)")`, for a
+/// graph node: a filter's extra images are its input ports there, so image parameters
+/// (`alpha_blend(with=...)`) may be left out (a path given is ignored).
+pub fn create(call: &str) -> Result<Box<dyn Filter>> {
+    let calls = crate::graph::spec::parse(call)?;
+    let [one] = calls.as_slice() else {
+        return Err(Error::Spec {
+            message: format!("expected one filter, got {}", calls.len()),
+            column: 1,
+        });
+    };
+    let (def, args) = crate::graph::spec::resolve_node(one)?;
+    (def.build)(&args)
+}
+
+/// The `index`-th input value as an image. Graph validation already guarantees it; this keeps
+/// `run_cpu` free of panics with one message for every filter.
+pub fn input_image<'v>(
+    def: &FilterDef,
+    inputs: &[&'v Value],
+    index: usize,
+) -> Result<&'v crate::Image> {
+    inputs
+        .get(index)
+        .and_then(|v| v.as_image())
+        .ok_or_else(|| Error::Graph(format!("`{}` input {index} must be an image", def.name)))
+}
+
+/// The image description of the `index`-th GPU slot (the `record_gpu` twin of `input_image`).
+pub fn slot_image(def: &FilterDef, slots: &[GpuSlot], index: usize) -> Result<crate::ImageDesc> {
+    slots
+        .get(index)
+        .and_then(|s| s.desc.image())
+        .ok_or_else(|| Error::Graph(format!("`{}` input {index} must be an image", def.name)))
+}
+
+/// The single input and output slots of a one-in, one-out image filter, with the input's
+/// description.
+pub fn one_to_one<'s>(
+    def: &FilterDef,
+    inputs: &'s [GpuSlot],
+    outputs: &'s [GpuSlot],
+) -> Result<(&'s GpuSlot, &'s GpuSlot, crate::ImageDesc)> {
+    match (inputs.first(), outputs.first()) {
+        (Some(i), Some(o)) => Ok((i, o, slot_image(def, inputs, 0)?)),
+        _ => Err(Error::Graph(format!(
+            "`{}` needs one input and one output",
+            def.name
+        ))),
+    }
+}
+
+/// The two image inputs, the output and both inputs' descriptions, for filters that read a
+/// second image of its own size (a map, a tile set).
+#[allow(clippy::type_complexity)]
+pub fn two_to_one<'s>(
+    def: &FilterDef,
+    inputs: &'s [GpuSlot],
+    outputs: &'s [GpuSlot],
+) -> Result<(
+    &'s GpuSlot,
+    &'s GpuSlot,
+    &'s GpuSlot,
+    crate::ImageDesc,
+    crate::ImageDesc,
+)> {
+    match (inputs.first(), inputs.get(1), outputs.first()) {
+        (Some(a), Some(b), Some(o)) => Ok((
+            a,
+            b,
+            o,
+            slot_image(def, inputs, 0)?,
+            slot_image(def, inputs, 1)?,
+        )),
+        _ => Err(Error::Graph(format!(
+            "`{}` needs two inputs and one output",
+            def.name
+        ))),
+    }
+}

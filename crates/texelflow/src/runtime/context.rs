@@ -1,0 +1,779 @@
+//! Adapter selection and the device. wgpu's default uncaptured-error handler panics; here
+//! every device error is captured (error scopes around each submission and pipeline build,
+//! plus a handler that records stray errors) and surfaced as `Error::Gpu`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, Result};
+use crate::runtime::pool::BufferPool;
+
+/// How to pick the GPU. Empty fields fall back to `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`.
+#[derive(Clone, Debug, Default)]
+pub struct GpuOptions {
+    /// Comma list of backends: vulkan, metal, dx12, gl.
+    pub backend: Option<String>,
+    /// Case-insensitive substring of the adapter name.
+    pub adapter: Option<String>,
+}
+
+/// What `texelflow info` prints.
+#[derive(Clone, Debug)]
+pub struct GpuInfo {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub driver_info: String,
+    pub max_storage_binding: u64,
+    pub max_buffer_size: u64,
+    pub max_workgroup_storage: u32,
+    pub max_invocations_per_workgroup: u32,
+    pub features: Vec<String>,
+    pub timestamp_period_ns: f32,
+}
+
+/// An adapter the system offers (`Gpu::adapters`).
+#[derive(Clone, Debug)]
+pub struct AdapterSummary {
+    pub name: String,
+    /// vulkan, metal, dx12 or gl.
+    pub backend: String,
+    /// DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu (a software rasteriser such as lavapipe) or Other.
+    pub device_type: String,
+    pub driver: String,
+}
+
+/// One compiled kernel as the device got it: the whole WGSL module and how it was built.
+#[derive(Clone, Debug)]
+pub struct CompiledKernel {
+    /// The pipeline cache key (kernel key, entry point, runtime checks).
+    pub key: String,
+    pub entry: &'static str,
+    pub source: String,
+    pub checks: wgpu::ShaderRuntimeChecks,
+    pub zero_init_workgroup: bool,
+}
+
+/// A staging buffer a copy was recorded into, and how many of its bytes that copy fills.
+pub(crate) struct Readback {
+    pub(crate) buffer: wgpu::Buffer,
+    pub(crate) len: u64,
+}
+
+/// An upload staging buffer and whether it is mapped (writable) now.
+pub(crate) struct Staged {
+    buffer: wgpu::Buffer,
+    mapped: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Uploads at least this large go through the kept staging buffers; smaller ones through
+/// `queue.write_buffer`, whose own staging is cheap at that size.
+const STAGED_UPLOAD_BYTES: usize = 1 << 20;
+
+/// An open GPU device with its caches. Cheap to share (`Arc<Gpu>`).
+pub struct Gpu {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    adapter_info: wgpu::AdapterInfo,
+    pub(crate) features: wgpu::Features,
+    pub(crate) limits: wgpu::Limits,
+    pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
+    /// Held while a kernel compiles: threads that need the same kernel at once (a batch's
+    /// first images) wait for one compile instead of each compiling it.
+    compiling: Mutex<()>,
+    /// Compiled kernels' modules, in compile order (for `runtime::driver_stats`); `None`
+    /// unless `keep_compiled_kernels` asked for them, so ordinary runs keep no sources.
+    compiled: Mutex<Option<Vec<CompiledKernel>>>,
+    /// Shader runtime checks for our kernels: bounds checks on; wgpu's forced loop
+    /// bounding off (every loop in our kernels is bounded by its uniforms, and the counter
+    /// costs registers and a branch per iteration); integer-division checks on.
+    /// `TEXELFLOW_SHADER_CHECKS=all` restores wgpu's defaults.
+    pub(crate) runtime_checks: wgpu::ShaderRuntimeChecks,
+    pub(crate) pool: Mutex<BufferPool>,
+    /// Most GPU memory one run may take (bytes; 0: no budget): larger runs go in tiles
+    /// (`set_memory_budget`, the CLI's `--max-gpu-memory`).
+    memory_budget: std::sync::atomic::AtomicU64,
+    /// Readback staging buffers (MAP_READ) by size class, kept between runs: a batch of 4K
+    /// images would otherwise allocate and fault in 33 MB of host-visible memory per image.
+    readback: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
+    /// Upload staging buffers (MAP_WRITE), each with a flag its re-mapping sets once it is
+    /// mapped again: `queue.write_buffer` would allocate (and the OS pin) a fresh one per image.
+    uploads: Mutex<Vec<Staged>>,
+    /// Read-only data uploaded once and kept across runs (a LUT's table), by its owner's
+    /// address; each entry keeps its owner alive, so the address cannot be reused while the
+    /// entry lives. Bounded: the oldest entries go first.
+    pub(crate) constants: Mutex<
+        Vec<(
+            usize,
+            Arc<dyn std::any::Any + Send + Sync>,
+            Arc<wgpu::Buffer>,
+        )>,
+    >,
+    lost: Arc<Mutex<Option<String>>>,
+    stray_errors: Arc<Mutex<Vec<String>>>,
+    /// Bilinear, clamp-to-edge sampler for kernels that sample textures (made on first use).
+    linear_sampler: std::sync::OnceLock<wgpu::Sampler>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Gpu({} on {:?})",
+            self.adapter_info.name, self.adapter_info.backend
+        )
+    }
+}
+
+fn parse_backends(s: &str) -> Result<wgpu::Backends> {
+    let mut b = wgpu::Backends::empty();
+    for part in s.split(',').map(|p| p.trim().to_ascii_lowercase()) {
+        b |= match part.as_str() {
+            "vulkan" | "vk" => wgpu::Backends::VULKAN,
+            "metal" | "mtl" => wgpu::Backends::METAL,
+            "dx12" | "d3d12" => wgpu::Backends::DX12,
+            "gl" | "gles" | "opengl" => wgpu::Backends::GL,
+            "primary" => wgpu::Backends::PRIMARY,
+            "all" => wgpu::Backends::all(),
+            other => {
+                return Err(Error::NoAdapter(format!(
+                    ": unknown backend `{other}` (use vulkan, metal, dx12, gl)"
+                )))
+            }
+        };
+    }
+    Ok(b)
+}
+
+fn type_rank(t: wgpu::DeviceType) -> u32 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    }
+}
+
+impl Gpu {
+    /// Opens the best adapter: discrete first, then integrated, virtual, software; a native
+    /// backend (Vulkan/Metal/DX12) before GL at equal rank.
+    pub fn new(opts: &GpuOptions) -> Result<Arc<Gpu>> {
+        let (adapters, backend_str) = Self::ranked_adapters(opts)?;
+        let adapter = adapters.into_iter().next().ok_or_else(|| {
+            Error::NoAdapter(match &backend_str {
+                Some(b) => format!(" for backend `{b}`"),
+                None => String::new(),
+            })
+        })?;
+        Self::from_adapter(adapter)
+    }
+
+    /// The adapters `opts` allows, in the order `new` prefers them (its choice first); empty
+    /// when there is no GPU.
+    pub fn adapters(opts: &GpuOptions) -> Result<Vec<AdapterSummary>> {
+        Ok(Self::ranked_adapters(opts)?
+            .0
+            .iter()
+            .map(|a| {
+                let i = a.get_info();
+                AdapterSummary {
+                    name: i.name,
+                    backend: format!("{:?}", i.backend).to_lowercase(),
+                    device_type: format!("{:?}", i.device_type),
+                    driver: format!("{} {}", i.driver, i.driver_info).trim().to_string(),
+                }
+            })
+            .collect())
+    }
+
+    /// The adapters `opts` allows, best first, and the backends asked for.
+    fn ranked_adapters(opts: &GpuOptions) -> Result<(Vec<wgpu::Adapter>, Option<String>)> {
+        let backend_str = opts
+            .backend
+            .clone()
+            .or_else(|| std::env::var("WGPU_BACKEND").ok())
+            .filter(|s| !s.is_empty());
+        let name_filter = opts
+            .adapter
+            .clone()
+            .or_else(|| std::env::var("WGPU_ADAPTER_NAME").ok())
+            .filter(|s| !s.is_empty());
+        let enumerate = |backends: wgpu::Backends| {
+            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+            desc.backends = backends;
+            desc.flags = wgpu::InstanceFlags::empty().with_env();
+            let instance = wgpu::Instance::new(desc);
+            pollster::block_on(instance.enumerate_adapters(backends))
+        };
+        let mut adapters = match &backend_str {
+            Some(s) => enumerate(parse_backends(s)?),
+            // Native APIs first; GL only when none answers (probing GL needs a display
+            // server on some systems and prints noise without one).
+            None => {
+                let native = enumerate(wgpu::Backends::PRIMARY);
+                if native.is_empty() {
+                    enumerate(wgpu::Backends::GL)
+                } else {
+                    native
+                }
+            }
+        };
+        if let Some(f) = &name_filter {
+            let f = f.to_lowercase();
+            let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+            adapters.retain(|a| a.get_info().name.to_lowercase().contains(&f));
+            if adapters.is_empty() {
+                return Err(Error::NoAdapter(format!(
+                    " matching `{f}` (available: {})",
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
+                )));
+            }
+        }
+        adapters.sort_by_key(|a| {
+            let i = a.get_info();
+            (
+                type_rank(i.device_type),
+                u32::from(i.backend == wgpu::Backend::Gl),
+            )
+        });
+        Ok((adapters, backend_str))
+    }
+
+    fn from_adapter(adapter: wgpu::Adapter) -> Result<Arc<Gpu>> {
+        let adapter_info = adapter.get_info();
+        let wanted =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F16;
+        let features = adapter.features() & wanted;
+        // The adapter's own limits: large images need large storage bindings.
+        let limits = adapter.limits();
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("texelflow"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
+            Error::NoAdapter(format!(": could not open `{}`: {e}", adapter_info.name))
+        })?;
+        let lost = Arc::new(Mutex::new(None));
+        let lost2 = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            if let Ok(mut l) = lost2.lock() {
+                *l = Some(format!("{reason:?}: {msg}"));
+            }
+        });
+        let stray_errors = Arc::new(Mutex::new(Vec::new()));
+        let stray2 = stray_errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut v) = stray2.lock() {
+                v.push(e.to_string());
+            }
+        }));
+        Ok(Arc::new(Gpu {
+            device,
+            queue,
+            adapter_info,
+            features,
+            limits,
+            pipelines: Mutex::new(HashMap::new()),
+            compiling: Mutex::new(()),
+            constants: Mutex::new(Vec::new()),
+            compiled: Mutex::new(None),
+            runtime_checks: if std::env::var("TEXELFLOW_SHADER_CHECKS").is_ok_and(|v| v == "all") {
+                wgpu::ShaderRuntimeChecks::checked()
+            } else {
+                wgpu::ShaderRuntimeChecks {
+                    force_loop_bounding: false,
+                    ..wgpu::ShaderRuntimeChecks::checked()
+                }
+            },
+            pool: Mutex::new(BufferPool::default()),
+            memory_budget: std::sync::atomic::AtomicU64::new(0),
+            readback: Mutex::new(HashMap::new()),
+            uploads: Mutex::new(Vec::new()),
+            lost,
+            stray_errors,
+            linear_sampler: std::sync::OnceLock::new(),
+        }))
+    }
+
+    /// `new`, with the largest storage binding texelflow uses held to `bytes` (at most the
+    /// device's): images whose buffers exceed it run in tiles. For tests of tiling on small
+    /// images, and to bound the GPU memory a run takes.
+    pub fn new_with_binding_limit(opts: &GpuOptions, bytes: u64) -> Result<Arc<Gpu>> {
+        let gpu = Self::new(opts)?;
+        let mut gpu = Arc::try_unwrap(gpu)
+            .map_err(|_| Error::Gpu("the new device is shared already".into()))?;
+        gpu.limits.max_storage_buffer_binding_size =
+            gpu.limits.max_storage_buffer_binding_size.min(bytes);
+        gpu.limits.max_buffer_size = gpu.limits.max_buffer_size.min(bytes);
+        Ok(Arc::new(gpu))
+    }
+
+    /// Adapter, backend, limits and features.
+    pub fn info(&self) -> GpuInfo {
+        let i = &self.adapter_info;
+        let mut features: Vec<String> = self
+            .features
+            .iter_names()
+            .map(|(n, _)| n.to_lowercase())
+            .collect();
+        features.sort();
+        GpuInfo {
+            name: i.name.clone(),
+            backend: format!("{:?}", i.backend).to_lowercase(),
+            device_type: format!("{:?}", i.device_type),
+            driver: i.driver.clone(),
+            driver_info: i.driver_info.clone(),
+            max_storage_binding: self.limits.max_storage_buffer_binding_size as u64,
+            max_buffer_size: self.limits.max_buffer_size,
+            max_workgroup_storage: self.limits.max_compute_workgroup_storage_size,
+            max_invocations_per_workgroup: self.limits.max_compute_invocations_per_workgroup,
+            features,
+            timestamp_period_ns: self.queue.get_timestamp_period(),
+        }
+    }
+
+    /// Backend the device runs on.
+    pub fn backend(&self) -> wgpu::Backend {
+        self.adapter_info.backend
+    }
+
+    /// Whether per-node GPU timings are available.
+    pub fn has_timestamps(&self) -> bool {
+        self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Whether subgroup operations may be used in kernels.
+    pub fn has_subgroups(&self) -> bool {
+        self.features.contains(wgpu::Features::SUBGROUP)
+    }
+
+    /// Whether f16 arithmetic (`shader-f16`) may be used in kernels.
+    pub fn has_f16(&self) -> bool {
+        self.features.contains(wgpu::Features::SHADER_F16)
+    }
+
+    /// Largest subgroup the device may run (kernels that lay a workgroup out in whole
+    /// subgroups check it).
+    pub fn subgroup_max_size(&self) -> u32 {
+        self.adapter_info.subgroup_max_size
+    }
+
+    /// Largest side of a 2-D texture (textures are a schedule's choice: callers fall back to buffers past it).
+    pub fn max_texture_side(&self) -> u32 {
+        self.limits.max_texture_dimension_2d
+    }
+
+    /// The bilinear sampler with clamp-to-edge addressing (replicated edges, as our buffer kernels).
+    pub fn linear_sampler(&self) -> &wgpu::Sampler {
+        self.linear_sampler.get_or_init(|| {
+            self.device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("texelflow.linear_clamp"),
+                address_mode_u: wgpu::AddressMode::ClampToEdge,
+                address_mode_v: wgpu::AddressMode::ClampToEdge,
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                ..Default::default()
+            })
+        })
+    }
+
+    /// Largest buffer one binding may hold.
+    /// Holds every run on this device to about `bytes` of GPU memory (the sum of its values'
+    /// buffers, an upper bound: buffers whose values are dead are reused): a run that would
+    /// take more goes in tiles where its pipeline allows, else fails with `Error::Limit`.
+    /// `None` lifts the budget.
+    pub fn set_memory_budget(&self, bytes: Option<u64>) {
+        self.memory_budget
+            .store(bytes.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The budget `set_memory_budget` set.
+    pub fn memory_budget(&self) -> Option<u64> {
+        Some(
+            self.memory_budget
+                .load(std::sync::atomic::Ordering::Relaxed),
+        )
+        .filter(|&b| b > 0)
+    }
+
+    pub fn max_binding(&self) -> u64 {
+        (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
+    }
+
+    /// Fails with `DeviceLost` once the device is gone, and with `Gpu` for errors that
+    /// escaped an error scope.
+    pub(crate) fn check_health(&self) -> Result<()> {
+        if let Some(l) = self.lost.lock().ok().and_then(|l| l.clone()) {
+            return Err(Error::DeviceLost(l));
+        }
+        if let Ok(mut v) = self.stray_errors.lock() {
+            if !v.is_empty() {
+                let msg = v.join("; ");
+                v.clear();
+                return Err(Error::Gpu(msg));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes.
+    pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let val = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f();
+        let v = pollster::block_on(val.pop());
+        let o = pollster::block_on(oom.pop());
+        if let Some(e) = v.or(o) {
+            return Err(Error::Gpu(e.to_string()));
+        }
+        self.check_health()?;
+        Ok(out)
+    }
+
+    /// Compiles a kernel once; later calls with the same key return the cached pipeline.
+    pub(crate) fn pipeline(
+        &self,
+        kernel: &crate::runtime::Kernel,
+        source: impl FnOnce() -> String,
+    ) -> Result<Arc<wgpu::ComputePipeline>> {
+        let (key, entry) = (kernel.key.as_str(), kernel.entry);
+        let checks = kernel.checks.unwrap_or(self.runtime_checks);
+        let full_key = format!(
+            "{key}::{entry}::{}{}{}{}",
+            u8::from(checks.bounds_checks),
+            u8::from(checks.force_loop_bounding),
+            u8::from(checks.int_div_checks),
+            u8::from(kernel.zero_init_workgroup)
+        );
+        let cached = || -> Result<Option<Arc<wgpu::ComputePipeline>>> {
+            Ok(self
+                .pipelines
+                .lock()
+                .map_err(|_| Error::Gpu("pipeline cache poisoned".into()))?
+                .get(&full_key)
+                .cloned())
+        };
+        if let Some(p) = cached()? {
+            return Ok(p);
+        }
+        let _compiling = self
+            .compiling
+            .lock()
+            .map_err(|_| Error::Gpu("pipeline cache poisoned".into()))?;
+        if let Some(p) = cached()? {
+            return Ok(p);
+        }
+        let src = source();
+        let kept_src = self
+            .compiled
+            .lock()
+            .ok()
+            .and_then(|c| c.is_some().then(|| src.clone()));
+        let pipeline = self
+            .scoped(|| {
+                let desc = wgpu::ShaderModuleDescriptor {
+                    label: Some(key),
+                    source: wgpu::ShaderSource::Wgsl(src.into()),
+                };
+                // SAFETY: only checks our kernels make unnecessary are dropped: see
+                // `Gpu::runtime_checks`. Bounds checks stay on unless a caller asks otherwise.
+                let module = unsafe { self.device.create_shader_module_trusted(desc, checks) };
+                self.device
+                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                        label: Some(&full_key),
+                        layout: None,
+                        module: &module,
+                        entry_point: Some(entry),
+                        compilation_options: wgpu::PipelineCompilationOptions {
+                            zero_initialize_workgroup_memory: kernel.zero_init_workgroup,
+                            ..Default::default()
+                        },
+                        cache: None,
+                    })
+            })
+            .map_err(|e| Error::Gpu(format!("compiling kernel `{full_key}`: {e}")))?;
+        let p = Arc::new(pipeline);
+        if let (Some(source), Ok(mut compiled)) = (kept_src, self.compiled.lock()) {
+            if let Some(list) = compiled.as_mut() {
+                list.push(CompiledKernel {
+                    key: full_key.clone(),
+                    entry,
+                    source,
+                    checks,
+                    zero_init_workgroup: kernel.zero_init_workgroup,
+                });
+            }
+        }
+        if let Ok(mut cache) = self.pipelines.lock() {
+            cache.insert(full_key, p.clone());
+        }
+        Ok(p)
+    }
+
+    /// From now on, keep the module of every kernel compiled (see `compiled_kernels`).
+    pub fn keep_compiled_kernels(&self) {
+        if let Ok(mut c) = self.compiled.lock() {
+            c.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// Kernels compiled since `keep_compiled_kernels`, in compile order.
+    pub fn compiled_kernel_count(&self) -> usize {
+        self.compiled
+            .lock()
+            .ok()
+            .and_then(|c| c.as_ref().map(Vec::len))
+            .unwrap_or(0)
+    }
+
+    /// The kept kernels from index `from` on (see `compiled_kernel_count`).
+    pub fn compiled_kernels(&self, from: usize) -> Vec<CompiledKernel> {
+        self.compiled
+            .lock()
+            .ok()
+            .and_then(|c| {
+                c.as_ref()
+                    .and_then(|v| v.get(from..))
+                    .map(<[CompiledKernel]>::to_vec)
+            })
+            .unwrap_or_default()
+    }
+
+    /// Number of compiled kernels (for tests of the cache).
+    pub fn pipeline_count(&self) -> usize {
+        self.pipelines.lock().map(|c| c.len()).unwrap_or(0)
+    }
+
+    /// Blocks until submission `index` has finished (all submitted work: `None`). Threads
+    /// sharing the device wait for their own work only, not for each other's.
+    pub(crate) fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: index,
+                timeout: None,
+            })
+            .map_err(|e| Error::DeviceLost(e.to_string()))?;
+        self.check_health()
+    }
+
+    /// Reads back whole buffers (each `(buffer, bytes)`) with one map round trip.
+    pub(crate) fn read_buffers(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        sources: &[(&wgpu::Buffer, u64)],
+    ) -> Vec<Readback> {
+        sources
+            .iter()
+            .map(|(buf, size)| {
+                let size = size.div_ceil(4) * 4;
+                let class = crate::runtime::size_class(size);
+                let reused = self
+                    .readback
+                    .lock()
+                    .ok()
+                    .and_then(|mut p| p.get_mut(&class).and_then(Vec::pop));
+                let staging = reused.unwrap_or_else(|| {
+                    self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("texelflow.readback"),
+                        size: class,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
+                });
+                encoder.copy_buffer_to_buffer(buf, 0, &staging, 0, size);
+                Readback {
+                    buffer: staging,
+                    len: size,
+                }
+            })
+            .collect()
+    }
+
+    /// Records an upload of `bytes` into `dst` (at offset 0): through a kept staging buffer
+    /// (returned: hand it to `recycle_uploads` once the submission has finished) for large
+    /// ones, else `queue.write_buffer`.
+    pub(crate) fn upload(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        dst: &wgpu::Buffer,
+        bytes: &[u8],
+    ) -> Option<Staged> {
+        self.upload_with(encoder, dst, 0, bytes.len(), &|mut to: wgpu::WriteOnly<
+            '_,
+            [u8],
+        >| {
+            to.copy_from_slice(bytes)
+        })
+    }
+
+    /// `upload` of `len` bytes at `offset` of `dst` that `write` puts straight into the staging
+    /// memory (exactly `len` bytes), so a caller converting or gathering pixels (a strided
+    /// numpy array) makes no intermediate copy.
+    pub(crate) fn upload_with(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        dst: &wgpu::Buffer,
+        offset: u64,
+        len: usize,
+        write: &dyn Fn(wgpu::WriteOnly<'_, [u8]>),
+    ) -> Option<Staged> {
+        use std::sync::atomic::Ordering;
+        if len < STAGED_UPLOAD_BYTES || len % 4 != 0 {
+            let mut bytes = vec![0u8; len];
+            write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
+            self.queue.write_buffer(dst, offset, &bytes);
+            return None;
+        }
+        let class = crate::runtime::size_class(len as u64);
+        let kept = self.uploads.lock().ok().and_then(|mut p| {
+            let i = p
+                .iter()
+                .position(|s| s.buffer.size() == class && s.mapped.load(Ordering::Acquire))?;
+            Some(p.swap_remove(i))
+        });
+        let staged = kept.unwrap_or_else(|| Staged {
+            buffer: self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("texelflow.upload"),
+                size: class,
+                usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: true,
+            }),
+            mapped: Arc::new(std::sync::atomic::AtomicBool::new(true)),
+        });
+        let len = len as u64;
+        match staged.buffer.get_mapped_range_mut(..len) {
+            Ok(mut view) => write(view.slice(..)),
+            Err(_) => {
+                // not mapped after all: the plain path
+                let mut bytes = vec![0u8; len as usize];
+                write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
+                self.queue.write_buffer(dst, offset, &bytes);
+                return None;
+            }
+        }
+        staged.buffer.unmap();
+        staged.mapped.store(false, Ordering::Release);
+        encoder.copy_buffer_to_buffer(&staged.buffer, 0, dst, offset, len);
+        Some(staged)
+    }
+
+    /// Staging buffers of finished submissions back to the pool (up to 1 GiB), mapped again
+    /// in the background (a later poll completes the mapping; until then they are not taken).
+    pub(crate) fn recycle_uploads(&self, staged: Vec<Staged>) {
+        use std::sync::atomic::Ordering;
+        const KEEP_BYTES: u64 = 1 << 30;
+        let Ok(mut p) = self.uploads.lock() else {
+            return;
+        };
+        for s in staged {
+            let kept: u64 = p.iter().map(|s| s.buffer.size()).sum();
+            if kept + s.buffer.size() > KEEP_BYTES {
+                continue;
+            }
+            let flag = s.mapped.clone();
+            s.buffer.map_async(wgpu::MapMode::Write, .., move |r| {
+                flag.store(r.is_ok(), Ordering::Release)
+            });
+            p.push(s);
+        }
+    }
+
+    /// Keeps an unmapped staging buffer for a later `read_buffers`, up to 1 GiB of them.
+    pub(crate) fn keep_readback(&self, staging: &wgpu::Buffer) {
+        const KEEP_BYTES: u64 = 1 << 30;
+        if let Ok(mut p) = self.readback.lock() {
+            let kept: u64 = p.iter().map(|(size, v)| size * v.len() as u64).sum();
+            if kept + staging.size() <= KEEP_BYTES {
+                p.entry(staging.size()).or_default().push(staging.clone());
+            }
+        }
+    }
+
+    /// Maps staging buffers written by `read_buffers` after submission and copies them out.
+    // the benchmark harness and the kernel tests read back this way
+    #[allow(dead_code)]
+    pub(crate) fn map_all(&self, staging: &[Readback]) -> Result<Vec<Vec<u8>>> {
+        self.map_all_after(staging, None).map(|(bytes, _)| bytes)
+    }
+
+    /// `map_all` once submission `index` (that wrote the staging buffers) has finished; also
+    /// the wall time (ms) spent waiting for it.
+    pub(crate) fn map_all_after(
+        &self,
+        staging: &[Readback],
+        index: Option<wgpu::SubmissionIndex>,
+    ) -> Result<(Vec<Vec<u8>>, f64)> {
+        let wait_ms = self.map_staging_after(staging, index)?;
+        let mut out = Vec::with_capacity(staging.len());
+        for s in staging {
+            let view = s
+                .buffer
+                .get_mapped_range(..s.len)
+                .map_err(|e| Error::Gpu(e.to_string()))?;
+            out.push(view.to_vec());
+            drop(view);
+            s.buffer.unmap();
+            self.keep_readback(&s.buffer);
+        }
+        Ok((out, wait_ms))
+    }
+
+    /// Maps the staging buffers once submission `index` has finished and leaves them mapped
+    /// (`map_all_after` copies them out; `graph::host` hands them to the caller as they are).
+    /// Returns the wall time (ms) spent waiting for the submission.
+    pub(crate) fn map_staging_after(
+        &self,
+        staging: &[Readback],
+        index: Option<wgpu::SubmissionIndex>,
+    ) -> Result<f64> {
+        let clock = std::time::Instant::now();
+        let results: Arc<Mutex<Vec<Option<std::result::Result<(), wgpu::BufferAsyncError>>>>> =
+            Arc::new(Mutex::new(vec![None; staging.len()]));
+        for (i, s) in staging.iter().enumerate() {
+            let r = results.clone();
+            s.buffer
+                .map_async(wgpu::MapMode::Read, ..s.len, move |res| {
+                    if let Ok(mut v) = r.lock() {
+                        v[i] = Some(res);
+                    }
+                });
+        }
+        self.wait_for(index)?;
+        let wait_ms = clock.elapsed().as_secs_f64() * 1e3;
+        // Another thread's poll may be running our callbacks right now (the device is
+        // shared); give it a moment rather than report a readback as lost.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let done = results
+                .lock()
+                .map(|r| r.iter().all(Option::is_some))
+                .unwrap_or(true);
+            if done || std::time::Instant::now() > deadline {
+                break;
+            }
+            let _ = self.device.poll(wgpu::PollType::Poll);
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        let res = results
+            .lock()
+            .map_err(|_| Error::Gpu("readback state poisoned".into()))?;
+        for r in res.iter() {
+            match r {
+                Some(Ok(())) => {}
+                Some(Err(e)) => return Err(Error::Gpu(format!("mapping a readback buffer: {e}"))),
+                None => return Err(Error::DeviceLost("readback never completed".into())),
+            }
+        }
+        Ok(wait_ms)
+    }
+}

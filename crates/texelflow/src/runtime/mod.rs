@@ -1,0 +1,20 @@
+//! GPU runtime: adapter and device selection, error capture, the compiled-kernel cache,
+//! the buffer pool and per-dispatch recording. Nothing here knows about filters.
+
+mod context;
+#[cfg(feature = "bench")]
+pub mod driver_stats;
+mod kernel;
+mod pool;
+pub mod schedule;
+pub mod uniform;
+pub(crate) mod wgsl_template;
+
+pub use context::{AdapterSummary, CompiledKernel, Gpu, GpuInfo, GpuOptions};
+pub(crate) use context::{Readback, Staged};
+#[cfg(test)]
+pub(crate) use kernel::test_support;
+pub use kernel::{
+    groups_1d, groups_2d, Bind, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL,
+};
+pub use pool::{size_class, BufferPool};

@@ -1,0 +1,1048 @@
+//! Graph behaviour: fan-out, multi-input nodes, a reduction consumed on the GPU, fusion,
+//! re-runs, timings, validation errors; and that GPU tests really ran on Vulkan.
+
+mod common;
+
+use common::*;
+use texelflow::filters::blend::AlphaBlend;
+use texelflow::filters::color::{Brightness, ColorInvert, Contrast, Gamma, Saturation};
+use texelflow::params::Args;
+use texelflow::{
+    registry, Backend, Error, Graph, Image, ImageDesc, Pipeline, PixelFormat, RunOptions, Value,
+};
+
+fn by_name(name: &str) -> Box<dyn texelflow::Filter> {
+    let d = registry::find(name).unwrap();
+    (d.build)(&Args::defaults(d)).unwrap()
+}
+
+fn assert_close(a: &Value, b: &Value, tol: f64) {
+    let d = max_diff(a, b).unwrap();
+    assert!(d <= tol, "max diff {d} > {tol}");
+}
+
+#[test]
+fn gpu_tests_run_on_vulkan() {
+    // Guards against silently testing GL or the CPU fallback.
+    assert_eq!(
+        gpu().backend(),
+        wgpu::Backend::Vulkan,
+        "GPU tests must run on a Vulkan adapter"
+    );
+    assert!(matches!(gpu_backend(), Backend::Gpu(_)));
+}
+
+#[test]
+fn fan_out_and_two_input_node() {
+    let a = random_image(67, 43, PixelFormat::Rgba8, 1);
+    let mut g = Graph::new();
+    let s = g.source("a", a.desc()).unwrap();
+    let bright = g.add1(Brightness::new(0.2).unwrap(), &[s]).unwrap();
+    let inv = g.add1(ColorInvert, &[s]).unwrap();
+    let mix = g
+        .add1(AlphaBlend::new(0.7).unwrap(), &[bright, inv])
+        .unwrap();
+    g.output("bright", bright).unwrap();
+    g.output("mix", mix).unwrap();
+    let opts = RunOptions {
+        poison: true,
+        ..Default::default()
+    };
+    let gpu = gpu_backend().run(&g, &[("a", &a)], &opts).unwrap();
+    let cpu = Backend::Cpu.run(&g, &[("a", &a)], &opts).unwrap();
+    assert_close(gpu.get("bright").unwrap(), cpu.get("bright").unwrap(), 1.0);
+    assert_close(gpu.get("mix").unwrap(), cpu.get("mix").unwrap(), 1.0);
+    // fan-out really produced different values from one source
+    assert_ne!(gpu.get("bright"), gpu.get("mix"));
+}
+
+#[test]
+fn fused_chain_equals_unfused_and_cpu() {
+    let a = random_image(130, 17, PixelFormat::Rgba8, 2);
+    let p = Pipeline::new()
+        .then(Brightness::new(0.1).unwrap())
+        .then(Contrast::new(1.2).unwrap())
+        .then(Saturation::new(1.1).unwrap())
+        .then(ColorInvert);
+    let (g, imgs) = p.graph(&a).unwrap();
+    let srcs: Vec<(&str, &Image)> = imgs.iter().map(|(n, i)| (n.as_str(), i)).collect();
+    let fused = gpu_backend()
+        .run(
+            &g,
+            &srcs,
+            &RunOptions {
+                timings: true,
+                poison: true,
+                fuse: true,
+            },
+        )
+        .unwrap();
+    let unfused = gpu_backend()
+        .run(
+            &g,
+            &srcs,
+            &RunOptions {
+                timings: true,
+                poison: true,
+                fuse: false,
+            },
+        )
+        .unwrap();
+    let cpu = Backend::Cpu.run(&g, &srcs, &RunOptions::default()).unwrap();
+    // Fusion re-quantises between steps, so it is bit-identical to the unfused chain.
+    assert_eq!(fused.get("output"), unfused.get("output"));
+    // Each step may round a tie differently by 1/255 (GPU and CPU float ops differ in the
+    // last bit) and later gains (1.2, 1.1) carry it on: one step per filter at most.
+    assert_close(
+        fused.get("output").unwrap(),
+        cpu.get("output").unwrap(),
+        3.0,
+    );
+    if gpu().has_timestamps() {
+        assert_eq!(
+            fused.timings.len(),
+            1,
+            "4 per-pixel filters should run as one kernel: {:?}",
+            fused.timings
+        );
+        assert_eq!(
+            fused.timings[0].label,
+            "brightness+contrast+saturation+color_invert"
+        );
+        assert_eq!(unfused.timings.len(), 4);
+        assert!(unfused.timings.iter().all(|t| t.ms >= 0.0));
+    }
+}
+
+/// Blends are per-pixel ops with a second image: they fuse with their neighbours (the second
+/// images become extra bindings of the one kernel), bit-identical to one kernel per filter,
+/// with a position-dependent filter (haze) in the run too.
+#[test]
+fn blends_fuse_with_neighbouring_per_pixel_filters() {
+    let a = random_image(67, 43, PixelFormat::Rgba8, 5);
+    let b = random_image(67, 43, PixelFormat::Rgba8, 6);
+    let mut g = Graph::new();
+    let sa = g.source("a", a.desc()).unwrap();
+    let sb = g.source("b", b.desc()).unwrap();
+    let inv = g.add1(ColorInvert, &[sb]).unwrap();
+    let mut x = g.add1(Brightness::new(0.1).unwrap(), &[sa]).unwrap();
+    x = g
+        .add1(texelflow::filters::blend::MultiplyBlend, &[x, inv])
+        .unwrap();
+    x = g
+        .add_boxed(
+            registry::create("haze(distance=0.1, slope=0.2)").unwrap(),
+            &[x],
+        )
+        .unwrap()[0];
+    x = g.add1(AlphaBlend::new(0.6).unwrap(), &[x, sb]).unwrap();
+    x = g.add1(Contrast::new(1.2).unwrap(), &[x]).unwrap();
+    g.output("output", x).unwrap();
+    let srcs = [("a", &a), ("b", &b)];
+    let fused = gpu_backend()
+        .run(
+            &g,
+            &srcs,
+            &RunOptions {
+                timings: true,
+                poison: true,
+                fuse: true,
+            },
+        )
+        .unwrap();
+    let unfused = gpu_backend()
+        .run(
+            &g,
+            &srcs,
+            &RunOptions {
+                timings: true,
+                poison: true,
+                fuse: false,
+            },
+        )
+        .unwrap();
+    assert_eq!(fused.get("output"), unfused.get("output"));
+    let cpu = Backend::Cpu.run(&g, &srcs, &RunOptions::default()).unwrap();
+    // one level per step at most, carried on by the later gains (haze's 1 / (1 - d), contrast)
+    assert_close(
+        fused.get("output").unwrap(),
+        cpu.get("output").unwrap(),
+        5.0,
+    );
+    if gpu().has_timestamps() {
+        let labels: Vec<&str> = fused.timings.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "color_invert",
+                "brightness+multiply_blend+haze+alpha_blend+contrast"
+            ]
+        );
+    }
+}
+
+/// A three-input op (blend_with_mask: second image and mask) fuses like a blend: both extra
+/// images become bindings of the one kernel, bit-identical to one kernel per filter, at 8 and
+/// 16 bits, with the mask given as a grey file (the pipeline widens it) and as RGBA.
+#[test]
+fn masked_blend_fuses_with_neighbouring_per_pixel_filters() {
+    use texelflow::filters::blend::BlendWithMask;
+    for (fmt, tol) in [(PixelFormat::Rgba8, 3.0), (PixelFormat::Rgba16, 16.0)] {
+        let a = random_image(67, 43, fmt, 11);
+        let b = random_image(67, 43, fmt, 12);
+        for (mask, blend) in [
+            (
+                random_image(67, 43, PixelFormat::Gray8, 13),
+                BlendWithMask::default(),
+            ),
+            (
+                random_image(67, 43, fmt, 14),
+                BlendWithMask::new(4, true).unwrap(),
+            ),
+        ] {
+            let p = Pipeline::new()
+                .then(Brightness::new(0.1).unwrap())
+                .then_with(blend, vec![b.clone(), mask])
+                .then(Contrast::new(1.2).unwrap());
+            let (g, imgs) = p.graph(&a).unwrap();
+            let srcs: Vec<(&str, &Image)> = imgs.iter().map(|(n, i)| (n.as_str(), i)).collect();
+            let fused = gpu_backend()
+                .run(
+                    &g,
+                    &srcs,
+                    &RunOptions {
+                        timings: true,
+                        poison: true,
+                        fuse: true,
+                    },
+                )
+                .unwrap();
+            let unfused = gpu_backend()
+                .run(
+                    &g,
+                    &srcs,
+                    &RunOptions {
+                        timings: true,
+                        poison: true,
+                        fuse: false,
+                    },
+                )
+                .unwrap();
+            assert_eq!(fused.get("output"), unfused.get("output"), "{fmt:?}");
+            assert_eq!(
+                fused
+                    .get("output")
+                    .and_then(|v| v.as_image())
+                    .map(|i| i.format()),
+                Some(fmt)
+            );
+            let cpu = Backend::Cpu.run(&g, &srcs, &RunOptions::default()).unwrap();
+            // brightness's one step carried through the mix and contrast 1.2 (16-bit: a few
+            // 1/65535 steps per filter, likewise carried)
+            assert_close(
+                fused.get("output").unwrap(),
+                cpu.get("output").unwrap(),
+                tol,
+            );
+            if gpu().has_timestamps() {
+                let labels: Vec<&str> = fused.timings.iter().map(|t| t.label.as_str()).collect();
+                assert_eq!(labels, ["brightness+blend_with_mask+contrast"], "{fmt:?}");
+            }
+        }
+    }
+}
+
+/// A slider over sigma compiles a bounded number of kernels: past the first sigmas of the
+/// process (weights compiled in), new values of a radius share one kernel (weights in the
+/// uniform).
+#[test]
+fn a_sigma_slider_compiles_a_bounded_number_of_kernels() {
+    // a device of its own: other tests compile kernels on the shared one meanwhile
+    let gpu_arc = private_gpu();
+    let backend = Backend::Gpu(gpu_arc.clone());
+    let a = random_image(67, 43, PixelFormat::Rgba8, 9);
+    let blur = |sigma: f32| {
+        Pipeline::new()
+            .then(texelflow::filters::neighborhood::GaussianBlur::new(sigma).unwrap())
+            .run(&backend, &a)
+            .unwrap()
+    };
+    // 40 sigmas of radius 7, 2.01 ..= 2.322
+    let sigmas: Vec<f32> = (0..40).map(|i| 2.01 + i as f32 * 0.008).collect();
+    let start = gpu_arc.pipeline_count();
+    for &s in &sigmas[..20] {
+        blur(s);
+    }
+    let after_20 = gpu_arc.pipeline_count();
+    for &s in &sigmas[20..] {
+        blur(s);
+    }
+    assert_eq!(
+        gpu_arc.pipeline_count(),
+        after_20,
+        "new pipelines for sigma values past the bound"
+    );
+    // (+2: the premultiply_alpha / unpremultiply_alpha pair around the blur, compiled once)
+    assert!(
+        after_20 - start <= 19,
+        "{} kernels for 20 sigmas",
+        after_20 - start
+    );
+}
+
+/// The Gaussian's half kernel with its weights compiled in (`half_cw`, sigma in steady use)
+/// and read from the uniform (`half_uw`, a new sigma) computes the same image, bit for bit.
+#[test]
+fn gaussian_half_kernels_agree_with_either_weights() {
+    let a = random_image(130, 37, PixelFormat::Rgba8, 11);
+    for sigma in [0.7f32, 2.0, 3.7] {
+        let p = Pipeline::new()
+            .then(texelflow::filters::neighborhood::GaussianBlur::new(sigma).unwrap());
+        let run = |v: &str| {
+            let o = vec![("gaussian_blur".to_string(), v.to_string())];
+            texelflow::runtime::schedule::with_overrides(&o, || p.run(&gpu_backend(), &a).unwrap())
+        };
+        assert_eq!(run("half_uw"), run("half_cw"), "sigma {sigma}");
+        assert_eq!(run("half_f32_uw"), run("half_f32_cw"), "sigma {sigma}, f32");
+    }
+}
+
+/// Parameters set through the public fields, past the constructors' checks, are errors when
+/// the GPU work is recorded (the range is named), never overflows or panics.
+#[test]
+fn out_of_range_fields_are_errors_not_panics() {
+    let a = random_image(40, 30, PixelFormat::Rgba8, 13);
+    let mut b = texelflow::filters::neighborhood::BoxBlur::new(2).unwrap();
+    b.radius = 200;
+    let mut d = texelflow::filters::morphology::Dilation::new(1).unwrap();
+    d.radius = 100;
+    let mut g = texelflow::filters::neighborhood::GaussianBlur::new(1.0).unwrap();
+    g.sigma = 1000.0;
+    for (name, r) in [
+        ("box_blur", Pipeline::new().then(b).run(&gpu_backend(), &a)),
+        ("dilation", Pipeline::new().then(d).run(&gpu_backend(), &a)),
+        (
+            "gaussian_blur",
+            Pipeline::new().then(g).run(&gpu_backend(), &a),
+        ),
+    ] {
+        let e = r.expect_err(name).to_string();
+        assert!(e.contains("out of range"), "{name}: {e}");
+    }
+}
+
+/// A pipeline given a grey image widens it to RGBA8 before a filter that takes RGBA8 only
+/// (as an explicit `to_rgba` would), and keeps it grey for filters that take grey.
+#[test]
+fn pipelines_widen_grey_images_for_rgba_filters() {
+    let grey = random_image(37, 23, PixelFormat::Gray8, 17);
+    let implicit = Pipeline::parse("dilation(1) | brightness(0.1)", &mut |_| unreachable!())
+        .unwrap()
+        .run(&gpu_backend(), &grey)
+        .unwrap();
+    let explicit = Pipeline::parse(
+        "dilation(1) | to_rgba | brightness(0.1)",
+        &mut |_| unreachable!(),
+    )
+    .unwrap()
+    .run(&gpu_backend(), &grey)
+    .unwrap();
+    assert_eq!(implicit, explicit);
+    assert_eq!(
+        implicit.as_image().map(|i| i.format()),
+        Some(PixelFormat::Rgba8)
+    );
+    // the Graph API stays strict
+    let mut g = Graph::new();
+    let s = g.source("g", grey.desc()).unwrap();
+    assert!(g.add(Brightness::new(0.1).unwrap(), &[s]).is_err());
+}
+
+/// Many images through one pipeline, several at once: each result equals its own run, in
+/// input order, and an image the pipeline rejects (not the size of the blend's second image)
+/// fails alone.
+#[test]
+fn run_many_keeps_order_and_isolates_failures() {
+    let top = random_image(24, 16, PixelFormat::Rgba8, 7);
+    let p = Pipeline::parse(
+        "gaussian_blur(sigma=1.5) | alpha_blend(with=top, mix=0.4) | contrast(1.2)",
+        &mut |_| Ok(top.clone()),
+    )
+    .unwrap();
+    let mut images: Vec<Image> = (0..6)
+        .map(|k| random_image(24, 16, PixelFormat::Rgba8, 40 + k as u64))
+        .collect();
+    images.insert(3, random_image(25, 16, PixelFormat::Rgba8, 99));
+    let got = p.run_many(&gpu_backend(), &images, 3);
+    assert_eq!(got.len(), images.len());
+    for (k, (img, r)) in images.iter().zip(&got).enumerate() {
+        match (r, p.run(&gpu_backend(), img)) {
+            (Ok(a), Ok(b)) => assert_eq!(*a, b, "image {k}"),
+            (Err(_), Err(_)) => assert_eq!(k, 3),
+            (a, b) => panic!("image {k}: batch {a:?}, single {b:?}"),
+        }
+    }
+    assert_eq!(got.iter().filter(|r| r.is_err()).count(), 1);
+}
+
+/// The streaming form: items loaded on the workers, results handed over in input order even
+/// when later items finish first, a load failure in its own place, and never more than
+/// `2 × in_flight` items taken ahead of the results delivered.
+#[test]
+fn run_stream_delivers_in_order_with_bounded_lookahead() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let p = Pipeline::parse(
+        "contrast(1.3) | gaussian_blur(sigma=1)",
+        &mut |_| unreachable!(),
+    )
+    .unwrap();
+    let be = gpu_backend();
+    let loaded = AtomicUsize::new(0);
+    let mut seen = Vec::new();
+    let mut max_ahead = 0;
+    p.run_stream(
+        &be,
+        0..20u64,
+        |k| {
+            loaded.fetch_add(1, Ordering::SeqCst);
+            // early items are slow, so later ones finish first and must wait their turn
+            std::thread::sleep(std::time::Duration::from_millis(if k < 3 { 30 } else { 1 }));
+            if k == 5 {
+                return Err(texelflow::Error::Image("item 5 is unreadable".into()));
+            }
+            Ok(random_image(9 + k as u32, 7, PixelFormat::Rgba8, k))
+        },
+        3,
+        |k, r| {
+            max_ahead = max_ahead.max(loaded.load(Ordering::SeqCst) - seen.len());
+            let want = p.run(
+                &be,
+                &random_image(9 + k as u32, 7, PixelFormat::Rgba8, k as u64),
+            );
+            match (&r, want) {
+                (Ok(a), Ok(b)) => assert_eq!(*a, b, "item {k}"),
+                (Err(e), _) => assert!(
+                    k == 5 && e.to_string().contains("unreadable"),
+                    "item {k}: {e}"
+                ),
+                (Ok(_), Err(e)) => panic!("item {k}: {e}"),
+            }
+            seen.push(k);
+        },
+    );
+    assert_eq!(seen, (0..20).collect::<Vec<_>>());
+    assert!(max_ahead <= 6, "{max_ahead} items loaded ahead of delivery");
+}
+
+#[test]
+fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
+    use texelflow::runtime::schedule;
+    // every byte value in every channel (7 is odd, so p * 7 walks all 256 residues), three
+    // workgroups of quads, the last quad partial
+    let (w, h) = (301u32, 9u32);
+    let data: Vec<u8> = (0..w * h * 4)
+        .map(|i| ((i / 4) * 7 + (i % 4) * 61) as u8)
+        .collect();
+    let a = Image::from_u8(w, h, PixelFormat::Rgba8, data).unwrap();
+    let sched = |v: &str| vec![("gamma".to_string(), v.to_string())];
+    let run_as = |v: &str, p: &Pipeline| {
+        schedule::with_overrides(&sched(v), || p.run(&gpu_backend(), &a).unwrap())
+    };
+    // bytes that differ (the images are too long to print)
+    let differ = |x: &Value, y: &Value| {
+        x.as_image()
+            .unwrap()
+            .as_u8()
+            .iter()
+            .zip(y.as_image().unwrap().as_u8())
+            .filter(|(p, q)| p != q)
+            .count()
+    };
+    for g in [0.0, 0.45, 1.0, 2.2, 3.0] {
+        let p = Pipeline::new().then(Gamma::new(g).unwrap());
+        let (pixel, table) = (run_as("pixel", &p), run_as("table", &p));
+        assert_eq!(
+            differ(&pixel, &table),
+            0,
+            "gamma {g}: table and per-pixel kernels differ"
+        );
+        assert_close(&table, &p.run(&Backend::Cpu, &a).unwrap(), 1.0);
+    }
+    // a fused chain of per-channel ops becomes one table (quantised between the steps)
+    let p = Pipeline::new()
+        .then(Gamma::new(0.5).unwrap())
+        .then(Gamma::new(2.2).unwrap());
+    let table = schedule::with_overrides(&sched("table"), || {
+        p.run_with(
+            &gpu_backend(),
+            &a,
+            &RunOptions {
+                timings: true,
+                poison: true,
+                fuse: true,
+            },
+        )
+        .unwrap()
+    });
+    assert_eq!(
+        differ(table.get("output").unwrap(), &run_as("pixel", &p)),
+        0,
+        "fused chain: table and per-pixel kernels differ"
+    );
+    if gpu().has_timestamps() {
+        assert_eq!(table.timings.len(), 1, "{:?}", table.timings);
+    }
+    let e = schedule::with_overrides(&sched("no_such_variant"), || {
+        Pipeline::new()
+            .then(Gamma::new(2.0).unwrap())
+            .run(&gpu_backend(), &a)
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("unknown schedule") && e.contains("table"), "{e}");
+}
+
+#[test]
+fn tone_curves_read_their_tables_in_place_anywhere_in_a_fused_chain() {
+    use texelflow::filters::color::ToneCurve;
+    let a = random_image(67, 43, PixelFormat::Rgba8, 5);
+    let id = [[0.0, 0.0], [1.0, 1.0]];
+    let lift = ToneCurve::new(&id, &[[0.0, 0.1], [0.6, 0.7], [1.0, 1.0]], &id, &id).unwrap();
+    let darken = ToneCurve::new(
+        &[[0.0, 0.0], [0.5, 0.35], [1.0, 1.0]],
+        &id,
+        &id,
+        &[[0.0, 0.0], [1.0, 0.8]],
+    )
+    .unwrap();
+    // two tables as op0 and op2 of one kernel: around a filter that is not per-channel (the
+    // per-pixel kernel) and around one that is (the table kernel)
+    let middles: [Box<dyn texelflow::Filter>; 2] = [
+        Box::new(Saturation::new(1.3).unwrap()),
+        Box::new(Gamma::new(0.8).unwrap()),
+    ];
+    for middle in middles {
+        let mut p = Pipeline::new().then(lift.clone());
+        p.push(middle, vec![]);
+        let p = p.then(darken.clone());
+        let (g, imgs) = p.graph(&a).unwrap();
+        let srcs: Vec<(&str, &Image)> = imgs.iter().map(|(n, i)| (n.as_str(), i)).collect();
+        let fused = gpu_backend()
+            .run(
+                &g,
+                &srcs,
+                &RunOptions {
+                    timings: true,
+                    poison: true,
+                    fuse: true,
+                },
+            )
+            .unwrap();
+        let unfused = gpu_backend()
+            .run(
+                &g,
+                &srcs,
+                &RunOptions {
+                    timings: true,
+                    poison: true,
+                    fuse: false,
+                },
+            )
+            .unwrap();
+        let cpu = Backend::Cpu.run(&g, &srcs, &RunOptions::default()).unwrap();
+        assert_eq!(fused.get("output"), unfused.get("output"));
+        // the middle step may round a tie differently by 1/255; the last curve's slope is
+        // below 2
+        assert_close(
+            fused.get("output").unwrap(),
+            cpu.get("output").unwrap(),
+            2.0,
+        );
+        if gpu().has_timestamps() {
+            assert_eq!(fused.timings.len(), 1, "{:?}", fused.timings);
+        }
+    }
+}
+
+/// `bench --shader-stats` reads the kept modules: none are kept unless asked for, and once
+/// asked, each new kernel's module is kept once, in compile order, with its cache key.
+#[test]
+fn compiled_kernels_are_kept_only_when_asked() {
+    let gpu_arc = private_gpu();
+    let a = random_image(16, 8, PixelFormat::Rgba8, 5);
+    let be = Backend::Gpu(gpu_arc.clone());
+    Pipeline::new()
+        .then(Gamma::new(2.0).unwrap())
+        .run(&be, &a)
+        .unwrap();
+    assert!(gpu_arc.pipeline_count() > 0);
+    assert_eq!(gpu_arc.compiled_kernel_count(), 0);
+    gpu_arc.keep_compiled_kernels();
+    Pipeline::new()
+        .then(Brightness::new(0.2).unwrap())
+        .run(&be, &a)
+        .unwrap();
+    let kept = gpu_arc.compiled_kernels(0);
+    assert_eq!(kept.len(), gpu_arc.compiled_kernel_count());
+    assert!(
+        !kept.is_empty()
+            && kept
+                .iter()
+                .all(|k| k.source.contains(&format!("fn {}", k.entry))),
+        "{:?}",
+        kept.iter().map(|k| &k.key).collect::<Vec<_>>()
+    );
+    Pipeline::new()
+        .then(Brightness::new(0.3).unwrap())
+        .run(&be, &a)
+        .unwrap();
+    assert_eq!(
+        gpu_arc.compiled_kernel_count(),
+        kept.len(),
+        "a cached kernel is not kept twice"
+    );
+    assert!(gpu_arc.compiled_kernels(kept.len()).is_empty());
+}
+
+#[test]
+fn rerun_with_new_inputs_and_parameters_reuses_pipelines_and_buffers() {
+    // its own device: the count below would see other tests' kernels on the shared one
+    let gpu_arc = private_gpu();
+    let a = random_image(64, 48, PixelFormat::Rgba8, 3);
+    let b = random_image(64, 48, PixelFormat::Rgba8, 4);
+    let mut g = Graph::new();
+    // straight colour: the GPU-CPU comparison below holds to one level (dividing by a random
+    // alpha after the blur would scale its differences; tests/alpha.rs covers that path)
+    g.set_straight_alpha(true);
+    let s = g.source("in", a.desc()).unwrap();
+    let bright = g.add1(Brightness::new(0.1).unwrap(), &[s]).unwrap();
+    let blur = g.add_boxed(by_name("gaussian_blur"), &[bright]).unwrap()[0];
+    g.output("out", blur).unwrap();
+    let be = Backend::Gpu(gpu_arc.clone());
+    let r1 = be.run(&g, &[("in", &a)], &RunOptions::default()).unwrap();
+    let compiled = gpu_arc.pipeline_count();
+    let r2 = be.run(&g, &[("in", &b)], &RunOptions::default()).unwrap();
+    assert_ne!(r1.get("out"), r2.get("out"));
+    let cpu = Backend::Cpu
+        .run(&g, &[("in", &b)], &RunOptions::default())
+        .unwrap();
+    assert_close(r2.get("out").unwrap(), cpu.get("out").unwrap(), 1.0);
+    // new parameters without rebuilding the graph
+    g.replace(g.node_of(bright), Box::new(Brightness::new(-0.3).unwrap()))
+        .unwrap();
+    let r3 = be.run(&g, &[("in", &b)], &RunOptions::default()).unwrap();
+    let cpu3 = Backend::Cpu
+        .run(&g, &[("in", &b)], &RunOptions::default())
+        .unwrap();
+    assert_close(r3.get("out").unwrap(), cpu3.get("out").unwrap(), 1.0);
+    assert_ne!(r2.get("out"), r3.get("out"));
+    assert_eq!(
+        gpu_arc.pipeline_count(),
+        compiled,
+        "re-runs must not compile kernels again"
+    );
+}
+
+#[test]
+fn reduction_feeds_a_later_node_on_the_gpu() {
+    let a = random_image(67, 43, PixelFormat::Rgba8, 5);
+    let mut g = Graph::new();
+    let s = g.source("in", a.desc()).unwrap();
+    let t = g
+        .add_boxed(by_name("average_luminance_threshold"), &[s])
+        .unwrap()[0];
+    g.output("out", t).unwrap();
+    // the composite lowered to a reduction and its GPU consumer
+    assert_eq!(g.filter_count(), 2, "{:?}", g.labels());
+    let gpu = gpu_backend()
+        .run(
+            &g,
+            &[("in", &a)],
+            &RunOptions {
+                poison: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let cpu = Backend::Cpu
+        .run(&g, &[("in", &a)], &RunOptions::default())
+        .unwrap();
+    assert_eq!(gpu.get("out"), cpu.get("out"));
+    let img = gpu.get("out").unwrap().as_image().unwrap();
+    let whites = img.as_u8().chunks(4).filter(|p| p[0] == 255).count();
+    assert!(
+        whites > 0 && whites < 67 * 43,
+        "threshold at the mean should split the image"
+    );
+}
+
+#[test]
+fn validation_errors_are_clear() {
+    let d = ImageDesc::new(8, 8, PixelFormat::Rgba8);
+    let mut g = Graph::new();
+    let s = g.source("a", d).unwrap();
+    let small = g
+        .source("b", ImageDesc::new(4, 4, PixelFormat::Rgba8))
+        .unwrap();
+    // wrong number of inputs
+    let e = g.add(Brightness::default(), &[s, s]).unwrap_err();
+    assert!(e.to_string().contains("takes 1 input"), "{e}");
+    // size mismatch on a two-input node
+    let e = g.add(AlphaBlend::default(), &[s, small]).unwrap_err();
+    assert!(e.to_string().contains("same size"), "{e}");
+    // data into an image filter
+    let h = g.add_boxed(by_name("histogram"), &[s]).unwrap()[0];
+    let e = g.add(Brightness::default(), &[h]).unwrap_err();
+    assert!(matches!(e, Error::Graph(_)), "{e}");
+    // gray8 into an RGBA8-only filter
+    let gray = g.add_boxed(by_name("to_gray"), &[s]).unwrap()[0];
+    let e = g.add(Brightness::default(), &[gray]).unwrap_err();
+    assert!(e.to_string().contains("rgba8"), "{e}");
+    // a port from another graph
+    let mut other = Graph::new();
+    let foreign = other.source("x", d).unwrap();
+    assert!(g.add(Brightness::default(), &[foreign]).is_err());
+    // duplicate names
+    assert!(g.source("a", d).is_err());
+    g.output("o", s).unwrap();
+    assert!(g.output("o", s).is_err());
+    // wrong image at run time
+    let wrong = random_image(5, 5, PixelFormat::Rgba8, 1);
+    let e = Backend::Cpu
+        .run(&g, &[("a", &wrong), ("b", &wrong)], &RunOptions::default())
+        .unwrap_err();
+    assert!(e.to_string().contains("declared as"), "{e}");
+    // missing source
+    let e = gpu_backend()
+        .run(&g, &[], &RunOptions::default())
+        .unwrap_err();
+    assert!(e.to_string().contains("was not given"), "{e}");
+    // no outputs
+    let mut empty = Graph::new();
+    let s2 = empty.source("a", d).unwrap();
+    let _ = empty.add(Brightness::default(), &[s2]).unwrap();
+    let img = random_image(8, 8, PixelFormat::Rgba8, 1);
+    assert!(Backend::Cpu
+        .run(&empty, &[("a", &img)], &RunOptions::default())
+        .is_err());
+}
+
+#[test]
+fn image_too_large_for_the_device_is_an_error_not_a_panic() {
+    let limit = gpu().max_binding();
+    // An upscale whose output needs more than one binding, then a filter that reads the whole
+    // image (a resize alone runs in tiles: tests/geometry_tiles.rs).
+    let side = 2048u32;
+    let scale = ((limit as f64 / 4.0).sqrt() / side as f64 * 1.5)
+        .ceil()
+        .clamp(2.0, 16.0);
+    let img = Image::zeroed(ImageDesc::new(side, side, PixelFormat::Rgba8));
+    let spec = format!("resize(scale={scale}) | histogram_equalization");
+    let p = Pipeline::parse(&spec, &mut |_| unreachable!()).unwrap();
+    let out_side = (side as f64 * scale) as u64;
+    if out_side * out_side * 4 <= limit {
+        eprintln!("device allows {limit} bytes; cannot exceed it with a 16x upscale of {side}^2");
+        return;
+    }
+    match p.run(&gpu_backend(), &img) {
+        Err(Error::TooLarge { limit: l, .. }) => assert_eq!(l, limit),
+        Err(other) => panic!("expected TooLarge, got {other}"),
+        Ok(v) => panic!(
+            "expected TooLarge, got a result ({:?})",
+            v.as_image().map(|i| i.desc())
+        ),
+    }
+}
+
+#[test]
+fn spec_errors_name_the_problem() {
+    let mut no_load = |_: &str| -> texelflow::Result<Image> { unreachable!() };
+    let e = Pipeline::parse("gausian_blur(sigma=2)", &mut no_load).unwrap_err();
+    assert!(
+        e.to_string().contains("did you mean `gaussian_blur`"),
+        "{e}"
+    );
+    let e = Pipeline::parse("gaussian_blur(sigma=200)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("out of range [0.1, 32]"), "{e}");
+    let e = Pipeline::parse("gaussian_blur(sigmaa=2)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("did you mean `sigma`"), "{e}");
+    let e = Pipeline::parse("box_blur(radius=2.5)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("not an integer"), "{e}");
+    let e = Pipeline::parse("alpha_blend(mix=0.5)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("is required"), "{e}");
+    let e = Pipeline::parse("brightness(0.1, 0.2)", &mut no_load).unwrap_err();
+    assert!(e.to_string().contains("too many positional"), "{e}");
+    // positional values fill parameters in order
+    let p = Pipeline::parse("brightness(0.25) | contrast(2)", &mut no_load).unwrap();
+    assert_eq!(p.len(), 2);
+    // extra images go through the loader
+    let mut calls = Vec::new();
+    let mut load = |path: &str| {
+        calls.push(path.to_string());
+        Ok(random_image(4, 4, PixelFormat::Rgba8, 9))
+    };
+    Pipeline::parse("alpha_blend(with=top.png, mix=0.3)", &mut load).unwrap();
+    assert_eq!(calls, vec!["top.png".to_string()]);
+}
+
+#[test]
+fn typed_constructors_check_ranges() {
+    assert!(Brightness::new(1.5).is_err());
+    assert!(Contrast::new(-0.1).is_err());
+    assert!(Brightness::new(f32::NAN).is_err());
+    assert!(Gamma::new(3.0).is_ok());
+}
+
+/// Without timings, steps share compute passes (`Passes::Merged`: wgpu orders the dependent
+/// dispatches inside a pass); with timings each step has its own pass. Both must give the
+/// same bits, across reductions whose buffers are cleared mid-graph (the shared pass ends
+/// there: the second reduction reuses the first one's dead buffer, which the first
+/// threshold must have read before the clear), multi-dispatch steps (two-pass morphology, the decimated Gaussian), one- and
+/// two-pass composites, and with poisoned outputs (a pass per step again). (Each step's
+/// agreement with the CPU twin is the equivalence matrix's; this chain thresholds, so a
+/// tie moved by a level would show as 255 against the CPU.)
+#[test]
+fn steps_sharing_a_pass_equal_a_pass_per_step() {
+    let spec = "brightness(0.1) | gaussian_blur(sigma=1.5) | average_luminance_threshold | dilation(radius=2) | box_blur(radius=3) \
+                | gaussian_blur(sigma=6) | opening(radius=12) | sobel_edge_detection | erosion(radius=1) | contrast(1.2) \
+                | gaussian_blur(sigma=2) | average_luminance_threshold";
+    let p = Pipeline::parse(spec, &mut |_| unreachable!()).unwrap();
+    for (w, h) in [(67, 43), (130, 9), (1, 23)] {
+        let img = random_image(w, h, PixelFormat::Rgba8, 40 + w as u64);
+        let run = |timings: bool, poison: bool| {
+            p.run_with(
+                &gpu_backend(),
+                &img,
+                &RunOptions {
+                    timings,
+                    poison,
+                    fuse: true,
+                },
+            )
+            .unwrap()
+        };
+        let merged = run(false, false);
+        assert!(merged.timings.is_empty());
+        let per_step = run(true, false);
+        // (not assert_eq: a failure would print whole images)
+        assert!(
+            merged.get("output") == per_step.get("output"),
+            "{w}x{h}: steps sharing passes differ from a pass per step"
+        );
+        assert!(
+            merged.get("output") == run(false, true).get("output"),
+            "{w}x{h}: poisoned outputs differ"
+        );
+    }
+}
+
+/// At 16 bits a fused run of per-pixel filters (a blend, a position-dependent filter and a
+/// per-channel one whose 8-bit default is the `table` schedule among them) quantises to 16
+/// bits between its steps, so it is bit-identical to one kernel per filter; and it stays
+/// close to the CPU's 16-bit chain.
+#[test]
+fn fused_chains_at_16_bits_equal_unfused() {
+    let a = random_image(67, 43, PixelFormat::Rgba16, 15);
+    let b = random_image(67, 43, PixelFormat::Rgba16, 16);
+    let mut g = Graph::new();
+    let sa = g.source("a", a.desc()).unwrap();
+    let sb = g.source("b", b.desc()).unwrap();
+    let inv = g.add1(ColorInvert, &[sb]).unwrap();
+    let mut x = g.add1(Brightness::new(0.1).unwrap(), &[sa]).unwrap();
+    x = g.add1(Gamma::new(1.7).unwrap(), &[x]).unwrap();
+    x = g
+        .add1(texelflow::filters::blend::MultiplyBlend, &[x, inv])
+        .unwrap();
+    x = g
+        .add_boxed(
+            registry::create("haze(distance=0.1, slope=0.2)").unwrap(),
+            &[x],
+        )
+        .unwrap()[0];
+    x = g.add1(AlphaBlend::new(0.6).unwrap(), &[x, sb]).unwrap();
+    x = g.add1(Contrast::new(1.2).unwrap(), &[x]).unwrap();
+    g.output("output", x).unwrap();
+    let srcs = [("a", &a), ("b", &b)];
+    let fused = gpu_backend()
+        .run(
+            &g,
+            &srcs,
+            &RunOptions {
+                timings: true,
+                poison: true,
+                fuse: true,
+            },
+        )
+        .unwrap();
+    let unfused = gpu_backend()
+        .run(
+            &g,
+            &srcs,
+            &RunOptions {
+                timings: true,
+                poison: true,
+                fuse: false,
+            },
+        )
+        .unwrap();
+    let out = fused.get("output").and_then(|v| v.as_image()).unwrap();
+    assert_eq!(out.format(), PixelFormat::Rgba16);
+    assert_eq!(fused.get("output"), unfused.get("output"));
+    assert!(out.as_u16().iter().any(|v| v % 257 != 0), "16 bits kept");
+    let cpu = Backend::Cpu.run(&g, &srcs, &RunOptions::default()).unwrap();
+    // a few 1/65535 steps per filter (f32 on both sides, pow by ulps), carried on by the later gains
+    assert_close(
+        fused.get("output").unwrap(),
+        cpu.get("output").unwrap(),
+        32.0,
+    );
+    if gpu().has_timestamps() {
+        let labels: Vec<&str> = fused.timings.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "color_invert",
+                "brightness+gamma+multiply_blend+haze+alpha_blend+contrast"
+            ]
+        );
+    }
+}
+
+/// A pipeline keeps 16 bits through the filters that take them, widens an 8-bit blend image
+/// beside a 16-bit one, and narrows a 16-bit image to 8 bits before a filter that takes 8-bit
+/// images only, saying so in the run's notes.
+#[test]
+fn pipelines_narrow_16_bits_only_before_8_bit_filters() {
+    let a = random_image(33, 21, PixelFormat::Rgba16, 17);
+    let b = random_image(33, 21, PixelFormat::Rgba8, 18);
+    let kept = Pipeline::new()
+        .then(Brightness::new(0.1).unwrap())
+        .then(texelflow::filters::neighborhood::GaussianBlur::new(1.5).unwrap())
+        .then_with(texelflow::filters::blend::MultiplyBlend, vec![b.clone()])
+        .then(texelflow::filters::neighborhood::BoxBlur::new(2).unwrap());
+    for backend in [gpu_backend(), Backend::Cpu] {
+        let r = kept.run_with(&backend, &a, &RunOptions::default()).unwrap();
+        assert!(r.notes.is_empty(), "{:?}", r.notes);
+        assert_eq!(
+            r.get("output")
+                .and_then(|v| v.as_image())
+                .map(|i| i.format()),
+            Some(PixelFormat::Rgba16)
+        );
+    }
+    // (the 16-bit image straight into sobel: a 16-bit step before it could differ by a 1/65535
+    // step across a narrowing boundary, which sobel's gradient then multiplies)
+    let narrowed = Pipeline::new()
+        .then(texelflow::filters::neighborhood::SobelEdgeDetection::default())
+        .then(Contrast::new(1.1).unwrap());
+    let gpu = narrowed
+        .run_with(
+            &gpu_backend(),
+            &a,
+            &RunOptions {
+                poison: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let cpu = narrowed
+        .run_with(&Backend::Cpu, &a, &RunOptions::default())
+        .unwrap();
+    assert_eq!(gpu.notes, ["`sobel_edge_detection` takes 8-bit images: the 16-bit image was narrowed to 8 bits before it"]);
+    assert_eq!(gpu.notes, cpu.notes);
+    let out = gpu.get("output").and_then(|v| v.as_image()).unwrap();
+    assert_eq!(out.format(), PixelFormat::Rgba8);
+    // the narrowing is exact on both sides; one level from sobel, carried on by contrast's gain
+    assert_close(gpu.get("output").unwrap(), cpu.get("output").unwrap(), 2.0);
+}
+
+/// A long per-pixel chain fuses in kernels of at most 16 ops (the driver's compile time grows
+/// as the square of a fused chain), bit-identical to the unfused chain; 40 ops: 16 + 16 + 8.
+#[test]
+fn long_chains_fuse_in_bounded_groups() {
+    let a = random_image(67, 43, PixelFormat::Rgba8, 5);
+    let mut g = Graph::new();
+    let mut cur = g.source("a", a.desc()).unwrap();
+    for k in 0..40 {
+        cur = if k % 2 == 0 {
+            g.add1(Brightness::new(0.01).unwrap(), &[cur]).unwrap()
+        } else {
+            g.add1(Gamma::new(1.01).unwrap(), &[cur]).unwrap()
+        };
+    }
+    g.output("out", cur).unwrap();
+    let srcs = [("a", &a)];
+    let fused = gpu_backend()
+        .run(
+            &g,
+            &srcs,
+            &RunOptions {
+                timings: true,
+                poison: true,
+                fuse: true,
+            },
+        )
+        .unwrap();
+    let unfused = gpu_backend()
+        .run(
+            &g,
+            &srcs,
+            &RunOptions {
+                timings: false,
+                poison: true,
+                fuse: false,
+            },
+        )
+        .unwrap();
+    assert_eq!(fused.get("out"), unfused.get("out"));
+    if gpu().has_timestamps() {
+        let sizes: Vec<usize> = fused
+            .timings
+            .iter()
+            .map(|t| t.label.split('+').count())
+            .collect();
+        assert_eq!(
+            sizes,
+            vec![16, 16, 8],
+            "{:?}",
+            fused.timings.iter().map(|t| &t.label).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// Bounded work for any spec: past the node limit (10000 by default) a graph or a spec is
+/// refused at once, with one line naming the limit.
+#[test]
+fn graphs_past_the_node_limit_are_refused_at_once() {
+    let limit = texelflow::Limits::global().max_nodes;
+    let t = std::time::Instant::now();
+    let spec = vec!["brightness(0.1)"; limit + 1].join(" | ");
+    let e = Pipeline::parse(&spec, &mut |p| Image::open(p))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(&format!("more than {limit} filters")), "{e}");
+    let mut g = Graph::new();
+    let mut cur = g
+        .source("a", ImageDesc::new(4, 4, PixelFormat::Rgba8))
+        .unwrap();
+    let mut err = None;
+    for _ in 0..limit + 1 {
+        match g.add1(ColorInvert, &[cur]) {
+            Ok(p) => cur = p,
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        }
+    }
+    let e = err.expect("refused past the limit").to_string();
+    assert!(
+        e.contains(&format!("more than {limit} nodes")) && !e.contains('\n'),
+        "{e}"
+    );
+    assert!(
+        t.elapsed().as_secs_f64() < 30.0,
+        "refusing took {:?}",
+        t.elapsed()
+    );
+}

@@ -1,0 +1,378 @@
+"""texelflow: GPU image processing on wgpu compute shaders, numpy in and numpy out.
+
+    >>> import numpy as np, texelflow
+    >>> img = np.zeros((480, 640, 4), np.uint8)
+    >>> out = texelflow.apply(img, "gaussian_blur(sigma=2) | sobel_edge_detection")
+    >>> blur = texelflow.Pipeline("gaussian_blur(sigma=2)")      # parsed once, kernels compiled once
+    >>> outs = blur.run_batch([img, img, img])                   # several images in flight
+
+Arrays are HWC: ``uint8`` (H, W) grey, (H, W, 3) RGB or (H, W, 4) RGBA; ``uint16`` and
+``float32`` (values in [0, 1]) with 1, 3 or 4 channels, C-contiguous or not (gathered
+straight into the GPU's upload memory: no intermediate copy). Results come back in the
+input's layout where the pipeline keeps it (RGB in, RGB out; float32 in, float32 out);
+image results are numpy arrays over the GPU's read-back memory (no copy), data results
+(histograms, statistics, corner lists) are dicts with the fields ``texelflow apply --data``
+writes. Errors carry the CLI's one-line messages: ``ValueError`` for bad specs, parameters
+and arrays, ``OSError`` for unreadable files, ``RuntimeError`` for device problems.
+
+The device: ``device="auto"`` (default) takes the best GPU and falls back to the CPU
+reference implementation, with a ``TexelflowWarning``, when there is none; ``"gpu"`` fails
+instead; ``"cpu"`` (or ``cpu=True``) runs the CPU reference. ``backend`` ("vulkan", "metal",
+"dx12", "gl") and ``adapter`` (a substring of the adapter's name) choose among GPUs.
+See docs/python.md.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _texelflow as _native
+
+__all__ = [
+    "apply",
+    "apply_file",
+    "analyze",
+    "Pipeline",
+    "Graph",
+    "Port",
+    "list_filters",
+    "devices",
+    "device_name",
+    "is_pinned",
+    "TexelflowWarning",
+]
+
+__version__: str = _native.__version__
+
+Port = _native.Port
+
+_SUPPORTED = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
+
+
+class TexelflowWarning(UserWarning):
+    """What texelflow changed that the caller should know: a fallback to the CPU, a 16-bit
+    image narrowed to 8 bits before a filter that takes 8-bit images only."""
+
+
+def _device(device: str, cpu: bool) -> str:
+    return "cpu" if cpu else device
+
+
+def _check_array(array: Any, what: str = "image") -> np.ndarray:
+    """The array as numpy, after the checks whose messages are clearer here than natively."""
+    if not isinstance(array, np.ndarray):
+        array = np.asarray(array)
+    if array.dtype.newbyteorder("=") in _SUPPORTED and not array.dtype.isnative:
+        raise ValueError(f"{what}: the array's byte order is not the machine's; use array.astype(array.dtype.newbyteorder('='))")
+    if array.dtype not in _SUPPORTED:
+        hint = " (convert with .astype(np.float32))" if array.dtype.kind == "f" else ""
+        raise ValueError(f"{what}: arrays must be uint8, uint16 or float32, got {array.dtype}{hint}")
+    if array.ndim not in (2, 3) or (array.ndim == 3 and array.shape[2] not in (1, 3, 4)):
+        raise ValueError(f"{what}: arrays must be (height, width) or (height, width, 1|3|4), got shape {array.shape}")
+    return array
+
+
+def _like_input(out: Any, array: np.ndarray) -> Any:
+    """Gives an image result the input's layout where the pipeline kept it: RGB in, RGB out
+    (the alpha the GPU layout adds is dropped, as a view); (H, W, 1) in, (H, W, 1) out;
+    float32 in, float32 out (8- and 16-bit results scaled to [0, 1])."""
+    if not isinstance(out, np.ndarray):
+        return out
+    channels = 1 if array.ndim == 2 else array.shape[2]
+    if out.ndim == 3 and out.shape[2] == 4 and channels == 3:
+        out = out[..., :3]
+    elif out.ndim == 2 and array.ndim == 3 and array.shape[2] == 1:
+        out = out[..., np.newaxis]
+    if array.dtype == np.float32 and out.dtype != np.float32:
+        scale = 255.0 if out.dtype == np.uint8 else 65535.0
+        out = out.astype(np.float32) / np.float32(scale)
+    return out
+
+
+def _warn(notes: Iterable[str]) -> None:
+    for note in notes:
+        warnings.warn(note, TexelflowWarning, stacklevel=3)
+
+
+class Pipeline:
+    """A pipeline spec parsed once and bound to a device, to run on many images.
+
+    ``Pipeline("gaussian_blur(sigma=2) | sobel_edge_detection")``: filters separated by ``|``
+    as in ``texelflow apply -p``. Image parameters (``alpha_blend(with=logo.png)``) name a
+    file, or a key of ``images`` whose value is an array. Kernels compile on the first run
+    and stay cached on the device; staging and GPU buffers are reused from run to run.
+    """
+
+    def __init__(
+        self,
+        spec: str,
+        *,
+        device: str = "auto",
+        cpu: bool = False,
+        backend: Optional[str] = None,
+        adapter: Optional[str] = None,
+        images: Optional[Mapping[str, np.ndarray]] = None,
+    ) -> None:
+        checked = None if images is None else {k: _check_array(v, f"images[{k!r}]") for k, v in images.items()}
+        self._native = _native.Pipeline(spec, _device(device, cpu), backend, adapter, checked)
+        note = self._native.fallback_note
+        if note:
+            warnings.warn(note, TexelflowWarning, stacklevel=2)
+
+    @property
+    def spec(self) -> str:
+        """The spec this pipeline was parsed from."""
+        return self._native.spec
+
+    @property
+    def device(self) -> str:
+        """Where it runs, e.g. ``"NVIDIA H100 80GB HBM3 (vulkan)"`` or ``"CPU reference"``."""
+        return self._native.device
+
+    @property
+    def last_host_times(self) -> Dict[str, float]:
+        """Host-side times of the last ``run``, ms: upload (gathering the array into staging
+        memory), record, wait (for the GPU), readback (mapping the results)."""
+        return self._native.last_host_times
+
+    def run(self, image: np.ndarray) -> Union[np.ndarray, Dict[str, Any]]:
+        """Runs on one image; returns an array (an image result) or a dict (a data result)."""
+        array = _check_array(image)
+        out, notes = self._native.run(array)
+        _warn(notes)
+        return _like_input(out, array)
+
+    __call__ = run
+
+    def input_array(self, shape: Tuple[int, ...], dtype: Any = np.uint8) -> np.ndarray:
+        """A zeroed array whose memory is the device's upload staging memory ("pinned", as
+        ``torch.empty(..., pin_memory=True)``): write an image into it (``np.copyto(a, img)``,
+        ``a[:] = ...``, decode into it) and ``run`` it, and the upload is the GPU's copy alone,
+        with no host copy. ``shape``: (H, W, 4) or (H, W) / (H, W, 1) for ``uint8``, (H, W, 4)
+        for ``uint16`` (the GPU's own layouts; convert RGB or float32 into it on the host).
+
+        The array keeps its buffer (and the device) alive, so it stays valid whatever happens to
+        this pipeline; every pipeline on the same device uploads it without a host copy, others
+        (and ``texelflow.apply``, whose pipeline shares the device) read it as an ordinary
+        array. ``run`` uses the buffer synchronously: write the next image after ``run``
+        returns (writes from another thread during a run race with the GPU's copy). Slices and
+        views of it are ordinary arrays. Reading from it is slow on GPUs whose upload memory is
+        write-combined; keep it for writing. On the CPU, and on backends whose mappings may
+        move (DX12, GL), it is an ordinary array (``texelflow.is_pinned`` tells)."""
+        shape = tuple(int(v) for v in shape)
+        dt = np.dtype(dtype)
+        layouts = {(np.dtype(np.uint8), 4), (np.dtype(np.uint8), 1), (np.dtype(np.uint16), 4)}
+        if len(shape) not in (2, 3):
+            raise ValueError(f"input_array: shape must be (height, width) or (height, width, channels), got {shape}")
+        if min(shape[:2]) < 1:
+            raise ValueError(f"input_array: height and width must be at least 1, got shape {shape}")
+        channels = 1 if len(shape) == 2 else shape[2]
+        if (dt, channels) not in layouts:
+            raise ValueError(
+                f"input_array: the GPU's layouts are uint8 (H, W, 4), (H, W) or (H, W, 1) and uint16 (H, W, 4), not {dt} with shape {shape}; "
+                "fill an ordinary array instead (RGB and float32 are converted during the upload)"
+            )
+        array = self._native.input_array(shape[0], shape[1], channels, dt.name)
+        if array is None:
+            return np.zeros(shape, dt)
+        return array[..., np.newaxis] if len(shape) == 3 and channels == 1 else array
+
+    def run_batch(self, images: Union[Sequence[np.ndarray], np.ndarray], *, in_flight: int = 4) -> Union[List[Any], np.ndarray]:
+        """Runs on many images, ``in_flight`` at once (one uploads while another computes and
+        a third is read back), with the GIL released throughout. ``images``: a sequence of
+        arrays (sizes may differ; returns a list in the same order), or one (N, H, W[, C])
+        array (returns one (N, ...) array when every result is an image)."""
+        stacked = isinstance(images, np.ndarray) and images.ndim in (3, 4) and images.dtype in _SUPPORTED
+        arrays = [_check_array(a) for a in (list(images) if not stacked else [images[i] for i in range(images.shape[0])])]
+        results = self._native.run_batch(arrays, in_flight)
+        outs = []
+        for (out, notes), array in zip(results, arrays):
+            _warn(notes)
+            outs.append(_like_input(out, array))
+        if stacked and outs and all(isinstance(o, np.ndarray) for o in outs):
+            return np.stack(outs)
+        return outs
+
+    def __repr__(self) -> str:
+        return f"Pipeline({self.spec!r}, device={self.device!r})"
+
+
+def apply(
+    image: np.ndarray,
+    spec: str,
+    *,
+    device: str = "auto",
+    cpu: bool = False,
+    backend: Optional[str] = None,
+    adapter: Optional[str] = None,
+    images: Optional[Mapping[str, np.ndarray]] = None,
+) -> Union[np.ndarray, Dict[str, Any]]:
+    """Applies a pipeline spec to one image: ``apply(img, "brightness(0.1) | contrast(1.2)")``.
+
+    The device is opened once per process and kept; to run one spec on many images, a
+    ``Pipeline`` also parses it once."""
+    return Pipeline(spec, device=device, cpu=cpu, backend=backend, adapter=adapter, images=images).run(image)
+
+
+def apply_file(
+    input: Union[str, "os.PathLike[str]"],
+    output: Union[str, "os.PathLike[str]"],
+    spec: str,
+    *,
+    device: str = "auto",
+    cpu: bool = False,
+    backend: Optional[str] = None,
+    adapter: Optional[str] = None,
+    allow_truncated: bool = False,
+    jpeg_quality: int = 90,
+    stream: Optional[bool] = None,
+) -> Dict[str, Any]:
+    """Reads ``input``, applies ``spec`` and writes ``output`` (through a temporary file renamed
+    into place), as ``texelflow apply IN OUT`` does: an image of 64 megapixels or more
+    (``stream=True``: any) streams through in bands of rows where the pipeline can run in tiles,
+    so that a 20000x20000 PNG never needs to fit in memory whole (README, "Images streamed in
+    bands"); else the file is decoded whole. The input's ICC profile and EXIF are kept.
+
+    Returns ``{"streamed": bool, "notes": [...], "warnings": [...]}``; warnings (a damaged file
+    accepted with ``allow_truncated``) are also issued as ``TexelflowWarning``."""
+    r = _native.apply_file(os.fspath(input), os.fspath(output), spec, _device(device, cpu), backend, adapter, allow_truncated, jpeg_quality, stream)
+    _warn(r.get("warnings", []))
+    return r
+
+
+def _bins_to_numpy(d: Dict[str, Any]) -> Dict[str, Any]:
+    for h in d.get("histogram", {}).values():
+        if isinstance(h, dict) and "bins" in h:
+            h["bins"] = np.asarray(h["bins"], dtype=np.uint64)
+    return d
+
+
+def analyze(
+    image: np.ndarray,
+    *,
+    device: str = "auto",
+    cpu: bool = False,
+    backend: Optional[str] = None,
+    adapter: Optional[str] = None,
+) -> Dict[str, Any]:
+    """What ``texelflow analyze --json`` prints (without ``file``): ``width``, ``height``,
+    ``backend``, per-channel ``min``/``max``/``mean`` (``channels``: r, g, b, a, y = BT.601
+    luma), ``mean_luminance``, ``mean_saturation`` and per-channel histograms (``histogram``:
+    p05, p50, p95, clipped_low, clipped_high and the 256 ``bins`` as a uint64 array), from one
+    GPU submission. 16-bit and float images are narrowed to 8 bits first, as the CLI does."""
+    array = _check_array(image)
+    return _bins_to_numpy(_native.analyze(array, _device(device, cpu), backend, adapter))
+
+
+def list_filters() -> List[Dict[str, Any]]:
+    """Every filter: ``name``, ``family``, ``summary``, ``doc``, ``gpuimage`` (the GPUImage
+    filter it matches), ``params`` (each: name, kind, default, range, options, doc), ``inputs``
+    and ``outputs`` (ports: name, kind "image" or a data kind) and ``formats`` (the image
+    formats it takes, or None where that depends on its inputs)."""
+    return _native.list_filters()
+
+
+def devices(*, backend: Optional[str] = None, adapter: Optional[str] = None) -> List[Dict[str, str]]:
+    """The GPU adapters this machine offers, best first (the one ``device="auto"`` opens):
+    each ``name``, ``backend``, ``type`` (DiscreteGpu, IntegratedGpu, Cpu for a software
+    driver such as lavapipe, ...) and ``driver``. Empty without a GPU; the CPU reference is
+    always available (``device="cpu"``)."""
+    return _native.devices(backend, adapter)
+
+
+def is_pinned(array: np.ndarray) -> bool:
+    """Whether ``array`` is a whole array from ``Pipeline.input_array`` in the device's upload
+    memory (a run on that device uploads it with a GPU copy alone)."""
+    return isinstance(array, np.ndarray) and _native.is_pinned(array)
+
+
+def device_name(device: str = "auto", *, backend: Optional[str] = None, adapter: Optional[str] = None) -> str:
+    """The device ``device`` opens (and keeps for later calls), e.g. ``"CPU reference"``."""
+    name, note = _native.open_device(device, backend, adapter)
+    if note:
+        warnings.warn(note, TexelflowWarning, stacklevel=2)
+    return name
+
+
+def _format_of(array: np.ndarray, widen_gray: bool) -> str:
+    """The texelflow format an array enters a graph as (see docs/python.md, "Arrays")."""
+    channels = 1 if array.ndim == 2 else array.shape[2]
+    if array.dtype == np.uint8:
+        return "rgba8" if widen_gray or channels != 1 else "gray8"
+    return "rgba16"
+
+
+class Graph:
+    """A filter graph with fan-out, several inputs and data outputs, run in one GPU submission.
+
+        g = texelflow.Graph()
+        src = g.source("photo", like=img)
+        blurred = g.add("gaussian_blur(sigma=3)", src)
+        hist = g.add("histogram", blurred)
+        g.output("blurred", blurred)
+        g.output("hist", hist)
+        results = g.run({"photo": img})      # {"blurred": array, "hist": {"histogram": ...}}
+
+    Sources have a fixed size and format (build one graph per image size). Outputs are
+    returned in the format the graph makes: (H, W, 4) uint8 for RGBA8, (H, W) uint8 for Gray8,
+    uint16 for RGBA16, float32 for the float formats.
+    """
+
+    def __init__(self) -> None:
+        self._native = _native.Graph()
+        self._widen: Dict[str, bool] = {}
+
+    def source(
+        self,
+        name: str,
+        like: Optional[np.ndarray] = None,
+        *,
+        width: Optional[int] = None,
+        height: Optional[int] = None,
+        format: str = "rgba8",
+        widen_gray: bool = False,
+    ) -> Port:
+        """An image input, shaped ``like`` an array (its size and the format it enters as:
+        uint8 grey -> gray8, or rgba8 with ``widen_gray``; uint8 RGB/RGBA -> rgba8; uint16 and
+        float32 -> rgba16), or given by ``width``, ``height`` and ``format``."""
+        if like is not None:
+            like = _check_array(like, f"source {name!r}")
+            height, width = like.shape[:2]
+            format = _format_of(like, widen_gray)
+        if width is None or height is None:
+            raise ValueError(f"source {name!r}: give `like=array` or `width` and `height`")
+        self._widen[name] = widen_gray
+        return self._native.source(name, int(width), int(height), format)
+
+    def add(self, call: str, *inputs: Port) -> Union[Port, Tuple[Port, ...]]:
+        """Adds one filter from a spec call (``"gaussian_blur(sigma=3)"``) reading ``inputs``
+        (a blend reads two images, ``draw_points`` an image and points data); returns its
+        output port, or a tuple of them for a filter with several outputs."""
+        outs = self._native.add(call, list(inputs))
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def output(self, name: str, port: Port) -> None:
+        """Marks ``port`` as a result named ``name``."""
+        self._native.output(name, port)
+
+    def run(
+        self,
+        sources: Mapping[str, np.ndarray],
+        *,
+        device: str = "auto",
+        cpu: bool = False,
+        backend: Optional[str] = None,
+        adapter: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """Runs with each source bound to an array; returns {output name: array or dict}."""
+        checked = {k: _check_array(v, f"source {k!r}") for k, v in sources.items()}
+        for name, array in checked.items():
+            if self._widen.get(name) and array.dtype == np.uint8 and (array.ndim == 2 or array.shape[2] == 1):
+                # declared rgba8 (widen_gray): grey replicated into RGB, alpha added natively
+                checked[name] = np.repeat(array.reshape(array.shape[0], array.shape[1], 1), 3, axis=2)
+        _warn(self._native.notes)
+        return self._native.run(checked, _device(device, cpu), backend, adapter)
