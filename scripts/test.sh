@@ -4,29 +4,33 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json >/dev/null 2>&1; then
-  echo "test.sh: no Vulkan driver found; installing mesa-vulkan-drivers (lavapipe)"
+# What the tests need from the system, installed only where missing (one apt-get update):
+# a Vulkan driver (Mesa's lavapipe, software Vulkan, where the machine has none), cmake and
+# nasm (libjpeg-turbo, the `turbojpeg` feature, is built from source) and ffmpeg (the video
+# tests run it; they would skip without it).
+has_vulkan_driver() {
+  local f
+  for f in /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json; do
+    [ -e "$f" ] && return 0
+  done
+  return 1
+}
+missing=()
+has_vulkan_driver || missing+=(mesa-vulkan-drivers)
+command -v cmake >/dev/null || missing+=(cmake)
+command -v nasm >/dev/null || missing+=(nasm)
+{ command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null; } || missing+=(ffmpeg)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test.sh: installing ${missing[*]}"
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
   $SUDO apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mesa-vulkan-drivers >/dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-# libjpeg-turbo (the `turbojpeg` feature, on by default) is built from source: cmake and nasm.
-if ! command -v cmake >/dev/null || ! command -v nasm >/dev/null; then
-  echo "test.sh: installing cmake and nasm (to build libjpeg-turbo)"
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake nasm >/dev/null
-fi
-# Video goes through the ffmpeg program (issue 18); its tests skip without it, so install it here.
-if ! command -v ffmpeg >/dev/null || ! command -v ffprobe >/dev/null; then
-  echo "test.sh: installing ffmpeg (the video tests run it)"
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >/dev/null
-fi
+# Structure first (seconds): formatting, and the layer rule of docs/ARCHITECTURE.md (no
+# module imports one of a higher layer; scripts/layers.py lists the layers).
+cargo fmt --all --check
+python3 scripts/layers.py
 # Mesa's WSI code complains without it; compute needs no display.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 cargo test --workspace --locked "$@"

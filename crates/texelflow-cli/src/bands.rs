@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
-use texelflow::rows;
+use texelflow::io::rows;
 use texelflow::{Backend, ImageDesc, LoadOptions, Pipeline, SaveOptions, StreamOptions};
 
 /// Images of at least this many pixels (64 MP: 256 MiB as RGBA8) are streamed by default.

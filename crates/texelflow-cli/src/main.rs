@@ -774,7 +774,7 @@ fn run(cli: Cli) -> Result<()> {
 /// happens to them (composited over the background).
 pub(crate) fn alpha_note(img: &Image, output: &Path, background: [u8; 3]) -> Option<String> {
     let no_alpha =
-        image::ImageFormat::from_path(output).is_ok_and(|f| !texelflow::image::format_has_alpha(f));
+        image::ImageFormat::from_path(output).is_ok_and(|f| !texelflow::io::format_has_alpha(f));
     let [r, g, b] = background;
     (no_alpha && img.has_transparency()).then(|| format!("JPEG has no alpha: transparent pixels were composited over rgb({r}, {g}, {b}) (--background)"))
 }

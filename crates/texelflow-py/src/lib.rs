@@ -692,7 +692,7 @@ fn apply_file<'py>(
     let result = py.detach(|| -> texelflow::Result<serde_json::Value> {
         let load = texelflow::LoadOptions { limits: None, allow_truncated };
         let save = texelflow::SaveOptions { jpeg_quality, ..Default::default() };
-        let large = texelflow::rows::probe(&input).is_ok_and(|d| d.pixels() as u64 >= 1 << 26);
+        let large = texelflow::io::rows::probe(&input).is_ok_and(|d| d.pixels() as u64 >= 1 << 26);
         if stream.unwrap_or(large) {
             if let Some(r) = pipe.stream_file(&be, &input, &output, &load, &save, &texelflow::StreamOptions::default())? {
                 return Ok(serde_json::json!({ "streamed": true, "notes": r.notes, "warnings": r.warnings, "bands": r.stream.bands, "host_bytes": r.host_bytes }));

@@ -5,7 +5,7 @@
 //!     cargo run --release --example big_image -- make 20000 20000 big.png
 //!     cargo run --release --example big_image -- compare gpu.png cpu.png
 
-use texelflow::rows;
+use texelflow::io::rows;
 use texelflow::{Image, ImageDesc, PixelFormat};
 
 fn main() -> texelflow::Result<()> {

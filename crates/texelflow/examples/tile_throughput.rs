@@ -77,8 +77,8 @@ fn main() -> texelflow::Result<()> {
         in_flight,
     };
     let (streamed_ms, streamed) = time(&|| {
-        let mut src = texelflow::rows::ImageRows::borrowed(&img);
-        let mut sink = texelflow::rows::MemorySink::new(pipe.output_desc(img.desc())?);
+        let mut src = texelflow::io::rows::ImageRows::borrowed(&img);
+        let mut sink = texelflow::io::rows::MemorySink::new(pipe.output_desc(img.desc())?);
         pipe.run_streamed(&backend, &mut src, &mut sink, &stream_opts)?;
         sink.into_image()
     })?;

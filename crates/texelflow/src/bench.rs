@@ -9,12 +9,12 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::filters::registry::{Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
 use crate::graph::execute::{
     check_limits, encode_steps, step_times, upload_sources, Passes, RunBuffers,
 };
 use crate::graph::plan::plan;
 use crate::image::{Image, ImageDesc, PixelFormat};
-use crate::registry::{Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_1d, Gpu, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 use crate::{Graph, Pipeline};
@@ -295,7 +295,7 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         "histogram_generator",
         "histogram | histogram_generator",
     ));
-    for d in crate::registry::all() {
+    for d in crate::filters::registry::all() {
         if hough_names.contains(&d.name) {
             continue;
         }
@@ -303,8 +303,8 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         let needs_image = d.params.iter().any(|p| {
             matches!(
                 p.kind,
-                crate::params::ParamKind::Image
-                    | crate::params::ParamKind::Path { required: true, .. }
+                crate::graph::params::ParamKind::Image
+                    | crate::graph::params::ParamKind::Path { required: true, .. }
             )
         });
         let covered = named
@@ -314,7 +314,7 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         if !needs_image
             && !covered
             && d.inputs.len() == 1
-            && d.inputs[0].kind == crate::registry::PortKind::Image
+            && d.inputs[0].kind == crate::filters::registry::PortKind::Image
         {
             v.push(BenchCase::new(d.name, d.name));
         }
@@ -322,7 +322,7 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         let only_with = d
             .params
             .iter()
-            .filter(|p| matches!(p.kind, crate::params::ParamKind::Image))
+            .filter(|p| matches!(p.kind, crate::graph::params::ParamKind::Image))
             .map(|p| p.name)
             .eq(["with"]);
         if d.family == Family::Blend && only_with && !covered {
@@ -332,7 +332,7 @@ pub fn default_cases(width: u32, height: u32) -> Vec<BenchCase> {
         let with_mask = d
             .params
             .iter()
-            .filter(|p| matches!(p.kind, crate::params::ParamKind::Image))
+            .filter(|p| matches!(p.kind, crate::graph::params::ParamKind::Image))
             .map(|p| p.name)
             .eq(["with", "mask"]);
         if d.family == Family::Blend && with_mask && !covered {
@@ -578,7 +578,7 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(St
                 match p {
                     "@random" => Ok(random_image(w, h, 1000 + k as u64)),
                     "@lut" => {
-                        let def = crate::registry::find("lookup")?;
+                        let def = crate::filters::registry::find("lookup")?;
                         let f = def
                             .test_inputs
                             .ok_or_else(|| Error::Graph("lookup has no test LUT".into()))?;
@@ -1046,8 +1046,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 const EXP_READ_GROUPS: u32 = 132 * 8;
 
 impl Filter for Experiment {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &COPY_DEF

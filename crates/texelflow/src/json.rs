@@ -99,7 +99,7 @@ pub struct Analysis {
 /// The analysis graph for an RGBA8 image of `desc`: source `image`, outputs `stats`
 /// (`reduce`), `histogram` and `saturation` (`mean_saturation`).
 pub fn analysis_graph(desc: crate::ImageDesc) -> crate::Result<crate::Graph> {
-    use crate::params::Args;
+    use crate::graph::params::Args;
     let mut g = crate::Graph::new();
     let src = g.source("image", desc)?;
     for (output, filter) in [
@@ -107,7 +107,7 @@ pub fn analysis_graph(desc: crate::ImageDesc) -> crate::Result<crate::Graph> {
         ("histogram", "histogram"),
         ("saturation", "mean_saturation"),
     ] {
-        let def = crate::registry::find(filter)?;
+        let def = crate::filters::registry::find(filter)?;
         let port = g.add_boxed((def.build)(&Args::defaults(def))?, &[src])?[0];
         g.output(output, port)?;
     }

@@ -18,30 +18,32 @@
 pub mod assess;
 #[cfg(feature = "bench")]
 pub mod bench;
-pub mod codec;
 pub mod error;
 pub mod filters;
 pub mod graph;
-pub mod histogram;
 pub mod image;
+pub mod io;
 pub mod json;
 pub mod limits;
-pub mod params;
-pub mod registry;
-pub mod rows;
+pub mod region;
 pub mod runtime;
 pub mod value;
 
-pub use codec::Subsampling;
+/// The catalogue of every filter (`filters::registry`).
+pub use filters::registry;
+/// Filter parameters (`graph::params`), at the crate root for filter authors.
+pub use graph::params;
+/// Histograms (`value::histogram`).
+pub use value::histogram;
+
 pub use error::{Error, Result};
 pub use graph::{
-    Backend, FileReport, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage,
-    NodeTiming, PinnedUpload, Pipeline, Port, RunOptions, RunResult, Sequence, StreamOptions,
-    StreamReport,
+    Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, NodeTiming,
+    PinnedUpload, Pipeline, Port, RunOptions, RunResult, Sequence, StreamOptions, StreamReport,
 };
-pub use image::{
-    exif_upright, Image, ImageDesc, LoadOptions, Loaded, PixelFormat, PngCompression, SaveOptions,
-};
+pub use image::{Image, ImageDesc, PixelFormat};
+pub use io::codec::Subsampling;
+pub use io::{exif_upright, FileReport, LoadOptions, Loaded, PngCompression, SaveOptions};
 pub use limits::Limits;
 pub use registry::{Filter, FilterDef};
 pub use runtime::{AdapterSummary, Gpu, GpuOptions};

@@ -139,59 +139,6 @@ impl Limits {
     }
 }
 
-/// Checks a graph against the process-wide limits before it runs (`cpu`: on the CPU
-/// reference, else a GPU): every image within `max_pixels`, the memory estimate of the module
-/// docs within `max_memory`. Nothing is allocated before this passes.
-pub(crate) fn check_graph(graph: &crate::graph::Graph, cpu: bool) -> Result<()> {
-    let l = Limits::global();
-    let (mut sources, mut largest, mut largest_pixels) = (0u64, 0u64, 0u64);
-    for n in &graph.nodes {
-        for d in &n.outputs {
-            if matches!(n.kind, crate::graph::NodeKind::Source { .. }) {
-                sources = sources.saturating_add(d.gpu_bytes());
-                continue;
-            }
-            if let Some(i) = d.image() {
-                l.check_pixels(&format!("the output of `{}`", n.label), i.width, i.height)?;
-                largest_pixels = largest_pixels.max(i.pixels() as u64);
-            }
-            largest = largest.max(d.gpu_bytes());
-        }
-    }
-    let need = if cpu {
-        sources
-            .saturating_mul(2)
-            .saturating_add(largest.saturating_mul(2))
-            .saturating_add(largest_pixels.saturating_mul(16))
-    } else {
-        sources.saturating_add(largest.saturating_mul(3))
-    };
-    l.check_memory(
-        if cpu {
-            "the run on the CPU reference"
-        } else {
-            "the run"
-        },
-        need,
-    )
-}
-
-/// Checks every image a graph makes against `max_pixels` (a run in tiles or bands, whose memory
-/// the tiles bound instead: an intermediate or output too large is still refused).
-pub(crate) fn check_graph_pixels(graph: &crate::graph::Graph) -> Result<()> {
-    let l = Limits::global();
-    for n in graph
-        .nodes
-        .iter()
-        .filter(|n| !matches!(n.kind, crate::graph::NodeKind::Source { .. }))
-    {
-        for i in n.outputs.iter().filter_map(|d| d.image()) {
-            l.check_pixels(&format!("the output of `{}`", n.label), i.width, i.height)?;
-        }
-    }
-    Ok(())
-}
-
 /// `1.5 GiB`, `300 MiB`, `12 KiB`, `17 bytes`.
 pub fn human_bytes(b: u64) -> String {
     const UNITS: [(&str, u64); 4] = [

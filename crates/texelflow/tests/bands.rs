@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use texelflow::rows::{self, ImageRows, RowSink, RowSource};
+use texelflow::io::rows::{self, ImageRows, RowSink, RowSource};
 use texelflow::{Backend, Image, ImageDesc, Pipeline, PixelFormat, StreamOptions, Value};
 
 fn pipe(spec: &str) -> Pipeline {

@@ -84,7 +84,7 @@ fn load_bytes(bytes: &[u8], ext: &str, tag: &str, allow_truncated: bool) -> Resu
     .map(|l| l.image)
     .map_err(|e| e.to_string());
     // the same file read by rows (PNG and TIFF stream; the rest decode whole), in two pieces
-    let by_rows = texelflow::rows::open_rows(
+    let by_rows = texelflow::io::rows::open_rows(
         &path,
         &LoadOptions {
             limits: None,
@@ -93,7 +93,7 @@ fn load_bytes(bytes: &[u8], ext: &str, tag: &str, allow_truncated: bool) -> Resu
     )
     .and_then(|(mut src, _)| {
         let d = src.desc();
-        let rb = texelflow::rows::row_bytes(d);
+        let rb = texelflow::io::rows::row_bytes(d);
         let mut bytes = vec![0u8; rb * d.height as usize];
         let half = rb * (d.height as usize / 2);
         src.read_rows(&mut bytes[..half])?;
@@ -304,7 +304,7 @@ fn every_declared_bound_is_accepted() {
                 let Ok(calls) = texelflow::graph::spec::parse(&call) else {
                     panic!("{call}: does not parse")
                 };
-                if let Err(e) = texelflow::graph::spec::resolve(&calls[0])
+                if let Err(e) = texelflow::graph::spec::resolve(texelflow::registry::catalogue(), &calls[0])
                     .and_then(|(d, a)| (d.build)(&a).map(|_| ()))
                 {
                     let e = e.to_string();

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use texelflow::rows::{ImageRows, MemorySink};
+use texelflow::io::rows::{ImageRows, MemorySink};
 use texelflow::{Backend, Image, Pipeline, PixelFormat, StreamOptions};
 
 fn pipe(spec: &str) -> Pipeline {

@@ -3,10 +3,10 @@
 //! the bytes), and RGBA16 to RGBA8 (what a pipeline puts before a filter that takes 8 bits).
 
 use crate::error::Result;
-use crate::image::PixelFormat;
-use crate::registry::{
+use crate::filters::registry::{
     expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
 };
+use crate::image::PixelFormat;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -62,8 +62,8 @@ fn dims(d: crate::ImageDesc) -> [u32; 4] {
 }
 
 impl Filter for ToGray {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Pixel
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Pixel
     }
     fn def(&self) -> &'static FilterDef {
         &TO_GRAY
@@ -111,8 +111,8 @@ impl Filter for ToGray {
 }
 
 impl Filter for ToRgba {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Pixel
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Pixel
     }
     fn def(&self) -> &'static FilterDef {
         &TO_RGBA

@@ -11,13 +11,14 @@ pub mod geometry;
 pub mod lookup;
 pub mod morphology;
 pub mod neighborhood;
+pub mod registry;
 pub mod shape;
 pub mod temporal;
 pub mod yuv;
 
 use std::sync::OnceLock;
 
-use crate::registry::FilterDef;
+use crate::filters::registry::FilterDef;
 
 static ALL: OnceLock<Vec<&'static FilterDef>> = OnceLock::new();
 

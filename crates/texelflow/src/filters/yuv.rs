@@ -16,12 +16,12 @@
 //! 2x2 is averaged away, as in any 4:2:0 video.
 
 use crate::error::{Error, Result};
-use crate::image::{Image, ImageDesc, PixelFormat};
-use crate::params::Args;
-use crate::registry::{
+use crate::filters::registry::{
     expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance,
     UniformLayout, IMAGE,
 };
+use crate::graph::params::Args;
+use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 

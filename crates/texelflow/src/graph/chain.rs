@@ -13,9 +13,9 @@ use std::ops::Range;
 use super::pipeline::Stage;
 use super::Pipeline;
 use crate::error::{Error, Result};
-use crate::filters::shape::pixel::PixelWindow;
 use crate::image::ImageDesc;
-use crate::registry::Rect;
+use crate::region::PixelWindow;
+use crate::region::Rect;
 
 /// A stretch of the pipeline that tiles one way.
 #[derive(Clone, Debug)]

@@ -61,7 +61,7 @@ impl Backend {
         opts: &RunOptions,
     ) -> Result<RunResult> {
         check_sources(graph, sources)?;
-        crate::limits::check_graph(graph, matches!(self, Backend::Cpu))?;
+        super::check::check_graph(graph, matches!(self, Backend::Cpu))?;
         let mut result = match self {
             Backend::Gpu(g) => finish_gpu(graph, submit_gpu(g, graph, sources, opts, None)?),
             Backend::Cpu => run_cpu(graph, sources, opts, None),
@@ -201,9 +201,8 @@ pub(crate) fn run_cpu(
                             .ok_or_else(|| Error::Graph("input not computed".into()))
                     })
                     .collect::<Result<_>>()?;
-                let outs = crate::filters::shape::pixel::with_window(n.pixel_window, || {
-                    f.run_cpu(&ins, &n.outputs)
-                })?;
+                let outs =
+                    crate::region::with_window(n.pixel_window, || f.run_cpu(&ins, &n.outputs))?;
                 if opts.timings {
                     timings.push(NodeTiming {
                         label: n.label.clone(),

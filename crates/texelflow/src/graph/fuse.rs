@@ -5,8 +5,8 @@
 //! for ops whose body reads the block in place (`PixelOp::body_by_reference`), whose
 //! function is generated here per place in the chain.
 
+use super::filter::PixelOpGpu;
 use crate::error::Result;
-use crate::registry::PixelOpGpu;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 
 /// Workgroup size of generated per-pixel kernels. Schedule choice, not algorithm.
@@ -141,7 +141,7 @@ pub fn record_fused(
     for (i, o) in ops.iter().enumerate() {
         if let Some(body) = o.body_by_reference {
             let at = if o.position { ", at: PixelAt" } else { "" };
-            let t = crate::filters::shape::pixel::extra_args(o.inputs);
+            let t = extra_args(o.inputs);
             gen.push_str(&format!("fn {}_op{i}(c: vec4<f32>{t}{at}) -> vec4<f32> {{\n    let p = &chain.op{i};\n    let pw = {}u;\n{body}\n}}\n", o.fn_name, offset / 4));
         }
         offset += o.uniform.len();
@@ -279,9 +279,9 @@ fn chain_uniform(
     ops: &[PixelOpGpu],
     groups: u64,
     desc: crate::ImageDesc,
-    window: Option<crate::filters::shape::pixel::PixelWindow>,
+    window: Option<crate::region::PixelWindow>,
 ) -> Vec<u8> {
-    let w = window.unwrap_or(crate::filters::shape::pixel::PixelWindow {
+    let w = window.unwrap_or(crate::region::PixelWindow {
         x0: 0,
         y0: 0,
         width: desc.width,
@@ -344,4 +344,15 @@ fn record_table(
     let mut buffers = vec![&*src.buffer, &*dst.buffer];
     buffers.extend(words);
     rec.dispatch_uninit(&kernel, &buffers, uniform, groups_1d(groups, PIXEL_WG))
+}
+
+/// The extra arguments of a per-pixel function of `inputs` images (a blend's second pixel
+/// `t`, a masked blend's mask pixel `m`), shared by the fused kernel and the declared
+/// filters' WGSL (`filters::shape::pixel`).
+pub fn extra_args(inputs: u32) -> &'static str {
+    match inputs {
+        2 => ", t: vec4<f32>",
+        3 => ", t: vec4<f32>, m: vec4<f32>",
+        _ => "",
+    }
 }

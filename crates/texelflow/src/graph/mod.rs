@@ -7,20 +7,26 @@
 
 mod bands;
 mod chain;
+mod check;
 pub(crate) mod execute;
+pub mod filter;
 pub mod fit;
 pub mod fuse;
 pub mod host;
+pub mod params;
 mod partials;
 mod pipeline;
 pub(crate) mod plan;
+pub mod rows;
 mod sequence;
 pub mod spec;
 pub(crate) mod stream;
 mod tile;
 
-pub use bands::{FileReport, StreamOptions, StreamReport, DEFAULT_BAND_ROWS};
+pub use bands::{StreamOptions, StreamReport, DEFAULT_BAND_ROWS};
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
+pub use filter::Catalogue;
+pub use fit::Fit;
 pub use host::{HostImage, HostRunResult, HostValue, MappedImage, PinnedUpload};
 pub use pipeline::Pipeline;
 pub use sequence::Sequence;
@@ -31,8 +37,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 use crate::image::ImageDesc;
-use crate::registry::{Filter, PortKind};
 use crate::value::ValueDesc;
+use filter::{Filter, PortKind};
 
 static NEXT_GRAPH: AtomicU64 = AtomicU64::new(1);
 
@@ -66,7 +72,7 @@ pub(crate) struct Node {
     pub(crate) outputs: Vec<ValueDesc>,
     /// Where this node's image lies in a larger one (a tile's graph): per-pixel filters that
     /// read their position see the whole image's coordinates (`Graph::set_pixel_window`).
-    pub(crate) pixel_window: Option<crate::filters::shape::pixel::PixelWindow>,
+    pub(crate) pixel_window: Option<crate::region::PixelWindow>,
 }
 
 /// A DAG of sources, filters and named outputs.
@@ -86,18 +92,17 @@ pub struct Graph {
     /// Set while the filter between such nodes is added (it gets none of its own).
     premultiplying: bool,
     /// The window nodes added from now on get (`set_pixel_window`).
-    pixel_window: Option<crate::filters::shape::pixel::PixelWindow>,
-}
-
-impl Default for Graph {
-    fn default() -> Self {
-        Self::new()
-    }
+    pixel_window: Option<crate::region::PixelWindow>,
+    /// What the graph asks of the filters layer (the conversions it inserts).
+    catalogue: &'static Catalogue,
 }
 
 impl Graph {
-    pub fn new() -> Self {
+    /// An empty graph that inserts its conversions from `catalogue` (`Graph::new` gives the
+    /// whole registry's).
+    pub fn with_catalogue(catalogue: &'static Catalogue) -> Self {
         Self {
+            catalogue,
             id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
             nodes: Vec::new(),
             outputs: Vec::new(),
@@ -114,7 +119,7 @@ impl Graph {
     /// the whole image); `all` sets it for the nodes added so far too.
     pub(crate) fn set_pixel_window(
         &mut self,
-        window: Option<crate::filters::shape::pixel::PixelWindow>,
+        window: Option<crate::region::PixelWindow>,
         all: bool,
     ) {
         self.pixel_window = window;
@@ -264,13 +269,12 @@ impl Graph {
     /// `filter` between `premultiply_alpha` on its first input and `unpremultiply_alpha` on its
     /// first output (labelled `<filter>/premultiply_alpha`, `<filter>/unpremultiply_alpha`).
     fn add_premultiplied(&mut self, filter: Box<dyn Filter>, inputs: &[Port]) -> Result<Vec<Port>> {
-        use crate::filters::color::{PremultiplyAlpha, UnpremultiplyAlpha};
         let name = filter.def().name.to_string();
         let (&first, rest) = inputs
             .split_first()
             .ok_or_else(|| Error::Graph(format!("`{name}` has no input")))?;
         self.label_prefix.push(name.clone());
-        let pre = self.add1(PremultiplyAlpha::default(), &[first]);
+        let pre = self.add1_boxed((self.catalogue.premultiply)(), &[first]);
         self.label_prefix.pop();
         let mut ins = vec![pre?];
         ins.extend_from_slice(rest);
@@ -279,7 +283,7 @@ impl Graph {
             .first()
             .ok_or_else(|| Error::Graph(format!("`{name}` has no output")))?;
         self.label_prefix.push(name);
-        let post = self.add1(UnpremultiplyAlpha::default(), &[out]);
+        let post = self.add1_boxed((self.catalogue.unpremultiply)(), &[out]);
         self.label_prefix.pop();
         outs[0] = post?;
         Ok(outs)
@@ -290,6 +294,16 @@ impl Graph {
     /// where those nodes change nothing but cost a pass each. Applies to filters added after.
     pub fn set_straight_alpha(&mut self, straight: bool) {
         self.straight_alpha = straight;
+    }
+
+    /// The catalogue this graph inserts its conversions from.
+    pub fn catalogue(&self) -> &'static Catalogue {
+        self.catalogue
+    }
+
+    /// `add_boxed` for single-output filters.
+    pub(crate) fn add1_boxed(&mut self, filter: Box<dyn Filter>, inputs: &[Port]) -> Result<Port> {
+        Ok(self.add_boxed(filter, inputs)?[0])
     }
 
     /// `add` for single-output filters.

@@ -5,13 +5,12 @@
 //! partial results (`Data::merge`): the untiled run's data, exactly, as every core pixel is the
 //! untiled one and each is counted once.
 
+use super::filter::{PortDef, PortKind};
 use super::tile::{crop_image, graph_halo, tile_side_with, tile_view};
 use super::{stream, Backend, Graph, HostValue, Pipeline, RunOptions};
 use crate::error::{Error, Result};
-use crate::filters::geometry::Crop;
-use crate::filters::shape::pixel::PixelWindow;
 use crate::image::{Image, ImageDesc};
-use crate::registry::{PortDef, PortKind};
+use crate::region::PixelWindow;
 use crate::value::{Data, Value, ValueDesc};
 
 impl Pipeline {
@@ -128,7 +127,10 @@ impl Pipeline {
             let (x1, y1) = ((x + cw + halo).min(w), (y + ch + halo).min(h));
             let mut sub = head.clone();
             if (x0, y0, x1, y1) != (x, y, x + cw, y + ch) {
-                sub.push(Box::new(Crop::px(x - x0, y - y0, cw, ch)?), Vec::new());
+                sub.push(
+                    (head.catalogue().crop_px)(x - x0, y - y0, cw, ch)?,
+                    Vec::new(),
+                );
             }
             sub.push(last.filter.clone(), Vec::new());
             let value = if direct {

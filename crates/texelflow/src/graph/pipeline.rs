@@ -8,11 +8,11 @@
 
 use std::borrow::Cow;
 
-use super::fit::{add_fit, Fit};
+use super::filter::{Catalogue, Family, Filter, PortDef, PortKind};
+use super::fit::Fit;
 use super::{spec, Backend, Graph, Port, RunOptions, RunResult};
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
-use crate::registry::{Filter, PortDef, PortKind};
 use crate::value::{Value, ValueDesc};
 
 /// A graph's source images by name, borrowed where unconverted.
@@ -53,16 +53,28 @@ pub(super) struct Stage {
 }
 
 /// `Pipeline::new().then(GaussianBlur::new(2.0)?).then(SobelEdgeDetection::default())`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Pipeline {
     pub(super) stages: Vec<Stage>,
     /// Graphs built without premultiplied-alpha nodes (`Graph::set_straight_alpha`).
     straight_alpha: bool,
+    /// Where its graphs take the conversions they insert (`Graph::with_catalogue`).
+    catalogue: &'static Catalogue,
 }
 
 impl Pipeline {
-    pub fn new() -> Self {
-        Self::default()
+    /// An empty pipeline whose graphs insert their conversions from `catalogue`
+    /// (`Pipeline::new` gives the whole registry's).
+    pub fn with_catalogue(catalogue: &'static Catalogue) -> Self {
+        Self {
+            stages: Vec::new(),
+            straight_alpha: false,
+            catalogue,
+        }
+    }
+    /// The catalogue its graphs insert their conversions from.
+    pub fn catalogue(&self) -> &'static Catalogue {
+        self.catalogue
     }
     /// Appends a one-input filter.
     pub fn then(mut self, filter: impl Filter + 'static) -> Self {
@@ -125,11 +137,16 @@ impl Pipeline {
         self.stages.is_empty()
     }
 
-    /// Parses a text spec; `load` opens the images named by image parameters.
-    pub fn parse(text: &str, load: &mut dyn FnMut(&str) -> Result<Image>) -> Result<Pipeline> {
-        let mut p = Pipeline::new();
+    /// Parses a text spec with the filters of `catalogue`; `load` opens the images named by
+    /// image parameters (`Pipeline::parse` takes the whole registry).
+    pub fn parse_with(
+        catalogue: &'static Catalogue,
+        text: &str,
+        load: &mut dyn FnMut(&str) -> Result<Image>,
+    ) -> Result<Pipeline> {
+        let mut p = Pipeline::with_catalogue(catalogue);
         for call in spec::parse(text)? {
-            let (def, args) = spec::resolve(&call)?;
+            let (def, args) = spec::resolve(catalogue, &call)?;
             let filter = (def.build)(&args)?;
             // in the order the filter declares its image parameters (its input ports), not
             // the order they were written in: `mask=m.png with=a.png` is still with, mask
@@ -137,7 +154,7 @@ impl Pipeline {
             for p in def
                 .params
                 .iter()
-                .filter(|p| matches!(p.kind, crate::params::ParamKind::Image))
+                .filter(|p| matches!(p.kind, crate::graph::params::ParamKind::Image))
             {
                 if let Some((_, path)) = args.image_paths().find(|(n, _)| *n == p.name) {
                     extra.push(load(path)?);
@@ -186,12 +203,12 @@ impl Pipeline {
         &self,
         stages: impl ExactSizeIterator<Item = &'a Stage>,
         input: ImageDesc,
-        windows: &[Option<crate::filters::shape::pixel::PixelWindow>],
+        windows: &[Option<crate::region::PixelWindow>],
     ) -> Result<(Graph, NamedImages<'a>)> {
         if stages.len() == 0 {
             return Err(Error::Graph("the pipeline is empty".into()));
         }
-        let mut g = Graph::new();
+        let mut g = Graph::with_catalogue(self.catalogue);
         g.set_straight_alpha(self.straight_alpha);
         let mut cur = g.source("input", input)?;
         let mut images: NamedImages<'a> = Vec::new();
@@ -235,7 +252,7 @@ impl Pipeline {
                     if d.format == PixelFormat::Rgba16 {
                         g.note(format!("`{}` takes 8-bit images: the 16-bit image was narrowed to 8 bits before it", stage.filter.def().name));
                     }
-                    g.add1(crate::filters::convert::ToRgba, &[cur])?
+                    g.add1_boxed((self.catalogue.to_rgba)(), &[cur])?
                 }
                 _ => cur,
             };
@@ -258,7 +275,7 @@ impl Pipeline {
                 let mut port = g.source(&name, img.desc())?;
                 images.push((name, img));
                 if let Some(size) = size {
-                    port = add_fit(&mut g, port, size, stage.fit)?;
+                    port = (self.catalogue.fit)(&mut g, port, size, stage.fit)?;
                 }
                 ins.push(port);
             }
@@ -299,7 +316,7 @@ impl Pipeline {
         backend: &Backend,
         input: &dyn super::HostImage,
         opts: &RunOptions,
-        window: Option<crate::filters::shape::pixel::PixelWindow>,
+        window: Option<crate::region::PixelWindow>,
     ) -> Result<super::HostRunResult> {
         let (mut g, extra) = self.graph_for(input.desc())?;
         g.set_pixel_window(window, true);
@@ -328,7 +345,7 @@ impl Pipeline {
         let (g, images) = self.graph_borrowed(input)?;
         if let Backend::Gpu(gpu) = backend {
             // the pixel limit holds for runs in tiles too (the memory limit is the tiles')
-            crate::limits::check_graph_pixels(&g)?;
+            super::check::check_graph_pixels(&g)?;
             if let Some(tile) = super::tile::tile_side(gpu, &g) {
                 // in bands of tiles, as a file streams (`run_streamed`): on an H100 bands of 1024
                 // rows in three tiles reached 0.92–0.94 of an untiled 16384² run, square tiles
@@ -346,8 +363,8 @@ impl Pipeline {
                     ));
                     self.run_tiled(backend, input, tile, 3)?
                 } else {
-                    let mut src = crate::rows::ImageRows::borrowed(input);
-                    let mut sink = crate::rows::MemorySink::new(self.output_desc(input.desc())?);
+                    let mut src = super::rows::ImageRows::borrowed(input);
+                    let mut sink = super::rows::MemorySink::new(self.output_desc(input.desc())?);
                     let r = self.run_streamed(
                         backend,
                         &mut src,
@@ -489,9 +506,7 @@ fn why_tiled(gpu: &crate::runtime::Gpu, g: &super::Graph) -> String {
 /// The format a stage's second image enters it with before any 8/16-bit adaptation: a grey
 /// mask or second image (a grey PNG) is widened to RGBA8 for a blend, losslessly.
 fn extra_format(stage: &Stage, img: &Image) -> PixelFormat {
-    if stage.filter.def().family == crate::registry::Family::Blend
-        && img.format() == PixelFormat::Gray8
-    {
+    if stage.filter.def().family == Family::Blend && img.format() == PixelFormat::Gray8 {
         PixelFormat::Rgba8
     } else {
         img.format()

@@ -8,9 +8,9 @@
 //! ```
 //! e.g. `gaussian_blur(sigma=2) | sobel_edge_detection`, `alpha_blend(with=top.png, mix=0.5)`.
 
+use super::filter::{Catalogue, FilterDef};
 use crate::error::{Error, Result};
-use crate::params::{Args, ParamKind, RawValue};
-use crate::registry::{self, FilterDef};
+use crate::graph::params::{Args, ParamKind, RawValue};
 
 /// One parsed call, before validation.
 #[derive(Clone, Debug, PartialEq)]
@@ -185,18 +185,22 @@ pub fn parse(spec: &str) -> Result<Vec<Call>> {
 }
 
 /// Validates a call against the registry: positional values fill parameters in order.
-pub fn resolve(call: &Call) -> Result<(&'static FilterDef, Args)> {
-    resolve_with(call, true)
+pub fn resolve(catalogue: &Catalogue, call: &Call) -> Result<(&'static FilterDef, Args)> {
+    resolve_with(catalogue, call, true)
 }
 
 /// `resolve` for a graph node, whose extra images come from its input ports: image
 /// parameters (`with=`) may be left out.
-pub fn resolve_node(call: &Call) -> Result<(&'static FilterDef, Args)> {
-    resolve_with(call, false)
+pub fn resolve_node(catalogue: &Catalogue, call: &Call) -> Result<(&'static FilterDef, Args)> {
+    resolve_with(catalogue, call, false)
 }
 
-fn resolve_with(call: &Call, image_paths_required: bool) -> Result<(&'static FilterDef, Args)> {
-    let def = registry::find(&call.name)?;
+fn resolve_with(
+    catalogue: &Catalogue,
+    call: &Call,
+    image_paths_required: bool,
+) -> Result<(&'static FilterDef, Args)> {
+    let def = catalogue.find(&call.name)?;
     let mut named = Vec::new();
     let mut next = 0usize;
     for (key, value) in &call.args {

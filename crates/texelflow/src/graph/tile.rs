@@ -19,12 +19,12 @@
 //! Not tiled (a clear error instead): graphs with other reductions or whole-image reads (the
 //! distortions among them), composites that resize inside (`ios_blur`), and temporal state.
 
+use super::filter::Footprint;
 use super::host::{HostImage, HostValue, WriteOnly};
 use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};
 use crate::error::{Error, Result};
-use crate::filters::shape::pixel::PixelWindow;
 use crate::image::{Image, ImageDesc};
-use crate::registry::Footprint;
+use crate::region::PixelWindow;
 use crate::value::{Value, ValueDesc};
 
 /// The halo a tile of `graph` needs and the grid tiles start on: `Ok((r, a))` when every
@@ -254,7 +254,7 @@ pub(crate) struct RowsRef<'a> {
 impl<'a> RowsRef<'a> {
     pub(crate) fn of(img: &'a Image) -> Self {
         Self {
-            bytes: crate::rows::image_bytes(img),
+            bytes: crate::image::image_bytes(img),
             width: img.width(),
             format: img.format(),
             y0: 0,
@@ -263,11 +263,11 @@ impl<'a> RowsRef<'a> {
     /// Byte offset of pixel (x, y) (y in the whole image's rows).
     fn at(&self, x: u32, y: u32) -> usize {
         ((y - self.y0) as usize * self.width as usize + x as usize)
-            * crate::rows::sample_bytes_per_pixel(self.format)
+            * crate::image::sample_bytes_per_pixel(self.format)
     }
     /// The w x h part at (x, y) as an image of its own.
     fn crop(&self, x: u32, y: u32, w: u32, h: u32) -> Result<Image> {
-        let bpp = crate::rows::sample_bytes_per_pixel(self.format);
+        let bpp = crate::image::sample_bytes_per_pixel(self.format);
         let mut bytes = Vec::with_capacity(w as usize * h as usize * bpp);
         for r in y..y + h {
             let s = self.at(x, r);
@@ -277,7 +277,7 @@ impl<'a> RowsRef<'a> {
                 })?,
             );
         }
-        crate::rows::image_from_bytes(w, h, self.format, &bytes)
+        crate::image::image_from_bytes(w, h, self.format, &bytes)
     }
 }
 
@@ -297,7 +297,7 @@ impl HostImage for TileView<'_> {
     }
     fn write_gpu_rows(&self, first_row: u32, mut dst: WriteOnly<'_, [u8]>) {
         let row_bytes = self.src.format.gpu_row_bytes(self.w) as usize;
-        let len = self.w as usize * crate::rows::sample_bytes_per_pixel(self.src.format);
+        let len = self.w as usize * crate::image::sample_bytes_per_pixel(self.src.format);
         let mut r = first_row;
         while dst.len() >= row_bytes && row_bytes > 0 {
             let (this, rest) = dst.split_at(row_bytes);
@@ -351,7 +351,7 @@ impl Tiling {
             Tiling::Chain(chain) => {
                 let part = chain.input_part(
                     p,
-                    crate::registry::Rect::new(0, rows.0, out_w, rows.1 - rows.0),
+                    crate::region::Rect::new(0, rows.0, out_w, rows.1 - rows.0),
                 )?;
                 (part.y, part.bottom())
             }
@@ -371,7 +371,7 @@ impl Pipeline {
     /// How tiles of an input of `desc` are cut: with a halo, or through the stages' geometry.
     pub(crate) fn tiling(&self, desc: ImageDesc) -> Result<Tiling> {
         let (g, _) = self.graph_for(desc)?;
-        crate::limits::check_graph_pixels(&g)?;
+        super::check::check_graph_pixels(&g)?;
         let why = match graph_halo(&g) {
             Ok((halo, align)) => return Ok(Tiling::Halo(halo, align)),
             Err(why) => why,
@@ -465,16 +465,17 @@ impl Pipeline {
             })
             .collect();
         let mut out = Image::zeroed(ImageDesc::new(ow, rows.1 - rows.0, format));
-        let bpp = crate::rows::sample_bytes_per_pixel(format);
+        let bpp = crate::image::sample_bytes_per_pixel(format);
         let mut failure: Option<Error> = None;
         {
             // each tile pastes its core from the worker that ran it, several at once (one paste
             // at a time took as long as the GPU work of a 16384² image on an H100); the rows
             // are locked one by one, so tiles side by side wait for each other only per row
-            let out_rows: Vec<std::sync::Mutex<&mut [u8]>> = crate::rows::image_bytes_mut(&mut out)
-                .chunks_exact_mut((ow as usize * bpp).max(1))
-                .map(std::sync::Mutex::new)
-                .collect();
+            let out_rows: Vec<std::sync::Mutex<&mut [u8]>> =
+                crate::image::image_bytes_mut(&mut out)
+                    .chunks_exact_mut((ow as usize * bpp).max(1))
+                    .map(std::sync::Mutex::new)
+                    .collect();
             let paste = |from: &[u8],
                          from_row: usize,
                          (sx, sy): (u32, u32),
@@ -513,7 +514,7 @@ impl Pipeline {
                             backend,
                             chain,
                             src,
-                            crate::registry::Rect::new(x, y, cw, ch),
+                            crate::region::Rect::new(x, y, cw, ch),
                             &times,
                         )?;
                         let pasting = std::time::Instant::now();
@@ -525,7 +526,7 @@ impl Pipeline {
                                 (x, y, cw, ch),
                             ),
                             Tile::Owned(img) if img.format() == format => paste(
-                                crate::rows::image_bytes(img),
+                                crate::image::image_bytes(img),
                                 img.width() as usize * bpp,
                                 (x - made.x, y - made.y),
                                 (x, y, cw, ch),
@@ -607,7 +608,7 @@ impl Pipeline {
                         paste(m.bytes(), m.row_bytes(), (x - x0, y - y0), (x, y, cw, ch))
                     }
                     Tile::Owned(img) if img.format() == format => paste(
-                        crate::rows::image_bytes(img),
+                        crate::image::image_bytes(img),
                         img.width() as usize * bpp,
                         (x - x0, y - y0),
                         (x, y, cw, ch),
@@ -638,9 +639,9 @@ impl Pipeline {
         backend: &Backend,
         chain: &super::chain::TileChain,
         src: RowsRef<'_>,
-        core: crate::registry::Rect,
+        core: crate::region::Rect,
         times: &std::sync::Mutex<TileTimes>,
-    ) -> Result<(Tile, crate::registry::Rect)> {
+    ) -> Result<(Tile, crate::region::Rect)> {
         let part = chain.tile(self, core)?;
         let view = TileView {
             src,

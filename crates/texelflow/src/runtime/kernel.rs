@@ -105,7 +105,7 @@ pub struct NodeRecorder<'a> {
     pub(crate) temps: Vec<Arc<wgpu::Buffer>>,
     /// Where the graph's image lies in a larger one (a tile): per-pixel filters that read
     /// their position use it (`graph::fuse`).
-    pub(crate) pixel_window: Option<crate::filters::shape::pixel::PixelWindow>,
+    pub(crate) pixel_window: Option<crate::region::PixelWindow>,
 }
 
 impl<'a> NodeRecorder<'a> {

@@ -8,7 +8,7 @@
 use super::{check_quads, grid, GridParams, GRID_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Lut, Value, ValueDesc};
 
@@ -38,7 +38,7 @@ no read-back between the solver that made them and this node.",
     gpuimage: "",
     params: &[],
     inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "lut", kind: PortKind::Data(DataKind::Lut) }],
-    outputs: crate::registry::IMAGE,
+    outputs: crate::filters::registry::IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(ApplyLut)),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
@@ -57,8 +57,8 @@ pub fn apply_lut_cpu(img: &Image, lut: &Lut) -> Result<Image> {
 }
 
 impl Filter for ApplyLut {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Pixel
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Pixel
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

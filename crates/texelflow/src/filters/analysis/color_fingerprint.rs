@@ -14,11 +14,11 @@ use rayon::prelude::*;
 use bytemuck::{Pod, Zeroable};
 
 use super::{check_quads, grid};
-use crate::assess::{Fingerprint, FingerprintLayout};
+use crate::value::photo::{Fingerprint, FingerprintLayout};
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_int, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::graph::params::{check_int, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -143,8 +143,8 @@ pub fn fingerprint_cpu(img: &Image, grid: u32, bits: u32) -> Result<Fingerprint>
 }
 
 impl Filter for ColorFingerprint {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

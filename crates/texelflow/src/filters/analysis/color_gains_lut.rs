@@ -6,7 +6,7 @@
 use super::{record_solver, SolveParams, SOLVE_UNIFORM};
 use crate::error::Error;
 use crate::error::Result;
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -39,8 +39,8 @@ in 64-bit integers; a channel with s_c = 0 is left as it is; alpha is kept. A ne
 };
 
 impl Filter for ColorGainsLut {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF
@@ -51,7 +51,7 @@ impl Filter for ColorGainsLut {
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         match inputs.first().and_then(|v| v.as_data()) {
-            Some(Data::Color(c)) => Ok(vec![Value::Data(Data::Lut(crate::histogram::gains_lut(c.sum)))]),
+            Some(Data::Color(c)) => Ok(vec![Value::Data(Data::Lut(crate::value::histogram::gains_lut(c.sum)))]),
             _ => Err(Error::Graph("`color_gains_lut` input 0 must be color data".into())),
         }
     }

@@ -12,8 +12,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_float, check_int, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::graph::params::{check_float, check_int, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Point, Points, Value, ValueDesc, POINTS_CAPACITY};
 
@@ -114,8 +114,8 @@ pub fn corner_points_cpu(img: &Image, threshold: f32, max: u32) -> Points {
 }
 
 impl Filter for CornerPoints {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -19,8 +19,8 @@ use rayon::prelude::*;
 use super::{check_quads, grid, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_int, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::graph::params::{check_int, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, DominantCell, Value, ValueDesc};
 
@@ -124,8 +124,8 @@ pub fn dominant_color_cpu(img: &Image, bits: u32) -> DominantCell {
 }
 
 impl Filter for DominantColor {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

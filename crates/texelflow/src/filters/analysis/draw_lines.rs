@@ -7,8 +7,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_int, float_array, ParamDef};
-use crate::registry::{expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::graph::params::{check_int, float_array, ParamDef};
+use crate::filters::registry::{expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{line_cos_sin_q14, Data, DataKind, Lines, Value, ValueDesc, LINES_CAPACITY};
 
@@ -28,7 +28,7 @@ pub struct DrawLines {
 impl DrawLines {
     /// Fails when `width` is outside [1, 63] or a colour component outside [0, 1].
     pub fn new(width: u32, color: [f32; 3]) -> Result<Self> {
-        crate::params::check_value(&DEF, "color", crate::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
+        crate::graph::params::check_value(&DEF, "color", crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
         Ok(Self { width: check_int(&DEF, "width", width)?, color })
     }
     /// Pixels each side of the line: `2 arm + 1` across.
@@ -130,8 +130,8 @@ pub fn draw_lines_cpu(img: &Image, lines: &Lines, arm: u32, color: [u8; 4]) -> R
 }
 
 impl Filter for DrawLines {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -8,8 +8,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_int, float_array, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
+use crate::graph::params::{check_int, float_array, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Points, Value, ValueDesc, POINTS_CAPACITY};
 
@@ -26,7 +26,7 @@ pub struct DrawPoints {
 impl DrawPoints {
     /// Fails when `width` is outside [1, 255] or a colour component outside [0, 1].
     pub fn new(width: u32, color: [f32; 3]) -> Result<Self> {
-        crate::params::check_value(&DEF, "color", crate::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
+        crate::graph::params::check_value(&DEF, "color", crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
         Ok(Self { width: check_int(&DEF, "width", width)?, color })
     }
     /// Pixels from the centre to each arm's end: a cross `2 arm + 1` pixels across.
@@ -117,9 +117,9 @@ pub fn draw_points_cpu(img: &Image, points: &Points, arm: u32, color: [u8; 4]) -
 }
 
 impl Filter for DrawPoints {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
         // the image pixel by pixel; the points may come from anywhere
-        crate::registry::Footprint::WholeImage
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

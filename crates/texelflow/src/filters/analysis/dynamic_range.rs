@@ -22,7 +22,7 @@ percent, exactly. Runs as `histogram` then `range_from_histogram` on the GPU.",
         low: float(0.0, 100.0) = 0.5 => "percent of the pixels at or below the black point",
         high: float(0.0, 100.0) = 99.5 => "percent of the pixels at or below the white point",
     },
-    outputs: &[crate::registry::PortDef { name: "range", kind: crate::registry::PortKind::Data(crate::value::DataKind::Range) }],
+    outputs: &[crate::filters::registry::PortDef { name: "range", kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Range) }],
     lower: |f, g, inputs| {
         let hist = g.add(Histogram::new(), inputs)?;
         g.add(RangeFromHistogram::new(f.low, f.high, 0)?, &hist)

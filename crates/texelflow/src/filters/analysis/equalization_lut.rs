@@ -4,8 +4,8 @@
 
 use super::{input_histogram, record_solver, SolveParams, SOLVE_UNIFORM};
 use crate::error::{Error, Result};
-use crate::params::ParamDef;
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
+use crate::graph::params::ParamDef;
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -42,15 +42,15 @@ in integers (OpenCV rounds an f32 product to nearest); a channel with one level 
     inputs: &[PortDef { name: "histogram", kind: PortKind::Data(DataKind::Histogram) }],
     outputs: &[PortDef { name: "lut", kind: PortKind::Data(DataKind::Lut) }],
     tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(EqualizationLut::new(crate::params::choice_index(&DEF, "channels", a.choice("channels")?)?)?)),
+    build: |a| Ok(Box::new(EqualizationLut::new(crate::graph::params::choice_index(&DEF, "channels", a.choice("channels")?)?)?)),
     uniforms: &[SOLVE_UNIFORM],
     test_inputs: None,
     schedules: &[],
 };
 
 impl Filter for EqualizationLut {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -8,8 +8,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::params::check_float;
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
+use crate::graph::params::check_float;
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder, groups_2d};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
@@ -34,8 +34,8 @@ pub struct ExposureByStats {
 }
 
 /// The parameters, shared with `auto_exposure`.
-pub const TARGET: crate::params::ParamDef = crate::params::ParamDef::float("target", 0.5, 0.05, 0.95, "mean BT.601 luma (0..1) the gain aims for");
-pub const MAX_GAIN: crate::params::ParamDef = crate::params::ParamDef::float("max_gain", 4.0, 1.0, 16.0, "the gain stays within [1/max_gain, max_gain]");
+pub const TARGET: crate::graph::params::ParamDef = crate::graph::params::ParamDef::float("target", 0.5, 0.05, 0.95, "mean BT.601 luma (0..1) the gain aims for");
+pub const MAX_GAIN: crate::graph::params::ParamDef = crate::graph::params::ParamDef::float("max_gain", 4.0, 1.0, 16.0, "the gain stays within [1/max_gain, max_gain]");
 
 impl ExposureByStats {
     /// Fails when `target` is outside [0.05, 0.95] or `max_gain` outside [1, 16].
@@ -97,8 +97,8 @@ pub fn exposure_cpu(img: &Image, gain: f32) -> Result<Image> {
 }
 
 impl Filter for ExposureByStats {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

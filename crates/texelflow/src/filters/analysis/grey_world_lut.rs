@@ -5,7 +5,7 @@
 
 use super::{input_histogram, record_solver, SolveParams, SOLVE_UNIFORM};
 use crate::error::Result;
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -38,8 +38,8 @@ a channel with S_c = 0 is left as it is; alpha is kept. A grey image gets the id
 };
 
 impl Filter for GreyWorldLut {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

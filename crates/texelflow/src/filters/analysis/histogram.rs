@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::{check_quads, grid, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
 use crate::image::{luma601, Image, PixelFormat};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -60,11 +60,11 @@ With weight=alpha each pixel adds its alpha instead of 1 (exact integer sums; ea
 image's alpha sum; images up to 16843009 pixels, as the 32-bit bins hold sums of alpha). \
 GPU: per-workgroup histograms in workgroup memory, merged with one atomic per non-empty bin.",
     gpuimage: "GPUImageHistogramFilter",
-    params: &[crate::params::ParamDef::choice("weight", "none", WEIGHTS, "none: each pixel counts 1; alpha: each pixel adds its alpha (0-255), so transparent pixels do not count (the RGBY article's alpha weighting)")],
+    params: &[crate::graph::params::ParamDef::choice("weight", "none", WEIGHTS, "none: each pixel counts 1; alpha: each pixel adds its alpha (0-255), so transparent pixels do not count (the RGBY article's alpha weighting)")],
     inputs: IMAGE,
     outputs: &[PortDef { name: "histogram", kind: PortKind::Data(DataKind::Histogram) }],
     tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(Histogram { weight_by_alpha: crate::params::choice_index(&DEF, "weight", a.choice("weight")?)? == 1 })),
+    build: |a| Ok(Box::new(Histogram { weight_by_alpha: crate::graph::params::choice_index(&DEF, "weight", a.choice("weight")?)? == 1 })),
     uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
     test_inputs: None,
     schedules: super::LOOP_VARIANTS,
@@ -103,8 +103,8 @@ impl Filter for Histogram {
     fn merges_partials(&self) -> bool {
         true
     }
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -22,8 +22,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_float, check_int, ParamDef};
-use crate::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::graph::params::{check_float, check_int, ParamDef};
+use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{line_cos_sin_q14, Data, DataKind, Line, Lines, Value, ValueDesc, LINES_CAPACITY};
 

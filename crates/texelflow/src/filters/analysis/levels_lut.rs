@@ -5,8 +5,8 @@
 
 use super::{record_solver, SolveParams, SOLVE_UNIFORM};
 use crate::error::{Error, Result};
-use crate::params::ParamDef;
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
+use crate::graph::params::ParamDef;
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -46,8 +46,8 @@ of the three for all of them.",
 };
 
 impl Filter for LevelsLut {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF
@@ -60,7 +60,7 @@ impl Filter for LevelsLut {
         let Some(Data::Range(r)) = inputs.first().and_then(|v| v.as_data()) else {
             return Err(Error::Graph("`levels_lut` input 0 must be range data".into()));
         };
-        Ok(vec![Value::Data(Data::Lut(crate::histogram::levels_lut(r, self.linked)))])
+        Ok(vec![Value::Data(Data::Lut(crate::value::histogram::levels_lut(r, self.linked)))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         record_solver(&DEF, rec, inputs, outputs, "levels_lut", SolveParams { a: self.linked as u32, ..Default::default() })

@@ -12,8 +12,8 @@
 use super::{check_quads, grid, GridParams, GRID_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
-use crate::params::{check_float, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
+use crate::graph::params::{check_float, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
@@ -95,8 +95,8 @@ pub fn threshold_by_stats_cpu(img: &Image, stats: &Stats, multiplier_milli: u32)
 }
 
 impl Filter for LuminanceThresholdByStats {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -73,8 +73,8 @@ impl Filter for MeanSaturation {
     fn merges_partials(&self) -> bool {
         true
     }
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -197,22 +197,23 @@ pub struct SolveParams {
 }
 
 /// `SolveParams` for the uniform layout test.
-pub(crate) const SOLVE_UNIFORM: crate::registry::UniformLayout = crate::registry::UniformLayout {
-    wgsl: SOLVE_WGSL,
-    wgsl_struct: "SolveParams",
-    rust_size: std::mem::size_of::<SolveParams>(),
-    fields: &[
-        ("a", std::mem::offset_of!(SolveParams, a)),
-        ("b", std::mem::offset_of!(SolveParams, b)),
-        ("c", std::mem::offset_of!(SolveParams, c)),
-        ("d", std::mem::offset_of!(SolveParams, d)),
-    ],
-};
+pub(crate) const SOLVE_UNIFORM: crate::filters::registry::UniformLayout =
+    crate::filters::registry::UniformLayout {
+        wgsl: SOLVE_WGSL,
+        wgsl_struct: "SolveParams",
+        rust_size: std::mem::size_of::<SolveParams>(),
+        fields: &[
+            ("a", std::mem::offset_of!(SolveParams, a)),
+            ("b", std::mem::offset_of!(SolveParams, b)),
+            ("c", std::mem::offset_of!(SolveParams, c)),
+            ("d", std::mem::offset_of!(SolveParams, d)),
+        ],
+    };
 
 /// Records a solver node: entry point `entry` of `solve.wgsl` as one workgroup reading the
 /// node's data input and writing its data output (every word of it).
 pub(crate) fn record_solver(
-    def: &crate::registry::FilterDef,
+    def: &crate::filters::registry::FilterDef,
     rec: &mut NodeRecorder<'_>,
     inputs: &[GpuSlot],
     outputs: &[GpuSlot],
@@ -237,7 +238,7 @@ pub(crate) fn record_solver(
 
 /// The `index`-th input value as histogram data (`run_cpu` of the solvers).
 pub(crate) fn input_histogram<'v>(
-    def: &crate::registry::FilterDef,
+    def: &crate::filters::registry::FilterDef,
     inputs: &[&'v crate::Value],
     index: usize,
 ) -> Result<&'v crate::Histogram> {

@@ -13,8 +13,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_float, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, expect_image, input_image, slot_image};
+use crate::graph::params::{check_float, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder, groups_2d};
 use crate::value::{Data, DataKind, Motion, Value, ValueDesc};
 
@@ -100,8 +100,8 @@ pub fn motion_cpu(frame: &Image, average: &Image, threshold2: u32) -> Motion {
 }
 
 impl Filter for MotionCentroid {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -16,10 +16,10 @@
 
 use super::color_fingerprint::fingerprint_cpu;
 use super::photo_metrics::{metrics_cpu, metrics_input, record_metrics, METRICS_UNIFORM};
-use crate::assess::FingerprintLayout;
+use crate::value::photo::FingerprintLayout;
 use crate::error::{Error, Result};
-use crate::params::{check_int, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, input_image};
+use crate::graph::params::{check_int, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, input_image};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -62,8 +62,8 @@ equal to theirs (same layouts, same exact counts and sums) from one read of the 
 };
 
 impl Filter for PhotoAssessment {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

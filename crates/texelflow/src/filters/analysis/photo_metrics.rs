@@ -21,10 +21,10 @@ use bytemuck::{Pod, Zeroable};
 use super::color_fingerprint::{fingerprint_generated, BINS_WGSL};
 use super::mean_saturation::saturation_fixed;
 use super::subgroup_shim;
-use crate::assess::{FingerprintLayout, PhotoMetrics as Sums};
+use crate::value::photo::{FingerprintLayout, PhotoMetrics as Sums};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -276,8 +276,8 @@ impl FpCounting {
 }
 
 impl Filter for PhotoMetrics {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

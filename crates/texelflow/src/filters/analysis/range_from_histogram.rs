@@ -8,8 +8,8 @@
 
 use super::{input_histogram, percent_milli, record_solver, SolveParams, SOLVE_UNIFORM};
 use crate::error::{Error, Result};
-use crate::params::{check_float, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
+use crate::graph::params::{check_float, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -60,15 +60,15 @@ levels present). Percentages are taken in thousandths of a percent and compared 
     inputs: &[PortDef { name: "histogram", kind: PortKind::Data(DataKind::Histogram) }],
     outputs: &[PortDef { name: "range", kind: PortKind::Data(DataKind::Range) }],
     tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(RangeFromHistogram::new(a.f32("low")?, a.f32("high")?, crate::params::choice_index(&DEF, "channels", a.choice("channels")?)?)?)),
+    build: |a| Ok(Box::new(RangeFromHistogram::new(a.f32("low")?, a.f32("high")?, crate::graph::params::choice_index(&DEF, "channels", a.choice("channels")?)?)?)),
     uniforms: &[SOLVE_UNIFORM],
     test_inputs: None,
     schedules: &[],
 };
 
 impl Filter for RangeFromHistogram {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

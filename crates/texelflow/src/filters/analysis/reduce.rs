@@ -13,7 +13,7 @@ use super::average_luminance_threshold::StatsReduction;
 use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL, TAIL_PIXELS_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
@@ -244,8 +244,8 @@ impl Filter for Reduce {
     fn merges_partials(&self) -> bool {
         true
     }
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF
@@ -348,8 +348,8 @@ impl Filter for ReduceLumaSum {
     fn merges_partials(&self) -> bool {
         true
     }
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &LUMA_SUM_DEF

@@ -18,8 +18,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::params::{ParamDef, FIT_DOC, FIT_OPTIONS};
-use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, TWO_IMAGES};
+use crate::graph::params::{ParamDef, FIT_DOC, FIT_OPTIONS};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, TWO_IMAGES};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -50,9 +50,9 @@ pub struct PoissonBlend {
 impl PoissonBlend {
     /// Fails on parameters out of their declared ranges.
     pub fn new(mix: f32, iterations: u32, tolerance: f32) -> Result<Self> {
-        crate::params::check_float(&DEF, "mix", mix)?;
-        crate::params::check_int(&DEF, "iterations", iterations)?;
-        crate::params::check_float(&DEF, "tolerance", tolerance)?;
+        crate::graph::params::check_float(&DEF, "mix", mix)?;
+        crate::graph::params::check_int(&DEF, "iterations", iterations)?;
+        crate::graph::params::check_float(&DEF, "tolerance", tolerance)?;
         Ok(Self { mix, iterations, tolerance })
     }
 }
@@ -92,7 +92,7 @@ A second image of another size needs `fit=`.",
         ParamDef::choice("fit", "none", FIT_OPTIONS, FIT_DOC),
     ],
     inputs: TWO_IMAGES,
-    outputs: crate::registry::IMAGE,
+    outputs: crate::filters::registry::IMAGE,
     // Measured on lavapipe (tests/poisson.rs `gpu_cpu_drift`, random images, mix 1 and 0.37):
     // max 1 level after 1 iteration, 0 after 10, 100 and 1000. Both sides run the same f32
     // operations; the GPU may contract `a * b + c` into an FMA, and the averaging passes damp

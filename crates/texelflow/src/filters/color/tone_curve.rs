@@ -22,8 +22,8 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 use crate::filters::shape::pixel::{PixelAt, PixelOp};
-use crate::params::{check_points, check_value, points_raw, ParamDef};
-use crate::registry::{Family, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::graph::params::{check_points, check_value, points_raw, ParamDef};
+use crate::filters::registry::{Family, FilterDef, EXACT_ENOUGH, IMAGE};
 use crate::runtime::uniform::UniformBlock;
 
 /// Most control points per curve (Photoshop's curves dialog allows 16).

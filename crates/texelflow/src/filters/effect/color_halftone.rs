@@ -29,7 +29,7 @@ crate::remap_filter! {
         cosines: [f32; 4] = rotations(f.angles).0,
         sines: [f32; 4] = rotations(f.angles).1,
     },
-    tolerance: crate::registry::Tolerance {
+    tolerance: crate::filters::registry::Tolerance {
         max_diff: 16,
         why: "a pixel centre within f32 rounding of a rotated cell's edge may take the neighbouring cell on one side \
               (the rotations round differently on GPUs and in the twin); the overlapping dots keep the difference \

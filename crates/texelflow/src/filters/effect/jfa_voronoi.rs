@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -57,7 +57,7 @@ than the nearest where cells are thin. At most 2048 wide and 8192 high (the enco
 voronoi_consumer(map=...).",
     params: &[],
     inputs: IMAGE,
-    outputs: crate::registry::IMAGE,
+    outputs: crate::filters::registry::IMAGE,
     // integer distances and the same pass order on both sides: exact
     tolerance: Tolerance { max_diff: 0, why: "" },
     build: |_| Ok(Box::new(JfaVoronoi)),

@@ -15,8 +15,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::params::{check_float, check_int, ParamDef};
-use crate::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, UniformLayout, EXACT_ENOUGH};
+use crate::graph::params::{check_float, check_int, ParamDef};
+use crate::filters::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, UniformLayout, EXACT_ENOUGH};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -120,7 +120,7 @@ when color_on. Output: the image's size.",
         ParamDef::boolean("color_on", true, "tint each tile with the cell's colour (GPUImage's colorOn)"),
     ],
     inputs: PORTS,
-    outputs: crate::registry::IMAGE,
+    outputs: crate::filters::registry::IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Mosaic::new(a.f32("input_tile_size")?, a.f32("display_tile_size")?, a.u32("num_tiles")?, a.bool("color_on")?)?)),
     uniforms: &[UniformLayout {

@@ -13,8 +13,8 @@ use rayon::prelude::*;
 use super::jfa_voronoi::decode;
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::params::ParamDef;
-use crate::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, Tolerance, UniformLayout};
+use crate::graph::params::ParamDef;
+use crate::filters::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, Tolerance, UniformLayout};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -48,7 +48,7 @@ the image's pixel at that seed, scaled from the map's size to the image's (centr
 smaller than the image. Where the map is transparent (no seed) the image's pixel is kept. Output: the image's size.",
     params: &[ParamDef::image("map", "the Voronoi map (jfa_voronoi's output)")],
     inputs: PORTS,
-    outputs: crate::registry::IMAGE,
+    outputs: crate::filters::registry::IMAGE,
     // integer arithmetic only: exact
     tolerance: Tolerance { max_diff: 0, why: "" },
     build: |_| Ok(Box::new(VoronoiConsumer)),

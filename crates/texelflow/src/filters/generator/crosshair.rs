@@ -6,8 +6,8 @@
 use crate::error::{Error, Result};
 use crate::filters::analysis::draw_points::{draw_points_cpu, DrawPointsParams, WGSL as DRAW_WGSL};
 use crate::filters::shape::generator::{HEIGHT_PARAM, WIDTH_PARAM};
-use crate::params::{check_int, float_array, ParamDef};
-use crate::registry::{expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE};
+use crate::graph::params::{check_int, float_array, ParamDef};
+use crate::filters::registry::{expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc, POINTS_CAPACITY};
 
@@ -24,7 +24,7 @@ pub struct Crosshair {
 impl Crosshair {
     /// Fails when a parameter is outside its declared range.
     pub fn new(crosshair_width: u32, color: [f32; 3], width: u32, height: u32) -> Result<Self> {
-        crate::params::check_value(&DEF, "color", crate::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
+        crate::graph::params::check_value(&DEF, "color", crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
         Ok(Self { crosshair_width: check_int(&DEF, "crosshair_width", crosshair_width)?, color, width: check_int(&DEF, "width", width)?, height: check_int(&DEF, "height", height)? })
     }
 }
@@ -61,8 +61,8 @@ draws them. Blend it over the photo (normal_blend) or use draw_points / draw_cor
 
 
 impl Filter for Crosshair {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -9,8 +9,8 @@ use bytemuck::{Pod, Zeroable};
 use crate::error::{Error, Result};
 use crate::filters::shape::generator::{HEIGHT_PARAM, WIDTH_PARAM};
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::params::{choice_index, float_array, ParamDef};
-use crate::registry::{expect_data, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::graph::params::{choice_index, float_array, ParamDef};
+use crate::filters::registry::{expect_data, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Histogram, Value, ValueDesc};
 
@@ -35,9 +35,9 @@ pub struct HistogramGenerator {
 impl HistogramGenerator {
     /// Fails when a parameter is outside its declared range.
     pub fn new(mode: u32, background_color: [f32; 4], width: u32, height: u32) -> Result<Self> {
-        crate::params::check_value(&DEF, "background_color", crate::params::RawValue::List(background_color.iter().map(|&c| c as f64).collect()))?;
+        crate::graph::params::check_value(&DEF, "background_color", crate::graph::params::RawValue::List(background_color.iter().map(|&c| c as f64).collect()))?;
         let mode = MODES.get(mode as usize).map(|_| mode).ok_or_else(|| Error::BadParam { filter: DEF.name.into(), param: "mode".into(), message: format!("{mode} is not an index of {MODES:?}") })?;
-        Ok(Self { mode, background_color, width: crate::params::check_int(&DEF, "width", width)?, height: crate::params::check_int(&DEF, "height", height)? })
+        Ok(Self { mode, background_color, width: crate::graph::params::check_int(&DEF, "width", width)?, height: crate::graph::params::check_int(&DEF, "height", height)? })
     }
     fn background(&self) -> [u8; 4] {
         self.background_color.map(unorm8)
@@ -121,8 +121,8 @@ pub fn histogram_generator_cpu(hist: &Histogram, width: u32, height: u32, mode: 
 }
 
 impl Filter for HistogramGenerator {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -6,8 +6,8 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
+use crate::filters::registry::{FilterDef, UniformLayout};
 use crate::image::{Image, ImageDesc, PixelFormat};
-use crate::registry::{FilterDef, UniformLayout};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::ValueDesc;
 

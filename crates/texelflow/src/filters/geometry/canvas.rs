@@ -6,8 +6,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
-use crate::params::ParamDef;
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
+use crate::graph::params::ParamDef;
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -91,8 +91,8 @@ Used by the blends' fit=fit and fit=center.",
 };
 
 impl Filter for Canvas {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [-self.x as f64, -self.y as f64], margin: 0 }
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [-self.x as f64, -self.y as f64], margin: 0 }
     }
     fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
         let (w, h) = self.size(input.width, input.height);
@@ -115,7 +115,7 @@ impl Filter for Canvas {
         Some(Rect::span(x0, y0, x1, y1, (input.width, input.height)))
     }
     fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
-        crate::registry::window_need(self, input, have, out)?;
+        crate::filters::registry::window_need(self, input, have, out)?;
         // the part is a canvas of its own size, on which the input part lands where the whole
         // image's pixels land relative to the part (`have` within the input holds every pixel
         // the part shows, so what falls outside it falls outside the image)

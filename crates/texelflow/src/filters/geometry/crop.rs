@@ -13,8 +13,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_float, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
+use crate::graph::params::{check_float, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -192,10 +192,10 @@ alone is an error.",
 };
 
 impl Filter for Crop {
-    fn footprint(&self, inputs: &[ValueDesc]) -> crate::registry::Footprint {
+    fn footprint(&self, inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
         match inputs.first().and_then(|d| d.image()).map(|d| self.region(d.width, d.height)) {
-            Some(Ok((x0, y0, _, _))) => crate::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [x0 as f64, y0 as f64], margin: 0 },
-            _ => crate::registry::Footprint::WholeImage,
+            Some(Ok((x0, y0, _, _))) => crate::filters::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [x0 as f64, y0 as f64], margin: 0 },
+            _ => crate::filters::registry::Footprint::WholeImage,
         }
     }
     fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {

@@ -3,8 +3,8 @@
 
 use crate::error::{Error, Result};
 use crate::filters::geometry::orient::{self, Orientation};
-use crate::params::ParamDef;
-use crate::registry::{EXACT_ENOUGH, Family, FilterDef, IMAGE};
+use crate::graph::params::ParamDef;
+use crate::filters::registry::{EXACT_ENOUGH, Family, FilterDef, IMAGE};
 
 const MODES: &[&str] = &["horizontal", "vertical", "both"];
 

@@ -6,8 +6,8 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::Result;
+use crate::filters::registry::{expect_image, input_image, slot_image, FilterDef, UniformLayout};
 use crate::image::{Image, PixelFormat};
-use crate::registry::{expect_image, input_image, slot_image, FilterDef, UniformLayout};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -176,14 +176,14 @@ pub fn record_gpu(
 pub fn window_input(
     o: Orientation,
     input: crate::ImageDesc,
-    out: crate::registry::Rect,
-) -> Option<crate::registry::Rect> {
+    out: crate::filters::registry::Rect,
+) -> Option<crate::filters::registry::Rect> {
     if out.w == 0 || out.h == 0 || input.width == 0 || input.height == 0 {
         return None;
     }
     let (ax, ay) = o.source(out.x, out.y, input.width, input.height);
     let (bx, by) = o.source(out.right() - 1, out.bottom() - 1, input.width, input.height);
-    Some(crate::registry::Rect::new(
+    Some(crate::filters::registry::Rect::new(
         ax.min(bx),
         ay.min(by),
         ax.abs_diff(bx) + 1,
@@ -195,11 +195,11 @@ pub fn window_input(
 /// then the permutation itself.
 pub fn windowed(
     o: Orientation,
-    filter: Box<dyn crate::registry::Filter>,
+    filter: Box<dyn crate::filters::registry::Filter>,
     input: crate::ImageDesc,
-    have: crate::registry::Rect,
-    out: crate::registry::Rect,
-) -> Result<Vec<Box<dyn crate::registry::Filter>>> {
+    have: crate::filters::registry::Rect,
+    out: crate::filters::registry::Rect,
+) -> Result<Vec<Box<dyn crate::filters::registry::Filter>>> {
     let need = window_input(o, input, out)
         .ok_or_else(|| crate::Error::Graph(format!("`{}` of an empty part", filter.def().name)))?;
     if need == have {
@@ -214,27 +214,30 @@ pub fn windowed(
 #[doc(hidden)]
 macro_rules! __pf_orient_filter_impl {
     ($Name:ident, |$s:ident| $o:expr) => {
-        impl $crate::registry::Filter for $Name {
-            fn def(&self) -> &'static $crate::registry::FilterDef {
+        impl $crate::filters::registry::Filter for $Name {
+            fn def(&self) -> &'static $crate::filters::registry::FilterDef {
                 &DEF
             }
-            fn footprint(&self, _: &[$crate::value::ValueDesc]) -> $crate::registry::Footprint {
-                $crate::registry::Footprint::WholeImage
+            fn footprint(
+                &self,
+                _: &[$crate::value::ValueDesc],
+            ) -> $crate::filters::registry::Footprint {
+                $crate::filters::registry::Footprint::WholeImage
             }
             fn window_input(
                 &self,
                 input: $crate::ImageDesc,
-                out: $crate::registry::Rect,
-            ) -> Option<$crate::registry::Rect> {
+                out: $crate::filters::registry::Rect,
+            ) -> Option<$crate::filters::registry::Rect> {
                 let $s = self;
                 $crate::filters::geometry::orient::window_input($o, input, out)
             }
             fn windowed(
                 &self,
                 input: $crate::ImageDesc,
-                have: $crate::registry::Rect,
-                out: $crate::registry::Rect,
-            ) -> $crate::error::Result<Vec<Box<dyn $crate::registry::Filter>>> {
+                have: $crate::filters::registry::Rect,
+                out: $crate::filters::registry::Rect,
+            ) -> $crate::error::Result<Vec<Box<dyn $crate::filters::registry::Filter>>> {
                 let $s = self;
                 $crate::filters::geometry::orient::windowed(
                     $o,
@@ -268,7 +271,7 @@ macro_rules! __pf_orient_filter_impl {
                 let $s = self;
                 $crate::filters::geometry::orient::record_gpu(&DEF, $o, rec, inputs, outputs)
             }
-            fn box_clone(&self) -> Box<dyn $crate::registry::Filter> {
+            fn box_clone(&self) -> Box<dyn $crate::filters::registry::Filter> {
                 Box::new(self.clone())
             }
         }

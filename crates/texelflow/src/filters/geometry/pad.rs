@@ -14,8 +14,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
-use crate::params::{check_int, float_array, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
+use crate::graph::params::{check_int, float_array, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -234,14 +234,14 @@ borderInterpolate does (reflect101 of a one-pixel side repeats it). Takes rgba8,
 };
 
 impl Filter for Pad {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
         if self.window.is_some() {
-            return crate::registry::Footprint::WholeImage;
+            return crate::filters::registry::Footprint::WholeImage;
         }
         // reflections and wraps reach any pixel of a small image
         match self.mode {
-            PadMode::Replicate | PadMode::Constant => crate::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [-(self.left as f64), -(self.top as f64)], margin: 0 },
-            _ => crate::registry::Footprint::WholeImage,
+            PadMode::Replicate | PadMode::Constant => crate::filters::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [-(self.left as f64), -(self.top as f64)], margin: 0 },
+            _ => crate::filters::registry::Footprint::WholeImage,
         }
     }
     fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
@@ -255,7 +255,7 @@ impl Filter for Pad {
         Some(Rect::span(x.0, y.0, x.1, y.1, (input.width, input.height)))
     }
     fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
-        crate::registry::window_need(self, input, have, out)?;
+        crate::filters::registry::window_need(self, input, have, out)?;
         Ok(vec![Box::new(Pad { window: Some(((input.width, input.height), have, out)), ..self.clone() })])
     }
     fn def(&self) -> &'static FilterDef {

@@ -27,8 +27,8 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::runtime::wgsl_template::specialize;
 use crate::image::{Image, PixelFormat, MAX_SIDE};
-use crate::params::{check_float, check_int, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
+use crate::graph::params::{check_float, check_int, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, Bind, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -461,22 +461,22 @@ fn general_pixel(src: &[u8], p: &ResizeGeneralParams, x: u32, y: u32) -> [u8; 4]
 }
 
 impl Filter for Resize {
-    fn footprint(&self, inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        let Some(d) = inputs.first().and_then(|d| d.image()) else { return crate::registry::Footprint::WholeImage };
+    fn footprint(&self, inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        let Some(d) = inputs.first().and_then(|d| d.image()) else { return crate::filters::registry::Footprint::WholeImage };
         if self.window.is_some() {
-            return crate::registry::Footprint::WholeImage;
+            return crate::filters::registry::Footprint::WholeImage;
         }
         if self.general() {
             // area reads whole cells (any width); the others read at most 3 pixels beyond the centre
             return match (self.method, self.out_size(d.width, d.height)) {
-                (ResizeMethod::Area, _) | (_, Err(_)) => crate::registry::Footprint::WholeImage,
-                (_, Ok((w, h))) => crate::registry::Footprint::Resample { scale: [d.width as f64 / w as f64, d.height as f64 / h as f64], offset: [0.0, 0.0], margin: 3 },
+                (ResizeMethod::Area, _) | (_, Err(_)) => crate::filters::registry::Footprint::WholeImage,
+                (_, Ok((w, h))) => crate::filters::registry::Footprint::Resample { scale: [d.width as f64 / w as f64, d.height as f64 / h as f64], offset: [0.0, 0.0], margin: 3 },
             };
         }
         match self.out_size(d.width, d.height) {
             // bilinear, OpenCV's INTER_LINEAR alignment: two taps around (x + 0.5) * s - 0.5
-            Ok((w, h)) => crate::registry::Footprint::Resample { scale: [d.width as f64 / w as f64, d.height as f64 / h as f64], offset: [0.0, 0.0], margin: 1 },
-            Err(_) => crate::registry::Footprint::WholeImage,
+            Ok((w, h)) => crate::filters::registry::Footprint::Resample { scale: [d.width as f64 / w as f64, d.height as f64 / h as f64], offset: [0.0, 0.0], margin: 1 },
+            Err(_) => crate::filters::registry::Footprint::WholeImage,
         }
     }
     fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
@@ -503,7 +503,7 @@ impl Filter for Resize {
         Some(Rect::span(x0, y0, x1, y1, (w, h)))
     }
     fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
-        crate::registry::window_need(self, input, have, out)?;
+        crate::filters::registry::window_need(self, input, have, out)?;
         let full_out = self.whole_out_size(input.width, input.height)?;
         Ok(vec![Box::new(Resize { window: Some(Geometry { full_in: (input.width, input.height), full_out, have, out }), ..self.clone() })])
     }

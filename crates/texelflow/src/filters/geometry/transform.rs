@@ -15,8 +15,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
-use crate::params::{check_int, float_array, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
+use crate::graph::params::{check_int, float_array, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -291,8 +291,8 @@ BORDER_CONSTANT 0 is the default). A singular matrix or degenerate point set is 
 };
 
 impl Filter for Transform {
-    fn footprint(&self, _: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
         if self.window.is_some() || out.w == 0 || out.h == 0 {
@@ -327,7 +327,7 @@ impl Filter for Transform {
         Some(need)
     }
     fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
-        crate::registry::window_need(self, input, have, out)?;
+        crate::filters::registry::window_need(self, input, have, out)?;
         Ok(vec![Box::new(Transform { window: Some(((input.width, input.height), have, out)), ..self.clone() })])
     }
     fn def(&self) -> &'static FilterDef {

@@ -18,8 +18,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::params::{check_float, ParamDef};
-use crate::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::graph::params::{check_float, ParamDef};
+use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -292,8 +292,8 @@ invocation per four pixels.",
 };
 
 impl Filter for LutCube {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Pixel
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Pixel
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -23,7 +23,7 @@ crate::composite_filter! {
         blur: float(0.1, 32.0) = 10.0 => "sigma of the glow, in pixels",
         mix: float(0.0, 1.0) = 0.14 => "weight of the glow",
     },
-    tolerance: crate::registry::Tolerance {
+    tolerance: crate::filters::registry::Tolerance {
         max_diff: 2,
         why: "four steps, each within one level of its twin (the blur by its error bound); LUT 2's slope (contrast 1.08) can carry a one-level difference to two",
     },

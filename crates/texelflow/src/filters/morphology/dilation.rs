@@ -4,8 +4,8 @@
 
 use crate::error::Result;
 use crate::filters::morphology::separable::{self, Op, EXACT, RADIUS, UNIFORMS};
-use crate::params::check_int;
-use crate::registry::{Family, Filter, FilterDef, IMAGE};
+use crate::graph::params::check_int;
+use crate::filters::registry::{Family, Filter, FilterDef, IMAGE};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -48,8 +48,8 @@ pub static DEF: FilterDef = FilterDef {
 };
 
 impl Filter for Dilation {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Radius(self.radius)
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Radius(self.radius)
     }
     fn def(&self) -> &'static FilterDef {
         &DEF
@@ -63,7 +63,7 @@ impl Filter for Dilation {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         // the fields are public: values set past `new`'s checks are errors here, not overflows
         check_int(&DEF, "radius", self.radius)?;
-        let (input, output, _) = crate::registry::one_to_one(&DEF, inputs, outputs)?;
+        let (input, output, _) = crate::filters::registry::one_to_one(&DEF, inputs, outputs)?;
         separable::record(rec, DEF.name, input, output, self.radius, Op::Max)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -10,9 +10,9 @@ use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::filters::registry::{expect_image, input_image, FilterDef, Tolerance, UniformLayout};
+use crate::graph::params::ParamDef;
 use crate::image::{Image, ImageDesc, PixelFormat};
-use crate::params::ParamDef;
-use crate::registry::{expect_image, input_image, FilterDef, Tolerance, UniformLayout};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 
 use crate::value::{Value, ValueDesc};

@@ -17,8 +17,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::params::{check_float, check_int, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
+use crate::graph::params::{check_float, check_int, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
 use crate::runtime::wgsl_template::{replace_block, specialize};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -348,8 +348,8 @@ pub static DEF: FilterDef = FilterDef {
 };
 
 impl Filter for Bilateral {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Radius(self.radius)
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Radius(self.radius)
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

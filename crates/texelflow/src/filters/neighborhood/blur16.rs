@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
-use crate::registry::UniformLayout;
+use crate::filters::registry::UniformLayout;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 
 const WGSL: &str = include_str!("blur16.wgsl");

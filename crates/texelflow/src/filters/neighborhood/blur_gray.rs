@@ -9,7 +9,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::ImageDesc;
-use crate::registry::UniformLayout;
+use crate::filters::registry::UniformLayout;
 use crate::runtime::wgsl_template::specialize;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 

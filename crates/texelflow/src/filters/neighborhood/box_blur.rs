@@ -27,8 +27,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_int, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
+use crate::graph::params::{check_int, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{schedule, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -306,8 +306,8 @@ pub fn box_cpu(img: &Image, r: u32) -> Result<Image> {
 }
 
 impl Filter for BoxBlur {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Radius(self.radius)
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Radius(self.radius)
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -26,8 +26,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_float, ParamDef};
-use crate::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
+use crate::graph::params::{check_float, ParamDef};
+use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
 use crate::runtime::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 

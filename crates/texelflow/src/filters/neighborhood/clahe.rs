@@ -23,8 +23,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
-use crate::params::{check_float, check_int, ParamDef};
-use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::graph::params::{check_float, check_int, ParamDef};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -227,8 +227,8 @@ fn clahe_cpu(f: &Clahe, img: &Image) -> Result<Image> {
 }
 
 impl Filter for Clahe {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::WholeImage
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::WholeImage
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -103,8 +103,8 @@ pub fn colour_fast_cpu(img: &Image) -> Result<Image> {
 }
 
 impl Filter for ColourFastSampling {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Radius(3)
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Radius(3)
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -15,8 +15,8 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::image::{luma601, Image, PixelFormat};
-use crate::params::{check_int, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
+use crate::graph::params::{check_int, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -158,8 +158,8 @@ pub fn fast_cpu(luma: &[u8], width: u32, height: u32, threshold: u32, nonmax: bo
 }
 
 impl Filter for FastCornerDetection {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Radius(if self.nonmax { 4 } else { 3 })
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Radius(if self.nonmax { 4 } else { 3 })
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -32,8 +32,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
-use crate::params::{check_float, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
+use crate::graph::params::{check_float, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -611,9 +611,9 @@ pub(crate) fn separable_cpu<T: Copy + Into<f32> + Send + Sync>(src: &[T], width:
 }
 
 impl Filter for GaussianBlur {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
         // the decimated schedule's cubic reaches two node spacings past the exact blur's nodes
-        crate::registry::Footprint::Radius(self.radius() + 2 * self.decimation_grid().unwrap_or(0))
+        crate::filters::registry::Footprint::Radius(self.radius() + 2 * self.decimation_grid().unwrap_or(0))
     }
     fn tile_alignment(&self) -> u32 {
         self.decimation_grid().unwrap_or(1)

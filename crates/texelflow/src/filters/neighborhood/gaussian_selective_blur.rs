@@ -19,7 +19,7 @@ crate::composite_filter! {
         edge: float(0.001, 2.0) = 0.09375 => "width of the transition (GPUImage's excludeBlurSize)",
     },
     // The blend's weight is the Gaussian's output, each stage within one level of its twin.
-    tolerance: crate::registry::Tolerance { max_diff: 2, why: "a Gaussian and a mask mixed: each within one level of its twin" },
+    tolerance: crate::filters::registry::Tolerance { max_diff: 2, why: "a Gaussian and a mask mixed: each within one level of its twin" },
     lower: |f, g, inputs| {
         let input = inputs.first().copied().ok_or_else(|| crate::Error::Graph("`gaussian_selective_blur` needs an input".into()))?;
         let blurred = g.add(GaussianBlur::new(f.blur_radius)?, inputs)?;

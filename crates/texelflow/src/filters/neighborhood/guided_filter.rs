@@ -21,8 +21,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::params::{check_float, check_int, ParamDef};
-use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
+use crate::graph::params::{check_float, check_int, ParamDef};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 

@@ -24,7 +24,7 @@ crate::composite_filter! {
     },
     // Three resampling or blurring stages, each within one level of its CPU twin, and the last
     // resize interpolates between samples that may each be a level off.
-    tolerance: crate::registry::Tolerance { max_diff: 3, why: "four stages (two resizes, a blur, a range reduction), each within one level of its twin" },
+    tolerance: crate::filters::registry::Tolerance { max_diff: 3, why: "four stages (two resizes, a blur, a range reduction), each within one level of its twin" },
     lower: |f, g, inputs| {
         let input = inputs.first().copied().ok_or_else(|| crate::Error::Graph("`ios_blur` needs an input".into()))?;
         let (w, h) = g.desc(input).image().map(|d| (d.width, d.height)).ok_or_else(|| crate::Error::Graph("`ios_blur` takes an image".into()))?;

@@ -19,8 +19,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_int, ParamDef};
-use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::graph::params::{check_int, ParamDef};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -156,8 +156,8 @@ pub fn record_kuwahara(rec: &mut NodeRecorder<'_>, def: &FilterDef, inputs: &[Gp
 }
 
 impl Filter for Kuwahara {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Radius(self.radius)
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Radius(self.radius)
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -6,7 +6,7 @@
 
 use crate::error::Result;
 use crate::image::PixelFormat;
-use crate::registry::{expect_image, input_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::filters::registry::{expect_image, input_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -38,8 +38,8 @@ pub static DEF: FilterDef = FilterDef {
 };
 
 impl Filter for KuwaharaRadius3 {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Radius(RADIUS)
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Radius(RADIUS)
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

@@ -6,8 +6,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
-use crate::params::{check_int, ParamDef};
-use crate::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::graph::params::{check_int, ParamDef};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -78,8 +78,8 @@ pub static DEF: FilterDef = FilterDef {
 };
 
 impl Filter for Median {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Radius(self.radius)
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Radius(self.radius)
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

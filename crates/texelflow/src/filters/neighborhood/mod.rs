@@ -132,7 +132,7 @@ pub(crate) fn corner_chain(
     g: &mut crate::graph::Graph,
     inputs: &[crate::graph::Port],
     blur_radius: f32,
-    response: impl crate::registry::Filter + 'static,
+    response: impl crate::filters::registry::Filter + 'static,
     threshold: f32,
 ) -> crate::Result<Vec<crate::graph::Port>> {
     let d = g.add(XyDerivative::default(), inputs)?;

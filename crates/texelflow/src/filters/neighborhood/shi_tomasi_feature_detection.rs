@@ -19,6 +19,6 @@ crate::composite_filter! {
     },
     // A threshold after a blur: GPU and CPU Gaussians agree within one level, which can flip a
     // corner on the threshold. Each stage is checked on its own; the golden image checks the CPU chain.
-    tolerance: crate::registry::Tolerance { max_diff: 255, why: "a threshold after a blur: a one-level difference of the blurs flips corners on the threshold (each stage is tested on its own)" },
+    tolerance: crate::filters::registry::Tolerance { max_diff: 255, why: "a threshold after a blur: a one-level difference of the blurs flips corners on the threshold (each stage is tested on its own)" },
     lower: |f, g, inputs| corner_chain(g, inputs, f.blur_radius, ShiTomasiResponse::new(f.sensitivity)?, f.threshold),
 }

@@ -19,7 +19,7 @@ crate::composite_filter! {
     // GPU and CPU Gaussians agree within one level (gaussian_blur's own test), which flips
     // toon's outline decision at pixels on the threshold: a whole-sample difference there.
     // Each stage is checked exactly on its own; the golden image checks the CPU chain exactly.
-    tolerance: crate::registry::Tolerance { max_diff: 255, why: "a threshold after a blur: a one-level difference of the blurs flips outline pixels on the threshold (each stage is tested on its own)" },
+    tolerance: crate::filters::registry::Tolerance { max_diff: 255, why: "a threshold after a blur: a one-level difference of the blurs flips outline pixels on the threshold (each stage is tested on its own)" },
     lower: |f, g, inputs| {
         let blurred = g.add(GaussianBlur::new(f.blur_radius)?, inputs)?;
         g.add(Toon::new(f.threshold, f.levels)?, &blurred)

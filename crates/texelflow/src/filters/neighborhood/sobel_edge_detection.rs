@@ -10,8 +10,8 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::image::{luminance, unorm8, Image, PixelFormat};
-use crate::params::{check_float, ParamDef};
-use crate::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
+use crate::graph::params::{check_float, ParamDef};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -101,8 +101,8 @@ pub fn sobel_cpu(img: &Image, strength: f32) -> Result<Image> {
 }
 
 impl Filter for SobelEdgeDetection {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Radius(1)
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Radius(1)
     }
     fn def(&self) -> &'static FilterDef {
         &DEF

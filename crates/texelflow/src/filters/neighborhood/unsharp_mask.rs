@@ -19,7 +19,7 @@ crate::composite_filter! {
         intensity: float(0.0, 4.0) = 1.0 => "weight of the input; the blur gets 1 - intensity (GPUImage's intensity)",
     },
     // The blur is within one level of its twin; the sum scales that by |1 - intensity| <= 3.
-    tolerance: crate::registry::Tolerance { max_diff: 4, why: "the Gaussian's one level of difference multiplied by |1 - intensity| (at most 3), plus rounding" },
+    tolerance: crate::filters::registry::Tolerance { max_diff: 4, why: "the Gaussian's one level of difference multiplied by |1 - intensity| (at most 3), plus rounding" },
     lower: |f, g, inputs| {
         let input = inputs.first().copied().ok_or_else(|| crate::Error::Graph("`unsharp_mask` needs an input".into()))?;
         let blurred = g.add(GaussianBlur::new(f.blur_radius)?, inputs)?;

@@ -13,9 +13,9 @@
 
 use crate::error::{Error, Result};
 use crate::filters::geometry::{pad::PadMode, Crop, Pad};
+use crate::filters::registry::{Filter, FilterDef, Footprint};
+use crate::graph::params::{Args, ParamDef};
 use crate::graph::{Graph, Port};
-use crate::params::{Args, ParamDef};
-use crate::registry::{Filter, FilterDef, Footprint};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 

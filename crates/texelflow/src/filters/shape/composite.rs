@@ -4,9 +4,9 @@
 //! have both), and its outputs are whatever the lowered graph gives.
 
 use crate::error::{Error, Result};
+use crate::filters::registry::{FilterDef, Footprint};
 use crate::graph::NodeKind;
 use crate::graph::{Graph, Port};
-use crate::registry::{FilterDef, Footprint};
 use crate::value::ValueDesc;
 
 /// What a composite's lowering makes of inputs with these descriptions, found by lowering it
@@ -124,17 +124,17 @@ macro_rules! composite_filter {
         }
 
         $crate::__pf_def! {
-            $Name, $name, $crate::registry::Family::$family, $gpuimage, $summary, [$($doc)?], [],
+            $Name, $name, $crate::filters::registry::Family::$family, $gpuimage, $summary, [$($doc)?], [],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [],
-            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
+            $crate::filters::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::filters::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
             $(, outputs: $outs)?
         }
 
-        impl $crate::registry::Filter for $Name {
-            fn footprint(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::registry::Footprint {
+        impl $crate::filters::registry::Filter for $Name {
+            fn footprint(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::filters::registry::Footprint {
                 $crate::filters::shape::composite::lowered_footprint(&DEF, inputs, |g, ports| self.lower_into(g, ports))
             }
-            fn def(&self) -> &'static $crate::registry::FilterDef {
+            fn def(&self) -> &'static $crate::filters::registry::FilterDef {
                 &DEF
             }
             fn output_descs(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::ValueDesc>> {
@@ -149,7 +149,7 @@ macro_rules! composite_filter {
             fn lower(&self, graph: &mut $crate::graph::Graph, inputs: &[$crate::graph::Port]) -> Option<$crate::Result<Vec<$crate::graph::Port>>> {
                 Some(self.lower_into(graph, inputs))
             }
-            fn box_clone(&self) -> Box<dyn $crate::registry::Filter> {
+            fn box_clone(&self) -> Box<dyn $crate::filters::registry::Filter> {
                 Box::new(self.clone())
             }
         }

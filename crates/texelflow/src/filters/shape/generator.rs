@@ -9,10 +9,10 @@
 use crate::error::{Error, Result};
 use crate::filters::convert::ToRgba;
 use crate::filters::geometry::Canvas;
+use crate::filters::registry::{Filter, FilterDef, Footprint};
+use crate::graph::params::{Args, ParamDef};
 use crate::graph::{Graph, Port};
 use crate::image::{PixelFormat, MAX_SIDE};
-use crate::params::{Args, ParamDef};
-use crate::registry::{Filter, FilterDef, Footprint};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -119,15 +119,15 @@ macro_rules! generator_filter {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
         $crate::__pf_def! {
-            $Name, $name, $crate::registry::Family::Generator, $gpuimage, $summary, [$($doc)?], [],
+            $Name, $name, $crate::filters::registry::Family::Generator, $gpuimage, $summary, [$($doc)?], [],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*],
             [$crate::filters::shape::generator::WIDTH_PARAM, $crate::filters::shape::generator::HEIGHT_PARAM],
-            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), &[],
+            $crate::filters::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::filters::registry::EXACT_ENOUGH]), &[],
             wrap: $crate::filters::shape::generator::sized_from_args
         }
 
         impl $crate::filters::shape::pixel::PixelOp for $Name {
-            const DEF: &'static $crate::registry::FilterDef = &DEF;
+            const DEF: &'static $crate::filters::registry::FilterDef = &DEF;
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const POSITION: bool = true;

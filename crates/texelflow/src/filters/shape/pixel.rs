@@ -11,8 +11,9 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
+use crate::filters::registry::{expect_image, input_image, Filter, FilterDef, PixelOpGpu};
 use crate::image::{unorm16, unorm8, Image, PixelFormat};
-use crate::registry::{expect_image, input_image, Filter, FilterDef, PixelOpGpu};
+pub use crate::region::{with_window, PixelWindow};
 use crate::runtime::uniform::UniformBlock;
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -27,34 +28,9 @@ pub struct PixelAt {
     pub height: u32,
 }
 
-/// Where a part of an image lies in the whole (images in tiles: `graph/tile.rs`): per-pixel
-/// filters that read their position see `x0 + x`, `y0 + y` in a `width` x `height` image, so a
-/// tile's vignette is the whole image's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PixelWindow {
-    pub x0: u32,
-    pub y0: u32,
-    pub width: u32,
-    pub height: u32,
-}
-
-thread_local! {
-    /// The window the CPU reference's per-pixel filters run in (`with_window`).
-    static WINDOW: std::cell::Cell<Option<PixelWindow>> = const { std::cell::Cell::new(None) };
-}
-
-/// Runs `f` with the CPU reference's per-pixel filters seeing positions in `window` (the CPU
-/// executor's twin of the GPU's `NodeRecorder::pixel_window`).
-pub(crate) fn with_window<R>(window: Option<PixelWindow>, f: impl FnOnce() -> R) -> R {
-    let before = WINDOW.with(|w| w.replace(window));
-    let r = f();
-    WINDOW.with(|w| w.set(before));
-    r
-}
-
 /// The position of pixel (x, y) of a `w` x `h` image, in the window set by `with_window`.
 fn placer(w: u32, h: u32) -> impl Fn(u32, u32) -> PixelAt + Sync {
-    let win = WINDOW.with(|c| c.get()).unwrap_or(PixelWindow {
+    let win = crate::region::current_window().unwrap_or(PixelWindow {
         x0: 0,
         y0: 0,
         width: w,
@@ -148,14 +124,7 @@ pub fn generate_wgsl(
     )
 }
 
-/// The WGSL parameters of an op's extra images after `c`: `t` (the second image), `m` (the mask).
-pub fn extra_args(inputs: u32) -> &'static str {
-    match inputs {
-        2 => ", t: vec4<f32>",
-        3 => ", t: vec4<f32>, m: vec4<f32>",
-        _ => "",
-    }
-}
+pub use crate::graph::fuse::extra_args;
 
 /// The WGSL of any declared filter: its helpers, its parameter struct (from `layout`, so it
 /// cannot disagree with the bytes) and `fn name(<before>p: <struct><after>) -> <ret> { body }`.
@@ -313,8 +282,8 @@ fn map_pixels16(
 }
 
 impl<T: PixelOp> Filter for T {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::registry::Footprint {
-        crate::registry::Footprint::Pixel
+    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
+        crate::filters::registry::Footprint::Pixel
     }
     fn def(&self) -> &'static FilterDef {
         T::DEF
@@ -450,13 +419,13 @@ macro_rules! pixel_filter {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
         $crate::__pf_def! {
-            $Name, $name, $crate::__pf_or!([$($crate::registry::Family::$family)?] [$crate::registry::Family::Color]), $gpuimage, $summary, [$($doc)?], [$($crate::params::ParamDef::image("with", $with_doc),)? $($crate::params::ParamDef::image("mask", $mask_doc),)?],
+            $Name, $name, $crate::__pf_or!([$($crate::filters::registry::Family::$family)?] [$crate::filters::registry::Family::Color]), $gpuimage, $summary, [$($doc)?], [$($crate::graph::params::ParamDef::image("with", $with_doc),)? $($crate::graph::params::ParamDef::image("mask", $mask_doc),)?],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [$( $crate::__pf_second!(@fit $with_doc), )?],
-            $crate::__pf_or!([$( $crate::__pf_second!(@ports3 $mask_doc) )?] [$crate::__pf_or!([$( $crate::__pf_second!($with_doc) )?] [$crate::registry::IMAGE])]), $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
+            $crate::__pf_or!([$( $crate::__pf_second!(@ports3 $mask_doc) )?] [$crate::__pf_or!([$( $crate::__pf_second!($with_doc) )?] [$crate::filters::registry::IMAGE])]), $crate::__pf_or!([$($tol)?] [$crate::filters::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [&[]])
         }
 
         impl $crate::filters::shape::pixel::PixelOp for $Name {
-            const DEF: &'static $crate::registry::FilterDef = &DEF;
+            const DEF: &'static $crate::filters::registry::FilterDef = &DEF;
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const POSITION: bool = false $(|| $position)?;
@@ -503,31 +472,31 @@ macro_rules! __pf_param {
     (ty vec3) => { [f32; 3] };
     (ty vec4) => { [f32; 4] };
 
-    (def float $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::params::ParamDef::float(stringify!($p), $d, $min, $max, $doc) };
-    (def int $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::params::ParamDef::int(stringify!($p), $d, $min, $max, $doc) };
-    (def uint $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::params::ParamDef::int(stringify!($p), $d, $min, $max, $doc) };
-    (def bool $p:ident, $d:expr, $doc:literal) => { $crate::params::ParamDef::boolean(stringify!($p), $d, $doc) };
-    (def choice $p:ident, $d:expr, $doc:literal, $($opt:expr),+) => { $crate::params::ParamDef::choice(stringify!($p), $d, &[$($opt),+], $doc) };
-    (def rgb $p:ident, $d:expr, $doc:literal) => { $crate::params::ParamDef::floats(stringify!($p), &$d, 0.0, 1.0, $doc) };
-    (def rgba $p:ident, $d:expr, $doc:literal) => { $crate::params::ParamDef::floats(stringify!($p), &$d, 0.0, 1.0, $doc) };
-    (def point $p:ident, $d:expr, $doc:literal) => { $crate::params::ParamDef::floats(stringify!($p), &$d, 0.0, 1.0, $doc) };
-    (def $arr:ident $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::params::ParamDef::floats(stringify!($p), &$d, $min, $max, $doc) };
+    (def float $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::graph::params::ParamDef::float(stringify!($p), $d, $min, $max, $doc) };
+    (def int $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::graph::params::ParamDef::int(stringify!($p), $d, $min, $max, $doc) };
+    (def uint $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::graph::params::ParamDef::int(stringify!($p), $d, $min, $max, $doc) };
+    (def bool $p:ident, $d:expr, $doc:literal) => { $crate::graph::params::ParamDef::boolean(stringify!($p), $d, $doc) };
+    (def choice $p:ident, $d:expr, $doc:literal, $($opt:expr),+) => { $crate::graph::params::ParamDef::choice(stringify!($p), $d, &[$($opt),+], $doc) };
+    (def rgb $p:ident, $d:expr, $doc:literal) => { $crate::graph::params::ParamDef::floats(stringify!($p), &$d, 0.0, 1.0, $doc) };
+    (def rgba $p:ident, $d:expr, $doc:literal) => { $crate::graph::params::ParamDef::floats(stringify!($p), &$d, 0.0, 1.0, $doc) };
+    (def point $p:ident, $d:expr, $doc:literal) => { $crate::graph::params::ParamDef::floats(stringify!($p), &$d, 0.0, 1.0, $doc) };
+    (def $arr:ident $p:ident, $d:expr, $doc:literal, $min:expr, $max:expr) => { $crate::graph::params::ParamDef::floats(stringify!($p), &$d, $min, $max, $doc) };
 
     (get float $a:ident, $p:ident, $def:ident) => { $a.f32(stringify!($p))? };
     (get int $a:ident, $p:ident, $def:ident) => { $a.i32(stringify!($p))? };
     (get uint $a:ident, $p:ident, $def:ident) => { $a.u32(stringify!($p))? };
     (get bool $a:ident, $p:ident, $def:ident) => { $a.bool(stringify!($p))? };
-    (get choice $a:ident, $p:ident, $def:ident) => { $crate::params::choice_index(&$def, stringify!($p), $a.choice(stringify!($p))?)? };
-    (get $arr:ident $a:ident, $p:ident, $def:ident) => { $crate::params::float_array(&$def, stringify!($p), &$a.floats(stringify!($p))?)? };
+    (get choice $a:ident, $p:ident, $def:ident) => { $crate::graph::params::choice_index(&$def, stringify!($p), $a.choice(stringify!($p))?)? };
+    (get $arr:ident $a:ident, $p:ident, $def:ident) => { $crate::graph::params::float_array(&$def, stringify!($p), &$a.floats(stringify!($p))?)? };
 
-    (raw float $v:ident, $def:ident) => { $crate::params::RawValue::Number($v as f64) };
-    (raw int $v:ident, $def:ident) => { $crate::params::RawValue::Number($v as f64) };
-    (raw uint $v:ident, $def:ident) => { $crate::params::RawValue::Number($v as f64) };
-    (raw bool $v:ident, $def:ident) => { $crate::params::RawValue::Text(if $v { "true" } else { "false" }.into()) };
-    (raw choice $v:ident, $def:ident) => { $crate::params::choice_raw(&$def, stringify!($v), $v) };
-    (raw $arr:ident $v:ident, $def:ident) => { $crate::params::RawValue::List($v.iter().map(|&x| x as f64).collect()) };
+    (raw float $v:ident, $def:ident) => { $crate::graph::params::RawValue::Number($v as f64) };
+    (raw int $v:ident, $def:ident) => { $crate::graph::params::RawValue::Number($v as f64) };
+    (raw uint $v:ident, $def:ident) => { $crate::graph::params::RawValue::Number($v as f64) };
+    (raw bool $v:ident, $def:ident) => { $crate::graph::params::RawValue::Text(if $v { "true" } else { "false" }.into()) };
+    (raw choice $v:ident, $def:ident) => { $crate::graph::params::choice_raw(&$def, stringify!($v), $v) };
+    (raw $arr:ident $v:ident, $def:ident) => { $crate::graph::params::RawValue::List($v.iter().map(|&x| x as f64).collect()) };
 
-    (default choice $d:expr, $def:ident, $p:ident) => { $crate::params::choice_index(&$def, stringify!($p), $d).unwrap_or(0) };
+    (default choice $d:expr, $def:ident, $p:ident) => { $crate::graph::params::choice_index(&$def, stringify!($p), $d).unwrap_or(0) };
     (default $kind:ident $d:expr, $def:ident, $p:ident) => { $d };
 }
 
@@ -543,7 +512,7 @@ macro_rules! __pf_params {
             /// Fails when a parameter is outside its declared range.
             #[allow(clippy::too_many_arguments)]
             pub fn new($( $p: $crate::__pf_param!(ty $kind) ),*) -> $crate::Result<Self> {
-                $( $crate::params::check_value(&DEF, stringify!($p), $crate::__pf_param!(raw $kind $p, DEF))?; )*
+                $( $crate::graph::params::check_value(&DEF, stringify!($p), $crate::__pf_param!(raw $kind $p, DEF))?; )*
                 Ok(Self { $( $p ),* })
             }
         }
@@ -565,7 +534,7 @@ macro_rules! __pf_def {
         [$( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),*], [$($post:tt)*],
         $inputs:expr, $tol:expr, $sched:expr $(, wrap: $wrap:path)? $(, outputs: $outputs:expr)?
     ) => {
-        pub static DEF: $crate::registry::FilterDef = $crate::registry::FilterDef {
+        pub static DEF: $crate::filters::registry::FilterDef = $crate::filters::registry::FilterDef {
             name: $name,
             family: $family,
             summary: $summary,
@@ -573,11 +542,11 @@ macro_rules! __pf_def {
             gpuimage: $gpuimage,
             params: &[ $($pre)* $( $crate::__pf_param!(def $kind $p, $default, $pdoc $(, $($karg),*)?), )* $($post)* ],
             inputs: $inputs,
-            outputs: $crate::__pf_or!([$($outputs)?] [$crate::registry::IMAGE]),
+            outputs: $crate::__pf_or!([$($outputs)?] [$crate::filters::registry::IMAGE]),
             tolerance: $tol,
             #[allow(unused_variables)]
             build: |a| {
-                let f: Box<dyn $crate::registry::Filter> = Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?);
+                let f: Box<dyn $crate::filters::registry::Filter> = Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?);
                 $crate::__pf_or!([$( $wrap(f, a) )?] [Ok(f)])
             },
             uniforms: &[],
@@ -647,18 +616,18 @@ macro_rules! __pf_second {
         1
     };
     (@ports3 $doc:literal) => {
-        $crate::registry::THREE_IMAGES
+        $crate::filters::registry::THREE_IMAGES
     };
     (@fit $doc:literal) => {
-        $crate::params::ParamDef::choice(
+        $crate::graph::params::ParamDef::choice(
             "fit",
             "none",
-            $crate::params::FIT_OPTIONS,
-            $crate::params::FIT_DOC,
+            $crate::graph::params::FIT_OPTIONS,
+            $crate::graph::params::FIT_DOC,
         )
     };
     ($doc:literal) => {
-        $crate::registry::TWO_IMAGES
+        $crate::filters::registry::TWO_IMAGES
     };
 }
 

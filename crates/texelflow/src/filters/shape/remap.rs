@@ -10,8 +10,8 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
+use crate::filters::registry::{expect_image, input_image, FilterDef};
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::registry::{expect_image, input_image, FilterDef};
 use crate::runtime::uniform::UniformBlock;
 use crate::runtime::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -246,7 +246,7 @@ pub fn record<T: RemapOp>(
     inputs: &[GpuSlot],
     outputs: &[GpuSlot],
 ) -> Result<()> {
-    let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
+    let (src, dst, d) = crate::filters::registry::one_to_one(T::DEF, inputs, outputs)?;
     let uniform = op.uniform().bytes_after_size(d.width, d.height);
     let (entry, groups) = match crate::runtime::schedule::get(T::DEF.name).as_deref() {
         None | Some("single") => ("main", groups_2d(d.width, d.height, TX, TY)),
@@ -322,13 +322,13 @@ macro_rules! remap_filter {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
         $crate::__pf_def! {
-            $Name, $name, $crate::__pf_or!([$($crate::registry::Family::$family)?] [$crate::registry::Family::Effect]), $gpuimage, $summary, [$($doc)?], [],
+            $Name, $name, $crate::__pf_or!([$($crate::filters::registry::Family::$family)?] [$crate::filters::registry::Family::Effect]), $gpuimage, $summary, [$($doc)?], [],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [],
-            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), &["quads"]
+            $crate::filters::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::filters::registry::EXACT_ENOUGH]), &["quads"]
         }
 
         impl $crate::filters::shape::remap::RemapOp for $Name {
-            const DEF: &'static $crate::registry::FilterDef = &DEF;
+            const DEF: &'static $crate::filters::registry::FilterDef = &DEF;
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const TAPS: &'static [[f32; 2]] = $crate::__pf_or!([$(&$taps)?] [&[]]);
@@ -363,7 +363,7 @@ macro_rules! remap_filter {
             }
         }
 
-        $crate::__pf_shape_filter_impl!($Name, remap, $crate::registry::Footprint::WholeImage);
+        $crate::__pf_shape_filter_impl!($Name, remap, $crate::filters::registry::Footprint::WholeImage);
     };
 }
 

@@ -10,8 +10,8 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
+use crate::filters::registry::{expect_image, input_image, FilterDef};
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::registry::{expect_image, input_image, FilterDef};
 use crate::runtime::uniform::UniformBlock;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -429,7 +429,7 @@ pub fn record<T: StencilOp>(
     inputs: &[GpuSlot],
     outputs: &[GpuSlot],
 ) -> Result<()> {
-    let (src, dst, d) = crate::registry::one_to_one(T::DEF, inputs, outputs)?;
+    let (src, dst, d) = crate::filters::registry::one_to_one(T::DEF, inputs, outputs)?;
     let mut uniform = op.uniform().bytes_after_size(d.width, d.height);
     if d.format == PixelFormat::Gray8 {
         // the third word of the header: words per row
@@ -533,14 +533,14 @@ pub fn run_cpu<T: StencilOp>(op: &T, inputs: &[&Value]) -> Result<Vec<Value>> {
 #[macro_export]
 macro_rules! __pf_shape_filter_impl {
     ($Name:ident, $shape:ident, $footprint:expr) => {
-        impl $crate::registry::Filter for $Name {
-            fn def(&self) -> &'static $crate::registry::FilterDef {
+        impl $crate::filters::registry::Filter for $Name {
+            fn def(&self) -> &'static $crate::filters::registry::FilterDef {
                 &DEF
             }
             fn footprint(
                 &self,
                 _inputs: &[$crate::value::ValueDesc],
-            ) -> $crate::registry::Footprint {
+            ) -> $crate::filters::registry::Footprint {
                 $footprint
             }
             fn output_descs(
@@ -564,7 +564,7 @@ macro_rules! __pf_shape_filter_impl {
             ) -> $crate::Result<()> {
                 $crate::filters::shape::$shape::record(self, rec, inputs, outputs)
             }
-            fn box_clone(&self) -> Box<dyn $crate::registry::Filter> {
+            fn box_clone(&self) -> Box<dyn $crate::filters::registry::Filter> {
                 Box::new(self.clone())
             }
         }
@@ -605,14 +605,14 @@ macro_rules! stencil_filter {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
         $crate::__pf_def! {
-            $Name, $name, $crate::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
+            $Name, $name, $crate::filters::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
             [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [$crate::filters::shape::border::BORDER_PARAM],
-            $crate::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [$crate::filters::shape::stencil::default_schedules($size, $crate::__pf_or!([$({ let _: &str = $load_scalar; true })?] [false]))]),
+            $crate::filters::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::filters::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [$crate::filters::shape::stencil::default_schedules($size, $crate::__pf_or!([$({ let _: &str = $load_scalar; true })?] [false]))]),
             wrap: $crate::filters::shape::border::from_args
         }
 
         impl $crate::filters::shape::stencil::StencilOp for $Name {
-            const DEF: &'static $crate::registry::FilterDef = &DEF;
+            const DEF: &'static $crate::filters::registry::FilterDef = &DEF;
             const FN_NAME: &'static str = $name;
             const PARAMS_STRUCT: &'static str = concat!(stringify!($Name), "Params");
             const SIZE: u32 = $size;
@@ -636,6 +636,6 @@ macro_rules! stencil_filter {
             }
         }
 
-        $crate::__pf_shape_filter_impl!($Name, stencil, $crate::registry::Footprint::Radius($size / 2));
+        $crate::__pf_shape_filter_impl!($Name, stencil, $crate::filters::registry::Footprint::Radius($size / 2));
     };
 }

@@ -20,7 +20,7 @@ video and `--data out.jsonl` (or `.csv`) it is written for every frame. A still 
         strength: float(0.0, 1.0) = 0.5 => "weight of the previous output in the running average (GPUImage's filterStrength): higher is smoother and slower to follow",
         threshold: float(0.0, 1.7321) = 0.2 => "RGB distance (colours in 0..1) from the running average at which a pixel counts as moving"
     },
-    outputs: &[crate::registry::PortDef { name: "motion", kind: crate::registry::PortKind::Data(crate::value::DataKind::Motion) }],
+    outputs: &[crate::filters::registry::PortDef { name: "motion", kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Motion) }],
     lower: |f, g, inputs| {
         let frame = super::frame_of("motion_detector", inputs)?;
         let average = g.add1(LowPass::new(f.strength)?, &[frame])?;

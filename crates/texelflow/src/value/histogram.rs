@@ -7,7 +7,7 @@
 //! CPU twin agree exactly: percentiles are taken at a rational `num / den`, curves round
 //! `a / b` half up in 64-bit integers.
 
-use crate::value::{Lut, Range};
+use super::{Lut, Range};
 
 /// The colour space a histogram's first three channels count (channels 3 and 4 are always
 /// BT.601 luma Y and alpha).

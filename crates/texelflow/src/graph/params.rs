@@ -3,7 +3,7 @@
 //! tests read the same declarations.
 
 use crate::error::{nearest, Error, Result};
-use crate::registry::FilterDef;
+use crate::graph::filter::FilterDef;
 
 /// A parameter's type, default and valid range.
 #[derive(Clone, Copy, Debug)]

@@ -1,9 +1,13 @@
-//! The filter registry: every filter declared once. The spec parser, CLI (`list`, `help`),
-//! README table and GPU-vs-CPU test matrix all iterate `all()`.
+//! What the graph knows of a filter: the `Filter` trait, its declaration (`FilterDef`: name,
+//! parameters, ports, tolerance), footprints and ports, and the helpers filters share. The
+//! catalogue of every filter is one layer up (`crate::filters::registry`); what the graph must build by
+//! itself (format conversions, premultiplied alpha, fitting a second image, a data tile's
+//! crop) it asks of a `Catalogue` handed down to it, so this layer names no filter.
 
-use crate::error::{nearest, Error, Result};
-use crate::graph::{Graph, Port};
-use crate::params::{Args, ParamDef};
+use crate::error::{Error, Result};
+use crate::graph::params::{Args, ParamDef};
+use crate::graph::{Fit, Graph, Port};
+pub use crate::region::Rect;
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{DataKind, Value, ValueDesc};
 
@@ -171,50 +175,6 @@ pub struct PixelOpGpu {
     /// only, and the fused kernel generates the function around this body per use, with `p`
     /// a pointer to the op's block in its uniform instead of a copy.
     pub body_by_reference: Option<&'static str>,
-}
-
-/// A rectangle of an image's pixels: columns `x..x + w`, rows `y..y + h`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Rect {
-    pub x: u32,
-    pub y: u32,
-    pub w: u32,
-    pub h: u32,
-}
-
-impl Rect {
-    pub const fn new(x: u32, y: u32, w: u32, h: u32) -> Self {
-        Self { x, y, w, h }
-    }
-    /// The whole of a `w` x `h` image.
-    pub const fn whole(w: u32, h: u32) -> Self {
-        Self { x: 0, y: 0, w, h }
-    }
-    pub const fn right(&self) -> u32 {
-        self.x + self.w
-    }
-    pub const fn bottom(&self) -> u32 {
-        self.y + self.h
-    }
-    /// The rectangle from column `x0` to `x1` and row `y0` to `y1` (ends excluded), clamped to
-    /// a `w` x `h` image (empty where nothing is inside).
-    pub fn span(x0: i64, y0: i64, x1: i64, y1: i64, (w, h): (u32, u32)) -> Self {
-        let (x0, x1) = (x0.clamp(0, w as i64), x1.clamp(0, w as i64));
-        let (y0, y1) = (y0.clamp(0, h as i64), y1.clamp(0, h as i64));
-        Self {
-            x: x0 as u32,
-            y: y0 as u32,
-            w: (x1 - x0).max(0) as u32,
-            h: (y1 - y0).max(0) as u32,
-        }
-    }
-    /// Whether `other` lies inside.
-    pub fn contains(&self, other: &Rect) -> bool {
-        other.x >= self.x
-            && other.y >= self.y
-            && other.right() <= self.right()
-            && other.bottom() <= self.bottom()
-    }
 }
 
 /// For `Filter::windowed`: the input part `filter` needs for output part `out` of an input of
@@ -447,23 +407,6 @@ impl FilterDef {
     }
 }
 
-/// All registered filters, in catalogue order.
-pub fn all() -> &'static [&'static FilterDef] {
-    crate::filters::registry()
-}
-
-/// Looks a filter up by name, suggesting the nearest on a miss.
-pub fn find(name: &str) -> Result<&'static FilterDef> {
-    all()
-        .iter()
-        .copied()
-        .find(|d| d.name == name)
-        .ok_or_else(|| Error::UnknownFilter {
-            name: name.to_string(),
-            suggestion: nearest(name, all().iter().map(|d| d.name)),
-        })
-}
-
 /// Helper for filters with one RGBA8 (or listed) image input: returns its desc or a clear error.
 pub fn expect_image(
     def: &FilterDef,
@@ -536,21 +479,6 @@ pub fn expect_data(
     }
 }
 
-/// Builds one filter from a call in spec syntax, e.g. `create("gaussian_blur(sigma=2)")`, for a
-/// graph node: a filter's extra images are its input ports there, so image parameters
-/// (`alpha_blend(with=...)`) may be left out (a path given is ignored).
-pub fn create(call: &str) -> Result<Box<dyn Filter>> {
-    let calls = crate::graph::spec::parse(call)?;
-    let [one] = calls.as_slice() else {
-        return Err(Error::Spec {
-            message: format!("expected one filter, got {}", calls.len()),
-            column: 1,
-        });
-    };
-    let (def, args) = crate::graph::spec::resolve_node(one)?;
-    (def.build)(&args)
-}
-
 /// The `index`-th input value as an image. Graph validation already guarantees it; this keeps
 /// `run_cpu` free of panics with one message for every filter.
 pub fn input_image<'v>(
@@ -614,5 +542,44 @@ pub fn two_to_one<'s>(
             "`{}` needs two inputs and one output",
             def.name
         ))),
+    }
+}
+
+/// What the graph layer needs of the filters above it, handed down as data (a dependency
+/// inverted): the catalogue to look names up in and the filters the graph inserts itself.
+/// The filters layer gives the one instance (`crate::filters::registry::catalogue()`); `Graph::new`,
+/// `Pipeline::new` and `Pipeline::parse` use it.
+pub struct Catalogue {
+    /// Every registered filter, in catalogue order.
+    pub defs: fn() -> &'static [&'static FilterDef],
+    /// Conversion of any image to RGBA8 (before a filter that takes 8-bit images).
+    pub to_rgba: fn() -> Box<dyn Filter>,
+    /// Premultiplies colour by alpha (before the filters that average colours).
+    pub premultiply: fn() -> Box<dyn Filter>,
+    /// Undoes `premultiply`.
+    pub unpremultiply: fn() -> Box<dyn Filter>,
+    /// A crop in pixels: `(x, y, width, height)` (a data tile's core out of its halo).
+    pub crop_px: fn(u32, u32, u32, u32) -> Result<Box<dyn Filter>>,
+    /// Brings an image port to `(width, height)` by `Fit` (a blend's second image).
+    pub fit: fn(&mut Graph, Port, (u32, u32), Fit) -> Result<Port>,
+}
+
+impl std::fmt::Debug for Catalogue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Catalogue({} filters)", (self.defs)().len())
+    }
+}
+
+impl Catalogue {
+    /// Looks a filter up by name, suggesting the nearest on a miss.
+    pub fn find(&self, name: &str) -> Result<&'static FilterDef> {
+        let all = (self.defs)();
+        all.iter()
+            .copied()
+            .find(|d| d.name == name)
+            .ok_or_else(|| Error::UnknownFilter {
+                name: name.to_string(),
+                suggestion: crate::error::nearest(name, all.iter().map(|d| d.name)),
+            })
     }
 }

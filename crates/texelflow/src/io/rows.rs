@@ -16,111 +16,11 @@
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use super::{LoadOptions, SaveOptions};
 use crate::error::{Error, Result};
-use crate::image::{Image, ImageData, ImageDesc, LoadOptions, PixelFormat, SaveOptions};
-
-/// Rows of an image, in order from the top.
-pub trait RowSource: Send {
-    /// The decoded image's size and format.
-    fn desc(&self) -> ImageDesc;
-    /// Fills `dst` with the next `dst.len() / row_bytes(desc)` rows.
-    fn read_rows(&mut self, dst: &mut [u8]) -> Result<()>;
-    /// What was wrong with the data (a damaged file accepted with `allow_truncated`).
-    fn warnings(&self) -> Vec<String> {
-        Vec::new()
-    }
-    /// Whether rows are decoded as they are asked for (false: the file was decoded whole).
-    fn streams(&self) -> bool;
-}
-
-/// Where rows of an image go, in order from the top.
-pub trait RowSink: Send {
-    /// The next rows: a band as wide as the image.
-    fn write_rows(&mut self, band: &Image) -> Result<()>;
-    /// Completes the file and moves it into place (written to a temporary file until then);
-    /// returns notes on what was done to the pixels (transparency composited, for JPEG).
-    fn finish(self: Box<Self>) -> Result<Vec<String>>;
-    /// Whether rows are encoded as they come (false: collected whole, encoded at the end).
-    fn streams(&self) -> bool;
-}
-
-/// Bytes per pixel of `format`'s samples as `Image` holds them.
-pub fn sample_bytes_per_pixel(format: PixelFormat) -> usize {
-    match format {
-        PixelFormat::Rgba8 => 4,
-        PixelFormat::Gray8 => 1,
-        PixelFormat::Rgba16 => 8,
-        PixelFormat::Rgba32F => 16,
-        PixelFormat::R32F => 4,
-    }
-}
-
-/// Bytes of one packed row of `desc`.
-pub fn row_bytes(desc: ImageDesc) -> usize {
-    desc.width as usize * sample_bytes_per_pixel(desc.format)
-}
-
-/// An image (`rows` x width) from packed sample bytes in `format`.
-pub(crate) fn image_from_bytes(
-    width: u32,
-    rows: u32,
-    format: PixelFormat,
-    bytes: &[u8],
-) -> Result<Image> {
-    match format {
-        PixelFormat::Rgba8 | PixelFormat::Gray8 => {
-            Image::from_u8(width, rows, format, bytes.to_vec())
-        }
-        PixelFormat::Rgba16 => Image::from_u16(
-            width,
-            rows,
-            bytes
-                .chunks_exact(2)
-                .map(|b| u16::from_ne_bytes([b[0], b[1]]))
-                .collect(),
-        ),
-        _ => Image::from_f32(
-            width,
-            rows,
-            format,
-            bytes
-                .chunks_exact(4)
-                .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
-        ),
-    }
-}
-
-/// `image_from_bytes` taking the bytes: 8-bit images keep the vector (no copy).
-pub(crate) fn image_from_vec(
-    width: u32,
-    rows: u32,
-    format: PixelFormat,
-    bytes: Vec<u8>,
-) -> Result<Image> {
-    match format {
-        PixelFormat::Rgba8 | PixelFormat::Gray8 => Image::from_u8(width, rows, format, bytes),
-        _ => image_from_bytes(width, rows, format, &bytes),
-    }
-}
-
-/// An image's samples as bytes (native-endian), borrowed.
-pub(crate) fn image_bytes(img: &Image) -> &[u8] {
-    match img.data() {
-        ImageData::U8(d) => d.as_slice(),
-        ImageData::U16(d) => bytemuck::cast_slice(d.as_slice()),
-        ImageData::F32(d) => bytemuck::cast_slice(d.as_slice()),
-    }
-}
-
-/// An image's samples as bytes (native-endian), to write.
-pub(crate) fn image_bytes_mut(img: &mut Image) -> &mut [u8] {
-    match img.format() {
-        PixelFormat::Rgba8 | PixelFormat::Gray8 => img.as_u8_mut(),
-        PixelFormat::Rgba16 => bytemuck::cast_slice_mut(img.as_u16_mut()),
-        _ => bytemuck::cast_slice_mut(img.as_f32_mut()),
-    }
-}
+pub use crate::graph::rows::{ImageRows, MemorySink, RowSink, RowSource};
+use crate::image::{image_bytes, Image, ImageData, ImageDesc, PixelFormat};
+pub use crate::image::{row_bytes, sample_bytes_per_pixel};
 
 /// The size and format `path` decodes to (as `Image::load` decodes it), from its header.
 pub fn probe(path: &Path) -> Result<ImageDesc> {
@@ -178,11 +78,7 @@ pub fn open_rows(path: &Path, options: &LoadOptions) -> Result<(Box<dyn RowSourc
     }
     let loaded = Image::load(path, options)?;
     Ok((
-        Box::new(ImageRows {
-            image: std::borrow::Cow::Owned(loaded.image),
-            next: 0,
-            warnings: loaded.warnings,
-        }),
+        Box::new(ImageRows::new(loaded.image).with_warnings(loaded.warnings)),
         loaded.metadata,
     ))
 }
@@ -261,55 +157,6 @@ impl Drop for TempFile {
         if !self.done {
             let _ = std::fs::remove_file(&self.tmp);
         }
-    }
-}
-
-/// A whole decoded image handed out by rows (owned, or borrowed from the caller).
-pub struct ImageRows<'a> {
-    image: std::borrow::Cow<'a, Image>,
-    next: u32,
-    warnings: Vec<String>,
-}
-
-impl ImageRows<'static> {
-    pub fn new(image: Image) -> Self {
-        Self {
-            image: std::borrow::Cow::Owned(image),
-            next: 0,
-            warnings: Vec::new(),
-        }
-    }
-}
-
-impl<'a> ImageRows<'a> {
-    pub fn borrowed(image: &'a Image) -> Self {
-        Self {
-            image: std::borrow::Cow::Borrowed(image),
-            next: 0,
-            warnings: Vec::new(),
-        }
-    }
-}
-
-impl RowSource for ImageRows<'_> {
-    fn desc(&self) -> ImageDesc {
-        self.image.desc()
-    }
-    fn read_rows(&mut self, dst: &mut [u8]) -> Result<()> {
-        let rb = row_bytes(self.image.desc());
-        let start = self.next as usize * rb;
-        let src = image_bytes(&self.image)
-            .get(start..start + dst.len())
-            .ok_or_else(|| Error::Graph("rows asked for past the image's end".into()))?;
-        dst.copy_from_slice(src);
-        self.next += (dst.len() / rb.max(1)) as u32;
-        Ok(())
-    }
-    fn warnings(&self) -> Vec<String> {
-        self.warnings.clone()
-    }
-    fn streams(&self) -> bool {
-        false
     }
 }
 
@@ -873,61 +720,6 @@ impl Drop for TiffSink {
     }
 }
 
-/// Rows collected into an image in memory (`Pipeline::run_with` streaming an image too large
-/// for the GPU in bands); `into_image` once every row is in.
-pub struct MemorySink {
-    image: Option<Image>,
-    desc: ImageDesc,
-    next: u32,
-}
-
-impl MemorySink {
-    /// For an image of `desc` (allocated with the first band).
-    pub fn new(desc: ImageDesc) -> Self {
-        Self {
-            image: None,
-            desc,
-            next: 0,
-        }
-    }
-    /// The image, once all its rows were written.
-    pub fn into_image(self) -> Result<Image> {
-        match self.image {
-            Some(img) if self.next == self.desc.height => Ok(img),
-            _ => Err(Error::Graph(format!(
-                "only {} of {} rows were written",
-                self.next, self.desc.height
-            ))),
-        }
-    }
-}
-
-impl RowSink for MemorySink {
-    fn write_rows(&mut self, band: &Image) -> Result<()> {
-        let desc = self.desc;
-        if band.format() != desc.format || band.width() != desc.width {
-            return Err(Error::Graph(
-                "a band came out in another format or width".into(),
-            ));
-        }
-        let img = self.image.get_or_insert_with(|| Image::zeroed(desc));
-        let start = self.next as usize * row_bytes(desc);
-        let src = image_bytes(band);
-        image_bytes_mut(img)
-            .get_mut(start..start + src.len())
-            .ok_or_else(|| Error::Graph("rows written past the image's end".into()))?
-            .copy_from_slice(src);
-        self.next += band.height();
-        Ok(())
-    }
-    fn finish(self: Box<Self>) -> Result<Vec<String>> {
-        Ok(Vec::new())
-    }
-    fn streams(&self) -> bool {
-        true
-    }
-}
-
 /// An output collected whole and encoded at the end by `Image::save_with` (JPEG, WebP, BMP).
 pub struct ImageSink {
     path: PathBuf,
@@ -948,7 +740,7 @@ impl RowSink for ImageSink {
         let image = rows.into_image()?;
         let mut notes = Vec::new();
         let no_alpha =
-            image::ImageFormat::from_path(&path).is_ok_and(|f| !crate::image::format_has_alpha(f));
+            image::ImageFormat::from_path(&path).is_ok_and(|f| !crate::io::format_has_alpha(f));
         if no_alpha && image.has_transparency() {
             let [r, g, b] = options.background;
             notes.push(format!("JPEG has no alpha: transparent pixels were composited over rgb({r}, {g}, {b}) (--background)"));

@@ -2,6 +2,9 @@
 //! Data values live in GPU buffers mid-graph (later nodes read them on the GPU) and can be
 //! read back by the caller.
 
+pub mod histogram;
+pub mod photo;
+
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc};
 
@@ -44,10 +47,10 @@ pub enum DataKind {
     /// `FINGERPRINT_MAX_BINS` bins. GPU: `FINGERPRINT_HEADER_WORDS` (4) `u32` of header, then
     /// the bins: `[0]` = grid, `[1]` = bits (written by the producer), `[2], [3]` = pixels
     /// counted lo/hi; bin `i` at `[4 + i]` for `i < grid^2 * 2^(3 bits)` (layout:
-    /// `crate::assess::Fingerprint`). Zero is the empty fingerprint, so one clear initialises it.
+    /// `photo::Fingerprint`). Zero is the empty fingerprint, so one clear initialises it.
     Fingerprint,
     /// Raw integer sums of the photo assessment (`photo_metrics`; meaning of each sum:
-    /// `crate::assess::PhotoMetrics`). GPU: `PHOTO_METRICS_WORDS` `u32`: `[0..256)` the BT.601
+    /// `photo::PhotoMetrics`). GPU: `PHOTO_METRICS_WORDS` `u32`: `[0..256)` the BT.601
     /// luma histogram, then sum `k` of `PhotoMetrics::SUMS` as lo/hi words at `[256 + 2k]`,
     /// `[257 + 2k]` (signed sums stored with a per-pixel offset that makes each sample
     /// non-negative, see `PhotoMetrics::OFFSETS`), then width and height at `[274]`, `[275]`.
@@ -190,7 +193,7 @@ impl Stats {
     }
 }
 
-pub use crate::histogram::{CompareMethod, Histogram, HistogramSpace};
+pub use histogram::{CompareMethod, Histogram, HistogramSpace};
 
 /// Per-channel tone curves (`DataKind::Lut`): `table[c][v]` is the output level of channel c
 /// (0 r, 1 g, 2 b, 3 a) for input level v.
@@ -424,9 +427,9 @@ pub enum Data {
     /// Straight lines (e.g. from `hough_line_detection`).
     Lines(Lines),
     /// A colour fingerprint (`color_fingerprint`).
-    Fingerprint(crate::assess::Fingerprint),
+    Fingerprint(photo::Fingerprint),
     /// The photo assessment's raw sums (`photo_metrics`).
-    PhotoMetrics(crate::assess::PhotoMetrics),
+    PhotoMetrics(photo::PhotoMetrics),
     /// Per-channel tone curves (e.g. from `levels_lut`).
     Lut(Lut),
     /// Black and white points (e.g. from `range_from_histogram`).
@@ -605,10 +608,8 @@ impl Data {
                     max_votes: w[2],
                 })
             }
-            DataKind::Fingerprint => Data::Fingerprint(crate::assess::Fingerprint::from_words(&w)?),
-            DataKind::PhotoMetrics => {
-                Data::PhotoMetrics(crate::assess::PhotoMetrics::from_words(&w)?)
-            }
+            DataKind::Fingerprint => Data::Fingerprint(photo::Fingerprint::from_words(&w)?),
+            DataKind::PhotoMetrics => Data::PhotoMetrics(photo::PhotoMetrics::from_words(&w)?),
             DataKind::Lut => {
                 let mut table = [[0u8; 256]; 4];
                 for (v, word) in w[..256].iter().enumerate() {

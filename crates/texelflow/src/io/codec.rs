@@ -11,7 +11,8 @@
 //! output) is written as a one-channel JPEG, as OpenCV writes a grey image: the same picture in
 //! a smaller file, encoded in about half the time.
 
-use crate::image::{Image, PixelFormat, SaveOptions};
+use crate::image::{Image, PixelFormat};
+use crate::io::SaveOptions;
 use crate::limits::Limits;
 
 /// Chroma subsampling of a colour JPEG (libjpeg's `-sample`): 4:4:4 keeps full colour

@@ -1,0 +1,59 @@
+//! A graph checked against the limits before it runs (`crate::limits`): nothing is allocated
+//! before these pass.
+
+use super::{Graph, NodeKind};
+use crate::error::Result;
+use crate::limits::Limits;
+
+/// Checks a graph against the process-wide limits before it runs (`cpu`: on the CPU
+/// reference, else a GPU): every image within `max_pixels`, the memory estimate of the module
+/// docs within `max_memory`. Nothing is allocated before this passes.
+pub(crate) fn check_graph(graph: &Graph, cpu: bool) -> Result<()> {
+    let l = Limits::global();
+    let (mut sources, mut largest, mut largest_pixels) = (0u64, 0u64, 0u64);
+    for n in &graph.nodes {
+        for d in &n.outputs {
+            if matches!(n.kind, NodeKind::Source { .. }) {
+                sources = sources.saturating_add(d.gpu_bytes());
+                continue;
+            }
+            if let Some(i) = d.image() {
+                l.check_pixels(&format!("the output of `{}`", n.label), i.width, i.height)?;
+                largest_pixels = largest_pixels.max(i.pixels() as u64);
+            }
+            largest = largest.max(d.gpu_bytes());
+        }
+    }
+    let need = if cpu {
+        sources
+            .saturating_mul(2)
+            .saturating_add(largest.saturating_mul(2))
+            .saturating_add(largest_pixels.saturating_mul(16))
+    } else {
+        sources.saturating_add(largest.saturating_mul(3))
+    };
+    l.check_memory(
+        if cpu {
+            "the run on the CPU reference"
+        } else {
+            "the run"
+        },
+        need,
+    )
+}
+
+/// Checks every image a graph makes against `max_pixels` (a run in tiles or bands, whose memory
+/// the tiles bound instead: an intermediate or output too large is still refused).
+pub(crate) fn check_graph_pixels(graph: &Graph) -> Result<()> {
+    let l = Limits::global();
+    for n in graph
+        .nodes
+        .iter()
+        .filter(|n| !matches!(n.kind, NodeKind::Source { .. }))
+    {
+        for i in n.outputs.iter().filter_map(|d| d.image()) {
+            l.check_pixels(&format!("the output of `{}`", n.label), i.width, i.height)?;
+        }
+    }
+    Ok(())
+}
