@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use texelflow::assess::{
     AssessOptions, Assessment, Fingerprint, FINGERPRINT_OUTPUT, METRICS_OUTPUT,
 };
-use texelflow::{Backend, Graph, Image, RunOptions};
+use texelflow::{Backend, Graph, Image};
 
 /// Options of `texelflow assess`.
 pub struct Options<'a> {
@@ -95,7 +95,7 @@ fn assess_one(be: &Backend, path: &Path, o: &Options<'_>) -> Result<Assessed> {
         .0
         .convert(texelflow::PixelFormat::Rgba8);
     let g = graph_for(&img, o.max_side, o.report.is_some())?;
-    let mut r = be.run(&g, &[("image", &img)], &RunOptions::default())?;
+    let mut r = be.run(&g, &[("image", &img)], &crate::run_options())?;
     let assessment = match r.take(METRICS_OUTPUT) {
         Some(texelflow::Value::Data(d)) => Assessment::from_data(&d)?,
         _ => anyhow::bail!("the assessment graph gave no metrics"),

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use texelflow::io::rows;
-use texelflow::{Backend, ImageDesc, LoadOptions, Pipeline, SaveOptions, StreamOptions};
+use texelflow::{Backend, ImageDesc, LoadOptions, Pipeline, SaveOptions};
 
 /// Images of at least this many pixels (64 MP: 256 MiB as RGBA8) are streamed by default.
 pub const STREAM_FROM_PIXELS: u64 = 1 << 26;
@@ -47,7 +47,7 @@ pub fn try_apply(
         limits: None,
         allow_truncated: a.allow_truncated,
     };
-    let opts = StreamOptions::default();
+    let opts = crate::run_options();
     let report = match pipe.stream_file(be, input, output, &load, &a.save, &opts) {
         Err(e) if a.cli_fallback && e.is_gpu_failure() && matches!(be, Backend::Gpu(_)) => {
             eprintln!("texelflow: note: {e}; running again on the CPU reference (--fallback cpu)");

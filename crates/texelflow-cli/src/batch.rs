@@ -257,10 +257,11 @@ pub fn run(
     let start = std::time::Instant::now();
     let opts = RunOptions {
         timings: b.timings,
-        ..Default::default()
+        ..crate::run_options()
     };
     let device: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
     let device_ref = &device;
+    let opts_ref = &opts;
     // Opening the device also compiles the pipeline's kernels, on a small RGBA8 image (the
     // format decoders give), so the first images do not each wait for the compiler.
     let open = move || {
@@ -272,7 +273,7 @@ pub fn run(
                 texelflow::PixelFormat::Rgba8,
                 vec![128; 64 * 64 * 4],
             ) {
-                let _ = pipeline.run(&be, &probe);
+                let _ = pipeline.run_with(&be, &probe, opts_ref);
             }
             be
         })

@@ -244,6 +244,7 @@ fn main() {
         max_nodes: 0,
     });
     ALLOW_TRUNCATED.store(cli.allow_truncated, std::sync::atomic::Ordering::Relaxed);
+    let _ = RUN_OPTIONS.set(run_options_of(&cli));
     if let Err(e) = run(cli) {
         eprintln!("error: {e:#}");
         std::process::exit(1);
@@ -277,11 +278,64 @@ pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
     }
 }
 
-/// The GPU options of the flags.
+/// A `TEXELFLOW_*` (or `WGPU_*`) environment variable, where set and not empty.
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// A numeric environment variable; one that does not parse is ignored with a note.
+fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
+    let v = env_var(name)?;
+    match v.trim().parse() {
+        Ok(n) => Some(n),
+        Err(_) => {
+            eprintln!("texelflow: note: {name}={v} is not a number; ignored");
+            None
+        }
+    }
+}
+
+/// The GPU options of the flags and the environment (the one place the CLI reads them):
+/// `--backend` / `WGPU_BACKEND`, `--adapter` / `WGPU_ADAPTER_NAME`, `TEXELFLOW_NO_SUBGROUPS`
+/// (the reductions' workgroup form on any device), `TEXELFLOW_SHADER_CHECKS=all` (wgpu's
+/// full shader runtime checks).
 fn gpu_options(cli: &Cli) -> GpuOptions {
     GpuOptions {
-        backend: cli.backend.clone(),
-        adapter: cli.adapter.clone(),
+        backend: cli.backend.clone().or_else(|| env_var("WGPU_BACKEND")),
+        adapter: cli.adapter.clone().or_else(|| env_var("WGPU_ADAPTER_NAME")),
+        no_subgroups: env_var("TEXELFLOW_NO_SUBGROUPS").is_some(),
+        full_shader_checks: env_var("TEXELFLOW_SHADER_CHECKS").as_deref() == Some("all"),
+    }
+}
+
+/// Every run's options, from the flags and the environment (`run_options_of`).
+static RUN_OPTIONS: std::sync::OnceLock<RunOptions> = std::sync::OnceLock::new();
+
+/// The options every run of this process takes (set once in `main`).
+pub(crate) fn run_options() -> RunOptions {
+    RUN_OPTIONS.get().cloned().unwrap_or_default()
+}
+
+/// The run options of the flags and the environment (the one place the CLI reads them):
+/// `--max-gpu-memory`; `TEXELFLOW_TILE=N` (square tiles of N pixels wherever the pipeline can
+/// run in tiles), `TEXELFLOW_STREAM_ROWS=N` (rows per band), `TEXELFLOW_SCHEDULE=filter=variant,...`
+/// (schedule overrides), `TEXELFLOW_MAX_FUSED=N`, `TEXELFLOW_UPLOAD_STRIPS=N` and
+/// `TEXELFLOW_INJECT_GPU_FAULT=<node label>` (tests of failure handling).
+fn run_options_of(cli: &Cli) -> RunOptions {
+    RunOptions {
+        tiling: texelflow::TilePolicy {
+            max_gpu_memory: cli.max_gpu_memory,
+            tile: env_number::<u32>("TEXELFLOW_TILE").filter(|&t| t > 0),
+            band_rows: env_number::<u32>("TEXELFLOW_STREAM_ROWS").filter(|&r| r > 0),
+            ..Default::default()
+        },
+        schedules: env_var("TEXELFLOW_SCHEDULE")
+            .map(|s| texelflow::runtime::schedule::parse(&s))
+            .unwrap_or_default(),
+        max_fused: env_number::<usize>("TEXELFLOW_MAX_FUSED").filter(|&n| n > 0),
+        upload_strips: env_number::<u32>("TEXELFLOW_UPLOAD_STRIPS"),
+        inject_gpu_fault: env_var("TEXELFLOW_INJECT_GPU_FAULT"),
+        ..RunOptions::default()
     }
 }
 
@@ -289,7 +343,6 @@ fn gpu_options(cli: &Cli) -> GpuOptions {
 /// adapter is a software rasterizer.
 fn open_gpu(cli: &Cli) -> Result<std::sync::Arc<texelflow::Gpu>> {
     let gpu = texelflow::Gpu::new(&gpu_options(cli))?;
-    gpu.set_memory_budget(cli.max_gpu_memory);
     software_note(&gpu);
     Ok(gpu)
 }
@@ -314,9 +367,6 @@ fn backend(cli: &Cli) -> Result<Backend> {
         return Ok(Backend::Gpu(open_gpu(cli)?));
     }
     let (b, note) = Backend::auto(&gpu_options(cli));
-    if let Backend::Gpu(g) = &b {
-        g.set_memory_budget(cli.max_gpu_memory);
-    }
     match (&b, note) {
         (_, Some(n)) => eprintln!("texelflow: {n}"),
         (Backend::Gpu(g), None) => software_note(g),
@@ -621,7 +671,7 @@ fn run(cli: Cli) -> Result<()> {
             };
             let opts = RunOptions {
                 timings: *timings,
-                ..Default::default()
+                ..run_options()
             };
             let t_run = std::time::Instant::now();
             let mut result = run_with_fallback(cli.fallback == "cpu", &be, &pipe, &img, &opts)?;

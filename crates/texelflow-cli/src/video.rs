@@ -971,7 +971,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     // One run on a black frame of the input's size before any decoding: a pipeline that ends
     // in data or fails at this size says so in one line, the kernels compile here once, and
     // the output's size is known before the encoder starts.
-    let (ow, oh) = match (pipeline.run(&be, &Image::zeroed(texelflow::ImageDesc::new(info.width, info.height, PixelFormat::Rgba8)))?, o.data) {
+    let (ow, oh) = match (pipeline.run_with(&be, &Image::zeroed(texelflow::ImageDesc::new(info.width, info.height, PixelFormat::Rgba8)), &crate::run_options())?.take("output").ok_or_else(|| anyhow::anyhow!("the pipeline gave no output"))?, o.data) {
         (Value::Image(i), false) => (i.width(), i.height()),
         (Value::Data(_), true) => (1, 1),
         (Value::Data(_), false) => bail!("the pipeline ends in data, not an image: write it per frame with `--data FILE.jsonl` (or `--data -`) instead of OUT"),
@@ -1203,9 +1203,9 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
             Transfer::Yuv420 { .. } => pack_i420(w, h, bytes),
         };
         let mut r = match (&sequence, img) {
-            (None, img) => full.run_with(&be, &img?, &texelflow::RunOptions::default())?,
+            (None, img) => full.run_with(&be, &img?, &crate::run_options())?,
             (Some(seq), Ok(img)) => {
-                full.run_frame_with(&be, &img, &texelflow::RunOptions::default(), seq, k as u64)?
+                full.run_frame_with(&be, &img, &crate::run_options(), seq, k as u64)?
             }
             (Some(seq), Err(e)) => {
                 seq.skip(k as u64)?;

@@ -78,7 +78,7 @@ fn backend_for(device: &str, backend: Option<String>, adapter: Option<String>) -
     if let Some(found) = cache.get(&key) {
         return Ok(found.clone());
     }
-    let opts = GpuOptions { backend, adapter };
+    let opts = gpu_options(backend, adapter);
     let opened = match device {
         "gpu" => (Backend::gpu(&opts).map_err(py_err)?, None),
         _ => Backend::auto(&opts),
@@ -207,9 +207,49 @@ fn run_result_to_py<'py>(py: Python<'py>, mut r: HostRunResult) -> PyResult<Boun
     PyTuple::new(py, [value, PyList::new(py, &r.notes)?.into_any()])
 }
 
-/// The run options: per-node timings are not exposed (the host times are, by `Pipeline.last_host_times`).
+/// An environment variable, where set and not empty.
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The GPU options of a call and the environment (the one place the module reads them, as the
+/// CLI does): `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` where the call names none,
+/// `TEXELFLOW_NO_SUBGROUPS`, `TEXELFLOW_SHADER_CHECKS=all`.
+fn gpu_options(backend: Option<String>, adapter: Option<String>) -> GpuOptions {
+    GpuOptions {
+        backend: backend.or_else(|| env_var("WGPU_BACKEND")),
+        adapter: adapter.or_else(|| env_var("WGPU_ADAPTER_NAME")),
+        no_subgroups: env_var("TEXELFLOW_NO_SUBGROUPS").is_some(),
+        full_shader_checks: env_var("TEXELFLOW_SHADER_CHECKS").as_deref() == Some("all"),
+    }
+}
+
+/// The run options (the one place the module reads them from the environment, as the CLI
+/// does): `TEXELFLOW_TILE`, `TEXELFLOW_STREAM_ROWS`, `TEXELFLOW_SCHEDULE`, `TEXELFLOW_MAX_FUSED`,
+/// `TEXELFLOW_UPLOAD_STRIPS`, `TEXELFLOW_INJECT_GPU_FAULT`. Per-node timings are not exposed
+/// (the host times are, by `Pipeline.last_host_times`).
 fn run_options() -> RunOptions {
-    RunOptions::default()
+    let number = |name: &str| env_var(name).and_then(|v| v.trim().parse::<u64>().ok());
+    RunOptions {
+        tiling: texelflow::TilePolicy {
+            tile: number("TEXELFLOW_TILE")
+                .map(|v| v as u32)
+                .filter(|&t| t > 0),
+            band_rows: number("TEXELFLOW_STREAM_ROWS")
+                .map(|v| v as u32)
+                .filter(|&r| r > 0),
+            ..Default::default()
+        },
+        schedules: env_var("TEXELFLOW_SCHEDULE")
+            .map(|s| texelflow::runtime::schedule::parse(&s))
+            .unwrap_or_default(),
+        max_fused: number("TEXELFLOW_MAX_FUSED")
+            .map(|v| v as usize)
+            .filter(|&n| n > 0),
+        upload_strips: number("TEXELFLOW_UPLOAD_STRIPS").map(|v| v as u32),
+        inject_gpu_fault: env_var("TEXELFLOW_INJECT_GPU_FAULT"),
+        ..RunOptions::default()
+    }
 }
 
 /// A parsed pipeline bound to a device: filters built once, kernels compiled on the first
@@ -646,7 +686,7 @@ fn devices(
     adapter: Option<String>,
 ) -> PyResult<Bound<'_, PyAny>> {
     let list = py
-        .detach(|| texelflow::Gpu::adapters(&GpuOptions { backend, adapter }))
+        .detach(|| texelflow::Gpu::adapters(&gpu_options(backend, adapter)))
         .map_err(py_err)?;
     let v: Vec<serde_json::Value> = list.iter().map(|a| serde_json::json!({ "name": a.name, "backend": a.backend, "type": a.device_type, "driver": a.driver })).collect();
     json_to_py(py, &serde_json::Value::Array(v))
@@ -694,12 +734,12 @@ fn apply_file<'py>(
         let save = texelflow::SaveOptions { jpeg_quality, ..Default::default() };
         let large = texelflow::io::rows::probe(&input).is_ok_and(|d| d.pixels() as u64 >= 1 << 26);
         if stream.unwrap_or(large) {
-            if let Some(r) = pipe.stream_file(&be, &input, &output, &load, &save, &texelflow::StreamOptions::default())? {
+            if let Some(r) = pipe.stream_file(&be, &input, &output, &load, &save, &run_options())? {
                 return Ok(serde_json::json!({ "streamed": true, "notes": r.notes, "warnings": r.warnings, "bands": r.stream.bands, "host_bytes": r.host_bytes }));
             }
         }
         let loaded = Image::load(&input, &load)?;
-        let mut r = pipe.run_with(&be, &loaded.image, &RunOptions::default())?;
+        let mut r = pipe.run_with(&be, &loaded.image, &run_options())?;
         let Some(Value::Image(img)) = r.take("output") else {
             return Err(texelflow::Error::Graph("the pipeline ends in data, not an image: use texelflow.apply on an array for its data".into()));
         };

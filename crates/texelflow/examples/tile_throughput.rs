@@ -75,6 +75,7 @@ fn main() -> texelflow::Result<()> {
         band_rows: Some(band),
         tile_width: None,
         in_flight,
+        ..Default::default()
     };
     let (streamed_ms, streamed) = time(&|| {
         let mut src = texelflow::io::rows::ImageRows::borrowed(&img);

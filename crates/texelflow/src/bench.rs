@@ -617,8 +617,8 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
         ));
     }
     let (graph, sets) = case_graph(case, cfg)?;
-    check_limits(gpu, &graph)?;
-    let plan = plan(&graph, true);
+    check_limits(gpu, None, &graph)?;
+    let plan = plan(&graph, &crate::graph::RunOptions::default());
     // A run is timed as the library runs it without timings (steps sharing compute passes,
     // `Passes::Merged`: one timestamp pair per run); the same runs are then repeated with a
     // pass per step for the per-step times, which include the pass boundaries' cost.

@@ -1,7 +1,6 @@
 //! The reductions' fallback for devices without subgroup operations (every invocation adds
-//! its own partial to workgroup memory), forced with `TEXELFLOW_NO_SUBGROUPS` on whatever
-//! device the tests use. Its own test binary: the variable is set before any GPU work, and no
-//! other test shares the process.
+//! its own partial to workgroup memory), forced with `GpuOptions::no_subgroups` on whatever
+//! device the tests use.
 
 mod common;
 
@@ -13,8 +12,15 @@ use texelflow::{Backend, Filter, Graph, PixelFormat, RunOptions};
 
 #[test]
 fn reductions_without_subgroups_match_cpu() {
-    std::env::set_var("TEXELFLOW_NO_SUBGROUPS", "1");
-    let gpu = gpu_backend();
+    let backend = std::env::var("TEXELFLOW_TEST_BACKEND").unwrap_or_else(|_| "vulkan".into());
+    let gpu = Backend::Gpu(
+        texelflow::Gpu::new(&texelflow::GpuOptions {
+            backend: Some(backend),
+            no_subgroups: true,
+            ..Default::default()
+        })
+        .expect("a GPU"),
+    );
     for (w, h) in [(1, 1), (67, 43), (255, 255)] {
         let img = random_image(w, h, PixelFormat::Rgba8, 5 + w as u64);
         let filters: Vec<Box<dyn Filter>> = vec![

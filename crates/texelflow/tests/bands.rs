@@ -93,6 +93,7 @@ fn streamed(
             band_rows: Some(band),
             tile_width: tile,
             in_flight: 3,
+            ..Default::default()
         },
     )?;
     assert_eq!(src.rows_read, img.height(), "every row read once");
@@ -247,6 +248,7 @@ fn the_memory_estimate_follows_the_formula() {
                     band_rows: Some(1024),
                     tile_width: None,
                     in_flight: 3,
+                    ..Default::default()
                 },
             )
             .unwrap();

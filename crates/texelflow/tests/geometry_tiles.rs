@@ -195,6 +195,7 @@ fn geometry_streams_in_bands_where_rows_move_down() {
                             band_rows: Some(rows),
                             tile_width: Some(33),
                             in_flight: 2,
+                            ..Default::default()
                         },
                     )
                     .unwrap_or_else(|e| panic!("{name} {spec}: {e}"));
@@ -242,6 +243,7 @@ fn beyond_the_binding_limit_geometry_runs_in_tiles_by_itself() {
         &texelflow::GpuOptions {
             backend: Some("vulkan".into()),
             adapter: None,
+            ..Default::default()
         },
         64 * 1024,
     )
@@ -348,6 +350,7 @@ fn position_dependent_filters_tile_in_the_whole_image_coordinates() {
                 band_rows: Some(6),
                 tile_width: Some(20),
                 in_flight: 2,
+                ..Default::default()
             },
         )
         .unwrap();

@@ -74,6 +74,7 @@ fn fused_chain_equals_unfused_and_cpu() {
                 timings: true,
                 poison: true,
                 fuse: true,
+                ..Default::default()
             },
         )
         .unwrap();
@@ -85,6 +86,7 @@ fn fused_chain_equals_unfused_and_cpu() {
                 timings: true,
                 poison: true,
                 fuse: false,
+                ..Default::default()
             },
         )
         .unwrap();
@@ -147,6 +149,7 @@ fn blends_fuse_with_neighbouring_per_pixel_filters() {
                 timings: true,
                 poison: true,
                 fuse: true,
+                ..Default::default()
             },
         )
         .unwrap();
@@ -158,6 +161,7 @@ fn blends_fuse_with_neighbouring_per_pixel_filters() {
                 timings: true,
                 poison: true,
                 fuse: false,
+                ..Default::default()
             },
         )
         .unwrap();
@@ -214,6 +218,7 @@ fn masked_blend_fuses_with_neighbouring_per_pixel_filters() {
                         timings: true,
                         poison: true,
                         fuse: true,
+                        ..Default::default()
                     },
                 )
                 .unwrap();
@@ -225,6 +230,7 @@ fn masked_blend_fuses_with_neighbouring_per_pixel_filters() {
                         timings: true,
                         poison: true,
                         fuse: false,
+                        ..Default::default()
                     },
                 )
                 .unwrap();
@@ -480,6 +486,7 @@ fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
                 timings: true,
                 poison: true,
                 fuse: true,
+                ..Default::default()
             },
         )
         .unwrap()
@@ -535,6 +542,7 @@ fn tone_curves_read_their_tables_in_place_anywhere_in_a_fused_chain() {
                     timings: true,
                     poison: true,
                     fuse: true,
+                    ..Default::default()
                 },
             )
             .unwrap();
@@ -546,6 +554,7 @@ fn tone_curves_read_their_tables_in_place_anywhere_in_a_fused_chain() {
                     timings: true,
                     poison: true,
                     fuse: false,
+                    ..Default::default()
                 },
             )
             .unwrap();
@@ -817,6 +826,7 @@ fn steps_sharing_a_pass_equal_a_pass_per_step() {
                     timings,
                     poison,
                     fuse: true,
+                    ..Default::default()
                 },
             )
             .unwrap()
@@ -871,6 +881,7 @@ fn fused_chains_at_16_bits_equal_unfused() {
                 timings: true,
                 poison: true,
                 fuse: true,
+                ..Default::default()
             },
         )
         .unwrap();
@@ -882,6 +893,7 @@ fn fused_chains_at_16_bits_equal_unfused() {
                 timings: true,
                 poison: true,
                 fuse: false,
+                ..Default::default()
             },
         )
         .unwrap();
@@ -980,6 +992,7 @@ fn long_chains_fuse_in_bounded_groups() {
                 timings: true,
                 poison: true,
                 fuse: true,
+                ..Default::default()
             },
         )
         .unwrap();
@@ -991,6 +1004,7 @@ fn long_chains_fuse_in_bounded_groups() {
                 timings: false,
                 poison: true,
                 fuse: false,
+                ..Default::default()
             },
         )
         .unwrap();

@@ -308,6 +308,7 @@ fn reductions_beyond_the_binding_limit_run_in_tiles_by_themselves() {
         &texelflow::GpuOptions {
             backend: Some("vulkan".into()),
             adapter: None,
+            ..Default::default()
         },
         64 * 1024,
     )
@@ -347,6 +348,7 @@ fn images_beyond_the_binding_limit_run_in_tiles_by_themselves() {
         &texelflow::GpuOptions {
             backend: Some("vulkan".into()),
             adapter: None,
+            ..Default::default()
         },
         64 * 1024,
     )
@@ -422,7 +424,7 @@ fn data_merge_is_exact_or_an_error() {
     assert!(e.contains("points data does not merge"), "{e}");
 }
 
-/// A GPU memory budget (`Gpu::set_memory_budget`, the CLI's `--max-gpu-memory`): a run that
+/// A GPU memory budget (`TilePolicy::max_gpu_memory`, the CLI's `--max-gpu-memory`): a run that
 /// would exceed it goes in tiles (streamed runs in narrower tiles and lower bands), with the
 /// untiled result; one that cannot run in tiles is a clear error.
 #[test]
@@ -430,18 +432,23 @@ fn a_gpu_memory_budget_tiles_runs_that_exceed_it() {
     let gpu = texelflow::Gpu::new(&texelflow::GpuOptions {
         backend: Some("vulkan".into()),
         adapter: None,
+        ..Default::default()
     })
     .unwrap();
     let input = random_image(400, 300, PixelFormat::Rgba8, 8);
     let p = pipe("gaussian_blur(sigma=2) | sobel_edge_detection").unwrap();
     let whole = p.run(&Backend::Gpu(gpu.clone()), &input).unwrap();
     // the whole run's values take over 2 MB; 1 MiB holds three tiles of them
-    gpu.set_memory_budget(Some(1 << 20));
-    assert_eq!(gpu.memory_budget(), Some(1 << 20));
+    let budget = texelflow::RunOptions {
+        tiling: texelflow::TilePolicy {
+            max_gpu_memory: Some(1 << 20),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    assert_eq!(budget.tiling.max_gpu_memory, Some(1 << 20));
     let b = Backend::Gpu(gpu.clone());
-    let r = p
-        .run_with(&b, &input, &texelflow::RunOptions::default())
-        .unwrap();
+    let r = p.run_with(&b, &input, &budget).unwrap();
     assert!(
         r.notes
             .iter()
@@ -450,15 +457,14 @@ fn a_gpu_memory_budget_tiles_runs_that_exceed_it() {
         r.notes
     );
     assert_eq!(r.get("output"), Some(&whole));
-    let plan = p
-        .plan_stream(&b, input.desc(), &texelflow::StreamOptions::default())
-        .unwrap();
+    let plan = p.plan_stream(&b, input.desc(), &budget.tiling).unwrap();
     let unbounded = p
         .plan_stream(
             &Backend::Gpu(
                 texelflow::Gpu::new(&texelflow::GpuOptions {
                     backend: Some("vulkan".into()),
                     adapter: None,
+                    ..Default::default()
                 })
                 .unwrap(),
             ),
@@ -475,7 +481,7 @@ fn a_gpu_memory_budget_tiles_runs_that_exceed_it() {
     // a composite that resizes inside cannot run in tiles: the budget's error says so
     let e = pipe("ios_blur")
         .unwrap()
-        .run(&b, &input)
+        .run_with(&b, &input, &budget)
         .unwrap_err()
         .to_string();
     assert!(
@@ -484,9 +490,7 @@ fn a_gpu_memory_budget_tiles_runs_that_exceed_it() {
     );
     // resizing tiles through its geometry under the budget
     let resize = pipe("resize(scale=2)").unwrap();
-    let r = resize
-        .run_with(&b, &input, &texelflow::RunOptions::default())
-        .unwrap();
+    let r = resize.run_with(&b, &input, &budget).unwrap();
     assert!(
         r.notes
             .iter()
@@ -494,6 +498,5 @@ fn a_gpu_memory_budget_tiles_runs_that_exceed_it() {
         "{:?}",
         r.notes
     );
-    gpu.set_memory_budget(None);
     assert_eq!(r.get("output"), Some(&resize.run(&b, &input).unwrap()));
 }

@@ -25,32 +25,50 @@ use std::sync::mpsc::{sync_channel, Receiver};
 
 use super::rows::{RowSink, RowSource};
 use super::tile::{RowsRef, Tiling};
-use super::{Backend, Pipeline};
+use super::{Backend, Pipeline, RunOptions};
 use crate::error::{Error, Result};
 use crate::image::{row_bytes, sample_bytes_per_pixel};
 use crate::image::{Image, ImageDesc};
 
-/// How an image is cut for `run_streamed`.
-#[derive(Clone, Copy, Debug)]
-pub struct StreamOptions {
-    /// Rows of output per band (`None`: `DEFAULT_BAND_ROWS`, or `TEXELFLOW_STREAM_ROWS`).
+/// How an image too large for the GPU is cut (`RunOptions::tiling`; `run_streamed` and
+/// `stream_file` take it directly): the run planner (`plan_run`) reads nothing else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TilePolicy {
+    /// Most GPU memory one run may take (bytes; `None`: the device's own limits): a run that
+    /// would take more goes in tiles where its pipeline allows, else fails (the CLI's
+    /// `--max-gpu-memory`).
+    pub max_gpu_memory: Option<u64>,
+    /// Square tiles of this side wherever the pipeline can run in tiles, even when the image
+    /// fits (tests; the CLI's `TEXELFLOW_TILE`).
+    pub tile: Option<u32>,
+    /// Rows of output per band (`None`: `DEFAULT_BAND_ROWS`, lower where the GPU's binding or
+    /// memory budget needs it; the CLI's `TEXELFLOW_STREAM_ROWS`).
     pub band_rows: Option<u32>,
     /// Core width of a band's tiles (`None`: as wide as the GPU's binding allows; the whole
     /// band on the CPU).
     pub tile_width: Option<u32>,
-    /// Tiles in flight on the GPU.
+    /// Tiles in flight on the GPU (one uploading, one running, one read back).
     pub in_flight: usize,
 }
+
+/// The tiling policy of a streamed run (`TilePolicy`, by its older name).
+pub type StreamOptions = TilePolicy;
 
 /// Output rows per band by default: 1024 rows keep a 20000-pixel-wide RGBA8 band at 80 MB.
 pub const DEFAULT_BAND_ROWS: u32 = 1024;
 
-impl Default for StreamOptions {
+/// Tiles in flight by default: one tile's upload, another's kernels and a third's read-back
+/// overlap.
+pub const DEFAULT_IN_FLIGHT: usize = 3;
+
+impl Default for TilePolicy {
     fn default() -> Self {
         Self {
+            max_gpu_memory: None,
+            tile: None,
             band_rows: None,
             tile_width: None,
-            in_flight: 3,
+            in_flight: DEFAULT_IN_FLIGHT,
         }
     }
 }
@@ -128,15 +146,8 @@ impl Pipeline {
         let out = graph_output_image(&g)?;
         let margin = (2 * halo + align) as u64;
         let in_flight = opts.in_flight.max(1) as u64;
-        let env_rows = std::env::var("TEXELFLOW_STREAM_ROWS")
-            .ok()
-            .and_then(|v| v.parse::<u32>().ok())
-            .filter(|&v| v > 0);
-        let mut band = opts
-            .band_rows
-            .or(env_rows)
-            .unwrap_or(DEFAULT_BAND_ROWS)
-            .clamp(1, h.max(1));
+        let asked_rows = opts.band_rows.filter(|&v| v > 0);
+        let mut band = asked_rows.unwrap_or(DEFAULT_BAND_ROWS).clamp(1, h.max(1));
         let tile_width = match backend {
             Backend::Gpu(gpu) => {
                 // the widest value of a tile fits a binding with a quarter spare; every value of
@@ -146,10 +157,10 @@ impl Pipeline {
                     .div_ceil(desc.pixels().max(1) as u64)
                     .max(1);
                 let tile_pixels = (gpu.max_binding() / 4 * 3 / widest).min(
-                    gpu.memory_budget()
+                    opts.max_gpu_memory
                         .map_or(u64::MAX, |b| b / in_flight / all),
                 );
-                if opts.band_rows.or(env_rows).is_none() {
+                if asked_rows.is_none() {
                     // bands low enough that a tile 64 pixels wide fits
                     band = band
                         .min((tile_pixels / (64 + margin)).saturating_sub(margin).max(16) as u32)
@@ -214,14 +225,10 @@ impl Pipeline {
         let (w, h) = (desc.width, desc.height);
         let (ow, oh) = (out.width, out.height);
         let in_flight = opts.in_flight.max(1);
-        let env_rows = std::env::var("TEXELFLOW_STREAM_ROWS")
-            .ok()
-            .and_then(|v| v.parse::<u32>().ok())
-            .filter(|&v| v > 0);
         // by default, bands of output rows that read about DEFAULT_BAND_ROWS input rows
         let mut band = opts
             .band_rows
-            .or(env_rows)
+            .filter(|&v| v > 0)
             .unwrap_or_else(|| {
                 (DEFAULT_BAND_ROWS as u64 * oh as u64 / h.max(1) as u64)
                     .clamp(16, DEFAULT_BAND_ROWS as u64) as u32
@@ -232,7 +239,7 @@ impl Pipeline {
                 let (tw, th) = chain.tile_size(
                     self,
                     gpu.max_binding(),
-                    gpu.memory_budget(),
+                    opts.max_gpu_memory,
                     in_flight,
                     band,
                 )?;
@@ -308,6 +315,23 @@ impl Pipeline {
         sink: &mut dyn RowSink,
         opts: &StreamOptions,
     ) -> Result<StreamReport> {
+        let run = RunOptions {
+            tiling: *opts,
+            ..RunOptions::default()
+        };
+        self.run_streamed_with(backend, source, sink, &run)
+    }
+
+    /// `run_streamed` with every option of a run (the tiling policy, schedules, fusion) in
+    /// force for its tiles.
+    pub fn run_streamed_with(
+        &self,
+        backend: &Backend,
+        source: &mut dyn RowSource,
+        sink: &mut dyn RowSink,
+        run: &RunOptions,
+    ) -> Result<StreamReport> {
+        let opts = &run.tiling;
         let desc = source.desc();
         let (w, h) = (desc.width, desc.height);
         let (mut report, tiling) = self.plan_bands(backend, desc, opts)?;
@@ -347,7 +371,7 @@ impl Pipeline {
                 &band_tx,
                 band,
                 tile_width,
-                opts.in_flight,
+                run,
                 &tiling,
                 &mut report,
             );
@@ -372,7 +396,7 @@ impl Pipeline {
         bands: &std::sync::mpsc::SyncSender<Image>,
         band: u32,
         tile_width: u32,
-        in_flight: usize,
+        run: &RunOptions,
         tiling: &Tiling,
         report: &mut StreamReport,
     ) -> Result<()> {
@@ -426,7 +450,7 @@ impl Pipeline {
                 (w, h),
                 (y, y_end),
                 (tile_width, band),
-                in_flight,
+                run,
                 tiling,
             )?;
             report.tiles += times.tiles;

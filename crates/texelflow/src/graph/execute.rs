@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::plan::plan;
 use super::sequence::StateStore;
-use super::{Graph, NodeKind};
+use super::{Graph, NodeKind, TilePolicy};
 use crate::error::{Error, Result};
 use crate::graph::fuse::record_fused;
 use crate::image::Image;
@@ -63,12 +63,20 @@ impl Backend {
         check_sources(graph, sources)?;
         super::check::check_graph(graph, matches!(self, Backend::Cpu))?;
         let mut result = match self {
-            Backend::Gpu(g) => finish_gpu(graph, submit_gpu(g, graph, sources, opts, None)?),
+            Backend::Gpu(g) => finish_gpu(
+                graph,
+                with_schedules(opts, || submit_gpu(g, graph, sources, opts, None))?,
+            ),
             Backend::Cpu => run_cpu(graph, sources, opts, None),
         }?;
         result.notes = graph.notes.clone();
         Ok(result)
     }
+}
+
+/// Runs `f` (a recording) with `opts.schedules` in force for the filters it records.
+pub(crate) fn with_schedules<T>(opts: &RunOptions, f: impl FnOnce() -> T) -> T {
+    crate::runtime::schedule::with_overrides(&opts.schedules, f)
 }
 
 /// Options of one run.
@@ -80,6 +88,20 @@ pub struct RunOptions {
     pub poison: bool,
     /// Fuse runs of per-pixel filters into one kernel.
     pub fuse: bool,
+    /// How an image too large for the GPU (or its memory budget) is cut: tiles, bands, how
+    /// many in flight (`plan_run` reads it).
+    pub tiling: TilePolicy,
+    /// Schedule overrides, `(filter, variant)`: a filter's kernel variant instead of its
+    /// measured default (the bench and the tests run the others; the CLI maps
+    /// `TEXELFLOW_SCHEDULE=gaussian_blur=sweep,...`).
+    pub schedules: Vec<(String, String)>,
+    /// Most per-pixel filters fused into one kernel (`None`: the measured default, 16).
+    pub max_fused: Option<usize>,
+    /// Strips a large source is uploaded in (`None`: the measured default; 1: one copy).
+    pub upload_strips: Option<u32>,
+    /// Tests of failure handling: the step holding the node of this label fails as if the
+    /// device ran out of memory.
+    pub inject_gpu_fault: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -88,6 +110,11 @@ impl Default for RunOptions {
             timings: false,
             poison: false,
             fuse: true,
+            tiling: TilePolicy::default(),
+            schedules: Vec::new(),
+            max_fused: None,
+            upload_strips: None,
+            inject_gpu_fault: None,
         }
     }
 }
@@ -353,8 +380,8 @@ pub(crate) fn upload_sources(
 }
 
 /// Fails with `TooLarge` when a value does not fit one storage binding.
-pub(crate) fn check_limits(gpu: &Gpu, graph: &Graph) -> Result<()> {
-    if let Some(budget) = gpu.memory_budget() {
+pub(crate) fn check_limits(gpu: &Gpu, budget: Option<u64>, graph: &Graph) -> Result<()> {
+    if let Some(budget) = budget {
         let need = graph_gpu_bytes(graph);
         if need > budget {
             let why = super::tile::graph_halo(graph)
@@ -415,15 +442,13 @@ fn in_submission(e: Error, labels: &[String]) -> Error {
     }
 }
 
-/// Tests of failure handling: `TEXELFLOW_INJECT_GPU_FAULT=<node label>` makes the step holding
-/// that node fail as if the device ran out of memory (read once per process).
-fn injected_fault<'a>(mut labels: impl Iterator<Item = &'a str>) -> Result<()> {
-    static FAULT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    let fault = FAULT.get_or_init(|| {
-        std::env::var("TEXELFLOW_INJECT_GPU_FAULT")
-            .ok()
-            .filter(|s| !s.is_empty())
-    });
+/// Tests of failure handling (`RunOptions::inject_gpu_fault`, the CLI's
+/// `TEXELFLOW_INJECT_GPU_FAULT=<node label>`): the step holding that node fails as if the
+/// device ran out of memory.
+fn injected_fault<'a>(
+    fault: Option<&str>,
+    mut labels: impl Iterator<Item = &'a str>,
+) -> Result<()> {
     match fault {
         Some(f) if labels.any(|l| l == f) => Err(Error::Gpu(format!(
             "Out of Memory (injected by TEXELFLOW_INJECT_GPU_FAULT={f})"
@@ -562,7 +587,10 @@ pub(crate) fn encode_steps<'g>(
         // each step's allocations and recording in error scopes of their own: a GPU error (out
         // of memory, validation) names the step it happened in
         let recorded = gpu.scoped(|| -> Result<NodeRecorder<'g>> {
-            injected_fault(step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()))?;
+            injected_fault(
+                plan.fault.as_deref(),
+                step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()),
+            )?;
             let mut outs = Vec::new();
             for (k, d) in node.outputs.iter().enumerate() {
                 let buf = bufs.take(d.gpu_bytes())?;
@@ -801,9 +829,9 @@ pub(crate) fn submit_gpu<'g>(
     mut store: Option<&mut StateStore>,
 ) -> Result<Submitted<'g>> {
     gpu.check_health()?;
-    check_limits(gpu, graph)?;
+    check_limits(gpu, opts.tiling.max_gpu_memory, graph)?;
     graph.check_states()?;
-    let plan = plan(graph, opts.fuse);
+    let plan = plan(graph, opts);
     let timestamps = opts.timings && gpu.has_timestamps();
     let n_queries = (plan.steps.len() * 2).max(2) as u32;
     let query_set = timestamps.then(|| {

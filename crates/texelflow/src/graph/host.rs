@@ -304,7 +304,9 @@ impl Backend {
     ) -> Result<HostRunResult> {
         check_host_sources(graph, sources)?;
         let mut result = match self {
-            Backend::Gpu(g) => run_gpu_host(g, graph, sources, opts)?,
+            Backend::Gpu(g) => {
+                super::execute::with_schedules(opts, || run_gpu_host(g, graph, sources, opts))?
+            }
             Backend::Cpu => {
                 let images: Vec<(&str, Image)> = sources
                     .iter()
@@ -354,8 +356,8 @@ fn run_gpu_host(
     opts: &RunOptions,
 ) -> Result<HostRunResult> {
     gpu.check_health()?;
-    check_limits(gpu, graph)?;
-    let plan = plan(graph, opts.fuse);
+    check_limits(gpu, opts.tiling.max_gpu_memory, graph)?;
+    let plan = plan(graph, opts);
     let timestamps = opts.timings && gpu.has_timestamps();
     let n_queries = (plan.steps.len() * 2).max(2) as u32;
     let query_set = timestamps.then(|| {
@@ -397,7 +399,7 @@ fn run_gpu_host(
             continue;
         }
         let row_bytes = image.format.gpu_row_bytes(image.width);
-        let strips = upload_strips(desc.gpu_bytes(), image.height);
+        let strips = upload_strips(desc.gpu_bytes(), image.height, opts.upload_strips);
         if strips == 1 {
             uploads.extend(gpu.upload_with(
                 &mut encoder,
@@ -521,17 +523,14 @@ const STRIP_UPLOAD_BYTES: u64 = 8 << 20;
 /// Strips of a large source: writing a 4K RGBA8 image into staging memory and its DMA to the
 /// GPU take about as long as each other (issue 19: 33 MB, ~0.65 ms each way on an H100's
 /// PCIe), so overlapping them hides most of one; each strip costs a submission.
-/// `TEXELFLOW_UPLOAD_STRIPS=n` overrides (1: one copy after the whole image is written).
+/// `RunOptions::upload_strips` overrides (1: one copy after the whole image is written).
 const DEFAULT_UPLOAD_STRIPS: u32 = 4;
 
-fn upload_strips(bytes: u64, rows: u32) -> u32 {
+fn upload_strips(bytes: u64, rows: u32, asked: Option<u32>) -> u32 {
     if bytes < STRIP_UPLOAD_BYTES {
         return 1;
     }
-    let n = std::env::var("TEXELFLOW_UPLOAD_STRIPS")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(DEFAULT_UPLOAD_STRIPS);
+    let n = asked.unwrap_or(DEFAULT_UPLOAD_STRIPS);
     n.clamp(1, rows.max(1))
 }
 

@@ -69,6 +69,7 @@ impl Pipeline {
         gpu: &crate::runtime::Gpu,
         graph: &Graph,
         input: ImageDesc,
+        policy: &super::TilePolicy,
     ) -> Option<u32> {
         let ends_in_data = graph
             .outputs
@@ -77,7 +78,7 @@ impl Pipeline {
         if !ends_in_data || graph.outputs.is_empty() {
             return None;
         }
-        tile_side_with(gpu, graph, || self.partials_halo(input))
+        tile_side_with(gpu, graph, policy, || self.partials_halo(input))
     }
 
     /// Runs a pipeline that ends in a reduction whose partial results merge exactly
@@ -91,6 +92,25 @@ impl Pipeline {
         tile: u32,
         in_flight: usize,
     ) -> Result<Data> {
+        let run = RunOptions {
+            tiling: super::TilePolicy {
+                in_flight,
+                ..Default::default()
+            },
+            ..RunOptions::default()
+        };
+        self.run_tiled_data_with(backend, input, tile, &run)
+    }
+
+    /// `run_tiled_data` with every option of a run in force for its tiles.
+    pub(crate) fn run_tiled_data_with(
+        &self,
+        backend: &Backend,
+        input: &Image,
+        tile: u32,
+        run: &RunOptions,
+    ) -> Result<Data> {
+        let in_flight = run.tiling.in_flight;
         // the whole graph first, so that its own checks (formats, sizes, limits) apply
         self.graph_for(input.desc())?;
         let (halo, align) = self
@@ -138,7 +158,7 @@ impl Pipeline {
                     .run_host_in(
                         backend,
                         &tile_view(input, x0, y0, x1 - x0, y1 - y0),
-                        &RunOptions::default(),
+                        run,
                         Some(PixelWindow {
                             x0,
                             y0,
@@ -172,7 +192,7 @@ impl Pipeline {
                 let mut refs: Vec<(&str, &Image)> = vec![("input", &part)];
                 refs.extend(extra.iter().map(|(n, i)| (n.as_str(), &**i)));
                 backend
-                    .run(&g, &refs, &RunOptions::default())?
+                    .run(&g, &refs, run)?
                     .take("output")
                     .ok_or_else(|| Error::Graph("a tile gave no output".into()))?
             };

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 
 use super::filter::{Catalogue, Family, Filter, PortDef, PortKind};
 use super::fit::Fit;
+use super::run_plan::RunPlan;
 use super::{spec, Backend, Graph, Port, RunOptions, RunResult};
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
@@ -331,11 +332,12 @@ impl Pipeline {
 
     /// `run` with options; the result also carries timings.
     ///
-    /// On the GPU, an image whose values do not fit one storage binding (or the memory budget)
-    /// runs in bands of tiles with halos (`run_streamed`) where the pipeline allows it,
-    /// bit-identical to an untiled run, and
-    /// one ending in a reduction whose partials merge runs so too (`run_tiled_data`); the
-    /// result's notes say so. `TEXELFLOW_TILE=N` forces tiles of N x N pixels (tests, memory).
+    /// The run planner decides how (`plan_run`): on the GPU, an image whose values do not fit
+    /// one storage binding (or `opts.tiling.max_gpu_memory`) runs in bands of tiles with halos
+    /// (`run_streamed`) where the pipeline allows it, bit-identical to an untiled run, through
+    /// its change of geometry in tiles where it resizes, crops or turns, and one ending in a
+    /// reduction whose partials merge runs so too (`run_tiled_data`); the result's notes say
+    /// so. `opts.tiling.tile` forces square tiles of that side (tests, memory).
     pub fn run_with(
         &self,
         backend: &Backend,
@@ -343,107 +345,69 @@ impl Pipeline {
         opts: &RunOptions,
     ) -> Result<RunResult> {
         let (g, images) = self.graph_borrowed(input)?;
-        if let Backend::Gpu(gpu) = backend {
-            // the pixel limit holds for runs in tiles too (the memory limit is the tiles')
-            super::check::check_graph_pixels(&g)?;
-            if let Some(tile) = super::tile::tile_side(gpu, &g) {
-                // in bands of tiles, as a file streams (`run_streamed`): on an H100 bands of 1024
-                // rows in three tiles reached 0.92–0.94 of an untiled 16384² run, square tiles
-                // 0.52–0.70 (BENCHMARKS.md, session 15); `TEXELFLOW_TILE` asks for square tiles
-                let forced = super::tile::forced_tile().is_some();
-                let mut notes = g.notes.clone();
-                let img = if forced {
-                    let tiles =
-                        input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
-                    notes.push(format!(
-                        "{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos): {}",
-                        input.width(),
-                        input.height(),
-                        why_tiled(gpu, &g)
-                    ));
-                    self.run_tiled(backend, input, tile, 3)?
-                } else {
-                    let mut src = super::rows::ImageRows::borrowed(input);
-                    let mut sink = super::rows::MemorySink::new(self.output_desc(input.desc())?);
-                    let r = self.run_streamed(
-                        backend,
-                        &mut src,
-                        &mut sink,
-                        &super::StreamOptions::default(),
-                    )?;
-                    notes.push(format!(
-                        "{}x{} ran in {} tiles with halos, in {} bands of up to {} rows: {}",
-                        input.width(),
-                        input.height(),
-                        r.tiles,
-                        r.bands,
-                        r.band_rows,
-                        why_tiled(gpu, &g)
-                    ));
-                    sink.into_image()?
-                };
-                return Ok(RunResult {
-                    outputs: vec![("output".into(), Value::Image(img))],
-                    timings: Vec::new(),
-                    host: Default::default(),
-                    notes,
-                });
+        let plan = super::run_plan::plan_run(self, backend, &g, input.desc(), opts)?;
+        let (w, h) = (input.width(), input.height());
+        let why = || match backend {
+            Backend::Gpu(gpu) => why_tiled(gpu, &g, &opts.tiling),
+            Backend::Cpu => String::new(),
+        };
+        let mut notes = g.notes.clone();
+        let output = match plan {
+            RunPlan::Whole => {
+                let refs: Vec<(&str, &Image)> =
+                    images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
+                return backend.run(&g, &refs, opts);
             }
-            // through a resize, crop, flip or turn: tiles of the whole image cut through the
-            // stages' geometry (`chain.rs`), in any order (a vertical flip reads rows bottom up)
-            if !super::tile::graph_fits(gpu, &g) || super::tile::forced_tile().is_some() {
-                if let Ok(super::tile::Tiling::Chain(chain)) = self.tiling(input.desc()) {
-                    let (tw, th) = match super::tile::forced_tile() {
-                        Some(t) => (t, t),
-                        None => {
-                            let (tw, th) = chain.tile_size(
-                                self,
-                                gpu.max_binding(),
-                                gpu.memory_budget(),
-                                3,
-                                super::DEFAULT_BAND_ROWS,
-                            )?;
-                            (super::bands::even_tile_width(chain.output.width, tw, 3), th)
-                        }
-                    };
-                    let out_h = chain.output.height;
-                    let tiling = super::tile::Tiling::Chain(chain);
-                    let (img, times) = self.run_region(
-                        backend,
-                        super::tile::RowsRef::of(input),
-                        (input.width(), input.height()),
-                        (0, out_h),
-                        (tw, th),
-                        3,
-                        &tiling,
-                    )?;
-                    let mut notes = g.notes.clone();
-                    notes.push(format!("{}x{} ran in {} tiles of up to {tw}x{th} output pixels, cut through the pipeline's change of geometry: {}", input.width(), input.height(), times.tiles, why_tiled(gpu, &g)));
-                    return Ok(RunResult {
-                        outputs: vec![("output".into(), Value::Image(img))],
-                        timings: Vec::new(),
-                        host: Default::default(),
-                        notes,
-                    });
-                }
+            RunPlan::Tiles { side } => {
+                let tiles = w.div_ceil(side) as u64 * h.div_ceil(side) as u64;
+                notes.push(format!(
+                    "{w}x{h} ran in {tiles} tiles of up to {side}x{side} pixels (with halos): {}",
+                    why()
+                ));
+                let (img, _) = self.run_tiled_with(backend, input, side, opts)?;
+                Value::Image(img)
             }
-            // a reduction whose partials merge: reduced per tile, merged exactly
-            if let Some(tile) = self.data_tile_side(gpu, &g, input.desc()) {
-                let tiles =
-                    input.width().div_ceil(tile) as u64 * input.height().div_ceil(tile) as u64;
-                let data = self.run_tiled_data(backend, input, tile, 3)?;
-                let mut notes = g.notes.clone();
-                notes.push(format!("{}x{} ran in {tiles} tiles of up to {tile}x{tile} pixels (with halos), their partial results merged: {}", input.width(), input.height(), why_tiled(gpu, &g)));
-                return Ok(RunResult {
-                    outputs: vec![("output".into(), Value::Data(data))],
-                    timings: Vec::new(),
-                    host: Default::default(),
-                    notes,
-                });
+            RunPlan::Bands => {
+                let mut src = super::rows::ImageRows::borrowed(input);
+                let mut sink = super::rows::MemorySink::new(self.output_desc(input.desc())?);
+                let r = self.run_streamed_with(backend, &mut src, &mut sink, opts)?;
+                notes.push(format!(
+                    "{w}x{h} ran in {} tiles with halos, in {} bands of up to {} rows: {}",
+                    r.tiles,
+                    r.bands,
+                    r.band_rows,
+                    why()
+                ));
+                Value::Image(sink.into_image()?)
             }
-        }
-        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
-        backend.run(&g, &refs, opts)
+            RunPlan::ChainTiles { width, height } => {
+                let tiling = self.tiling(input.desc())?;
+                let out_h = self.output_desc(input.desc())?.height;
+                let (img, times) = self.run_region(
+                    backend,
+                    super::tile::RowsRef::of(input),
+                    (w, h),
+                    (0, out_h),
+                    (width, height),
+                    opts,
+                    &tiling,
+                )?;
+                notes.push(format!("{w}x{h} ran in {} tiles of up to {width}x{height} output pixels, cut through the pipeline's change of geometry: {}", times.tiles, why()));
+                Value::Image(img)
+            }
+            RunPlan::DataTiles { side } => {
+                let tiles = w.div_ceil(side) as u64 * h.div_ceil(side) as u64;
+                let data = self.run_tiled_data_with(backend, input, side, opts)?;
+                notes.push(format!("{w}x{h} ran in {tiles} tiles of up to {side}x{side} pixels (with halos), their partial results merged: {}", why()));
+                Value::Data(data)
+            }
+        };
+        Ok(RunResult {
+            outputs: vec![("output".into(), output)],
+            timings: Vec::new(),
+            host: Default::default(),
+            notes,
+        })
     }
 
     /// Runs frame `frame` of a sequence (a video): temporal filters (`low_pass`,
@@ -484,9 +448,9 @@ impl Pipeline {
 }
 
 /// Why a run went in tiles, for its note.
-fn why_tiled(gpu: &crate::runtime::Gpu, g: &super::Graph) -> String {
-    if super::tile::forced_tile().is_some() {
-        return "TEXELFLOW_TILE asked for tiles".into();
+fn why_tiled(gpu: &crate::runtime::Gpu, g: &super::Graph, policy: &super::TilePolicy) -> String {
+    if super::tile::forced_tile(policy).is_some() {
+        return "a tile size was asked for".into();
     }
     let limit = gpu.max_binding();
     if g.nodes
@@ -497,8 +461,8 @@ fn why_tiled(gpu: &crate::runtime::Gpu, g: &super::Graph) -> String {
         return "one buffer of the whole image exceeds this GPU's binding limit".into();
     }
     let need = crate::limits::human_bytes(super::execute::graph_gpu_bytes(g));
-    let budget = gpu
-        .memory_budget()
+    let budget = policy
+        .max_gpu_memory
         .map_or_else(String::new, crate::limits::human_bytes);
     format!("the whole image would take about {need} of GPU memory, more than --max-gpu-memory {budget}")
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::{Graph, NodeKind, Port};
+use super::{Graph, NodeKind, Port, RunOptions};
 
 /// One unit of GPU work: a single node, or a fused run of per-pixel nodes.
 pub(crate) struct Step {
@@ -17,6 +17,8 @@ pub(crate) struct Plan {
     /// Ports the caller asked for, and ports feeding states (never recycled before read-back;
     /// a feed's buffer becomes its state's for the next run).
     pub outputs: Vec<(usize, usize)>,
+    /// The node label whose step fails as if out of memory (`RunOptions::inject_gpu_fault`).
+    pub fault: Option<String>,
 }
 
 /// Most per-pixel nodes fused into one kernel. A longer run becomes several kernels of at
@@ -28,19 +30,13 @@ pub(crate) struct Plan {
 /// perf-notes.md); a long run of one filter repeated compiles one kernel, reused by every group.
 pub(crate) const MAX_FUSED: usize = 16;
 
-/// `MAX_FUSED`, or `TEXELFLOW_MAX_FUSED` where set (for measuring the choice).
-fn max_fused() -> usize {
-    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *N.get_or_init(|| {
-        std::env::var("TEXELFLOW_MAX_FUSED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or(MAX_FUSED)
-    })
+/// `MAX_FUSED`, or `RunOptions::max_fused` where set (for measuring the choice).
+fn max_fused(opts: &RunOptions) -> usize {
+    opts.max_fused.filter(|&n| n > 0).unwrap_or(MAX_FUSED)
 }
 
-pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
+pub(crate) fn plan(graph: &Graph, opts: &RunOptions) -> Plan {
+    let fuse = opts.fuse;
     let mut consumers: HashMap<(usize, usize), usize> = HashMap::new();
     for n in &graph.nodes {
         for p in &n.inputs {
@@ -54,7 +50,7 @@ pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
         .chain(graph.feeds.iter().map(|(_, p)| p))
         .map(|p| (p.node, p.output))
         .collect();
-    let max_fused = max_fused();
+    let max_fused = max_fused(opts);
     let is_pixel =
         |i: usize| matches!(&graph.nodes[i].kind, NodeKind::Filter(f) if f.pixel_op().is_some());
 
@@ -117,5 +113,6 @@ pub(crate) fn plan(graph: &Graph, fuse: bool) -> Plan {
         steps,
         last_use,
         outputs,
+        fault: opts.inject_gpu_fault.clone().filter(|f| !f.is_empty()),
     }
 }

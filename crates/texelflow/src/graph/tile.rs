@@ -102,21 +102,26 @@ pub(crate) fn graph_halo(graph: &Graph) -> std::result::Result<(u32, u32), Strin
 
 /// The tile side for `graph` on `gpu`: `None` when every value fits one storage binding (no
 /// tiling) or the graph cannot run in tiles (the untiled run then reports the limit);
-/// `TEXELFLOW_TILE=N` forces N where the graph can.
-pub(crate) fn tile_side(gpu: &crate::runtime::Gpu, graph: &Graph) -> Option<u32> {
-    tile_side_with(gpu, graph, || graph_halo(graph))
+/// `policy.tile` forces its side where the graph can.
+pub(crate) fn tile_side(
+    gpu: &crate::runtime::Gpu,
+    graph: &Graph,
+    policy: &super::TilePolicy,
+) -> Option<u32> {
+    tile_side_with(gpu, graph, policy, || graph_halo(graph))
 }
 
 /// `tile_side` with the halo and grid from `halo` (a reduction's tiles: `partials.rs`).
 pub(crate) fn tile_side_with(
     gpu: &crate::runtime::Gpu,
     graph: &Graph,
+    policy: &super::TilePolicy,
     halo: impl FnOnce() -> std::result::Result<(u32, u32), String>,
 ) -> Option<u32> {
-    let forced = forced_tile();
+    let forced = forced_tile(policy);
     let limit = gpu.max_binding();
     let total = super::execute::graph_gpu_bytes(graph);
-    if graph_fits(gpu, graph) && forced.is_none() {
+    if graph_fits(gpu, graph, policy) && forced.is_none() {
         return None;
     }
     let (halo, align) = halo().ok()?;
@@ -127,7 +132,7 @@ pub(crate) fn tile_side_with(
     // must fit a binding, with a quarter spare for row padding
     let per_pixel = widest_bytes_per_pixel(graph);
     let mut side = (((limit / 4 * 3) / per_pixel) as f64).sqrt() as u32;
-    if let Some(budget) = gpu.memory_budget() {
+    if let Some(budget) = policy.max_gpu_memory {
         // every value's bytes per source pixel, for the 3 tiles in flight
         let source_pixels = graph
             .sources()
@@ -145,24 +150,25 @@ pub(crate) fn tile_side_with(
 
 /// Whether every value of `graph` fits one storage binding of `gpu` and all of them its memory
 /// budget (no tiling needed).
-pub(crate) fn graph_fits(gpu: &crate::runtime::Gpu, graph: &Graph) -> bool {
+pub(crate) fn graph_fits(
+    gpu: &crate::runtime::Gpu,
+    graph: &Graph,
+    policy: &super::TilePolicy,
+) -> bool {
     let limit = gpu.max_binding();
     graph
         .nodes
         .iter()
         .flat_map(|n| n.outputs.iter())
         .all(|d| d.gpu_bytes() <= limit)
-        && gpu
-            .memory_budget()
+        && policy
+            .max_gpu_memory
             .is_none_or(|b| super::execute::graph_gpu_bytes(graph) <= b)
 }
 
-/// The tile side `TEXELFLOW_TILE=N` asks for.
-pub(crate) fn forced_tile() -> Option<u32> {
-    std::env::var("TEXELFLOW_TILE")
-        .ok()
-        .and_then(|t| t.parse::<u32>().ok())
-        .filter(|&t| t > 0)
+/// The tile side the policy asks for (`TilePolicy::tile`).
+pub(crate) fn forced_tile(policy: &super::TilePolicy) -> Option<u32> {
+    policy.tile.filter(|&t| t > 0)
 }
 
 /// The bytes a pixel of the graph's widest image value takes on the GPU (at least 1).
@@ -410,6 +416,25 @@ impl Pipeline {
         tile: u32,
         in_flight: usize,
     ) -> Result<(Image, TileTimes)> {
+        let run = RunOptions {
+            tiling: super::TilePolicy {
+                in_flight,
+                ..Default::default()
+            },
+            ..RunOptions::default()
+        };
+        self.run_tiled_with(backend, input, tile, &run)
+    }
+
+    /// `run_tiled_timed` with every option of a run in force for its tiles (`run.tiling`'s
+    /// tiles in flight).
+    pub(crate) fn run_tiled_with(
+        &self,
+        backend: &Backend,
+        input: &Image,
+        tile: u32,
+        run: &RunOptions,
+    ) -> Result<(Image, TileTimes)> {
         let tiling = self.tiling(input.desc())?;
         let (w, h) = (input.width(), input.height());
         if let Tiling::Halo(..) = tiling {
@@ -422,7 +447,7 @@ impl Pipeline {
             (w, h),
             (0, out.height),
             (tile, tile),
-            in_flight,
+            run,
             &tiling,
         )
     }
@@ -448,9 +473,10 @@ impl Pipeline {
         full: (u32, u32),
         rows: (u32, u32),
         tile: (u32, u32),
-        in_flight: usize,
+        run: &RunOptions,
         tiling: &Tiling,
     ) -> Result<(Image, TileTimes)> {
+        let in_flight = run.tiling.in_flight;
         let times = std::sync::Mutex::new(TileTimes::default());
         let (w, h) = full;
         let out_desc = self.output_desc(ImageDesc::new(w, h, src.format))?;
@@ -516,6 +542,7 @@ impl Pipeline {
                             src,
                             crate::region::Rect::new(x, y, cw, ch),
                             &times,
+                            run,
                         )?;
                         let pasting = std::time::Instant::now();
                         let done = match &tile {
@@ -557,7 +584,7 @@ impl Pipeline {
                     let mut r = self.run_host_in(
                         backend,
                         &view,
-                        &RunOptions::default(),
+                        run,
                         Some(PixelWindow {
                             x0,
                             y0,
@@ -581,7 +608,8 @@ impl Pipeline {
                             *e = crop_image(e, x0, y0, x1 - x0, y1 - y0)?;
                         }
                     }
-                    // the tile's graph runs directly: `run` would tile it again under `TEXELFLOW_TILE`
+                    // the tile's graph runs directly: `Pipeline::run` would tile it again under a
+                    // forced tile size
                     let (mut g, images) = sub.graph(&part)?;
                     g.set_pixel_window(
                         Some(PixelWindow {
@@ -594,10 +622,7 @@ impl Pipeline {
                     );
                     let refs: Vec<(&str, &Image)> =
                         images.iter().map(|(n, i)| (n.as_str(), i)).collect();
-                    match backend
-                        .run(&g, &refs, &RunOptions::default())?
-                        .take("output")
-                    {
+                    match backend.run(&g, &refs, run)?.take("output") {
                         Some(Value::Image(img)) => Tile::Owned(img),
                         _ => return Err(Error::Graph("a tile gave no image".into())),
                     }
@@ -641,6 +666,7 @@ impl Pipeline {
         src: RowsRef<'_>,
         core: crate::region::Rect,
         times: &std::sync::Mutex<TileTimes>,
+        run: &RunOptions,
     ) -> Result<(Tile, crate::region::Rect)> {
         let part = chain.tile(self, core)?;
         let view = TileView {
@@ -666,7 +692,7 @@ impl Pipeline {
                 .iter()
                 .map(|(n, i)| (n.as_str(), &**i as &dyn HostImage)),
         );
-        let mut r = backend.run_host(&g, &refs, &RunOptions::default())?;
+        let mut r = backend.run_host(&g, &refs, run)?;
         if let Ok(mut t) = times.lock() {
             t.add(&r.host);
         }

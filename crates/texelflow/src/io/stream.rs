@@ -2,7 +2,7 @@
 //! and the output encoded as the bands go where the formats allow it (PNG, TIFF).
 
 use crate::error::{Error, Result};
-use crate::graph::{Backend, Pipeline, StreamOptions, StreamReport};
+use crate::graph::{Backend, Pipeline, RunOptions, StreamReport};
 use crate::image::{sample_bytes_per_pixel, ImageDesc};
 
 /// What `Pipeline::stream_file` did.
@@ -42,8 +42,9 @@ impl Pipeline {
         output: &std::path::Path,
         load: &crate::LoadOptions,
         save: &crate::SaveOptions,
-        opts: &StreamOptions,
+        run: &RunOptions,
     ) -> Result<Option<FileReport>> {
+        let opts = &run.tiling;
         let io = |message: String| Error::ImageIo {
             path: input.to_path_buf(),
             message,
@@ -92,7 +93,7 @@ impl Pipeline {
         let mut sink = super::rows::create_rows(output, out_desc, &save)?;
         let open_ms = t0.elapsed().as_secs_f64() * 1e3;
         let t_run = std::time::Instant::now();
-        let stream = self.run_streamed(backend, &mut *source, &mut *sink, opts)?;
+        let stream = self.run_streamed_with(backend, &mut *source, &mut *sink, run)?;
         let run_ms = t_run.elapsed().as_secs_f64() * 1e3;
         let t_finish = std::time::Instant::now();
         let (input_streamed, output_streamed) = (source.streams(), sink.streams());

@@ -8,13 +8,21 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use crate::runtime::pool::BufferPool;
 
-/// How to pick the GPU. Empty fields fall back to `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`.
+/// How to pick and open the GPU. The library reads no environment variable: the CLI and
+/// Python map `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `TEXELFLOW_*` into these fields.
 #[derive(Clone, Debug, Default)]
 pub struct GpuOptions {
-    /// Comma list of backends: vulkan, metal, dx12, gl.
+    /// Comma list of backends: vulkan, metal, dx12, gl (`None`: every backend, best first).
     pub backend: Option<String>,
-    /// Case-insensitive substring of the adapter name.
+    /// Case-insensitive substring of the adapter name (`None`: the best; discrete first).
     pub adapter: Option<String>,
+    /// Kernels that choose between subgroup operations and a workgroup-memory form (the
+    /// reductions) take the workgroup form on any device: to test it, or to sidestep a
+    /// driver's broken subgroup support.
+    pub no_subgroups: bool,
+    /// wgpu's full shader runtime checks, forced loop bounding included (off by default: every
+    /// loop in our kernels is bounded by its uniforms, and the counter costs registers).
+    pub full_shader_checks: bool,
 }
 
 /// What `texelflow info` prints.
@@ -88,12 +96,11 @@ pub struct Gpu {
     /// Shader runtime checks for our kernels: bounds checks on; wgpu's forced loop
     /// bounding off (every loop in our kernels is bounded by its uniforms, and the counter
     /// costs registers and a branch per iteration); integer-division checks on.
-    /// `TEXELFLOW_SHADER_CHECKS=all` restores wgpu's defaults.
+    /// `GpuOptions::full_shader_checks` restores wgpu's defaults.
     pub(crate) runtime_checks: wgpu::ShaderRuntimeChecks,
+    /// `GpuOptions::no_subgroups`.
+    no_subgroups: bool,
     pub(crate) pool: Mutex<BufferPool>,
-    /// Most GPU memory one run may take (bytes; 0: no budget): larger runs go in tiles
-    /// (`set_memory_budget`, the CLI's `--max-gpu-memory`).
-    memory_budget: std::sync::atomic::AtomicU64,
     /// Readback staging buffers (MAP_READ) by size class, kept between runs: a batch of 4K
     /// images would otherwise allocate and fault in 33 MB of host-visible memory per image.
     readback: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
@@ -167,7 +174,7 @@ impl Gpu {
                 None => String::new(),
             })
         })?;
-        Self::from_adapter(adapter)
+        Self::from_adapter(adapter, opts)
     }
 
     /// The adapters `opts` allows, in the order `new` prefers them (its choice first); empty
@@ -190,20 +197,12 @@ impl Gpu {
 
     /// The adapters `opts` allows, best first, and the backends asked for.
     fn ranked_adapters(opts: &GpuOptions) -> Result<(Vec<wgpu::Adapter>, Option<String>)> {
-        let backend_str = opts
-            .backend
-            .clone()
-            .or_else(|| std::env::var("WGPU_BACKEND").ok())
-            .filter(|s| !s.is_empty());
-        let name_filter = opts
-            .adapter
-            .clone()
-            .or_else(|| std::env::var("WGPU_ADAPTER_NAME").ok())
-            .filter(|s| !s.is_empty());
+        let backend_str = opts.backend.clone().filter(|s| !s.is_empty());
+        let name_filter = opts.adapter.clone().filter(|s| !s.is_empty());
         let enumerate = |backends: wgpu::Backends| {
             let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
             desc.backends = backends;
-            desc.flags = wgpu::InstanceFlags::empty().with_env();
+            desc.flags = wgpu::InstanceFlags::empty();
             let instance = wgpu::Instance::new(desc);
             pollster::block_on(instance.enumerate_adapters(backends))
         };
@@ -245,7 +244,7 @@ impl Gpu {
         Ok((adapters, backend_str))
     }
 
-    fn from_adapter(adapter: wgpu::Adapter) -> Result<Arc<Gpu>> {
+    fn from_adapter(adapter: wgpu::Adapter, opts: &GpuOptions) -> Result<Arc<Gpu>> {
         let adapter_info = adapter.get_info();
         let wanted =
             wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F16;
@@ -287,7 +286,8 @@ impl Gpu {
             compiling: Mutex::new(()),
             constants: Mutex::new(Vec::new()),
             compiled: Mutex::new(None),
-            runtime_checks: if std::env::var("TEXELFLOW_SHADER_CHECKS").is_ok_and(|v| v == "all") {
+            no_subgroups: opts.no_subgroups,
+            runtime_checks: if opts.full_shader_checks {
                 wgpu::ShaderRuntimeChecks::checked()
             } else {
                 wgpu::ShaderRuntimeChecks {
@@ -296,7 +296,6 @@ impl Gpu {
                 }
             },
             pool: Mutex::new(BufferPool::default()),
-            memory_budget: std::sync::atomic::AtomicU64::new(0),
             readback: Mutex::new(HashMap::new()),
             uploads: Mutex::new(Vec::new()),
             lost,
@@ -357,6 +356,12 @@ impl Gpu {
         self.features.contains(wgpu::Features::SUBGROUP)
     }
 
+    /// Whether kernels with a subgroup form and a workgroup form may take the subgroup one
+    /// (`has_subgroups`, unless `GpuOptions::no_subgroups`).
+    pub fn subgroup_kernels(&self) -> bool {
+        self.has_subgroups() && !self.no_subgroups
+    }
+
     /// Whether f16 arithmetic (`shader-f16`) may be used in kernels.
     pub fn has_f16(&self) -> bool {
         self.features.contains(wgpu::Features::SHADER_F16)
@@ -388,24 +393,6 @@ impl Gpu {
     }
 
     /// Largest buffer one binding may hold.
-    /// Holds every run on this device to about `bytes` of GPU memory (the sum of its values'
-    /// buffers, an upper bound: buffers whose values are dead are reused): a run that would
-    /// take more goes in tiles where its pipeline allows, else fails with `Error::Limit`.
-    /// `None` lifts the budget.
-    pub fn set_memory_budget(&self, bytes: Option<u64>) {
-        self.memory_budget
-            .store(bytes.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// The budget `set_memory_budget` set.
-    pub fn memory_budget(&self) -> Option<u64> {
-        Some(
-            self.memory_budget
-                .load(std::sync::atomic::Ordering::Relaxed),
-        )
-        .filter(|&b| b > 0)
-    }
-
     pub fn max_binding(&self) -> u64 {
         (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
     }

@@ -416,6 +416,7 @@ pub(crate) mod test_support {
                 std::env::var("TEXELFLOW_TEST_BACKEND").unwrap_or_else(|_| "vulkan".into()),
             ),
             adapter: None,
+            ..Default::default()
         }) {
             Ok(g) => g,
             Err(e) => panic!(

@@ -5,8 +5,9 @@
 //! after it has been measured on the GPU and has passed the same tests.
 //!
 //! Keys are `<filter>` (e.g. `gaussian_blur`), values a variant name the filter documents.
-//! Sources, later ones winning: the `TEXELFLOW_SCHEDULE` environment variable
-//! (`gaussian_blur=sweep,box_blur=sweep`), then [`with_overrides`] scopes.
+//! Overrides come from `RunOptions::schedules` (the executor scopes them around each
+//! recording; the CLI maps `TEXELFLOW_SCHEDULE=gaussian_blur=sweep,box_blur=sweep` into it)
+//! or from [`with_overrides`] scopes (innermost wins).
 //! An unknown variant is an error at record time, never a silent fallback.
 
 use std::cell::RefCell;
@@ -15,17 +16,6 @@ thread_local! {
     // Per thread: tests run in parallel and each may scope its own variant; recording
     // happens on the thread that runs the graph.
     static SCOPED: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// `TEXELFLOW_SCHEDULE`, read once per process: `get` runs for every recorded dispatch.
-fn env_overrides() -> &'static [(String, String)] {
-    static ENV: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
-    ENV.get_or_init(|| {
-        std::env::var("TEXELFLOW_SCHEDULE")
-            .ok()
-            .map(|s| parse(&s))
-            .unwrap_or_default()
-    })
 }
 
 /// Parses `key=value,key=value`; malformed items are dropped (`bench --schedule` rejects a
@@ -40,21 +30,13 @@ pub fn parse(s: &str) -> Vec<(String, String)> {
 
 /// The schedule variant chosen for `key`, if any override names it.
 pub fn get(key: &str) -> Option<String> {
-    SCOPED
-        .with(|g| {
-            g.borrow()
-                .iter()
-                .rev()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.clone())
-        })
-        .or_else(|| {
-            env_overrides()
-                .iter()
-                .rev()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.clone())
-        })
+    SCOPED.with(|g| {
+        g.borrow()
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    })
 }
 
 /// Runs `f` with `overrides` in force (nested scopes stack; the innermost wins).

@@ -11,7 +11,7 @@ pub fn gpu() -> Arc<Gpu> {
     static GPU: OnceLock<Arc<Gpu>> = OnceLock::new();
     GPU.get_or_init(|| {
         let backend = std::env::var("TEXELFLOW_TEST_BACKEND").unwrap_or_else(|_| "vulkan".into());
-        match Gpu::new(&GpuOptions { backend: Some(backend.clone()), adapter: None }) {
+        match Gpu::new(&GpuOptions { backend: Some(backend.clone()), adapter: None, ..Default::default() }) {
             Ok(g) => g,
             Err(e) => panic!("GPU tests need a {backend} adapter (install mesa-vulkan-drivers for lavapipe): {e}"),
         }
@@ -26,6 +26,7 @@ pub fn private_gpu() -> Arc<Gpu> {
     Gpu::new(&GpuOptions {
         backend: Some(backend.clone()),
         adapter: None,
+        ..Default::default()
     })
     .unwrap_or_else(|e| panic!("GPU tests need a {backend} adapter: {e}"))
 }

@@ -29,11 +29,11 @@ const SUBGROUP_ON_WGSL: &str = include_str!("subgroup_on.wgsl");
 /// The same functions for devices without subgroups: every invocation is its own leader.
 const SUBGROUP_OFF_WGSL: &str = include_str!("subgroup_off.wgsl");
 
-/// The subgroup shim for this device and a suffix for kernel cache keys. Setting
-/// `TEXELFLOW_NO_SUBGROUPS` selects the workgroup-atomic fallback on any device (to test it,
-/// or to sidestep a driver's broken subgroup support).
+/// The subgroup shim for this device and a suffix for kernel cache keys. `GpuOptions::
+/// no_subgroups` selects the workgroup-atomic fallback on any device (to test it, or to
+/// sidestep a driver's broken subgroup support).
 pub(crate) fn subgroup_shim(rec: &NodeRecorder<'_>) -> (&'static str, &'static str) {
-    if rec.gpu().has_subgroups() && std::env::var_os("TEXELFLOW_NO_SUBGROUPS").is_none() {
+    if rec.gpu().subgroup_kernels() {
         (SUBGROUP_ON_WGSL, "sg")
     } else {
         (SUBGROUP_OFF_WGSL, "wg")
