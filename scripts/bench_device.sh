@@ -3,10 +3,15 @@
 # texelflow's GPU benchmark and the peers (NVIDIA NPP, PyTorch/kornia/CuPy/OpenCV) in one go.
 # Expects: target/release/texelflow built beforehand; the peers in .peers/ (copied from
 # shared/peers); on the lent machines also the Vulkan loader debs in .gl/ (see BENCHMARKS.md).
-# Writes everything under ${OUT:-bench-out}.
+# Writes everything under out/bench/<run>/ (git-ignored): RUN names the run (default: the UTC date and
+# time), OUT=DIR writes to DIR instead (on the lent machines $OUT is set: the results come back with the call).
+#   [RUN=h200-today] [SIZE=3840x2160] [BENCH_ARGS=--experiments] [SKIP_PY=1] scripts/bench_device.sh
+#   scripts/bench_report.py out/bench/h200-today [docs/bench_chart.png]
 set -u
-OUT="${OUT:-bench-out}"
+RUN="${RUN:-$(date -u +%Y%m%d-%H%M%S)}"
+OUT="${OUT:-out/bench/$RUN}"
 mkdir -p "$OUT"
+echo "writing under $OUT"
 SIZE="${SIZE:-3840x2160}"
 W="${SIZE%x*}"; H="${SIZE#*x}"
 if [ -d .gl ]; then

@@ -31,12 +31,16 @@ installing into it, offline, the kornia and kornia_rs wheels found in `--wheels`
 (default `.peers/wheels`; `pip install --no-index --no-deps --target DIR ...`, or unzipped
 where pip fails: kornia needs only kornia_rs, numpy and torch).
 
-    python scripts/bench_python.py [--size 3840x2160] [--sigma 2] [--repeat 20] [--batch 64] [--no-ray] [--extra-site /tmp/pf-site]
+    python scripts/bench_python.py [--size 3840x2160] [--sigma 2] [--repeat 20] [--batch 64] [--no-ray] [--extra-site /tmp/pf-site] [--out DIR]
+
+The JSON goes to stdout and to `python.json` in the run's folder: `--out DIR`, else `$OUT`, else
+`out/bench/$RUN/` (git-ignored; RUN defaults to the UTC date and time); `--out -` for stdout only.
 """
 
 import argparse
 import json
 import math
+import os
 import platform
 import statistics
 import sys
@@ -106,6 +110,7 @@ def main():
     ap.add_argument("--no-ray", action="store_true")
     ap.add_argument("--extra-site", help="a directory for kornia (installed into it from --wheels when missing), added to sys.path")
     ap.add_argument("--wheels", default=".peers/wheels", help="where the kornia and kornia_rs wheels are (for --extra-site)")
+    ap.add_argument("--out", help="folder for python.json (default: $OUT, else out/bench/$RUN); '-': stdout only")
     args = ap.parse_args()
     extra_site_note = extra_site(args.extra_site, args.wheels) if args.extra_site else None
     width, height = (int(v) for v in args.size.lower().split("x"))
@@ -375,6 +380,13 @@ def main():
     R["verdict"] = verdict
     json.dump(R, sys.stdout, indent=1)
     print()
+    out_dir = args.out or os.environ.get("OUT") or os.path.join("out", "bench", os.environ.get("RUN") or time.strftime("%Y%m%d-%H%M%S", time.gmtime()))
+    if out_dir != "-":
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, "python.json"), "w") as f:
+            json.dump(R, f, indent=1)
+            f.write("\n")
+        print(f"written: {os.path.join(out_dir, 'python.json')}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 """Turns one device call's results (texelflow.json, npp.tsv, py_peers.tsv) into the
-BENCHMARKS.md tables and the bar chart. Usage: bench_report.py RESULTS_DIR [chart.png]"""
+BENCHMARKS.md tables and the bar chart (the chart needs matplotlib).
+
+Usage: bench_report.py RESULTS_DIR [chart.png]
+
+RESULTS_DIR is the run's folder scripts/bench_device.sh wrote, out/bench/<run>/ (git-ignored). Runs
+before the folder left the repository are in git history: `git archive fec4003 bench/results/<run> |
+tar -x -C /tmp`; the bench JSON of a run made before the rename must be copied to texelflow.json."""
 import json, sys, os
 
 d = sys.argv[1]

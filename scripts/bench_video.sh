@@ -5,10 +5,14 @@
 #   clip  case  seconds  fps
 # Where ffmpeg is not installed (the lent GPU machines), a static ffmpeg travels xz-compressed as
 # .peers/ffmpeg.xz and `ffprobe` is stood in for by scripts/ffprobe_shim.py (reads `ffmpeg -i`).
-# Expects target/release/texelflow (or .peers/texelflow.xz). Writes under ${OUT:-bench-out}.
+# Expects target/release/texelflow (or .peers/texelflow.xz). Writes under out/bench/<run>/ (git-ignored):
+# RUN names the run (default: the UTC date and time), OUT=DIR writes to DIR instead.
+#   [RUN=video-today] [SECS=6] [REPS=3] [P=path/to/texelflow] scripts/bench_video.sh
 set -u
-OUT="${OUT:-bench-out}"
+RUN="${RUN:-$(date -u +%Y%m%d-%H%M%S)}"
+OUT="${OUT:-out/bench/$RUN}"
 mkdir -p "$OUT"
+echo "writing under $OUT"
 SECS="${SECS:-6}"
 REPS="${REPS:-3}"
 BIN=/tmp/texelflow-video-bin

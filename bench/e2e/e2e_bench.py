@@ -6,7 +6,9 @@ texelflow's decode + encode alone. Run on the GPU machine:
 
     python3 bench/e2e/e2e_bench.py target/release/texelflow [N]
 
-Prints one table; wall times of whole commands (start-up included), peak RSS of each.
+Prints one table; wall times of whole commands (start-up included), peak RSS of each. The table also
+goes to `e2e.txt` in the run's folder: `$OUT`, else `out/bench/$RUN/` (git-ignored; RUN defaults to
+the UTC date and time). KEEP=1 keeps the generated JPEGs (for bench/e2e/scaling.sh).
 """
 import multiprocessing as mp
 import os
@@ -103,13 +105,18 @@ def main():
     p = subprocess.run([BIN, "apply", SRC, "--out-dir", o, "--name", "{stem}.jpg", "--timings", "-p", spec], capture_output=True, text=True)
     breakdown = [l for l in p.stderr.splitlines() if l.startswith("total") or l.startswith("file")]
     single, _ = timed([BIN, "apply", one, os.path.join(ROOT, "one.jpg"), "-p", spec])
-    print(f"{N} JPEGs {W}x{H}, {mb:.0f} MB, {cores} cores")
-    print(f"{'run':58} {'wall s':>8} {'images/s':>9} {'peak RSS MB':>12}")
+    lines = [f"{N} JPEGs {W}x{H}, {mb:.0f} MB, {cores} cores", f"{'run':58} {'wall s':>8} {'images/s':>9} {'peak RSS MB':>12}"]
     for label, wall, rss in rows:
-        print(f"{label:58} {wall:8.2f} {N / wall:9.1f} {rss:12.0f}")
-    print(f"{'single apply, one JPEG, first GPU run on the machine':58} {cold:8.2f}")
-    print(f"{'single apply, one JPEG (wall, start-up included)':58} {single:8.2f}")
-    print("\n".join(breakdown))
+        lines.append(f"{label:58} {wall:8.2f} {N / wall:9.1f} {rss:12.0f}")
+    lines.append(f"{'single apply, one JPEG, first GPU run on the machine':58} {cold:8.2f}")
+    lines.append(f"{'single apply, one JPEG (wall, start-up included)':58} {single:8.2f}")
+    lines += breakdown
+    print("\n".join(lines))
+    out_dir = os.environ.get("OUT") or os.path.join("out", "bench", os.environ.get("RUN") or time.strftime("%Y%m%d-%H%M%S", time.gmtime()))
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "e2e.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("written:", os.path.join(out_dir, "e2e.txt"))
     if os.environ.get("KEEP"):
         print("kept:", SRC)
     else:

@@ -550,9 +550,9 @@ pub(crate) const WG_Y: u32 = 4;
 /// The default shape: 4 x 2 outputs per invocation, in packed halves where the device runs
 /// f16 natively, else u32 lanes.
 fn choose(k: usize, native_f16: bool) -> Shape {
-    // H100, 4K (bench/results/h100-s12): 3x3 f16_4x2 0.0418 ms (1.48x copy), f16_4x4 0.0444,
-    // f16_4x1 0.0476, u32_4x2 0.0598, u32_4x1 0.0640, old rows4p 0.1116; 5x5 f16_4x2 0.2040
-    // (7.2x), f16_4x1 0.2167, f16_2x2 0.2196, u32_4x2 0.3734, old tile 0.56-1.11.
+    // H100, 4K (fec4003:bench/results/h100-s12/): 3x3 f16_4x2 0.0418 ms (1.48x copy), f16_4x4
+    // 0.0444, f16_4x1 0.0476, u32_4x2 0.0598, u32_4x1 0.0640, old rows4p 0.1116; 5x5 f16_4x2
+    // 0.2040 (7.2x), f16_4x1 0.2167, f16_2x2 0.2196, u32_4x2 0.3734, old tile 0.56-1.11.
     // Software Vulkan (lavapipe) emulates f16 (100x slower there): u32 lanes on CPU devices.
     Shape {
         k,
