@@ -1,7 +1,7 @@
 //! `apply IN OUT` on a large image: streamed through the pipeline in bands of rows
 //! (`Pipeline::run_streamed`), PNG and TIFF decoded and encoded as the bands go, so that peak
 //! memory is a few bands rather than the whole image times its intermediates (README,
-//! "Limits"). Used from `STREAM_FROM_PIXELS` pixels where the pipeline can run in tiles;
+//! "Limits"). Used from `texelflow::io::STREAM_FROM_PIXELS` pixels where the pipeline can run in tiles;
 //! `TEXELFLOW_STREAM=1` streams any image, `=0` never.
 
 use std::path::Path;
@@ -10,9 +10,6 @@ use std::time::Instant;
 use anyhow::Result;
 use texelflow::io::rows;
 use texelflow::{Backend, ImageDesc, LoadOptions, Pipeline, SaveOptions};
-
-/// Images of at least this many pixels (64 MP: 256 MiB as RGBA8) are streamed by default.
-pub const STREAM_FROM_PIXELS: u64 = 1 << 26;
 
 /// What the streamed `apply` needs besides the paths.
 pub struct Apply {
@@ -30,7 +27,7 @@ pub fn wanted(input: &Path) -> Option<ImageDesc> {
         return None;
     }
     let desc = rows::probe(input).ok()?;
-    (mode == "1" || desc.width as u64 * desc.height as u64 >= STREAM_FROM_PIXELS).then_some(desc)
+    (mode == "1" || texelflow::io::streams_by_default(desc)).then_some(desc)
 }
 
 /// Streams `input` through `pipe` into `output` if the pipeline can run in bands

@@ -423,10 +423,7 @@ pub(crate) fn load_image(path: &Path) -> texelflow::Result<(Image, texelflow::Sa
 }
 
 pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
+    texelflow::io::same_file(a, b)
 }
 
 fn run(cli: Cli) -> Result<()> {

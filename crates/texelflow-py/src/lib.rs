@@ -43,7 +43,8 @@ fn py_err(e: texelflow::Error) -> PyErr {
         | E::Graph(_)
         | E::Image(_)
         | E::TooLarge { .. }
-        | E::Limit(_) => PyValueError::new_err(message),
+        | E::Limit(_)
+        | E::SameFile { .. } => PyValueError::new_err(message),
         E::ImageIo { .. } | E::BadFile { .. } => PyOSError::new_err(message),
         E::NoAdapter(_) | E::Gpu(_) | E::DeviceLost(_) => PyRuntimeError::new_err(message),
         // a step's failure: as its cause, with the step named in the message
@@ -721,31 +722,18 @@ fn apply_file<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let pipe = texelflow::Pipeline::parse(spec, &mut |p: &str| Image::open(p)).map_err(py_err)?;
     let (be, note) = backend_for(device, backend, adapter)?;
-    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize()) {
-        if a == b {
-            return Err(PyValueError::new_err(format!(
-                "refusing to overwrite the input `{}`; choose another output path",
-                input.display()
-            )));
-        }
-    }
     let result = py.detach(|| -> texelflow::Result<serde_json::Value> {
-        let load = texelflow::LoadOptions { limits: None, allow_truncated };
-        let save = texelflow::SaveOptions { jpeg_quality, ..Default::default() };
-        let large = texelflow::io::rows::probe(&input).is_ok_and(|d| d.pixels() as u64 >= 1 << 26);
-        if stream.unwrap_or(large) {
-            if let Some(r) = pipe.stream_file(&be, &input, &output, &load, &save, &run_options())? {
-                return Ok(serde_json::json!({ "streamed": true, "notes": r.notes, "warnings": r.warnings, "bands": r.stream.bands, "host_bytes": r.host_bytes }));
-            }
-        }
-        let loaded = Image::load(&input, &load)?;
-        let mut r = pipe.run_with(&be, &loaded.image, &run_options())?;
-        let Some(Value::Image(img)) = r.take("output") else {
-            return Err(texelflow::Error::Graph("the pipeline ends in data, not an image: use texelflow.apply on an array for its data".into()));
+        let opts = texelflow::io::ApplyOptions {
+            load: texelflow::LoadOptions { limits: None, allow_truncated },
+            save: texelflow::SaveOptions { jpeg_quality, ..Default::default() },
+            run: run_options(),
+            stream,
         };
-        let save = texelflow::SaveOptions { icc_profile: loaded.metadata.icc_profile, exif: loaded.metadata.exif, ..save };
-        img.save_with(&output, &save)?;
-        Ok(serde_json::json!({ "streamed": false, "notes": r.notes, "warnings": loaded.warnings }))
+        let r = texelflow::io::apply_file(&pipe, &be, &input, &output, &opts)?;
+        Ok(match &r.file {
+            Some(f) => serde_json::json!({ "streamed": true, "notes": r.notes, "warnings": r.warnings, "bands": f.stream.bands, "host_bytes": f.host_bytes }),
+            None => serde_json::json!({ "streamed": false, "notes": r.notes, "warnings": r.warnings }),
+        })
     });
     let mut v = result.map_err(py_err)?;
     if let (Some(n), Some(notes)) = (note, v.get_mut("notes").and_then(|n| n.as_array_mut())) {

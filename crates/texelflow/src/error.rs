@@ -71,6 +71,9 @@ pub enum Error {
     /// node labels, joined by `+` for a fused run).
     #[error("{source} (in step `{step}`)")]
     InStep { step: String, source: Box<Error> },
+    /// An output path that is the input file itself (through `..`, a link, or by name).
+    #[error("refusing to overwrite the input `{}`; choose another output path", path.display())]
+    SameFile { path: PathBuf },
 }
 
 impl Error {

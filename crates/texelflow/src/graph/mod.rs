@@ -77,7 +77,31 @@ pub(crate) struct Node {
     pub(crate) pixel_window: Option<crate::region::PixelWindow>,
 }
 
-/// A DAG of sources, filters and named outputs.
+/// A DAG of sources, filters and named outputs: any shape of computation (several inputs,
+/// several outputs, data beside images), where `Pipeline` is a chain.
+///
+/// # Examples
+///
+/// A blur and its histogram from one source, run on the CPU reference (`Backend::Gpu` runs the
+/// same graph on a GPU, in one submission):
+///
+/// ```
+/// use texelflow::filters::{analysis::Histogram, neighborhood::GaussianBlur};
+/// use texelflow::{Backend, Graph, Image, PixelFormat, RunOptions, Value};
+/// # fn main() -> texelflow::Result<()> {
+/// let img = Image::from_u8(16, 8, PixelFormat::Rgba8, vec![200; 16 * 8 * 4])?;
+/// let mut g = Graph::new();
+/// let src = g.source("photo", img.desc())?;
+/// let blurred = g.add1(GaussianBlur::new(1.5)?, &[src])?;
+/// let hist = g.add1(Histogram::new(), &[blurred])?;
+/// g.output("blurred", blurred)?;
+/// g.output("histogram", hist)?;
+/// let r = Backend::Cpu.run(&g, &[("photo", &img)], &RunOptions::default())?;
+/// assert!(matches!(r.get("blurred"), Some(Value::Image(i)) if i.width() == 16));
+/// assert!(matches!(r.get("histogram"), Some(Value::Data(_))));
+/// # Ok(())
+/// # }
+/// ```
 pub struct Graph {
     id: u64,
     pub(crate) nodes: Vec<Node>,

@@ -53,7 +53,45 @@ pub(super) struct Stage {
     pub(super) fit: Fit,
 }
 
-/// `Pipeline::new().then(GaussianBlur::new(2.0)?).then(SobelEdgeDetection::default())`.
+/// A chain of filters, each taking the image the one before made (and, for a blend, images of
+/// its own): built in code or parsed from the spec the CLI takes, run on a `Backend` by the run
+/// planner (whole, or in bands and tiles when the image is too large for the GPU).
+///
+/// # Examples
+///
+/// Built in code, run on the CPU reference (`Backend::auto` opens the best GPU):
+///
+/// ```
+/// use texelflow::filters::{color::Brightness, neighborhood::GaussianBlur};
+/// use texelflow::{Backend, Image, PixelFormat, Pipeline, Value};
+/// # fn main() -> texelflow::Result<()> {
+/// let img = Image::from_u8(8, 8, PixelFormat::Rgba8, vec![100; 8 * 8 * 4])?;
+/// let pipe = Pipeline::new().then(GaussianBlur::new(2.0)?).then(Brightness::new(0.1)?);
+/// let out = pipe.run(&Backend::Cpu, &img)?;
+/// assert!(matches!(out, Value::Image(ref i) if i.width() == 8));
+/// # Ok(())
+/// # }
+/// ```
+///
+/// Parsed from a spec, with options for the run (here a GPU memory budget, under which a large
+/// image runs in tiles):
+///
+/// ```
+/// use texelflow::{Backend, Image, PixelFormat, Pipeline, RunOptions, TilePolicy};
+/// # fn main() -> texelflow::Result<()> {
+/// let pipe = Pipeline::parse("gaussian_blur(sigma=2) | sobel_edge_detection", &mut |p: &str| {
+///     Image::open(p)
+/// })?;
+/// let img = Image::from_u8(8, 8, PixelFormat::Rgba8, vec![100; 8 * 8 * 4])?;
+/// let opts = RunOptions {
+///     tiling: TilePolicy { max_gpu_memory: Some(1 << 30), ..Default::default() },
+///     ..Default::default()
+/// };
+/// let r = pipe.run_with(&Backend::Cpu, &img, &opts)?;
+/// assert!(r.get("output").is_some());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Pipeline {
     pub(super) stages: Vec<Stage>,

@@ -42,6 +42,22 @@ pub enum RunPlan {
 /// not fit one storage binding, the graph does not fit `opts.tiling.max_gpu_memory`, or
 /// `opts.tiling.tile` asks for tiles. Every image the graph makes is checked against the pixel
 /// limit first (a run in tiles is bounded in memory by its tiles, not in pixels).
+///
+/// # Examples
+///
+/// ```
+/// use texelflow::graph::{plan_run, RunPlan};
+/// use texelflow::{Backend, Image, PixelFormat, Pipeline, RunOptions};
+/// # fn main() -> texelflow::Result<()> {
+/// let pipe = Pipeline::parse("gaussian_blur(sigma=2)", &mut |p: &str| Image::open(p))?;
+/// let img = Image::from_u8(8, 8, PixelFormat::Rgba8, vec![0; 8 * 8 * 4])?;
+/// let (graph, _) = pipe.graph(&img)?;
+/// // the CPU reference runs every graph whole
+/// let plan = plan_run(&pipe, &Backend::Cpu, &graph, img.desc(), &RunOptions::default())?;
+/// assert_eq!(plan, RunPlan::Whole);
+/// # Ok(())
+/// # }
+/// ```
 pub fn plan_run(
     pipeline: &Pipeline,
     backend: &Backend,

@@ -3,9 +3,14 @@
 //! (`codec`), and images read and written a band of rows at a time (`rows`). The pixel
 //! container itself (`crate::image`) knows no file format.
 
+mod apply;
 pub mod codec;
 pub mod rows;
 mod stream;
+
+pub use apply::{
+    apply_file, same_file, streams_by_default, ApplyOptions, ApplyReport, STREAM_FROM_PIXELS,
+};
 
 pub use stream::FileReport;
 

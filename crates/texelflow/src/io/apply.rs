@@ -1,0 +1,131 @@
+//! A file through a pipeline (`apply_file`): load, plan, run, save, with the input's metadata
+//! carried to the output and the same-file rule, shared by the Python module and the CLI's
+//! decisions (when to stream, which paths to refuse).
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::graph::{Backend, Pipeline, RunOptions};
+use crate::image::{Image, ImageDesc};
+use crate::value::Value;
+
+use super::{FileReport, LoadOptions, SaveOptions};
+
+/// Images of at least this many pixels (64 MP: 256 MiB as RGBA8) are streamed in bands by
+/// default, where the pipeline allows it.
+pub const STREAM_FROM_PIXELS: u64 = 1 << 26;
+
+/// Whether an input of `desc` is streamed in bands unless asked otherwise.
+pub fn streams_by_default(desc: ImageDesc) -> bool {
+    desc.width as u64 * desc.height as u64 >= STREAM_FROM_PIXELS
+}
+
+/// Whether `a` and `b` name the same existing file (through `..`, links or by name).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// How `apply_file` reads, runs and writes.
+#[derive(Clone, Debug, Default)]
+pub struct ApplyOptions {
+    /// How the input is decoded (limits, damaged files).
+    pub load: LoadOptions,
+    /// How the output is encoded; its ICC profile and EXIF default to the input's.
+    pub save: SaveOptions,
+    /// The run's options (tiling policy, schedules).
+    pub run: RunOptions,
+    /// Stream in bands (`Some(true)`), never (`Some(false)`), or from `STREAM_FROM_PIXELS`
+    /// (`None`); a pipeline that cannot run in bands is run whole either way.
+    pub stream: Option<bool>,
+}
+
+/// What `apply_file` did.
+#[derive(Clone, Debug, Default)]
+pub struct ApplyReport {
+    /// Whether the image went through in bands (`file` says how).
+    pub streamed: bool,
+    /// The streamed run's report.
+    pub file: Option<FileReport>,
+    /// What was done that the user should know (a conversion, the tiling), one line each.
+    pub notes: Vec<String>,
+    /// What was wrong with the input (a damaged file accepted with `allow_truncated`).
+    pub warnings: Vec<String>,
+}
+
+/// `input` through `pipe` into `output` (an image file, written atomically): streamed in bands
+/// where the pipeline allows it and `opts.stream` (or the image's size) asks for it, else
+/// decoded whole, run by the run planner and saved with the input's colour profile and EXIF.
+/// An output that is the input itself is refused before anything is read.
+///
+/// # Examples
+///
+/// ```no_run
+/// use texelflow::io::{apply_file, ApplyOptions};
+/// use texelflow::{Backend, GpuOptions, Image, Pipeline};
+/// # fn main() -> texelflow::Result<()> {
+/// let (backend, _note) = Backend::auto(&GpuOptions::default());
+/// let pipe = Pipeline::parse("gaussian_blur(sigma=2) | sobel_edge_detection", &mut |p: &str| {
+///     Image::open(p)
+/// })?;
+/// let report = apply_file(&pipe, &backend, "in.jpg".as_ref(), "edges.png".as_ref(), &ApplyOptions::default())?;
+/// for note in &report.notes {
+///     eprintln!("{note}");
+/// }
+/// # Ok(())
+/// # }
+/// ```
+pub fn apply_file(
+    pipe: &Pipeline,
+    backend: &Backend,
+    input: &Path,
+    output: &Path,
+    opts: &ApplyOptions,
+) -> Result<ApplyReport> {
+    if same_file(input, output) {
+        return Err(Error::SameFile {
+            path: input.to_path_buf(),
+        });
+    }
+    let stream = opts
+        .stream
+        .unwrap_or_else(|| super::rows::probe(input).is_ok_and(streams_by_default));
+    if stream {
+        if let Some(r) =
+            pipe.stream_file(backend, input, output, &opts.load, &opts.save, &opts.run)?
+        {
+            return Ok(ApplyReport {
+                streamed: true,
+                notes: r.notes.clone(),
+                warnings: r.warnings.clone(),
+                file: Some(r),
+            });
+        }
+    }
+    let loaded = Image::load(input, &opts.load)?;
+    let mut r = pipe.run_with(backend, &loaded.image, &opts.run)?;
+    let Some(Value::Image(img)) = r.take("output") else {
+        return Err(Error::Graph(
+            "the pipeline ends in data, not an image: run it on an image in memory for its data"
+                .into(),
+        ));
+    };
+    let save = SaveOptions {
+        icc_profile: opts
+            .save
+            .icc_profile
+            .clone()
+            .or(loaded.metadata.icc_profile),
+        exif: opts.save.exif.clone().or(loaded.metadata.exif),
+        ..opts.save.clone()
+    };
+    img.save_with(output, &save)?;
+    Ok(ApplyReport {
+        streamed: false,
+        file: None,
+        notes: r.notes,
+        warnings: loaded.warnings,
+    })
+}
