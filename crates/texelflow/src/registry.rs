@@ -1,5 +1,5 @@
 //! The filter registry: every filter declared once. The spec parser, CLI (`list`, `help`),
-//! README table and GPU-vs-CPU test matrix all iterate `all()`.
+//! filter table of docs/filters.md and GPU-vs-CPU test matrix all iterate `all()`.
 
 use crate::error::{nearest, Error, Result};
 use crate::graph::{Graph, Port};
@@ -119,7 +119,7 @@ pub struct UniformLayout {
 pub struct FilterDef {
     pub name: &'static str,
     pub family: Family,
-    /// One line for `texelflow list` and the README.
+    /// One line for `texelflow list` and docs/filters.md.
     pub summary: &'static str,
     /// Longer notes for `texelflow help` (algorithm, border handling, precision).
     pub doc: &'static str,
