@@ -5,7 +5,7 @@ Each case runs the texelflow CLI (GPU, and --cpu) on one deterministic 97x61 RGB
 compares with OpenCV's function on the same pixels. Where the two differ by design, the case
 says how, and its bound is what that difference allows; everything else must match within one
 8-bit level. texelflow runs with `--straight-alpha`: OpenCV filters colour as stored, while
-texelflow by default premultiplies it by alpha around its averaging filters (README, "Precision").
+texelflow by default premultiplies it by alpha around its averaging filters (docs/library.md, "Precision and conventions").
 """
 import json
 import subprocess

@@ -12,7 +12,7 @@ from PIL import Image
 
 import texelflow
 
-# Filters that read data take it from the stage before them, as in the CLI (README: "A stage
+# Filters that read data take it from the stage before them, as in the CLI (docs/cli.md: "A stage
 # that takes an image and data ... placed after a stage that made that data").
 PRODUCERS = {
     "histogram": "histogram",

@@ -234,8 +234,8 @@ def apply_file(
     """Reads ``input``, applies ``spec`` and writes ``output`` (through a temporary file renamed
     into place), as ``texelflow apply IN OUT`` does: an image of 64 megapixels or more
     (``stream=True``: any) streams through in bands of rows where the pipeline can run in tiles,
-    so that a 20000x20000 PNG never needs to fit in memory whole (README, "Images streamed in
-    bands"); else the file is decoded whole. The input's ICC profile and EXIF are kept.
+    so that a 20000x20000 PNG never needs to fit in memory whole (docs/cli.md, "Large
+    images"); else the file is decoded whole. The input's ICC profile and EXIF are kept.
 
     Returns ``{"streamed": bool, "notes": [...], "warnings": [...]}``; warnings (a damaged file
     accepted with ``allow_truncated``) are also issued as ``TexelflowWarning``."""

@@ -1,7 +1,8 @@
 //! `apply IN OUT` on a large image: streamed through the pipeline in bands of rows
 //! (`Pipeline::run_streamed`), PNG and TIFF decoded and encoded as the bands go, so that peak
-//! memory is a few bands rather than the whole image times its intermediates (README,
-//! "Limits"). Used from `texelflow::io::STREAM_FROM_PIXELS` pixels where the pipeline can run in tiles;
+//! memory is a few bands rather than the whole image times its intermediates (docs/cli.md,
+//! "Memory of a streamed image"). Used from `texelflow::io::STREAM_FROM_PIXELS` pixels where
+//! the pipeline can run in tiles;
 //! `TEXELFLOW_STREAM=1` streams any image, `=0` never.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! `texelflow list` / `help` and the README's filter table, all generated from the registry.
+//! `texelflow list` / `help` and the filter table of docs/filters.md, all generated from the registry.
 
 use anyhow::Result;
 use texelflow::params::ParamKind;
@@ -49,7 +49,7 @@ fn params_brief(d: &registry::FilterDef) -> String {
         .join(", ")
 }
 
-/// The README table (checked against the README by a test).
+/// The filter table (checked against docs/filters.md by a test).
 pub fn markdown_table() -> String {
     let mut s = String::from("| filter | family | parameters (default [range]) | GPUImage | what it does |\n|---|---|---|---|---|\n");
     for d in registry::all() {

@@ -53,7 +53,7 @@ struct Cli {
     #[arg(long, global = true, value_name = "PIXELS", value_parser = texelflow::limits::parse_pixels)]
     max_pixels: Option<u64>,
     /// Most host memory a load or run may be estimated to need (e.g. 8G, 512M; default: the
-    /// machine's physical memory; README "Limits" has the formula)
+    /// machine's physical memory; docs/cli.md "Limits and bad input" has the formula)
     #[arg(long, global = true, value_name = "BYTES", value_parser = texelflow::limits::parse_bytes)]
     max_memory: Option<u64>,
     /// Most GPU memory one run may take (e.g. 2G, 256M; default: the device's own limits): a
@@ -79,8 +79,8 @@ enum Command {
     /// `apply photos/ more/*.jpg --out-dir edges --name "{stem}_edges.png" -p SPEC`
     ///
     /// Images of 64 megapixels or more stream through in bands of rows where the pipeline can
-    /// run in tiles (PNG and TIFF decoded and encoded as they go; README "Images streamed in
-    /// bands"): TEXELFLOW_STREAM=1 streams any image, TEXELFLOW_STREAM=0 none.
+    /// run in tiles (PNG and TIFF decoded and encoded as they go; docs/cli.md "Large
+    /// images"): TEXELFLOW_STREAM=1 streams any image, TEXELFLOW_STREAM=0 none.
     Apply {
         /// IN OUT; with --out-dir, every argument is an input: a file, a folder (its images) or
         /// a name pattern with * and ? (`photos/*.jpg`)
@@ -208,7 +208,7 @@ enum Command {
     },
     /// List every filter
     List {
-        /// Markdown table (as in the README)
+        /// Markdown table (as in docs/filters.md)
         #[arg(long)]
         markdown: bool,
         /// Every filter's example command (as `help` shows it), `name<TAB>command` a line

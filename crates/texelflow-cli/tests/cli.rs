@@ -488,29 +488,22 @@ fn lut_identity_round_trips() {
     assert!(diff <= 1, "identity LUT changed a pixel by {diff}");
 }
 
-/// `UPDATE_README=1 cargo test -p texelflow-cli readme` rewrites the table between the markers.
+/// docs/filters.md's table is `texelflow list --markdown`;
+/// `UPDATE_DOCS=1 cargo test -p texelflow-cli --test cli doc_filter_table` rewrites the table between the markers.
 #[test]
-fn readme_filter_table_is_generated_from_the_registry() {
+fn doc_filter_table_is_generated_from_the_registry() {
     let o = run(&["list", "--markdown"]);
     let table = String::from_utf8_lossy(&o.stdout).into_owned();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    if std::env::var_os("UPDATE_README").is_some() && !readme.contains(&table) {
-        let start = readme
-            .find("<!-- filter-table:start")
-            .expect("start marker");
-        let start = start + readme[start..].find('\n').expect("marker line") + 1;
-        let end = readme
-            .find("<!-- filter-table:end -->")
-            .expect("end marker");
-        std::fs::write(
-            &path,
-            format!("{}{table}{}", &readme[..start], &readme[end..]),
-        )
-        .unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/filters.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    if std::env::var_os("UPDATE_DOCS").is_some() && !doc.contains(&table) {
+        let start = doc.find("<!-- filter-table:start").expect("start marker");
+        let start = start + doc[start..].find('\n').expect("marker line") + 1;
+        let end = doc.find("<!-- filter-table:end -->").expect("end marker");
+        std::fs::write(&path, format!("{}{table}{}", &doc[..start], &doc[end..])).unwrap();
         return;
     }
-    assert!(readme.contains(&table), "README's filter table is stale; regenerate it with `UPDATE_README=1 cargo test -p texelflow-cli readme`");
+    assert!(doc.contains(&table), "docs/filters.md's filter table is stale; regenerate it with `UPDATE_DOCS=1 cargo test -p texelflow-cli --test cli doc_filter_table`");
 }
 
 /// Batch mode: a folder (recursively) and a name pattern through one pipeline; a corrupt file
@@ -1911,39 +1904,51 @@ fn help_examples_run() {
     );
 }
 
-/// The README's example commands (`texelflow apply photo.jpg ...` and the first command for
-/// a fresh machine) run as written.
+/// The example commands of the README and of docs/cli.md (`texelflow apply photo.jpg ...`,
+/// `texelflow lut-identity ...`, and the README's first command for a fresh machine) run as written.
 #[test]
-fn readme_examples_run() {
-    let dir = tmp("readme-examples");
-    example_files(&dir);
-    // `lut-identity lut.png` writes it
-    std::fs::remove_file(dir.join("lut.png")).unwrap();
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
-            .unwrap();
-    let mut lines: Vec<(String, String)> = readme
-        .lines()
-        .map(str::trim)
-        .filter(|l| {
-            l.starts_with("texelflow apply photo.jpg") || l.starts_with("texelflow lut-identity")
-        })
-        .map(|l| ("README".to_string(), l.to_string()))
-        .collect();
-    let first = readme
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("cargo run --release -p texelflow-cli -- apply"))
-        .expect("the first command");
-    lines.push((
-        "README".into(),
-        first.replacen("cargo run --release -p texelflow-cli --", "texelflow", 1),
-    ));
-    assert!(lines.len() >= 12, "{lines:?}");
-    let failures = run_examples(&dir, lines);
+fn doc_examples_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut all = Vec::new();
+    for (name, file) in [("README", "README.md"), ("docs/cli.md", "docs/cli.md")] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let mut lines: Vec<(String, String)> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| {
+                l.starts_with("texelflow apply photo.jpg")
+                    || l.starts_with("texelflow lut-identity")
+            })
+            .map(|l| (name.to_string(), l.to_string()))
+            .collect();
+        if name == "README" {
+            let first = text
+                .lines()
+                .map(str::trim)
+                .find(|l| l.starts_with("scripts/run.sh apply"))
+                .expect("the first command");
+            lines.push((
+                name.into(),
+                first.replacen("scripts/run.sh", "texelflow", 1),
+            ));
+        }
+        assert!(lines.len() >= 2, "{name}: {lines:?}");
+        all.extend(lines);
+    }
+    assert!(all.len() >= 12, "{all:?}");
+    // each file's commands in a folder of their own, so that both may write the same names
+    let mut failures = Vec::new();
+    for name in ["README", "docs/cli.md"] {
+        let dir = tmp(&format!("doc-examples-{}", name.replace(['/', '.'], "-")));
+        example_files(&dir);
+        // `lut-identity lut.png` writes it
+        std::fs::remove_file(dir.join("lut.png")).unwrap();
+        let lines: Vec<_> = all.iter().filter(|(n, _)| n == name).cloned().collect();
+        failures.extend(run_examples(&dir, lines));
+    }
     assert!(
         failures.is_empty(),
-        "{} README examples fail:\n{}",
+        "{} documented examples fail:\n{}",
         failures.len(),
         failures.join("\n")
     );

@@ -1,5 +1,5 @@
 //! The filter registry: every filter declared once. The spec parser, CLI (`list`, `help`),
-//! the docs' filter table and the GPU-vs-CPU test matrix all iterate `all()`. The declaration
+//! docs/filters.md's filter table and the GPU-vs-CPU test matrix all iterate `all()`. The declaration
 //! types live with the graph (`crate::graph::filter`, re-exported here for filter files);
 //! `catalogue()` hands the graph what it needs of the filters.
 

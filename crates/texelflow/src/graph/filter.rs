@@ -123,7 +123,7 @@ pub struct UniformLayout {
 pub struct FilterDef {
     pub name: &'static str,
     pub family: Family,
-    /// One line for `texelflow list` and the README.
+    /// One line for `texelflow list` and docs/filters.md.
     pub summary: &'static str,
     /// Longer notes for `texelflow help` (algorithm, border handling, precision).
     pub doc: &'static str,

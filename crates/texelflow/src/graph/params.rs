@@ -1,5 +1,5 @@
 //! Parameter declarations and validated argument sets. Filters declare their parameters
-//! once (`ParamDef`); the spec parser, CLI, `texelflow help`, README table and property
+//! once (`ParamDef`); the spec parser, CLI, `texelflow help`, docs/filters.md and property
 //! tests read the same declarations.
 
 use crate::error::{nearest, Error, Result};

@@ -110,7 +110,7 @@ impl Pipeline {
             format!("with a {}-pixel halo", stream.halo)
         };
         notes.push(format!(
-            "{}x{} streamed in {} bands of {} rows, tiles up to {} pixels wide {cut}; host memory about {} by the README's formula{whole_note}",
+            "{}x{} streamed in {} bands of {} rows, tiles up to {} pixels wide {cut}; host memory about {} by the formula in docs/cli.md{whole_note}",
             desc.width,
             desc.height,
             stream.bands,
