@@ -9,12 +9,12 @@ use crate::runtime::Gpu;
 use crate::value::ValueDesc;
 
 /// Code shared by all kernels (pixel packing helpers, luma).
-pub const COMMON_WGSL: &str = include_str!("../filters/common.wgsl");
+pub const COMMON_WGSL: &str = include_str!("common.wgsl");
 /// Integer/float conversions behind neutral names (`unorm_unpack`, `bytes_f32`, ...), so a
 /// device-specific set can replace the built-ins. A bit-trick set (bytes OR'd into the
 /// mantissa of 2^23) was measured on the H200 and gained nothing (run 9): NVIDIA's int-to-float
 /// conversions are not the bottleneck they were suspected to be (docs/perf-notes.md).
-pub const CONV_WGSL: &str = include_str!("../filters/conv_builtin.wgsl");
+pub const CONV_WGSL: &str = include_str!("conv_builtin.wgsl");
 /// Buffer-to-texture copy kernel of `NodeRecorder::rgba8_texture`.
 const TO_TEXTURE_WGSL: &str = include_str!("to_texture.wgsl");
 
