@@ -458,7 +458,8 @@ fn truncated_png_and_damaged_tiff_are_errors_unless_allowed() {
     let full = tmp("full.tif");
     // written by rows, in strips of 64 rows (`Image::save` writes one strip)
     let img = photo(120, 90, PixelFormat::Rgba8);
-    let mut sink = texelflow::io::rows::create_rows(&full, img.desc(), &Default::default()).unwrap();
+    let mut sink =
+        texelflow::io::rows::create_rows(&full, img.desc(), &Default::default()).unwrap();
     sink.write_rows(&img).unwrap();
     sink.finish().unwrap();
     let mut bytes = std::fs::read(&full).unwrap();

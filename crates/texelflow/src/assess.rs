@@ -39,6 +39,7 @@
 //! - colourfulness (w 0.10): clamp(0.5 + M / 80) (a grey photo keeps half: black and white is
 //!   a choice, not a defect);
 //! - noise (w 0.10): clamp(1 - σ_noise / 12).
+//!
 //! `clamp` is to [0, 1].
 
 use std::borrow::Borrow;

@@ -527,8 +527,11 @@ fn copy_kernel() -> Experiment {
     }
 }
 
+/// Source sets of a case: per set, each source's name and image.
+type SourceSets = Vec<Vec<(String, Image)>>;
+
 /// Builds the graph of a case and `sets` independent source sets.
-fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(String, Image)>>)> {
+fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, SourceSets)> {
     let (w, h) = case.size.unwrap_or((cfg.width, cfg.height));
     let mut sets = Vec::new();
     let mut graph = None;

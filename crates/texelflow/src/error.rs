@@ -115,9 +115,7 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             .zip(c.chars())
             .take_while(|(a, b)| a == b)
             .count();
-        if best.map_or(true, |(bd, bp, _)| {
-            (d, usize::MAX - prefix) < (bd, usize::MAX - bp)
-        }) {
+        if best.is_none_or(|(bd, bp, _)| (d, usize::MAX - prefix) < (bd, usize::MAX - bp)) {
             best = Some((d, prefix, c));
         }
     }

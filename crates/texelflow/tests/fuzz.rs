@@ -304,8 +304,9 @@ fn every_declared_bound_is_accepted() {
                 let Ok(calls) = texelflow::graph::spec::parse(&call) else {
                     panic!("{call}: does not parse")
                 };
-                if let Err(e) = texelflow::graph::spec::resolve(texelflow::registry::catalogue(), &calls[0])
-                    .and_then(|(d, a)| (d.build)(&a).map(|_| ()))
+                if let Err(e) =
+                    texelflow::graph::spec::resolve(texelflow::registry::catalogue(), &calls[0])
+                        .and_then(|(d, a)| (d.build)(&a).map(|_| ()))
                 {
                     let e = e.to_string();
                     // other parameters' requirements (a file to give) are not this test's concern

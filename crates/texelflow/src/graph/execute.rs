@@ -324,6 +324,9 @@ pub(crate) struct Encoded<'g> {
     _recorders: Vec<NodeRecorder<'g>>,
 }
 
+/// The buffer of each uploaded source, by `(node, output)`.
+type SourceSlots = HashMap<(usize, usize), GpuSlot>;
+
 /// Uploads the sources into buffers from `bufs`, recording the copies of large ones into
 /// `encoder` (their staging buffers are returned, for `Gpu::recycle_uploads` after the run).
 pub(crate) fn upload_sources(
@@ -332,10 +335,7 @@ pub(crate) fn upload_sources(
     sources: &[(&str, &Image)],
     bufs: &mut RunBuffers<'_>,
     encoder: &mut wgpu::CommandEncoder,
-) -> Result<(
-    HashMap<(usize, usize), GpuSlot>,
-    Vec<crate::runtime::Staged>,
-)> {
+) -> Result<(SourceSlots, Vec<crate::runtime::Staged>)> {
     let mut slots = HashMap::new();
     let mut staged = Vec::new();
     for (name, node) in graph.sources() {

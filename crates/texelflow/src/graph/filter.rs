@@ -119,6 +119,9 @@ pub struct UniformLayout {
     pub fields: &'static [(&'static str, usize)],
 }
 
+/// `FilterDef::test_inputs`: the extra inputs for a main input of `(width, height)`, from a seed.
+type TestInputs = fn(u32, u32, u64) -> Vec<crate::Image>;
+
 /// The declaration of one filter.
 pub struct FilterDef {
     pub name: &'static str,
@@ -138,7 +141,7 @@ pub struct FilterDef {
     pub uniforms: &'static [UniformLayout],
     /// Extra inputs for tests (e.g. a LUT image), given the main input's size; `None` means
     /// random images of the main input's size.
-    pub test_inputs: Option<fn(u32, u32, u64) -> Vec<crate::Image>>,
+    pub test_inputs: Option<TestInputs>,
     /// GPU schedules besides the default, by `runtime::schedule` variant name; the
     /// GPU-vs-CPU test matrix runs every one, `texelflow bench --experiments` times them.
     pub schedules: &'static [&'static str],
@@ -545,6 +548,9 @@ pub fn two_to_one<'s>(
     }
 }
 
+/// `Catalogue::crop_px`: a crop filter from `(x, y, width, height)` in pixels.
+type CropPx = fn(u32, u32, u32, u32) -> Result<Box<dyn Filter>>;
+
 /// What the graph layer needs of the filters above it, handed down as data (a dependency
 /// inverted): the catalogue to look names up in and the filters the graph inserts itself.
 /// The filters layer gives the one instance (`crate::filters::registry::catalogue()`); `Graph::new`,
@@ -559,7 +565,7 @@ pub struct Catalogue {
     /// Undoes `premultiply`.
     pub unpremultiply: fn() -> Box<dyn Filter>,
     /// A crop in pixels: `(x, y, width, height)` (a data tile's core out of its halo).
-    pub crop_px: fn(u32, u32, u32, u32) -> Result<Box<dyn Filter>>,
+    pub crop_px: CropPx,
     /// Brings an image port to `(width, height)` by `Fit` (a blend's second image).
     pub fit: fn(&mut Graph, Port, (u32, u32), Fit) -> Result<Port>,
 }

@@ -575,7 +575,7 @@ fn format_points(flat: &[f64]) -> String {
 /// Flat numbers `[x0, y0, x1, y1, ...]` as 2 to `max_points` control points in [0, 1] with x
 /// strictly increasing; the error says what is wrong (the caller names where).
 pub fn check_points(flat: &[f64], max_points: usize) -> std::result::Result<Vec<[f64; 2]>, String> {
-    if flat.len() % 2 != 0 {
+    if !flat.len().is_multiple_of(2) {
         return Err(format!(
             "expected x,y pairs, got an odd count of numbers ({})",
             flat.len()
@@ -617,6 +617,13 @@ pub fn float_array<const N: usize>(def: &FilterDef, name: &str, v: &[f32]) -> Re
     })
 }
 
+/// The `fit` parameter of two-input filters (`graph::fit`): how a second image of another size
+/// is brought to the input's size.
+pub const FIT_OPTIONS: &[&str] = &["none", "stretch", "fill", "fit", "center"];
+pub const FIT_DOC: &str = "when the second image's size differs: none = an error; stretch = resized to the input's size; \
+fill = scaled to cover it, centre-cropped; fit = scaled to fit inside, centred, transparent borders; center = not scaled, \
+centred, cropped or transparent-padded";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -657,10 +664,3 @@ mod tests {
         assert!(p.describe().contains(".cube file (required)"));
     }
 }
-
-/// The `fit` parameter of two-input filters (`graph::fit`): how a second image of another size
-/// is brought to the input's size.
-pub const FIT_OPTIONS: &[&str] = &["none", "stretch", "fill", "fit", "center"];
-pub const FIT_DOC: &str = "when the second image's size differs: none = an error; stretch = resized to the input's size; \
-fill = scaled to cover it, centre-cropped; fit = scaled to fit inside, centred, transparent borders; center = not scaled, \
-centred, cropped or transparent-padded";

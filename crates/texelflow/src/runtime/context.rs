@@ -71,6 +71,16 @@ pub(crate) struct Staged {
 /// `queue.write_buffer`, whose own staging is cheap at that size.
 const STAGED_UPLOAD_BYTES: usize = 1 << 20;
 
+/// An entry of `Gpu::constants`: the owner's address, the owner, the uploaded buffer.
+type Constant = (
+    usize,
+    Arc<dyn std::any::Any + Send + Sync>,
+    Arc<wgpu::Buffer>,
+);
+
+/// How each buffer's mapping ended (`None` while pending).
+type MapResult = Option<std::result::Result<(), wgpu::BufferAsyncError>>;
+
 /// An open GPU device with its caches. Cheap to share (`Arc<Gpu>`).
 pub struct Gpu {
     pub(crate) device: wgpu::Device,
@@ -103,13 +113,7 @@ pub struct Gpu {
     /// Read-only data uploaded once and kept across runs (a LUT's table), by its owner's
     /// address; each entry keeps its owner alive, so the address cannot be reused while the
     /// entry lives. Bounded: the oldest entries go first.
-    pub(crate) constants: Mutex<
-        Vec<(
-            usize,
-            Arc<dyn std::any::Any + Send + Sync>,
-            Arc<wgpu::Buffer>,
-        )>,
-    >,
+    pub(crate) constants: Mutex<Vec<Constant>>,
     lost: Arc<Mutex<Option<String>>>,
     stray_errors: Arc<Mutex<Vec<String>>>,
     /// Bilinear, clamp-to-edge sampler for kernels that sample textures (made on first use).
@@ -333,7 +337,7 @@ impl Gpu {
             device_type: format!("{:?}", i.device_type),
             driver: i.driver.clone(),
             driver_info: i.driver_info.clone(),
-            max_storage_binding: self.limits.max_storage_buffer_binding_size as u64,
+            max_storage_binding: self.limits.max_storage_buffer_binding_size,
             max_buffer_size: self.limits.max_buffer_size,
             max_workgroup_storage: self.limits.max_compute_workgroup_storage_size,
             max_invocations_per_workgroup: self.limits.max_compute_invocations_per_workgroup,
@@ -407,7 +411,7 @@ impl Gpu {
     }
 
     pub fn max_binding(&self) -> u64 {
-        (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
+        (self.limits.max_storage_buffer_binding_size).min(self.limits.max_buffer_size)
     }
 
     /// Fails with `DeviceLost` once the device is gone, and with `Gpu` for errors that
@@ -628,7 +632,7 @@ impl Gpu {
         write: &dyn Fn(wgpu::WriteOnly<'_, [u8]>),
     ) -> Option<Staged> {
         use std::sync::atomic::Ordering;
-        if len < STAGED_UPLOAD_BYTES || len % 4 != 0 {
+        if len < STAGED_UPLOAD_BYTES || !len.is_multiple_of(4) {
             let mut bytes = vec![0u8; len];
             write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
             self.queue.write_buffer(dst, offset, &bytes);
@@ -737,8 +741,7 @@ impl Gpu {
         index: Option<wgpu::SubmissionIndex>,
     ) -> Result<f64> {
         let clock = std::time::Instant::now();
-        let results: Arc<Mutex<Vec<Option<std::result::Result<(), wgpu::BufferAsyncError>>>>> =
-            Arc::new(Mutex::new(vec![None; staging.len()]));
+        let results: Arc<Mutex<Vec<MapResult>>> = Arc::new(Mutex::new(vec![None; staging.len()]));
         for (i, s) in staging.iter().enumerate() {
             let r = results.clone();
             s.buffer

@@ -125,9 +125,6 @@ impl DriverStats {
             if fpep.pipeline_executable_info == vk::FALSE {
                 continue;
             }
-            let mut f11 = f11;
-            let mut f12 = f12;
-            let mut f13 = f13;
             let mut fpep = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
                 .pipeline_executable_info(true);
             f11.p_next = std::ptr::null_mut();

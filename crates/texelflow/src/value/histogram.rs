@@ -301,12 +301,12 @@ pub fn levels_lut(range: &Range, linked: bool) -> Lut {
 pub fn gains_lut(s: [u64; 3]) -> Lut {
     let t: u64 = s.iter().sum();
     let mut lut = Lut::identity();
-    for c in 0..3 {
-        if s[c] == 0 {
+    for (c, &sc) in s.iter().enumerate() {
+        if sc == 0 {
             continue;
         }
         for v in 0..256u64 {
-            lut.table[c][v as usize] = div_round_255(v * t, 3 * s[c]);
+            lut.table[c][v as usize] = div_round_255(v * t, 3 * sc);
         }
     }
     lut

@@ -414,6 +414,10 @@ impl Lines {
 
 /// Non-image result of a node.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a Histogram (5 KiB) inline: one per node output, and boxing it would change the public variant"
+)]
 pub enum Data {
     Stats(Stats),
     Histogram(Histogram),
@@ -675,6 +679,10 @@ impl std::fmt::Display for ValueDesc {
 
 /// A concrete value: an image or data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "Data inline, as in Data itself: one per node output, and boxing it would change the public variant"
+)]
 pub enum Value {
     Image(Image),
     Data(Data),

@@ -133,7 +133,7 @@ fn mean4(a: [f32; 3], b: [f32; 3], c: [f32; 3], d: [f32; 3]) -> [f32; 3] {
 impl PoissonBlend {
     /// The check slot (status word) of iteration `i` (1-based), if it is measured.
     fn slot(&self, i: u32) -> u32 {
-        if self.tolerance > 0.0 && i > 0 && i % CHECK_EVERY == 0 {
+        if self.tolerance > 0.0 && i > 0 && i.is_multiple_of(CHECK_EVERY) {
             i / CHECK_EVERY
         } else {
             NONE

@@ -119,7 +119,7 @@ impl Crop {
             let start = if centre { (origin as f64 * scale - size_px / 2.0).round() } else { (origin as f64 * scale).round() };
             let end = (start + size_px).min(side as f64);
             let o = start.max(0.0);
-            (o < side as f64 && end > o).then(|| (o as u32, (end - o) as u32))
+            (o < side as f64 && end > o).then_some((o as u32, (end - o) as u32))
         };
         let region = |x: f32, y: f32| if centre { format!("region centred on ({x}, {y})") } else { format!("region's origin ({x}, {y})") };
         let (Some((x0, cw)), Some((y0, ch))) = (axis(self.x, self.width, sx, w), axis(self.y, self.height, sy, h)) else {

@@ -444,16 +444,16 @@ fn general_pixel(src: &[u8], p: &ResizeGeneralParams, x: u32, y: u32) -> [u8; 4]
     } else {
         let (fx, nx, wx) = axis_taps(p, x, p.in_width, p.out_width, p.scale_x, p.corner_x, p.inv_x);
         let (fy, ny, wy) = axis_taps(p, y, p.in_height, p.out_height, p.scale_y, p.corner_y, p.inv_y);
-        for j in 0..ny {
+        for (j, &wyj) in wy.iter().enumerate().take(ny) {
             let mut row = [0f32; 4];
-            for i in 0..nx {
+            for (i, &wxi) in wx.iter().enumerate().take(nx) {
                 let t = texel(fx + i as i32, fy + j as i32);
                 for c in 0..4 {
-                    row[c] += t[c] * wx[i];
+                    row[c] += t[c] * wxi;
                 }
             }
             for c in 0..4 {
-                acc[c] += row[c] * wy[j];
+                acc[c] += row[c] * wyj;
             }
         }
     }

@@ -78,8 +78,9 @@ pub fn perspective_matrix(src: &[f64; 8], dst: &[f64; 8]) -> Result<[f64; 9]> {
         for r in 0..8 {
             if r != c {
                 let f = a[r][c] / a[c][c];
-                for k in c..9 {
-                    a[r][k] -= f * a[c][k];
+                let pivot = a[c];
+                for (x, p) in a[r][c..].iter_mut().zip(&pivot[c..]) {
+                    *x -= f * p;
                 }
             }
         }

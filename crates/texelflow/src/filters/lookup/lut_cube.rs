@@ -79,7 +79,7 @@ impl CubeLut {
             return Err(format!("{keyword} {n} is out of range {}..={}", sizes.start(), sizes.end()));
         }
         // written so that a NaN bound fails too
-        if let Some(c) = (0..3).find(|&c| !(self.domain_max[c] > self.domain_min[c])) {
+        if let Some(c) = (0..3).find(|&c| self.domain_max[c].partial_cmp(&self.domain_min[c]) != Some(std::cmp::Ordering::Greater)) {
             return Err(format!(
                 "DOMAIN_MAX must exceed DOMAIN_MIN in every channel; {} has max {} <= min {}",
                 ["red", "green", "blue"][c],

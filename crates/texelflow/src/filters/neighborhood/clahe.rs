@@ -50,7 +50,7 @@ impl Clahe {
     /// Tile geometry and limits for a `width x height` image, as OpenCV's `CLAHE_Impl::apply` sets them up.
     fn params(&self, width: u32, height: u32, gray: bool) -> ClaheParams {
         let (tx, ty) = (self.tiles_x, self.tiles_y);
-        let (pw, ph) = if width % tx == 0 && height % ty == 0 { (width, height) } else { (width + tx - width % tx, height + ty - height % ty) };
+        let (pw, ph) = if width.is_multiple_of(tx) && height.is_multiple_of(ty) { (width, height) } else { (width + tx - width % tx, height + ty - height % ty) };
         let (tile_w, tile_h) = (pw / tx, ph / ty);
         let total = tile_w * tile_h;
         let clip = if self.clip_limit > 0.0 { ((self.clip_limit as f64 * total as f64 / 256.0) as u32).max(1) } else { 0 };
@@ -178,8 +178,8 @@ fn clahe_cpu(f: &Clahe, img: &Image) -> Result<Image> {
             for b in hist.iter_mut() {
                 *b += batch;
             }
-            if residual != 0 {
-                let step = (256 / residual).max(1) as usize;
+            if let Some(step) = 256u32.checked_div(residual) {
+                let step = step.max(1) as usize;
                 let mut i = 0;
                 while i < 256 && residual > 0 {
                     hist[i] += 1;

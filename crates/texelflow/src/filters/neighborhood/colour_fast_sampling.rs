@@ -95,7 +95,9 @@ pub fn colour_fast_cpu(img: &Image) -> Result<Image> {
                 px[k] = unorm8((diff as f32 / 2040.0 + 1.0) * 0.5);
             }
             let angle = if sx != 0 || sy != 0 { (sy as f32).atan2(sx as f32) } else { 0.0 };
-            px[3] = unorm8((angle + 3.1416) / 6.2832);
+            #[allow(clippy::approx_constant, reason = "GPUImage's 3.1416 and 6.2832, as in the WGSL, not pi and tau")]
+            let turn = (angle + 3.1416) / 6.2832;
+            px[3] = unorm8(turn);
             row[4 * x as usize..4 * x as usize + 4].copy_from_slice(&px);
         }
     });

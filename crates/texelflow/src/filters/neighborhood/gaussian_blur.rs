@@ -364,7 +364,7 @@ pub fn choose_tile(r: u32, limit: u64) -> Option<FusedTile> {
     for kv in [1u32, 2, 4, 8] {
         for tw in [8u32, 16, 32, 64] {
             let th = FUSED_WG * kv / tw;
-            if th < 8 || th % kv != 0 {
+            if th < 8 || !th.is_multiple_of(kv) {
                 continue;
             }
             for kh in [4u32, 8, 16] {
@@ -444,7 +444,7 @@ fn gen_v(r: u32, kv: u32) -> String {
 /// size. Schedule choice: B = 8 keeps 8 vec4 accumulators and an 8-input window (~80
 /// registers) and reads each input (2R + 16) / 8 times; to be measured on H200.
 const WINDOW_B: u32 = 8;
-const _: () = assert!(WINDOW_B % 4 == 0 && WEIGHT_VECS * 4 >= MAX_TAPS.div_ceil(WINDOW_B as usize) * WINDOW_B as usize);
+const _: () = assert!(WINDOW_B.is_multiple_of(4) && WEIGHT_VECS * 4 >= MAX_TAPS.div_ceil(WINDOW_B as usize) * WINDOW_B as usize);
 const WINDOW_HWG: u32 = 32;
 
 /// From this radius the row pass keeps its segment packed RGBA8 in workgroup memory (4x the
@@ -520,7 +520,7 @@ impl GaussianBlur {
         if t.bytes(r) > limit {
             return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
         }
-        if t.tw * t.th != FUSED_WG * t.kv || t.tw % t.kh != 0 || t.th % t.kv != 0 {
+        if t.tw * t.th != FUSED_WG * t.kv || !t.tw.is_multiple_of(t.kh) || !t.th.is_multiple_of(t.kv) {
             return Err(Error::Graph(format!("gaussian_blur: invalid tile {t:?}")));
         }
         let key = format!("gaussian_blur.fused.r{r}.{}x{}.h{}.v{}", t.tw, t.th, t.kh, t.kv);

@@ -16,6 +16,9 @@ use crate::runtime::uniform::UniformBlock;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
+/// `StencilOp::RGBA8`: records a filter's own RGBA8 kernel from `src` into `dst`.
+type Rgba8Kernel = fn(&mut NodeRecorder<'_>, &GpuSlot, &GpuSlot, &crate::ImageDesc) -> Result<bool>;
+
 /// A K x K stencil filter on RGBA8; implemented by `stencil_filter!`.
 pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     const DEF: &'static FilterDef;
@@ -39,9 +42,7 @@ pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     const GRAY: bool = true;
     /// A kernel of the filter's own for RGBA8 (e.g. the medians' block networks): records and
     /// returns `Ok(true)`, or `Ok(false)` where the schedule names one of the template's.
-    const RGBA8: Option<
-        fn(&mut NodeRecorder<'_>, &GpuSlot, &GpuSlot, &crate::ImageDesc) -> Result<bool>,
-    > = None;
+    const RGBA8: Option<Rgba8Kernel> = None;
     fn uniform(&self) -> UniformBlock;
     /// The parameter struct and `fn name(n: array<vec4<f32>, K*K>, p) -> vec4<f32>`.
     fn wgsl() -> &'static str;
