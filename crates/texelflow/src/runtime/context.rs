@@ -20,27 +20,40 @@ pub struct GpuOptions {
 /// What `texelflow info` prints.
 #[derive(Clone, Debug)]
 pub struct GpuInfo {
+    /// Adapter name.
     pub name: String,
+    /// vulkan, metal, dx12 or gl.
     pub backend: String,
+    /// DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu or Other.
     pub device_type: String,
+    /// Driver name.
     pub driver: String,
+    /// Driver version details.
     pub driver_info: String,
+    /// Largest storage buffer binding, bytes.
     pub max_storage_binding: u64,
+    /// Largest buffer, bytes.
     pub max_buffer_size: u64,
+    /// Workgroup memory per workgroup, bytes.
     pub max_workgroup_storage: u32,
+    /// Most invocations per workgroup.
     pub max_invocations_per_workgroup: u32,
+    /// The device's wgpu features, lower-case, sorted.
     pub features: Vec<String>,
+    /// Nanoseconds per timestamp tick.
     pub timestamp_period_ns: f32,
 }
 
 /// An adapter the system offers (`Gpu::adapters`).
 #[derive(Clone, Debug)]
 pub struct AdapterSummary {
+    /// Adapter name.
     pub name: String,
     /// vulkan, metal, dx12 or gl.
     pub backend: String,
     /// DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu (a software rasteriser such as lavapipe) or Other.
     pub device_type: String,
+    /// Driver name.
     pub driver: String,
 }
 
@@ -49,9 +62,13 @@ pub struct AdapterSummary {
 pub struct CompiledKernel {
     /// The pipeline cache key (kernel key, entry point, runtime checks).
     pub key: String,
+    /// The entry point.
     pub entry: &'static str,
+    /// The whole WGSL module as compiled.
     pub source: String,
+    /// The runtime checks it was compiled with.
     pub checks: wgpu::ShaderRuntimeChecks,
+    /// Whether workgroup memory was zero-initialised.
     pub zero_init_workgroup: bool,
 }
 
@@ -410,6 +427,7 @@ impl Gpu {
         .filter(|&b| b > 0)
     }
 
+    /// Largest buffer one binding may hold (the storage-binding limit, at most the buffer limit).
     pub fn max_binding(&self) -> u64 {
         (self.limits.max_storage_buffer_binding_size).min(self.limits.max_buffer_size)
     }
