@@ -58,6 +58,7 @@ pub(crate) const UNIFORMS: &[UniformLayout] = &[UniformLayout {
 /// Uniform of both passes; mirrors `MorphParams` in `morphology.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct MorphParams {
     /// Samples along a row: pixels for the horizontal passes, words for the vertical one.
     pub width: u32,

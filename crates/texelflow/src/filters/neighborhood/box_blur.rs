@@ -64,6 +64,7 @@ const BYTES_PER_ROUND_ROW: u64 = 256 * 8 + 256 * 16 + 64 * 16 + 8 * 16;
 /// Mean over a `(2 * radius + 1)` square window.
 #[derive(Clone, Debug)]
 pub struct BoxBlur {
+    /// Window radius in pixels.
     pub radius: u32,
     schedule: Option<(u32, u32)>,
     subgroups: Option<bool>,
@@ -99,6 +100,7 @@ impl Default for BoxBlur {
 /// Uniform; mirrors `BoxBlurParams` in `box_blur.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct BoxBlurParams {
     pub width: u32,
     pub height: u32,
@@ -113,6 +115,7 @@ pub struct BoxBlurParams {
 /// Uniform of the sweep kernel; mirrors `BoxSweepParams` in `box_blur_sweep.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct BoxSweepParams {
     pub width: u32,
     pub height: u32,
@@ -207,6 +210,7 @@ impl SweepShape {
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "box_blur",
     family: Family::Neighborhood,

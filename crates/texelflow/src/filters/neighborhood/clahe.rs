@@ -35,14 +35,19 @@ const APPLY_WGSL: &str = include_str!("clahe_apply.wgsl");
 /// Pixels per histogram workgroup (`CHUNK` in clahe_hist.wgsl).
 const CHUNK: u32 = 4096;
 
+/// CLAHE (OpenCV's) of luma (RGBA8) or grey (Gray8).
 #[derive(Clone, Debug)]
 pub struct Clahe {
+    /// A bin holds at most `clip_limit` times the mean bin count (0: plain equalisation per tile).
     pub clip_limit: f32,
+    /// Tile columns.
     pub tiles_x: u32,
+    /// Tile rows.
     pub tiles_y: u32,
 }
 
 impl Clahe {
+    /// Fails when a parameter is outside its declared range.
     pub fn new(clip_limit: f32, tiles_x: u32, tiles_y: u32) -> Result<Self> {
         Ok(Self { clip_limit: check_float(&DEF, "clip_limit", clip_limit)?, tiles_x: check_int(&DEF, "tiles_x", tiles_x)?, tiles_y: check_int(&DEF, "tiles_y", tiles_y)? })
     }
@@ -79,6 +84,7 @@ impl Default for Clahe {
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct ClaheParams {
     pub width: u32,
     pub height: u32,
@@ -94,6 +100,7 @@ pub struct ClaheParams {
     pub inv_th: f32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "clahe",
     family: Family::Neighborhood,

@@ -25,10 +25,12 @@ const WGSL: &str = include_str!("colour_fast_sampling.wgsl");
 /// The ring of eight samples, GPUImage's points A to H, as (dx, dy) with +y down.
 pub const RING: [(i32, i32); 8] = [(3, 1), (1, 3), (-1, 3), (-3, 1), (-3, -1), (-1, -3), (1, -3), (3, -1)];
 
+/// ColourFAST descriptor of each pixel (GPUImage's `GPUImageColourFASTSamplingOperation`).
 #[derive(Clone, Debug, Default)]
 pub struct ColourFastSampling;
 
 impl ColourFastSampling {
+    /// The filter (no parameters).
     pub fn new() -> Self {
         Self
     }
@@ -37,6 +39,7 @@ impl ColourFastSampling {
 /// Uniform of colour_fast_sampling.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct ColourFastParams {
     pub width: u32,
     pub height: u32,
@@ -44,6 +47,7 @@ pub struct ColourFastParams {
     pub _p1: u32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "colour_fast_sampling",
     family: Family::Neighborhood,

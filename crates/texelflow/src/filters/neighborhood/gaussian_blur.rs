@@ -69,6 +69,7 @@ const POLY_VECS: usize = 80;
 /// Gaussian blur with standard deviation `sigma` pixels.
 #[derive(Clone, Debug)]
 pub struct GaussianBlur {
+    /// Standard deviation in pixels.
     pub sigma: f32,
     schedule: Option<Schedule>,
 }
@@ -77,6 +78,7 @@ pub struct GaussianBlur {
 /// `with_schedule`, benchmarks name one through `runtime::schedule` ([`Schedule::parse`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Schedule {
+    /// One kernel for both passes, in tiles (`gaussian_blur_fused.wgsl`).
     Fused(FusedTile),
     /// Two register-blocked passes through an Rgba32F temporary (`gaussian_blur_window.wgsl`).
     TwoPass,
@@ -98,6 +100,7 @@ pub enum Schedule {
 /// weights allow, and the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScheduleContext {
+    /// The blur's radius in pixels.
     pub radius: u32,
     /// The decimated schedule's node spacing (`decimation_step`), if one keeps its bound.
     pub step: Option<u32>,
@@ -248,6 +251,7 @@ fn weights(sigma: f32) -> Vec<f32> {
 /// Uniform; mirrors `GaussianBlurParams` in `gaussian_blur.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct GaussianBlurParams {
     pub width: u32,
     pub height: u32,
@@ -266,6 +270,7 @@ pub struct GaussianBlurParams {
     pub cubic: [[f32; 4]; MAX_STEP as usize],
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "gaussian_blur",
     family: Family::Neighborhood,
@@ -300,9 +305,13 @@ pub static DEF: FilterDef = FilterDef {
 /// candidates and the cost model below are to be measured on H100.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FusedTile {
+    /// Output tile width.
     pub tw: u32,
+    /// Output tile height.
     pub th: u32,
+    /// Consecutive outputs per invocation in the horizontal pass.
     pub kh: u32,
+    /// Consecutive outputs per invocation in the vertical pass.
     pub kv: u32,
 }
 

@@ -21,8 +21,11 @@ type Rgba8Kernel = fn(&mut NodeRecorder<'_>, &GpuSlot, &GpuSlot, &crate::ImageDe
 
 /// A K x K stencil filter on RGBA8; implemented by `stencil_filter!`.
 pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// The filter's registry entry.
     const DEF: &'static FilterDef;
+    /// WGSL function name (the filter name).
     const FN_NAME: &'static str;
+    /// WGSL parameter struct name.
     const PARAMS_STRUCT: &'static str;
     /// The window side, 3 or 5.
     const SIZE: u32;
@@ -43,6 +46,7 @@ pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// A kernel of the filter's own for RGBA8 (e.g. the medians' block networks): records and
     /// returns `Ok(true)`, or `Ok(false)` where the schedule names one of the template's.
     const RGBA8: Option<Rgba8Kernel> = None;
+    /// The parameter block uploaded for this instance.
     fn uniform(&self) -> UniformBlock;
     /// The parameter struct and `fn name(n: array<vec4<f32>, K*K>, p) -> vec4<f32>`.
     fn wgsl() -> &'static str;
@@ -235,6 +239,7 @@ pub fn kernel_source_gray<T: StencilOp>() -> String {
 
 /// The generated kernels of one stencil filter, by schedule.
 pub struct StencilKernels {
+    /// The default: tile and halo in workgroup memory, one output per invocation.
     pub tile: String,
     /// Gray8: a byte per pixel, four outputs (one word) per invocation.
     pub gray: String,
@@ -248,6 +253,7 @@ pub struct StencilKernels {
 }
 
 impl StencilKernels {
+    /// Generates every kernel of `T`.
     pub fn new<T: StencilOp>() -> Self {
         let three = T::SIZE == 3;
         Self {
