@@ -31,6 +31,9 @@ fi
 # module imports one of a higher layer; scripts/layers.py lists the layers).
 cargo fmt --all --check
 python3 scripts/layers.py
+# Lints: clippy's default groups and the workspace's `[workspace.lints]` (missing_docs), every
+# target and feature (`bench` pulls in ash), warnings as errors.
+cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 # Mesa's WSI code complains without it; compute needs no display.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 cargo test --workspace --locked "$@"

@@ -61,6 +61,9 @@ pub struct Summary {
     pub notes: Vec<String>,
 }
 
+/// A file done: `(bytes read, times, the run's notes)`, or `None` where it was skipped.
+type Done = Option<(usize, PathTimes, Vec<String>)>;
+
 /// Where one image's time went (wall clock of its worker, ms): decoding, the pipeline run and
 /// its parts on the host (`HostTimes`: staging the upload, recording, waiting for the GPU,
 /// copying the result out), the kernels alone on the GPU, encoding.
@@ -284,7 +287,7 @@ pub fn run(
     let decoded: Mutex<std::collections::VecDeque<Decoded<'_>>> =
         Mutex::new(std::collections::VecDeque::new());
     let workers = b.jobs.max(1).min(jobs.len());
-    let record = |job: &Job, outcome: Result<Option<(usize, PathTimes, Vec<String>)>>| {
+    let record = |job: &Job, outcome: Result<Done>| {
         if let Ok(mut sum) = summary.lock() {
             match outcome {
                 Ok(Some((n, t, notes))) => {
@@ -381,8 +384,8 @@ fn streamed(
     backend: &Backend,
     pipeline: &Pipeline,
     lock: &Mutex<()>,
-) -> Option<Result<Option<(usize, PathTimes, Vec<String>)>>> {
-    let run = || -> Result<Option<Option<(usize, PathTimes, Vec<String>)>>> {
+) -> Option<Result<Done>> {
+    let run = || -> Result<Option<Done>> {
         if !writable(job, b.existing)? {
             return Ok(Some(None));
         }
@@ -480,7 +483,7 @@ fn finish(
     opts: &RunOptions,
     save: &texelflow::SaveOptions,
     fallback: bool,
-) -> Result<Option<(usize, PathTimes, Vec<String>)>> {
+) -> Result<Done> {
     let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = std::time::Instant::now();
     let mut result = crate::run_with_fallback(fallback, backend, pipeline, &d.img, opts)?;

@@ -118,9 +118,9 @@ figcaption b{color:#fff;border-radius:4px;padding:1px 7px;margin-right:4px}\
     }
     out.push_str("</div>\n");
     if !groups.is_empty() {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<h2>Near-duplicates ({} group(s), by colour fingerprint)</h2>\n",
+            "<h2>Near-duplicates ({} group(s), by colour fingerprint)</h2>",
             groups.len()
         );
         for g in groups {

@@ -486,7 +486,8 @@ impl Frame {
 /// What the pipeline made of one frame.
 enum Out {
     Frame(Frame),
-    Data(texelflow::Data),
+    /// Boxed: a `Data` (a histogram) is a hundred times a `Frame`'s size.
+    Data(Box<texelflow::Data>),
 }
 
 /// Where results go: an `ffmpeg` encoding into a temporary file (started with the first
@@ -1214,7 +1215,9 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         };
         let out = match r.take("output") {
             Some(Value::Image(out)) => out,
-            Some(Value::Data(d)) => return Ok((Out::Data(d), std::mem::take(&mut r.notes))),
+            Some(Value::Data(d)) => {
+                return Ok((Out::Data(Box::new(d)), std::mem::take(&mut r.notes)))
+            }
             None => {
                 return Err(texelflow::Error::Graph(
                     "the pipeline produced no output".into(),

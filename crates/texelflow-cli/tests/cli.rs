@@ -1847,34 +1847,33 @@ fn run_examples(dir: &Path, lines: Vec<(String, String)>) -> Vec<String> {
     let failures = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..4 {
-            s.spawn(|| loop {
-                let Some((name, line)) =
+            s.spawn(|| {
+                while let Some((name, line)) =
                     lines.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                else {
-                    break;
-                };
-                let mut args: Vec<String> = split_args(line)
-                    .into_iter()
-                    .take_while(|a| a != "#")
-                    .collect();
-                if args.first().map(String::as_str) == Some("texelflow") {
-                    args.remove(0);
-                }
-                let args: Vec<String> = args
-                    .into_iter()
-                    .map(|a| a.replace("assets/", &format!("{}/", assets.display())))
-                    .collect();
-                let o = bin()
-                    .current_dir(dir)
-                    .arg("--cpu")
-                    .args(&args)
-                    .output()
-                    .expect("binary runs");
-                if !o.status.success() {
-                    failures
-                        .lock()
-                        .unwrap()
-                        .push(format!("{name}: `{line}`: {}", stderr(&o).trim()));
+                {
+                    let mut args: Vec<String> = split_args(line)
+                        .into_iter()
+                        .take_while(|a| a != "#")
+                        .collect();
+                    if args.first().map(String::as_str) == Some("texelflow") {
+                        args.remove(0);
+                    }
+                    let args: Vec<String> = args
+                        .into_iter()
+                        .map(|a| a.replace("assets/", &format!("{}/", assets.display())))
+                        .collect();
+                    let o = bin()
+                        .current_dir(dir)
+                        .arg("--cpu")
+                        .args(&args)
+                        .output()
+                        .expect("binary runs");
+                    if !o.status.success() {
+                        failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("{name}: `{line}`: {}", stderr(&o).trim()));
+                    }
                 }
             });
         }

@@ -147,7 +147,7 @@ impl NumpyImage {
         }
         let pinned = base.cast_into::<Pinned>().ok()?;
         let up = &pinned.get().upload;
-        (up.as_ptr() as *const u8 == self.data
+        (std::ptr::eq(up.as_ptr(), self.data)
             && up.desc() == self.desc
             && self.rows_as_gpu_layout())
         .then(|| pinned.unbind())

@@ -122,7 +122,7 @@ fn view_array<'py>(
         let need = row_bytes * h.saturating_sub(1) + w * channels * size;
         if bytes.len() < need
             || bytes.as_ptr().align_offset(std::mem::align_of::<T>()) != 0
-            || row_bytes % size != 0
+            || !row_bytes.is_multiple_of(size)
         {
             return Err(PyRuntimeError::new_err(format!(
                 "read-back memory of {} bytes cannot hold {desc}",

@@ -39,6 +39,7 @@
 //! - colourfulness (w 0.10): clamp(0.5 + M / 80) (a grey photo keeps half: black and white is
 //!   a choice, not a defect);
 //! - noise (w 0.10): clamp(1 - σ_noise / 12).
+//!
 //! `clamp` is to [0, 1].
 
 use std::borrow::Borrow;
@@ -96,12 +97,15 @@ pub const DUPLICATE_THRESHOLD: f64 = 0.6;
 /// Measures derived from [`PhotoMetrics`] (definitions: module docs). Luma values in 8-bit levels.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Assessment {
+    /// Image width in pixels.
     pub width: u32,
+    /// Image height in pixels.
     pub height: u32,
     /// Mean of gx² + gy² (Sobel on luma).
     pub tenengrad: f64,
     /// Variance of the 4-neighbour Laplacian of luma.
     pub laplacian_variance: f64,
+    /// Mean luma.
     pub mean_luma: f64,
     /// Fraction of pixels with Y <= `SHADOW_LEVEL`.
     pub clipped_shadows: f64,
@@ -111,6 +115,7 @@ pub struct Assessment {
     pub rms_contrast: f64,
     /// 1st and 99th luma percentiles.
     pub luma_p1: u8,
+    /// 99th luma percentile.
     pub luma_p99: u8,
     /// Hasler-Süsstrunk colourfulness M.
     pub colorfulness: f64,
@@ -123,16 +128,22 @@ pub struct Assessment {
 /// Sub-scores in [0, 1] (mappings: module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SubScores {
+    /// From the Tenengrad and the Laplacian variance.
     pub sharpness: f64,
+    /// From mean luma and the clipped fractions.
     pub exposure: f64,
+    /// From RMS contrast and the p1-p99 range.
     pub contrast: f64,
+    /// From colourfulness M.
     pub colorfulness: f64,
+    /// From the noise estimate.
     pub noise: f64,
 }
 
 impl SubScores {
     /// Weights of sharpness, exposure, contrast, colourfulness, noise in the score.
     pub const WEIGHTS: [f64; 5] = [0.35, 0.30, 0.15, 0.10, 0.10];
+    /// The sub-scores in `WEIGHTS` order.
     pub fn as_array(&self) -> [f64; 5] {
         [
             self.sharpness,
@@ -268,7 +279,9 @@ pub struct AssessPorts {
 /// Options of the assessment: the fingerprint's grid and bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AssessOptions {
+    /// Fingerprint grid: `grid` x `grid` blocks.
     pub grid: u32,
+    /// Fingerprint bits per channel.
     pub bits: u32,
 }
 
@@ -281,6 +294,7 @@ impl Default for AssessOptions {
 
 /// Output names `build_assessment_graph` gives the two data values.
 pub const METRICS_OUTPUT: &str = "metrics";
+/// Output name of the fingerprint (`build_assessment_graph`).
 pub const FINGERPRINT_OUTPUT: &str = "fingerprint";
 
 /// Adds the assessment of `image` (an RGBA8 port) to `g`: `photo_metrics` and
@@ -350,8 +364,11 @@ fn assessment_graph(
 /// One image's result: the measures, the raw sums they came from, and the fingerprint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PhotoReport {
+    /// The measures.
     pub assessment: Assessment,
+    /// The raw sums the measures came from.
     pub metrics: PhotoMetrics,
+    /// The colour fingerprint.
     pub fingerprint: Fingerprint,
 }
 

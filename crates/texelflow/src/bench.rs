@@ -22,10 +22,15 @@ use crate::{Graph, Pipeline};
 /// Settings of a benchmark run.
 #[derive(Clone, Debug)]
 pub struct BenchConfig {
+    /// Input width of the cases without a size of their own.
     pub width: u32,
+    /// Input height of the cases without a size of their own.
     pub height: u32,
+    /// Timed runs per case.
     pub runs: usize,
+    /// Untimed runs before them.
     pub warmup: usize,
+    /// Independent source sets the runs rotate through (so caches do not hold the input).
     pub sets: usize,
 }
 
@@ -62,6 +67,7 @@ pub struct BenchCase {
 }
 
 impl BenchCase {
+    /// A case on the configured input size.
     pub fn new(name: &str, spec: &str) -> Self {
         Self {
             name: name.into(),
@@ -72,6 +78,7 @@ impl BenchCase {
             lines: false,
         }
     }
+    /// A case on a `w` x `h` input.
     pub fn sized(name: &str, spec: &str, w: u32, h: u32) -> Self {
         Self {
             name: name.into(),
@@ -102,11 +109,17 @@ impl BenchCase {
 /// Timing of one case.
 #[derive(Clone, Debug)]
 pub struct BenchResult {
+    /// The case's name.
     pub name: String,
+    /// The pipeline spec.
     pub spec: String,
+    /// Input width.
     pub width: u32,
+    /// Input height.
     pub height: u32,
+    /// Median wall time of a run, ms.
     pub median_ms: f64,
+    /// Fastest run, ms.
     pub min_ms: f64,
     /// Bytes that must move: every source read once, every output written once.
     pub bytes: u64,
@@ -118,6 +131,7 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
+    /// Effective bandwidth: `bytes` over the median time, GB/s.
     pub fn gbps(&self) -> f64 {
         self.bytes as f64 / (self.median_ms * 1e-3) / 1e9
     }
@@ -527,8 +541,11 @@ fn copy_kernel() -> Experiment {
     }
 }
 
+/// Source sets of a case: per set, each source's name and image.
+type SourceSets = Vec<Vec<(String, Image)>>;
+
 /// Builds the graph of a case and `sets` independent source sets.
-fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, Vec<Vec<(String, Image)>>)> {
+fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, SourceSets)> {
     let (w, h) = case.size.unwrap_or((cfg.width, cfg.height));
     let mut sets = Vec::new();
     let mut graph = None;

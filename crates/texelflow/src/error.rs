@@ -12,46 +12,74 @@ pub enum Error {
     /// A filter name that is not in the registry.
     #[error("unknown filter `{name}`{}", suggestion_suffix(.suggestion))]
     UnknownFilter {
+        /// The name as given.
         name: String,
+        /// The nearest known name, if one is close.
         suggestion: Option<String>,
     },
     /// A parameter name the filter does not declare.
     #[error("filter `{filter}` has no parameter `{param}`{}; its parameters are: {known}", suggestion_suffix(.suggestion))]
     UnknownParam {
+        /// The filter's name.
         filter: String,
+        /// The parameter as given.
         param: String,
+        /// The nearest declared parameter, if one is close.
         suggestion: Option<String>,
+        /// The declared parameters, comma-separated.
         known: String,
     },
     /// A parameter value outside its declared range or of the wrong kind.
     #[error("parameter `{param}` of `{filter}`: {message}")]
     BadParam {
+        /// The filter's name.
         filter: String,
+        /// The parameter's name.
         param: String,
+        /// What is wrong with the value.
         message: String,
     },
     /// The text spec could not be parsed.
     #[error("pipeline spec: {message} at column {column}")]
-    Spec { message: String, column: usize },
+    Spec {
+        /// What is wrong.
+        message: String,
+        /// Where, 1-based.
+        column: usize,
+    },
     /// The graph is malformed (missing inputs, mismatched formats or sizes, ...).
     #[error("graph: {0}")]
     Graph(String),
     /// An image file could not be read or written.
     #[error("image `{path}`: {message}")]
-    ImageIo { path: PathBuf, message: String },
+    ImageIo {
+        /// The file.
+        path: PathBuf,
+        /// The codec's or the file system's message.
+        message: String,
+    },
     /// A file a filter reads when it is built (a `.cube` LUT, a `.acv` curve) is missing or
     /// malformed; the message names the problem (and the line, for text files).
     #[error("file `{path}`: {message}")]
-    BadFile { path: PathBuf, message: String },
+    BadFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line for text files.
+        message: String,
+    },
     /// Image data is invalid (zero size, wrong buffer length, wrong format).
     #[error("image: {0}")]
     Image(String),
     /// The image does not fit in one GPU binding on this device.
     #[error("image of {width}x{height} needs {bytes} bytes per buffer but this GPU allows at most {limit} bytes per binding and this pipeline cannot run in tiles (a reduction whose partials do not merge, a whole-image read, or a change of size that does not tile); use --cpu or a smaller image")]
     TooLarge {
+        /// Image width in pixels.
         width: u32,
+        /// Image height in pixels.
         height: u32,
+        /// Bytes one buffer of the image needs.
         bytes: u64,
+        /// The device's largest binding, bytes.
         limit: u64,
     },
     /// No usable GPU adapter.
@@ -70,10 +98,18 @@ pub enum Error {
     /// A GPU failure while one step of a graph was recorded or ran, naming the step (its
     /// node labels, joined by `+` for a fused run).
     #[error("{source} (in step `{step}`)")]
-    InStep { step: String, source: Box<Error> },
+    InStep {
+        /// The step's node labels (`+`-joined for a fused run).
+        step: String,
+        /// The failure.
+        source: Box<Error>,
+    },
     /// An output path that is the input file itself (through `..`, a link, or by name).
     #[error("refusing to overwrite the input `{}`; choose another output path", path.display())]
-    SameFile { path: PathBuf },
+    SameFile {
+        /// The input's path.
+        path: PathBuf,
+    },
 }
 
 impl Error {
@@ -118,9 +154,7 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             .zip(c.chars())
             .take_while(|(a, b)| a == b)
             .count();
-        if best.map_or(true, |(bd, bp, _)| {
-            (d, usize::MAX - prefix) < (bd, usize::MAX - bp)
-        }) {
+        if best.is_none_or(|(bd, bp, _)| (d, usize::MAX - prefix) < (bd, usize::MAX - bp)) {
             best = Some((d, prefix, c));
         }
     }

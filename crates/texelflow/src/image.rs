@@ -76,12 +76,16 @@ impl PixelFormat {
 /// Width, height and format: what a graph knows about an image before it has pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ImageDesc {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
+    /// Pixel format.
     pub format: PixelFormat,
 }
 
 impl ImageDesc {
+    /// An image description.
     pub fn new(width: u32, height: u32, format: PixelFormat) -> Self {
         Self {
             width,
@@ -89,9 +93,11 @@ impl ImageDesc {
             format,
         }
     }
+    /// Width times height.
     pub fn pixels(&self) -> usize {
         self.width as usize * self.height as usize
     }
+    /// The same size in another format.
     pub fn with_format(self, format: PixelFormat) -> Self {
         Self { format, ..self }
     }
@@ -206,18 +212,23 @@ impl Image {
         };
         Self { desc, data }
     }
+    /// Size and format.
     pub fn desc(&self) -> ImageDesc {
         self.desc
     }
+    /// Width in pixels.
     pub fn width(&self) -> u32 {
         self.desc.width
     }
+    /// Height in pixels.
     pub fn height(&self) -> u32 {
         self.desc.height
     }
+    /// Pixel format.
     pub fn format(&self) -> PixelFormat {
         self.desc.format
     }
+    /// The samples, by sample type.
     pub fn data(&self) -> &ImageData {
         &self.data
     }
@@ -228,6 +239,7 @@ impl Image {
             _ => &[],
         }
     }
+    /// 8-bit samples, mutable; an empty slice for other images.
     pub fn as_u8_mut(&mut self) -> &mut [u8] {
         match &mut self.data {
             ImageData::U8(v) => v,
@@ -241,18 +253,21 @@ impl Image {
             _ => &[],
         }
     }
+    /// 16-bit samples, mutable; an empty slice for other images.
     pub fn as_u16_mut(&mut self) -> &mut [u16] {
         match &mut self.data {
             ImageData::U16(v) => v,
             _ => &mut [],
         }
     }
+    /// Float samples; an empty slice for other images.
     pub fn as_f32(&self) -> &[f32] {
         match &self.data {
             ImageData::F32(v) => v,
             _ => &[],
         }
     }
+    /// Float samples, mutable; an empty slice for other images.
     pub fn as_f32_mut(&mut self) -> &mut [f32] {
         match &mut self.data {
             ImageData::F32(v) => v,

@@ -89,10 +89,15 @@ pub fn data_json(d: &Data) -> serde_json::Value {
 /// the mean HSV saturation, from one graph (`analysis_graph`) run in one submission.
 #[derive(Clone, Debug)]
 pub struct Analysis {
+    /// Image width in pixels.
     pub width: u32,
+    /// Image height in pixels.
     pub height: u32,
+    /// Per-channel statistics.
     pub stats: Stats,
+    /// Per-channel histograms.
     pub histogram: crate::Histogram,
+    /// Mean HSV saturation in [0, 1].
     pub mean_saturation: f64,
 }
 

@@ -5,13 +5,18 @@
 /// A rectangle of an image's pixels: columns `x..x + w`, rows `y..y + h`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Rect {
+    /// First column.
     pub x: u32,
+    /// First row.
     pub y: u32,
+    /// Width in pixels.
     pub w: u32,
+    /// Height in pixels.
     pub h: u32,
 }
 
 impl Rect {
+    /// The rectangle of `w` x `h` pixels at `(x, y)`.
     pub const fn new(x: u32, y: u32, w: u32, h: u32) -> Self {
         Self { x, y, w, h }
     }
@@ -19,9 +24,11 @@ impl Rect {
     pub const fn whole(w: u32, h: u32) -> Self {
         Self { x: 0, y: 0, w, h }
     }
+    /// The column after the last.
     pub const fn right(&self) -> u32 {
         self.x + self.w
     }
+    /// The row after the last.
     pub const fn bottom(&self) -> u32 {
         self.y + self.h
     }
@@ -51,9 +58,13 @@ impl Rect {
 /// tile's vignette is the whole image's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PixelWindow {
+    /// The part's first column in the whole.
     pub x0: u32,
+    /// The part's first row in the whole.
     pub y0: u32,
+    /// The whole image's width.
     pub width: u32,
+    /// The whole image's height.
     pub height: u32,
 }
 

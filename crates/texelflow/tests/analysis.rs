@@ -605,8 +605,12 @@ fn average_luminance_threshold_schedules_match_cpu() {
             .flat_map(|r| (0..256u32).map(move |g| (r, g)))
             .find_map(|(r, g)| {
                 let rest = (1000 * y).checked_sub(500 + 299 * r + 587 * g)?;
-                (rest % 114 == 0 && rest / 114 < 256)
-                    .then(|| [r as u8, g as u8, (rest / 114) as u8, 200])
+                (rest % 114 == 0 && rest / 114 < 256).then_some([
+                    r as u8,
+                    g as u8,
+                    (rest / 114) as u8,
+                    200,
+                ])
             });
         px.push(hit.unwrap_or([0, 0, 0, 0]));
     }

@@ -153,7 +153,7 @@ fn corner_points_of_rgba8_and_r32f_maps() {
     let mut rng = Rng(99);
     let response: Vec<f32> = (0..67 * 43)
         .map(|_| {
-            if rng.next() % 20 == 0 {
+            if rng.next().is_multiple_of(20) {
                 (rng.unit() * 4.0 - 1.0) as f32
             } else {
                 0.0

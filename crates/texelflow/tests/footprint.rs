@@ -32,7 +32,7 @@ fn run(def: &FilterDef, args: &Args, images: &[Image]) -> Option<Image> {
 }
 
 fn pixel(img: &Image, x: u32, y: u32) -> Vec<u8> {
-    let c = img.format().channels() as usize;
+    let c = img.format().channels();
     let i = (y as usize * img.width() as usize + x as usize) * c;
     img.as_u8()[i..i + c].to_vec()
 }
@@ -40,7 +40,7 @@ fn pixel(img: &Image, x: u32, y: u32) -> Vec<u8> {
 /// Input 0 with every pixel outside `keep` replaced by noise.
 fn perturbed(img: &Image, seed: u64, keep: impl Fn(u32, u32) -> bool) -> Image {
     let noise = random_image(img.width(), img.height(), img.format(), seed);
-    let c = img.format().channels() as usize;
+    let c = img.format().channels();
     let mut bytes = img.as_u8().to_vec();
     for y in 0..img.height() {
         for x in 0..img.width() {

@@ -37,7 +37,9 @@ fn px(img: &Image, x: u32, y: u32) -> [u8; 4] {
 fn permutations_move_pixels_where_opencv_does() {
     let img = random_image(5, 3, PixelFormat::Rgba8, 3);
     for b in [Backend::Cpu, gpu_backend()] {
-        let cases: [(&str, (u32, u32), fn(u32, u32) -> (u32, u32)); 7] = [
+        // (spec, output size, where input pixel (x, y) goes)
+        type Case = (&'static str, (u32, u32), fn(u32, u32) -> (u32, u32));
+        let cases: [Case; 7] = [
             ("flip", (5, 3), |x, y| (4 - x, y)),
             ("flip(mode=vertical)", (5, 3), |x, y| (x, 2 - y)),
             ("flip(mode=both)", (5, 3), |x, y| (4 - x, 2 - y)),

@@ -362,7 +362,7 @@ fn gaussian_unknown_variant_is_an_error() {
             &RunOptions::default(),
         )
     });
-    let e = r.err().expect("unknown variant must fail");
+    let e = r.expect_err("unknown variant must fail");
     assert!(e.contains("nonesuch") && e.contains("twopass"), "{e}");
 }
 
@@ -1061,7 +1061,7 @@ fn matte_scene(w: u32, h: u32, seed: u64) -> Image {
     let mut px = Vec::new();
     for y in 0..h {
         for x in 0..w {
-            let inside = (x * 3 / w.max(1) + y * 2 / h.max(1)) % 2 == 0;
+            let inside = (x * 3 / w.max(1) + y * 2 / h.max(1)).is_multiple_of(2);
             let v = if inside {
                 180 + (x % 7) as u8
             } else {

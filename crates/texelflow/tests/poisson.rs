@@ -84,6 +84,10 @@ fn residual(out: &Image, top: &Image) -> f64 {
 
 /// The discrete Poisson problem's solution, independently (f64, SOR to convergence): on the
 /// mask `u = mean4(u) + (t - mean4(t))`, outside it the base's 128. Channel-major, in levels.
+#[allow(
+    clippy::needless_range_loop,
+    reason = "k is a channel of five pixels of u and of t"
+)]
 fn exact_solution(top: &Image) -> Vec<[f64; 3]> {
     let t = top.as_u8();
     let at = |x: u32, y: u32, k: usize| t[((y * W + x) * 4) as usize + k] as f64;

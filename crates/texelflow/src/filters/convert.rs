@@ -22,6 +22,7 @@ pub struct ToGray;
 #[derive(Clone, Debug, Default)]
 pub struct ToRgba;
 
+/// The `to_gray` filter's registry entry.
 pub static TO_GRAY: FilterDef = FilterDef {
     name: "to_gray",
     family: Family::Convert,
@@ -38,6 +39,7 @@ pub static TO_GRAY: FilterDef = FilterDef {
     schedules: &[],
 };
 
+/// The `to_rgba` filter's registry entry.
 pub static TO_RGBA: FilterDef = FilterDef {
     name: "to_rgba",
     family: Family::Convert,

@@ -21,8 +21,8 @@ pub fn find(name: &str) -> Result<&'static FilterDef> {
 static CATALOGUE: Catalogue = Catalogue {
     defs: all,
     to_rgba: || Box::new(crate::filters::convert::ToRgba),
-    premultiply: || Box::new(crate::filters::color::PremultiplyAlpha::default()),
-    unpremultiply: || Box::new(crate::filters::color::UnpremultiplyAlpha::default()),
+    premultiply: || Box::new(crate::filters::color::PremultiplyAlpha),
+    unpremultiply: || Box::new(crate::filters::color::UnpremultiplyAlpha),
     crop_px: |x, y, w, h| Ok(Box::new(crate::filters::geometry::Crop::px(x, y, w, h)?)),
     fit: crate::filters::geometry::fit::add_fit,
 };

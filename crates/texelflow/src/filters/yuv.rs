@@ -243,7 +243,9 @@ fn encode_byte(p: &YuvParams, rgba: &[u8], o: usize) -> u8 {
 pub struct Yuv420ToRgba {
     /// The frame's height (the Gray8 container is taller).
     pub height: u32,
+    /// BT.601 or BT.709.
     pub matrix: YuvMatrix,
+    /// Limited or full range.
     pub range: YuvRange,
 }
 
@@ -251,9 +253,13 @@ pub struct Yuv420ToRgba {
 /// last column and row are repeated into the rest, e.g. to make an odd size even for 4:2:0).
 #[derive(Clone, Debug)]
 pub struct RgbaToYuv420 {
+    /// The frame's width.
     pub width: u32,
+    /// The frame's height.
     pub height: u32,
+    /// BT.601 or BT.709.
     pub matrix: YuvMatrix,
+    /// Limited or full range.
     pub range: YuvRange,
 }
 
@@ -286,6 +292,7 @@ const YUV_LAYOUT: UniformLayout = UniformLayout {
     ],
 };
 
+/// The `yuv420_to_rgba` conversion's registry entry.
 pub static YUV420_TO_RGBA: FilterDef = FilterDef {
     name: "yuv420_to_rgba",
     family: Family::Convert,
@@ -305,6 +312,7 @@ pub static YUV420_TO_RGBA: FilterDef = FilterDef {
     schedules: &[],
 };
 
+/// The `rgba_to_yuv420` conversion's registry entry.
 pub static RGBA_TO_YUV420: FilterDef = FilterDef {
     name: "rgba_to_yuv420",
     family: Family::Convert,

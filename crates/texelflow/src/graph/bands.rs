@@ -76,12 +76,19 @@ impl Default for TilePolicy {
 /// What a streamed run did.
 #[derive(Clone, Debug, Default)]
 pub struct StreamReport {
+    /// Input width in pixels.
     pub width: u32,
+    /// Input height in pixels.
     pub height: u32,
+    /// Bands run.
     pub bands: u32,
+    /// Output rows per band.
     pub band_rows: u32,
+    /// Tiles run, over all bands.
     pub tiles: u64,
+    /// Width of a band's tiles, pixels.
     pub tile_width: u32,
+    /// Pixels of halo around each tile (the pipeline's footprint).
     pub halo: u32,
     /// The grid tiles start on (a decimated blur's spacing; 1 for most pipelines).
     pub align: u32,

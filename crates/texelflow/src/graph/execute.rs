@@ -19,6 +19,7 @@ use crate::value::{Data, Value, ValueDesc};
 /// Where a graph runs.
 #[derive(Clone, Debug)]
 pub enum Backend {
+    /// A GPU device.
     Gpu(Arc<Gpu>),
     /// The CPU reference implementation.
     Cpu,
@@ -122,14 +123,18 @@ impl Default for RunOptions {
 /// Time spent in one step (a node, or a fused run of nodes joined by `+`).
 #[derive(Clone, Debug)]
 pub struct NodeTiming {
+    /// The node's label, or fused nodes' labels joined by `+`.
     pub label: String,
+    /// Time in ms.
     pub ms: f64,
 }
 
 /// Named outputs, optional timings, and the graph's notes.
 #[derive(Debug)]
 pub struct RunResult {
+    /// Output values by name.
     pub outputs: Vec<(String, Value)>,
+    /// Per-step times, with `RunOptions::timings`.
     pub timings: Vec<NodeTiming>,
     /// Where a GPU run's wall time went on the host (zero on the CPU backend).
     pub host: HostTimes,
@@ -143,16 +148,22 @@ pub struct RunResult {
 /// (uploads, kernels, the copies to readback memory), mapping and copying the outputs out.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HostTimes {
+    /// Copying the inputs into staging memory.
     pub upload_ms: f64,
+    /// Recording the commands (first-use kernel compiles included).
     pub record_ms: f64,
+    /// Submitting and waiting for the GPU.
     pub wait_ms: f64,
+    /// Mapping and copying the outputs out.
     pub readback_ms: f64,
 }
 
 impl RunResult {
+    /// The output named `name`.
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.outputs.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
+    /// Removes and returns the output named `name`.
     pub fn take(&mut self, name: &str) -> Option<Value> {
         let i = self.outputs.iter().position(|(n, _)| n == name)?;
         Some(self.outputs.remove(i).1)
@@ -351,6 +362,9 @@ pub(crate) struct Encoded<'g> {
     _recorders: Vec<NodeRecorder<'g>>,
 }
 
+/// The buffer of each uploaded source, by `(node, output)`.
+type SourceSlots = HashMap<(usize, usize), GpuSlot>;
+
 /// Uploads the sources into buffers from `bufs`, recording the copies of large ones into
 /// `encoder` (their staging buffers are returned, for `Gpu::recycle_uploads` after the run).
 pub(crate) fn upload_sources(
@@ -359,10 +373,7 @@ pub(crate) fn upload_sources(
     sources: &[(&str, &Image)],
     bufs: &mut RunBuffers<'_>,
     encoder: &mut wgpu::CommandEncoder,
-) -> Result<(
-    HashMap<(usize, usize), GpuSlot>,
-    Vec<crate::runtime::Staged>,
-)> {
+) -> Result<(SourceSlots, Vec<crate::runtime::Staged>)> {
     let mut slots = HashMap::new();
     let mut staged = Vec::new();
     for (name, node) in graph.sources() {

@@ -14,21 +14,32 @@ use crate::value::{DataKind, Value, ValueDesc};
 /// Filter families, as GPUImage groups them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Family {
+    /// Colour adjustments.
     Color,
+    /// Blends of two images.
     Blend,
+    /// Neighbourhood filters: blurs, edges, corners.
     Neighborhood,
+    /// Dilation, erosion and their compositions.
     Morphology,
+    /// Reductions to data, and filters that use data.
     Analysis,
+    /// Lookup tables.
     Lookup,
+    /// Crops, resizes, flips, warps.
     Geometry,
+    /// Pixel format conversions.
     Convert,
+    /// Visual effects.
     Effect,
+    /// Images made from nothing or from data.
     Generator,
     /// Filters of a sequence of frames (a video): they carry state from frame to frame.
     Temporal,
 }
 
 impl Family {
+    /// The family's name in listings.
     pub fn name(self) -> &'static str {
         match self {
             Family::Color => "colour adjustment",
@@ -49,14 +60,18 @@ impl Family {
 /// What a port carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PortKind {
+    /// An image.
     Image,
+    /// Data of one kind.
     Data(DataKind),
 }
 
 /// A named input or output.
 #[derive(Clone, Copy, Debug)]
 pub struct PortDef {
+    /// The port's name in specs and outputs.
     pub name: &'static str,
+    /// What the port carries.
     pub kind: PortKind,
 }
 
@@ -103,6 +118,7 @@ pub struct Tolerance {
     pub why: &'static str,
 }
 
+/// The default tolerance: at most 1 level apart.
 pub const EXACT_ENOUGH: Tolerance = Tolerance {
     max_diff: 1,
     why: "",
@@ -111,17 +127,25 @@ pub const EXACT_ENOUGH: Tolerance = Tolerance {
 /// A uniform struct shared by Rust and WGSL, for the layout test.
 #[derive(Clone, Copy, Debug)]
 pub struct UniformLayout {
+    /// The WGSL source that declares the struct.
     pub wgsl: &'static str,
+    /// The WGSL struct's name.
     pub wgsl_struct: &'static str,
+    /// `size_of` the Rust struct.
     pub rust_size: usize,
     /// The Rust struct's named fields and their offsets (`offset_of!`), compared with the
     /// WGSL members of the same names.
     pub fields: &'static [(&'static str, usize)],
 }
 
+/// `FilterDef::test_inputs`: the extra inputs for a main input of `(width, height)`, from a seed.
+type TestInputs = fn(u32, u32, u64) -> Vec<crate::Image>;
+
 /// The declaration of one filter.
 pub struct FilterDef {
+    /// The filter's name in specs.
     pub name: &'static str,
+    /// Its family.
     pub family: Family,
     /// One line for `texelflow list` and docs/filters.md.
     pub summary: &'static str,
@@ -129,16 +153,21 @@ pub struct FilterDef {
     pub doc: &'static str,
     /// The GPUImage filter this matches ("" if none).
     pub gpuimage: &'static str,
+    /// Its parameters, in positional order.
     pub params: &'static [ParamDef],
+    /// Its image or data inputs.
     pub inputs: &'static [PortDef],
+    /// Its outputs.
     pub outputs: &'static [PortDef],
+    /// How far its GPU output may be from the CPU reference.
     pub tolerance: Tolerance,
     /// Builds the filter from validated arguments.
     pub build: fn(&Args) -> Result<Box<dyn Filter>>,
+    /// Uniform structs shared by Rust and WGSL, checked by the layout test.
     pub uniforms: &'static [UniformLayout],
     /// Extra inputs for tests (e.g. a LUT image), given the main input's size; `None` means
     /// random images of the main input's size.
-    pub test_inputs: Option<fn(u32, u32, u64) -> Vec<crate::Image>>,
+    pub test_inputs: Option<TestInputs>,
     /// GPU schedules besides the default, by `runtime::schedule` variant name; the
     /// GPU-vs-CPU test matrix runs every one, `texelflow bench --experiments` times them.
     pub schedules: &'static [&'static str],
@@ -155,7 +184,9 @@ impl std::fmt::Debug for FilterDef {
 pub struct PixelOpGpu {
     /// WGSL function name; its parameter struct is named `<PascalName>Params`.
     pub fn_name: &'static str,
+    /// The WGSL parameter struct's name.
     pub params_struct: &'static str,
+    /// The WGSL function and its parameter struct.
     pub wgsl: &'static str,
     /// Uniform bytes (size a multiple of 16).
     pub uniform: Vec<u8>,
@@ -212,8 +243,11 @@ pub enum Footprint {
     /// Resampling: output pixel (x, y) reads the input within `margin` pixels of
     /// ((x + 0.5) * scale + offset - 0.5, same for y), e.g. a crop or a resize.
     Resample {
+        /// Output-to-input scale per axis.
         scale: [f64; 2],
+        /// Output-to-input offset per axis, input pixels.
         offset: [f64; 2],
+        /// Extra input pixels read around the mapped point.
         margin: u32,
     },
     /// Any pixel of the input (reductions, and filters that read a reduction's result).
@@ -545,6 +579,9 @@ pub fn two_to_one<'s>(
     }
 }
 
+/// `Catalogue::crop_px`: a crop filter from `(x, y, width, height)` in pixels.
+type CropPx = fn(u32, u32, u32, u32) -> Result<Box<dyn Filter>>;
+
 /// What the graph layer needs of the filters above it, handed down as data (a dependency
 /// inverted): the catalogue to look names up in and the filters the graph inserts itself.
 /// The filters layer gives the one instance (`crate::filters::registry::catalogue()`); `Graph::new`,
@@ -559,7 +596,7 @@ pub struct Catalogue {
     /// Undoes `premultiply`.
     pub unpremultiply: fn() -> Box<dyn Filter>,
     /// A crop in pixels: `(x, y, width, height)` (a data tile's core out of its halo).
-    pub crop_px: fn(u32, u32, u32, u32) -> Result<Box<dyn Filter>>,
+    pub crop_px: CropPx,
     /// Brings an image port to `(width, height)` by `Fit` (a blend's second image).
     pub fit: fn(&mut Graph, Port, (u32, u32), Fit) -> Result<Port>,
 }

@@ -143,6 +143,7 @@ impl PinnedUpload {
         }))
     }
 
+    /// The image this buffer holds.
     pub fn desc(&self) -> ImageDesc {
         self.desc
     }
@@ -150,14 +151,17 @@ impl PinnedUpload {
     pub fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
     }
+    /// Bytes of the image in the GPU storage layout.
     pub fn len(&self) -> usize {
         self.desc
             .format
             .gpu_bytes(self.desc.width, self.desc.height) as usize
     }
+    /// Whether the image has no bytes.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Bytes from one row's start to the next.
     pub fn row_bytes(&self) -> usize {
         self.desc.format.gpu_row_bytes(self.desc.width) as usize
     }
@@ -233,6 +237,7 @@ impl std::fmt::Debug for MappedImage {
 }
 
 impl MappedImage {
+    /// The image's size and format.
     pub fn desc(&self) -> ImageDesc {
         self.desc
     }
@@ -279,13 +284,18 @@ pub enum HostValue {
 /// `RunResult` with `HostValue` outputs.
 #[derive(Debug)]
 pub struct HostRunResult {
+    /// As `RunResult::outputs`, images left in mapped memory.
     pub outputs: Vec<(String, HostValue)>,
+    /// As `RunResult::timings`.
     pub timings: Vec<NodeTiming>,
+    /// As `RunResult::host`.
     pub host: HostTimes,
+    /// As `RunResult::notes`.
     pub notes: Vec<String>,
 }
 
 impl HostRunResult {
+    /// Removes and returns the output named `name`.
     pub fn take(&mut self, name: &str) -> Option<HostValue> {
         let i = self.outputs.iter().position(|(n, _)| n == name)?;
         Some(self.outputs.remove(i).1)

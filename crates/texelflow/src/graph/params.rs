@@ -8,40 +8,60 @@ use crate::graph::filter::FilterDef;
 /// A parameter's type, default and valid range.
 #[derive(Clone, Copy, Debug)]
 pub enum ParamKind {
+    /// A real number.
     Float {
+        /// Value when not given.
         default: f64,
+        /// Smallest allowed value.
         min: f64,
+        /// Largest allowed value.
         max: f64,
     },
+    /// An integer.
     Int {
+        /// Value when not given.
         default: i64,
+        /// Smallest allowed value.
         min: i64,
+        /// Largest allowed value.
         max: i64,
     },
+    /// `true` or `false`.
     Bool {
+        /// Value when not given.
         default: bool,
     },
+    /// One of a fixed set of words.
     Choice {
+        /// Value when not given.
         default: &'static str,
+        /// The allowed words.
         options: &'static [&'static str],
     },
     /// A fixed-length list of numbers.
     Floats {
+        /// Value when not given.
         default: &'static [f64],
+        /// Smallest allowed element.
         min: f64,
+        /// Largest allowed element.
         max: f64,
     },
     /// A curve's control points, written flat as `[x0,y0, x1,y1, ...]`: 2 to `max_points`
     /// points in [0, 1] with x strictly increasing (`tone_curve(rgb=[0,0, 0.3,0.2, 1,1])`).
     Points {
+        /// Value when not given (flat).
         default: &'static [f64],
+        /// Most points allowed.
         max_points: usize,
     },
     /// A file the filter reads when it is built (`file=grade.cube`), relative to the working
     /// directory; `extension` names the expected kind in messages. An optional one has no
     /// value unless given.
     Path {
+        /// Whether the filter needs the file.
         required: bool,
+        /// The expected file extension, for messages.
         extension: &'static str,
     },
     /// An extra image input, given in specs as a path (`with=overlay.png`); it names one of
@@ -52,12 +72,16 @@ pub enum ParamKind {
 /// One declared parameter.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamDef {
+    /// The parameter's name in specs.
     pub name: &'static str,
+    /// Type, default and range.
     pub kind: ParamKind,
+    /// One line of help.
     pub doc: &'static str,
 }
 
 impl ParamDef {
+    /// A float parameter.
     pub const fn float(
         name: &'static str,
         default: f64,
@@ -71,6 +95,7 @@ impl ParamDef {
             doc,
         }
     }
+    /// An integer parameter.
     pub const fn int(
         name: &'static str,
         default: i64,
@@ -84,6 +109,7 @@ impl ParamDef {
             doc,
         }
     }
+    /// A boolean parameter.
     pub const fn boolean(name: &'static str, default: bool, doc: &'static str) -> Self {
         Self {
             name,
@@ -91,6 +117,7 @@ impl ParamDef {
             doc,
         }
     }
+    /// A choice among `options`.
     pub const fn choice(
         name: &'static str,
         default: &'static str,
@@ -103,6 +130,7 @@ impl ParamDef {
             doc,
         }
     }
+    /// A fixed-length list of numbers, each in [min, max].
     pub const fn floats(
         name: &'static str,
         default: &'static [f64],
@@ -116,6 +144,7 @@ impl ParamDef {
             doc,
         }
     }
+    /// An extra image input given as a path.
     pub const fn image(name: &'static str, doc: &'static str) -> Self {
         Self {
             name,
@@ -123,6 +152,7 @@ impl ParamDef {
             doc,
         }
     }
+    /// A curve's control points (`ParamKind::Points`).
     pub const fn points(
         name: &'static str,
         default: &'static [f64],
@@ -138,6 +168,7 @@ impl ParamDef {
             doc,
         }
     }
+    /// A file path (`ParamKind::Path`).
     pub const fn path(
         name: &'static str,
         required: bool,
@@ -280,8 +311,11 @@ impl ParamDef {
 /// A value as written in a spec, before validation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RawValue {
+    /// A number.
     Number(f64),
+    /// A word or a quoted string.
     Text(String),
+    /// A bracketed list of numbers.
     List(Vec<f64>),
 }
 
@@ -298,11 +332,17 @@ impl std::fmt::Display for RawValue {
 /// A validated parameter value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamValue {
+    /// `ParamKind::Float`.
     Float(f64),
+    /// `ParamKind::Int`.
     Int(i64),
+    /// `ParamKind::Bool`.
     Bool(bool),
+    /// `ParamKind::Choice`.
     Choice(String),
+    /// `ParamKind::Floats`.
     Floats(Vec<f64>),
+    /// An extra image's path (`ParamKind::Image`).
     ImagePath(String),
     /// Control points `[x, y]`, x strictly increasing.
     Points(Vec<[f64; 2]>),
@@ -403,6 +443,7 @@ impl Args {
             message: "has the wrong type".into(),
         }
     }
+    /// A float (or integer) parameter as `f32`.
     pub fn f32(&self, name: &str) -> Result<f32> {
         match self.get(name)? {
             ParamValue::Float(v) => Ok(*v as f32),
@@ -410,36 +451,42 @@ impl Args {
             _ => Err(self.wrong(name)),
         }
     }
+    /// An integer parameter as `i32`.
     pub fn i32(&self, name: &str) -> Result<i32> {
         match self.get(name)? {
             ParamValue::Int(v) => i32::try_from(*v).map_err(|_| self.wrong(name)),
             _ => Err(self.wrong(name)),
         }
     }
+    /// A non-negative integer parameter as `u32`.
     pub fn u32(&self, name: &str) -> Result<u32> {
         match self.get(name)? {
             ParamValue::Int(v) if *v >= 0 => Ok(*v as u32),
             _ => Err(self.wrong(name)),
         }
     }
+    /// A boolean parameter.
     pub fn bool(&self, name: &str) -> Result<bool> {
         match self.get(name)? {
             ParamValue::Bool(v) => Ok(*v),
             _ => Err(self.wrong(name)),
         }
     }
+    /// A choice parameter's word.
     pub fn choice(&self, name: &str) -> Result<&str> {
         match self.get(name)? {
             ParamValue::Choice(v) => Ok(v),
             _ => Err(self.wrong(name)),
         }
     }
+    /// A list parameter as `f32`s.
     pub fn floats(&self, name: &str) -> Result<Vec<f32>> {
         match self.get(name)? {
             ParamValue::Floats(v) => Ok(v.iter().map(|&x| x as f32).collect()),
             _ => Err(self.wrong(name)),
         }
     }
+    /// A points parameter's `[x, y]` pairs.
     pub fn points(&self, name: &str) -> Result<Vec<[f64; 2]>> {
         match self.get(name)? {
             ParamValue::Points(v) => Ok(v.clone()),
@@ -575,7 +622,7 @@ fn format_points(flat: &[f64]) -> String {
 /// Flat numbers `[x0, y0, x1, y1, ...]` as 2 to `max_points` control points in [0, 1] with x
 /// strictly increasing; the error says what is wrong (the caller names where).
 pub fn check_points(flat: &[f64], max_points: usize) -> std::result::Result<Vec<[f64; 2]>, String> {
-    if flat.len() % 2 != 0 {
+    if !flat.len().is_multiple_of(2) {
         return Err(format!(
             "expected x,y pairs, got an odd count of numbers ({})",
             flat.len()
@@ -617,6 +664,14 @@ pub fn float_array<const N: usize>(def: &FilterDef, name: &str, v: &[f32]) -> Re
     })
 }
 
+/// The `fit` parameter of two-input filters (`graph::fit`): how a second image of another size
+/// is brought to the input's size.
+pub const FIT_OPTIONS: &[&str] = &["none", "stretch", "fill", "fit", "center"];
+/// The `fit` parameter's help text.
+pub const FIT_DOC: &str = "when the second image's size differs: none = an error; stretch = resized to the input's size; \
+fill = scaled to cover it, centre-cropped; fit = scaled to fit inside, centred, transparent borders; center = not scaled, \
+centred, cropped or transparent-padded";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -657,10 +712,3 @@ mod tests {
         assert!(p.describe().contains(".cube file (required)"));
     }
 }
-
-/// The `fit` parameter of two-input filters (`graph::fit`): how a second image of another size
-/// is brought to the input's size.
-pub const FIT_OPTIONS: &[&str] = &["none", "stretch", "fill", "fit", "center"];
-pub const FIT_DOC: &str = "when the second image's size differs: none = an error; stretch = resized to the input's size; \
-fill = scaled to cover it, centre-cropped; fit = scaled to fit inside, centred, transparent borders; center = not scaled, \
-centred, cropped or transparent-padded";

@@ -169,9 +169,11 @@ impl Pipeline {
     pub fn set_straight_alpha(&mut self, straight: bool) {
         self.straight_alpha = straight;
     }
+    /// Number of stages.
     pub fn len(&self) -> usize {
         self.stages.len()
     }
+    /// Whether there are no stages.
     pub fn is_empty(&self) -> bool {
         self.stages.is_empty()
     }

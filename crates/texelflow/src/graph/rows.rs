@@ -38,6 +38,7 @@ pub struct ImageRows<'a> {
 }
 
 impl ImageRows<'static> {
+    /// Rows of an owned image.
     pub fn new(image: Image) -> Self {
         Self {
             image: std::borrow::Cow::Owned(image),
@@ -53,6 +54,7 @@ impl<'a> ImageRows<'a> {
         self.warnings = warnings;
         self
     }
+    /// Rows of a borrowed image.
     pub fn borrowed(image: &'a Image) -> Self {
         Self {
             image: std::borrow::Cow::Borrowed(image),

@@ -79,6 +79,7 @@ impl Default for Sequence {
 }
 
 impl Sequence {
+    /// A sequence before its first frame.
     pub fn new() -> Self {
         Self {
             turn: Mutex::new(Turn {

@@ -15,7 +15,9 @@ use crate::graph::params::{Args, ParamKind, RawValue};
 /// One parsed call, before validation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
+    /// The filter's name.
     pub name: String,
+    /// Arguments in order: `(name, value)`, the name `None` for positional ones.
     pub args: Vec<(Option<String>, RawValue)>,
     /// 1-based column of the name, for messages.
     pub column: usize,

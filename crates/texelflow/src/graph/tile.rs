@@ -209,6 +209,7 @@ pub fn crop_image(img: &Image, x: u32, y: u32, w: u32, h: u32) -> Result<Image> 
 /// time, so the sums exceed the wall time).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TileTimes {
+    /// Tiles run.
     pub tiles: u64,
     /// Writing tiles into staging memory.
     pub upload_ms: f64,

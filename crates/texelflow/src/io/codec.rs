@@ -19,8 +19,11 @@ use crate::limits::Limits;
 /// resolution, 4:2:0 (libjpeg's and OpenCV's default) halves it both ways.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Subsampling {
+    /// Full chroma resolution.
     S444,
+    /// Chroma halved horizontally.
     S422,
+    /// Chroma halved both ways.
     S420,
 }
 

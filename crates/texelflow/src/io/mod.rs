@@ -310,8 +310,11 @@ pub struct LoadOptions {
 /// was wrong with it (only with `LoadOptions::allow_truncated`).
 #[derive(Clone, Debug)]
 pub struct Loaded {
+    /// The pixels, upright.
     pub image: Image,
+    /// Metadata an output of it should carry (ICC profile, EXIF).
     pub metadata: SaveOptions,
+    /// What was wrong with the file.
     pub warnings: Vec<String>,
 }
 
@@ -358,12 +361,16 @@ pub fn format_has_alpha(format: image::ImageFormat) -> bool {
 /// filters, a few percent larger than `best` on photos at a fraction of the time), `default`, `best`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PngCompression {
+    /// zlib's fastest level, adaptive row filters.
     Fast,
+    /// The encoder's default level.
     Default,
+    /// The smallest file.
     Best,
 }
 
 impl PngCompression {
+    /// `fast`, `default` or `best`.
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "fast" => Some(Self::Fast),

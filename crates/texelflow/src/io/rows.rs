@@ -519,7 +519,7 @@ pub struct PngSink {
 }
 
 impl PngSink {
-    pub fn create(path: &Path, desc: ImageDesc, options: &SaveOptions) -> Result<Self> {
+    pub(crate) fn create(path: &Path, desc: ImageDesc, options: &SaveOptions) -> Result<Self> {
         let file = TempFile::new(path);
         let io = |message: String| Error::ImageIo {
             path: path.to_path_buf(),
@@ -631,7 +631,7 @@ where
 }
 
 impl TiffSink {
-    pub fn create(path: &Path, desc: ImageDesc) -> Result<Self> {
+    pub(crate) fn create(path: &Path, desc: ImageDesc) -> Result<Self> {
         use tiff::encoder::colortype::{Gray8, RGBA16, RGBA8};
         let file = TempFile::new(path);
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);

@@ -16,6 +16,7 @@ pub struct FileReport {
     /// Whether the input was decoded and the output encoded as the bands went (false: that
     /// side's format is decoded or encoded whole).
     pub input_streamed: bool,
+    /// Whether the output was encoded as the bands went.
     pub output_streamed: bool,
     /// What was done (the bands, transparency composited for JPEG), one line each.
     pub notes: Vec<String>,
@@ -23,7 +24,9 @@ pub struct FileReport {
     pub warnings: Vec<String>,
     /// Wall times (ms): opening the input and output, the streamed run, finishing the file.
     pub open_ms: f64,
+    /// The streamed run.
     pub run_ms: f64,
+    /// Finishing the output file.
     pub finish_ms: f64,
 }
 

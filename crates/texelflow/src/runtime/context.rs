@@ -28,27 +28,40 @@ pub struct GpuOptions {
 /// What `texelflow info` prints.
 #[derive(Clone, Debug)]
 pub struct GpuInfo {
+    /// Adapter name.
     pub name: String,
+    /// vulkan, metal, dx12 or gl.
     pub backend: String,
+    /// DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu or Other.
     pub device_type: String,
+    /// Driver name.
     pub driver: String,
+    /// Driver version details.
     pub driver_info: String,
+    /// Largest storage buffer binding, bytes.
     pub max_storage_binding: u64,
+    /// Largest buffer, bytes.
     pub max_buffer_size: u64,
+    /// Workgroup memory per workgroup, bytes.
     pub max_workgroup_storage: u32,
+    /// Most invocations per workgroup.
     pub max_invocations_per_workgroup: u32,
+    /// The device's wgpu features, lower-case, sorted.
     pub features: Vec<String>,
+    /// Nanoseconds per timestamp tick.
     pub timestamp_period_ns: f32,
 }
 
 /// An adapter the system offers (`Gpu::adapters`).
 #[derive(Clone, Debug)]
 pub struct AdapterSummary {
+    /// Adapter name.
     pub name: String,
     /// vulkan, metal, dx12 or gl.
     pub backend: String,
     /// DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu (a software rasteriser such as lavapipe) or Other.
     pub device_type: String,
+    /// Driver name.
     pub driver: String,
 }
 
@@ -57,9 +70,13 @@ pub struct AdapterSummary {
 pub struct CompiledKernel {
     /// The pipeline cache key (kernel key, entry point, runtime checks).
     pub key: String,
+    /// The entry point.
     pub entry: &'static str,
+    /// The whole WGSL module as compiled.
     pub source: String,
+    /// The runtime checks it was compiled with.
     pub checks: wgpu::ShaderRuntimeChecks,
+    /// Whether workgroup memory was zero-initialised.
     pub zero_init_workgroup: bool,
 }
 
@@ -78,6 +95,16 @@ pub(crate) struct Staged {
 /// Uploads at least this large go through the kept staging buffers; smaller ones through
 /// `queue.write_buffer`, whose own staging is cheap at that size.
 const STAGED_UPLOAD_BYTES: usize = 1 << 20;
+
+/// An entry of `Gpu::constants`: the owner's address, the owner, the uploaded buffer.
+type Constant = (
+    usize,
+    Arc<dyn std::any::Any + Send + Sync>,
+    Arc<wgpu::Buffer>,
+);
+
+/// How each buffer's mapping ended (`None` while pending).
+type MapResult = Option<std::result::Result<(), wgpu::BufferAsyncError>>;
 
 /// An open GPU device with its caches. Cheap to share (`Arc<Gpu>`).
 pub struct Gpu {
@@ -110,13 +137,7 @@ pub struct Gpu {
     /// Read-only data uploaded once and kept across runs (a LUT's table), by its owner's
     /// address; each entry keeps its owner alive, so the address cannot be reused while the
     /// entry lives. Bounded: the oldest entries go first.
-    pub(crate) constants: Mutex<
-        Vec<(
-            usize,
-            Arc<dyn std::any::Any + Send + Sync>,
-            Arc<wgpu::Buffer>,
-        )>,
-    >,
+    pub(crate) constants: Mutex<Vec<Constant>>,
     lost: Arc<Mutex<Option<String>>>,
     stray_errors: Arc<Mutex<Vec<String>>>,
     /// Bilinear, clamp-to-edge sampler for kernels that sample textures (made on first use).
@@ -332,7 +353,7 @@ impl Gpu {
             device_type: format!("{:?}", i.device_type),
             driver: i.driver.clone(),
             driver_info: i.driver_info.clone(),
-            max_storage_binding: self.limits.max_storage_buffer_binding_size as u64,
+            max_storage_binding: self.limits.max_storage_buffer_binding_size,
             max_buffer_size: self.limits.max_buffer_size,
             max_workgroup_storage: self.limits.max_compute_workgroup_storage_size,
             max_invocations_per_workgroup: self.limits.max_compute_invocations_per_workgroup,
@@ -392,9 +413,9 @@ impl Gpu {
         })
     }
 
-    /// Largest buffer one binding may hold.
+    /// Largest buffer one binding may hold (the storage-binding limit, at most the buffer limit).
     pub fn max_binding(&self) -> u64 {
-        (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
+        (self.limits.max_storage_buffer_binding_size).min(self.limits.max_buffer_size)
     }
 
     /// Fails with `DeviceLost` once the device is gone, and with `Gpu` for errors that
@@ -615,7 +636,7 @@ impl Gpu {
         write: &dyn Fn(wgpu::WriteOnly<'_, [u8]>),
     ) -> Option<Staged> {
         use std::sync::atomic::Ordering;
-        if len < STAGED_UPLOAD_BYTES || len % 4 != 0 {
+        if len < STAGED_UPLOAD_BYTES || !len.is_multiple_of(4) {
             let mut bytes = vec![0u8; len];
             write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
             self.queue.write_buffer(dst, offset, &bytes);
@@ -724,8 +745,7 @@ impl Gpu {
         index: Option<wgpu::SubmissionIndex>,
     ) -> Result<f64> {
         let clock = std::time::Instant::now();
-        let results: Arc<Mutex<Vec<Option<std::result::Result<(), wgpu::BufferAsyncError>>>>> =
-            Arc::new(Mutex::new(vec![None; staging.len()]));
+        let results: Arc<Mutex<Vec<MapResult>>> = Arc::new(Mutex::new(vec![None; staging.len()]));
         for (i, s) in staging.iter().enumerate() {
             let r = results.clone();
             s.buffer

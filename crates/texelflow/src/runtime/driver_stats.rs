@@ -21,14 +21,18 @@ use crate::runtime::CompiledKernel;
 /// One statistic of one compiled executable, as the driver reports it.
 #[derive(Clone, Debug)]
 pub struct Statistic {
+    /// The driver's name for it.
     pub name: String,
+    /// Its value, formatted.
     pub value: String,
 }
 
 /// A kernel's statistics (one entry per executable the driver made; one for compute).
 #[derive(Clone, Debug)]
 pub struct KernelStats {
+    /// The kernel's pipeline cache key (`CompiledKernel::key`).
     pub key: String,
+    /// Per executable: its name and statistics.
     pub executables: Vec<(String, Vec<Statistic>)>,
 }
 
@@ -125,9 +129,6 @@ impl DriverStats {
             if fpep.pipeline_executable_info == vk::FALSE {
                 continue;
             }
-            let mut f11 = f11;
-            let mut f12 = f12;
-            let mut f13 = f13;
             let mut fpep = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
                 .pipeline_executable_info(true);
             f11.p_next = std::ptr::null_mut();

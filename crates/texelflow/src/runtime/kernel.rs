@@ -23,7 +23,9 @@ const TO_TEXTURE_WGSL: &str = include_str!("to_texture.wgsl");
 pub struct Kernel {
     /// Cache key; must be unique per distinct source.
     pub key: String,
+    /// WGSL sources, appended after `common.wgsl` in order.
     pub sources: Vec<&'static str>,
+    /// The entry point.
     pub entry: &'static str,
     /// Source generated at run time (fused per-pixel chains); appended after `sources`.
     pub generated: Option<String>,
@@ -82,12 +84,14 @@ impl Kernel {
 /// A value's buffer on the GPU.
 #[derive(Clone, Debug)]
 pub struct GpuSlot {
+    /// The buffer.
     pub buffer: Arc<wgpu::Buffer>,
+    /// What the buffer holds.
     pub desc: ValueDesc,
 }
 
 /// One recorded GPU command.
-pub enum Cmd {
+pub(crate) enum Cmd {
     /// Zero a buffer (encoded before the node's compute pass).
     Clear(Arc<wgpu::Buffer>),
     /// A dispatch with its bind group.
@@ -261,7 +265,7 @@ impl<'a> NodeRecorder<'a> {
     }
 
     /// `dispatch` with textures and samplers among the bindings (0..n in order, then the uniform).
-    pub fn dispatch_binds(
+    pub(crate) fn dispatch_binds(
         &mut self,
         kernel: &Kernel,
         binds: &[Bind<'_>],
@@ -379,7 +383,7 @@ impl<'a> NodeRecorder<'a> {
 }
 
 /// One binding of a dispatch.
-pub enum Bind<'a> {
+pub(crate) enum Bind<'a> {
     Buffer(&'a wgpu::Buffer),
     Texture(&'a wgpu::TextureView),
     Sampler(&'a wgpu::Sampler),

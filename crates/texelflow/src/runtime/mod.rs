@@ -14,7 +14,6 @@ pub use context::{AdapterSummary, CompiledKernel, Gpu, GpuInfo, GpuOptions};
 pub(crate) use context::{Readback, Staged};
 #[cfg(test)]
 pub(crate) use kernel::test_support;
-pub use kernel::{
-    groups_1d, groups_2d, Bind, Cmd, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL,
-};
+pub(crate) use kernel::Bind;
+pub use kernel::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
 pub use pool::{size_class, BufferPool};

@@ -73,9 +73,13 @@ impl UniformField for [[u32; 4]; 64] {
 /// One field of a generated block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FieldLayout {
+    /// The member's name, as in the WGSL struct.
     pub name: &'static str,
+    /// Its WGSL type.
     pub wgsl: &'static str,
+    /// Offset in the block, bytes.
     pub offset: usize,
+    /// Size, bytes.
     pub size: usize,
 }
 
@@ -83,11 +87,13 @@ pub struct FieldLayout {
 /// blocks can follow each other in a larger struct (the fused kernel's `ChainParams`).
 #[derive(Clone, Debug, Default)]
 pub struct UniformBlock {
+    /// The fields in order.
     pub fields: Vec<FieldLayout>,
     bytes: Vec<u8>,
 }
 
 impl UniformBlock {
+    /// An empty block.
     pub fn new() -> Self {
         Self::default()
     }

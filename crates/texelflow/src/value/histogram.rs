@@ -31,6 +31,7 @@ impl HistogramSpace {
             HistogramSpace::Lab => 2,
         }
     }
+    /// The space stored as `v` (`to_u32`'s inverse).
     pub fn from_u32(v: u32) -> Option<HistogramSpace> {
         [
             HistogramSpace::Rgb,
@@ -40,6 +41,7 @@ impl HistogramSpace {
         .get(v as usize)
         .copied()
     }
+    /// `rgb`, `hsv` or `lab`.
     pub fn name(self) -> &'static str {
         ["rgb", "hsv", "lab"][self.to_u32() as usize]
     }
@@ -71,16 +73,22 @@ pub enum CompareMethod {
 pub struct Histogram {
     /// `bins[c][v]`: channel c (see `CHANNELS`) at level v.
     pub bins: [[u32; 256]; 5],
+    /// The colour space of the first three channels.
     pub space: HistogramSpace,
 }
 
 impl Histogram {
     /// Channel names of an RGB histogram in storage order (`channel_names` for any space).
     pub const CHANNELS: [&'static str; 5] = ["r", "g", "b", "y", "a"];
+    /// Index of the red (or first) channel.
     pub const R: usize = 0;
+    /// Index of the green (or second) channel.
     pub const G: usize = 1;
+    /// Index of the blue (or third) channel.
     pub const B: usize = 2;
+    /// Index of BT.601 luma.
     pub const Y: usize = 3;
+    /// Index of alpha.
     pub const A: usize = 4;
 
     /// An empty RGB histogram.
@@ -301,12 +309,12 @@ pub fn levels_lut(range: &Range, linked: bool) -> Lut {
 pub fn gains_lut(s: [u64; 3]) -> Lut {
     let t: u64 = s.iter().sum();
     let mut lut = Lut::identity();
-    for c in 0..3 {
-        if s[c] == 0 {
+    for (c, &sc) in s.iter().enumerate() {
+        if sc == 0 {
             continue;
         }
         for v in 0..256u64 {
-            lut.table[c][v as usize] = div_round_255(v * t, 3 * s[c]);
+            lut.table[c][v as usize] = div_round_255(v * t, 3 * sc);
         }
     }
     lut

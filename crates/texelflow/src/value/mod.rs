@@ -154,6 +154,7 @@ impl DataKind {
             DataKind::Motion => Some("sums of pixel positions in the whole frame"),
         }
     }
+    /// The kind's name in specs and JSON.
     pub fn name(self) -> &'static str {
         match self {
             DataKind::Stats => "stats",
@@ -174,9 +175,13 @@ impl DataKind {
 /// Per-channel statistics of an 8-bit image: R, G, B, A, Y (BT.601 luma, rounded).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stats {
+    /// Pixels counted.
     pub count: u64,
+    /// Per-channel minimum, in `CHANNELS` order.
     pub min: [u8; 5],
+    /// Per-channel maximum.
     pub max: [u8; 5],
+    /// Per-channel sum.
     pub sum: [u64; 5],
 }
 
@@ -199,6 +204,7 @@ pub use histogram::{CompareMethod, Histogram, HistogramSpace};
 /// (0 r, 1 g, 2 b, 3 a) for input level v.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lut {
+    /// `table[c][v]`: channel c's output level for input level v.
     pub table: [[u8; 256]; 4],
 }
 
@@ -225,10 +231,15 @@ impl Lut {
 /// by more than a threshold, counted with the sums of their coordinates (pixel indices).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Motion {
+    /// Pixels that moved.
     pub moving: u64,
+    /// Sum of their columns.
     pub sum_x: u64,
+    /// Sum of their rows.
     pub sum_y: u64,
+    /// Frame width in pixels.
     pub width: u32,
+    /// Frame height in pixels.
     pub height: u32,
 }
 
@@ -265,6 +276,7 @@ pub struct DominantCell {
     pub sum: [u64; 3],
     /// The cell: `r' | g' << bits | b' << 2 bits`, c' the top `bits` bits of each channel.
     pub cell: u32,
+    /// Bits per channel of the grid.
     pub bits: u32,
     /// Pixels in the image.
     pub pixels: u64,
@@ -295,8 +307,11 @@ impl DominantCell {
 /// bit c set for each channel computed (the others read 0).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Range {
+    /// Black point per channel.
     pub low: [u8; 4],
+    /// White point per channel.
     pub high: [u8; 4],
+    /// Bit c set for each channel computed.
     pub channels: u32,
 }
 
@@ -312,8 +327,11 @@ impl Range {
 /// One point of a `Points` list: pixel column, row, and the score it was found with.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Point {
+    /// Pixel column.
     pub x: u32,
+    /// Pixel row.
     pub y: u32,
+    /// The detector's score.
     pub score: f32,
 }
 
@@ -322,8 +340,11 @@ pub struct Point {
 /// is unspecified on the GPU (appended in any order), the first in raster order on the CPU.
 #[derive(Clone, Debug, Default)]
 pub struct Points {
+    /// The points kept, sorted by (y, x).
     pub points: Vec<Point>,
+    /// Every point the producer found.
     pub found: u64,
+    /// Whether `found` exceeded the limit.
     pub overflow: bool,
 }
 
@@ -360,6 +381,7 @@ pub struct Line {
     pub rho: f32,
     /// Angle of the line's normal in radians, [0, π).
     pub theta: f32,
+    /// Accumulator votes.
     pub votes: u32,
 }
 
@@ -369,9 +391,13 @@ pub struct Line {
 /// unspecified on the GPU. `max_votes` is the strongest accumulator bin's votes.
 #[derive(Clone, Debug, Default)]
 pub struct Lines {
+    /// The lines kept, strongest first.
     pub lines: Vec<Line>,
+    /// Every line the producer found.
     pub found: u64,
+    /// Whether `found` exceeded the limit.
     pub overflow: bool,
+    /// Votes of the strongest accumulator bin.
     pub max_votes: u32,
 }
 
@@ -414,12 +440,20 @@ impl Lines {
 
 /// Non-image result of a node.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a Histogram (5 KiB) inline: one per node output, and boxing it would change the public variant"
+)]
 pub enum Data {
+    /// Per-channel statistics (`stats`).
     Stats(Stats),
+    /// Histograms (`histogram`).
     Histogram(Histogram),
     /// Exact fixed-point mean: `sum / count / FIXED_ONE`.
     Mean {
+        /// Sum, fixed-point.
         sum: u64,
+        /// Values summed.
         count: u64,
     },
     /// Points with scores (e.g. corners from `corner_points`).
@@ -441,6 +475,7 @@ pub enum Data {
 }
 
 impl Data {
+    /// Which kind of data this is.
     pub fn kind(&self) -> DataKind {
         match self {
             Data::Stats(_) => DataKind::Stats,
@@ -645,17 +680,21 @@ impl Data {
 /// What a graph edge carries, known before execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ValueDesc {
+    /// An image of this size and format.
     Image(ImageDesc),
+    /// Data of this kind.
     Data(DataKind),
 }
 
 impl ValueDesc {
+    /// Bytes of the value's GPU buffer.
     pub fn gpu_bytes(&self) -> u64 {
         match self {
             ValueDesc::Image(d) => d.format.gpu_bytes(d.width, d.height),
             ValueDesc::Data(k) => k.gpu_bytes(),
         }
     }
+    /// The image's description; `None` for data.
     pub fn image(&self) -> Option<ImageDesc> {
         match self {
             ValueDesc::Image(d) => Some(*d),
@@ -675,30 +714,40 @@ impl std::fmt::Display for ValueDesc {
 
 /// A concrete value: an image or data.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "Data inline, as in Data itself: one per node output, and boxing it would change the public variant"
+)]
 pub enum Value {
+    /// An image.
     Image(Image),
+    /// Data.
     Data(Data),
 }
 
 impl Value {
+    /// What the value is, without its contents.
     pub fn desc(&self) -> ValueDesc {
         match self {
             Value::Image(i) => ValueDesc::Image(i.desc()),
             Value::Data(d) => ValueDesc::Data(d.kind()),
         }
     }
+    /// The image; `None` for data.
     pub fn as_image(&self) -> Option<&Image> {
         match self {
             Value::Image(i) => Some(i),
             Value::Data(_) => None,
         }
     }
+    /// The data; `None` for an image.
     pub fn as_data(&self) -> Option<&Data> {
         match self {
             Value::Data(d) => Some(d),
             Value::Image(_) => None,
         }
     }
+    /// The image, by value; `None` for data.
     pub fn into_image(self) -> Option<Image> {
         match self {
             Value::Image(i) => Some(i),

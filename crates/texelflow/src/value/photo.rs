@@ -31,11 +31,17 @@ pub const BITS_RANGE: std::ops::RangeInclusive<u32> = 1..=4;
 /// up stay empty. Alpha is ignored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FingerprintLayout {
+    /// Blocks per side.
     pub grid: u32,
+    /// Bits kept per colour channel.
     pub bits: u32,
+    /// Block rows: `min(grid, height)`.
     pub rows: u32,
+    /// Block columns: `min(grid, width)`.
     pub cols: u32,
+    /// Pixel rows per block: `height / rows`.
     pub v_step: u32,
+    /// Pixel columns per block: `width / cols`.
     pub h_step: u32,
 }
 
@@ -91,7 +97,9 @@ pub fn check_grid_bits(grid: u32, bits: u32) -> Result<()> {
 /// A colour-distribution fingerprint: pixel counts per bin (layout: [`FingerprintLayout`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fingerprint {
+    /// Blocks per side.
     pub grid: u32,
+    /// Bits kept per colour channel.
     pub bits: u32,
     /// Pixels counted (every pixel of the image).
     pub pixels: u64,
@@ -149,7 +157,9 @@ impl Fingerprint {
 /// Raw integer sums of `photo_metrics` over one image: exact on the GPU and the CPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PhotoMetrics {
+    /// Image width in pixels.
     pub width: u32,
+    /// Image height in pixels.
     pub height: u32,
     /// Pixels per BT.601 luma level.
     pub luma_hist: [u32; 256],

@@ -23,11 +23,13 @@ const QUADS_PER_THREAD: u32 = 8;
 pub struct ApplyLut;
 
 impl ApplyLut {
+    /// The filter (no parameters).
     pub fn new() -> Result<Self> {
         Ok(Self)
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "apply_lut",
     family: Family::Analysis,

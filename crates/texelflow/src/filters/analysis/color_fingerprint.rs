@@ -37,11 +37,14 @@ const WG_BINS_MAX: usize = 4096;
 /// Colour fingerprint: `grid` x `grid` blocks, top `bits` bits of R, G, B.
 #[derive(Clone, Debug)]
 pub struct ColorFingerprint {
+    /// Blocks per side.
     pub grid: u32,
+    /// Top bits kept of each of R, G, B.
     pub bits: u32,
 }
 
 impl ColorFingerprint {
+    /// Fails when a parameter is outside its declared range.
     pub fn new(grid: u32, bits: u32) -> Result<Self> {
         Ok(Self { grid: check_int(&DEF, "grid", grid)?, bits: check_int(&DEF, "bits", bits)? })
     }
@@ -50,6 +53,7 @@ impl ColorFingerprint {
 /// Uniform of color_fingerprint.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct FingerprintParams {
     pub width: u32,
     pub height: u32,
@@ -70,6 +74,7 @@ macro_rules! fields {
     ($($f:ident),*) => { &[$((stringify!($f), std::mem::offset_of!(FingerprintParams, $f))),*] };
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "color_fingerprint",
     family: Family::Analysis,

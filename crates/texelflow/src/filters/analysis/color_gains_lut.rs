@@ -15,11 +15,13 @@ use crate::value::{Data, DataKind, Value, ValueDesc};
 pub struct ColorGainsLut;
 
 impl ColorGainsLut {
+    /// The filter (no parameters).
     pub fn new() -> Result<Self> {
         Ok(Self)
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "color_gains_lut",
     family: Family::Analysis,

@@ -25,7 +25,9 @@ const FORMATS: &[PixelFormat] = &[PixelFormat::Gray8, PixelFormat::Rgba8, PixelF
 /// Pixels of a corner map above `threshold` as a point list of at most `max` points.
 #[derive(Clone, Debug)]
 pub struct CornerPoints {
+    /// Map values strictly above this are corners.
     pub threshold: f32,
+    /// Most points kept; more set the overflow flag.
     pub max: u32,
 }
 
@@ -45,6 +47,7 @@ impl Default for CornerPoints {
 /// Uniform of corner_points.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct CornerPointsParams {
     pub width: u32,
     pub height: u32,
@@ -56,6 +59,7 @@ pub struct CornerPointsParams {
     pub _p1: u32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "corner_points",
     family: Family::Analysis,

@@ -36,6 +36,7 @@ fn choose_loop() -> LoopShape {
 /// The dominant colour: the mean of the most populated cell of a `bits`-per-channel RGB grid.
 #[derive(Clone, Debug)]
 pub struct DominantColor {
+    /// Bits kept per channel for the cells.
     pub bits: u32,
 }
 
@@ -55,6 +56,7 @@ impl Default for DominantColor {
 /// The `bits` parameter.
 pub const BITS: ParamDef = ParamDef::int("bits", 4, 2, 4, "bits kept per channel for the cells: 4 = 4096 cells of 16 levels, 2 = 64 cells");
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "dominant_color",
     family: Family::Analysis,

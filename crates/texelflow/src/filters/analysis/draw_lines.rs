@@ -21,7 +21,9 @@ pub(crate) const STEPS: u32 = 64;
 /// Lines `width` pixels thick in `color` across the whole image.
 #[derive(Clone, Debug)]
 pub struct DrawLines {
+    /// Line thickness in pixels.
     pub width: u32,
+    /// Line colour, RGB in [0, 1].
     pub color: [f32; 3],
 }
 
@@ -46,6 +48,7 @@ impl Default for DrawLines {
 /// Uniform of draw_lines.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct DrawLinesParams {
     pub width: u32,
     pub height: u32,
@@ -59,8 +62,10 @@ pub struct DrawLinesParams {
 
 /// The line parameters, shared with `draw_hough_lines`.
 pub const WIDTH: ParamDef = ParamDef::int("width", 1, 1, 63, "line thickness in pixels (GPUImage's lineWidth); even widths draw the next odd one");
+/// The colour parameter, shared with `draw_hough_lines`.
 pub const COLOR: ParamDef = ParamDef::floats("color", &[1.0, 0.0, 0.0], 0.0, 1.0, "line colour, red, green, blue in [0, 1] (red, as GPUImage's FilterShowcase draws them)");
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "draw_lines",
     family: Family::Analysis,

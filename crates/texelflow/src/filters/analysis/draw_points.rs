@@ -19,7 +19,9 @@ pub(crate) const COPY_WGSL: &str = include_str!("draw_points_copy.wgsl");
 /// Crosshairs of `width` pixels across in `color` at each point.
 #[derive(Clone, Debug)]
 pub struct DrawPoints {
+    /// Crosshair size in pixels.
     pub width: u32,
+    /// Crosshair colour, RGB in [0, 1].
     pub color: [f32; 3],
 }
 
@@ -44,6 +46,7 @@ impl Default for DrawPoints {
 /// Uniform of draw_points.wgsl and draw_points_copy.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct DrawPointsParams {
     pub width: u32,
     pub height: u32,
@@ -57,8 +60,10 @@ pub struct DrawPointsParams {
 
 /// The crosshair parameters, shared with `draw_corners`.
 pub const WIDTH: ParamDef = ParamDef::int("width", 5, 1, 255, "crosshair size in pixels (GPUImage's crosshairWidth); even sizes draw the next odd one");
+/// The colour parameter, shared with `draw_corners`.
 pub const COLOR: ParamDef = ParamDef::floats("color", &[0.0, 1.0, 0.0], 0.0, 1.0, "crosshair colour, red, green, blue in [0, 1] (GPUImage's default green)");
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "draw_points",
     family: Family::Analysis,

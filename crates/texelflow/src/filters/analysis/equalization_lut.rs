@@ -20,6 +20,7 @@ pub struct EqualizationLut {
 }
 
 impl EqualizationLut {
+    /// Fails when `channels` is not an index into `CHANNELS`.
     pub fn new(channels: u32) -> Result<Self> {
         if channels as usize >= CHANNELS.len() {
             return Err(Error::BadParam { filter: DEF.name.into(), param: "channels".into(), message: format!("must be one of {}", CHANNELS.join(", ")) });
@@ -28,8 +29,10 @@ impl EqualizationLut {
     }
 }
 
+/// The `channels` parameter.
 pub const CHANNELS_PARAM: ParamDef = ParamDef::choice("channels", "luma", CHANNELS, "luma: the BT.601 luma's curve applied to R, G and B alike (hues kept); rgb: each channel equalised by its own curve");
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "equalization_lut",
     family: Family::Analysis,

@@ -19,6 +19,7 @@ const WGSL: &str = include_str!("exposure_by_stats.wgsl");
 /// reserved word in WGSL, hence `target_luma`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct ExposureParams {
     pub width: u32,
     pub height: u32,
@@ -29,12 +30,15 @@ pub struct ExposureParams {
 /// R, G, B times `target / mean luma` of the stats, within [1/max_gain, max_gain].
 #[derive(Clone, Debug)]
 pub struct ExposureByStats {
+    /// Mean luma (0..1) the gain aims for.
     pub target: f32,
+    /// The gain stays within [1/max_gain, max_gain].
     pub max_gain: f32,
 }
 
 /// The parameters, shared with `auto_exposure`.
 pub const TARGET: crate::graph::params::ParamDef = crate::graph::params::ParamDef::float("target", 0.5, 0.05, 0.95, "mean BT.601 luma (0..1) the gain aims for");
+/// The gain's bound, shared with `auto_exposure`.
 pub const MAX_GAIN: crate::graph::params::ParamDef = crate::graph::params::ParamDef::float("max_gain", 4.0, 1.0, 16.0, "the gain stays within [1/max_gain, max_gain]");
 
 impl ExposureByStats {
@@ -50,6 +54,7 @@ impl Default for ExposureByStats {
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "exposure_by_stats",
     family: Family::Analysis,

@@ -14,11 +14,13 @@ use crate::value::{Data, DataKind, Value, ValueDesc};
 pub struct GreyWorldLut;
 
 impl GreyWorldLut {
+    /// The filter (no parameters).
     pub fn new() -> Result<Self> {
         Ok(Self)
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "grey_world_lut",
     family: Family::Analysis,

@@ -30,6 +30,7 @@ fn choose_loop() -> LoopShape {
 /// alpha (`weight_by_alpha`).
 #[derive(Clone, Debug, Default)]
 pub struct Histogram {
+    /// Each pixel adds its alpha instead of 1.
     pub weight_by_alpha: bool,
 }
 
@@ -50,6 +51,7 @@ pub const MAX_WEIGHTED_PIXELS: u64 = u32::MAX as u64 / 255;
 /// The `weight` parameter's options.
 const WEIGHTS: &[&str] = &["none", "alpha"];
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "histogram",
     family: Family::Analysis,

@@ -93,14 +93,18 @@ impl Default for HoughLineDetection {
 /// k = -`k0` .. `n_rho` - `k0` - 1: every ρ of the image with a bin of margin.
 #[derive(Clone, Debug)]
 pub struct HoughTable {
+    /// θ bins.
     pub n_theta: u32,
+    /// ρ bins per θ.
     pub n_rho: u32,
+    /// The ρ bin of ρ = 0.
     pub k0: u32,
     /// Per θ bin: C_t, S_t (i32 bits), θ_t (`f32` bits), cos/sin in Q1.14 packed as `Lines` stores them.
     pub words: Vec<u32>,
 }
 
 impl HoughTable {
+    /// The table for a `width` x `height` image at resolutions `rho` (pixels) and `theta_deg`; fails on images over `MAX_SIDE`.
     pub fn new(width: u32, height: u32, rho: f32, theta_deg: f32) -> Result<HoughTable> {
         if width > MAX_SIDE || height > MAX_SIDE {
             return Err(Error::Graph(format!("`hough_line_detection` takes images up to {MAX_SIDE}x{MAX_SIDE}, got {width}x{height}")));
@@ -137,6 +141,7 @@ impl HoughTable {
 /// Uniform; mirrors `HoughParams` in hough_line_detection.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct HoughParams {
     pub width: u32,
     pub height: u32,
@@ -152,6 +157,7 @@ pub struct HoughParams {
     pub rho_res: f32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "hough_line_detection",
     family: Family::Analysis,

@@ -19,13 +19,16 @@ pub struct LevelsLut {
 }
 
 impl LevelsLut {
+    /// The filter (never fails).
     pub fn new(linked: bool) -> Result<Self> {
         Ok(Self { linked })
     }
 }
 
+/// The `linked` parameter.
 pub const LINKED: ParamDef = ParamDef::boolean("linked", false, "one stretch for R, G, B from the lowest black point to the highest white point (keeps the colour balance)");
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "levels_lut",
     family: Family::Analysis,

@@ -28,6 +28,7 @@ const QUADS_PER_THREAD: u32 = 4;
 /// White where luma >= multiplier * mean luma taken from `stats` data; alpha kept.
 #[derive(Clone, Debug)]
 pub struct LuminanceThresholdByStats {
+    /// Pixels whose luma is at least this times the mean luma turn white.
     pub multiplier: f32,
 }
 
@@ -56,6 +57,7 @@ pub fn multiplier_milli(multiplier: f32) -> u32 {
 /// The multiplier parameter, shared with `average_luminance_threshold`.
 pub const MULTIPLIER: ParamDef = ParamDef::float("multiplier", 1.0, 0.0, 4.0, "pixels whose luma is at least this times the mean luma turn white");
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "luminance_threshold_by_stats",
     family: Family::Analysis,

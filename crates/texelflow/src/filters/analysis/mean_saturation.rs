@@ -32,11 +32,13 @@ fn choose_loop() -> LoopShape {
 pub struct MeanSaturation;
 
 impl MeanSaturation {
+    /// The filter (no parameters).
     pub fn new() -> Self {
         Self
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "mean_saturation",
     family: Family::Analysis,

@@ -189,6 +189,7 @@ pub(crate) const SOLVE_WGSL: &str = concat!(include_str!("u64.wgsl"), include_st
 /// Uniform of the solver kernels; mirrors `SolveParams` in `solve.wgsl` (meaning per entry point).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct SolveParams {
     pub a: u32,
     pub b: u32,

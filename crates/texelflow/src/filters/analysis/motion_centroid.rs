@@ -23,6 +23,7 @@ const WGSL: &str = include_str!("motion_centroid.wgsl");
 /// Uniform of the kernel; mirrors `MotionParams` in motion_centroid.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct MotionParams {
     pub width: u32,
     pub height: u32,
@@ -33,6 +34,7 @@ pub struct MotionParams {
 /// Counts the pixels whose colour is at least `threshold` away from the running average.
 #[derive(Clone, Debug)]
 pub struct MotionCentroid {
+    /// RGB distance (colours in 0..1) at which a pixel counts as moving.
     pub threshold: f32,
 }
 
@@ -57,6 +59,7 @@ impl Default for MotionCentroid {
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "motion_centroid",
     family: Family::Analysis,

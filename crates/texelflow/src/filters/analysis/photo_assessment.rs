@@ -26,16 +26,20 @@ use crate::value::{Data, DataKind, Value, ValueDesc};
 /// Photo metrics and colour fingerprint in one pass.
 #[derive(Clone, Debug)]
 pub struct PhotoAssessment {
+    /// Fingerprint blocks per side.
     pub grid: u32,
+    /// Fingerprint bits per channel.
     pub bits: u32,
 }
 
 impl PhotoAssessment {
+    /// Fails when a parameter is outside its declared range.
     pub fn new(grid: u32, bits: u32) -> Result<Self> {
         Ok(Self { grid: check_int(&DEF, "grid", grid)?, bits: check_int(&DEF, "bits", bits)? })
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "photo_assessment",
     family: Family::Analysis,

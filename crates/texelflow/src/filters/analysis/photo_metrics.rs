@@ -52,6 +52,7 @@ const FUSED_WG_BINS_MAX: usize = (16384 - METRICS_WG_BYTES) / 4;
 pub struct PhotoMetrics;
 
 impl PhotoMetrics {
+    /// The filter (no parameters).
     pub fn new() -> Self {
         Self
     }
@@ -60,6 +61,7 @@ impl PhotoMetrics {
 /// Uniform of photo_metrics.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct MetricsParams {
     pub width: u32,
     pub height: u32,
@@ -84,6 +86,7 @@ pub(crate) const METRICS_UNIFORM: UniformLayout = UniformLayout {
     fields: fields!(width, height, fp_rows, fp_cols, fp_v_step, fp_h_step),
 };
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "photo_metrics",
     family: Family::Analysis,

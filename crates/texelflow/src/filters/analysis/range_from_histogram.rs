@@ -45,9 +45,12 @@ impl RangeFromHistogram {
     }
 }
 
+/// The `low` parameter.
 pub const LOW: ParamDef = ParamDef::float("low", 0.5, 0.0, 100.0, "percent of the pixels at or below the black point (taken in thousandths of a percent)");
+/// The `high` parameter.
 pub const HIGH: ParamDef = ParamDef::float("high", 99.5, 0.0, 100.0, "percent of the pixels at or below the white point (taken in thousandths of a percent)");
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "range_from_histogram",
     family: Family::Analysis,

@@ -37,6 +37,7 @@ const DEFAULT_LOOP: LoopShape = LoopShape { unroll: 4, quads_per_thread: 16 };
 pub struct Reduce;
 
 impl Reduce {
+    /// The filter (no parameters).
     pub fn new() -> Self {
         Self
     }
@@ -45,6 +46,7 @@ impl Reduce {
 /// The statistics output port.
 pub const STATS_OUT: &[PortDef] = &[PortDef { name: "stats", kind: PortKind::Data(DataKind::Stats) }];
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "reduce",
     family: Family::Analysis,

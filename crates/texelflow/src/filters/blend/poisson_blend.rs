@@ -42,6 +42,7 @@ const NONE: u32 = u32::MAX;
 pub struct PoissonBlend {
     /// Weight of the new value per pass, times the second image's alpha.
     pub mix: f32,
+    /// Passes (GPUImage's numIterations).
     pub iterations: u32,
     /// Stop once a checked iteration changes no sample by this much or more (0: never).
     pub tolerance: f32,
@@ -60,6 +61,7 @@ impl PoissonBlend {
 /// Uniform; mirrors `PoissonParams` in poisson_blend.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct PoissonParams {
     pub width: u32,
     pub height: u32,
@@ -71,6 +73,7 @@ pub struct PoissonParams {
     pub mix: f32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "poisson_blend",
     family: Family::Blend,
@@ -133,7 +136,7 @@ fn mean4(a: [f32; 3], b: [f32; 3], c: [f32; 3], d: [f32; 3]) -> [f32; 3] {
 impl PoissonBlend {
     /// The check slot (status word) of iteration `i` (1-based), if it is measured.
     fn slot(&self, i: u32) -> u32 {
-        if self.tolerance > 0.0 && i > 0 && i % CHECK_EVERY == 0 {
+        if self.tolerance > 0.0 && i > 0 && i.is_multiple_of(CHECK_EVERY) {
             i / CHECK_EVERY
         } else {
             NONE

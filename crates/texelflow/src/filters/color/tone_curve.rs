@@ -192,6 +192,7 @@ const WGSL_BODY: &str = "    // the byte each channel holds (c is on the 8-bit g
     let b = (chain_words[pw + i.b] >> 16u) & 0xffu;
     return vec4<f32>(vec3<f32>(f32(r), f32(g), f32(b)) / 255.0, c.a);";
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "tone_curve",
     family: Family::Color,

@@ -68,6 +68,7 @@ fn halftone_channel(t: vec2<f32>, size: vec2<f32>, scale: f32, cr: f32, sr: f32,
     post: |f, c, uv, size, sample| {
         let t = [uv[0] * size[0], uv[1] * size[1]];
         let (cos, sin) = rotations(f.angles);
+        #[allow(clippy::approx_constant, reason = "the WGSL's literal 0.7071068, one f32 ulp above FRAC_1_SQRT_2")]
         let ink = |s: [f32; 2], ch: usize| {
             let v = sample([s[0] / size[0], s[1] / size[1]])[ch];
             let e = [t[0] - s[0], t[1] - s[1]];

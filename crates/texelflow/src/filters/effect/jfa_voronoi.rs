@@ -28,11 +28,13 @@ const WGSL: &str = include_str!("jfa_voronoi.wgsl");
 const NONE: u32 = u32::MAX;
 /// GPUImage's encoding keeps 3 high bits of x and 5 of y in blue.
 pub const MAX_WIDTH: u32 = 2048;
+/// The most rows the encoding holds: y's low byte in green, its 5 high bits in blue.
 pub const MAX_HEIGHT: u32 = 8192;
 
 /// Uniform; mirrors `JfaParams` in jfa_voronoi.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct JfaParams {
     pub width: u32,
     pub height: u32,
@@ -44,6 +46,7 @@ pub struct JfaParams {
 #[derive(Clone, Debug, Default)]
 pub struct JfaVoronoi;
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "jfa_voronoi",
     family: Family::Effect,

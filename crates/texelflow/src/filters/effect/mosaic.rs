@@ -25,6 +25,7 @@ const WGSL: &str = include_str!("mosaic.wgsl");
 /// Uniform; mirrors `MosaicParams` in mosaic.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct MosaicParams {
     pub width: u32,
     pub height: u32,
@@ -44,9 +45,13 @@ pub struct MosaicParams {
 /// Replaces cells of the image by tiles of a tile set, chosen by darkness.
 #[derive(Clone, Debug)]
 pub struct Mosaic {
+    /// One tile's side as a fraction of the tile set's.
     pub input_tile_size: f32,
+    /// One cell's side as a fraction of the image's.
     pub display_tile_size: f32,
+    /// Tiles used, from the brightest cells' to the darkest's.
     pub num_tiles: u32,
+    /// Tint each tile with its cell's colour.
     pub color_on: bool,
 }
 
@@ -102,6 +107,7 @@ impl Default for Mosaic {
 /// The image, and the tile set given as `tiles=PATH`.
 const PORTS: &[PortDef] = &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "tiles", kind: PortKind::Image }];
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "mosaic",
     family: Family::Effect,

@@ -28,7 +28,7 @@ crate::remap_filter! {
         let px = [(uv[0] * size[0]).floor() + 0.5 - f.center[0] * size[0], (uv[1] * size[1]).floor() + 0.5 - f.center[1] * size[1]];
         let r = f.radius * size[0];
         let d2 = px[0] * px[0] + px[1] * px[1];
-        if !(d2 < r * r) {
+        if d2.partial_cmp(&(r * r)) != Some(std::cmp::Ordering::Less) {
             return uv;
         }
         let k = 1.0 + (0.5 - d2.sqrt() / size[0]) / 0.5 * f.scale;

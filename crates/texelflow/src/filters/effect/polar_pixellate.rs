@@ -26,7 +26,7 @@ crate::remap_filter! {
         let c = [2.0 * f.center[0] - 1.0, 2.0 * f.center[1] - 1.0];
         let q = [2.0 * uv[0] - 1.0 - c[0], 2.0 * uv[1] - 1.0 - c[1]];
         let r = crate::filters::tie_floor((q[0] * q[0] + q[1] * q[1]).sqrt() / f.pixel_size[0]) * f.pixel_size[0] + 0.03;
-        let a = if q[1].abs() <= 1e-6 { if q[0] < 0.0 { 3.1415927 } else { 0.0 } } else { q[1].atan2(q[0]) };
+        let a = if q[1].abs() <= 1e-6 { if q[0] < 0.0 { std::f32::consts::PI } else { 0.0 } } else { q[1].atan2(q[0]) };
         let phi = crate::filters::tie_floor(a / f.pixel_size[1]) * f.pixel_size[1];
         [(r * phi.cos() + c[0]) / 2.0 + 0.5, (r * phi.sin() + c[1]) / 2.0 + 0.5]
     },

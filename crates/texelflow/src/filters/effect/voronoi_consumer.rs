@@ -23,6 +23,7 @@ const WGSL: &str = include_str!("voronoi_consumer.wgsl");
 /// Uniform; mirrors `VoronoiParams` in voronoi_consumer.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct VoronoiParams {
     pub width: u32,
     pub height: u32,
@@ -37,6 +38,7 @@ pub struct VoronoiConsumer;
 /// The image, and the Voronoi map given as `map=PATH`.
 const PORTS: &[PortDef] = &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "map", kind: PortKind::Image }];
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "voronoi_consumer",
     family: Family::Effect,

@@ -14,10 +14,13 @@ use crate::value::{Data, DataKind, Value, ValueDesc, POINTS_CAPACITY};
 /// Crosshairs of `crosshair_width` pixels in `color` at each point, on transparent black.
 #[derive(Clone, Debug)]
 pub struct Crosshair {
+    /// Crosshair size in pixels.
     pub crosshair_width: u32,
+    /// Crosshair colour, RGB in [0, 1].
     pub color: [f32; 3],
     /// Output size; 0: the input image's side.
     pub width: u32,
+    /// Output height; 0: the input image's.
     pub height: u32,
 }
 
@@ -35,6 +38,7 @@ impl Default for Crosshair {
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "crosshair",
     family: Family::Generator,

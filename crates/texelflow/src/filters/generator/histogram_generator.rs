@@ -26,9 +26,11 @@ pub const MODES: &[&str] = &["rgb", "luminance"];
 pub struct HistogramGenerator {
     /// Index into [`MODES`].
     pub mode: u32,
+    /// RGBA in [0, 1] where no bar is.
     pub background_color: [f32; 4],
     /// Output size; 0: the input image's side.
     pub width: u32,
+    /// Output height; 0: the input image's.
     pub height: u32,
 }
 
@@ -53,6 +55,7 @@ impl Default for HistogramGenerator {
 /// Uniform; mirrors `HistogramGeneratorParams` in histogram_generator_params.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct HistogramGeneratorParams {
     pub width: u32,
     pub height: u32,
@@ -62,8 +65,10 @@ pub struct HistogramGeneratorParams {
 
 /// The parameters `histogram_plot` shares.
 pub const MODE_PARAM: ParamDef = ParamDef::choice("mode", "rgb", MODES, "rgb: red, green and blue bars (additive where they overlap); luminance: white bars of BT.601 luma");
+/// The `background_color` parameter.
 pub const BACKGROUND_PARAM: ParamDef = ParamDef::floats("background_color", &[0.0, 0.0, 0.0, 0.0], 0.0, 1.0, "where no bar is: red, green, blue, alpha in [0, 1] (GPUImage's default transparent black)");
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "histogram_generator",
     family: Family::Generator,

@@ -6,6 +6,7 @@ use super::HistogramGenerator;
 use crate::filters::analysis::Histogram;
 
 crate::composite_filter! {
+    /// The image's R, G, B (or luma) histogram drawn as bars.
     pub struct HistogramPlot;
     name: "histogram_plot",
     family: Generator,

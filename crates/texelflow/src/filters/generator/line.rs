@@ -14,10 +14,13 @@ use crate::value::{Data, DataKind, Value, ValueDesc, LINES_CAPACITY};
 /// Lines `line_width` pixels thick in `color`, on transparent black.
 #[derive(Clone, Debug)]
 pub struct Line {
+    /// Line thickness in pixels.
     pub line_width: u32,
+    /// Line colour, RGB in [0, 1].
     pub color: [f32; 3],
     /// Output size; 0: the input image's side.
     pub width: u32,
+    /// Output height; 0: the input image's.
     pub height: u32,
 }
 
@@ -35,6 +38,7 @@ impl Default for Line {
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "line",
     family: Family::Generator,

@@ -19,6 +19,7 @@ pub(crate) const CLEAR_WGSL: &str = include_str!("clear.wgsl");
 /// Uniform of clear.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct ClearParams {
     pub count: u32,
     pub value: u32,

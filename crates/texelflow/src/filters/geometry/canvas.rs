@@ -18,9 +18,13 @@ const CANVAS_WG: u32 = 256;
 /// A `width` x `height` canvas (0: the input's side) with the input's top-left pixel at (x, y).
 #[derive(Clone, Debug, Default)]
 pub struct Canvas {
+    /// Canvas width; 0: the input's.
     pub width: u32,
+    /// Canvas height; 0: the input's.
     pub height: u32,
+    /// Canvas column of the image's left edge.
     pub x: i32,
+    /// Canvas row of the image's top edge.
     pub y: i32,
 }
 
@@ -41,6 +45,7 @@ impl Canvas {
 /// Uniform; mirrors `CanvasParams` in canvas.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct CanvasParams {
     pub out_width: u32,
     pub out_height: u32,
@@ -54,6 +59,7 @@ pub struct CanvasParams {
 
 const SIDE: i64 = MAX_SIDE as i64;
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "canvas",
     family: Family::Geometry,

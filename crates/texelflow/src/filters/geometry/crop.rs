@@ -45,11 +45,17 @@ pub enum CropAnchor {
 /// Crops to (x, y, width, height) in `units`; the default is the whole image.
 #[derive(Clone, Debug)]
 pub struct Crop {
+    /// Left edge (or centre, by `anchor`).
     pub x: f32,
+    /// Top edge (or centre, by `anchor`).
     pub y: f32,
+    /// Region width.
     pub width: f32,
+    /// Region height.
     pub height: f32,
+    /// Fractions of the input size, or pixels.
     pub units: CropUnits,
+    /// Whether (x, y) is the region's top-left corner or centre.
     pub anchor: CropAnchor,
 }
 
@@ -119,7 +125,7 @@ impl Crop {
             let start = if centre { (origin as f64 * scale - size_px / 2.0).round() } else { (origin as f64 * scale).round() };
             let end = (start + size_px).min(side as f64);
             let o = start.max(0.0);
-            (o < side as f64 && end > o).then(|| (o as u32, (end - o) as u32))
+            (o < side as f64 && end > o).then_some((o as u32, (end - o) as u32))
         };
         let region = |x: f32, y: f32| if centre { format!("region centred on ({x}, {y})") } else { format!("region's origin ({x}, {y})") };
         let (Some((x0, cw)), Some((y0, ch))) = (axis(self.x, self.width, sx, w), axis(self.y, self.height, sy, h)) else {
@@ -138,6 +144,7 @@ impl Default for Crop {
 /// Uniform; mirrors `CropParams` in crop.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct CropParams {
     pub out_width: u32,
     pub out_height: u32,
@@ -152,6 +159,7 @@ pub struct CropParams {
 
 const MAX: f64 = crate::image::MAX_SIDE as f64;
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "crop",
     family: Family::Geometry,

@@ -11,6 +11,7 @@ const MODES: &[&str] = &["horizontal", "vertical", "both"];
 /// Mirrors left-right, top-bottom or both.
 #[derive(Clone, Debug)]
 pub struct Flip {
+    /// Which flip.
     pub orientation: Orientation,
 }
 
@@ -33,6 +34,7 @@ impl Default for Flip {
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "flip",
     family: Family::Geometry,

@@ -11,6 +11,7 @@ use crate::image::{Image, PixelFormat};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
+/// The permutation kernel (orient.wgsl).
 pub const WGSL: &str = include_str!("orient.wgsl");
 /// Invocations per workgroup (one output word each); mirrors `@workgroup_size` in orient.wgsl.
 const ORIENT_WG: u32 = 256;
@@ -18,10 +19,13 @@ const ORIENT_WG: u32 = 256;
 /// The permutation; the discriminant is the WGSL's `mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Orientation {
+    /// Mirrors left-right (cv::flip code 1).
     FlipHorizontal = 0,
+    /// Mirrors top-bottom (cv::flip code 0).
     FlipVertical = 1,
     /// Both flips: the same as a half turn.
     FlipBoth = 2,
+    /// Swaps rows and columns (cv::transpose).
     Transpose = 3,
     /// A quarter turn clockwise (cv::ROTATE_90_CLOCKWISE).
     Rotate90 = 4,
@@ -37,6 +41,7 @@ impl Orientation {
             Orientation::Transpose | Orientation::Rotate90 | Orientation::Rotate270
         )
     }
+    /// The output size of a `w` x `h` input.
     pub fn out_size(self, w: u32, h: u32) -> (u32, u32) {
         if self.swaps() {
             (h, w)
@@ -64,6 +69,7 @@ pub const FORMATS: &[PixelFormat] = &[PixelFormat::Rgba8, PixelFormat::Gray8, Pi
 /// Uniform; mirrors `OrientParams` in orient.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct OrientParams {
     pub out_width: u32,
     pub out_height: u32,
@@ -75,6 +81,7 @@ pub struct OrientParams {
     pub count: u32,
 }
 
+/// The uniform layout, for each permutation's `FilterDef`.
 pub const UNIFORMS: &[UniformLayout] = &[UniformLayout {
     wgsl: WGSL,
     wgsl_struct: "OrientParams",
@@ -91,6 +98,7 @@ pub const UNIFORMS: &[UniformLayout] = &[UniformLayout {
     ],
 }];
 
+/// A permutation's output: the input's format, the sides swapped where `o` swaps them.
 pub fn output_descs(
     def: &FilterDef,
     o: Orientation,
@@ -138,6 +146,7 @@ pub fn run_cpu(def: &FilterDef, o: Orientation, inputs: &[&Value]) -> Result<Vec
     Ok(vec![Value::Image(image)])
 }
 
+/// Records the permutation kernel from `inputs[0]` into `outputs[0]`.
 pub fn record_gpu(
     def: &FilterDef,
     o: Orientation,

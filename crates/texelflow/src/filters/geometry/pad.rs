@@ -86,10 +86,15 @@ impl PadMode {
 /// A border of `top`, `bottom`, `left` and `right` pixels filled by `mode`.
 #[derive(Clone, Debug)]
 pub struct Pad {
+    /// Border above, pixels.
     pub top: u32,
+    /// Border below, pixels.
     pub bottom: u32,
+    /// Border on the left, pixels.
     pub left: u32,
+    /// Border on the right, pixels.
     pub right: u32,
+    /// How the border is filled.
     pub mode: PadMode,
     /// RGBA on [0, 1] for `mode=constant` (Gray8 images take the first component, as OpenCV
     /// takes `value[0]` for one channel).
@@ -158,6 +163,7 @@ impl Default for Pad {
 /// Uniform; mirrors `PadParams` in pad.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct PadParams {
     pub out_width: u32,
     pub out_height: u32,
@@ -180,6 +186,7 @@ pub struct PadParams {
     pub _pad: [u32; 3],
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "pad",
     family: Family::Geometry,

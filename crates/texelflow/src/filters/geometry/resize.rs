@@ -56,10 +56,15 @@ const ROWS_RB: u32 = 8;
 /// The interpolation; the discriminant is resize_general.wgsl's `method` (area enlarging is 5 there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ResizeMethod {
+    /// OpenCV's INTER_NEAREST.
     Nearest = 0,
+    /// OpenCV's INTER_LINEAR.
     Bilinear = 1,
+    /// OpenCV's INTER_CUBIC (a = -0.75).
     Bicubic = 2,
+    /// 6x6 Lanczos taps normalised to sum 1.
     Lanczos3 = 3,
+    /// OpenCV's INTER_AREA.
     Area = 4,
 }
 
@@ -81,9 +86,13 @@ impl ResizeMethod {
 /// Resizes to `width` x `height`; a zero side comes from `scale` instead.
 #[derive(Clone, Debug)]
 pub struct Resize {
+    /// Size factor for a side given as 0.
     pub scale: f32,
+    /// Output width; 0: from `scale`.
     pub width: u32,
+    /// Output height; 0: from `scale`.
     pub height: u32,
+    /// The interpolation.
     pub method: ResizeMethod,
     /// Corner pixels' centres aligned (source `d * (in - 1) / (out - 1)`) instead of OpenCV's half-pixel centres.
     pub align_corners: bool,
@@ -167,6 +176,7 @@ impl Default for Resize {
 /// Uniform; mirrors `ResizeParams` in resize.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct ResizeParams {
     pub in_width: u32,
     pub in_height: u32,
@@ -196,6 +206,7 @@ const fn resize_layout(wgsl: &'static str) -> UniformLayout {
     UniformLayout { wgsl, wgsl_struct: "ResizeParams", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y)), ("stride", std::mem::offset_of!(ResizeParams, stride)), ("in_x0", std::mem::offset_of!(ResizeParams, in_x0)), ("in_y0", std::mem::offset_of!(ResizeParams, in_y0)), ("out_x0", std::mem::offset_of!(ResizeParams, out_x0)), ("out_y0", std::mem::offset_of!(ResizeParams, out_y0))] }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "resize",
     family: Family::Geometry,
@@ -250,6 +261,7 @@ fn resize_pixel(src: &[u8], p: &ResizeParams, x: u32, y: u32) -> [u8; 4] {
 /// Uniform of the general kernel; mirrors `ResizeGeneralParams` in resize_general.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct ResizeGeneralParams {
     pub in_width: u32,
     pub in_height: u32,
@@ -444,16 +456,16 @@ fn general_pixel(src: &[u8], p: &ResizeGeneralParams, x: u32, y: u32) -> [u8; 4]
     } else {
         let (fx, nx, wx) = axis_taps(p, x, p.in_width, p.out_width, p.scale_x, p.corner_x, p.inv_x);
         let (fy, ny, wy) = axis_taps(p, y, p.in_height, p.out_height, p.scale_y, p.corner_y, p.inv_y);
-        for j in 0..ny {
+        for (j, &wyj) in wy.iter().enumerate().take(ny) {
             let mut row = [0f32; 4];
-            for i in 0..nx {
+            for (i, &wxi) in wx.iter().enumerate().take(nx) {
                 let t = texel(fx + i as i32, fy + j as i32);
                 for c in 0..4 {
-                    row[c] += t[c] * wx[i];
+                    row[c] += t[c] * wxi;
                 }
             }
             for c in 0..4 {
-                acc[c] += row[c] * wy[j];
+                acc[c] += row[c] * wyj;
             }
         }
     }

@@ -7,6 +7,7 @@ use crate::filters::registry::{EXACT_ENOUGH, Family, FilterDef, IMAGE};
 #[derive(Clone, Debug, Default)]
 pub struct Rotate180;
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "rotate180",
     family: Family::Geometry,

@@ -7,6 +7,7 @@ use crate::filters::registry::{EXACT_ENOUGH, Family, FilterDef, IMAGE};
 #[derive(Clone, Debug, Default)]
 pub struct Rotate270;
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "rotate270",
     family: Family::Geometry,

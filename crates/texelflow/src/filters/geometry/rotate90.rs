@@ -7,6 +7,7 @@ use crate::filters::registry::{EXACT_ENOUGH, Family, FilterDef, IMAGE};
 #[derive(Clone, Debug, Default)]
 pub struct Rotate90;
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "rotate90",
     family: Family::Geometry,

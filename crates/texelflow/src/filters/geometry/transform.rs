@@ -32,18 +32,32 @@ pub enum Warp {
     Affine([f64; 6]),
     /// Degrees counter-clockwise (OpenCV's sign) about the input's centre ((w - 1) / 2, (h - 1) / 2),
     /// which lands on the output's centre; `expand`: the output is the rotated image's bounding box.
-    Rotate { degrees: f64, expand: bool },
+    Rotate {
+        /// Degrees counter-clockwise.
+        degrees: f64,
+        /// The output is the rotated image's bounding box.
+        expand: bool,
+    },
     /// Four source points onto four destination points (pixels), x0, y0, ... x3, y3 each.
-    Perspective { src: [f64; 8], dst: [f64; 8] },
+    Perspective {
+        /// The four source points.
+        src: [f64; 8],
+        /// Where they land.
+        dst: [f64; 8],
+    },
 }
 
 /// A warp onto a `width` x `height` output (0: the input's side, or the bounding box with
 /// `Rotate { expand: true }`), `background` (RGBA on [0, 1]) where the input does not reach.
 #[derive(Clone, Debug)]
 pub struct Transform {
+    /// The transform.
     pub warp: Warp,
+    /// Output width; 0: the input's (or the bounding box).
     pub width: u32,
+    /// Output height; 0: the input's (or the bounding box).
     pub height: u32,
+    /// RGBA in [0, 1] where the input does not reach.
     pub background: [f32; 4],
     /// Set on the instances a tiled run makes (`Filter::windowed`): output part `.2` of the warp
     /// of a `.0` input, from input part `.1` (the image this instance gets).
@@ -78,8 +92,9 @@ pub fn perspective_matrix(src: &[f64; 8], dst: &[f64; 8]) -> Result<[f64; 9]> {
         for r in 0..8 {
             if r != c {
                 let f = a[r][c] / a[c][c];
-                for k in c..9 {
-                    a[r][k] -= f * a[c][k];
+                let pivot = a[c];
+                for (x, p) in a[r][c..].iter_mut().zip(&pivot[c..]) {
+                    *x -= f * p;
                 }
             }
         }
@@ -166,6 +181,7 @@ impl Transform {
 /// Uniform; mirrors `TransformParams` in transform.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct TransformParams {
     pub in_width: u32,
     pub in_height: u32,
@@ -217,6 +233,7 @@ fn warp_pixel(src: &[u8], p: &TransformParams, x: u32, y: u32) -> [u8; 4] {
 
 const SIDE: i64 = MAX_SIDE as i64;
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "transform",
     family: Family::Geometry,

@@ -33,6 +33,7 @@ const INV255: f32 = 1.0 / 255.0;
 /// Maps colours through a 512x512 LUT image (second input), mixed by `intensity`.
 #[derive(Clone, Debug)]
 pub struct Lookup {
+    /// Mix of the mapped colour with the original, 0 to 1.
     pub intensity: f32,
 }
 
@@ -52,6 +53,7 @@ impl Default for Lookup {
 /// Uniform; mirrors `LookupParams` in lookup.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct LookupParams {
     pub count: u32,
     pub intensity: f32,
@@ -59,6 +61,7 @@ pub struct LookupParams {
     pub _pad: u32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "lookup",
     family: Family::Lookup,

@@ -42,11 +42,15 @@ pub enum CubeKind {
 /// A parsed `.cube` file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CubeLut {
+    /// The `TITLE` line, if any.
     pub title: Option<String>,
+    /// Cube or per-channel curves.
     pub kind: CubeKind,
     /// Entries per axis (N).
     pub size: u32,
+    /// Input value of the first entry per channel (`DOMAIN_MIN`).
     pub domain_min: [f32; 3],
+    /// Input value of the last entry per channel (`DOMAIN_MAX`).
     pub domain_max: [f32; 3],
     /// Output colours, red index fastest: N^3 entries (3D) or N (1D).
     pub table: Vec<[f32; 3]>,
@@ -79,7 +83,7 @@ impl CubeLut {
             return Err(format!("{keyword} {n} is out of range {}..={}", sizes.start(), sizes.end()));
         }
         // written so that a NaN bound fails too
-        if let Some(c) = (0..3).find(|&c| !(self.domain_max[c] > self.domain_min[c])) {
+        if let Some(c) = (0..3).find(|&c| self.domain_max[c].partial_cmp(&self.domain_min[c]) != Some(std::cmp::Ordering::Greater)) {
             return Err(format!(
                 "DOMAIN_MAX must exceed DOMAIN_MIN in every channel; {} has max {} <= min {}",
                 ["red", "green", "blue"][c],
@@ -161,6 +165,7 @@ fn numbers<const N: usize>(text: &str) -> std::result::Result<[f32; N], String> 
 #[derive(Clone, Debug)]
 pub struct LutCube {
     lut: Arc<CubeLut>,
+    /// Mix of the mapped colour with the original, 0 to 1.
     pub intensity: f32,
 }
 
@@ -243,6 +248,7 @@ fn lerp3(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
 /// Uniform; mirrors `LutCubeParams` in lut_cube.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct LutCubeParams {
     pub domain_min: [f32; 3],
     pub count: u32,
@@ -253,6 +259,7 @@ pub struct LutCubeParams {
     pub _pad: [u32; 3],
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "lut_cube",
     family: Family::Lookup,

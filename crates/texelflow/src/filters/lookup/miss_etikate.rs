@@ -4,6 +4,7 @@
 use super::lut_cube::LutCube;
 use super::preset::Look;
 
+/// The look: its LUT image and recipe.
 pub static LOOK: Look = Look::new(
     "miss_etikate",
     include_bytes!("../../../../../assets/luts/miss_etikate.png"),

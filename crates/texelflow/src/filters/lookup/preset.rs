@@ -11,7 +11,9 @@ use crate::image::{Image, PixelFormat};
 
 /// One shipped LUT image.
 pub struct Look {
+    /// The look's name.
     pub name: &'static str,
+    /// The LUT image, PNG bytes.
     pub png: &'static [u8],
     /// The pipeline that made the image from `texelflow lut-identity`'s output (CPU twins).
     pub recipe: &'static str,
@@ -19,6 +21,7 @@ pub struct Look {
 }
 
 impl Look {
+    /// A look from its name, image and recipe.
     pub const fn new(name: &'static str, png: &'static [u8], recipe: &'static str) -> Self {
         Self {
             name,

@@ -12,6 +12,7 @@ use crate::value::{Value, ValueDesc};
 /// Maximum over a (2r+1)x(2r+1) square, edges replicated.
 #[derive(Clone, Debug)]
 pub struct Dilation {
+    /// Window half-size: the window is (2r+1)x(2r+1).
     pub radius: u32,
 }
 
@@ -28,6 +29,7 @@ impl Default for Dilation {
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "dilation",
     family: Family::Morphology,

@@ -58,6 +58,7 @@ pub(crate) const UNIFORMS: &[UniformLayout] = &[UniformLayout {
 /// Uniform of both passes; mirrors `MorphParams` in `morphology.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct MorphParams {
     /// Samples along a row: pixels for the horizontal passes, words for the vertical one.
     pub width: u32,
@@ -281,7 +282,7 @@ impl HTile {
         s += &format!(
             "        dst[y * params.words_per_row + x] = m{last} ^ params.flip;\n    }}\n}}\n\n"
         );
-        s += &format!("fn h_gray_at(p: u32) -> u32 {{\n");
+        s += "fn h_gray_at(p: u32) -> u32 {\n";
         combine(&mut s, false, "p");
         s += &format!("    return (m{last} ^ params.flip) & 255u;\n}}\n\n");
         s += &format!(
@@ -986,7 +987,7 @@ mod tests {
                 assert!(t.shared_bytes() <= budget);
                 assert_eq!(t.tc() % 4, 0);
                 assert!(t.threads() <= H_THREADS && t.tc() >= 32);
-                assert!(t.rs >= t.ext() && (t.rs - t.ti()) % 32 == 0);
+                assert!(t.rs >= t.ext() && (t.rs - t.ti()).is_multiple_of(32));
                 let (rb, offsets) = split_window(r, shape.max_block);
                 assert_eq!(rb, t.rb);
                 assert!(t.tc() + 2 * (r - rb) <= t.ti());

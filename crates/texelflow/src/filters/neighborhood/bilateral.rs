@@ -35,14 +35,19 @@ const TILE_MAX_RADIUS: u32 = 11;
 /// Entries of the range table (L1 distances 0..=765, padded to whole vec4s).
 const RANGE_ENTRIES: usize = 768;
 
+/// Bilateral filter: a mean over a disc weighted by distance and colour difference (OpenCV's `bilateralFilter`).
 #[derive(Clone, Debug)]
 pub struct Bilateral {
+    /// Window radius in pixels.
     pub radius: u32,
+    /// Range sigma, in 8-bit levels of the summed channel differences.
     pub sigma_color: f32,
+    /// Spatial sigma in pixels.
     pub sigma_space: f32,
 }
 
 impl Bilateral {
+    /// Fails when a parameter is outside its declared range.
     pub fn new(radius: u32, sigma_color: f32, sigma_space: f32) -> Result<Self> {
         Ok(Self { radius: check_int(&DEF, "radius", radius)?, sigma_color: check_float(&DEF, "sigma_color", sigma_color)?, sigma_space: check_float(&DEF, "sigma_space", sigma_space)? })
     }
@@ -65,11 +70,14 @@ impl Bilateral {
 /// distance 0..RANGE_ENTRIES. The twin weighs a tap by their product; the `tile_lut` kernel
 /// reads the same numbers from its uniform.
 pub struct Weights {
+    /// Spatial weight per squared distance 0..=radius².
     pub space: Vec<f32>,
+    /// Range weight per L1 colour distance.
     pub color: Vec<f32>,
 }
 
 impl Bilateral {
+    /// This filter's weight tables.
     pub fn weights(&self) -> Weights {
         let p = self.params(0, 0);
         let r2 = self.radius * self.radius;
@@ -105,6 +113,7 @@ impl Default for Bilateral {
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct BilateralParams {
     pub width: u32,
     pub height: u32,
@@ -119,6 +128,7 @@ pub struct BilateralParams {
 /// Uniform of the tile kernels; mirrors `BilateralTileParams` in bilateral_tile.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct BilateralTileParams {
     pub width: u32,
     pub height: u32,
@@ -141,7 +151,12 @@ pub enum Schedule {
     /// The tile kernels: `rows` output rows per invocation on RGBA8 (one column; on Gray8 a
     /// word of 4 outputs and half as many rows, at least one); `lut`: the range weight from a
     /// table in workgroup memory times the spatial weight, else exp2 of the summed log2 terms.
-    Tile { rows: u32, lut: bool },
+    Tile {
+        /// Output rows per invocation on RGBA8.
+        rows: u32,
+        /// The range weight from a table in workgroup memory.
+        lut: bool,
+    },
 }
 
 impl Schedule {
@@ -294,6 +309,7 @@ fn tile_window(t: TileShape) -> String {
     s
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "bilateral",
     family: Family::Neighborhood,

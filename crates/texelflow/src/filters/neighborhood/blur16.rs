@@ -17,6 +17,7 @@ const WEIGHT_VECS: usize = 50;
 /// Uniform; mirrors `Blur16Params` in `blur16.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct Blur16Params {
     pub width: u32,
     pub height: u32,

@@ -23,6 +23,7 @@ const BUDGET: u64 = 16384;
 /// Uniform; mirrors `BlurGrayParams` in `blur_gray.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct BlurGrayParams {
     pub width: u32,
     pub height: u32,

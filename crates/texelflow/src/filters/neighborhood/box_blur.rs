@@ -64,6 +64,7 @@ const BYTES_PER_ROUND_ROW: u64 = 256 * 8 + 256 * 16 + 64 * 16 + 8 * 16;
 /// Mean over a `(2 * radius + 1)` square window.
 #[derive(Clone, Debug)]
 pub struct BoxBlur {
+    /// Window radius in pixels.
     pub radius: u32,
     schedule: Option<(u32, u32)>,
     subgroups: Option<bool>,
@@ -99,6 +100,7 @@ impl Default for BoxBlur {
 /// Uniform; mirrors `BoxBlurParams` in `box_blur.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct BoxBlurParams {
     pub width: u32,
     pub height: u32,
@@ -113,6 +115,7 @@ pub struct BoxBlurParams {
 /// Uniform of the sweep kernel; mirrors `BoxSweepParams` in `box_blur_sweep.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct BoxSweepParams {
     pub width: u32,
     pub height: u32,
@@ -207,6 +210,7 @@ impl SweepShape {
     }
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "box_blur",
     family: Family::Neighborhood,
@@ -466,7 +470,7 @@ impl BoxBlur {
         // The kernel numbers strip groups by whole subgroups and keeps totals for up to
         // nt/4 of them (WebGPU's smallest subgroup is 4).
         let sg_max = gpu.subgroup_max_size();
-        if sg_max == 0 || shape.nt % sg_max != 0 {
+        if sg_max == 0 || !shape.nt.is_multiple_of(sg_max) {
             return Err(Error::Graph(format!("box_blur: sweep workgroups of {} invocations do not hold whole subgroups of up to {sg_max}", shape.nt)));
         }
         // Pixels are read and written through 16-byte elements, also when the width is not a
@@ -478,7 +482,7 @@ impl BoxBlur {
         let r = self.radius;
         let r4 = r.div_ceil(4) * 4;
         let tile_w = 4 * shape.nt - 2 * r4;
-        if tile_w == 0 || shape.lb % shape.ch != 0 {
+        if tile_w == 0 || !shape.lb.is_multiple_of(shape.ch) {
             return Err(Error::Graph(format!("box_blur: invalid sweep shape {shape:?} for radius {r}")));
         }
         let strip_h = shape.strip_height(r).div_ceil(shape.lb) * shape.lb;
@@ -530,7 +534,7 @@ mod tests {
         for r in 0..=64 {
             for ch in [1, 2, 4] {
                 let s = strip_height(r, ch);
-                assert!(s % ch == 0 && s >= 32);
+                assert!(s.is_multiple_of(ch) && s >= 32);
             }
             assert!(strip_height_subgroups(r) >= 16);
         }

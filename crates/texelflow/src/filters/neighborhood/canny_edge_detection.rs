@@ -133,6 +133,7 @@ pub fn gaussian_weights(sigma: f32) -> Vec<u32> {
 /// Uniform; mirrors `CannyParams` in canny_edge_detection.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct CannyParams {
     pub width: u32,
     pub height: u32,
@@ -144,6 +145,7 @@ pub struct CannyParams {
     pub _pad: u32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "canny_edge_detection",
     family: Family::Neighborhood,

@@ -35,14 +35,19 @@ const APPLY_WGSL: &str = include_str!("clahe_apply.wgsl");
 /// Pixels per histogram workgroup (`CHUNK` in clahe_hist.wgsl).
 const CHUNK: u32 = 4096;
 
+/// CLAHE (OpenCV's) of luma (RGBA8) or grey (Gray8).
 #[derive(Clone, Debug)]
 pub struct Clahe {
+    /// A bin holds at most `clip_limit` times the mean bin count (0: plain equalisation per tile).
     pub clip_limit: f32,
+    /// Tile columns.
     pub tiles_x: u32,
+    /// Tile rows.
     pub tiles_y: u32,
 }
 
 impl Clahe {
+    /// Fails when a parameter is outside its declared range.
     pub fn new(clip_limit: f32, tiles_x: u32, tiles_y: u32) -> Result<Self> {
         Ok(Self { clip_limit: check_float(&DEF, "clip_limit", clip_limit)?, tiles_x: check_int(&DEF, "tiles_x", tiles_x)?, tiles_y: check_int(&DEF, "tiles_y", tiles_y)? })
     }
@@ -50,7 +55,7 @@ impl Clahe {
     /// Tile geometry and limits for a `width x height` image, as OpenCV's `CLAHE_Impl::apply` sets them up.
     fn params(&self, width: u32, height: u32, gray: bool) -> ClaheParams {
         let (tx, ty) = (self.tiles_x, self.tiles_y);
-        let (pw, ph) = if width % tx == 0 && height % ty == 0 { (width, height) } else { (width + tx - width % tx, height + ty - height % ty) };
+        let (pw, ph) = if width.is_multiple_of(tx) && height.is_multiple_of(ty) { (width, height) } else { (width + tx - width % tx, height + ty - height % ty) };
         let (tile_w, tile_h) = (pw / tx, ph / ty);
         let total = tile_w * tile_h;
         let clip = if self.clip_limit > 0.0 { ((self.clip_limit as f64 * total as f64 / 256.0) as u32).max(1) } else { 0 };
@@ -79,6 +84,7 @@ impl Default for Clahe {
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct ClaheParams {
     pub width: u32,
     pub height: u32,
@@ -94,6 +100,7 @@ pub struct ClaheParams {
     pub inv_th: f32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "clahe",
     family: Family::Neighborhood,
@@ -178,8 +185,8 @@ fn clahe_cpu(f: &Clahe, img: &Image) -> Result<Image> {
             for b in hist.iter_mut() {
                 *b += batch;
             }
-            if residual != 0 {
-                let step = (256 / residual).max(1) as usize;
+            if let Some(step) = 256u32.checked_div(residual) {
+                let step = step.max(1) as usize;
                 let mut i = 0;
                 while i < 256 && residual > 0 {
                     hist[i] += 1;

@@ -9,6 +9,7 @@
 use super::{BoxBlur, ColourFastSampling};
 
 crate::composite_filter! {
+    /// ColourFAST descriptors: a box blur, then `colour_fast_sampling`.
     pub struct ColourFastFeatureDetector;
     name: "colour_fast_feature_detector",
     family: Neighborhood,

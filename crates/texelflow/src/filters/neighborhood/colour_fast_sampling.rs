@@ -25,10 +25,12 @@ const WGSL: &str = include_str!("colour_fast_sampling.wgsl");
 /// The ring of eight samples, GPUImage's points A to H, as (dx, dy) with +y down.
 pub const RING: [(i32, i32); 8] = [(3, 1), (1, 3), (-1, 3), (-3, 1), (-3, -1), (-1, -3), (1, -3), (3, -1)];
 
+/// ColourFAST descriptor of each pixel (GPUImage's `GPUImageColourFASTSamplingOperation`).
 #[derive(Clone, Debug, Default)]
 pub struct ColourFastSampling;
 
 impl ColourFastSampling {
+    /// The filter (no parameters).
     pub fn new() -> Self {
         Self
     }
@@ -37,6 +39,7 @@ impl ColourFastSampling {
 /// Uniform of colour_fast_sampling.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct ColourFastParams {
     pub width: u32,
     pub height: u32,
@@ -44,6 +47,7 @@ pub struct ColourFastParams {
     pub _p1: u32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "colour_fast_sampling",
     family: Family::Neighborhood,
@@ -95,7 +99,9 @@ pub fn colour_fast_cpu(img: &Image) -> Result<Image> {
                 px[k] = unorm8((diff as f32 / 2040.0 + 1.0) * 0.5);
             }
             let angle = if sx != 0 || sy != 0 { (sy as f32).atan2(sx as f32) } else { 0.0 };
-            px[3] = unorm8((angle + 3.1416) / 6.2832);
+            #[allow(clippy::approx_constant, reason = "GPUImage's 3.1416 and 6.2832, as in the WGSL, not pi and tau")]
+            let turn = (angle + 3.1416) / 6.2832;
+            px[3] = unorm8(turn);
             row[4 * x as usize..4 * x as usize + 4].copy_from_slice(&px);
         }
     });

@@ -7,6 +7,7 @@ use super::FastCornerDetection;
 use crate::filters::analysis::{CornerPoints, DrawPoints};
 
 crate::composite_filter! {
+    /// FAST corners drawn as crosshairs over the image.
     pub struct DrawCorners;
     name: "draw_corners",
     family: Neighborhood,

@@ -7,6 +7,7 @@ use super::CannyEdgeDetection;
 use crate::filters::analysis::{DrawLines, HoughLineDetection};
 
 crate::composite_filter! {
+    /// Straight lines found by Hough drawn over the image.
     pub struct DrawHoughLines;
     name: "draw_hough_lines",
     family: Neighborhood,

@@ -28,7 +28,9 @@ pub const CIRCLE: [(i32, i32); 16] = [(0, 3), (1, 3), (2, 2), (3, 1), (3, 0), (3
 /// FAST-9 corners with optional non-maximum suppression, as a Gray8 map of scores.
 #[derive(Clone, Debug)]
 pub struct FastCornerDetection {
+    /// 8-bit levels by which the arc must be brighter or darker than the centre.
     pub threshold: u32,
+    /// Keep only corners whose score is strictly above their 8 neighbours'.
     pub nonmax: bool,
 }
 
@@ -51,6 +53,7 @@ impl Default for FastCornerDetection {
 /// Uniform of fast_corner_detection.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct FastParams {
     pub width: u32,
     pub height: u32,
@@ -62,6 +65,7 @@ pub struct FastParams {
     pub _p2: u32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "fast_corner_detection",
     family: Family::Neighborhood,

@@ -69,6 +69,7 @@ const POLY_VECS: usize = 80;
 /// Gaussian blur with standard deviation `sigma` pixels.
 #[derive(Clone, Debug)]
 pub struct GaussianBlur {
+    /// Standard deviation in pixels.
     pub sigma: f32,
     schedule: Option<Schedule>,
 }
@@ -77,6 +78,7 @@ pub struct GaussianBlur {
 /// `with_schedule`, benchmarks name one through `runtime::schedule` ([`Schedule::parse`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Schedule {
+    /// One kernel for both passes, in tiles (`gaussian_blur_fused.wgsl`).
     Fused(FusedTile),
     /// Two register-blocked passes through an Rgba32F temporary (`gaussian_blur_window.wgsl`).
     TwoPass,
@@ -98,6 +100,7 @@ pub enum Schedule {
 /// weights allow, and the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScheduleContext {
+    /// The blur's radius in pixels.
     pub radius: u32,
     /// The decimated schedule's node spacing (`decimation_step`), if one keeps its bound.
     pub step: Option<u32>,
@@ -248,6 +251,7 @@ fn weights(sigma: f32) -> Vec<f32> {
 /// Uniform; mirrors `GaussianBlurParams` in `gaussian_blur.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct GaussianBlurParams {
     pub width: u32,
     pub height: u32,
@@ -266,6 +270,7 @@ pub struct GaussianBlurParams {
     pub cubic: [[f32; 4]; MAX_STEP as usize],
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "gaussian_blur",
     family: Family::Neighborhood,
@@ -300,9 +305,13 @@ pub static DEF: FilterDef = FilterDef {
 /// candidates and the cost model below are to be measured on H100.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FusedTile {
+    /// Output tile width.
     pub tw: u32,
+    /// Output tile height.
     pub th: u32,
+    /// Consecutive outputs per invocation in the horizontal pass.
     pub kh: u32,
+    /// Consecutive outputs per invocation in the vertical pass.
     pub kv: u32,
 }
 
@@ -364,7 +373,7 @@ pub fn choose_tile(r: u32, limit: u64) -> Option<FusedTile> {
     for kv in [1u32, 2, 4, 8] {
         for tw in [8u32, 16, 32, 64] {
             let th = FUSED_WG * kv / tw;
-            if th < 8 || th % kv != 0 {
+            if th < 8 || !th.is_multiple_of(kv) {
                 continue;
             }
             for kh in [4u32, 8, 16] {
@@ -444,7 +453,7 @@ fn gen_v(r: u32, kv: u32) -> String {
 /// size. Schedule choice: B = 8 keeps 8 vec4 accumulators and an 8-input window (~80
 /// registers) and reads each input (2R + 16) / 8 times; to be measured on H200.
 const WINDOW_B: u32 = 8;
-const _: () = assert!(WINDOW_B % 4 == 0 && WEIGHT_VECS * 4 >= MAX_TAPS.div_ceil(WINDOW_B as usize) * WINDOW_B as usize);
+const _: () = assert!(WINDOW_B.is_multiple_of(4) && WEIGHT_VECS * 4 >= MAX_TAPS.div_ceil(WINDOW_B as usize) * WINDOW_B as usize);
 const WINDOW_HWG: u32 = 32;
 
 /// From this radius the row pass keeps its segment packed RGBA8 in workgroup memory (4x the
@@ -520,7 +529,7 @@ impl GaussianBlur {
         if t.bytes(r) > limit {
             return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
         }
-        if t.tw * t.th != FUSED_WG * t.kv || t.tw % t.kh != 0 || t.th % t.kv != 0 {
+        if t.tw * t.th != FUSED_WG * t.kv || !t.tw.is_multiple_of(t.kh) || !t.th.is_multiple_of(t.kv) {
             return Err(Error::Graph(format!("gaussian_blur: invalid tile {t:?}")));
         }
         let key = format!("gaussian_blur.fused.r{r}.{}x{}.h{}.v{}", t.tw, t.th, t.kh, t.kv);

@@ -27,10 +27,15 @@ const DECIMATE_WGSL: &str = include_str!("gaussian_blur_decimate.wgsl");
 /// rounding), `unorm16` / `f16` / `f32` (node storage); e.g. `decimate_packed_bv4`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DecimateOptions {
+    /// Where the row pass reads its rows (`packed`, `unpacked`, `direct`).
     pub row: Option<RowSource>,
+    /// Row-pass nodes per invocation (`b<N>`).
     pub b: Option<u32>,
+    /// Column-pass nodes per invocation (`bv<N>`).
     pub bv: Option<u32>,
+    /// Output rows per interpolation invocation (`th<N>`).
     pub th: Option<u32>,
+    /// Node storage (`unorm16`, `f16`, `f32`).
     pub nodes: Option<NodeFormat>,
     /// Output bytes rounded by adding 1.5 * 2^23 (full-rate float adds and byte masks)
     /// instead of `pack4x8unorm` (float-to-int conversions at quarter rate).

@@ -45,9 +45,13 @@ const LATE_FROM: u32 = 9;
 /// and `_early` (refills loaded a block ahead), `_cw` / `_uw` (weights as constants / from the uniform), e.g. `half_wg256_nf3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HalfOptions {
+    /// Invocations (columns) per workgroup (`wg<N>`).
     pub wgx: Option<u32>,
+    /// Buffer flushes per K rows (`nf<N>`).
     pub nf: Option<u32>,
+    /// Blocks of K rows per workgroup (`nb<N>`).
     pub nb: Option<u32>,
+    /// Outputs per flush task, 4 or 8 (`kh<N>`).
     pub kh: Option<u32>,
     /// f32 arithmetic in the same shape (no f16 needed, no bound beyond f32 rounding).
     pub f32: Option<bool>,

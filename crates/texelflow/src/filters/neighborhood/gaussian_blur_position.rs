@@ -5,6 +5,7 @@ use crate::filters::blend::BlendWithMask;
 use super::{GaussianBlur, RadialMask};
 
 crate::composite_filter! {
+    /// Blurs a circle and keeps the rest sharp.
     pub struct GaussianBlurPosition;
     name: "gaussian_blur_position",
     family: Neighborhood,

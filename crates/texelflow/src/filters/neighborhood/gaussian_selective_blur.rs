@@ -5,6 +5,7 @@ use crate::filters::blend::BlendWithMask;
 use super::{GaussianBlur, RadialMask};
 
 crate::composite_filter! {
+    /// Keeps a circle sharp and blurs the rest, with a smooth edge.
     pub struct GaussianSelectiveBlur;
     name: "gaussian_selective_blur",
     family: Neighborhood,

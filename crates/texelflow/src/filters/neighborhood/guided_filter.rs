@@ -39,6 +39,7 @@ const LUMA: [f32; 3] = [0.2125, 0.7154, 0.0721];
 pub struct GuidedFilter {
     /// Box radius in full-resolution pixels.
     pub radius: u32,
+    /// Regularisation, in units of I² (I in [0, 1]): larger smooths across weaker edges.
     pub eps: f32,
     /// Subsampling factor (1: the exact filter).
     pub scale: u32,
@@ -82,6 +83,7 @@ impl Default for GuidedFilter {
 /// Uniform; mirrors `GuidedParams` in guided_filter.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct GuidedParams {
     pub width: u32,
     pub height: u32,
@@ -97,6 +99,7 @@ pub struct GuidedParams {
     pub _pad1: u32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "guided_filter",
     family: Family::Neighborhood,

@@ -4,6 +4,7 @@
 use super::{corner_chain, HarrisResponse};
 
 crate::composite_filter! {
+    /// Harris corners as white points on black.
     pub struct HarrisCornerDetection;
     name: "harris_corner_detection",
     family: Neighborhood,

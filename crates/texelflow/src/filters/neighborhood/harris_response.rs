@@ -1,6 +1,7 @@
 //! Harris cornerness of packed derivatives: the per-pixel stage of GPUImage's `GPUImageHarrisCornerDetectionFilter`.
 
 crate::pixel_filter! {
+    /// Harris cornerness of packed derivatives.
     pub struct HarrisResponse;
     name: "harris_response",
     family: Neighborhood,

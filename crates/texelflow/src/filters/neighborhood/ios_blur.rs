@@ -7,6 +7,7 @@ use crate::filters::geometry::Resize;
 use super::GaussianBlur;
 
 crate::composite_filter! {
+    /// iOS-style frosted glass.
     pub struct IosBlur;
     name: "ios_blur",
     family: Neighborhood,

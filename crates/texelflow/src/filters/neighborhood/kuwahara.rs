@@ -43,14 +43,17 @@ pub const MAX_RADIUS: u32 = 16;
 /// GPUImageKuwaharaFilter compares them in this order.
 pub const GPUIMAGE_ORDER: [u8; 4] = [0, 1, 2, 3];
 
+/// Kuwahara filter: each pixel the mean of the least varied of the four quadrants around it.
 #[derive(Clone, Debug)]
 pub struct Kuwahara {
+    /// Quadrant side minus one, in pixels.
     pub radius: u32,
     /// The order in which quadrants are compared; the first of smallest variance wins.
     pub tie_order: [u8; 4],
 }
 
 impl Kuwahara {
+    /// Fails when `radius` is outside its declared range.
     pub fn new(radius: u32) -> Result<Self> {
         Ok(Self { radius: check_int(&DEF, "radius", radius)?, tie_order: GPUIMAGE_ORDER })
     }
@@ -64,6 +67,7 @@ impl Default for Kuwahara {
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct KuwaharaParams {
     pub width: u32,
     pub height: u32,
@@ -71,6 +75,7 @@ pub struct KuwaharaParams {
     pub n: u32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "kuwahara",
     family: Family::Neighborhood,

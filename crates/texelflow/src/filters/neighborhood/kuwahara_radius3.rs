@@ -17,9 +17,11 @@ const RADIUS: u32 = 3;
 /// shader compares them (its m0, m1, m2, m3).
 const RADIUS3_ORDER: [u8; 4] = [0, 3, 2, 1];
 
+/// `kuwahara(radius=3)` with GPUImage's Radius3 tie order.
 #[derive(Clone, Debug, Default)]
 pub struct KuwaharaRadius3;
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "kuwahara_radius3",
     family: Family::Neighborhood,

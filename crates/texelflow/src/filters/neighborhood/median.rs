@@ -20,12 +20,15 @@ const WGSL: &str = include_str!("median.wgsl");
 const TILE_OUT: u32 = 16;
 const MAX_RADIUS: u32 = 16;
 
+/// Median of each channel over the (2 radius + 1)² window.
 #[derive(Clone, Debug)]
 pub struct Median {
+    /// Window radius in pixels.
     pub radius: u32,
 }
 
 impl Median {
+    /// Fails when `radius` is outside its declared range.
     pub fn new(radius: u32) -> Result<Self> {
         Ok(Self { radius: check_int(&DEF, "radius", radius)? })
     }
@@ -39,6 +42,7 @@ impl Default for Median {
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct MedianParams {
     pub width: u32,
     pub height: u32,
@@ -47,6 +51,7 @@ pub struct MedianParams {
     pub half: u32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "median",
     family: Family::Neighborhood,

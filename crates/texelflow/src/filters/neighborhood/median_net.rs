@@ -217,7 +217,7 @@ impl Net {
                         dropped = Some((i, false));
                         break;
                     }
-                    if above >= n - k + 1 {
+                    if above > n - k {
                         dropped = Some((i, true));
                         break;
                     }
@@ -399,7 +399,11 @@ pub(crate) fn block_network(s: Shape) -> (Net, Vec<usize>) {
 /// at odd offsets so neighbours share the pair's operations.
 fn med9(net: &mut Net, w: &[Vec<usize>], x: usize) -> usize {
     // (single, pair) column indices within the window: the pair starts at an odd block column
-    let (single, p0, p1) = if x % 2 == 0 { (0, 1, 2) } else { (2, 0, 1) };
+    let (single, p0, p1) = if x.is_multiple_of(2) {
+        (0, 1, 2)
+    } else {
+        (2, 0, 1)
+    };
     let lo = net.max(w[p0][0], w[p1][0]);
     let lo = net.max(lo, w[single][0]);
     let hi = net.min(w[p0][2], w[p1][2]);
@@ -417,8 +421,12 @@ fn med9(net: &mut Net, w: &[Vec<usize>], x: usize) -> usize {
 /// on each side; dropping dominating elements first keeps every count, ties included). Rows
 /// merge the window's columns as pairs starting at odd block columns, then the pair of pairs,
 /// then the fifth, so neighbouring outputs share the pairs and quads.
+#[allow(
+    clippy::needless_range_loop,
+    reason = "i is a row across five columns of w"
+)]
 fn med25(net: &mut Net, w: &[Vec<usize>], x: usize) -> usize {
-    let (quad, single) = if x % 2 == 0 { (1, 0) } else { (0, 4) };
+    let (quad, single) = if x.is_multiple_of(2) { (1, 0) } else { (0, 4) };
     let mut rows = Vec::new();
     for i in 0..5 {
         let (a, b) = net.ce(w[quad][i], w[quad + 1][i]);

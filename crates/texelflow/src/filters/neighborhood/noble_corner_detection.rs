@@ -4,6 +4,7 @@
 use super::{corner_chain, NobleResponse};
 
 crate::composite_filter! {
+    /// Noble corners as white points on black.
     pub struct NobleCornerDetection;
     name: "noble_corner_detection",
     family: Neighborhood,

@@ -1,6 +1,7 @@
 //! Noble cornerness of packed derivatives: the per-pixel stage of GPUImage's `GPUImageNobleCornerDetectionFilter`.
 
 crate::pixel_filter! {
+    /// Noble cornerness of packed derivatives.
     pub struct NobleResponse;
     name: "noble_response",
     family: Neighborhood,

@@ -4,6 +4,7 @@
 use super::{corner_chain, ShiTomasiResponse};
 
 crate::composite_filter! {
+    /// Shi-Tomasi features as white points on black.
     pub struct ShiTomasiFeatureDetection;
     name: "shi_tomasi_feature_detection",
     family: Neighborhood,

@@ -1,6 +1,7 @@
 //! Shi-Tomasi cornerness: the per-pixel stage of GPUImage's `GPUImageShiTomasiFeatureDetectionFilter`.
 
 crate::pixel_filter! {
+    /// Shi-Tomasi cornerness of packed derivatives.
     pub struct ShiTomasiResponse;
     name: "shi_tomasi_response",
     family: Neighborhood,

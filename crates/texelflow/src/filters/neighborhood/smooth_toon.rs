@@ -4,6 +4,7 @@
 use super::{GaussianBlur, Toon};
 
 crate::composite_filter! {
+    /// Cartoon look: a Gaussian blur, then `toon`.
     pub struct SmoothToon;
     name: "smooth_toon",
     family: Neighborhood,

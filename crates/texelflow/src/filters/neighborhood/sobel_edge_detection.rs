@@ -29,6 +29,7 @@ const TILE_H: u32 = 32;
 /// Sobel gradient magnitude of luminance, scaled by `edge_strength`.
 #[derive(Clone, Debug)]
 pub struct SobelEdgeDetection {
+    /// Gradient magnitude multiplier.
     pub edge_strength: f32,
 }
 
@@ -48,6 +49,7 @@ impl Default for SobelEdgeDetection {
 /// Uniform; mirrors `SobelEdgeDetectionParams` in `sobel_edge_detection.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[allow(missing_docs, reason = "replaced by generated uniform structs")]
 pub struct SobelEdgeDetectionParams {
     pub width: u32,
     pub height: u32,
@@ -55,6 +57,7 @@ pub struct SobelEdgeDetectionParams {
     pub _pad: u32,
 }
 
+/// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
     name: "sobel_edge_detection",
     family: Family::Neighborhood,

@@ -5,6 +5,7 @@ use crate::filters::blend::BlendWithMask;
 use super::{GaussianBlur, BandMask};
 
 crate::composite_filter! {
+    /// Keeps a horizontal band sharp and blurs above and below it.
     pub struct TiltShift;
     name: "tilt_shift",
     family: Neighborhood,

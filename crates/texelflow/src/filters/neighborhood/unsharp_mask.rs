@@ -6,6 +6,7 @@ use crate::filters::blend::AddWeighted;
 use super::GaussianBlur;
 
 crate::composite_filter! {
+    /// Sharpens by pushing each pixel away from a Gaussian blur.
     pub struct UnsharpMask;
     name: "unsharp_mask",
     family: Neighborhood,

@@ -53,6 +53,7 @@ pub fn from_args(filter: Box<dyn Filter>, args: &Args) -> Result<Box<dyn Filter>
 /// Its `def` is the filter's own, so it lists, builds and reports as that filter.
 #[derive(Clone, Debug)]
 pub struct Reflect101 {
+    /// The filter with the window.
     pub inner: Box<dyn Filter>,
 }
 

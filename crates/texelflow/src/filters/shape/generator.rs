@@ -26,6 +26,7 @@ pub const WIDTH_PARAM: ParamDef = ParamDef::int(
     SIDE,
     "output width in pixels; 0 = the input's width",
 );
+/// The `height` parameter.
 pub const HEIGHT_PARAM: ParamDef = ParamDef::int(
     "height",
     0,
@@ -52,7 +53,9 @@ pub fn sized_from_args(filter: Box<dyn Filter>, args: &Args) -> Result<Box<dyn F
 /// lists, builds and reports as that filter.
 #[derive(Clone, Debug)]
 pub struct Sized {
+    /// The generator.
     pub inner: Box<dyn Filter>,
+    /// The canvas that sets the size.
     pub canvas: Canvas,
 }
 

@@ -22,9 +22,13 @@ use crate::value::{Value, ValueDesc};
 /// (`common.wgsl`), with `at_uv(at)` for GPUImage's normalised texture coordinate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PixelAt {
+    /// Column in the whole image.
     pub x: u32,
+    /// Row in the whole image.
     pub y: u32,
+    /// Width of the whole image.
     pub width: u32,
+    /// Height of the whole image.
     pub height: u32,
 }
 
@@ -57,6 +61,7 @@ impl PixelAt {
 
 /// A per-pixel filter on RGBA8 or RGBA16 images (`PIXEL_FORMATS`); implemented by `pixel_filter!`.
 pub trait PixelOp: Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// The filter's registry entry.
     const DEF: &'static FilterDef;
     /// WGSL function name (the filter name).
     const FN_NAME: &'static str;
@@ -534,6 +539,7 @@ macro_rules! __pf_def {
         [$( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),*], [$($post:tt)*],
         $inputs:expr, $tol:expr, $sched:expr $(, wrap: $wrap:path)? $(, outputs: $outputs:expr)?
     ) => {
+        /// The filter's registry entry.
         pub static DEF: $crate::filters::registry::FilterDef = $crate::filters::registry::FilterDef {
             name: $name,
             family: $family,

@@ -18,12 +18,16 @@ use crate::value::{Value, ValueDesc};
 
 /// A coordinate remap on RGBA8; implemented by `remap_filter!`.
 pub trait RemapOp: Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// The filter's registry entry.
     const DEF: &'static FilterDef;
+    /// WGSL function name (the filter name).
     const FN_NAME: &'static str;
+    /// WGSL parameter struct name.
     const PARAMS_STRUCT: &'static str;
     /// Weighted samples along a step, `[multiple of the step, weight]`; empty: one sample at the
     /// position (the function then returns a `vec2`, else `vec4(position, step)`).
     const TAPS: &'static [[f32; 2]];
+    /// The parameter block uploaded for this instance.
     fn uniform(&self) -> UniformBlock;
     /// The parameter struct and `fn name(uv: vec2<f32>, size: vec2<f32>, p) -> vec2<f32>` (`vec4` with taps).
     fn wgsl() -> &'static str;

@@ -16,10 +16,16 @@ use crate::runtime::uniform::UniformBlock;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
+/// `StencilOp::RGBA8`: records a filter's own RGBA8 kernel from `src` into `dst`.
+type Rgba8Kernel = fn(&mut NodeRecorder<'_>, &GpuSlot, &GpuSlot, &crate::ImageDesc) -> Result<bool>;
+
 /// A K x K stencil filter on RGBA8; implemented by `stencil_filter!`.
 pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// The filter's registry entry.
     const DEF: &'static FilterDef;
+    /// WGSL function name (the filter name).
     const FN_NAME: &'static str;
+    /// WGSL parameter struct name.
     const PARAMS_STRUCT: &'static str;
     /// The window side, 3 or 5.
     const SIZE: u32;
@@ -39,9 +45,8 @@ pub trait StencilOp: Clone + std::fmt::Debug + Send + Sync + 'static {
     const GRAY: bool = true;
     /// A kernel of the filter's own for RGBA8 (e.g. the medians' block networks): records and
     /// returns `Ok(true)`, or `Ok(false)` where the schedule names one of the template's.
-    const RGBA8: Option<
-        fn(&mut NodeRecorder<'_>, &GpuSlot, &GpuSlot, &crate::ImageDesc) -> Result<bool>,
-    > = None;
+    const RGBA8: Option<Rgba8Kernel> = None;
+    /// The parameter block uploaded for this instance.
     fn uniform(&self) -> UniformBlock;
     /// The parameter struct and `fn name(n: array<vec4<f32>, K*K>, p) -> vec4<f32>`.
     fn wgsl() -> &'static str;
@@ -234,6 +239,7 @@ pub fn kernel_source_gray<T: StencilOp>() -> String {
 
 /// The generated kernels of one stencil filter, by schedule.
 pub struct StencilKernels {
+    /// The default: tile and halo in workgroup memory, one output per invocation.
     pub tile: String,
     /// Gray8: a byte per pixel, four outputs (one word) per invocation.
     pub gray: String,
@@ -247,6 +253,7 @@ pub struct StencilKernels {
 }
 
 impl StencilKernels {
+    /// Generates every kernel of `T`.
     pub fn new<T: StencilOp>() -> Self {
         let three = T::SIZE == 3;
         Self {
