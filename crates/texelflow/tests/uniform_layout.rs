@@ -1,6 +1,7 @@
 //! Every uniform the registry knows has the size and field offsets its WGSL struct has under
-//! WGSL's uniform layout rules (parsed with naga): the hand-written `#[repr(C)]` structs
-//! (`offset_of!` against the WGSL members of the same names) and the blocks generated for
+//! WGSL's uniform layout rules (parsed with naga): the `#[repr(C)]` structs of the custom
+//! kernels, declared once with `uniform_struct!` (`offset_of!` on the Rust struct against the
+//! members of the generated WGSL struct of the same names) and the blocks generated for
 //! declared per-pixel filters (`runtime::uniform`), whose WGSL struct is generated from the
 //! same layout; sizes are multiples of 16 bytes (so per-pixel parameter blocks can be
 //! concatenated in fused kernels). Every kernel also compiles in naga's front end, so a WGSL
@@ -24,42 +25,73 @@ fn uniform_structs_match_wgsl_layout() {
     let mut checked = 0;
     for def in registry::all() {
         for u in def.uniforms {
-            let m = module(u.wgsl);
-            let ty = m
-                .types
-                .iter()
-                .find(|(_, t)| t.name.as_deref() == Some(u.wgsl_struct))
-                .unwrap_or_else(|| panic!("{}: no WGSL struct {}", def.name, u.wgsl_struct));
-            let naga::TypeInner::Struct { span, .. } = ty.1.inner else {
-                panic!("{} is not a struct", u.wgsl_struct)
-            };
-            assert_eq!(
-                span as usize, u.rust_size,
-                "{}: WGSL {} is {span} bytes, Rust mirror is {}",
-                def.name, u.wgsl_struct, u.rust_size
-            );
-            assert_eq!(
-                u.rust_size % 16,
-                0,
-                "{}: {} size not a multiple of 16",
-                def.name,
-                u.wgsl_struct
-            );
-            let offsets = member_offsets(&m, u.wgsl_struct);
-            for (name, offset) in u.fields {
-                let got = offsets.iter().find(|(n, _)| n == name).unwrap_or_else(|| {
-                    panic!("{}: WGSL {} has no member {name}", def.name, u.wgsl_struct)
-                });
-                assert_eq!(
-                    got.1 as usize, *offset,
-                    "{}: {}.{name} at {} in WGSL, {offset} in Rust",
-                    def.name, u.wgsl_struct, got.1
-                );
-            }
+            check_layout(def.name, u);
             checked += 1;
         }
     }
     assert!(checked >= 10, "only {checked} uniforms checked");
+}
+
+/// The WGSL struct of `u` (its generated text, then the kernel source that reads it), parsed
+/// by naga, has the Rust struct's size and every Rust field at the Rust offset (`offset_of!`).
+fn check_layout(name: &str, u: &texelflow::runtime::uniform::UniformLayout) {
+    let m = module(&format!("{}\n{}", u.generated, u.wgsl));
+    let ty = m
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(u.wgsl_struct))
+        .unwrap_or_else(|| panic!("{}: no WGSL struct {}", name, u.wgsl_struct));
+    let naga::TypeInner::Struct { span, .. } = ty.1.inner else {
+        panic!("{} is not a struct", u.wgsl_struct)
+    };
+    assert_eq!(
+        span as usize, u.rust_size,
+        "{}: WGSL {} is {span} bytes, Rust mirror is {}",
+        name, u.wgsl_struct, u.rust_size
+    );
+    assert_eq!(
+        u.rust_size % 16,
+        0,
+        "{}: {} size not a multiple of 16",
+        name,
+        u.wgsl_struct
+    );
+    let offsets = member_offsets(&m, u.wgsl_struct);
+    for (field, offset) in u.fields {
+        let got = offsets
+            .iter()
+            .find(|(n, _)| n == field)
+            .unwrap_or_else(|| panic!("{}: WGSL {} has no member {field}", name, u.wgsl_struct));
+        assert_eq!(
+            got.1 as usize, *offset,
+            "{}: {}.{field} at {} in WGSL, {offset} in Rust",
+            name, u.wgsl_struct, got.1
+        );
+    }
+}
+
+/// The check above fails when one side's order differs: the generated WGSL text of a real
+/// registry uniform with two members swapped (as a hand edit of either side would leave it)
+/// puts them at offsets the Rust struct does not have.
+#[test]
+fn a_reordered_member_is_detected() {
+    let def = registry::all()
+        .iter()
+        .find(|d| d.name == "hough_line_detection")
+        .expect("hough_line_detection is registered");
+    let u = def.uniforms[0];
+    assert!(u.generated.contains("    width: u32,\n    height: u32,\n"));
+    check_layout(def.name, &u);
+    let swapped = u.generated.replace(
+        "    width: u32,\n    height: u32,\n",
+        "    height: u32,\n    width: u32,\n",
+    );
+    let reordered = texelflow::runtime::uniform::UniformLayout {
+        generated: Box::leak(swapped.into_boxed_str()),
+        ..u
+    };
+    let caught = std::panic::catch_unwind(|| check_layout(def.name, &reordered));
+    assert!(caught.is_err(), "a swapped member went unnoticed");
 }
 
 fn member_offsets(m: &naga::Module, name: &str) -> Vec<(String, u32)> {

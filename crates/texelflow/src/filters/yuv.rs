@@ -273,6 +273,7 @@ fn no_build(_: &Args) -> Result<Box<dyn Filter>> {
 const YUV_LAYOUT: UniformLayout = UniformLayout {
     wgsl: WGSL,
     wgsl_struct: "YuvParams",
+    generated: "",
     rust_size: std::mem::size_of::<YuvParams>(),
     fields: &[
         ("width", std::mem::offset_of!(YuvParams, width)),

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::graph::params::{Args, ParamDef};
 use crate::graph::{Fit, Graph, Port};
 pub use crate::region::Rect;
+pub use crate::runtime::uniform::UniformLayout;
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{DataKind, Value, ValueDesc};
 
@@ -123,20 +124,6 @@ pub const EXACT_ENOUGH: Tolerance = Tolerance {
     max_diff: 1,
     why: "",
 };
-
-/// A uniform struct shared by Rust and WGSL, for the layout test.
-#[derive(Clone, Copy, Debug)]
-pub struct UniformLayout {
-    /// The WGSL source that declares the struct.
-    pub wgsl: &'static str,
-    /// The WGSL struct's name.
-    pub wgsl_struct: &'static str,
-    /// `size_of` the Rust struct.
-    pub rust_size: usize,
-    /// The Rust struct's named fields and their offsets (`offset_of!`), compared with the
-    /// WGSL members of the same names.
-    pub fields: &'static [(&'static str, usize)],
-}
 
 /// `FilterDef::test_inputs`: the extra inputs for a main input of `(width, height)`, from a seed.
 type TestInputs = fn(u32, u32, u64) -> Vec<crate::Image>;

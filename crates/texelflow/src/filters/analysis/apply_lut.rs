@@ -8,7 +8,7 @@
 use super::{check_quads, grid, GridParams, GRID_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data, expect_image, input_image, slot_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Lut, Value, ValueDesc};
 
@@ -43,7 +43,7 @@ no read-back between the solver that made them and this node.",
     outputs: crate::filters::registry::IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(ApplyLut)),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
+    uniforms: &[GridParams::layout(GRID_WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -83,7 +83,7 @@ impl Filter for ApplyLut {
         let g = grid(count, APPLY_WG, QUADS_PER_THREAD, 0)?;
         check_quads(&inputs[0], count)?;
         check_quads(&outputs[0], count)?;
-        let kernel = Kernel::new("analysis.apply_lut", &[GRID_WGSL, WGSL], "apply_lut");
+        let kernel = Kernel::new("analysis.apply_lut", &[GridParams::WGSL, GRID_WGSL, WGSL], "apply_lut");
         rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -11,22 +11,20 @@
 
 use rayon::prelude::*;
 
-use bytemuck::{Pod, Zeroable};
 
 use super::{check_quads, grid};
 use crate::value::photo::{Fingerprint, FingerprintLayout};
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
 const WGSL: &str = include_str!("color_fingerprint.wgsl");
 /// Bin computation and counting, shared with the fused photo_assessment pass.
 pub(crate) const BINS_WGSL: &str = include_str!("fingerprint_bins.wgsl");
-/// The uniform struct alone (parsed by the layout test without the generated parts).
-const PARAMS_WGSL: &str = include_str!("color_fingerprint_params.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `FP_WG` in color_fingerprint.wgsl.
 const FP_WG: u32 = 256;
 /// Quads per invocation: many, so few workgroups merge their bins into global memory.
@@ -50,28 +48,27 @@ impl ColorFingerprint {
     }
 }
 
-/// Uniform of color_fingerprint.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct FingerprintParams {
-    pub width: u32,
-    pub height: u32,
-    pub count: u32,
-    pub quads: u32,
-    pub stride: u32,
-    pub rows: u32,
-    pub cols: u32,
-    pub v_step: u32,
-    pub h_step: u32,
-    /// Grid and bits are constants of the kernel (`fingerprint_generated`).
-    pub _pad0: u32,
-    pub _pad1: u32,
-    pub _pad2: u32,
-}
-
-macro_rules! fields {
-    ($($f:ident),*) => { &[$((stringify!($f), std::mem::offset_of!(FingerprintParams, $f))),*] };
+uniform_struct! {
+    /// Uniform of color_fingerprint.wgsl; grid and bits are constants of the kernel
+    /// (`fingerprint_generated`).
+    pub struct FingerprintParams {
+        pub width: u32,
+        pub height: u32,
+        /// Pixels.
+        pub count: u32,
+        /// Whole quads, count / 4; invocation 0 takes the 0..3 pixels after them.
+        pub quads: u32,
+        /// Invocations in the grid (loop step, in quads).
+        pub stride: u32,
+        /// Block rows, min(grid, height).
+        pub rows: u32,
+        /// Block columns, min(grid, width).
+        pub cols: u32,
+        /// height / rows
+        pub v_step: u32,
+        /// width / cols
+        pub h_step: u32,
+    }
 }
 
 /// The filter's registry entry.
@@ -94,12 +91,7 @@ Compare two with their similarity (histogram intersection of the normalised bins
     outputs: &[PortDef { name: "fingerprint", kind: PortKind::Data(DataKind::Fingerprint) }],
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(ColorFingerprint::new(a.u32("grid")?, a.u32("bits")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: PARAMS_WGSL,
-        wgsl_struct: "FingerprintParams",
-        rust_size: std::mem::size_of::<FingerprintParams>(),
-        fields: fields!(width, height, count, quads, stride, rows, cols, v_step, h_step),
-    }],
+    uniforms: &[FingerprintParams::layout("")],
     test_inputs: None,
     schedules: &[],
 };
@@ -180,11 +172,9 @@ impl Filter for ColorFingerprint {
             cols: layout.cols,
             v_step: layout.v_step,
             h_step: layout.h_step,
-            _pad0: 0,
-            _pad1: 0,
-            _pad2: 0,
+            ..Default::default()
         };
-        let mut kernel = Kernel::new(&format!("analysis.color_fingerprint.g{}b{}", self.grid, self.bits), &[PARAMS_WGSL, BINS_WGSL, WGSL], "color_fingerprint");
+        let mut kernel = Kernel::new(&format!("analysis.color_fingerprint.g{}b{}", self.grid, self.bits), &[FingerprintParams::WGSL, BINS_WGSL, WGSL], "color_fingerprint");
         kernel.generated = Some(fingerprint_generated(&layout, use_wg));
         rec.clear(&output.buffer);
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), g.groups)

@@ -8,12 +8,12 @@
 //! GPU: one invocation per pixel; a pixel above the threshold takes a slot with one atomic
 //! add (corner maps are sparse, so the atomics are few).
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Point, Points, Value, ValueDesc, POINTS_CAPACITY};
 
@@ -44,19 +44,19 @@ impl Default for CornerPoints {
     }
 }
 
-/// Uniform of corner_points.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct CornerPointsParams {
-    pub width: u32,
-    pub height: u32,
-    pub format: u32,
-    pub limit: u32,
-    pub threshold: f32,
-    pub words_per_row: u32,
-    pub _p0: u32,
-    pub _p1: u32,
+uniform_struct! {
+    /// Uniform of corner_points.wgsl.
+    pub struct CornerPointsParams {
+        pub width: u32,
+        pub height: u32,
+        /// 0: Gray8 (4 pixels a word, rows padded to whole words), 1: RGBA8 (its red
+        /// channel), 2: R32F.
+        pub format: u32,
+        /// The list's limit (at most POINTS_CAPACITY).
+        pub limit: u32,
+        pub threshold: f32,
+        pub words_per_row: u32,
+    }
 }
 
 /// The filter's registry entry.
@@ -79,19 +79,7 @@ raster order). Read back, the points are sorted by (y, x); `texelflow apply IN -
     outputs: &[PortDef { name: "points", kind: PortKind::Data(DataKind::Points) }],
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(CornerPoints::new(a.f32("threshold")?, a.u32("max")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "CornerPointsParams",
-        rust_size: std::mem::size_of::<CornerPointsParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(CornerPointsParams, width)),
-            ("height", std::mem::offset_of!(CornerPointsParams, height)),
-            ("format", std::mem::offset_of!(CornerPointsParams, format)),
-            ("limit", std::mem::offset_of!(CornerPointsParams, limit)),
-            ("threshold", std::mem::offset_of!(CornerPointsParams, threshold)),
-            ("words_per_row", std::mem::offset_of!(CornerPointsParams, words_per_row)),
-        ],
-    }],
+    uniforms: &[CornerPointsParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -143,9 +131,9 @@ impl Filter for CornerPoints {
             PixelFormat::Rgba8 => 1,
             _ => 2,
         };
-        let u = CornerPointsParams { width: d.width, height: d.height, format, limit: self.max.min(POINTS_CAPACITY), threshold: self.threshold, words_per_row: d.width.div_ceil(4), _p0: 0, _p1: 0 };
+        let u = CornerPointsParams { width: d.width, height: d.height, format, limit: self.max.min(POINTS_CAPACITY), threshold: self.threshold, words_per_row: d.width.div_ceil(4), ..Default::default()};
         rec.clear(&output.buffer);
-        let kernel = Kernel::new("analysis.corner_points", &[WGSL], "corner_points");
+        let kernel = Kernel::new("analysis.corner_points", &[CornerPointsParams::WGSL, WGSL], "corner_points");
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), groups_2d(d.width, d.height, 16, 16))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

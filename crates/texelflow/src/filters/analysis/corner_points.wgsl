@@ -1,18 +1,6 @@
 // Corner map to point list: every pixel whose value is above the threshold is appended to a
 // `DataKind::Points` buffer (see value.rs for the layout) with an atomic counter (one per workgroup). CPU twin:
 // `corner_points_cpu` in corner_points.rs.
-struct CornerPointsParams {
-    width: u32,
-    height: u32,
-    // 0: Gray8 (4 pixels a word, rows padded to whole words), 1: RGBA8 (its red channel), 2: R32F
-    format: u32,
-    // the list's limit (at most POINTS_CAPACITY)
-    limit: u32,
-    threshold: f32,
-    words_per_row: u32,
-    _p0: u32,
-    _p1: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> list: array<atomic<u32>>;

@@ -20,7 +20,7 @@ use super::{check_quads, grid, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, DominantCell, Value, ValueDesc};
 
@@ -71,7 +71,7 @@ ignored. Feeds auto_white_balance(method=dominant) on the GPU.",
     outputs: &[PortDef { name: "color", kind: PortKind::Data(DataKind::Color) }],
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(DominantColor::new(a.u32("bits")?)?)),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
+    uniforms: &[GridParams::layout(GRID_WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -151,7 +151,7 @@ impl Filter for DominantColor {
         rec.clear(&output.buffer);
         let params = bytemuck::bytes_of(&g.params);
         for entry in ["dominant_cells", "dominant_mean"] {
-            let mut kernel = Kernel::new(&format!("analysis.{entry}.{}", shape.key()), &[GRID_WGSL, WGSL], entry);
+            let mut kernel = Kernel::new(&format!("analysis.{entry}.{}", shape.key()), &[GridParams::WGSL, GRID_WGSL, WGSL], entry);
             kernel.generated = Some(shape.visit_pixels_wgsl());
             rec.dispatch(&kernel, &[&input.buffer, &cells, &output.buffer], params, g.groups)?;
         }

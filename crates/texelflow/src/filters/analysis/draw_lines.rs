@@ -3,12 +3,12 @@
 //! of on black, without anti-aliasing. Two inputs: the image and `lines` data (e.g. from
 //! `hough_line_detection`); `draw_hough_lines` runs Canny, Hough and this in one step.
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_int, float_array, ParamDef};
-use crate::filters::registry::{expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::filters::registry::{expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{line_cos_sin_q14, Data, DataKind, Lines, Value, ValueDesc, LINES_CAPACITY};
 
@@ -45,19 +45,20 @@ impl Default for DrawLines {
     }
 }
 
-/// Uniform of draw_lines.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct DrawLinesParams {
-    pub width: u32,
-    pub height: u32,
-    pub arm: u32,
-    pub color: u32,
-    pub chunks: u32,
-    pub slots: u32,
-    pub _p0: u32,
-    pub _p1: u32,
+uniform_struct! {
+    /// Uniform of draw_lines.wgsl.
+    pub struct DrawLinesParams {
+        pub width: u32,
+        pub height: u32,
+        /// Pixels each side of the line, across it.
+        pub arm: u32,
+        /// The colour, packed RGBA8.
+        pub color: u32,
+        /// Runs of STEPS along the longer side: ceil(max(width, height) / STEPS).
+        pub chunks: u32,
+        /// List slots to visit (the list's capacity).
+        pub slots: u32,
+    }
 }
 
 /// The line parameters, shared with `draw_hough_lines`.
@@ -81,19 +82,7 @@ GPUImage's GPUImageLineGenerator draws on black; blend if that is wanted. From t
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(DrawLines::new(a.u32("width")?, float_array(&DEF, "color", &a.floats("color")?)?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "DrawLinesParams",
-        rust_size: std::mem::size_of::<DrawLinesParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(DrawLinesParams, width)),
-            ("height", std::mem::offset_of!(DrawLinesParams, height)),
-            ("arm", std::mem::offset_of!(DrawLinesParams, arm)),
-            ("color", std::mem::offset_of!(DrawLinesParams, color)),
-            ("chunks", std::mem::offset_of!(DrawLinesParams, chunks)),
-            ("slots", std::mem::offset_of!(DrawLinesParams, slots)),
-        ],
-    }],
+    uniforms: &[DrawLinesParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -159,12 +148,12 @@ impl Filter for DrawLines {
         let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
             return Err(Error::Graph("`draw_lines` needs an image, lines and one output".into()));
         };
-        let copy_u = DrawPointsParams { width: d.width, height: d.height, arm: 0, color: 0, slots: 0, _p0: 0, _p1: 0, _p2: 0 };
-        let copy = Kernel::new("analysis.draw_points.copy", &[COPY_WGSL], "copy_image");
+        let copy_u = DrawPointsParams { width: d.width, height: d.height, arm: 0, color: 0, slots: 0, ..Default::default()};
+        let copy = Kernel::new("analysis.draw_points.copy", &[DrawPointsParams::WGSL, COPY_WGSL], "copy_image");
         rec.dispatch(&copy, &[&inputs[0].buffer, &out.buffer], bytemuck::bytes_of(&copy_u), groups_1d(d.pixels() as u64, 256))?;
         let chunks = d.width.max(d.height).div_ceil(STEPS);
-        let u = DrawLinesParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(super::opaque_rgba8(self.color)), chunks, slots: LINES_CAPACITY, _p0: 0, _p1: 0 };
-        let draw = Kernel::new("analysis.draw_lines", &[WGSL], "draw_lines");
+        let u = DrawLinesParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(super::opaque_rgba8(self.color)), chunks, slots: LINES_CAPACITY, ..Default::default()};
+        let draw = Kernel::new("analysis.draw_lines", &[DrawLinesParams::WGSL, WGSL], "draw_lines");
         rec.dispatch(&draw, &[&list.buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

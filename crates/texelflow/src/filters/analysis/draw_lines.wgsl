@@ -3,20 +3,6 @@
 // `draw_lines`: one invocation per (list slot, run of STEPS columns or rows). Integer
 // arithmetic from the list's Q1.14 cos/sin and ρ in Q14, so the pixels are the twin's.
 // CPU twin: `draw_lines_cpu` in draw_lines.rs.
-struct DrawLinesParams {
-    width: u32,
-    height: u32,
-    // pixels each side of the line, across it
-    arm: u32,
-    // the colour, packed RGBA8
-    color: u32,
-    // runs of STEPS along the longer side: ceil(max(width, height) / STEPS)
-    chunks: u32,
-    // list slots to visit (the list's capacity)
-    slots: u32,
-    _p0: u32,
-    _p1: u32,
-}
 
 @group(0) @binding(0) var<storage, read> list: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

@@ -4,12 +4,12 @@
 //! image and `points` data (e.g. from `corner_points`); `draw_corners` runs FAST, the list and
 //! this in one step.
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_int, float_array, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_data, expect_image, input_image, slot_image};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Points, Value, ValueDesc, POINTS_CAPACITY};
 
@@ -43,19 +43,18 @@ impl Default for DrawPoints {
     }
 }
 
-/// Uniform of draw_points.wgsl and draw_points_copy.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct DrawPointsParams {
-    pub width: u32,
-    pub height: u32,
-    pub arm: u32,
-    pub color: u32,
-    pub slots: u32,
-    pub _p0: u32,
-    pub _p1: u32,
-    pub _p2: u32,
+uniform_struct! {
+    /// Uniform of draw_points.wgsl and draw_points_copy.wgsl.
+    pub struct DrawPointsParams {
+        pub width: u32,
+        pub height: u32,
+        /// Pixels from the centre to the end of each arm.
+        pub arm: u32,
+        /// The colour, packed RGBA8.
+        pub color: u32,
+        /// List slots to visit (the list's capacity).
+        pub slots: u32,
+    }
 }
 
 /// The crosshair parameters, shared with `draw_corners`.
@@ -79,24 +78,8 @@ that is wanted. From the command line use draw_corners, which makes the points."
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(DrawPoints::new(a.u32("width")?, float_array(&DEF, "color", &a.floats("color")?)?)?)),
     uniforms: &[
-        UniformLayout {
-            wgsl: WGSL,
-            wgsl_struct: "DrawPointsParams",
-            rust_size: std::mem::size_of::<DrawPointsParams>(),
-            fields: &[
-                ("width", std::mem::offset_of!(DrawPointsParams, width)),
-                ("height", std::mem::offset_of!(DrawPointsParams, height)),
-                ("arm", std::mem::offset_of!(DrawPointsParams, arm)),
-                ("color", std::mem::offset_of!(DrawPointsParams, color)),
-                ("slots", std::mem::offset_of!(DrawPointsParams, slots)),
-            ],
-        },
-        UniformLayout {
-            wgsl: COPY_WGSL,
-            wgsl_struct: "DrawPointsParams",
-            rust_size: std::mem::size_of::<DrawPointsParams>(),
-            fields: &[("width", std::mem::offset_of!(DrawPointsParams, width)), ("height", std::mem::offset_of!(DrawPointsParams, height))],
-        },
+        DrawPointsParams::layout(WGSL),
+        DrawPointsParams::layout(COPY_WGSL),
     ],
     test_inputs: None,
     schedules: &[],
@@ -147,10 +130,10 @@ impl Filter for DrawPoints {
         let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
             return Err(Error::Graph("`draw_points` needs an image, points and one output".into()));
         };
-        let u = DrawPointsParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(super::opaque_rgba8(self.color)), slots: POINTS_CAPACITY, _p0: 0, _p1: 0, _p2: 0 };
-        let copy = Kernel::new("analysis.draw_points.copy", &[COPY_WGSL], "copy_image");
+        let u = DrawPointsParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(super::opaque_rgba8(self.color)), slots: POINTS_CAPACITY, ..Default::default()};
+        let copy = Kernel::new("analysis.draw_points.copy", &[DrawPointsParams::WGSL, COPY_WGSL], "copy_image");
         rec.dispatch(&copy, &[&inputs[0].buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(d.pixels() as u64, 256))?;
-        let draw = Kernel::new("analysis.draw_points.draw", &[WGSL], "draw");
+        let draw = Kernel::new("analysis.draw_points.draw", &[DrawPointsParams::WGSL, WGSL], "draw");
         rec.dispatch(&draw, &[&list.buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(POINTS_CAPACITY as u64, 64))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

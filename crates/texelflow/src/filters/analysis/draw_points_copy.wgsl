@@ -2,19 +2,6 @@
 // GPUImageCrosshairGenerator, drawn over the photo). This file: pass `copy_image`; then `draw` (draw_points.wgsl): one
 // invocation per list slot; points write the same colour, so overlapping crosses need no
 // ordering. CPU twin: `draw_points_cpu` in draw_points.rs.
-struct DrawPointsParams {
-    width: u32,
-    height: u32,
-    // pixels from the centre to the end of each arm
-    arm: u32,
-    // the colour, packed RGBA8
-    color: u32,
-    // list slots to visit (the list's capacity)
-    slots: u32,
-    _p0: u32,
-    _p1: u32,
-    _p2: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

@@ -4,27 +4,26 @@
 //! source articles: a reduction of frame N sets a parameter of frame N+1, no read-back).
 //! GPUImage has no equivalent (its `GPUImageExposureFilter` takes a fixed exposure).
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::check_float;
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_data, expect_image, input_image, slot_image};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder, groups_2d};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
 const WGSL: &str = include_str!("exposure_by_stats.wgsl");
 
-/// Uniform of the kernel; mirrors `ExposureParams` in exposure_by_stats.wgsl (`target` is a
-/// reserved word in WGSL, hence `target_luma`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct ExposureParams {
-    pub width: u32,
-    pub height: u32,
-    pub target_luma: f32,
-    pub max_gain: f32,
+uniform_struct! {
+    /// Uniform of exposure_by_stats.wgsl (`target` is a reserved word in WGSL, hence
+    /// `target_luma`).
+    pub struct ExposureParams {
+        pub width: u32,
+        pub height: u32,
+        pub target_luma: f32,
+        pub max_gain: f32,
+    }
 }
 
 /// R, G, B times `target / mean luma` of the stats, within [1/max_gain, max_gain].
@@ -69,12 +68,7 @@ auto_exposure with the previous frame's statistics.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(ExposureByStats::new(a.f32("target")?, a.f32("max_gain")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "ExposureParams",
-        rust_size: std::mem::size_of::<ExposureParams>(),
-        fields: &[("width", std::mem::offset_of!(ExposureParams, width)), ("height", std::mem::offset_of!(ExposureParams, height)), ("target_luma", std::mem::offset_of!(ExposureParams, target_luma)), ("max_gain", std::mem::offset_of!(ExposureParams, max_gain))],
-    }],
+    uniforms: &[ExposureParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -125,8 +119,8 @@ impl Filter for ExposureByStats {
         let (Some(img), Some(stats), Some(out)) = (inputs.first(), inputs.get(1), outputs.first()) else {
             return Err(Error::Graph("`exposure_by_stats` needs two inputs and one output".into()));
         };
-        let params = ExposureParams { width: d.width, height: d.height, target_luma: self.target, max_gain: self.max_gain };
-        let kernel = Kernel::new("analysis.exposure_by_stats", &[WGSL], "exposure_by_stats");
+        let params = ExposureParams { width: d.width, height: d.height, target_luma: self.target, max_gain: self.max_gain, ..Default::default() };
+        let kernel = Kernel::new("analysis.exposure_by_stats", &[ExposureParams::WGSL, WGSL], "exposure_by_stats");
         rec.dispatch(&kernel, &[&img.buffer, &stats.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

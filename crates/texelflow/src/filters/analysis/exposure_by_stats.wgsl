@@ -3,13 +3,6 @@
 // kept. The gain is derived per invocation from the stats buffer (no read-back). CPU twin:
 // `exposure_gain` and `exposure_cpu` in exposure_by_stats.rs, the same f32 operations.
 
-struct ExposureParams {
-    width: u32,
-    height: u32,
-    target_luma: f32,
-    max_gain: f32,
-}
-
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read> stats: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::{check_quads, grid, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
 use crate::image::{luma601, Image, PixelFormat};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -67,7 +67,7 @@ GPU: per-workgroup histograms in workgroup memory, merged with one atomic per no
     outputs: &[PortDef { name: "histogram", kind: PortKind::Data(DataKind::Histogram) }],
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Histogram { weight_by_alpha: crate::graph::params::choice_index(&DEF, "weight", a.choice("weight")?)? == 1 })),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
+    uniforms: &[GridParams::layout(GRID_WGSL)],
     test_inputs: None,
     schedules: super::LOOP_VARIANTS,
 };
@@ -132,7 +132,7 @@ impl Filter for Histogram {
         let g = grid(count, HISTOGRAM_WG, shape.quads_per_thread, self.weight_by_alpha as u32)?;
         check_quads(input, count)?;
         rec.clear(&output.buffer);
-        let mut kernel = Kernel::new(&format!("analysis.histogram.{}", shape.key()), &[GRID_WGSL, WGSL], "histogram");
+        let mut kernel = Kernel::new(&format!("analysis.histogram.{}", shape.key()), &[GridParams::WGSL, GRID_WGSL, WGSL], "histogram");
         kernel.generated = Some(shape.visit_pixels_wgsl());
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&g.params), g.groups)
     }

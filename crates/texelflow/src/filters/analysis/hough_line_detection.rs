@@ -18,12 +18,12 @@
 //! `max`, writes itself at that position: the list comes out sorted and truncated to the
 //! strongest `max`, as the twin's; quadratic in the candidates, which the thresholds keep few).
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, EXACT_ENOUGH, IMAGE};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{line_cos_sin_q14, Data, DataKind, Line, Lines, Value, ValueDesc, LINES_CAPACITY};
 
@@ -138,23 +138,28 @@ impl HoughTable {
     }
 }
 
-/// Uniform; mirrors `HoughParams` in hough_line_detection.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct HoughParams {
-    pub width: u32,
-    pub height: u32,
-    pub format: u32,
-    pub words_per_row: u32,
-    pub level: u32,
-    pub n_theta: u32,
-    pub n_rho: u32,
-    pub k0: u32,
-    pub threshold: u32,
-    pub relative: f32,
-    pub limit: u32,
-    pub rho_res: f32,
+uniform_struct! {
+    /// Uniform of the Hough kernels (hough_line_detection.wgsl and the passes after it).
+    pub struct HoughParams {
+        pub width: u32,
+        pub height: u32,
+        /// 0: Gray8 (4 pixels a word, rows padded to whole words), 1: RGBA8 (its red channel).
+        pub format: u32,
+        pub words_per_row: u32,
+        /// A pixel is an edge when its level is above this.
+        pub level: u32,
+        /// Accumulator: n_theta rows of n_rho bins; bin r of a row is ρ = (r - k0) ρres.
+        pub n_theta: u32,
+        pub n_rho: u32,
+        pub k0: u32,
+        /// A line needs more votes than `threshold` and at least `relative` times the
+        /// strongest bin's.
+        pub threshold: u32,
+        pub relative: f32,
+        /// Most lines kept (at most LINES_CAPACITY).
+        pub limit: u32,
+        pub rho_res: f32,
+    }
 }
 
 /// The filter's registry entry.
@@ -186,25 +191,7 @@ writes the lines as JSON; draw_hough_lines draws them.",
     outputs: &[PortDef { name: "lines", kind: PortKind::Data(DataKind::Lines) }],
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(HoughLineDetection::new(a.f32("edge_threshold")?, a.f32("rho")?, a.f32("theta")?, a.u32("threshold")?, a.f32("relative")?, a.u32("max")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: COMMON,
-        wgsl_struct: "HoughParams",
-        rust_size: std::mem::size_of::<HoughParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(HoughParams, width)),
-            ("height", std::mem::offset_of!(HoughParams, height)),
-            ("format", std::mem::offset_of!(HoughParams, format)),
-            ("words_per_row", std::mem::offset_of!(HoughParams, words_per_row)),
-            ("level", std::mem::offset_of!(HoughParams, level)),
-            ("n_theta", std::mem::offset_of!(HoughParams, n_theta)),
-            ("n_rho", std::mem::offset_of!(HoughParams, n_rho)),
-            ("k0", std::mem::offset_of!(HoughParams, k0)),
-            ("threshold", std::mem::offset_of!(HoughParams, threshold)),
-            ("relative", std::mem::offset_of!(HoughParams, relative)),
-            ("limit", std::mem::offset_of!(HoughParams, limit)),
-            ("rho_res", std::mem::offset_of!(HoughParams, rho_res)),
-        ],
-    }],
+    uniforms: &[HoughParams::layout(COMMON)],
     test_inputs: None,
     schedules: &[],
 };
@@ -291,6 +278,7 @@ impl Filter for HoughLineDetection {
             relative: self.relative,
             limit: self.max.min(LINES_CAPACITY),
             rho_res: self.rho,
+            ..Default::default()
         };
         let u = bytemuck::bytes_of(&u);
         let tab = rec.upload("texelflow.hough.table", bytemuck::cast_slice(&table.words))?;
@@ -300,10 +288,10 @@ impl Filter for HoughLineDetection {
         let cand = rec.temp((CAND_HEADER + 2 * LINES_CAPACITY as u64) * 4);
         rec.clear(&cand);
         rec.clear(&output.buffer);
-        rec.dispatch(&Kernel::new("hough.vote", &[COMMON, VOTE], "hough_vote"), &[&input.buffer, &acc, &tab], u, groups_2d(d.width, d.height, 16, 16))?;
-        rec.dispatch(&Kernel::new("hough.max", &[COMMON, MAX], "hough_max"), &[&acc, &cand], u, groups_1d(bins, 256))?;
-        rec.dispatch(&Kernel::new("hough.peaks", &[COMMON, PEAKS], "hough_peaks"), &[&acc, &cand], u, groups_1d(bins, 256))?;
-        rec.dispatch(&Kernel::new("hough.rank", &[COMMON, RANK], "hough_rank"), &[&cand, &tab, &output.buffer], u, groups_1d(LINES_CAPACITY as u64, 64))
+        rec.dispatch(&Kernel::new("hough.vote", &[HoughParams::WGSL, COMMON, VOTE], "hough_vote"), &[&input.buffer, &acc, &tab], u, groups_2d(d.width, d.height, 16, 16))?;
+        rec.dispatch(&Kernel::new("hough.max", &[HoughParams::WGSL, COMMON, MAX], "hough_max"), &[&acc, &cand], u, groups_1d(bins, 256))?;
+        rec.dispatch(&Kernel::new("hough.peaks", &[HoughParams::WGSL, COMMON, PEAKS], "hough_peaks"), &[&acc, &cand], u, groups_1d(bins, 256))?;
+        rec.dispatch(&Kernel::new("hough.rank", &[HoughParams::WGSL, COMMON, RANK], "hough_rank"), &[&cand, &tab, &output.buffer], u, groups_1d(LINES_CAPACITY as u64, 64))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -13,7 +13,7 @@ use super::{check_quads, grid, GridParams, GRID_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_data, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_data, expect_image, input_image, slot_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
@@ -72,7 +72,7 @@ Used by average_luminance_threshold.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(LuminanceThresholdByStats::new(a.f32("multiplier")?)?)),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
+    uniforms: &[GridParams::layout(GRID_WGSL)],
     test_inputs: None,
     schedules: &["dp4"],
 };
@@ -128,7 +128,7 @@ impl Filter for LuminanceThresholdByStats {
             Some("dp4") => "threshold_by_stats_dp4",
             Some(v) => return Err(crate::runtime::schedule::unknown(DEF.name, v, &["dp4"])),
         };
-        let kernel = Kernel::new(&format!("analysis.luminance_threshold_by_stats.{entry}"), &[GRID_WGSL, WGSL], entry);
+        let kernel = Kernel::new(&format!("analysis.luminance_threshold_by_stats.{entry}"), &[GridParams::WGSL, GRID_WGSL, WGSL], entry);
         rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

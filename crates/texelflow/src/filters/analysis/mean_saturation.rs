@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -52,7 +52,7 @@ integer division; the mean is the exact 64-bit sum over the pixel count, divided
     outputs: &[PortDef { name: "mean", kind: PortKind::Data(DataKind::Mean) }],
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(MeanSaturation)),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
+    uniforms: &[GridParams::layout(GRID_WGSL)],
     test_inputs: None,
     schedules: super::LOOP_VARIANTS,
 };
@@ -98,7 +98,7 @@ impl Filter for MeanSaturation {
         check_partial_fits(&g, MEAN_WG, 65536)?;
         check_quads(input, count)?;
         let (shim, key) = subgroup_shim(rec);
-        let mut kernel = Kernel::new(&format!("analysis.mean_saturation.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "mean_saturation");
+        let mut kernel = Kernel::new(&format!("analysis.mean_saturation.{key}.{}", shape.key()), &[GridParams::WGSL, GRID_WGSL, shim, WGSL], "mean_saturation");
         kernel.generated = Some(shape.visit_pixels_wgsl());
         rec.clear(&output.buffer);
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&g.params), g.groups)

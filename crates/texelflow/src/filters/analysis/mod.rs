@@ -17,9 +17,8 @@ pub(crate) fn opaque_rgba8(color: [f32; 3]) -> [u8; 4] {
 
 include!(concat!(env!("OUT_DIR"), "/filters_analysis.rs"));
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::error::{Error, Result};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, NodeRecorder};
 
 /// Grid-stride helpers shared by the family's kernels (`GridParams`).
@@ -40,18 +39,18 @@ pub(crate) fn subgroup_shim(rec: &NodeRecorder<'_>) -> (&'static str, &'static s
     }
 }
 
-/// Uniform of the grid-stride kernels; mirrors `GridParams` in `grid.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub struct GridParams {
-    /// Pixels in the image.
-    pub count: u32,
-    /// Whole quads (`count / 4`); the remaining 0..3 pixels are handled by invocation 0.
-    pub quads: u32,
-    /// Invocations in the grid: the loop step, in quads.
-    pub stride: u32,
-    /// Kernel-specific extra word.
-    pub extra: u32,
+uniform_struct! {
+    /// Uniform of the grid-stride kernels (`grid.wgsl`).
+    pub struct GridParams {
+        /// Pixels in the image.
+        pub count: u32,
+        /// Whole quads (`count / 4`); the remaining 0..3 pixels are handled by invocation 0.
+        pub quads: u32,
+        /// Invocations in the grid: the loop step, in quads.
+        pub stride: u32,
+        /// Kernel-specific extra word.
+        pub extra: u32,
+    }
 }
 
 /// A 1-D grid of `groups` workgroups for a grid-stride loop over the quads of `count` pixels.
@@ -84,6 +83,7 @@ pub(crate) fn grid(count: u64, wg: u32, quads_per_thread: u32, extra: u32) -> Re
             quads: quads as u32,
             stride: stride as u32,
             extra,
+            ..Default::default()
         },
         groups: [groups as u32, 1, 1],
     })
@@ -186,30 +186,19 @@ pub(crate) const LOOP_VARIANTS: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4
 /// The solver kernels after the shared 64-bit helpers (u64.wgsl).
 pub(crate) const SOLVE_WGSL: &str = concat!(include_str!("u64.wgsl"), include_str!("solve.wgsl"));
 
-/// Uniform of the solver kernels; mirrors `SolveParams` in `solve.wgsl` (meaning per entry point).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct SolveParams {
-    pub a: u32,
-    pub b: u32,
-    pub c: u32,
-    pub d: u32,
+uniform_struct! {
+    /// Uniform of the solver kernels (`solve.wgsl`; meaning per entry point).
+    pub struct SolveParams {
+        pub a: u32,
+        pub b: u32,
+        pub c: u32,
+        pub d: u32,
+    }
 }
 
 /// `SolveParams` for the uniform layout test.
 pub(crate) const SOLVE_UNIFORM: crate::filters::registry::UniformLayout =
-    crate::filters::registry::UniformLayout {
-        wgsl: SOLVE_WGSL,
-        wgsl_struct: "SolveParams",
-        rust_size: std::mem::size_of::<SolveParams>(),
-        fields: &[
-            ("a", std::mem::offset_of!(SolveParams, a)),
-            ("b", std::mem::offset_of!(SolveParams, b)),
-            ("c", std::mem::offset_of!(SolveParams, c)),
-            ("d", std::mem::offset_of!(SolveParams, d)),
-        ],
-    };
+    SolveParams::layout(SOLVE_WGSL);
 
 /// Records a solver node: entry point `entry` of `solve.wgsl` as one workgroup reading the
 /// node's data input and writing its data output (every word of it).
@@ -227,8 +216,11 @@ pub(crate) fn record_solver(
             def.name
         )));
     };
-    let kernel =
-        crate::runtime::Kernel::new(&format!("analysis.solve.{entry}"), &[SOLVE_WGSL], entry);
+    let kernel = crate::runtime::Kernel::new(
+        &format!("analysis.solve.{entry}"),
+        &[SolveParams::WGSL, SOLVE_WGSL],
+        entry,
+    );
     rec.dispatch(
         &kernel,
         &[&input.buffer, &output.buffer],

@@ -9,26 +9,24 @@
 //! GPUImage averages an 8-bit mask, so its centroid is quantised to 1/255 of the frame; the
 //! sums here are exact 64-bit integers.
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_image, input_image, slot_image};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder, groups_2d};
 use crate::value::{Data, DataKind, Motion, Value, ValueDesc};
 
 const WGSL: &str = include_str!("motion_centroid.wgsl");
 
-/// Uniform of the kernel; mirrors `MotionParams` in motion_centroid.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct MotionParams {
-    pub width: u32,
-    pub height: u32,
-    pub threshold2: u32,
-    pub pad: u32,
+uniform_struct! {
+    /// Uniform of motion_centroid.wgsl.
+    pub struct MotionParams {
+        pub width: u32,
+        pub height: u32,
+        pub threshold2: u32,
+    }
 }
 
 /// Counts the pixels whose colour is at least `threshold` away from the running average.
@@ -77,12 +75,7 @@ Used by motion_detector.",
     outputs: &[PortDef { name: "motion", kind: PortKind::Data(DataKind::Motion) }],
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(MotionCentroid::new(a.f32("threshold")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "MotionParams",
-        rust_size: std::mem::size_of::<MotionParams>(),
-        fields: &[("width", std::mem::offset_of!(MotionParams, width)), ("height", std::mem::offset_of!(MotionParams, height)), ("threshold2", std::mem::offset_of!(MotionParams, threshold2)), ("pad", std::mem::offset_of!(MotionParams, pad))],
-    }],
+    uniforms: &[MotionParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -130,8 +123,8 @@ impl Filter for MotionCentroid {
         let (Some(frame), Some(average), Some(out)) = (inputs.first(), inputs.get(1), outputs.first()) else {
             return Err(Error::Graph("`motion_centroid` needs two inputs and one output".into()));
         };
-        let params = MotionParams { width: d.width, height: d.height, threshold2: self.threshold2(), pad: 0 };
-        let kernel = Kernel::new("analysis.motion_centroid", &[WGSL], "motion_centroid");
+        let params = MotionParams { width: d.width, height: d.height, threshold2: self.threshold2(), ..Default::default() };
+        let kernel = Kernel::new("analysis.motion_centroid", &[MotionParams::WGSL, WGSL], "motion_centroid");
         rec.clear(&out.buffer);
         rec.dispatch(&kernel, &[&frame.buffer, &average.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))
     }

@@ -5,13 +5,6 @@
 // (at most 256 pixels, coordinates below 2^16: every partial fits a u32), then adds to the
 // 64-bit totals once (lo/hi words with carry). CPU twin: `motion_cpu`.
 
-struct MotionParams {
-    width: u32,
-    height: u32,
-    threshold2: u32,
-    pad: u32,
-}
-
 @group(0) @binding(0) var<storage, read> frame: array<u32>;
 @group(0) @binding(1) var<storage, read> average: array<u32>;
 @group(0) @binding(2) var<storage, read_write> motion: array<atomic<u32>>;

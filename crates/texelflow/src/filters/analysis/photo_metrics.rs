@@ -16,7 +16,6 @@
 
 use rayon::prelude::*;
 
-use bytemuck::{Pod, Zeroable};
 
 use super::color_fingerprint::{fingerprint_generated, BINS_WGSL};
 use super::mean_saturation::saturation_fixed;
@@ -25,12 +24,11 @@ use crate::value::photo::{FingerprintLayout, PhotoMetrics as Sums};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
 use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
 const WGSL: &str = include_str!("photo_metrics.wgsl");
-/// The uniform struct alone (parsed by the layout test without the generated parts).
-const PARAMS_WGSL: &str = include_str!("photo_metrics_params.wgsl");
 /// photo_metrics.wgsl's hooks for the metrics alone.
 const PLAIN_WGSL: &str = include_str!("photo_metrics_plain.wgsl");
 /// Its hooks for the fused pass: the colour fingerprint too.
@@ -58,33 +56,21 @@ impl PhotoMetrics {
     }
 }
 
-/// Uniform of photo_metrics.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct MetricsParams {
-    pub width: u32,
-    pub height: u32,
-    /// The fingerprint's `FingerprintLayout` in the fused pass; zero for the metrics alone.
-    pub fp_rows: u32,
-    pub fp_cols: u32,
-    pub fp_v_step: u32,
-    pub fp_h_step: u32,
-    pub _pad0: u32,
-    pub _pad1: u32,
-}
-
-macro_rules! fields {
-    ($($f:ident),*) => { &[$((stringify!($f), std::mem::offset_of!(MetricsParams, $f))),*] };
+uniform_struct! {
+    /// Uniform of photo_metrics.wgsl.
+    pub struct MetricsParams {
+        pub width: u32,
+        pub height: u32,
+        /// The fingerprint's `FingerprintLayout` in the fused pass; zero for the metrics alone.
+        pub fp_rows: u32,
+        pub fp_cols: u32,
+        pub fp_v_step: u32,
+        pub fp_h_step: u32,
+    }
 }
 
 /// `MetricsParams` for the uniform layout test (shared with photo_assessment's DEF).
-pub(crate) const METRICS_UNIFORM: UniformLayout = UniformLayout {
-    wgsl: PARAMS_WGSL,
-    wgsl_struct: "MetricsParams",
-    rust_size: std::mem::size_of::<MetricsParams>(),
-    fields: fields!(width, height, fp_rows, fp_cols, fp_v_step, fp_h_step),
-};
+pub(crate) const METRICS_UNIFORM: UniformLayout = MetricsParams::layout("");
 
 /// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
@@ -221,11 +207,11 @@ pub(crate) fn record_metrics(def: &FilterDef, rec: &mut NodeRecorder<'_>, input:
         return Err(Error::Graph(format!("{}: image {}x{} is too large for one dispatch", def.name, d.width, d.height)));
     }
     let (shim, key) = subgroup_shim(rec);
-    let mut u = MetricsParams { width: d.width, height: d.height, fp_rows: 0, fp_cols: 0, fp_v_step: 0, fp_h_step: 0, _pad0: 0, _pad1: 0 };
+    let mut u = MetricsParams { width: d.width, height: d.height, fp_rows: 0, fp_cols: 0, fp_v_step: 0, fp_h_step: 0, ..Default::default() };
     rec.clear(&metrics.buffer);
     match fingerprint {
         None => {
-            let kernel = Kernel::new(&format!("analysis.photo_metrics.{key}"), &[PARAMS_WGSL, shim, WGSL, PLAIN_WGSL], "photo_metrics");
+            let kernel = Kernel::new(&format!("analysis.photo_metrics.{key}"), &[MetricsParams::WGSL, shim, WGSL, PLAIN_WGSL], "photo_metrics");
             rec.dispatch(&kernel, &[&input.buffer, &metrics.buffer], bytemuck::bytes_of(&u), groups)
         }
         Some((fp, l)) => {
@@ -234,7 +220,7 @@ pub(crate) fn record_metrics(def: &FilterDef, rec: &mut NodeRecorder<'_>, input:
             // capacity, not speed: beyond FUSED_WG_BINS_MAX the bins count in global memory
             let use_wg = l.bins() <= FUSED_WG_BINS_MAX;
             let runs = counting == FpCounting::Runs;
-            let mut kernel = Kernel::new(&format!("analysis.photo_metrics.g{}b{}.{}.{key}", l.grid, l.bits, counting.name()), &[PARAMS_WGSL, shim, BINS_WGSL, WGSL, FINGERPRINT_WGSL], "photo_metrics");
+            let mut kernel = Kernel::new(&format!("analysis.photo_metrics.g{}b{}.{}.{key}", l.grid, l.bits, counting.name()), &[MetricsParams::WGSL, shim, BINS_WGSL, WGSL, FINGERPRINT_WGSL], "photo_metrics");
             kernel.generated = Some(format!("{}const FP_RUNS: bool = {runs};\n", fingerprint_generated(&l, use_wg)));
             rec.clear(&fp.buffer);
             rec.dispatch(&kernel, &[&input.buffer, &metrics.buffer, &fp.buffer], bytemuck::bytes_of(&u), groups)

@@ -85,7 +85,7 @@ impl Filter for RangeFromHistogram {
         Ok(vec![Value::Data(Data::Range(h.range(percent_milli(self.low), percent_milli(self.high), self.mask())))])
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let params = SolveParams { a: percent_milli(self.low), b: percent_milli(self.high), c: self.mask(), d: 0 };
+        let params = SolveParams { a: percent_milli(self.low), b: percent_milli(self.high), c: self.mask(), d: 0, ..Default::default() };
         record_solver(&DEF, rec, inputs, outputs, "range_from_histogram", params)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -13,7 +13,7 @@ use super::average_luminance_threshold::StatsReduction;
 use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL, TAIL_PIXELS_WGSL};
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
@@ -61,7 +61,7 @@ Later nodes can consume the statistics on the GPU (see luminance_threshold_by_st
     outputs: STATS_OUT,
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(Reduce)),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
+    uniforms: &[GridParams::layout(GRID_WGSL)],
     test_inputs: None,
     schedules: SCHEDULES,
 };
@@ -288,7 +288,7 @@ fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, 
     let (shim, key) = subgroup_shim(rec);
     let kernel = match kind {
         ReduceKernel::Scalar => {
-            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{}", shape.key()), &[GRID_WGSL, shim, WGSL], "reduce");
+            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{}", shape.key()), &[GridParams::WGSL, GRID_WGSL, shim, WGSL], "reduce");
             k.generated = Some(shape.visit_pixels_wgsl());
             k
         }
@@ -298,7 +298,7 @@ fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, 
                 ReduceKernel::Dp4 => "dp4",
                 _ => "ysum",
             };
-            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{name}.{}.pf{}", shape.key(), prefetch as u32), &[GRID_WGSL, shim, WGSL, PACKED_WGSL], "reduce");
+            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{name}.{}.pf{}", shape.key(), prefetch as u32), &[GridParams::WGSL, GRID_WGSL, shim, WGSL, PACKED_WGSL], "reduce");
             k.generated = Some(packed_visit_pixels_wgsl(kind, shape, prefetch));
             k
         }
@@ -325,7 +325,7 @@ static LUMA_SUM_DEF: FilterDef = FilterDef {
     outputs: STATS_OUT,
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(ReduceLumaSum)),
-    uniforms: &[UniformLayout { wgsl: GRID_WGSL, wgsl_struct: "GridParams", rust_size: std::mem::size_of::<GridParams>(), fields: &[("count", std::mem::offset_of!(GridParams, count)), ("quads", std::mem::offset_of!(GridParams, quads)), ("stride", std::mem::offset_of!(GridParams, stride)), ("extra", std::mem::offset_of!(GridParams, extra))] }],
+    uniforms: &[GridParams::layout(GRID_WGSL)],
     test_inputs: None,
     schedules: &[],
 };

@@ -2,14 +2,8 @@
 // data) and writes another (`range` or `lut` data), all in integers so that each node equals
 // its CPU twin (histogram.rs) exactly. WGSL has no u64: 64-bit values are (lo, hi) u32 pairs (u64.wgsl),
 // and a division is a binary search on its (8-bit) result with exact products.
-// Bindings: `src` the input data, `dst` the output data, `p` the node's parameters.
-
-struct SolveParams {
-    a: u32,
-    b: u32,
-    c: u32,
-    d: u32,
-}
+// Bindings: `src` the input data, `dst` the output data, `p` the node's parameters
+// (`SolveParams`, declared in analysis/mod.rs).
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

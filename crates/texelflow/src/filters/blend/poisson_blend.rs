@@ -104,7 +104,7 @@ A second image of another size needs `fit=`.",
     build: |a| Ok(Box::new(PoissonBlend::new(a.f32("mix")?, a.u32("iterations")?, a.f32("tolerance")?)?)),
     uniforms: &[UniformLayout {
         wgsl: COMMON,
-        wgsl_struct: "PoissonParams",
+        wgsl_struct: "PoissonParams", generated: "",
         rust_size: std::mem::size_of::<PoissonParams>(),
         fields: &[
             ("width", std::mem::offset_of!(PoissonParams, width)),

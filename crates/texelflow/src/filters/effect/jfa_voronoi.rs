@@ -66,7 +66,7 @@ voronoi_consumer(map=...).",
     build: |_| Ok(Box::new(JfaVoronoi)),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "JfaParams",
+        wgsl_struct: "JfaParams", generated: "",
         rust_size: std::mem::size_of::<JfaParams>(),
         fields: &[
             ("width", std::mem::offset_of!(JfaParams, width)),

@@ -131,7 +131,7 @@ when color_on. Output: the image's size.",
     build: |a| Ok(Box::new(Mosaic::new(a.f32("input_tile_size")?, a.f32("display_tile_size")?, a.u32("num_tiles")?, a.bool("color_on")?)?)),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "MosaicParams",
+        wgsl_struct: "MosaicParams", generated: "",
         rust_size: std::mem::size_of::<MosaicParams>(),
         fields: &[
             ("width", std::mem::offset_of!(MosaicParams, width)),

@@ -56,7 +56,7 @@ smaller than the image. Where the map is transparent (no seed) the image's pixel
     build: |_| Ok(Box::new(VoronoiConsumer)),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "VoronoiParams",
+        wgsl_struct: "VoronoiParams", generated: "",
         rust_size: std::mem::size_of::<VoronoiParams>(),
         fields: &[
             ("width", std::mem::offset_of!(VoronoiParams, width)),

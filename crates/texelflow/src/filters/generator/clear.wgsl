@@ -1,13 +1,5 @@
 // Fills an RGBA8 image with one packed colour: the background the data-drawing generators
 // (crosshair, line) draw on. CPU twin: an image of that colour (`blank` in generator/mod.rs).
-struct ClearParams {
-    // pixels in the image
-    count: u32,
-    // the colour, packed RGBA8
-    value: u32,
-    _p0: u32,
-    _p1: u32,
-}
 
 @group(0) @binding(0) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(1) var<uniform> cp: ClearParams;

@@ -91,8 +91,8 @@ impl Filter for Crosshair {
         };
         let d = super::record_clear(rec, &DEF, out, [0; 4])?;
         let color = u32::from_le_bytes(crate::filters::analysis::opaque_rgba8(self.color));
-        let u = DrawPointsParams { width: d.width, height: d.height, arm: self.crosshair_width / 2, color, slots: POINTS_CAPACITY, _p0: 0, _p1: 0, _p2: 0 };
-        let draw = Kernel::new("analysis.draw_points.draw", &[DRAW_WGSL], "draw");
+        let u = DrawPointsParams { width: d.width, height: d.height, arm: self.crosshair_width / 2, color, slots: POINTS_CAPACITY, ..Default::default()};
+        let draw = Kernel::new("analysis.draw_points.draw", &[DrawPointsParams::WGSL, DRAW_WGSL], "draw");
         rec.dispatch(&draw, &[&list.buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(POINTS_CAPACITY as u64, 64))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -4,17 +4,16 @@
 //! histogram texture, and scaled so the tallest bin fills the height. `histogram_plot` runs
 //! `histogram` and this in one step.
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::filters::shape::generator::{HEIGHT_PARAM, WIDTH_PARAM};
 use crate::image::{unorm8, Image, PixelFormat};
 use crate::graph::params::{choice_index, float_array, ParamDef};
-use crate::filters::registry::{expect_data, Family, Filter, FilterDef, PortDef, PortKind, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::filters::registry::{expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Histogram, Value, ValueDesc};
 
-const PARAMS_WGSL: &str = include_str!("histogram_generator_params.wgsl");
 const HEIGHTS_WGSL: &str = include_str!("histogram_generator_heights.wgsl");
 const PLOT_WGSL: &str = include_str!("histogram_generator_plot.wgsl");
 
@@ -52,15 +51,16 @@ impl Default for HistogramGenerator {
     }
 }
 
-/// Uniform; mirrors `HistogramGeneratorParams` in histogram_generator_params.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct HistogramGeneratorParams {
-    pub width: u32,
-    pub height: u32,
-    pub mode: u32,
-    pub background: u32,
+uniform_struct! {
+    /// Uniform of histogram_generator_heights.wgsl and histogram_generator_plot.wgsl.
+    pub struct HistogramGeneratorParams {
+        pub width: u32,
+        pub height: u32,
+        /// 0: R, G and B bars; 1: luma (Y) bars in white.
+        pub mode: u32,
+        /// Where no bar is, packed RGBA8.
+        pub background: u32,
+    }
 }
 
 /// The parameters `histogram_plot` shares.
@@ -86,17 +86,7 @@ background it extrapolates its mix where bars overlap). Exact integer arithmetic
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(HistogramGenerator::new(choice_index(&DEF, "mode", a.choice("mode")?)?, float_array(&DEF, "background_color", &a.floats("background_color")?)?, a.u32("width")?, a.u32("height")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: PARAMS_WGSL,
-        wgsl_struct: "HistogramGeneratorParams",
-        rust_size: std::mem::size_of::<HistogramGeneratorParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(HistogramGeneratorParams, width)),
-            ("height", std::mem::offset_of!(HistogramGeneratorParams, height)),
-            ("mode", std::mem::offset_of!(HistogramGeneratorParams, mode)),
-            ("background", std::mem::offset_of!(HistogramGeneratorParams, background)),
-        ],
-    }],
+    uniforms: &[HistogramGeneratorParams::layout("")],
     test_inputs: None,
     schedules: &[],
 };
@@ -150,11 +140,11 @@ impl Filter for HistogramGenerator {
             return Err(Error::Graph("`histogram_generator` needs an image, a histogram and one output".into()));
         };
         let d = out.desc.image().ok_or_else(|| Error::Graph("`histogram_generator` outputs an image".into()))?;
-        let u = HistogramGeneratorParams { width: d.width, height: d.height, mode: self.mode, background: u32::from_le_bytes(self.background()) };
+        let u = HistogramGeneratorParams { width: d.width, height: d.height, mode: self.mode, background: u32::from_le_bytes(self.background()), ..Default::default() };
         let bars = rec.temp(1024 * 4);
-        let heights = Kernel::new("generator.histogram_generator.heights", &[PARAMS_WGSL, HEIGHTS_WGSL], "heights");
+        let heights = Kernel::new("generator.histogram_generator.heights", &[HistogramGeneratorParams::WGSL, HEIGHTS_WGSL], "heights");
         rec.dispatch(&heights, &[&hist.buffer, &bars], bytemuck::bytes_of(&u), [1, 1, 1])?;
-        let plot = Kernel::new("generator.histogram_generator.plot", &[PARAMS_WGSL, PLOT_WGSL], "plot");
+        let plot = Kernel::new("generator.histogram_generator.plot", &[HistogramGeneratorParams::WGSL, PLOT_WGSL], "plot");
         rec.dispatch(&plot, &[&bars, &out.buffer], bytemuck::bytes_of(&u), groups_1d(d.pixels() as u64, 256))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -92,8 +92,8 @@ impl Filter for Line {
         let d = super::record_clear(rec, &DEF, out, [0; 4])?;
         let chunks = d.width.max(d.height).div_ceil(STEPS);
         let color = u32::from_le_bytes(crate::filters::analysis::opaque_rgba8(self.color));
-        let u = DrawLinesParams { width: d.width, height: d.height, arm: self.line_width / 2, color, chunks, slots: LINES_CAPACITY, _p0: 0, _p1: 0 };
-        let draw = Kernel::new("analysis.draw_lines", &[DRAW_WGSL], "draw_lines");
+        let u = DrawLinesParams { width: d.width, height: d.height, arm: self.line_width / 2, color, chunks, slots: LINES_CAPACITY, ..Default::default()};
+        let draw = Kernel::new("analysis.draw_lines", &[DrawLinesParams::WGSL, DRAW_WGSL], "draw_lines");
         rec.dispatch(&draw, &[&list.buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

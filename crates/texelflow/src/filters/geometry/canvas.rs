@@ -80,7 +80,7 @@ Used by the blends' fit=fit and fit=center.",
     build: |a| Ok(Box::new(Canvas::new(a.u32("width")?, a.u32("height")?, a.i32("x")?, a.i32("y")?)?)),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "CanvasParams",
+        wgsl_struct: "CanvasParams", generated: "",
         rust_size: std::mem::size_of::<CanvasParams>(),
         fields: &[
             ("out_width", std::mem::offset_of!(CanvasParams, out_width)),

@@ -85,6 +85,7 @@ pub struct OrientParams {
 pub const UNIFORMS: &[UniformLayout] = &[UniformLayout {
     wgsl: WGSL,
     wgsl_struct: "OrientParams",
+    generated: "",
     rust_size: std::mem::size_of::<OrientParams>(),
     fields: &[
         ("out_width", std::mem::offset_of!(OrientParams, out_width)),

@@ -214,7 +214,7 @@ borderInterpolate does (reflect101 of a one-pixel side repeats it). Takes rgba8,
     },
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "PadParams",
+        wgsl_struct: "PadParams", generated: "",
         rust_size: std::mem::size_of::<PadParams>(),
         fields: &[
             ("out_width", std::mem::offset_of!(PadParams, out_width)),

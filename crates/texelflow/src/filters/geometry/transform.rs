@@ -285,7 +285,7 @@ BORDER_CONSTANT 0 is the default). A singular matrix or degenerate point set is 
     },
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "TransformParams",
+        wgsl_struct: "TransformParams", generated: "",
         rust_size: std::mem::size_of::<TransformParams>(),
         fields: &[
             ("in_width", std::mem::offset_of!(TransformParams, in_width)),

@@ -81,8 +81,8 @@ alpha is kept. GPU: the LUT is first re-laid cell-major (the 8 corners of each c
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Lookup::new(a.f32("intensity")?)?)),
     uniforms: &[
-        UniformLayout { wgsl: TILE_WGSL, wgsl_struct: "LookupParams", rust_size: std::mem::size_of::<LookupParams>(), fields: &[("count", std::mem::offset_of!(LookupParams, count)), ("intensity", std::mem::offset_of!(LookupParams, intensity)), ("inv255", std::mem::offset_of!(LookupParams, inv255))] },
-        UniformLayout { wgsl: CELLS_WGSL, wgsl_struct: "LookupParams", rust_size: std::mem::size_of::<LookupParams>(), fields: &[("count", std::mem::offset_of!(LookupParams, count)), ("intensity", std::mem::offset_of!(LookupParams, intensity)), ("inv255", std::mem::offset_of!(LookupParams, inv255))] },
+        UniformLayout { wgsl: TILE_WGSL, wgsl_struct: "LookupParams", generated: "", rust_size: std::mem::size_of::<LookupParams>(), fields: &[("count", std::mem::offset_of!(LookupParams, count)), ("intensity", std::mem::offset_of!(LookupParams, intensity)), ("inv255", std::mem::offset_of!(LookupParams, inv255))] },
+        UniformLayout { wgsl: CELLS_WGSL, wgsl_struct: "LookupParams", generated: "", rust_size: std::mem::size_of::<LookupParams>(), fields: &[("count", std::mem::offset_of!(LookupParams, count)), ("intensity", std::mem::offset_of!(LookupParams, intensity)), ("inv255", std::mem::offset_of!(LookupParams, inv255))] },
     ],
     test_inputs: Some(test_lut),
     schedules: &["tile"],

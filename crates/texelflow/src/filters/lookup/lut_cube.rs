@@ -284,7 +284,7 @@ invocation per four pixels.",
     },
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "LutCubeParams",
+        wgsl_struct: "LutCubeParams", generated: "",
         rust_size: std::mem::size_of::<LutCubeParams>(),
         fields: &[
             ("domain_min", std::mem::offset_of!(LutCubeParams, domain_min)),

@@ -43,6 +43,7 @@ pub(crate) const FORMATS: &[PixelFormat] = &[PixelFormat::Rgba8, PixelFormat::Gr
 pub(crate) const UNIFORMS: &[UniformLayout] = &[UniformLayout {
     wgsl: WGSL,
     wgsl_struct: "MorphParams",
+    generated: "",
     rust_size: std::mem::size_of::<MorphParams>(),
     fields: &[
         ("width", std::mem::offset_of!(MorphParams, width)),

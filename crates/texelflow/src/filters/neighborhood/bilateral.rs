@@ -335,7 +335,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| crate::filters::shape::border::from_args(Box::new(Bilateral::new(a.u32("radius")?, a.f32("sigma_color")?, a.f32("sigma_space")?)?), a),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "BilateralParams",
+        wgsl_struct: "BilateralParams", generated: "",
         rust_size: std::mem::size_of::<BilateralParams>(),
         fields: &[
             ("width", std::mem::offset_of!(BilateralParams, width)),
@@ -346,7 +346,7 @@ pub static DEF: FilterDef = FilterDef {
         ],
     }, UniformLayout {
         wgsl: TILE_WGSL,
-        wgsl_struct: "BilateralTileParams",
+        wgsl_struct: "BilateralTileParams", generated: "",
         rust_size: std::mem::size_of::<BilateralTileParams>(),
         fields: &[
             ("width", std::mem::offset_of!(BilateralTileParams, width)),

@@ -30,7 +30,7 @@ pub struct Blur16Params {
 /// For the uniform layout test (registered by `gaussian_blur`).
 pub const UNIFORM: UniformLayout = UniformLayout {
     wgsl: WGSL,
-    wgsl_struct: "Blur16Params",
+    wgsl_struct: "Blur16Params", generated: "",
     rust_size: std::mem::size_of::<Blur16Params>(),
     fields: &[("width", std::mem::offset_of!(Blur16Params, width)), ("height", std::mem::offset_of!(Blur16Params, height)), ("radius", std::mem::offset_of!(Blur16Params, radius)), ("w", std::mem::offset_of!(Blur16Params, w))],
 };

@@ -37,7 +37,7 @@ pub struct BlurGrayParams {
 /// For the uniform layout test (registered by `gaussian_blur`).
 pub const UNIFORM: UniformLayout = UniformLayout {
     wgsl: WGSL,
-    wgsl_struct: "BlurGrayParams",
+    wgsl_struct: "BlurGrayParams", generated: "",
     rust_size: std::mem::size_of::<BlurGrayParams>(),
     fields: &[("width", std::mem::offset_of!(BlurGrayParams, width)), ("height", std::mem::offset_of!(BlurGrayParams, height)), ("radius", std::mem::offset_of!(BlurGrayParams, radius)), ("words", std::mem::offset_of!(BlurGrayParams, words)), ("w", std::mem::offset_of!(BlurGrayParams, w))],
 };

@@ -174,7 +174,7 @@ is an error here (OpenCV swaps them). Exact: GPU and CPU agree bit for bit.",
     build: |a| Ok(Box::new(CannyEdgeDetection::new(a.f32("sigma")?, a.f32("upper")?, a.f32("lower")?, a.bool("l2")?)?)),
     uniforms: &[UniformLayout {
         wgsl: COMMON,
-        wgsl_struct: "CannyParams",
+        wgsl_struct: "CannyParams", generated: "",
         rust_size: std::mem::size_of::<CannyParams>(),
         fields: &[
             ("width", std::mem::offset_of!(CannyParams, width)),

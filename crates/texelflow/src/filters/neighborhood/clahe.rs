@@ -123,7 +123,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Clahe::new(a.f32("clip_limit")?, a.u32("tiles_x")?, a.u32("tiles_y")?)?)),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "ClaheParams",
+        wgsl_struct: "ClaheParams", generated: "",
         rust_size: std::mem::size_of::<ClaheParams>(),
         fields: &[
             ("width", std::mem::offset_of!(ClaheParams, width)),

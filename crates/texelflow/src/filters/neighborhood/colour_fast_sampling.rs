@@ -65,7 +65,7 @@ colour_fast_feature_detector after its box blur.",
     build: |_| Ok(Box::new(ColourFastSampling)),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "ColourFastParams",
+        wgsl_struct: "ColourFastParams", generated: "",
         rust_size: std::mem::size_of::<ColourFastParams>(),
         fields: &[("width", std::mem::offset_of!(ColourFastParams, width)), ("height", std::mem::offset_of!(ColourFastParams, height))],
     }],

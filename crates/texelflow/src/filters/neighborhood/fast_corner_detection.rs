@@ -88,7 +88,7 @@ never a corner, as in OpenCV. `| corner_points` turns the map into a list (x, y,
     build: |a| Ok(Box::new(FastCornerDetection::new(a.u32("threshold")?, a.bool("nonmax")?)?)),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "FastParams",
+        wgsl_struct: "FastParams", generated: "",
         rust_size: std::mem::size_of::<FastParams>(),
         fields: &[
             ("width", std::mem::offset_of!(FastParams, width)),

@@ -128,7 +128,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(GuidedFilter::new(a.u32("radius")?, a.f32("eps")?, a.u32("scale")?)?)),
     uniforms: &[UniformLayout {
         wgsl: COMMON,
-        wgsl_struct: "GuidedParams",
+        wgsl_struct: "GuidedParams", generated: "",
         rust_size: std::mem::size_of::<GuidedParams>(),
         fields: &[
             ("width", std::mem::offset_of!(GuidedParams, width)),

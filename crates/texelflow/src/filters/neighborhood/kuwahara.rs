@@ -92,7 +92,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| Ok(Box::new(Kuwahara::new(a.u32("radius")?)?)),
     uniforms: &[UniformLayout {
         wgsl: PARAMS_WGSL,
-        wgsl_struct: "KuwaharaParams",
+        wgsl_struct: "KuwaharaParams", generated: "",
         rust_size: std::mem::size_of::<KuwaharaParams>(),
         fields: &[
             ("width", std::mem::offset_of!(KuwaharaParams, width)),

@@ -69,7 +69,7 @@ pub static DEF: FilterDef = FilterDef {
     build: |a| crate::filters::shape::border::from_args(Box::new(Median::new(a.u32("radius")?)?), a),
     uniforms: &[UniformLayout {
         wgsl: WGSL,
-        wgsl_struct: "MedianParams",
+        wgsl_struct: "MedianParams", generated: "",
         rust_size: std::mem::size_of::<MedianParams>(),
         fields: &[
             ("width", std::mem::offset_of!(MedianParams, width)),

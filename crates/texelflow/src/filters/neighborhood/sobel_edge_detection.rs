@@ -73,8 +73,8 @@ pub static DEF: FilterDef = FilterDef {
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(SobelEdgeDetection::new(a.f32("edge_strength")?)?)),
     uniforms: &[
-        UniformLayout { wgsl: WGSL, wgsl_struct: "SobelEdgeDetectionParams", rust_size: std::mem::size_of::<SobelEdgeDetectionParams>(), fields: &[("width", std::mem::offset_of!(SobelEdgeDetectionParams, width)), ("height", std::mem::offset_of!(SobelEdgeDetectionParams, height)), ("edge_strength", std::mem::offset_of!(SobelEdgeDetectionParams, edge_strength))] },
-        UniformLayout { wgsl: ROWS4_WGSL, wgsl_struct: "SobelEdgeDetectionParams", rust_size: std::mem::size_of::<SobelEdgeDetectionParams>(), fields: &[("width", std::mem::offset_of!(SobelEdgeDetectionParams, width)), ("height", std::mem::offset_of!(SobelEdgeDetectionParams, height)), ("edge_strength", std::mem::offset_of!(SobelEdgeDetectionParams, edge_strength))] },
+        UniformLayout { wgsl: WGSL, wgsl_struct: "SobelEdgeDetectionParams", generated: "", rust_size: std::mem::size_of::<SobelEdgeDetectionParams>(), fields: &[("width", std::mem::offset_of!(SobelEdgeDetectionParams, width)), ("height", std::mem::offset_of!(SobelEdgeDetectionParams, height)), ("edge_strength", std::mem::offset_of!(SobelEdgeDetectionParams, edge_strength))] },
+        UniformLayout { wgsl: ROWS4_WGSL, wgsl_struct: "SobelEdgeDetectionParams", generated: "", rust_size: std::mem::size_of::<SobelEdgeDetectionParams>(), fields: &[("width", std::mem::offset_of!(SobelEdgeDetectionParams, width)), ("height", std::mem::offset_of!(SobelEdgeDetectionParams, height)), ("edge_strength", std::mem::offset_of!(SobelEdgeDetectionParams, edge_strength))] },
     ],
     test_inputs: None,
     schedules: &["tile"],
