@@ -22,6 +22,7 @@ use crate::filters::registry::{
 };
 use crate::graph::params::Args;
 use crate::image::{Image, ImageDesc, PixelFormat};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -120,26 +121,27 @@ pub fn unpack_i420(img: &Image, h: u32) -> Result<&[u8]> {
         .ok_or_else(|| Error::Image("packed I420 frame too short".into()))
 }
 
-/// The uniform block (`YuvParams` in yuv.wgsl).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct YuvParams {
-    width: u32,
-    height: u32,
-    words_per_row: u32,
-    rows: u32,
-    src_width: u32,
-    src_height: u32,
-    _pad0: u32,
-    _pad1: u32,
-    kr: f32,
-    kb: f32,
-    y_offset: f32,
-    y_scale: f32,
-    c_scale: f32,
-    _pad2: f32,
-    _pad3: f32,
-    _pad4: f32,
+uniform_struct! {
+    /// The uniform block of yuv.wgsl.
+    struct YuvParams {
+        /// The frame's size.
+        width: u32,
+        height: u32,
+        /// Of the Gray8 container.
+        words_per_row: u32,
+        /// Of the Gray8 container.
+        rows: u32,
+        /// rgba_to_yuv420: the RGBA image's size (its last column and row repeat beyond it).
+        src_width: u32,
+        src_height: u32,
+        /// Luma weights of R and B (BT.601 0.299, 0.114; BT.709 0.2126, 0.0722).
+        kr: f32,
+        kb: f32,
+        /// Limited range: 16, 219, 224; full range: 0, 255, 255.
+        y_offset: f32,
+        y_scale: f32,
+        c_scale: f32,
+    }
 }
 
 impl YuvParams {
@@ -154,16 +156,12 @@ impl YuvParams {
             rows: i420_rows(width, height),
             src_width: src.0,
             src_height: src.1,
-            _pad0: 0,
-            _pad1: 0,
             kr,
             kb,
             y_offset,
             y_scale,
             c_scale,
-            _pad2: 0.0,
-            _pad3: 0.0,
-            _pad4: 0.0,
+            ..Default::default()
         }
     }
 }
@@ -270,28 +268,7 @@ fn no_build(_: &Args) -> Result<Box<dyn Filter>> {
 }
 
 /// `YuvParams` as yuv.wgsl mirrors it (both conversions).
-const YUV_LAYOUT: UniformLayout = UniformLayout {
-    wgsl: WGSL,
-    wgsl_struct: "YuvParams",
-    generated: "",
-    rust_size: std::mem::size_of::<YuvParams>(),
-    fields: &[
-        ("width", std::mem::offset_of!(YuvParams, width)),
-        ("height", std::mem::offset_of!(YuvParams, height)),
-        (
-            "words_per_row",
-            std::mem::offset_of!(YuvParams, words_per_row),
-        ),
-        ("rows", std::mem::offset_of!(YuvParams, rows)),
-        ("src_width", std::mem::offset_of!(YuvParams, src_width)),
-        ("src_height", std::mem::offset_of!(YuvParams, src_height)),
-        ("kr", std::mem::offset_of!(YuvParams, kr)),
-        ("kb", std::mem::offset_of!(YuvParams, kb)),
-        ("y_offset", std::mem::offset_of!(YuvParams, y_offset)),
-        ("y_scale", std::mem::offset_of!(YuvParams, y_scale)),
-        ("c_scale", std::mem::offset_of!(YuvParams, c_scale)),
-    ],
-};
+const YUV_LAYOUT: UniformLayout = YuvParams::layout(WGSL);
 
 /// The `yuv420_to_rgba` conversion's registry entry.
 pub static YUV420_TO_RGBA: FilterDef = FilterDef {
@@ -377,7 +354,7 @@ impl Filter for Yuv420ToRgba {
         let p = YuvParams::new(d.width, self.height, (0, 0), self.matrix, self.range);
         let n = d.width as u64 * self.height as u64;
         rec.dispatch(
-            &Kernel::new("yuv", &[WGSL], "yuv420_to_rgba"),
+            &Kernel::new("yuv", &[YuvParams::WGSL, WGSL], "yuv420_to_rgba"),
             &[&inputs[0].buffer, &outputs[0].buffer],
             bytemuck::bytes_of(&p),
             groups_1d(n, WG),
@@ -443,7 +420,7 @@ impl Filter for RgbaToYuv420 {
         );
         let words = p.words_per_row as u64 * p.rows as u64;
         rec.dispatch(
-            &Kernel::new("yuv", &[WGSL], "rgba_to_yuv420"),
+            &Kernel::new("yuv", &[YuvParams::WGSL, WGSL], "rgba_to_yuv420"),
             &[&inputs[0].buffer, &outputs[0].buffer],
             bytemuck::bytes_of(&p),
             groups_1d(words, WG),

@@ -5,24 +5,6 @@
 // then V, each row after row, chroma planes ceil(w/2) x ceil(h/2)) fill the image's rows in
 // order, the last row padded with zeros. Gray8 rows are whole u32 words on the GPU, so byte
 // `o` of the frame sits in row o / w, column o % w.
-struct YuvParams {
-    width: u32,          // the frame's size
-    height: u32,
-    words_per_row: u32,  // of the Gray8 container
-    rows: u32,           // of the Gray8 container
-    src_width: u32,      // rgba_to_yuv420: the RGBA image's size (its last column and row repeat beyond it)
-    src_height: u32,
-    _pad0: u32,
-    _pad1: u32,
-    kr: f32,             // luma weights of R and B (BT.601 0.299, 0.114; BT.709 0.2126, 0.0722)
-    kb: f32,
-    y_offset: f32,       // limited range: 16, 219, 224; full range: 0, 255, 255
-    y_scale: f32,
-    c_scale: f32,
-    _pad2: f32,
-    _pad3: f32,
-    _pad4: f32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

@@ -13,13 +13,13 @@
 //! image (GPUImage always runs its first pass, so its 0 and 1 are both one pass); GPUImage's
 //! `init` sets mix to 0.5, its documentation (and ours) says 1.0 is the normal level.
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
 use crate::graph::params::{ParamDef, FIT_DOC, FIT_OPTIONS};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, TWO_IMAGES};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, TWO_IMAGES};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -58,19 +58,23 @@ impl PoissonBlend {
     }
 }
 
-/// Uniform; mirrors `PoissonParams` in poisson_blend.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct PoissonParams {
-    pub width: u32,
-    pub height: u32,
-    pub count: u32,
-    pub iter: u32,
-    pub check_slot: u32,
-    pub prev_slot: u32,
-    pub tol: f32,
-    pub mix: f32,
+uniform_struct! {
+    /// Uniform of the Poisson kernels (poisson_blend.wgsl and its passes).
+    pub struct PoissonParams {
+        pub width: u32,
+        pub height: u32,
+        /// width * height
+        pub count: u32,
+        /// This step's iteration, 1-based (pack: the iterations requested).
+        pub iter: u32,
+        /// Status word this step adds its largest change to; NONE: no check.
+        pub check_slot: u32,
+        /// Status word of the previous iteration's check; NONE: none.
+        pub prev_slot: u32,
+        /// Stop when a checked iteration's largest change is below this.
+        pub tol: f32,
+        pub mix: f32,
+    }
 }
 
 /// The filter's registry entry.
@@ -102,21 +106,7 @@ A second image of another size needs `fit=`.",
     // that drift rather than amplify it, so what shows is a rounding boundary crossed.
     tolerance: Tolerance { max_diff: 1, why: "" },
     build: |a| Ok(Box::new(PoissonBlend::new(a.f32("mix")?, a.u32("iterations")?, a.f32("tolerance")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: COMMON,
-        wgsl_struct: "PoissonParams", generated: "",
-        rust_size: std::mem::size_of::<PoissonParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(PoissonParams, width)),
-            ("height", std::mem::offset_of!(PoissonParams, height)),
-            ("count", std::mem::offset_of!(PoissonParams, count)),
-            ("iter", std::mem::offset_of!(PoissonParams, iter)),
-            ("check_slot", std::mem::offset_of!(PoissonParams, check_slot)),
-            ("prev_slot", std::mem::offset_of!(PoissonParams, prev_slot)),
-            ("tol", std::mem::offset_of!(PoissonParams, tol)),
-            ("mix", std::mem::offset_of!(PoissonParams, mix)),
-        ],
-    }],
+    uniforms: &[PoissonParams::layout(COMMON)],
     test_inputs: None,
     schedules: &[],
 };
@@ -242,17 +232,18 @@ impl Filter for PoissonBlend {
             prev_slot,
             tol: self.tolerance,
             mix: self.mix,
+            ..Default::default()
         };
-        let init = Kernel::new("blend.poisson_init", &[COMMON, INIT], "poisson_init");
+        let init = Kernel::new("blend.poisson_init", &[PoissonParams::WGSL, COMMON, INIT], "poisson_init");
         rec.dispatch(&init, &[&base.buffer, &top.buffer, &even, &guide], bytemuck::bytes_of(&params(0, NONE, NONE)), groups)?;
         // every iteration in this node's one pass: no readback between them
-        let step = Kernel::new("blend.poisson_step", &[COMMON, STEP], "poisson_step");
+        let step = Kernel::new("blend.poisson_step", &[PoissonParams::WGSL, COMMON, STEP], "poisson_step");
         for i in 1..=self.iterations {
             let (src, dst) = if i % 2 == 1 { (&even, &odd) } else { (&odd, &even) };
             let u = params(i, self.slot(i), self.slot(i - 1));
             rec.dispatch(&step, &[src, dst, &guide, &status], bytemuck::bytes_of(&u), groups)?;
         }
-        let pack = Kernel::new("blend.poisson_pack", &[COMMON, PACK], "poisson_pack");
+        let pack = Kernel::new("blend.poisson_pack", &[PoissonParams::WGSL, COMMON, PACK], "poisson_pack");
         rec.dispatch(&pack, &[&even, &odd, &status, &out.buffer], bytemuck::bytes_of(&params(self.iterations, NONE, NONE)), groups)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

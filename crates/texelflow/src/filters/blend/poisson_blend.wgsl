@@ -3,17 +3,6 @@
 // iteration (ping-pong between two f32 buffers), `poisson_pack` once. CPU twin:
 // `PoissonBlend::run_cpu` in poisson_blend.rs, the same f32 operations in the same order.
 
-struct PoissonParams {
-    width: u32,
-    height: u32,
-    count: u32,      // width * height
-    iter: u32,       // this step's iteration, 1-based (pack: the iterations requested)
-    check_slot: u32, // status word this step adds its largest change to; NONE: no check
-    prev_slot: u32,  // status word of the previous iteration's check; NONE: none
-    tol: f32,        // stop when a checked iteration's largest change is below this
-    mix: f32,
-}
-
 const NONE: u32 = 0xffffffffu;
 
 // The four neighbours of pixel (x, y) with replicated borders (GPUImage samples with

@@ -14,12 +14,12 @@
 //! JFA+1 had 67 wrong pixels of 1.8 million in 14 sets, 1+JFA+1 21 in 1 set); the CPU twin runs
 //! the same passes, so GPU and CPU agree exactly.
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, IMAGE};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -31,15 +31,16 @@ pub const MAX_WIDTH: u32 = 2048;
 /// The most rows the encoding holds: y's low byte in green, its 5 high bits in blue.
 pub const MAX_HEIGHT: u32 = 8192;
 
-/// Uniform; mirrors `JfaParams` in jfa_voronoi.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct JfaParams {
-    pub width: u32,
-    pub height: u32,
-    pub step: u32,
-    pub last: u32,
+uniform_struct! {
+    /// Uniform of jfa_voronoi.wgsl.
+    pub struct JfaParams {
+        pub width: u32,
+        pub height: u32,
+        /// Jump in pixels.
+        pub step: u32,
+        /// 1: write the RGBA8 encoding instead of the seed.
+        pub last: u32,
+    }
 }
 
 /// The jump-flooding Voronoi map of the input's seed pixels.
@@ -64,17 +65,7 @@ voronoi_consumer(map=...).",
     // integer distances and the same pass order on both sides: exact
     tolerance: Tolerance { max_diff: 0, why: "" },
     build: |_| Ok(Box::new(JfaVoronoi)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "JfaParams", generated: "",
-        rust_size: std::mem::size_of::<JfaParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(JfaParams, width)),
-            ("height", std::mem::offset_of!(JfaParams, height)),
-            ("step", std::mem::offset_of!(JfaParams, step)),
-            ("last", std::mem::offset_of!(JfaParams, last)),
-        ],
-    }],
+    uniforms: &[JfaParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -193,10 +184,10 @@ impl Filter for JfaVoronoi {
         let bytes = d.width as u64 * d.height as u64 * 4;
         let (a, b) = (rec.temp(bytes), rec.temp(bytes));
         let groups = groups_2d(d.width, d.height, 16, 16);
-        let params = |step: u32, last: bool| JfaParams { width: d.width, height: d.height, step, last: last as u32 };
-        let seed = Kernel::new("effect.jfa_seed", &[WGSL], "jfa_seed");
+        let params = |step: u32, last: bool| JfaParams { width: d.width, height: d.height, step, last: last as u32, ..Default::default() };
+        let seed = Kernel::new("effect.jfa_seed", &[JfaParams::WGSL, WGSL], "jfa_seed");
         rec.dispatch(&seed, &[&src.buffer, &a], bytemuck::bytes_of(&params(0, false)), groups)?;
-        let step = Kernel::new("effect.jfa_step", &[WGSL], "jfa_step");
+        let step = Kernel::new("effect.jfa_step", &[JfaParams::WGSL, WGSL], "jfa_step");
         let jumps = jumps(d.width, d.height);
         for (i, &k) in jumps.iter().enumerate() {
             let last = i + 1 == jumps.len();

@@ -3,13 +3,6 @@
 // last one writes GPUImage's colour encoding). Seeds are `x | y << 16` in a u32, NONE for
 // none. CPU twin: `jfa_passes` in jfa_voronoi.rs, the same passes and comparisons.
 
-struct JfaParams {
-    width: u32,
-    height: u32,
-    step: u32, // jump in pixels
-    last: u32, // 1: write the RGBA8 encoding instead of the seed
-}
-
 const NONE: u32 = 0xffffffffu;
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;

@@ -10,36 +10,40 @@
 //! the last tile (GPUImage's float `mod` steps past it for black). The tile set is laid out
 //! row-major, round(1 / input_tile_size) tiles per row and column; tile 0 serves the brightest cells.
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, UniformLayout, EXACT_ENOUGH};
+use crate::filters::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, EXACT_ENOUGH};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("mosaic.wgsl");
 
-/// Uniform; mirrors `MosaicParams` in mosaic.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct MosaicParams {
-    pub width: u32,
-    pub height: u32,
-    pub tiles_width: u32,
-    pub tiles_height: u32,
-    pub per_row: u32,
-    pub num_tiles: u32,
-    pub color_on: u32,
-    pub _pad0: u32,
-    pub cell_scale: [f32; 2],
-    pub cell_px: [f32; 2],
-    pub tile_px: [f32; 2],
-    pub _pad1: u32,
-    pub _pad2: u32,
+uniform_struct! {
+    /// Uniform of mosaic.wgsl.
+    pub struct MosaicParams {
+        /// The image's (and the output's) size.
+        pub width: u32,
+        pub height: u32,
+        /// The tile set's size.
+        pub tiles_width: u32,
+        pub tiles_height: u32,
+        /// Tiles per row of the tile set: round(1 / input_tile_size).
+        pub per_row: u32,
+        pub num_tiles: u32,
+        pub color_on: u32,
+        // products and reciprocals made once in f64 on the CPU, so that the cell a pixel falls
+        // in (a floor) comes from one correctly rounded multiplication on both sides
+        /// 1 / (display_tile_size * image size): cells per pixel.
+        pub cell_scale: [f32; 2],
+        /// display_tile_size * image size: a cell in image pixels.
+        pub cell_px: [f32; 2],
+        /// input_tile_size * tile set size: a tile in tile-set pixels.
+        pub tile_px: [f32; 2],
+    }
 }
 
 /// Replaces cells of the image by tiles of a tile set, chosen by darkness.
@@ -88,12 +92,10 @@ impl Mosaic {
             per_row: self.per_row(),
             num_tiles: self.num_tiles,
             color_on: self.color_on as u32,
-            _pad0: 0,
             cell_scale: [(1.0 / (d * img.0 as f64)) as f32, (1.0 / (d * img.1 as f64)) as f32],
             cell_px: [(d * img.0 as f64) as f32, (d * img.1 as f64) as f32],
             tile_px: [(i * tiles.0 as f64) as f32, (i * tiles.1 as f64) as f32],
-            _pad1: 0,
-            _pad2: 0,
+            ..Default::default()
         }
     }
 }
@@ -129,23 +131,7 @@ when color_on. Output: the image's size.",
     outputs: crate::filters::registry::IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Mosaic::new(a.f32("input_tile_size")?, a.f32("display_tile_size")?, a.u32("num_tiles")?, a.bool("color_on")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "MosaicParams", generated: "",
-        rust_size: std::mem::size_of::<MosaicParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(MosaicParams, width)),
-            ("height", std::mem::offset_of!(MosaicParams, height)),
-            ("tiles_width", std::mem::offset_of!(MosaicParams, tiles_width)),
-            ("tiles_height", std::mem::offset_of!(MosaicParams, tiles_height)),
-            ("per_row", std::mem::offset_of!(MosaicParams, per_row)),
-            ("num_tiles", std::mem::offset_of!(MosaicParams, num_tiles)),
-            ("color_on", std::mem::offset_of!(MosaicParams, color_on)),
-            ("cell_scale", std::mem::offset_of!(MosaicParams, cell_scale)),
-            ("cell_px", std::mem::offset_of!(MosaicParams, cell_px)),
-            ("tile_px", std::mem::offset_of!(MosaicParams, tile_px)),
-        ],
-    }],
+    uniforms: &[MosaicParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -209,7 +195,7 @@ impl Filter for Mosaic {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let (img, tiles, out, d, t) = two_to_one(&DEF, inputs, outputs)?;
         let params = self.params((d.width, d.height), (t.width, t.height));
-        let kernel = Kernel::new("effect.mosaic", &[WGSL], "mosaic");
+        let kernel = Kernel::new("effect.mosaic", &[MosaicParams::WGSL, WGSL], "mosaic");
         rec.dispatch(&kernel, &[&img.buffer, &tiles.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

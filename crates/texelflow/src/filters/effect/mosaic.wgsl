@@ -2,24 +2,6 @@
 // chosen by the darkness of the image at the cell, tinted by its colour. CPU twin:
 // `Mosaic::run_cpu` in mosaic.rs (the same f32 operations; the tile's index in integers).
 
-struct MosaicParams {
-    width: u32,        // the image's (and the output's) size
-    height: u32,
-    tiles_width: u32,  // the tile set's size
-    tiles_height: u32,
-    per_row: u32,      // tiles per row of the tile set: round(1 / input_tile_size)
-    num_tiles: u32,
-    color_on: u32,
-    _pad0: u32,
-    // products and reciprocals made once in f64 on the CPU, so that the cell a pixel falls in
-    // (a floor) comes from one correctly rounded multiplication on both sides
-    cell_scale: vec2<f32>,  // 1 / (display_tile_size * image size): cells per pixel
-    cell_px: vec2<f32>,     // display_tile_size * image size: a cell in image pixels
-    tile_px: vec2<f32>,     // input_tile_size * tile set size: a tile in tile-set pixels
-    _pad1: u32,
-    _pad2: u32,
-}
-
 @group(0) @binding(0) var<storage, read> image: array<u32>;
 @group(0) @binding(1) var<storage, read> tiles: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;

@@ -7,28 +7,29 @@
 //! centre to pixel centre (GPUImage reads the image at seed / size, a pixel corner, bilinearly);
 //! where the map is transparent (no seed) the image's pixel is kept.
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use super::jfa_voronoi::decode;
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::ParamDef;
-use crate::filters::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, Tolerance, UniformLayout};
+use crate::filters::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, Tolerance};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("voronoi_consumer.wgsl");
 
-/// Uniform; mirrors `VoronoiParams` in voronoi_consumer.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct VoronoiParams {
-    pub width: u32,
-    pub height: u32,
-    pub map_width: u32,
-    pub map_height: u32,
+uniform_struct! {
+    /// Uniform of voronoi_consumer.wgsl.
+    pub struct VoronoiParams {
+        /// The image's (and the output's) size.
+        pub width: u32,
+        pub height: u32,
+        /// The map's size.
+        pub map_width: u32,
+        pub map_height: u32,
+    }
 }
 
 /// Colours each Voronoi cell of a map with the image's colour at the cell's seed.
@@ -54,17 +55,7 @@ smaller than the image. Where the map is transparent (no seed) the image's pixel
     // integer arithmetic only: exact
     tolerance: Tolerance { max_diff: 0, why: "" },
     build: |_| Ok(Box::new(VoronoiConsumer)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "VoronoiParams", generated: "",
-        rust_size: std::mem::size_of::<VoronoiParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(VoronoiParams, width)),
-            ("height", std::mem::offset_of!(VoronoiParams, height)),
-            ("map_width", std::mem::offset_of!(VoronoiParams, map_width)),
-            ("map_height", std::mem::offset_of!(VoronoiParams, map_height)),
-        ],
-    }],
+    uniforms: &[VoronoiParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -114,8 +105,8 @@ impl Filter for VoronoiConsumer {
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let (img, map, out, d, m) = two_to_one(&DEF, inputs, outputs)?;
-        let params = VoronoiParams { width: d.width, height: d.height, map_width: m.width, map_height: m.height };
-        let kernel = Kernel::new("effect.voronoi_consumer", &[WGSL], "voronoi_consumer");
+        let params = VoronoiParams { width: d.width, height: d.height, map_width: m.width, map_height: m.height, ..Default::default() };
+        let kernel = Kernel::new("effect.voronoi_consumer", &[VoronoiParams::WGSL, WGSL], "voronoi_consumer");
         rec.dispatch(&kernel, &[&img.buffer, &map.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

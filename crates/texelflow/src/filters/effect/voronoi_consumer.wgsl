@@ -2,13 +2,6 @@
 // the image at its cell's seed, the seed decoded from a jfa_voronoi map. Integer arithmetic
 // only; CPU twin: `VoronoiConsumer::run_cpu` in voronoi_consumer.rs.
 
-struct VoronoiParams {
-    width: u32,      // the image's (and the output's) size
-    height: u32,
-    map_width: u32,  // the map's size
-    map_height: u32,
-}
-
 @group(0) @binding(0) var<storage, read> image: array<u32>;
 @group(0) @binding(1) var<storage, read> seeds_map: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;

@@ -2,12 +2,12 @@
 //! where the canvas is larger, cropping where the image runs past it. The graph step behind
 //! the blends' `fit=fit` and `fit=center` (see `graph::fit`). No GPUImage equivalent.
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::graph::params::ParamDef;
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, expect_image, input_image, slot_image};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -42,19 +42,19 @@ impl Canvas {
     }
 }
 
-/// Uniform; mirrors `CanvasParams` in canvas.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct CanvasParams {
-    pub out_width: u32,
-    pub out_height: u32,
-    pub x: i32,
-    pub y: i32,
-    pub in_width: u32,
-    pub in_height: u32,
-    pub count: u32,
-    pub _pad: u32,
+uniform_struct! {
+    /// Uniform of canvas.wgsl.
+    pub struct CanvasParams {
+        pub out_width: u32,
+        pub out_height: u32,
+        /// Where the image's left column lands on the canvas (negative: cropped).
+        pub x: i32,
+        pub y: i32,
+        pub in_width: u32,
+        pub in_height: u32,
+        /// out_width * out_height
+        pub count: u32,
+    }
 }
 
 const SIDE: i64 = MAX_SIDE as i64;
@@ -78,20 +78,7 @@ Used by the blends' fit=fit and fit=center.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Canvas::new(a.u32("width")?, a.u32("height")?, a.i32("x")?, a.i32("y")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "CanvasParams", generated: "",
-        rust_size: std::mem::size_of::<CanvasParams>(),
-        fields: &[
-            ("out_width", std::mem::offset_of!(CanvasParams, out_width)),
-            ("out_height", std::mem::offset_of!(CanvasParams, out_height)),
-            ("x", std::mem::offset_of!(CanvasParams, x)),
-            ("y", std::mem::offset_of!(CanvasParams, y)),
-            ("in_width", std::mem::offset_of!(CanvasParams, in_width)),
-            ("in_height", std::mem::offset_of!(CanvasParams, in_height)),
-            ("count", std::mem::offset_of!(CanvasParams, count)),
-        ],
-    }],
+    uniforms: &[CanvasParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -162,8 +149,8 @@ impl Filter for Canvas {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let (w, h) = self.size(d.width, d.height);
-        let u = CanvasParams { out_width: w, out_height: h, x: self.x, y: self.y, in_width: d.width, in_height: d.height, count: w * h, _pad: 0 };
-        let kernel = Kernel::new("geometry.canvas", &[WGSL], "canvas");
+        let u = CanvasParams { out_width: w, out_height: h, x: self.x, y: self.y, in_width: d.width, in_height: d.height, count: w * h, ..Default::default()};
+        let kernel = Kernel::new("geometry.canvas", &[CanvasParams::WGSL, WGSL], "canvas");
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((w as u64 * h as u64).div_ceil(4), CANVAS_WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -1,14 +1,4 @@
 // Places an RGBA8 image on a transparent canvas at an offset. CPU twin: `Canvas::run_cpu` in canvas.rs.
-struct CanvasParams {
-    out_width: u32,
-    out_height: u32,
-    x: i32,          // where the image's left column lands on the canvas (negative: cropped)
-    y: i32,
-    in_width: u32,
-    in_height: u32,
-    count: u32,      // out_width * out_height
-    _pad0: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;

@@ -9,12 +9,12 @@
 //! crop: centre UV and size), and a width and height both 0 is a point sample: the 1x1 image of
 //! the pixel that contains (x, y) (seed 000's colour pick). One zero side alone is an error.
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, expect_image, input_image, slot_image};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -141,20 +141,20 @@ impl Default for Crop {
     }
 }
 
-/// Uniform; mirrors `CropParams` in crop.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct CropParams {
-    pub out_width: u32,
-    pub out_height: u32,
-    pub x0: u32,
-    pub y0: u32,
-    pub in_width: u32,
-    pub count: u32,
-    /// Words per row of the input and the output (Gray8 and RGBA16 kernels).
-    pub in_words: u32,
-    pub out_words: u32,
+uniform_struct! {
+    /// Uniform of crop.wgsl and crop_words.wgsl.
+    pub struct CropParams {
+        pub out_width: u32,
+        pub out_height: u32,
+        pub x0: u32,
+        pub y0: u32,
+        pub in_width: u32,
+        /// out_width * out_height (crop.wgsl); output words in all (crop_words.wgsl).
+        pub count: u32,
+        /// Words per row of the input and the output (Gray8 and RGBA16 kernels).
+        pub in_words: u32,
+        pub out_words: u32,
+    }
 }
 
 const MAX: f64 = crate::image::MAX_SIDE as f64;
@@ -194,7 +194,7 @@ alone is an error.",
         let c = if units == CropUnits::Px { c.to_edges(!a.given("width"), !a.given("height")) } else { c };
         Ok(Box::new(Crop { anchor: if a.choice("anchor")? == "center" { CropAnchor::Center } else { CropAnchor::TopLeft }, ..c }))
     },
-    uniforms: &[UniformLayout { wgsl: WGSL, wgsl_struct: "CropParams", generated: "", rust_size: std::mem::size_of::<CropParams>(), fields: &[("out_width", std::mem::offset_of!(CropParams, out_width)), ("out_height", std::mem::offset_of!(CropParams, out_height)), ("x0", std::mem::offset_of!(CropParams, x0)), ("y0", std::mem::offset_of!(CropParams, y0)), ("in_width", std::mem::offset_of!(CropParams, in_width)), ("count", std::mem::offset_of!(CropParams, count)), ("in_words", std::mem::offset_of!(CropParams, in_words)), ("out_words", std::mem::offset_of!(CropParams, out_words))] }, UniformLayout { wgsl: WORDS_WGSL, wgsl_struct: "CropParams", generated: "", rust_size: std::mem::size_of::<CropParams>(), fields: &[("out_width", std::mem::offset_of!(CropParams, out_width)), ("out_height", std::mem::offset_of!(CropParams, out_height)), ("x0", std::mem::offset_of!(CropParams, x0)), ("y0", std::mem::offset_of!(CropParams, y0)), ("in_width", std::mem::offset_of!(CropParams, in_width)), ("count", std::mem::offset_of!(CropParams, count)), ("in_words", std::mem::offset_of!(CropParams, in_words)), ("out_words", std::mem::offset_of!(CropParams, out_words))] }],
+    uniforms: &[CropParams::layout(WGSL), CropParams::layout(WORDS_WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -252,12 +252,12 @@ impl Filter for Crop {
         if entry != "crop" {
             // one invocation per output word
             let count = out_words as u64 * h as u64;
-            let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: count as u32, in_words, out_words };
-            let kernel = Kernel::new("geometry.crop_words", &[WORDS_WGSL], entry);
+            let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: count as u32, in_words, out_words, ..Default::default() };
+            let kernel = Kernel::new("geometry.crop_words", &[CropParams::WGSL, WORDS_WGSL], entry);
             return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(count, CROP_WG));
         }
-        let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: w * h, in_words, out_words };
-        let kernel = Kernel::new("geometry.crop", &[WGSL], "crop");
+        let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: w * h, in_words, out_words, ..Default::default() };
+        let kernel = Kernel::new("geometry.crop", &[CropParams::WGSL, WGSL], "crop");
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((w as u64 * h as u64).div_ceil(4), CROP_WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -1,14 +1,4 @@
 // Copies a rectangle of an RGBA8 image (RGBA16 and Gray8: crop_words.wgsl). CPU twin: `Crop::run_cpu` in crop.rs.
-struct CropParams {
-    out_width: u32,
-    out_height: u32,
-    x0: u32,
-    y0: u32,
-    in_width: u32,
-    count: u32,  // out_width * out_height
-    in_words: u32,  // words per row: input, output (crop_words, crop_gray)
-    out_words: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;

@@ -1,15 +1,5 @@
 // Copies a rectangle of an RGBA16 (`crop_words`) or Gray8 (`crop_gray`) image, one output word
 // per invocation. CPU twin: `Crop::run_cpu` in crop.rs; RGBA8: crop.wgsl.
-struct CropParams {
-    out_width: u32,
-    out_height: u32,
-    x0: u32,
-    y0: u32,
-    in_width: u32,
-    count: u32,      // output words in all
-    in_words: u32,   // words per row of the input and the output
-    out_words: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

@@ -3,11 +3,10 @@
 //! `GPUImageRotationMode` as a filter): each output pixel is one input pixel, bit for bit, in
 //! RGBA8, RGBA16 and Gray8. Not a filter itself (no declaration), only their common code.
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::error::Result;
 use crate::filters::registry::{expect_image, input_image, slot_image, FilterDef, UniformLayout};
 use crate::image::{Image, PixelFormat};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -66,38 +65,26 @@ impl Orientation {
 /// The formats the permutations take.
 pub const FORMATS: &[PixelFormat] = &[PixelFormat::Rgba8, PixelFormat::Gray8, PixelFormat::Rgba16];
 
-/// Uniform; mirrors `OrientParams` in orient.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct OrientParams {
-    pub out_width: u32,
-    pub out_height: u32,
-    pub in_width: u32,
-    pub in_height: u32,
-    pub mode: u32,
-    pub in_words: u32,
-    pub out_words: u32,
-    pub count: u32,
+uniform_struct! {
+    /// Uniform of orient.wgsl.
+    pub struct OrientParams {
+        pub out_width: u32,
+        pub out_height: u32,
+        pub in_width: u32,
+        pub in_height: u32,
+        /// Orientation as u32: 0 flip h, 1 flip v, 2 both (= rotate 180), 3 transpose, 4
+        /// rotate 90 cw, 5 rotate 270 cw.
+        pub mode: u32,
+        /// Words per row: input, output.
+        pub in_words: u32,
+        pub out_words: u32,
+        /// Output words.
+        pub count: u32,
+    }
 }
 
 /// The uniform layout, for each permutation's `FilterDef`.
-pub const UNIFORMS: &[UniformLayout] = &[UniformLayout {
-    wgsl: WGSL,
-    wgsl_struct: "OrientParams",
-    generated: "",
-    rust_size: std::mem::size_of::<OrientParams>(),
-    fields: &[
-        ("out_width", std::mem::offset_of!(OrientParams, out_width)),
-        ("out_height", std::mem::offset_of!(OrientParams, out_height)),
-        ("in_width", std::mem::offset_of!(OrientParams, in_width)),
-        ("in_height", std::mem::offset_of!(OrientParams, in_height)),
-        ("mode", std::mem::offset_of!(OrientParams, mode)),
-        ("in_words", std::mem::offset_of!(OrientParams, in_words)),
-        ("out_words", std::mem::offset_of!(OrientParams, out_words)),
-        ("count", std::mem::offset_of!(OrientParams, count)),
-    ],
-}];
+pub const UNIFORMS: &[UniformLayout] = &[OrientParams::layout(WGSL)];
 
 /// A permutation's output: the input's format, the sides swapped where `o` swaps them.
 pub fn output_descs(
@@ -172,8 +159,9 @@ pub fn record_gpu(
         in_words,
         out_words,
         count: count as u32,
+        ..Default::default()
     };
-    let kernel = Kernel::new("geometry.orient", &[WGSL], entry);
+    let kernel = Kernel::new("geometry.orient", &[OrientParams::WGSL, WGSL], entry);
     rec.dispatch(
         &kernel,
         &[&inputs[0].buffer, &outputs[0].buffer],

@@ -1,15 +1,5 @@
 // Exact pixel permutations (flips, transpose, quarter turns) of RGBA8, RGBA16 and Gray8 images:
 // each output word is gathered from the source, no resampling. CPU twin: `permute` in orient.rs.
-struct OrientParams {
-    out_width: u32,
-    out_height: u32,
-    in_width: u32,
-    in_height: u32,
-    mode: u32,  // Orientation as u32: 0 flip h, 1 flip v, 2 both (= rotate 180), 3 transpose, 4 rotate 90 cw, 5 rotate 270 cw
-    in_words: u32,  // words per row: input, output
-    out_words: u32,
-    count: u32,  // output words
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

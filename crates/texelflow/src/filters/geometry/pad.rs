@@ -10,12 +10,12 @@
 //! pad by the filter's radius (reflect101), the filter with replicated borders, crop back
 //! (`crate::filters::shape::border`).
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::graph::params::{check_int, float_array, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, expect_image, input_image, slot_image};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -160,30 +160,36 @@ impl Default for Pad {
     }
 }
 
-/// Uniform; mirrors `PadParams` in pad.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct PadParams {
-    pub out_width: u32,
-    pub out_height: u32,
-    pub in_width: u32,
-    pub in_height: u32,
-    pub left: u32,
-    pub top: u32,
-    pub mode: u32,
-    pub out_words: u32,
-    pub in_words: u32,
-    pub count: u32,
-    pub value0: u32,
-    pub value1: u32,
-    /// The window of a part of a larger pad (pad.wgsl).
-    pub stride: u32,
-    pub in_x0: u32,
-    pub in_y0: u32,
-    pub out_x0: u32,
-    pub out_y0: u32,
-    pub _pad: [u32; 3],
+uniform_struct! {
+    /// Uniform of pad.wgsl.
+    pub struct PadParams {
+        pub out_width: u32,
+        pub out_height: u32,
+        pub in_width: u32,
+        pub in_height: u32,
+        pub left: u32,
+        pub top: u32,
+        /// 0 replicate, 1 reflect, 2 reflect101, 3 constant, 4 wrap.
+        pub mode: u32,
+        /// Output words per row.
+        pub out_words: u32,
+        /// Input words per row (gray8).
+        pub in_words: u32,
+        /// Output words in all.
+        pub count: u32,
+        /// The constant colour: rgba8 one word, rgba16 two words, gray8 its byte.
+        pub value0: u32,
+        pub value1: u32,
+        /// A part of a larger pad (images in tiles): in_width/in_height are the whole
+        /// input's, out_width/out_height the part's; the source holds input columns in_x0..
+        /// and rows in_y0.. in rows of `stride` pixels (`in_words` words for gray8), the part
+        /// starts at output (out_x0, out_y0). A whole pad: stride = in_width, origins 0.
+        pub stride: u32,
+        pub in_x0: u32,
+        pub in_y0: u32,
+        pub out_x0: u32,
+        pub out_y0: u32,
+    }
 }
 
 /// The filter's registry entry.
@@ -212,30 +218,7 @@ borderInterpolate does (reflect101 of a one-pixel side repeats it). Takes rgba8,
         let color = [c.first().copied().unwrap_or(0.0), c.get(1).copied().unwrap_or(0.0), c.get(2).copied().unwrap_or(0.0), c.get(3).copied().unwrap_or(1.0)];
         Ok(Box::new(Pad::new(a.u32("top")?, a.u32("bottom")?, a.u32("left")?, a.u32("right")?, PadMode::from_name(a.choice("mode")?)?, color)?))
     },
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "PadParams", generated: "",
-        rust_size: std::mem::size_of::<PadParams>(),
-        fields: &[
-            ("out_width", std::mem::offset_of!(PadParams, out_width)),
-            ("out_height", std::mem::offset_of!(PadParams, out_height)),
-            ("in_width", std::mem::offset_of!(PadParams, in_width)),
-            ("in_height", std::mem::offset_of!(PadParams, in_height)),
-            ("left", std::mem::offset_of!(PadParams, left)),
-            ("top", std::mem::offset_of!(PadParams, top)),
-            ("mode", std::mem::offset_of!(PadParams, mode)),
-            ("out_words", std::mem::offset_of!(PadParams, out_words)),
-            ("in_words", std::mem::offset_of!(PadParams, in_words)),
-            ("count", std::mem::offset_of!(PadParams, count)),
-            ("value0", std::mem::offset_of!(PadParams, value0)),
-            ("value1", std::mem::offset_of!(PadParams, value1)),
-            ("stride", std::mem::offset_of!(PadParams, stride)),
-            ("in_x0", std::mem::offset_of!(PadParams, in_x0)),
-            ("in_y0", std::mem::offset_of!(PadParams, in_y0)),
-            ("out_x0", std::mem::offset_of!(PadParams, out_x0)),
-            ("out_y0", std::mem::offset_of!(PadParams, out_y0)),
-        ],
-    }],
+    uniforms: &[PadParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -323,8 +306,8 @@ impl Filter for Pad {
             _ => (ow, u32::from_le_bytes(c8), 0, "pad_words"),
         };
         let count = out_words as u64 * oh as u64;
-        let u = PadParams { out_width: ow, out_height: oh, in_width: w, in_height: h, left: self.left, top: self.top, mode: self.mode.index(), out_words, in_words: d.width.div_ceil(4), count: count as u32, value0, value1, stride: have.w, in_x0: have.x, in_y0: have.y, out_x0: part.x, out_y0: part.y, _pad: [0; 3] };
-        let kernel = Kernel::new("geometry.pad", &[WGSL], entry);
+        let u = PadParams { out_width: ow, out_height: oh, in_width: w, in_height: h, left: self.left, top: self.top, mode: self.mode.index(), out_words, in_words: d.width.div_ceil(4), count: count as u32, value0, value1, stride: have.w, in_x0: have.x, in_y0: have.y, out_x0: part.x, out_y0: part.y, ..Default::default()};
+        let kernel = Kernel::new("geometry.pad", &[PadParams::WGSL, WGSL], entry);
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(count, PAD_WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

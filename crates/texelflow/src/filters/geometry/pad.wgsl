@@ -1,30 +1,4 @@
 // Pads an image with a border (OpenCV's copyMakeBorder). CPU twin: `Pad::run_cpu` in pad.rs.
-struct PadParams {
-    out_width: u32,
-    out_height: u32,
-    in_width: u32,
-    in_height: u32,
-    left: u32,
-    top: u32,
-    mode: u32,       // 0 replicate, 1 reflect, 2 reflect101, 3 constant, 4 wrap
-    out_words: u32,  // output words per row
-    in_words: u32,   // input words per row (gray8)
-    count: u32,      // output words in all
-    value0: u32,     // the constant colour: rgba8 one word, rgba16 two words, gray8 its byte
-    value1: u32,
-    // a part of a larger pad (images in tiles): in_width/in_height are the whole input's,
-    // out_width/out_height the part's; the source holds input columns in_x0.. and rows in_y0..
-    // in rows of `stride` pixels (`in_words` words for gray8), the part starts at output
-    // (out_x0, out_y0). A whole pad: stride = in_width, origins 0.
-    stride: u32,
-    in_x0: u32,
-    in_y0: u32,
-    out_x0: u32,
-    out_y0: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

@@ -21,14 +21,14 @@
 //! schedule); it does not apply to `area`. Weights are f32 (OpenCV: 11-bit fixed point for
 //! linear and cubic, f32 for area and lanczos); results are rounded half up and clamped.
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::wgsl_template::specialize;
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, Bind, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -173,37 +173,34 @@ impl Default for Resize {
     }
 }
 
-/// Uniform; mirrors `ResizeParams` in resize.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct ResizeParams {
-    pub in_width: u32,
-    pub in_height: u32,
-    pub out_width: u32,
-    pub out_height: u32,
-    pub ratio_x: f32,
-    pub ratio_y: f32,
-    /// The window of a part of a larger resize (resize.wgsl): the source's row length and
-    /// origin, the part's origin in the whole output.
-    pub stride: u32,
-    pub in_x0: u32,
-    pub in_y0: u32,
-    pub out_x0: u32,
-    pub out_y0: u32,
-    pub _pad: u32,
+uniform_struct! {
+    /// Uniform of the bilinear kernels (resize.wgsl, resize_tile.wgsl, resize_texture.wgsl).
+    pub struct ResizeParams {
+        pub in_width: u32,
+        pub in_height: u32,
+        pub out_width: u32,
+        pub out_height: u32,
+        /// in_width / out_width, computed once in f32 on the CPU.
+        pub ratio_x: f32,
+        pub ratio_y: f32,
+        /// A part of a larger resize (`ResizeWindow`, images in tiles): in_width/in_height
+        /// and the ratios are the whole image's, out_width/out_height the part's; the source
+        /// holds input columns in_x0.. and rows in_y0.. in rows of `stride` pixels, the part
+        /// starts at output (out_x0, out_y0). A whole resize: stride = in_width, origins 0
+        /// (resize_texture.wgsl takes whole resizes only).
+        pub stride: u32,
+        pub in_x0: u32,
+        pub in_y0: u32,
+        pub out_x0: u32,
+        pub out_y0: u32,
+    }
 }
 
 impl ResizeParams {
     fn new(g: &Geometry) -> Self {
         let ((w, h), (ow, oh)) = (g.full_in, g.full_out);
-        Self { in_width: w, in_height: h, out_width: g.out.w, out_height: g.out.h, ratio_x: w as f32 / ow as f32, ratio_y: h as f32 / oh as f32, stride: g.have.w, in_x0: g.have.x, in_y0: g.have.y, out_x0: g.out.x, out_y0: g.out.y, _pad: 0 }
+        Self { in_width: w, in_height: h, out_width: g.out.w, out_height: g.out.h, ratio_x: w as f32 / ow as f32, ratio_y: h as f32 / oh as f32, stride: g.have.w, in_x0: g.have.x, in_y0: g.have.y, out_x0: g.out.x, out_y0: g.out.y, ..Default::default()}
     }
-}
-
-/// `ResizeParams` as mirrored by the bilinear kernels (resize.wgsl, resize_tile.wgsl, resize_texture.wgsl).
-const fn resize_layout(wgsl: &'static str) -> UniformLayout {
-    UniformLayout { wgsl, wgsl_struct: "ResizeParams", generated: "", rust_size: std::mem::size_of::<ResizeParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeParams, in_width)), ("in_height", std::mem::offset_of!(ResizeParams, in_height)), ("out_width", std::mem::offset_of!(ResizeParams, out_width)), ("out_height", std::mem::offset_of!(ResizeParams, out_height)), ("ratio_x", std::mem::offset_of!(ResizeParams, ratio_x)), ("ratio_y", std::mem::offset_of!(ResizeParams, ratio_y)), ("stride", std::mem::offset_of!(ResizeParams, stride)), ("in_x0", std::mem::offset_of!(ResizeParams, in_x0)), ("in_y0", std::mem::offset_of!(ResizeParams, in_y0)), ("out_x0", std::mem::offset_of!(ResizeParams, out_x0)), ("out_y0", std::mem::offset_of!(ResizeParams, out_y0))] }
 }
 
 /// The filter's registry entry.
@@ -231,7 +228,7 @@ f32 weights, rounded half up and clamped.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?.with_method(ResizeMethod::from_name(a.choice("method")?)?, a.bool("align_corners")?)?)),
-    uniforms: &[resize_layout(WGSL), resize_layout(TILE_WGSL), resize_layout(TEXTURE_WGSL), UniformLayout { wgsl: GENERAL_WGSL, wgsl_struct: "ResizeGeneralParams", generated: "", rust_size: std::mem::size_of::<ResizeGeneralParams>(), fields: &[("in_width", std::mem::offset_of!(ResizeGeneralParams, in_width)), ("in_height", std::mem::offset_of!(ResizeGeneralParams, in_height)), ("out_width", std::mem::offset_of!(ResizeGeneralParams, out_width)), ("out_height", std::mem::offset_of!(ResizeGeneralParams, out_height)), ("method", std::mem::offset_of!(ResizeGeneralParams, method)), ("align", std::mem::offset_of!(ResizeGeneralParams, align)), ("scale_x", std::mem::offset_of!(ResizeGeneralParams, scale_x)), ("scale_y", std::mem::offset_of!(ResizeGeneralParams, scale_y)), ("corner_x", std::mem::offset_of!(ResizeGeneralParams, corner_x)), ("corner_y", std::mem::offset_of!(ResizeGeneralParams, corner_y)), ("inv_x", std::mem::offset_of!(ResizeGeneralParams, inv_x)), ("inv_y", std::mem::offset_of!(ResizeGeneralParams, inv_y)), ("part_width", std::mem::offset_of!(ResizeGeneralParams, part_width)), ("part_height", std::mem::offset_of!(ResizeGeneralParams, part_height)), ("stride", std::mem::offset_of!(ResizeGeneralParams, stride)), ("in_x0", std::mem::offset_of!(ResizeGeneralParams, in_x0)), ("in_y0", std::mem::offset_of!(ResizeGeneralParams, in_y0)), ("out_x0", std::mem::offset_of!(ResizeGeneralParams, out_x0)), ("out_y0", std::mem::offset_of!(ResizeGeneralParams, out_y0))] }],
+    uniforms: &[ResizeParams::layout(WGSL), ResizeParams::layout(TILE_WGSL), ResizeParams::layout(TEXTURE_WGSL), ResizeGeneralParams::layout(GENERAL_WGSL)],
     test_inputs: None,
     schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile", "texture", "general_direct"],
 };
@@ -258,33 +255,40 @@ fn resize_pixel(src: &[u8], p: &ResizeParams, x: u32, y: u32) -> [u8; 4] {
     out
 }
 
-/// Uniform of the general kernel; mirrors `ResizeGeneralParams` in resize_general.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct ResizeGeneralParams {
-    pub in_width: u32,
-    pub in_height: u32,
-    pub out_width: u32,
-    pub out_height: u32,
-    pub method: u32,
-    pub align: u32,
-    pub scale_x: f32,
-    pub scale_y: f32,
-    pub corner_x: f32,
-    pub corner_y: f32,
-    pub inv_x: f32,
-    pub inv_y: f32,
-    /// The part made (the whole output where not windowed) and the source's row length and
-    /// origin (resize_general.wgsl).
-    pub part_width: u32,
-    pub part_height: u32,
-    pub stride: u32,
-    pub in_x0: u32,
-    pub in_y0: u32,
-    pub out_x0: u32,
-    pub out_y0: u32,
-    pub _pad: u32,
+uniform_struct! {
+    /// Uniform of the general kernel (resize_general.wgsl).
+    pub struct ResizeGeneralParams {
+        pub in_width: u32,
+        pub in_height: u32,
+        pub out_width: u32,
+        pub out_height: u32,
+        /// 0 nearest, 1 bilinear, 2 bicubic, 3 lanczos3, 4 area (shrinking), 5 area-bilinear
+        /// (enlarging).
+        pub method: u32,
+        /// 1: align_corners (source = d * (in - 1) / (out - 1)).
+        pub align: u32,
+        /// in / out, computed in f64 on the CPU, rounded to f32.
+        pub scale_x: f32,
+        pub scale_y: f32,
+        /// (in - 1) / (out - 1), 0 when out is 1.
+        pub corner_x: f32,
+        pub corner_y: f32,
+        /// out / in
+        pub inv_x: f32,
+        pub inv_y: f32,
+        /// A part of a larger resize (`ResizeWindow`, images in tiles): the fields above are
+        /// the whole image's; the part is part_width x part_height outputs from (out_x0,
+        /// out_y0), and the source holds input columns in_x0.. and rows in_y0.. in rows of
+        /// `stride` pixels. A whole resize: the part is the whole output, stride = in_width,
+        /// origins 0.
+        pub part_width: u32,
+        pub part_height: u32,
+        pub stride: u32,
+        pub in_x0: u32,
+        pub in_y0: u32,
+        pub out_x0: u32,
+        pub out_y0: u32,
+    }
 }
 
 impl ResizeGeneralParams {
@@ -316,7 +320,7 @@ impl ResizeGeneralParams {
             in_y0: geo.have.y,
             out_x0: geo.out.x,
             out_y0: geo.out.y,
-            _pad: 0,
+            ..Default::default()
         }
     }
 }
@@ -559,7 +563,7 @@ impl Filter for Resize {
         if window == 1 && !self.general() {
             // the bilinear `quads` kernel (the `rows` schedules need a part width that is a
             // multiple of 4; their values are the same, operation for operation)
-            let mut kernel = Kernel::new("geometry.resize.window", &[], "resize");
+            let mut kernel = Kernel::new("geometry.resize.window", &[ResizeParams::WGSL], "resize");
             kernel.generated = Some(specialize(WGSL, &[("WINDOW", 1)])?);
             return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&ResizeParams::new(&geo)), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG));
         }
@@ -589,7 +593,7 @@ impl Filter for Resize {
             };
             // a tile takes the kernel the whole image takes (the same schedule, so the same code
             // on every compiler: NVIDIA's `general_tile` and direct kernels differ in the last bit)
-            let mut kernel = Kernel::new(&format!("geometry.{entry}.m{}.w{window}", g.method), &[], entry);
+            let mut kernel = Kernel::new(&format!("geometry.{entry}.m{}.w{window}", g.method), &[ResizeGeneralParams::WGSL], entry);
             kernel.generated = Some(specialize(&source, &[("METHOD", g.method), ("WINDOW", window)])?);
             return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g), crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG));
         }
@@ -618,7 +622,7 @@ impl Filter for Resize {
             Some("rows16_ablate_round") if cfg!(feature = "bench") => Some((16, false, 1, 1)),
             // seed 004's workgroup-memory tile (resize_tile.wgsl), any ratio
             Some("tile") => {
-                let kernel = Kernel::new("geometry.resize_tile", &[TILE_WGSL], "resize_tile");
+                let kernel = Kernel::new("geometry.resize_tile", &[ResizeParams::WGSL, TILE_WGSL], "resize_tile");
                 return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), crate::runtime::groups_2d(ow, oh, TILE_WG, TILE_WG));
             }
             // seed 004's hardware sampling: the input copied into a texture, sampled with the
@@ -628,7 +632,7 @@ impl Filter for Resize {
             Some("texture") if d.width <= rec.gpu().max_texture_side() && d.height <= rec.gpu().max_texture_side() => {
                 let tex = rec.rgba8_texture(&inputs[0].buffer, d.width, d.height)?;
                 let sampler = rec.gpu().linear_sampler().clone();
-                let kernel = Kernel::new("geometry.resize_texture", &[TEXTURE_WGSL], "resize_texture");
+                let kernel = Kernel::new("geometry.resize_texture", &[ResizeParams::WGSL, TEXTURE_WGSL], "resize_texture");
                 let binds = [Bind::Texture(&tex), Bind::Sampler(&sampler), Bind::Buffer(&outputs[0].buffer)];
                 return rec.dispatch_binds(&kernel, &binds, bytemuck::bytes_of(&u), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG));
             }
@@ -637,12 +641,12 @@ impl Filter for Resize {
         };
         if let Some((rb, any_ratio, mu, ar)) = rows {
             if ow % 4 == 0 && (any_ratio || (ow >= d.width && oh >= d.height)) {
-                let mut kernel = Kernel::new(&format!("geometry.resize.rows.rb{rb}.mu{mu}.ar{ar}"), &[], "resize_rows");
+                let mut kernel = Kernel::new(&format!("geometry.resize.rows.rb{rb}.mu{mu}.ar{ar}"), &[ResizeParams::WGSL], "resize_rows");
                 kernel.generated = Some(specialize(&format!("{WGSL}\n{ROWS_WGSL}"), &[("RB", rb), ("MU", mu), ("AR", ar)])?);
                 return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), [(ow / 4).div_ceil(ROWS_WG), oh.div_ceil(rb), 1]);
             }
         }
-        let kernel = Kernel::new("geometry.resize", &[WGSL], "resize");
+        let kernel = Kernel::new("geometry.resize", &[ResizeParams::WGSL, WGSL], "resize");
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -2,24 +2,6 @@
 // src = (dst + 0.5) * in / out - 0.5, clamped to [0, in - 1]; no antialiasing. Channels
 // (alpha too) are interpolated independently in the 0..255 domain and rounded.
 // CPU twin: `resize_pixel` in resize.rs (same f32 operations in the same order).
-struct ResizeParams {
-    in_width: u32,
-    in_height: u32,
-    out_width: u32,
-    out_height: u32,
-    ratio_x: f32,  // in_width / out_width, computed once in f32 on the CPU
-    ratio_y: f32,
-    // a part of a larger resize (`ResizeWindow`, images in tiles): in_width/in_height and the
-    // ratios are the whole image's, out_width/out_height the part's; the source holds input
-    // columns in_x0.. and rows in_y0.. in rows of `stride` pixels, the part starts at output
-    // (out_x0, out_y0). A whole resize: stride = in_width, origins 0.
-    stride: u32,
-    in_x0: u32,
-    in_y0: u32,
-    out_x0: u32,
-    out_y0: u32,
-    _pad0: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;

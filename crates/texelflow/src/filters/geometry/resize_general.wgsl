@@ -3,32 +3,6 @@
 // area-bilinear when enlarging). One output pixel per invocation; separable weights per axis,
 // replicate edges, all four channels in f32 over 0..255, rounded half up and clamped.
 // CPU twin: `general_pixel` and `axis_taps` in resize.rs (the same f32 operations in the same order).
-struct ResizeGeneralParams {
-    in_width: u32,
-    in_height: u32,
-    out_width: u32,
-    out_height: u32,
-    method: u32,  // 0 nearest, 1 bilinear, 2 bicubic, 3 lanczos3, 4 area (shrinking), 5 area-bilinear (enlarging)
-    align: u32,  // 1: align_corners (source = d * (in - 1) / (out - 1))
-    scale_x: f32,  // in / out, computed in f64 on the CPU, rounded to f32
-    scale_y: f32,
-    corner_x: f32,  // (in - 1) / (out - 1), 0 when out is 1
-    corner_y: f32,
-    inv_x: f32,  // out / in
-    inv_y: f32,
-    // a part of a larger resize (`ResizeWindow`, images in tiles): the fields above are the whole
-    // image's; the part is part_width x part_height outputs from (out_x0, out_y0), and the
-    // source holds input columns in_x0.. and rows in_y0.. in rows of `stride` pixels. A whole
-    // resize: the part is the whole output, stride = in_width, origins 0.
-    part_width: u32,
-    part_height: u32,
-    stride: u32,
-    in_x0: u32,
-    in_y0: u32,
-    out_x0: u32,
-    out_y0: u32,
-    _pad0: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

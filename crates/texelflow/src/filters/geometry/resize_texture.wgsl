@@ -4,21 +4,6 @@
 // OpenCV's alignment; clamping the coordinate to [0, in - 1] and clamp-to-edge give the same
 // value. The hardware's interpolation weights are fixed point (8 fractional bits on NVIDIA),
 // so results may differ from the f32 twin (`resize_pixel`) by one level.
-struct ResizeParams {
-    in_width: u32,
-    in_height: u32,
-    out_width: u32,
-    out_height: u32,
-    ratio_x: f32,
-    ratio_y: f32,
-    // the window of a part of a larger resize (resize.wgsl); unused here (whole resizes only)
-    stride: u32,
-    in_x0: u32,
-    in_y0: u32,
-    out_x0: u32,
-    out_y0: u32,
-    _pad0: u32,
-}
 
 @group(0) @binding(0) var src_tex: texture_2d<f32>;
 @group(0) @binding(1) var src_sampler: sampler;

@@ -10,13 +10,13 @@
 //! weights to 15 bits, so results differ from it where the image changes fast (a step of
 //! 255 across one pixel moves by up to 255/64 = 4 levels at a 1/64 pixel offset).
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::graph::params::{check_int, float_array, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, UniformLayout, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, expect_image, input_image, slot_image};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -174,30 +174,34 @@ impl Transform {
             // affine: the inverse's last row is exactly (0, 0, 1)
             row2 = [0.0, 0.0, 1.0, 0.0];
         }
-        Ok(((ow, oh), TransformParams { in_width: w, in_height: h, out_width: ow, out_height: oh, row0: row(0), row1: row(1), row2, background: self.background.map(|c| c * 255.0), stride: w, in_x0: 0, in_y0: 0, out_x0: 0, out_y0: 0, _pad: [0; 3] }))
+        Ok(((ow, oh), TransformParams { in_width: w, in_height: h, out_width: ow, out_height: oh, row0: row(0), row1: row(1), row2, background: self.background.map(|c| c * 255.0), stride: w, in_x0: 0, in_y0: 0, out_x0: 0, out_y0: 0, ..Default::default()}))
     }
 }
 
-/// Uniform; mirrors `TransformParams` in transform.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct TransformParams {
-    pub in_width: u32,
-    pub in_height: u32,
-    pub out_width: u32,
-    pub out_height: u32,
-    pub row0: [f32; 4],
-    pub row1: [f32; 4],
-    pub row2: [f32; 4],
-    pub background: [f32; 4],
-    /// The window of a part of a larger warp (transform.wgsl).
-    pub stride: u32,
-    pub in_x0: u32,
-    pub in_y0: u32,
-    pub out_x0: u32,
-    pub out_y0: u32,
-    pub _pad: [u32; 3],
+uniform_struct! {
+    /// Uniform of transform.wgsl.
+    pub struct TransformParams {
+        pub in_width: u32,
+        pub in_height: u32,
+        pub out_width: u32,
+        pub out_height: u32,
+        /// The inverse matrix's rows (output -> input); w unused.
+        pub row0: [f32; 4],
+        pub row1: [f32; 4],
+        /// (0, 0, 1) for an affine warp.
+        pub row2: [f32; 4],
+        /// 0..255
+        pub background: [f32; 4],
+        /// A part of a larger warp (images in tiles): in_width/in_height are the whole
+        /// input's, out_width/out_height the part's; the source holds input columns in_x0..
+        /// and rows in_y0.. in rows of `stride` pixels, the part starts at output (out_x0,
+        /// out_y0). A whole warp: stride = in_width, origins 0.
+        pub stride: u32,
+        pub in_x0: u32,
+        pub in_y0: u32,
+        pub out_x0: u32,
+        pub out_y0: u32,
+    }
 }
 
 /// CPU twin of transform.wgsl for output pixel (x, y) of the part.
@@ -283,26 +287,7 @@ BORDER_CONSTANT 0 is the default). A singular matrix or degenerate point set is 
         t.params(4, 4)?;
         Ok(Box::new(t))
     },
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "TransformParams", generated: "",
-        rust_size: std::mem::size_of::<TransformParams>(),
-        fields: &[
-            ("in_width", std::mem::offset_of!(TransformParams, in_width)),
-            ("in_height", std::mem::offset_of!(TransformParams, in_height)),
-            ("out_width", std::mem::offset_of!(TransformParams, out_width)),
-            ("out_height", std::mem::offset_of!(TransformParams, out_height)),
-            ("row0", std::mem::offset_of!(TransformParams, row0)),
-            ("row1", std::mem::offset_of!(TransformParams, row1)),
-            ("row2", std::mem::offset_of!(TransformParams, row2)),
-            ("background", std::mem::offset_of!(TransformParams, background)),
-            ("stride", std::mem::offset_of!(TransformParams, stride)),
-            ("in_x0", std::mem::offset_of!(TransformParams, in_x0)),
-            ("in_y0", std::mem::offset_of!(TransformParams, in_y0)),
-            ("out_x0", std::mem::offset_of!(TransformParams, out_x0)),
-            ("out_y0", std::mem::offset_of!(TransformParams, out_y0)),
-        ],
-    }],
+    uniforms: &[TransformParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -370,7 +355,7 @@ impl Filter for Transform {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let ((ow, oh), p) = self.params(d.width, d.height)?;
-        let kernel = Kernel::new("geometry.transform", &[WGSL], "transform");
+        let kernel = Kernel::new("geometry.transform", &[TransformParams::WGSL, WGSL], "transform");
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&p), groups_2d(ow, oh, TRANSFORM_WG, TRANSFORM_WG))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -2,28 +2,6 @@
 // M^-1 (x, y, 1) (pixel coordinates, no half-pixel shift, as OpenCV's warpAffine and
 // warpPerspective), bilinear, every tap outside the input taking the background colour
 // (BORDER_CONSTANT). f32 over 0..255, rounded half up. CPU twin: `warp_pixel` in transform.rs.
-struct TransformParams {
-    in_width: u32,
-    in_height: u32,
-    out_width: u32,
-    out_height: u32,
-    row0: vec4<f32>,  // the inverse matrix's rows (output -> input); w unused
-    row1: vec4<f32>,
-    row2: vec4<f32>,  // (0, 0, 1) for an affine warp
-    background: vec4<f32>,  // 0..255
-    // a part of a larger warp (images in tiles): in_width/in_height are the whole input's,
-    // out_width/out_height the part's; the source holds input columns in_x0.. and rows in_y0..
-    // in rows of `stride` pixels, the part starts at output (out_x0, out_y0). A whole warp:
-    // stride = in_width, origins 0.
-    stride: u32,
-    in_x0: u32,
-    in_y0: u32,
-    out_x0: u32,
-    out_y0: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

@@ -6,13 +6,13 @@
 //! what this computes (in f32, exactly rather than with 8-bit texture-filter weights). The
 //! result is mixed with the original by `intensity`; alpha is kept.
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, slot_image};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -50,15 +50,13 @@ impl Default for Lookup {
     }
 }
 
-/// Uniform; mirrors `LookupParams` in lookup.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct LookupParams {
-    pub count: u32,
-    pub intensity: f32,
-    pub inv255: f32,
-    pub _pad: u32,
+uniform_struct! {
+    /// Uniform of lookup.wgsl.
+    pub struct LookupParams {
+        pub count: u32,
+        pub intensity: f32,
+        pub inv255: f32,
+    }
 }
 
 /// The filter's registry entry.
@@ -81,8 +79,8 @@ alpha is kept. GPU: the LUT is first re-laid cell-major (the 8 corners of each c
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Lookup::new(a.f32("intensity")?)?)),
     uniforms: &[
-        UniformLayout { wgsl: TILE_WGSL, wgsl_struct: "LookupParams", generated: "", rust_size: std::mem::size_of::<LookupParams>(), fields: &[("count", std::mem::offset_of!(LookupParams, count)), ("intensity", std::mem::offset_of!(LookupParams, intensity)), ("inv255", std::mem::offset_of!(LookupParams, inv255))] },
-        UniformLayout { wgsl: CELLS_WGSL, wgsl_struct: "LookupParams", generated: "", rust_size: std::mem::size_of::<LookupParams>(), fields: &[("count", std::mem::offset_of!(LookupParams, count)), ("intensity", std::mem::offset_of!(LookupParams, intensity)), ("inv255", std::mem::offset_of!(LookupParams, inv255))] },
+        LookupParams::layout(TILE_WGSL),
+        LookupParams::layout(CELLS_WGSL),
     ],
     test_inputs: Some(test_lut),
     schedules: &["tile"],
@@ -193,20 +191,20 @@ impl Filter for Lookup {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u32;
-        let u = LookupParams { count, intensity: self.intensity, inv255: INV255, _pad: 0 };
+        let u = LookupParams { count, intensity: self.intensity, inv255: INV255, ..Default::default()};
         let groups = groups_1d((count as u64).div_ceil(4), LOOKUP_WG);
         // Schedules: `tile` gathers the 8 corners from the LUT image as given; `cells` first
         // re-lays the LUT cell-major (8 MiB temp) so each pixel reads one 32-byte sector.
         match crate::runtime::schedule::get(DEF.name).as_deref() {
             Some("tile") => {
-                let kernel = Kernel::new("lookup.tile", &[TILE_WGSL], "lookup");
+                let kernel = Kernel::new("lookup.tile", &[LookupParams::WGSL, TILE_WGSL], "lookup");
                 rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups)
             }
             // Default: 3.9x copy against 6.1x for `tile` on the H200 at 4K (run 9).
             None | Some("cells") => {
                 let cells = rec.temp(CELLS * 32);
                 rec.dispatch(&Kernel::new("lookup.cells_expand", &[CELLS_EXPAND_WGSL], "expand"), &[&inputs[1].buffer, &cells], &[], groups_1d(CELLS, 256))?;
-                rec.dispatch(&Kernel::new("lookup.cells", &[CELLS_WGSL], "lookup"), &[&inputs[0].buffer, &cells, &outputs[0].buffer], bytemuck::bytes_of(&u), groups)
+                rec.dispatch(&Kernel::new("lookup.cells", &[LookupParams::WGSL, CELLS_WGSL], "lookup"), &[&inputs[0].buffer, &cells, &outputs[0].buffer], bytemuck::bytes_of(&u), groups)
             }
             Some(other) => Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "cells"])),
         }

@@ -4,13 +4,6 @@
 // CPU twin: `lookup_pixel` in lookup.rs (same f32 operations in the same order, in the
 // 0..255 domain; `inv255` comes from the uniform so both sides use the same constant).
 
-struct LookupParams {
-    count: u32,
-    intensity: f32,
-    inv255: f32,
-    _pad: u32,
-}
-
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
 // binding 1 (the LUT, in the schedule's layout) and `cell_corners` come from lookup_tile.wgsl
 // or lookup_cells.wgsl.

@@ -13,13 +13,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -201,7 +201,7 @@ impl LutCube {
             inv_span: std::array::from_fn(|c| 1.0 / (l.domain_max[c] - l.domain_min[c])),
             size: l.size,
             intensity: self.intensity,
-            _pad: [0; 3],
+            ..Default::default()
         }
     }
 
@@ -245,18 +245,16 @@ fn lerp3(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
     std::array::from_fn(|k| a[k] + (b[k] - a[k]) * t)
 }
 
-/// Uniform; mirrors `LutCubeParams` in lut_cube.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct LutCubeParams {
-    pub domain_min: [f32; 3],
-    pub count: u32,
-    /// `1 / (domain_max - domain_min)`, computed once for both sides.
-    pub inv_span: [f32; 3],
-    pub size: u32,
-    pub intensity: f32,
-    pub _pad: [u32; 3],
+uniform_struct! {
+    /// Uniform of lut_cube.wgsl.
+    pub struct LutCubeParams {
+        pub domain_min: [f32; 3],
+        pub count: u32,
+        /// `1 / (domain_max - domain_min)`, computed once for both sides.
+        pub inv_span: [f32; 3],
+        pub size: u32,
+        pub intensity: f32,
+    }
 }
 
 /// The filter's registry entry.
@@ -282,18 +280,7 @@ invocation per four pixels.",
         let path = a.path("file")?.ok_or_else(|| Error::BadParam { filter: "lut_cube".into(), param: "file".into(), message: "is required: a .cube file path".into() })?;
         Ok(Box::new(LutCube::open(path, a.f32("intensity")?)?))
     },
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "LutCubeParams", generated: "",
-        rust_size: std::mem::size_of::<LutCubeParams>(),
-        fields: &[
-            ("domain_min", std::mem::offset_of!(LutCubeParams, domain_min)),
-            ("count", std::mem::offset_of!(LutCubeParams, count)),
-            ("inv_span", std::mem::offset_of!(LutCubeParams, inv_span)),
-            ("size", std::mem::offset_of!(LutCubeParams, size)),
-            ("intensity", std::mem::offset_of!(LutCubeParams, intensity)),
-        ],
-    }],
+    uniforms: &[LutCubeParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -333,8 +320,8 @@ impl Filter for LutCube {
             bytemuck::cast_slice(&entries).to_vec()
         })?;
         let kernel = match self.lut.kind {
-            CubeKind::ThreeD => Kernel::new("lut_cube.3d", &[WGSL], "cube3d"),
-            CubeKind::OneD => Kernel::new("lut_cube.1d", &[WGSL], "cube1d"),
+            CubeKind::ThreeD => Kernel::new("lut_cube.3d", &[LutCubeParams::WGSL, WGSL], "cube3d"),
+            CubeKind::OneD => Kernel::new("lut_cube.1d", &[LutCubeParams::WGSL, WGSL], "cube1d"),
         };
         rec.dispatch(&kernel, &[&src.buffer, &table, &dst.buffer], bytemuck::bytes_of(&u), groups_1d((count as u64).div_ceil(4), LUT_CUBE_WG))
     }

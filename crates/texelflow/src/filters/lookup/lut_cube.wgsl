@@ -3,18 +3,6 @@
 // linearly per channel in the N-entry 1D table (`cube1d`), then mixed with the original by
 // `intensity`; alpha kept. CPU twin: `LutCube::pixel` (same f32 operations in the same order).
 
-struct LutCubeParams {
-    domain_min: vec3<f32>,
-    count: u32,
-    // 1 / (DOMAIN_MAX - DOMAIN_MIN), computed once on the CPU for both sides
-    inv_span: vec3<f32>,
-    size: u32,
-    intensity: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
 // entries as f16 pairs (r, g), (b, 0); 3D: index r + N (g + N b)
 @group(0) @binding(1) var<storage, read> lut_h: array<vec2<u32>>;

@@ -30,13 +30,6 @@
 // pixels (vertical pass over Gray8: the four bytes are independent columns); `max4` works
 // per byte (written out inline by the generator). The horizontal Gray8 pass unpacks one pixel per element and uses plain `max`.
 
-struct MorphParams {
-    width: u32,          // samples along a row: pixels (horizontal passes) or words (vertical)
-    height: u32,
-    words_per_row: u32,  // row pitch of both buffers in u32 words
-    flip: u32,           // 0 for dilation, 0xffffffff for erosion
-}
-
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> params: MorphParams;

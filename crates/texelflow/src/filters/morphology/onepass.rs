@@ -174,7 +174,10 @@ fn source(p: Plan, quads: bool) -> Result<String> {
         ("G", p.g),
         ("BS", p.bs),
     ];
-    let s = specialize(&format!("{WGSL}\n{ONEPASS_WGSL}"), &consts)?;
+    let s = specialize(
+        &format!("{}\n{WGSL}\n{ONEPASS_WGSL}", MorphParams::WGSL),
+        &consts,
+    )?;
     // block 0: suffix maxima of its K rows into a* (vars, updated per block), unless every
     // block reloads its predecessor (`reload`: lets inside the loop)
     let mut prime = String::new();

@@ -6,13 +6,13 @@
 //! column max, because clamping acts on each axis separately. Erosion is dilation of the
 //! inverted samples, so both share one kernel (`flip` uniform).
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::filters::registry::{expect_image, input_image, FilterDef, Tolerance, UniformLayout};
 use crate::graph::params::ParamDef;
 use crate::image::{Image, ImageDesc, PixelFormat};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 
 use crate::value::{Value, ValueDesc};
@@ -40,34 +40,19 @@ pub(crate) const EXACT: Tolerance = Tolerance {
 /// Formats the family accepts (and produces unchanged).
 pub(crate) const FORMATS: &[PixelFormat] = &[PixelFormat::Rgba8, PixelFormat::Gray8];
 
-pub(crate) const UNIFORMS: &[UniformLayout] = &[UniformLayout {
-    wgsl: WGSL,
-    wgsl_struct: "MorphParams",
-    generated: "",
-    rust_size: std::mem::size_of::<MorphParams>(),
-    fields: &[
-        ("width", std::mem::offset_of!(MorphParams, width)),
-        ("height", std::mem::offset_of!(MorphParams, height)),
-        (
-            "words_per_row",
-            std::mem::offset_of!(MorphParams, words_per_row),
-        ),
-        ("flip", std::mem::offset_of!(MorphParams, flip)),
-    ],
-}];
+pub(crate) const UNIFORMS: &[UniformLayout] = &[MorphParams::layout(WGSL)];
 
-/// Uniform of both passes; mirrors `MorphParams` in `morphology.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct MorphParams {
-    /// Samples along a row: pixels for the horizontal passes, words for the vertical one.
-    pub width: u32,
-    pub height: u32,
-    /// Row pitch of both buffers in u32 words.
-    pub words_per_row: u32,
-    /// 0 for dilation (max); all ones for erosion (max of inverted samples).
-    pub flip: u32,
+uniform_struct! {
+    /// Uniform of both passes (`morphology.wgsl`).
+    pub struct MorphParams {
+        /// Samples along a row: pixels for the horizontal passes, words for the vertical one.
+        pub width: u32,
+        pub height: u32,
+        /// Row pitch of both buffers in u32 words.
+        pub words_per_row: u32,
+        /// 0 for dilation (max); all ones for erosion (max of inverted samples).
+        pub flip: u32,
+    }
 }
 
 /// Max or min.
@@ -232,7 +217,7 @@ impl HTile {
         );
         Kernel {
             key,
-            sources: vec![WGSL],
+            sources: vec![MorphParams::WGSL, WGSL],
             entry,
             generated: Some(self.source()),
             checks: None,
@@ -364,7 +349,7 @@ impl VTile {
             );
             return Kernel {
                 key,
-                sources: vec![WGSL],
+                sources: vec![MorphParams::WGSL, WGSL],
                 entry: "v_stream",
                 generated: Some(self.source_stream()),
                 checks: None,
@@ -373,7 +358,7 @@ impl VTile {
         }
         Kernel {
             key: format!("morphology/v/r{}/b{V_BLOCKS}", self.radius),
-            sources: vec![WGSL],
+            sources: vec![MorphParams::WGSL, WGSL],
             entry: "v_words",
             generated: Some(self.source()),
             checks: None,
@@ -794,6 +779,7 @@ pub(crate) fn record(
         height: d.height,
         words_per_row,
         flip,
+        ..Default::default()
     };
     let schedule = match crate::runtime::schedule::get(filter) {
         Some(v) => MorphSchedule::parse(filter, &v)?,
@@ -894,6 +880,7 @@ fn record_cols(
         height: d.height,
         words_per_row,
         flip,
+        ..Default::default()
     };
     rec.dispatch(
         &tv.kernel(),

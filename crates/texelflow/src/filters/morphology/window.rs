@@ -61,7 +61,10 @@ fn fold_max(names: &[String]) -> String {
 fn source(r: u32, wgx: u32, th: u32, br: u32, quads: bool) -> Result<String> {
     let tw = (wgx - 2 * r) / 4 * 4;
     let consts = [("R", r), ("WGX", wgx), ("TW", tw), ("TH", th), ("BR", br)];
-    let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &consts)?;
+    let s = specialize(
+        &format!("{}\n{WGSL}\n{WINDOW_WGSL}", MorphParams::WGSL),
+        &consts,
+    )?;
     let k = 2 * r + 1;
     let mut prime: String = (0..k - 1)
         .map(|j| format!("    var s{j} = w_load(xc, i32(y0) - {r} + {j});\n"))

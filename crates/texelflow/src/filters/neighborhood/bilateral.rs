@@ -13,12 +13,13 @@
 
 use std::fmt::Write as _;
 
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Zeroable;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, slot_image};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, expect_image, input_image, slot_image};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::wgsl_template::{replace_block, specialize};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -56,11 +57,9 @@ impl Bilateral {
             width,
             height,
             radius: self.radius as i32,
-            _pad0: 0,
             space_coeff: -0.5 / (self.sigma_space * self.sigma_space),
             color_coeff: -0.5 / (self.sigma_color * self.sigma_color),
-            _pad1: 0,
-            _pad2: 0,
+            ..Default::default()
         }
     }
 }
@@ -111,36 +110,35 @@ impl Default for Bilateral {
     }
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct BilateralParams {
-    pub width: u32,
-    pub height: u32,
-    pub radius: i32,
-    pub _pad0: u32,
-    pub space_coeff: f32,
-    pub color_coeff: f32,
-    pub _pad1: u32,
-    pub _pad2: u32,
+uniform_struct! {
+    /// Uniform of the direct kernels (bilateral.wgsl).
+    pub struct BilateralParams {
+        pub width: u32,
+        pub height: u32,
+        pub radius: i32,
+        /// -1 / (2 sigma_space^2), per squared pixel.
+        pub space_coeff: f32,
+        /// -1 / (2 sigma_color^2), per squared level of the L1 colour distance.
+        pub color_coeff: f32,
+    }
 }
 
-/// Uniform of the tile kernels; mirrors `BilateralTileParams` in bilateral_tile.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct BilateralTileParams {
-    pub width: u32,
-    pub height: u32,
-    pub words: u32,
-    pub _pad0: u32,
-    pub color_log2: f32,
-    pub _pad1: u32,
-    pub _pad2: u32,
-    pub _pad3: u32,
-    pub space_log2: [[f32; 4]; 32],
-    pub space_w: [[f32; 4]; 32],
-    pub color_w: [[f32; 4]; RANGE_ENTRIES / 4],
+uniform_struct! {
+    /// Uniform of the tile kernels (bilateral_tile.wgsl).
+    pub struct BilateralTileParams {
+        pub width: u32,
+        pub height: u32,
+        /// Gray8: words per row (4 pixels a word).
+        pub words: u32,
+        /// -log2(e) / (2 sigma_color^2): the range term's log2 per squared level.
+        pub color_log2: f32,
+        /// [d2 / 4][d2 % 4]: d2 * -log2(e) / (2 sigma_space^2), d2 <= 127.
+        pub space_log2: [[f32; 4]; 32],
+        /// [d2 / 4][d2 % 4]: exp(-d2 / (2 sigma_space^2)).
+        pub space_w: [[f32; 4]; 32],
+        /// [D / 4][D % 4]: exp(-D^2 / (2 sigma_color^2)), D <= 767.
+        pub color_w: [[f32; 4]; RANGE_ENTRIES / 4],
+    }
 }
 
 /// Kernel shape (schedule, not algorithm): the math is the same in every one.
@@ -219,8 +217,7 @@ fn tile_source(t: TileShape) -> Result<String> {
     if t.gray {
         consts.push(("RL", t.rl));
     }
-    let s = specialize(&format!("{TILE_WGSL}
-{entry}"), &consts)?;
+    let s = specialize(&format!("{}{TILE_WGSL}\n{entry}", BilateralTileParams::WGSL), &consts)?;
     let (table, fill) = if t.lut {
         (
             format!("var<workgroup> range_w: array<f32, {RANGE_ENTRIES}>;
@@ -333,31 +330,7 @@ pub static DEF: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| crate::filters::shape::border::from_args(Box::new(Bilateral::new(a.u32("radius")?, a.f32("sigma_color")?, a.f32("sigma_space")?)?), a),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "BilateralParams", generated: "",
-        rust_size: std::mem::size_of::<BilateralParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(BilateralParams, width)),
-            ("height", std::mem::offset_of!(BilateralParams, height)),
-            ("radius", std::mem::offset_of!(BilateralParams, radius)),
-            ("space_coeff", std::mem::offset_of!(BilateralParams, space_coeff)),
-            ("color_coeff", std::mem::offset_of!(BilateralParams, color_coeff)),
-        ],
-    }, UniformLayout {
-        wgsl: TILE_WGSL,
-        wgsl_struct: "BilateralTileParams", generated: "",
-        rust_size: std::mem::size_of::<BilateralTileParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(BilateralTileParams, width)),
-            ("height", std::mem::offset_of!(BilateralTileParams, height)),
-            ("words", std::mem::offset_of!(BilateralTileParams, words)),
-            ("color_log2", std::mem::offset_of!(BilateralTileParams, color_log2)),
-            ("space_log2", std::mem::offset_of!(BilateralTileParams, space_log2)),
-            ("space_w", std::mem::offset_of!(BilateralTileParams, space_w)),
-            ("color_w", std::mem::offset_of!(BilateralTileParams, color_w)),
-        ],
-    }],
+    uniforms: &[BilateralParams::layout(WGSL), BilateralTileParams::layout(TILE_WGSL)],
     test_inputs: None,
     // tile_bh2 is the default's shape (`Schedule::choose`)
     schedules: &["direct", "tile", "tile_lut"],
@@ -452,10 +425,10 @@ impl Filter for Bilateral {
         let u = self.params(d.width, d.height);
         if gray {
             // one invocation per packed word of 4 pixels (a row padded to whole words)
-            let kernel = Kernel::new("neighborhood.bilateral_gray", &[WGSL], "bilateral_gray");
+            let kernel = Kernel::new("neighborhood.bilateral_gray", &[BilateralParams::WGSL, WGSL], "bilateral_gray");
             return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_2d(d.width.div_ceil(4), d.height, 16, 16));
         }
-        let kernel = Kernel::new("neighborhood.bilateral", &[WGSL], "bilateral");
+        let kernel = Kernel::new("neighborhood.bilateral", &[BilateralParams::WGSL, WGSL], "bilateral");
         rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_2d(d.width, d.height, 16, 16))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

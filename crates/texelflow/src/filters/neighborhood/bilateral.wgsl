@@ -1,15 +1,5 @@
 // Bilateral filter of an RGBA8 image: each output pixel is the mean of the pixels of a disc
 // around it, weighted by distance and by colour difference. CPU twin: `Bilateral::run_cpu`.
-struct BilateralParams {
-    width: u32,
-    height: u32,
-    radius: i32,
-    _pad0: u32,
-    space_coeff: f32,  // -1 / (2 sigma_space^2), per squared pixel
-    color_coeff: f32,  // -1 / (2 sigma_color^2), per squared level of the L1 colour distance
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

@@ -10,19 +10,6 @@
 // product of a spatial weight and a range weight from a table indexed by D (`tile_lut`; the
 // table, 768 entries, copied to workgroup memory; both tables made on the CPU by
 // `bilateral::weights`, the twin's).
-struct BilateralTileParams {
-    width: u32,
-    height: u32,
-    words: u32,        // Gray8: words per row (4 pixels a word)
-    _pad0: u32,
-    color_log2: f32,   // -log2(e) / (2 sigma_color^2): the range term's log2 per squared level
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    space_log2: array<vec4<f32>, 32>,  // [d2 / 4][d2 % 4]: d2 * -log2(e) / (2 sigma_space^2), d2 <= 127
-    space_w: array<vec4<f32>, 32>,     // [d2 / 4][d2 % 4]: exp(-d2 / (2 sigma_space^2))
-    color_w: array<vec4<f32>, 192>,    // [D / 4][D % 4]: exp(-D^2 / (2 sigma_color^2)), D <= 767
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

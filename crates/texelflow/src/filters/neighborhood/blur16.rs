@@ -2,38 +2,32 @@
 //! is RGBA16: two plain separable passes through a temporary of 16 bytes per pixel
 //! (`blur16.wgsl`), and their CPU twins. The 8-bit schedules stay as they are.
 
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Zeroable;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::filters::registry::UniformLayout;
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 
 const WGSL: &str = include_str!("blur16.wgsl");
 /// vec4s of Gaussian weights in the uniform: room for the largest kernel (193 taps).
 const WEIGHT_VECS: usize = 50;
 
-/// Uniform; mirrors `Blur16Params` in `blur16.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct Blur16Params {
-    pub width: u32,
-    pub height: u32,
-    pub radius: u32,
-    pub _pad: u32,
-    /// Gaussian weight `k` at `w[k / 4][k % 4]`.
-    pub w: [[f32; 4]; WEIGHT_VECS],
+uniform_struct! {
+    /// Uniform of `blur16.wgsl`.
+    pub struct Blur16Params {
+        pub width: u32,
+        pub height: u32,
+        pub radius: u32,
+        /// Gaussian: weights[k] for k in 0..=2*radius at `w[k / 4][k % 4]`, summing to 1.
+        pub w: [[f32; 4]; WEIGHT_VECS],
+    }
 }
 
 /// For the uniform layout test (registered by `gaussian_blur`).
-pub const UNIFORM: UniformLayout = UniformLayout {
-    wgsl: WGSL,
-    wgsl_struct: "Blur16Params", generated: "",
-    rust_size: std::mem::size_of::<Blur16Params>(),
-    fields: &[("width", std::mem::offset_of!(Blur16Params, width)), ("height", std::mem::offset_of!(Blur16Params, height)), ("radius", std::mem::offset_of!(Blur16Params, radius)), ("w", std::mem::offset_of!(Blur16Params, w))],
-};
+pub const UNIFORM: UniformLayout = Blur16Params::layout(WGSL);
 
 /// The two passes `{kind}16_h` and `{kind}16_v` (`kind`: "gauss" or "box") over an RGBA16 image.
 fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, params: &Blur16Params, rows: &'static str, columns: &'static str) -> Result<()> {
@@ -45,8 +39,8 @@ fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: Imag
     let tmp = rec.temp(tmp_bytes);
     let uniform = bytemuck::bytes_of(params);
     let groups = groups_2d(d.width, d.height, 64, 4);
-    rec.dispatch(&Kernel::new("blur16", &[WGSL], rows), &[&input.buffer, &tmp], uniform, groups)?;
-    rec.dispatch(&Kernel::new("blur16", &[WGSL], columns), &[&tmp, &output.buffer], uniform, groups)
+    rec.dispatch(&Kernel::new("blur16", &[Blur16Params::WGSL, WGSL], rows), &[&input.buffer, &tmp], uniform, groups)?;
+    rec.dispatch(&Kernel::new("blur16", &[Blur16Params::WGSL, WGSL], columns), &[&tmp, &output.buffer], uniform, groups)
 }
 
 /// Gaussian blur of an RGBA16 image with the `2 * radius + 1` weights `w`.

@@ -4,15 +4,6 @@
 // Samples stay in 16-bit units (0..65535) throughout.
 // CPU twins: `gaussian_cpu16` and `box_cpu16` in blur16.rs.
 
-struct Blur16Params {
-    width: u32,
-    height: u32,
-    radius: u32,
-    _pad: u32,
-    // gaussian: weights[k] for k in 0..=2*radius at w[k / 4][k % 4], summing to 1
-    w: array<vec4<f32>, 50>,
-}
-
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> bp: Blur16Params;

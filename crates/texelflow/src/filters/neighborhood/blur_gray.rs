@@ -5,11 +5,12 @@
 //! word) per invocation. The CPU twins are the RGBA8 ones, which take Gray8 too
 //! (`blur_cpu`, `box_cpu`). Not measured yet: the tile shape is a guess (see `tile`).
 
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Zeroable;
 
 use crate::error::{Error, Result};
 use crate::image::ImageDesc;
 use crate::filters::registry::UniformLayout;
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::wgsl_template::specialize;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 
@@ -20,27 +21,21 @@ const WEIGHT_VECS: usize = 50;
 /// an H100 keeps several workgroups per SM. Schedule choice, not measured.
 const BUDGET: u64 = 16384;
 
-/// Uniform; mirrors `BlurGrayParams` in `blur_gray.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct BlurGrayParams {
-    pub width: u32,
-    pub height: u32,
-    pub radius: u32,
-    /// Words (4 pixels) per row.
-    pub words: u32,
-    /// Gaussian weight `k` at `w[k / 4][k % 4]`.
-    pub w: [[f32; 4]; WEIGHT_VECS],
+uniform_struct! {
+    /// Uniform of `blur_gray.wgsl`.
+    pub struct BlurGrayParams {
+        pub width: u32,
+        pub height: u32,
+        pub radius: u32,
+        /// Words (4 pixels) per row.
+        pub words: u32,
+        /// Gaussian weight `k` at `w[k / 4][k % 4]`.
+        pub w: [[f32; 4]; WEIGHT_VECS],
+    }
 }
 
 /// For the uniform layout test (registered by `gaussian_blur`).
-pub const UNIFORM: UniformLayout = UniformLayout {
-    wgsl: WGSL,
-    wgsl_struct: "BlurGrayParams", generated: "",
-    rust_size: std::mem::size_of::<BlurGrayParams>(),
-    fields: &[("width", std::mem::offset_of!(BlurGrayParams, width)), ("height", std::mem::offset_of!(BlurGrayParams, height)), ("radius", std::mem::offset_of!(BlurGrayParams, radius)), ("words", std::mem::offset_of!(BlurGrayParams, words)), ("w", std::mem::offset_of!(BlurGrayParams, w))],
-};
+pub const UNIFORM: UniformLayout = BlurGrayParams::layout(WGSL);
 
 /// The tile at radius `r` within `budget` bytes of workgroup memory: words across (`WC`, 4
 /// pixels each) and output rows (`TH`); the row pass fills TH + 2r rows of 16 bytes per word.
@@ -62,7 +57,7 @@ fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: Imag
     let r = p.radius;
     let budget = BUDGET.min(rec.gpu().limits.max_compute_workgroup_storage_size as u64);
     let (wc, th) = tile(r, budget).ok_or_else(|| Error::Graph(format!("{entry}: no tile fits radius {r} in {budget} bytes of workgroup memory")))?;
-    let mut kernel = Kernel::new(&format!("blur_gray.r{r}.{wc}x{th}"), &[], entry);
+    let mut kernel = Kernel::new(&format!("blur_gray.r{r}.{wc}x{th}"), &[BlurGrayParams::WGSL], entry);
     kernel.generated = Some(specialize(WGSL, &[("R", r), ("WC", wc), ("TH", th)])?);
     rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(p), [p.words.div_ceil(wc), d.height.div_ceil(th), 1])
 }

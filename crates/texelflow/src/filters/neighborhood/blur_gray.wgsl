@@ -12,15 +12,6 @@ const TH: u32 = 32u; // @specialize
 const WG: u32 = 128u;
 const ROWS: u32 = TH + 2u * R;
 
-struct BlurGrayParams {
-    width: u32,
-    height: u32,
-    radius: u32,
-    words: u32,  // words per row (4 pixels each)
-    // gaussian: weight k (0..=2R) at w[k / 4][k % 4]
-    w: array<vec4<f32>, 50>,
-}
-
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> bp: BlurGrayParams;

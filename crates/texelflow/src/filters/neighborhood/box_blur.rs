@@ -22,13 +22,13 @@
 //!   Bench-only ablations (wrong images, not in `DEF.schedules`): `blocks_ablate_walk`,
 //!   `blocks_ablate_nobarrier`, `blocks_ablate_noprime` (see `ABL` in the WGSL).
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, expect_image, input_image, one_to_one};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{schedule, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -97,34 +97,40 @@ impl Default for BoxBlur {
     }
 }
 
-/// Uniform; mirrors `BoxBlurParams` in `box_blur.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct BoxBlurParams {
-    pub width: u32,
-    pub height: u32,
-    pub radius: u32,
-    pub tile_w: u32,
-    pub strip_h: u32,
-    pub two_n: u32,
-    pub inv_two_n: f32,
-    pub _pad: u32,
+uniform_struct! {
+    /// Uniform of `box_blur.wgsl`.
+    pub struct BoxBlurParams {
+        pub width: u32,
+        pub height: u32,
+        pub radius: u32,
+        /// Output columns per workgroup: NCOL - 2 * radius.
+        pub tile_w: u32,
+        /// Output rows per workgroup (a multiple of CH).
+        pub strip_h: u32,
+        /// 2 * (2r+1)^2
+        pub two_n: u32,
+        /// 1 / two_n, a first guess corrected exactly in div_round.
+        pub inv_two_n: f32,
+    }
 }
 
-/// Uniform of the sweep kernel; mirrors `BoxSweepParams` in `box_blur_sweep.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct BoxSweepParams {
-    pub width: u32,
-    pub height: u32,
-    pub radius: u32,
-    pub r4: u32,
-    pub tile_w: u32,
-    pub strip_h: u32,
-    pub width4: u32,
-    pub inv_n: f32,
+uniform_struct! {
+    /// Uniform of the sweep kernels (`box_blur_sweep.wgsl`, `box_blur_blocksum.wgsl`).
+    pub struct BoxSweepParams {
+        pub width: u32,
+        pub height: u32,
+        pub radius: u32,
+        /// Radius rounded up to a multiple of 4 (halo columns per side).
+        pub r4: u32,
+        /// Output columns per workgroup: SW - 2 * r4.
+        pub tile_w: u32,
+        /// Output rows per workgroup (a multiple of LB).
+        pub strip_h: u32,
+        /// width / 4 (16-byte groups per row; used when VEC == 1).
+        pub width4: u32,
+        /// 1 / (2r+1)^2, correctly rounded.
+        pub inv_n: f32,
+    }
 }
 
 /// Shape of a `sweep` schedule (`box_blur_sweep.wgsl`).
@@ -231,9 +237,9 @@ pub static DEF: FilterDef = FilterDef {
     tolerance: EXACT_ENOUGH,
     build: |a| crate::filters::shape::border::from_args(Box::new(BoxBlur::new(a.u32("radius")?)?), a),
     uniforms: &[
-        UniformLayout { wgsl: WGSL, wgsl_struct: "BoxBlurParams", generated: "", rust_size: std::mem::size_of::<BoxBlurParams>(), fields: &[("width", std::mem::offset_of!(BoxBlurParams, width)), ("height", std::mem::offset_of!(BoxBlurParams, height)), ("radius", std::mem::offset_of!(BoxBlurParams, radius)), ("tile_w", std::mem::offset_of!(BoxBlurParams, tile_w)), ("strip_h", std::mem::offset_of!(BoxBlurParams, strip_h)), ("two_n", std::mem::offset_of!(BoxBlurParams, two_n)), ("inv_two_n", std::mem::offset_of!(BoxBlurParams, inv_two_n))] },
-        UniformLayout { wgsl: SWEEP_WGSL, wgsl_struct: "BoxSweepParams", generated: "", rust_size: std::mem::size_of::<BoxSweepParams>(), fields: &[("width", std::mem::offset_of!(BoxSweepParams, width)), ("height", std::mem::offset_of!(BoxSweepParams, height)), ("radius", std::mem::offset_of!(BoxSweepParams, radius)), ("r4", std::mem::offset_of!(BoxSweepParams, r4)), ("tile_w", std::mem::offset_of!(BoxSweepParams, tile_w)), ("strip_h", std::mem::offset_of!(BoxSweepParams, strip_h)), ("width4", std::mem::offset_of!(BoxSweepParams, width4)), ("inv_n", std::mem::offset_of!(BoxSweepParams, inv_n))] },
-        UniformLayout { wgsl: BLOCKSUM_WGSL, wgsl_struct: "BoxSweepParams", generated: "", rust_size: std::mem::size_of::<BoxSweepParams>(), fields: &[("width", std::mem::offset_of!(BoxSweepParams, width)), ("height", std::mem::offset_of!(BoxSweepParams, height)), ("radius", std::mem::offset_of!(BoxSweepParams, radius)), ("r4", std::mem::offset_of!(BoxSweepParams, r4)), ("tile_w", std::mem::offset_of!(BoxSweepParams, tile_w)), ("strip_h", std::mem::offset_of!(BoxSweepParams, strip_h)), ("width4", std::mem::offset_of!(BoxSweepParams, width4)), ("inv_n", std::mem::offset_of!(BoxSweepParams, inv_n))] },
+        BoxBlurParams::layout(WGSL),
+        BoxSweepParams::layout(SWEEP_WGSL),
+        BoxSweepParams::layout(BLOCKSUM_WGSL),
     ],
     test_inputs: None,
     schedules: &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2", "sweep_short_loops", "blocks_lb2_loops"],
@@ -446,12 +452,12 @@ impl BoxBlur {
         };
         let tile_w = NCOL - 2 * r;
         let two_n = 2 * (2 * r + 1) * (2 * r + 1);
-        let params = BoxBlurParams { width: d.width, height: d.height, radius: r, tile_w, strip_h, two_n, inv_two_n: 1.0 / two_n as f32, _pad: 0 };
+        let params = BoxBlurParams { width: d.width, height: d.height, radius: r, tile_w, strip_h, two_n, inv_two_n: 1.0 / two_n as f32, ..Default::default()};
         let specialized = specialize(WGSL, &[("CH", ch)])?;
         let (kernel, source) = if subgroups {
-            (Kernel::new(&format!("box_blur.sg.ch{ch}"), &[], "main_sg"), format!("{specialized}\n{SUBGROUP_WGSL}"))
+            (Kernel::new(&format!("box_blur.sg.ch{ch}"), &[BoxBlurParams::WGSL], "main_sg"), format!("{specialized}\n{SUBGROUP_WGSL}"))
         } else {
-            (Kernel::new(&format!("box_blur.ch{ch}"), &[], "main"), specialized)
+            (Kernel::new(&format!("box_blur.ch{ch}"), &[BoxBlurParams::WGSL], "main"), specialized)
         };
         let mut kernel = kernel;
         kernel.generated = Some(source);
@@ -489,14 +495,14 @@ impl BoxBlur {
         let vec = u32::from(d.width % 4 == 0);
         let delta = r4 - r;
         let n = (2 * r + 1) * (2 * r + 1);
-        let params = BoxSweepParams { width: d.width, height: d.height, radius: r, r4, tile_w, strip_h, width4: d.width / 4, inv_n: 1.0 / n as f32 };
+        let params = BoxSweepParams { width: d.width, height: d.height, radius: r, r4, tile_w, strip_h, width4: d.width / 4, inv_n: 1.0 / n as f32, ..Default::default() };
         let groups = [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1];
         let consts = |abl: u32| [("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb), ("ABL", abl)];
         let unrolled = |src: String, abl: u32| if shape.unrolled { unroll(&src, &consts(abl)) } else { Ok(src) };
         let ur = u32::from(shape.unrolled);
         let Some((blk, abl)) = blk else {
             let source = unrolled(specialize(SWEEP_WGSL, &consts(0))?, 0)?;
-            let mut kernel = Kernel::new(&format!("box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}.u{ur}", shape.nt, shape.ch, shape.lb), &[], "main");
+            let mut kernel = Kernel::new(&format!("box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}.u{ur}", shape.nt, shape.ch, shape.lb), &[BoxSweepParams::WGSL], "main");
             kernel.generated = Some(source);
             return rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), groups);
         };
@@ -509,7 +515,7 @@ impl BoxBlur {
         }
         let blocks = rec.temp(blk_bytes);
         if vec == 1 && abl != 3 {
-            let mut sums = Kernel::new(&format!("box_blur.blocksum.b{blk}"), &[], "block_sums");
+            let mut sums = Kernel::new(&format!("box_blur.blocksum.b{blk}"), &[BoxSweepParams::WGSL], "block_sums");
             sums.generated = Some(specialize(BLOCKSUM_WGSL, &[("BLK", blk)])?);
             rec.dispatch(&sums, &[&input.buffer, &blocks], bytemuck::bytes_of(&params), [(d.width / 4).div_ceil(64), nblk, 1])?;
         }
@@ -518,7 +524,7 @@ impl BoxBlur {
         let bindings = format!("{}const BLK: u32 = {blk}u;\n", block_body(BLOCKS_WGSL, "sp_binding")?);
         let source = replace_block(&source, "sp_binding", &bindings)?;
         let source = unrolled(replace_block(&source, "prime", block_body(BLOCKS_WGSL, "prime")?)?, abl)?;
-        let mut kernel = Kernel::new(&format!("box_blur.blocks.nt{}.ch{}.lb{}.vec{vec}.d{delta}.b{blk}.a{abl}.u{ur}", shape.nt, shape.ch, shape.lb), &[], "main");
+        let mut kernel = Kernel::new(&format!("box_blur.blocks.nt{}.ch{}.lb{}.vec{vec}.d{delta}.b{blk}.a{abl}.u{ur}", shape.nt, shape.ch, shape.lb), &[BoxSweepParams::WGSL], "main");
         kernel.generated = Some(source);
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer, &blocks], bytemuck::bytes_of(&params), groups)
     }

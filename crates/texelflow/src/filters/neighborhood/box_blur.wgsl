@@ -12,17 +12,6 @@
 //   output x = prefix[x+2r] - prefix[x-1].
 // CH rows are processed per round of barriers.
 
-struct BoxBlurParams {
-    width: u32,
-    height: u32,
-    radius: u32,
-    tile_w: u32,      // output columns per workgroup: NCOL - 2 * radius
-    strip_h: u32,     // output rows per workgroup (a multiple of CH)
-    two_n: u32,       // 2 * (2r+1)^2
-    inv_two_n: f32,   // 1 / two_n, a first guess corrected exactly in div_round
-    _pad: u32,
-}
-
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> bp: BoxBlurParams;

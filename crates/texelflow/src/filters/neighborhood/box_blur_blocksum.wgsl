@@ -3,17 +3,6 @@
 // box_blur_blocks.wgsl keeps them (lo: R|B<<16, hi: G|A<<16; at most BLK*255 per lane).
 // Stored at blk[2*(block*width4 + group)] (lo) and +1 (hi). Only for width % 4 == 0.
 
-struct BoxSweepParams {
-    width: u32,
-    height: u32,
-    radius: u32,
-    r4: u32,
-    tile_w: u32,
-    strip_h: u32,
-    width4: u32,
-    inv_n: f32,
-}
-
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> blk: array<vec4<u32>>;
 @group(0) @binding(2) var<uniform> sp: BoxSweepParams;

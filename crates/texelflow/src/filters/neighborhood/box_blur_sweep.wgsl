@@ -29,17 +29,6 @@
 //   priming: ~5 per strip px per primed row, (2r+1)/strip_h primed rows per row.
 // Per output pixel: 41*h + 24 + 5*h*(2r+1)/strip_h with h = SW/TW (strip halo ratio).
 
-struct BoxSweepParams {
-    width: u32,
-    height: u32,
-    radius: u32,
-    r4: u32,          // radius rounded up to a multiple of 4 (halo columns per side)
-    tile_w: u32,      // output columns per workgroup: SW - 2 * r4
-    strip_h: u32,     // output rows per workgroup (a multiple of LB)
-    width4: u32,      // width / 4 (16-byte groups per row; used when VEC == 1)
-    inv_n: f32,       // 1 / (2r+1)^2, correctly rounded
-}
-
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
 // The `blocks` schedules (box_blur_blocks.wgsl) replace this block with their bindings.

@@ -22,12 +22,12 @@
 //! edges of any length, all in the graph's one submission. The CPU twin is a plain flood fill
 //! from the strong pixels.
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
+use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, Tolerance, IMAGE};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -130,19 +130,22 @@ pub fn gaussian_weights(sigma: f32) -> Vec<u32> {
     w.into_iter().map(|v| v.max(0) as u32).collect()
 }
 
-/// Uniform; mirrors `CannyParams` in canny_edge_detection.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct CannyParams {
-    pub width: u32,
-    pub height: u32,
-    pub words: u32,
-    pub radius: u32,
-    pub low: i32,
-    pub high: i32,
-    pub l2: u32,
-    pub _pad: u32,
+uniform_struct! {
+    /// Uniform of the Canny kernels (canny_edge_detection.wgsl and its passes).
+    pub struct CannyParams {
+        pub width: u32,
+        pub height: u32,
+        /// u32 words per packed row: ceil(width / 4).
+        pub words: u32,
+        /// Gaussian taps on each side (blur kernels).
+        pub radius: u32,
+        /// A gradient magnitude above `low` makes a candidate, above `high` a strong pixel
+        /// (magnitudes and thresholds squared for L2).
+        pub low: i32,
+        pub high: i32,
+        /// 1: magnitude gx² + gy² (L2), 0: |gx| + |gy| (L1).
+        pub l2: u32,
+    }
 }
 
 /// The filter's registry entry.
@@ -172,20 +175,7 @@ is an error here (OpenCV swaps them). Exact: GPU and CPU agree bit for bit.",
     // integer arithmetic on both sides: the maps are equal
     tolerance: Tolerance { max_diff: 0, why: "" },
     build: |a| Ok(Box::new(CannyEdgeDetection::new(a.f32("sigma")?, a.f32("upper")?, a.f32("lower")?, a.bool("l2")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: COMMON,
-        wgsl_struct: "CannyParams", generated: "",
-        rust_size: std::mem::size_of::<CannyParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(CannyParams, width)),
-            ("height", std::mem::offset_of!(CannyParams, height)),
-            ("words", std::mem::offset_of!(CannyParams, words)),
-            ("radius", std::mem::offset_of!(CannyParams, radius)),
-            ("low", std::mem::offset_of!(CannyParams, low)),
-            ("high", std::mem::offset_of!(CannyParams, high)),
-            ("l2", std::mem::offset_of!(CannyParams, l2)),
-        ],
-    }],
+    uniforms: &[CannyParams::layout(COMMON)],
     test_inputs: None,
     schedules: &[],
 };
@@ -324,7 +314,7 @@ impl Filter for CannyEdgeDetection {
         let weights = gaussian_weights(self.sigma);
         let (low, high) = self.thresholds();
         let words = d.width.div_ceil(4);
-        let u = CannyParams { width: d.width, height: d.height, words, radius: (weights.len() / 2) as u32, low, high, l2: self.l2 as u32, _pad: 0 };
+        let u = CannyParams { width: d.width, height: d.height, words, radius: (weights.len() / 2) as u32, low, high, l2: self.l2 as u32, ..Default::default()};
         let u = bytemuck::bytes_of(&u);
         let per_word = groups_1d(words as u64 * d.height as u64, WG);
         let per_pixel = groups_1d(pixels, WG);
@@ -333,26 +323,26 @@ impl Filter for CannyEdgeDetection {
         let mut gray = input.buffer.clone();
         if d.format == PixelFormat::Rgba8 {
             let luma = rec.temp(gray_bytes);
-            rec.dispatch(&Kernel::new("canny.luma", &[COMMON, LUMA], "canny_luma"), &[&input.buffer, &luma], u, per_word)?;
+            rec.dispatch(&Kernel::new("canny.luma", &[CannyParams::WGSL, COMMON, LUMA], "canny_luma"), &[&input.buffer, &luma], u, per_word)?;
             gray = luma;
         }
         if !weights.is_empty() {
             let taps = rec.upload("texelflow.canny.weights", bytemuck::cast_slice(&weights))?;
             let rows = rec.temp(pixels * 4);
-            rec.dispatch(&Kernel::new("canny.blur_h", &[COMMON, BLUR_H], "canny_blur_h"), &[&gray, &rows, &taps], u, per_pixel)?;
+            rec.dispatch(&Kernel::new("canny.blur_h", &[CannyParams::WGSL, COMMON, BLUR_H], "canny_blur_h"), &[&gray, &rows, &taps], u, per_pixel)?;
             let blurred = rec.temp(gray_bytes);
-            rec.dispatch(&Kernel::new("canny.blur_v", &[COMMON, BLUR_V], "canny_blur_v"), &[&rows, &blurred, &taps], u, per_word)?;
+            rec.dispatch(&Kernel::new("canny.blur_v", &[CannyParams::WGSL, COMMON, BLUR_V], "canny_blur_v"), &[&rows, &blurred, &taps], u, per_word)?;
             gray = blurred;
         }
         let labels = rec.temp(label_bytes);
         // the classes go into the output buffer (Gray8 layout) and are rewritten in place at the end
-        let mut classify = Kernel::new("canny.classify", &[COMMON], "canny_classify");
+        let mut classify = Kernel::new("canny.classify", &[CannyParams::WGSL, COMMON], "canny_classify");
         classify.generated = Some(crate::runtime::wgsl_template::unroll(CLASSIFY, &[])?);
         rec.dispatch(&classify, &[&gray, &output.buffer, &labels], u, groups_2d(words, d.height, TILE_WORDS, TILE_ROWS))?;
         let tiles = words.div_ceil(TILE_WORDS) as u64 * d.height.div_ceil(TILE_ROWS) as u64;
-        rec.dispatch(&Kernel::new("canny.merge", &[COMMON, FIND, MERGE], "canny_merge"), &[&output.buffer, &labels], u, groups_1d(tiles * BORDER_PER_TILE, WG))?;
-        rec.dispatch(&Kernel::new("canny.resolve", &[COMMON, FIND, RESOLVE], "canny_resolve"), &[&output.buffer, &labels], u, per_pixel)?;
-        rec.dispatch(&Kernel::new("canny.output", &[COMMON, OUTPUT], "canny_output"), &[&output.buffer, &labels], u, per_word)
+        rec.dispatch(&Kernel::new("canny.merge", &[CannyParams::WGSL, COMMON, FIND, MERGE], "canny_merge"), &[&output.buffer, &labels], u, groups_1d(tiles * BORDER_PER_TILE, WG))?;
+        rec.dispatch(&Kernel::new("canny.resolve", &[CannyParams::WGSL, COMMON, FIND, RESOLVE], "canny_resolve"), &[&output.buffer, &labels], u, per_pixel)?;
+        rec.dispatch(&Kernel::new("canny.output", &[CannyParams::WGSL, COMMON, OUTPUT], "canny_output"), &[&output.buffer, &labels], u, per_word)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

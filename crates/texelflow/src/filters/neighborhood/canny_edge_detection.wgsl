@@ -2,21 +2,6 @@
 // `CannyEdgeDetection::run_cpu` (canny_edge_detection.rs). Grey images and the per-pixel
 // classes are packed 4 pixels per u32 (the Gray8 layout, rows padded to whole words).
 // Everything is integer arithmetic, so the GPU and the twin agree bit for bit.
-struct CannyParams {
-    width: u32,
-    height: u32,
-    // u32 words per packed row: ceil(width / 4)
-    words: u32,
-    // Gaussian taps on each side (blur kernels)
-    radius: u32,
-    // a gradient magnitude above `low` makes a candidate, above `high` a strong pixel
-    // (magnitudes and thresholds squared for L2)
-    low: i32,
-    high: i32,
-    // 1: magnitude gx² + gy² (L2), 0: |gx| + |gy| (L1)
-    l2: u32,
-    _pad: u32,
-}
 
 // Classes written by canny_classify: not an edge, candidate (weak), strong.
 const CLASS_NONE: u32 = 0u;

@@ -19,12 +19,12 @@
 //! exact integers on both sides; the final blend is OpenCV's f32 formula, where a GPU may fuse
 //! multiply-adds, so a pixel whose blend lies on a rounding boundary may differ by one level.
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
 use crate::image::{luma601, Image, PixelFormat};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -72,6 +72,7 @@ impl Clahe {
             lut_scale: 255.0f32 / total as f32,
             inv_tw: 1.0f32 / tile_w as f32,
             inv_th: 1.0f32 / tile_h as f32,
+            ..Default::default()
         }
     }
 }
@@ -82,22 +83,28 @@ impl Default for Clahe {
     }
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct ClaheParams {
-    pub width: u32,
-    pub height: u32,
-    pub tiles_x: u32,
-    pub tiles_y: u32,
-    pub tile_w: u32,
-    pub tile_h: u32,
-    pub clip: u32,
-    pub gray: u32,
-    pub words: u32,
-    pub lut_scale: f32,
-    pub inv_tw: f32,
-    pub inv_th: f32,
+uniform_struct! {
+    /// Uniform of the CLAHE kernels (clahe.wgsl and its passes).
+    pub struct ClaheParams {
+        pub width: u32,
+        pub height: u32,
+        pub tiles_x: u32,
+        pub tiles_y: u32,
+        /// Tile size in the padded image.
+        pub tile_w: u32,
+        pub tile_h: u32,
+        /// Bin limit (OpenCV's integer clipLimit); 0: no clipping.
+        pub clip: u32,
+        /// 1: Gray8 (4 pixels per word, rows padded to words), 0: RGBA8 (its BT.601 luma).
+        pub gray: u32,
+        /// Words per Gray8 row.
+        pub words: u32,
+        /// 255 / tile pixels, in f32 as OpenCV computes it.
+        pub lut_scale: f32,
+        /// 1 / tile_w in f32
+        pub inv_tw: f32,
+        pub inv_th: f32,
+    }
 }
 
 /// The filter's registry entry.
@@ -121,25 +128,7 @@ pub static DEF: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Clahe::new(a.f32("clip_limit")?, a.u32("tiles_x")?, a.u32("tiles_y")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "ClaheParams", generated: "",
-        rust_size: std::mem::size_of::<ClaheParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(ClaheParams, width)),
-            ("height", std::mem::offset_of!(ClaheParams, height)),
-            ("tiles_x", std::mem::offset_of!(ClaheParams, tiles_x)),
-            ("tiles_y", std::mem::offset_of!(ClaheParams, tiles_y)),
-            ("tile_w", std::mem::offset_of!(ClaheParams, tile_w)),
-            ("tile_h", std::mem::offset_of!(ClaheParams, tile_h)),
-            ("clip", std::mem::offset_of!(ClaheParams, clip)),
-            ("gray", std::mem::offset_of!(ClaheParams, gray)),
-            ("words", std::mem::offset_of!(ClaheParams, words)),
-            ("lut_scale", std::mem::offset_of!(ClaheParams, lut_scale)),
-            ("inv_tw", std::mem::offset_of!(ClaheParams, inv_tw)),
-            ("inv_th", std::mem::offset_of!(ClaheParams, inv_th)),
-        ],
-    }],
+    uniforms: &[ClaheParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -260,11 +249,11 @@ impl Filter for Clahe {
         let table = rec.temp(tiles as u64 * 256 * 4);
         rec.clear(&table);
         let bytes = bytemuck::bytes_of(&u);
-        let hist = Kernel::new("neighborhood.clahe_hist", &[WGSL, HIST_WGSL], "clahe_hist");
+        let hist = Kernel::new("neighborhood.clahe_hist", &[ClaheParams::WGSL, WGSL, HIST_WGSL], "clahe_hist");
         rec.dispatch(&hist, &[&inputs[0].buffer, &table], bytes, [tiles, chunks, 1])?;
-        let lut = Kernel::new("neighborhood.clahe_lut", &[WGSL, LUT_WGSL], "clahe_lut");
+        let lut = Kernel::new("neighborhood.clahe_lut", &[ClaheParams::WGSL, WGSL, LUT_WGSL], "clahe_lut");
         rec.dispatch(&lut, &[&table], bytes, [tiles, 1, 1])?;
-        let apply = Kernel::new("neighborhood.clahe_apply", &[WGSL, APPLY_WGSL], "clahe_apply");
+        let apply = Kernel::new("neighborhood.clahe_apply", &[ClaheParams::WGSL, WGSL, APPLY_WGSL], "clahe_apply");
         rec.dispatch(&apply, &[&inputs[0].buffer, &table, &out.buffer], bytes, groups_2d(if gray { u.words } else { d.width }, d.height, 16, 16))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

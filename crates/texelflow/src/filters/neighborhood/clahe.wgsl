@@ -2,22 +2,9 @@
 // one submission: per-tile 256-bin histograms (workgroup atomics; the tiles cover the image
 // padded by reflection as OpenCV pads it), one workgroup per tile clipping its histogram and
 // scanning it into a LUT (clahe_hist.wgsl, clahe_lut.wgsl), then a per-pixel bilinear blend of the four
-// nearest tiles' LUTs (clahe_apply.wgsl). This part: the parameters and the blend weights.
+// nearest tiles' LUTs (clahe_apply.wgsl). This part: the blend weights (the parameters,
+// `ClaheParams`, are declared in clahe.rs).
 // CPU twin: `clahe_cpu` in clahe.rs (OpenCV's loops, written out sequentially).
-struct ClaheParams {
-    width: u32,
-    height: u32,
-    tiles_x: u32,
-    tiles_y: u32,
-    tile_w: u32,     // tile size in the padded image
-    tile_h: u32,
-    clip: u32,       // bin limit (OpenCV's integer clipLimit); 0: no clipping
-    gray: u32,       // 1: Gray8 (4 pixels per word, rows padded to words), 0: RGBA8 (its BT.601 luma)
-    words: u32,      // words per Gray8 row
-    lut_scale: f32,  // 255 / tile pixels, in f32 as OpenCV computes it
-    inv_tw: f32,     // 1 / tile_w in f32
-    inv_th: f32,
-}
 
 // OpenCV's interpolation: tile coordinates (x / tile_w - 0.5), floor, weights, clamped indices.
 struct Blend {

@@ -11,12 +11,12 @@
 //! difference is zero GPUImage divides 0 by 0 (NaN), here the angle is 0 (alpha 0.5).
 //! Borders replicate the edge pixels (GPUImage's clamp-to-edge).
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::image::{unorm8, Image, PixelFormat};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, expect_image, input_image, one_to_one};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -36,15 +36,12 @@ impl ColourFastSampling {
     }
 }
 
-/// Uniform of colour_fast_sampling.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct ColourFastParams {
-    pub width: u32,
-    pub height: u32,
-    pub _p0: u32,
-    pub _p1: u32,
+uniform_struct! {
+    /// Uniform of colour_fast_sampling.wgsl.
+    pub struct ColourFastParams {
+        pub width: u32,
+        pub height: u32,
+    }
 }
 
 /// The filter's registry entry.
@@ -63,12 +60,7 @@ colour_fast_feature_detector after its box blur.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |_| Ok(Box::new(ColourFastSampling)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "ColourFastParams", generated: "",
-        rust_size: std::mem::size_of::<ColourFastParams>(),
-        fields: &[("width", std::mem::offset_of!(ColourFastParams, width)), ("height", std::mem::offset_of!(ColourFastParams, height))],
-    }],
+    uniforms: &[ColourFastParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -123,8 +115,8 @@ impl Filter for ColourFastSampling {
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
-        let u = ColourFastParams { width: d.width, height: d.height, _p0: 0, _p1: 0 };
-        let kernel = Kernel::new("neighborhood.colour_fast_sampling", &[WGSL], "colour_fast");
+        let u = ColourFastParams { width: d.width, height: d.height, ..Default::default()};
+        let kernel = Kernel::new("neighborhood.colour_fast_sampling", &[ColourFastParams::WGSL, WGSL], "colour_fast");
         rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), groups_2d(d.width, d.height, 16, 16))
     }
     fn box_clone(&self) -> Box<dyn Filter> {

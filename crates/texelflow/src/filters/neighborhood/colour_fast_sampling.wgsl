@@ -1,12 +1,6 @@
 // ColourFAST sampling (GPUImage's GPUImageColourFASTSamplingOperation): 8 samples on a ring
 // of radius ~3.2 against the centre; RGB = the mean colour difference mapped to [0, 1], alpha
 // = its direction. Integers up to the angle. CPU twin: `colour_fast_cpu` in colour_fast_sampling.rs.
-struct ColourFastParams {
-    width: u32,
-    height: u32,
-    _p0: u32,
-    _p1: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

@@ -10,13 +10,13 @@
 //! each of its 8 neighbours' (non-corners count 0), OpenCV's rule in `FAST_t`. As OpenCV, the
 //! 3-pixel border is never a corner. Integers throughout: the map equals the CPU twin's.
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::image::{luma601, Image, PixelFormat};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, expect_image, input_image, one_to_one};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -40,7 +40,7 @@ impl FastCornerDetection {
         Ok(Self { threshold: check_int(&DEF, "threshold", threshold)?, nonmax })
     }
     fn params(&self, d: crate::ImageDesc) -> FastParams {
-        FastParams { width: d.width, height: d.height, threshold: self.threshold as i32, format: (d.format == PixelFormat::Rgba8) as u32, words_per_row: d.width.div_ceil(4), _p0: 0, _p1: 0, _p2: 0 }
+        FastParams { width: d.width, height: d.height, threshold: self.threshold as i32, format: (d.format == PixelFormat::Rgba8) as u32, words_per_row: d.width.div_ceil(4), ..Default::default()}
     }
 }
 
@@ -50,19 +50,17 @@ impl Default for FastCornerDetection {
     }
 }
 
-/// Uniform of fast_corner_detection.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct FastParams {
-    pub width: u32,
-    pub height: u32,
-    pub threshold: i32,
-    pub format: u32,
-    pub words_per_row: u32,
-    pub _p0: u32,
-    pub _p1: u32,
-    pub _p2: u32,
+uniform_struct! {
+    /// Uniform of fast_corner_detection.wgsl.
+    pub struct FastParams {
+        pub width: u32,
+        pub height: u32,
+        pub threshold: i32,
+        /// 0: Gray8 input (4 pixels a word), 1: RGBA8 input (BT.601 luma).
+        pub format: u32,
+        /// Words per row of a Gray8 image.
+        pub words_per_row: u32,
+    }
 }
 
 /// The filter's registry entry.
@@ -86,18 +84,7 @@ never a corner, as in OpenCV. `| corner_points` turns the map into a list (x, y,
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(FastCornerDetection::new(a.u32("threshold")?, a.bool("nonmax")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "FastParams", generated: "",
-        rust_size: std::mem::size_of::<FastParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(FastParams, width)),
-            ("height", std::mem::offset_of!(FastParams, height)),
-            ("threshold", std::mem::offset_of!(FastParams, threshold)),
-            ("format", std::mem::offset_of!(FastParams, format)),
-            ("words_per_row", std::mem::offset_of!(FastParams, words_per_row)),
-        ],
-    }],
+    uniforms: &[FastParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -180,14 +167,14 @@ impl Filter for FastCornerDetection {
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let u = self.params(d);
-        let score = Kernel::new("neighborhood.fast_corner_detection.score", &[WGSL], "fast_score");
+        let score = Kernel::new("neighborhood.fast_corner_detection.score", &[FastParams::WGSL, WGSL], "fast_score");
         let groups = [u.words_per_row.div_ceil(16), d.height.div_ceil(16), 1];
         if !self.nonmax {
             return rec.dispatch(&score, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), groups);
         }
         let scores = rec.temp(PixelFormat::Gray8.gpu_bytes(d.width, d.height));
         rec.dispatch(&score, &[&input.buffer, &scores], bytemuck::bytes_of(&u), groups)?;
-        let nonmax = Kernel::new("neighborhood.fast_corner_detection.nonmax", &[WGSL], "fast_nonmax");
+        let nonmax = Kernel::new("neighborhood.fast_corner_detection.nonmax", &[FastParams::WGSL, WGSL], "fast_nonmax");
         rec.dispatch(&nonmax, &[&scores, &output.buffer], bytemuck::bytes_of(&u), [u.words_per_row.div_ceil(64), d.height, 1])
     }
     fn box_clone(&self) -> Box<dyn Filter> {

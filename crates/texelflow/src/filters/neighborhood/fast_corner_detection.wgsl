@@ -3,18 +3,6 @@
 // workgroup memory; each invocation scores 4 horizontally adjacent pixels and stores them as
 // one word. Pass `fast_nonmax`: keeps a score strictly above its 8 neighbours' (OpenCV's rule).
 // CPU twin: `fast_cpu` in fast_corner_detection.rs.
-struct FastParams {
-    width: u32,
-    height: u32,
-    threshold: i32,
-    // 0: Gray8 input (4 pixels a word), 1: RGBA8 input (BT.601 luma)
-    format: u32,
-    // words per row of a Gray8 image
-    words_per_row: u32,
-    _p0: u32,
-    _p1: u32,
-    _p2: u32,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

@@ -27,13 +27,14 @@
 //! Gray8 input (GPUImage's `GPUImageSingleComponentGaussianBlurFilter`) has one too
 //! (`blur_gray.wgsl`): one channel in and out, the same f32 sums; its twin is `blur_cpu`.
 
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Zeroable;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, expect_image, input_image, one_to_one};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -248,26 +249,27 @@ fn weights(sigma: f32) -> Vec<f32> {
     raw.iter().map(|v| v / sum).collect()
 }
 
-/// Uniform; mirrors `GaussianBlurParams` in `gaussian_blur.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct GaussianBlurParams {
-    pub width: u32,
-    pub height: u32,
-    pub radius: u32,
-    /// Node columns and rows of the decimated schedule.
-    pub nodes_x: u32,
-    pub nodes_y: u32,
-    /// Node columns per workgroup of the decimated row pass.
-    pub seg_nodes: u32,
-    pub _pad: [u32; 2],
-    /// Weight `k` at `w[k / 4][k % 4]`.
-    pub w: [[f32; 4]; WEIGHT_VECS],
-    /// Decimated schedule, node spacing `D`: weight `q * D + s` at `wp[s * QV + q / 4][q % 4]`.
-    pub wp: [[f32; 4]; POLY_VECS],
-    /// Decimated schedule: the cubic's 4 weights at `t = p / D` for each phase `p < D`.
-    pub cubic: [[f32; 4]; MAX_STEP as usize],
+uniform_struct! {
+    /// Uniform of `gaussian_blur.wgsl` and the kernels appended to it.
+    pub struct GaussianBlurParams {
+        pub width: u32,
+        pub height: u32,
+        pub radius: u32,
+        /// Node columns and rows of the decimated schedule.
+        pub nodes_x: u32,
+        pub nodes_y: u32,
+        /// Node columns per workgroup of the decimated row pass.
+        pub seg_nodes: u32,
+        /// Weight `k` for k in 0..=2*radius at `w[k / 4][k % 4]`: symmetric, summing to 1;
+        /// zero past 2*radius (the two-pass window reads whole blocks of 8).
+        pub w: [[f32; 4]; WEIGHT_VECS],
+        /// Decimated schedule, node spacing `D`: weight `q * D + s` (zero past 2*radius) at
+        /// `wp[s * QV + q / 4][q % 4]`, QV = ceil(ceil((2 * radius + 1) / D) / 4).
+        pub wp: [[f32; 4]; POLY_VECS],
+        /// Decimated schedule: the 4-point Lagrange cubic's weights at `t = p / D` for each
+        /// phase `p < D`, for the nodes at t = -1, 0, 1, 2.
+        pub cubic: [[f32; 4]; MAX_STEP as usize],
+    }
 }
 
 /// The filter's registry entry.
@@ -295,7 +297,7 @@ pub static DEF: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| crate::filters::shape::border::from_args(Box::new(GaussianBlur::new(a.f32("sigma")?)?), a),
-    uniforms: &[blur16::UNIFORM, blur_gray::UNIFORM, UniformLayout { wgsl: WGSL, wgsl_struct: "GaussianBlurParams", generated: "", rust_size: std::mem::size_of::<GaussianBlurParams>(), fields: &[("width", std::mem::offset_of!(GaussianBlurParams, width)), ("height", std::mem::offset_of!(GaussianBlurParams, height)), ("radius", std::mem::offset_of!(GaussianBlurParams, radius)), ("nodes_x", std::mem::offset_of!(GaussianBlurParams, nodes_x)), ("nodes_y", std::mem::offset_of!(GaussianBlurParams, nodes_y)), ("seg_nodes", std::mem::offset_of!(GaussianBlurParams, seg_nodes)), ("w", std::mem::offset_of!(GaussianBlurParams, w)), ("wp", std::mem::offset_of!(GaussianBlurParams, wp)), ("cubic", std::mem::offset_of!(GaussianBlurParams, cubic))] }],
+    uniforms: &[blur16::UNIFORM, blur_gray::UNIFORM, GaussianBlurParams::layout(WGSL)],
     test_inputs: None,
     schedules: &["twopass", "twopass_packed", "decimate_packed", "decimate_unpacked", "decimate_unorm16", "decimate_f32", "decimate_rf", "decimate_cf_tr", "f32", "half_wg64_nf1_nb3", "half_f32", "half_cw"],
 };
@@ -505,7 +507,7 @@ fn gen_window(b: u32, static_weights: bool, load: impl Fn(&str) -> String) -> St
 pub fn window_source(r: u32, packed: bool) -> Result<String> {
     let b = WINDOW_B;
     let static_weights = r >= WINDOW_STATIC_FROM;
-    let s = specialize(&format!("{WGSL}\n{WINDOW_WGSL}"), &[("R", r), ("B", b), ("HWG", WINDOW_HWG), ("PACKED", packed as u32)])?;
+    let s = specialize(&format!("{}{WGSL}\n{WINDOW_WGSL}", GaussianBlurParams::WGSL), &[("R", r), ("B", b), ("HWG", WINDOW_HWG), ("PACKED", packed as u32)])?;
     let s = replace_block(&s, "window_h", &gen_window(b, static_weights, |j| format!("row_in(base, {j})")))?;
     let store_h: String = (0..b).map(|o| format!("    if (x + {o}u < gp.width) {{ tmp_out[row + x + {o}u] = a{o}; }}\n")).collect();
     let s = replace_block(&s, "window_h_store", &store_h)?;
@@ -516,7 +518,7 @@ pub fn window_source(r: u32, packed: bool) -> Result<String> {
 
 /// The fused kernel's source for radius `r` and schedule `t`.
 pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
-    let s = specialize(&format!("{WGSL}\n{FUSED_WGSL}"), &[("R", r), ("TW", t.tw), ("TH", t.th), ("KH", t.kh), ("KV", t.kv)])?;
+    let s = specialize(&format!("{}{WGSL}\n{FUSED_WGSL}", GaussianBlurParams::WGSL), &[("R", r), ("TW", t.tw), ("TH", t.th), ("KH", t.kh), ("KV", t.kv)])?;
     let s = replace_block(&s, "h_segment", &gen_h(r, t.kh))?;
     replace_block(&s, "v_segment", &gen_v(r, t.kv))
 }

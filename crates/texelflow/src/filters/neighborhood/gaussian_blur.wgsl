@@ -4,7 +4,8 @@
 // scaling is needed; the result is rounded half up, as pack4x8unorm rounds.
 // CPU twin: `blur_cpu` in gaussian_blur.rs.
 //
-// This file holds the uniform, bindings and helpers; the kernels are appended to it:
+// This file holds the bindings and helpers; the uniform (`GaussianBlurParams`, declared in
+// gaussian_blur.rs) is put before it and the kernels are appended to it:
 // The strategies (gaussian_blur.rs picks one):
 // - `fused` (gaussian_blur_fused.wgsl): one workgroup per output tile; the tile plus its halo is loaded once into
 //   workgroup memory, then per channel the horizontal pass writes f32 rows into workgroup
@@ -20,28 +21,6 @@
 //   column's vertical window in registers, the horizontal pass from rows buffered in
 //   workgroup memory; the default for small sigma.
 // Separate files, so that each module declares only its own kernel's workgroup variables.
-
-struct GaussianBlurParams {
-    width: u32,
-    height: u32,
-    radius: u32,
-    // node columns and rows of the decimated schedule (gaussian_blur_decimate.wgsl)
-    nodes_x: u32,
-    nodes_y: u32,
-    // node columns per workgroup of the decimated row pass
-    seg_nodes: u32,
-    _pad1: u32,
-    _pad2: u32,
-    // weights[k] for k in 0..=2*radius at w[k / 4][k % 4]: symmetric, summing to 1; zero
-    // past 2*radius (the two-pass window reads whole blocks of 8)
-    w: array<vec4<f32>, 50>,
-    // decimated schedule, node spacing D: weight q * D + s (zero past 2*radius) at
-    // wp[s * QV + q / 4][q % 4], QV = ceil(ceil((2 * radius + 1) / D) / 4)
-    wp: array<vec4<f32>, 80>,
-    // decimated schedule: the 4-point Lagrange cubic's weights at t = p / D, p < D, for the
-    // nodes at t = -1, 0, 1, 2
-    cubic: array<vec4<f32>, 16>,
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

@@ -415,7 +415,7 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool, role: ColumnRole) -
         RowSource::Direct => (2, 1, 1),
     };
     let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", bv), ("HWG", plan.hwg), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th), ("PS", ps), ("VPART", ((ps - 1) * 64 * bv).max(1))];
-    let s = specialize(&format!("{WGSL}\n{DECIMATE_WGSL}"), &consts)?;
+    let s = specialize(&format!("{}{WGSL}\n{DECIMATE_WGSL}", GaussianBlurParams::WGSL), &consts)?;
     let s = replace_block(&s, "node_format", plan.nodes.wgsl())?;
     let s = if plan.magic_pack { replace_block(&s, "out_pack", MAGIC_PACK_WGSL)? } else { s };
     let s = if plan.intervals { replace_block(&s, "decim_up_rows", &gen_up_intervals(d))? } else { s };

@@ -225,7 +225,7 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     let (r, k) = (plan.r, 2 * plan.r + 1);
     let consts = [("R", r), ("K", k), ("WGX", plan.wgx), ("TW", plan.tw), ("NB", plan.nb), ("BR", plan.br), ("KH", plan.kh)];
     let enable = if plan.f32 { "" } else { "enable f16;\n" };
-    let s = specialize(&format!("{enable}{WGSL}\n{HALF_WGSL}"), &consts)?;
+    let s = specialize(&format!("{enable}{}{WGSL}\n{HALF_WGSL}", super::GaussianBlurParams::WGSL), &consts)?;
     let s = if plan.f32 { replace_block(&s, "half_types", F32_TYPES)? } else { s };
     // f16 literals: WGSL rounds them to the nearest f16
     let (ty, suffix) = if plan.f32 { ("f32", "") } else { ("f16", "h") };

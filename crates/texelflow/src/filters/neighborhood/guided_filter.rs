@@ -16,13 +16,13 @@
 //! variance needs f32 (aoce's eps = 1e-6 is far below a 16-bit step of I², 1.5e-5). Six small passes, all f32
 //! (`guided_filter*.wgsl`); the twin below does the same operations in the same order.
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::image::{unorm8, Image, PixelFormat};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, UniformLayout, IMAGE};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, IMAGE};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -68,8 +68,7 @@ impl GuidedFilter {
             inv_block: 1.0 / (self.scale * self.scale) as f32,
             inv_window: 1.0 / (n * n),
             inv_scale: 1.0 / self.scale as f32,
-            _pad0: 0,
-            _pad1: 0,
+            ..Default::default()
         }
     }
 }
@@ -80,23 +79,23 @@ impl Default for GuidedFilter {
     }
 }
 
-/// Uniform; mirrors `GuidedParams` in guided_filter.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct GuidedParams {
-    pub width: u32,
-    pub height: u32,
-    pub low_width: u32,
-    pub low_height: u32,
-    pub scale: u32,
-    pub radius: u32,
-    pub eps: f32,
-    pub inv_block: f32,
-    pub inv_window: f32,
-    pub inv_scale: f32,
-    pub _pad0: u32,
-    pub _pad1: u32,
+uniform_struct! {
+    /// Uniform of the guided filter's kernels (guided_filter.wgsl and its passes).
+    pub struct GuidedParams {
+        pub width: u32,
+        pub height: u32,
+        /// The subsampled grid: ceil(width / scale) x ceil(height / scale).
+        pub low_width: u32,
+        pub low_height: u32,
+        pub scale: u32,
+        /// Box radius on the subsampled grid.
+        pub radius: u32,
+        pub eps: f32,
+        /// 1 / scale², 1 / (2 radius + 1)², 1 / scale
+        pub inv_block: f32,
+        pub inv_window: f32,
+        pub inv_scale: f32,
+    }
 }
 
 /// The filter's registry entry.
@@ -126,23 +125,7 @@ pub static DEF: FilterDef = FilterDef {
         why: "f32 on both sides, but a = cov / (var + eps) divides differences of near-equal sums: the GPU's fused multiply-adds and 2.5-ulp division move alpha by up to a level or two",
     },
     build: |a| Ok(Box::new(GuidedFilter::new(a.u32("radius")?, a.f32("eps")?, a.u32("scale")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: COMMON,
-        wgsl_struct: "GuidedParams", generated: "",
-        rust_size: std::mem::size_of::<GuidedParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(GuidedParams, width)),
-            ("height", std::mem::offset_of!(GuidedParams, height)),
-            ("low_width", std::mem::offset_of!(GuidedParams, low_width)),
-            ("low_height", std::mem::offset_of!(GuidedParams, low_height)),
-            ("scale", std::mem::offset_of!(GuidedParams, scale)),
-            ("radius", std::mem::offset_of!(GuidedParams, radius)),
-            ("eps", std::mem::offset_of!(GuidedParams, eps)),
-            ("inv_block", std::mem::offset_of!(GuidedParams, inv_block)),
-            ("inv_window", std::mem::offset_of!(GuidedParams, inv_window)),
-            ("inv_scale", std::mem::offset_of!(GuidedParams, inv_scale)),
-        ],
-    }],
+    uniforms: &[GuidedParams::layout(COMMON)],
     test_inputs: None,
     schedules: &[],
 };
@@ -260,13 +243,13 @@ impl Filter for GuidedFilter {
         let (t0, t1) = (rec.temp(tmp_bytes), rec.temp(tmp_bytes));
         let u = bytemuck::bytes_of(&p);
         let low = groups_2d(p.low_width, p.low_height, 16, 16);
-        let boxk = |entry| Kernel::new("neighborhood.guided_filter.box", &[COMMON, BOX], entry);
-        rec.dispatch(&Kernel::new("neighborhood.guided_filter.down", &[COMMON, DOWN], "guided_down"), &[&inputs[0].buffer, &t0], u, low)?;
+        let boxk = |entry| Kernel::new("neighborhood.guided_filter.box", &[GuidedParams::WGSL, COMMON, BOX], entry);
+        rec.dispatch(&Kernel::new("neighborhood.guided_filter.down", &[GuidedParams::WGSL, COMMON, DOWN], "guided_down"), &[&inputs[0].buffer, &t0], u, low)?;
         rec.dispatch(&boxk("guided_box_rows"), &[&t0, &t1], u, low)?;
         rec.dispatch(&boxk("guided_box_solve"), &[&t1, &t0], u, low)?;
         rec.dispatch(&boxk("guided_box_rows"), &[&t0, &t1], u, low)?;
         rec.dispatch(&boxk("guided_box_mean"), &[&t1, &t0], u, low)?;
-        rec.dispatch(&Kernel::new("neighborhood.guided_filter.apply", &[COMMON, APPLY], "guided_apply"), &[&inputs[0].buffer, &t0, &outputs[0].buffer], u, groups_2d(d.width, d.height, 16, 16))
+        rec.dispatch(&Kernel::new("neighborhood.guided_filter.apply", &[GuidedParams::WGSL, COMMON, APPLY], "guided_apply"), &[&inputs[0].buffer, &t0, &outputs[0].buffer], u, groups_2d(d.width, d.height, 16, 16))
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -15,23 +15,16 @@
 //! workgroup tile of 16 x 16 outputs plus its border in workgroup memory, each invocation
 //! reading its window once as row segments shared by two quadrants. Exact: equal to the twin.
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("kuwahara.wgsl");
-/// The kernel's uniform block (apart from kuwahara.wgsl, which needs generated constants to parse).
-const PARAMS_WGSL: &str = "struct KuwaharaParams {
-    width: u32,
-    height: u32,
-    order: u32,  // the quadrants in tie-break order, a byte each (0 TL, 1 TR, 2 BR, 3 BL), first in the low byte
-    n: u32,      // (radius + 1)², samples per quadrant
-}";
 
 /// Outputs per workgroup tile side (`OUT` in kuwahara.wgsl).
 const TILE_OUT: u32 = 16;
@@ -65,14 +58,17 @@ impl Default for Kuwahara {
     }
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct KuwaharaParams {
-    pub width: u32,
-    pub height: u32,
-    pub order: u32,
-    pub n: u32,
+uniform_struct! {
+    /// Uniform of kuwahara.wgsl.
+    pub struct KuwaharaParams {
+        pub width: u32,
+        pub height: u32,
+        /// The quadrants in tie-break order, a byte each (0 TL, 1 TR, 2 BR, 3 BL), first in
+        /// the low byte.
+        pub order: u32,
+        /// (radius + 1)², samples per quadrant.
+        pub n: u32,
+    }
 }
 
 /// The filter's registry entry.
@@ -90,17 +86,7 @@ pub static DEF: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Kuwahara::new(a.u32("radius")?)?)),
-    uniforms: &[UniformLayout {
-        wgsl: PARAMS_WGSL,
-        wgsl_struct: "KuwaharaParams", generated: "",
-        rust_size: std::mem::size_of::<KuwaharaParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(KuwaharaParams, width)),
-            ("height", std::mem::offset_of!(KuwaharaParams, height)),
-            ("order", std::mem::offset_of!(KuwaharaParams, order)),
-            ("n", std::mem::offset_of!(KuwaharaParams, n)),
-        ],
-    }],
+    uniforms: &[KuwaharaParams::layout("")],
     test_inputs: None,
     schedules: &[],
 };
@@ -154,8 +140,8 @@ pub fn record_kuwahara(rec: &mut NodeRecorder<'_>, def: &FilterDef, inputs: &[Gp
     let d = slot_image(def, inputs, 0)?;
     let out = outputs.first().ok_or_else(|| crate::Error::Graph(format!("`{}` needs an output", def.name)))?;
     let side = TILE_OUT + 2 * radius;
-    let u = KuwaharaParams { width: d.width, height: d.height, order: u32::from_le_bytes(tie_order), n: (radius + 1) * (radius + 1) };
-    let mut kernel = Kernel::new(&format!("neighborhood.kuwahara.r{radius}"), &[PARAMS_WGSL, WGSL], "kuwahara");
+    let u = KuwaharaParams { width: d.width, height: d.height, order: u32::from_le_bytes(tie_order), n: (radius + 1) * (radius + 1), ..Default::default() };
+    let mut kernel = Kernel::new(&format!("neighborhood.kuwahara.r{radius}"), &[KuwaharaParams::WGSL, WGSL], "kuwahara");
     kernel.generated = Some(format!("const R: u32 = {radius}u;\nconst SIDE: u32 = {side}u;\nvar<workgroup> tile: array<u32, {}>;\n", side * side));
     rec.dispatch_uninit(&kernel, &[&inputs[0].buffer, &out.buffer], bytemuck::bytes_of(&u), groups_2d(d.width, d.height, TILE_OUT, TILE_OUT))
 }

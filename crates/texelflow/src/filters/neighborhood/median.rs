@@ -2,12 +2,12 @@
 //! and OpenCV's `medianBlur(ksize = 2 radius + 1)`: radius 1 and 2 run the selection networks
 //! of `median_3x3` and `median_5x5`; larger radii a radix selection (`median.wgsl`).
 
-use bytemuck::{Pod, Zeroable};
 
 use crate::error::Result;
 use crate::image::{Image, PixelFormat};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, UniformLayout, EXACT_ENOUGH, IMAGE};
+use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -40,15 +40,15 @@ impl Default for Median {
     }
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct MedianParams {
-    pub width: u32,
-    pub height: u32,
-    pub radius: u32,
-    /// Samples at or below the median's rank: (2 radius + 1)² / 2.
-    pub half: u32,
+uniform_struct! {
+    /// Uniform of median.wgsl.
+    pub struct MedianParams {
+        pub width: u32,
+        pub height: u32,
+        pub radius: u32,
+        /// Samples at or below the median's rank: (2 radius + 1)² / 2.
+        pub half: u32,
+    }
 }
 
 /// The filter's registry entry.
@@ -67,17 +67,7 @@ pub static DEF: FilterDef = FilterDef {
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| crate::filters::shape::border::from_args(Box::new(Median::new(a.u32("radius")?)?), a),
-    uniforms: &[UniformLayout {
-        wgsl: WGSL,
-        wgsl_struct: "MedianParams", generated: "",
-        rust_size: std::mem::size_of::<MedianParams>(),
-        fields: &[
-            ("width", std::mem::offset_of!(MedianParams, width)),
-            ("height", std::mem::offset_of!(MedianParams, height)),
-            ("radius", std::mem::offset_of!(MedianParams, radius)),
-            ("half", std::mem::offset_of!(MedianParams, half)),
-        ],
-    }],
+    uniforms: &[MedianParams::layout(WGSL)],
     test_inputs: None,
     schedules: &[],
 };
@@ -124,8 +114,8 @@ impl Filter for Median {
             r => {
                 let d = slot_image(&DEF, inputs, 0)?;
                 let side = 2 * r + 1;
-                let u = MedianParams { width: d.width, height: d.height, radius: r, half: side * side / 2 };
-                let kernel = Kernel::new("neighborhood.median_radix", &[WGSL], "median_radix");
+                let u = MedianParams { width: d.width, height: d.height, radius: r, half: side * side / 2, ..Default::default() };
+                let kernel = Kernel::new("neighborhood.median_radix", &[MedianParams::WGSL, WGSL], "median_radix");
                 rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_2d(d.width, d.height, TILE_OUT, TILE_OUT))
             }
         }

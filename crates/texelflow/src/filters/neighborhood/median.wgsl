@@ -1,12 +1,6 @@
 // Per-channel median of RGBA8 over a (2r + 1)² window, r = 3..16, by radix selection: the answer
 // is found bit by bit from the top, each bit by counting the window's samples below a candidate
 // (eight passes over a workgroup tile). Exact. CPU twin: `Median::run_cpu` (sorts).
-struct MedianParams {
-    width: u32,
-    height: u32,
-    radius: u32,
-    half: u32,  // (2r + 1)² / 2: the median is the largest m with fewer than half + 1 samples below it
-}
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;

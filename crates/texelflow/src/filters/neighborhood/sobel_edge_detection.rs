@@ -5,13 +5,13 @@
 //! Borders replicate the edge pixel. Unlike GPUImage, whose first pass stores luminance in
 //! an 8-bit texture, luminance stays f32 between the two steps.
 
-use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::image::{luminance, unorm8, Image, PixelFormat};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, UniformLayout, expect_image, input_image, one_to_one};
+use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, expect_image, input_image, one_to_one};
+use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -46,15 +46,13 @@ impl Default for SobelEdgeDetection {
     }
 }
 
-/// Uniform; mirrors `SobelEdgeDetectionParams` in `sobel_edge_detection.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[allow(missing_docs, reason = "replaced by generated uniform structs")]
-pub struct SobelEdgeDetectionParams {
-    pub width: u32,
-    pub height: u32,
-    pub edge_strength: f32,
-    pub _pad: u32,
+uniform_struct! {
+    /// Uniform of `sobel_edge_detection.wgsl` and `sobel_rows4.wgsl`.
+    pub struct SobelEdgeDetectionParams {
+        pub width: u32,
+        pub height: u32,
+        pub edge_strength: f32,
+    }
 }
 
 /// The filter's registry entry.
@@ -73,8 +71,8 @@ pub static DEF: FilterDef = FilterDef {
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(SobelEdgeDetection::new(a.f32("edge_strength")?)?)),
     uniforms: &[
-        UniformLayout { wgsl: WGSL, wgsl_struct: "SobelEdgeDetectionParams", generated: "", rust_size: std::mem::size_of::<SobelEdgeDetectionParams>(), fields: &[("width", std::mem::offset_of!(SobelEdgeDetectionParams, width)), ("height", std::mem::offset_of!(SobelEdgeDetectionParams, height)), ("edge_strength", std::mem::offset_of!(SobelEdgeDetectionParams, edge_strength))] },
-        UniformLayout { wgsl: ROWS4_WGSL, wgsl_struct: "SobelEdgeDetectionParams", generated: "", rust_size: std::mem::size_of::<SobelEdgeDetectionParams>(), fields: &[("width", std::mem::offset_of!(SobelEdgeDetectionParams, width)), ("height", std::mem::offset_of!(SobelEdgeDetectionParams, height)), ("edge_strength", std::mem::offset_of!(SobelEdgeDetectionParams, edge_strength))] },
+        SobelEdgeDetectionParams::layout(WGSL),
+        SobelEdgeDetectionParams::layout(ROWS4_WGSL),
     ],
     test_inputs: None,
     schedules: &["tile"],
@@ -120,7 +118,7 @@ impl Filter for SobelEdgeDetection {
     }
     fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
-        let params = SobelEdgeDetectionParams { width: d.width, height: d.height, edge_strength: self.edge_strength, _pad: 0 };
+        let params = SobelEdgeDetectionParams { width: d.width, height: d.height, edge_strength: self.edge_strength, ..Default::default()};
         // Schedules: `tile` (32x32 tile with a luminance halo in workgroup memory, 4-byte
         // accesses) and `rows4` (16-byte loads and stores, a strip walked down in registers),
         // which needs rows starting on 16-byte boundaries, so a width that is a multiple of 4;
@@ -134,14 +132,14 @@ impl Filter for SobelEdgeDetection {
         };
         if rows4 && d.width % 4 == 0 {
             return rec.dispatch(
-                &Kernel::new("sobel_edge_detection.rows4", &[ROWS4_WGSL], "main"),
+                &Kernel::new("sobel_edge_detection.rows4", &[SobelEdgeDetectionParams::WGSL, ROWS4_WGSL], "main"),
                 &[&input.buffer, &output.buffer, &input.buffer],
                 bytemuck::bytes_of(&params),
                 [(d.width / 4).div_ceil(ROWS4_SW), d.height.div_ceil(ROWS4_RY), 1],
             );
         }
         rec.dispatch(
-            &Kernel::new("sobel_edge_detection", &[WGSL], "main"),
+            &Kernel::new("sobel_edge_detection", &[SobelEdgeDetectionParams::WGSL, WGSL], "main"),
             &[&input.buffer, &output.buffer],
             bytemuck::bytes_of(&params),
             groups_2d(d.width, d.height, TILE_W, TILE_H),

@@ -7,13 +7,6 @@
 // a one-pixel halo once, converting each pixel to luminance (one f32 in workgroup memory),
 // then each invocation walks RY rows of one column keeping a 3x3 window in registers.
 
-struct SobelEdgeDetectionParams {
-    width: u32,
-    height: u32,
-    edge_strength: f32,
-    _pad: u32,
-}
-
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> sp: SobelEdgeDetectionParams;

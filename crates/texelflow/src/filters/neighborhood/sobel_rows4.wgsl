@@ -11,13 +11,6 @@
 // kernel spent ~45 plus 4-byte loads and stores (measured 1.67x copy on the H200, run 8).
 // The 2 halo rows cost 2/RY extra row reads, which hit L2.
 
-struct SobelEdgeDetectionParams {
-    width: u32,
-    height: u32,
-    edge_strength: f32,
-    _pad: u32,
-}
-
 @group(0) @binding(0) var<storage, read> src4: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> dst4: array<vec4<u32>>;
 // Scalar view of the same input, for the strip's two outer halo pixels.
