@@ -586,7 +586,9 @@ macro_rules! __pf_shape_filter_impl {
 /// see `neighborhood/sketch.rs`. `load_scalar:` instead, for a transform to one number (its body
 /// returns `f32`; the GPU body sees `vec4(v, 0, 0, 0)`), lets the `rows4s` walk hold scalars.
 /// Gray8 images are taken (see `StencilOp::GRAY`) unless
-/// `gray: false` says the red channel of the result means nothing on its own.
+/// `gray: false` says the red channel of the result means nothing on its own. Every stencil
+/// filter gets the template's `border` parameter unless `border: false` (a filter that keeps
+/// replicate borders only, as `sobel_edge_detection` always had).
 #[macro_export]
 macro_rules! stencil_filter {
     (
@@ -601,6 +603,7 @@ macro_rules! stencil_filter {
         $(uniform: |$uf:ident| { $( $u:ident : $uty:ty = $uexpr:expr ),* $(,)? },)?
         $(tolerance: $tol:expr,)?
         $(gray: $gray:expr,)?
+        $(border: $border:tt,)?
         $(helpers: $helpers:expr,)?
         $(load: $load:expr,)?
         $(load_scalar: $load_scalar:expr,)?
@@ -611,11 +614,10 @@ macro_rules! stencil_filter {
     ) => {
         $crate::__pf_params!($(#[$meta])* $Name { $( $p : $kind = $default => $pdoc ),* });
 
-        $crate::__pf_def! {
-            $Name, $name, $crate::filters::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
-            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*], [$crate::filters::shape::border::BORDER_PARAM],
-            $crate::filters::registry::IMAGE, $crate::__pf_or!([$($tol)?] [$crate::filters::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [$crate::filters::shape::stencil::default_schedules($size, $crate::__pf_or!([$({ let _: &str = $load_scalar; true })?] [false]))]),
-            wrap: $crate::filters::shape::border::from_args
+        $crate::__stencil_def! {
+            [$($border)?] $Name, $name, $gpuimage, $summary, [$($doc)?],
+            [$( $p : $kind $( ( $($karg),* ) )? = $default => $pdoc ),*],
+            $crate::__pf_or!([$($tol)?] [$crate::filters::registry::EXACT_ENOUGH]), $crate::__pf_or!([$($sched)?] [$crate::filters::shape::stencil::default_schedules($size, $crate::__pf_or!([$({ let _: &str = $load_scalar; true })?] [false]))])
         }
 
         impl $crate::filters::shape::stencil::StencilOp for $Name {
@@ -644,5 +646,25 @@ macro_rules! stencil_filter {
         }
 
         $crate::__pf_shape_filter_impl!($Name, stencil, $crate::filters::registry::Footprint::Radius($size / 2));
+    };
+}
+
+/// A stencil filter's `DEF`: with the template's `border` parameter (lowered by
+/// `border::from_args`), or without it where the declaration says `border: false`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __stencil_def {
+    ([false] $Name:ident, $name:literal, $gpuimage:literal, $summary:literal, [$($doc:expr)?], [$($params:tt)*], $tol:expr, $sched:expr) => {
+        $crate::__pf_def! {
+            $Name, $name, $crate::filters::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
+            [$($params)*], [], $crate::filters::registry::IMAGE, $tol, $sched
+        }
+    };
+    ([] $Name:ident, $name:literal, $gpuimage:literal, $summary:literal, [$($doc:expr)?], [$($params:tt)*], $tol:expr, $sched:expr) => {
+        $crate::__pf_def! {
+            $Name, $name, $crate::filters::registry::Family::Neighborhood, $gpuimage, $summary, [$($doc)?], [],
+            [$($params)*], [$crate::filters::shape::border::BORDER_PARAM], $crate::filters::registry::IMAGE, $tol, $sched,
+            wrap: $crate::filters::shape::border::from_args
+        }
     };
 }
