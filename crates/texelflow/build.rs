@@ -1,8 +1,8 @@
 //! Generates each filter family's module list and registry entries from the files in
 //! `src/filters/<family>/`: a file that declares a filter (`pixel_filter!` or a
-//! `composite_filter!` or a `pub static DEF: FilterDef`) is a module of its family, its type (the file name in
-//! PascalCase) is re-exported and its `DEF` registered, in file-name order. Adding a filter
-//! is adding its file.
+//! `composite_filter!` or another declaring macro below, or a `pub static DEF: FilterDef`) is a
+//! module of its family, its type (the file name in PascalCase) is re-exported and its `DEF`
+//! registered, in file-name order. Adding a filter is adding its file.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -49,6 +49,7 @@ fn main() {
                 "remap_filter! {",
                 "composite_filter! {",
                 "generator_filter! {",
+                "morphology_filter! {",
             ]
             .iter()
             .any(|m| text.contains(m))
