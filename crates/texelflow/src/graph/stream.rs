@@ -129,16 +129,17 @@ where
         loop {
             let next = s.delivered;
             let Some(r) = s.done.remove(&next) else { break };
-            s.delivered += 1;
             drop(s);
             if let Ok(mut f) = sink.lock() {
                 f(next, r);
             }
-            delivered.notify_all();
             s = match state.lock() {
                 Ok(s) => s,
                 Err(_) => return,
             };
+            // counted once the sink has returned, so the lookahead bound holds while it runs
+            s.delivered += 1;
+            delivered.notify_all();
         }
         s.draining = false;
     };

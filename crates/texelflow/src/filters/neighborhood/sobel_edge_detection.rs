@@ -17,7 +17,7 @@ crate::stencil_filter! {
     doc: "Luminance with GPUImage's weights (0.2125, 0.7154, 0.0721), kept in f32; h = -tl - 2l - bl + tr + 2r + br, v = -bl - 2b - br + tl + 2t + tr; \
           output (m, m, m, 1) with m = length(h, v) * edge_strength, clamped. Borders replicate the edge pixel. \
           GPU: widths that are multiples of 4 walk 256-column strips down with 16-byte loads and stores and the 3-row window in \
-          registers (`rows4`); other widths use a 32x32 tile with a one-pixel halo of luminance in workgroup memory (`tile`).",
+          registers (`rows4`); other widths use a 16x16 tile with a one-pixel halo of luminance in workgroup memory (`tile`).",
     size: 3,
     params: { edge_strength: float(0.0, 10.0) = 1.0 => "gradient magnitude multiplier" },
     gray: false,
