@@ -30,6 +30,8 @@ fi
 # Structure first (seconds): formatting, and the layer rule of docs/ARCHITECTURE.md (no
 # module imports one of a higher layer; scripts/layers.py lists the layers).
 cargo fmt --all --check
+# `cargo fmt` does not reach the filter files (build.rs includes them by `#[path]`): check every file.
+find crates -name '*.rs' -print0 | xargs -0 rustfmt --check --edition 2021
 python3 scripts/layers.py
 # Lints: clippy's default groups and the workspace's `[workspace.lints]` (missing_docs), every
 # target and feature (`bench` pulls in ash), warnings as errors.

@@ -7,8 +7,11 @@
 
 use super::{check_quads, grid, GridParams, GRID_WGSL};
 use crate::error::{Error, Result};
+use crate::filters::registry::{
+    expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef,
+    PortKind, EXACT_ENOUGH,
+};
 use crate::image::{Image, PixelFormat};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data, expect_image, input_image, slot_image};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Lut, Value, ValueDesc};
 
@@ -77,14 +80,28 @@ impl Filter for ApplyLut {
         };
         Ok(vec![Value::Image(apply_lut_cpu(img, lut)?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u64;
         let g = grid(count, APPLY_WG, QUADS_PER_THREAD, 0)?;
         check_quads(&inputs[0], count)?;
         check_quads(&outputs[0], count)?;
-        let kernel = Kernel::new("analysis.apply_lut", &[GridParams::WGSL, GRID_WGSL, WGSL], "apply_lut");
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
+        let kernel = Kernel::new(
+            "analysis.apply_lut",
+            &[GridParams::WGSL, GRID_WGSL, WGSL],
+            "apply_lut",
+        );
+        rec.dispatch(
+            &kernel,
+            &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer],
+            bytemuck::bytes_of(&g.params),
+            g.groups,
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

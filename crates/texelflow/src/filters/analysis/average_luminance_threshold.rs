@@ -48,22 +48,34 @@ impl StatsReduction {
     /// The default (H200 at 4K).
     pub(crate) fn choose() -> StatsReduction {
         // whole graph 0.0456 ms against `reduce`'s 0.0495; 0.0367 ms in run s9-b2 (1.71x copy)
-        StatsReduction::LumaSum { prefetch: DEFAULT_PREFETCH }
+        StatsReduction::LumaSum {
+            prefetch: DEFAULT_PREFETCH,
+        }
     }
 
     /// A schedule by its variant name.
     pub(crate) fn parse(name: &str) -> Result<StatsReduction> {
         Ok(match name {
-            "ysum" => StatsReduction::LumaSum { prefetch: DEFAULT_PREFETCH },
+            "ysum" => StatsReduction::LumaSum {
+                prefetch: DEFAULT_PREFETCH,
+            },
             "ysum_pf" => StatsReduction::LumaSum { prefetch: true },
             "ysum_nopf" => StatsReduction::LumaSum { prefetch: false },
             "reduce" => StatsReduction::Full,
-            v => return Err(crate::runtime::schedule::unknown(DEF.name, v, &["ysum", "ysum_pf", "ysum_nopf", "reduce"])),
+            v => {
+                return Err(crate::runtime::schedule::unknown(
+                    DEF.name,
+                    v,
+                    &["ysum", "ysum_pf", "ysum_nopf", "reduce"],
+                ))
+            }
         })
     }
 
     /// The schedule an override names, if one does.
     pub(crate) fn named() -> Result<Option<StatsReduction>> {
-        crate::runtime::schedule::get(DEF.name).map(|v| StatsReduction::parse(&v)).transpose()
+        crate::runtime::schedule::get(DEF.name)
+            .map(|v| StatsReduction::parse(&v))
+            .transpose()
     }
 }

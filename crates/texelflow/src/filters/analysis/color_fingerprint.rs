@@ -11,15 +11,17 @@
 
 use rayon::prelude::*;
 
-
 use super::{check_quads, grid};
-use crate::value::photo::{Fingerprint, FingerprintLayout};
 use crate::error::Result;
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
+    EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
+use crate::value::photo::{Fingerprint, FingerprintLayout};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
 const WGSL: &str = include_str!("color_fingerprint.wgsl");
@@ -44,7 +46,10 @@ pub struct ColorFingerprint {
 impl ColorFingerprint {
     /// Fails when a parameter is outside its declared range.
     pub fn new(grid: u32, bits: u32) -> Result<Self> {
-        Ok(Self { grid: check_int(&DEF, "grid", grid)?, bits: check_int(&DEF, "bits", bits)? })
+        Ok(Self {
+            grid: check_int(&DEF, "grid", grid)?,
+            bits: check_int(&DEF, "bits", bits)?,
+        })
     }
 }
 
@@ -122,7 +127,10 @@ pub fn fingerprint_cpu(img: &Image, grid: u32, bits: u32) -> Result<Fingerprint>
         .map(|(k, chunk)| {
             let mut b = vec![0u32; n];
             for (i, p) in chunk.chunks_exact(4).enumerate() {
-                let (x, y) = ((i % w as usize) as u32, (k * rows_per_chunk + i / w as usize) as u32);
+                let (x, y) = (
+                    (i % w as usize) as u32,
+                    (k * rows_per_chunk + i / w as usize) as u32,
+                );
                 b[layout.bin(x, y, p[0], p[1], p[2])] += 1;
             }
             b
@@ -136,7 +144,12 @@ pub fn fingerprint_cpu(img: &Image, grid: u32, bits: u32) -> Result<Fingerprint>
                 a
             },
         );
-    Ok(Fingerprint { grid, bits, pixels: w as u64 * h as u64, bins })
+    Ok(Fingerprint {
+        grid,
+        bits,
+        pixels: w as u64 * h as u64,
+        bins,
+    })
 }
 
 impl Filter for ColorFingerprint {
@@ -152,9 +165,16 @@ impl Filter for ColorFingerprint {
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Fingerprint(fingerprint_cpu(img, self.grid, self.bits)?))])
+        Ok(vec![Value::Data(Data::Fingerprint(fingerprint_cpu(
+            img, self.grid, self.bits,
+        )?))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let layout = FingerprintLayout::new(self.grid, self.bits, d.width, d.height)?;
         let count = d.pixels() as u64;
@@ -174,10 +194,19 @@ impl Filter for ColorFingerprint {
             h_step: layout.h_step,
             ..Default::default()
         };
-        let mut kernel = Kernel::new(&format!("analysis.color_fingerprint.g{}b{}", self.grid, self.bits), &[FingerprintParams::WGSL, BINS_WGSL, WGSL], "color_fingerprint");
+        let mut kernel = Kernel::new(
+            &format!("analysis.color_fingerprint.g{}b{}", self.grid, self.bits),
+            &[FingerprintParams::WGSL, BINS_WGSL, WGSL],
+            "color_fingerprint",
+        );
         kernel.generated = Some(fingerprint_generated(&layout, use_wg));
         rec.clear(&output.buffer);
-        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), g.groups)
+        rec.dispatch(
+            &kernel,
+            &[&input.buffer, &output.buffer],
+            bytemuck::bytes_of(&u),
+            g.groups,
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -6,7 +6,9 @@
 use super::{record_solver, SolveParams, SOLVE_UNIFORM};
 use crate::error::Error;
 use crate::error::Result;
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
+use crate::filters::registry::{
+    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH,
+};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -53,12 +55,28 @@ impl Filter for ColorGainsLut {
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         match inputs.first().and_then(|v| v.as_data()) {
-            Some(Data::Color(c)) => Ok(vec![Value::Data(Data::Lut(crate::value::histogram::gains_lut(c.sum)))]),
-            _ => Err(Error::Graph("`color_gains_lut` input 0 must be color data".into())),
+            Some(Data::Color(c)) => Ok(vec![Value::Data(Data::Lut(
+                crate::value::histogram::gains_lut(c.sum),
+            ))]),
+            _ => Err(Error::Graph(
+                "`color_gains_lut` input 0 must be color data".into(),
+            )),
         }
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        record_solver(&DEF, rec, inputs, outputs, "color_gains_lut", SolveParams::default())
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
+        record_solver(
+            &DEF,
+            rec,
+            inputs,
+            outputs,
+            "color_gains_lut",
+            SolveParams::default(),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

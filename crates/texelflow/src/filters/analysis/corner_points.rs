@@ -8,11 +8,13 @@
 //! GPU: one invocation per pixel; a pixel above the threshold takes a slot with one atomic
 //! add (corner maps are sparse, so the atomics are few).
 
-
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
+    EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Point, Points, Value, ValueDesc, POINTS_CAPACITY};
@@ -34,13 +36,19 @@ pub struct CornerPoints {
 impl CornerPoints {
     /// Fails when `threshold` is outside [0, 1e9] or `max` outside [1, 65536].
     pub fn new(threshold: f32, max: u32) -> Result<Self> {
-        Ok(Self { threshold: check_float(&DEF, "threshold", threshold)?, max: check_int(&DEF, "max", max)? })
+        Ok(Self {
+            threshold: check_float(&DEF, "threshold", threshold)?,
+            max: check_int(&DEF, "max", max)?,
+        })
     }
 }
 
 impl Default for CornerPoints {
     fn default() -> Self {
-        Self { threshold: 0.0, max: POINTS_CAPACITY }
+        Self {
+            threshold: 0.0,
+            max: POINTS_CAPACITY,
+        }
     }
 }
 
@@ -100,7 +108,11 @@ pub fn corner_points_cpu(img: &Image, threshold: f32, max: u32) -> Points {
         .into_iter()
         .enumerate()
         .filter(|&(_, v)| v > threshold)
-        .map(|(i, score)| Point { x: (i % w) as u32, y: (i / w) as u32, score })
+        .map(|(i, score)| Point {
+            x: (i % w) as u32,
+            y: (i / w) as u32,
+            score,
+        })
         .collect();
     Points::from_unsorted(points, max)
 }
@@ -116,25 +128,54 @@ impl Filter for CornerPoints {
         let d = expect_image(&DEF, inputs, 0, FORMATS)?;
         // a point packs x and y into 16 bits each
         if d.width > 65535 || d.height > 65535 {
-            return Err(Error::Graph(format!("`corner_points` takes maps up to 65535x65535 pixels, got {}x{}", d.width, d.height)));
+            return Err(Error::Graph(format!(
+                "`corner_points` takes maps up to 65535x65535 pixels, got {}x{}",
+                d.width, d.height
+            )));
         }
         Ok(vec![ValueDesc::Data(DataKind::Points)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Points(corner_points_cpu(img, self.threshold, self.max)))])
+        Ok(vec![Value::Data(Data::Points(corner_points_cpu(
+            img,
+            self.threshold,
+            self.max,
+        )))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let format = match d.format {
             PixelFormat::Gray8 => 0,
             PixelFormat::Rgba8 => 1,
             _ => 2,
         };
-        let u = CornerPointsParams { width: d.width, height: d.height, format, limit: self.max.min(POINTS_CAPACITY), threshold: self.threshold, words_per_row: d.width.div_ceil(4), ..Default::default()};
+        let u = CornerPointsParams {
+            width: d.width,
+            height: d.height,
+            format,
+            limit: self.max.min(POINTS_CAPACITY),
+            threshold: self.threshold,
+            words_per_row: d.width.div_ceil(4),
+            ..Default::default()
+        };
         rec.clear(&output.buffer);
-        let kernel = Kernel::new("analysis.corner_points", &[CornerPointsParams::WGSL, WGSL], "corner_points");
-        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), groups_2d(d.width, d.height, 16, 16))
+        let kernel = Kernel::new(
+            "analysis.corner_points",
+            &[CornerPointsParams::WGSL, WGSL],
+            "corner_points",
+        );
+        rec.dispatch(
+            &kernel,
+            &[&input.buffer, &output.buffer],
+            bytemuck::bytes_of(&u),
+            groups_2d(d.width, d.height, 16, 16),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -18,9 +18,12 @@ use rayon::prelude::*;
 
 use super::{check_quads, grid, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
+    EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, DominantCell, Value, ValueDesc};
 
@@ -30,7 +33,10 @@ const DOMINANT_WG: u32 = 256;
 /// Loop shape of both passes (as `histogram`'s: many quads per invocation, few merges).
 fn choose_loop() -> LoopShape {
     // not yet measured on its own; histogram's best shape on the H200 (u8q32)
-    LoopShape { unroll: 8, quads_per_thread: 32 }
+    LoopShape {
+        unroll: 8,
+        quads_per_thread: 32,
+    }
 }
 
 /// The dominant colour: the mean of the most populated cell of a `bits`-per-channel RGB grid.
@@ -43,7 +49,9 @@ pub struct DominantColor {
 impl DominantColor {
     /// Fails when `bits` is outside [2, 4].
     pub fn new(bits: u32) -> Result<Self> {
-        Ok(Self { bits: check_int(&DEF, "bits", bits)? })
+        Ok(Self {
+            bits: check_int(&DEF, "bits", bits)?,
+        })
     }
 }
 
@@ -54,7 +62,13 @@ impl Default for DominantColor {
 }
 
 /// The `bits` parameter.
-pub const BITS: ParamDef = ParamDef::int("bits", 4, 2, 4, "bits kept per channel for the cells: 4 = 4096 cells of 16 levels, 2 = 64 cells");
+pub const BITS: ParamDef = ParamDef::int(
+    "bits",
+    4,
+    2,
+    4,
+    "bits kept per channel for the cells: 4 = 4096 cells of 16 levels, 2 = 64 cells",
+);
 
 /// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
@@ -121,8 +135,22 @@ pub fn dominant_color_cpu(img: &Image, bits: u32) -> DominantCell {
             }
             (n, s)
         })
-        .reduce(|| (0, [0; 3]), |a, b| (a.0 + b.0, [a.1[0] + b.1[0], a.1[1] + b.1[1], a.1[2] + b.1[2]]));
-    DominantCell { count, sum, cell: mode as u32, bits, pixels: img.width() as u64 * img.height() as u64 }
+        .reduce(
+            || (0, [0; 3]),
+            |a, b| {
+                (
+                    a.0 + b.0,
+                    [a.1[0] + b.1[0], a.1[1] + b.1[1], a.1[2] + b.1[2]],
+                )
+            },
+        );
+    DominantCell {
+        count,
+        sum,
+        cell: mode as u32,
+        bits,
+        pixels: img.width() as u64 * img.height() as u64,
+    }
 }
 
 impl Filter for DominantColor {
@@ -138,9 +166,16 @@ impl Filter for DominantColor {
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Color(dominant_color_cpu(img, self.bits)))])
+        Ok(vec![Value::Data(Data::Color(dominant_color_cpu(
+            img, self.bits,
+        )))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let count = d.pixels() as u64;
         let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
@@ -151,9 +186,18 @@ impl Filter for DominantColor {
         rec.clear(&output.buffer);
         let params = bytemuck::bytes_of(&g.params);
         for entry in ["dominant_cells", "dominant_mean"] {
-            let mut kernel = Kernel::new(&format!("analysis.{entry}.{}", shape.key()), &[GridParams::WGSL, GRID_WGSL, WGSL], entry);
+            let mut kernel = Kernel::new(
+                &format!("analysis.{entry}.{}", shape.key()),
+                &[GridParams::WGSL, GRID_WGSL, WGSL],
+                entry,
+            );
             kernel.generated = Some(shape.visit_pixels_wgsl());
-            rec.dispatch(&kernel, &[&input.buffer, &cells, &output.buffer], params, g.groups)?;
+            rec.dispatch(
+                &kernel,
+                &[&input.buffer, &cells, &output.buffer],
+                params,
+                g.groups,
+            )?;
         }
         Ok(())
     }

@@ -3,11 +3,13 @@
 //! of on black, without anti-aliasing. Two inputs: the image and `lines` data (e.g. from
 //! `hough_line_detection`); `draw_hough_lines` runs Canny, Hough and this in one step.
 
-
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef,
+    PortKind, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, float_array, ParamDef};
-use crate::filters::registry::{expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{line_cos_sin_q14, Data, DataKind, Lines, Value, ValueDesc, LINES_CAPACITY};
@@ -30,8 +32,15 @@ pub struct DrawLines {
 impl DrawLines {
     /// Fails when `width` is outside [1, 63] or a colour component outside [0, 1].
     pub fn new(width: u32, color: [f32; 3]) -> Result<Self> {
-        crate::graph::params::check_value(&DEF, "color", crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
-        Ok(Self { width: check_int(&DEF, "width", width)?, color })
+        crate::graph::params::check_value(
+            &DEF,
+            "color",
+            crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()),
+        )?;
+        Ok(Self {
+            width: check_int(&DEF, "width", width)?,
+            color,
+        })
     }
     /// Pixels each side of the line: `2 arm + 1` across.
     fn arm(&self) -> u32 {
@@ -41,7 +50,10 @@ impl DrawLines {
 
 impl Default for DrawLines {
     fn default() -> Self {
-        Self { width: 1, color: [1.0, 0.0, 0.0] }
+        Self {
+            width: 1,
+            color: [1.0, 0.0, 0.0],
+        }
     }
 }
 
@@ -62,9 +74,21 @@ uniform_struct! {
 }
 
 /// The line parameters, shared with `draw_hough_lines`.
-pub const WIDTH: ParamDef = ParamDef::int("width", 1, 1, 63, "line thickness in pixels (GPUImage's lineWidth); even widths draw the next odd one");
+pub const WIDTH: ParamDef = ParamDef::int(
+    "width",
+    1,
+    1,
+    63,
+    "line thickness in pixels (GPUImage's lineWidth); even widths draw the next odd one",
+);
 /// The colour parameter, shared with `draw_hough_lines`.
-pub const COLOR: ParamDef = ParamDef::floats("color", &[1.0, 0.0, 0.0], 0.0, 1.0, "line colour, red, green, blue in [0, 1] (red, as GPUImage's FilterShowcase draws them)");
+pub const COLOR: ParamDef = ParamDef::floats(
+    "color",
+    &[1.0, 0.0, 0.0],
+    0.0,
+    1.0,
+    "line colour, red, green, blue in [0, 1] (red, as GPUImage's FilterShowcase draws them)",
+);
 
 /// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
@@ -139,22 +163,71 @@ impl Filter for DrawLines {
         let img = input_image(&DEF, inputs, 0)?;
         let lines = match inputs.get(1).and_then(|v| v.as_data()) {
             Some(Data::Lines(l)) => l,
-            _ => return Err(Error::Graph("`draw_lines` input 1 must be lines data".into())),
+            _ => {
+                return Err(Error::Graph(
+                    "`draw_lines` input 1 must be lines data".into(),
+                ))
+            }
         };
-        Ok(vec![Value::Image(draw_lines_cpu(img, lines, self.arm(), super::opaque_rgba8(self.color))?)])
+        Ok(vec![Value::Image(draw_lines_cpu(
+            img,
+            lines,
+            self.arm(),
+            super::opaque_rgba8(self.color),
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph("`draw_lines` needs an image, lines and one output".into()));
+            return Err(Error::Graph(
+                "`draw_lines` needs an image, lines and one output".into(),
+            ));
         };
-        let copy_u = DrawPointsParams { width: d.width, height: d.height, arm: 0, color: 0, slots: 0, ..Default::default()};
-        let copy = Kernel::new("analysis.draw_points.copy", &[DrawPointsParams::WGSL, COPY_WGSL], "copy_image");
-        rec.dispatch(&copy, &[&inputs[0].buffer, &out.buffer], bytemuck::bytes_of(&copy_u), groups_1d(d.pixels() as u64, 256))?;
+        let copy_u = DrawPointsParams {
+            width: d.width,
+            height: d.height,
+            arm: 0,
+            color: 0,
+            slots: 0,
+            ..Default::default()
+        };
+        let copy = Kernel::new(
+            "analysis.draw_points.copy",
+            &[DrawPointsParams::WGSL, COPY_WGSL],
+            "copy_image",
+        );
+        rec.dispatch(
+            &copy,
+            &[&inputs[0].buffer, &out.buffer],
+            bytemuck::bytes_of(&copy_u),
+            groups_1d(d.pixels() as u64, 256),
+        )?;
         let chunks = d.width.max(d.height).div_ceil(STEPS);
-        let u = DrawLinesParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(super::opaque_rgba8(self.color)), chunks, slots: LINES_CAPACITY, ..Default::default()};
-        let draw = Kernel::new("analysis.draw_lines", &[DrawLinesParams::WGSL, WGSL], "draw_lines");
-        rec.dispatch(&draw, &[&list.buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64))
+        let u = DrawLinesParams {
+            width: d.width,
+            height: d.height,
+            arm: self.arm(),
+            color: u32::from_le_bytes(super::opaque_rgba8(self.color)),
+            chunks,
+            slots: LINES_CAPACITY,
+            ..Default::default()
+        };
+        let draw = Kernel::new(
+            "analysis.draw_lines",
+            &[DrawLinesParams::WGSL, WGSL],
+            "draw_lines",
+        );
+        rec.dispatch(
+            &draw,
+            &[&list.buffer, &out.buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -4,11 +4,13 @@
 //! image and `points` data (e.g. from `corner_points`); `draw_corners` runs FAST, the list and
 //! this in one step.
 
-
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef,
+    PortKind, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, float_array, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_data, expect_image, input_image, slot_image};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Points, Value, ValueDesc, POINTS_CAPACITY};
@@ -28,8 +30,15 @@ pub struct DrawPoints {
 impl DrawPoints {
     /// Fails when `width` is outside [1, 255] or a colour component outside [0, 1].
     pub fn new(width: u32, color: [f32; 3]) -> Result<Self> {
-        crate::graph::params::check_value(&DEF, "color", crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
-        Ok(Self { width: check_int(&DEF, "width", width)?, color })
+        crate::graph::params::check_value(
+            &DEF,
+            "color",
+            crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()),
+        )?;
+        Ok(Self {
+            width: check_int(&DEF, "width", width)?,
+            color,
+        })
     }
     /// Pixels from the centre to each arm's end: a cross `2 arm + 1` pixels across.
     fn arm(&self) -> u32 {
@@ -39,7 +48,10 @@ impl DrawPoints {
 
 impl Default for DrawPoints {
     fn default() -> Self {
-        Self { width: 5, color: [0.0, 1.0, 0.0] }
+        Self {
+            width: 5,
+            color: [0.0, 1.0, 0.0],
+        }
     }
 }
 
@@ -58,9 +70,21 @@ uniform_struct! {
 }
 
 /// The crosshair parameters, shared with `draw_corners`.
-pub const WIDTH: ParamDef = ParamDef::int("width", 5, 1, 255, "crosshair size in pixels (GPUImage's crosshairWidth); even sizes draw the next odd one");
+pub const WIDTH: ParamDef = ParamDef::int(
+    "width",
+    5,
+    1,
+    255,
+    "crosshair size in pixels (GPUImage's crosshairWidth); even sizes draw the next odd one",
+);
 /// The colour parameter, shared with `draw_corners`.
-pub const COLOR: ParamDef = ParamDef::floats("color", &[0.0, 1.0, 0.0], 0.0, 1.0, "crosshair colour, red, green, blue in [0, 1] (GPUImage's default green)");
+pub const COLOR: ParamDef = ParamDef::floats(
+    "color",
+    &[0.0, 1.0, 0.0],
+    0.0,
+    1.0,
+    "crosshair colour, red, green, blue in [0, 1] (GPUImage's default green)",
+);
 
 /// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
@@ -121,20 +145,61 @@ impl Filter for DrawPoints {
         let img = input_image(&DEF, inputs, 0)?;
         let points = match inputs.get(1).and_then(|v| v.as_data()) {
             Some(Data::Points(p)) => p,
-            _ => return Err(Error::Graph("`draw_points` input 1 must be points data".into())),
+            _ => {
+                return Err(Error::Graph(
+                    "`draw_points` input 1 must be points data".into(),
+                ))
+            }
         };
-        Ok(vec![Value::Image(draw_points_cpu(img, points, self.arm(), super::opaque_rgba8(self.color))?)])
+        Ok(vec![Value::Image(draw_points_cpu(
+            img,
+            points,
+            self.arm(),
+            super::opaque_rgba8(self.color),
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph("`draw_points` needs an image, points and one output".into()));
+            return Err(Error::Graph(
+                "`draw_points` needs an image, points and one output".into(),
+            ));
         };
-        let u = DrawPointsParams { width: d.width, height: d.height, arm: self.arm(), color: u32::from_le_bytes(super::opaque_rgba8(self.color)), slots: POINTS_CAPACITY, ..Default::default()};
-        let copy = Kernel::new("analysis.draw_points.copy", &[DrawPointsParams::WGSL, COPY_WGSL], "copy_image");
-        rec.dispatch(&copy, &[&inputs[0].buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(d.pixels() as u64, 256))?;
-        let draw = Kernel::new("analysis.draw_points.draw", &[DrawPointsParams::WGSL, WGSL], "draw");
-        rec.dispatch(&draw, &[&list.buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(POINTS_CAPACITY as u64, 64))
+        let u = DrawPointsParams {
+            width: d.width,
+            height: d.height,
+            arm: self.arm(),
+            color: u32::from_le_bytes(super::opaque_rgba8(self.color)),
+            slots: POINTS_CAPACITY,
+            ..Default::default()
+        };
+        let copy = Kernel::new(
+            "analysis.draw_points.copy",
+            &[DrawPointsParams::WGSL, COPY_WGSL],
+            "copy_image",
+        );
+        rec.dispatch(
+            &copy,
+            &[&inputs[0].buffer, &out.buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d(d.pixels() as u64, 256),
+        )?;
+        let draw = Kernel::new(
+            "analysis.draw_points.draw",
+            &[DrawPointsParams::WGSL, WGSL],
+            "draw",
+        );
+        rec.dispatch(
+            &draw,
+            &[&list.buffer, &out.buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d(POINTS_CAPACITY as u64, 64),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -4,8 +4,10 @@
 
 use super::{input_histogram, record_solver, SolveParams, SOLVE_UNIFORM};
 use crate::error::{Error, Result};
+use crate::filters::registry::{
+    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH,
+};
 use crate::graph::params::ParamDef;
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -23,7 +25,11 @@ impl EqualizationLut {
     /// Fails when `channels` is not an index into `CHANNELS`.
     pub fn new(channels: u32) -> Result<Self> {
         if channels as usize >= CHANNELS.len() {
-            return Err(Error::BadParam { filter: DEF.name.into(), param: "channels".into(), message: format!("must be one of {}", CHANNELS.join(", ")) });
+            return Err(Error::BadParam {
+                filter: DEF.name.into(),
+                param: "channels".into(),
+                message: format!("must be one of {}", CHANNELS.join(", ")),
+            });
         }
         Ok(Self { channels })
     }
@@ -63,10 +69,27 @@ impl Filter for EqualizationLut {
         Ok(vec![ValueDesc::Data(DataKind::Lut)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        Ok(vec![Value::Data(Data::Lut(input_histogram(&DEF, inputs, 0)?.equalization_lut(self.channels == 1)))])
+        Ok(vec![Value::Data(Data::Lut(
+            input_histogram(&DEF, inputs, 0)?.equalization_lut(self.channels == 1),
+        ))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        record_solver(&DEF, rec, inputs, outputs, "equalization_lut", SolveParams { a: self.channels, ..Default::default() })
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
+        record_solver(
+            &DEF,
+            rec,
+            inputs,
+            outputs,
+            "equalization_lut",
+            SolveParams {
+                a: self.channels,
+                ..Default::default()
+            },
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

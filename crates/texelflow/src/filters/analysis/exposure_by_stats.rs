@@ -4,13 +4,15 @@
 //! source articles: a reduction of frame N sets a parameter of frame N+1, no read-back).
 //! GPUImage has no equivalent (its `GPUImageExposureFilter` takes a fixed exposure).
 
-
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef,
+    PortKind, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::check_float;
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_data, expect_image, input_image, slot_image};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
-use crate::runtime::{GpuSlot, Kernel, NodeRecorder, groups_2d};
+use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
 const WGSL: &str = include_str!("exposure_by_stats.wgsl");
@@ -36,20 +38,38 @@ pub struct ExposureByStats {
 }
 
 /// The parameters, shared with `auto_exposure`.
-pub const TARGET: crate::graph::params::ParamDef = crate::graph::params::ParamDef::float("target", 0.5, 0.05, 0.95, "mean BT.601 luma (0..1) the gain aims for");
+pub const TARGET: crate::graph::params::ParamDef = crate::graph::params::ParamDef::float(
+    "target",
+    0.5,
+    0.05,
+    0.95,
+    "mean BT.601 luma (0..1) the gain aims for",
+);
 /// The gain's bound, shared with `auto_exposure`.
-pub const MAX_GAIN: crate::graph::params::ParamDef = crate::graph::params::ParamDef::float("max_gain", 4.0, 1.0, 16.0, "the gain stays within [1/max_gain, max_gain]");
+pub const MAX_GAIN: crate::graph::params::ParamDef = crate::graph::params::ParamDef::float(
+    "max_gain",
+    4.0,
+    1.0,
+    16.0,
+    "the gain stays within [1/max_gain, max_gain]",
+);
 
 impl ExposureByStats {
     /// Fails when `target` is outside [0.05, 0.95] or `max_gain` outside [1, 16].
     pub fn new(target: f32, max_gain: f32) -> Result<Self> {
-        Ok(Self { target: check_float(&DEF, "target", target)?, max_gain: check_float(&DEF, "max_gain", max_gain)? })
+        Ok(Self {
+            target: check_float(&DEF, "target", target)?,
+            max_gain: check_float(&DEF, "max_gain", max_gain)?,
+        })
     }
 }
 
 impl Default for ExposureByStats {
     fn default() -> Self {
-        Self { target: 0.5, max_gain: 4.0 }
+        Self {
+            target: 0.5,
+            max_gain: 4.0,
+        }
     }
 }
 
@@ -110,18 +130,46 @@ impl Filter for ExposureByStats {
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
         let Some(Data::Stats(stats)) = inputs.get(1).and_then(|v| v.as_data()) else {
-            return Err(Error::Graph("`exposure_by_stats` input 1 must be stats data".into()));
+            return Err(Error::Graph(
+                "`exposure_by_stats` input 1 must be stats data".into(),
+            ));
         };
-        Ok(vec![Value::Image(exposure_cpu(img, exposure_gain(stats, self.target, self.max_gain))?)])
+        Ok(vec![Value::Image(exposure_cpu(
+            img,
+            exposure_gain(stats, self.target, self.max_gain),
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
-        let (Some(img), Some(stats), Some(out)) = (inputs.first(), inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph("`exposure_by_stats` needs two inputs and one output".into()));
+        let (Some(img), Some(stats), Some(out)) = (inputs.first(), inputs.get(1), outputs.first())
+        else {
+            return Err(Error::Graph(
+                "`exposure_by_stats` needs two inputs and one output".into(),
+            ));
         };
-        let params = ExposureParams { width: d.width, height: d.height, target_luma: self.target, max_gain: self.max_gain, ..Default::default() };
-        let kernel = Kernel::new("analysis.exposure_by_stats", &[ExposureParams::WGSL, WGSL], "exposure_by_stats");
-        rec.dispatch(&kernel, &[&img.buffer, &stats.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))
+        let params = ExposureParams {
+            width: d.width,
+            height: d.height,
+            target_luma: self.target,
+            max_gain: self.max_gain,
+            ..Default::default()
+        };
+        let kernel = Kernel::new(
+            "analysis.exposure_by_stats",
+            &[ExposureParams::WGSL, WGSL],
+            "exposure_by_stats",
+        );
+        rec.dispatch(
+            &kernel,
+            &[&img.buffer, &stats.buffer, &out.buffer],
+            bytemuck::bytes_of(&params),
+            groups_2d(d.width, d.height, 16, 16),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -5,7 +5,9 @@
 
 use super::{input_histogram, record_solver, SolveParams, SOLVE_UNIFORM};
 use crate::error::Result;
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
+use crate::filters::registry::{
+    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH,
+};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -51,10 +53,24 @@ impl Filter for GreyWorldLut {
         Ok(vec![ValueDesc::Data(DataKind::Lut)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        Ok(vec![Value::Data(Data::Lut(input_histogram(&DEF, inputs, 0)?.grey_world_lut()))])
+        Ok(vec![Value::Data(Data::Lut(
+            input_histogram(&DEF, inputs, 0)?.grey_world_lut(),
+        ))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        record_solver(&DEF, rec, inputs, outputs, "grey_world_lut", SolveParams::default())
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
+        record_solver(
+            &DEF,
+            rec,
+            inputs,
+            outputs,
+            "grey_world_lut",
+            SolveParams::default(),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -10,8 +10,11 @@ use rayon::prelude::*;
 
 use super::{check_quads, grid, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
+    EXACT_ENOUGH, IMAGE,
+};
 use crate::image::{luma601, Image, PixelFormat};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -23,7 +26,10 @@ const HISTOGRAM_WG: u32 = 256;
 /// loop shape".
 fn choose_loop() -> LoopShape {
     // u8q32 0.0206 ms; u4q32 0.0212, u2q32 0.0217, u4q16 0.0226, u4q64 0.0234 (run 12, same call)
-    LoopShape { unroll: 8, quads_per_thread: 32 }
+    LoopShape {
+        unroll: 8,
+        quads_per_thread: 32,
+    }
 }
 
 /// Histograms of R, G, B, Y and A (256 bins each) of an RGBA8 image: pixel counts, or sums of
@@ -37,11 +43,15 @@ pub struct Histogram {
 impl Histogram {
     /// Pixel counts.
     pub fn new() -> Self {
-        Self { weight_by_alpha: false }
+        Self {
+            weight_by_alpha: false,
+        }
     }
     /// Each pixel adds its alpha (0-255) to its bins instead of 1.
     pub fn weighted_by_alpha() -> Self {
-        Self { weight_by_alpha: true }
+        Self {
+            weight_by_alpha: true,
+        }
     }
 }
 
@@ -98,7 +108,10 @@ pub fn histogram_cpu(img: &Image, weight_by_alpha: bool) -> crate::value::Histog
                 a
             },
         );
-    crate::value::Histogram { bins, space: crate::HistogramSpace::Rgb }
+    crate::value::Histogram {
+        bins,
+        space: crate::HistogramSpace::Rgb,
+    }
 }
 
 impl Filter for Histogram {
@@ -123,18 +136,40 @@ impl Filter for Histogram {
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Histogram(histogram_cpu(img, self.weight_by_alpha)))])
+        Ok(vec![Value::Data(Data::Histogram(histogram_cpu(
+            img,
+            self.weight_by_alpha,
+        )))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let count = d.pixels() as u64;
         let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
-        let g = grid(count, HISTOGRAM_WG, shape.quads_per_thread, self.weight_by_alpha as u32)?;
+        let g = grid(
+            count,
+            HISTOGRAM_WG,
+            shape.quads_per_thread,
+            self.weight_by_alpha as u32,
+        )?;
         check_quads(input, count)?;
         rec.clear(&output.buffer);
-        let mut kernel = Kernel::new(&format!("analysis.histogram.{}", shape.key()), &[GridParams::WGSL, GRID_WGSL, WGSL], "histogram");
+        let mut kernel = Kernel::new(
+            &format!("analysis.histogram.{}", shape.key()),
+            &[GridParams::WGSL, GRID_WGSL, WGSL],
+            "histogram",
+        );
         kernel.generated = Some(shape.visit_pixels_wgsl());
-        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&g.params), g.groups)
+        rec.dispatch(
+            &kernel,
+            &[&input.buffer, &output.buffer],
+            bytemuck::bytes_of(&g.params),
+            g.groups,
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

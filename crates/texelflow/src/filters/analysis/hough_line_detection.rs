@@ -18,14 +18,18 @@
 //! `max`, writes itself at that position: the list comes out sorted and truncated to the
 //! strongest `max`, as the twin's; quadratic in the candidates, which the thresholds keep few).
 
-
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind,
+    EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, EXACT_ENOUGH, IMAGE};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{line_cos_sin_q14, Data, DataKind, Line, Lines, Value, ValueDesc, LINES_CAPACITY};
+use crate::value::{
+    line_cos_sin_q14, Data, DataKind, Line, Lines, Value, ValueDesc, LINES_CAPACITY,
+};
 
 const COMMON: &str = include_str!("hough_line_detection.wgsl");
 const VOTE: &str = include_str!("hough_vote.wgsl");
@@ -61,7 +65,14 @@ pub struct HoughLineDetection {
 
 impl HoughLineDetection {
     /// Fails on a parameter outside its range.
-    pub fn new(edge_threshold: f32, rho: f32, theta: f32, threshold: u32, relative: f32, max: u32) -> Result<Self> {
+    pub fn new(
+        edge_threshold: f32,
+        rho: f32,
+        theta: f32,
+        threshold: u32,
+        relative: f32,
+        max: u32,
+    ) -> Result<Self> {
         Ok(Self {
             edge_threshold: check_float(&DEF, "edge_threshold", edge_threshold)?,
             rho: check_float(&DEF, "rho", rho)?,
@@ -80,7 +91,14 @@ impl HoughLineDetection {
 
 impl Default for HoughLineDetection {
     fn default() -> Self {
-        Self { edge_threshold: 0.5, rho: 1.0, theta: 1.0, threshold: 0, relative: 0.2, max: LINES_CAPACITY }
+        Self {
+            edge_threshold: 0.5,
+            rho: 1.0,
+            theta: 1.0,
+            threshold: 0,
+            relative: 0.2,
+            max: LINES_CAPACITY,
+        }
     }
 }
 
@@ -112,7 +130,10 @@ impl HoughTable {
         let n_theta = ((180.0 / theta_deg as f64).round() as u32).max(1);
         let step = (theta_deg as f64).to_radians();
         let inv = 1.0 / rho as f64;
-        let (wm, hm) = (width.saturating_sub(1) as f64, height.saturating_sub(1) as f64);
+        let (wm, hm) = (
+            width.saturating_sub(1) as f64,
+            height.saturating_sub(1) as f64,
+        );
         // ρ lies in [-(w - 1), hypot(w - 1, h - 1)]; two bins of margin each side cover the
         // Q16 table's rounding. Largest sum: (diagonal + w) / ρres + 4 bins < 2^16 for sides up
         // to MAX_SIDE, so x C + y S + k0 2^16 + 2^15 stays in [0, 2^32).
@@ -126,15 +147,28 @@ impl HoughTable {
             let c = (a.cos() * inv * (1u64 << Q) as f64).round() as i32;
             let s = (a.sin() * inv * (1u64 << Q) as f64).round() as i32;
             let (cq, sq) = line_cos_sin_q14(theta);
-            words.extend([c as u32, s as u32, theta.to_bits(), (cq as u32 & 0xFFFF) | ((sq as u32) << 16)]);
+            words.extend([
+                c as u32,
+                s as u32,
+                theta.to_bits(),
+                (cq as u32 & 0xFFFF) | ((sq as u32) << 16),
+            ]);
         }
-        Ok(HoughTable { n_theta, n_rho, k0, words })
+        Ok(HoughTable {
+            n_theta,
+            n_rho,
+            k0,
+            words,
+        })
     }
 
     /// The accumulator column of pixel (x, y) in θ row `t` (wrapping u32 arithmetic, as the GPU).
     pub fn bin(&self, t: usize, x: u32, y: u32) -> u32 {
         let (c, s) = (self.words[4 * t], self.words[4 * t + 1]);
-        x.wrapping_mul(c).wrapping_add(y.wrapping_mul(s)).wrapping_add((self.k0 << Q) + (1 << (Q - 1))) >> Q
+        x.wrapping_mul(c)
+            .wrapping_add(y.wrapping_mul(s))
+            .wrapping_add((self.k0 << Q) + (1 << (Q - 1)))
+            >> Q
     }
 }
 
@@ -225,15 +259,31 @@ pub fn hough_cpu(f: &HoughLineDetection, img: &Image) -> Result<Lines> {
     let (nt, nr) = (table.n_theta as usize, table.n_rho as usize);
     let max_votes = acc.iter().copied().max().unwrap_or(0);
     let floor = f.relative * max_votes as f32;
-    let at = |t: isize, r: isize| if t < 0 || r < 0 || t >= nt as isize || r >= nr as isize { 0 } else { acc[t as usize * nr + r as usize] };
+    let at = |t: isize, r: isize| {
+        if t < 0 || r < 0 || t >= nt as isize || r >= nr as isize {
+            0
+        } else {
+            acc[t as usize * nr + r as usize]
+        }
+    };
     let mut lines = Vec::new();
     for t in 0..nt as isize {
         for r in 0..nr as isize {
             let v = at(t, r);
             // OpenCV's peak test: strictly above the previous ρ and θ bins, at least the next
-            if v > f.threshold && v as f32 >= floor && v > at(t, r - 1) && v >= at(t, r + 1) && v > at(t - 1, r) && v >= at(t + 1, r) {
+            if v > f.threshold
+                && v as f32 >= floor
+                && v > at(t, r - 1)
+                && v >= at(t, r + 1)
+                && v > at(t - 1, r)
+                && v >= at(t + 1, r)
+            {
                 let k = r as i32 - table.k0 as i32;
-                lines.push(Line { rho: k as f32 * f.rho, theta: f32::from_bits(table.words[4 * t as usize + 2]), votes: v });
+                lines.push(Line {
+                    rho: k as f32 * f.rho,
+                    theta: f32::from_bits(table.words[4 * t as usize + 2]),
+                    votes: v,
+                });
             }
         }
     }
@@ -256,14 +306,24 @@ impl Filter for HoughLineDetection {
         let img = input_image(&DEF, inputs, 0)?;
         Ok(vec![Value::Data(Data::Lines(hough_cpu(self, img)?))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let table = HoughTable::new(d.width, d.height, self.rho, self.theta)?;
         let bins = table.n_theta as u64 * table.n_rho as u64;
         let acc_bytes = bins * 4;
         let limit = rec.gpu().max_binding();
         if acc_bytes > limit {
-            return Err(Error::TooLarge { width: d.width, height: d.height, bytes: acc_bytes, limit });
+            return Err(Error::TooLarge {
+                width: d.width,
+                height: d.height,
+                bytes: acc_bytes,
+                limit,
+            });
         }
         let u = HoughParams {
             width: d.width,
@@ -288,10 +348,42 @@ impl Filter for HoughLineDetection {
         let cand = rec.temp((CAND_HEADER + 2 * LINES_CAPACITY as u64) * 4);
         rec.clear(&cand);
         rec.clear(&output.buffer);
-        rec.dispatch(&Kernel::new("hough.vote", &[HoughParams::WGSL, COMMON, VOTE], "hough_vote"), &[&input.buffer, &acc, &tab], u, groups_2d(d.width, d.height, 16, 16))?;
-        rec.dispatch(&Kernel::new("hough.max", &[HoughParams::WGSL, COMMON, MAX], "hough_max"), &[&acc, &cand], u, groups_1d(bins, 256))?;
-        rec.dispatch(&Kernel::new("hough.peaks", &[HoughParams::WGSL, COMMON, PEAKS], "hough_peaks"), &[&acc, &cand], u, groups_1d(bins, 256))?;
-        rec.dispatch(&Kernel::new("hough.rank", &[HoughParams::WGSL, COMMON, RANK], "hough_rank"), &[&cand, &tab, &output.buffer], u, groups_1d(LINES_CAPACITY as u64, 64))
+        rec.dispatch(
+            &Kernel::new(
+                "hough.vote",
+                &[HoughParams::WGSL, COMMON, VOTE],
+                "hough_vote",
+            ),
+            &[&input.buffer, &acc, &tab],
+            u,
+            groups_2d(d.width, d.height, 16, 16),
+        )?;
+        rec.dispatch(
+            &Kernel::new("hough.max", &[HoughParams::WGSL, COMMON, MAX], "hough_max"),
+            &[&acc, &cand],
+            u,
+            groups_1d(bins, 256),
+        )?;
+        rec.dispatch(
+            &Kernel::new(
+                "hough.peaks",
+                &[HoughParams::WGSL, COMMON, PEAKS],
+                "hough_peaks",
+            ),
+            &[&acc, &cand],
+            u,
+            groups_1d(bins, 256),
+        )?;
+        rec.dispatch(
+            &Kernel::new(
+                "hough.rank",
+                &[HoughParams::WGSL, COMMON, RANK],
+                "hough_rank",
+            ),
+            &[&cand, &tab, &output.buffer],
+            u,
+            groups_1d(LINES_CAPACITY as u64, 64),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -304,15 +396,29 @@ mod tests {
 
     #[test]
     fn table_bins_match_rounded_rho() {
-        for &(w, h, rho) in &[(67u32, 43u32, 1.0f32), (1, 1, 1.0), (300, 20, 1.5), (16384, 16384, 1.0)] {
+        for &(w, h, rho) in &[
+            (67u32, 43u32, 1.0f32),
+            (1, 1, 1.0),
+            (300, 20, 1.5),
+            (16384, 16384, 1.0),
+        ] {
             let t = HoughTable::new(w, h, rho, 1.0).unwrap();
             for th in [0usize, 1, 45, 90, 135, 179] {
-                for (x, y) in [(0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1), (w / 2, h / 3)] {
+                for (x, y) in [
+                    (0, 0),
+                    (w - 1, 0),
+                    (0, h - 1),
+                    (w - 1, h - 1),
+                    (w / 2, h / 3),
+                ] {
                     let a = (th as f64).to_radians();
                     let exact = (x as f64 * a.cos() + y as f64 * a.sin()) / rho as f64;
                     let k = t.bin(th, x, y) as i64 - t.k0 as i64;
                     // Q16 table: off by at most (x + y) 2^-17 from the exact value before rounding
-                    assert!((k as f64 - exact).abs() <= 0.5 + (x + y) as f64 / 131072.0, "{w}x{h} θ {th} ({x}, {y}): bin {k}, exact {exact}");
+                    assert!(
+                        (k as f64 - exact).abs() <= 0.5 + (x + y) as f64 / 131072.0,
+                        "{w}x{h} θ {th} ({x}, {y}): bin {k}, exact {exact}"
+                    );
                     assert!(t.bin(th, x, y) < t.n_rho);
                 }
             }

@@ -5,8 +5,10 @@
 
 use super::{record_solver, SolveParams, SOLVE_UNIFORM};
 use crate::error::{Error, Result};
+use crate::filters::registry::{
+    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH,
+};
 use crate::graph::params::ParamDef;
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -61,12 +63,31 @@ impl Filter for LevelsLut {
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let Some(Data::Range(r)) = inputs.first().and_then(|v| v.as_data()) else {
-            return Err(Error::Graph("`levels_lut` input 0 must be range data".into()));
+            return Err(Error::Graph(
+                "`levels_lut` input 0 must be range data".into(),
+            ));
         };
-        Ok(vec![Value::Data(Data::Lut(crate::value::histogram::levels_lut(r, self.linked)))])
+        Ok(vec![Value::Data(Data::Lut(
+            crate::value::histogram::levels_lut(r, self.linked),
+        ))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        record_solver(&DEF, rec, inputs, outputs, "levels_lut", SolveParams { a: self.linked as u32, ..Default::default() })
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
+        record_solver(
+            &DEF,
+            rec,
+            inputs,
+            outputs,
+            "levels_lut",
+            SolveParams {
+                a: self.linked as u32,
+                ..Default::default()
+            },
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -11,14 +11,20 @@
 
 use super::{check_quads, grid, GridParams, GRID_WGSL};
 use crate::error::{Error, Result};
-use crate::image::{luma601, Image, PixelFormat};
+use crate::filters::registry::{
+    expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef,
+    PortKind, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_data, expect_image, input_image, slot_image};
+use crate::image::{luma601, Image, PixelFormat};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
 /// The kernels after the shared 64-bit helpers (u64.wgsl).
-const WGSL: &str = concat!(include_str!("u64.wgsl"), include_str!("luminance_threshold_by_stats.wgsl"));
+const WGSL: &str = concat!(
+    include_str!("u64.wgsl"),
+    include_str!("luminance_threshold_by_stats.wgsl")
+);
 /// Workgroup size. Schedule choice, not algorithm; mirrors `THRESHOLD_WG` in the WGSL.
 const THRESHOLD_WG: u32 = 256;
 /// Quads per invocation: amortises the per-invocation threshold derivation. Schedule choice,
@@ -35,7 +41,9 @@ pub struct LuminanceThresholdByStats {
 impl LuminanceThresholdByStats {
     /// Fails when `multiplier` is outside [0, 4].
     pub fn new(multiplier: f32) -> Result<Self> {
-        Ok(Self { multiplier: check_float(&DEF, "multiplier", multiplier)? })
+        Ok(Self {
+            multiplier: check_float(&DEF, "multiplier", multiplier)?,
+        })
     }
     /// The multiplier as the integer used by both sides, `round(multiplier * 1000)`.
     pub fn multiplier_milli(&self) -> u32 {
@@ -55,7 +63,13 @@ pub fn multiplier_milli(multiplier: f32) -> u32 {
 }
 
 /// The multiplier parameter, shared with `average_luminance_threshold`.
-pub const MULTIPLIER: ParamDef = ParamDef::float("multiplier", 1.0, 0.0, 4.0, "pixels whose luma is at least this times the mean luma turn white");
+pub const MULTIPLIER: ParamDef = ParamDef::float(
+    "multiplier",
+    1.0,
+    0.0,
+    4.0,
+    "pixels whose luma is at least this times the mean luma turn white",
+);
 
 /// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
@@ -85,10 +99,16 @@ pub fn is_white(y: u8, stats: &Stats, multiplier_milli: u32) -> bool {
 /// CPU twin of `luminance_threshold_by_stats.wgsl`.
 pub fn threshold_by_stats_cpu(img: &Image, stats: &Stats, multiplier_milli: u32) -> Result<Image> {
     // The test is monotonic in Y: tabulate it once.
-    let white: Vec<bool> = (0..=255u8).map(|y| is_white(y, stats, multiplier_milli)).collect();
+    let white: Vec<bool> = (0..=255u8)
+        .map(|y| is_white(y, stats, multiplier_milli))
+        .collect();
     let mut out = img.as_u8().to_vec();
     for p in out.chunks_exact_mut(4) {
-        let v = if white[luma601(p[0], p[1], p[2]) as usize] { 255 } else { 0 };
+        let v = if white[luma601(p[0], p[1], p[2]) as usize] {
+            255
+        } else {
+            0
+        };
         p[0] = v;
         p[1] = v;
         p[2] = v;
@@ -112,14 +132,32 @@ impl Filter for LuminanceThresholdByStats {
         let img = input_image(&DEF, inputs, 0)?;
         let stats = match inputs.get(1).and_then(|v| v.as_data()) {
             Some(Data::Stats(s)) => s,
-            _ => return Err(Error::Graph("`luminance_threshold_by_stats` input 1 must be stats data".into())),
+            _ => {
+                return Err(Error::Graph(
+                    "`luminance_threshold_by_stats` input 1 must be stats data".into(),
+                ))
+            }
         };
-        Ok(vec![Value::Image(threshold_by_stats_cpu(img, stats, self.multiplier_milli())?)])
+        Ok(vec![Value::Image(threshold_by_stats_cpu(
+            img,
+            stats,
+            self.multiplier_milli(),
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u64;
-        let g = grid(count, THRESHOLD_WG, QUADS_PER_THREAD, self.multiplier_milli())?;
+        let g = grid(
+            count,
+            THRESHOLD_WG,
+            QUADS_PER_THREAD,
+            self.multiplier_milli(),
+        )?;
         check_quads(&inputs[0], count)?;
         check_quads(&outputs[0], count)?;
         // Schedule `dp4`: the per-pixel test on the luma numerator (see the WGSL).
@@ -128,8 +166,17 @@ impl Filter for LuminanceThresholdByStats {
             Some("dp4") => "threshold_by_stats_dp4",
             Some(v) => return Err(crate::runtime::schedule::unknown(DEF.name, v, &["dp4"])),
         };
-        let kernel = Kernel::new(&format!("analysis.luminance_threshold_by_stats.{entry}"), &[GridParams::WGSL, GRID_WGSL, WGSL], entry);
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g.params), g.groups)
+        let kernel = Kernel::new(
+            &format!("analysis.luminance_threshold_by_stats.{entry}"),
+            &[GridParams::WGSL, GRID_WGSL, WGSL],
+            entry,
+        );
+        rec.dispatch(
+            &kernel,
+            &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer],
+            bytemuck::bytes_of(&g.params),
+            g.groups,
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -10,10 +10,15 @@
 
 use rayon::prelude::*;
 
-use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL};
+use super::{
+    check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL,
+};
 use crate::error::Result;
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
+    EXACT_ENOUGH, IMAGE,
+};
 use crate::image::{Image, PixelFormat};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -24,7 +29,10 @@ const MEAN_WG: u32 = 256;
 /// before run 8 chose 4).
 fn choose_loop() -> LoopShape {
     // u4q4 0.0201-0.0203 ms; u8q8 0.0204-0.0207, u1q8 (the default before) 0.0212-0.0214 (run 8)
-    LoopShape { unroll: 4, quads_per_thread: 4 }
+    LoopShape {
+        unroll: 4,
+        quads_per_thread: 4,
+    }
 }
 
 /// Mean HSV saturation, as an exact fixed-point mean (16 fractional bits).
@@ -67,7 +75,15 @@ pub fn saturation_fixed(r: u8, g: u8, b: u8) -> u32 {
 
 /// CPU twin: (sum of fixed-point samples, pixel count).
 pub fn mean_saturation_cpu(img: &Image) -> (u64, u64) {
-    let sum = img.as_u8().par_chunks(4 * 4096).map(|c| c.chunks_exact(4).map(|p| saturation_fixed(p[0], p[1], p[2]) as u64).sum::<u64>()).sum();
+    let sum = img
+        .as_u8()
+        .par_chunks(4 * 4096)
+        .map(|c| {
+            c.chunks_exact(4)
+                .map(|p| saturation_fixed(p[0], p[1], p[2]) as u64)
+                .sum::<u64>()
+        })
+        .sum();
     (sum, img.desc().pixels() as u64)
 }
 
@@ -90,7 +106,12 @@ impl Filter for MeanSaturation {
         let (sum, count) = mean_saturation_cpu(img);
         Ok(vec![Value::Data(Data::Mean { sum, count })])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let count = d.pixels() as u64;
         let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
@@ -98,10 +119,19 @@ impl Filter for MeanSaturation {
         check_partial_fits(&g, MEAN_WG, 65536)?;
         check_quads(input, count)?;
         let (shim, key) = subgroup_shim(rec);
-        let mut kernel = Kernel::new(&format!("analysis.mean_saturation.{key}.{}", shape.key()), &[GridParams::WGSL, GRID_WGSL, shim, WGSL], "mean_saturation");
+        let mut kernel = Kernel::new(
+            &format!("analysis.mean_saturation.{key}.{}", shape.key()),
+            &[GridParams::WGSL, GRID_WGSL, shim, WGSL],
+            "mean_saturation",
+        );
         kernel.generated = Some(shape.visit_pixels_wgsl());
         rec.clear(&output.buffer);
-        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&g.params), g.groups)
+        rec.dispatch(
+            &kernel,
+            &[&input.buffer, &output.buffer],
+            bytemuck::bytes_of(&g.params),
+            g.groups,
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

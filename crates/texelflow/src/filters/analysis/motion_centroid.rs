@@ -9,13 +9,15 @@
 //! GPUImage averages an 8-bit mask, so its centroid is quantised to 1/255 of the frame; the
 //! sums here are exact 64-bit integers.
 
-
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef, PortKind,
+    EXACT_ENOUGH,
+};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_image, input_image, slot_image};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
-use crate::runtime::{GpuSlot, Kernel, NodeRecorder, groups_2d};
+use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Motion, Value, ValueDesc};
 
 const WGSL: &str = include_str!("motion_centroid.wgsl");
@@ -42,12 +44,16 @@ pub const THRESHOLD: ParamDef = ParamDef::float("threshold", 0.2, 0.0, 1.7321, "
 impl MotionCentroid {
     /// Fails when `threshold` is outside [0, 1.7321] (the largest RGB distance is sqrt 3).
     pub fn new(threshold: f32) -> Result<Self> {
-        Ok(Self { threshold: check_float(&DEF, "threshold", threshold)? })
+        Ok(Self {
+            threshold: check_float(&DEF, "threshold", threshold)?,
+        })
     }
     /// The squared distance in 8-bit levels at which a pixel moves, `ceil((threshold*255)^2)`
     /// (less a hair, so that 0.2 gives 51^2 despite 0.2's f32 rounding).
     pub fn threshold2(&self) -> u32 {
-        (((self.threshold as f64 * 255.0).powi(2) - 1e-3).ceil().max(0.0)) as u32
+        (((self.threshold as f64 * 255.0).powi(2) - 1e-3)
+            .ceil()
+            .max(0.0)) as u32
     }
 }
 
@@ -83,9 +89,20 @@ Used by motion_detector.",
 /// CPU twin of `motion_centroid.wgsl`.
 pub fn motion_cpu(frame: &Image, average: &Image, threshold2: u32) -> Motion {
     let (w, h) = (frame.width(), frame.height());
-    let mut m = Motion { width: w, height: h, ..Motion::default() };
-    for (i, (a, b)) in frame.as_u8().chunks_exact(4).zip(average.as_u8().chunks_exact(4)).enumerate() {
-        let d2: u32 = (0..3).map(|c| (a[c] as i32 - b[c] as i32).pow(2) as u32).sum();
+    let mut m = Motion {
+        width: w,
+        height: h,
+        ..Motion::default()
+    };
+    for (i, (a, b)) in frame
+        .as_u8()
+        .chunks_exact(4)
+        .zip(average.as_u8().chunks_exact(4))
+        .enumerate()
+    {
+        let d2: u32 = (0..3)
+            .map(|c| (a[c] as i32 - b[c] as i32).pow(2) as u32)
+            .sum();
         if d2 >= threshold2 {
             m.moving += 1;
             m.sum_x += (i as u64) % w as u64;
@@ -106,27 +123,60 @@ impl Filter for MotionCentroid {
         let a = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
         let b = expect_image(&DEF, inputs, 1, &[PixelFormat::Rgba8])?;
         if (a.width, a.height) != (b.width, b.height) {
-            return Err(Error::Graph(format!("`motion_centroid` needs two images of one size, got {}x{} and {}x{}", a.width, a.height, b.width, b.height)));
+            return Err(Error::Graph(format!(
+                "`motion_centroid` needs two images of one size, got {}x{} and {}x{}",
+                a.width, a.height, b.width, b.height
+            )));
         }
         if a.width > 65535 || a.height > 65535 {
-            return Err(Error::Graph(format!("`motion_centroid` takes frames up to 65535 pixels a side, got {}x{}", a.width, a.height)));
+            return Err(Error::Graph(format!(
+                "`motion_centroid` takes frames up to 65535 pixels a side, got {}x{}",
+                a.width, a.height
+            )));
         }
         Ok(vec![ValueDesc::Data(DataKind::Motion)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let frame = input_image(&DEF, inputs, 0)?;
         let average = input_image(&DEF, inputs, 1)?;
-        Ok(vec![Value::Data(Data::Motion(motion_cpu(frame, average, self.threshold2())))])
+        Ok(vec![Value::Data(Data::Motion(motion_cpu(
+            frame,
+            average,
+            self.threshold2(),
+        )))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
-        let (Some(frame), Some(average), Some(out)) = (inputs.first(), inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph("`motion_centroid` needs two inputs and one output".into()));
+        let (Some(frame), Some(average), Some(out)) =
+            (inputs.first(), inputs.get(1), outputs.first())
+        else {
+            return Err(Error::Graph(
+                "`motion_centroid` needs two inputs and one output".into(),
+            ));
         };
-        let params = MotionParams { width: d.width, height: d.height, threshold2: self.threshold2(), ..Default::default() };
-        let kernel = Kernel::new("analysis.motion_centroid", &[MotionParams::WGSL, WGSL], "motion_centroid");
+        let params = MotionParams {
+            width: d.width,
+            height: d.height,
+            threshold2: self.threshold2(),
+            ..Default::default()
+        };
+        let kernel = Kernel::new(
+            "analysis.motion_centroid",
+            &[MotionParams::WGSL, WGSL],
+            "motion_centroid",
+        );
         rec.clear(&out.buffer);
-        rec.dispatch(&kernel, &[&frame.buffer, &average.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))
+        rec.dispatch(
+            &kernel,
+            &[&frame.buffer, &average.buffer, &out.buffer],
+            bytemuck::bytes_of(&params),
+            groups_2d(d.width, d.height, 16, 16),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

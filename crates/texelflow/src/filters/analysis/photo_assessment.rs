@@ -16,11 +16,13 @@
 
 use super::color_fingerprint::fingerprint_cpu;
 use super::photo_metrics::{metrics_cpu, metrics_input, record_metrics, METRICS_UNIFORM};
-use crate::value::photo::FingerprintLayout;
 use crate::error::{Error, Result};
+use crate::filters::registry::{
+    input_image, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, input_image};
 use crate::runtime::{GpuSlot, NodeRecorder};
+use crate::value::photo::FingerprintLayout;
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
 /// Photo metrics and colour fingerprint in one pass.
@@ -35,7 +37,10 @@ pub struct PhotoAssessment {
 impl PhotoAssessment {
     /// Fails when a parameter is outside its declared range.
     pub fn new(grid: u32, bits: u32) -> Result<Self> {
-        Ok(Self { grid: check_int(&DEF, "grid", grid)?, bits: check_int(&DEF, "bits", bits)? })
+        Ok(Self {
+            grid: check_int(&DEF, "grid", grid)?,
+            bits: check_int(&DEF, "bits", bits)?,
+        })
     }
 }
 
@@ -75,17 +80,35 @@ impl Filter for PhotoAssessment {
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = metrics_input(&DEF, inputs)?;
         FingerprintLayout::new(self.grid, self.bits, d.width, d.height)?;
-        Ok(vec![ValueDesc::Data(DataKind::PhotoMetrics), ValueDesc::Data(DataKind::Fingerprint)])
+        Ok(vec![
+            ValueDesc::Data(DataKind::PhotoMetrics),
+            ValueDesc::Data(DataKind::Fingerprint),
+        ])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::PhotoMetrics(metrics_cpu(img)?)), Value::Data(Data::Fingerprint(fingerprint_cpu(img, self.grid, self.bits)?))])
+        Ok(vec![
+            Value::Data(Data::PhotoMetrics(metrics_cpu(img)?)),
+            Value::Data(Data::Fingerprint(fingerprint_cpu(
+                img, self.grid, self.bits,
+            )?)),
+        ])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (Some(input), [metrics, fingerprint]) = (inputs.first(), outputs) else {
-            return Err(Error::Graph("`photo_assessment` needs one input and two outputs".into()));
+            return Err(Error::Graph(
+                "`photo_assessment` needs one input and two outputs".into(),
+            ));
         };
-        let d = input.desc.image().ok_or_else(|| Error::Graph("`photo_assessment` input must be an image".into()))?;
+        let d = input
+            .desc
+            .image()
+            .ok_or_else(|| Error::Graph("`photo_assessment` input must be an image".into()))?;
         let layout = FingerprintLayout::new(self.grid, self.bits, d.width, d.height)?;
         record_metrics(&DEF, rec, input, metrics, Some((fingerprint, layout)))
     }

@@ -16,16 +16,18 @@
 
 use rayon::prelude::*;
 
-
 use super::color_fingerprint::{fingerprint_generated, BINS_WGSL};
 use super::mean_saturation::saturation_fixed;
 use super::subgroup_shim;
-use crate::value::photo::{FingerprintLayout, PhotoMetrics as Sums};
 use crate::error::{Error, Result};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
+    UniformLayout, EXACT_ENOUGH, IMAGE,
+};
 use crate::image::{luma601, Image, PixelFormat};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, UniformLayout, expect_image, input_image, one_to_one};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
+use crate::value::photo::{FingerprintLayout, PhotoMetrics as Sums};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
 const WGSL: &str = include_str!("photo_metrics.wgsl");
@@ -110,7 +112,18 @@ struct Acc {
 
 impl Default for Acc {
     fn default() -> Self {
-        Acc { sob: 0, lap: 0, lap2: 0, noise: 0, rg: 0, rg2: 0, yb: 0, yb2: 0, sat: 0, hist: [0; 256] }
+        Acc {
+            sob: 0,
+            lap: 0,
+            lap2: 0,
+            noise: 0,
+            rg: 0,
+            rg2: 0,
+            yb: 0,
+            yb2: 0,
+            sat: 0,
+            hist: [0; 256],
+        }
     }
 }
 
@@ -136,9 +149,14 @@ impl Acc {
 pub fn metrics_cpu(img: &Image) -> Result<Sums> {
     let (w, h) = (img.width() as usize, img.height() as usize);
     let px = img.as_u8();
-    let luma: Vec<i64> = px.chunks_exact(4).map(|p| luma601(p[0], p[1], p[2]) as i64).collect();
+    let luma: Vec<i64> = px
+        .chunks_exact(4)
+        .map(|p| luma601(p[0], p[1], p[2]) as i64)
+        .collect();
     // replicated border
-    let at = |x: isize, y: isize| luma[y.clamp(0, h as isize - 1) as usize * w + x.clamp(0, w as isize - 1) as usize];
+    let at = |x: isize, y: isize| {
+        luma[y.clamp(0, h as isize - 1) as usize * w + x.clamp(0, w as isize - 1) as usize]
+    };
     let acc = (0..h)
         .into_par_iter()
         .map(|y| {
@@ -161,7 +179,9 @@ pub fn metrics_cpu(img: &Image) -> Result<Sums> {
                 a.lap += lap;
                 a.lap2 += (lap * lap) as u64;
                 if x >= 1 && y >= 1 && x + 2 <= w && y + 2 <= h {
-                    let v = n(-1, -1) + n(1, -1) + n(-1, 1) + n(1, 1) - 2 * (n(0, -1) + n(0, 1) + n(-1, 0) + n(1, 0)) + 4 * n(0, 0);
+                    let v = n(-1, -1) + n(1, -1) + n(-1, 1) + n(1, 1)
+                        - 2 * (n(0, -1) + n(0, 1) + n(-1, 0) + n(1, 0))
+                        + 4 * n(0, 0);
                     a.noise += v.unsigned_abs();
                 }
             }
@@ -170,7 +190,8 @@ pub fn metrics_cpu(img: &Image) -> Result<Sums> {
         .reduce(Acc::default, Acc::merge);
     let mut luma_hist = [0u32; 256];
     for (d, s) in luma_hist.iter_mut().zip(acc.hist) {
-        *d = u32::try_from(s).map_err(|_| Error::Image("image too large for photo_metrics".into()))?;
+        *d = u32::try_from(s)
+            .map_err(|_| Error::Image("image too large for photo_metrics".into()))?;
     }
     Ok(Sums {
         width: w as u32,
@@ -193,26 +214,58 @@ pub fn metrics_cpu(img: &Image) -> Result<Sums> {
 pub(crate) fn metrics_input(def: &FilterDef, inputs: &[ValueDesc]) -> Result<crate::ImageDesc> {
     let d = expect_image(def, inputs, 0, &[PixelFormat::Rgba8])?;
     if d.pixels() as u64 >= 1 << 31 {
-        return Err(Error::Graph(format!("{} takes images below 2^31 pixels, got {}x{}", def.name, d.width, d.height)));
+        return Err(Error::Graph(format!(
+            "{} takes images below 2^31 pixels, got {}x{}",
+            def.name, d.width, d.height
+        )));
     }
     Ok(d)
 }
 
 /// Records the metrics pass over `input` into `metrics`; with `fingerprint` (its buffer and
 /// layout), the same pass also counts the colour fingerprint (`photo_assessment`).
-pub(crate) fn record_metrics(def: &FilterDef, rec: &mut NodeRecorder<'_>, input: &GpuSlot, metrics: &GpuSlot, fingerprint: Option<(&GpuSlot, FingerprintLayout)>) -> Result<()> {
-    let d = input.desc.image().ok_or_else(|| Error::Graph(format!("`{}` input must be an image", def.name)))?;
+pub(crate) fn record_metrics(
+    def: &FilterDef,
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    metrics: &GpuSlot,
+    fingerprint: Option<(&GpuSlot, FingerprintLayout)>,
+) -> Result<()> {
+    let d = input
+        .desc
+        .image()
+        .ok_or_else(|| Error::Graph(format!("`{}` input must be an image", def.name)))?;
     let groups = [d.width.div_ceil(STRIP_W), d.height.div_ceil(STRIP_H), 1];
     if groups[0] > 65535 || groups[1] > 65535 {
-        return Err(Error::Graph(format!("{}: image {}x{} is too large for one dispatch", def.name, d.width, d.height)));
+        return Err(Error::Graph(format!(
+            "{}: image {}x{} is too large for one dispatch",
+            def.name, d.width, d.height
+        )));
     }
     let (shim, key) = subgroup_shim(rec);
-    let mut u = MetricsParams { width: d.width, height: d.height, fp_rows: 0, fp_cols: 0, fp_v_step: 0, fp_h_step: 0, ..Default::default() };
+    let mut u = MetricsParams {
+        width: d.width,
+        height: d.height,
+        fp_rows: 0,
+        fp_cols: 0,
+        fp_v_step: 0,
+        fp_h_step: 0,
+        ..Default::default()
+    };
     rec.clear(&metrics.buffer);
     match fingerprint {
         None => {
-            let kernel = Kernel::new(&format!("analysis.photo_metrics.{key}"), &[MetricsParams::WGSL, shim, WGSL, PLAIN_WGSL], "photo_metrics");
-            rec.dispatch(&kernel, &[&input.buffer, &metrics.buffer], bytemuck::bytes_of(&u), groups)
+            let kernel = Kernel::new(
+                &format!("analysis.photo_metrics.{key}"),
+                &[MetricsParams::WGSL, shim, WGSL, PLAIN_WGSL],
+                "photo_metrics",
+            );
+            rec.dispatch(
+                &kernel,
+                &[&input.buffer, &metrics.buffer],
+                bytemuck::bytes_of(&u),
+                groups,
+            )
         }
         Some((fp, l)) => {
             (u.fp_rows, u.fp_cols, u.fp_v_step, u.fp_h_step) = (l.rows, l.cols, l.v_step, l.h_step);
@@ -220,10 +273,27 @@ pub(crate) fn record_metrics(def: &FilterDef, rec: &mut NodeRecorder<'_>, input:
             // capacity, not speed: beyond FUSED_WG_BINS_MAX the bins count in global memory
             let use_wg = l.bins() <= FUSED_WG_BINS_MAX;
             let runs = counting == FpCounting::Runs;
-            let mut kernel = Kernel::new(&format!("analysis.photo_metrics.g{}b{}.{}.{key}", l.grid, l.bits, counting.name()), &[MetricsParams::WGSL, shim, BINS_WGSL, WGSL, FINGERPRINT_WGSL], "photo_metrics");
-            kernel.generated = Some(format!("{}const FP_RUNS: bool = {runs};\n", fingerprint_generated(&l, use_wg)));
+            let mut kernel = Kernel::new(
+                &format!(
+                    "analysis.photo_metrics.g{}b{}.{}.{key}",
+                    l.grid,
+                    l.bits,
+                    counting.name()
+                ),
+                &[MetricsParams::WGSL, shim, BINS_WGSL, WGSL, FINGERPRINT_WGSL],
+                "photo_metrics",
+            );
+            kernel.generated = Some(format!(
+                "{}const FP_RUNS: bool = {runs};\n",
+                fingerprint_generated(&l, use_wg)
+            ));
             rec.clear(&fp.buffer);
-            rec.dispatch(&kernel, &[&input.buffer, &metrics.buffer, &fp.buffer], bytemuck::bytes_of(&u), groups)
+            rec.dispatch(
+                &kernel,
+                &[&input.buffer, &metrics.buffer, &fp.buffer],
+                bytemuck::bytes_of(&u),
+                groups,
+            )
         }
     }
 }
@@ -253,13 +323,16 @@ impl FpCounting {
         }
     }
     fn parse(v: &str) -> Option<FpCounting> {
-        [FpCounting::Runs, FpCounting::Direct].into_iter().find(|c| c.name() == v)
+        [FpCounting::Runs, FpCounting::Direct]
+            .into_iter()
+            .find(|c| c.name() == v)
     }
     /// The override for `def`'s node if any, else `choose`.
     fn for_node(def: &FilterDef) -> Result<FpCounting> {
         match crate::runtime::schedule::get(def.name) {
             None => Ok(FpCounting::choose()),
-            Some(v) => FpCounting::parse(&v).ok_or_else(|| crate::runtime::schedule::unknown(def.name, &v, Self::NAMES)),
+            Some(v) => FpCounting::parse(&v)
+                .ok_or_else(|| crate::runtime::schedule::unknown(def.name, &v, Self::NAMES)),
         }
     }
 }
@@ -279,7 +352,12 @@ impl Filter for PhotoMetrics {
         let img = input_image(&DEF, inputs, 0)?;
         Ok(vec![Value::Data(Data::PhotoMetrics(metrics_cpu(img)?))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, _) = one_to_one(&DEF, inputs, outputs)?;
         record_metrics(&DEF, rec, input, output, None)
     }

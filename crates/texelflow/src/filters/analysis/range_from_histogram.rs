@@ -8,8 +8,10 @@
 
 use super::{input_histogram, percent_milli, record_solver, SolveParams, SOLVE_UNIFORM};
 use crate::error::{Error, Result};
+use crate::filters::registry::{
+    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH,
+};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, PortDef, PortKind, expect_data};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc};
 
@@ -30,14 +32,29 @@ pub struct RangeFromHistogram {
 impl RangeFromHistogram {
     /// Fails on percentages outside [0, 100] and on `low` above `high`.
     pub fn new(low: f32, high: f32, channels: u32) -> Result<Self> {
-        let (low, high) = (check_float(&DEF, "low", low)?, check_float(&DEF, "high", high)?);
+        let (low, high) = (
+            check_float(&DEF, "low", low)?,
+            check_float(&DEF, "high", high)?,
+        );
         if low > high {
-            return Err(Error::BadParam { filter: DEF.name.into(), param: "low".into(), message: format!("{low} is above high ({high}); low must be at most high") });
+            return Err(Error::BadParam {
+                filter: DEF.name.into(),
+                param: "low".into(),
+                message: format!("{low} is above high ({high}); low must be at most high"),
+            });
         }
         if channels as usize >= CHANNELS.len() {
-            return Err(Error::BadParam { filter: DEF.name.into(), param: "channels".into(), message: format!("must be one of {}", CHANNELS.join(", ")) });
+            return Err(Error::BadParam {
+                filter: DEF.name.into(),
+                param: "channels".into(),
+                message: format!("must be one of {}", CHANNELS.join(", ")),
+            });
         }
-        Ok(Self { low, high, channels })
+        Ok(Self {
+            low,
+            high,
+            channels,
+        })
     }
     /// The bit mask of channels (bit c: r, g, b, y).
     pub fn mask(&self) -> u32 {
@@ -46,9 +63,21 @@ impl RangeFromHistogram {
 }
 
 /// The `low` parameter.
-pub const LOW: ParamDef = ParamDef::float("low", 0.5, 0.0, 100.0, "percent of the pixels at or below the black point (taken in thousandths of a percent)");
+pub const LOW: ParamDef = ParamDef::float(
+    "low",
+    0.5,
+    0.0,
+    100.0,
+    "percent of the pixels at or below the black point (taken in thousandths of a percent)",
+);
 /// The `high` parameter.
-pub const HIGH: ParamDef = ParamDef::float("high", 99.5, 0.0, 100.0, "percent of the pixels at or below the white point (taken in thousandths of a percent)");
+pub const HIGH: ParamDef = ParamDef::float(
+    "high",
+    99.5,
+    0.0,
+    100.0,
+    "percent of the pixels at or below the white point (taken in thousandths of a percent)",
+);
 
 /// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
@@ -82,10 +111,25 @@ impl Filter for RangeFromHistogram {
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let h = input_histogram(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Range(h.range(percent_milli(self.low), percent_milli(self.high), self.mask())))])
+        Ok(vec![Value::Data(Data::Range(h.range(
+            percent_milli(self.low),
+            percent_milli(self.high),
+            self.mask(),
+        )))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
-        let params = SolveParams { a: percent_milli(self.low), b: percent_milli(self.high), c: self.mask(), d: 0, ..Default::default() };
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
+        let params = SolveParams {
+            a: percent_milli(self.low),
+            b: percent_milli(self.high),
+            c: self.mask(),
+            d: 0,
+            ..Default::default()
+        };
         record_solver(&DEF, rec, inputs, outputs, "range_from_histogram", params)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -10,10 +10,16 @@
 use rayon::prelude::*;
 
 use super::average_luminance_threshold::StatsReduction;
-use super::{check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL, TAIL_PIXELS_WGSL};
+use super::{
+    check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL,
+    TAIL_PIXELS_WGSL,
+};
 use crate::error::{Error, Result};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
+    EXACT_ENOUGH, IMAGE,
+};
 use crate::image::{luma601, Image, PixelFormat};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, input_image, one_to_one};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
 
@@ -30,7 +36,10 @@ const REDUCE_WG: u32 = 256;
 /// Run 8 (clocks held up, 3 repetitions): u4q16 0.0200-0.0202 ms, u1q8 0.0203, u2q8 (the
 /// previous default) 0.0205-0.0206, u8q8 0.0212, u4q4 0.0249: more loads in flight per
 /// invocation does not lift the read rate past ~1.65 TB/s.
-const DEFAULT_LOOP: LoopShape = LoopShape { unroll: 4, quads_per_thread: 16 };
+const DEFAULT_LOOP: LoopShape = LoopShape {
+    unroll: 4,
+    quads_per_thread: 16,
+};
 
 /// Per-channel min, max, sum of R, G, B, A, Y and the pixel count of an RGBA8 image.
 #[derive(Clone, Debug, Default)]
@@ -44,7 +53,10 @@ impl Reduce {
 }
 
 /// The statistics output port.
-pub const STATS_OUT: &[PortDef] = &[PortDef { name: "stats", kind: PortKind::Data(DataKind::Stats) }];
+pub const STATS_OUT: &[PortDef] = &[PortDef {
+    name: "stats",
+    kind: PortKind::Data(DataKind::Stats),
+}];
 
 /// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
@@ -70,7 +82,21 @@ Later nodes can consume the statistics on the GPU (see luminance_threshold_by_st
 /// keeps them equal), and the kernels of
 /// reduce_packed.wgsl (`swar`, `dp4`, optionally with a loop shape: `dp4_u8q16`; see
 /// `ReduceKernel`).
-const SCHEDULES: &[&str] = &["u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "swar", "swar_u8q16", "dp4_u8q16", "dp4_pf", "dp4_nopf", "swar_pf_u2q8", "dp4_pf_u1q4"];
+const SCHEDULES: &[&str] = &[
+    "u1q8",
+    "u2q8",
+    "u4q4",
+    "u1q16",
+    "u4q16",
+    "u8q8",
+    "swar",
+    "swar_u8q16",
+    "dp4_u8q16",
+    "dp4_pf",
+    "dp4_nopf",
+    "swar_pf_u2q8",
+    "dp4_pf_u1q4",
+];
 
 /// Which per-pixel code a `reduce` dispatch runs (a schedule choice: all give the same bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,19 +131,41 @@ impl ReduceSchedule {
     /// The default (H200 at 4K).
     fn choose() -> ReduceSchedule {
         // dp4 0.0179 ms, swar 0.0192, scalar u4q16 0.0204, dp4_u8q16 0.0184 (run g5, same process)
-        ReduceSchedule { kernel: ReduceKernel::Dp4, shape: DEFAULT_LOOP, prefetch: DEFAULT_PREFETCH }
+        ReduceSchedule {
+            kernel: ReduceKernel::Dp4,
+            shape: DEFAULT_LOOP,
+            prefetch: DEFAULT_PREFETCH,
+        }
     }
 
     /// A schedule by its variant name: `u<U>q<Q>` (scalar), `swar` or `dp4`, either
     /// optionally followed by `_pf` / `_nopf` and by `_u<U>q<Q>`.
     fn parse(v: &str) -> Result<ReduceSchedule> {
-        let unknown = || crate::runtime::schedule::unknown(DEF.name, v, &[LoopShape::NAMES, "swar", "dp4", "swar_<shape>", "dp4_<shape>", "dp4_pf[_<shape>]", "dp4_nopf[_<shape>]"]);
+        let unknown = || {
+            crate::runtime::schedule::unknown(
+                DEF.name,
+                v,
+                &[
+                    LoopShape::NAMES,
+                    "swar",
+                    "dp4",
+                    "swar_<shape>",
+                    "dp4_<shape>",
+                    "dp4_pf[_<shape>]",
+                    "dp4_nopf[_<shape>]",
+                ],
+            )
+        };
         let (kernel, rest) = if let Some(r) = v.strip_prefix("swar") {
             (ReduceKernel::Swar, r)
         } else if let Some(r) = v.strip_prefix("dp4") {
             (ReduceKernel::Dp4, r)
         } else {
-            return Ok(ReduceSchedule { kernel: ReduceKernel::Scalar, shape: LoopShape::parse(v).ok_or_else(unknown)?, prefetch: false });
+            return Ok(ReduceSchedule {
+                kernel: ReduceKernel::Scalar,
+                shape: LoopShape::parse(v).ok_or_else(unknown)?,
+                prefetch: false,
+            });
         };
         let (prefetch, rest) = if let Some(r) = rest.strip_prefix("_pf") {
             (true, r)
@@ -128,9 +176,16 @@ impl ReduceSchedule {
         };
         let shape = match rest {
             "" => DEFAULT_LOOP,
-            r => r.strip_prefix('_').and_then(LoopShape::parse).ok_or_else(unknown)?,
+            r => r
+                .strip_prefix('_')
+                .and_then(LoopShape::parse)
+                .ok_or_else(unknown)?,
         };
-        Ok(ReduceSchedule { kernel, shape, prefetch })
+        Ok(ReduceSchedule {
+            kernel,
+            shape,
+            prefetch,
+        })
     }
 }
 
@@ -172,7 +227,8 @@ fn packed_visit_pixels_wgsl(kind: ReduceKernel, shape: LoopShape, prefetch: bool
                 s += "            swar_flush();\n";
             }
         }
-        s += "            q = n;\n            if (!more) {\n                break;\n            }\n";
+        s +=
+            "            q = n;\n            if (!more) {\n                break;\n            }\n";
         for k in 0..u {
             s += &format!("            a{k} = b{k};\n");
         }
@@ -180,7 +236,10 @@ fn packed_visit_pixels_wgsl(kind: ReduceKernel, shape: LoopShape, prefetch: bool
     }
 ";
     } else if u > 1 {
-        s += &format!("    for (; q + {}u * grid.stride < grid.quads; q += {u}u * grid.stride) {{\n", u - 1);
+        s += &format!(
+            "    for (; q + {}u * grid.stride < grid.quads; q += {u}u * grid.stride) {{\n",
+            u - 1
+        );
         for k in 0..u {
             s += &format!("        let a{k} = src[q + {k}u * grid.stride];\n");
         }
@@ -201,14 +260,23 @@ fn packed_visit_pixels_wgsl(kind: ReduceKernel, shape: LoopShape, prefetch: bool
         s += &format!("    packed_finish({swar});\n");
     }
     // the tail through `add_pixel` would fill every slot; `ysum` adds only Y
-    s += &if kind == ReduceKernel::LumaSum { TAIL_PIXELS_WGSL.replace("add_pixel", "ysum_pixel") } else { TAIL_PIXELS_WGSL.to_string() };
+    s += &if kind == ReduceKernel::LumaSum {
+        TAIL_PIXELS_WGSL.replace("add_pixel", "ysum_pixel")
+    } else {
+        TAIL_PIXELS_WGSL.to_string()
+    };
     s += "}\n";
     s
 }
 
 /// CPU twin of `reduce.wgsl`: exact statistics of an RGBA8 image.
 pub fn stats_cpu(img: &Image) -> Stats {
-    let identity = || Stats { count: 0, min: [255; 5], max: [0; 5], sum: [0; 5] };
+    let identity = || Stats {
+        count: 0,
+        min: [255; 5],
+        max: [0; 5],
+        sum: [0; 5],
+    };
     let merge = |mut a: Stats, b: Stats| {
         a.count += b.count;
         for c in 0..5 {
@@ -237,7 +305,12 @@ pub fn stats_cpu(img: &Image) -> Stats {
         .reduce(identity, merge);
     // An empty image cannot exist, but keep the GPU's zero-slot convention if it did.
     if s.count == 0 {
-        return Stats { count: 0, min: [255; 5], max: [0; 5], sum: [0; 5] };
+        return Stats {
+            count: 0,
+            min: [255; 5],
+            max: [0; 5],
+            sum: [0; 5],
+        };
     }
     s
 }
@@ -260,7 +333,12 @@ impl Filter for Reduce {
         let img = input_image(&DEF, inputs, 0)?;
         Ok(vec![Value::Data(Data::Stats(stats_cpu(img)))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, _) = one_to_one(&DEF, inputs, outputs)?;
         record_reduce(rec, input, output)
     }
@@ -270,7 +348,11 @@ impl Filter for Reduce {
 }
 
 /// Records the statistics reduction of `src` (RGBA8) into `dst` (`DataKind::Stats`).
-pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
+pub(crate) fn record_reduce(
+    rec: &mut NodeRecorder<'_>,
+    src: &GpuSlot,
+    dst: &GpuSlot,
+) -> Result<()> {
     let schedule = match crate::runtime::schedule::get(DEF.name) {
         Some(v) => ReduceSchedule::parse(&v)?,
         None => ReduceSchedule::choose(),
@@ -278,9 +360,21 @@ pub(crate) fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &Gpu
     record_reduce_with(rec, src, dst, schedule)
 }
 
-fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, schedule: ReduceSchedule) -> Result<()> {
-    let ReduceSchedule { kernel: kind, shape, prefetch } = schedule;
-    let d = src.desc.image().ok_or_else(|| Error::Graph("`reduce` expects an image".into()))?;
+fn record_reduce_with(
+    rec: &mut NodeRecorder<'_>,
+    src: &GpuSlot,
+    dst: &GpuSlot,
+    schedule: ReduceSchedule,
+) -> Result<()> {
+    let ReduceSchedule {
+        kernel: kind,
+        shape,
+        prefetch,
+    } = schedule;
+    let d = src
+        .desc
+        .image()
+        .ok_or_else(|| Error::Graph("`reduce` expects an image".into()))?;
     let count = d.pixels() as u64;
     let g = grid(count, REDUCE_WG, shape.quads_per_thread, 0)?;
     check_partial_fits(&g, REDUCE_WG, 255)?;
@@ -288,7 +382,11 @@ fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, 
     let (shim, key) = subgroup_shim(rec);
     let kernel = match kind {
         ReduceKernel::Scalar => {
-            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{}", shape.key()), &[GridParams::WGSL, GRID_WGSL, shim, WGSL], "reduce");
+            let mut k = Kernel::new(
+                &format!("analysis.reduce.{key}.{}", shape.key()),
+                &[GridParams::WGSL, GRID_WGSL, shim, WGSL],
+                "reduce",
+            );
             k.generated = Some(shape.visit_pixels_wgsl());
             k
         }
@@ -298,13 +396,26 @@ fn record_reduce_with(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot, 
                 ReduceKernel::Dp4 => "dp4",
                 _ => "ysum",
             };
-            let mut k = Kernel::new(&format!("analysis.reduce.{key}.{name}.{}.pf{}", shape.key(), prefetch as u32), &[GridParams::WGSL, GRID_WGSL, shim, WGSL, PACKED_WGSL], "reduce");
+            let mut k = Kernel::new(
+                &format!(
+                    "analysis.reduce.{key}.{name}.{}.pf{}",
+                    shape.key(),
+                    prefetch as u32
+                ),
+                &[GridParams::WGSL, GRID_WGSL, shim, WGSL, PACKED_WGSL],
+                "reduce",
+            );
             k.generated = Some(packed_visit_pixels_wgsl(kind, shape, prefetch));
             k
         }
     };
     rec.clear(&dst.buffer);
-    rec.dispatch(&kernel, &[&src.buffer, &dst.buffer], bytemuck::bytes_of(&g.params), g.groups)
+    rec.dispatch(
+        &kernel,
+        &[&src.buffer, &dst.buffer],
+        bytemuck::bytes_of(&g.params),
+        g.groups,
+    )
 }
 
 /// The Y sum and pixel count of an RGBA8 image as `DataKind::Stats` with every other slot at
@@ -342,8 +453,21 @@ fn luma_sum_prefetch() -> bool {
 
 /// CPU twin of `ReduceLumaSum` (reduce_packed.wgsl's `ysum_quad`).
 pub fn luma_sum_cpu(img: &Image) -> Stats {
-    let ysum: u64 = img.as_u8().par_chunks(4 * 4096).map(|c| c.chunks_exact(4).map(|p| luma601(p[0], p[1], p[2]) as u64).sum::<u64>()).sum();
-    Stats { count: img.as_u8().len() as u64 / 4, min: [255; 5], max: [0; 5], sum: [0, 0, 0, 0, ysum] }
+    let ysum: u64 = img
+        .as_u8()
+        .par_chunks(4 * 4096)
+        .map(|c| {
+            c.chunks_exact(4)
+                .map(|p| luma601(p[0], p[1], p[2]) as u64)
+                .sum::<u64>()
+        })
+        .sum();
+    Stats {
+        count: img.as_u8().len() as u64 / 4,
+        min: [255; 5],
+        max: [0; 5],
+        sum: [0, 0, 0, 0, ysum],
+    }
 }
 
 impl Filter for ReduceLumaSum {
@@ -364,9 +488,23 @@ impl Filter for ReduceLumaSum {
         let img = input_image(&LUMA_SUM_DEF, inputs, 0)?;
         Ok(vec![Value::Data(Data::Stats(luma_sum_cpu(img)))])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, _) = one_to_one(&LUMA_SUM_DEF, inputs, outputs)?;
-        record_reduce_with(rec, input, output, ReduceSchedule { kernel: ReduceKernel::LumaSum, shape: DEFAULT_LOOP, prefetch: luma_sum_prefetch() })
+        record_reduce_with(
+            rec,
+            input,
+            output,
+            ReduceSchedule {
+                kernel: ReduceKernel::LumaSum,
+                shape: DEFAULT_LOOP,
+                prefetch: luma_sum_prefetch(),
+            },
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -381,16 +519,41 @@ mod tests {
         for &name in SCHEDULES {
             assert!(ReduceSchedule::parse(name).is_ok(), "{name}");
         }
-        assert_eq!(ReduceSchedule::parse("dp4").ok(), Some(ReduceSchedule::choose()));
-        assert_eq!(ReduceSchedule::parse("swar_pf_u2q8").ok(), Some(ReduceSchedule { kernel: ReduceKernel::Swar, shape: LoopShape { unroll: 2, quads_per_thread: 8 }, prefetch: true }));
+        assert_eq!(
+            ReduceSchedule::parse("dp4").ok(),
+            Some(ReduceSchedule::choose())
+        );
+        assert_eq!(
+            ReduceSchedule::parse("swar_pf_u2q8").ok(),
+            Some(ReduceSchedule {
+                kernel: ReduceKernel::Swar,
+                shape: LoopShape {
+                    unroll: 2,
+                    quads_per_thread: 8
+                },
+                prefetch: true
+            })
+        );
         let e = ReduceSchedule::parse("dp4_u0q1").unwrap_err().to_string();
-        assert!(e.contains("unknown schedule `dp4_u0q1`") && e.contains("dp4_nopf"), "{e}");
-        assert_eq!(StatsReduction::parse("ysum").ok(), Some(StatsReduction::choose()));
-        assert_eq!(StatsReduction::parse("reduce").ok(), Some(StatsReduction::Full));
+        assert!(
+            e.contains("unknown schedule `dp4_u0q1`") && e.contains("dp4_nopf"),
+            "{e}"
+        );
+        assert_eq!(
+            StatsReduction::parse("ysum").ok(),
+            Some(StatsReduction::choose())
+        );
+        assert_eq!(
+            StatsReduction::parse("reduce").ok(),
+            Some(StatsReduction::Full)
+        );
         assert!(StatsReduction::parse("ysum_x").is_err());
     }
     #[test]
     fn schedules_start_with_the_loop_variants() {
-        assert_eq!(&SCHEDULES[..super::super::LOOP_VARIANTS.len()], super::super::LOOP_VARIANTS);
+        assert_eq!(
+            &SCHEDULES[..super::super::LOOP_VARIANTS.len()],
+            super::super::LOOP_VARIANTS
+        );
     }
 }

@@ -16,9 +16,12 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::image::{unorm8, Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance,
+    TWO_IMAGES,
+};
 use crate::graph::params::{ParamDef, FIT_DOC, FIT_OPTIONS};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, TWO_IMAGES};
+use crate::image::{unorm8, Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -54,7 +57,11 @@ impl PoissonBlend {
         crate::graph::params::check_float(&DEF, "mix", mix)?;
         crate::graph::params::check_int(&DEF, "iterations", iterations)?;
         crate::graph::params::check_float(&DEF, "tolerance", tolerance)?;
-        Ok(Self { mix, iterations, tolerance })
+        Ok(Self {
+            mix,
+            iterations,
+            tolerance,
+        })
     }
 }
 
@@ -115,7 +122,12 @@ A second image of another size needs `fit=`.",
 /// (twin of `neighbours` in poisson_blend.wgsl).
 fn neighbours(x: usize, y: usize, w: usize, h: usize) -> [usize; 4] {
     let row = y * w;
-    [row + x.saturating_sub(1), row + (x + 1).min(w - 1), y.saturating_sub(1) * w + x, (y + 1).min(h - 1) * w + x]
+    [
+        row + x.saturating_sub(1),
+        row + (x + 1).min(w - 1),
+        y.saturating_sub(1) * w + x,
+        (y + 1).min(h - 1) * w + x,
+    ]
 }
 
 /// Mean of four colours, summed in the kernels' order.
@@ -162,9 +174,20 @@ impl Filter for PoissonBlend {
         let top = input_image(&DEF, inputs, 1)?;
         let (w, h) = (img.width() as usize, img.height() as usize);
         if (top.width() as usize, top.height() as usize) != (w, h) {
-            return Err(Error::Graph(format!("`poisson_blend`: the second image is {}x{}, the input {w}x{h}", top.width(), top.height())));
+            return Err(Error::Graph(format!(
+                "`poisson_blend`: the second image is {}x{}, the input {w}x{h}",
+                top.width(),
+                top.height()
+            )));
         }
-        let unit = |p: &[u8]| [p[0] as f32 / 255.0, p[1] as f32 / 255.0, p[2] as f32 / 255.0, p[3] as f32 / 255.0];
+        let unit = |p: &[u8]| {
+            [
+                p[0] as f32 / 255.0,
+                p[1] as f32 / 255.0,
+                p[2] as f32 / 255.0,
+                p[3] as f32 / 255.0,
+            ]
+        };
         let mut cur: Vec<[f32; 4]> = img.as_u8().chunks_exact(4).map(unit).collect();
         let t: Vec<[f32; 4]> = top.as_u8().chunks_exact(4).map(unit).collect();
         let rgb = |p: &[f32; 4]| [p[0], p[1], p[2]];
@@ -174,7 +197,12 @@ impl Filter for PoissonBlend {
             .map(|i| {
                 let n = neighbours(i % w, i / w, w, h);
                 let m = mean4(rgb(&t[n[0]]), rgb(&t[n[1]]), rgb(&t[n[2]]), rgb(&t[n[3]]));
-                [t[i][0] - m[0], t[i][1] - m[1], t[i][2] - m[2], t[i][3] * self.mix]
+                [
+                    t[i][0] - m[0],
+                    t[i][1] - m[1],
+                    t[i][2] - m[2],
+                    t[i][3] * self.mix,
+                ]
             })
             .collect();
         let mut next = cur.clone();
@@ -186,7 +214,12 @@ impl Filter for PoissonBlend {
                     let n = neighbours(p % w, p / w, w, h);
                     let c = cur[p];
                     let g = guide[p];
-                    let m = mean4(rgb(&cur[n[0]]), rgb(&cur[n[1]]), rgb(&cur[n[2]]), rgb(&cur[n[3]]));
+                    let m = mean4(
+                        rgb(&cur[n[0]]),
+                        rgb(&cur[n[1]]),
+                        rgb(&cur[n[2]]),
+                        rgb(&cur[n[3]]),
+                    );
                     let mut d = 0.0f32;
                     for k in 0..3 {
                         let jacobi = m[k] + g[k];
@@ -204,12 +237,25 @@ impl Filter for PoissonBlend {
             }
         }
         let out: Vec<u8> = cur.iter().flat_map(|p| p.map(unorm8)).collect();
-        Ok(vec![Value::Image(Image::from_u8(w as u32, h as u32, PixelFormat::Rgba8, out)?)])
+        Ok(vec![Value::Image(Image::from_u8(
+            w as u32,
+            h as u32,
+            PixelFormat::Rgba8,
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
-        let (Some(base), Some(top), Some(out)) = (inputs.first(), inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph("`poisson_blend` needs two inputs and one output".into()));
+        let (Some(base), Some(top), Some(out)) = (inputs.first(), inputs.get(1), outputs.first())
+        else {
+            return Err(Error::Graph(
+                "`poisson_blend` needs two inputs and one output".into(),
+            ));
         };
         let count = d.width * d.height;
         let groups = groups_1d(count as u64, WG);
@@ -217,7 +263,12 @@ impl Filter for PoissonBlend {
         let floats = count as u64 * 16;
         let limit = rec.gpu().max_binding();
         if floats > limit {
-            return Err(Error::TooLarge { width: d.width, height: d.height, bytes: floats, limit });
+            return Err(Error::TooLarge {
+                width: d.width,
+                height: d.height,
+                bytes: floats,
+                limit,
+            });
         }
         let (even, odd, guide) = (rec.temp(floats), rec.temp(floats), rec.temp(floats));
         // status word 0 and one per check (see poisson_blend_step.wgsl)
@@ -234,17 +285,48 @@ impl Filter for PoissonBlend {
             mix: self.mix,
             ..Default::default()
         };
-        let init = Kernel::new("blend.poisson_init", &[PoissonParams::WGSL, COMMON, INIT], "poisson_init");
-        rec.dispatch(&init, &[&base.buffer, &top.buffer, &even, &guide], bytemuck::bytes_of(&params(0, NONE, NONE)), groups)?;
+        let init = Kernel::new(
+            "blend.poisson_init",
+            &[PoissonParams::WGSL, COMMON, INIT],
+            "poisson_init",
+        );
+        rec.dispatch(
+            &init,
+            &[&base.buffer, &top.buffer, &even, &guide],
+            bytemuck::bytes_of(&params(0, NONE, NONE)),
+            groups,
+        )?;
         // every iteration in this node's one pass: no readback between them
-        let step = Kernel::new("blend.poisson_step", &[PoissonParams::WGSL, COMMON, STEP], "poisson_step");
+        let step = Kernel::new(
+            "blend.poisson_step",
+            &[PoissonParams::WGSL, COMMON, STEP],
+            "poisson_step",
+        );
         for i in 1..=self.iterations {
-            let (src, dst) = if i % 2 == 1 { (&even, &odd) } else { (&odd, &even) };
+            let (src, dst) = if i % 2 == 1 {
+                (&even, &odd)
+            } else {
+                (&odd, &even)
+            };
             let u = params(i, self.slot(i), self.slot(i - 1));
-            rec.dispatch(&step, &[src, dst, &guide, &status], bytemuck::bytes_of(&u), groups)?;
+            rec.dispatch(
+                &step,
+                &[src, dst, &guide, &status],
+                bytemuck::bytes_of(&u),
+                groups,
+            )?;
         }
-        let pack = Kernel::new("blend.poisson_pack", &[PoissonParams::WGSL, COMMON, PACK], "poisson_pack");
-        rec.dispatch(&pack, &[&even, &odd, &status, &out.buffer], bytemuck::bytes_of(&params(self.iterations, NONE, NONE)), groups)
+        let pack = Kernel::new(
+            "blend.poisson_pack",
+            &[PoissonParams::WGSL, COMMON, PACK],
+            "poisson_pack",
+        );
+        rec.dispatch(
+            &pack,
+            &[&even, &odd, &status, &out.buffer],
+            bytemuck::bytes_of(&params(self.iterations, NONE, NONE)),
+            groups,
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -4,7 +4,10 @@
 //! `GPUImageNormalBlendFilter` is `op=over`.
 
 /// Operator names, in the order of the `op` choice.
-const OPS: [&str; 13] = ["over", "in", "out", "atop", "xor", "plus", "dst_over", "dst_in", "dst_out", "dst_atop", "src", "dst", "clear"];
+const OPS: [&str; 13] = [
+    "over", "in", "out", "atop", "xor", "plus", "dst_over", "dst_in", "dst_out", "dst_atop", "src",
+    "dst", "clear",
+];
 const _: () = assert!(OPS.len() == 13);
 
 /// The operator as `Fa = k0 + k1 αB` and `Fb = k2 + k3 αA` (A the source, B the destination),

@@ -67,5 +67,9 @@ fn chroma(c: [f32; 3], luma_mask: f32) -> [f32; 3] {
     let m = (-luma * std::f32::consts::TAU / luma_mask).exp();
     let v = c.map(|x| mix(x, luma, m));
     let s = 2.0 * (v[0] + v[1] + v[2]);
-    if s > 0.0 { v.map(|x| x / s) } else { [0.0; 3] }
+    if s > 0.0 {
+        v.map(|x| x / s)
+    } else {
+        [0.0; 3]
+    }
 }

@@ -39,16 +39,32 @@ mod tests {
     /// The folded form is the documented mix: intensity * (M c + o) + (1 - intensity) c.
     #[test]
     fn folded_matrix_is_the_documented_mix() {
-        let m = [0.3588, 0.7044, 0.1368, 0.0, 0.2990, -0.5870, 0.1140, 0.2, 1.5, 0.4696, 0.0912, 0.0, 0.0, 0.1, 0.0, 0.9];
-        let at = PixelAt { x: 0, y: 0, width: 1, height: 1 };
+        let m = [
+            0.3588, 0.7044, 0.1368, 0.0, 0.2990, -0.5870, 0.1140, 0.2, 1.5, 0.4696, 0.0912, 0.0,
+            0.0, 0.1, 0.0, 0.9,
+        ];
+        let at = PixelAt {
+            x: 0,
+            y: 0,
+            width: 1,
+            height: 1,
+        };
         for k in [0.0f32, 0.25, 0.7, 1.0] {
             let f = ColorMatrix::new(m, [0.1, -0.2, 0.0, 0.05], k).unwrap();
-            for c in [[0.0f32, 0.0, 0.0, 0.0], [1.0, 0.5, 0.25, 1.0], [0.2, 0.9, 0.4, 0.6]] {
+            for c in [
+                [0.0f32, 0.0, 0.0, 0.0],
+                [1.0, 0.5, 0.25, 1.0],
+                [0.2, 0.9, 0.4, 0.6],
+            ] {
                 let got = f.apply(c, at);
                 for i in 0..4 {
                     let t: f32 = (0..4).map(|j| m[4 * i + j] * c[j]).sum::<f32>() + f.offset[i];
                     let want = k * t + (1.0 - k) * c[i];
-                    assert!((got[i] - want).abs() < 1e-5, "intensity {k} channel {i}: {} vs {want}", got[i]);
+                    assert!(
+                        (got[i] - want).abs() < 1e-5,
+                        "intensity {k} channel {i}: {} vs {want}",
+                        got[i]
+                    );
                 }
             }
         }

@@ -64,7 +64,8 @@ fn hue_rotation(degrees: f64) -> M4 {
     let (r2, r3) = (2f64.sqrt(), 3f64.sqrt());
     let mut m = then(&identity(), rot(0, 1.0 / r2, 1.0 / r2));
     m = then(&m, rot(1, -1.0 / r3, r2 / r3));
-    let l: [f64; 3] = std::array::from_fn(|j| (0..3).map(|i| LUM[i] * m[i][j]).sum::<f64>() + m[3][j]);
+    let l: [f64; 3] =
+        std::array::from_fn(|j| (0..3).map(|i| LUM[i] * m[i][j]).sum::<f64>() + m[3][j]);
     let (zsx, zsy) = (l[0] / l[2], l[1] / l[2]);
     m = then(&m, zshear(zsx, zsy));
     let (s, c) = degrees.to_radians().sin_cos();
@@ -100,11 +101,20 @@ mod tests {
     /// GPUImage's rotateHue(90) from the identity, computed by a port of its C code.
     #[test]
     fn hue_rotation_matches_gpuimage() {
-        let want = [[0.0229, 0.6002, -0.5545], [0.1223, 0.6997, 1.2770], [0.8548, -0.2999, 0.2774]];
+        let want = [
+            [0.0229, 0.6002, -0.5545],
+            [0.1223, 0.6997, 1.2770],
+            [0.8548, -0.2999, 0.2774],
+        ];
         let m = super::hue_rotation(90.0);
         for i in 0..3 {
             for j in 0..3 {
-                assert!((m[i][j] - want[i][j]).abs() < 1e-3, "[{i}][{j}] {} vs {}", m[i][j], want[i][j]);
+                assert!(
+                    (m[i][j] - want[i][j]).abs() < 1e-3,
+                    "[{i}][{j}] {} vs {}",
+                    m[i][j],
+                    want[i][j]
+                );
             }
         }
     }

@@ -23,8 +23,16 @@ crate::pixel_filter! {
     },
 }
 
-const TO_YIQ: [[f64; 3]; 3] = [[0.299, 0.587, 0.114], [0.595716, -0.274453, -0.321263], [0.211456, -0.522591, 0.31135]];
-const TO_RGB: [[f64; 3]; 3] = [[1.0, 0.9563, 0.6210], [1.0, -0.2721, -0.6474], [1.0, -1.1070, 1.7046]];
+const TO_YIQ: [[f64; 3]; 3] = [
+    [0.299, 0.587, 0.114],
+    [0.595716, -0.274453, -0.321263],
+    [0.211456, -0.522591, 0.31135],
+];
+const TO_RGB: [[f64; 3]; 3] = [
+    [1.0, 0.9563, 0.6210],
+    [1.0, -0.2721, -0.6474],
+    [1.0, -1.1070, 1.7046],
+];
 
 /// Rows of YIQ→RGB · R(-hue) · RGB→YIQ.
 fn matrix(hue: f32) -> [[f32; 3]; 3] {
@@ -32,6 +40,8 @@ fn matrix(hue: f32) -> [[f32; 3]; 3] {
     let (s, c) = a.sin_cos();
     // (I, Q) rotated by -a: I' = I cos a + Q sin a, Q' = Q cos a - I sin a
     let rot = [[1.0, 0.0, 0.0], [0.0, c, s], [0.0, -s, c]];
-    let mul = |x: &[[f64; 3]; 3], y: &[[f64; 3]; 3]| -> [[f64; 3]; 3] { std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| x[i][k] * y[k][j]).sum())) };
+    let mul = |x: &[[f64; 3]; 3], y: &[[f64; 3]; 3]| -> [[f64; 3]; 3] {
+        std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| x[i][k] * y[k][j]).sum()))
+    };
     mul(&mul(&TO_RGB, &rot), &TO_YIQ).map(|row| row.map(|v| v as f32))
 }

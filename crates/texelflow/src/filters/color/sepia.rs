@@ -17,8 +17,16 @@ crate::pixel_filter! {
     },
 }
 
-const SEPIA: [[f32; 3]; 3] = [[0.3588, 0.7044, 0.1368], [0.2990, 0.5870, 0.1140], [0.2392, 0.4696, 0.0912]];
+const SEPIA: [[f32; 3]; 3] = [
+    [0.3588, 0.7044, 0.1368],
+    [0.2990, 0.5870, 0.1140],
+    [0.2392, 0.4696, 0.0912],
+];
 
 fn folded(f: &Sepia) -> [[f32; 3]; 3] {
-    std::array::from_fn(|i| std::array::from_fn(|j| f.intensity * SEPIA[i][j] + if i == j { 1.0 - f.intensity } else { 0.0 }))
+    std::array::from_fn(|i| {
+        std::array::from_fn(|j| {
+            f.intensity * SEPIA[i][j] + if i == j { 1.0 - f.intensity } else { 0.0 }
+        })
+    })
 }

@@ -21,9 +21,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
+use crate::filters::registry::{Family, FilterDef, EXACT_ENOUGH, IMAGE};
 use crate::filters::shape::pixel::{PixelAt, PixelOp};
 use crate::graph::params::{check_points, check_value, points_raw, ParamDef};
-use crate::filters::registry::{Family, FilterDef, EXACT_ENOUGH, IMAGE};
 use crate::runtime::uniform::UniformBlock;
 
 /// Most control points per curve (Photoshop's curves dialog allows 16).
@@ -43,20 +43,32 @@ pub struct ToneCurve {
 impl ToneCurve {
     /// Curves from control points `[x, y]` in [0, 1], 2 to `MAX_POINTS` per curve with x
     /// strictly increasing; fails with the parameter's name otherwise.
-    pub fn new(rgb: &[[f64; 2]], red: &[[f64; 2]], green: &[[f64; 2]], blue: &[[f64; 2]]) -> Result<Self> {
+    pub fn new(
+        rgb: &[[f64; 2]],
+        red: &[[f64; 2]],
+        green: &[[f64; 2]],
+        blue: &[[f64; 2]],
+    ) -> Result<Self> {
         let points = [rgb, red, green, blue];
         for (name, p) in CURVE_NAMES.iter().zip(points) {
             check_value(&DEF, name, points_raw(p))?;
         }
-        Ok(Self { curves: points.map(Spline::new) })
+        Ok(Self {
+            curves: points.map(Spline::new),
+        })
     }
 
     /// Curves from a Photoshop `.acv` file (`parse_acv`).
     pub fn from_acv_file(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::BadFile { path: path.to_path_buf(), message: format!("cannot read: {e}") })?;
+        let bytes = std::fs::read(path).map_err(|e| Error::BadFile {
+            path: path.to_path_buf(),
+            message: format!("cannot read: {e}"),
+        })?;
         let curves = parse_acv(&bytes, path)?;
-        Ok(Self { curves: curves.each_ref().map(|p| Spline::new(p)) })
+        Ok(Self {
+            curves: curves.each_ref().map(|p| Spline::new(p)),
+        })
     }
 
     /// Output byte of `channel` (0 red, 1 green, 2 blue) for input byte `v`: the channel's
@@ -81,7 +93,9 @@ impl ToneCurve {
 impl Default for ToneCurve {
     fn default() -> Self {
         let identity: Vec<[f64; 2]> = IDENTITY.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
-        Self { curves: std::array::from_fn(|_| Spline::new(&identity)) }
+        Self {
+            curves: std::array::from_fn(|_| Spline::new(&identity)),
+        }
     }
 }
 
@@ -103,7 +117,10 @@ impl Spline {
     /// The spline through `points` (in [0, 1], at least 2, x strictly increasing: checked
     /// by the callers), scaled to 0..255 as GPUImage does before fitting.
     fn new(points: &[[f64; 2]]) -> Self {
-        let p: Vec<[f64; 2]> = points.iter().map(|&[x, y]| [x * 255.0, y * 255.0]).collect();
+        let p: Vec<[f64; 2]> = points
+            .iter()
+            .map(|&[x, y]| [x * 255.0, y * 255.0])
+            .collect();
         let n = p.len();
         // Tridiagonal system for the interior second derivatives (sub, diag, super, rhs),
         // solved by forward elimination and back substitution; the end rows are M = 0.
@@ -143,7 +160,10 @@ impl Spline {
         let h = p[k + 1][0] - p[k][0];
         let b = (x - p[k][0]) / h;
         let a = 1.0 - b;
-        a * p[k][1] + b * p[k + 1][1] + h * h / 6.0 * ((a * a * a - a) * self.second[k] + (b * b * b - b) * self.second[k + 1])
+        a * p[k][1]
+            + b * p[k + 1][1]
+            + h * h / 6.0
+                * ((a * a * a - a) * self.second[k] + (b * b * b - b) * self.second[k + 1])
     }
 }
 
@@ -153,9 +173,18 @@ impl Spline {
 /// read and ignored; a file with fewer than four leaves the rest the identity. `path`
 /// names the file in errors.
 pub fn parse_acv(bytes: &[u8], path: &Path) -> Result<[Vec<[f64; 2]>; 4]> {
-    let bad = |message: String| Error::BadFile { path: path.to_path_buf(), message };
-    let mut words = bytes.chunks_exact(2).map(|w| u16::from_be_bytes([w[0], w[1]]));
-    let mut next = |what: &dyn Fn() -> String| words.next().ok_or_else(|| bad(format!("truncated .acv file: it ends before {}", what())));
+    let bad = |message: String| Error::BadFile {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut words = bytes
+        .chunks_exact(2)
+        .map(|w| u16::from_be_bytes([w[0], w[1]]));
+    let mut next = |what: &dyn Fn() -> String| {
+        words
+            .next()
+            .ok_or_else(|| bad(format!("truncated .acv file: it ends before {}", what())))
+    };
     let _version = next(&|| "the version".into())?;
     let count = next(&|| "the curve count".into())?;
     if count == 0 {
@@ -164,14 +193,20 @@ pub fn parse_acv(bytes: &[u8], path: &Path) -> Result<[Vec<[f64; 2]>; 4]> {
     let identity: Vec<[f64; 2]> = IDENTITY.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
     let mut curves: [Vec<[f64; 2]>; 4] = std::array::from_fn(|_| identity.clone());
     for c in 0..count as usize {
-        let name = CURVE_NAMES.get(c).map_or_else(|| format!("curve {}", c + 1), |n| format!("curve {} ({n})", c + 1));
+        let name = CURVE_NAMES.get(c).map_or_else(
+            || format!("curve {}", c + 1),
+            |n| format!("curve {} ({n})", c + 1),
+        );
         let n = next(&|| format!("the point count of {name}"))? as usize;
         let mut flat = Vec::with_capacity(2 * n);
         for k in 0..n {
             let y = next(&|| format!("point {} of {name} ({n} points)", k + 1))?;
             let x = next(&|| format!("point {} of {name} ({n} points)", k + 1))?;
             if let Some(v) = [x, y].into_iter().find(|&v| v > 255) {
-                return Err(bad(format!("{name}: point {} has a value {v} outside 0..255", k + 1)));
+                return Err(bad(format!(
+                    "{name}: point {} has a value {v} outside 0..255",
+                    k + 1
+                )));
             }
             flat.extend([x as f64 / 255.0, y as f64 / 255.0]);
         }
@@ -246,7 +281,9 @@ impl PixelOp for ToneCurve {
         Some(WGSL_BODY)
     }
     fn apply(&self, c: [f32; 4], _at: PixelAt) -> [f32; 4] {
-        let out = |k: usize| self.curve_byte(k, (c[k].clamp(0.0, 1.0) * 255.0).round() as u8) as f32 / 255.0;
+        let out = |k: usize| {
+            self.curve_byte(k, (c[k].clamp(0.0, 1.0) * 255.0).round() as u8) as f32 / 255.0
+        };
         [out(0), out(1), out(2), c[3]]
     }
 }
@@ -283,10 +320,16 @@ mod tests {
         // the spline; the same spline here (rounded in the table).
         let pts = [[0.0, 0.0], [0.5, 0.5], [1.0, 0.75]];
         let s = Spline::new(&pts);
-        assert_eq!([0.0, 64.0, 128.0, 192.0, 255.0].map(|x| s.eval(x).floor()), [0.0, 69.0, 127.0, 165.0, 191.0]);
+        assert_eq!(
+            [0.0, 64.0, 128.0, 192.0, 255.0].map(|x| s.eval(x).floor()),
+            [0.0, 69.0, 127.0, 165.0, 191.0]
+        );
         let id = [[0.0, 0.0], [0.5, 0.5], [1.0, 1.0]];
         let f = ToneCurve::new(&id, &id, &id, &pts).unwrap();
-        assert_eq!([0u8, 64, 128, 192, 255].map(|b| f.curve_byte(2, b)), [0, 70, 128, 166, 191]);
+        assert_eq!(
+            [0u8, 64, 128, 192, 255].map(|b| f.curve_byte(2, b)),
+            [0, 70, 128, 166, 191]
+        );
         // the spline passes through its points and holds the end values outside them
         let s = Spline::new(&[[0.2, 0.1], [0.4, 0.6], [0.7, 0.3], [0.9, 0.8]]);
         for [x, y] in s.points.clone() {
@@ -299,7 +342,13 @@ mod tests {
     fn composite_applies_after_the_channel() {
         // red halves, composite inverts: out = 255 - round(b / 2)
         let id = [[0.0, 0.0], [1.0, 1.0]];
-        let f = ToneCurve::new(&[[0.0, 1.0], [1.0, 0.0]], &[[0.0, 0.0], [1.0, 0.5]], &id, &id).unwrap();
+        let f = ToneCurve::new(
+            &[[0.0, 1.0], [1.0, 0.0]],
+            &[[0.0, 0.0], [1.0, 0.5]],
+            &id,
+            &id,
+        )
+        .unwrap();
         assert_eq!(f.curve_byte(0, 200), 155);
         assert_eq!(f.curve_byte(1, 200), 55);
     }
@@ -307,19 +356,35 @@ mod tests {
     #[test]
     fn bad_points_name_the_parameter() {
         let id = [[0.0, 0.0], [1.0, 1.0]];
-        let e = ToneCurve::new(&id, &[[0.5, 0.0], [0.5, 1.0]], &id, &id).unwrap_err().to_string();
-        assert!(e.contains("`red`") && e.contains("x must increase strictly"), "{e}");
+        let e = ToneCurve::new(&id, &[[0.5, 0.0], [0.5, 1.0]], &id, &id)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`red`") && e.contains("x must increase strictly"),
+            "{e}"
+        );
         let many: Vec<[f64; 2]> = (0..33).map(|k| [k as f64 / 32.0, 0.5]).collect();
-        let e = ToneCurve::new(&many, &id, &id, &id).unwrap_err().to_string();
+        let e = ToneCurve::new(&many, &id, &id, &id)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("too many points: 33 (at most 32)"), "{e}");
     }
 
     #[test]
     fn acv_files_parse_and_malformed_ones_are_errors() {
         let p = Path::new("c.acv");
-        let file = acv(&[&[(0, 0), (128, 160), (255, 255)], &[(0, 20), (255, 255)], &[(0, 0), (255, 255)], &[(0, 0), (255, 230)], &[(0, 0), (255, 255)]]);
+        let file = acv(&[
+            &[(0, 0), (128, 160), (255, 255)],
+            &[(0, 20), (255, 255)],
+            &[(0, 0), (255, 255)],
+            &[(0, 0), (255, 230)],
+            &[(0, 0), (255, 255)],
+        ]);
         let c = parse_acv(&file, p).unwrap();
-        assert_eq!(c[0], vec![[0.0, 0.0], [128.0 / 255.0, 160.0 / 255.0], [1.0, 1.0]]);
+        assert_eq!(
+            c[0],
+            vec![[0.0, 0.0], [128.0 / 255.0, 160.0 / 255.0], [1.0, 1.0]]
+        );
         assert_eq!(c[1][0], [0.0, 20.0 / 255.0]);
         assert_eq!(c[3][1], [1.0, 230.0 / 255.0]);
         // one curve only: the channels stay the identity
@@ -331,13 +396,24 @@ mod tests {
         assert!(err(&[0, 4, 0]).contains("ends before the curve count"));
         assert!(err(&acv(&[])).contains("no curves"));
         let truncated = &file[..file.len() - 3];
-        assert!(err(truncated).contains("ends before point 2 of curve 5 (2 points)"), "{}", err(truncated));
-        assert!(err(&acv(&[&[(0, 0), (300, 255)]])).contains("curve 1 (rgb): point 2 has a value 300 outside 0..255"));
-        assert!(err(&acv(&[&[(0, 0), (100, 50), (100, 60)]])).contains("curve 1 (rgb): x must increase strictly"));
+        assert!(
+            err(truncated).contains("ends before point 2 of curve 5 (2 points)"),
+            "{}",
+            err(truncated)
+        );
+        assert!(err(&acv(&[&[(0, 0), (300, 255)]]))
+            .contains("curve 1 (rgb): point 2 has a value 300 outside 0..255"));
+        assert!(err(&acv(&[&[(0, 0), (100, 50), (100, 60)]]))
+            .contains("curve 1 (rgb): x must increase strictly"));
         assert!(err(&acv(&[&[(0, 0)]])).contains("at least 2 points"));
         let many: Vec<(u16, u16)> = (0..40).map(|k| (k * 6, k)).collect();
         assert!(err(&acv(&[&many])).contains("too many points: 40"));
-        let e = ToneCurve::from_acv_file("/nonexistent/curve.acv").unwrap_err().to_string();
-        assert!(e.starts_with("file `/nonexistent/curve.acv`: cannot read"), "{e}");
+        let e = ToneCurve::from_acv_file("/nonexistent/curve.acv")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("file `/nonexistent/curve.acv`: cannot read"),
+            "{e}"
+        );
     }
 }

@@ -1,7 +1,12 @@
 //! The four-colour CGA palette. Matches GPUImage's `GPUImageCGAColorspaceFilter`.
 
 /// CGA palette 1 (high intensity) as GPUImage orders its ties: black, white, cyan, magenta (8-bit RGBA).
-const PALETTE: [[i32; 4]; 4] = [[0, 0, 0, 255], [255, 255, 255, 255], [85, 255, 255, 255], [255, 85, 255, 255]];
+const PALETTE: [[i32; 4]; 4] = [
+    [0, 0, 0, 255],
+    [255, 255, 255, 255],
+    [85, 255, 255, 255],
+    [255, 85, 255, 255],
+];
 
 crate::remap_filter! {
     /// Coarse cells mapped to the nearest of black, white, cyan and magenta.

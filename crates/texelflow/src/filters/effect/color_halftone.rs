@@ -3,7 +3,10 @@
 /// Cosines and sines of the three screens' angles (degrees), computed once for both sides.
 fn rotations(angles: [f32; 3]) -> ([f32; 4], [f32; 4]) {
     let r = angles.map(|a| a.to_radians());
-    ([r[0].cos(), r[1].cos(), r[2].cos(), 0.0], [r[0].sin(), r[1].sin(), r[2].sin(), 0.0])
+    (
+        [r[0].cos(), r[1].cos(), r[2].cos(), 0.0],
+        [r[0].sin(), r[1].sin(), r[2].sin(), 0.0],
+    )
 }
 
 crate::remap_filter! {

@@ -11,8 +11,14 @@ fn lit(c: [f32; 4], n: [f32; 3]) -> [f32; 4] {
     let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
     let glow = 2.5 * (1.0 - dot(AMBIENT, n).clamp(0.0, 1.0).powf(0.25));
     let len = dot(LIGHT, LIGHT).sqrt();
-    let spec = 0.8 * (dot([LIGHT[0] / len, LIGHT[1] / len, LIGHT[2] / len], n).clamp(0.0, 1.0)).powf(15.0);
-    [c[0] + glow + spec, c[1] + glow + spec, c[2] + glow + spec, 1.0]
+    let spec =
+        0.8 * (dot([LIGHT[0] / len, LIGHT[1] / len, LIGHT[2] / len], n).clamp(0.0, 1.0)).powf(15.0);
+    [
+        c[0] + glow + spec,
+        c[1] + glow + spec,
+        c[2] + glow + spec,
+        1.0,
+    ]
 }
 
 crate::remap_filter! {

@@ -17,8 +17,10 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, IMAGE,
+};
 use crate::image::{Image, PixelFormat};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, IMAGE};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -93,7 +95,13 @@ pub fn seeds(img: &Image) -> Vec<u32> {
     img.as_u8()
         .chunks_exact(4)
         .enumerate()
-        .map(|(i, p)| if p[3] != 0 && (p[0] | p[1] | p[2]) != 0 { (i as u32 % w) | ((i as u32 / w) << 16) } else { NONE })
+        .map(|(i, p)| {
+            if p[3] != 0 && (p[0] | p[1] | p[2]) != 0 {
+                (i as u32 % w) | ((i as u32 / w) << 16)
+            } else {
+                NONE
+            }
+        })
         .collect()
 }
 
@@ -103,31 +111,42 @@ pub fn jfa_passes(mut cur: Vec<u32>, w: u32, h: u32) -> Vec<u32> {
     let mut next = vec![NONE; cur.len()];
     for k in jumps(w, h) {
         let k = k as i64;
-        next.par_chunks_mut(w as usize).enumerate().for_each(|(y, row)| {
-            for (x, o) in row.iter_mut().enumerate() {
-                let (x, y) = (x as u32, y as u32);
-                let mut best = cur[(y * w + x) as usize];
-                let mut best_d = if best == NONE { NONE } else { seed_dist(best, x, y) };
-                for dy in -1..=1i64 {
-                    for dx in -1..=1i64 {
-                        let (nx, ny) = (x as i64 + dx * k, y as i64 + dy * k);
-                        if (dx == 0 && dy == 0) || nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
-                            continue;
-                        }
-                        let s = cur[(ny * w as i64 + nx) as usize];
-                        if s == NONE {
-                            continue;
-                        }
-                        let d = seed_dist(s, x, y);
-                        if d < best_d {
-                            best = s;
-                            best_d = d;
+        next.par_chunks_mut(w as usize)
+            .enumerate()
+            .for_each(|(y, row)| {
+                for (x, o) in row.iter_mut().enumerate() {
+                    let (x, y) = (x as u32, y as u32);
+                    let mut best = cur[(y * w + x) as usize];
+                    let mut best_d = if best == NONE {
+                        NONE
+                    } else {
+                        seed_dist(best, x, y)
+                    };
+                    for dy in -1..=1i64 {
+                        for dx in -1..=1i64 {
+                            let (nx, ny) = (x as i64 + dx * k, y as i64 + dy * k);
+                            if (dx == 0 && dy == 0)
+                                || nx < 0
+                                || ny < 0
+                                || nx >= w as i64
+                                || ny >= h as i64
+                            {
+                                continue;
+                            }
+                            let s = cur[(ny * w as i64 + nx) as usize];
+                            if s == NONE {
+                                continue;
+                            }
+                            let d = seed_dist(s, x, y);
+                            if d < best_d {
+                                best = s;
+                                best_d = d;
+                            }
                         }
                     }
+                    *o = best;
                 }
-                *o = best;
-            }
-        });
+            });
         std::mem::swap(&mut cur, &mut next);
     }
     cur
@@ -139,12 +158,22 @@ pub fn encode(s: u32) -> [u8; 4] {
         return [0; 4];
     }
     let (x, y) = (s & 0xffff, s >> 16);
-    [(x & 255) as u8, (y & 255) as u8, ((x >> 8) + 8 * (y >> 8)) as u8, 255]
+    [
+        (x & 255) as u8,
+        (y & 255) as u8,
+        ((x >> 8) + 8 * (y >> 8)) as u8,
+        255,
+    ]
 }
 
 /// The seed coordinates a map pixel encodes, or `None` where it is transparent (no seed).
 pub fn decode(p: [u8; 4]) -> Option<(u32, u32)> {
-    (p[3] != 0).then(|| (p[0] as u32 + 256 * (p[2] as u32 & 7), p[1] as u32 + 256 * (p[2] as u32 >> 3)))
+    (p[3] != 0).then(|| {
+        (
+            p[0] as u32 + 256 * (p[2] as u32 & 7),
+            p[1] as u32 + 256 * (p[2] as u32 >> 3),
+        )
+    })
 }
 
 fn check_size(width: u32, height: u32) -> Result<()> {
@@ -172,28 +201,59 @@ impl Filter for JfaVoronoi {
         let img = input_image(&DEF, inputs, 0)?;
         let (w, h) = (img.width(), img.height());
         check_size(w, h)?;
-        let out: Vec<u8> = jfa_passes(seeds(img), w, h).into_iter().flat_map(encode).collect();
-        Ok(vec![Value::Image(Image::from_u8(w, h, PixelFormat::Rgba8, out)?)])
+        let out: Vec<u8> = jfa_passes(seeds(img), w, h)
+            .into_iter()
+            .flat_map(encode)
+            .collect();
+        Ok(vec![Value::Image(Image::from_u8(
+            w,
+            h,
+            PixelFormat::Rgba8,
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         check_size(d.width, d.height)?;
         let (Some(src), Some(out)) = (inputs.first(), outputs.first()) else {
-            return Err(Error::Graph("`jfa_voronoi` needs one input and one output".into()));
+            return Err(Error::Graph(
+                "`jfa_voronoi` needs one input and one output".into(),
+            ));
         };
         let bytes = d.width as u64 * d.height as u64 * 4;
         let (a, b) = (rec.temp(bytes), rec.temp(bytes));
         let groups = groups_2d(d.width, d.height, 16, 16);
-        let params = |step: u32, last: bool| JfaParams { width: d.width, height: d.height, step, last: last as u32, ..Default::default() };
+        let params = |step: u32, last: bool| JfaParams {
+            width: d.width,
+            height: d.height,
+            step,
+            last: last as u32,
+            ..Default::default()
+        };
         let seed = Kernel::new("effect.jfa_seed", &[JfaParams::WGSL, WGSL], "jfa_seed");
-        rec.dispatch(&seed, &[&src.buffer, &a], bytemuck::bytes_of(&params(0, false)), groups)?;
+        rec.dispatch(
+            &seed,
+            &[&src.buffer, &a],
+            bytemuck::bytes_of(&params(0, false)),
+            groups,
+        )?;
         let step = Kernel::new("effect.jfa_step", &[JfaParams::WGSL, WGSL], "jfa_step");
         let jumps = jumps(d.width, d.height);
         for (i, &k) in jumps.iter().enumerate() {
             let last = i + 1 == jumps.len();
             let (from, to) = if i % 2 == 0 { (&a, &b) } else { (&b, &a) };
             let to: &wgpu::Buffer = if last { &out.buffer } else { to };
-            rec.dispatch(&step, &[from, to], bytemuck::bytes_of(&params(k, last)), groups)?;
+            rec.dispatch(
+                &step,
+                &[from, to],
+                bytemuck::bytes_of(&params(k, last)),
+                groups,
+            )?;
         }
         Ok(())
     }
@@ -218,11 +278,21 @@ mod tests {
     #[test]
     fn few_seeds_give_the_exact_nearest_seed_map() {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        for &(w, h, n) in &[(1u32, 1u32, 1usize), (1, 9, 2), (67, 43, 3), (130, 17, 5), (64, 64, 8), (97, 61, 6)] {
+        for &(w, h, n) in &[
+            (1u32, 1u32, 1usize),
+            (1, 9, 2),
+            (67, 43, 3),
+            (130, 17, 5),
+            (64, 64, 8),
+            (97, 61, 6),
+        ] {
             let mut data = vec![0u8; (w * h * 4) as usize];
             let mut placed = Vec::new();
             while placed.len() < n {
-                let (x, y) = ((rng(&mut state) % w as u64) as u32, (rng(&mut state) % h as u64) as u32);
+                let (x, y) = (
+                    (rng(&mut state) % w as u64) as u32,
+                    (rng(&mut state) % h as u64) as u32,
+                );
                 if !placed.contains(&(x, y)) {
                     placed.push((x, y));
                     data[((y * w + x) * 4) as usize..][..4].copy_from_slice(&[255, 255, 255, 255]);
@@ -232,10 +302,20 @@ mod tests {
             let map = jfa_passes(seeds(&img), w, h);
             for y in 0..h {
                 for x in 0..w {
-                    let nearest = placed.iter().map(|&(sx, sy)| seed_dist(sx | sy << 16, x, y)).min().unwrap();
+                    let nearest = placed
+                        .iter()
+                        .map(|&(sx, sy)| seed_dist(sx | sy << 16, x, y))
+                        .min()
+                        .unwrap();
                     let s = map[(y * w + x) as usize];
                     assert_ne!(s, NONE, "{w}x{h}: ({x}, {y}) has no seed");
-                    assert_eq!(seed_dist(s, x, y), nearest, "{w}x{h} seeds {placed:?}: ({x}, {y}) got ({}, {})", s & 0xffff, s >> 16);
+                    assert_eq!(
+                        seed_dist(s, x, y),
+                        nearest,
+                        "{w}x{h} seeds {placed:?}: ({x}, {y}) got ({}, {})",
+                        s & 0xffff,
+                        s >> 16
+                    );
                 }
             }
         }
@@ -248,12 +328,18 @@ mod tests {
         let mut state = 0x1234_5678_9abc_def1u64;
         let (mut bad, mut total, mut sets_bad) = (0u64, 0u64, 0u64);
         for _ in 0..300 {
-            let (w, h) = (8 + (rng(&mut state) % 150) as u32, 1 + (rng(&mut state) % 150) as u32);
+            let (w, h) = (
+                8 + (rng(&mut state) % 150) as u32,
+                1 + (rng(&mut state) % 150) as u32,
+            );
             let n = 1 + (rng(&mut state) % 12) as usize;
             let mut cur = vec![NONE; (w * h) as usize];
             let mut placed = Vec::new();
             for _ in 0..n {
-                let (x, y) = ((rng(&mut state) % w as u64) as u32, (rng(&mut state) % h as u64) as u32);
+                let (x, y) = (
+                    (rng(&mut state) % w as u64) as u32,
+                    (rng(&mut state) % h as u64) as u32,
+                );
                 cur[(y * w + x) as usize] = x | y << 16;
                 placed.push((x, y));
             }
@@ -261,7 +347,11 @@ mod tests {
             let mut b = 0;
             for y in 0..h {
                 for x in 0..w {
-                    let nearest = placed.iter().map(|&(sx, sy)| seed_dist(sx | sy << 16, x, y)).min().unwrap();
+                    let nearest = placed
+                        .iter()
+                        .map(|&(sx, sy)| seed_dist(sx | sy << 16, x, y))
+                        .min()
+                        .unwrap();
                     b += (seed_dist(map[(y * w + x) as usize], x, y) != nearest) as u64;
                 }
             }

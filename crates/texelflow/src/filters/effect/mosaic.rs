@@ -13,9 +13,12 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::image::{unorm8, Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind,
+    EXACT_ENOUGH,
+};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, EXACT_ENOUGH};
+use crate::image::{unorm8, Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -61,7 +64,12 @@ pub struct Mosaic {
 
 impl Mosaic {
     /// Fails when a value is outside its range or the tile set's grid holds fewer than `num_tiles` tiles.
-    pub fn new(input_tile_size: f32, display_tile_size: f32, num_tiles: u32, color_on: bool) -> Result<Self> {
+    pub fn new(
+        input_tile_size: f32,
+        display_tile_size: f32,
+        num_tiles: u32,
+        color_on: bool,
+    ) -> Result<Self> {
         let m = Self {
             input_tile_size: check_float(&DEF, "input_tile_size", input_tile_size)?,
             display_tile_size: check_float(&DEF, "display_tile_size", display_tile_size)?,
@@ -92,7 +100,10 @@ impl Mosaic {
             per_row: self.per_row(),
             num_tiles: self.num_tiles,
             color_on: self.color_on as u32,
-            cell_scale: [(1.0 / (d * img.0 as f64)) as f32, (1.0 / (d * img.1 as f64)) as f32],
+            cell_scale: [
+                (1.0 / (d * img.0 as f64)) as f32,
+                (1.0 / (d * img.1 as f64)) as f32,
+            ],
             cell_px: [(d * img.0 as f64) as f32, (d * img.1 as f64) as f32],
             tile_px: [(i * tiles.0 as f64) as f32, (i * tiles.1 as f64) as f32],
             ..Default::default()
@@ -102,12 +113,26 @@ impl Mosaic {
 
 impl Default for Mosaic {
     fn default() -> Self {
-        Self { input_tile_size: 0.125, display_tile_size: 0.025, num_tiles: 64, color_on: true }
+        Self {
+            input_tile_size: 0.125,
+            display_tile_size: 0.025,
+            num_tiles: 64,
+            color_on: true,
+        }
     }
 }
 
 /// The image, and the tile set given as `tiles=PATH`.
-const PORTS: &[PortDef] = &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "tiles", kind: PortKind::Image }];
+const PORTS: &[PortDef] = &[
+    PortDef {
+        name: "image",
+        kind: PortKind::Image,
+    },
+    PortDef {
+        name: "tiles",
+        kind: PortKind::Image,
+    },
+];
 
 /// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
@@ -141,7 +166,12 @@ fn bilinear(img: &[u8], w: u32, h: u32, s: [f32; 2], c: usize) -> f32 {
     let (sx, sy) = (s[0], s[1]);
     let (fx, fy) = (sx.floor(), sy.floor());
     let (tx, ty) = (sx - fx, sy - fy);
-    let at = |x: i64, y: i64| img[4 * (y.clamp(0, h as i64 - 1) as usize * w as usize + x.clamp(0, w as i64 - 1) as usize) + c] as f32 / 255.0;
+    let at = |x: i64, y: i64| {
+        img[4
+            * (y.clamp(0, h as i64 - 1) as usize * w as usize + x.clamp(0, w as i64 - 1) as usize)
+            + c] as f32
+            / 255.0
+    };
     let (x, y) = (fx as i64, fy as i64);
     let top = at(x, y) * (1.0 - tx) + at(x + 1, y) * tx;
     let bottom = at(x, y + 1) * (1.0 - tx) + at(x + 1, y + 1) * tx;
@@ -164,39 +194,65 @@ impl Filter for Mosaic {
         let img = input_image(&DEF, inputs, 0)?;
         let tiles = input_image(&DEF, inputs, 1)?;
         if img.format() != PixelFormat::Rgba8 || tiles.format() != PixelFormat::Rgba8 {
-            return Err(Error::Graph("`mosaic` takes an rgba8 image and an rgba8 tile set".into()));
+            return Err(Error::Graph(
+                "`mosaic` takes an rgba8 image and an rgba8 tile set".into(),
+            ));
         }
         let p = self.params((img.width(), img.height()), (tiles.width(), tiles.height()));
         let (w, h) = (p.width, p.height);
         let (src, set) = (img.as_u8(), tiles.as_u8());
         let mut out = vec![0u8; src.len()];
-        out.par_chunks_mut(4 * w as usize).enumerate().for_each(|(y, row)| {
-            for x in 0..w as usize {
-                let t = [(x as f32 + 0.5) * p.cell_scale[0], (y as f32 + 0.5) * p.cell_scale[1]];
-                let cell = [t[0].floor(), t[1].floor()];
-                let cx = (((cell[0] + 0.5) * p.cell_px[0]).floor() as u32).min(w - 1) as usize;
-                let cy = (((cell[1] + 0.5) * p.cell_px[1]).floor() as u32).min(h - 1) as usize;
-                let c: [u32; 4] = std::array::from_fn(|k| src[4 * (cy * w as usize + cx) + k] as u32);
-                let dark = 255_000 - (299 * c[0] + 587 * c[1] + 114 * c[2]);
-                let index = (dark * p.num_tiles / 255_000).min(p.num_tiles - 1);
-                let tile = [(index % p.per_row) as f32, (index / p.per_row) as f32];
-                let s = [(tile[0] + (t[0] - cell[0])) * p.tile_px[0] - 0.5, (tile[1] + (t[1] - cell[1])) * p.tile_px[1] - 0.5];
-                for k in 0..4 {
-                    let mut v = bilinear(set, p.tiles_width, p.tiles_height, s, k);
-                    if self.color_on {
-                        v *= c[k] as f32 / 255.0;
+        out.par_chunks_mut(4 * w as usize)
+            .enumerate()
+            .for_each(|(y, row)| {
+                for x in 0..w as usize {
+                    let t = [
+                        (x as f32 + 0.5) * p.cell_scale[0],
+                        (y as f32 + 0.5) * p.cell_scale[1],
+                    ];
+                    let cell = [t[0].floor(), t[1].floor()];
+                    let cx = (((cell[0] + 0.5) * p.cell_px[0]).floor() as u32).min(w - 1) as usize;
+                    let cy = (((cell[1] + 0.5) * p.cell_px[1]).floor() as u32).min(h - 1) as usize;
+                    let c: [u32; 4] =
+                        std::array::from_fn(|k| src[4 * (cy * w as usize + cx) + k] as u32);
+                    let dark = 255_000 - (299 * c[0] + 587 * c[1] + 114 * c[2]);
+                    let index = (dark * p.num_tiles / 255_000).min(p.num_tiles - 1);
+                    let tile = [(index % p.per_row) as f32, (index / p.per_row) as f32];
+                    let s = [
+                        (tile[0] + (t[0] - cell[0])) * p.tile_px[0] - 0.5,
+                        (tile[1] + (t[1] - cell[1])) * p.tile_px[1] - 0.5,
+                    ];
+                    for k in 0..4 {
+                        let mut v = bilinear(set, p.tiles_width, p.tiles_height, s, k);
+                        if self.color_on {
+                            v *= c[k] as f32 / 255.0;
+                        }
+                        row[4 * x + k] = unorm8(v);
                     }
-                    row[4 * x + k] = unorm8(v);
                 }
-            }
-        });
-        Ok(vec![Value::Image(Image::from_u8(w, h, PixelFormat::Rgba8, out)?)])
+            });
+        Ok(vec![Value::Image(Image::from_u8(
+            w,
+            h,
+            PixelFormat::Rgba8,
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (img, tiles, out, d, t) = two_to_one(&DEF, inputs, outputs)?;
         let params = self.params((d.width, d.height), (t.width, t.height));
         let kernel = Kernel::new("effect.mosaic", &[MosaicParams::WGSL, WGSL], "mosaic");
-        rec.dispatch(&kernel, &[&img.buffer, &tiles.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))
+        rec.dispatch(
+            &kernel,
+            &[&img.buffer, &tiles.buffer, &out.buffer],
+            bytemuck::bytes_of(&params),
+            groups_2d(d.width, d.height, 16, 16),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

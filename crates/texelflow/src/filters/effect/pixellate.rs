@@ -26,5 +26,8 @@ crate::remap_filter! {
 pub(crate) fn cell_centre(uv: [f32; 2], size: [f32; 2], fractional_width: f32) -> [f32; 2] {
     let fw = fractional_width.max(1.0 / size[0]);
     let d = [fw, fw / (size[1] / size[0])];
-    [(crate::filters::tie_floor(uv[0] / d[0]) + 0.5) * d[0], (crate::filters::tie_floor(uv[1] / d[1]) + 0.5) * d[1]]
+    [
+        (crate::filters::tie_floor(uv[0] / d[0]) + 0.5) * d[0],
+        (crate::filters::tie_floor(uv[1] / d[1]) + 0.5) * d[1],
+    ]
 }

@@ -4,7 +4,8 @@ use super::pixellate::cell_centre;
 
 /// GPUImage's cell helpers in WGSL: the cell centre (as `pixellate`) and the squared distance
 /// from it in fractions of the width (y scaled by height / width, so dots are round in pixels).
-pub(crate) const DOT_HELPERS: &str = "fn pixellate_cell(uv: vec2<f32>, size: vec2<f32>, fractional_width: f32) -> vec2<f32> {
+pub(crate) const DOT_HELPERS: &str =
+    "fn pixellate_cell(uv: vec2<f32>, size: vec2<f32>, fractional_width: f32) -> vec2<f32> {
     let fw = max(fractional_width, 1.0 / size.x);
     let d = vec2<f32>(fw, fw / (size.y / size.x));
     return (tie_floor2(uv / d) + 0.5) * d;

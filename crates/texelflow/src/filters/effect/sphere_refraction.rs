@@ -4,8 +4,16 @@
 /// outside the sphere. Computed in pixels from the pixel's exact centre (`floor(uv * size) + 0.5`)
 /// so that GPU and CPU agree on which pixels are inside; the normal does not depend on the
 /// unit, so it equals GPUImage's (computed in fractions of the width).
-pub(crate) fn sphere_normal(uv: [f32; 2], size: [f32; 2], center: [f32; 2], radius: f32) -> Option<[f32; 3]> {
-    let px = [(uv[0] * size[0]).floor() + 0.5 - center[0] * size[0], (uv[1] * size[1]).floor() + 0.5 - center[1] * size[1]];
+pub(crate) fn sphere_normal(
+    uv: [f32; 2],
+    size: [f32; 2],
+    center: [f32; 2],
+    radius: f32,
+) -> Option<[f32; 3]> {
+    let px = [
+        (uv[0] * size[0]).floor() + 0.5 - center[0] * size[0],
+        (uv[1] * size[1]).floor() + 0.5 - center[1] * size[1],
+    ];
     let r = radius * size[0];
     let d2 = px[0] * px[0] + px[1] * px[1];
     if !(d2 <= r * r && r > 0.0) {

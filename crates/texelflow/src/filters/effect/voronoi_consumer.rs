@@ -11,9 +11,12 @@ use rayon::prelude::*;
 
 use super::jfa_voronoi::decode;
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind,
+    Tolerance,
+};
 use crate::graph::params::ParamDef;
-use crate::filters::registry::{expect_image, input_image, two_to_one, Family, Filter, FilterDef, Footprint, PortDef, PortKind, Tolerance};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -37,7 +40,16 @@ uniform_struct! {
 pub struct VoronoiConsumer;
 
 /// The image, and the Voronoi map given as `map=PATH`.
-const PORTS: &[PortDef] = &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "map", kind: PortKind::Image }];
+const PORTS: &[PortDef] = &[
+    PortDef {
+        name: "image",
+        kind: PortKind::Image,
+    },
+    PortDef {
+        name: "map",
+        kind: PortKind::Image,
+    },
+];
 
 /// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
@@ -81,7 +93,9 @@ impl Filter for VoronoiConsumer {
         let img = input_image(&DEF, inputs, 0)?;
         let map = input_image(&DEF, inputs, 1)?;
         if img.format() != PixelFormat::Rgba8 || map.format() != PixelFormat::Rgba8 {
-            return Err(Error::Graph("`voronoi_consumer` takes an rgba8 image and an rgba8 map".into()));
+            return Err(Error::Graph(
+                "`voronoi_consumer` takes an rgba8 image and an rgba8 map".into(),
+            ));
         }
         let (w, h, mw, mh) = (img.width(), img.height(), map.width(), map.height());
         let (src, m) = (img.as_u8(), map.as_u8());
@@ -90,24 +104,56 @@ impl Filter for VoronoiConsumer {
             [data[i], data[i + 1], data[i + 2], data[i + 3]]
         };
         let mut out = vec![0u8; src.len()];
-        out.par_chunks_mut(4 * w as usize).enumerate().for_each(|(y, row)| {
-            let y = y as u32;
-            for x in 0..w {
-                let cell = px(rescale(x, w, mw), rescale(y, h, mh), m, mw);
-                let p = match decode(cell) {
-                    None => px(x, y, src, w),
-                    Some((sx, sy)) => px(rescale(sx.min(mw - 1), mw, w), rescale(sy.min(mh - 1), mh, h), src, w),
-                };
-                row[4 * x as usize..][..4].copy_from_slice(&p);
-            }
-        });
-        Ok(vec![Value::Image(Image::from_u8(w, h, PixelFormat::Rgba8, out)?)])
+        out.par_chunks_mut(4 * w as usize)
+            .enumerate()
+            .for_each(|(y, row)| {
+                let y = y as u32;
+                for x in 0..w {
+                    let cell = px(rescale(x, w, mw), rescale(y, h, mh), m, mw);
+                    let p = match decode(cell) {
+                        None => px(x, y, src, w),
+                        Some((sx, sy)) => px(
+                            rescale(sx.min(mw - 1), mw, w),
+                            rescale(sy.min(mh - 1), mh, h),
+                            src,
+                            w,
+                        ),
+                    };
+                    row[4 * x as usize..][..4].copy_from_slice(&p);
+                }
+            });
+        Ok(vec![Value::Image(Image::from_u8(
+            w,
+            h,
+            PixelFormat::Rgba8,
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (img, map, out, d, m) = two_to_one(&DEF, inputs, outputs)?;
-        let params = VoronoiParams { width: d.width, height: d.height, map_width: m.width, map_height: m.height, ..Default::default() };
-        let kernel = Kernel::new("effect.voronoi_consumer", &[VoronoiParams::WGSL, WGSL], "voronoi_consumer");
-        rec.dispatch(&kernel, &[&img.buffer, &map.buffer, &out.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, 16, 16))
+        let params = VoronoiParams {
+            width: d.width,
+            height: d.height,
+            map_width: m.width,
+            map_height: m.height,
+            ..Default::default()
+        };
+        let kernel = Kernel::new(
+            "effect.voronoi_consumer",
+            &[VoronoiParams::WGSL, WGSL],
+            "voronoi_consumer",
+        );
+        rec.dispatch(
+            &kernel,
+            &[&img.buffer, &map.buffer, &out.buffer],
+            bytemuck::bytes_of(&params),
+            groups_2d(d.width, d.height, 16, 16),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

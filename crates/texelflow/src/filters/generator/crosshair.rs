@@ -5,9 +5,11 @@
 
 use crate::error::{Error, Result};
 use crate::filters::analysis::draw_points::{draw_points_cpu, DrawPointsParams, WGSL as DRAW_WGSL};
+use crate::filters::registry::{
+    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE,
+};
 use crate::filters::shape::generator::{HEIGHT_PARAM, WIDTH_PARAM};
 use crate::graph::params::{check_int, float_array, ParamDef};
-use crate::filters::registry::{expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc, POINTS_CAPACITY};
 
@@ -27,14 +29,28 @@ pub struct Crosshair {
 impl Crosshair {
     /// Fails when a parameter is outside its declared range.
     pub fn new(crosshair_width: u32, color: [f32; 3], width: u32, height: u32) -> Result<Self> {
-        crate::graph::params::check_value(&DEF, "color", crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
-        Ok(Self { crosshair_width: check_int(&DEF, "crosshair_width", crosshair_width)?, color, width: check_int(&DEF, "width", width)?, height: check_int(&DEF, "height", height)? })
+        crate::graph::params::check_value(
+            &DEF,
+            "color",
+            crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()),
+        )?;
+        Ok(Self {
+            crosshair_width: check_int(&DEF, "crosshair_width", crosshair_width)?,
+            color,
+            width: check_int(&DEF, "width", width)?,
+            height: check_int(&DEF, "height", height)?,
+        })
     }
 }
 
 impl Default for Crosshair {
     fn default() -> Self {
-        Self { crosshair_width: 5, color: [0.0, 1.0, 0.0], width: 0, height: 0 }
+        Self {
+            crosshair_width: 5,
+            color: [0.0, 1.0, 0.0],
+            width: 0,
+            height: 0,
+        }
     }
 }
 
@@ -63,7 +79,6 @@ draws them. Blend it over the photo (normal_blend) or use draw_points / draw_cor
     schedules: &[],
 };
 
-
 impl Filter for Crosshair {
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
         crate::filters::registry::Footprint::WholeImage
@@ -79,21 +94,56 @@ impl Filter for Crosshair {
     fn run_cpu(&self, inputs: &[&Value], outputs: &[ValueDesc]) -> Result<Vec<Value>> {
         let points = match inputs.get(1).and_then(|v| v.as_data()) {
             Some(Data::Points(p)) => p,
-            _ => return Err(Error::Graph("`crosshair` input 1 must be points data".into())),
+            _ => {
+                return Err(Error::Graph(
+                    "`crosshair` input 1 must be points data".into(),
+                ))
+            }
         };
-        let d = outputs.first().and_then(|o| o.image()).ok_or_else(|| Error::Graph("`crosshair` outputs an image".into()))?;
+        let d = outputs
+            .first()
+            .and_then(|o| o.image())
+            .ok_or_else(|| Error::Graph("`crosshair` outputs an image".into()))?;
         let blank = super::blank(d, [0; 4])?;
-        Ok(vec![Value::Image(draw_points_cpu(&blank, points, self.crosshair_width / 2, crate::filters::analysis::opaque_rgba8(self.color))?)])
+        Ok(vec![Value::Image(draw_points_cpu(
+            &blank,
+            points,
+            self.crosshair_width / 2,
+            crate::filters::analysis::opaque_rgba8(self.color),
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph("`crosshair` needs an image, points and one output".into()));
+            return Err(Error::Graph(
+                "`crosshair` needs an image, points and one output".into(),
+            ));
         };
         let d = super::record_clear(rec, &DEF, out, [0; 4])?;
         let color = u32::from_le_bytes(crate::filters::analysis::opaque_rgba8(self.color));
-        let u = DrawPointsParams { width: d.width, height: d.height, arm: self.crosshair_width / 2, color, slots: POINTS_CAPACITY, ..Default::default()};
-        let draw = Kernel::new("analysis.draw_points.draw", &[DrawPointsParams::WGSL, DRAW_WGSL], "draw");
-        rec.dispatch(&draw, &[&list.buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(POINTS_CAPACITY as u64, 64))
+        let u = DrawPointsParams {
+            width: d.width,
+            height: d.height,
+            arm: self.crosshair_width / 2,
+            color,
+            slots: POINTS_CAPACITY,
+            ..Default::default()
+        };
+        let draw = Kernel::new(
+            "analysis.draw_points.draw",
+            &[DrawPointsParams::WGSL, DRAW_WGSL],
+            "draw",
+        );
+        rec.dispatch(
+            &draw,
+            &[&list.buffer, &out.buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d(POINTS_CAPACITY as u64, 64),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

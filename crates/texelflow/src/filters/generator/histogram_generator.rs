@@ -4,12 +4,13 @@
 //! histogram texture, and scaled so the tallest bin fills the height. `histogram_plot` runs
 //! `histogram` and this in one step.
 
-
 use crate::error::{Error, Result};
+use crate::filters::registry::{
+    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE,
+};
 use crate::filters::shape::generator::{HEIGHT_PARAM, WIDTH_PARAM};
-use crate::image::{unorm8, Image, PixelFormat};
 use crate::graph::params::{choice_index, float_array, ParamDef};
-use crate::filters::registry::{expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE};
+use crate::image::{unorm8, Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Histogram, Value, ValueDesc};
@@ -36,9 +37,27 @@ pub struct HistogramGenerator {
 impl HistogramGenerator {
     /// Fails when a parameter is outside its declared range.
     pub fn new(mode: u32, background_color: [f32; 4], width: u32, height: u32) -> Result<Self> {
-        crate::graph::params::check_value(&DEF, "background_color", crate::graph::params::RawValue::List(background_color.iter().map(|&c| c as f64).collect()))?;
-        let mode = MODES.get(mode as usize).map(|_| mode).ok_or_else(|| Error::BadParam { filter: DEF.name.into(), param: "mode".into(), message: format!("{mode} is not an index of {MODES:?}") })?;
-        Ok(Self { mode, background_color, width: crate::graph::params::check_int(&DEF, "width", width)?, height: crate::graph::params::check_int(&DEF, "height", height)? })
+        crate::graph::params::check_value(
+            &DEF,
+            "background_color",
+            crate::graph::params::RawValue::List(
+                background_color.iter().map(|&c| c as f64).collect(),
+            ),
+        )?;
+        let mode = MODES
+            .get(mode as usize)
+            .map(|_| mode)
+            .ok_or_else(|| Error::BadParam {
+                filter: DEF.name.into(),
+                param: "mode".into(),
+                message: format!("{mode} is not an index of {MODES:?}"),
+            })?;
+        Ok(Self {
+            mode,
+            background_color,
+            width: crate::graph::params::check_int(&DEF, "width", width)?,
+            height: crate::graph::params::check_int(&DEF, "height", height)?,
+        })
     }
     fn background(&self) -> [u8; 4] {
         self.background_color.map(unorm8)
@@ -47,7 +66,12 @@ impl HistogramGenerator {
 
 impl Default for HistogramGenerator {
     fn default() -> Self {
-        Self { mode: 0, background_color: [0.0; 4], width: 0, height: 0 }
+        Self {
+            mode: 0,
+            background_color: [0.0; 4],
+            width: 0,
+            height: 0,
+        }
     }
 }
 
@@ -66,7 +90,13 @@ uniform_struct! {
 /// The parameters `histogram_plot` shares.
 pub const MODE_PARAM: ParamDef = ParamDef::choice("mode", "rgb", MODES, "rgb: red, green and blue bars (additive where they overlap); luminance: white bars of BT.601 luma");
 /// The `background_color` parameter.
-pub const BACKGROUND_PARAM: ParamDef = ParamDef::floats("background_color", &[0.0, 0.0, 0.0, 0.0], 0.0, 1.0, "where no bar is: red, green, blue, alpha in [0, 1] (GPUImage's default transparent black)");
+pub const BACKGROUND_PARAM: ParamDef = ParamDef::floats(
+    "background_color",
+    &[0.0, 0.0, 0.0, 0.0],
+    0.0,
+    1.0,
+    "where no bar is: red, green, blue, alpha in [0, 1] (GPUImage's default transparent black)",
+);
 
 /// The filter's registry entry.
 pub static DEF: FilterDef = FilterDef {
@@ -92,18 +122,40 @@ background it extrapolates its mix where bars overlap). Exact integer arithmetic
 };
 
 /// CPU twin of the two passes: bar heights from the rounding formula (in u64), then the plot.
-pub fn histogram_generator_cpu(hist: &Histogram, width: u32, height: u32, mode: u32, background: [u8; 4]) -> Result<Image> {
+pub fn histogram_generator_cpu(
+    hist: &Histogram,
+    width: u32,
+    height: u32,
+    mode: u32,
+    background: [u8; 4],
+) -> Result<Image> {
     let drawn: &[usize] = if mode == 0 { &[0, 1, 2] } else { &[3] };
-    let tallest = drawn.iter().flat_map(|&c| hist.bins[c].iter()).copied().max().unwrap_or(0) as u64;
+    let tallest = drawn
+        .iter()
+        .flat_map(|&c| hist.bins[c].iter())
+        .copied()
+        .max()
+        .unwrap_or(0) as u64;
     let h = height as u64;
     // round(h * count / tallest), halves up
-    let bars: Vec<[u64; 256]> = (0..4).map(|c| std::array::from_fn(|i| if tallest == 0 { 0 } else { ((2 * h * hist.bins[c][i] as u64 + tallest) / (2 * tallest)).min(h) })).collect();
+    let bars: Vec<[u64; 256]> = (0..4)
+        .map(|c| {
+            std::array::from_fn(|i| {
+                if tallest == 0 {
+                    0
+                } else {
+                    ((2 * h * hist.bins[c][i] as u64 + tallest) / (2 * tallest)).min(h)
+                }
+            })
+        })
+        .collect();
     let mut out = Vec::with_capacity(4 * width as usize * height as usize);
     for y in 0..height {
         let j = (height - y) as u64;
         for x in 0..width {
             let bin = ((2 * x as u64 + 1) * 256 / (2 * width as u64)) as usize;
-            let covered: [bool; 3] = std::array::from_fn(|k| j <= bars[drawn[k.min(drawn.len() - 1)]][bin]);
+            let covered: [bool; 3] =
+                std::array::from_fn(|k| j <= bars[drawn[k.min(drawn.len() - 1)]][bin]);
             if covered.iter().any(|&c| c) {
                 out.extend(covered.map(|c| if c { 255 } else { 0 }));
                 out.push(255);
@@ -130,22 +182,69 @@ impl Filter for HistogramGenerator {
     fn run_cpu(&self, inputs: &[&Value], outputs: &[ValueDesc]) -> Result<Vec<Value>> {
         let hist = match inputs.get(1).and_then(|v| v.as_data()) {
             Some(Data::Histogram(h)) => h,
-            _ => return Err(Error::Graph("`histogram_generator` input 1 must be histogram data".into())),
+            _ => {
+                return Err(Error::Graph(
+                    "`histogram_generator` input 1 must be histogram data".into(),
+                ))
+            }
         };
-        let d = outputs.first().and_then(|o| o.image()).ok_or_else(|| Error::Graph("`histogram_generator` outputs an image".into()))?;
-        Ok(vec![Value::Image(histogram_generator_cpu(hist, d.width, d.height, self.mode, self.background())?)])
+        let d = outputs
+            .first()
+            .and_then(|o| o.image())
+            .ok_or_else(|| Error::Graph("`histogram_generator` outputs an image".into()))?;
+        Ok(vec![Value::Image(histogram_generator_cpu(
+            hist,
+            d.width,
+            d.height,
+            self.mode,
+            self.background(),
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (Some(hist), Some(out)) = (inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph("`histogram_generator` needs an image, a histogram and one output".into()));
+            return Err(Error::Graph(
+                "`histogram_generator` needs an image, a histogram and one output".into(),
+            ));
         };
-        let d = out.desc.image().ok_or_else(|| Error::Graph("`histogram_generator` outputs an image".into()))?;
-        let u = HistogramGeneratorParams { width: d.width, height: d.height, mode: self.mode, background: u32::from_le_bytes(self.background()), ..Default::default() };
+        let d = out
+            .desc
+            .image()
+            .ok_or_else(|| Error::Graph("`histogram_generator` outputs an image".into()))?;
+        let u = HistogramGeneratorParams {
+            width: d.width,
+            height: d.height,
+            mode: self.mode,
+            background: u32::from_le_bytes(self.background()),
+            ..Default::default()
+        };
         let bars = rec.temp(1024 * 4);
-        let heights = Kernel::new("generator.histogram_generator.heights", &[HistogramGeneratorParams::WGSL, HEIGHTS_WGSL], "heights");
-        rec.dispatch(&heights, &[&hist.buffer, &bars], bytemuck::bytes_of(&u), [1, 1, 1])?;
-        let plot = Kernel::new("generator.histogram_generator.plot", &[HistogramGeneratorParams::WGSL, PLOT_WGSL], "plot");
-        rec.dispatch(&plot, &[&bars, &out.buffer], bytemuck::bytes_of(&u), groups_1d(d.pixels() as u64, 256))
+        let heights = Kernel::new(
+            "generator.histogram_generator.heights",
+            &[HistogramGeneratorParams::WGSL, HEIGHTS_WGSL],
+            "heights",
+        );
+        rec.dispatch(
+            &heights,
+            &[&hist.buffer, &bars],
+            bytemuck::bytes_of(&u),
+            [1, 1, 1],
+        )?;
+        let plot = Kernel::new(
+            "generator.histogram_generator.plot",
+            &[HistogramGeneratorParams::WGSL, PLOT_WGSL],
+            "plot",
+        );
+        rec.dispatch(
+            &plot,
+            &[&bars, &out.buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d(d.pixels() as u64, 256),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -4,10 +4,14 @@
 //! `draw_lines`' (its kernel, on a cleared image instead of a copy of the input).
 
 use crate::error::{Error, Result};
-use crate::filters::analysis::draw_lines::{draw_lines_cpu, DrawLinesParams, STEPS, WGSL as DRAW_WGSL};
+use crate::filters::analysis::draw_lines::{
+    draw_lines_cpu, DrawLinesParams, STEPS, WGSL as DRAW_WGSL,
+};
+use crate::filters::registry::{
+    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE,
+};
 use crate::filters::shape::generator::{HEIGHT_PARAM, WIDTH_PARAM};
 use crate::graph::params::{check_int, float_array, ParamDef};
-use crate::filters::registry::{expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Data, DataKind, Value, ValueDesc, LINES_CAPACITY};
 
@@ -27,14 +31,28 @@ pub struct Line {
 impl Line {
     /// Fails when a parameter is outside its declared range.
     pub fn new(line_width: u32, color: [f32; 3], width: u32, height: u32) -> Result<Self> {
-        crate::graph::params::check_value(&DEF, "color", crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()))?;
-        Ok(Self { line_width: check_int(&DEF, "line_width", line_width)?, color, width: check_int(&DEF, "width", width)?, height: check_int(&DEF, "height", height)? })
+        crate::graph::params::check_value(
+            &DEF,
+            "color",
+            crate::graph::params::RawValue::List(color.iter().map(|&c| c as f64).collect()),
+        )?;
+        Ok(Self {
+            line_width: check_int(&DEF, "line_width", line_width)?,
+            color,
+            width: check_int(&DEF, "width", width)?,
+            height: check_int(&DEF, "height", height)?,
+        })
     }
 }
 
 impl Default for Line {
     fn default() -> Self {
-        Self { line_width: 1, color: [0.0, 1.0, 0.0], width: 0, height: 0 }
+        Self {
+            line_width: 1,
+            color: [0.0, 1.0, 0.0],
+            width: 0,
+            height: 0,
+        }
     }
 }
 
@@ -81,20 +99,52 @@ impl Filter for Line {
             Some(Data::Lines(l)) => l,
             _ => return Err(Error::Graph("`line` input 1 must be lines data".into())),
         };
-        let d = outputs.first().and_then(|o| o.image()).ok_or_else(|| Error::Graph("`line` outputs an image".into()))?;
+        let d = outputs
+            .first()
+            .and_then(|o| o.image())
+            .ok_or_else(|| Error::Graph("`line` outputs an image".into()))?;
         let blank = super::blank(d, [0; 4])?;
-        Ok(vec![Value::Image(draw_lines_cpu(&blank, lines, self.line_width / 2, crate::filters::analysis::opaque_rgba8(self.color))?)])
+        Ok(vec![Value::Image(draw_lines_cpu(
+            &blank,
+            lines,
+            self.line_width / 2,
+            crate::filters::analysis::opaque_rgba8(self.color),
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph("`line` needs an image, lines and one output".into()));
+            return Err(Error::Graph(
+                "`line` needs an image, lines and one output".into(),
+            ));
         };
         let d = super::record_clear(rec, &DEF, out, [0; 4])?;
         let chunks = d.width.max(d.height).div_ceil(STEPS);
         let color = u32::from_le_bytes(crate::filters::analysis::opaque_rgba8(self.color));
-        let u = DrawLinesParams { width: d.width, height: d.height, arm: self.line_width / 2, color, chunks, slots: LINES_CAPACITY, ..Default::default()};
-        let draw = Kernel::new("analysis.draw_lines", &[DrawLinesParams::WGSL, DRAW_WGSL], "draw_lines");
-        rec.dispatch(&draw, &[&list.buffer, &out.buffer], bytemuck::bytes_of(&u), groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64))
+        let u = DrawLinesParams {
+            width: d.width,
+            height: d.height,
+            arm: self.line_width / 2,
+            color,
+            chunks,
+            slots: LINES_CAPACITY,
+            ..Default::default()
+        };
+        let draw = Kernel::new(
+            "analysis.draw_lines",
+            &[DrawLinesParams::WGSL, DRAW_WGSL],
+            "draw_lines",
+        );
+        rec.dispatch(
+            &draw,
+            &[&list.buffer, &out.buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -2,11 +2,12 @@
 //! where the canvas is larger, cropping where the image runs past it. The graph step behind
 //! the blends' `fit=fit` and `fit=center` (see `graph::fit`). No GPUImage equivalent.
 
-
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat, MAX_SIDE};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, Rect, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::ParamDef;
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, expect_image, input_image, slot_image};
+use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -32,13 +33,27 @@ impl Canvas {
     /// Fails when a side is larger than the supported image size.
     pub fn new(width: u32, height: u32, x: i32, y: i32) -> Result<Self> {
         if width > MAX_SIDE || height > MAX_SIDE {
-            return Err(Error::BadParam { filter: "canvas".into(), param: "width".into(), message: format!("{width}x{height} is larger than the supported {MAX_SIDE}x{MAX_SIDE}") });
+            return Err(Error::BadParam {
+                filter: "canvas".into(),
+                param: "width".into(),
+                message: format!(
+                    "{width}x{height} is larger than the supported {MAX_SIDE}x{MAX_SIDE}"
+                ),
+            });
         }
-        Ok(Self { width, height, x, y })
+        Ok(Self {
+            width,
+            height,
+            x,
+            y,
+        })
     }
     /// The canvas size for a `w` x `h` input.
     pub fn size(&self, w: u32, h: u32) -> (u32, u32) {
-        (if self.width == 0 { w } else { self.width }, if self.height == 0 { h } else { self.height })
+        (
+            if self.width == 0 { w } else { self.width },
+            if self.height == 0 { h } else { self.height },
+        )
     }
 }
 
@@ -85,11 +100,21 @@ Used by the blends' fit=fit and fit=center.",
 
 impl Filter for Canvas {
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [-self.x as f64, -self.y as f64], margin: 0 }
+        crate::filters::registry::Footprint::Resample {
+            scale: [1.0, 1.0],
+            offset: [-self.x as f64, -self.y as f64],
+            margin: 0,
+        }
     }
     fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
         let (w, h) = self.size(input.width, input.height);
-        if out.w == 0 || out.h == 0 || out.right() > w || out.bottom() > h || input.width == 0 || input.height == 0 {
+        if out.w == 0
+            || out.h == 0
+            || out.right() > w
+            || out.bottom() > h
+            || input.width == 0
+            || input.height == 0
+        {
             return None;
         }
         // the part's sources, or where it lies wholly off the image one pixel on that side
@@ -107,14 +132,22 @@ impl Filter for Canvas {
         let (y0, y1) = axis(out.y, out.bottom(), self.y, input.height);
         Some(Rect::span(x0, y0, x1, y1, (input.width, input.height)))
     }
-    fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
+    fn windowed(
+        &self,
+        input: crate::ImageDesc,
+        have: Rect,
+        out: Rect,
+    ) -> Result<Vec<Box<dyn Filter>>> {
         crate::filters::registry::window_need(self, input, have, out)?;
         // the part is a canvas of its own size, on which the input part lands where the whole
         // image's pixels land relative to the part (`have` within the input holds every pixel
         // the part shows, so what falls outside it falls outside the image)
         let x = self.x as i64 - out.x as i64 + have.x as i64;
         let y = self.y as i64 - out.y as i64 + have.y as i64;
-        let (x, y) = (i32::try_from(x).map_err(|_| Error::Graph("`canvas` offset out of range".into()))?, i32::try_from(y).map_err(|_| Error::Graph("`canvas` offset out of range".into()))?);
+        let (x, y) = (
+            i32::try_from(x).map_err(|_| Error::Graph("`canvas` offset out of range".into()))?,
+            i32::try_from(y).map_err(|_| Error::Graph("`canvas` offset out of range".into()))?,
+        );
         Ok(vec![Box::new(Canvas::new(out.w, out.h, x, y)?)])
     }
     fn def(&self) -> &'static FilterDef {
@@ -123,7 +156,11 @@ impl Filter for Canvas {
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
         let (w, h) = self.size(d.width, d.height);
-        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, PixelFormat::Rgba8))])
+        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(
+            w,
+            h,
+            PixelFormat::Rgba8,
+        ))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
@@ -144,14 +181,38 @@ impl Filter for Canvas {
             let n = ((x1 - x0) * 4) as usize;
             out[d..d + n].copy_from_slice(&src[s..s + n]);
         }
-        Ok(vec![Value::Image(Image::from_u8(w, h, PixelFormat::Rgba8, out)?)])
+        Ok(vec![Value::Image(Image::from_u8(
+            w,
+            h,
+            PixelFormat::Rgba8,
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let (w, h) = self.size(d.width, d.height);
-        let u = CanvasParams { out_width: w, out_height: h, x: self.x, y: self.y, in_width: d.width, in_height: d.height, count: w * h, ..Default::default()};
+        let u = CanvasParams {
+            out_width: w,
+            out_height: h,
+            x: self.x,
+            y: self.y,
+            in_width: d.width,
+            in_height: d.height,
+            count: w * h,
+            ..Default::default()
+        };
         let kernel = Kernel::new("geometry.canvas", &[CanvasParams::WGSL, WGSL], "canvas");
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((w as u64 * h as u64).div_ceil(4), CANVAS_WG))
+        rec.dispatch(
+            &kernel,
+            &[&inputs[0].buffer, &outputs[0].buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d((w as u64 * h as u64).div_ceil(4), CANVAS_WG),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

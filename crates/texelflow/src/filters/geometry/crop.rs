@@ -9,11 +9,12 @@
 //! crop: centre UV and size), and a width and height both 0 is a point sample: the 1x1 image of
 //! the pixel that contains (x, y) (seed 000's colour pick). One zero side alone is an error.
 
-
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, Rect, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, expect_image, input_image, slot_image};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -73,7 +74,10 @@ impl Crop {
     }
     /// A region of `width` x `height` centred on (cx, cy), in `units`.
     pub fn centered(cx: f32, cy: f32, width: f32, height: f32, units: CropUnits) -> Result<Self> {
-        Ok(Self { anchor: CropAnchor::Center, ..Self::new(cx, cy, width, height, units)? })
+        Ok(Self {
+            anchor: CropAnchor::Center,
+            ..Self::new(cx, cy, width, height, units)?
+        })
     }
     /// The 1x1 image of the pixel containing (x, y) in `units` (a colour pick).
     pub fn point(x: f32, y: f32, units: CropUnits) -> Result<Self> {
@@ -81,7 +85,13 @@ impl Crop {
     }
     /// A region in pixels.
     pub fn px(x: u32, y: u32, width: u32, height: u32) -> Result<Self> {
-        Self::new(x as f32, y as f32, width as f32, height as f32, CropUnits::Px)
+        Self::new(
+            x as f32,
+            y as f32,
+            width as f32,
+            height as f32,
+            CropUnits::Px,
+        )
     }
     /// A region in fractions of the input size.
     pub fn norm(x: f32, y: f32, width: f32, height: f32) -> Result<Self> {
@@ -91,7 +101,11 @@ impl Crop {
     /// The crop of `self` with the width and height running to the image's edges (what a spec
     /// that leaves them out asks for).
     pub fn to_edges(self, width: bool, height: bool) -> Self {
-        Self { width: if width { f32::INFINITY } else { self.width }, height: if height { f32::INFINITY } else { self.height }, ..self }
+        Self {
+            width: if width { f32::INFINITY } else { self.width },
+            height: if height { f32::INFINITY } else { self.height },
+            ..self
+        }
     }
 
     /// The pixel rectangle (x0, y0, width, height) this crop takes from a `w` x `h` image; an
@@ -102,16 +116,31 @@ impl Crop {
             CropUnits::Norm => (w as f64, h as f64),
             CropUnits::Px => (1.0, 1.0),
         };
-        let outside = |param: &str, what: String| Error::BadParam { filter: "crop".into(), param: param.into(), message: format!("the {what} is outside the {w}x{h} image") };
+        let outside = |param: &str, what: String| Error::BadParam {
+            filter: "crop".into(),
+            param: param.into(),
+            message: format!("the {what} is outside the {w}x{h} image"),
+        };
         if self.width == 0.0 && self.height == 0.0 {
             // a point sample: the pixel containing (x, y), whatever the anchor (a point on the
             // right or bottom edge itself belongs to the last pixel)
             let at = |v: f32, scale: f64, side: u32| {
                 let p = v as f64 * scale;
-                if p > side as f64 { None } else { Some(p.floor().clamp(0.0, (side - 1) as f64) as u32) }
+                if p > side as f64 {
+                    None
+                } else {
+                    Some(p.floor().clamp(0.0, (side - 1) as f64) as u32)
+                }
             };
             let (Some(x), Some(y)) = (at(self.x, sx, w), at(self.y, sy, h)) else {
-                return Err(outside(if at(self.x, sx, w).is_none() { "x" } else { "y" }, format!("point ({}, {})", self.x, self.y)));
+                return Err(outside(
+                    if at(self.x, sx, w).is_none() {
+                        "x"
+                    } else {
+                        "y"
+                    },
+                    format!("point ({}, {})", self.x, self.y),
+                ));
             };
             return Ok((x, y, 1, 1));
         }
@@ -120,16 +149,40 @@ impl Crop {
         }
         let centre = self.anchor == CropAnchor::Center;
         let axis = |origin: f32, size: f32, scale: f64, side: u32| -> Option<(u32, u32)> {
-            let size_px = if size.is_infinite() { side as f64 } else { (size as f64 * scale).round().max(1.0) };
+            let size_px = if size.is_infinite() {
+                side as f64
+            } else {
+                (size as f64 * scale).round().max(1.0)
+            };
             // a centred region starts half its (rounded) size before the centre, possibly before the image
-            let start = if centre { (origin as f64 * scale - size_px / 2.0).round() } else { (origin as f64 * scale).round() };
+            let start = if centre {
+                (origin as f64 * scale - size_px / 2.0).round()
+            } else {
+                (origin as f64 * scale).round()
+            };
             let end = (start + size_px).min(side as f64);
             let o = start.max(0.0);
             (o < side as f64 && end > o).then_some((o as u32, (end - o) as u32))
         };
-        let region = |x: f32, y: f32| if centre { format!("region centred on ({x}, {y})") } else { format!("region's origin ({x}, {y})") };
-        let (Some((x0, cw)), Some((y0, ch))) = (axis(self.x, self.width, sx, w), axis(self.y, self.height, sy, h)) else {
-            return Err(outside(if axis(self.x, self.width, sx, w).is_none() { "x" } else { "y" }, region(self.x, self.y)));
+        let region = |x: f32, y: f32| {
+            if centre {
+                format!("region centred on ({x}, {y})")
+            } else {
+                format!("region's origin ({x}, {y})")
+            }
+        };
+        let (Some((x0, cw)), Some((y0, ch))) = (
+            axis(self.x, self.width, sx, w),
+            axis(self.y, self.height, sy, h),
+        ) else {
+            return Err(outside(
+                if axis(self.x, self.width, sx, w).is_none() {
+                    "x"
+                } else {
+                    "y"
+                },
+                region(self.x, self.y),
+            ));
         };
         Ok((x0, y0, cw, ch))
     }
@@ -137,7 +190,14 @@ impl Crop {
 
 impl Default for Crop {
     fn default() -> Self {
-        Self { x: 0.0, y: 0.0, width: 1.0, height: 1.0, units: CropUnits::Norm, anchor: CropAnchor::TopLeft }
+        Self {
+            x: 0.0,
+            y: 0.0,
+            width: 1.0,
+            height: 1.0,
+            units: CropUnits::Norm,
+            anchor: CropAnchor::TopLeft,
+        }
     }
 }
 
@@ -201,8 +261,16 @@ alone is an error.",
 
 impl Filter for Crop {
     fn footprint(&self, inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        match inputs.first().and_then(|d| d.image()).map(|d| self.region(d.width, d.height)) {
-            Some(Ok((x0, y0, _, _))) => crate::filters::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [x0 as f64, y0 as f64], margin: 0 },
+        match inputs
+            .first()
+            .and_then(|d| d.image())
+            .map(|d| self.region(d.width, d.height))
+        {
+            Some(Ok((x0, y0, _, _))) => crate::filters::registry::Footprint::Resample {
+                scale: [1.0, 1.0],
+                offset: [x0 as f64, y0 as f64],
+                margin: 0,
+            },
             _ => crate::filters::registry::Footprint::WholeImage,
         }
     }
@@ -210,9 +278,21 @@ impl Filter for Crop {
         let (x0, y0, _, _) = self.region(input.width, input.height).ok()?;
         Some(Rect::new(out.x + x0, out.y + y0, out.w, out.h))
     }
-    fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
-        let need = self.window_input(input, out).ok_or_else(|| Error::Graph("`crop` has no region in this image".into()))?;
-        Ok(vec![Box::new(Crop::px(need.x - have.x, need.y - have.y, need.w, need.h)?)])
+    fn windowed(
+        &self,
+        input: crate::ImageDesc,
+        have: Rect,
+        out: Rect,
+    ) -> Result<Vec<Box<dyn Filter>>> {
+        let need = self
+            .window_input(input, out)
+            .ok_or_else(|| Error::Graph("`crop` has no region in this image".into()))?;
+        Ok(vec![Box::new(Crop::px(
+            need.x - have.x,
+            need.y - have.y,
+            need.w,
+            need.h,
+        )?)])
     }
     fn def(&self) -> &'static FilterDef {
         &DEF
@@ -220,12 +300,19 @@ impl Filter for Crop {
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(&DEF, inputs, 0, super::pad::FORMATS)?;
         let (_, _, w, h) = self.region(d.width, d.height)?;
-        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, d.format))])
+        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(
+            w, h, d.format,
+        ))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
         let (x0, y0, w, h) = self.region(img.width(), img.height())?;
-        fn rows<T: Copy>(src: &[T], n: usize, in_w: u32, (x0, y0, w, h): (u32, u32, u32, u32)) -> Vec<T> {
+        fn rows<T: Copy>(
+            src: &[T],
+            n: usize,
+            in_w: u32,
+            (x0, y0, w, h): (u32, u32, u32, u32),
+        ) -> Vec<T> {
             let row = in_w as usize * n;
             let mut out = Vec::with_capacity(w as usize * h as usize * n);
             for y in y0..y0 + h {
@@ -236,12 +323,21 @@ impl Filter for Crop {
         }
         let r = (x0, y0, w, h);
         if img.format() == PixelFormat::Rgba16 {
-            return Ok(vec![Value::Image(Image::from_u16(w, h, rows(img.as_u16(), 4, img.width(), r))?)]);
+            return Ok(vec![Value::Image(Image::from_u16(
+                w,
+                h,
+                rows(img.as_u16(), 4, img.width(), r),
+            )?)]);
         }
         let out = rows(img.as_u8(), img.format().channels(), img.width(), r);
         Ok(vec![Value::Image(Image::from_u8(w, h, img.format(), out)?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let (x0, y0, w, h) = self.region(d.width, d.height)?;
         let (in_words, out_words, entry) = match d.format {
@@ -252,13 +348,47 @@ impl Filter for Crop {
         if entry != "crop" {
             // one invocation per output word
             let count = out_words as u64 * h as u64;
-            let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: count as u32, in_words, out_words, ..Default::default() };
-            let kernel = Kernel::new("geometry.crop_words", &[CropParams::WGSL, WORDS_WGSL], entry);
-            return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(count, CROP_WG));
+            let u = CropParams {
+                out_width: w,
+                out_height: h,
+                x0,
+                y0,
+                in_width: d.width,
+                count: count as u32,
+                in_words,
+                out_words,
+                ..Default::default()
+            };
+            let kernel = Kernel::new(
+                "geometry.crop_words",
+                &[CropParams::WGSL, WORDS_WGSL],
+                entry,
+            );
+            return rec.dispatch(
+                &kernel,
+                &[&inputs[0].buffer, &outputs[0].buffer],
+                bytemuck::bytes_of(&u),
+                groups_1d(count, CROP_WG),
+            );
         }
-        let u = CropParams { out_width: w, out_height: h, x0, y0, in_width: d.width, count: w * h, in_words, out_words, ..Default::default() };
+        let u = CropParams {
+            out_width: w,
+            out_height: h,
+            x0,
+            y0,
+            in_width: d.width,
+            count: w * h,
+            in_words,
+            out_words,
+            ..Default::default()
+        };
         let kernel = Kernel::new("geometry.crop", &[CropParams::WGSL, WGSL], "crop");
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((w as u64 * h as u64).div_ceil(4), CROP_WG))
+        rec.dispatch(
+            &kernel,
+            &[&inputs[0].buffer, &outputs[0].buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d((w as u64 * h as u64).div_ceil(4), CROP_WG),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

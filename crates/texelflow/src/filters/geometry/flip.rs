@@ -3,8 +3,8 @@
 
 use crate::error::{Error, Result};
 use crate::filters::geometry::orient::{self, Orientation};
+use crate::filters::registry::{Family, FilterDef, EXACT_ENOUGH, IMAGE};
 use crate::graph::params::ParamDef;
-use crate::filters::registry::{EXACT_ENOUGH, Family, FilterDef, IMAGE};
 
 const MODES: &[&str] = &["horizontal", "vertical", "both"];
 
@@ -22,7 +22,13 @@ impl Flip {
             "horizontal" => Orientation::FlipHorizontal,
             "vertical" => Orientation::FlipVertical,
             "both" => Orientation::FlipBoth,
-            other => return Err(Error::BadParam { filter: "flip".into(), param: "mode".into(), message: format!("`{other}` is not one of {}", MODES.join(", ")) }),
+            other => {
+                return Err(Error::BadParam {
+                    filter: "flip".into(),
+                    param: "mode".into(),
+                    message: format!("`{other}` is not one of {}", MODES.join(", ")),
+                })
+            }
         };
         Ok(Self { orientation })
     }
@@ -30,7 +36,9 @@ impl Flip {
 
 impl Default for Flip {
     fn default() -> Self {
-        Self { orientation: Orientation::FlipHorizontal }
+        Self {
+            orientation: Orientation::FlipHorizontal,
+        }
     }
 }
 

@@ -10,11 +10,12 @@
 //! pad by the filter's radius (reflect101), the filter with replicated borders, crop back
 //! (`crate::filters::shape::border`).
 
-
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat, MAX_SIDE};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, Rect, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, float_array, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, expect_image, input_image, slot_image};
+use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -56,13 +57,21 @@ impl PadMode {
             PadMode::Replicate => p.clamp(0, n - 1),
             PadMode::Reflect => {
                 let m = p.rem_euclid(2 * n);
-                if m >= n { 2 * n - 1 - m } else { m }
+                if m >= n {
+                    2 * n - 1 - m
+                } else {
+                    m
+                }
             }
             PadMode::Reflect101 if n == 1 => 0,
             PadMode::Reflect101 => {
                 let per = 2 * n - 2;
                 let m = p.rem_euclid(per);
-                if m >= n { per - m } else { m }
+                if m >= n {
+                    per - m
+                } else {
+                    m
+                }
             }
             PadMode::Constant => return None,
             PadMode::Wrap => p.rem_euclid(n),
@@ -78,7 +87,12 @@ impl PadMode {
             "reflect101" => PadMode::Reflect101,
             "constant" => PadMode::Constant,
             "wrap" => PadMode::Wrap,
-            other => return Err(Error::Graph(format!("`pad`: unknown mode `{other}` (one of {})", MODES.join(", ")))),
+            other => {
+                return Err(Error::Graph(format!(
+                    "`pad`: unknown mode `{other}` (one of {})",
+                    MODES.join(", ")
+                )))
+            }
         })
     }
 }
@@ -106,12 +120,32 @@ pub struct Pad {
 
 impl Pad {
     /// Fails when a border is outside [0, `MAX_BORDER`] or a colour component outside [0, 1].
-    pub fn new(top: u32, bottom: u32, left: u32, right: u32, mode: PadMode, color: [f32; 4]) -> Result<Self> {
-        for (name, v) in [("top", top), ("bottom", bottom), ("left", left), ("right", right)] {
+    pub fn new(
+        top: u32,
+        bottom: u32,
+        left: u32,
+        right: u32,
+        mode: PadMode,
+        color: [f32; 4],
+    ) -> Result<Self> {
+        for (name, v) in [
+            ("top", top),
+            ("bottom", bottom),
+            ("left", left),
+            ("right", right),
+        ] {
             check_int(&DEF, name, v)?;
         }
         let color = float_array(&DEF, "color", &color)?;
-        Ok(Self { top, bottom, left, right, mode, color, window: None })
+        Ok(Self {
+            top,
+            bottom,
+            left,
+            right,
+            mode,
+            color,
+            window: None,
+        })
     }
     /// The same border of `r` pixels on every side.
     pub fn uniform(r: u32, mode: PadMode) -> Result<Self> {
@@ -122,7 +156,10 @@ impl Pad {
     fn geometry(&self, w: u32, h: u32) -> Result<((u32, u32), Rect, Rect)> {
         match self.window {
             Some((full, have, out)) if (w, h) == (have.w, have.h) => Ok((full, have, out)),
-            Some((_, have, _)) => Err(Error::Graph(format!("`pad`'s part of {}x{} input pixels was given {w}x{h}", have.w, have.h))),
+            Some((_, have, _)) => Err(Error::Graph(format!(
+                "`pad`'s part of {}x{} input pixels was given {w}x{h}",
+                have.w, have.h
+            ))),
             None => {
                 let (ow, oh) = self.out_size(w, h)?;
                 Ok(((w, h), Rect::whole(w, h), Rect::whole(ow, oh)))
@@ -146,9 +183,14 @@ impl Pad {
         span
     }
     fn out_size(&self, w: u32, h: u32) -> Result<(u32, u32)> {
-        let (ow, oh) = (w as u64 + self.left as u64 + self.right as u64, h as u64 + self.top as u64 + self.bottom as u64);
+        let (ow, oh) = (
+            w as u64 + self.left as u64 + self.right as u64,
+            h as u64 + self.top as u64 + self.bottom as u64,
+        );
         if ow > MAX_SIDE as u64 || oh > MAX_SIDE as u64 {
-            return Err(Error::Graph(format!("`pad`: the padded image would be {ow}x{oh}, above the largest side {MAX_SIDE}")));
+            return Err(Error::Graph(format!(
+                "`pad`: the padded image would be {ow}x{oh}, above the largest side {MAX_SIDE}"
+            )));
         }
         Ok((ow as u32, oh as u32))
     }
@@ -156,7 +198,15 @@ impl Pad {
 
 impl Default for Pad {
     fn default() -> Self {
-        Self { top: 0, bottom: 0, left: 0, right: 0, mode: PadMode::Constant, color: [0.0, 0.0, 0.0, 1.0], window: None }
+        Self {
+            top: 0,
+            bottom: 0,
+            left: 0,
+            right: 0,
+            mode: PadMode::Constant,
+            color: [0.0, 0.0, 0.0, 1.0],
+            window: None,
+        }
     }
 }
 
@@ -230,23 +280,46 @@ impl Filter for Pad {
         }
         // reflections and wraps reach any pixel of a small image
         match self.mode {
-            PadMode::Replicate | PadMode::Constant => crate::filters::registry::Footprint::Resample { scale: [1.0, 1.0], offset: [-(self.left as f64), -(self.top as f64)], margin: 0 },
+            PadMode::Replicate | PadMode::Constant => {
+                crate::filters::registry::Footprint::Resample {
+                    scale: [1.0, 1.0],
+                    offset: [-(self.left as f64), -(self.top as f64)],
+                    margin: 0,
+                }
+            }
             _ => crate::filters::registry::Footprint::WholeImage,
         }
     }
     fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
         let (ow, oh) = self.out_size(input.width, input.height).ok()?;
-        if self.window.is_some() || out.w == 0 || out.h == 0 || out.right() > ow || out.bottom() > oh {
+        if self.window.is_some()
+            || out.w == 0
+            || out.h == 0
+            || out.right() > ow
+            || out.bottom() > oh
+        {
             return None;
         }
         // a part wholly in a constant border reads nothing: one pixel for the graph
-        let x = self.sources(out.x, out.right(), self.left, input.width).unwrap_or((0, 1));
-        let y = self.sources(out.y, out.bottom(), self.top, input.height).unwrap_or((0, 1));
+        let x = self
+            .sources(out.x, out.right(), self.left, input.width)
+            .unwrap_or((0, 1));
+        let y = self
+            .sources(out.y, out.bottom(), self.top, input.height)
+            .unwrap_or((0, 1));
         Some(Rect::span(x.0, y.0, x.1, y.1, (input.width, input.height)))
     }
-    fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
+    fn windowed(
+        &self,
+        input: crate::ImageDesc,
+        have: Rect,
+        out: Rect,
+    ) -> Result<Vec<Box<dyn Filter>>> {
         crate::filters::registry::window_need(self, input, have, out)?;
-        Ok(vec![Box::new(Pad { window: Some(((input.width, input.height), have, out)), ..self.clone() })])
+        Ok(vec![Box::new(Pad {
+            window: Some(((input.width, input.height), have, out)),
+            ..self.clone()
+        })])
     }
     fn def(&self) -> &'static FilterDef {
         &DEF
@@ -254,7 +327,9 @@ impl Filter for Pad {
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(&DEF, inputs, 0, FORMATS)?;
         let (_, _, out) = self.geometry(d.width, d.height)?;
-        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(out.w, out.h, d.format))])
+        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(
+            out.w, out.h, d.format,
+        ))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
@@ -274,7 +349,9 @@ impl Filter for Pad {
                 let mut out = Vec::with_capacity(ow as usize * oh as usize * 4);
                 for y in 0..oh as i64 {
                     for x in 0..ow as i64 {
-                        out.extend_from_slice(src_at(x, y).map_or(&value[..], |i| &src[i * 4..i * 4 + 4]));
+                        out.extend_from_slice(
+                            src_at(x, y).map_or(&value[..], |i| &src[i * 4..i * 4 + 4]),
+                        );
                     }
                 }
                 return Ok(vec![Value::Image(Image::from_u16(ow, oh, out)?)]);
@@ -286,15 +363,27 @@ impl Filter for Pad {
                 let mut out = Vec::with_capacity(ow as usize * oh as usize * n);
                 for y in 0..oh as i64 {
                     for x in 0..ow as i64 {
-                        out.extend_from_slice(src_at(x, y).map_or(&value[..n], |i| &src[i * n..i * n + n]));
+                        out.extend_from_slice(
+                            src_at(x, y).map_or(&value[..n], |i| &src[i * n..i * n + n]),
+                        );
                     }
                 }
                 out
             }
         };
-        Ok(vec![Value::Image(Image::from_u8(ow, oh, img.format(), out)?)])
+        Ok(vec![Value::Image(Image::from_u8(
+            ow,
+            oh,
+            img.format(),
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let ((w, h), have, part) = self.geometry(d.width, d.height)?;
         let (ow, oh) = (part.w, part.h);
@@ -302,13 +391,42 @@ impl Filter for Pad {
         let c16 = self.color.map(|c| (c * 65535.0 + 0.5) as u32);
         let (out_words, value0, value1, entry) = match d.format {
             PixelFormat::Gray8 => (ow.div_ceil(4), c8[0] as u32, 0, "pad_gray"),
-            PixelFormat::Rgba16 => (2 * ow, c16[0] | c16[1] << 16, c16[2] | c16[3] << 16, "pad_words"),
+            PixelFormat::Rgba16 => (
+                2 * ow,
+                c16[0] | c16[1] << 16,
+                c16[2] | c16[3] << 16,
+                "pad_words",
+            ),
             _ => (ow, u32::from_le_bytes(c8), 0, "pad_words"),
         };
         let count = out_words as u64 * oh as u64;
-        let u = PadParams { out_width: ow, out_height: oh, in_width: w, in_height: h, left: self.left, top: self.top, mode: self.mode.index(), out_words, in_words: d.width.div_ceil(4), count: count as u32, value0, value1, stride: have.w, in_x0: have.x, in_y0: have.y, out_x0: part.x, out_y0: part.y, ..Default::default()};
+        let u = PadParams {
+            out_width: ow,
+            out_height: oh,
+            in_width: w,
+            in_height: h,
+            left: self.left,
+            top: self.top,
+            mode: self.mode.index(),
+            out_words,
+            in_words: d.width.div_ceil(4),
+            count: count as u32,
+            value0,
+            value1,
+            stride: have.w,
+            in_x0: have.x,
+            in_y0: have.y,
+            out_x0: part.x,
+            out_y0: part.y,
+            ..Default::default()
+        };
         let kernel = Kernel::new("geometry.pad", &[PadParams::WGSL, WGSL], entry);
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d(count, PAD_WG))
+        rec.dispatch(
+            &kernel,
+            &[&inputs[0].buffer, &outputs[0].buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d(count, PAD_WG),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -321,16 +439,36 @@ mod tests {
     #[test]
     fn modes_follow_opencv_border_interpolate() {
         // abcdefgh: OpenCV's documented examples, 3 pixels out on each side
-        let side = |m: PadMode| -> Vec<i64> { (-3..11).map(|p| m.source(p, 8).unwrap_or(-1)).collect() };
-        assert_eq!(side(PadMode::Replicate), [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 7, 7, 7]);
-        assert_eq!(side(PadMode::Reflect), [2, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 7, 6, 5]);
-        assert_eq!(side(PadMode::Reflect101), [3, 2, 1, 0, 1, 2, 3, 4, 5, 6, 7, 6, 5, 4]);
-        assert_eq!(side(PadMode::Wrap), [5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2]);
-        assert_eq!(side(PadMode::Constant), [-1, -1, -1, 0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1]);
+        let side =
+            |m: PadMode| -> Vec<i64> { (-3..11).map(|p| m.source(p, 8).unwrap_or(-1)).collect() };
+        assert_eq!(
+            side(PadMode::Replicate),
+            [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 7, 7, 7]
+        );
+        assert_eq!(
+            side(PadMode::Reflect),
+            [2, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 7, 6, 5]
+        );
+        assert_eq!(
+            side(PadMode::Reflect101),
+            [3, 2, 1, 0, 1, 2, 3, 4, 5, 6, 7, 6, 5, 4]
+        );
+        assert_eq!(
+            side(PadMode::Wrap),
+            [5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2]
+        );
+        assert_eq!(
+            side(PadMode::Constant),
+            [-1, -1, -1, 0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1]
+        );
         // wider than the image: reflected again and again (abc: cba|abc|cba|abc...)
-        let far: Vec<i64> = (-7..10).map(|p| PadMode::Reflect101.source(p, 3).unwrap()).collect();
+        let far: Vec<i64> = (-7..10)
+            .map(|p| PadMode::Reflect101.source(p, 3).unwrap())
+            .collect();
         assert_eq!(far, [1, 2, 1, 0, 1, 2, 1, 0, 1, 2, 1, 0, 1, 2, 1, 0, 1]);
-        let far: Vec<i64> = (-7..10).map(|p| PadMode::Reflect.source(p, 3).unwrap()).collect();
+        let far: Vec<i64> = (-7..10)
+            .map(|p| PadMode::Reflect.source(p, 3).unwrap())
+            .collect();
         assert_eq!(far, [0, 0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 1, 0, 0, 1, 2, 2]);
         assert_eq!(PadMode::Reflect101.source(-5, 1), Some(0));
         assert_eq!(PadMode::Reflect.source(-5, 1), Some(0));

@@ -24,11 +24,13 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, Rect, EXACT_ENOUGH, IMAGE,
+};
+use crate::graph::params::{check_float, check_int, ParamDef};
+use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::wgsl_template::specialize;
-use crate::image::{Image, PixelFormat, MAX_SIDE};
-use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, expect_image, input_image, slot_image};
 use crate::runtime::{groups_1d, Bind, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -78,7 +80,13 @@ impl ResizeMethod {
             "bicubic" => ResizeMethod::Bicubic,
             "lanczos3" => ResizeMethod::Lanczos3,
             "area" => ResizeMethod::Area,
-            other => return Err(Error::BadParam { filter: "resize".into(), param: "method".into(), message: format!("`{other}` is not one of {}", METHODS.join(", ")) }),
+            other => {
+                return Err(Error::BadParam {
+                    filter: "resize".into(),
+                    param: "method".into(),
+                    message: format!("`{other}` is not one of {}", METHODS.join(", ")),
+                })
+            }
         })
     }
 }
@@ -115,7 +123,14 @@ struct Geometry {
 impl Resize {
     /// Fails when a value is outside its declared range.
     pub fn new(scale: f32, width: u32, height: u32) -> Result<Self> {
-        Ok(Self { scale: check_float(&DEF, "scale", scale)?, width: check_int(&DEF, "width", width)?, height: check_int(&DEF, "height", height)?, method: ResizeMethod::Bilinear, align_corners: false, window: None })
+        Ok(Self {
+            scale: check_float(&DEF, "scale", scale)?,
+            width: check_int(&DEF, "width", width)?,
+            height: check_int(&DEF, "height", height)?,
+            method: ResizeMethod::Bilinear,
+            align_corners: false,
+            window: None,
+        })
     }
     /// The same size with another interpolation; `align_corners` does not apply to `area`.
     pub fn with_method(mut self, method: ResizeMethod, align_corners: bool) -> Result<Self> {
@@ -142,7 +157,10 @@ impl Resize {
     pub fn out_size(&self, w: u32, h: u32) -> Result<(u32, u32)> {
         if let Some(win) = self.window {
             if (w, h) != (win.have.w, win.have.h) {
-                return Err(Error::Graph(format!("`resize`'s part of {}x{} input pixels was given {w}x{h}", win.have.w, win.have.h)));
+                return Err(Error::Graph(format!(
+                    "`resize`'s part of {}x{} input pixels was given {w}x{h}",
+                    win.have.w, win.have.h
+                )));
             }
             return Ok((win.out.w, win.out.h));
         }
@@ -153,12 +171,23 @@ impl Resize {
         let (ow, oh) = self.out_size(w, h)?;
         Ok(match self.window {
             Some(win) => win,
-            None => Geometry { full_in: (w, h), full_out: (ow, oh), have: Rect::whole(w, h), out: Rect::whole(ow, oh) },
+            None => Geometry {
+                full_in: (w, h),
+                full_out: (ow, oh),
+                have: Rect::whole(w, h),
+                out: Rect::whole(ow, oh),
+            },
         })
     }
     /// Output size of the whole resize of a `w` x `h` input.
     fn whole_out_size(&self, w: u32, h: u32) -> Result<(u32, u32)> {
-        let side = |given: u32, input: u32| if given > 0 { given } else { (input as f64 * self.scale as f64).round().max(1.0) as u32 };
+        let side = |given: u32, input: u32| {
+            if given > 0 {
+                given
+            } else {
+                (input as f64 * self.scale as f64).round().max(1.0) as u32
+            }
+        };
         let (ow, oh) = (side(self.width, w), side(self.height, h));
         if ow > MAX_SIDE || oh > MAX_SIDE {
             return Err(Error::Graph(format!("`resize` of {w}x{h} would give {ow}x{oh}, larger than the supported {MAX_SIDE}x{MAX_SIDE}")));
@@ -169,7 +198,14 @@ impl Resize {
 
 impl Default for Resize {
     fn default() -> Self {
-        Self { scale: 1.0, width: 0, height: 0, method: ResizeMethod::Bilinear, align_corners: false, window: None }
+        Self {
+            scale: 1.0,
+            width: 0,
+            height: 0,
+            method: ResizeMethod::Bilinear,
+            align_corners: false,
+            window: None,
+        }
     }
 }
 
@@ -199,7 +235,20 @@ uniform_struct! {
 impl ResizeParams {
     fn new(g: &Geometry) -> Self {
         let ((w, h), (ow, oh)) = (g.full_in, g.full_out);
-        Self { in_width: w, in_height: h, out_width: g.out.w, out_height: g.out.h, ratio_x: w as f32 / ow as f32, ratio_y: h as f32 / oh as f32, stride: g.have.w, in_x0: g.have.x, in_y0: g.have.y, out_x0: g.out.x, out_y0: g.out.y, ..Default::default()}
+        Self {
+            in_width: w,
+            in_height: h,
+            out_width: g.out.w,
+            out_height: g.out.h,
+            ratio_x: w as f32 / ow as f32,
+            ratio_y: h as f32 / oh as f32,
+            stride: g.have.w,
+            in_x0: g.have.x,
+            in_y0: g.have.y,
+            out_x0: g.out.x,
+            out_y0: g.out.y,
+            ..Default::default()
+        }
     }
 }
 
@@ -242,7 +291,9 @@ fn resize_pixel(src: &[u8], p: &ResizeParams, x: u32, y: u32) -> [u8; 4] {
     let x1 = (x0 + 1).min(p.in_width - 1);
     let y1 = (y0 + 1).min(p.in_height - 1);
     let (tx, ty) = (fx - x0 as f32, fy - y0 as f32);
-    let at = |x: u32, y: u32, c: usize| src[(((y - p.in_y0) as usize * p.stride as usize + (x - p.in_x0) as usize) * 4) + c] as f32;
+    let at = |x: u32, y: u32, c: usize| {
+        src[(((y - p.in_y0) as usize * p.stride as usize + (x - p.in_x0) as usize) * 4) + c] as f32
+    };
     let mut out = [0u8; 4];
     for (c, o) in out.iter_mut().enumerate() {
         let (p00, p10, p01, p11) = (at(x0, y0, c), at(x1, y0, c), at(x0, y1, c), at(x1, y1, c));
@@ -326,13 +377,25 @@ impl ResizeGeneralParams {
 }
 
 /// CPU twin of `axis_taps` in resize_general.wgsl: first tap, count and weights.
-fn axis_taps(p: &ResizeGeneralParams, d: u32, n: u32, out: u32, scale: f32, corner: f32, inv: f32) -> (i32, usize, [f32; 6]) {
+fn axis_taps(
+    p: &ResizeGeneralParams,
+    d: u32,
+    n: u32,
+    out: u32,
+    scale: f32,
+    corner: f32,
+    inv: f32,
+) -> (i32, usize, [f32; 6]) {
     let mut w = [0f32; 6];
     let df = d as f32;
     match p.method {
         0 => {
             w[0] = 1.0;
-            let first = if p.align == 1 { ((df * corner + 0.5) as u32).min(n - 1) } else { (d * n / out).min(n - 1) };
+            let first = if p.align == 1 {
+                ((df * corner + 0.5) as u32).min(n - 1)
+            } else {
+                (d * n / out).min(n - 1)
+            };
             (first as i32, 1, w)
         }
         5 => {
@@ -352,7 +415,11 @@ fn axis_taps(p: &ResizeGeneralParams, d: u32, n: u32, out: u32, scale: f32, corn
             (sx, 2, w)
         }
         m => {
-            let mut pos = if p.align == 1 { df * corner } else { (df + 0.5) * scale - 0.5 };
+            let mut pos = if p.align == 1 {
+                df * corner
+            } else {
+                (df + 0.5) * scale - 0.5
+            };
             if m == 1 {
                 pos = pos.clamp(0.0, (n - 1) as f32);
                 let f = pos.floor();
@@ -372,7 +439,14 @@ fn axis_taps(p: &ResizeGeneralParams, d: u32, n: u32, out: u32, scale: f32, corn
                 return (f as i32 - 1, 4, w);
             }
             const PI: f32 = std::f32::consts::PI;
-            const LSIN: [f32; 6] = [-0.866_025_4, -0.866_025_4, 0.0, 0.866_025_4, 0.866_025_4, 0.0];
+            const LSIN: [f32; 6] = [
+                -0.866_025_4,
+                -0.866_025_4,
+                0.0,
+                0.866_025_4,
+                0.866_025_4,
+                0.0,
+            ];
             const LCOS: [f32; 6] = [-0.5, 0.5, 1.0, 0.5, -0.5, -1.0];
             let s1 = (PI * x).sin();
             let s3 = (PI * x / 3.0).sin();
@@ -416,7 +490,15 @@ fn area_taps(d: u32, n: u32, scale: f32) -> AreaTaps {
     let s1 = (f1.ceil() as i32).min(s2);
     let first = if s1 as f32 - f1 > 1e-3 { s1 - 1 } else { s1 };
     let last = if f2 - s2 as f32 > 1e-3 { s2 } else { s2 - 1 };
-    AreaTaps { first, count: last - first + 1, f1, f2, cell, s1, s2 }
+    AreaTaps {
+        first,
+        count: last - first + 1,
+        f1,
+        f2,
+        cell,
+        s1,
+        s2,
+    }
 }
 
 fn area_weight(a: &AreaTaps, i: i32) -> f32 {
@@ -436,7 +518,12 @@ fn general_pixel(src: &[u8], p: &ResizeGeneralParams, x: u32, y: u32) -> [u8; 4]
         let cx = x.clamp(0, p.in_width as i32 - 1) as usize - p.in_x0 as usize;
         let cy = y.clamp(0, p.in_height as i32 - 1) as usize - p.in_y0 as usize;
         let i = (cy * p.stride as usize + cx) * 4;
-        [src[i] as f32, src[i + 1] as f32, src[i + 2] as f32, src[i + 3] as f32]
+        [
+            src[i] as f32,
+            src[i + 1] as f32,
+            src[i + 2] as f32,
+            src[i + 3] as f32,
+        ]
     };
     let mut acc = [0f32; 4];
     if p.method == 4 {
@@ -458,8 +545,24 @@ fn general_pixel(src: &[u8], p: &ResizeGeneralParams, x: u32, y: u32) -> [u8; 4]
             }
         }
     } else {
-        let (fx, nx, wx) = axis_taps(p, x, p.in_width, p.out_width, p.scale_x, p.corner_x, p.inv_x);
-        let (fy, ny, wy) = axis_taps(p, y, p.in_height, p.out_height, p.scale_y, p.corner_y, p.inv_y);
+        let (fx, nx, wx) = axis_taps(
+            p,
+            x,
+            p.in_width,
+            p.out_width,
+            p.scale_x,
+            p.corner_x,
+            p.inv_x,
+        );
+        let (fy, ny, wy) = axis_taps(
+            p,
+            y,
+            p.in_height,
+            p.out_height,
+            p.scale_y,
+            p.corner_y,
+            p.inv_y,
+        );
         for (j, &wyj) in wy.iter().enumerate().take(ny) {
             let mut row = [0f32; 4];
             for (i, &wxi) in wx.iter().enumerate().take(nx) {
@@ -478,20 +581,32 @@ fn general_pixel(src: &[u8], p: &ResizeGeneralParams, x: u32, y: u32) -> [u8; 4]
 
 impl Filter for Resize {
     fn footprint(&self, inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        let Some(d) = inputs.first().and_then(|d| d.image()) else { return crate::filters::registry::Footprint::WholeImage };
+        let Some(d) = inputs.first().and_then(|d| d.image()) else {
+            return crate::filters::registry::Footprint::WholeImage;
+        };
         if self.window.is_some() {
             return crate::filters::registry::Footprint::WholeImage;
         }
         if self.general() {
             // area reads whole cells (any width); the others read at most 3 pixels beyond the centre
             return match (self.method, self.out_size(d.width, d.height)) {
-                (ResizeMethod::Area, _) | (_, Err(_)) => crate::filters::registry::Footprint::WholeImage,
-                (_, Ok((w, h))) => crate::filters::registry::Footprint::Resample { scale: [d.width as f64 / w as f64, d.height as f64 / h as f64], offset: [0.0, 0.0], margin: 3 },
+                (ResizeMethod::Area, _) | (_, Err(_)) => {
+                    crate::filters::registry::Footprint::WholeImage
+                }
+                (_, Ok((w, h))) => crate::filters::registry::Footprint::Resample {
+                    scale: [d.width as f64 / w as f64, d.height as f64 / h as f64],
+                    offset: [0.0, 0.0],
+                    margin: 3,
+                },
             };
         }
         match self.out_size(d.width, d.height) {
             // bilinear, OpenCV's INTER_LINEAR alignment: two taps around (x + 0.5) * s - 0.5
-            Ok((w, h)) => crate::filters::registry::Footprint::Resample { scale: [d.width as f64 / w as f64, d.height as f64 / h as f64], offset: [0.0, 0.0], margin: 1 },
+            Ok((w, h)) => crate::filters::registry::Footprint::Resample {
+                scale: [d.width as f64 / w as f64, d.height as f64 / h as f64],
+                offset: [0.0, 0.0],
+                margin: 1,
+            },
             Err(_) => crate::filters::registry::Footprint::WholeImage,
         }
     }
@@ -509,7 +624,11 @@ impl Filter for Resize {
         // d * in / out, for d across the range (f32 rounding is far inside the margin)
         let axis = |d0: u32, d1: u32, n: u32, o: u32| -> (i64, i64) {
             let s = n as f64 / o as f64;
-            let c = if self.align_corners && o > 1 { (n - 1) as f64 / (o - 1) as f64 } else { s };
+            let c = if self.align_corners && o > 1 {
+                (n - 1) as f64 / (o - 1) as f64
+            } else {
+                s
+            };
             let lo = (d0 as f64 * s).min(d0 as f64 * c).floor() as i64 - 4;
             let hi = (d1 as f64 * s).max(d1 as f64 * c).ceil() as i64 + 5;
             (lo, hi)
@@ -518,10 +637,23 @@ impl Filter for Resize {
         let (y0, y1) = axis(out.y, out.bottom(), h, oh);
         Some(Rect::span(x0, y0, x1, y1, (w, h)))
     }
-    fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
+    fn windowed(
+        &self,
+        input: crate::ImageDesc,
+        have: Rect,
+        out: Rect,
+    ) -> Result<Vec<Box<dyn Filter>>> {
         crate::filters::registry::window_need(self, input, have, out)?;
         let full_out = self.whole_out_size(input.width, input.height)?;
-        Ok(vec![Box::new(Resize { window: Some(Geometry { full_in: (input.width, input.height), full_out, have, out }), ..self.clone() })])
+        Ok(vec![Box::new(Resize {
+            window: Some(Geometry {
+                full_in: (input.width, input.height),
+                full_out,
+                have,
+                out,
+            }),
+            ..self.clone()
+        })])
     }
     fn def(&self) -> &'static FilterDef {
         &DEF
@@ -529,7 +661,11 @@ impl Filter for Resize {
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
         let (w, h) = self.out_size(d.width, d.height)?;
-        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, PixelFormat::Rgba8))])
+        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(
+            w,
+            h,
+            PixelFormat::Rgba8,
+        ))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
@@ -539,22 +675,41 @@ impl Filter for Resize {
         let mut out = vec![0u8; ow as usize * oh as usize * 4];
         if self.general() {
             let g = ResizeGeneralParams::new(self, &geo);
-            out.par_chunks_mut(ow as usize * 4).enumerate().for_each(|(y, row)| {
-                for (x, o) in row.chunks_exact_mut(4).enumerate() {
-                    o.copy_from_slice(&general_pixel(src, &g, x as u32, y as u32));
-                }
-            });
-            return Ok(vec![Value::Image(Image::from_u8(ow, oh, PixelFormat::Rgba8, out)?)]);
+            out.par_chunks_mut(ow as usize * 4)
+                .enumerate()
+                .for_each(|(y, row)| {
+                    for (x, o) in row.chunks_exact_mut(4).enumerate() {
+                        o.copy_from_slice(&general_pixel(src, &g, x as u32, y as u32));
+                    }
+                });
+            return Ok(vec![Value::Image(Image::from_u8(
+                ow,
+                oh,
+                PixelFormat::Rgba8,
+                out,
+            )?)]);
         }
         let p = ResizeParams::new(&geo);
-        out.par_chunks_mut(ow as usize * 4).enumerate().for_each(|(y, row)| {
-            for (x, o) in row.chunks_exact_mut(4).enumerate() {
-                o.copy_from_slice(&resize_pixel(src, &p, x as u32, y as u32));
-            }
-        });
-        Ok(vec![Value::Image(Image::from_u8(ow, oh, PixelFormat::Rgba8, out)?)])
+        out.par_chunks_mut(ow as usize * 4)
+            .enumerate()
+            .for_each(|(y, row)| {
+                for (x, o) in row.chunks_exact_mut(4).enumerate() {
+                    o.copy_from_slice(&resize_pixel(src, &p, x as u32, y as u32));
+                }
+            });
+        Ok(vec![Value::Image(Image::from_u8(
+            ow,
+            oh,
+            PixelFormat::Rgba8,
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let geo = self.geometry(d.width, d.height)?;
         let (ow, oh) = (geo.out.w, geo.out.h);
@@ -565,7 +720,12 @@ impl Filter for Resize {
             // multiple of 4; their values are the same, operation for operation)
             let mut kernel = Kernel::new("geometry.resize.window", &[ResizeParams::WGSL], "resize");
             kernel.generated = Some(specialize(WGSL, &[("WINDOW", 1)])?);
-            return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&ResizeParams::new(&geo)), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG));
+            return rec.dispatch(
+                &kernel,
+                &[&inputs[0].buffer, &outputs[0].buffer],
+                bytemuck::bytes_of(&ResizeParams::new(&geo)),
+                groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG),
+            );
         }
         let variant = crate::runtime::schedule::get(DEF.name);
         if self.general() {
@@ -581,21 +741,43 @@ impl Filter for Resize {
                 ResizeMethod::Bicubic => 4.0,
                 _ => 6.0,
             };
-            let step = if self.align_corners { g.corner_y } else { g.scale_y } as f64;
+            let step = if self.align_corners {
+                g.corner_y
+            } else {
+                g.scale_y
+            } as f64;
             let fits = (15.0 * step).ceil() + 1.0 + taps <= GENERAL_TILE_ROWS;
             // Bicubic and lanczos3 only: the others read 1 or 2 taps, or whole cells (area).
             // Default `general_tile`: H200 1080p->4K (session 13): lanczos3 0.152 ms against
             // general_direct's 0.377, bicubic 0.117 against 0.121.
-            let (source, entry) = if tile && fits && matches!(self.method, ResizeMethod::Bicubic | ResizeMethod::Lanczos3) {
-                (format!("{GENERAL_WGSL}\n{GENERAL_TILE_WGSL}"), "resize_general_tile")
+            let (source, entry) = if tile
+                && fits
+                && matches!(self.method, ResizeMethod::Bicubic | ResizeMethod::Lanczos3)
+            {
+                (
+                    format!("{GENERAL_WGSL}\n{GENERAL_TILE_WGSL}"),
+                    "resize_general_tile",
+                )
             } else {
                 (GENERAL_WGSL.to_string(), "resize_general")
             };
             // a tile takes the kernel the whole image takes (the same schedule, so the same code
             // on every compiler: NVIDIA's `general_tile` and direct kernels differ in the last bit)
-            let mut kernel = Kernel::new(&format!("geometry.{entry}.m{}.w{window}", g.method), &[ResizeGeneralParams::WGSL], entry);
-            kernel.generated = Some(specialize(&source, &[("METHOD", g.method), ("WINDOW", window)])?);
-            return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&g), crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG));
+            let mut kernel = Kernel::new(
+                &format!("geometry.{entry}.m{}.w{window}", g.method),
+                &[ResizeGeneralParams::WGSL],
+                entry,
+            );
+            kernel.generated = Some(specialize(
+                &source,
+                &[("METHOD", g.method), ("WINDOW", window)],
+            )?);
+            return rec.dispatch(
+                &kernel,
+                &[&inputs[0].buffer, &outputs[0].buffer],
+                bytemuck::bytes_of(&g),
+                crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG),
+            );
         }
         let u = ResizeParams::new(&geo);
         // Schedules: `quads` (4 consecutive output pixels of the row-major order per
@@ -611,7 +793,9 @@ impl Filter for Resize {
             Some("quads") => None,
             Some("rows") => Some((ROWS_RB, false, 0, 0)),
             // the general kernel's variants leave the bilinear kernels at their default
-            None | Some("rows16") | Some("general_direct") | Some("general_tile") => Some((16, false, 0, 0)),
+            None | Some("rows16") | Some("general_direct") | Some("general_tile") => {
+                Some((16, false, 0, 0))
+            }
             // longer walks (session 6: bench comparisons against `rows16`)
             Some("rows32") => Some((32, false, 0, 0)),
             Some("rows64") => Some((64, false, 0, 0)),
@@ -622,32 +806,93 @@ impl Filter for Resize {
             Some("rows16_ablate_round") if cfg!(feature = "bench") => Some((16, false, 1, 1)),
             // seed 004's workgroup-memory tile (resize_tile.wgsl), any ratio
             Some("tile") => {
-                let kernel = Kernel::new("geometry.resize_tile", &[ResizeParams::WGSL, TILE_WGSL], "resize_tile");
-                return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), crate::runtime::groups_2d(ow, oh, TILE_WG, TILE_WG));
+                let kernel = Kernel::new(
+                    "geometry.resize_tile",
+                    &[ResizeParams::WGSL, TILE_WGSL],
+                    "resize_tile",
+                );
+                return rec.dispatch(
+                    &kernel,
+                    &[&inputs[0].buffer, &outputs[0].buffer],
+                    bytemuck::bytes_of(&u),
+                    crate::runtime::groups_2d(ow, oh, TILE_WG, TILE_WG),
+                );
             }
             // seed 004's hardware sampling: the input copied into a texture, sampled with the
             // bilinear filter (resize_texture.wgsl); inputs past the texture limit take the default.
             // H200 (session 13): 1080p->4K 0.0349 ms against rows16's 0.0302, 4K->1080p 0.0598
             // against quads' 0.0214 (the copy into the texture costs about a copy of the input)
-            Some("texture") if d.width <= rec.gpu().max_texture_side() && d.height <= rec.gpu().max_texture_side() => {
+            Some("texture")
+                if d.width <= rec.gpu().max_texture_side()
+                    && d.height <= rec.gpu().max_texture_side() =>
+            {
                 let tex = rec.rgba8_texture(&inputs[0].buffer, d.width, d.height)?;
                 let sampler = rec.gpu().linear_sampler().clone();
-                let kernel = Kernel::new("geometry.resize_texture", &[ResizeParams::WGSL, TEXTURE_WGSL], "resize_texture");
-                let binds = [Bind::Texture(&tex), Bind::Sampler(&sampler), Bind::Buffer(&outputs[0].buffer)];
-                return rec.dispatch_binds(&kernel, &binds, bytemuck::bytes_of(&u), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG));
+                let kernel = Kernel::new(
+                    "geometry.resize_texture",
+                    &[ResizeParams::WGSL, TEXTURE_WGSL],
+                    "resize_texture",
+                );
+                let binds = [
+                    Bind::Texture(&tex),
+                    Bind::Sampler(&sampler),
+                    Bind::Buffer(&outputs[0].buffer),
+                ];
+                return rec.dispatch_binds(
+                    &kernel,
+                    &binds,
+                    bytemuck::bytes_of(&u),
+                    groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG),
+                );
             }
             Some("texture") => Some((16, false, 0, 0)),
-            Some(other) => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["quads", "rows", "rows16", "rows32", "rows64", "rows_any", "rows16_mu", "rows16_ablate_round", "tile", "texture", "general_direct", "general_tile"])),
+            Some(other) => {
+                return Err(crate::runtime::schedule::unknown(
+                    DEF.name,
+                    other,
+                    &[
+                        "quads",
+                        "rows",
+                        "rows16",
+                        "rows32",
+                        "rows64",
+                        "rows_any",
+                        "rows16_mu",
+                        "rows16_ablate_round",
+                        "tile",
+                        "texture",
+                        "general_direct",
+                        "general_tile",
+                    ],
+                ))
+            }
         };
         if let Some((rb, any_ratio, mu, ar)) = rows {
             if ow % 4 == 0 && (any_ratio || (ow >= d.width && oh >= d.height)) {
-                let mut kernel = Kernel::new(&format!("geometry.resize.rows.rb{rb}.mu{mu}.ar{ar}"), &[ResizeParams::WGSL], "resize_rows");
-                kernel.generated = Some(specialize(&format!("{WGSL}\n{ROWS_WGSL}"), &[("RB", rb), ("MU", mu), ("AR", ar)])?);
-                return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), [(ow / 4).div_ceil(ROWS_WG), oh.div_ceil(rb), 1]);
+                let mut kernel = Kernel::new(
+                    &format!("geometry.resize.rows.rb{rb}.mu{mu}.ar{ar}"),
+                    &[ResizeParams::WGSL],
+                    "resize_rows",
+                );
+                kernel.generated = Some(specialize(
+                    &format!("{WGSL}\n{ROWS_WGSL}"),
+                    &[("RB", rb), ("MU", mu), ("AR", ar)],
+                )?);
+                return rec.dispatch(
+                    &kernel,
+                    &[&inputs[0].buffer, &outputs[0].buffer],
+                    bytemuck::bytes_of(&u),
+                    [(ow / 4).div_ceil(ROWS_WG), oh.div_ceil(rb), 1],
+                );
             }
         }
         let kernel = Kernel::new("geometry.resize", &[ResizeParams::WGSL, WGSL], "resize");
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG))
+        rec.dispatch(
+            &kernel,
+            &[&inputs[0].buffer, &outputs[0].buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

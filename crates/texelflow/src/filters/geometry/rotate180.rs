@@ -1,7 +1,7 @@
 //! Half turn. Matches OpenCV's `cv::rotate(ROTATE_180)` and GPUImage's `kGPUImageRotate180`.
 
 use crate::filters::geometry::orient::{self, Orientation};
-use crate::filters::registry::{EXACT_ENOUGH, Family, FilterDef, IMAGE};
+use crate::filters::registry::{Family, FilterDef, EXACT_ENOUGH, IMAGE};
 
 /// Rotates a half turn; exact.
 #[derive(Clone, Debug, Default)]

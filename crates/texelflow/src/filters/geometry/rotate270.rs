@@ -1,7 +1,7 @@
 //! Quarter turn counter-clockwise. Matches OpenCV's `cv::rotate(ROTATE_90_COUNTERCLOCKWISE)` and GPUImage's `kGPUImageRotateLeft`.
 
 use crate::filters::geometry::orient::{self, Orientation};
-use crate::filters::registry::{EXACT_ENOUGH, Family, FilterDef, IMAGE};
+use crate::filters::registry::{Family, FilterDef, EXACT_ENOUGH, IMAGE};
 
 /// Rotates three quarter turns clockwise (a quarter turn counter-clockwise); exact.
 #[derive(Clone, Debug, Default)]

@@ -1,7 +1,7 @@
 //! Quarter turn clockwise. Matches OpenCV's `cv::rotate(ROTATE_90_CLOCKWISE)` and GPUImage's `kGPUImageRotateRight`.
 
 use crate::filters::geometry::orient::{self, Orientation};
-use crate::filters::registry::{EXACT_ENOUGH, Family, FilterDef, IMAGE};
+use crate::filters::registry::{Family, FilterDef, EXACT_ENOUGH, IMAGE};
 
 /// Rotates a quarter turn clockwise; exact.
 #[derive(Clone, Debug, Default)]

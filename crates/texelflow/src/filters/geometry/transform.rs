@@ -13,9 +13,11 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat, MAX_SIDE};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, Rect, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, float_array, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, Rect, expect_image, input_image, slot_image};
+use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -66,12 +68,22 @@ pub struct Transform {
 
 impl Default for Transform {
     fn default() -> Self {
-        Self { warp: Warp::Affine([1.0, 0.0, 0.0, 0.0, 1.0, 0.0]), width: 0, height: 0, background: [0.0; 4], window: None }
+        Self {
+            warp: Warp::Affine([1.0, 0.0, 0.0, 0.0, 1.0, 0.0]),
+            width: 0,
+            height: 0,
+            background: [0.0; 4],
+            window: None,
+        }
     }
 }
 
 fn bad(param: &str, message: String) -> Error {
-    Error::BadParam { filter: "transform".into(), param: param.into(), message }
+    Error::BadParam {
+        filter: "transform".into(),
+        param: param.into(),
+        message,
+    }
 }
 
 /// The 3x3 matrix mapping `src` points to `dst` points (cv::getPerspectiveTransform: the 8x8
@@ -84,7 +96,9 @@ pub fn perspective_matrix(src: &[f64; 8], dst: &[f64; 8]) -> Result<[f64; 9]> {
         a[i + 4] = [0.0, 0.0, 0.0, x, y, 1.0, -x * v, -y * v, v];
     }
     for c in 0..8 {
-        let p = (c..8).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs())).unwrap_or(c);
+        let p = (c..8)
+            .max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))
+            .unwrap_or(c);
         if a[p][c].abs() < 1e-10 {
             return Err(bad("src", "the four point pairs give a singular perspective (three points on a line, or repeated points)".into()));
         }
@@ -104,7 +118,8 @@ pub fn perspective_matrix(src: &[f64; 8], dst: &[f64; 8]) -> Result<[f64; 9]> {
 }
 
 fn invert3(m: &[f64; 9]) -> Option<[f64; 9]> {
-    let det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
+    let det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6])
+        + m[2] * (m[3] * m[7] - m[4] * m[6]);
     let scale = m.iter().fold(0f64, |s, v| s.max(v.abs())).max(1e-300);
     if !det.is_finite() || det.abs() <= 1e-12 * scale * scale * scale {
         return None;
@@ -145,7 +160,17 @@ impl Transform {
                 // cv::getRotationMatrix2D about the input centre, then the centre moved onto the output's
                 let (cx, cy) = ((w as f64 - 1.0) / 2.0, (h as f64 - 1.0) / 2.0);
                 let (ox, oy) = ((ow as f64 - 1.0) / 2.0, (oh as f64 - 1.0) / 2.0);
-                [c, s, ox - c * cx - s * cy, -s, c, oy + s * cx - c * cy, 0.0, 0.0, 1.0]
+                [
+                    c,
+                    s,
+                    ox - c * cx - s * cy,
+                    -s,
+                    c,
+                    oy + s * cx - c * cy,
+                    0.0,
+                    0.0,
+                    1.0,
+                ]
             }
             Warp::Perspective { src, dst } => perspective_matrix(&src, &dst)?,
         };
@@ -157,24 +182,71 @@ impl Transform {
 
     /// The size this instance makes of a `w` x `h` input and its uniform (a part's, windowed).
     fn params(&self, w: u32, h: u32) -> Result<((u32, u32), TransformParams)> {
-        let Some((full, have, out)) = self.window else { return self.whole_params(w, h) };
+        let Some((full, have, out)) = self.window else {
+            return self.whole_params(w, h);
+        };
         if (w, h) != (have.w, have.h) {
-            return Err(Error::Graph(format!("`transform`'s part of {}x{} input pixels was given {w}x{h}", have.w, have.h)));
+            return Err(Error::Graph(format!(
+                "`transform`'s part of {}x{} input pixels was given {w}x{h}",
+                have.w, have.h
+            )));
         }
         let (_, p) = self.whole_params(full.0, full.1)?;
-        Ok(((out.w, out.h), TransformParams { out_width: out.w, out_height: out.h, stride: have.w, in_x0: have.x, in_y0: have.y, out_x0: out.x, out_y0: out.y, ..p }))
+        Ok((
+            (out.w, out.h),
+            TransformParams {
+                out_width: out.w,
+                out_height: out.h,
+                stride: have.w,
+                in_x0: have.x,
+                in_y0: have.y,
+                out_x0: out.x,
+                out_y0: out.y,
+                ..p
+            },
+        ))
     }
 
     fn whole_params(&self, w: u32, h: u32) -> Result<((u32, u32), TransformParams)> {
         let ((ow, oh), m) = self.forward(w, h)?;
-        let inv = invert3(&m).ok_or_else(|| bad("matrix", format!("the matrix {:?} is singular (it has no inverse)", &m[..6])))?;
-        let row = |r: usize| [inv[3 * r] as f32, inv[3 * r + 1] as f32, inv[3 * r + 2] as f32, 0.0];
+        let inv = invert3(&m).ok_or_else(|| {
+            bad(
+                "matrix",
+                format!("the matrix {:?} is singular (it has no inverse)", &m[..6]),
+            )
+        })?;
+        let row = |r: usize| {
+            [
+                inv[3 * r] as f32,
+                inv[3 * r + 1] as f32,
+                inv[3 * r + 2] as f32,
+                0.0,
+            ]
+        };
         let mut row2 = row(2);
         if m[6] == 0.0 && m[7] == 0.0 {
             // affine: the inverse's last row is exactly (0, 0, 1)
             row2 = [0.0, 0.0, 1.0, 0.0];
         }
-        Ok(((ow, oh), TransformParams { in_width: w, in_height: h, out_width: ow, out_height: oh, row0: row(0), row1: row(1), row2, background: self.background.map(|c| c * 255.0), stride: w, in_x0: 0, in_y0: 0, out_x0: 0, out_y0: 0, ..Default::default()}))
+        Ok((
+            (ow, oh),
+            TransformParams {
+                in_width: w,
+                in_height: h,
+                out_width: ow,
+                out_height: oh,
+                row0: row(0),
+                row1: row(1),
+                row2,
+                background: self.background.map(|c| c * 255.0),
+                stride: w,
+                in_x0: 0,
+                in_y0: 0,
+                out_x0: 0,
+                out_y0: 0,
+                ..Default::default()
+            },
+        ))
     }
 }
 
@@ -212,8 +284,15 @@ fn warp_pixel(src: &[u8], p: &TransformParams, x: u32, y: u32) -> [u8; 4] {
         if x < 0 || y < 0 || x >= p.in_width as i32 || y >= p.in_height as i32 {
             return p.background;
         }
-        let i = ((y as usize - p.in_y0 as usize) * p.stride as usize + (x as usize - p.in_x0 as usize)) * 4;
-        [src[i] as f32, src[i + 1] as f32, src[i + 2] as f32, src[i + 3] as f32]
+        let i = ((y as usize - p.in_y0 as usize) * p.stride as usize
+            + (x as usize - p.in_x0 as usize))
+            * 4;
+        [
+            src[i] as f32,
+            src[i + 1] as f32,
+            src[i + 2] as f32,
+            src[i + 3] as f32,
+        ]
     };
     let mut v = p.background;
     let z = dot(&p.row2);
@@ -310,7 +389,12 @@ impl Filter for Transform {
         // the bilinear taps and f32 rounding); otherwise the part may reach anywhere
         let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
         let mut sign = 0.0;
-        for (x, y) in [(out.x, out.y), (out.right() - 1, out.y), (out.x, out.bottom() - 1), (out.right() - 1, out.bottom() - 1)] {
+        for (x, y) in [
+            (out.x, out.y),
+            (out.right() - 1, out.y),
+            (out.x, out.bottom() - 1),
+            (out.right() - 1, out.bottom() - 1),
+        ] {
             let dot = |r: &[f32; 4]| r[0] as f64 * x as f64 + r[1] as f64 * y as f64 + r[2] as f64;
             let z = dot(&p.row2);
             if z == 0.0 || (sign != 0.0 && z.signum() != sign) {
@@ -321,16 +405,35 @@ impl Filter for Transform {
             (x0, y0, x1, y1) = (x0.min(sx), y0.min(sy), x1.max(sx), y1.max(sy));
         }
         let clamp = |v: f64| v.clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64;
-        let need = Rect::span(clamp(x0.floor()) - 2, clamp(y0.floor()) - 2, clamp(x1.ceil()) + 3, clamp(y1.ceil()) + 3, (w, h));
+        let need = Rect::span(
+            clamp(x0.floor()) - 2,
+            clamp(y0.floor()) - 2,
+            clamp(x1.ceil()) + 3,
+            clamp(y1.ceil()) + 3,
+            (w, h),
+        );
         if need.w == 0 || need.h == 0 {
             // the part lies outside the input (background only): one pixel for the graph
-            return Some(Rect::new(clamp(x0).clamp(0, w as i64 - 1) as u32, clamp(y0).clamp(0, h as i64 - 1) as u32, 1, 1));
+            return Some(Rect::new(
+                clamp(x0).clamp(0, w as i64 - 1) as u32,
+                clamp(y0).clamp(0, h as i64 - 1) as u32,
+                1,
+                1,
+            ));
         }
         Some(need)
     }
-    fn windowed(&self, input: crate::ImageDesc, have: Rect, out: Rect) -> Result<Vec<Box<dyn Filter>>> {
+    fn windowed(
+        &self,
+        input: crate::ImageDesc,
+        have: Rect,
+        out: Rect,
+    ) -> Result<Vec<Box<dyn Filter>>> {
         crate::filters::registry::window_need(self, input, have, out)?;
-        Ok(vec![Box::new(Transform { window: Some(((input.width, input.height), have, out)), ..self.clone() })])
+        Ok(vec![Box::new(Transform {
+            window: Some(((input.width, input.height), have, out)),
+            ..self.clone()
+        })])
     }
     fn def(&self) -> &'static FilterDef {
         &DEF
@@ -338,25 +441,50 @@ impl Filter for Transform {
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
         let ((w, h), _) = self.params(d.width, d.height)?;
-        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(w, h, PixelFormat::Rgba8))])
+        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(
+            w,
+            h,
+            PixelFormat::Rgba8,
+        ))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
         let ((ow, oh), p) = self.params(img.width(), img.height())?;
         let src = img.as_u8();
         let mut out = vec![0u8; ow as usize * oh as usize * 4];
-        out.par_chunks_mut(ow as usize * 4).enumerate().for_each(|(y, row)| {
-            for (x, o) in row.chunks_exact_mut(4).enumerate() {
-                o.copy_from_slice(&warp_pixel(src, &p, x as u32, y as u32));
-            }
-        });
-        Ok(vec![Value::Image(Image::from_u8(ow, oh, PixelFormat::Rgba8, out)?)])
+        out.par_chunks_mut(ow as usize * 4)
+            .enumerate()
+            .for_each(|(y, row)| {
+                for (x, o) in row.chunks_exact_mut(4).enumerate() {
+                    o.copy_from_slice(&warp_pixel(src, &p, x as u32, y as u32));
+                }
+            });
+        Ok(vec![Value::Image(Image::from_u8(
+            ow,
+            oh,
+            PixelFormat::Rgba8,
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let ((ow, oh), p) = self.params(d.width, d.height)?;
-        let kernel = Kernel::new("geometry.transform", &[TransformParams::WGSL, WGSL], "transform");
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&p), groups_2d(ow, oh, TRANSFORM_WG, TRANSFORM_WG))
+        let kernel = Kernel::new(
+            "geometry.transform",
+            &[TransformParams::WGSL, WGSL],
+            "transform",
+        );
+        rec.dispatch(
+            &kernel,
+            &[&inputs[0].buffer, &outputs[0].buffer],
+            bytemuck::bytes_of(&p),
+            groups_2d(ow, oh, TRANSFORM_WG, TRANSFORM_WG),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

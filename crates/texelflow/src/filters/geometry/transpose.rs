@@ -1,7 +1,7 @@
 //! Transposes an image. Matches OpenCV's `cv::transpose`.
 
 use crate::filters::geometry::orient::{self, Orientation};
-use crate::filters::registry::{EXACT_ENOUGH, Family, FilterDef, IMAGE};
+use crate::filters::registry::{Family, FilterDef, EXACT_ENOUGH, IMAGE};
 
 /// Swaps rows and columns (output (x, y) = input (y, x)); exact.
 #[derive(Clone, Debug, Default)]

@@ -9,18 +9,34 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, slot_image, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, PortDef, PortKind, expect_image, slot_image};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
 /// The per-pixel kernel (lookup.wgsl) with each schedule's way of fetching a cell's 8 corners.
-const TILE_WGSL: &str = concat!(include_str!("lookup.wgsl"), "\n", include_str!("lookup_tile.wgsl"), "\n", include_str!("lookup_tile_corners.wgsl"));
-const CELLS_WGSL: &str = concat!(include_str!("lookup.wgsl"), "\n", include_str!("lookup_cells.wgsl"));
+const TILE_WGSL: &str = concat!(
+    include_str!("lookup.wgsl"),
+    "\n",
+    include_str!("lookup_tile.wgsl"),
+    "\n",
+    include_str!("lookup_tile_corners.wgsl")
+);
+const CELLS_WGSL: &str = concat!(
+    include_str!("lookup.wgsl"),
+    "\n",
+    include_str!("lookup_cells.wgsl")
+);
 /// The `cells` schedule's re-layout of the LUT, gathering with the `tile` schedule's code.
-const CELLS_EXPAND_WGSL: &str = concat!(include_str!("lookup_cells_expand.wgsl"), "\n", include_str!("lookup_tile_corners.wgsl"));
+const CELLS_EXPAND_WGSL: &str = concat!(
+    include_str!("lookup_cells_expand.wgsl"),
+    "\n",
+    include_str!("lookup_tile_corners.wgsl")
+);
 /// Cells of the 64^3 cube in the `cells` layout (8 texels each).
 const CELLS: u64 = 64 * 64 * 64;
 /// Workgroup size. Schedule choice, not algorithm; mirrors `LOOKUP_WG` in lookup.wgsl.
@@ -40,7 +56,9 @@ pub struct Lookup {
 impl Lookup {
     /// Fails when `intensity` is outside [0, 1].
     pub fn new(intensity: f32) -> Result<Self> {
-        Ok(Self { intensity: check_float(&DEF, "intensity", intensity)? })
+        Ok(Self {
+            intensity: check_float(&DEF, "intensity", intensity)?,
+        })
     }
 }
 
@@ -103,7 +121,13 @@ pub fn identity_lut() -> Image {
         }
     }
     // The length matches by construction; an error here would be a bug, reported as such.
-    Image::from_u8(LUT_SIDE, LUT_SIDE, PixelFormat::Rgba8, data).unwrap_or_else(|_| Image::zeroed(crate::ImageDesc::new(LUT_SIDE, LUT_SIDE, PixelFormat::Rgba8)))
+    Image::from_u8(LUT_SIDE, LUT_SIDE, PixelFormat::Rgba8, data).unwrap_or_else(|_| {
+        Image::zeroed(crate::ImageDesc::new(
+            LUT_SIDE,
+            LUT_SIDE,
+            PixelFormat::Rgba8,
+        ))
+    })
 }
 
 /// Test LUT for the GPU-vs-CPU matrix: the identity LUT with every sample perturbed by a
@@ -122,7 +146,11 @@ fn test_lut(_w: u32, _h: u32, seed: u64) -> Vec<Image> {
 }
 
 fn lerp3(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
-    [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t]
+    [
+        a[0] + (b[0] - a[0]) * t,
+        a[1] + (b[1] - a[1]) * t,
+        a[2] + (b[2] - a[2]) * t,
+    ]
 }
 
 /// CPU twin of `lookup.wgsl` for one RGBA8 pixel.
@@ -135,8 +163,16 @@ pub fn lookup_pixel(p: [u8; 4], lut: &[u8], intensity: f32) -> [u8; 4] {
     };
     let s = [p[0] as u32 * 63, p[1] as u32 * 63, p[2] as u32 * 63];
     let l0 = [s[0] / 255, s[1] / 255, s[2] / 255];
-    let l1 = [(l0[0] + 1).min(63), (l0[1] + 1).min(63), (l0[2] + 1).min(63)];
-    let t = [(s[0] - l0[0] * 255) as f32 * INV255, (s[1] - l0[1] * 255) as f32 * INV255, (s[2] - l0[2] * 255) as f32 * INV255];
+    let l1 = [
+        (l0[0] + 1).min(63),
+        (l0[1] + 1).min(63),
+        (l0[2] + 1).min(63),
+    ];
+    let t = [
+        (s[0] - l0[0] * 255) as f32 * INV255,
+        (s[1] - l0[1] * 255) as f32 * INV255,
+        (s[2] - l0[2] * 255) as f32 * INV255,
+    ];
     let c00 = lerp3(texel(l0[0], l0[1], l0[2]), texel(l1[0], l0[1], l0[2]), t[0]);
     let c10 = lerp3(texel(l0[0], l1[1], l0[2]), texel(l1[0], l1[1], l0[2]), t[0]);
     let c01 = lerp3(texel(l0[0], l0[1], l1[2]), texel(l1[0], l0[1], l1[2]), t[0]);
@@ -174,8 +210,13 @@ impl Filter for Lookup {
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let (Some(img), Some(lut)) = (inputs.first().and_then(|v| v.as_image()), inputs.get(1).and_then(|v| v.as_image())) else {
-            return Err(Error::Graph("`lookup` expects an image and a LUT image".into()));
+        let (Some(img), Some(lut)) = (
+            inputs.first().and_then(|v| v.as_image()),
+            inputs.get(1).and_then(|v| v.as_image()),
+        ) else {
+            return Err(Error::Graph(
+                "`lookup` expects an image and a LUT image".into(),
+            ));
         };
         check_lut(&[ValueDesc::Image(img.desc()), ValueDesc::Image(lut.desc())])?;
         let lut = lut.as_u8();
@@ -186,27 +227,61 @@ impl Filter for Lookup {
                 p.copy_from_slice(&q);
             }
         });
-        Ok(vec![Value::Image(Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)?)])
+        Ok(vec![Value::Image(Image::from_u8(
+            img.width(),
+            img.height(),
+            PixelFormat::Rgba8,
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let count = d.pixels() as u32;
-        let u = LookupParams { count, intensity: self.intensity, inv255: INV255, ..Default::default()};
+        let u = LookupParams {
+            count,
+            intensity: self.intensity,
+            inv255: INV255,
+            ..Default::default()
+        };
         let groups = groups_1d((count as u64).div_ceil(4), LOOKUP_WG);
         // Schedules: `tile` gathers the 8 corners from the LUT image as given; `cells` first
         // re-lays the LUT cell-major (8 MiB temp) so each pixel reads one 32-byte sector.
         match crate::runtime::schedule::get(DEF.name).as_deref() {
             Some("tile") => {
                 let kernel = Kernel::new("lookup.tile", &[LookupParams::WGSL, TILE_WGSL], "lookup");
-                rec.dispatch(&kernel, &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups)
+                rec.dispatch(
+                    &kernel,
+                    &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer],
+                    bytemuck::bytes_of(&u),
+                    groups,
+                )
             }
             // Default: 3.9x copy against 6.1x for `tile` on the H200 at 4K (run 9).
             None | Some("cells") => {
                 let cells = rec.temp(CELLS * 32);
-                rec.dispatch(&Kernel::new("lookup.cells_expand", &[CELLS_EXPAND_WGSL], "expand"), &[&inputs[1].buffer, &cells], &[], groups_1d(CELLS, 256))?;
-                rec.dispatch(&Kernel::new("lookup.cells", &[LookupParams::WGSL, CELLS_WGSL], "lookup"), &[&inputs[0].buffer, &cells, &outputs[0].buffer], bytemuck::bytes_of(&u), groups)
+                rec.dispatch(
+                    &Kernel::new("lookup.cells_expand", &[CELLS_EXPAND_WGSL], "expand"),
+                    &[&inputs[1].buffer, &cells],
+                    &[],
+                    groups_1d(CELLS, 256),
+                )?;
+                rec.dispatch(
+                    &Kernel::new("lookup.cells", &[LookupParams::WGSL, CELLS_WGSL], "lookup"),
+                    &[&inputs[0].buffer, &cells, &outputs[0].buffer],
+                    bytemuck::bytes_of(&u),
+                    groups,
+                )
             }
-            Some(other) => Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "cells"])),
+            Some(other) => Err(crate::runtime::schedule::unknown(
+                DEF.name,
+                other,
+                &["tile", "cells"],
+            )),
         }
     }
     fn box_clone(&self) -> Box<dyn Filter> {

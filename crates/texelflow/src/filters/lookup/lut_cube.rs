@@ -16,9 +16,11 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::image::{unorm8, Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::image::{unorm8, Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -60,15 +62,24 @@ impl CubeLut {
     /// Reads and parses a `.cube` file.
     pub fn open(path: impl AsRef<Path>) -> Result<CubeLut> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::BadFile { path: path.to_path_buf(), message: format!("cannot read: {e}") })?;
-        let text = String::from_utf8(bytes).map_err(|_| Error::BadFile { path: path.to_path_buf(), message: "not a text file (invalid UTF-8)".into() })?;
+        let bytes = std::fs::read(path).map_err(|e| Error::BadFile {
+            path: path.to_path_buf(),
+            message: format!("cannot read: {e}"),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| Error::BadFile {
+            path: path.to_path_buf(),
+            message: "not a text file (invalid UTF-8)".into(),
+        })?;
         Self::parse(&text, path)
     }
 
     /// Parses `.cube` text; `source` names it in errors, which are one line naming the
     /// problem and, where there is one, its line number.
     pub fn parse(text: &str, source: &Path) -> Result<CubeLut> {
-        parse_cube(text).map_err(|message| Error::BadFile { path: source.to_path_buf(), message })
+        parse_cube(text).map_err(|message| Error::BadFile {
+            path: source.to_path_buf(),
+            message,
+        })
     }
 
     /// What the lookup relies on (a LUT built by hand may break it): the size in range for
@@ -80,10 +91,16 @@ impl CubeLut {
         };
         let n = self.size;
         if !sizes.contains(&(n as u64)) {
-            return Err(format!("{keyword} {n} is out of range {}..={}", sizes.start(), sizes.end()));
+            return Err(format!(
+                "{keyword} {n} is out of range {}..={}",
+                sizes.start(),
+                sizes.end()
+            ));
         }
         // written so that a NaN bound fails too
-        if let Some(c) = (0..3).find(|&c| self.domain_max[c].partial_cmp(&self.domain_min[c]) != Some(std::cmp::Ordering::Greater)) {
+        if let Some(c) = (0..3).find(|&c| {
+            self.domain_max[c].partial_cmp(&self.domain_min[c]) != Some(std::cmp::Ordering::Greater)
+        }) {
             return Err(format!(
                 "DOMAIN_MAX must exceed DOMAIN_MIN in every channel; {} has max {} <= min {}",
                 ["red", "green", "blue"][c],
@@ -92,7 +109,10 @@ impl CubeLut {
             ));
         }
         if self.table.len() != want {
-            return Err(format!("{keyword} {n} needs {want} data lines, found {}", self.table.len()));
+            return Err(format!(
+                "{keyword} {n} needs {want} data lines, found {}",
+                self.table.len()
+            ));
         }
         Ok(())
     }
@@ -114,20 +134,36 @@ fn parse_cube(text: &str) -> std::result::Result<CubeLut, String> {
             table.push(numbers::<3>(line).map_err(at)?);
             continue;
         }
-        let (keyword, rest) = line.split_once(char::is_whitespace).map_or((line, ""), |(a, b)| (a, b.trim()));
+        let (keyword, rest) = line
+            .split_once(char::is_whitespace)
+            .map_or((line, ""), |(a, b)| (a, b.trim()));
         if !table.is_empty() {
             return Err(at(format!("keyword `{keyword}` after the table data")));
         }
         match keyword {
             "TITLE" => title = Some(rest.trim_matches('"').to_string()),
             "LUT_3D_SIZE" | "LUT_1D_SIZE" => {
-                let (kind, range) = if keyword == "LUT_3D_SIZE" { (CubeKind::ThreeD, SIZES_3D) } else { (CubeKind::OneD, SIZES_1D) };
+                let (kind, range) = if keyword == "LUT_3D_SIZE" {
+                    (CubeKind::ThreeD, SIZES_3D)
+                } else {
+                    (CubeKind::OneD, SIZES_1D)
+                };
                 if let Some((given, _)) = size {
-                    return Err(at(if given == kind { format!("{keyword} given twice") } else { "both LUT_1D_SIZE and LUT_3D_SIZE given".into() }));
+                    return Err(at(if given == kind {
+                        format!("{keyword} given twice")
+                    } else {
+                        "both LUT_1D_SIZE and LUT_3D_SIZE given".into()
+                    }));
                 }
-                let n: u64 = rest.parse().map_err(|_| at(format!("{keyword} `{rest}` is not a whole number")))?;
+                let n: u64 = rest
+                    .parse()
+                    .map_err(|_| at(format!("{keyword} `{rest}` is not a whole number")))?;
                 if !range.contains(&n) {
-                    return Err(at(format!("{keyword} {n} is out of range {}..={}", range.start(), range.end())));
+                    return Err(at(format!(
+                        "{keyword} {n} is out of range {}..={}",
+                        range.start(),
+                        range.end()
+                    )));
                 }
                 size = Some((kind, n as u32));
             }
@@ -143,7 +179,14 @@ fn parse_cube(text: &str) -> std::result::Result<CubeLut, String> {
     let Some((kind, size)) = size else {
         return Err("no LUT_3D_SIZE or LUT_1D_SIZE line".into());
     };
-    let lut = CubeLut { title, kind, size, domain_min, domain_max, table };
+    let lut = CubeLut {
+        title,
+        kind,
+        size,
+        domain_min,
+        domain_max,
+        table,
+    };
     lut.check()?;
     Ok(lut)
 }
@@ -152,11 +195,18 @@ fn parse_cube(text: &str) -> std::result::Result<CubeLut, String> {
 fn numbers<const N: usize>(text: &str) -> std::result::Result<[f32; N], String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     if words.len() != N {
-        return Err(format!("expected {N} numbers, got {} in `{text}`", words.len()));
+        return Err(format!(
+            "expected {N} numbers, got {} in `{text}`",
+            words.len()
+        ));
     }
     let mut out = [0.0f32; N];
     for (o, w) in out.iter_mut().zip(&words) {
-        *o = w.parse::<f32>().ok().filter(|v| v.is_finite()).ok_or_else(|| format!("`{w}` is not a number"))?;
+        *o = w
+            .parse::<f32>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| format!("`{w}` is not a number"))?;
     }
     Ok(out)
 }
@@ -173,14 +223,28 @@ impl LutCube {
     /// Fails when `intensity` is outside [0, 1] or the LUT is inconsistent (size out of
     /// range, wrong number of entries, empty domain).
     pub fn new(lut: CubeLut, intensity: f32) -> Result<Self> {
-        lut.check().map_err(|message| Error::BadParam { filter: DEF.name.into(), param: "file".into(), message })?;
-        Ok(Self { lut: Arc::new(lut), intensity: check_float(&DEF, "intensity", intensity)? })
+        lut.check().map_err(|message| Error::BadParam {
+            filter: DEF.name.into(),
+            param: "file".into(),
+            message,
+        })?;
+        Ok(Self {
+            lut: Arc::new(lut),
+            intensity: check_float(&DEF, "intensity", intensity)?,
+        })
     }
 
     /// A LUT already checked and shared (the built-in looks): no copy of its table.
     pub fn shared(lut: Arc<CubeLut>, intensity: f32) -> Result<Self> {
-        lut.check().map_err(|message| Error::BadParam { filter: DEF.name.into(), param: "file".into(), message })?;
-        Ok(Self { lut, intensity: check_float(&DEF, "intensity", intensity)? })
+        lut.check().map_err(|message| Error::BadParam {
+            filter: DEF.name.into(),
+            param: "file".into(),
+            message,
+        })?;
+        Ok(Self {
+            lut,
+            intensity: check_float(&DEF, "intensity", intensity)?,
+        })
     }
 
     /// The LUT it applies.
@@ -293,7 +357,12 @@ impl Filter for LutCube {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        Ok(vec![ValueDesc::Image(expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?)])
+        Ok(vec![ValueDesc::Image(expect_image(
+            &DEF,
+            inputs,
+            0,
+            &[PixelFormat::Rgba8],
+        )?)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
@@ -305,9 +374,19 @@ impl Filter for LutCube {
                 p.copy_from_slice(&q);
             }
         });
-        Ok(vec![Value::Image(Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)?)])
+        Ok(vec![Value::Image(Image::from_u8(
+            img.width(),
+            img.height(),
+            PixelFormat::Rgba8,
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (src, dst, d) = one_to_one(&DEF, inputs, outputs)?;
         let count = d.pixels() as u32;
         let u = self.params(count);
@@ -316,14 +395,24 @@ impl Filter for LutCube {
         // table took 0.36 ms at 4K for a 64^3 cube); the twin reads the same f16 values
         let table = rec.upload_cached(&self.lut, "lut_cube.table", || {
             let h = |v: f32| half::f16::from_f32(v).to_bits() as u32;
-            let entries: Vec<[u32; 2]> = self.lut.table.iter().map(|&[r, g, b]| [h(r) | (h(g) << 16), h(b)]).collect();
+            let entries: Vec<[u32; 2]> = self
+                .lut
+                .table
+                .iter()
+                .map(|&[r, g, b]| [h(r) | (h(g) << 16), h(b)])
+                .collect();
             bytemuck::cast_slice(&entries).to_vec()
         })?;
         let kernel = match self.lut.kind {
             CubeKind::ThreeD => Kernel::new("lut_cube.3d", &[LutCubeParams::WGSL, WGSL], "cube3d"),
             CubeKind::OneD => Kernel::new("lut_cube.1d", &[LutCubeParams::WGSL, WGSL], "cube1d"),
         };
-        rec.dispatch(&kernel, &[&src.buffer, &table, &dst.buffer], bytemuck::bytes_of(&u), groups_1d((count as u64).div_ceil(4), LUT_CUBE_WG))
+        rec.dispatch(
+            &kernel,
+            &[&src.buffer, &table, &dst.buffer],
+            bytemuck::bytes_of(&u),
+            groups_1d((count as u64).div_ceil(4), LUT_CUBE_WG),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -358,11 +447,15 @@ mod tests {
                     0 0 0\r\n1 0 0\r\n0 1 0\r\n1 1 0\r\n# mid-table comment\r\n0 0 1\r\n1 0 1\r\n0 1 1\r\n1.0e0 1 .5\r\n";
         let l = parse(text).unwrap();
         assert_eq!(l.title.as_deref(), Some("warm"));
-        assert_eq!((l.kind, l.size, l.domain_max), (CubeKind::ThreeD, 2, [1.0, 2.0, 1.0]));
+        assert_eq!(
+            (l.kind, l.size, l.domain_max),
+            (CubeKind::ThreeD, 2, [1.0, 2.0, 1.0])
+        );
         assert_eq!(l.table.len(), 8);
         assert_eq!(l.table[1], [1.0, 0.0, 0.0]);
         assert_eq!(l.table[7], [1.0, 1.0, 0.5]);
-        let l = parse("LUT_1D_SIZE 3\nLUT_1D_INPUT_RANGE 0.1 0.9\n0 0 0\n0.5 0.4 0.3\n1 1 -0.25\n").unwrap();
+        let l = parse("LUT_1D_SIZE 3\nLUT_1D_INPUT_RANGE 0.1 0.9\n0 0 0\n0.5 0.4 0.3\n1 1 -0.25\n")
+            .unwrap();
         assert_eq!((l.kind, l.size, l.title.clone()), (CubeKind::OneD, 3, None));
         assert_eq!((l.domain_min, l.domain_max), ([0.1; 3], [0.9; 3]));
         assert_eq!(l.table[2], [1.0, 1.0, -0.25]);
@@ -371,22 +464,64 @@ mod tests {
     #[test]
     fn malformed_files_are_one_line_errors() {
         let cases: &[(&str, &str)] = &[
-            ("LUT_3D_SIZE 2\nLUT_4D_SIZE 3\n", "line 2: unknown keyword `LUT_4D_SIZE`"),
-            ("LUT_3D_SIZE 2\n0 0 0\n1 0 0\n", "LUT_3D_SIZE 2 needs 8 data lines, found 2"),
-            ("LUT_1D_SIZE 2\n0 0 0\n0.5 0.5 0.5\n1 1 1\n", "LUT_1D_SIZE 2 needs 2 data lines, found 3"),
-            ("LUT_3D_SIZE 66\n", "line 1: LUT_3D_SIZE 66 is out of range 2..=65"),
+            (
+                "LUT_3D_SIZE 2\nLUT_4D_SIZE 3\n",
+                "line 2: unknown keyword `LUT_4D_SIZE`",
+            ),
+            (
+                "LUT_3D_SIZE 2\n0 0 0\n1 0 0\n",
+                "LUT_3D_SIZE 2 needs 8 data lines, found 2",
+            ),
+            (
+                "LUT_1D_SIZE 2\n0 0 0\n0.5 0.5 0.5\n1 1 1\n",
+                "LUT_1D_SIZE 2 needs 2 data lines, found 3",
+            ),
+            (
+                "LUT_3D_SIZE 66\n",
+                "line 1: LUT_3D_SIZE 66 is out of range 2..=65",
+            ),
             ("LUT_3D_SIZE 1\n", "LUT_3D_SIZE 1 is out of range"),
-            ("LUT_1D_SIZE 65537\n", "LUT_1D_SIZE 65537 is out of range 2..=65536"),
-            ("LUT_3D_SIZE 2.5\n", "LUT_3D_SIZE `2.5` is not a whole number"),
-            ("LUT_1D_SIZE 2\n0 0 0\n1 x 1\n", "line 3: `x` is not a number"),
-            ("LUT_1D_SIZE 2\n0 0 0\n1 1\n", "line 3: expected 3 numbers, got 2 in `1 1`"),
-            ("LUT_1D_SIZE 2\n0 0 0\n1 1 1 1\n", "expected 3 numbers, got 4"),
-            ("LUT_1D_SIZE 2\n0 0 0\n1 1 1e999\n", "`1e999` is not a number"),
-            ("LUT_3D_SIZE 2\nLUT_1D_SIZE 2\n", "line 2: both LUT_1D_SIZE and LUT_3D_SIZE given"),
-            ("LUT_3D_SIZE 2\nLUT_3D_SIZE 3\n", "line 2: LUT_3D_SIZE given twice"),
-            ("DOMAIN_MAX 1 0 1\nLUT_1D_SIZE 2\n0 0 0\n1 1 1\n", "DOMAIN_MAX must exceed DOMAIN_MIN in every channel; green has max 0 <= min 0"),
+            (
+                "LUT_1D_SIZE 65537\n",
+                "LUT_1D_SIZE 65537 is out of range 2..=65536",
+            ),
+            (
+                "LUT_3D_SIZE 2.5\n",
+                "LUT_3D_SIZE `2.5` is not a whole number",
+            ),
+            (
+                "LUT_1D_SIZE 2\n0 0 0\n1 x 1\n",
+                "line 3: `x` is not a number",
+            ),
+            (
+                "LUT_1D_SIZE 2\n0 0 0\n1 1\n",
+                "line 3: expected 3 numbers, got 2 in `1 1`",
+            ),
+            (
+                "LUT_1D_SIZE 2\n0 0 0\n1 1 1 1\n",
+                "expected 3 numbers, got 4",
+            ),
+            (
+                "LUT_1D_SIZE 2\n0 0 0\n1 1 1e999\n",
+                "`1e999` is not a number",
+            ),
+            (
+                "LUT_3D_SIZE 2\nLUT_1D_SIZE 2\n",
+                "line 2: both LUT_1D_SIZE and LUT_3D_SIZE given",
+            ),
+            (
+                "LUT_3D_SIZE 2\nLUT_3D_SIZE 3\n",
+                "line 2: LUT_3D_SIZE given twice",
+            ),
+            (
+                "DOMAIN_MAX 1 0 1\nLUT_1D_SIZE 2\n0 0 0\n1 1 1\n",
+                "DOMAIN_MAX must exceed DOMAIN_MIN in every channel; green has max 0 <= min 0",
+            ),
             ("DOMAIN_MIN 0 0\n", "line 1: expected 3 numbers, got 2"),
-            ("LUT_1D_SIZE 2\n0 0 0\nTITLE \"late\"\n1 1 1\n", "line 3: keyword `TITLE` after the table data"),
+            (
+                "LUT_1D_SIZE 2\n0 0 0\nTITLE \"late\"\n1 1 1\n",
+                "line 3: keyword `TITLE` after the table data",
+            ),
             ("TITLE \"no size\"\n", "no LUT_3D_SIZE or LUT_1D_SIZE line"),
             ("", "no LUT_3D_SIZE or LUT_1D_SIZE line"),
         ];
@@ -395,15 +530,24 @@ mod tests {
             assert!(e.contains(want), "{text:?}: got `{e}`, want `{want}`");
             assert!(e.starts_with("file `t.cube`: ") && !e.contains('\n'), "{e}");
         }
-        let e = CubeLut::open("/nonexistent/grade.cube").unwrap_err().to_string();
-        assert!(e.starts_with("file `/nonexistent/grade.cube`: cannot read"), "{e}");
+        let e = CubeLut::open("/nonexistent/grade.cube")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("file `/nonexistent/grade.cube`: cannot read"),
+            "{e}"
+        );
     }
 
     #[test]
     fn identity_luts_keep_colours_and_intensity_mixes() {
         let identity = |text: &str| LutCube::new(parse(text).unwrap(), 1.0).unwrap();
         let one_d = identity("LUT_1D_SIZE 2\n0 0 0\n1 1 1\n");
-        for f in [identity(&identity_3d(2, "")), identity(&identity_3d(17, "TITLE \"id\"\n")), one_d] {
+        for f in [
+            identity(&identity_3d(2, "")),
+            identity(&identity_3d(17, "TITLE \"id\"\n")),
+            one_d,
+        ] {
             let u = f.params(1);
             for v in [0u8, 1, 77, 128, 254, 255] {
                 let p = [v, 255 - v, v / 3, 9];
@@ -416,10 +560,16 @@ mod tests {
         // a LUT built by hand is checked as a parsed one is
         let mut short = parse(&black).unwrap();
         short.table.pop();
-        assert!(LutCube::new(short, 1.0).unwrap_err().to_string().contains("needs 8 data lines, found 7"));
+        assert!(LutCube::new(short, 1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("needs 8 data lines, found 7"));
         assert_eq!(f.pixel([200, 100, 0, 50], &f.params(1)), [150, 75, 0, 50]);
         // a domain of [0, 0.5] saturates the upper half
         let f = identity(&identity_3d(3, "DOMAIN_MAX 0.5 0.5 0.5\n"));
-        assert_eq!(f.pixel([64, 128, 255, 255], &f.params(1)), [128, 255, 255, 255]);
+        assert_eq!(
+            f.pixel([64, 128, 255, 255], &f.params(1)),
+            [128, 255, 255, 255]
+        );
     }
 }

@@ -8,9 +8,17 @@ use crate::filters::blend::AlphaBlend;
 use crate::filters::neighborhood::GaussianBlur;
 
 /// The first LUT, before the glow.
-pub static LOOK_1: Look = Look::new("soft_elegance_1", include_bytes!("../../../../../assets/luts/soft_elegance_1.png"), "hsb(saturation=0.9, brightness=1.05) | tone_curve(rgb=[0,0, 0.5,0.56, 1,1])");
+pub static LOOK_1: Look = Look::new(
+    "soft_elegance_1",
+    include_bytes!("../../../../../assets/luts/soft_elegance_1.png"),
+    "hsb(saturation=0.9, brightness=1.05) | tone_curve(rgb=[0,0, 0.5,0.56, 1,1])",
+);
 /// The second LUT, after the glow.
-pub static LOOK_2: Look = Look::new("soft_elegance_2", include_bytes!("../../../../../assets/luts/soft_elegance_2.png"), "rgb(red=1.04, green=1, blue=0.96) | contrast(1.08)");
+pub static LOOK_2: Look = Look::new(
+    "soft_elegance_2",
+    include_bytes!("../../../../../assets/luts/soft_elegance_2.png"),
+    "rgb(red=1.04, green=1, blue=0.96) | contrast(1.08)",
+);
 
 crate::composite_filter! {
     /// LUT 1, a soft glow (its Gaussian blur blended over it), LUT 2.

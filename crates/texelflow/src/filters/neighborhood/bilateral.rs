@@ -16,9 +16,11 @@ use std::fmt::Write as _;
 use bytemuck::Zeroable;
 
 use crate::error::{Error, Result};
-use crate::image::{unorm8, Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, expect_image, input_image, slot_image};
+use crate::image::{unorm8, Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::wgsl_template::{replace_block, specialize};
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
@@ -50,7 +52,11 @@ pub struct Bilateral {
 impl Bilateral {
     /// Fails when a parameter is outside its declared range.
     pub fn new(radius: u32, sigma_color: f32, sigma_space: f32) -> Result<Self> {
-        Ok(Self { radius: check_int(&DEF, "radius", radius)?, sigma_color: check_float(&DEF, "sigma_color", sigma_color)?, sigma_space: check_float(&DEF, "sigma_space", sigma_space)? })
+        Ok(Self {
+            radius: check_int(&DEF, "radius", radius)?,
+            sigma_color: check_float(&DEF, "sigma_color", sigma_color)?,
+            sigma_space: check_float(&DEF, "sigma_space", sigma_space)?,
+        })
     }
     fn params(&self, width: u32, height: u32) -> BilateralParams {
         BilateralParams {
@@ -81,8 +87,12 @@ impl Bilateral {
         let p = self.params(0, 0);
         let r2 = self.radius * self.radius;
         Weights {
-            space: (0..=r2).map(|d2| (d2 as f32 * p.space_coeff).exp()).collect(),
-            color: (0..RANGE_ENTRIES as u32).map(|d| ((d * d) as f32 * p.color_coeff).exp()).collect(),
+            space: (0..=r2)
+                .map(|d2| (d2 as f32 * p.space_coeff).exp())
+                .collect(),
+            color: (0..RANGE_ENTRIES as u32)
+                .map(|d| ((d * d) as f32 * p.color_coeff).exp())
+                .collect(),
         }
     }
 
@@ -106,7 +116,11 @@ impl Bilateral {
 
 impl Default for Bilateral {
     fn default() -> Self {
-        Self { radius: 5, sigma_color: 30.0, sigma_space: 3.0 }
+        Self {
+            radius: 5,
+            sigma_color: 30.0,
+            sigma_space: 3.0,
+        }
     }
 }
 
@@ -165,7 +179,10 @@ impl Schedule {
             (r, fits) if r > TILE_MAX_RADIUS || !fits => Schedule::Direct,
             // H200 4K r=5 (session 13): 2 rows per invocation 0.418 ms (gray8 0.240), 4 rows
             // 0.492 (0.406), the range table 0.606 (0.273), direct 0.940 (0.755)
-            _ => Schedule::Tile { rows: 2, lut: false },
+            _ => Schedule::Tile {
+                rows: 2,
+                lut: false,
+            },
         }
     }
 
@@ -173,10 +190,20 @@ impl Schedule {
     pub fn parse(v: &str) -> Result<Schedule> {
         match v {
             "direct" => Ok(Schedule::Direct),
-            "tile" => Ok(Schedule::Tile { rows: 4, lut: false }),
-            "tile_bh2" => Ok(Schedule::Tile { rows: 2, lut: false }),
+            "tile" => Ok(Schedule::Tile {
+                rows: 4,
+                lut: false,
+            }),
+            "tile_bh2" => Ok(Schedule::Tile {
+                rows: 2,
+                lut: false,
+            }),
             "tile_lut" => Ok(Schedule::Tile { rows: 4, lut: true }),
-            other => Err(crate::runtime::schedule::unknown(DEF.name, other, DEF.schedules)),
+            other => Err(crate::runtime::schedule::unknown(
+                DEF.name,
+                other,
+                DEF.schedules,
+            )),
         }
     }
 }
@@ -199,33 +226,62 @@ struct TileShape {
 
 impl TileShape {
     fn new(gray: bool, radius: u32, rows: u32, lut: bool) -> TileShape {
-        let (bw, bh, rl) = if gray { (4, (rows / 2).max(1), radius.next_multiple_of(4)) } else { (1, rows, radius) };
-        TileShape { gray, radius, bh, bw, iw: TILE_WX * bw + 2 * rl, ih: TILE_WY * bh + 2 * radius, rl, lut }
+        let (bw, bh, rl) = if gray {
+            (4, (rows / 2).max(1), radius.next_multiple_of(4))
+        } else {
+            (1, rows, radius)
+        };
+        TileShape {
+            gray,
+            radius,
+            bh,
+            bw,
+            iw: TILE_WX * bw + 2 * rl,
+            ih: TILE_WY * bh + 2 * radius,
+            rl,
+            lut,
+        }
     }
     /// Workgroup memory of the kernel in bytes.
     fn bytes(&self) -> u64 {
         let texel = if self.gray { 4 } else { 16 };
-        (self.iw * self.ih) as u64 * texel + if self.lut { RANGE_ENTRIES as u64 * 4 } else { 0 }
+        (self.iw * self.ih) as u64 * texel
+            + if self.lut {
+                RANGE_ENTRIES as u64 * 4
+            } else {
+                0
+            }
     }
 }
 
 /// The tile kernel's source: the preamble and the format's entry, specialised, with the window
 /// walk generated for the radius.
 fn tile_source(t: TileShape) -> Result<String> {
-    let entry = if t.gray { TILE_GRAY_WGSL } else { TILE_RGBA_WGSL };
+    let entry = if t.gray {
+        TILE_GRAY_WGSL
+    } else {
+        TILE_RGBA_WGSL
+    };
     let mut consts = vec![("R", t.radius), ("BH", t.bh), ("IW", t.iw), ("IH", t.ih)];
     if t.gray {
         consts.push(("RL", t.rl));
     }
-    let s = specialize(&format!("{}{TILE_WGSL}\n{entry}", BilateralTileParams::WGSL), &consts)?;
+    let s = specialize(
+        &format!("{}{TILE_WGSL}\n{entry}", BilateralTileParams::WGSL),
+        &consts,
+    )?;
     let (table, fill) = if t.lut {
         (
-            format!("var<workgroup> range_w: array<f32, {RANGE_ENTRIES}>;
-"),
-            format!("    for (var i = lid.y * WX + lid.x; i < {RANGE_ENTRIES}u; i += WX * WY) {{
+            format!(
+                "var<workgroup> range_w: array<f32, {RANGE_ENTRIES}>;
+"
+            ),
+            format!(
+                "    for (var i = lid.y * WX + lid.x; i < {RANGE_ENTRIES}u; i += WX * WY) {{
         range_w[i] = bp.color_w[i / 4u][i % 4u];
     }}
-"),
+"
+            ),
         )
     } else {
         (String::new(), String::new())
@@ -252,56 +308,95 @@ fn tile_window(t: TileShape) -> String {
     let mut s = String::new();
     for (o, &(v, b)) in outputs.iter().enumerate() {
         let zero = if t.gray { "0.0" } else { "vec3<f32>(0.0)" };
-        let _ = writeln!(s, "    let c{o} = tile[base + {}u];
+        let _ = writeln!(
+            s,
+            "    let c{o} = tile[base + {}u];
     var s{o} = {zero};
-    var n{o} = 0.0;", offset(v, b));
+    var n{o} = 0.0;",
+            offset(v, b)
+        );
     }
     for j in -r..bh + r {
         for i in -r..bw + r {
-            let users: Vec<(usize, i32)> = outputs.iter().enumerate().map(|(o, &(v, b))| (o, (j - v) * (j - v) + (i - b) * (i - b))).filter(|&(_, d2)| d2 <= r * r).collect();
+            let users: Vec<(usize, i32)> = outputs
+                .iter()
+                .enumerate()
+                .map(|(o, &(v, b))| (o, (j - v) * (j - v) + (i - b) * (i - b)))
+                .filter(|&(_, d2)| d2 <= r * r)
+                .collect();
             if users.is_empty() {
                 continue;
             }
-            let _ = writeln!(s, "    {{
-        let q = tile[base + {}u]{};", offset(j, i), if t.gray { "" } else { ".xyz" });
+            let _ = writeln!(
+                s,
+                "    {{
+        let q = tile[base + {}u]{};",
+                offset(j, i),
+                if t.gray { "" } else { ".xyz" }
+            );
             for (o, d2) in users {
                 let (k, c) = (d2 / 4, d2 % 4);
                 // the L1 distance (Gray8: its signed difference, squared alike) and the weight
                 let (dist, d, vq, vw) = if t.gray {
                     (format!("let e = q - c{o};"), ("e * e", "abs(e)"), "q", "w")
                 } else {
-                    (format!("let e = abs(q - c{o}.xyz); let d = e.x + e.y + e.z;"), ("d * d", "d"), "q", "vec3<f32>(w)")
+                    (
+                        format!("let e = abs(q - c{o}.xyz); let d = e.x + e.y + e.z;"),
+                        ("d * d", "d"),
+                        "q",
+                        "vec3<f32>(w)",
+                    )
                 };
-                let weight = if t.lut { format!("bp.space_w[{k}][{c}] * range_w[range_index({})]", d.1) } else { format!("exp2(fma({}, bp.color_log2, bp.space_log2[{k}][{c}]))", d.0) };
+                let weight = if t.lut {
+                    format!("bp.space_w[{k}][{c}] * range_w[range_index({})]", d.1)
+                } else {
+                    format!("exp2(fma({}, bp.color_log2, bp.space_log2[{k}][{c}]))", d.0)
+                };
                 let _ = writeln!(s, "        {{ {dist} let w = {weight}; s{o} = fma({vq}, {vw}, s{o}); n{o} += w; }}");
             }
-            s.push_str("    }
-");
+            s.push_str(
+                "    }
+",
+            );
         }
     }
     if t.gray {
-        s.push_str("    if (xw < bp.words) {
-");
+        s.push_str(
+            "    if (xw < bp.words) {
+",
+        );
         for v in 0..bh {
-            let _ = writeln!(s, "        if (y + {v}u < bp.height) {{
-            var packed = 0u;");
+            let _ = writeln!(
+                s,
+                "        if (y + {v}u < bp.height) {{
+            var packed = 0u;"
+            );
             for b in 0..bw {
                 let o = (v * bw + b) as usize;
                 let _ = writeln!(s, "            if (xw * 4u + {b}u < bp.width) {{ packed |= (unorm_pack(vec4<f32>(s{o} / n{o} / 255.0)) & 255u) << {}u; }}", 8 * b);
             }
-            let _ = writeln!(s, "            dst[(y + {v}u) * bp.words + xw] = packed;
-        }}");
+            let _ = writeln!(
+                s,
+                "            dst[(y + {v}u) * bp.words + xw] = packed;
+        }}"
+            );
         }
-        s.push_str("    }
-");
+        s.push_str(
+            "    }
+",
+        );
     } else {
-        s.push_str("    if (x < bp.width) {
-");
+        s.push_str(
+            "    if (x < bp.width) {
+",
+        );
         for v in 0..bh {
             let _ = writeln!(s, "        if (y + {v}u < bp.height) {{ dst[(y + {v}u) * bp.width + x] = unorm_pack(vec4<f32>(s{v} / n{v}, c{v}.w) / 255.0); }}");
         }
-        s.push_str("    }
-");
+        s.push_str(
+            "    }
+",
+        );
     }
     s
 }
@@ -344,7 +439,12 @@ impl Filter for Bilateral {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        Ok(vec![ValueDesc::Image(expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Gray8])?)])
+        Ok(vec![ValueDesc::Image(expect_image(
+            &DEF,
+            inputs,
+            0,
+            &[PixelFormat::Rgba8, PixelFormat::Gray8],
+        )?)])
     }
     /// OpenCV's formulation, on the bytes: a tap's weight is the product of the spatial weight of
     /// its squared distance and the range weight of its integer L1 colour distance (`weights`).
@@ -354,7 +454,11 @@ impl Filter for Bilateral {
         let wt = self.weights();
         let src = img.as_u8();
         // RGBA8: R, G, B filtered, the range distance their L1 sum, alpha kept; Gray8: one channel
-        let ch = if img.format() == PixelFormat::Gray8 { 1 } else { 4 };
+        let ch = if img.format() == PixelFormat::Gray8 {
+            1
+        } else {
+            4
+        };
         let colours = ch.min(3);
         let r = self.radius as i32;
         let texel = |x: i32, y: i32| -> &[u8] {
@@ -373,7 +477,8 @@ impl Filter for Bilateral {
                             continue;
                         }
                         let q = texel(x + dx, y + dy);
-                        let l1: usize = q.iter().zip(c).map(|(&a, &b)| a.abs_diff(b) as usize).sum();
+                        let l1: usize =
+                            q.iter().zip(c).map(|(&a, &b)| a.abs_diff(b) as usize).sum();
                         let weight = wt.space[d2 as usize] * wt.color[l1];
                         for k in 0..colours {
                             sum[k] += q[k] as f32 * weight;
@@ -390,17 +495,36 @@ impl Filter for Bilateral {
                 }
             }
         }
-        Ok(vec![Value::Image(Image::from_u8(img.width(), img.height(), img.format(), out)?)])
+        Ok(vec![Value::Image(Image::from_u8(
+            img.width(),
+            img.height(),
+            img.format(),
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let gray = d.format == PixelFormat::Gray8;
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
         let fits = |s: Schedule| match s {
-            Schedule::Tile { rows, lut } => self.radius <= TILE_MAX_RADIUS && TileShape::new(gray, self.radius, rows, lut).bytes() <= limit,
+            Schedule::Tile { rows, lut } => {
+                self.radius <= TILE_MAX_RADIUS
+                    && TileShape::new(gray, self.radius, rows, lut).bytes() <= limit
+            }
             Schedule::Direct => true,
         };
-        let default = Schedule::choose(self.radius, fits(Schedule::Tile { rows: 4, lut: false }));
+        let default = Schedule::choose(
+            self.radius,
+            fits(Schedule::Tile {
+                rows: 4,
+                lut: false,
+            }),
+        );
         let schedule = match crate::runtime::schedule::get(DEF.name) {
             Some(v) => Schedule::parse(&v)?,
             None => default,
@@ -410,26 +534,66 @@ impl Filter for Bilateral {
         let schedule = if fits(schedule) { schedule } else { default };
         if let Schedule::Tile { rows, lut } = schedule {
             let t = TileShape::new(gray, self.radius, rows, lut);
-            let (entry, fmt) = if gray { ("bilateral_tile_gray", "gray8") } else { ("bilateral_tile", "rgba8") };
-            let mut kernel = Kernel::new(&format!("neighborhood.bilateral_tile.{fmt}.r{}.bh{}.{}", t.radius, t.bh, if lut { "lut" } else { "exp" }), &[], entry);
+            let (entry, fmt) = if gray {
+                ("bilateral_tile_gray", "gray8")
+            } else {
+                ("bilateral_tile", "rgba8")
+            };
+            let mut kernel = Kernel::new(
+                &format!(
+                    "neighborhood.bilateral_tile.{fmt}.r{}.bh{}.{}",
+                    t.radius,
+                    t.bh,
+                    if lut { "lut" } else { "exp" }
+                ),
+                &[],
+                entry,
+            );
             kernel.generated = Some(tile_source(t)?);
             let u = self.tile_params(d.width, d.height);
             let columns = if gray { d.width.div_ceil(4) } else { d.width };
-            let groups = [columns.div_ceil(TILE_WX), d.height.div_ceil(TILE_WY * t.bh), 1];
+            let groups = [
+                columns.div_ceil(TILE_WX),
+                d.height.div_ceil(TILE_WY * t.bh),
+                1,
+            ];
             if groups[1] > rec.gpu().limits.max_compute_workgroups_per_dimension {
                 return Err(Error::Graph(format!("bilateral: an image {} pixels high needs more workgroups than the device allows", d.height)));
             }
             // every tile and table entry is written before it is read
-            return rec.dispatch_uninit(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups);
+            return rec.dispatch_uninit(
+                &kernel,
+                &[&inputs[0].buffer, &outputs[0].buffer],
+                bytemuck::bytes_of(&u),
+                groups,
+            );
         }
         let u = self.params(d.width, d.height);
         if gray {
             // one invocation per packed word of 4 pixels (a row padded to whole words)
-            let kernel = Kernel::new("neighborhood.bilateral_gray", &[BilateralParams::WGSL, WGSL], "bilateral_gray");
-            return rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_2d(d.width.div_ceil(4), d.height, 16, 16));
+            let kernel = Kernel::new(
+                "neighborhood.bilateral_gray",
+                &[BilateralParams::WGSL, WGSL],
+                "bilateral_gray",
+            );
+            return rec.dispatch(
+                &kernel,
+                &[&inputs[0].buffer, &outputs[0].buffer],
+                bytemuck::bytes_of(&u),
+                groups_2d(d.width.div_ceil(4), d.height, 16, 16),
+            );
         }
-        let kernel = Kernel::new("neighborhood.bilateral", &[BilateralParams::WGSL, WGSL], "bilateral");
-        rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_2d(d.width, d.height, 16, 16))
+        let kernel = Kernel::new(
+            "neighborhood.bilateral",
+            &[BilateralParams::WGSL, WGSL],
+            "bilateral",
+        );
+        rec.dispatch(
+            &kernel,
+            &[&inputs[0].buffer, &outputs[0].buffer],
+            bytemuck::bytes_of(&u),
+            groups_2d(d.width, d.height, 16, 16),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -448,17 +612,34 @@ mod tests {
     fn tile_kernels_validate_and_cover_the_disc() {
         for gray in [false, true] {
             for radius in 1..=TILE_MAX_RADIUS {
-                let disc = (-(radius as i32)..=radius as i32).flat_map(|y| (-(radius as i32)..=radius as i32).map(move |x| x * x + y * y)).filter(|&d2| d2 <= (radius * radius) as i32).count();
+                let disc = (-(radius as i32)..=radius as i32)
+                    .flat_map(|y| (-(radius as i32)..=radius as i32).map(move |x| x * x + y * y))
+                    .filter(|&d2| d2 <= (radius * radius) as i32)
+                    .count();
                 for (rows, lut) in [(4, false), (2, false), (4, true)] {
                     let t = TileShape::new(gray, radius, rows, lut);
                     let src = tile_source(t).unwrap_or_else(|e| panic!("{t:?}: {e}"));
                     if [1, 2, 5].contains(&radius) {
-                        let full = format!("{}\n{}\n{}", crate::runtime::COMMON_WGSL, crate::runtime::CONV_WGSL, src);
-                        let module = naga::front::wgsl::parse_str(&full).unwrap_or_else(|e| panic!("{t:?}:\n{}", e.emit_to_string(&full)));
-                        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&module).unwrap_or_else(|e| panic!("{t:?}: {e:?}"));
+                        let full = format!(
+                            "{}\n{}\n{}",
+                            crate::runtime::COMMON_WGSL,
+                            crate::runtime::CONV_WGSL,
+                            src
+                        );
+                        let module = naga::front::wgsl::parse_str(&full)
+                            .unwrap_or_else(|e| panic!("{t:?}:\n{}", e.emit_to_string(&full)));
+                        naga::valid::Validator::new(
+                            naga::valid::ValidationFlags::all(),
+                            naga::valid::Capabilities::all(),
+                        )
+                        .validate(&module)
+                        .unwrap_or_else(|e| panic!("{t:?}: {e:?}"));
                     }
                     let terms = src.matches("n0 += w").count();
-                    assert_eq!(terms, disc, "{t:?}: output 0 has {terms} terms, the disc {disc} pixels");
+                    assert_eq!(
+                        terms, disc,
+                        "{t:?}: output 0 has {terms} terms, the disc {disc} pixels"
+                    );
                     let all = src.matches(" += w;").count();
                     assert_eq!(all, disc * (t.bw * t.bh) as usize, "{t:?}");
                 }

@@ -6,8 +6,8 @@ use bytemuck::Zeroable;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::filters::registry::UniformLayout;
+use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 
@@ -30,23 +30,55 @@ uniform_struct! {
 pub const UNIFORM: UniformLayout = Blur16Params::layout(WGSL);
 
 /// The two passes `{kind}16_h` and `{kind}16_v` (`kind`: "gauss" or "box") over an RGBA16 image.
-fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, params: &Blur16Params, rows: &'static str, columns: &'static str) -> Result<()> {
+fn record(
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+    params: &Blur16Params,
+    rows: &'static str,
+    columns: &'static str,
+) -> Result<()> {
     let tmp_bytes = PixelFormat::Rgba32F.gpu_bytes(d.width, d.height);
     let limit = rec.gpu().max_binding();
     if tmp_bytes > limit {
-        return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
+        return Err(Error::TooLarge {
+            width: d.width,
+            height: d.height,
+            bytes: tmp_bytes,
+            limit,
+        });
     }
     let tmp = rec.temp(tmp_bytes);
     let uniform = bytemuck::bytes_of(params);
     let groups = groups_2d(d.width, d.height, 64, 4);
-    rec.dispatch(&Kernel::new("blur16", &[Blur16Params::WGSL, WGSL], rows), &[&input.buffer, &tmp], uniform, groups)?;
-    rec.dispatch(&Kernel::new("blur16", &[Blur16Params::WGSL, WGSL], columns), &[&tmp, &output.buffer], uniform, groups)
+    rec.dispatch(
+        &Kernel::new("blur16", &[Blur16Params::WGSL, WGSL], rows),
+        &[&input.buffer, &tmp],
+        uniform,
+        groups,
+    )?;
+    rec.dispatch(
+        &Kernel::new("blur16", &[Blur16Params::WGSL, WGSL], columns),
+        &[&tmp, &output.buffer],
+        uniform,
+        groups,
+    )
 }
 
 /// Gaussian blur of an RGBA16 image with the `2 * radius + 1` weights `w`.
-pub fn record_gaussian(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, w: &[f32]) -> Result<()> {
+pub fn record_gaussian(
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+    w: &[f32],
+) -> Result<()> {
     if w.len() > WEIGHT_VECS * 4 || w.len().is_multiple_of(2) {
-        return Err(Error::Graph(format!("gaussian_blur: {} weights do not make a 16-bit kernel", w.len())));
+        return Err(Error::Graph(format!(
+            "gaussian_blur: {} weights do not make a 16-bit kernel",
+            w.len()
+        )));
     }
     let mut p = Blur16Params::zeroed();
     (p.width, p.height, p.radius) = (d.width, d.height, (w.len() / 2) as u32);
@@ -57,10 +89,18 @@ pub fn record_gaussian(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &Gpu
 }
 
 /// Box blur of radius `r` of an RGBA16 image.
-pub fn record_box(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, r: u32) -> Result<()> {
+pub fn record_box(
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+    r: u32,
+) -> Result<()> {
     // the column sums stay below 2^31 up to radius 64 (129^2 * 65535)
     if r > 64 {
-        return Err(Error::Graph(format!("box_blur: radius {r} is above the 16-bit kernel's 64")));
+        return Err(Error::Graph(format!(
+            "box_blur: radius {r} is above the 16-bit kernel's 64"
+        )));
     }
     let mut p = Blur16Params::zeroed();
     (p.width, p.height, p.radius) = (d.width, d.height, r);
@@ -73,7 +113,9 @@ pub fn gaussian_cpu16(img: &Image, w: &[f32]) -> Result<Image> {
     let (width, height) = (img.width() as usize, img.height() as usize);
     let src = img.as_u16();
     if src.len() != width * height * 4 {
-        return Err(Error::Graph("gaussian_blur: the 16-bit twin needs an rgba16 image".into()));
+        return Err(Error::Graph(
+            "gaussian_blur: the 16-bit twin needs an rgba16 image".into(),
+        ));
     }
     let out = super::separable_cpu(src, width, height, 4, w, 65535.0, |v| v as u16);
     Image::from_u16(img.width(), img.height(), out)
@@ -84,7 +126,9 @@ pub fn box_cpu16(img: &Image, r: u32) -> Result<Image> {
     let (w, h) = (img.width() as usize, img.height() as usize);
     let src = img.as_u16();
     if src.len() != w * h * 4 {
-        return Err(Error::Graph("box_blur: the 16-bit twin needs an rgba16 image".into()));
+        return Err(Error::Graph(
+            "box_blur: the 16-bit twin needs an rgba16 image".into(),
+        ));
     }
     let ri = r as i64;
     let cx = |x: i64| x.clamp(0, w as i64 - 1) as usize;
@@ -105,7 +149,9 @@ pub fn box_cpu16(img: &Image, r: u32) -> Result<Image> {
     out.par_chunks_mut(w * 4).enumerate().for_each(|(y, orow)| {
         for x in 0..w {
             for c in 0..4 {
-                let sum: u64 = (-ri..=ri).map(|k| rows[(cy(y as i64 + k) * w + x) * 4 + c]).sum();
+                let sum: u64 = (-ri..=ri)
+                    .map(|k| rows[(cy(y as i64 + k) * w + x) * 4 + c])
+                    .sum();
                 orow[x * 4 + c] = ((2 * sum + n) / (2 * n)).min(65535) as u16;
             }
         }

@@ -8,8 +8,8 @@
 use bytemuck::Zeroable;
 
 use crate::error::{Error, Result};
-use crate::image::ImageDesc;
 use crate::filters::registry::UniformLayout;
+use crate::image::ImageDesc;
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::wgsl_template::specialize;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
@@ -53,22 +53,52 @@ pub fn tile(r: u32, budget: u64) -> Option<(u32, u32)> {
 }
 
 /// `entry` ("gauss_gray" or "box_gray") at radius `r` over a Gray8 image.
-fn record(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, p: &BlurGrayParams, entry: &'static str) -> Result<()> {
+fn record(
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+    p: &BlurGrayParams,
+    entry: &'static str,
+) -> Result<()> {
     let r = p.radius;
     let budget = BUDGET.min(rec.gpu().limits.max_compute_workgroup_storage_size as u64);
-    let (wc, th) = tile(r, budget).ok_or_else(|| Error::Graph(format!("{entry}: no tile fits radius {r} in {budget} bytes of workgroup memory")))?;
-    let mut kernel = Kernel::new(&format!("blur_gray.r{r}.{wc}x{th}"), &[BlurGrayParams::WGSL], entry);
+    let (wc, th) = tile(r, budget).ok_or_else(|| {
+        Error::Graph(format!(
+            "{entry}: no tile fits radius {r} in {budget} bytes of workgroup memory"
+        ))
+    })?;
+    let mut kernel = Kernel::new(
+        &format!("blur_gray.r{r}.{wc}x{th}"),
+        &[BlurGrayParams::WGSL],
+        entry,
+    );
     kernel.generated = Some(specialize(WGSL, &[("R", r), ("WC", wc), ("TH", th)])?);
-    rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(p), [p.words.div_ceil(wc), d.height.div_ceil(th), 1])
+    rec.dispatch(
+        &kernel,
+        &[&input.buffer, &output.buffer],
+        bytemuck::bytes_of(p),
+        [p.words.div_ceil(wc), d.height.div_ceil(th), 1],
+    )
 }
 
 /// Gaussian blur of a Gray8 image with the `2 * radius + 1` weights `w`.
-pub fn record_gaussian(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, w: &[f32]) -> Result<()> {
+pub fn record_gaussian(
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+    w: &[f32],
+) -> Result<()> {
     if w.len() > WEIGHT_VECS * 4 || w.len().is_multiple_of(2) {
-        return Err(Error::Graph(format!("gaussian_blur: {} weights do not make a gray8 kernel", w.len())));
+        return Err(Error::Graph(format!(
+            "gaussian_blur: {} weights do not make a gray8 kernel",
+            w.len()
+        )));
     }
     let mut p = BlurGrayParams::zeroed();
-    (p.width, p.height, p.radius, p.words) = (d.width, d.height, (w.len() / 2) as u32, d.width.div_ceil(4));
+    (p.width, p.height, p.radius, p.words) =
+        (d.width, d.height, (w.len() / 2) as u32, d.width.div_ceil(4));
     for (k, wk) in w.iter().enumerate() {
         p.w[k / 4][k % 4] = *wk;
     }
@@ -76,7 +106,13 @@ pub fn record_gaussian(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &Gpu
 }
 
 /// Box blur of radius `r` of a Gray8 image (exact integer sums).
-pub fn record_box(rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, r: u32) -> Result<()> {
+pub fn record_box(
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+    r: u32,
+) -> Result<()> {
     let mut p = BlurGrayParams::zeroed();
     (p.width, p.height, p.radius, p.words) = (d.width, d.height, r, d.width.div_ceil(4));
     record(rec, input, output, d, &p, "box_gray")
@@ -89,7 +125,10 @@ mod tests {
     fn tiles_fit_every_radius() {
         for r in 0..=96 {
             let (wc, th) = tile(r, BUDGET).expect("a tile");
-            assert!((th as u64 + 2 * r as u64) * wc as u64 * 16 <= BUDGET, "r={r}");
+            assert!(
+                (th as u64 + 2 * r as u64) * wc as u64 * 16 <= BUDGET,
+                "r={r}"
+            );
             assert!(th >= 8 && th % 8 == 0);
         }
         assert_eq!(tile(6, BUDGET), Some((16, 48)));

@@ -25,9 +25,11 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, expect_image, input_image, one_to_one};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{schedule, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -54,7 +56,22 @@ const BLOCKSUM_WGSL: &str = include_str!("box_blur_blocksum.wgsl");
 /// priming (2r + 1 rows per 16-row strip) grows with r; the block pass does not.
 const BLOCKS_FROM: u32 = 11;
 
-const VARIANTS: &[&str] = &["strip", "sweep", "sweep_short", "sweep_tall", "sweep64", "blocks", "blocks_short", "blocks192", "blocks_lb2", "sweep_short_loops", "blocks_lb2_loops", "blocks_ablate_walk", "blocks_ablate_nobarrier", "blocks_ablate_noprime"];
+const VARIANTS: &[&str] = &[
+    "strip",
+    "sweep",
+    "sweep_short",
+    "sweep_tall",
+    "sweep64",
+    "blocks",
+    "blocks_short",
+    "blocks192",
+    "blocks_lb2",
+    "sweep_short_loops",
+    "blocks_lb2_loops",
+    "blocks_ablate_walk",
+    "blocks_ablate_nobarrier",
+    "blocks_ablate_noprime",
+];
 
 /// Strip columns per workgroup (= invocations), fixed by the WGSL scan layout.
 const NCOL: u32 = 256;
@@ -73,7 +90,11 @@ pub struct BoxBlur {
 impl BoxBlur {
     /// Fails when `radius` is outside [0, 64].
     pub fn new(radius: u32) -> Result<Self> {
-        Ok(Self { radius: check_int(&DEF, "radius", radius)?, schedule: None, subgroups: None })
+        Ok(Self {
+            radius: check_int(&DEF, "radius", radius)?,
+            schedule: None,
+            subgroups: None,
+        })
     }
     /// Forces the GPU schedule (for tests and benchmarks): rows per round of barriers
     /// (1, 2 or 4) and output rows per workgroup (a multiple of it).
@@ -93,7 +114,11 @@ impl BoxBlur {
 
 impl Default for BoxBlur {
     fn default() -> Self {
-        Self { radius: 4, schedule: None, subgroups: None }
+        Self {
+            radius: 4,
+            schedule: None,
+            subgroups: None,
+        }
     }
 }
 
@@ -182,17 +207,51 @@ impl SweepShape {
     pub fn named(variant: &str) -> Option<Self> {
         let (variant, unrolled) = Self::loops_suffix(variant);
         let shape = match variant {
-            "sweep" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17, unrolled: true }),
-            "sweep_short" => Some(Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 32, large_from: 17, unrolled: true }),
-            "sweep_tall" => Some(Self { nt: 128, ch: 2, lb: 4, strip_h: 64, strip_h_large: 128, large_from: 33, unrolled: true }),
-            "sweep64" => Some(Self { nt: 64, ch: 2, lb: 4, strip_h: 32, strip_h_large: 64, large_from: 17, unrolled: true }),
+            "sweep" => Some(Self {
+                nt: 128,
+                ch: 1,
+                lb: 4,
+                strip_h: 32,
+                strip_h_large: 64,
+                large_from: 17,
+                unrolled: true,
+            }),
+            "sweep_short" => Some(Self {
+                nt: 128,
+                ch: 1,
+                lb: 4,
+                strip_h: 16,
+                strip_h_large: 32,
+                large_from: 17,
+                unrolled: true,
+            }),
+            "sweep_tall" => Some(Self {
+                nt: 128,
+                ch: 2,
+                lb: 4,
+                strip_h: 64,
+                strip_h_large: 128,
+                large_from: 33,
+                unrolled: true,
+            }),
+            "sweep64" => Some(Self {
+                nt: 64,
+                ch: 2,
+                lb: 4,
+                strip_h: 32,
+                strip_h_large: 64,
+                large_from: 17,
+                unrolled: true,
+            }),
             _ => None,
         };
         shape.map(|s| Self { unrolled, ..s })
     }
     /// `variant` without a `_loops` suffix, and whether its loops are unrolled (no suffix).
     fn loops_suffix(variant: &str) -> (&str, bool) {
-        variant.strip_suffix("_loops").map_or((variant, true), |v| (v, false))
+        variant
+            .strip_suffix("_loops")
+            .map_or((variant, true), |v| (v, false))
     }
     /// The walk shape and rows per block of a `blocks*` variant name: the sweep walk with its
     /// column sums primed from block sums (a first pass), so strips stay short at every
@@ -200,11 +259,55 @@ impl SweepShape {
     pub fn blocks(variant: &str) -> Option<(Self, u32)> {
         let (variant, unrolled) = Self::loops_suffix(variant);
         let shape = match variant {
-            "blocks" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0, unrolled: true }, 8)),
-            "blocks_short" => Some((Self { nt: 128, ch: 1, lb: 4, strip_h: 8, strip_h_large: 8, large_from: 0, unrolled: true }, 8)),
-            "blocks192" => Some((Self { nt: 192, ch: 1, lb: 4, strip_h: 16, strip_h_large: 16, large_from: 0, unrolled: true }, 8)),
+            "blocks" => Some((
+                Self {
+                    nt: 128,
+                    ch: 1,
+                    lb: 4,
+                    strip_h: 16,
+                    strip_h_large: 16,
+                    large_from: 0,
+                    unrolled: true,
+                },
+                8,
+            )),
+            "blocks_short" => Some((
+                Self {
+                    nt: 128,
+                    ch: 1,
+                    lb: 4,
+                    strip_h: 8,
+                    strip_h_large: 8,
+                    large_from: 0,
+                    unrolled: true,
+                },
+                8,
+            )),
+            "blocks192" => Some((
+                Self {
+                    nt: 192,
+                    ch: 1,
+                    lb: 4,
+                    strip_h: 16,
+                    strip_h_large: 16,
+                    large_from: 0,
+                    unrolled: true,
+                },
+                8,
+            )),
             // rows loaded ahead 2 instead of 4: 16 fewer live registers (residency test)
-            "blocks_lb2" => Some((Self { nt: 128, ch: 1, lb: 2, strip_h: 16, strip_h_large: 16, large_from: 0, unrolled: true }, 8)),
+            "blocks_lb2" => Some((
+                Self {
+                    nt: 128,
+                    ch: 1,
+                    lb: 2,
+                    strip_h: 16,
+                    strip_h_large: 16,
+                    large_from: 0,
+                    unrolled: true,
+                },
+                8,
+            )),
             _ => None,
         };
         shape.map(|(s, b)| (Self { unrolled, ..s }, b))
@@ -212,7 +315,11 @@ impl SweepShape {
     /// Output rows per workgroup at radius `r`: taller strips for larger radii amortise the
     /// 2r+1 rows each strip primes its column sums with.
     pub fn strip_height(&self, r: u32) -> u32 {
-        if r >= self.large_from { self.strip_h_large } else { self.strip_h }
+        if r >= self.large_from {
+            self.strip_h_large
+        } else {
+            self.strip_h
+        }
     }
 }
 
@@ -249,7 +356,10 @@ pub static DEF: FilterDef = FilterDef {
 /// memory. Two measured best on H200 (more rows per round cost occupancy, see
 /// `SM_WORKGROUP_MEMORY` in gaussian_blur.rs). Schedule choice.
 fn rows_per_round(limit: u64) -> u32 {
-    [2u32, 1].into_iter().find(|&ch| ch as u64 * BYTES_PER_ROUND_ROW <= limit).unwrap_or(1)
+    [2u32, 1]
+        .into_iter()
+        .find(|&ch| ch as u64 * BYTES_PER_ROUND_ROW <= limit)
+        .unwrap_or(1)
 }
 
 /// Output rows per workgroup of the scan kernel. Schedule choice (measured on H200).
@@ -323,17 +433,30 @@ impl Filter for BoxBlur {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Gray8, PixelFormat::Rgba16])?;
+        let d = expect_image(
+            &DEF,
+            inputs,
+            0,
+            &[PixelFormat::Rgba8, PixelFormat::Gray8, PixelFormat::Rgba16],
+        )?;
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
         if img.format() == PixelFormat::Rgba16 {
-            return Ok(vec![Value::Image(super::gaussian_blur::blur16::box_cpu16(img, self.radius)?)]);
+            return Ok(vec![Value::Image(super::gaussian_blur::blur16::box_cpu16(
+                img,
+                self.radius,
+            )?)]);
         }
         Ok(vec![Value::Image(box_cpu(img, self.radius)?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         // the fields are public: values set past `new`'s checks are errors here, not overflows
         check_int(&DEF, "radius", self.radius)?;
         // RGBA16 has one schedule of its own (exact integer sums, `blur16.wgsl`)
@@ -357,7 +480,9 @@ impl Filter for BoxBlur {
         let recorded = match chosen {
             BoxSchedule::Strip => return self.record_strip(rec, inputs, outputs),
             BoxSchedule::Sweep(shape) => self.record_sweep(rec, inputs, outputs, shape, None),
-            BoxSchedule::Blocks(shape, rows, ablation) => self.record_sweep(rec, inputs, outputs, shape, Some((rows, ablation))),
+            BoxSchedule::Blocks(shape, rows, ablation) => {
+                self.record_sweep(rec, inputs, outputs, shape, Some((rows, ablation)))
+            }
         };
         // The sweeps need subgroups that fit their workgroups: where the device has none, the
         // default falls back to `strip` (a failed precondition records nothing); a schedule
@@ -419,7 +544,9 @@ impl BoxSchedule {
             _ => 0,
         };
         match SweepShape::blocks("blocks") {
-            Some((shape, rows)) if ablation > 0 && cfg!(feature = "bench") => Ok(BoxSchedule::Blocks(shape, rows, ablation)),
+            Some((shape, rows)) if ablation > 0 && cfg!(feature = "bench") => {
+                Ok(BoxSchedule::Blocks(shape, rows, ablation))
+            }
             _ => Err(schedule::unknown(DEF.name, v, VARIANTS)),
         }
     }
@@ -427,20 +554,35 @@ impl BoxSchedule {
 
 impl BoxBlur {
     /// The `strip` kernel (`box_blur.wgsl`, `box_blur_subgroup.wgsl`).
-    fn record_strip(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_strip(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let r = self.radius;
         let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
         let has_subgroups = rec.gpu().has_subgroups();
         let subgroups = match self.subgroups {
-            Some(true) if !has_subgroups => return Err(Error::Graph("box_blur: this device has no subgroup operations".into())),
+            Some(true) if !has_subgroups => {
+                return Err(Error::Graph(
+                    "box_blur: this device has no subgroup operations".into(),
+                ))
+            }
             Some(on) => on,
             None => has_subgroups,
         };
         let (ch, strip_h) = match self.schedule {
             Some((ch, sh)) => {
-                if ![1, 2, 4].contains(&ch) || sh == 0 || sh % ch != 0 || ch as u64 * BYTES_PER_ROUND_ROW > limit {
-                    return Err(Error::Graph(format!("box_blur: invalid schedule ({ch} rows per round, strips of {sh})")));
+                if ![1, 2, 4].contains(&ch)
+                    || sh == 0
+                    || sh % ch != 0
+                    || ch as u64 * BYTES_PER_ROUND_ROW > limit
+                {
+                    return Err(Error::Graph(format!(
+                        "box_blur: invalid schedule ({ch} rows per round, strips of {sh})"
+                    )));
                 }
                 (ch, sh)
             }
@@ -452,26 +594,60 @@ impl BoxBlur {
         };
         let tile_w = NCOL - 2 * r;
         let two_n = 2 * (2 * r + 1) * (2 * r + 1);
-        let params = BoxBlurParams { width: d.width, height: d.height, radius: r, tile_w, strip_h, two_n, inv_two_n: 1.0 / two_n as f32, ..Default::default()};
+        let params = BoxBlurParams {
+            width: d.width,
+            height: d.height,
+            radius: r,
+            tile_w,
+            strip_h,
+            two_n,
+            inv_two_n: 1.0 / two_n as f32,
+            ..Default::default()
+        };
         let specialized = specialize(WGSL, &[("CH", ch)])?;
         let (kernel, source) = if subgroups {
-            (Kernel::new(&format!("box_blur.sg.ch{ch}"), &[BoxBlurParams::WGSL], "main_sg"), format!("{specialized}\n{SUBGROUP_WGSL}"))
+            (
+                Kernel::new(
+                    &format!("box_blur.sg.ch{ch}"),
+                    &[BoxBlurParams::WGSL],
+                    "main_sg",
+                ),
+                format!("{specialized}\n{SUBGROUP_WGSL}"),
+            )
         } else {
-            (Kernel::new(&format!("box_blur.ch{ch}"), &[BoxBlurParams::WGSL], "main"), specialized)
+            (
+                Kernel::new(&format!("box_blur.ch{ch}"), &[BoxBlurParams::WGSL], "main"),
+                specialized,
+            )
         };
         let mut kernel = kernel;
         kernel.generated = Some(source);
-        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1])
+        rec.dispatch(
+            &kernel,
+            &[&input.buffer, &output.buffer],
+            bytemuck::bytes_of(&params),
+            [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1],
+        )
     }
 
     /// A `sweep` kernel (`box_blur_sweep.wgsl`) of the given shape; with `blk` = (rows per
     /// block, ablation), the `blocks` form (`box_blur_blocksum.wgsl`, then `box_blur_blocks.wgsl`;
     /// ablation 0 is the real kernel, 1 and 2 bench-only ablations, see `ABL` in the WGSL).
-    fn record_sweep(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot], shape: SweepShape, blk: Option<(u32, u32)>) -> Result<()> {
+    fn record_sweep(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+        shape: SweepShape,
+        blk: Option<(u32, u32)>,
+    ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let gpu = rec.gpu();
         if !gpu.has_subgroups() {
-            return Err(Error::Graph("box_blur: the sweep schedules need subgroup operations, which this device lacks".into()));
+            return Err(Error::Graph(
+                "box_blur: the sweep schedules need subgroup operations, which this device lacks"
+                    .into(),
+            ));
         }
         // The kernel numbers strip groups by whole subgroups and keeps totals for up to
         // nt/4 of them (WebGPU's smallest subgroup is 4).
@@ -483,50 +659,127 @@ impl BoxBlur {
         // multiple of 4: the buffers must cover the last partial element (pool buffers do).
         let bytes = (d.width as u64 * d.height as u64 * 4).div_ceil(16) * 16;
         if input.buffer.size() < bytes || output.buffer.size() < bytes {
-            return Err(Error::Graph("box_blur: sweep needs image buffers padded to 16 bytes".into()));
+            return Err(Error::Graph(
+                "box_blur: sweep needs image buffers padded to 16 bytes".into(),
+            ));
         }
         let r = self.radius;
         let r4 = r.div_ceil(4) * 4;
         let tile_w = 4 * shape.nt - 2 * r4;
         if tile_w == 0 || !shape.lb.is_multiple_of(shape.ch) {
-            return Err(Error::Graph(format!("box_blur: invalid sweep shape {shape:?} for radius {r}")));
+            return Err(Error::Graph(format!(
+                "box_blur: invalid sweep shape {shape:?} for radius {r}"
+            )));
         }
         let strip_h = shape.strip_height(r).div_ceil(shape.lb) * shape.lb;
         let vec = u32::from(d.width % 4 == 0);
         let delta = r4 - r;
         let n = (2 * r + 1) * (2 * r + 1);
-        let params = BoxSweepParams { width: d.width, height: d.height, radius: r, r4, tile_w, strip_h, width4: d.width / 4, inv_n: 1.0 / n as f32, ..Default::default() };
+        let params = BoxSweepParams {
+            width: d.width,
+            height: d.height,
+            radius: r,
+            r4,
+            tile_w,
+            strip_h,
+            width4: d.width / 4,
+            inv_n: 1.0 / n as f32,
+            ..Default::default()
+        };
         let groups = [d.width.div_ceil(tile_w), d.height.div_ceil(strip_h), 1];
-        let consts = |abl: u32| [("NT", shape.nt), ("CH", shape.ch), ("VEC", vec), ("DELTA", delta), ("LB", shape.lb), ("ABL", abl)];
-        let unrolled = |src: String, abl: u32| if shape.unrolled { unroll(&src, &consts(abl)) } else { Ok(src) };
+        let consts = |abl: u32| {
+            [
+                ("NT", shape.nt),
+                ("CH", shape.ch),
+                ("VEC", vec),
+                ("DELTA", delta),
+                ("LB", shape.lb),
+                ("ABL", abl),
+            ]
+        };
+        let unrolled = |src: String, abl: u32| {
+            if shape.unrolled {
+                unroll(&src, &consts(abl))
+            } else {
+                Ok(src)
+            }
+        };
         let ur = u32::from(shape.unrolled);
         let Some((blk, abl)) = blk else {
             let source = unrolled(specialize(SWEEP_WGSL, &consts(0))?, 0)?;
-            let mut kernel = Kernel::new(&format!("box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}.u{ur}", shape.nt, shape.ch, shape.lb), &[BoxSweepParams::WGSL], "main");
+            let mut kernel = Kernel::new(
+                &format!(
+                    "box_blur.sweep.nt{}.ch{}.lb{}.vec{vec}.d{delta}.u{ur}",
+                    shape.nt, shape.ch, shape.lb
+                ),
+                &[BoxSweepParams::WGSL],
+                "main",
+            );
             kernel.generated = Some(source);
-            return rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), groups);
+            return rec.dispatch(
+                &kernel,
+                &[&input.buffer, &output.buffer],
+                bytemuck::bytes_of(&params),
+                groups,
+            );
         };
         // Block sums (only read on the 16-byte path): 32 bytes per group of 4 columns and block.
         let nblk = d.height.div_ceil(blk);
-        let blk_bytes = if vec == 1 { 32 * (d.width / 4) as u64 * nblk as u64 } else { 32 };
+        let blk_bytes = if vec == 1 {
+            32 * (d.width / 4) as u64 * nblk as u64
+        } else {
+            32
+        };
         let max = rec.gpu().max_binding();
         if blk_bytes > max {
-            return Err(Error::TooLarge { width: d.width, height: d.height, bytes: blk_bytes, limit: max });
+            return Err(Error::TooLarge {
+                width: d.width,
+                height: d.height,
+                bytes: blk_bytes,
+                limit: max,
+            });
         }
         let blocks = rec.temp(blk_bytes);
         if vec == 1 && abl != 3 {
-            let mut sums = Kernel::new(&format!("box_blur.blocksum.b{blk}"), &[BoxSweepParams::WGSL], "block_sums");
+            let mut sums = Kernel::new(
+                &format!("box_blur.blocksum.b{blk}"),
+                &[BoxSweepParams::WGSL],
+                "block_sums",
+            );
             sums.generated = Some(specialize(BLOCKSUM_WGSL, &[("BLK", blk)])?);
-            rec.dispatch(&sums, &[&input.buffer, &blocks], bytemuck::bytes_of(&params), [(d.width / 4).div_ceil(64), nblk, 1])?;
+            rec.dispatch(
+                &sums,
+                &[&input.buffer, &blocks],
+                bytemuck::bytes_of(&params),
+                [(d.width / 4).div_ceil(64), nblk, 1],
+            )?;
         }
         // the sweep kernel with box_blur_blocks.wgsl's bindings and priming spliced in
         let source = specialize(SWEEP_WGSL, &consts(abl))?;
-        let bindings = format!("{}const BLK: u32 = {blk}u;\n", block_body(BLOCKS_WGSL, "sp_binding")?);
+        let bindings = format!(
+            "{}const BLK: u32 = {blk}u;\n",
+            block_body(BLOCKS_WGSL, "sp_binding")?
+        );
         let source = replace_block(&source, "sp_binding", &bindings)?;
-        let source = unrolled(replace_block(&source, "prime", block_body(BLOCKS_WGSL, "prime")?)?, abl)?;
-        let mut kernel = Kernel::new(&format!("box_blur.blocks.nt{}.ch{}.lb{}.vec{vec}.d{delta}.b{blk}.a{abl}.u{ur}", shape.nt, shape.ch, shape.lb), &[BoxSweepParams::WGSL], "main");
+        let source = unrolled(
+            replace_block(&source, "prime", block_body(BLOCKS_WGSL, "prime")?)?,
+            abl,
+        )?;
+        let mut kernel = Kernel::new(
+            &format!(
+                "box_blur.blocks.nt{}.ch{}.lb{}.vec{vec}.d{delta}.b{blk}.a{abl}.u{ur}",
+                shape.nt, shape.ch, shape.lb
+            ),
+            &[BoxSweepParams::WGSL],
+            "main",
+        );
         kernel.generated = Some(source);
-        rec.dispatch(&kernel, &[&input.buffer, &output.buffer, &blocks], bytemuck::bytes_of(&params), groups)
+        rec.dispatch(
+            &kernel,
+            &[&input.buffer, &output.buffer, &blocks],
+            bytemuck::bytes_of(&params),
+            groups,
+        )
     }
 }
 
@@ -581,7 +834,13 @@ mod tests {
     }
     #[test]
     fn cpu_constant_stays_constant_and_radius_zero_is_identity() {
-        let img = Image::from_u8(5, 3, PixelFormat::Rgba8, (0..60).map(|i| (i * 37 % 256) as u8).collect()).unwrap();
+        let img = Image::from_u8(
+            5,
+            3,
+            PixelFormat::Rgba8,
+            (0..60).map(|i| (i * 37 % 256) as u8).collect(),
+        )
+        .unwrap();
         assert_eq!(box_cpu(&img, 0).unwrap(), img);
         let c = Image::from_u8(4, 4, PixelFormat::Rgba8, vec![77; 64]).unwrap();
         assert_eq!(box_cpu(&c, 3).unwrap(), c);

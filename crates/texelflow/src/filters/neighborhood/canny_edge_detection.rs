@@ -22,11 +22,12 @@
 //! edges of any length, all in the graph's one submission. The CPU twin is a plain flood fill
 //! from the strong pixels.
 
-
 use crate::error::{Error, Result};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, Tolerance, IMAGE,
+};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{expect_image, input_image, one_to_one, Family, Filter, FilterDef, Footprint, Tolerance, IMAGE};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -76,22 +77,43 @@ pub struct CannyEdgeDetection {
 impl CannyEdgeDetection {
     /// Fails on parameters out of range and on `lower` above `upper`.
     pub fn new(sigma: f32, upper: f32, lower: f32, l2: bool) -> Result<Self> {
-        let (sigma, upper, lower) = (check_float(&DEF, "sigma", sigma)?, check_float(&DEF, "upper", upper)?, check_float(&DEF, "lower", lower)?);
+        let (sigma, upper, lower) = (
+            check_float(&DEF, "sigma", sigma)?,
+            check_float(&DEF, "upper", upper)?,
+            check_float(&DEF, "lower", lower)?,
+        );
         if lower > upper {
-            return Err(Error::BadParam { filter: DEF.name.into(), param: "lower".into(), message: format!("{lower} is above upper ({upper}); lower must be at most upper") });
+            return Err(Error::BadParam {
+                filter: DEF.name.into(),
+                param: "lower".into(),
+                message: format!("{lower} is above upper ({upper}); lower must be at most upper"),
+            });
         }
-        Ok(Self { sigma, upper, lower, l2 })
+        Ok(Self {
+            sigma,
+            upper,
+            lower,
+            l2,
+        })
     }
 
     /// (low, high): a magnitude above `low` makes a candidate, above `high` a strong pixel.
     pub fn thresholds(&self) -> (i32, i32) {
-        (level_threshold(self.lower, self.l2), level_threshold(self.upper, self.l2))
+        (
+            level_threshold(self.lower, self.l2),
+            level_threshold(self.upper, self.l2),
+        )
     }
 }
 
 impl Default for CannyEdgeDetection {
     fn default() -> Self {
-        Self { sigma: 2.0, upper: 0.4, lower: 0.1, l2: true }
+        Self {
+            sigma: 2.0,
+            upper: 0.4,
+            lower: 0.1,
+            l2: true,
+        }
     }
 }
 
@@ -101,7 +123,11 @@ impl Default for CannyEdgeDetection {
 /// L2 or floor(v) for L1, as `cv::Canny` floors its (squared) thresholds.
 pub fn level_threshold(t: f32, l2: bool) -> i32 {
     let v = 255.0 * t as f64;
-    let v = if (v - v.round()).abs() < 1e-4 { v.round() } else { v };
+    let v = if (v - v.round()).abs() < 1e-4 {
+        v.round()
+    } else {
+        v
+    };
     (if l2 { v * v } else { v }).floor() as i32
 }
 
@@ -120,9 +146,14 @@ pub fn gaussian_weights(sigma: f32) -> Vec<u32> {
     }
     let s = sigma as f64;
     let r = (3.0 * s).ceil() as i64;
-    let g: Vec<f64> = (-r..=r).map(|k| (-((k * k) as f64) / (2.0 * s * s)).exp()).collect();
+    let g: Vec<f64> = (-r..=r)
+        .map(|k| (-((k * k) as f64) / (2.0 * s * s)).exp())
+        .collect();
     let sum: f64 = g.iter().sum();
-    let mut w: Vec<i64> = g.iter().map(|v| (v / sum * WEIGHT_ONE as f64).round() as i64).collect();
+    let mut w: Vec<i64> = g
+        .iter()
+        .map(|v| (v / sum * WEIGHT_ONE as f64).round() as i64)
+        .collect();
     let rest = WEIGHT_ONE as i64 - w.iter().sum::<i64>();
     w[r as usize] += rest;
     // the remainder is a few units, the centre hundreds or more: never negative (a unit test
@@ -192,10 +223,17 @@ pub fn canny_cpu(f: &CannyEdgeDetection, img: &Image) -> Result<Image> {
     let gray: Vec<u8> = match img.format() {
         PixelFormat::Gray8 => img.as_u8().to_vec(),
         PixelFormat::Rgba8 => img.as_u8().chunks_exact(4).map(luma_gpuimage).collect(),
-        other => return Err(Error::Graph(format!("`canny_edge_detection` takes rgba8 or gray8, got {}", other.name()))),
+        other => {
+            return Err(Error::Graph(format!(
+                "`canny_edge_detection` takes rgba8 or gray8, got {}",
+                other.name()
+            )))
+        }
     };
     let gray = blur_cpu(&gray, w, h, &gaussian_weights(f.sigma));
-    let g = |x: i64, y: i64| gray[y.clamp(0, h as i64 - 1) as usize * w + x.clamp(0, w as i64 - 1) as usize] as i32;
+    let g = |x: i64, y: i64| {
+        gray[y.clamp(0, h as i64 - 1) as usize * w + x.clamp(0, w as i64 - 1) as usize] as i32
+    };
     // gradients and magnitudes
     let mut gx = vec![0i32; w * h];
     let mut gy = vec![0i32; w * h];
@@ -203,14 +241,26 @@ pub fn canny_cpu(f: &CannyEdgeDetection, img: &Image) -> Result<Image> {
     for y in 0..h as i64 {
         for x in 0..w as i64 {
             let i = y as usize * w + x as usize;
-            let dx = (g(x + 1, y - 1) + 2 * g(x + 1, y) + g(x + 1, y + 1)) - (g(x - 1, y - 1) + 2 * g(x - 1, y) + g(x - 1, y + 1));
-            let dy = (g(x - 1, y + 1) + 2 * g(x, y + 1) + g(x + 1, y + 1)) - (g(x - 1, y - 1) + 2 * g(x, y - 1) + g(x + 1, y - 1));
+            let dx = (g(x + 1, y - 1) + 2 * g(x + 1, y) + g(x + 1, y + 1))
+                - (g(x - 1, y - 1) + 2 * g(x - 1, y) + g(x - 1, y + 1));
+            let dy = (g(x - 1, y + 1) + 2 * g(x, y + 1) + g(x + 1, y + 1))
+                - (g(x - 1, y - 1) + 2 * g(x, y - 1) + g(x + 1, y - 1));
             gx[i] = dx;
             gy[i] = dy;
-            mag[i] = if f.l2 { dx * dx + dy * dy } else { dx.abs() + dy.abs() };
+            mag[i] = if f.l2 {
+                dx * dx + dy * dy
+            } else {
+                dx.abs() + dy.abs()
+            };
         }
     }
-    let m = |x: i64, y: i64| if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 { 0 } else { mag[y as usize * w + x as usize] };
+    let m = |x: i64, y: i64| {
+        if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {
+            0
+        } else {
+            mag[y as usize * w + x as usize]
+        }
+    };
     let (low, high) = f.thresholds();
     // non-maximum suppression and double threshold (OpenCV's sectors and comparisons)
     let mut class = vec![NONE; w * h];
@@ -248,7 +298,16 @@ pub fn canny_cpu(f: &CannyEdgeDetection, img: &Image) -> Result<Image> {
     }
     while let Some(i) = stack.pop() {
         let (x, y) = ((i % w) as i64, (i / w) as i64);
-        for (dx, dy) in [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
+        for (dx, dy) in [
+            (-1, -1),
+            (0, -1),
+            (1, -1),
+            (-1, 0),
+            (1, 0),
+            (-1, 1),
+            (0, 1),
+            (1, 1),
+        ] {
             let (nx, ny) = (x + dx, y + dy);
             if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
                 continue;
@@ -274,13 +333,19 @@ fn blur_cpu(gray: &[u8], w: usize, h: usize, weights: &[u32]) -> Vec<u8> {
     let mut rows = vec![0u32; w * h];
     for y in 0..h {
         for x in 0..w {
-            rows[y * w + x] = (-r..=r).map(|k| weights[(k + r) as usize] * gray[y * w + clamp(x as i64 + k, w)] as u32).sum();
+            rows[y * w + x] = (-r..=r)
+                .map(|k| weights[(k + r) as usize] * gray[y * w + clamp(x as i64 + k, w)] as u32)
+                .sum();
         }
     }
     let mut out = vec![0u8; w * h];
     for y in 0..h {
         for x in 0..w {
-            let s: u64 = (-r..=r).map(|k| weights[(k + r) as usize] as u64 * rows[clamp(y as i64 + k, h) * w + x] as u64).sum();
+            let s: u64 = (-r..=r)
+                .map(|k| {
+                    weights[(k + r) as usize] as u64 * rows[clamp(y as i64 + k, h) * w + x] as u64
+                })
+                .sum();
             out[y * w + x] = ((s + (1 << 23)) >> 24) as u8;
         }
     }
@@ -300,21 +365,43 @@ impl Filter for CannyEdgeDetection {
         Ok(vec![ValueDesc::Image(d.with_format(PixelFormat::Gray8))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        Ok(vec![Value::Image(canny_cpu(self, input_image(&DEF, inputs, 0)?)?)])
+        Ok(vec![Value::Image(canny_cpu(
+            self,
+            input_image(&DEF, inputs, 0)?,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let pixels = d.width as u64 * d.height as u64;
         // labels: one u32 per pixel, an index below 2^31 (the top bit marks components)
         let label_bytes = pixels * 4;
         let limit = rec.gpu().max_binding().min(1 << 33);
         if label_bytes > limit {
-            return Err(Error::TooLarge { width: d.width, height: d.height, bytes: label_bytes, limit });
+            return Err(Error::TooLarge {
+                width: d.width,
+                height: d.height,
+                bytes: label_bytes,
+                limit,
+            });
         }
         let weights = gaussian_weights(self.sigma);
         let (low, high) = self.thresholds();
         let words = d.width.div_ceil(4);
-        let u = CannyParams { width: d.width, height: d.height, words, radius: (weights.len() / 2) as u32, low, high, l2: self.l2 as u32, ..Default::default()};
+        let u = CannyParams {
+            width: d.width,
+            height: d.height,
+            words,
+            radius: (weights.len() / 2) as u32,
+            low,
+            high,
+            l2: self.l2 as u32,
+            ..Default::default()
+        };
         let u = bytemuck::bytes_of(&u);
         let per_word = groups_1d(words as u64 * d.height as u64, WG);
         let per_pixel = groups_1d(pixels, WG);
@@ -323,26 +410,89 @@ impl Filter for CannyEdgeDetection {
         let mut gray = input.buffer.clone();
         if d.format == PixelFormat::Rgba8 {
             let luma = rec.temp(gray_bytes);
-            rec.dispatch(&Kernel::new("canny.luma", &[CannyParams::WGSL, COMMON, LUMA], "canny_luma"), &[&input.buffer, &luma], u, per_word)?;
+            rec.dispatch(
+                &Kernel::new(
+                    "canny.luma",
+                    &[CannyParams::WGSL, COMMON, LUMA],
+                    "canny_luma",
+                ),
+                &[&input.buffer, &luma],
+                u,
+                per_word,
+            )?;
             gray = luma;
         }
         if !weights.is_empty() {
             let taps = rec.upload("texelflow.canny.weights", bytemuck::cast_slice(&weights))?;
             let rows = rec.temp(pixels * 4);
-            rec.dispatch(&Kernel::new("canny.blur_h", &[CannyParams::WGSL, COMMON, BLUR_H], "canny_blur_h"), &[&gray, &rows, &taps], u, per_pixel)?;
+            rec.dispatch(
+                &Kernel::new(
+                    "canny.blur_h",
+                    &[CannyParams::WGSL, COMMON, BLUR_H],
+                    "canny_blur_h",
+                ),
+                &[&gray, &rows, &taps],
+                u,
+                per_pixel,
+            )?;
             let blurred = rec.temp(gray_bytes);
-            rec.dispatch(&Kernel::new("canny.blur_v", &[CannyParams::WGSL, COMMON, BLUR_V], "canny_blur_v"), &[&rows, &blurred, &taps], u, per_word)?;
+            rec.dispatch(
+                &Kernel::new(
+                    "canny.blur_v",
+                    &[CannyParams::WGSL, COMMON, BLUR_V],
+                    "canny_blur_v",
+                ),
+                &[&rows, &blurred, &taps],
+                u,
+                per_word,
+            )?;
             gray = blurred;
         }
         let labels = rec.temp(label_bytes);
         // the classes go into the output buffer (Gray8 layout) and are rewritten in place at the end
-        let mut classify = Kernel::new("canny.classify", &[CannyParams::WGSL, COMMON], "canny_classify");
+        let mut classify = Kernel::new(
+            "canny.classify",
+            &[CannyParams::WGSL, COMMON],
+            "canny_classify",
+        );
         classify.generated = Some(crate::runtime::wgsl_template::unroll(CLASSIFY, &[])?);
-        rec.dispatch(&classify, &[&gray, &output.buffer, &labels], u, groups_2d(words, d.height, TILE_WORDS, TILE_ROWS))?;
+        rec.dispatch(
+            &classify,
+            &[&gray, &output.buffer, &labels],
+            u,
+            groups_2d(words, d.height, TILE_WORDS, TILE_ROWS),
+        )?;
         let tiles = words.div_ceil(TILE_WORDS) as u64 * d.height.div_ceil(TILE_ROWS) as u64;
-        rec.dispatch(&Kernel::new("canny.merge", &[CannyParams::WGSL, COMMON, FIND, MERGE], "canny_merge"), &[&output.buffer, &labels], u, groups_1d(tiles * BORDER_PER_TILE, WG))?;
-        rec.dispatch(&Kernel::new("canny.resolve", &[CannyParams::WGSL, COMMON, FIND, RESOLVE], "canny_resolve"), &[&output.buffer, &labels], u, per_pixel)?;
-        rec.dispatch(&Kernel::new("canny.output", &[CannyParams::WGSL, COMMON, OUTPUT], "canny_output"), &[&output.buffer, &labels], u, per_word)
+        rec.dispatch(
+            &Kernel::new(
+                "canny.merge",
+                &[CannyParams::WGSL, COMMON, FIND, MERGE],
+                "canny_merge",
+            ),
+            &[&output.buffer, &labels],
+            u,
+            groups_1d(tiles * BORDER_PER_TILE, WG),
+        )?;
+        rec.dispatch(
+            &Kernel::new(
+                "canny.resolve",
+                &[CannyParams::WGSL, COMMON, FIND, RESOLVE],
+                "canny_resolve",
+            ),
+            &[&output.buffer, &labels],
+            u,
+            per_pixel,
+        )?;
+        rec.dispatch(
+            &Kernel::new(
+                "canny.output",
+                &[CannyParams::WGSL, COMMON, OUTPUT],
+                "canny_output",
+            ),
+            &[&output.buffer, &labels],
+            u,
+            per_word,
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())
@@ -358,23 +508,43 @@ mod tests {
         for k in 1..=(MAX_SIGMA * 20.0) as u32 {
             let s = k as f32 / 20.0;
             let w = gaussian_weights(s);
-            assert_eq!(w.len(), 2 * (3.0 * s as f64).ceil() as usize + 1, "sigma {s}");
+            assert_eq!(
+                w.len(),
+                2 * (3.0 * s as f64).ceil() as usize + 1,
+                "sigma {s}"
+            );
             assert_eq!(w.iter().sum::<u32>(), WEIGHT_ONE, "sigma {s}");
             let c = w.len() / 2;
             // the centre absorbs the other taps' rounding: at most half a unit each
             let r = c as i64;
-            let sum: f64 = (-r..=r).map(|k| (-((k * k) as f64) / (2.0 * s as f64 * s as f64)).exp()).sum();
+            let sum: f64 = (-r..=r)
+                .map(|k| (-((k * k) as f64) / (2.0 * s as f64 * s as f64)).exp())
+                .sum();
             let exact = WEIGHT_ONE as f64 / sum;
-            assert!((w[c] as f64 - exact).abs() <= 0.5 * w.len() as f64, "sigma {s}: centre {} far from {exact}", w[c]);
+            assert!(
+                (w[c] as f64 - exact).abs() <= 0.5 * w.len() as f64,
+                "sigma {s}: centre {} far from {exact}",
+                w[c]
+            );
         }
         assert!(gaussian_weights(0.0).is_empty());
     }
 
     #[test]
     fn luma_matches_the_edge_stencils() {
-        for (r, g, b) in [(0u8, 0u8, 0u8), (255, 255, 255), (10, 200, 30), (255, 0, 0), (1, 2, 3), (128, 127, 129)] {
+        for (r, g, b) in [
+            (0u8, 0u8, 0u8),
+            (255, 255, 255),
+            (10, 200, 30),
+            (255, 0, 0),
+            (1, 2, 3),
+            (128, 127, 129),
+        ] {
             let f = |v: u8| v as f32 / 255.0;
-            assert_eq!(luma_gpuimage(&[r, g, b, 255]) as i32, super::super::luma8([f(r), f(g), f(b), 1.0]));
+            assert_eq!(
+                luma_gpuimage(&[r, g, b, 255]) as i32,
+                super::super::luma8([f(r), f(g), f(b), 1.0])
+            );
         }
     }
 

@@ -19,11 +19,12 @@
 //! exact integers on both sides; the final blend is OpenCV's f32 formula, where a GPU may fuse
 //! multiply-adds, so a pixel whose blend lies on a rounding boundary may differ by one level.
 
-
 use crate::error::{Error, Result};
-use crate::image::{luma601, Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::image::{luma601, Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -49,16 +50,28 @@ pub struct Clahe {
 impl Clahe {
     /// Fails when a parameter is outside its declared range.
     pub fn new(clip_limit: f32, tiles_x: u32, tiles_y: u32) -> Result<Self> {
-        Ok(Self { clip_limit: check_float(&DEF, "clip_limit", clip_limit)?, tiles_x: check_int(&DEF, "tiles_x", tiles_x)?, tiles_y: check_int(&DEF, "tiles_y", tiles_y)? })
+        Ok(Self {
+            clip_limit: check_float(&DEF, "clip_limit", clip_limit)?,
+            tiles_x: check_int(&DEF, "tiles_x", tiles_x)?,
+            tiles_y: check_int(&DEF, "tiles_y", tiles_y)?,
+        })
     }
 
     /// Tile geometry and limits for a `width x height` image, as OpenCV's `CLAHE_Impl::apply` sets them up.
     fn params(&self, width: u32, height: u32, gray: bool) -> ClaheParams {
         let (tx, ty) = (self.tiles_x, self.tiles_y);
-        let (pw, ph) = if width.is_multiple_of(tx) && height.is_multiple_of(ty) { (width, height) } else { (width + tx - width % tx, height + ty - height % ty) };
+        let (pw, ph) = if width.is_multiple_of(tx) && height.is_multiple_of(ty) {
+            (width, height)
+        } else {
+            (width + tx - width % tx, height + ty - height % ty)
+        };
         let (tile_w, tile_h) = (pw / tx, ph / ty);
         let total = tile_w * tile_h;
-        let clip = if self.clip_limit > 0.0 { ((self.clip_limit as f64 * total as f64 / 256.0) as u32).max(1) } else { 0 };
+        let clip = if self.clip_limit > 0.0 {
+            ((self.clip_limit as f64 * total as f64 / 256.0) as u32).max(1)
+        } else {
+            0
+        };
         ClaheParams {
             width,
             height,
@@ -79,7 +92,11 @@ impl Clahe {
 
 impl Default for Clahe {
     fn default() -> Self {
-        Self { clip_limit: 40.0, tiles_x: 8, tiles_y: 8 }
+        Self {
+            clip_limit: 40.0,
+            tiles_x: 8,
+            tiles_y: 8,
+        }
     }
 }
 
@@ -150,7 +167,13 @@ fn clahe_cpu(f: &Clahe, img: &Image) -> Result<Image> {
     let gray = img.format() == PixelFormat::Gray8;
     let (w, h) = (img.width() as i64, img.height() as i64);
     let src = img.as_u8();
-    let levels: Vec<u8> = if gray { src.to_vec() } else { src.chunks_exact(4).map(|p| luma601(p[0], p[1], p[2])).collect() };
+    let levels: Vec<u8> = if gray {
+        src.to_vec()
+    } else {
+        src.chunks_exact(4)
+            .map(|p| luma601(p[0], p[1], p[2]))
+            .collect()
+    };
     let p = f.params(img.width(), img.height(), gray);
     let (tw, th) = (p.tile_w as i64, p.tile_h as i64);
     let mut luts = vec![[0u8; 256]; (p.tiles_x * p.tiles_y) as usize];
@@ -187,7 +210,9 @@ fn clahe_cpu(f: &Clahe, img: &Image) -> Result<Image> {
         let mut sum = 0u32;
         for (l, b) in lut.iter_mut().zip(hist) {
             sum += b;
-            *l = (sum as f32 * p.lut_scale).round_ties_even().clamp(0.0, 255.0) as u8;
+            *l = (sum as f32 * p.lut_scale)
+                .round_ties_even()
+                .clamp(0.0, 255.0) as u8;
         }
     }
     // per axis: the two tiles and the weight of the second, as OpenCV's interpolation computes them
@@ -195,7 +220,11 @@ fn clahe_cpu(f: &Clahe, img: &Image) -> Result<Image> {
         let t = i as f32 * inv - 0.5;
         let t1 = t.floor() as i64;
         let a = t - t1 as f32;
-        (t1.max(0) as usize, (t1 + 1).min(tiles as i64 - 1) as usize, a)
+        (
+            t1.max(0) as usize,
+            (t1 + 1).min(tiles as i64 - 1) as usize,
+            a,
+        )
     };
     let mut out = src.to_vec();
     for y in 0..h {
@@ -207,7 +236,8 @@ fn clahe_cpu(f: &Clahe, img: &Image) -> Result<Image> {
             let v = levels[i] as usize;
             let (xa1, ya1) = (1.0 - xa, 1.0 - ya);
             let lut = |t: usize| luts[t][v] as f32;
-            let res = (lut(row1 + x1) * xa1 + lut(row1 + x2) * xa) * ya1 + (lut(row2 + x1) * xa1 + lut(row2 + x2) * xa) * ya;
+            let res = (lut(row1 + x1) * xa1 + lut(row1 + x2) * xa) * ya1
+                + (lut(row2 + x1) * xa1 + lut(row2 + x2) * xa) * ya;
             let e = res.round_ties_even().clamp(0.0, 255.0) as i32;
             if gray {
                 out[i] = e as u8;
@@ -230,15 +260,27 @@ impl Filter for Clahe {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        Ok(vec![ValueDesc::Image(expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Gray8])?)])
+        Ok(vec![ValueDesc::Image(expect_image(
+            &DEF,
+            inputs,
+            0,
+            &[PixelFormat::Rgba8, PixelFormat::Gray8],
+        )?)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
         Ok(vec![Value::Image(clahe_cpu(self, img)?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
-        let out = outputs.first().ok_or_else(|| Error::Graph("`clahe` needs an output".into()))?;
+        let out = outputs
+            .first()
+            .ok_or_else(|| Error::Graph("`clahe` needs an output".into()))?;
         let gray = d.format == PixelFormat::Gray8;
         let u = self.params(d.width, d.height, gray);
         let tiles = u.tiles_x * u.tiles_y;
@@ -249,12 +291,34 @@ impl Filter for Clahe {
         let table = rec.temp(tiles as u64 * 256 * 4);
         rec.clear(&table);
         let bytes = bytemuck::bytes_of(&u);
-        let hist = Kernel::new("neighborhood.clahe_hist", &[ClaheParams::WGSL, WGSL, HIST_WGSL], "clahe_hist");
-        rec.dispatch(&hist, &[&inputs[0].buffer, &table], bytes, [tiles, chunks, 1])?;
-        let lut = Kernel::new("neighborhood.clahe_lut", &[ClaheParams::WGSL, WGSL, LUT_WGSL], "clahe_lut");
+        let hist = Kernel::new(
+            "neighborhood.clahe_hist",
+            &[ClaheParams::WGSL, WGSL, HIST_WGSL],
+            "clahe_hist",
+        );
+        rec.dispatch(
+            &hist,
+            &[&inputs[0].buffer, &table],
+            bytes,
+            [tiles, chunks, 1],
+        )?;
+        let lut = Kernel::new(
+            "neighborhood.clahe_lut",
+            &[ClaheParams::WGSL, WGSL, LUT_WGSL],
+            "clahe_lut",
+        );
         rec.dispatch(&lut, &[&table], bytes, [tiles, 1, 1])?;
-        let apply = Kernel::new("neighborhood.clahe_apply", &[ClaheParams::WGSL, WGSL, APPLY_WGSL], "clahe_apply");
-        rec.dispatch(&apply, &[&inputs[0].buffer, &table, &out.buffer], bytes, groups_2d(if gray { u.words } else { d.width }, d.height, 16, 16))
+        let apply = Kernel::new(
+            "neighborhood.clahe_apply",
+            &[ClaheParams::WGSL, WGSL, APPLY_WGSL],
+            "clahe_apply",
+        );
+        rec.dispatch(
+            &apply,
+            &[&inputs[0].buffer, &table, &out.buffer],
+            bytes,
+            groups_2d(if gray { u.words } else { d.width }, d.height, 16, 16),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

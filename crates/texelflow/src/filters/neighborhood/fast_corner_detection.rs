@@ -13,9 +13,11 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::image::{luma601, Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, expect_image, input_image, one_to_one};
+use crate::image::{luma601, Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -23,7 +25,24 @@ use crate::value::{Value, ValueDesc};
 const WGSL: &str = include_str!("fast_corner_detection.wgsl");
 
 /// The circle of radius 3 as (dx, dy), contiguous, in OpenCV's order (`makeOffsets`).
-pub const CIRCLE: [(i32, i32); 16] = [(0, 3), (1, 3), (2, 2), (3, 1), (3, 0), (3, -1), (2, -2), (1, -3), (0, -3), (-1, -3), (-2, -2), (-3, -1), (-3, 0), (-3, 1), (-2, 2), (-1, 3)];
+pub const CIRCLE: [(i32, i32); 16] = [
+    (0, 3),
+    (1, 3),
+    (2, 2),
+    (3, 1),
+    (3, 0),
+    (3, -1),
+    (2, -2),
+    (1, -3),
+    (0, -3),
+    (-1, -3),
+    (-2, -2),
+    (-3, -1),
+    (-3, 0),
+    (-3, 1),
+    (-2, 2),
+    (-1, 3),
+];
 
 /// FAST-9 corners with optional non-maximum suppression, as a Gray8 map of scores.
 #[derive(Clone, Debug)]
@@ -37,16 +56,29 @@ pub struct FastCornerDetection {
 impl FastCornerDetection {
     /// Fails when `threshold` is outside [1, 255].
     pub fn new(threshold: u32, nonmax: bool) -> Result<Self> {
-        Ok(Self { threshold: check_int(&DEF, "threshold", threshold)?, nonmax })
+        Ok(Self {
+            threshold: check_int(&DEF, "threshold", threshold)?,
+            nonmax,
+        })
     }
     fn params(&self, d: crate::ImageDesc) -> FastParams {
-        FastParams { width: d.width, height: d.height, threshold: self.threshold as i32, format: (d.format == PixelFormat::Rgba8) as u32, words_per_row: d.width.div_ceil(4), ..Default::default()}
+        FastParams {
+            width: d.width,
+            height: d.height,
+            threshold: self.threshold as i32,
+            format: (d.format == PixelFormat::Rgba8) as u32,
+            words_per_row: d.width.div_ceil(4),
+            ..Default::default()
+        }
     }
 }
 
 impl Default for FastCornerDetection {
     fn default() -> Self {
-        Self { threshold: 10, nonmax: true }
+        Self {
+            threshold: 10,
+            nonmax: true,
+        }
     }
 }
 
@@ -93,13 +125,19 @@ never a corner, as in OpenCV. `| corner_points` turns the map into a list (x, y,
 pub fn fast_luma(img: &Image) -> Vec<u8> {
     match img.format() {
         PixelFormat::Gray8 => img.as_u8().to_vec(),
-        _ => img.as_u8().chunks_exact(4).map(|p| luma601(p[0], p[1], p[2])).collect(),
+        _ => img
+            .as_u8()
+            .chunks_exact(4)
+            .map(|p| luma601(p[0], p[1], p[2]))
+            .collect(),
     }
 }
 
 /// Whether 9 contiguous circle pixels are all brighter than c + t or all darker than c - t.
 fn is_corner(circle: &[i32; 16], c: i32, t: i32) -> bool {
-    (0..16).any(|k| (0..9).all(|i| circle[(k + i) % 16] > c + t) || (0..9).all(|i| circle[(k + i) % 16] < c - t))
+    (0..16).any(|k| {
+        (0..9).all(|i| circle[(k + i) % 16] > c + t) || (0..9).all(|i| circle[(k + i) % 16] < c - t)
+    })
 }
 
 /// CPU twin: the score map (the definition directly: the test at `threshold`, then the
@@ -109,42 +147,60 @@ pub fn fast_cpu(luma: &[u8], width: u32, height: u32, threshold: u32, nonmax: bo
     let t = threshold as i32;
     let mut scores = vec![0u8; w * h];
     if w >= 7 && h >= 7 {
-        scores.par_chunks_mut(w).enumerate().filter(|(y, _)| *y >= 3 && *y + 3 < h).for_each(|(y, row)| {
-            for x in 3..w - 3 {
-                let c = luma[y * w + x] as i32;
-                let circle: [i32; 16] = std::array::from_fn(|k| luma[(y as i32 + CIRCLE[k].1) as usize * w + (x as i32 + CIRCLE[k].0) as usize] as i32);
-                if !is_corner(&circle, c, t) {
-                    continue;
-                }
-                // largest s with is_corner(s): is_corner is monotone in s
-                let (mut lo, mut hi) = (t, 255);
-                while lo < hi {
-                    let mid = (lo + hi + 1) / 2;
-                    if is_corner(&circle, c, mid) {
-                        lo = mid;
-                    } else {
-                        hi = mid - 1;
+        scores
+            .par_chunks_mut(w)
+            .enumerate()
+            .filter(|(y, _)| *y >= 3 && *y + 3 < h)
+            .for_each(|(y, row)| {
+                for x in 3..w - 3 {
+                    let c = luma[y * w + x] as i32;
+                    let circle: [i32; 16] = std::array::from_fn(|k| {
+                        luma[(y as i32 + CIRCLE[k].1) as usize * w
+                            + (x as i32 + CIRCLE[k].0) as usize] as i32
+                    });
+                    if !is_corner(&circle, c, t) {
+                        continue;
                     }
+                    // largest s with is_corner(s): is_corner is monotone in s
+                    let (mut lo, mut hi) = (t, 255);
+                    while lo < hi {
+                        let mid = (lo + hi + 1) / 2;
+                        if is_corner(&circle, c, mid) {
+                            lo = mid;
+                        } else {
+                            hi = mid - 1;
+                        }
+                    }
+                    row[x] = lo as u8;
                 }
-                row[x] = lo as u8;
-            }
-        });
+            });
     }
     if !nonmax {
         return scores;
     }
-    let at = |x: i64, y: i64| if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 { 0 } else { scores[y as usize * w + x as usize] };
-    let mut out = vec![0u8; w * h];
-    out.par_chunks_mut(w.max(1)).enumerate().for_each(|(y, row)| {
-        for (x, o) in row.iter_mut().enumerate() {
-            let s = scores[y * w + x];
-            let (xi, yi) = (x as i64, y as i64);
-            let keep = s > 0 && (-1..=1).all(|dy| (-1..=1).all(|dx| (dx == 0 && dy == 0) || s > at(xi + dx, yi + dy)));
-            if keep {
-                *o = s;
-            }
+    let at = |x: i64, y: i64| {
+        if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {
+            0
+        } else {
+            scores[y as usize * w + x as usize]
         }
-    });
+    };
+    let mut out = vec![0u8; w * h];
+    out.par_chunks_mut(w.max(1))
+        .enumerate()
+        .for_each(|(y, row)| {
+            for (x, o) in row.iter_mut().enumerate() {
+                let s = scores[y * w + x];
+                let (xi, yi) = (x as i64, y as i64);
+                let keep = s > 0
+                    && (-1..=1).all(|dy| {
+                        (-1..=1).all(|dx| (dx == 0 && dy == 0) || s > at(xi + dx, yi + dy))
+                    });
+                if keep {
+                    *o = s;
+                }
+            }
+        });
     out
 }
 
@@ -157,25 +213,68 @@ impl Filter for FastCornerDetection {
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Gray8])?;
-        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(d.width, d.height, PixelFormat::Gray8))])
+        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(
+            d.width,
+            d.height,
+            PixelFormat::Gray8,
+        ))])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        let map = fast_cpu(&fast_luma(img), img.width(), img.height(), self.threshold, self.nonmax);
-        Ok(vec![Value::Image(Image::from_u8(img.width(), img.height(), PixelFormat::Gray8, map)?)])
+        let map = fast_cpu(
+            &fast_luma(img),
+            img.width(),
+            img.height(),
+            self.threshold,
+            self.nonmax,
+        );
+        Ok(vec![Value::Image(Image::from_u8(
+            img.width(),
+            img.height(),
+            PixelFormat::Gray8,
+            map,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let u = self.params(d);
-        let score = Kernel::new("neighborhood.fast_corner_detection.score", &[FastParams::WGSL, WGSL], "fast_score");
+        let score = Kernel::new(
+            "neighborhood.fast_corner_detection.score",
+            &[FastParams::WGSL, WGSL],
+            "fast_score",
+        );
         let groups = [u.words_per_row.div_ceil(16), d.height.div_ceil(16), 1];
         if !self.nonmax {
-            return rec.dispatch(&score, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&u), groups);
+            return rec.dispatch(
+                &score,
+                &[&input.buffer, &output.buffer],
+                bytemuck::bytes_of(&u),
+                groups,
+            );
         }
         let scores = rec.temp(PixelFormat::Gray8.gpu_bytes(d.width, d.height));
-        rec.dispatch(&score, &[&input.buffer, &scores], bytemuck::bytes_of(&u), groups)?;
-        let nonmax = Kernel::new("neighborhood.fast_corner_detection.nonmax", &[FastParams::WGSL, WGSL], "fast_nonmax");
-        rec.dispatch(&nonmax, &[&scores, &output.buffer], bytemuck::bytes_of(&u), [u.words_per_row.div_ceil(64), d.height, 1])
+        rec.dispatch(
+            &score,
+            &[&input.buffer, &scores],
+            bytemuck::bytes_of(&u),
+            groups,
+        )?;
+        let nonmax = Kernel::new(
+            "neighborhood.fast_corner_detection.nonmax",
+            &[FastParams::WGSL, WGSL],
+            "fast_nonmax",
+        );
+        rec.dispatch(
+            &nonmax,
+            &[&scores, &output.buffer],
+            bytemuck::bytes_of(&u),
+            [u.words_per_row.div_ceil(64), d.height, 1],
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -31,9 +31,11 @@ use bytemuck::Zeroable;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::image::{Image, ImageDesc, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, one_to_one, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_float, ParamDef};
-use crate::filters::registry::{EXACT_ENOUGH, Family, Filter, FilterDef, IMAGE, expect_image, input_image, one_to_one};
+use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -42,14 +44,18 @@ use crate::runtime::wgsl_template::{replace_block, specialize};
 
 #[path = "gaussian_blur_decimate.rs"]
 mod decimate;
-pub use decimate::{cubic_weights, decimation_error_bound, decimation_step, DecimateOptions, NodeFormat, RowSource};
-#[path = "gaussian_blur_half.rs"]
-mod half;
+pub use decimate::{
+    cubic_weights, decimation_error_bound, decimation_step, DecimateOptions, NodeFormat, RowSource,
+};
 #[path = "blur16.rs"]
 pub mod blur16;
 #[path = "blur_gray.rs"]
 pub mod blur_gray;
-pub use half::{half_applies, half_error_bound, half_fits, HalfOptions, HALF_F32_MAX_RADIUS, MAX_HALF_RADIUS};
+#[path = "gaussian_blur_half.rs"]
+mod half;
+pub use half::{
+    half_applies, half_error_bound, half_fits, HalfOptions, HALF_F32_MAX_RADIUS, MAX_HALF_RADIUS,
+};
 
 const WGSL: &str = include_str!("gaussian_blur.wgsl");
 const FUSED_WGSL: &str = include_str!("gaussian_blur_fused.wgsl");
@@ -119,14 +125,27 @@ impl ScheduleContext {
         let (r, w) = (radius(sigma), weights(sigma));
         // no spacing keeps the bound at the fused tile's radii (the first is near sigma 4.7,
         // radius 15; a unit test pins it), so the search is skipped there
-        let step = if r > MAX_FUSED_RADIUS { decimation_step(&w) } else { None };
-        Self { radius: r, step, f16: has_f16 && half_applies(&w), workgroup_memory }
+        let step = if r > MAX_FUSED_RADIUS {
+            decimation_step(&w)
+        } else {
+            None
+        };
+        Self {
+            radius: r,
+            step,
+            f16: has_f16 && half_applies(&w),
+            workgroup_memory,
+        }
     }
 
     /// `Half(o)` where it runs: in f16 where `f16` allows, in f32 (`o.f32`) up to
     /// `MAX_HALF_RADIUS`, and only where it fits the workgroup memory.
     fn half(&self, o: HalfOptions) -> Option<Schedule> {
-        let applies = if o.f32 == Some(true) { self.radius <= MAX_HALF_RADIUS } else { self.f16 };
+        let applies = if o.f32 == Some(true) {
+            self.radius <= MAX_HALF_RADIUS
+        } else {
+            self.f16
+        };
         (applies && half_fits(self.radius, o, self.workgroup_memory)).then_some(Schedule::Half(o))
     }
 
@@ -158,7 +177,10 @@ impl Schedule {
         }
         // without f16, the same shape in f32 to radius 12: radius 6 / 9 / 12 0.0983 / 0.1390 / 0.1593 ms (run g8)
         if c.radius <= HALF_F32_MAX_RADIUS {
-            if let Some(s) = c.half(HalfOptions { f32: Some(true), ..Default::default() }) {
+            if let Some(s) = c.half(HalfOptions {
+                f32: Some(true),
+                ..Default::default()
+            }) {
                 return s;
             }
         }
@@ -171,7 +193,11 @@ impl Schedule {
             return s;
         }
         // two passes in between: sigma 5 0.2213 ms (run s7-g1); packed from radius 16, see WINDOW_PACKED_FROM
-        if c.radius >= WINDOW_PACKED_FROM { Schedule::TwoPassPacked } else { Schedule::TwoPass }
+        if c.radius >= WINDOW_PACKED_FROM {
+            Schedule::TwoPassPacked
+        } else {
+            Schedule::TwoPass
+        }
     }
 
     /// The schedule a variant name asks for (`runtime::schedule`, key `gaussian_blur`), and
@@ -182,8 +208,15 @@ impl Schedule {
     /// runs at this sigma on this device, the default elsewhere.
     pub fn parse(name: &str, c: &ScheduleContext) -> Result<(Schedule, Option<PassAlone>)> {
         let (mut name, mut alone) = (name, None);
-        for (suffix, pass) in [("_h_only", PassAlone::Rows), ("_v_only", PassAlone::Columns), ("_up_only", PassAlone::Interpolation)] {
-            if let Some(n) = name.strip_suffix(suffix).filter(|_| cfg!(feature = "bench")) {
+        for (suffix, pass) in [
+            ("_h_only", PassAlone::Rows),
+            ("_v_only", PassAlone::Columns),
+            ("_up_only", PassAlone::Interpolation),
+        ] {
+            if let Some(n) = name
+                .strip_suffix(suffix)
+                .filter(|_| cfg!(feature = "bench"))
+            {
                 (name, alone) = (n, Some(pass));
             }
         }
@@ -192,11 +225,29 @@ impl Schedule {
             "f32" => Self::choose(&ScheduleContext { f16: false, ..*c }),
             "twopass" => Schedule::TwoPass,
             "twopass_packed" => Schedule::TwoPassPacked,
-            other => match (parse_tile(other), DecimateOptions::parse(other), HalfOptions::parse(other)) {
+            other => match (
+                parse_tile(other),
+                DecimateOptions::parse(other),
+                HalfOptions::parse(other),
+            ) {
                 (Some(t), ..) => Schedule::Fused(t),
                 (_, Some(o), _) => c.decimate(o).unwrap_or_else(|| Self::choose(c)),
                 (.., Some(o)) => c.half(o).unwrap_or_else(|| Self::choose(c)),
-                _ => return Err(crate::runtime::schedule::unknown(DEF.name, other, &["tile", "f32", "twopass", "twopass_packed", "decimate[_<knob>]* (see DecimateOptions)", "half[_<knob>]* (see HalfOptions)", "tile<tw>x<th>h<kh>v<kv>"])),
+                _ => {
+                    return Err(crate::runtime::schedule::unknown(
+                        DEF.name,
+                        other,
+                        &[
+                            "tile",
+                            "f32",
+                            "twopass",
+                            "twopass_packed",
+                            "decimate[_<knob>]* (see DecimateOptions)",
+                            "half[_<knob>]* (see HalfOptions)",
+                            "tile<tw>x<th>h<kh>v<kv>",
+                        ],
+                    ))
+                }
             },
         };
         Ok((schedule, alone))
@@ -206,7 +257,10 @@ impl Schedule {
 impl GaussianBlur {
     /// Fails when `sigma` is outside [0.1, 32].
     pub fn new(sigma: f32) -> Result<Self> {
-        Ok(Self { sigma: check_float(&DEF, "sigma", sigma)?, schedule: None })
+        Ok(Self {
+            sigma: check_float(&DEF, "sigma", sigma)?,
+            schedule: None,
+        })
     }
     /// Forces a GPU schedule (for tests and benchmarks). A fused tile that does not fit in
     /// the device's workgroup memory makes the run fail.
@@ -223,7 +277,11 @@ impl GaussianBlur {
     /// device), else `None`.
     pub fn decimation_grid(&self) -> Option<u32> {
         let r = self.radius();
-        if r > MAX_FUSED_RADIUS { decimation_step(&self.weights()) } else { None }
+        if r > MAX_FUSED_RADIUS {
+            decimation_step(&self.weights())
+        } else {
+            None
+        }
     }
     /// The `2 * radius + 1` normalised weights, left to right.
     pub fn weights(&self) -> Vec<f32> {
@@ -233,7 +291,10 @@ impl GaussianBlur {
 
 impl Default for GaussianBlur {
     fn default() -> Self {
-        Self { sigma: 2.0, schedule: None }
+        Self {
+            sigma: 2.0,
+            schedule: None,
+        }
     }
 }
 
@@ -244,7 +305,9 @@ fn radius(sigma: f32) -> u32 {
 fn weights(sigma: f32) -> Vec<f32> {
     let r = radius(sigma) as i32;
     let two_s2 = 2.0 * sigma * sigma;
-    let raw: Vec<f32> = (-r..=r).map(|x| (-((x * x) as f32) / two_s2).exp()).collect();
+    let raw: Vec<f32> = (-r..=r)
+        .map(|x| (-((x * x) as f32) / two_s2).exp())
+        .collect();
     let sum: f32 = raw.iter().sum();
     raw.iter().map(|v| v / sum).collect()
 }
@@ -336,7 +399,12 @@ impl FusedTile {
     /// channel, vertical pass per channel), divided by the fraction of a full SM's 1024+
     /// invocations that the workgroup memory lets run at once.
     fn cost(&self, r: u32) -> f64 {
-        let (tw, th, kh, kv) = (self.tw as f64, self.th as f64, self.kh as f64, self.kv as f64);
+        let (tw, th, kh, kv) = (
+            self.tw as f64,
+            self.th as f64,
+            self.kh as f64,
+            self.kv as f64,
+        );
         let rf = r as f64;
         let taps = 2.0 * rf + 1.0;
         let rows = th + 2.0 * rf;
@@ -360,7 +428,12 @@ const MAX_FUSED_RADIUS: u32 = 7;
 /// The fused tile measured fastest at radius 6 on the H200 (run 15: 0.1537 ms; the cost
 /// model's 32x32 h8 v4 0.1626, 32x64 h8 v8 0.1532 with 1.7x the workgroup memory, 64x32 h16
 /// v8 0.2252). Used up to `MAX_FUSED_RADIUS` wherever it fits (15 KB at radius 7).
-const MEASURED_TILE: FusedTile = FusedTile { tw: 16, th: 64, kh: 8, kv: 4 };
+const MEASURED_TILE: FusedTile = FusedTile {
+    tw: 16,
+    th: 64,
+    kh: 8,
+    kv: 4,
+};
 
 /// The cheapest fused schedule fitting in `limit` bytes of workgroup memory, if any
 /// (none for radii above `MAX_FUSED_RADIUS`: the two-pass fallback is then faster).
@@ -402,7 +475,12 @@ fn parse_tile(name: &str) -> Option<FusedTile> {
     let (tw, rest) = rest.split_once('x')?;
     let (th, rest) = rest.split_once('h')?;
     let (kh, kv) = rest.split_once('v')?;
-    Some(FusedTile { tw: tw.parse().ok()?, th: th.parse().ok()?, kh: kh.parse().ok()?, kv: kv.parse().ok()? })
+    Some(FusedTile {
+        tw: tw.parse().ok()?,
+        th: th.parse().ok()?,
+        kh: kh.parse().ok()?,
+        kv: kv.parse().ok()?,
+    })
 }
 
 const LANES: [&str; 4] = ["x", "y", "z", "w"];
@@ -418,7 +496,9 @@ fn gen_h(r: u32, kh: u32) -> String {
         s.push_str(&format!("    var a{o} = 0.0;\n"));
     }
     for j in 0..kh + 2 * r {
-        s.push_str(&format!("    let p{j} = byte_f32(tile_in[ib + {j}u], shift);\n"));
+        s.push_str(&format!(
+            "    let p{j} = byte_f32(tile_in[ib + {j}u], shift);\n"
+        ));
         for o in 0..kh {
             if j >= o && j - o <= 2 * r {
                 s.push_str(&format!("    a{o} += {} * p{j};\n", weight_ref(j - o)));
@@ -438,7 +518,9 @@ fn gen_v(r: u32, kv: u32) -> String {
         s.push_str(&format!("    var a{o} = 0.0;\n"));
     }
     for j in 0..kv + 2 * r {
-        s.push_str(&format!("    let p{j} = tile_h[(oy + {j}u) * H_STRIDE + col];\n"));
+        s.push_str(&format!(
+            "    let p{j} = tile_h[(oy + {j}u) * H_STRIDE + col];\n"
+        ));
         for o in 0..kv {
             if j >= o && j - o <= 2 * r {
                 s.push_str(&format!("    a{o} += {} * p{j};\n", weight_ref(j - o)));
@@ -455,7 +537,10 @@ fn gen_v(r: u32, kv: u32) -> String {
 /// size. Schedule choice: B = 8 keeps 8 vec4 accumulators and an 8-input window (~80
 /// registers) and reads each input (2R + 16) / 8 times; to be measured on H200.
 const WINDOW_B: u32 = 8;
-const _: () = assert!(WINDOW_B.is_multiple_of(4) && WEIGHT_VECS * 4 >= MAX_TAPS.div_ceil(WINDOW_B as usize) * WINDOW_B as usize);
+const _: () = assert!(
+    WINDOW_B.is_multiple_of(4)
+        && WEIGHT_VECS * 4 >= MAX_TAPS.div_ceil(WINDOW_B as usize) * WINDOW_B as usize
+);
 const WINDOW_HWG: u32 = 32;
 
 /// From this radius the row pass keeps its segment packed RGBA8 in workgroup memory (4x the
@@ -490,14 +575,21 @@ fn gen_window(b: u32, static_weights: bool, load: impl Fn(&str) -> String) -> St
     // one weight at a time through `tap`, a dynamic component (see WINDOW_STATIC_FROM)
     for st in 0..b {
         if static_weights {
-            s.push_str(&format!("        let w{st} = gp.w[kb / 4u + {}u].{};\n", st / 4, LANES[(st % 4) as usize]));
+            s.push_str(&format!(
+                "        let w{st} = gp.w[kb / 4u + {}u].{};\n",
+                st / 4,
+                LANES[(st % 4) as usize]
+            ));
         } else {
             s.push_str(&format!("        let w{st} = tap(kb + {st}u);\n"));
         }
         for o in 0..b {
             s.push_str(&format!("        a{o} += w{st} * p{};\n", (st + o) % b));
         }
-        s.push_str(&format!("        p{st} = {};\n", load(&format!("kb + {}u", st + b))));
+        s.push_str(&format!(
+            "        p{st} = {};\n",
+            load(&format!("kb + {}u", st + b))
+        ));
     }
     s.push_str("    }\n");
     s
@@ -507,18 +599,45 @@ fn gen_window(b: u32, static_weights: bool, load: impl Fn(&str) -> String) -> St
 pub fn window_source(r: u32, packed: bool) -> Result<String> {
     let b = WINDOW_B;
     let static_weights = r >= WINDOW_STATIC_FROM;
-    let s = specialize(&format!("{}{WGSL}\n{WINDOW_WGSL}", GaussianBlurParams::WGSL), &[("R", r), ("B", b), ("HWG", WINDOW_HWG), ("PACKED", packed as u32)])?;
-    let s = replace_block(&s, "window_h", &gen_window(b, static_weights, |j| format!("row_in(base, {j})")))?;
-    let store_h: String = (0..b).map(|o| format!("    if (x + {o}u < gp.width) {{ tmp_out[row + x + {o}u] = a{o}; }}\n")).collect();
+    let s = specialize(
+        &format!("{}{WGSL}\n{WINDOW_WGSL}", GaussianBlurParams::WGSL),
+        &[
+            ("R", r),
+            ("B", b),
+            ("HWG", WINDOW_HWG),
+            ("PACKED", packed as u32),
+        ],
+    )?;
+    let s = replace_block(
+        &s,
+        "window_h",
+        &gen_window(b, static_weights, |j| format!("row_in(base, {j})")),
+    )?;
+    let store_h: String = (0..b)
+        .map(|o| format!("    if (x + {o}u < gp.width) {{ tmp_out[row + x + {o}u] = a{o}; }}\n"))
+        .collect();
     let s = replace_block(&s, "window_h_store", &store_h)?;
-    let s = replace_block(&s, "window_v", &gen_window(b, static_weights, |j| format!("col_in(x, y0, {j})")))?;
+    let s = replace_block(
+        &s,
+        "window_v",
+        &gen_window(b, static_weights, |j| format!("col_in(x, y0, {j})")),
+    )?;
     let store_v: String = (0..b).map(|o| format!("    if (y0 + {o}u < gp.height) {{ dst[(y0 + {o}u) * gp.width + x] = pack_rounded(a{o}); }}\n")).collect();
     replace_block(&s, "window_v_store", &store_v)
 }
 
 /// The fused kernel's source for radius `r` and schedule `t`.
 pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
-    let s = specialize(&format!("{}{WGSL}\n{FUSED_WGSL}", GaussianBlurParams::WGSL), &[("R", r), ("TW", t.tw), ("TH", t.th), ("KH", t.kh), ("KV", t.kv)])?;
+    let s = specialize(
+        &format!("{}{WGSL}\n{FUSED_WGSL}", GaussianBlurParams::WGSL),
+        &[
+            ("R", r),
+            ("TW", t.tw),
+            ("TH", t.th),
+            ("KH", t.kh),
+            ("KV", t.kv),
+        ],
+    )?;
     let s = replace_block(&s, "h_segment", &gen_h(r, t.kh))?;
     replace_block(&s, "v_segment", &gen_v(r, t.kv))
 }
@@ -526,32 +645,64 @@ pub fn fused_source(r: u32, t: FusedTile) -> Result<String> {
 impl GaussianBlur {
     /// The fused kernel with tile `t` (`gaussian_blur_fused.wgsl`); `limit`: the device's
     /// workgroup memory.
-    fn record_fused(&self, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, t: FusedTile, limit: u64) -> Result<()> {
+    fn record_fused(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        input: &GpuSlot,
+        output: &GpuSlot,
+        d: ImageDesc,
+        t: FusedTile,
+        limit: u64,
+    ) -> Result<()> {
         let r = self.radius();
         if t.bytes(r) > limit {
             return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
         }
-        if t.tw * t.th != FUSED_WG * t.kv || !t.tw.is_multiple_of(t.kh) || !t.th.is_multiple_of(t.kv) {
+        if t.tw * t.th != FUSED_WG * t.kv
+            || !t.tw.is_multiple_of(t.kh)
+            || !t.th.is_multiple_of(t.kv)
+        {
             return Err(Error::Graph(format!("gaussian_blur: invalid tile {t:?}")));
         }
-        let key = format!("gaussian_blur.fused.r{r}.{}x{}.h{}.v{}", t.tw, t.th, t.kh, t.kv);
+        let key = format!(
+            "gaussian_blur.fused.r{r}.{}x{}.h{}.v{}",
+            t.tw, t.th, t.kh, t.kv
+        );
         let mut kernel = Kernel::new(&key, &[], "fused");
         kernel.generated = Some(fused_source(r, t)?);
         let params = self.params(d.width, d.height);
-        rec.dispatch(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), groups_2d(d.width, d.height, t.tw, t.th))
+        rec.dispatch(
+            &kernel,
+            &[&input.buffer, &output.buffer],
+            bytemuck::bytes_of(&params),
+            groups_2d(d.width, d.height, t.tw, t.th),
+        )
     }
 
     /// The two register-blocked passes through an Rgba32F temporary
     /// (`gaussian_blur_window.wgsl`), the row segment `packed` or not; `alone`: one pass only
     /// (bench-only ablation).
-    fn record_two_pass(&self, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, packed: bool, alone: Option<PassAlone>) -> Result<()> {
+    fn record_two_pass(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        input: &GpuSlot,
+        output: &GpuSlot,
+        d: ImageDesc,
+        packed: bool,
+        alone: Option<PassAlone>,
+    ) -> Result<()> {
         let r = self.radius();
         let params = self.params(d.width, d.height);
         let uniform = bytemuck::bytes_of(&params);
         let tmp_bytes = PixelFormat::Rgba32F.gpu_bytes(d.width, d.height);
         let limit = rec.gpu().max_binding();
         if tmp_bytes > limit {
-            return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
+            return Err(Error::TooLarge {
+                width: d.width,
+                height: d.height,
+                bytes: tmp_bytes,
+                limit,
+            });
         }
         let tmp = rec.temp(tmp_bytes);
         let key = format!("gaussian_blur.window.r{r}.p{}", packed as u32);
@@ -560,12 +711,22 @@ impl GaussianBlur {
         let mut v = Kernel::new(&key, &[], "window_v");
         v.generated = h.generated.clone();
         if alone != Some(PassAlone::Columns) {
-            rec.dispatch(&h, &[&input.buffer, &tmp], uniform, [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1])?;
+            rec.dispatch(
+                &h,
+                &[&input.buffer, &tmp],
+                uniform,
+                [d.width.div_ceil(WINDOW_B * WINDOW_HWG), d.height, 1],
+            )?;
         }
         if alone == Some(PassAlone::Rows) {
             return Ok(());
         }
-        rec.dispatch(&v, &[&tmp, &output.buffer], uniform, groups_2d(d.width, d.height.div_ceil(WINDOW_B), 64, 4))
+        rec.dispatch(
+            &v,
+            &[&tmp, &output.buffer],
+            uniform,
+            groups_2d(d.width, d.height.div_ceil(WINDOW_B), 64, 4),
+        )
     }
 
     fn params(&self, width: u32, height: u32) -> GaussianBlurParams {
@@ -580,51 +741,73 @@ impl GaussianBlur {
 
 /// CPU twin: horizontal then vertical, f32, taps in order, replicate edges; RGBA8 or Gray8.
 pub fn blur_cpu(img: &Image, w: &[f32]) -> Result<Image> {
-    let out = separable_cpu(img.as_u8(), img.width() as usize, img.height() as usize, img.format().channels(), w, 255.0, |v| v as u8);
+    let out = separable_cpu(
+        img.as_u8(),
+        img.width() as usize,
+        img.height() as usize,
+        img.format().channels(),
+        w,
+        255.0,
+        |v| v as u8,
+    );
     Image::from_u8(img.width(), img.height(), img.format(), out)
 }
 
 /// The separable pass of the CPU twins at any sample depth: rows then columns of RGBA samples
 /// in f32, taps in order, replicated edges, rounded half up into [0, `max`] by `store`; `n`
 /// samples a pixel (4, or 1 for Gray8).
-pub(crate) fn separable_cpu<T: Copy + Into<f32> + Send + Sync>(src: &[T], width: usize, height: usize, n: usize, w: &[f32], max: f32, store: impl Fn(f32) -> T + Sync) -> Vec<T> {
+pub(crate) fn separable_cpu<T: Copy + Into<f32> + Send + Sync>(
+    src: &[T],
+    width: usize,
+    height: usize,
+    n: usize,
+    w: &[f32],
+    max: f32,
+    store: impl Fn(f32) -> T + Sync,
+) -> Vec<T> {
     let r = (w.len() / 2) as i64;
     let mut tmp = vec![0f32; width * height * n];
-    tmp.par_chunks_mut(width * n).enumerate().for_each(|(y, row)| {
-        let s = &src[y * width * n..(y + 1) * width * n];
-        for x in 0..width {
-            let mut acc = [0f32; 4];
-            for (k, &wk) in w.iter().enumerate() {
-                let xx = (x as i64 - r + k as i64).clamp(0, width as i64 - 1) as usize;
-                for c in 0..n {
-                    acc[c] += wk * s[xx * n + c].into();
+    tmp.par_chunks_mut(width * n)
+        .enumerate()
+        .for_each(|(y, row)| {
+            let s = &src[y * width * n..(y + 1) * width * n];
+            for x in 0..width {
+                let mut acc = [0f32; 4];
+                for (k, &wk) in w.iter().enumerate() {
+                    let xx = (x as i64 - r + k as i64).clamp(0, width as i64 - 1) as usize;
+                    for c in 0..n {
+                        acc[c] += wk * s[xx * n + c].into();
+                    }
                 }
+                row[x * n..x * n + n].copy_from_slice(&acc[..n]);
             }
-            row[x * n..x * n + n].copy_from_slice(&acc[..n]);
-        }
-    });
+        });
     let mut out = vec![store(0.0); width * height * n];
-    out.par_chunks_mut(width * n).enumerate().for_each(|(y, row)| {
-        for x in 0..width {
-            let mut acc = [0f32; 4];
-            for (k, &wk) in w.iter().enumerate() {
-                let yy = (y as i64 - r + k as i64).clamp(0, height as i64 - 1) as usize;
+    out.par_chunks_mut(width * n)
+        .enumerate()
+        .for_each(|(y, row)| {
+            for x in 0..width {
+                let mut acc = [0f32; 4];
+                for (k, &wk) in w.iter().enumerate() {
+                    let yy = (y as i64 - r + k as i64).clamp(0, height as i64 - 1) as usize;
+                    for c in 0..n {
+                        acc[c] += wk * tmp[(yy * width + x) * n + c];
+                    }
+                }
                 for c in 0..n {
-                    acc[c] += wk * tmp[(yy * width + x) * n + c];
+                    row[x * n + c] = store(acc[c].clamp(0.0, max) + 0.5);
                 }
             }
-            for c in 0..n {
-                row[x * n + c] = store(acc[c].clamp(0.0, max) + 0.5);
-            }
-        }
-    });
+        });
     out
 }
 
 impl Filter for GaussianBlur {
     fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
         // the decimated schedule's cubic reaches two node spacings past the exact blur's nodes
-        crate::filters::registry::Footprint::Radius(self.radius() + 2 * self.decimation_grid().unwrap_or(0))
+        crate::filters::registry::Footprint::Radius(
+            self.radius() + 2 * self.decimation_grid().unwrap_or(0),
+        )
     }
     fn tile_alignment(&self) -> u32 {
         self.decimation_grid().unwrap_or(1)
@@ -633,17 +816,30 @@ impl Filter for GaussianBlur {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8, PixelFormat::Gray8, PixelFormat::Rgba16])?;
+        let d = expect_image(
+            &DEF,
+            inputs,
+            0,
+            &[PixelFormat::Rgba8, PixelFormat::Gray8, PixelFormat::Rgba16],
+        )?;
         Ok(vec![ValueDesc::Image(d)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
         if img.format() == PixelFormat::Rgba16 {
-            return Ok(vec![Value::Image(blur16::gaussian_cpu16(img, &self.weights())?)]);
+            return Ok(vec![Value::Image(blur16::gaussian_cpu16(
+                img,
+                &self.weights(),
+            )?)]);
         }
         Ok(vec![Value::Image(blur_cpu(img, &self.weights())?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         // the fields are public: values set past `new`'s checks are errors here, not overflows
         check_float(&DEF, "sigma", self.sigma)?;
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
@@ -664,9 +860,15 @@ impl Filter for GaussianBlur {
         };
         // a schedule forced by `with_schedule` wins over a named one (whose pass-alone suffix
         // still applies)
-        match self.schedule.or(named).unwrap_or_else(|| Schedule::choose(&ctx)) {
+        match self
+            .schedule
+            .or(named)
+            .unwrap_or_else(|| Schedule::choose(&ctx))
+        {
             Schedule::Fused(t) => self.record_fused(rec, input, output, d, t, limit),
-            Schedule::Decimate(o) => decimate::record(self, rec, input, output, d, ctx.step, o, alone),
+            Schedule::Decimate(o) => {
+                decimate::record(self, rec, input, output, d, ctx.step, o, alone)
+            }
             Schedule::Half(o) => half::record(self, rec, input, output, d, o),
             Schedule::TwoPass => self.record_two_pass(rec, input, output, d, false, alone),
             Schedule::TwoPassPacked => self.record_two_pass(rec, input, output, d, true, alone),
@@ -714,46 +916,107 @@ mod tests {
     #[test]
     fn default_choice_by_sigma_and_device() {
         let h200 = |sigma| ScheduleContext::new(sigma, true, 49152);
-        assert!(matches!(Schedule::choose(&h200(2.0)), Schedule::Half(HalfOptions { f32: None, .. })));
-        assert!(matches!(Schedule::choose(&h200(5.0)), Schedule::Half(_)), "radius 15, bound 0.928");
-        assert_eq!(Schedule::choose(&h200(8.0)), Schedule::Decimate(DecimateOptions::default()));
+        assert!(matches!(
+            Schedule::choose(&h200(2.0)),
+            Schedule::Half(HalfOptions { f32: None, .. })
+        ));
+        assert!(
+            matches!(Schedule::choose(&h200(5.0)), Schedule::Half(_)),
+            "radius 15, bound 0.928"
+        );
+        assert_eq!(
+            Schedule::choose(&h200(8.0)),
+            Schedule::Decimate(DecimateOptions::default())
+        );
         // without f16: the f32 shape to radius 12, the decimated schedule past sigma 5.1
         let no_f16 = |sigma| ScheduleContext::new(sigma, false, 49152);
-        assert!(matches!(Schedule::choose(&no_f16(2.0)), Schedule::Half(HalfOptions { f32: Some(true), .. })));
-        assert_eq!(Schedule::choose(&no_f16(8.0)), Schedule::Decimate(DecimateOptions::default()));
+        assert!(matches!(
+            Schedule::choose(&no_f16(2.0)),
+            Schedule::Half(HalfOptions {
+                f32: Some(true),
+                ..
+            })
+        ));
+        assert_eq!(
+            Schedule::choose(&no_f16(8.0)),
+            Schedule::Decimate(DecimateOptions::default())
+        );
         // radius 15, neither f16 nor a node spacing: the two passes
         assert_eq!(Schedule::choose(&no_f16(5.0)), Schedule::TwoPass);
     }
     #[test]
     fn schedule_names_parse() {
         let ctx = ScheduleContext::new(2.0, true, 49152);
-        for &name in DEF.schedules.iter().chain(&["tile", "tile32x32h8v4", "decimate", "half_late"]) {
-            assert!(Schedule::parse(name, &ctx).is_ok_and(|(_, alone)| alone.is_none()), "{name}");
+        for &name in DEF
+            .schedules
+            .iter()
+            .chain(&["tile", "tile32x32h8v4", "decimate", "half_late"])
+        {
+            assert!(
+                Schedule::parse(name, &ctx).is_ok_and(|(_, alone)| alone.is_none()),
+                "{name}"
+            );
         }
-        assert_eq!(Schedule::parse("tile", &ctx).ok(), Some((Schedule::choose(&ctx), None)));
-        assert_eq!(Schedule::parse("f32", &ctx).ok(), Some((Schedule::choose(&ScheduleContext { f16: false, ..ctx }), None)));
-        assert_eq!(Schedule::parse("twopass_packed", &ctx).ok(), Some((Schedule::TwoPassPacked, None)));
+        assert_eq!(
+            Schedule::parse("tile", &ctx).ok(),
+            Some((Schedule::choose(&ctx), None))
+        );
+        assert_eq!(
+            Schedule::parse("f32", &ctx).ok(),
+            Some((
+                Schedule::choose(&ScheduleContext { f16: false, ..ctx }),
+                None
+            ))
+        );
+        assert_eq!(
+            Schedule::parse("twopass_packed", &ctx).ok(),
+            Some((Schedule::TwoPassPacked, None))
+        );
         // a decimated schedule where no spacing keeps its bound: the default
-        assert_eq!(Schedule::parse("decimate_f32", &ctx).ok(), Some((Schedule::choose(&ctx), None)));
+        assert_eq!(
+            Schedule::parse("decimate_f32", &ctx).ok(),
+            Some((Schedule::choose(&ctx), None))
+        );
         let e = Schedule::parse("nope", &ctx).unwrap_err().to_string();
-        assert!(e.contains("unknown schedule `nope`") && e.contains("twopass_packed") && e.contains("half[_<knob>]*"), "{e}");
+        assert!(
+            e.contains("unknown schedule `nope`")
+                && e.contains("twopass_packed")
+                && e.contains("half[_<knob>]*"),
+            "{e}"
+        );
         // the one-pass ablations only in bench builds
         let ablation = Schedule::parse("twopass_h_only", &ctx);
         if cfg!(feature = "bench") {
-            assert_eq!(ablation.ok(), Some((Schedule::TwoPass, Some(PassAlone::Rows))));
+            assert_eq!(
+                ablation.ok(),
+                Some((Schedule::TwoPass, Some(PassAlone::Rows)))
+            );
         } else {
             assert!(ablation.is_err());
         }
     }
     #[test]
     fn tile_names_parse() {
-        assert_eq!(parse_tile("tile32x64h8v8"), Some(FusedTile { tw: 32, th: 64, kh: 8, kv: 8 }));
+        assert_eq!(
+            parse_tile("tile32x64h8v8"),
+            Some(FusedTile {
+                tw: 32,
+                th: 64,
+                kh: 8,
+                kv: 8
+            })
+        );
         assert_eq!(parse_tile("tile32x64h8"), None);
         assert_eq!(parse_tile("twopass"), None);
     }
     #[test]
     fn generated_bodies_parse_shape() {
-        let t = FusedTile { tw: 16, th: 64, kh: 4, kv: 4 };
+        let t = FusedTile {
+            tw: 16,
+            th: 64,
+            kh: 4,
+            kv: 4,
+        };
         let s = fused_source(3, t).unwrap();
         assert!(s.contains("const R: u32 = 3u;"));
         assert!(s.contains("a3 += gp.w[1].z * p9;"));

@@ -107,7 +107,9 @@ impl DecimateOptions {
                 "rf" => o.column_first = Some(false),
                 "tr" => o.transposed = Some(true),
                 _ if num("ps").is_some_and(|n| (1..=16).contains(&n)) => o.ps = num("ps"),
-                _ if num("hwg").is_some_and(|n| [32, 64, 128, 256].contains(&n)) => o.hwg = num("hwg"),
+                _ if num("hwg").is_some_and(|n| [32, 64, 128, 256].contains(&n)) => {
+                    o.hwg = num("hwg")
+                }
                 "rowloop" => o.intervals = Some(false),
                 "pack4x8" => o.magic_pack = Some(false),
                 _ if num("bv").is_some_and(|n| (1..=16).contains(&n)) => o.bv = num("bv"),
@@ -130,7 +132,6 @@ pub enum RowSource {
     /// Straight from the image, through the L1 cache.
     Direct,
 }
-
 
 /// Node outputs per invocation of the decimated schedule's row and column passes (even,
 /// for the bank-conflict-free row segment layout), the row pass's workgroup size, and the
@@ -191,7 +192,11 @@ const UP_COLUMNS: u32 = 2;
 /// D = 8 ps1 0.131, ps4 0.128; D = 11 ps1 0.137, ps4 0.131, ps4 bv2 0.130, ps11 0.136 (the
 /// column pass alone 0.024 -> 0.014 ms). The switch sits between the measured 5 and 8.
 fn column_pass_shape(d: u32) -> (u32, u32) {
-    if d >= 7 { (4, 2) } else { (1, DECIM_BV) }
+    if d >= 7 {
+        (4, 2)
+    } else {
+        (1, DECIM_BV)
+    }
 }
 
 /// Default nodes per invocation of the row pass when it runs second, on node rows (8-byte
@@ -201,7 +206,11 @@ fn column_pass_shape(d: u32) -> (u32, u32) {
 /// B 5 / 7 = 0.1048 / 0.1076; D = 8 (sigma 24) 0.1049 / 0.1045; D = 11 (sigma 32) B 3 / 4 / 5
 /// = 0.0956 / 0.0976 / 0.0993.
 fn cf_row_pass_b(d: u32) -> u32 {
-    if d <= 10 { 5 } else { 3 }
+    if d <= 10 {
+        5
+    } else {
+        3
+    }
 }
 
 /// Default order of the two node passes (`DecimateOptions::column_first`). Schedule choice,
@@ -243,14 +252,28 @@ struct DecimatePlan {
 impl DecimatePlan {
     fn new(step: u32, o: DecimateOptions) -> Result<Self> {
         // a row source names the row-pass-first order (its segment is image pixels)
-        let column_first = o.column_first.unwrap_or(DECIM_COLUMN_FIRST && o.row.is_none());
+        let column_first = o
+            .column_first
+            .unwrap_or(DECIM_COLUMN_FIRST && o.row.is_none());
         // column first, the row pass reads f16/f32 node rows: straight from memory only
-        let row = if column_first { RowSource::Direct } else { o.row.unwrap_or(DECIM_ROW_SOURCE) };
-        let (ps, bv) = if column_first { (1, DECIM_CF_BV) } else { column_pass_shape(step) };
+        let row = if column_first {
+            RowSource::Direct
+        } else {
+            o.row.unwrap_or(DECIM_ROW_SOURCE)
+        };
+        let (ps, bv) = if column_first {
+            (1, DECIM_CF_BV)
+        } else {
+            column_pass_shape(step)
+        };
         let p = DecimatePlan {
             step,
             row,
-            b: o.b.unwrap_or(if column_first { cf_row_pass_b(step) } else { row_pass_b(row, step) }),
+            b: o.b.unwrap_or(if column_first {
+                cf_row_pass_b(step)
+            } else {
+                row_pass_b(row, step)
+            }),
             bv: o.bv.unwrap_or(bv),
             th: o.th.unwrap_or(DECIM_TH),
             nodes: o.nodes.unwrap_or(DECIM_NODES),
@@ -263,7 +286,14 @@ impl DecimatePlan {
             ps2: column_pass_shape(step).0.min(step),
             bv2: column_pass_shape(step).1,
         };
-        let p = if p.intervals { DecimatePlan { th: p.th.next_multiple_of(step), ..p } } else { p };
+        let p = if p.intervals {
+            DecimatePlan {
+                th: p.th.next_multiple_of(step),
+                ..p
+            }
+        } else {
+            p
+        };
         // the workgroup-memory layout needs an even B (odd stride between invocations)
         if row != RowSource::Direct && p.b % 2 != 0 {
             return Err(Error::Graph(format!("gaussian_blur: the decimated row pass with its segment in workgroup memory needs an even number of nodes per invocation, not {}", p.b)));
@@ -310,7 +340,12 @@ pub fn decimation_error_bound(w: &[f32], d: u32) -> f64 {
     for p in 0..d {
         let (_, k) = interpolation_error_kernel(w, d, p);
         worst = worst.max(127.5 * k.iter().map(|v| v.abs()).sum::<f64>());
-        gain = gain.max(cubic_weights(p as f64 / d as f64).iter().map(|v| v.abs()).sum());
+        gain = gain.max(
+            cubic_weights(p as f64 / d as f64)
+                .iter()
+                .map(|v| v.abs())
+                .sum(),
+        );
     }
     worst * (1.0 + gain)
 }
@@ -367,7 +402,11 @@ fn gen_poly(b: u32, q: u32, phases: &str, load: impl Fn(u32) -> String) -> Strin
         s.push_str(&format!("        var p{t} = {};\n", load(t)));
     }
     for qi in 0..q {
-        s.push_str(&format!("        let w{qi} = gp.wp[s * QV + {}u].{};\n", qi / 4, LANES[(qi % 4) as usize]));
+        s.push_str(&format!(
+            "        let w{qi} = gp.wp[s * QV + {}u].{};\n",
+            qi / 4,
+            LANES[(qi % 4) as usize]
+        ));
         for o in 0..b {
             s.push_str(&format!("        a{o} += w{qi} * p{};\n", (qi + o) % b));
         }
@@ -405,7 +444,11 @@ enum ColumnRole {
 /// The decimated schedule's source for radius `r`, node spacing `d`, with `decim_v` in
 /// `role`.
 fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool, role: ColumnRole) -> Result<String> {
-    let (bv, ps) = if role == ColumnRole::TransposedRows { (plan.bv2, plan.ps2) } else { (plan.bv, plan.ps) };
+    let (bv, ps) = if role == ColumnRole::TransposedRows {
+        (plan.bv2, plan.ps2)
+    } else {
+        (plan.bv, plan.ps)
+    };
     let (d, b, th) = (plan.step, plan.b, plan.th);
     let q = (2 * r + 1).div_ceil(d);
     let slots = decimate_segment_slots(r, d, b, plan.hwg);
@@ -414,21 +457,52 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool, role: ColumnRole) -
         RowSource::Packed => (1, 1, slots),
         RowSource::Direct => (2, 1, 1),
     };
-    let consts = [("R", r), ("D", d), ("Q", q), ("QV", q.div_ceil(4)), ("B", b), ("BV", bv), ("HWG", plan.hwg), ("ROW_MODE", mode), ("PX_SLOTS", px_slots), ("PACKED_SLOTS", packed_slots), ("TH", th), ("PS", ps), ("VPART", ((ps - 1) * 64 * bv).max(1))];
-    let s = specialize(&format!("{}{WGSL}\n{DECIMATE_WGSL}", GaussianBlurParams::WGSL), &consts)?;
+    let consts = [
+        ("R", r),
+        ("D", d),
+        ("Q", q),
+        ("QV", q.div_ceil(4)),
+        ("B", b),
+        ("BV", bv),
+        ("HWG", plan.hwg),
+        ("ROW_MODE", mode),
+        ("PX_SLOTS", px_slots),
+        ("PACKED_SLOTS", packed_slots),
+        ("TH", th),
+        ("PS", ps),
+        ("VPART", ((ps - 1) * 64 * bv).max(1)),
+    ];
+    let s = specialize(
+        &format!("{}{WGSL}\n{DECIMATE_WGSL}", GaussianBlurParams::WGSL),
+        &consts,
+    )?;
     let s = replace_block(&s, "node_format", plan.nodes.wgsl())?;
-    let s = if plan.magic_pack { replace_block(&s, "out_pack", MAGIC_PACK_WGSL)? } else { s };
-    let s = if plan.intervals { replace_block(&s, "decim_up_rows", &gen_up_intervals(d))? } else { s };
+    let s = if plan.magic_pack {
+        replace_block(&s, "out_pack", MAGIC_PACK_WGSL)?
+    } else {
+        s
+    };
+    let s = if plan.intervals {
+        replace_block(&s, "decim_up_rows", &gen_up_intervals(d))?
+    } else {
+        s
+    };
     let s = if plan.row != RowSource::Direct {
         let loads = decimate_segment_slots(r, d, b, plan.hwg).div_ceil(plan.hwg);
         let mut l = String::new();
         // in rounds of 16 loads (registers)
         for round in (0..loads).collect::<Vec<_>>().chunks(16) {
             for j in round {
-                l.push_str(&format!("    let g{j} = src[row + u32(clamp(x0 + i32(lid + {}u), 0, wmax))];\n", j * plan.hwg));
+                l.push_str(&format!(
+                    "    let g{j} = src[row + u32(clamp(x0 + i32(lid + {}u), 0, wmax))];\n",
+                    j * plan.hwg
+                ));
             }
             for j in round {
-                l.push_str(&format!("    if (lid + {0}u < n_in) {{ dec_put(lid + {0}u, g{j}); }}\n", j * plan.hwg));
+                l.push_str(&format!(
+                    "    if (lid + {0}u < n_in) {{ dec_put(lid + {0}u, g{j}); }}\n",
+                    j * plan.hwg
+                ));
             }
         }
         replace_block(&s, "decim_h_load", &l)?
@@ -438,8 +512,18 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool, role: ColumnRole) -
     // column first, the row pass reads node rows (already scaled to 0..1) and the column
     // pass reads the image (scaled at its store)
     let cf = plan.column_first;
-    let (row_in, h_scale) = if cf { ("dec_node_row_in", "") } else { ("dec_row_in", " * (1.0 / 255.0)") };
-    let s = replace_block(&s, "decim_h", &gen_poly(b, q, "var s = 0u; s < D; s++", |t| format!("{row_in}(base + s + {}u)", t * d)))?;
+    let (row_in, h_scale) = if cf {
+        ("dec_node_row_in", "")
+    } else {
+        ("dec_row_in", " * (1.0 / 255.0)")
+    };
+    let s = replace_block(
+        &s,
+        "decim_h",
+        &gen_poly(b, q, "var s = 0u; s < D; s++", |t| {
+            format!("{row_in}(base + s + {}u)", t * d)
+        }),
+    )?;
     let store_h: String = (0..b).map(|o| format!("    if (n0 + {o}u < gp.nodes_x) {{ node_out[out_row + n0 + {o}u] = node_store(a{o}{h_scale}); }}\n")).collect();
     let s = replace_block(&s, "decim_h_store", &store_h)?;
     // dead invocations (past the grid) sum nothing but still meet the barrier
@@ -447,29 +531,55 @@ fn decimate_source(r: u32, plan: &DecimatePlan, quads: bool, role: ColumnRole) -
         ColumnRole::First { .. } => ("dec_src_col", " * (1.0 / 255.0)"),
         _ => ("dec_col_in", ""),
     };
-    let body = gen_poly(bv, q, "var s = g; live && s < D; s += PS", |t| format!("{col_in}(n, y0 + i32(s) + {})", t * d));
+    let body = gen_poly(bv, q, "var s = g; live && s < D; s += PS", |t| {
+        format!("{col_in}(n, y0 + i32(s) + {})", t * d)
+    });
     let s = replace_block(&s, "decim_v", &body)?;
     let mut combine = String::new();
     if ps > 1 {
         for o in 0..bv {
-            combine.push_str(&format!("    if (g > 0u) {{ vpart[((g - 1u) * 64u + lid.x) * BV + {o}u] = a{o}; }}\n"));
+            combine.push_str(&format!(
+                "    if (g > 0u) {{ vpart[((g - 1u) * 64u + lid.x) * BV + {o}u] = a{o}; }}\n"
+            ));
         }
         combine.push_str("    workgroupBarrier();\n    if (g == 0u) {\n        for (var h = 1u; h < PS; h++) {\n");
         for o in 0..bv {
-            combine.push_str(&format!("            a{o} += vpart[((h - 1u) * 64u + lid.x) * BV + {o}u];\n"));
+            combine.push_str(&format!(
+                "            a{o} += vpart[((h - 1u) * 64u + lid.x) * BV + {o}u];\n"
+            ));
         }
         combine.push_str("        }\n    }\n");
     }
     let s = replace_block(&s, "decim_v_combine", &combine)?;
     // transposed (both passes of `tr`): the invocation's BV outputs consecutive in memory
-    let transposed = matches!(role, ColumnRole::First { transposed: true } | ColumnRole::TransposedRows);
-    let at = |o: u32| if transposed { format!("n * gp.nodes_y + m0 + {o}u") } else { format!("(m0 + {o}u) * gp.nodes_x + n") };
-    let store_v: String = (0..bv).map(|o| format!("    if (m0 + {o}u < gp.nodes_y) {{ node_out[{}] = node_store(a{o}{v_scale}); }}\n", at(o))).collect();
+    let transposed = matches!(
+        role,
+        ColumnRole::First { transposed: true } | ColumnRole::TransposedRows
+    );
+    let at = |o: u32| {
+        if transposed {
+            format!("n * gp.nodes_y + m0 + {o}u")
+        } else {
+            format!("(m0 + {o}u) * gp.nodes_x + n")
+        }
+    };
+    let store_v: String = (0..bv)
+        .map(|o| {
+            format!(
+                "    if (m0 + {o}u < gp.nodes_y) {{ node_out[{}] = node_store(a{o}{v_scale}); }}\n",
+                at(o)
+            )
+        })
+        .collect();
     let s = replace_block(&s, "decim_v_store", &store_v)?;
     if !quads {
         return Ok(s);
     }
-    replace_block(&s, "decim_up_store", "    dst2[(row + x0) / 2u] = vec2<u32>(o0, o1);\n")
+    replace_block(
+        &s,
+        "decim_up_store",
+        "    dst2[(row + x0) / 2u] = vec2<u32>(o0, o1);\n",
+    )
 }
 
 /// `out_pack` by float-magic rounding: clamped first, so the add cannot be reassociated into
@@ -495,9 +605,15 @@ fn decimate_segment_bytes(r: u32, plan: &DecimatePlan) -> u64 {
         }
 }
 
-
 /// `GaussianBlur::params` plus the decimated schedule's tables for node spacing `d`.
-fn decimate_params(blur: &GaussianBlur, width: u32, height: u32, d: u32, b: u32, hwg: u32) -> Result<GaussianBlurParams> {
+fn decimate_params(
+    blur: &GaussianBlur,
+    width: u32,
+    height: u32,
+    d: u32,
+    b: u32,
+    hwg: u32,
+) -> Result<GaussianBlurParams> {
     let mut p = blur.params(width, height);
     (p.nodes_x, p.nodes_y) = (node_count(width, d), node_count(height, d));
     // a row's nodes spread evenly over its workgroups, a multiple of B each
@@ -507,7 +623,9 @@ fn decimate_params(blur: &GaussianBlur, width: u32, height: u32, d: u32, b: u32,
     let q = w.len().div_ceil(d as usize);
     let qv = q.div_ceil(4);
     if !(2..=MAX_STEP).contains(&d) || d as usize * qv > POLY_VECS {
-        return Err(Error::Graph(format!("gaussian_blur: node spacing {d} is outside the decimated schedule's tables")));
+        return Err(Error::Graph(format!(
+            "gaussian_blur: node spacing {d} is outside the decimated schedule's tables"
+        )));
     }
     for s in 0..d as usize {
         for qi in 0..q {
@@ -520,14 +638,22 @@ fn decimate_params(blur: &GaussianBlur, width: u32, height: u32, d: u32, b: u32,
         p.cubic[ph as usize] = cubic_weights(ph as f64 / d as f64).map(|c| c as f32);
     }
     Ok(p)
-    }
-
+}
 
 /// Records the decimated schedule's three passes (`alone`: one of them alone, a bench-only
 /// ablation giving a wrong image). `step`: `decimation_step` of the blur's weights, computed
 /// once by the caller.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, step: Option<u32>, o: DecimateOptions, alone: Option<PassAlone>) -> Result<()> {
+pub(super) fn record(
+    blur: &GaussianBlur,
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+    step: Option<u32>,
+    o: DecimateOptions,
+    alone: Option<PassAlone>,
+) -> Result<()> {
     let r = blur.radius();
     let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
     let Some(step) = step else {
@@ -545,18 +671,34 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
     let (nx, ny) = (p.nodes_x, p.nodes_y);
     // between the two node passes: row pass first, every image row at node columns; column
     // pass first, node rows at every image column
-    let mid_bytes = plan.nodes.bytes() * if plan.column_first { d.width as u64 * ny as u64 } else { nx as u64 * d.height as u64 };
+    let mid_bytes = plan.nodes.bytes()
+        * if plan.column_first {
+            d.width as u64 * ny as u64
+        } else {
+            nx as u64 * d.height as u64
+        };
     let nodes_bytes = plan.nodes.bytes() * nx as u64 * ny as u64;
     let max = rec.gpu().max_binding();
     if mid_bytes > max {
-        return Err(Error::TooLarge { width: d.width, height: d.height, bytes: mid_bytes, limit: max });
+        return Err(Error::TooLarge {
+            width: d.width,
+            height: d.height,
+            bytes: mid_bytes,
+            limit: max,
+        });
     }
     let mid = rec.temp(mid_bytes);
     let nodes = rec.temp(nodes_bytes);
     // whole 8-byte pixel pairs per output row
     let quads = d.width.is_multiple_of(UP_COLUMNS);
     let key = plan.key(r, quads);
-    let first = if plan.column_first { ColumnRole::First { transposed: plan.transposed } } else { ColumnRole::Second };
+    let first = if plan.column_first {
+        ColumnRole::First {
+            transposed: plan.transposed,
+        }
+    } else {
+        ColumnRole::Second
+    };
     let mut h = Kernel::new(&key, &[], "decim_h");
     h.generated = Some(decimate_source(r, &plan, quads, first)?);
     let mut v = Kernel::new(&key, &[], "decim_v");
@@ -565,50 +707,110 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
     up.generated = h.generated.clone();
     let uniform = bytemuck::bytes_of(&p);
     // bench-only ablations: one pass alone
-    let (run_h, run_v) = (alone.is_none_or(|p| p == PassAlone::Rows), alone.is_none_or(|p| p == PassAlone::Columns));
+    let (run_h, run_v) = (
+        alone.is_none_or(|p| p == PassAlone::Rows),
+        alone.is_none_or(|p| p == PassAlone::Columns),
+    );
     if plan.transposed {
         // both passes are column passes: the first over the image's columns (its "node
         // columns"), storing node rows transposed; the second over those, with rows and
         // columns swapped (clamping at the image's width, nodes_x node columns as its rows)
-        let pv = GaussianBlurParams { nodes_x: d.width, ..p };
-        let pt = GaussianBlurParams { width: d.height, height: d.width, nodes_x: ny, nodes_y: nx, ..p };
+        let pv = GaussianBlurParams {
+            nodes_x: d.width,
+            ..p
+        };
+        let pt = GaussianBlurParams {
+            width: d.height,
+            height: d.width,
+            nodes_x: ny,
+            nodes_y: nx,
+            ..p
+        };
         let mut t = Kernel::new(&format!("{key}.rows"), &[], "decim_v");
-        t.generated = Some(decimate_source(r, &plan, quads, ColumnRole::TransposedRows)?);
+        t.generated = Some(decimate_source(
+            r,
+            &plan,
+            quads,
+            ColumnRole::TransposedRows,
+        )?);
         if run_v {
-            rec.dispatch_uninit(&v, &[&input.buffer, &mid], bytemuck::bytes_of(&pv), [d.width.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
+            rec.dispatch_uninit(
+                &v,
+                &[&input.buffer, &mid],
+                bytemuck::bytes_of(&pv),
+                [d.width.div_ceil(64), ny.div_ceil(plan.bv), 1],
+            )?;
         }
         if run_h {
-            rec.dispatch_uninit(&t, &[&mid, &nodes], bytemuck::bytes_of(&pt), [ny.div_ceil(64), nx.div_ceil(plan.bv2), 1])?;
+            rec.dispatch_uninit(
+                &t,
+                &[&mid, &nodes],
+                bytemuck::bytes_of(&pt),
+                [ny.div_ceil(64), nx.div_ceil(plan.bv2), 1],
+            )?;
         }
     } else if plan.column_first {
         // the column pass's "node columns" are the image's columns
-        let pv = GaussianBlurParams { nodes_x: d.width, ..p };
+        let pv = GaussianBlurParams {
+            nodes_x: d.width,
+            ..p
+        };
         if run_v {
-            rec.dispatch_uninit(&v, &[&input.buffer, &mid], bytemuck::bytes_of(&pv), [d.width.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
+            rec.dispatch_uninit(
+                &v,
+                &[&input.buffer, &mid],
+                bytemuck::bytes_of(&pv),
+                [d.width.div_ceil(64), ny.div_ceil(plan.bv), 1],
+            )?;
         }
         if run_h {
-            rec.dispatch_uninit(&h, &[&mid, &nodes], uniform, [nx.div_ceil(p.seg_nodes), ny, 1])?;
+            rec.dispatch_uninit(
+                &h,
+                &[&mid, &nodes],
+                uniform,
+                [nx.div_ceil(p.seg_nodes), ny, 1],
+            )?;
         }
     } else {
         if run_h {
             // every workgroup-memory slot the row pass reads it has written first
-            rec.dispatch_uninit(&h, &[&input.buffer, &mid], uniform, [nx.div_ceil(p.seg_nodes), d.height, 1])?;
+            rec.dispatch_uninit(
+                &h,
+                &[&input.buffer, &mid],
+                uniform,
+                [nx.div_ceil(p.seg_nodes), d.height, 1],
+            )?;
         }
         if run_v {
             // every workgroup-memory slot read (the phase groups' partial sums) is written first
-            rec.dispatch_uninit(&v, &[&mid, &nodes], uniform, [nx.div_ceil(64), ny.div_ceil(plan.bv), 1])?;
+            rec.dispatch_uninit(
+                &v,
+                &[&mid, &nodes],
+                uniform,
+                [nx.div_ceil(64), ny.div_ceil(plan.bv), 1],
+            )?;
         }
     }
     if alone.is_none_or(|p| p == PassAlone::Interpolation) {
-        rec.dispatch(&up, &[&nodes, &output.buffer], uniform, groups_2d(d.width.div_ceil(UP_COLUMNS), d.height.div_ceil(plan.th), 64, 1))?;
+        rec.dispatch(
+            &up,
+            &[&nodes, &output.buffer],
+            uniform,
+            groups_2d(
+                d.width.div_ceil(UP_COLUMNS),
+                d.height.div_ceil(plan.th),
+                64,
+                1,
+            ),
+        )?;
     }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::weights;
+    use super::*;
 
     #[test]
     fn decimation_step_grows_with_sigma_and_keeps_its_bound() {
@@ -621,7 +823,10 @@ mod tests {
                 assert!(decimation_error_bound(&w, d) <= DECIMATION_MAX_ERROR);
                 assert!((2..=MAX_STEP).contains(&d));
                 // the uniform's polyphase table holds it
-                assert!(d as usize * w.len().div_ceil(d as usize).div_ceil(4) <= POLY_VECS, "sigma {sigma}");
+                assert!(
+                    d as usize * w.len().div_ceil(d as usize).div_ceil(4) <= POLY_VECS,
+                    "sigma {sigma}"
+                );
             }
             // never shrinks by more than one as sigma grows (the bound is not exactly monotone)
             if let (Some(a), Some(b)) = (last, step) {
@@ -652,24 +857,53 @@ mod tests {
             let r = (w.len() / 2) as i64;
             let g = |x: i64| -> f64 {
                 let i = x - lo;
-                if (0..k.len() as i64).contains(&i) && k[i as usize] > 0.0 { 255.0 } else { 0.0 }
+                if (0..k.len() as i64).contains(&i) && k[i as usize] > 0.0 {
+                    255.0
+                } else {
+                    0.0
+                }
             };
-            let h = |a: i64| -> f64 { w.iter().enumerate().map(|(i, &wi)| wi as f64 * g(a + i as i64 - r)).sum() };
+            let h = |a: i64| -> f64 {
+                w.iter()
+                    .enumerate()
+                    .map(|(i, &wi)| wi as f64 * g(a + i as i64 - r))
+                    .sum()
+            };
             let c = cubic_weights(p as f64 / d as f64);
             let interp: f64 = (0..4).map(|j| c[j] * h((j as i64 - 1) * d as i64)).sum();
             let err = h(p as i64) - interp;
             let l1: f64 = k.iter().map(|v| v.abs()).sum();
-            assert!((err - 127.5 * l1).abs() < 1e-6, "sigma {sigma}: {err} vs {}", 127.5 * l1);
-            assert!(err > 0.1, "sigma {sigma}: a bound this small would not be worth testing ({err})");
+            assert!(
+                (err - 127.5 * l1).abs() < 1e-6,
+                "sigma {sigma}: {err} vs {}",
+                127.5 * l1
+            );
+            assert!(
+                err > 0.1,
+                "sigma {sigma}: a bound this small would not be worth testing ({err})"
+            );
         }
     }
     #[test]
     fn decimated_source_parses_shape() {
-        let plan = DecimatePlan::new(3, DecimateOptions { row: Some(RowSource::Packed), ..Default::default() }).unwrap();
-        assert!(!plan.column_first, "a row source implies the row pass first");
+        let plan = DecimatePlan::new(
+            3,
+            DecimateOptions {
+                row: Some(RowSource::Packed),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            !plan.column_first,
+            "a row source implies the row pass first"
+        );
         let s = decimate_source(24, &plan, true, ColumnRole::Second).unwrap();
         assert!(s.contains("const Q: u32 = 17u;") && s.contains("const QV: u32 = 5u;"));
-        assert!(s.contains("a7 += w16 * p7;"), "step 16 of 17 adds input 23 (slot 7) to node 7");
+        assert!(
+            s.contains("a7 += w16 * p7;"),
+            "step 16 of 17 adds input 23 (slot 7) to node 7"
+        );
         assert!(s.contains("dst2[(row + x0) / 2u]"));
     }
 }

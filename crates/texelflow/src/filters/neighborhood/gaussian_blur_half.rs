@@ -76,7 +76,9 @@ impl HalfOptions {
         for t in rest.split('_').filter(|t| !t.is_empty()) {
             let num = |p: &str| t.strip_prefix(p).and_then(|n| n.parse::<u32>().ok());
             match t {
-                _ if num("wg").is_some_and(|n| [64, 96, 128, 160, 192, 256].contains(&n)) => o.wgx = num("wg"),
+                _ if num("wg").is_some_and(|n| [64, 96, 128, 160, 192, 256].contains(&n)) => {
+                    o.wgx = num("wg")
+                }
                 _ if num("nf").is_some_and(|n| (1..=8).contains(&n)) => o.nf = num("nf"),
                 _ if num("nb").is_some_and(|n| (1..=16).contains(&n)) => o.nb = num("nb"),
                 _ if num("kh").is_some_and(|n| [4, 8].contains(&n)) => o.kh = num("kh"),
@@ -104,7 +106,11 @@ const HALF_WGX: u32 = 128;
 /// 0.0767 / 0.0868 (5 blocks); sigma 3 NF 2 / 3 / 4 = 0.0952 / 0.0871 / 0.0963 (1 block, 2
 /// for 4); sigma 4 NF 3 / 4 / 5 = 0.1055 / 0.1114 / 0.1199 (1 block).
 fn half_nf(r: u32) -> u32 {
-    if r <= 7 { 2 } else { 3 }
+    if r <= 7 {
+        2
+    } else {
+        3
+    }
 }
 /// Blocks of K rows per workgroup: more rows per workgroup pay the window's priming (2R
 /// rows) less often, but fewer workgroups hide less latency, and one block measured best.
@@ -140,12 +146,35 @@ impl HalfPlan {
         }
         let nf = o.nf.unwrap_or(half_nf(r)).min(k);
         let nb = o.nb.unwrap_or(HALF_NB);
-        Ok(HalfPlan { r, wgx, tw: (wgx - 2 * r) / kh * kh, nb, br: k.div_ceil(nf), kh, f32: o.f32.unwrap_or(false), late: o.late.unwrap_or(r >= LATE_FROM), const_weights: o.const_weights.unwrap_or(false) })
+        Ok(HalfPlan {
+            r,
+            wgx,
+            tw: (wgx - 2 * r) / kh * kh,
+            nb,
+            br: k.div_ceil(nf),
+            kh,
+            f32: o.f32.unwrap_or(false),
+            late: o.late.unwrap_or(r >= LATE_FROM),
+            const_weights: o.const_weights.unwrap_or(false),
+        })
     }
     /// Pipeline cache key: the plan, and sigma only when the weights are compiled in.
     fn key(&self, sigma: f32) -> String {
-        let w = if self.const_weights { format!("s{:08x}", sigma.to_bits()) } else { "uw".into() };
-        format!("gaussian_blur.half.{w}.r{}.wg{}.nb{}.br{}.kh{}.f{}.l{}", self.r, self.wgx, self.nb, self.br, self.kh, if self.f32 { 32 } else { 16 }, self.late as u32)
+        let w = if self.const_weights {
+            format!("s{:08x}", sigma.to_bits())
+        } else {
+            "uw".into()
+        };
+        format!(
+            "gaussian_blur.half.{w}.r{}.wg{}.nb{}.br{}.kh{}.f{}.l{}",
+            self.r,
+            self.wgx,
+            self.nb,
+            self.br,
+            self.kh,
+            if self.f32 { 32 } else { 16 },
+            self.late as u32
+        )
     }
     /// Workgroup memory of the vertical pass's buffer.
     fn bytes(&self) -> u64 {
@@ -223,46 +252,87 @@ fn gen_taps(r: u32, at: impl Fn(u32) -> String) -> String {
 /// The kernel's source for `plan` and the twin's weights `w`.
 fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     let (r, k) = (plan.r, 2 * plan.r + 1);
-    let consts = [("R", r), ("K", k), ("WGX", plan.wgx), ("TW", plan.tw), ("NB", plan.nb), ("BR", plan.br), ("KH", plan.kh)];
+    let consts = [
+        ("R", r),
+        ("K", k),
+        ("WGX", plan.wgx),
+        ("TW", plan.tw),
+        ("NB", plan.nb),
+        ("BR", plan.br),
+        ("KH", plan.kh),
+    ];
     let enable = if plan.f32 { "" } else { "enable f16;\n" };
-    let s = specialize(&format!("{enable}{}{WGSL}\n{HALF_WGSL}", super::GaussianBlurParams::WGSL), &consts)?;
-    let s = if plan.f32 { replace_block(&s, "half_types", F32_TYPES)? } else { s };
+    let s = specialize(
+        &format!(
+            "{enable}{}{WGSL}\n{HALF_WGSL}",
+            super::GaussianBlurParams::WGSL
+        ),
+        &consts,
+    )?;
+    let s = if plan.f32 {
+        replace_block(&s, "half_types", F32_TYPES)?
+    } else {
+        s
+    };
     // f16 literals: WGSL rounds them to the nearest f16
     let (ty, suffix) = if plan.f32 { ("f32", "") } else { ("f16", "h") };
     let s = if plan.const_weights {
         // f16: the weight rounded to f16 here (to nearest, ties to even), so the literal is exact
         // and equal to what the `uw` kernel's conversion gives: both kernels compute the same
         let lit = |v: f32| if plan.f32 { v } else { round_to_f16(v) };
-        let weights: String = (0..=r).map(|j| format!("const W{j}: {ty} = {:e}{suffix};\n", lit(w[(r + j) as usize]))).collect();
+        let weights: String = (0..=r)
+            .map(|j| {
+                format!(
+                    "const W{j}: {ty} = {:e}{suffix};\n",
+                    lit(w[(r + j) as usize])
+                )
+            })
+            .collect();
         let s = replace_block(&s, "half_weights", &weights)?;
         replace_block(&s, "half_load_weights", "")?
     } else {
         // private copies read from the uniform's weights (`w[k]` at w[k / 4][k % 4]) once per
         // invocation; converted to f16 as WGSL converts (the error bound allows either rounding)
-        let weights: String = (0..=r).map(|j| format!("var<private> W{j}: {ty};\n")).collect();
+        let weights: String = (0..=r)
+            .map(|j| format!("var<private> W{j}: {ty};\n"))
+            .collect();
         let s = replace_block(&s, "half_weights", &weights)?;
-        let load: String = (0..=r).map(|j| format!("    W{j} = {ty}(gp.w[{}][{}]);\n", (r + j) / 4, (r + j) % 4)).collect();
+        let load: String = (0..=r)
+            .map(|j| format!("    W{j} = {ty}(gp.w[{}][{}]);\n", (r + j) / 4, (r + j) % 4))
+            .collect();
         replace_block(&s, "half_load_weights", &load)?
     };
     // the window, then the rows that refill it in the first block (packed; all K of them
     // only if a second block will refill from the last)
     let refills = if plan.nb > 1 { k } else { k - 1 };
-    let mut prime: String = (0..k).map(|j| format!("    var s{j} = unpack_c(load_raw(i32(y0) - i32(R) + {j}));\n")).collect();
+    let mut prime: String = (0..k)
+        .map(|j| format!("    var s{j} = unpack_c(load_raw(i32(y0) - i32(R) + {j}));\n"))
+        .collect();
     if !plan.late {
-        prime.extend((0..refills).map(|t| format!("    var q{t} = load_raw(i32(y0) + {});\n", r + 1 + t)));
+        prime.extend(
+            (0..refills).map(|t| format!("    var q{t} = load_raw(i32(y0) + {});\n", r + 1 + t)),
+        );
     }
     let s = replace_block(&s, "half_prime", &prime)?;
     // K rows unrolled: row t reads slots (t + j) % K, then refills slot t % K with row
     // t + R + 1; the buffer is flushed after every BR rows and after the block's last
     let mut block = String::new();
     for t in 0..k {
-        block.push_str(&format!("        vbuf[{}u * BSTRIDE + col] = {};\n", t % plan.br, gen_taps(r, |j| format!("s{}", (t + j) % k))));
+        block.push_str(&format!(
+            "        vbuf[{}u * BSTRIDE + col] = {};\n",
+            t % plan.br,
+            gen_taps(r, |j| format!("s{}", (t + j) % k))
+        ));
         // row t + R + 1 into the slot just used, loaded a block ahead; then the next block's
         // (past the last block, a clamped load never used)
         if plan.late {
             // `late`: loaded here, used by the next row
             if plan.nb > 1 || t + 1 < k {
-                block.push_str(&format!("        s{} = unpack_c(load_raw(i32(yb) + {}));\n", t % k, t + r + 1));
+                block.push_str(&format!(
+                    "        s{} = unpack_c(load_raw(i32(yb) + {}));\n",
+                    t % k,
+                    t + r + 1
+                ));
             }
             continue_flush(&mut block, t, k, plan.br);
             continue;
@@ -271,7 +341,10 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
             block.push_str(&format!("        s{} = unpack_c(q{t});\n", t % k));
         }
         if plan.nb > 1 {
-            block.push_str(&format!("        q{t} = load_raw(i32(yb) + {});\n", k + r + 1 + t));
+            block.push_str(&format!(
+                "        q{t} = load_raw(i32(yb) + {});\n",
+                k + r + 1 + t
+            ));
         }
         continue_flush(&mut block, t, k, plan.br);
     }
@@ -283,7 +356,10 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
         h.push_str(&format!("        let p{j} = vbuf[b + {}u];\n", j + j / 4));
     }
     for o in 0..kh {
-        h.push_str(&format!("        let o{o} = {};\n", gen_taps(r, |j| format!("p{}", j + o))));
+        h.push_str(&format!(
+            "        let o{o} = {};\n",
+            gen_taps(r, |j| format!("p{}", j + o))
+        ));
     }
     let s = replace_block(&s, "half_h", &h)?;
     let store: String = if quads {
@@ -294,7 +370,9 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
     } else {
         let mut st = String::from("            let base = y * gp.width + x;\n");
         for o in 0..kh {
-            st.push_str(&format!("            if (x + {o}u < gp.width) {{ dst[base + {o}u] = out_pack_c(o{o}); }}\n"));
+            st.push_str(&format!(
+                "            if (x + {o}u < gp.width) {{ dst[base + {o}u] = out_pack_c(o{o}); }}\n"
+            ));
         }
         st
     };
@@ -305,7 +383,11 @@ fn half_source(plan: &HalfPlan, w: &[f32], quads: bool) -> Result<String> {
 /// block ends.
 fn continue_flush(block: &mut String, t: u32, k: u32, br: u32) {
     if t % br == br - 1 || t == k - 1 {
-        block.push_str(&format!("        h_flush(lid, x0, yb + {}u, {}u, yend);\n", t - t % br, t % br + 1));
+        block.push_str(&format!(
+            "        h_flush(lid, x0, yb + {}u, {}u, yend);\n",
+            t - t % br,
+            t % br + 1
+        ));
     }
 }
 
@@ -316,7 +398,9 @@ const MAX_CW_SIGMAS: usize = 16;
 /// `MAX_CW_SIGMAS` sigmas of the process.
 fn compiled_weights(sigma: f32) -> bool {
     static SIGMAS: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
-    let Ok(mut compiled) = SIGMAS.lock() else { return false };
+    let Ok(mut compiled) = SIGMAS.lock() else {
+        return false;
+    };
     let key = sigma.to_bits();
     if compiled.contains(&key) {
         return true;
@@ -341,13 +425,28 @@ pub fn round_to_f16(v: f32) -> f32 {
 }
 
 /// Records the `half` schedule.
-pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &GpuSlot, output: &GpuSlot, d: ImageDesc, o: HalfOptions) -> Result<()> {
+pub(super) fn record(
+    blur: &GaussianBlur,
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+    o: HalfOptions,
+) -> Result<()> {
     let r = blur.radius();
     let w = blur.weights();
-    let o = HalfOptions { const_weights: Some(o.const_weights.unwrap_or_else(|| compiled_weights(blur.sigma))), ..o };
+    let o = HalfOptions {
+        const_weights: Some(
+            o.const_weights
+                .unwrap_or_else(|| compiled_weights(blur.sigma)),
+        ),
+        ..o
+    };
     let plan = HalfPlan::new(r, o)?;
     if !plan.f32 && !rec.gpu().has_f16() {
-        return Err(Error::Graph("gaussian_blur: the half schedule needs a device with shader-f16".into()));
+        return Err(Error::Graph(
+            "gaussian_blur: the half schedule needs a device with shader-f16".into(),
+        ));
     }
     if !plan.f32 && !half_applies(&w) {
         return Err(Error::Graph(format!("gaussian_blur: the half schedule's error bound does not hold at sigma {} ({:.3} levels)", blur.sigma, half_error_bound(&w))));
@@ -357,12 +456,21 @@ pub(super) fn record(blur: &GaussianBlur, rec: &mut NodeRecorder<'_>, input: &Gp
         return Err(Error::Graph(format!("gaussian_blur: the half schedule needs {} bytes of workgroup memory, the device has {limit}", plan.bytes())));
     }
     let quads = d.width.is_multiple_of(4);
-    let mut kernel = Kernel::new(&format!("{}.q{}", plan.key(blur.sigma), quads as u32), &[], "half");
+    let mut kernel = Kernel::new(
+        &format!("{}.q{}", plan.key(blur.sigma), quads as u32),
+        &[],
+        "half",
+    );
     kernel.generated = Some(half_source(&plan, &w, quads)?);
     let params = blur.params(d.width, d.height);
     let th = plan.nb * (2 * r + 1);
     // every buffer slot a flush reads was stored by the rows before it
-    rec.dispatch_uninit(&kernel, &[&input.buffer, &output.buffer], bytemuck::bytes_of(&params), [d.width.div_ceil(plan.tw), d.height.div_ceil(th), 1])
+    rec.dispatch_uninit(
+        &kernel,
+        &[&input.buffer, &output.buffer],
+        bytemuck::bytes_of(&params),
+        [d.width.div_ceil(plan.tw), d.height.div_ceil(th), 1],
+    )
 }
 
 #[cfg(test)]
@@ -378,26 +486,68 @@ mod tests {
         assert!(b2 < 0.7 && b3 < 0.8 && b2 < b3, "{b2} {b3}");
         for tenth in 1..=40 {
             let w = weights(tenth as f32 / 10.0);
-            assert!(half_applies(&w), "sigma {}: {}", tenth as f32 / 10.0, half_error_bound(&w));
+            assert!(
+                half_applies(&w),
+                "sigma {}: {}",
+                tenth as f32 / 10.0,
+                half_error_bound(&w)
+            );
         }
         assert!(half_applies(&weights(4.6)));
         assert!(half_applies(&weights(5.0)), "radius 15, bound 0.928");
-        assert!(!half_applies(&weights(5.1)), "radius 16 is past MAX_HALF_RADIUS (and its bound 0.94 past the limit)");
+        assert!(
+            !half_applies(&weights(5.1)),
+            "radius 16 is past MAX_HALF_RADIUS (and its bound 0.94 past the limit)"
+        );
     }
 
     #[test]
     fn half_source_validates() {
         for (sigma, o) in [
             (2.0f32, HalfOptions::default()),
-            (2.0f32, HalfOptions { const_weights: Some(true), ..Default::default() }),
-            (0.3, HalfOptions { wgx: Some(64), nf: Some(1), nb: Some(2), kh: Some(8), f32: None, late: Some(true), const_weights: None }),
-            (4.0, HalfOptions { wgx: Some(256), nf: Some(3), nb: None, kh: None, f32: Some(true), late: None, const_weights: None }),
+            (
+                2.0f32,
+                HalfOptions {
+                    const_weights: Some(true),
+                    ..Default::default()
+                },
+            ),
+            (
+                0.3,
+                HalfOptions {
+                    wgx: Some(64),
+                    nf: Some(1),
+                    nb: Some(2),
+                    kh: Some(8),
+                    f32: None,
+                    late: Some(true),
+                    const_weights: None,
+                },
+            ),
+            (
+                4.0,
+                HalfOptions {
+                    wgx: Some(256),
+                    nf: Some(3),
+                    nb: None,
+                    kh: None,
+                    f32: Some(true),
+                    late: None,
+                    const_weights: None,
+                },
+            ),
         ] {
             let w = weights(sigma);
             let plan = HalfPlan::new(super::super::radius(sigma), o).unwrap();
             let src = half_source(&plan, &w, sigma > 1.0).unwrap();
-            let m = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("sigma {sigma}: {}", e.emit_to_string(&src)));
-            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&m).unwrap_or_else(|e| panic!("sigma {sigma}: {e:?}"));
+            let m = naga::front::wgsl::parse_str(&src)
+                .unwrap_or_else(|e| panic!("sigma {sigma}: {}", e.emit_to_string(&src)));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::all(),
+            )
+            .validate(&m)
+            .unwrap_or_else(|e| panic!("sigma {sigma}: {e:?}"));
         }
     }
 
@@ -406,7 +556,10 @@ mod tests {
         assert_eq!(round_to_f16(1.0), 1.0);
         // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: to even (1)
         assert_eq!(round_to_f16(1.0 + 2f32.powi(-11)), 1.0);
-        assert_eq!(round_to_f16(1.0 + 3.0 * 2f32.powi(-11)), 1.0 + 2.0 * 2f32.powi(-10));
+        assert_eq!(
+            round_to_f16(1.0 + 3.0 * 2f32.powi(-11)),
+            1.0 + 2.0 * 2f32.powi(-10)
+        );
         assert_eq!(round_to_f16(0.1), 0.099975586);
         assert_eq!(round_to_f16(3.0e-6), 2.9802322e-6);
     }
@@ -414,8 +567,25 @@ mod tests {
     #[test]
     fn half_names_parse() {
         assert_eq!(HalfOptions::parse("half"), Some(HalfOptions::default()));
-        assert_eq!(HalfOptions::parse("half_wg256_nf3_nb2_kh8"), Some(HalfOptions { wgx: Some(256), nf: Some(3), nb: Some(2), kh: Some(8), f32: None, late: None, const_weights: None }));
-        assert_eq!(HalfOptions::parse("half_cw"), Some(HalfOptions { const_weights: Some(true), ..Default::default() }));
+        assert_eq!(
+            HalfOptions::parse("half_wg256_nf3_nb2_kh8"),
+            Some(HalfOptions {
+                wgx: Some(256),
+                nf: Some(3),
+                nb: Some(2),
+                kh: Some(8),
+                f32: None,
+                late: None,
+                const_weights: None
+            })
+        );
+        assert_eq!(
+            HalfOptions::parse("half_cw"),
+            Some(HalfOptions {
+                const_weights: Some(true),
+                ..Default::default()
+            })
+        );
         assert_eq!(HalfOptions::parse("half_wg100"), None);
         assert_eq!(HalfOptions::parse("halfx"), None);
     }

@@ -19,9 +19,11 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::image::{unorm8, Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, IMAGE,
+};
 use crate::graph::params::{check_float, check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, Footprint, Tolerance, IMAGE};
+use crate::image::{unorm8, Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -48,7 +50,11 @@ pub struct GuidedFilter {
 impl GuidedFilter {
     /// Fails on parameters out of their declared ranges.
     pub fn new(radius: u32, eps: f32, scale: u32) -> Result<Self> {
-        Ok(Self { radius: check_int(&DEF, "radius", radius)?, eps: check_float(&DEF, "eps", eps)?, scale: check_int(&DEF, "scale", scale)? })
+        Ok(Self {
+            radius: check_int(&DEF, "radius", radius)?,
+            eps: check_float(&DEF, "eps", eps)?,
+            scale: check_int(&DEF, "scale", scale)?,
+        })
     }
     /// The box radius on the subsampled grid: radius / scale rounded, at least 1.
     pub fn low_radius(&self) -> u32 {
@@ -75,7 +81,11 @@ impl GuidedFilter {
 
 impl Default for GuidedFilter {
     fn default() -> Self {
-        Self { radius: 40, eps: 1e-4, scale: 8 }
+        Self {
+            radius: 40,
+            eps: 1e-4,
+            scale: 8,
+        }
     }
 }
 
@@ -143,7 +153,11 @@ fn box_sums(src: &[[f32; 4]], w: usize, h: usize, r: i64, rows: bool) -> Vec<[f3
         for (x, o) in orow.iter_mut().enumerate() {
             let mut s = [0f32; 4];
             for k in -r..=r {
-                let i = if rows { y * w + (x as i64 + k).clamp(0, w as i64 - 1) as usize } else { (y as i64 + k).clamp(0, h as i64 - 1) as usize * w + x };
+                let i = if rows {
+                    y * w + (x as i64 + k).clamp(0, w as i64 - 1) as usize
+                } else {
+                    (y as i64 + k).clamp(0, h as i64 - 1) as usize * w + x
+                };
                 for c in 0..4 {
                     s[c] += src[i][c];
                 }
@@ -159,7 +173,11 @@ impl GuidedFilter {
     fn run(&self, img: &Image) -> Result<Image> {
         let p = self.params(img.width(), img.height());
         let (w, h) = (p.width as usize, p.height as usize);
-        let (lw, lh, s) = (p.low_width as usize, p.low_height as usize, p.scale as usize);
+        let (lw, lh, s) = (
+            p.low_width as usize,
+            p.low_height as usize,
+            p.scale as usize,
+        );
         let src = img.as_u8();
         // pass 1: block means and their products
         let mut low = vec![[0f32; 4]; lw * lh];
@@ -192,7 +210,10 @@ impl GuidedFilter {
             })
             .collect();
         // passes 4 and 5: the means of a and b
-        let mab: Vec<[f32; 4]> = box_sums(&box_sums(&ab, lw, lh, r, true), lw, lh, r, false).into_iter().map(mean).collect();
+        let mab: Vec<[f32; 4]> = box_sums(&box_sums(&ab, lw, lh, r, true), lw, lh, r, false)
+            .into_iter()
+            .map(mean)
+            .collect();
         // pass 6: bilinear, q = a I + b
         let taps = |x: usize, n: usize| -> (usize, usize, f32) {
             let u = ((x as f32 + 0.5) * p.inv_scale - 0.5).clamp(0.0, (n - 1) as f32);
@@ -209,7 +230,10 @@ impl GuidedFilter {
                     [a[0] + (b[0] - a[0]) * fx, a[1] + (b[1] - a[1]) * fx]
                 };
                 let (top, bottom) = (lerp(y0), lerp(y1));
-                let m = [top[0] + (bottom[0] - top[0]) * fy, top[1] + (bottom[1] - top[1]) * fy];
+                let m = [
+                    top[0] + (bottom[0] - top[0]) * fy,
+                    top[1] + (bottom[1] - top[1]) * fy,
+                ];
                 let q = m[0] * guide_of(&orow[x * 4..])[0] + m[1];
                 orow[x * 4 + 3] = unorm8(q);
             }
@@ -227,29 +251,68 @@ impl Filter for GuidedFilter {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        Ok(vec![ValueDesc::Image(expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?)])
+        Ok(vec![ValueDesc::Image(expect_image(
+            &DEF,
+            inputs,
+            0,
+            &[PixelFormat::Rgba8],
+        )?)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         Ok(vec![Value::Image(self.run(input_image(&DEF, inputs, 0)?)?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         let d = slot_image(&DEF, inputs, 0)?;
         let p = self.params(d.width, d.height);
         let tmp_bytes = PixelFormat::Rgba32F.gpu_bytes(p.low_width, p.low_height);
         let limit = rec.gpu().max_binding();
         if tmp_bytes > limit {
-            return Err(Error::TooLarge { width: d.width, height: d.height, bytes: tmp_bytes, limit });
+            return Err(Error::TooLarge {
+                width: d.width,
+                height: d.height,
+                bytes: tmp_bytes,
+                limit,
+            });
         }
         let (t0, t1) = (rec.temp(tmp_bytes), rec.temp(tmp_bytes));
         let u = bytemuck::bytes_of(&p);
         let low = groups_2d(p.low_width, p.low_height, 16, 16);
-        let boxk = |entry| Kernel::new("neighborhood.guided_filter.box", &[GuidedParams::WGSL, COMMON, BOX], entry);
-        rec.dispatch(&Kernel::new("neighborhood.guided_filter.down", &[GuidedParams::WGSL, COMMON, DOWN], "guided_down"), &[&inputs[0].buffer, &t0], u, low)?;
+        let boxk = |entry| {
+            Kernel::new(
+                "neighborhood.guided_filter.box",
+                &[GuidedParams::WGSL, COMMON, BOX],
+                entry,
+            )
+        };
+        rec.dispatch(
+            &Kernel::new(
+                "neighborhood.guided_filter.down",
+                &[GuidedParams::WGSL, COMMON, DOWN],
+                "guided_down",
+            ),
+            &[&inputs[0].buffer, &t0],
+            u,
+            low,
+        )?;
         rec.dispatch(&boxk("guided_box_rows"), &[&t0, &t1], u, low)?;
         rec.dispatch(&boxk("guided_box_solve"), &[&t1, &t0], u, low)?;
         rec.dispatch(&boxk("guided_box_rows"), &[&t0, &t1], u, low)?;
         rec.dispatch(&boxk("guided_box_mean"), &[&t1, &t0], u, low)?;
-        rec.dispatch(&Kernel::new("neighborhood.guided_filter.apply", &[GuidedParams::WGSL, COMMON, APPLY], "guided_apply"), &[&inputs[0].buffer, &t0, &outputs[0].buffer], u, groups_2d(d.width, d.height, 16, 16))
+        rec.dispatch(
+            &Kernel::new(
+                "neighborhood.guided_filter.apply",
+                &[GuidedParams::WGSL, COMMON, APPLY],
+                "guided_apply",
+            ),
+            &[&inputs[0].buffer, &t0, &outputs[0].buffer],
+            u,
+            groups_2d(d.width, d.height, 16, 16),
+        )
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

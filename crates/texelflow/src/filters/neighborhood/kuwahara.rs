@@ -15,11 +15,12 @@
 //! workgroup tile of 16 x 16 outputs plus its border in workgroup memory, each invocation
 //! reading its window once as row segments shared by two quadrants. Exact: equal to the twin.
 
-
 use crate::error::Result;
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -48,13 +49,19 @@ pub struct Kuwahara {
 impl Kuwahara {
     /// Fails when `radius` is outside its declared range.
     pub fn new(radius: u32) -> Result<Self> {
-        Ok(Self { radius: check_int(&DEF, "radius", radius)?, tie_order: GPUIMAGE_ORDER })
+        Ok(Self {
+            radius: check_int(&DEF, "radius", radius)?,
+            tie_order: GPUIMAGE_ORDER,
+        })
     }
 }
 
 impl Default for Kuwahara {
     fn default() -> Self {
-        Self { radius: 4, tie_order: GPUIMAGE_ORDER }
+        Self {
+            radius: 4,
+            tie_order: GPUIMAGE_ORDER,
+        }
     }
 }
 
@@ -106,7 +113,8 @@ pub fn kuwahara_cpu(img: &Image, radius: u32, tie_order: [u8; 4]) -> Result<Imag
                 let (mut s, mut q) = ([0u64; 3], [0u64; 3]);
                 for dy in 0..=r {
                     for dx in 0..=r {
-                        let (sx, sy) = ((x + cx + dx).clamp(0, w - 1), (y + cy + dy).clamp(0, h - 1));
+                        let (sx, sy) =
+                            ((x + cx + dx).clamp(0, w - 1), (y + cy + dy).clamp(0, h - 1));
                         let i = ((sy * w + sx) * 4) as usize;
                         for c in 0..3 {
                             let v = src[i + c] as u64;
@@ -136,14 +144,38 @@ pub fn kuwahara_cpu(img: &Image, radius: u32, tie_order: [u8; 4]) -> Result<Imag
 }
 
 /// Records the kernel for `radius` (specialised per radius) with the given tie order.
-pub fn record_kuwahara(rec: &mut NodeRecorder<'_>, def: &FilterDef, inputs: &[GpuSlot], outputs: &[GpuSlot], radius: u32, tie_order: [u8; 4]) -> Result<()> {
+pub fn record_kuwahara(
+    rec: &mut NodeRecorder<'_>,
+    def: &FilterDef,
+    inputs: &[GpuSlot],
+    outputs: &[GpuSlot],
+    radius: u32,
+    tie_order: [u8; 4],
+) -> Result<()> {
     let d = slot_image(def, inputs, 0)?;
-    let out = outputs.first().ok_or_else(|| crate::Error::Graph(format!("`{}` needs an output", def.name)))?;
+    let out = outputs
+        .first()
+        .ok_or_else(|| crate::Error::Graph(format!("`{}` needs an output", def.name)))?;
     let side = TILE_OUT + 2 * radius;
-    let u = KuwaharaParams { width: d.width, height: d.height, order: u32::from_le_bytes(tie_order), n: (radius + 1) * (radius + 1), ..Default::default() };
-    let mut kernel = Kernel::new(&format!("neighborhood.kuwahara.r{radius}"), &[KuwaharaParams::WGSL, WGSL], "kuwahara");
+    let u = KuwaharaParams {
+        width: d.width,
+        height: d.height,
+        order: u32::from_le_bytes(tie_order),
+        n: (radius + 1) * (radius + 1),
+        ..Default::default()
+    };
+    let mut kernel = Kernel::new(
+        &format!("neighborhood.kuwahara.r{radius}"),
+        &[KuwaharaParams::WGSL, WGSL],
+        "kuwahara",
+    );
     kernel.generated = Some(format!("const R: u32 = {radius}u;\nconst SIDE: u32 = {side}u;\nvar<workgroup> tile: array<u32, {}>;\n", side * side));
-    rec.dispatch_uninit(&kernel, &[&inputs[0].buffer, &out.buffer], bytemuck::bytes_of(&u), groups_2d(d.width, d.height, TILE_OUT, TILE_OUT))
+    rec.dispatch_uninit(
+        &kernel,
+        &[&inputs[0].buffer, &out.buffer],
+        bytemuck::bytes_of(&u),
+        groups_2d(d.width, d.height, TILE_OUT, TILE_OUT),
+    )
 }
 
 impl Filter for Kuwahara {
@@ -154,13 +186,27 @@ impl Filter for Kuwahara {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        Ok(vec![ValueDesc::Image(expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?)])
+        Ok(vec![ValueDesc::Image(expect_image(
+            &DEF,
+            inputs,
+            0,
+            &[PixelFormat::Rgba8],
+        )?)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Image(kuwahara_cpu(img, self.radius, self.tie_order)?)])
+        Ok(vec![Value::Image(kuwahara_cpu(
+            img,
+            self.radius,
+            self.tie_order,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         record_kuwahara(rec, &DEF, inputs, outputs, self.radius, self.tie_order)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

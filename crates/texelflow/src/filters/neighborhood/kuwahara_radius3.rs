@@ -5,8 +5,10 @@
 //! so on an exact tie of variances the two can pick different quadrants.
 
 use crate::error::Result;
+use crate::filters::registry::{
+    expect_image, input_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
+};
 use crate::image::PixelFormat;
-use crate::filters::registry::{expect_image, input_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Value, ValueDesc};
 
@@ -47,13 +49,27 @@ impl Filter for KuwaharaRadius3 {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        Ok(vec![ValueDesc::Image(expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?)])
+        Ok(vec![ValueDesc::Image(expect_image(
+            &DEF,
+            inputs,
+            0,
+            &[PixelFormat::Rgba8],
+        )?)])
     }
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
         let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Image(kuwahara_cpu(img, RADIUS, RADIUS3_ORDER)?)])
+        Ok(vec![Value::Image(kuwahara_cpu(
+            img,
+            RADIUS,
+            RADIUS3_ORDER,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         record_kuwahara(rec, &DEF, inputs, outputs, RADIUS, RADIUS3_ORDER)
     }
     fn box_clone(&self) -> Box<dyn Filter> {

@@ -5,7 +5,16 @@ use super::luma8;
 /// Bit weights of the eight neighbours, in the window's order (top-left first, row by row,
 /// the centre skipped): GPUImage's top-right 1, top 2, top-left 4, left 8, bottom-left 16,
 /// bottom 32, bottom-right 64, right 128.
-pub(crate) const LBP_BITS: [(usize, u32); 8] = [(2, 1), (1, 2), (0, 4), (3, 8), (6, 16), (7, 32), (8, 64), (5, 128)];
+pub(crate) const LBP_BITS: [(usize, u32); 8] = [
+    (2, 1),
+    (1, 2),
+    (0, 4),
+    (3, 8),
+    (6, 16),
+    (7, 32),
+    (8, 64),
+    (5, 128),
+];
 
 crate::stencil_filter! {
     /// Each neighbour at least as bright as the centre sets its bit; the byte as grey.

@@ -2,11 +2,12 @@
 //! and OpenCV's `medianBlur(ksize = 2 radius + 1)`: radius 1 and 2 run the selection networks
 //! of `median_3x3` and `median_5x5`; larger radii a radix selection (`median.wgsl`).
 
-
 use crate::error::Result;
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::{
+    expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
+};
 use crate::graph::params::{check_int, ParamDef};
-use crate::filters::registry::{expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE};
+use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
 use crate::value::{Value, ValueDesc};
@@ -30,7 +31,9 @@ pub struct Median {
 impl Median {
     /// Fails when `radius` is outside its declared range.
     pub fn new(radius: u32) -> Result<Self> {
-        Ok(Self { radius: check_int(&DEF, "radius", radius)? })
+        Ok(Self {
+            radius: check_int(&DEF, "radius", radius)?,
+        })
     }
 }
 
@@ -80,7 +83,12 @@ impl Filter for Median {
         &DEF
     }
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        Ok(vec![ValueDesc::Image(expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?)])
+        Ok(vec![ValueDesc::Image(expect_image(
+            &DEF,
+            inputs,
+            0,
+            &[PixelFormat::Rgba8],
+        )?)])
     }
     /// Sorts each channel of each window: written apart from every GPU method.
     fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
@@ -105,18 +113,43 @@ impl Filter for Median {
                 }
             }
         }
-        Ok(vec![Value::Image(Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)?)])
+        Ok(vec![Value::Image(Image::from_u8(
+            img.width(),
+            img.height(),
+            PixelFormat::Rgba8,
+            out,
+        )?)])
     }
-    fn record_gpu(&self, rec: &mut NodeRecorder<'_>, inputs: &[GpuSlot], outputs: &[GpuSlot]) -> Result<()> {
+    fn record_gpu(
+        &self,
+        rec: &mut NodeRecorder<'_>,
+        inputs: &[GpuSlot],
+        outputs: &[GpuSlot],
+    ) -> Result<()> {
         match self.radius {
             1 => Median3x3.record_gpu(rec, inputs, outputs),
             2 => Median5x5.record_gpu(rec, inputs, outputs),
             r => {
                 let d = slot_image(&DEF, inputs, 0)?;
                 let side = 2 * r + 1;
-                let u = MedianParams { width: d.width, height: d.height, radius: r, half: side * side / 2, ..Default::default() };
-                let kernel = Kernel::new("neighborhood.median_radix", &[MedianParams::WGSL, WGSL], "median_radix");
-                rec.dispatch(&kernel, &[&inputs[0].buffer, &outputs[0].buffer], bytemuck::bytes_of(&u), groups_2d(d.width, d.height, TILE_OUT, TILE_OUT))
+                let u = MedianParams {
+                    width: d.width,
+                    height: d.height,
+                    radius: r,
+                    half: side * side / 2,
+                    ..Default::default()
+                };
+                let kernel = Kernel::new(
+                    "neighborhood.median_radix",
+                    &[MedianParams::WGSL, WGSL],
+                    "median_radix",
+                );
+                rec.dispatch(
+                    &kernel,
+                    &[&inputs[0].buffer, &outputs[0].buffer],
+                    bytemuck::bytes_of(&u),
+                    groups_2d(d.width, d.height, TILE_OUT, TILE_OUT),
+                )
             }
         }
     }

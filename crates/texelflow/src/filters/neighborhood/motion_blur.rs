@@ -2,7 +2,17 @@
 //! samples along a line, weighted 0.05 … 0.18 … 0.05.
 
 /// GPUImage's nine samples: the multiple of the step and its weight (they sum to 1).
-pub(crate) const NINE_TAPS: [[f32; 2]; 9] = [[0.0, 0.18], [-1.0, 0.15], [-2.0, 0.12], [-3.0, 0.09], [-4.0, 0.05], [1.0, 0.15], [2.0, 0.12], [3.0, 0.09], [4.0, 0.05]];
+pub(crate) const NINE_TAPS: [[f32; 2]; 9] = [
+    [0.0, 0.18],
+    [-1.0, 0.15],
+    [-2.0, 0.12],
+    [-3.0, 0.09],
+    [-4.0, 0.05],
+    [1.0, 0.15],
+    [2.0, 0.12],
+    [3.0, 0.09],
+    [4.0, 0.05],
+];
 
 crate::remap_filter! {
     /// The weighted sum of nine bilinear samples `blur_size` pixels apart along `angle`.

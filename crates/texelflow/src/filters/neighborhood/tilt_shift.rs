@@ -2,7 +2,7 @@
 
 use crate::filters::blend::BlendWithMask;
 
-use super::{GaussianBlur, BandMask};
+use super::{BandMask, GaussianBlur};
 
 crate::composite_filter! {
     /// Keeps a horizontal band sharp and blurs above and below it.
