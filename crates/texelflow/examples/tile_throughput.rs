@@ -71,7 +71,7 @@ fn main() -> texelflow::Result<()> {
     // in bands of `band` rows from an in-memory source into an in-memory sink (no codec): the
     // streamed path's own cost
     let band: u32 = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(1024);
-    let stream_opts = texelflow::StreamOptions {
+    let stream_opts = texelflow::TilePolicy {
         band_rows: Some(band),
         tile_width: None,
         in_flight,

@@ -39,8 +39,8 @@ pub use value::histogram;
 pub use error::{Error, Result};
 pub use graph::{
     Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, NodeTiming,
-    PinnedUpload, Pipeline, Port, RunOptions, RunPlan, RunResult, Sequence, StreamOptions,
-    StreamReport, TilePolicy,
+    PinnedUpload, Pipeline, Port, RunOptions, RunPlan, RunResult, Sequence, StreamReport,
+    TilePolicy,
 };
 pub use image::{Image, ImageDesc, PixelFormat};
 pub use io::codec::Subsampling;

@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use texelflow::io::rows::{self, ImageRows, RowSink, RowSource};
-use texelflow::{Backend, Image, ImageDesc, Pipeline, PixelFormat, StreamOptions, Value};
+use texelflow::{Backend, Image, ImageDesc, Pipeline, PixelFormat, TilePolicy, Value};
 
 fn pipe(spec: &str) -> Pipeline {
     Pipeline::parse(spec, &mut |p| Image::open(p)).unwrap()
@@ -89,7 +89,7 @@ fn streamed(
         b,
         &mut src,
         &mut sink,
-        &StreamOptions {
+        &TilePolicy {
             band_rows: Some(band),
             tile_width: tile,
             in_flight: 3,
@@ -220,12 +220,7 @@ fn pipelines_that_cannot_run_in_bands_say_why() {
             bands: Vec::new(),
         };
         let e = p
-            .run_streamed(
-                &Backend::Cpu,
-                &mut src,
-                &mut sink,
-                &StreamOptions::default(),
-            )
+            .run_streamed(&Backend::Cpu, &mut src, &mut sink, &TilePolicy::default())
             .unwrap_err()
             .to_string();
         assert!(
@@ -244,7 +239,7 @@ fn the_memory_estimate_follows_the_formula() {
             .plan_stream(
                 &b,
                 desc,
-                &StreamOptions {
+                &TilePolicy {
                     band_rows: Some(1024),
                     tile_width: None,
                     in_flight: 3,

@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use texelflow::io::rows::{ImageRows, MemorySink};
-use texelflow::{Backend, Image, Pipeline, PixelFormat, StreamOptions};
+use texelflow::{Backend, Image, Pipeline, PixelFormat, TilePolicy};
 
 fn pipe(spec: &str) -> Pipeline {
     Pipeline::parse(spec, &mut |p| Image::open(p)).unwrap_or_else(|e| panic!("{spec}: {e}"))
@@ -191,7 +191,7 @@ fn geometry_streams_in_bands_where_rows_move_down() {
                         &b,
                         &mut src,
                         &mut sink,
-                        &StreamOptions {
+                        &TilePolicy {
                             band_rows: Some(rows),
                             tile_width: Some(33),
                             in_flight: 2,
@@ -214,7 +214,7 @@ fn geometry_streams_in_bands_where_rows_move_down() {
         // a vertical flip reads rows bottom up: no bands (but one), a clear reason
         let p = pipe("flip(mode=vertical)");
         assert!(
-            p.plan_stream(&b, img.desc(), &StreamOptions::default())
+            p.plan_stream(&b, img.desc(), &TilePolicy::default())
                 .is_ok(),
             "one band of the whole image"
         );
@@ -222,7 +222,7 @@ fn geometry_streams_in_bands_where_rows_move_down() {
             .plan_stream(
                 &b,
                 img.desc(),
-                &StreamOptions {
+                &TilePolicy {
                     band_rows: Some(10),
                     ..Default::default()
                 },
@@ -346,7 +346,7 @@ fn position_dependent_filters_tile_in_the_whole_image_coordinates() {
             &b,
             &mut src,
             &mut sink,
-            &StreamOptions {
+            &TilePolicy {
                 band_rows: Some(6),
                 tile_width: Some(20),
                 in_flight: 2,

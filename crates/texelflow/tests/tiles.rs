@@ -469,7 +469,7 @@ fn a_gpu_memory_budget_tiles_runs_that_exceed_it() {
                 .unwrap(),
             ),
             input.desc(),
-            &texelflow::StreamOptions::default(),
+            &texelflow::TilePolicy::default(),
         )
         .unwrap();
     assert!(

@@ -51,9 +51,6 @@ pub struct TilePolicy {
     pub in_flight: usize,
 }
 
-/// The tiling policy of a streamed run (`TilePolicy`, by its older name).
-pub type StreamOptions = TilePolicy;
-
 /// Output rows per band by default: 1024 rows keep a 20000-pixel-wide RGBA8 band at 80 MB.
 pub const DEFAULT_BAND_ROWS: u32 = 1024;
 
@@ -116,7 +113,7 @@ impl Pipeline {
         &self,
         backend: &Backend,
         desc: ImageDesc,
-        opts: &StreamOptions,
+        opts: &TilePolicy,
     ) -> Result<StreamReport> {
         self.plan_bands(backend, desc, opts).map(|(r, _)| r)
     }
@@ -126,7 +123,7 @@ impl Pipeline {
         &self,
         backend: &Backend,
         desc: ImageDesc,
-        opts: &StreamOptions,
+        opts: &TilePolicy,
     ) -> Result<(StreamReport, Tiling)> {
         let (w, h) = (desc.width, desc.height);
         // one graph for the halo, the output and the bytes a pixel takes; every image it makes
@@ -227,7 +224,7 @@ impl Pipeline {
         desc: ImageDesc,
         out: ImageDesc,
         chain: super::chain::TileChain,
-        opts: &StreamOptions,
+        opts: &TilePolicy,
     ) -> Result<(StreamReport, Tiling)> {
         let (w, h) = (desc.width, desc.height);
         let (ow, oh) = (out.width, out.height);
@@ -320,7 +317,7 @@ impl Pipeline {
         backend: &Backend,
         source: &mut dyn RowSource,
         sink: &mut dyn RowSink,
-        opts: &StreamOptions,
+        opts: &TilePolicy,
     ) -> Result<StreamReport> {
         let run = RunOptions {
             tiling: *opts,

@@ -24,7 +24,7 @@ pub mod spec;
 pub(crate) mod stream;
 mod tile;
 
-pub use bands::{StreamOptions, StreamReport, TilePolicy, DEFAULT_BAND_ROWS, DEFAULT_IN_FLIGHT};
+pub use bands::{StreamReport, TilePolicy, DEFAULT_BAND_ROWS, DEFAULT_IN_FLIGHT};
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
 pub use filter::Catalogue;
 pub use fit::Fit;
