@@ -42,7 +42,7 @@ pub fn try_apply(
 ) -> Result<bool> {
     let t0 = Instant::now();
     let load = LoadOptions {
-        limits: None,
+        limits: Some(crate::limits()),
         allow_truncated: a.allow_truncated,
     };
     let opts = crate::run_options();

@@ -58,7 +58,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     }
     // sizes that cannot work are refused before anything is allocated: every case keeps `sets`
     // input images (and as many outputs and second images) on the host and the GPU
-    let limits = texelflow::Limits::global();
+    let limits = crate::limits();
     limits.check_pixels("the benchmark image", w, h)?;
     let image_bytes = w as u64 * h as u64 * 4;
     limits.check_memory(

@@ -238,11 +238,6 @@ fn main() {
     }
     keep_large_allocations();
     let cli = Cli::parse();
-    texelflow::Limits::set_global(texelflow::Limits {
-        max_pixels: cli.max_pixels.unwrap_or(0),
-        max_memory: cli.max_memory.unwrap_or(0),
-        max_nodes: 0,
-    });
     ALLOW_TRUNCATED.store(cli.allow_truncated, std::sync::atomic::Ordering::Relaxed);
     let _ = RUN_OPTIONS.set(run_options_of(&cli));
     if let Err(e) = run(cli) {
@@ -316,6 +311,21 @@ pub(crate) fn run_options() -> RunOptions {
     RUN_OPTIONS.get().cloned().unwrap_or_default()
 }
 
+/// The limits of `--max-pixels` and `--max-memory` (the defaults where not given), for every
+/// load and run of this process.
+pub(crate) fn limits() -> texelflow::Limits {
+    run_options().limits
+}
+
+fn limits_of(cli: &Cli) -> texelflow::Limits {
+    let d = texelflow::Limits::default();
+    texelflow::Limits {
+        max_pixels: cli.max_pixels.unwrap_or(d.max_pixels),
+        max_memory: cli.max_memory.unwrap_or(d.max_memory),
+        ..d
+    }
+}
+
 /// The run options of the flags and the environment (the one place the CLI reads them):
 /// `--max-gpu-memory`; `TEXELFLOW_TILE=N` (square tiles of N pixels wherever the pipeline can
 /// run in tiles), `TEXELFLOW_STREAM_ROWS=N` (rows per band), `TEXELFLOW_SCHEDULE=filter=variant,...`
@@ -335,6 +345,7 @@ fn run_options_of(cli: &Cli) -> RunOptions {
         max_fused: env_number::<usize>("TEXELFLOW_MAX_FUSED").filter(|&n| n > 0),
         upload_strips: env_number::<u32>("TEXELFLOW_UPLOAD_STRIPS"),
         inject_gpu_fault: env_var("TEXELFLOW_INJECT_GPU_FAULT"),
+        limits: limits_of(cli),
         ..RunOptions::default()
     }
 }
@@ -412,7 +423,7 @@ pub(crate) fn load_image(path: &Path) -> texelflow::Result<(Image, texelflow::Sa
     let l = Image::load(
         path,
         &texelflow::LoadOptions {
-            limits: None,
+            limits: Some(limits()),
             allow_truncated,
         },
     )?;

@@ -18,10 +18,10 @@
 //! `/proc/meminfo`; 8 GiB where that cannot be read). A graph may have at most `max_nodes`
 //! filter nodes (default 10000, after composite filters expand).
 //!
-//! The process-wide values (`Limits::global`) are what `Image::open` and `Backend::run` use;
-//! the CLI sets them from `--max-pixels` and `--max-memory`.
-
-use std::sync::atomic::{AtomicU64, Ordering};
+//! There are no process-wide values: a load takes its limits from `LoadOptions::limits`, a run
+//! from `RunOptions::limits` (both `Limits::default()` unless set); the CLI fills both from
+//! `--max-pixels` and `--max-memory`. Building a graph stops at `DEFAULT_MAX_NODES` nodes
+//! whatever the limits say (a run may set a lower `max_nodes`).
 
 use crate::error::{Error, Result};
 
@@ -41,10 +41,6 @@ pub const DEFAULT_MAX_PIXELS: u64 = 1 << 30;
 /// Default `max_nodes`.
 pub const DEFAULT_MAX_NODES: usize = 10_000;
 
-static MAX_PIXELS: AtomicU64 = AtomicU64::new(0);
-static MAX_MEMORY: AtomicU64 = AtomicU64::new(0);
-static MAX_NODES: AtomicU64 = AtomicU64::new(0);
-
 /// The machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`), if known.
 pub fn physical_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -58,35 +54,17 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             max_pixels: DEFAULT_MAX_PIXELS,
-            max_memory: physical_memory().unwrap_or(8 << 30),
+            max_memory: {
+                // read once: `RunOptions::default()` is made per tile
+                static MEMORY: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+                *MEMORY.get_or_init(|| physical_memory().unwrap_or(8 << 30))
+            },
             max_nodes: DEFAULT_MAX_NODES,
         }
     }
 }
 
 impl Limits {
-    /// The process-wide limits: the defaults unless `set_global` changed them.
-    pub fn global() -> Limits {
-        static DEFAULT: std::sync::OnceLock<Limits> = std::sync::OnceLock::new();
-        let def = *DEFAULT.get_or_init(Limits::default);
-        let get = |a: &AtomicU64, d: u64| match a.load(Ordering::Relaxed) {
-            0 => d,
-            v => v,
-        };
-        Limits {
-            max_pixels: get(&MAX_PIXELS, def.max_pixels),
-            max_memory: get(&MAX_MEMORY, def.max_memory),
-            max_nodes: get(&MAX_NODES, def.max_nodes as u64) as usize,
-        }
-    }
-
-    /// Replaces the process-wide limits (zero fields keep their defaults).
-    pub fn set_global(l: Limits) {
-        MAX_PIXELS.store(l.max_pixels, Ordering::Relaxed);
-        MAX_MEMORY.store(l.max_memory, Ordering::Relaxed);
-        MAX_NODES.store(l.max_nodes as u64, Ordering::Relaxed);
-    }
-
     /// Checks a `width` x `height` image to be decoded with `bytes_per_pixel` (4 or 8) against
     /// the limits; the message says what to change.
     pub fn check_decode(

@@ -1028,7 +1028,7 @@ fn long_chains_fuse_in_bounded_groups() {
 /// refused at once, with one line naming the limit.
 #[test]
 fn graphs_past_the_node_limit_are_refused_at_once() {
-    let limit = texelflow::Limits::global().max_nodes;
+    let limit = texelflow::Limits::default().max_nodes;
     let t = std::time::Instant::now();
     let spec = vec!["brightness(0.1)"; limit + 1].join(" | ");
     let e = Pipeline::parse(&spec, &mut |p| Image::open(p))

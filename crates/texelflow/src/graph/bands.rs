@@ -27,6 +27,7 @@ use super::rows::{RowSink, RowSource};
 use super::tile::{RowsRef, Tiling};
 use super::{Backend, Pipeline, RunOptions};
 use crate::error::{Error, Result};
+use crate::limits::Limits;
 use crate::image::{row_bytes, sample_bytes_per_pixel};
 use crate::image::{Image, ImageDesc};
 
@@ -115,7 +116,19 @@ impl Pipeline {
         desc: ImageDesc,
         opts: &TilePolicy,
     ) -> Result<StreamReport> {
-        self.plan_bands(backend, desc, opts).map(|(r, _)| r)
+        self.plan_bands(backend, desc, opts, &Limits::default())
+            .map(|(r, _)| r)
+    }
+
+    /// `plan_stream` under a run's options (its tiling policy and limits).
+    pub(crate) fn plan_stream_with(
+        &self,
+        backend: &Backend,
+        desc: ImageDesc,
+        run: &RunOptions,
+    ) -> Result<StreamReport> {
+        self.plan_bands(backend, desc, &run.tiling, &run.limits)
+            .map(|(r, _)| r)
     }
 
     /// `plan_stream`, with the tiling it found.
@@ -124,12 +137,13 @@ impl Pipeline {
         backend: &Backend,
         desc: ImageDesc,
         opts: &TilePolicy,
+        limits: &Limits,
     ) -> Result<(StreamReport, Tiling)> {
         let (w, h) = (desc.width, desc.height);
         // one graph for the halo, the output and the bytes a pixel takes; every image it makes
         // within the pixel limit
         let (g, _) = self.graph_for(desc)?;
-        super::check::check_graph_pixels(&g)?;
+        super::check::check_graph_pixels(&g, limits)?;
         let (halo, align) = match super::tile::graph_halo(&g) {
             Ok(tiling) => tiling,
             Err(why) => {
@@ -338,7 +352,7 @@ impl Pipeline {
         let opts = &run.tiling;
         let desc = source.desc();
         let (w, h) = (desc.width, desc.height);
-        let (mut report, tiling) = self.plan_bands(backend, desc, opts)?;
+        let (mut report, tiling) = self.plan_bands(backend, desc, opts, &run.limits)?;
         let (band, tile_width) = (report.band_rows, report.tile_width);
         if w == 0 || h == 0 {
             return Ok(report);

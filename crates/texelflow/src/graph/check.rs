@@ -5,11 +5,18 @@ use super::{Graph, NodeKind};
 use crate::error::Result;
 use crate::limits::Limits;
 
-/// Checks a graph against the process-wide limits before it runs (`cpu`: on the CPU
-/// reference, else a GPU): every image within `max_pixels`, the memory estimate of the module
-/// docs within `max_memory`. Nothing is allocated before this passes.
-pub(crate) fn check_graph(graph: &Graph, cpu: bool) -> Result<()> {
-    let l = Limits::global();
+/// Checks a graph against the run's limits before it runs (`cpu`: on the CPU reference, else
+/// a GPU): at most `max_nodes` filter nodes, every image within `max_pixels`, the memory
+/// estimate of the module docs within `max_memory`. Nothing is allocated before this passes.
+pub(crate) fn check_graph(graph: &Graph, cpu: bool, l: &Limits) -> Result<()> {
+    let filters = graph
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, NodeKind::Filter(_)))
+        .count();
+    if filters > l.max_nodes {
+        return Err(crate::Error::Limit(format!("the graph has {filters} filter nodes, more than the limit of {} (composite filters count their parts): split the pipeline into several runs", l.max_nodes)));
+    }
     let (mut sources, mut largest, mut largest_pixels) = (0u64, 0u64, 0u64);
     for n in &graph.nodes {
         for d in &n.outputs {
@@ -44,8 +51,7 @@ pub(crate) fn check_graph(graph: &Graph, cpu: bool) -> Result<()> {
 
 /// Checks every image a graph makes against `max_pixels` (a run in tiles or bands, whose memory
 /// the tiles bound instead: an intermediate or output too large is still refused).
-pub(crate) fn check_graph_pixels(graph: &Graph) -> Result<()> {
-    let l = Limits::global();
+pub(crate) fn check_graph_pixels(graph: &Graph, l: &Limits) -> Result<()> {
     for n in graph
         .nodes
         .iter()

@@ -62,7 +62,7 @@ impl Backend {
         opts: &RunOptions,
     ) -> Result<RunResult> {
         check_sources(graph, sources)?;
-        super::check::check_graph(graph, matches!(self, Backend::Cpu))?;
+        super::check::check_graph(graph, matches!(self, Backend::Cpu), &opts.limits)?;
         let mut result = match self {
             Backend::Gpu(g) => finish_gpu(
                 graph,
@@ -103,6 +103,9 @@ pub struct RunOptions {
     /// Tests of failure handling: the step holding the node of this label fails as if the
     /// device ran out of memory.
     pub inject_gpu_fault: Option<String>,
+    /// Most pixels an image of the run may have, host memory it may take, filter nodes
+    /// (`crate::limits`); checked before anything is allocated.
+    pub limits: crate::limits::Limits,
 }
 
 impl Default for RunOptions {
@@ -116,6 +119,7 @@ impl Default for RunOptions {
             max_fused: None,
             upload_strips: None,
             inject_gpu_fault: None,
+            limits: crate::limits::Limits::default(),
         }
     }
 }

@@ -265,7 +265,8 @@ impl Graph {
         }
         // bounded work for any spec: graph building, planning and kernel generation are linear
         // in the nodes, and this bounds the nodes
-        let max_nodes = crate::limits::Limits::global().max_nodes;
+        // (`RunOptions::limits` may lower it for a run; building stops here whatever it says)
+        let max_nodes = crate::limits::DEFAULT_MAX_NODES;
         if self.nodes.len() >= max_nodes {
             return Err(Error::Limit(format!("the graph would have more than {max_nodes} nodes (the limit; composite filters count their parts): split the pipeline into several runs")));
         }

@@ -421,7 +421,7 @@ impl Pipeline {
                 Value::Image(sink.into_image()?)
             }
             RunPlan::ChainTiles { width, height } => {
-                let tiling = self.tiling(input.desc())?;
+                let tiling = self.tiling(input.desc(), &opts.limits)?;
                 let out_h = self.output_desc(input.desc())?.height;
                 let (img, times) = self.run_region(
                     backend,

@@ -69,7 +69,7 @@ pub fn plan_run(
         return Ok(RunPlan::Whole);
     };
     let policy = &opts.tiling;
-    super::check::check_graph_pixels(graph)?;
+    super::check::check_graph_pixels(graph, &opts.limits)?;
     let forced = super::tile::forced_tile(policy);
     if let Some(side) = super::tile::tile_side(gpu, graph, policy) {
         // in bands of tiles, as a file streams: on an H100 bands of 1024 rows in three tiles
@@ -80,7 +80,7 @@ pub fn plan_run(
         });
     }
     if !super::tile::graph_fits(gpu, graph, policy) || forced.is_some() {
-        if let Ok(Tiling::Chain(chain)) = pipeline.tiling(input) {
+        if let Ok(Tiling::Chain(chain)) = pipeline.tiling(input, &opts.limits) {
             let in_flight = policy.in_flight.max(1);
             let (width, height) = match forced {
                 Some(t) => (t, t),

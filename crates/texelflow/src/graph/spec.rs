@@ -163,7 +163,7 @@ pub fn parse(spec: &str) -> Result<Vec<Call>> {
             }
         }
         calls.push(Call { name, args, column });
-        let max = crate::limits::Limits::global().max_nodes;
+        let max = crate::limits::DEFAULT_MAX_NODES;
         if calls.len() > max {
             return Err(Error::Spec {
                 message: format!("more than {max} filters (the limit on a graph's nodes)"),

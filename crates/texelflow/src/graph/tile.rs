@@ -23,6 +23,7 @@ use super::filter::Footprint;
 use super::host::{HostImage, HostValue, WriteOnly};
 use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};
 use crate::error::{Error, Result};
+use crate::limits::Limits;
 use crate::image::{Image, ImageDesc};
 use crate::region::PixelWindow;
 use crate::value::{Value, ValueDesc};
@@ -376,9 +377,9 @@ impl Pipeline {
     }
 
     /// How tiles of an input of `desc` are cut: with a halo, or through the stages' geometry.
-    pub(crate) fn tiling(&self, desc: ImageDesc) -> Result<Tiling> {
+    pub(crate) fn tiling(&self, desc: ImageDesc, limits: &Limits) -> Result<Tiling> {
         let (g, _) = self.graph_for(desc)?;
-        super::check::check_graph_pixels(&g)?;
+        super::check::check_graph_pixels(&g, limits)?;
         let why = match graph_halo(&g) {
             Ok((halo, align)) => return Ok(Tiling::Halo(halo, align)),
             Err(why) => why,
@@ -436,7 +437,7 @@ impl Pipeline {
         tile: u32,
         run: &RunOptions,
     ) -> Result<(Image, TileTimes)> {
-        let tiling = self.tiling(input.desc())?;
+        let tiling = self.tiling(input.desc(), &run.limits)?;
         let (w, h) = (input.width(), input.height());
         if let Tiling::Halo(..) = tiling {
             self.check_tiled_extras(w, h)?;

@@ -47,7 +47,7 @@ impl Image {
         if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
             return Err(io("empty file (0 bytes)".into()));
         }
-        let limits = options.limits.unwrap_or_else(crate::limits::Limits::global);
+        let limits = options.limits.unwrap_or_default();
         let reader = image::ImageReader::open(path).map_err(|e| io(e.to_string()))?;
         let reader = reader
             .with_guessed_format()
@@ -299,7 +299,7 @@ impl Image {
 /// How `Image::load` reads a file.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {
-    /// Limits on the decoded size; `None`: the process-wide `Limits::global()`.
+    /// Limits on the decoded size; `None`: `Limits::default()`.
     pub limits: Option<crate::limits::Limits>,
     /// Accept a truncated or damaged file with what the decoder recovered (a warning in
     /// `Loaded::warnings`) instead of failing.

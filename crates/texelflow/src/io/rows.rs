@@ -58,7 +58,7 @@ pub fn open_rows(path: &Path, options: &LoadOptions) -> Result<(Box<dyn RowSourc
     if !path.exists() {
         return Err(io("file not found".into()));
     }
-    let limits = options.limits.unwrap_or_else(crate::limits::Limits::global);
+    let limits = options.limits.unwrap_or_default();
     let format = image::ImageReader::open(path)
         .and_then(|r| r.with_guessed_format())
         .map_err(|e| io(e.to_string()))?
@@ -90,6 +90,16 @@ pub fn create_rows(
     desc: ImageDesc,
     options: &SaveOptions,
 ) -> Result<Box<dyn RowSink>> {
+    create_rows_with(path, desc, options, &crate::limits::Limits::default())
+}
+
+/// `create_rows` under `limits`: a format encoded whole must fit `max_memory` collected.
+pub fn create_rows_with(
+    path: &Path,
+    desc: ImageDesc,
+    options: &SaveOptions,
+    limits: &crate::limits::Limits,
+) -> Result<Box<dyn RowSink>> {
     let io = |message: String| Error::ImageIo {
         path: path.to_path_buf(),
         message,
@@ -100,7 +110,7 @@ pub fn create_rows(
         image::ImageFormat::Png => Ok(Box::new(PngSink::create(path, desc, options)?)),
         image::ImageFormat::Tiff => Ok(Box::new(TiffSink::create(path, desc)?)),
         _ => {
-            crate::limits::Limits::global().check_memory(
+            limits.check_memory(
                 &format!("collecting the {}x{} output", desc.width, desc.height),
                 desc.pixels() as u64 * sample_bytes_per_pixel(desc.format) as u64,
             )?;

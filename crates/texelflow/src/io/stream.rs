@@ -47,13 +47,12 @@ impl Pipeline {
         save: &crate::SaveOptions,
         run: &RunOptions,
     ) -> Result<Option<FileReport>> {
-        let opts = &run.tiling;
         let io = |message: String| Error::ImageIo {
             path: input.to_path_buf(),
             message,
         };
         let desc = super::rows::probe(input)?;
-        let limits = load.limits.unwrap_or_else(crate::limits::Limits::global);
+        let limits = load.limits.unwrap_or_default();
         // the pixel limit first, with the whole path's message (a decompression bomb's header)
         limits
             .check_decode_pixels(desc.width, desc.height)
@@ -62,7 +61,7 @@ impl Pipeline {
         // the memory from the header's size (an EXIF turn swaps the sides, not the pixels); a
         // pipeline that cannot run in bands (data, resampling, second images of another size)
         // takes the whole path, which reports any error of its own
-        let Ok(plan) = self.plan_stream(backend, desc, opts) else {
+        let Ok(plan) = self.plan_stream_with(backend, desc, run) else {
             return Ok(None);
         };
         let streams = |p: &std::path::Path| {
@@ -93,7 +92,7 @@ impl Pipeline {
             exif: save.exif.clone().or(meta.exif),
             ..save.clone()
         };
-        let mut sink = super::rows::create_rows(output, out_desc, &save)?;
+        let mut sink = super::rows::create_rows_with(output, out_desc, &save, &limits)?;
         let open_ms = t0.elapsed().as_secs_f64() * 1e3;
         let t_run = std::time::Instant::now();
         let stream = self.run_streamed_with(backend, &mut *source, &mut *sink, run)?;
