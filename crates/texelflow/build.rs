@@ -63,6 +63,8 @@ fn main() {
                 "composite_filter! {",
                 "generator_filter! {",
                 "morphology_filter! {",
+                "permute_filter! {",
+                "warp_filter! {",
             ]
             .iter()
             .any(|m| text.contains(m))

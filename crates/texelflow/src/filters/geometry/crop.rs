@@ -10,14 +10,12 @@
 //! the pixel that contains (x, y) (seed 000's colour pick). One zero side alone is an error.
 
 use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_image, input_image, slot_image, Family, Filter, FilterDef, Rect, EXACT_ENOUGH, IMAGE,
-};
+use crate::filters::registry::{Footprint, Rect};
+use crate::filters::shape::permute::FORMATS;
 use crate::graph::params::{check_float, ParamDef};
 use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("crop.wgsl");
 const WORDS_WGSL: &str = include_str!("crop_words.wgsl");
@@ -43,21 +41,83 @@ pub enum CropAnchor {
     Center,
 }
 
-/// Crops to (x, y, width, height) in `units`; the default is the whole image.
-#[derive(Clone, Debug)]
-pub struct Crop {
-    /// Left edge (or centre, by `anchor`).
-    pub x: f32,
-    /// Top edge (or centre, by `anchor`).
-    pub y: f32,
-    /// Region width.
-    pub width: f32,
-    /// Region height.
-    pub height: f32,
-    /// Fractions of the input size, or pixels.
-    pub units: CropUnits,
-    /// Whether (x, y) is the region's top-left corner or centre.
-    pub anchor: CropAnchor,
+crate::permute_filter! {
+    /// Crops to (x, y, width, height) in `units`; the default is the whole image.
+    pub struct Crop {
+        /// Left edge (or centre, by `anchor`).
+        pub x: f32,
+        /// Top edge (or centre, by `anchor`).
+        pub y: f32,
+        /// Region width.
+        pub width: f32,
+        /// Region height.
+        pub height: f32,
+        /// Fractions of the input size, or pixels.
+        pub units: CropUnits,
+        /// Whether (x, y) is the region's top-left corner or centre.
+        pub anchor: CropAnchor,
+    }
+    name: "crop",
+    gpuimage: "GPUImageCropFilter",
+    summary: "Crops to a rectangle (x, y, width, height) in fractions of the size (default) or pixels; a centred form; a 1x1 point sample.",
+    doc: "units=norm (default): x, y, width, height are fractions of the input size, as GPUImage's cropRegion; \
+units=px: pixels. Origin top-left. The defaults keep the whole image: a width or height left out runs to the \
+image's edge, in either unit. The region is rounded to whole pixels (origin and size separately) and clipped to \
+the image: the size shrinks to what lies inside, and a region with nothing inside (an origin past the last \
+column/row) is an error. anchor=center: (x, y) is the region's centre (a region running past an edge keeps what \
+lies inside). width=0 and height=0: a point sample, the 1x1 image of the pixel containing (x, y). One zero side \
+alone is an error.",
+    params: [
+        ParamDef::float("x", 0.0, 0.0, MAX, "left edge (fraction of the width, or pixels)"),
+        ParamDef::float("y", 0.0, 0.0, MAX, "top edge (fraction of the height, or pixels)"),
+        ParamDef::float("width", 1.0, 0.0, MAX, "width (fraction of the width, or pixels); left out: to the right edge"),
+        ParamDef::float("height", 1.0, 0.0, MAX, "height (fraction of the height, or pixels); left out: to the bottom edge"),
+        ParamDef::choice("units", "norm", &["norm", "px"], "norm: fractions of the input size; px: pixels"),
+        ParamDef::choice("anchor", "topleft", &["topleft", "center"], "topleft: (x, y) is the region's top-left corner; center: its centre"),
+    ],
+    build: |a| {
+        let units = match a.choice("units")? {
+            "px" => CropUnits::Px,
+            _ => CropUnits::Norm,
+        };
+        let c = Crop::new(a.f32("x")?, a.f32("y")?, a.f32("width")?, a.f32("height")?, units)?;
+        // a side left out runs to the edge (the default 1 in fractions means that already;
+        // in pixels it would mean one pixel)
+        let c = if units == CropUnits::Px { c.to_edges(!a.given("width"), !a.given("height")) } else { c };
+        Crop { anchor: if a.choice("anchor")? == "center" { CropAnchor::Center } else { CropAnchor::TopLeft }, ..c }
+    },
+    uniforms: &[CropParams::layout(WGSL), CropParams::layout(WORDS_WGSL)],
+    formats: FORMATS,
+    size: |f, d| f.region(d.width, d.height).map(|(_, _, w, h)| (w, h)),
+    footprint: |f, inputs| match inputs
+        .first()
+        .and_then(|d| d.image())
+        .map(|d| f.region(d.width, d.height))
+    {
+        Some(Ok((x0, y0, _, _))) => Footprint::Resample {
+            scale: [1.0, 1.0],
+            offset: [x0 as f64, y0 as f64],
+            margin: 0,
+        },
+        _ => Footprint::WholeImage,
+    },
+    window_input: |f, input, out| {
+        let (x0, y0, _, _) = f.region(input.width, input.height).ok()?;
+        Some(Rect::new(out.x + x0, out.y + y0, out.w, out.h))
+    },
+    windowed: |f, input, have, out| {
+        let need = f
+            .window_input(input, out)
+            .ok_or_else(|| Error::Graph("`crop` has no region in this image".into()))?;
+        Ok(vec![Box::new(Crop::px(
+            need.x - have.x,
+            need.y - have.y,
+            need.w,
+            need.h,
+        )?)])
+    },
+    cpu: |f, img| f.cpu(img),
+    gpu: |f, rec, input, output, d| f.record(rec, input, output, d),
 }
 
 impl Crop {
@@ -219,93 +279,9 @@ uniform_struct! {
 
 const MAX: f64 = crate::image::MAX_SIDE as f64;
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
-    name: "crop",
-    family: Family::Geometry,
-    summary: "Crops to a rectangle (x, y, width, height) in fractions of the size (default) or pixels; a centred form; a 1x1 point sample.",
-    doc: "units=norm (default): x, y, width, height are fractions of the input size, as GPUImage's cropRegion; \
-units=px: pixels. Origin top-left. The defaults keep the whole image: a width or height left out runs to the \
-image's edge, in either unit. The region is rounded to whole pixels (origin and size separately) and clipped to \
-the image: the size shrinks to what lies inside, and a region with nothing inside (an origin past the last \
-column/row) is an error. anchor=center: (x, y) is the region's centre (a region running past an edge keeps what \
-lies inside). width=0 and height=0: a point sample, the 1x1 image of the pixel containing (x, y). One zero side \
-alone is an error.",
-    gpuimage: "GPUImageCropFilter",
-    params: &[
-        ParamDef::float("x", 0.0, 0.0, MAX, "left edge (fraction of the width, or pixels)"),
-        ParamDef::float("y", 0.0, 0.0, MAX, "top edge (fraction of the height, or pixels)"),
-        ParamDef::float("width", 1.0, 0.0, MAX, "width (fraction of the width, or pixels); left out: to the right edge"),
-        ParamDef::float("height", 1.0, 0.0, MAX, "height (fraction of the height, or pixels); left out: to the bottom edge"),
-        ParamDef::choice("units", "norm", &["norm", "px"], "norm: fractions of the input size; px: pixels"),
-        ParamDef::choice("anchor", "topleft", &["topleft", "center"], "topleft: (x, y) is the region's top-left corner; center: its centre"),
-    ],
-    inputs: IMAGE,
-    outputs: IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |a| {
-        let units = match a.choice("units")? {
-            "px" => CropUnits::Px,
-            _ => CropUnits::Norm,
-        };
-        let c = Crop::new(a.f32("x")?, a.f32("y")?, a.f32("width")?, a.f32("height")?, units)?;
-        // a side left out runs to the edge (the default 1 in fractions means that already;
-        // in pixels it would mean one pixel)
-        let c = if units == CropUnits::Px { c.to_edges(!a.given("width"), !a.given("height")) } else { c };
-        Ok(Box::new(Crop { anchor: if a.choice("anchor")? == "center" { CropAnchor::Center } else { CropAnchor::TopLeft }, ..c }))
-    },
-    uniforms: &[CropParams::layout(WGSL), CropParams::layout(WORDS_WGSL)],
-    test_inputs: None,
-    schedules: &[],
-};
-
-impl Filter for Crop {
-    fn footprint(&self, inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        match inputs
-            .first()
-            .and_then(|d| d.image())
-            .map(|d| self.region(d.width, d.height))
-        {
-            Some(Ok((x0, y0, _, _))) => crate::filters::registry::Footprint::Resample {
-                scale: [1.0, 1.0],
-                offset: [x0 as f64, y0 as f64],
-                margin: 0,
-            },
-            _ => crate::filters::registry::Footprint::WholeImage,
-        }
-    }
-    fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
-        let (x0, y0, _, _) = self.region(input.width, input.height).ok()?;
-        Some(Rect::new(out.x + x0, out.y + y0, out.w, out.h))
-    }
-    fn windowed(
-        &self,
-        input: crate::ImageDesc,
-        have: Rect,
-        out: Rect,
-    ) -> Result<Vec<Box<dyn Filter>>> {
-        let need = self
-            .window_input(input, out)
-            .ok_or_else(|| Error::Graph("`crop` has no region in this image".into()))?;
-        Ok(vec![Box::new(Crop::px(
-            need.x - have.x,
-            need.y - have.y,
-            need.w,
-            need.h,
-        )?)])
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, super::pad::FORMATS)?;
-        let (_, _, w, h) = self.region(d.width, d.height)?;
-        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(
-            w, h, d.format,
-        ))])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
+impl Crop {
+    /// CPU twin: the region's rows copied.
+    fn cpu(&self, img: &Image) -> Result<Image> {
         let (x0, y0, w, h) = self.region(img.width(), img.height())?;
         fn rows<T: Copy>(
             src: &[T],
@@ -323,22 +299,21 @@ impl Filter for Crop {
         }
         let r = (x0, y0, w, h);
         if img.format() == PixelFormat::Rgba16 {
-            return Ok(vec![Value::Image(Image::from_u16(
-                w,
-                h,
-                rows(img.as_u16(), 4, img.width(), r),
-            )?)]);
+            return Image::from_u16(w, h, rows(img.as_u16(), 4, img.width(), r));
         }
         let out = rows(img.as_u8(), img.format().channels(), img.width(), r);
-        Ok(vec![Value::Image(Image::from_u8(w, h, img.format(), out)?)])
+        Image::from_u8(w, h, img.format(), out)
     }
-    fn record_gpu(
+
+    /// Records crop.wgsl (RGBA8, 4 pixels an invocation) or crop_words.wgsl (Gray8 and RGBA16,
+    /// one output word an invocation) from `input` (of description `d`) into `output`.
+    fn record(
         &self,
         rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
+        input: &GpuSlot,
+        output: &GpuSlot,
+        d: crate::ImageDesc,
     ) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
         let (x0, y0, w, h) = self.region(d.width, d.height)?;
         let (in_words, out_words, entry) = match d.format {
             PixelFormat::Gray8 => (d.width.div_ceil(4), w.div_ceil(4), "crop_gray"),
@@ -366,7 +341,7 @@ impl Filter for Crop {
             );
             return rec.dispatch(
                 &kernel,
-                &[&inputs[0].buffer, &outputs[0].buffer],
+                &[&input.buffer, &output.buffer],
                 bytemuck::bytes_of(&u),
                 groups_1d(count, CROP_WG),
             );
@@ -385,12 +360,9 @@ impl Filter for Crop {
         let kernel = Kernel::new("geometry.crop", &[CropParams::WGSL, WGSL], "crop");
         rec.dispatch(
             &kernel,
-            &[&inputs[0].buffer, &outputs[0].buffer],
+            &[&input.buffer, &output.buffer],
             bytemuck::bytes_of(&u),
             groups_1d((w as u64 * h as u64).div_ceil(4), CROP_WG),
         )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
     }
 }

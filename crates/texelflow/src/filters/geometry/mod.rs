@@ -3,8 +3,5 @@
 
 include!(concat!(env!("OUT_DIR"), "/filters_geometry.rs"));
 
-/// The permutations' shared code (flip, transpose, rotate90/180/270).
-pub mod orient;
-
 /// Fitting a second image to the first's size (`graph::Fit`), for the graph's `Catalogue`.
 pub mod fit;

@@ -11,14 +11,11 @@
 //! (`crate::filters::shape::border`).
 
 use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_image, input_image, slot_image, Family, Filter, FilterDef, Rect, EXACT_ENOUGH, IMAGE,
-};
+use crate::filters::registry::{Footprint, Rect};
 use crate::graph::params::{check_int, float_array, ParamDef};
 use crate::image::{Image, PixelFormat, MAX_SIDE};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("pad.wgsl");
 /// Invocations per workgroup, one output word each; mirrors `@workgroup_size` in pad.wgsl.
@@ -26,7 +23,7 @@ const PAD_WG: u32 = 256;
 /// Largest border on one side, in pixels.
 pub const MAX_BORDER: u32 = 4096;
 /// The formats `pad` (and `crop`) take: what the filters with a `border` parameter take.
-pub const FORMATS: &[PixelFormat] = &[PixelFormat::Rgba8, PixelFormat::Gray8, PixelFormat::Rgba16];
+pub use crate::filters::shape::permute::FORMATS;
 
 /// How the border is filled; the order is the `mode` parameter's (and the WGSL's `mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,25 +94,91 @@ impl PadMode {
     }
 }
 
-/// A border of `top`, `bottom`, `left` and `right` pixels filled by `mode`.
-#[derive(Clone, Debug)]
-pub struct Pad {
-    /// Border above, pixels.
-    pub top: u32,
-    /// Border below, pixels.
-    pub bottom: u32,
-    /// Border on the left, pixels.
-    pub left: u32,
-    /// Border on the right, pixels.
-    pub right: u32,
-    /// How the border is filled.
-    pub mode: PadMode,
-    /// RGBA on [0, 1] for `mode=constant` (Gray8 images take the first component, as OpenCV
-    /// takes `value[0]` for one channel).
-    pub color: [f32; 4],
-    /// Set on the instances a tiled run makes (`Filter::windowed`): output part `.2` of the pad
-    /// of a `.0` input, from input part `.1` (the image this instance gets).
-    window: Option<((u32, u32), Rect, Rect)>,
+crate::permute_filter! {
+    /// A border of `top`, `bottom`, `left` and `right` pixels filled by `mode`.
+    pub struct Pad {
+        /// Border above, pixels.
+        pub top: u32,
+        /// Border below, pixels.
+        pub bottom: u32,
+        /// Border on the left, pixels.
+        pub left: u32,
+        /// Border on the right, pixels.
+        pub right: u32,
+        /// How the border is filled.
+        pub mode: PadMode,
+        /// RGBA on [0, 1] for `mode=constant` (Gray8 images take the first component, as OpenCV
+        /// takes `value[0]` for one channel).
+        pub color: [f32; 4],
+        /// Set on the instances a tiled run makes (`Filter::windowed`): output part `.2` of the pad
+        /// of a `.0` input, from input part `.1` (the image this instance gets).
+        window: Option<((u32, u32), Rect, Rect)>,
+    }
+    name: "pad",
+    gpuimage: "",
+    summary: "Adds a border (top, bottom, left, right pixels): replicate, reflect, reflect101, constant colour or wrap.",
+    doc: "OpenCV's copyMakeBorder: mode=replicate aaa|abcd|ddd, reflect cba|abcd|dcb, reflect101 dcb|abcd|cba (OpenCV's \
+default border), constant (the colour `color`, RGBA on [0, 1]; a gray8 image takes its first component, as OpenCV \
+takes value[0]), wrap bcd|abcd|abc. Borders wider than the image reflect or wrap repeatedly, as OpenCV's \
+borderInterpolate does (reflect101 of a one-pixel side repeats it). Takes rgba8, gray8 and rgba16; exact.",
+    params: [
+        ParamDef::int("top", 0, 0, MAX_BORDER as i64, "border above, in pixels"),
+        ParamDef::int("bottom", 0, 0, MAX_BORDER as i64, "border below, in pixels"),
+        ParamDef::int("left", 0, 0, MAX_BORDER as i64, "border on the left, in pixels"),
+        ParamDef::int("right", 0, 0, MAX_BORDER as i64, "border on the right, in pixels"),
+        ParamDef::choice("mode", "constant", MODES, "how the border is filled (OpenCV's borderType)"),
+        ParamDef::floats("color", &[0.0, 0.0, 0.0, 1.0], 0.0, 1.0, "RGBA of mode=constant"),
+    ],
+    build: |a| {
+        let c = a.floats("color")?;
+        let color = [c.first().copied().unwrap_or(0.0), c.get(1).copied().unwrap_or(0.0), c.get(2).copied().unwrap_or(0.0), c.get(3).copied().unwrap_or(1.0)];
+        Pad::new(a.u32("top")?, a.u32("bottom")?, a.u32("left")?, a.u32("right")?, PadMode::from_name(a.choice("mode")?)?, color)?
+    },
+    uniforms: &[PadParams::layout(WGSL)],
+    formats: FORMATS,
+    size: |f, d| f.geometry(d.width, d.height).map(|(_, _, out)| (out.w, out.h)),
+    footprint: |f, _| {
+        if f.window.is_some() {
+            return Footprint::WholeImage;
+        }
+        // reflections and wraps reach any pixel of a small image
+        match f.mode {
+            PadMode::Replicate | PadMode::Constant => Footprint::Resample {
+                scale: [1.0, 1.0],
+                offset: [-(f.left as f64), -(f.top as f64)],
+                margin: 0,
+            },
+            _ => Footprint::WholeImage,
+        }
+    },
+    window_input: |f, input, out| {
+        let (ow, oh) = f.out_size(input.width, input.height).ok()?;
+        if f.window.is_some()
+            || out.w == 0
+            || out.h == 0
+            || out.right() > ow
+            || out.bottom() > oh
+        {
+            return None;
+        }
+        // a part wholly in a constant border reads nothing: one pixel for the graph
+        let x = f
+            .sources(out.x, out.right(), f.left, input.width)
+            .unwrap_or((0, 1));
+        let y = f
+            .sources(out.y, out.bottom(), f.top, input.height)
+            .unwrap_or((0, 1));
+        Some(Rect::span(x.0, y.0, x.1, y.1, (input.width, input.height)))
+    },
+    windowed: |f, input, have, out| {
+        crate::filters::registry::window_need(f, input, have, out)?;
+        Ok(vec![Box::new(Pad {
+            window: Some(((input.width, input.height), have, out)),
+            ..f.clone()
+        })])
+    },
+    cpu: |f, img| f.cpu(img),
+    gpu: |f, rec, input, output, d| f.record(rec, input, output, d),
 }
 
 impl Pad {
@@ -242,97 +305,9 @@ uniform_struct! {
     }
 }
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
-    name: "pad",
-    family: Family::Geometry,
-    summary: "Adds a border (top, bottom, left, right pixels): replicate, reflect, reflect101, constant colour or wrap.",
-    doc: "OpenCV's copyMakeBorder: mode=replicate aaa|abcd|ddd, reflect cba|abcd|dcb, reflect101 dcb|abcd|cba (OpenCV's \
-default border), constant (the colour `color`, RGBA on [0, 1]; a gray8 image takes its first component, as OpenCV \
-takes value[0]), wrap bcd|abcd|abc. Borders wider than the image reflect or wrap repeatedly, as OpenCV's \
-borderInterpolate does (reflect101 of a one-pixel side repeats it). Takes rgba8, gray8 and rgba16; exact.",
-    gpuimage: "",
-    params: &[
-        ParamDef::int("top", 0, 0, MAX_BORDER as i64, "border above, in pixels"),
-        ParamDef::int("bottom", 0, 0, MAX_BORDER as i64, "border below, in pixels"),
-        ParamDef::int("left", 0, 0, MAX_BORDER as i64, "border on the left, in pixels"),
-        ParamDef::int("right", 0, 0, MAX_BORDER as i64, "border on the right, in pixels"),
-        ParamDef::choice("mode", "constant", MODES, "how the border is filled (OpenCV's borderType)"),
-        ParamDef::floats("color", &[0.0, 0.0, 0.0, 1.0], 0.0, 1.0, "RGBA of mode=constant"),
-    ],
-    inputs: IMAGE,
-    outputs: IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |a| {
-        let c = a.floats("color")?;
-        let color = [c.first().copied().unwrap_or(0.0), c.get(1).copied().unwrap_or(0.0), c.get(2).copied().unwrap_or(0.0), c.get(3).copied().unwrap_or(1.0)];
-        Ok(Box::new(Pad::new(a.u32("top")?, a.u32("bottom")?, a.u32("left")?, a.u32("right")?, PadMode::from_name(a.choice("mode")?)?, color)?))
-    },
-    uniforms: &[PadParams::layout(WGSL)],
-    test_inputs: None,
-    schedules: &[],
-};
-
-impl Filter for Pad {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        if self.window.is_some() {
-            return crate::filters::registry::Footprint::WholeImage;
-        }
-        // reflections and wraps reach any pixel of a small image
-        match self.mode {
-            PadMode::Replicate | PadMode::Constant => {
-                crate::filters::registry::Footprint::Resample {
-                    scale: [1.0, 1.0],
-                    offset: [-(self.left as f64), -(self.top as f64)],
-                    margin: 0,
-                }
-            }
-            _ => crate::filters::registry::Footprint::WholeImage,
-        }
-    }
-    fn window_input(&self, input: crate::ImageDesc, out: Rect) -> Option<Rect> {
-        let (ow, oh) = self.out_size(input.width, input.height).ok()?;
-        if self.window.is_some()
-            || out.w == 0
-            || out.h == 0
-            || out.right() > ow
-            || out.bottom() > oh
-        {
-            return None;
-        }
-        // a part wholly in a constant border reads nothing: one pixel for the graph
-        let x = self
-            .sources(out.x, out.right(), self.left, input.width)
-            .unwrap_or((0, 1));
-        let y = self
-            .sources(out.y, out.bottom(), self.top, input.height)
-            .unwrap_or((0, 1));
-        Some(Rect::span(x.0, y.0, x.1, y.1, (input.width, input.height)))
-    }
-    fn windowed(
-        &self,
-        input: crate::ImageDesc,
-        have: Rect,
-        out: Rect,
-    ) -> Result<Vec<Box<dyn Filter>>> {
-        crate::filters::registry::window_need(self, input, have, out)?;
-        Ok(vec![Box::new(Pad {
-            window: Some(((input.width, input.height), have, out)),
-            ..self.clone()
-        })])
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, FORMATS)?;
-        let (_, _, out) = self.geometry(d.width, d.height)?;
-        Ok(vec![ValueDesc::Image(crate::ImageDesc::new(
-            out.w, out.h, d.format,
-        ))])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
+impl Pad {
+    /// CPU twin: each output pixel of the part from its source, or the constant colour.
+    fn cpu(&self, img: &Image) -> Result<Image> {
         let ((w, h), have, part) = self.geometry(img.width(), img.height())?;
         let (w, h) = (w as i64, h as i64);
         let (ow, oh) = (part.w, part.h);
@@ -354,7 +329,7 @@ impl Filter for Pad {
                         );
                     }
                 }
-                return Ok(vec![Value::Image(Image::from_u16(ow, oh, out)?)]);
+                return Image::from_u16(ow, oh, out);
             }
             f => {
                 let n = f.channels();
@@ -371,20 +346,17 @@ impl Filter for Pad {
                 out
             }
         };
-        Ok(vec![Value::Image(Image::from_u8(
-            ow,
-            oh,
-            img.format(),
-            out,
-        )?)])
+        Image::from_u8(ow, oh, img.format(), out)
     }
-    fn record_gpu(
+
+    /// Records pad.wgsl from `input` (of description `d`) into `output`.
+    fn record(
         &self,
         rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
+        input: &GpuSlot,
+        output: &GpuSlot,
+        d: crate::ImageDesc,
     ) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
         let ((w, h), have, part) = self.geometry(d.width, d.height)?;
         let (ow, oh) = (part.w, part.h);
         let c8 = self.color.map(crate::image::unorm8);
@@ -423,13 +395,10 @@ impl Filter for Pad {
         let kernel = Kernel::new("geometry.pad", &[PadParams::WGSL, WGSL], entry);
         rec.dispatch(
             &kernel,
-            &[&inputs[0].buffer, &outputs[0].buffer],
+            &[&input.buffer, &output.buffer],
             bytemuck::bytes_of(&u),
             groups_1d(count, PAD_WG),
         )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
     }
 }
 

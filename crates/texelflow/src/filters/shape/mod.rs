@@ -7,11 +7,17 @@
 //! - `remap`: the position to read for each output pixel, sampled bilinearly (`remap_filter!`).
 //! - `generator`: a colour from each pixel's position alone, at the input's size or one given
 //!   (`generator_filter!`); per-pixel, so fused like `pixel`.
+//! - `permute`: each output pixel one input pixel (or a fill colour) at an integer index map,
+//!   the size from the input's and the parameters (`permute_filter!`): flips, turns, crop, pad.
+//! - `warp`: an affine or perspective map, sampled bilinearly onto a background
+//!   (`warp_filter!`).
 //! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
 
 pub mod border;
 pub mod composite;
 pub mod generator;
+pub mod permute;
 pub mod pixel;
 pub mod remap;
 pub mod stencil;
+pub mod warp;
