@@ -8,10 +8,13 @@
 //! - `generator`: a colour from each pixel's position alone, at the input's size or one given
 //!   (`generator_filter!`); per-pixel, so fused like `pixel`.
 //! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
+//! - `reduction`: a whole image in, data out (`reduction_filter!`), with its own kernel; the
+//!   shape owns the struct, `DEF` and the `impl Filter`.
 
 pub mod border;
 pub mod composite;
 pub mod generator;
 pub mod pixel;
+pub mod reduction;
 pub mod remap;
 pub mod stencil;
