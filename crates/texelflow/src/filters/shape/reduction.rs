@@ -156,7 +156,7 @@ macro_rules! reduction_filter {
             }
         }
     };
-    // a registry entry of another name: not `pub`, so build.rs does not register it
+    // a registry entry of another name, private: build.rs registers only a file's `DEF`
     (
         $(#[$meta:meta])*
         pub struct $Name:ident $(;)? $({ $($fields:tt)* })?
@@ -175,7 +175,8 @@ macro_rules! reduction_filter {
 }
 
 /// A reduction's struct, its `new` and its `Default`: from `pixel_filter!`-style parameters
-/// (floats and integers checked as `check_float` and `check_int` check them), a unit struct
+/// (floats and integers checked by `check_float` and `check_int`, which take a bound's nearest
+/// `f32` that `check_value` would refuse), a unit struct
 /// with `new()` where there are none, or the fields as written.
 #[doc(hidden)]
 #[macro_export]
