@@ -65,6 +65,7 @@ fn main() {
                 "morphology_filter! {",
                 "permute_filter! {",
                 "warp_filter! {",
+                "reduction_filter! {",
             ]
             .iter()
             .any(|m| text.contains(m))

@@ -13,16 +13,11 @@ use rayon::prelude::*;
 
 use super::{check_quads, grid};
 use crate::error::Result;
-use crate::filters::registry::{
-    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
-    EXACT_ENOUGH, IMAGE,
-};
-use crate::graph::params::{check_int, ParamDef};
-use crate::image::{Image, PixelFormat};
+use crate::image::{Image, ImageDesc};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::photo::{Fingerprint, FingerprintLayout};
-use crate::value::{Data, DataKind, Value, ValueDesc};
+use crate::value::Data;
 
 const WGSL: &str = include_str!("color_fingerprint.wgsl");
 /// Bin computation and counting, shared with the fused photo_assessment pass.
@@ -33,25 +28,6 @@ const FP_WG: u32 = 256;
 const QUADS_PER_THREAD: u32 = 32;
 /// Most bins counted in workgroup memory (16 KiB, WebGPU's guaranteed minimum).
 const WG_BINS_MAX: usize = 4096;
-
-/// Colour fingerprint: `grid` x `grid` blocks, top `bits` bits of R, G, B.
-#[derive(Clone, Debug)]
-pub struct ColorFingerprint {
-    /// Blocks per side.
-    pub grid: u32,
-    /// Top bits kept of each of R, G, B.
-    pub bits: u32,
-}
-
-impl ColorFingerprint {
-    /// Fails when a parameter is outside its declared range.
-    pub fn new(grid: u32, bits: u32) -> Result<Self> {
-        Ok(Self {
-            grid: check_int(&DEF, "grid", grid)?,
-            bits: check_int(&DEF, "bits", bits)?,
-        })
-    }
-}
 
 uniform_struct! {
     /// Uniform of color_fingerprint.wgsl; grid and bits are constants of the kernel
@@ -76,10 +52,11 @@ uniform_struct! {
     }
 }
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::reduction_filter! {
+    /// Colour fingerprint: `grid` x `grid` blocks, top `bits` bits of R, G, B.
+    pub struct ColorFingerprint;
     name: "color_fingerprint",
-    family: Family::Analysis,
+    gpuimage: "",
     summary: "Colour-distribution fingerprint: pixel counts per (block, top bits of R, G, B) bin (fingerprint data).",
     doc: "Output is `fingerprint` data: grid x grid blocks (rows = min(grid, height), cols = min(grid, width), \
 row = min(y / (height / rows), rows - 1), likewise col), each pixel counted in bin \
@@ -87,19 +64,16 @@ block + grid^2 * (R' + (G' << bits) + (B' << 2 bits)), C' the top `bits` bits of
 The defaults are PhotoAssessment's fingerprint (2x2 blocks, 3 bits, 2048 bins: bits 0-1 block, 2-4 R, 5-7 G, 8-10 B), \
 with its last block row clamped (the article's spills into the colour bits for odd heights). \
 Compare two with their similarity (histogram intersection of the normalised bins, 0..1). Alpha is ignored.",
-    gpuimage: "",
-    params: &[
-        ParamDef::int("grid", 2, 1, 8, "blocks per side (grid x grid blocks)"),
-        ParamDef::int("bits", 3, 1, 4, "top bits kept of each of R, G, B (bins = grid^2 * 2^(3 bits))"),
-    ],
-    inputs: IMAGE,
-    outputs: &[PortDef { name: "fingerprint", kind: PortKind::Data(DataKind::Fingerprint) }],
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(ColorFingerprint::new(a.u32("grid")?, a.u32("bits")?)?)),
-    uniforms: &[FingerprintParams::layout("")],
-    test_inputs: None,
-    schedules: &[],
-};
+    params: {
+        grid: uint(1, 8) = 2 => "blocks per side (grid x grid blocks)",
+        bits: uint(1, 4) = 3 => "top bits kept of each of R, G, B (bins = grid^2 * 2^(3 bits))",
+    },
+    formats: [Rgba8],
+    outputs: { fingerprint: Fingerprint },
+    uniforms: [FingerprintParams::layout("")],
+    cpu: |f, img| Data::Fingerprint(fingerprint_cpu(img, f.grid, f.bits)?),
+    gpu: record,
+}
 
 /// The generated part of fingerprint_bins.wgsl: the layout's grid, bits and bin count, the
 /// bins counted in workgroup memory (`fp_wg`) when `use_wg`, else straight into the global
@@ -152,63 +126,43 @@ pub fn fingerprint_cpu(img: &Image, grid: u32, bits: u32) -> Result<Fingerprint>
     })
 }
 
-impl Filter for ColorFingerprint {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        Ok(vec![ValueDesc::Data(DataKind::Fingerprint)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Fingerprint(fingerprint_cpu(
-            img, self.grid, self.bits,
-        )?))])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
-        let layout = FingerprintLayout::new(self.grid, self.bits, d.width, d.height)?;
-        let count = d.pixels() as u64;
-        let g = grid(count, FP_WG, QUADS_PER_THREAD, 0)?;
-        check_quads(input, count)?;
-        let bins = layout.bins();
-        let use_wg = bins <= WG_BINS_MAX;
-        let u = FingerprintParams {
-            width: d.width,
-            height: d.height,
-            count: g.params.count,
-            quads: g.params.quads,
-            stride: g.params.stride,
-            rows: layout.rows,
-            cols: layout.cols,
-            v_step: layout.v_step,
-            h_step: layout.h_step,
-            ..Default::default()
-        };
-        let mut kernel = Kernel::new(
-            &format!("analysis.color_fingerprint.g{}b{}", self.grid, self.bits),
-            &[FingerprintParams::WGSL, BINS_WGSL, WGSL],
-            "color_fingerprint",
-        );
-        kernel.generated = Some(fingerprint_generated(&layout, use_wg));
-        rec.clear(&output.buffer);
-        rec.dispatch(
-            &kernel,
-            &[&input.buffer, &output.buffer],
-            bytemuck::bytes_of(&u),
-            g.groups,
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Records the counting kernel, keyed by grid and bits.
+fn record(
+    f: &ColorFingerprint,
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+) -> Result<()> {
+    let layout = FingerprintLayout::new(f.grid, f.bits, d.width, d.height)?;
+    let count = d.pixels() as u64;
+    let g = grid(count, FP_WG, QUADS_PER_THREAD, 0)?;
+    check_quads(input, count)?;
+    let bins = layout.bins();
+    let use_wg = bins <= WG_BINS_MAX;
+    let u = FingerprintParams {
+        width: d.width,
+        height: d.height,
+        count: g.params.count,
+        quads: g.params.quads,
+        stride: g.params.stride,
+        rows: layout.rows,
+        cols: layout.cols,
+        v_step: layout.v_step,
+        h_step: layout.h_step,
+        ..Default::default()
+    };
+    let mut kernel = Kernel::new(
+        &format!("analysis.color_fingerprint.g{}b{}", f.grid, f.bits),
+        &[FingerprintParams::WGSL, BINS_WGSL, WGSL],
+        "color_fingerprint",
+    );
+    kernel.generated = Some(fingerprint_generated(&layout, use_wg));
+    rec.clear(&output.buffer);
+    rec.dispatch(
+        &kernel,
+        &[&input.buffer, &output.buffer],
+        bytemuck::bytes_of(&u),
+        g.groups,
+    )
 }

@@ -18,14 +18,9 @@ use rayon::prelude::*;
 
 use super::{check_quads, grid, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
-use crate::filters::registry::{
-    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
-    EXACT_ENOUGH, IMAGE,
-};
-use crate::graph::params::{check_int, ParamDef};
-use crate::image::{Image, PixelFormat};
+use crate::image::{Image, ImageDesc};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, DominantCell, Value, ValueDesc};
+use crate::value::{Data, DominantCell};
 
 const WGSL: &str = include_str!("dominant_color.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `DOMINANT_WG` in the WGSL.
@@ -39,56 +34,25 @@ fn choose_loop() -> LoopShape {
     }
 }
 
-/// The dominant colour: the mean of the most populated cell of a `bits`-per-channel RGB grid.
-#[derive(Clone, Debug)]
-pub struct DominantColor {
-    /// Bits kept per channel for the cells.
-    pub bits: u32,
-}
-
-impl DominantColor {
-    /// Fails when `bits` is outside [2, 4].
-    pub fn new(bits: u32) -> Result<Self> {
-        Ok(Self {
-            bits: check_int(&DEF, "bits", bits)?,
-        })
-    }
-}
-
-impl Default for DominantColor {
-    fn default() -> Self {
-        Self { bits: 4 }
-    }
-}
-
-/// The `bits` parameter.
-pub const BITS: ParamDef = ParamDef::int(
-    "bits",
-    4,
-    2,
-    4,
-    "bits kept per channel for the cells: 4 = 4096 cells of 16 levels, 2 = 64 cells",
-);
-
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::reduction_filter! {
+    /// The dominant colour: the mean of the most populated cell of a `bits`-per-channel RGB grid.
+    pub struct DominantColor;
     name: "dominant_color",
-    family: Family::Analysis,
+    gpuimage: "",
     summary: "The dominant colour: the mean of the pixels in the most populated cell of a coarse RGB grid (color data).",
     doc: "The RGB cube is cut into cells of 2^(8 - bits) levels per channel; the output `color` data holds the most \
 populated cell (the lowest index among equals), its pixel count and the exact sums of R, G, B over it; the colour is \
 their mean, rounded half up, and its share the cell's fraction of the image (`apply --data` prints both). Alpha is \
 ignored. Feeds auto_white_balance(method=dominant) on the GPU.",
-    gpuimage: "",
-    params: &[BITS],
-    inputs: IMAGE,
-    outputs: &[PortDef { name: "color", kind: PortKind::Data(DataKind::Color) }],
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(DominantColor::new(a.u32("bits")?)?)),
-    uniforms: &[GridParams::layout(GRID_WGSL)],
-    test_inputs: None,
-    schedules: &[],
-};
+    params: {
+        bits: uint(2, 4) = 4 => "bits kept per channel for the cells: 4 = 4096 cells of 16 levels, 2 = 64 cells",
+    },
+    formats: [Rgba8],
+    outputs: { color: Color },
+    uniforms: [GridParams::layout(GRID_WGSL)],
+    cpu: |f, img| Data::Color(dominant_color_cpu(img, f.bits)),
+    gpu: record,
+}
 
 /// The cell of a pixel at `bits` per channel.
 pub fn cell_of(p: &[u8], bits: u32) -> usize {
@@ -153,55 +117,35 @@ pub fn dominant_color_cpu(img: &Image, bits: u32) -> DominantCell {
     }
 }
 
-impl Filter for DominantColor {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
+/// Records the two passes: the cell counts, then the sums over the most populated cell.
+fn record(
+    f: &DominantColor,
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+) -> Result<()> {
+    let count = d.pixels() as u64;
+    let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
+    let g = grid(count, DOMINANT_WG, shape.quads_per_thread, f.bits)?;
+    check_quads(input, count)?;
+    let cells = rec.temp(4096 * 4);
+    rec.clear(&cells);
+    rec.clear(&output.buffer);
+    let params = bytemuck::bytes_of(&g.params);
+    for entry in ["dominant_cells", "dominant_mean"] {
+        let mut kernel = Kernel::new(
+            &format!("analysis.{entry}.{}", shape.key()),
+            &[GridParams::WGSL, GRID_WGSL, WGSL],
+            entry,
+        );
+        kernel.generated = Some(shape.visit_pixels_wgsl());
+        rec.dispatch(
+            &kernel,
+            &[&input.buffer, &cells, &output.buffer],
+            params,
+            g.groups,
+        )?;
     }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        Ok(vec![ValueDesc::Data(DataKind::Color)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Color(dominant_color_cpu(
-            img, self.bits,
-        )))])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
-        let count = d.pixels() as u64;
-        let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
-        let g = grid(count, DOMINANT_WG, shape.quads_per_thread, self.bits)?;
-        check_quads(input, count)?;
-        let cells = rec.temp(4096 * 4);
-        rec.clear(&cells);
-        rec.clear(&output.buffer);
-        let params = bytemuck::bytes_of(&g.params);
-        for entry in ["dominant_cells", "dominant_mean"] {
-            let mut kernel = Kernel::new(
-                &format!("analysis.{entry}.{}", shape.key()),
-                &[GridParams::WGSL, GRID_WGSL, WGSL],
-                entry,
-            );
-            kernel.generated = Some(shape.visit_pixels_wgsl());
-            rec.dispatch(
-                &kernel,
-                &[&input.buffer, &cells, &output.buffer],
-                params,
-                g.groups,
-            )?;
-        }
-        Ok(())
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+    Ok(())
 }

@@ -10,13 +10,10 @@ use rayon::prelude::*;
 
 use super::{check_quads, grid, GridParams, LoopShape, GRID_WGSL};
 use crate::error::Result;
-use crate::filters::registry::{
-    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
-    EXACT_ENOUGH, IMAGE,
-};
-use crate::image::{luma601, Image, PixelFormat};
+use crate::graph::params::{choice_index, ParamDef};
+use crate::image::{luma601, Image, ImageDesc};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Value, ValueDesc};
+use crate::value::Data;
 
 const WGSL: &str = include_str!("histogram.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `HISTOGRAM_WG` in histogram.wgsl.
@@ -32,14 +29,6 @@ fn choose_loop() -> LoopShape {
     }
 }
 
-/// Histograms of R, G, B, Y and A (256 bins each) of an RGBA8 image: pixel counts, or sums of
-/// alpha (`weight_by_alpha`).
-#[derive(Clone, Debug, Default)]
-pub struct Histogram {
-    /// Each pixel adds its alpha instead of 1.
-    pub weight_by_alpha: bool,
-}
-
 impl Histogram {
     /// Pixel counts.
     pub fn new() -> Self {
@@ -53,6 +42,16 @@ impl Histogram {
             weight_by_alpha: true,
         }
     }
+    /// Alpha sums fit the 32-bit bins.
+    fn check_size(&self, d: ImageDesc) -> Result<()> {
+        if self.weight_by_alpha && d.pixels() as u64 > MAX_WEIGHTED_PIXELS {
+            return Err(crate::Error::Graph(format!(
+                "`histogram(weight=alpha)` takes images of at most {MAX_WEIGHTED_PIXELS} pixels (its 32-bit bins hold sums of alpha); this one has {}",
+                d.pixels()
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Most pixels an alpha-weighted histogram takes: its 32-bit bins hold sums of alpha.
@@ -61,26 +60,32 @@ pub const MAX_WEIGHTED_PIXELS: u64 = u32::MAX as u64 / 255;
 /// The `weight` parameter's options.
 const WEIGHTS: &[&str] = &["none", "alpha"];
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::reduction_filter! {
+    /// Histograms of R, G, B, Y and A (256 bins each) of an RGBA8 image: pixel counts, or sums of
+    /// alpha (`weight_by_alpha`).
+    pub struct Histogram {
+        /// Each pixel adds its alpha instead of 1.
+        pub weight_by_alpha: bool,
+    }
     name: "histogram",
-    family: Family::Analysis,
+    gpuimage: "GPUImageHistogramFilter",
     summary: "256-bin histograms of R, G, B, BT.601 luma and alpha (histogram data).",
     doc: "Output is `histogram` data: exact pixel counts per 8-bit level for r, g, b, y \
 (BT.601 luma, round(0.299R + 0.587G + 0.114B)) and a; each channel's bins sum to width*height. \
 With weight=alpha each pixel adds its alpha instead of 1 (exact integer sums; each channel's bins sum to the \
 image's alpha sum; images up to 16843009 pixels, as the 32-bit bins hold sums of alpha). \
 GPU: per-workgroup histograms in workgroup memory, merged with one atomic per non-empty bin.",
-    gpuimage: "GPUImageHistogramFilter",
-    params: &[crate::graph::params::ParamDef::choice("weight", "none", WEIGHTS, "none: each pixel counts 1; alpha: each pixel adds its alpha (0-255), so transparent pixels do not count (the RGBY article's alpha weighting)")],
-    inputs: IMAGE,
-    outputs: &[PortDef { name: "histogram", kind: PortKind::Data(DataKind::Histogram) }],
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(Histogram { weight_by_alpha: crate::graph::params::choice_index(&DEF, "weight", a.choice("weight")?)? == 1 })),
-    uniforms: &[GridParams::layout(GRID_WGSL)],
-    test_inputs: None,
+    params: [ParamDef::choice("weight", "none", WEIGHTS, "none: each pixel counts 1; alpha: each pixel adds its alpha (0-255), so transparent pixels do not count (the RGBY article's alpha weighting)")],
+    build: |a| Histogram { weight_by_alpha: choice_index(&DEF, "weight", a.choice("weight")?)? == 1 },
+    formats: [Rgba8],
+    outputs: { histogram: Histogram },
+    check: |f, d| f.check_size(d),
+    uniforms: [GridParams::layout(GRID_WGSL)],
     schedules: super::LOOP_VARIANTS,
-};
+    merges_partials: true,
+    cpu: |f, img| Data::Histogram(histogram_cpu(img, f.weight_by_alpha)),
+    gpu: record,
+}
 
 /// CPU twin of `histogram.wgsl`.
 pub fn histogram_cpu(img: &Image, weight_by_alpha: bool) -> crate::value::Histogram {
@@ -114,64 +119,34 @@ pub fn histogram_cpu(img: &Image, weight_by_alpha: bool) -> crate::value::Histog
     }
 }
 
-impl Filter for Histogram {
-    fn merges_partials(&self) -> bool {
-        true
-    }
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        if self.weight_by_alpha && d.pixels() as u64 > MAX_WEIGHTED_PIXELS {
-            return Err(crate::Error::Graph(format!(
-                "`histogram(weight=alpha)` takes images of at most {MAX_WEIGHTED_PIXELS} pixels (its 32-bit bins hold sums of alpha); this one has {}",
-                d.pixels()
-            )));
-        }
-        Ok(vec![ValueDesc::Data(DataKind::Histogram)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Histogram(histogram_cpu(
-            img,
-            self.weight_by_alpha,
-        )))])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
-        let count = d.pixels() as u64;
-        let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
-        let g = grid(
-            count,
-            HISTOGRAM_WG,
-            shape.quads_per_thread,
-            self.weight_by_alpha as u32,
-        )?;
-        check_quads(input, count)?;
-        rec.clear(&output.buffer);
-        let mut kernel = Kernel::new(
-            &format!("analysis.histogram.{}", shape.key()),
-            &[GridParams::WGSL, GRID_WGSL, WGSL],
-            "histogram",
-        );
-        kernel.generated = Some(shape.visit_pixels_wgsl());
-        rec.dispatch(
-            &kernel,
-            &[&input.buffer, &output.buffer],
-            bytemuck::bytes_of(&g.params),
-            g.groups,
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Records the kernel: per-workgroup histograms merged into the global one.
+fn record(
+    f: &Histogram,
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+) -> Result<()> {
+    let count = d.pixels() as u64;
+    let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
+    let g = grid(
+        count,
+        HISTOGRAM_WG,
+        shape.quads_per_thread,
+        f.weight_by_alpha as u32,
+    )?;
+    check_quads(input, count)?;
+    rec.clear(&output.buffer);
+    let mut kernel = Kernel::new(
+        &format!("analysis.histogram.{}", shape.key()),
+        &[GridParams::WGSL, GRID_WGSL, WGSL],
+        "histogram",
+    );
+    kernel.generated = Some(shape.visit_pixels_wgsl());
+    rec.dispatch(
+        &kernel,
+        &[&input.buffer, &output.buffer],
+        bytemuck::bytes_of(&g.params),
+        g.groups,
+    )
 }

@@ -14,13 +14,9 @@ use super::{
     check_partial_fits, check_quads, grid, subgroup_shim, GridParams, LoopShape, GRID_WGSL,
 };
 use crate::error::Result;
-use crate::filters::registry::{
-    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
-    EXACT_ENOUGH, IMAGE,
-};
-use crate::image::{Image, PixelFormat};
+use crate::image::{Image, ImageDesc};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Value, ValueDesc};
+use crate::value::Data;
 
 const WGSL: &str = include_str!("mean_saturation.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `MEAN_WG` in mean_saturation.wgsl.
@@ -35,35 +31,27 @@ fn choose_loop() -> LoopShape {
     }
 }
 
-/// Mean HSV saturation, as an exact fixed-point mean (16 fractional bits).
-#[derive(Clone, Debug, Default)]
-pub struct MeanSaturation;
-
-impl MeanSaturation {
-    /// The filter (no parameters).
-    pub fn new() -> Self {
-        Self
-    }
-}
-
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::reduction_filter! {
+    /// Mean HSV saturation, as an exact fixed-point mean (16 fractional bits).
+    pub struct MeanSaturation;
     name: "mean_saturation",
-    family: Family::Analysis,
+    gpuimage: "",
     summary: "Mean HSV saturation (max - min) / max over all pixels (mean data, 0..1).",
     doc: "Output is `mean` data in [0, 1]. Per pixel S = (max(R,G,B) - min(R,G,B)) / max(R,G,B) \
 on the 8-bit values (0 where max = 0), as the fixed-point sample round(S * 65536) computed with \
 integer division; the mean is the exact 64-bit sum over the pixel count, divided by 65536. Alpha is ignored.",
-    gpuimage: "",
-    params: &[],
-    inputs: IMAGE,
-    outputs: &[PortDef { name: "mean", kind: PortKind::Data(DataKind::Mean) }],
-    tolerance: EXACT_ENOUGH,
-    build: |_| Ok(Box::new(MeanSaturation)),
-    uniforms: &[GridParams::layout(GRID_WGSL)],
-    test_inputs: None,
+    params: {},
+    formats: [Rgba8],
+    outputs: { mean: Mean },
+    uniforms: [GridParams::layout(GRID_WGSL)],
     schedules: super::LOOP_VARIANTS,
-};
+    merges_partials: true,
+    cpu: |_, img| {
+        let (sum, count) = mean_saturation_cpu(img);
+        Data::Mean { sum, count }
+    },
+    gpu: record,
+}
 
 /// round(65536 * S) for one pixel; twin of `saturation_fixed` in mean_saturation.wgsl.
 pub fn saturation_fixed(r: u8, g: u8, b: u8) -> u32 {
@@ -87,53 +75,32 @@ pub fn mean_saturation_cpu(img: &Image) -> (u64, u64) {
     (sum, img.desc().pixels() as u64)
 }
 
-impl Filter for MeanSaturation {
-    fn merges_partials(&self) -> bool {
-        true
-    }
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        Ok(vec![ValueDesc::Data(DataKind::Mean)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        let (sum, count) = mean_saturation_cpu(img);
-        Ok(vec![Value::Data(Data::Mean { sum, count })])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
-        let count = d.pixels() as u64;
-        let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
-        let g = grid(count, MEAN_WG, shape.quads_per_thread, 0)?;
-        check_partial_fits(&g, MEAN_WG, 65536)?;
-        check_quads(input, count)?;
-        let (shim, key) = subgroup_shim(rec);
-        let mut kernel = Kernel::new(
-            &format!("analysis.mean_saturation.{key}.{}", shape.key()),
-            &[GridParams::WGSL, GRID_WGSL, shim, WGSL],
-            "mean_saturation",
-        );
-        kernel.generated = Some(shape.visit_pixels_wgsl());
-        rec.clear(&output.buffer);
-        rec.dispatch(
-            &kernel,
-            &[&input.buffer, &output.buffer],
-            bytemuck::bytes_of(&g.params),
-            g.groups,
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Records the kernel: a grid-stride loop, a subgroup combine, one 64-bit atomic add per
+/// workgroup.
+fn record(
+    _: &MeanSaturation,
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    d: ImageDesc,
+) -> Result<()> {
+    let count = d.pixels() as u64;
+    let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
+    let g = grid(count, MEAN_WG, shape.quads_per_thread, 0)?;
+    check_partial_fits(&g, MEAN_WG, 65536)?;
+    check_quads(input, count)?;
+    let (shim, key) = subgroup_shim(rec);
+    let mut kernel = Kernel::new(
+        &format!("analysis.mean_saturation.{key}.{}", shape.key()),
+        &[GridParams::WGSL, GRID_WGSL, shim, WGSL],
+        "mean_saturation",
+    );
+    kernel.generated = Some(shape.visit_pixels_wgsl());
+    rec.clear(&output.buffer);
+    rec.dispatch(
+        &kernel,
+        &[&input.buffer, &output.buffer],
+        bytemuck::bytes_of(&g.params),
+        g.groups,
+    )
 }

@@ -10,15 +10,12 @@
 //! sums here are exact 64-bit integers.
 
 use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef, PortKind,
-    EXACT_ENOUGH,
-};
-use crate::graph::params::{check_float, ParamDef};
-use crate::image::{Image, PixelFormat};
+use crate::filters::registry::slot_image;
+use crate::graph::params::ParamDef;
+use crate::image::{Image, ImageDesc};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Motion, Value, ValueDesc};
+use crate::value::{Data, Motion};
 
 const WGSL: &str = include_str!("motion_centroid.wgsl");
 
@@ -31,23 +28,33 @@ uniform_struct! {
     }
 }
 
-/// Counts the pixels whose colour is at least `threshold` away from the running average.
-#[derive(Clone, Debug)]
-pub struct MotionCentroid {
-    /// RGB distance (colours in 0..1) at which a pixel counts as moving.
-    pub threshold: f32,
+crate::reduction_filter! {
+    /// Counts the pixels whose colour is at least `threshold` away from the running average.
+    pub struct MotionCentroid;
+    name: "motion_centroid",
+    gpuimage: "GPUImageMotionComparison",
+    summary: "Counts the pixels that differ from a second image (a running average) and their centroid (motion data).",
+    doc: "Two RGBA8 images of one size: a frame and its running average (`low_pass`). A pixel moved where the RGB \
+distance between them is at least `threshold` (colours in 0..1; exactly: squared distance in 8-bit levels >= \
+ceil((threshold*255)^2)). Output is `motion` data: the moving pixels, the exact sums of their x and y, and the \
+frame's size, from which the centroid (0..1 across the frame) and the intensity (share of pixels moving) follow. \
+Used by motion_detector.",
+    params: {
+        threshold: float(0.0, 1.7321) = 0.2 => "RGB distance (colours in 0..1) from the running average at which a pixel counts as moving (GPUImage: 0.2)",
+    },
+    // the second input as an image parameter, so that a pipeline spec can name it:
+    // `motion_centroid(average=mean.png)` (graphs wire it as a port)
+    extra_params: [ParamDef::image("average", "the running average to compare with (an image of the frame's size)")],
+    inputs: [frame, average],
+    formats: [Rgba8],
+    outputs: { motion: Motion },
+    check: |_, a, b| check_sizes(a, b),
+    uniforms: [MotionParams::layout(WGSL)],
+    cpu: |f, frame, average| Data::Motion(motion_cpu(frame, average, f.threshold2())),
+    gpu_slots: record,
 }
 
-/// The movement threshold, shared with `motion_detector`.
-pub const THRESHOLD: ParamDef = ParamDef::float("threshold", 0.2, 0.0, 1.7321, "RGB distance (colours in 0..1) from the running average at which a pixel counts as moving (GPUImage: 0.2)");
-
 impl MotionCentroid {
-    /// Fails when `threshold` is outside [0, 1.7321] (the largest RGB distance is sqrt 3).
-    pub fn new(threshold: f32) -> Result<Self> {
-        Ok(Self {
-            threshold: check_float(&DEF, "threshold", threshold)?,
-        })
-    }
     /// The squared distance in 8-bit levels at which a pixel moves, `ceil((threshold*255)^2)`
     /// (less a hair, so that 0.2 gives 51^2 despite 0.2's f32 rounding).
     pub fn threshold2(&self) -> u32 {
@@ -57,34 +64,22 @@ impl MotionCentroid {
     }
 }
 
-impl Default for MotionCentroid {
-    fn default() -> Self {
-        Self { threshold: 0.2 }
+/// The two images are of one size, at most 65535 pixels a side.
+fn check_sizes(a: ImageDesc, b: ImageDesc) -> Result<()> {
+    if (a.width, a.height) != (b.width, b.height) {
+        return Err(Error::Graph(format!(
+            "`motion_centroid` needs two images of one size, got {}x{} and {}x{}",
+            a.width, a.height, b.width, b.height
+        )));
     }
+    if a.width > 65535 || a.height > 65535 {
+        return Err(Error::Graph(format!(
+            "`motion_centroid` takes frames up to 65535 pixels a side, got {}x{}",
+            a.width, a.height
+        )));
+    }
+    Ok(())
 }
-
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
-    name: "motion_centroid",
-    family: Family::Analysis,
-    summary: "Counts the pixels that differ from a second image (a running average) and their centroid (motion data).",
-    doc: "Two RGBA8 images of one size: a frame and its running average (`low_pass`). A pixel moved where the RGB \
-distance between them is at least `threshold` (colours in 0..1; exactly: squared distance in 8-bit levels >= \
-ceil((threshold*255)^2)). Output is `motion` data: the moving pixels, the exact sums of their x and y, and the \
-frame's size, from which the centroid (0..1 across the frame) and the intensity (share of pixels moving) follow. \
-Used by motion_detector.",
-    gpuimage: "GPUImageMotionComparison",
-    // the second input as an image parameter, so that a pipeline spec can name it:
-    // `motion_centroid(average=mean.png)` (graphs wire it as a port)
-    params: &[THRESHOLD, ParamDef::image("average", "the running average to compare with (an image of the frame's size)")],
-    inputs: &[PortDef { name: "frame", kind: PortKind::Image }, PortDef { name: "average", kind: PortKind::Image }],
-    outputs: &[PortDef { name: "motion", kind: PortKind::Data(DataKind::Motion) }],
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(MotionCentroid::new(a.f32("threshold")?)?)),
-    uniforms: &[MotionParams::layout(WGSL)],
-    test_inputs: None,
-    schedules: &[],
-};
 
 /// CPU twin of `motion_centroid.wgsl`.
 pub fn motion_cpu(frame: &Image, average: &Image, threshold2: u32) -> Motion {
@@ -112,73 +107,36 @@ pub fn motion_cpu(frame: &Image, average: &Image, threshold2: u32) -> Motion {
     m
 }
 
-impl Filter for MotionCentroid {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let a = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        let b = expect_image(&DEF, inputs, 1, &[PixelFormat::Rgba8])?;
-        if (a.width, a.height) != (b.width, b.height) {
-            return Err(Error::Graph(format!(
-                "`motion_centroid` needs two images of one size, got {}x{} and {}x{}",
-                a.width, a.height, b.width, b.height
-            )));
-        }
-        if a.width > 65535 || a.height > 65535 {
-            return Err(Error::Graph(format!(
-                "`motion_centroid` takes frames up to 65535 pixels a side, got {}x{}",
-                a.width, a.height
-            )));
-        }
-        Ok(vec![ValueDesc::Data(DataKind::Motion)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let frame = input_image(&DEF, inputs, 0)?;
-        let average = input_image(&DEF, inputs, 1)?;
-        Ok(vec![Value::Data(Data::Motion(motion_cpu(
-            frame,
-            average,
-            self.threshold2(),
-        )))])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
-        let (Some(frame), Some(average), Some(out)) =
-            (inputs.first(), inputs.get(1), outputs.first())
-        else {
-            return Err(Error::Graph(
-                "`motion_centroid` needs two inputs and one output".into(),
-            ));
-        };
-        let params = MotionParams {
-            width: d.width,
-            height: d.height,
-            threshold2: self.threshold2(),
-            ..Default::default()
-        };
-        let kernel = Kernel::new(
-            "analysis.motion_centroid",
-            &[MotionParams::WGSL, WGSL],
-            "motion_centroid",
-        );
-        rec.clear(&out.buffer);
-        rec.dispatch(
-            &kernel,
-            &[&frame.buffer, &average.buffer, &out.buffer],
-            bytemuck::bytes_of(&params),
-            groups_2d(d.width, d.height, 16, 16),
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Records the comparison: one invocation per pixel, the sums added with atomics.
+fn record(
+    f: &MotionCentroid,
+    rec: &mut NodeRecorder<'_>,
+    inputs: &[GpuSlot],
+    outputs: &[GpuSlot],
+) -> Result<()> {
+    let d = slot_image(&DEF, inputs, 0)?;
+    let (Some(frame), Some(average), Some(out)) = (inputs.first(), inputs.get(1), outputs.first())
+    else {
+        return Err(Error::Graph(
+            "`motion_centroid` needs two inputs and one output".into(),
+        ));
+    };
+    let params = MotionParams {
+        width: d.width,
+        height: d.height,
+        threshold2: f.threshold2(),
+        ..Default::default()
+    };
+    let kernel = Kernel::new(
+        "analysis.motion_centroid",
+        &[MotionParams::WGSL, WGSL],
+        "motion_centroid",
+    );
+    rec.clear(&out.buffer);
+    rec.dispatch(
+        &kernel,
+        &[&frame.buffer, &average.buffer, &out.buffer],
+        bytemuck::bytes_of(&params),
+        groups_2d(d.width, d.height, 16, 16),
+    )
 }

@@ -20,15 +20,12 @@ use super::color_fingerprint::{fingerprint_generated, BINS_WGSL};
 use super::mean_saturation::saturation_fixed;
 use super::subgroup_shim;
 use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
-    UniformLayout, EXACT_ENOUGH, IMAGE,
-};
-use crate::image::{luma601, Image, PixelFormat};
+use crate::filters::registry::{FilterDef, UniformLayout};
+use crate::image::{luma601, Image, ImageDesc};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
 use crate::value::photo::{FingerprintLayout, PhotoMetrics as Sums};
-use crate::value::{Data, DataKind, Value, ValueDesc};
+use crate::value::Data;
 
 const WGSL: &str = include_str!("photo_metrics.wgsl");
 /// photo_metrics.wgsl's hooks for the metrics alone.
@@ -47,17 +44,6 @@ const METRICS_WG_BYTES: usize = (1188 + 256 + 18) * 4;
 /// Larger fingerprints count straight into global memory, as color_fingerprint's beyond 4096.
 const FUSED_WG_BINS_MAX: usize = (16384 - METRICS_WG_BYTES) / 4;
 
-/// Raw sums of the photo assessment (no parameters).
-#[derive(Clone, Debug, Default)]
-pub struct PhotoMetrics;
-
-impl PhotoMetrics {
-    /// The filter (no parameters).
-    pub fn new() -> Self {
-        Self
-    }
-}
-
 uniform_struct! {
     /// Uniform of photo_metrics.wgsl.
     pub struct MetricsParams {
@@ -74,26 +60,25 @@ uniform_struct! {
 /// `MetricsParams` for the uniform layout test (shared with photo_assessment's DEF).
 pub(crate) const METRICS_UNIFORM: UniformLayout = MetricsParams::layout("");
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::reduction_filter! {
+    /// Raw sums of the photo assessment (no parameters).
+    pub struct PhotoMetrics;
     name: "photo_metrics",
-    family: Family::Analysis,
+    gpuimage: "",
     summary: "Photo assessment sums in one pass: Sobel energy, Laplacian, noise, colourfulness, saturation, luma histogram (photo_metrics data).",
     doc: "Output is `photo_metrics` data: exact integer sums over the image of gx^2 + gy^2 (3x3 Sobel on BT.601 luma), \
 the 4-neighbour Laplacian L and L^2 (both with replicated borders), Immerkaer's |Y * [[1,-2,1],[-2,4,-2],[1,-2,1]]| \
 over the interior, R - G and R + G - 2B and their squares, the HSV saturation (as mean_saturation), and the \
 256-bin luma histogram. `texelflow assess` (library: texelflow::assess::Assessment) derives sharpness, \
 exposure, contrast, colourfulness, noise and a 0-100 score from them. Alpha is ignored.",
-    gpuimage: "",
-    params: &[],
-    inputs: IMAGE,
-    outputs: &[PortDef { name: "metrics", kind: PortKind::Data(DataKind::PhotoMetrics) }],
-    tolerance: EXACT_ENOUGH,
-    build: |_| Ok(Box::new(PhotoMetrics)),
-    uniforms: &[METRICS_UNIFORM],
-    test_inputs: None,
-    schedules: &[],
-};
+    params: {},
+    formats: [Rgba8],
+    outputs: { metrics: PhotoMetrics },
+    check: |_, d| check_metrics_size(&DEF, d),
+    uniforms: [METRICS_UNIFORM],
+    cpu: |_, img| Data::PhotoMetrics(metrics_cpu(img)?),
+    gpu: |_, rec, input, output, _| record_metrics(&DEF, rec, input, output, None),
+}
 
 /// Per-row partial sums of the CPU twin.
 #[derive(Clone, Copy)]
@@ -209,17 +194,16 @@ pub fn metrics_cpu(img: &Image) -> Result<Sums> {
     })
 }
 
-/// The input's description, checked as the metrics pass needs it: RGBA8, below 2^31 pixels
+/// The input checked as the metrics pass needs it (after its format, RGBA8): below 2^31 pixels
 /// (the histogram's bins are u32 and every 64-bit sum stays far from overflow below that).
-pub(crate) fn metrics_input(def: &FilterDef, inputs: &[ValueDesc]) -> Result<crate::ImageDesc> {
-    let d = expect_image(def, inputs, 0, &[PixelFormat::Rgba8])?;
+pub(crate) fn check_metrics_size(def: &FilterDef, d: ImageDesc) -> Result<()> {
     if d.pixels() as u64 >= 1 << 31 {
         return Err(Error::Graph(format!(
             "{} takes images below 2^31 pixels, got {}x{}",
             def.name, d.width, d.height
         )));
     }
-    Ok(d)
+    Ok(())
 }
 
 /// Records the metrics pass over `input` into `metrics`; with `fingerprint` (its buffer and
@@ -334,34 +318,5 @@ impl FpCounting {
             Some(v) => FpCounting::parse(&v)
                 .ok_or_else(|| crate::runtime::schedule::unknown(def.name, &v, Self::NAMES)),
         }
-    }
-}
-
-impl Filter for PhotoMetrics {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        metrics_input(&DEF, inputs)?;
-        Ok(vec![ValueDesc::Data(DataKind::PhotoMetrics)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::PhotoMetrics(metrics_cpu(img)?))])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let (input, output, _) = one_to_one(&DEF, inputs, outputs)?;
-        record_metrics(&DEF, rec, input, output, None)
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
     }
 }

@@ -15,13 +15,9 @@ use super::{
     TAIL_PIXELS_WGSL,
 };
 use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_image, input_image, one_to_one, Family, Filter, FilterDef, PortDef, PortKind,
-    EXACT_ENOUGH, IMAGE,
-};
-use crate::image::{luma601, Image, PixelFormat};
+use crate::image::{luma601, Image, ImageDesc};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
+use crate::value::{Data, Stats};
 
 const WGSL: &str = include_str!("reduce.wgsl");
 /// The `swar` and `dp4` variants' per-pixel work (appended to `WGSL`).
@@ -41,42 +37,25 @@ const DEFAULT_LOOP: LoopShape = LoopShape {
     quads_per_thread: 16,
 };
 
-/// Per-channel min, max, sum of R, G, B, A, Y and the pixel count of an RGBA8 image.
-#[derive(Clone, Debug, Default)]
-pub struct Reduce;
-
-impl Reduce {
-    /// The filter (no parameters).
-    pub fn new() -> Self {
-        Self
-    }
-}
-
-/// The statistics output port.
-pub const STATS_OUT: &[PortDef] = &[PortDef {
-    name: "stats",
-    kind: PortKind::Data(DataKind::Stats),
-}];
-
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::reduction_filter! {
+    /// Per-channel min, max, sum of R, G, B, A, Y and the pixel count of an RGBA8 image.
+    pub struct Reduce;
     name: "reduce",
-    family: Family::Analysis,
+    gpuimage: "GPUImageAverageColor",
     summary: "Per-channel min, max, sum and mean of R, G, B, A and BT.601 luma (statistics data).",
     doc: "Output is `stats` data: for each of r, g, b, a and y (BT.601 luma, round(0.299R + 0.587G + 0.114B)) \
 the minimum, maximum and exact 64-bit sum of the 8-bit samples, and the pixel count (mean = sum / count). \
 One read-only pass on the GPU (grid-stride loop, subgroup combine, one atomic per workgroup per slot). \
 Later nodes can consume the statistics on the GPU (see luminance_threshold_by_stats).",
-    gpuimage: "GPUImageAverageColor",
-    params: &[],
-    inputs: IMAGE,
-    outputs: STATS_OUT,
-    tolerance: EXACT_ENOUGH,
-    build: |_| Ok(Box::new(Reduce)),
-    uniforms: &[GridParams::layout(GRID_WGSL)],
-    test_inputs: None,
+    params: {},
+    formats: [Rgba8],
+    outputs: { stats: Stats },
+    uniforms: [GridParams::layout(GRID_WGSL)],
     schedules: SCHEDULES,
-};
+    merges_partials: true,
+    cpu: |_, img| Data::Stats(stats_cpu(img)),
+    gpu: |_, rec, input, output, _| record_reduce(rec, input, output),
+}
 
 /// Alternative schedules: the loop shapes of `super::LOOP_VARIANTS` (repeated here, a test
 /// keeps them equal), and the kernels of
@@ -315,44 +294,8 @@ pub fn stats_cpu(img: &Image) -> Stats {
     s
 }
 
-impl Filter for Reduce {
-    fn merges_partials(&self) -> bool {
-        true
-    }
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        Ok(vec![ValueDesc::Data(DataKind::Stats)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Stats(stats_cpu(img)))])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let (input, output, _) = one_to_one(&DEF, inputs, outputs)?;
-        record_reduce(rec, input, output)
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
-}
-
 /// Records the statistics reduction of `src` (RGBA8) into `dst` (`DataKind::Stats`).
-pub(crate) fn record_reduce(
-    rec: &mut NodeRecorder<'_>,
-    src: &GpuSlot,
-    dst: &GpuSlot,
-) -> Result<()> {
+fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
     let schedule = match crate::runtime::schedule::get(DEF.name) {
         Some(v) => ReduceSchedule::parse(&v)?,
         None => ReduceSchedule::choose(),
@@ -418,28 +361,25 @@ fn record_reduce_with(
     )
 }
 
-/// The Y sum and pixel count of an RGBA8 image as `DataKind::Stats` with every other slot at
-/// its identity (min 255, max 0, sum 0): what `luminance_threshold_by_stats` reads, in one
-/// read-only pass with less per-pixel work than `Reduce`. Not registered: the node
-/// `average_luminance_threshold` lowers to by default (schedule `ysum`).
-#[derive(Clone, Debug, Default)]
-pub struct ReduceLumaSum;
-
-static LUMA_SUM_DEF: FilterDef = FilterDef {
+crate::reduction_filter! {
+    /// The Y sum and pixel count of an RGBA8 image as `DataKind::Stats` with every other slot at
+    /// its identity (min 255, max 0, sum 0): what `luminance_threshold_by_stats` reads, in one
+    /// read-only pass with less per-pixel work than `Reduce`. Not registered: the node
+    /// `average_luminance_threshold` lowers to by default (schedule `ysum`).
+    pub struct ReduceLumaSum;
+    def: LUMA_SUM_DEF,
     name: "reduce_luma_sum",
-    family: Family::Analysis,
+    gpuimage: "",
     summary: "Sum of BT.601 luma and the pixel count (statistics data, other slots empty).",
     doc: "Internal: the reduction `average_luminance_threshold` lowers to by default (schedule `ysum`).",
-    gpuimage: "",
-    params: &[],
-    inputs: IMAGE,
-    outputs: STATS_OUT,
-    tolerance: EXACT_ENOUGH,
-    build: |_| Ok(Box::new(ReduceLumaSum)),
-    uniforms: &[GridParams::layout(GRID_WGSL)],
-    test_inputs: None,
-    schedules: &[],
-};
+    params: {},
+    formats: [Rgba8],
+    outputs: { stats: Stats },
+    uniforms: [GridParams::layout(GRID_WGSL)],
+    merges_partials: true,
+    cpu: |_, img| Data::Stats(luma_sum_cpu(img)),
+    gpu: record_luma_sum,
+}
 
 /// `ReduceLumaSum`'s pipelining: as `average_luminance_threshold`'s schedule names it
 /// (`ysum_pf` / `ysum_nopf`; bench comparisons), else `reduce`'s default. Its lowering has
@@ -470,45 +410,24 @@ pub fn luma_sum_cpu(img: &Image) -> Stats {
     }
 }
 
-impl Filter for ReduceLumaSum {
-    fn merges_partials(&self) -> bool {
-        true
-    }
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &LUMA_SUM_DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        expect_image(&LUMA_SUM_DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        Ok(vec![ValueDesc::Data(DataKind::Stats)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&LUMA_SUM_DEF, inputs, 0)?;
-        Ok(vec![Value::Data(Data::Stats(luma_sum_cpu(img)))])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let (input, output, _) = one_to_one(&LUMA_SUM_DEF, inputs, outputs)?;
-        record_reduce_with(
-            rec,
-            input,
-            output,
-            ReduceSchedule {
-                kernel: ReduceKernel::LumaSum,
-                shape: DEFAULT_LOOP,
-                prefetch: luma_sum_prefetch(),
-            },
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Records `ReduceLumaSum`: `reduce`'s kernel with the `ysum` per-pixel work.
+fn record_luma_sum(
+    _: &ReduceLumaSum,
+    rec: &mut NodeRecorder<'_>,
+    input: &GpuSlot,
+    output: &GpuSlot,
+    _: ImageDesc,
+) -> Result<()> {
+    record_reduce_with(
+        rec,
+        input,
+        output,
+        ReduceSchedule {
+            kernel: ReduceKernel::LumaSum,
+            shape: DEFAULT_LOOP,
+            prefetch: luma_sum_prefetch(),
+        },
+    )
 }
 
 #[cfg(test)]

@@ -12,12 +12,15 @@
 //! - `warp`: an affine or perspective map, sampled bilinearly onto a background
 //!   (`warp_filter!`).
 //! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
+//! - `reduction`: a whole image in, data out (`reduction_filter!`), with its own kernel; the
+//!   shape owns the struct, `DEF` and the `impl Filter`.
 
 pub mod border;
 pub mod composite;
 pub mod generator;
 pub mod permute;
 pub mod pixel;
+pub mod reduction;
 pub mod remap;
 pub mod stencil;
 pub mod warp;
