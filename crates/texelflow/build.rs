@@ -50,6 +50,7 @@ fn main() {
                 "composite_filter! {",
                 "generator_filter! {",
                 "morphology_filter! {",
+                "solver_filter! {",
             ]
             .iter()
             .any(|m| text.contains(m))

@@ -7,6 +7,8 @@
 //! - `remap`: the position to read for each output pixel, sampled bilinearly (`remap_filter!`).
 //! - `generator`: a colour from each pixel's position alone, at the input's size or one given
 //!   (`generator_filter!`); per-pixel, so fused like `pixel`.
+//! - `solver`: small data in, small data out (`solver_filter!`): a `solve.wgsl` entry point
+//!   and a CPU twin of the data.
 //! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
 
 pub mod border;
@@ -14,4 +16,5 @@ pub mod composite;
 pub mod generator;
 pub mod pixel;
 pub mod remap;
+pub mod solver;
 pub mod stencil;
