@@ -66,6 +66,7 @@ fn main() {
                 "permute_filter! {",
                 "warp_filter! {",
                 "reduction_filter! {",
+                "solver_filter! {",
             ]
             .iter()
             .any(|m| text.contains(m))

@@ -11,6 +11,8 @@
 //!   the size from the input's and the parameters (`permute_filter!`): flips, turns, crop, pad.
 //! - `warp`: an affine or perspective map, sampled bilinearly onto a background
 //!   (`warp_filter!`).
+//! - `solver`: small data in, small data out (`solver_filter!`): a `solve.wgsl` entry point
+//!   and a CPU twin of the data.
 //! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
 //! - `reduction`: a whole image in, data out (`reduction_filter!`), with its own kernel; the
 //!   shape owns the struct, `DEF` and the `impl Filter`.
@@ -22,5 +24,6 @@ pub mod permute;
 pub mod pixel;
 pub mod reduction;
 pub mod remap;
+pub mod solver;
 pub mod stencil;
 pub mod warp;

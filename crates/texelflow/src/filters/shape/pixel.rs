@@ -537,7 +537,7 @@ macro_rules! __pf_def {
     (
         $Name:ident, $name:literal, $family:expr, $gpuimage:literal, $summary:literal, [$($doc:expr)?], [$($pre:tt)*],
         [$( $p:ident : $kind:ident $( ( $($karg:expr),* ) )? = $default:expr => $pdoc:literal ),*], [$($post:tt)*],
-        $inputs:expr, $tol:expr, $sched:expr $(, wrap: $wrap:path)? $(, outputs: $outputs:expr)?
+        $inputs:expr, $tol:expr, $sched:expr $(, wrap: $wrap:path)? $(, outputs: $outputs:expr)? $(, uniforms: $uniforms:expr)?
     ) => {
         /// The filter's registry entry.
         pub static DEF: $crate::filters::registry::FilterDef = $crate::filters::registry::FilterDef {
@@ -555,7 +555,7 @@ macro_rules! __pf_def {
                 let f: Box<dyn $crate::filters::registry::Filter> = Box::new($Name::new($( $crate::__pf_param!(get $kind a, $p, DEF) ),*)?);
                 $crate::__pf_or!([$( $wrap(f, a) )?] [Ok(f)])
             },
-            uniforms: &[],
+            uniforms: $crate::__pf_or!([$($uniforms)?] [&[]]),
             test_inputs: None,
             schedules: $sched,
         };
