@@ -27,9 +27,9 @@ use super::rows::{RowSink, RowSource};
 use super::tile::{RowsRef, Tiling};
 use super::{Backend, Pipeline, RunOptions};
 use crate::error::{Error, Result};
-use crate::limits::Limits;
 use crate::image::{row_bytes, sample_bytes_per_pixel};
 use crate::image::{Image, ImageDesc};
+use crate::limits::Limits;
 
 /// How an image too large for the GPU is cut (`RunOptions::tiling`; `run_streamed` and
 /// `stream_file` take it directly): the run planner (`plan_run`) reads nothing else.

@@ -23,8 +23,8 @@ use super::filter::Footprint;
 use super::host::{HostImage, HostValue, WriteOnly};
 use super::{stream, Backend, Graph, NodeKind, Pipeline, RunOptions};
 use crate::error::{Error, Result};
-use crate::limits::Limits;
 use crate::image::{Image, ImageDesc};
+use crate::limits::Limits;
 use crate::region::PixelWindow;
 use crate::value::{Value, ValueDesc};
 

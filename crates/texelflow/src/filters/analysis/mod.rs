@@ -229,21 +229,6 @@ pub(crate) fn record_solver(
     )
 }
 
-/// The `index`-th input value as histogram data (`run_cpu` of the solvers).
-pub(crate) fn input_histogram<'v>(
-    def: &crate::filters::registry::FilterDef,
-    inputs: &[&'v crate::Value],
-    index: usize,
-) -> Result<&'v crate::Histogram> {
-    match inputs.get(index).and_then(|v| v.as_data()) {
-        Some(crate::Data::Histogram(h)) => Ok(h),
-        _ => Err(Error::Graph(format!(
-            "`{}` input {index} must be histogram data",
-            def.name
-        ))),
-    }
-}
-
 /// A percentage parameter in thousandths of a percent, the unit the solvers count in.
 pub(crate) fn percent_milli(p: f32) -> u32 {
     (p as f64 * 1000.0).round().clamp(0.0, 100_000.0) as u32
