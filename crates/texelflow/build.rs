@@ -67,6 +67,7 @@ fn main() {
                 "warp_filter! {",
                 "reduction_filter! {",
                 "solver_filter! {",
+                "draw_filter! {",
             ]
             .iter()
             .any(|m| text.contains(m))

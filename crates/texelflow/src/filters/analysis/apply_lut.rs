@@ -6,14 +6,11 @@
 //! into workgroup memory, then maps a grid-stride run of pixel quads.
 
 use super::{check_quads, grid, GridParams, GRID_WGSL};
-use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef,
-    PortKind, EXACT_ENOUGH,
-};
+use crate::error::Result;
+use crate::filters::registry::{expect_image, input_image, slot_image};
 use crate::image::{Image, PixelFormat};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Lut, Value, ValueDesc};
+use crate::value::Lut;
 
 const WGSL: &str = include_str!("apply_lut.wgsl");
 /// Workgroup size (one invocation per table entry for the copy). Mirrors `APPLY_WG` in the WGSL.
@@ -32,24 +29,24 @@ impl ApplyLut {
     }
 }
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::draw_filter! {
+    filter: ApplyLut,
     name: "apply_lut",
-    family: Family::Analysis,
+    family: Analysis,
+    gpuimage: "",
     summary: "Applies per-channel curves from lut data (e.g. from a solver node) to an RGBA8 image.",
     doc: "Two inputs: an RGBA8 image and `lut` data (256 output levels per channel R, G, B, A). Each \
 channel's level v becomes its curve's entry v (cv::LUT with a 4-channel table). The curves are read on the GPU: \
 no read-back between the solver that made them and this node.",
-    gpuimage: "",
-    params: &[],
-    inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "lut", kind: PortKind::Data(DataKind::Lut) }],
-    outputs: crate::filters::registry::IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |_| Ok(Box::new(ApplyLut)),
-    uniforms: &[GridParams::layout(GRID_WGSL)],
-    test_inputs: None,
-    schedules: &[],
-};
+    params: [],
+    build: |_| ApplyLut,
+    data: lut: Lut,
+    output: |_, inputs| expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8]),
+    footprint: Pixel,
+    uniforms: [GridParams::layout(GRID_WGSL)],
+    cpu: |_, inputs, lut, _out| apply_lut_cpu(input_image(&DEF, inputs, 0)?, lut),
+    gpu: record,
+}
 
 /// CPU twin of `apply_lut.wgsl`.
 pub fn apply_lut_cpu(img: &Image, lut: &Lut) -> Result<Image> {
@@ -61,49 +58,27 @@ pub fn apply_lut_cpu(img: &Image, lut: &Lut) -> Result<Image> {
     Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
 }
 
-impl Filter for ApplyLut {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::Pixel
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        expect_data(&DEF, inputs, 1, DataKind::Lut)?;
-        Ok(vec![ValueDesc::Image(d)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        let Some(Data::Lut(lut)) = inputs.get(1).and_then(|v| v.as_data()) else {
-            return Err(Error::Graph("`apply_lut` input 1 must be lut data".into()));
-        };
-        Ok(vec![Value::Image(apply_lut_cpu(img, lut)?)])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
-        let count = d.pixels() as u64;
-        let g = grid(count, APPLY_WG, QUADS_PER_THREAD, 0)?;
-        check_quads(&inputs[0], count)?;
-        check_quads(&outputs[0], count)?;
-        let kernel = Kernel::new(
-            "analysis.apply_lut",
-            &[GridParams::WGSL, GRID_WGSL, WGSL],
-            "apply_lut",
-        );
-        rec.dispatch(
-            &kernel,
-            &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer],
-            bytemuck::bytes_of(&g.params),
-            g.groups,
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Maps pixel quads through the table in workgroup memory (`apply_lut.wgsl`).
+fn record(
+    _f: &ApplyLut,
+    rec: &mut NodeRecorder<'_>,
+    inputs: &[GpuSlot],
+    outputs: &[GpuSlot],
+) -> Result<()> {
+    let d = slot_image(&DEF, inputs, 0)?;
+    let count = d.pixels() as u64;
+    let g = grid(count, APPLY_WG, QUADS_PER_THREAD, 0)?;
+    check_quads(&inputs[0], count)?;
+    check_quads(&outputs[0], count)?;
+    let kernel = Kernel::new(
+        "analysis.apply_lut",
+        &[GridParams::WGSL, GRID_WGSL, WGSL],
+        "apply_lut",
+    );
+    rec.dispatch(
+        &kernel,
+        &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer],
+        bytemuck::bytes_of(&g.params),
+        g.groups,
+    )
 }

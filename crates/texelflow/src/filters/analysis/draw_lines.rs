@@ -4,15 +4,12 @@
 //! `hough_line_detection`); `draw_hough_lines` runs Canny, Hough and this in one step.
 
 use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef,
-    PortKind, EXACT_ENOUGH, IMAGE,
-};
+use crate::filters::registry::{expect_image, input_image, slot_image};
 use crate::graph::params::{check_int, float_array, ParamDef};
 use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{line_cos_sin_q14, Data, DataKind, Lines, Value, ValueDesc, LINES_CAPACITY};
+use crate::value::{line_cos_sin_q14, Lines, LINES_CAPACITY};
 
 use super::draw_points::{DrawPointsParams, COPY_WGSL};
 
@@ -90,26 +87,25 @@ pub const COLOR: ParamDef = ParamDef::floats(
     "line colour, red, green, blue in [0, 1] (red, as GPUImage's FilterShowcase draws them)",
 );
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::draw_filter! {
+    filter: DrawLines,
     name: "draw_lines",
-    family: Family::Analysis,
+    family: Analysis,
+    gpuimage: "GPUImageLineGenerator",
     summary: "The lines of `lines` data (e.g. hough_line_detection) drawn across the image, without anti-aliasing.",
     doc: "Two inputs: an RGBA8 image and `lines` data. Each line x cos θ + y sin θ = ρ is drawn across the whole image in \
 `color`, opaque, without anti-aliasing: nearer horizontal lines (|sin θ| >= |cos θ|) get one pixel per column at y = \
 round((ρ - x cos θ) / sin θ), the others one per row, widened to 2 floor(width / 2) + 1 pixels across that axis; cos θ, \
 sin θ and ρ are taken in Q14 fixed point (a few hundredths of a pixel over 4K) so GPU and CPU draw the same pixels. \
 GPUImage's GPUImageLineGenerator draws on black; blend if that is wanted. From the command line use draw_hough_lines.",
-    gpuimage: "GPUImageLineGenerator",
-    params: &[WIDTH, COLOR],
-    inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "lines", kind: PortKind::Data(DataKind::Lines) }],
-    outputs: IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(DrawLines::new(a.u32("width")?, float_array(&DEF, "color", &a.floats("color")?)?)?)),
-    uniforms: &[DrawLinesParams::layout(WGSL)],
-    test_inputs: None,
-    schedules: &[],
-};
+    params: [WIDTH, COLOR],
+    build: |a| DrawLines::new(a.u32("width")?, float_array(&DEF, "color", &a.floats("color")?)?)?,
+    data: lines: Lines,
+    output: |_, inputs| expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8]),
+    uniforms: [DrawLinesParams::layout(WGSL)],
+    cpu: |f, inputs, lines, _out| draw_lines_cpu(input_image(&DEF, inputs, 0)?, lines, f.arm(), super::opaque_rgba8(f.color)),
+    gpu: record,
+}
 
 /// CPU twin of draw_lines.wgsl (in i64, where the GPU's i32 cannot overflow for lists
 /// `hough_line_detection` makes).
@@ -147,89 +143,57 @@ pub fn draw_lines_cpu(img: &Image, lines: &Lines, arm: u32, color: [u8; 4]) -> R
     Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
 }
 
-impl Filter for DrawLines {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        expect_data(&DEF, inputs, 1, DataKind::Lines)?;
-        Ok(vec![ValueDesc::Image(d)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        let lines = match inputs.get(1).and_then(|v| v.as_data()) {
-            Some(Data::Lines(l)) => l,
-            _ => {
-                return Err(Error::Graph(
-                    "`draw_lines` input 1 must be lines data".into(),
-                ))
-            }
-        };
-        Ok(vec![Value::Image(draw_lines_cpu(
-            img,
-            lines,
-            self.arm(),
-            super::opaque_rgba8(self.color),
-        )?)])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
-        let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph(
-                "`draw_lines` needs an image, lines and one output".into(),
-            ));
-        };
-        let copy_u = DrawPointsParams {
-            width: d.width,
-            height: d.height,
-            arm: 0,
-            color: 0,
-            slots: 0,
-            ..Default::default()
-        };
-        let copy = Kernel::new(
-            "analysis.draw_points.copy",
-            &[DrawPointsParams::WGSL, COPY_WGSL],
-            "copy_image",
-        );
-        rec.dispatch(
-            &copy,
-            &[&inputs[0].buffer, &out.buffer],
-            bytemuck::bytes_of(&copy_u),
-            groups_1d(d.pixels() as u64, 256),
-        )?;
-        let chunks = d.width.max(d.height).div_ceil(STEPS);
-        let u = DrawLinesParams {
-            width: d.width,
-            height: d.height,
-            arm: self.arm(),
-            color: u32::from_le_bytes(super::opaque_rgba8(self.color)),
-            chunks,
-            slots: LINES_CAPACITY,
-            ..Default::default()
-        };
-        let draw = Kernel::new(
-            "analysis.draw_lines",
-            &[DrawLinesParams::WGSL, WGSL],
-            "draw_lines",
-        );
-        rec.dispatch(
-            &draw,
-            &[&list.buffer, &out.buffer],
-            bytemuck::bytes_of(&u),
-            groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64),
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Copies the image, then draws the lines (`draw_lines.wgsl`).
+fn record(
+    f: &DrawLines,
+    rec: &mut NodeRecorder<'_>,
+    inputs: &[GpuSlot],
+    outputs: &[GpuSlot],
+) -> Result<()> {
+    let d = slot_image(&DEF, inputs, 0)?;
+    let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
+        return Err(Error::Graph(
+            "`draw_lines` needs an image, lines and one output".into(),
+        ));
+    };
+    let copy_u = DrawPointsParams {
+        width: d.width,
+        height: d.height,
+        arm: 0,
+        color: 0,
+        slots: 0,
+        ..Default::default()
+    };
+    let copy = Kernel::new(
+        "analysis.draw_points.copy",
+        &[DrawPointsParams::WGSL, COPY_WGSL],
+        "copy_image",
+    );
+    rec.dispatch(
+        &copy,
+        &[&inputs[0].buffer, &out.buffer],
+        bytemuck::bytes_of(&copy_u),
+        groups_1d(d.pixels() as u64, 256),
+    )?;
+    let chunks = d.width.max(d.height).div_ceil(STEPS);
+    let u = DrawLinesParams {
+        width: d.width,
+        height: d.height,
+        arm: f.arm(),
+        color: u32::from_le_bytes(super::opaque_rgba8(f.color)),
+        chunks,
+        slots: LINES_CAPACITY,
+        ..Default::default()
+    };
+    let draw = Kernel::new(
+        "analysis.draw_lines",
+        &[DrawLinesParams::WGSL, WGSL],
+        "draw_lines",
+    );
+    rec.dispatch(
+        &draw,
+        &[&list.buffer, &out.buffer],
+        bytemuck::bytes_of(&u),
+        groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64),
+    )
 }

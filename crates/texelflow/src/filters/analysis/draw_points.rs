@@ -5,15 +5,12 @@
 //! this in one step.
 
 use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef,
-    PortKind, EXACT_ENOUGH, IMAGE,
-};
+use crate::filters::registry::{expect_image, input_image, slot_image};
 use crate::graph::params::{check_int, float_array, ParamDef};
 use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Points, Value, ValueDesc, POINTS_CAPACITY};
+use crate::value::{Points, POINTS_CAPACITY};
 
 pub(crate) const WGSL: &str = include_str!("draw_points.wgsl");
 pub(crate) const COPY_WGSL: &str = include_str!("draw_points_copy.wgsl");
@@ -86,28 +83,32 @@ pub const COLOR: ParamDef = ParamDef::floats(
     "crosshair colour, red, green, blue in [0, 1] (GPUImage's default green)",
 );
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::draw_filter! {
+    filter: DrawPoints,
     name: "draw_points",
-    family: Family::Analysis,
+    family: Analysis,
+    gpuimage: "GPUImageCrosshairGenerator",
     summary: "Crosshairs at the points of `points` data (e.g. corner_points), drawn over the image.",
     doc: "Two inputs: an RGBA8 image and `points` data. Each point gets a cross of `width` pixels across \
 (a horizontal and a vertical line through it, 2 * floor(width / 2) + 1 pixels long) in `color`, opaque; \
 crosses are clipped at the image's edges. GPUImage's GPUImageCrosshairGenerator draws them on black; blend if \
 that is wanted. From the command line use draw_corners, which makes the points.",
-    gpuimage: "GPUImageCrosshairGenerator",
-    params: &[WIDTH, COLOR],
-    inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "points", kind: PortKind::Data(DataKind::Points) }],
-    outputs: IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(DrawPoints::new(a.u32("width")?, float_array(&DEF, "color", &a.floats("color")?)?)?)),
-    uniforms: &[
+    params: [WIDTH, COLOR],
+    build: |a| DrawPoints::new(a.u32("width")?, float_array(&DEF, "color", &a.floats("color")?)?)?,
+    data: points: Points,
+    output: |_, inputs| expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8]),
+    uniforms: [
         DrawPointsParams::layout(WGSL),
         DrawPointsParams::layout(COPY_WGSL),
     ],
-    test_inputs: None,
-    schedules: &[],
-};
+    cpu: |f, inputs, points, _out| draw_points_cpu(
+        input_image(&DEF, inputs, 0)?,
+        points,
+        f.arm(),
+        super::opaque_rgba8(f.color),
+    ),
+    gpu: record,
+}
 
 /// CPU twin of draw_points.wgsl.
 pub fn draw_points_cpu(img: &Image, points: &Points, arm: u32, color: [u8; 4]) -> Result<Image> {
@@ -128,80 +129,47 @@ pub fn draw_points_cpu(img: &Image, points: &Points, arm: u32, color: [u8; 4]) -
     Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
 }
 
-impl Filter for DrawPoints {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        // the image pixel by pixel; the points may come from anywhere
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        expect_data(&DEF, inputs, 1, DataKind::Points)?;
-        Ok(vec![ValueDesc::Image(d)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        let points = match inputs.get(1).and_then(|v| v.as_data()) {
-            Some(Data::Points(p)) => p,
-            _ => {
-                return Err(Error::Graph(
-                    "`draw_points` input 1 must be points data".into(),
-                ))
-            }
-        };
-        Ok(vec![Value::Image(draw_points_cpu(
-            img,
-            points,
-            self.arm(),
-            super::opaque_rgba8(self.color),
-        )?)])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
-        let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph(
-                "`draw_points` needs an image, points and one output".into(),
-            ));
-        };
-        let u = DrawPointsParams {
-            width: d.width,
-            height: d.height,
-            arm: self.arm(),
-            color: u32::from_le_bytes(super::opaque_rgba8(self.color)),
-            slots: POINTS_CAPACITY,
-            ..Default::default()
-        };
-        let copy = Kernel::new(
-            "analysis.draw_points.copy",
-            &[DrawPointsParams::WGSL, COPY_WGSL],
-            "copy_image",
-        );
-        rec.dispatch(
-            &copy,
-            &[&inputs[0].buffer, &out.buffer],
-            bytemuck::bytes_of(&u),
-            groups_1d(d.pixels() as u64, 256),
-        )?;
-        let draw = Kernel::new(
-            "analysis.draw_points.draw",
-            &[DrawPointsParams::WGSL, WGSL],
-            "draw",
-        );
-        rec.dispatch(
-            &draw,
-            &[&list.buffer, &out.buffer],
-            bytemuck::bytes_of(&u),
-            groups_1d(POINTS_CAPACITY as u64, 64),
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Copies the image, then draws each point's cross (`draw_points_copy.wgsl`, `draw_points.wgsl`).
+fn record(
+    f: &DrawPoints,
+    rec: &mut NodeRecorder<'_>,
+    inputs: &[GpuSlot],
+    outputs: &[GpuSlot],
+) -> Result<()> {
+    let d = slot_image(&DEF, inputs, 0)?;
+    let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
+        return Err(Error::Graph(
+            "`draw_points` needs an image, points and one output".into(),
+        ));
+    };
+    let u = DrawPointsParams {
+        width: d.width,
+        height: d.height,
+        arm: f.arm(),
+        color: u32::from_le_bytes(super::opaque_rgba8(f.color)),
+        slots: POINTS_CAPACITY,
+        ..Default::default()
+    };
+    let copy = Kernel::new(
+        "analysis.draw_points.copy",
+        &[DrawPointsParams::WGSL, COPY_WGSL],
+        "copy_image",
+    );
+    rec.dispatch(
+        &copy,
+        &[&inputs[0].buffer, &out.buffer],
+        bytemuck::bytes_of(&u),
+        groups_1d(d.pixels() as u64, 256),
+    )?;
+    let draw = Kernel::new(
+        "analysis.draw_points.draw",
+        &[DrawPointsParams::WGSL, WGSL],
+        "draw",
+    );
+    rec.dispatch(
+        &draw,
+        &[&list.buffer, &out.buffer],
+        bytemuck::bytes_of(&u),
+        groups_1d(POINTS_CAPACITY as u64, 64),
+    )
 }

@@ -5,15 +5,12 @@
 //! GPUImage has no equivalent (its `GPUImageExposureFilter` takes a fixed exposure).
 
 use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef,
-    PortKind, EXACT_ENOUGH, IMAGE,
-};
+use crate::filters::registry::{expect_image, input_image, slot_image};
 use crate::graph::params::check_float;
 use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
+use crate::value::Stats;
 
 const WGSL: &str = include_str!("exposure_by_stats.wgsl");
 
@@ -73,25 +70,24 @@ impl Default for ExposureByStats {
     }
 }
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::draw_filter! {
+    filter: ExposureByStats,
     name: "exposure_by_stats",
-    family: Family::Analysis,
+    family: Analysis,
+    gpuimage: "",
     summary: "R, G, B times the gain that brings the mean luma of `stats` data to a target (GPU-side).",
     doc: "Two inputs: an RGBA8 image and `stats` data (from `reduce`). The gain is target * 255 * count / sum of \
 BT.601 luma, clamped to [1/max_gain, max_gain] (max_gain for a black frame); each of R, G, B becomes \
 min(255, floor(v * gain + 0.5)); alpha is kept. The statistics are read on the GPU: no read-back. Used by \
 auto_exposure with the previous frame's statistics.",
-    gpuimage: "",
-    params: &[TARGET, MAX_GAIN],
-    inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "stats", kind: PortKind::Data(DataKind::Stats) }],
-    outputs: IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(ExposureByStats::new(a.f32("target")?, a.f32("max_gain")?)?)),
-    uniforms: &[ExposureParams::layout(WGSL)],
-    test_inputs: None,
-    schedules: &[],
-};
+    params: [TARGET, MAX_GAIN],
+    build: |a| ExposureByStats::new(a.f32("target")?, a.f32("max_gain")?)?,
+    data: stats: Stats,
+    output: |_, inputs| expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8]),
+    uniforms: [ExposureParams::layout(WGSL)],
+    cpu: |f, inputs, stats, _out| exposure_cpu(input_image(&DEF, inputs, 0)?, exposure_gain(stats, f.target, f.max_gain)),
+    gpu: record,
+}
 
 /// CPU twin of the kernel's `gain`: the same f32 operations in the same order.
 pub fn exposure_gain(stats: &Stats, target: f32, max_gain: f32) -> f32 {
@@ -115,63 +111,36 @@ pub fn exposure_cpu(img: &Image, gain: f32) -> Result<Image> {
     Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
 }
 
-impl Filter for ExposureByStats {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        expect_data(&DEF, inputs, 1, DataKind::Stats)?;
-        Ok(vec![ValueDesc::Image(d)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        let Some(Data::Stats(stats)) = inputs.get(1).and_then(|v| v.as_data()) else {
-            return Err(Error::Graph(
-                "`exposure_by_stats` input 1 must be stats data".into(),
-            ));
-        };
-        Ok(vec![Value::Image(exposure_cpu(
-            img,
-            exposure_gain(stats, self.target, self.max_gain),
-        )?)])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
-        let (Some(img), Some(stats), Some(out)) = (inputs.first(), inputs.get(1), outputs.first())
-        else {
-            return Err(Error::Graph(
-                "`exposure_by_stats` needs two inputs and one output".into(),
-            ));
-        };
-        let params = ExposureParams {
-            width: d.width,
-            height: d.height,
-            target_luma: self.target,
-            max_gain: self.max_gain,
-            ..Default::default()
-        };
-        let kernel = Kernel::new(
-            "analysis.exposure_by_stats",
-            &[ExposureParams::WGSL, WGSL],
-            "exposure_by_stats",
-        );
-        rec.dispatch(
-            &kernel,
-            &[&img.buffer, &stats.buffer, &out.buffer],
-            bytemuck::bytes_of(&params),
-            groups_2d(d.width, d.height, 16, 16),
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Scales the image by the gain its statistics give (`exposure_by_stats.wgsl`).
+fn record(
+    f: &ExposureByStats,
+    rec: &mut NodeRecorder<'_>,
+    inputs: &[GpuSlot],
+    outputs: &[GpuSlot],
+) -> Result<()> {
+    let d = slot_image(&DEF, inputs, 0)?;
+    let (Some(img), Some(stats), Some(out)) = (inputs.first(), inputs.get(1), outputs.first())
+    else {
+        return Err(Error::Graph(
+            "`exposure_by_stats` needs two inputs and one output".into(),
+        ));
+    };
+    let params = ExposureParams {
+        width: d.width,
+        height: d.height,
+        target_luma: f.target,
+        max_gain: f.max_gain,
+        ..Default::default()
+    };
+    let kernel = Kernel::new(
+        "analysis.exposure_by_stats",
+        &[ExposureParams::WGSL, WGSL],
+        "exposure_by_stats",
+    );
+    rec.dispatch(
+        &kernel,
+        &[&img.buffer, &stats.buffer, &out.buffer],
+        bytemuck::bytes_of(&params),
+        groups_2d(d.width, d.height, 16, 16),
+    )
 }

@@ -10,15 +10,12 @@
 //! 64-bit corrections using u32 word pairs), then compares each pixel's luma against it.
 
 use super::{check_quads, grid, GridParams, GRID_WGSL};
-use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_data, expect_image, input_image, slot_image, Family, Filter, FilterDef, PortDef,
-    PortKind, EXACT_ENOUGH, IMAGE,
-};
+use crate::error::Result;
+use crate::filters::registry::{expect_image, input_image, slot_image};
 use crate::graph::params::{check_float, ParamDef};
 use crate::image::{luma601, Image, PixelFormat};
 use crate::runtime::{GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Stats, Value, ValueDesc};
+use crate::value::Stats;
 
 /// The kernels after the shared 64-bit helpers (u64.wgsl).
 const WGSL: &str = concat!(
@@ -71,25 +68,24 @@ pub const MULTIPLIER: ParamDef = ParamDef::float(
     "pixels whose luma is at least this times the mean luma turn white",
 );
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::draw_filter! {
+    filter: LuminanceThresholdByStats,
     name: "luminance_threshold_by_stats",
-    family: Family::Analysis,
+    family: Analysis,
+    gpuimage: "GPUImageAverageLuminanceThresholdFilter",
     summary: "White where luma >= multiplier * mean luma from `stats` data (GPU-side), else black.",
     doc: "Two inputs: an RGBA8 image and `stats` data (from `reduce`, usually of the same image). \
 A pixel turns white where its BT.601 luma Y satisfies Y * count * 1000 >= round(multiplier * 1000) * sum_y, \
 exactly, in 64-bit integers; otherwise black; alpha is kept. The mean is read on the GPU: no read-back. \
 Used by average_luminance_threshold.",
-    gpuimage: "GPUImageAverageLuminanceThresholdFilter",
-    params: &[MULTIPLIER],
-    inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "stats", kind: PortKind::Data(DataKind::Stats) }],
-    outputs: IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(LuminanceThresholdByStats::new(a.f32("multiplier")?)?)),
-    uniforms: &[GridParams::layout(GRID_WGSL)],
-    test_inputs: None,
-    schedules: &["dp4"],
-};
+    params: [MULTIPLIER],
+    build: |a| LuminanceThresholdByStats::new(a.f32("multiplier")?)?,
+    data: stats: Stats,
+    output: |_, inputs| expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8]),
+    uniforms: [GridParams::layout(GRID_WGSL)],
+    cpu: |f, inputs, stats, _out| threshold_by_stats_cpu(input_image(&DEF, inputs, 0)?, stats, f.multiplier_milli()),
+    gpu: record,
+}
 
 /// CPU twin of the per-pixel test: `Y * count * 1000 >= m * sum_y`, exactly.
 pub fn is_white(y: u8, stats: &Stats, multiplier_milli: u32) -> bool {
@@ -116,69 +112,33 @@ pub fn threshold_by_stats_cpu(img: &Image, stats: &Stats, multiplier_milli: u32)
     Image::from_u8(img.width(), img.height(), PixelFormat::Rgba8, out)
 }
 
-impl Filter for LuminanceThresholdByStats {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
-        expect_data(&DEF, inputs, 1, DataKind::Stats)?;
-        Ok(vec![ValueDesc::Image(d)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        let stats = match inputs.get(1).and_then(|v| v.as_data()) {
-            Some(Data::Stats(s)) => s,
-            _ => {
-                return Err(Error::Graph(
-                    "`luminance_threshold_by_stats` input 1 must be stats data".into(),
-                ))
-            }
-        };
-        Ok(vec![Value::Image(threshold_by_stats_cpu(
-            img,
-            stats,
-            self.multiplier_milli(),
-        )?)])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let d = slot_image(&DEF, inputs, 0)?;
-        let count = d.pixels() as u64;
-        let g = grid(
-            count,
-            THRESHOLD_WG,
-            QUADS_PER_THREAD,
-            self.multiplier_milli(),
-        )?;
-        check_quads(&inputs[0], count)?;
-        check_quads(&outputs[0], count)?;
-        // Schedule `dp4`: the per-pixel test on the luma numerator (see the WGSL).
-        let entry = match crate::runtime::schedule::get(DEF.name).as_deref() {
-            None => "threshold_by_stats",
-            Some("dp4") => "threshold_by_stats_dp4",
-            Some(v) => return Err(crate::runtime::schedule::unknown(DEF.name, v, &["dp4"])),
-        };
-        let kernel = Kernel::new(
-            &format!("analysis.luminance_threshold_by_stats.{entry}"),
-            &[GridParams::WGSL, GRID_WGSL, WGSL],
-            entry,
-        );
-        rec.dispatch(
-            &kernel,
-            &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer],
-            bytemuck::bytes_of(&g.params),
-            g.groups,
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Thresholds luminance at the statistics' mean times the multiplier (`luminance_threshold_by_stats.wgsl`).
+fn record(
+    f: &LuminanceThresholdByStats,
+    rec: &mut NodeRecorder<'_>,
+    inputs: &[GpuSlot],
+    outputs: &[GpuSlot],
+) -> Result<()> {
+    let d = slot_image(&DEF, inputs, 0)?;
+    let count = d.pixels() as u64;
+    let g = grid(count, THRESHOLD_WG, QUADS_PER_THREAD, f.multiplier_milli())?;
+    check_quads(&inputs[0], count)?;
+    check_quads(&outputs[0], count)?;
+    // Schedule `dp4`: the per-pixel test on the luma numerator (see the WGSL).
+    let entry = match crate::runtime::schedule::get(DEF.name).as_deref() {
+        None => "threshold_by_stats",
+        Some("dp4") => "threshold_by_stats_dp4",
+        Some(v) => return Err(crate::runtime::schedule::unknown(DEF.name, v, &["dp4"])),
+    };
+    let kernel = Kernel::new(
+        &format!("analysis.luminance_threshold_by_stats.{entry}"),
+        &[GridParams::WGSL, GRID_WGSL, WGSL],
+        entry,
+    );
+    rec.dispatch(
+        &kernel,
+        &[&inputs[0].buffer, &inputs[1].buffer, &outputs[0].buffer],
+        bytemuck::bytes_of(&g.params),
+        g.groups,
+    )
 }

@@ -5,13 +5,10 @@
 
 use crate::error::{Error, Result};
 use crate::filters::analysis::draw_points::{draw_points_cpu, DrawPointsParams, WGSL as DRAW_WGSL};
-use crate::filters::registry::{
-    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE,
-};
 use crate::filters::shape::generator::{HEIGHT_PARAM, WIDTH_PARAM};
 use crate::graph::params::{check_int, float_array, ParamDef};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Value, ValueDesc, POINTS_CAPACITY};
+use crate::value::POINTS_CAPACITY;
 
 /// Crosshairs of `crosshair_width` pixels in `color` at each point, on transparent black.
 #[derive(Clone, Debug)]
@@ -54,98 +51,61 @@ impl Default for Crosshair {
     }
 }
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::draw_filter! {
+    filter: Crosshair,
     name: "crosshair",
-    family: Family::Generator,
+    family: Generator,
+    gpuimage: "GPUImageCrosshairGenerator",
     summary: "Crosshairs at the points of `points` data on a transparent image the input's size (or width x height).",
     doc: "Two inputs: an image, which gives the size (its pixels are not read), and `points` data (e.g. corner_points). \
 The output is RGBA8, transparent black (0, 0, 0, 0) with an opaque cross of 2 * floor(crosshair_width / 2) + 1 pixels \
 in `color` at each point (pixel coordinates of the input; clipped at the edges), as GPUImage's GPUImageCrosshairGenerator \
 draws them. Blend it over the photo (normal_blend) or use draw_points / draw_corners to draw over it directly.",
-    gpuimage: "GPUImageCrosshairGenerator",
-    params: &[
+    params: [
         ParamDef::int("crosshair_width", 5, 1, 255, "crosshair size in pixels (GPUImage's crosshairWidth, default 5); even sizes draw the next odd one"),
         ParamDef::floats("color", &[0.0, 1.0, 0.0], 0.0, 1.0, "crosshair colour: red, green, blue in [0, 1] (GPUImage's default green)"),
         WIDTH_PARAM,
         HEIGHT_PARAM,
     ],
-    inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "points", kind: PortKind::Data(DataKind::Points) }],
-    outputs: IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(Crosshair::new(a.u32("crosshair_width")?, float_array(&DEF, "color", &a.floats("color")?)?, a.u32("width")?, a.u32("height")?)?)),
-    uniforms: &[super::CLEAR_LAYOUT],
-    test_inputs: None,
-    schedules: &[],
-};
+    build: |a| Crosshair::new(a.u32("crosshair_width")?, float_array(&DEF, "color", &a.floats("color")?)?, a.u32("width")?, a.u32("height")?)?,
+    data: points: Points,
+    output: |f, inputs| super::sized_output(&DEF, inputs, f.width, f.height),
+    uniforms: [super::CLEAR_LAYOUT],
+    cpu: |f, _inputs, points, out| draw_points_cpu(&super::blank(out, [0; 4])?, points, f.crosshair_width / 2, crate::filters::analysis::opaque_rgba8(f.color)),
+    gpu: record,
+}
 
-impl Filter for Crosshair {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = super::sized_output(&DEF, inputs, self.width, self.height)?;
-        expect_data(&DEF, inputs, 1, DataKind::Points)?;
-        Ok(vec![ValueDesc::Image(d)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], outputs: &[ValueDesc]) -> Result<Vec<Value>> {
-        let points = match inputs.get(1).and_then(|v| v.as_data()) {
-            Some(Data::Points(p)) => p,
-            _ => {
-                return Err(Error::Graph(
-                    "`crosshair` input 1 must be points data".into(),
-                ))
-            }
-        };
-        let d = outputs
-            .first()
-            .and_then(|o| o.image())
-            .ok_or_else(|| Error::Graph("`crosshair` outputs an image".into()))?;
-        let blank = super::blank(d, [0; 4])?;
-        Ok(vec![Value::Image(draw_points_cpu(
-            &blank,
-            points,
-            self.crosshair_width / 2,
-            crate::filters::analysis::opaque_rgba8(self.color),
-        )?)])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph(
-                "`crosshair` needs an image, points and one output".into(),
-            ));
-        };
-        let d = super::record_clear(rec, &DEF, out, [0; 4])?;
-        let color = u32::from_le_bytes(crate::filters::analysis::opaque_rgba8(self.color));
-        let u = DrawPointsParams {
-            width: d.width,
-            height: d.height,
-            arm: self.crosshair_width / 2,
-            color,
-            slots: POINTS_CAPACITY,
-            ..Default::default()
-        };
-        let draw = Kernel::new(
-            "analysis.draw_points.draw",
-            &[DrawPointsParams::WGSL, DRAW_WGSL],
-            "draw",
-        );
-        rec.dispatch(
-            &draw,
-            &[&list.buffer, &out.buffer],
-            bytemuck::bytes_of(&u),
-            groups_1d(POINTS_CAPACITY as u64, 64),
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Clears the canvas to black, then draws each point's cross (`draw_points.wgsl`).
+fn record(
+    f: &Crosshair,
+    rec: &mut NodeRecorder<'_>,
+    inputs: &[GpuSlot],
+    outputs: &[GpuSlot],
+) -> Result<()> {
+    let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
+        return Err(Error::Graph(
+            "`crosshair` needs an image, points and one output".into(),
+        ));
+    };
+    let d = super::record_clear(rec, &DEF, out, [0; 4])?;
+    let color = u32::from_le_bytes(crate::filters::analysis::opaque_rgba8(f.color));
+    let u = DrawPointsParams {
+        width: d.width,
+        height: d.height,
+        arm: f.crosshair_width / 2,
+        color,
+        slots: POINTS_CAPACITY,
+        ..Default::default()
+    };
+    let draw = Kernel::new(
+        "analysis.draw_points.draw",
+        &[DrawPointsParams::WGSL, DRAW_WGSL],
+        "draw",
+    );
+    rec.dispatch(
+        &draw,
+        &[&list.buffer, &out.buffer],
+        bytemuck::bytes_of(&u),
+        groups_1d(POINTS_CAPACITY as u64, 64),
+    )
 }

@@ -5,15 +5,12 @@
 //! `histogram` and this in one step.
 
 use crate::error::{Error, Result};
-use crate::filters::registry::{
-    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE,
-};
 use crate::filters::shape::generator::{HEIGHT_PARAM, WIDTH_PARAM};
 use crate::graph::params::{choice_index, float_array, ParamDef};
 use crate::image::{unorm8, Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Histogram, Value, ValueDesc};
+use crate::value::Histogram;
 
 const HEIGHTS_WGSL: &str = include_str!("histogram_generator_heights.wgsl");
 const PLOT_WGSL: &str = include_str!("histogram_generator_plot.wgsl");
@@ -98,10 +95,11 @@ pub const BACKGROUND_PARAM: ParamDef = ParamDef::floats(
     "where no bar is: red, green, blue, alpha in [0, 1] (GPUImage's default transparent black)",
 );
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::draw_filter! {
+    filter: HistogramGenerator,
     name: "histogram_generator",
-    family: Family::Generator,
+    family: Generator,
+    gpuimage: "GPUImageHistogramGenerator",
     summary: "`histogram` data drawn as bars (R, G, B or luma) on an image the input's size (or width x height).",
     doc: "Two inputs: an image, which gives the size (its pixels are not read), and `histogram` data. The output is RGBA8: \
 column x shows bin floor((x + 0.5) * 256 / width), so the 256 bins stretch or shrink to the width; each drawn channel's \
@@ -110,16 +108,14 @@ channels drawn. A pixel under one or more bars is opaque with 1 in each covered 
 yellow, cyan, magenta or white where they overlap; mode=luminance: white), elsewhere background_color. GPUImage draws the \
 same from its histogram texture (counts scaled by a fixed factor rather than to the tallest bin; with a non-transparent \
 background it extrapolates its mix where bars overlap). Exact integer arithmetic on both sides.",
-    gpuimage: "GPUImageHistogramGenerator",
-    params: &[MODE_PARAM, BACKGROUND_PARAM, WIDTH_PARAM, HEIGHT_PARAM],
-    inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "histogram", kind: PortKind::Data(DataKind::Histogram) }],
-    outputs: IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(HistogramGenerator::new(choice_index(&DEF, "mode", a.choice("mode")?)?, float_array(&DEF, "background_color", &a.floats("background_color")?)?, a.u32("width")?, a.u32("height")?)?)),
-    uniforms: &[HistogramGeneratorParams::layout("")],
-    test_inputs: None,
-    schedules: &[],
-};
+    params: [MODE_PARAM, BACKGROUND_PARAM, WIDTH_PARAM, HEIGHT_PARAM],
+    build: |a| HistogramGenerator::new(choice_index(&DEF, "mode", a.choice("mode")?)?, float_array(&DEF, "background_color", &a.floats("background_color")?)?, a.u32("width")?, a.u32("height")?)?,
+    data: histogram: Histogram,
+    output: |f, inputs| super::sized_output(&DEF, inputs, f.width, f.height),
+    uniforms: [HistogramGeneratorParams::layout("")],
+    cpu: |f, _inputs, hist, out| histogram_generator_cpu(hist, out.width, out.height, f.mode, f.background()),
+    gpu: record,
+}
 
 /// CPU twin of the two passes: bar heights from the rounding formula (in u64), then the plot.
 pub fn histogram_generator_cpu(
@@ -167,86 +163,50 @@ pub fn histogram_generator_cpu(
     Image::from_u8(width, height, PixelFormat::Rgba8, out)
 }
 
-impl Filter for HistogramGenerator {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = super::sized_output(&DEF, inputs, self.width, self.height)?;
-        expect_data(&DEF, inputs, 1, DataKind::Histogram)?;
-        Ok(vec![ValueDesc::Image(d)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], outputs: &[ValueDesc]) -> Result<Vec<Value>> {
-        let hist = match inputs.get(1).and_then(|v| v.as_data()) {
-            Some(Data::Histogram(h)) => h,
-            _ => {
-                return Err(Error::Graph(
-                    "`histogram_generator` input 1 must be histogram data".into(),
-                ))
-            }
-        };
-        let d = outputs
-            .first()
-            .and_then(|o| o.image())
-            .ok_or_else(|| Error::Graph("`histogram_generator` outputs an image".into()))?;
-        Ok(vec![Value::Image(histogram_generator_cpu(
-            hist,
-            d.width,
-            d.height,
-            self.mode,
-            self.background(),
-        )?)])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let (Some(hist), Some(out)) = (inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph(
-                "`histogram_generator` needs an image, a histogram and one output".into(),
-            ));
-        };
-        let d = out
-            .desc
-            .image()
-            .ok_or_else(|| Error::Graph("`histogram_generator` outputs an image".into()))?;
-        let u = HistogramGeneratorParams {
-            width: d.width,
-            height: d.height,
-            mode: self.mode,
-            background: u32::from_le_bytes(self.background()),
-            ..Default::default()
-        };
-        let bars = rec.temp(1024 * 4);
-        let heights = Kernel::new(
-            "generator.histogram_generator.heights",
-            &[HistogramGeneratorParams::WGSL, HEIGHTS_WGSL],
-            "heights",
-        );
-        rec.dispatch(
-            &heights,
-            &[&hist.buffer, &bars],
-            bytemuck::bytes_of(&u),
-            [1, 1, 1],
-        )?;
-        let plot = Kernel::new(
-            "generator.histogram_generator.plot",
-            &[HistogramGeneratorParams::WGSL, PLOT_WGSL],
-            "plot",
-        );
-        rec.dispatch(
-            &plot,
-            &[&bars, &out.buffer],
-            bytemuck::bytes_of(&u),
-            groups_1d(d.pixels() as u64, 256),
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Draws the histogram's bars over the background.
+fn record(
+    f: &HistogramGenerator,
+    rec: &mut NodeRecorder<'_>,
+    inputs: &[GpuSlot],
+    outputs: &[GpuSlot],
+) -> Result<()> {
+    let (Some(hist), Some(out)) = (inputs.get(1), outputs.first()) else {
+        return Err(Error::Graph(
+            "`histogram_generator` needs an image, a histogram and one output".into(),
+        ));
+    };
+    let d = out
+        .desc
+        .image()
+        .ok_or_else(|| Error::Graph("`histogram_generator` outputs an image".into()))?;
+    let u = HistogramGeneratorParams {
+        width: d.width,
+        height: d.height,
+        mode: f.mode,
+        background: u32::from_le_bytes(f.background()),
+        ..Default::default()
+    };
+    let bars = rec.temp(1024 * 4);
+    let heights = Kernel::new(
+        "generator.histogram_generator.heights",
+        &[HistogramGeneratorParams::WGSL, HEIGHTS_WGSL],
+        "heights",
+    );
+    rec.dispatch(
+        &heights,
+        &[&hist.buffer, &bars],
+        bytemuck::bytes_of(&u),
+        [1, 1, 1],
+    )?;
+    let plot = Kernel::new(
+        "generator.histogram_generator.plot",
+        &[HistogramGeneratorParams::WGSL, PLOT_WGSL],
+        "plot",
+    );
+    rec.dispatch(
+        &plot,
+        &[&bars, &out.buffer],
+        bytemuck::bytes_of(&u),
+        groups_1d(d.pixels() as u64, 256),
+    )
 }

@@ -7,13 +7,10 @@ use crate::error::{Error, Result};
 use crate::filters::analysis::draw_lines::{
     draw_lines_cpu, DrawLinesParams, STEPS, WGSL as DRAW_WGSL,
 };
-use crate::filters::registry::{
-    expect_data, Family, Filter, FilterDef, PortDef, PortKind, EXACT_ENOUGH, IMAGE,
-};
 use crate::filters::shape::generator::{HEIGHT_PARAM, WIDTH_PARAM};
 use crate::graph::params::{check_int, float_array, ParamDef};
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Data, DataKind, Value, ValueDesc, LINES_CAPACITY};
+use crate::value::LINES_CAPACITY;
 
 /// Lines `line_width` pixels thick in `color`, on transparent black.
 #[derive(Clone, Debug)]
@@ -56,97 +53,64 @@ impl Default for Line {
     }
 }
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::draw_filter! {
+    filter: Line,
     name: "line",
-    family: Family::Generator,
+    family: Generator,
+    gpuimage: "GPUImageLineGenerator",
     summary: "The lines of `lines` data drawn on a transparent image the input's size (or width x height).",
     doc: "Two inputs: an image, which gives the size (its pixels are not read), and `lines` data (e.g. \
 hough_line_detection). The output is RGBA8, transparent black (0, 0, 0, 0) with each line x cos θ + y sin θ = ρ drawn \
 across it in `color`, opaque, 2 * floor(line_width / 2) + 1 pixels across, without anti-aliasing (draw_lines' pixels). \
 GPUImage's GPUImageLineGenerator takes slope-intercept lines in normalised coordinates and draws anti-aliased GL lines. \
 Blend it over the photo (normal_blend) or use draw_lines / draw_hough_lines to draw over it directly.",
-    gpuimage: "GPUImageLineGenerator",
-    params: &[
+    params: [
         ParamDef::int("line_width", 1, 1, 63, "line thickness in pixels (GPUImage's lineWidth, default 1); even widths draw the next odd one"),
         ParamDef::floats("color", &[0.0, 1.0, 0.0], 0.0, 1.0, "line colour: red, green, blue in [0, 1] (GPUImage's default green)"),
         WIDTH_PARAM,
         HEIGHT_PARAM,
     ],
-    inputs: &[PortDef { name: "image", kind: PortKind::Image }, PortDef { name: "lines", kind: PortKind::Data(DataKind::Lines) }],
-    outputs: IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(Line::new(a.u32("line_width")?, float_array(&DEF, "color", &a.floats("color")?)?, a.u32("width")?, a.u32("height")?)?)),
-    uniforms: &[super::CLEAR_LAYOUT],
-    test_inputs: None,
-    schedules: &[],
-};
+    build: |a| Line::new(a.u32("line_width")?, float_array(&DEF, "color", &a.floats("color")?)?, a.u32("width")?, a.u32("height")?)?,
+    data: lines: Lines,
+    output: |f, inputs| super::sized_output(&DEF, inputs, f.width, f.height),
+    uniforms: [super::CLEAR_LAYOUT],
+    cpu: |f, _inputs, lines, out| draw_lines_cpu(&super::blank(out, [0; 4])?, lines, f.line_width / 2, crate::filters::analysis::opaque_rgba8(f.color)),
+    gpu: record,
+}
 
-impl Filter for Line {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::WholeImage
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        let d = super::sized_output(&DEF, inputs, self.width, self.height)?;
-        expect_data(&DEF, inputs, 1, DataKind::Lines)?;
-        Ok(vec![ValueDesc::Image(d)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], outputs: &[ValueDesc]) -> Result<Vec<Value>> {
-        let lines = match inputs.get(1).and_then(|v| v.as_data()) {
-            Some(Data::Lines(l)) => l,
-            _ => return Err(Error::Graph("`line` input 1 must be lines data".into())),
-        };
-        let d = outputs
-            .first()
-            .and_then(|o| o.image())
-            .ok_or_else(|| Error::Graph("`line` outputs an image".into()))?;
-        let blank = super::blank(d, [0; 4])?;
-        Ok(vec![Value::Image(draw_lines_cpu(
-            &blank,
-            lines,
-            self.line_width / 2,
-            crate::filters::analysis::opaque_rgba8(self.color),
-        )?)])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-            return Err(Error::Graph(
-                "`line` needs an image, lines and one output".into(),
-            ));
-        };
-        let d = super::record_clear(rec, &DEF, out, [0; 4])?;
-        let chunks = d.width.max(d.height).div_ceil(STEPS);
-        let color = u32::from_le_bytes(crate::filters::analysis::opaque_rgba8(self.color));
-        let u = DrawLinesParams {
-            width: d.width,
-            height: d.height,
-            arm: self.line_width / 2,
-            color,
-            chunks,
-            slots: LINES_CAPACITY,
-            ..Default::default()
-        };
-        let draw = Kernel::new(
-            "analysis.draw_lines",
-            &[DrawLinesParams::WGSL, DRAW_WGSL],
-            "draw_lines",
-        );
-        rec.dispatch(
-            &draw,
-            &[&list.buffer, &out.buffer],
-            bytemuck::bytes_of(&u),
-            groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64),
-        )
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
+/// Clears the canvas to black, then draws the lines (`draw_lines.wgsl`).
+fn record(
+    f: &Line,
+    rec: &mut NodeRecorder<'_>,
+    inputs: &[GpuSlot],
+    outputs: &[GpuSlot],
+) -> Result<()> {
+    let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
+        return Err(Error::Graph(
+            "`line` needs an image, lines and one output".into(),
+        ));
+    };
+    let d = super::record_clear(rec, &DEF, out, [0; 4])?;
+    let chunks = d.width.max(d.height).div_ceil(STEPS);
+    let color = u32::from_le_bytes(crate::filters::analysis::opaque_rgba8(f.color));
+    let u = DrawLinesParams {
+        width: d.width,
+        height: d.height,
+        arm: f.line_width / 2,
+        color,
+        chunks,
+        slots: LINES_CAPACITY,
+        ..Default::default()
+    };
+    let draw = Kernel::new(
+        "analysis.draw_lines",
+        &[DrawLinesParams::WGSL, DRAW_WGSL],
+        "draw_lines",
+    );
+    rec.dispatch(
+        &draw,
+        &[&list.buffer, &out.buffer],
+        bytemuck::bytes_of(&u),
+        groups_1d(LINES_CAPACITY as u64 * chunks as u64, 64),
+    )
 }

@@ -13,12 +13,15 @@
 //!   (`warp_filter!`).
 //! - `solver`: small data in, small data out (`solver_filter!`): a `solve.wgsl` entry point
 //!   and a CPU twin of the data.
+//! - `draw`: an image and data in, an image out (`draw_filter!`): the data drawn over the
+//!   image, applied to it, or drawn on a canvas the image sizes.
 //! - `composite`: a graph of other filters (`composite_filter!`), no kernel of its own.
 //! - `reduction`: a whole image in, data out (`reduction_filter!`), with its own kernel; the
 //!   shape owns the struct, `DEF` and the `impl Filter`.
 
 pub mod border;
 pub mod composite;
+pub mod draw;
 pub mod generator;
 pub mod permute;
 pub mod pixel;
