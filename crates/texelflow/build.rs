@@ -68,6 +68,7 @@ fn main() {
                 "reduction_filter! {",
                 "solver_filter! {",
                 "draw_filter! {",
+                "kuwahara_filter! {",
             ]
             .iter()
             .any(|m| text.contains(m))

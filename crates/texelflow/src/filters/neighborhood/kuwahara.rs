@@ -16,14 +16,11 @@
 //! reading its window once as row segments shared by two quadrants. Exact: equal to the twin.
 
 use crate::error::Result;
-use crate::filters::registry::{
-    expect_image, input_image, slot_image, Family, Filter, FilterDef, EXACT_ENOUGH, IMAGE,
-};
+use crate::filters::registry::{slot_image, FilterDef};
 use crate::graph::params::{check_int, ParamDef};
 use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_2d, GpuSlot, Kernel, NodeRecorder};
-use crate::value::{Value, ValueDesc};
 
 const WGSL: &str = include_str!("kuwahara.wgsl");
 
@@ -78,25 +75,21 @@ uniform_struct! {
     }
 }
 
-/// The filter's registry entry.
-pub static DEF: FilterDef = FilterDef {
+crate::kuwahara_filter! {
+    filter: Kuwahara,
     name: "kuwahara",
-    family: Family::Neighborhood,
     summary: "Oil-painting look: each pixel the mean of the least varied of the four quadrants around it; opaque.",
     doc: "GPUImage's Kuwahara filter: the four (radius + 1)² windows that have the pixel as a corner (top-left, top-right, \
           bottom-right, bottom-left), each one's mean and variance (summed over R, G, B); the output is the mean of the one \
           with the smallest variance, the first in that order on a tie, rounded to 8 bits, alpha 255 (as GPUImage writes). \
           Edges stay sharp while flat regions are smoothed. Exact integer variance (GPUImage: floats); replicate borders.",
     gpuimage: "GPUImageKuwaharaFilter",
-    params: &[ParamDef::int("radius", 4, 1, MAX_RADIUS as i64, "quadrant side minus one, in pixels (GPUImage's radius)")],
-    inputs: IMAGE,
-    outputs: IMAGE,
-    tolerance: EXACT_ENOUGH,
-    build: |a| Ok(Box::new(Kuwahara::new(a.u32("radius")?)?)),
-    uniforms: &[KuwaharaParams::layout("")],
-    test_inputs: None,
-    schedules: &[],
-};
+    params: [ParamDef::int("radius", 4, 1, MAX_RADIUS as i64, "quadrant side minus one, in pixels (GPUImage's radius)")],
+    build: |a| Kuwahara::new(a.u32("radius")?)?,
+    uniforms: [KuwaharaParams::layout("")],
+    radius: |f| f.radius,
+    order: |f| f.tie_order,
+}
 
 /// CPU twin: sums each quadrant directly (no shared row segments), in u64.
 pub fn kuwahara_cpu(img: &Image, radius: u32, tie_order: [u8; 4]) -> Result<Image> {
@@ -176,40 +169,4 @@ pub fn record_kuwahara(
         bytemuck::bytes_of(&u),
         groups_2d(d.width, d.height, TILE_OUT, TILE_OUT),
     )
-}
-
-impl Filter for Kuwahara {
-    fn footprint(&self, _inputs: &[ValueDesc]) -> crate::filters::registry::Footprint {
-        crate::filters::registry::Footprint::Radius(self.radius)
-    }
-    fn def(&self) -> &'static FilterDef {
-        &DEF
-    }
-    fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
-        Ok(vec![ValueDesc::Image(expect_image(
-            &DEF,
-            inputs,
-            0,
-            &[PixelFormat::Rgba8],
-        )?)])
-    }
-    fn run_cpu(&self, inputs: &[&Value], _: &[ValueDesc]) -> Result<Vec<Value>> {
-        let img = input_image(&DEF, inputs, 0)?;
-        Ok(vec![Value::Image(kuwahara_cpu(
-            img,
-            self.radius,
-            self.tie_order,
-        )?)])
-    }
-    fn record_gpu(
-        &self,
-        rec: &mut NodeRecorder<'_>,
-        inputs: &[GpuSlot],
-        outputs: &[GpuSlot],
-    ) -> Result<()> {
-        record_kuwahara(rec, &DEF, inputs, outputs, self.radius, self.tie_order)
-    }
-    fn box_clone(&self) -> Box<dyn Filter> {
-        Box::new(self.clone())
-    }
 }

@@ -7,6 +7,90 @@
 //! `runtime::wgsl_template`; the files themselves are valid WGSL with default values, so they
 //! parse and validate on their own.
 
+/// Declares a Kuwahara filter on the one implementation of `kuwahara.rs` (twin `kuwahara_cpu`, kernel
+/// `record_kuwahara`): its registry entry and `impl Filter`, given the type, the entry's texts
+/// and parameters, and `radius: |f| u32` and `order: |f| [u8; 4]` (quadrants in tie order).
+/// `kuwahara` and `kuwahara_radius3` (GPUImage's unrolled variant) are its two filters.
+#[macro_export]
+macro_rules! kuwahara_filter {
+    (
+        filter: $Name:ident,
+        name: $name:literal,
+        summary: $summary:literal,
+        doc: $doc:expr,
+        gpuimage: $gpuimage:literal,
+        params: [ $($param:expr),* $(,)? ],
+        build: |$ba:pat_param| $build:expr,
+        uniforms: [ $($uni:expr),* $(,)? ],
+        radius: |$rf:pat_param| $radius:expr,
+        order: |$of:pat_param| $order:expr $(,)?
+    ) => {
+        /// The filter's registry entry.
+        pub static DEF: $crate::filters::registry::FilterDef = $crate::filters::registry::FilterDef {
+            name: $name,
+            family: $crate::filters::registry::Family::Neighborhood,
+            summary: $summary,
+            doc: $doc,
+            gpuimage: $gpuimage,
+            params: &[$($param),*],
+            inputs: $crate::filters::registry::IMAGE,
+            outputs: $crate::filters::registry::IMAGE,
+            tolerance: $crate::filters::registry::EXACT_ENOUGH,
+            build: |$ba| Ok(Box::new($build)),
+            uniforms: &[$($uni),*],
+            test_inputs: None,
+            schedules: &[],
+        };
+
+        impl $Name {
+            fn kuwahara_radius(&self) -> u32 {
+                let $rf = self;
+                $radius
+            }
+            fn kuwahara_order(&self) -> [u8; 4] {
+                let $of = self;
+                $order
+            }
+        }
+
+        impl $crate::filters::registry::Filter for $Name {
+            fn footprint(&self, _inputs: &[$crate::value::ValueDesc]) -> $crate::filters::registry::Footprint {
+                $crate::filters::registry::Footprint::Radius(self.kuwahara_radius())
+            }
+            fn def(&self) -> &'static $crate::filters::registry::FilterDef {
+                &DEF
+            }
+            fn output_descs(&self, inputs: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::ValueDesc>> {
+                Ok(vec![$crate::value::ValueDesc::Image($crate::filters::registry::expect_image(
+                    &DEF,
+                    inputs,
+                    0,
+                    &[$crate::image::PixelFormat::Rgba8],
+                )?)])
+            }
+            fn run_cpu(&self, inputs: &[&$crate::value::Value], _: &[$crate::value::ValueDesc]) -> $crate::Result<Vec<$crate::value::Value>> {
+                let img = $crate::filters::registry::input_image(&DEF, inputs, 0)?;
+                Ok(vec![$crate::value::Value::Image($crate::filters::neighborhood::kuwahara::kuwahara_cpu(
+                    img,
+                    self.kuwahara_radius(),
+                    self.kuwahara_order(),
+                )?)])
+            }
+            fn record_gpu(
+                &self,
+                rec: &mut $crate::runtime::NodeRecorder<'_>,
+                inputs: &[$crate::runtime::GpuSlot],
+                outputs: &[$crate::runtime::GpuSlot],
+            ) -> $crate::Result<()> {
+                $crate::filters::neighborhood::kuwahara::record_kuwahara(rec, &DEF, inputs, outputs, self.kuwahara_radius(), self.kuwahara_order())
+            }
+            fn box_clone(&self) -> Box<dyn $crate::filters::registry::Filter> {
+                Box::new(self.clone())
+            }
+        }
+    };
+}
+
 /// WGSL of the 8-bit luminance the edge stencils differentiate, `prefix_luma8(c)`: GPUImage's
 /// weights (0.2125, 0.7154, 0.0721) on the 8-bit samples, rounded to an integer 0..255 in exact
 /// integer arithmetic. GPUImage runs its grayscale pass into an 8-bit texture before these
