@@ -29,7 +29,15 @@ fn dir(test: &str) -> PathBuf {
 fn clip(d: &Path) -> PathBuf {
     let p = d.join("in.mkv");
     let st = Command::new("ffmpeg")
-        .args(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10"])
+        .args([
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=size=64x48:rate=10",
+        ])
         .args(["-frames:v", "12", "-c:v", "ffv1", "-pix_fmt", "yuv420p"])
         .arg(&p)
         .status()
@@ -42,7 +50,12 @@ fn clip(d: &Path) -> PathBuf {
 fn frames_and_size(p: &Path) -> (u64, u64, u64) {
     let out = Command::new("ffprobe")
         .args(["-v", "error", "-count_frames", "-select_streams", "v:0"])
-        .args(["-show_entries", "stream=nb_read_frames,width,height", "-of", "csv=p=0"])
+        .args([
+            "-show_entries",
+            "stream=nb_read_frames,width,height",
+            "-of",
+            "csv=p=0",
+        ])
         .arg(p)
         .output()
         .expect("ffprobe runs");
@@ -128,8 +141,15 @@ fn temporal_filters_and_data_per_frame() {
         data: true,
         ..Default::default()
     };
-    let r = process_video(&be, &pipeline("reduce"), &input, &lines, &opts, &RunOptions::default())
-        .expect("data per frame");
+    let r = process_video(
+        &be,
+        &pipeline("reduce"),
+        &input,
+        &lines,
+        &opts,
+        &RunOptions::default(),
+    )
+    .expect("data per frame");
     assert_eq!(r.output_size, None);
     let text = std::fs::read_to_string(&lines).expect("lines written");
     assert_eq!(text.lines().count(), 12);
@@ -146,7 +166,14 @@ fn bad_input_is_one_line_and_no_file() {
     std::fs::write(&input, b"this is not a video").expect("write");
     let output = d.join("out.mp4");
     let run = |input: &Path, output: &Path, o: &VideoOptions| {
-        process_video(&Backend::Cpu, &pipeline("color_invert"), input, output, o, &RunOptions::default())
+        process_video(
+            &Backend::Cpu,
+            &pipeline("color_invert"),
+            input,
+            output,
+            o,
+            &RunOptions::default(),
+        )
     };
     let e = run(&input, &output, &VideoOptions::default()).expect_err("not a video");
     assert!(matches!(e, Error::Video(_)), "{e:?}");
@@ -155,8 +182,14 @@ fn bad_input_is_one_line_and_no_file() {
     assert!(!output.exists());
     // the input is never the output
     let e = run(&input, &input, &VideoOptions::default()).expect_err("same file");
-    assert!(e.to_string().contains("refusing to overwrite the input"), "{e}");
-    assert_eq!(std::fs::read(&input).ok().as_deref(), Some(&b"this is not a video"[..]));
+    assert!(
+        e.to_string().contains("refusing to overwrite the input"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read(&input).ok().as_deref(),
+        Some(&b"this is not a video"[..])
+    );
     // a bad option
     let o = VideoOptions {
         fps: Some("fast".into()),

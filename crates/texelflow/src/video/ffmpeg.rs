@@ -353,7 +353,10 @@ pub(super) fn subtitle_plan(
         _ => None,
     };
     if plan.is_none() {
-        note(format!("the subtitles ({}) are left out: a .{ext} file cannot hold them (.mkv can)", codecs.join(", ")));
+        note(format!(
+            "the subtitles ({}) are left out: a .{ext} file cannot hold them (.mkv can)",
+            codecs.join(", ")
+        ));
     }
     plan
 }

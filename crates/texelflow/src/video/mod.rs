@@ -377,9 +377,7 @@ impl<'a> VideoJob<'a> {
         let rate_arg = match &o.fps {
             Some(r) => {
                 parse_rate(r).ok_or_else(|| {
-                    verr!(
-                        "--fps `{r}`: give a positive frame rate such as 25, 29.97 or 30000/1001"
-                    )
+                    verr!("--fps `{r}`: give a positive frame rate such as 25, 29.97 or 30000/1001")
                 })?;
                 Some(r.clone())
             }
@@ -449,7 +447,8 @@ impl<'a> VideoJob<'a> {
         on_event: &mut (dyn FnMut(VideoEvent<'_>) + Send),
     ) -> Result<VideoReport> {
         let o = self.options;
-        let (stdin_in, stdout_out, data_stdout) = (self.stdin_in, self.stdout_out, self.data_stdout);
+        let (stdin_in, stdout_out, data_stdout) =
+            (self.stdin_in, self.stdout_out, self.data_stdout);
         let mut notes: Vec<String> = Vec::new();
         let mut note = |n: String, on_event: &mut (dyn FnMut(VideoEvent<'_>) + Send)| {
             on_event(VideoEvent::Note(&n));
@@ -534,8 +533,8 @@ impl<'a> VideoJob<'a> {
         // frames are allocated per frame in flight (read, converted, waiting for the sink):
         // bounded by the memory limit, whatever `jobs` asks
         let jobs = o.jobs.max(1);
-        let frame_bytes = transfer.frame_bytes(info.width, info.height) as u64
-            + pw as u64 * ph as u64 * 4;
+        let frame_bytes =
+            transfer.frame_bytes(info.width, info.height) as u64 + pw as u64 * ph as u64 * 4;
         Limits::global().check_memory(
             &format!("the video frames in flight (--jobs {jobs})"),
             frame_bytes.saturating_mul(3 * jobs as u64),
@@ -635,9 +634,7 @@ impl<'a> VideoJob<'a> {
             } else {
                 Some("copy")
             },
-            subtitles: subtitle_plan(&out_ext, &info.subtitle_codecs, &mut |n| {
-                note(n, on_event)
-            }),
+            subtitles: subtitle_plan(&out_ext, &info.subtitle_codecs, &mut |n| note(n, on_event)),
             pix_fmt: out_pix_fmt.clone(),
             codec: codec.clone(),
             crf: o.crf,
