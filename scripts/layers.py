@@ -22,8 +22,8 @@ LAYERS = [
     ("filters", ["filters", "registry"]),
     # files: codecs, rows, metadata
     ("io", ["io"]),
-    # what is built from all of them: assessment, JSON reports, the benchmark harness
-    ("applications", ["assess", "json", "bench"]),
+    # what is built from all of them: assessment, JSON reports, the benchmark harness, video
+    ("applications", ["assess", "json", "bench", "video"]),
 ]
 LAYER_OF = {m: i for i, (_, ms) in enumerate(LAYERS) for m in ms}
 # modules re-exported at the crate root (lib.rs), counted as the module they live in

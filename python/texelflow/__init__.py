@@ -35,6 +35,7 @@ from . import _texelflow as _native
 __all__ = [
     "apply",
     "apply_file",
+    "process_video",
     "analyze",
     "Pipeline",
     "Graph",
@@ -242,6 +243,44 @@ def apply_file(
     r = _native.apply_file(os.fspath(input), os.fspath(output), spec, _device(device, cpu), backend, adapter, allow_truncated, jpeg_quality, stream)
     _warn(r.get("warnings", []))
     return r
+
+
+def process_video(
+    input: Union[str, "os.PathLike[str]"],
+    output: Union[str, "os.PathLike[str]"],
+    spec: str,
+    *,
+    device: str = "auto",
+    cpu: bool = False,
+    backend: Optional[str] = None,
+    adapter: Optional[str] = None,
+    codec: Optional[str] = None,
+    crf: Optional[int] = None,
+    pix_fmt: Optional[str] = None,
+    fps: Union[str, float, None] = None,
+    no_clobber: bool = False,
+    jobs: int = 3,
+    transfer: str = "auto",
+    data: bool = False,
+) -> Dict[str, Any]:
+    """Runs ``spec`` on every frame of the video ``input`` and writes ``output``, as
+    ``texelflow apply in.mp4 out.mp4 -p SPEC`` does (docs/cli.md, "Video"): ``ffmpeg`` and
+    ``ffprobe`` must be on PATH; temporal filters (``low_pass``, ``motion_detector``) keep
+    their state from frame to frame; the audio, subtitles and metadata are kept; the file is
+    written under a temporary name and renamed when complete. ``codec``, ``crf``, ``pix_fmt``,
+    ``fps``, ``no_clobber``, ``jobs`` (frames in flight) and ``transfer`` (``"auto"``,
+    ``"rgba"``, ``"yuv420p"``) are the CLI's flags; with ``data=True`` a pipeline ending in
+    data writes one JSON line per frame to ``output`` (CSV rows for ``.csv``).
+
+    Returns a dict: ``frames`` (written), ``expected_frames``, ``input_size``, ``output_size``
+    and ``encoded_size`` (``[w, h]``; ``None`` with ``data``), ``rate``, ``fps``, ``transfer``,
+    ``codec``, ``pix_fmt``, ``notes``, ``seconds``. A bad input or option raises ``OSError``
+    with one line."""
+    rate = None if fps is None else str(fps)
+    return _native.process_video(
+        os.fspath(input), os.fspath(output), spec, _device(device, cpu), backend, adapter,
+        codec, crf, pix_fmt, rate, no_clobber, jobs, transfer, data,
+    )
 
 
 def _bins_to_numpy(d: Dict[str, Any]) -> Dict[str, Any]:

@@ -45,7 +45,7 @@ fn py_err(e: texelflow::Error) -> PyErr {
         | E::TooLarge { .. }
         | E::Limit(_)
         | E::SameFile { .. } => PyValueError::new_err(message),
-        E::ImageIo { .. } | E::BadFile { .. } => PyOSError::new_err(message),
+        E::ImageIo { .. } | E::BadFile { .. } | E::Video(_) => PyOSError::new_err(message),
         E::NoAdapter(_) | E::Gpu(_) | E::DeviceLost(_) => PyRuntimeError::new_err(message),
         // a step's failure: as its cause, with the step named in the message
         E::InStep { source, .. } if source.is_gpu_failure() => PyRuntimeError::new_err(message),
@@ -742,6 +742,76 @@ fn apply_file<'py>(
     json_to_py(py, &v)
 }
 
+/// The video `input` through `spec` into `output` (`texelflow::video::process_video`: ffmpeg
+/// decodes and encodes; temporal filters keep their state; atomic write). With `data`, a
+/// pipeline ending in data writes one JSON line (or CSV row) per frame to `output`. Returns the
+/// report as a dict; notes are in its `notes`.
+#[pyfunction]
+#[pyo3(signature = (input, output, spec, device="auto", backend=None, adapter=None, codec=None, crf=None, pix_fmt=None, fps=None, no_clobber=false, jobs=3, transfer="auto", data=false))]
+#[allow(clippy::too_many_arguments)]
+fn process_video<'py>(
+    py: Python<'py>,
+    input: std::path::PathBuf,
+    output: std::path::PathBuf,
+    spec: &str,
+    device: &str,
+    backend: Option<String>,
+    adapter: Option<String>,
+    codec: Option<String>,
+    crf: Option<u8>,
+    pix_fmt: Option<String>,
+    fps: Option<String>,
+    no_clobber: bool,
+    jobs: usize,
+    transfer: &str,
+    data: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    use texelflow::video::{TransferMode, VideoOptions};
+    let transfer = TransferMode::parse(transfer).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "transfer `{transfer}`: use \"auto\", \"rgba\" or \"yuv420p\""
+        ))
+    })?;
+    let pipe = texelflow::Pipeline::parse(spec, &mut |p: &str| Image::open(p)).map_err(py_err)?;
+    let (be, note) = backend_for(device, backend, adapter)?;
+    let opts = VideoOptions {
+        codec,
+        crf,
+        pix_fmt,
+        fps,
+        no_clobber,
+        jobs,
+        transfer,
+        data,
+        ..Default::default()
+    };
+    let r = py
+        .detach(|| {
+            texelflow::video::process_video(&be, &pipe, &input, &output, &opts, &run_options())
+        })
+        .map_err(py_err)?;
+    let mut notes = r.notes;
+    if let Some(n) = note {
+        notes.insert(0, n);
+    }
+    let size = |s: Option<(u32, u32)>| s.map(|(w, h)| serde_json::json!([w, h]));
+    let v = serde_json::json!({
+        "frames": r.frames,
+        "expected_frames": r.expected_frames,
+        "input_size": [r.input_size.0, r.input_size.1],
+        "output_size": size(r.output_size),
+        "encoded_size": size(r.encoded_size),
+        "rate": r.rate,
+        "fps": r.fps,
+        "transfer": r.transfer,
+        "codec": r.codec,
+        "pix_fmt": r.pix_fmt,
+        "notes": notes,
+        "seconds": r.seconds,
+    });
+    json_to_py(py, &v)
+}
+
 /// The description of the device `device` opens ("CPU reference" for the CPU) and the note of
 /// a fallback to the CPU, without running anything.
 #[pyfunction]
@@ -770,6 +840,7 @@ fn _texelflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(devices, m)?)?;
     m.add_function(wrap_pyfunction!(open_device, m)?)?;
     m.add_function(wrap_pyfunction!(apply_file, m)?)?;
+    m.add_function(wrap_pyfunction!(process_video, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

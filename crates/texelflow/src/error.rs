@@ -104,6 +104,11 @@ pub enum Error {
         /// The failure.
         source: Box<Error>,
     },
+    /// A video job failed (`video`, feature `video`): ffmpeg or ffprobe missing or failing, an
+    /// input that is not a video, options that do not fit together, a frame that failed, an
+    /// interrupted run. The message is one line and names the file or the option.
+    #[error("{0}")]
+    Video(String),
     /// An output path that is the input file itself (through `..`, a link, or by name).
     #[error("refusing to overwrite the input `{}`; choose another output path", path.display())]
     SameFile {

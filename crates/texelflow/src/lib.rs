@@ -28,6 +28,8 @@ pub mod limits;
 pub mod region;
 pub mod runtime;
 pub mod value;
+#[cfg(feature = "video")]
+pub mod video;
 
 /// The catalogue of every filter (`filters::registry`).
 pub use filters::registry;

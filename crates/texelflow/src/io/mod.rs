@@ -20,7 +20,7 @@ use crate::image::{Image, PixelFormat};
 impl Image {
     /// Decodes a file through the `image` crate, turned upright by its EXIF orientation if it
     /// has one: 16-bit files (PNG, TIFF) into RGBA16, everything else into RGBA8 (or Gray8).
-    /// The process-wide `Limits` apply, and a truncated or damaged file is an error (see `load`).
+    /// The default `Limits` apply (`load` takes others), and a truncated or damaged file is an error (see `load`).
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Image> {
         Self::load(path, &LoadOptions::default()).map(|l| l.image)
     }
