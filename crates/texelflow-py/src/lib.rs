@@ -36,6 +36,8 @@ fn py_err(e: texelflow::Error) -> PyErr {
     use texelflow::Error as E;
     let message = e.to_string();
     match e {
+        // a defect of texelflow, not of the caller's input
+        E::Graph(texelflow::GraphError::Internal(_)) => PyRuntimeError::new_err(message),
         E::UnknownFilter { .. }
         | E::UnknownParam { .. }
         | E::BadParam { .. }
@@ -50,6 +52,7 @@ fn py_err(e: texelflow::Error) -> PyErr {
         // a step's failure: as its cause, with the step named in the message
         E::InStep { source, .. } if source.is_gpu_failure() => PyRuntimeError::new_err(message),
         E::InStep { .. } => PyValueError::new_err(message),
+        _ => PyRuntimeError::new_err(message),
     }
 }
 

@@ -10,8 +10,7 @@ use texelflow::{Image, ImageDesc, PixelFormat};
 
 fn main() -> texelflow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let usage =
-        || texelflow::Error::Graph("usage: big_image make W H OUT.png | compare A B".into());
+    let usage = || texelflow::Error::invalid("usage: big_image make W H OUT.png | compare A B");
     match args.get(1).map(String::as_str) {
         Some("make") => {
             let (w, h): (u32, u32) = (
@@ -60,7 +59,7 @@ fn main() -> texelflow::Result<()> {
             )?;
             let (da, db) = (a.desc(), b.desc());
             if da != db {
-                return Err(texelflow::Error::Graph(format!(
+                return Err(texelflow::Error::invalid(format!(
                     "the images differ in size or format: {da} against {db}"
                 )));
             }

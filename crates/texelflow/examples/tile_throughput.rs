@@ -52,7 +52,7 @@ fn main() -> texelflow::Result<()> {
         pipe.run_with(&backend, &img, &RunOptions::default())?
             .take("output")
             .and_then(|v| v.into_image())
-            .ok_or_else(|| texelflow::Error::Graph("no image".into()))
+            .ok_or_else(|| texelflow::Error::invalid("no image"))
     })?;
     // the whole image the way tiles go: written into staging, read from mapped memory into
     // an image (one host copy each way)
@@ -62,8 +62,8 @@ fn main() -> texelflow::Result<()> {
             Some(texelflow::HostValue::Mapped(m)) => m.to_image(),
             Some(texelflow::HostValue::Value(v)) => v
                 .into_image()
-                .ok_or_else(|| texelflow::Error::Graph("no image".into())),
-            None => Err(texelflow::Error::Graph("no image".into())),
+                .ok_or_else(|| texelflow::Error::invalid("no image")),
+            None => Err(texelflow::Error::invalid("no image")),
         }
     })?;
     let (tiled_ms, tiled) = time(&|| pipe.run_tiled(&backend, &img, tile, in_flight))?;

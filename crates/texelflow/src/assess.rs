@@ -225,7 +225,7 @@ impl Assessment {
     pub fn from_data(data: &Data) -> Result<Assessment> {
         match data {
             Data::PhotoMetrics(m) => Ok(Assessment::from_metrics(m)),
-            other => Err(Error::Graph(format!(
+            other => Err(Error::invalid(format!(
                 "expected photo_metrics data, got {} data",
                 other.kind().name()
             ))),
@@ -330,7 +330,7 @@ pub fn add_fused_assessment(
             metrics,
             fingerprint,
         }),
-        _ => Err(Error::Graph(format!(
+        _ => Err(Error::invalid(format!(
             "photo_assessment gave {} outputs, expected 2",
             ports.len()
         ))),
@@ -387,18 +387,14 @@ pub fn assess_image(backend: &Backend, img: &Image, opts: AssessOptions) -> Resu
     let metrics = match r.take(METRICS_OUTPUT) {
         Some(crate::Value::Data(Data::PhotoMetrics(m))) => m,
         _ => {
-            return Err(Error::Graph(
-                "assessment graph gave no photo_metrics data".into(),
+            return Err(Error::invalid(
+                "assessment graph gave no photo_metrics data",
             ))
         }
     };
     let fingerprint = match r.take(FINGERPRINT_OUTPUT) {
         Some(crate::Value::Data(Data::Fingerprint(f))) => f,
-        _ => {
-            return Err(Error::Graph(
-                "assessment graph gave no fingerprint data".into(),
-            ))
-        }
+        _ => return Err(Error::invalid("assessment graph gave no fingerprint data")),
     };
     Ok(PhotoReport {
         assessment: Assessment::from_metrics(&metrics),

@@ -588,7 +588,7 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, SourceSets)
             let e = experiments()
                 .into_iter()
                 .find(|e| e.name == name)
-                .ok_or_else(|| Error::Graph(format!("no experiment {name}")))?;
+                .ok_or_else(|| Error::invalid(format!("no experiment {name}")))?;
             Pipeline::new().then(e)
         } else {
             let mut load = |p: &str| -> Result<Image> {
@@ -598,11 +598,11 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, SourceSets)
                         let def = crate::filters::registry::find("lookup")?;
                         let f = def
                             .test_inputs
-                            .ok_or_else(|| Error::Graph("lookup has no test LUT".into()))?;
+                            .ok_or_else(|| Error::invalid("lookup has no test LUT"))?;
                         f(w, h, 7 + k as u64)
                             .into_iter()
                             .next()
-                            .ok_or_else(|| Error::Graph("no LUT".into()))
+                            .ok_or_else(|| Error::invalid("no LUT"))
                     }
                     other => Image::open(other),
                 }
@@ -619,7 +619,7 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, SourceSets)
         }
         sets.push(images);
     }
-    Ok((graph.ok_or_else(|| Error::Graph("no sets".into()))?, sets))
+    Ok((graph.ok_or_else(|| Error::invalid("no sets"))?, sets))
 }
 
 /// Times one case.
@@ -873,7 +873,7 @@ pub fn time_cpu(case: &BenchCase, cfg: &BenchConfig, runs: usize) -> Result<f64>
         let images = sets
             .into_iter()
             .next()
-            .ok_or_else(|| Error::Graph("no sets".into()))?;
+            .ok_or_else(|| Error::invalid("no sets"))?;
         let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
         let backend = crate::graph::Backend::Cpu;
         let opts = crate::graph::RunOptions::default();

@@ -6,8 +6,11 @@ use std::path::PathBuf;
 /// Result alias used throughout texelflow.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Everything that can go wrong in texelflow.
+/// Everything that can go wrong in texelflow. Match on the variant (and on [`GraphError`]'s
+/// for a graph that cannot be built or run) rather than on the message; new causes may be
+/// added, so a match needs a wildcard arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A filter name that is not in the registry.
     #[error("unknown filter `{name}`{}", suggestion_suffix(.suggestion))]
@@ -47,9 +50,9 @@ pub enum Error {
         /// Where, 1-based.
         column: usize,
     },
-    /// The graph is malformed (missing inputs, mismatched formats or sizes, ...).
+    /// The graph cannot be built or run as asked: [`GraphError`] says why.
     #[error("graph: {0}")]
-    Graph(String),
+    Graph(#[from] GraphError),
     /// An image file could not be read or written.
     #[error("image `{path}`: {message}")]
     ImageIo {
@@ -117,7 +120,162 @@ pub enum Error {
     },
 }
 
+/// Why a graph cannot be built or run (inside [`Error::Graph`]). The message of each cause is
+/// one line; the variants are the causes a caller may want to tell apart.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GraphError {
+    /// A source the run was not given.
+    #[error("source `{name}` missing")]
+    SourceMissing {
+        /// The source's name.
+        name: String,
+    },
+    /// A source given data where the graph declared an image.
+    #[error("source `{name}` was not given an image")]
+    SourceNotImage {
+        /// The source's name.
+        name: String,
+    },
+    /// A source given an image of another size or format than the graph was built for.
+    #[error("source `{name}` was declared as {declared} but got image {got}; build the graph for this size")]
+    SourceMismatch {
+        /// The source's name.
+        name: String,
+        /// The declared image (`WxH format`).
+        declared: String,
+        /// The image given.
+        got: String,
+    },
+    /// A graph with no output.
+    #[error("the graph has no outputs")]
+    NoOutputs,
+    /// Two sources or two outputs with one name.
+    #[error("two {what} are named `{name}`")]
+    DuplicateName {
+        /// `sources` or `outputs`.
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// A port of another graph given to this one (`node` names who was given it; `None`: an
+    /// output).
+    #[error("{}", foreign_port(.node))]
+    ForeignPort {
+        /// The node or call that was given the port.
+        node: Option<String>,
+    },
+    /// A filter given another number of inputs than it declares.
+    #[error("`{node}` takes {expected} input(s) ({names}), got {got}")]
+    InputCount {
+        /// The filter.
+        node: String,
+        /// How many it declares.
+        expected: usize,
+        /// Their names, comma-separated.
+        names: String,
+        /// How many it was given.
+        got: usize,
+    },
+    /// A filter input of the wrong kind or format (an image where data was expected, a
+    /// format the filter does not take, a missing input): `detail` says which and what.
+    #[error("`{node}` {detail}")]
+    WrongInput {
+        /// The filter.
+        node: String,
+        /// Which input and what is wrong with it.
+        detail: String,
+    },
+    /// A state (`Graph::state`/`feed`) used wrongly: fed twice, never fed, fed another kind.
+    #[error("{0}")]
+    State(String),
+    /// A filter that cannot compute a part of its output (tiles) from a part of its input.
+    #[error("`{0}` does not run in tiles")]
+    FilterNotTileable(String),
+    /// A pipeline asked to run in tiles that cannot (`why` names the step).
+    #[error("this pipeline cannot run in tiles: {why}")]
+    NotTileable {
+        /// Which step, and why.
+        why: String,
+    },
+    /// A pipeline asked to run in bands of rows that cannot.
+    #[error("this pipeline cannot run in bands: {why}")]
+    NotBandable {
+        /// Which step, and why.
+        why: String,
+    },
+    /// A schedule override naming a variant the filter does not have.
+    #[error("{filter}: unknown schedule `{variant}` (known: {known})")]
+    UnknownSchedule {
+        /// The filter (or the schedule key).
+        filter: String,
+        /// The variant asked for.
+        variant: String,
+        /// The variants it has, comma-separated.
+        known: String,
+    },
+    /// A schedule that cannot run here: this device lacks a feature or the memory it needs, or
+    /// the parameters are outside what it covers.
+    #[error("{filter}: {why}")]
+    ScheduleUnsupported {
+        /// The filter (or the schedule key).
+        filter: String,
+        /// What the schedule needs that is missing.
+        why: String,
+    },
+    /// An input the filter or the run does not support (a pixel format, a size beyond what one
+    /// pass or one texture covers).
+    #[error("{0}")]
+    Unsupported(String),
+    /// Anything else that makes the graph or its run invalid.
+    #[error("{0}")]
+    Invalid(String),
+    /// An inconsistency inside the run (a worker that stopped, a result missing): a defect of
+    /// texelflow, reported rather than panicking.
+    #[error("{0}")]
+    Internal(String),
+}
+
+fn foreign_port(node: &Option<String>) -> String {
+    match node {
+        Some(n) => format!("`{n}` was given a port from another graph"),
+        None => "output port is from another graph".into(),
+    }
+}
+
 impl Error {
+    /// `Error::Graph(GraphError::Invalid(message))`: a graph or run that is invalid for a
+    /// reason no other [`GraphError`] names.
+    pub fn invalid(message: impl Into<String>) -> Error {
+        Error::Graph(GraphError::Invalid(message.into()))
+    }
+
+    /// `Error::Graph(GraphError::Internal(message))`: an inconsistency inside the run.
+    pub(crate) fn internal(message: impl Into<String>) -> Error {
+        Error::Graph(GraphError::Internal(message.into()))
+    }
+
+    /// `Error::Graph(GraphError::Unsupported(message))`.
+    pub(crate) fn unsupported(message: impl Into<String>) -> Error {
+        Error::Graph(GraphError::Unsupported(message.into()))
+    }
+
+    /// `Error::Graph(GraphError::WrongInput { .. })` for filter `node`.
+    pub(crate) fn wrong_input(node: impl Into<String>, detail: impl Into<String>) -> Error {
+        Error::Graph(GraphError::WrongInput {
+            node: node.into(),
+            detail: detail.into(),
+        })
+    }
+
+    /// `Error::Graph(GraphError::ScheduleUnsupported { .. })`.
+    pub(crate) fn schedule_unsupported(filter: impl Into<String>, why: impl Into<String>) -> Error {
+        Error::Graph(GraphError::ScheduleUnsupported {
+            filter: filter.into(),
+            why: why.into(),
+        })
+    }
+
     /// Whether this is the GPU failing (an error of the device, lost device, an image too
     /// large for it, no adapter) rather than bad input: what `--fallback cpu` retries on the
     /// CPU reference.

@@ -127,7 +127,7 @@ impl Analysis {
         mut get: impl FnMut(&str) -> Option<Data>,
     ) -> crate::Result<Analysis> {
         let missing =
-            |what: &str| crate::Error::Graph(format!("the analysis graph gave no {what}"));
+            |what: &str| crate::Error::invalid(format!("the analysis graph gave no {what}"));
         let Some(Data::Stats(stats)) = get("stats") else {
             return Err(missing("statistics"));
         };

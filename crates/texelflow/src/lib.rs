@@ -38,7 +38,7 @@ pub use graph::params;
 /// Histograms (`value::histogram`).
 pub use value::histogram;
 
-pub use error::{Error, Result};
+pub use error::{Error, GraphError, Result};
 pub use graph::{
     Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, NodeTiming,
     PinnedUpload, Pipeline, Port, RunOptions, RunPlan, RunResult, Sequence, StreamReport,

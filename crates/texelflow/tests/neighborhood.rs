@@ -930,7 +930,7 @@ static DIAG_DEF: texelflow::FilterDef = texelflow::FilterDef {
     inputs: texelflow::registry::IMAGE,
     outputs: texelflow::registry::IMAGE,
     tolerance: texelflow::registry::EXACT_ENOUGH,
-    build: |_| Err(texelflow::Error::Graph("diagnostic only".into())),
+    build: |_| Err(texelflow::Error::invalid("diagnostic only")),
     uniforms: &[],
     test_inputs: None,
     schedules: &[],
@@ -950,7 +950,7 @@ impl Filter for SharedDiag {
         Ok(inputs.to_vec())
     }
     fn run_cpu(&self, _: &[&Value], _: &[texelflow::ValueDesc]) -> texelflow::Result<Vec<Value>> {
-        Err(texelflow::Error::Graph("diagnostic only".into()))
+        Err(texelflow::Error::invalid("diagnostic only"))
     }
     fn record_gpu(
         &self,

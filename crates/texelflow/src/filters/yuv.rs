@@ -262,8 +262,8 @@ pub struct RgbaToYuv420 {
 }
 
 fn no_build(_: &Args) -> Result<Box<dyn Filter>> {
-    Err(Error::Graph(
-        "YUV conversions are built in code (texelflow::filters::yuv), not from a spec".into(),
+    Err(Error::invalid(
+        "YUV conversions are built in code (texelflow::filters::yuv), not from a spec",
     ))
 }
 
@@ -320,7 +320,7 @@ impl Filter for Yuv420ToRgba {
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(self.def(), inputs, 0, &[PixelFormat::Gray8])?;
         if self.height == 0 || d.height != i420_rows(d.width, self.height) {
-            return Err(Error::Graph(format!(
+            return Err(Error::invalid(format!(
                 "yuv420_to_rgba: a {}x{} Gray8 image is not a packed I420 frame of height {}",
                 d.width, d.height, self.height
             )));
@@ -375,7 +375,7 @@ impl Filter for RgbaToYuv420 {
     fn output_descs(&self, inputs: &[ValueDesc]) -> Result<Vec<ValueDesc>> {
         let d = expect_image(self.def(), inputs, 0, &[PixelFormat::Rgba8])?;
         if self.width < d.width || self.height < d.height {
-            return Err(Error::Graph(format!(
+            return Err(Error::invalid(format!(
                 "rgba_to_yuv420: the frame ({}x{}) is smaller than the image ({}x{})",
                 self.width, self.height, d.width, d.height
             )));

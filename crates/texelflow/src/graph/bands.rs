@@ -151,12 +151,12 @@ impl Pipeline {
                     Ok(chain) if chain.has_geometry() => {
                         self.plan_chain_bands(backend, desc, graph_output_image(&g)?, chain, opts)
                     }
-                    Ok(_) => Err(Error::Graph(format!(
-                        "this pipeline cannot run in bands: {why}"
-                    ))),
-                    Err(stage_why) => Err(Error::Graph(format!(
-                        "this pipeline cannot run in bands: {stage_why}"
-                    ))),
+                    Ok(_) => Err(Error::Graph(crate::GraphError::NotBandable {
+                        why: why.to_string(),
+                    })),
+                    Err(stage_why) => Err(Error::Graph(crate::GraphError::NotBandable {
+                        why: stage_why.to_string(),
+                    })),
                 };
             }
         };
@@ -276,13 +276,13 @@ impl Pipeline {
         for y in (0..oh).step_by(band.max(1) as usize) {
             let rows = tiling.input_rows(self, h, ow, (y, (y + band).min(oh)))?;
             if rows.0 < last.0 || rows.1 < last.1 {
-                return Err(Error::Graph("this pipeline cannot run in bands: its output rows read the input's rows bottom to top (a vertical flip or a turn)".into()));
+                return Err(Error::Graph(crate::GraphError::NotBandable { why: "its output rows read the input's rows bottom to top (a vertical flip or a turn)".into() }));
             }
             window_rows = window_rows.max(rows.1 - rows.0);
             last = rows;
         }
         let Tiling::Chain(chain) = &tiling else {
-            return Err(Error::Graph("no chain".into()));
+            return Err(Error::invalid("no chain"));
         };
         let (b_in, b_out) = (
             sample_bytes_per_pixel(desc.format) as u64,
@@ -396,7 +396,7 @@ impl Pipeline {
             drop(band_tx);
             let written = writer
                 .join()
-                .unwrap_or_else(|_| Err(Error::Graph("the encoder thread panicked".into())));
+                .unwrap_or_else(|_| Err(Error::internal("the encoder thread panicked")));
             // the writer's error is the cause where both failed (a full disk stops the bands)
             written.and(made)
         })?;
@@ -440,7 +440,7 @@ impl Pipeline {
                 if chunk_at >= chunk.len() {
                     chunk = chunks
                         .recv()
-                        .map_err(|_| Error::Graph("the decoder stopped".into()))??;
+                        .map_err(|_| Error::internal("the decoder stopped"))??;
                     chunk_at = 0;
                 }
                 if win_y1 < need0 {
@@ -475,7 +475,7 @@ impl Pipeline {
             report.times.merge(&times);
             report.bands += 1;
             if bands.send(made).is_err() {
-                return Err(Error::Graph("the encoder stopped".into()));
+                return Err(Error::internal("the encoder stopped"));
             }
             y = y_end;
         }
@@ -500,7 +500,7 @@ pub(super) fn graph_output_image(g: &super::Graph) -> Result<ImageDesc> {
         .iter()
         .find(|(n, _)| n == "output")
         .map(|(_, p)| g.desc(*p))
-        .ok_or_else(|| Error::Graph("no output".into()))?;
+        .ok_or_else(|| Error::invalid("no output"))?;
     out.image()
-        .ok_or_else(|| Error::Graph("the pipeline ends in data, not an image".into()))
+        .ok_or_else(|| Error::invalid("the pipeline ends in data, not an image"))
 }

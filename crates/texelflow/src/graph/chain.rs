@@ -155,7 +155,7 @@ impl Pipeline {
                 .iter()
                 .any(|e| (e.width(), e.height()) != (d.width, d.height))
             {
-                return Err(Error::Graph(format!("`{}`'s second image is not {}x{}: only images of the size at that stage run in tiles", s.filter.def().name, d.width, d.height)));
+                return Err(Error::invalid(format!("`{}`'s second image is not {}x{}: only images of the size at that stage run in tiles", s.filter.def().name, d.width, d.height)));
             }
         }
         Ok(Ok(Segment::Same {
@@ -213,7 +213,7 @@ impl TileChain {
                 Segment::Geometry { stage, input, .. } => {
                     let f = &p.stages[*stage].filter;
                     f.window_input(*input, need).ok_or_else(|| {
-                        Error::Graph(format!(
+                        Error::invalid(format!(
                             "`{}` has no input for its part {}x{} at ({}, {})",
                             f.def().name,
                             need.w,
@@ -347,7 +347,7 @@ impl TileChain {
         };
         while !fits(tw, th)? {
             if tw <= 64 && th <= 16 {
-                return Err(Error::Graph(format!("even a {tw}x{th} tile of this pipeline does not fit the GPU's binding or memory budget")));
+                return Err(Error::invalid(format!("even a {tw}x{th} tile of this pipeline does not fit the GPU's binding or memory budget")));
             }
             if tw > 64 && (tw >= th || th <= 16) {
                 tw = tw.div_ceil(2).max(64.min(ow));

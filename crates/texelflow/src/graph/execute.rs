@@ -179,15 +179,23 @@ pub(crate) fn check_sources(graph: &Graph, sources: &[(&str, &Image)]) -> Result
         let img = sources
             .iter()
             .find(|(n, _)| *n == name)
-            .ok_or_else(|| Error::Graph(format!("source `{name}` was not given an image")))?
+            .ok_or_else(|| {
+                Error::Graph(crate::GraphError::SourceNotImage {
+                    name: name.to_string(),
+                })
+            })?
             .1;
         let want = graph.nodes[node].outputs[0];
         if ValueDesc::Image(img.desc()) != want {
-            return Err(Error::Graph(format!("source `{name}` was declared as {want} but got image {}; build the graph for this size", img.desc())));
+            return Err(Error::Graph(crate::GraphError::SourceMismatch {
+                name: name.to_string(),
+                declared: want.to_string(),
+                got: img.desc().to_string(),
+            }));
         }
     }
     if graph.outputs.is_empty() {
-        return Err(Error::Graph("the graph has no outputs".into()));
+        return Err(Error::Graph(crate::GraphError::NoOutputs));
     }
     Ok(())
 }
@@ -229,7 +237,11 @@ pub(crate) fn run_cpu(
                     .iter()
                     .find(|(s, _)| s == name)
                     .map(|(_, im)| (*im).clone())
-                    .ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
+                    .ok_or_else(|| {
+                        Error::Graph(crate::GraphError::SourceMissing {
+                            name: name.to_string(),
+                        })
+                    })?;
                 values.insert((i, 0), Value::Image(img));
             }
             NodeKind::Filter(f) => {
@@ -240,7 +252,7 @@ pub(crate) fn run_cpu(
                     .map(|p| {
                         values
                             .get(&(p.node, p.output))
-                            .ok_or_else(|| Error::Graph("input not computed".into()))
+                            .ok_or_else(|| Error::internal("input not computed"))
                     })
                     .collect::<Result<_>>()?;
                 let outs =
@@ -270,7 +282,7 @@ pub(crate) fn run_cpu(
                         .and_then(|p| values.get(&(p.node, p.output)))
                         .cloned()
                         .ok_or_else(|| {
-                            Error::Graph("a state's initial value was not computed".into())
+                            Error::internal("a state's initial value was not computed")
                         })?,
                 };
                 values.insert((i, 0), v);
@@ -282,7 +294,7 @@ pub(crate) fn run_cpu(
             let v = values
                 .get(&(p.node, p.output))
                 .cloned()
-                .ok_or_else(|| Error::Graph("a state's feed was not computed".into()))?;
+                .ok_or_else(|| Error::internal("a state's feed was not computed"))?;
             st.cpu.insert(*state, v);
         }
     }
@@ -295,7 +307,7 @@ pub(crate) fn run_cpu(
                 values
                     .get(&(p.node, p.output))
                     .cloned()
-                    .ok_or_else(|| Error::Graph("output not computed".into()))?,
+                    .ok_or_else(|| Error::internal("output not computed"))?,
             ))
         })
         .collect::<Result<_>>()?;
@@ -385,7 +397,11 @@ pub(crate) fn upload_sources(
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, i)| *i)
-            .ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
+            .ok_or_else(|| {
+                Error::Graph(crate::GraphError::SourceMissing {
+                    name: name.to_string(),
+                })
+            })?;
         let desc = graph.nodes[node].outputs[0];
         let buf = bufs.take(desc.gpu_bytes())?;
         staged.extend(gpu.upload(encoder, &buf, &img.gpu_bytes()));
@@ -548,7 +564,7 @@ pub(crate) fn encode_steps<'g>(
         let last = *step
             .nodes
             .last()
-            .ok_or_else(|| Error::Graph("empty step".into()))?;
+            .ok_or_else(|| Error::internal("empty step"))?;
         let first = step.nodes[0];
         let node = &graph.nodes[last];
         if matches!(node.kind, NodeKind::State) {
@@ -561,7 +577,7 @@ pub(crate) fn encode_steps<'g>(
                     .and_then(|p| slots.get(&(p.node, p.output)))
                     .cloned()
                     .ok_or_else(|| {
-                        Error::Graph("a state's initial value was not materialised".into())
+                        Error::internal("a state's initial value was not materialised")
                     })?;
                 let desc = node.outputs[0];
                 let buf = bufs.take(desc.gpu_bytes())?;
@@ -626,7 +642,7 @@ pub(crate) fn encode_steps<'g>(
                     slots
                         .get(&(p.node, p.output))
                         .cloned()
-                        .ok_or_else(|| Error::Graph("input not materialised".into()))
+                        .ok_or_else(|| Error::internal("input not materialised"))
                 })
                 .collect::<Result<_>>()?;
             let mut rec = NodeRecorder::new(gpu);
@@ -654,11 +670,11 @@ pub(crate) fn encode_steps<'g>(
                         slots
                             .get(&(p.node, p.output))
                             .cloned()
-                            .ok_or_else(|| Error::Graph("input not materialised".into()))
+                            .ok_or_else(|| Error::internal("input not materialised"))
                     })
                     .collect::<Result<_>>()?;
                 let (Some(src), Some(dst)) = (ins.first(), outs.first()) else {
-                    return Err(Error::Graph("fused step without input or output".into()));
+                    return Err(Error::internal("fused step without input or output"));
                 };
                 record_fused(&mut rec, &ops, src, &with, dst)?;
             }
@@ -800,7 +816,7 @@ pub(crate) fn record_with_readbacks<'g>(
                     .slots
                     .get(&(p.node, p.output))
                     .map(|s| (&*s.buffer, s.desc.gpu_bytes()))
-                    .ok_or_else(|| Error::Graph("output not materialised".into()))
+                    .ok_or_else(|| Error::internal("output not materialised"))
             })
             .collect::<Result<_>>()?;
         let mut staging = gpu.read_buffers(encoder, &reads);
@@ -896,7 +912,7 @@ pub(crate) fn submit_gpu<'g>(
             .slots
             .get(&(p.node, p.output))
             .cloned()
-            .ok_or_else(|| Error::Graph("a state's feed was not materialised".into()))?;
+            .ok_or_else(|| Error::internal("a state's feed was not materialised"))?;
         bufs.pinned.push(slot.buffer.clone());
         next.insert(*state, slot);
     }

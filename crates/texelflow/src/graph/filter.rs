@@ -205,13 +205,13 @@ pub fn window_need(
 ) -> Result<Rect> {
     let name = filter.def().name;
     let need = filter.window_input(input, out).ok_or_else(|| {
-        Error::Graph(format!(
+        Error::invalid(format!(
             "`{name}` has no part {}x{} at ({}, {})",
             out.w, out.h, out.x, out.y
         ))
     })?;
     if !have.contains(&need) {
-        return Err(Error::Graph(format!(
+        return Err(Error::invalid(format!(
             "`{name}`'s part {}x{} at ({}, {}) needs input {need:?}, more than {have:?}",
             out.w, out.h, out.x, out.y
         )));
@@ -376,9 +376,8 @@ pub trait Filter: Send + Sync + std::fmt::Debug {
         _have: Rect,
         _out: Rect,
     ) -> Result<Vec<Box<dyn Filter>>> {
-        Err(Error::Graph(format!(
-            "`{}` does not run in tiles",
-            self.def().name
+        Err(Error::Graph(crate::GraphError::FilterNotTileable(
+            self.def().name.to_string(),
         )))
     }
     /// `Some` for per-pixel RGBA8 filters that can be fused with their neighbours.
@@ -437,20 +436,22 @@ pub fn expect_image(
 ) -> Result<crate::ImageDesc> {
     match inputs.get(index) {
         Some(ValueDesc::Image(d)) if formats.contains(&d.format) => Ok(*d),
-        Some(other) => Err(Error::Graph(format!(
-            "`{}` input `{}` must be an image in {}, got {other}",
+        Some(other) => Err(Error::wrong_input(
             def.name,
-            def.inputs.get(index).map_or("?", |p| p.name),
-            formats
-                .iter()
-                .map(|f| f.name())
-                .collect::<Vec<_>>()
-                .join(" or ")
-        ))),
-        None => Err(Error::Graph(format!(
-            "`{}` is missing input {index}",
-            def.name
-        ))),
+            format!(
+                "input `{}` must be an image in {}, got {other}",
+                def.inputs.get(index).map_or("?", |p| p.name),
+                formats
+                    .iter()
+                    .map(|f| f.name())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        )),
+        None => Err(Error::wrong_input(
+            def.name,
+            format!("is missing input {index}"),
+        )),
     }
 }
 
@@ -488,15 +489,14 @@ pub fn expect_data(
 ) -> Result<()> {
     match inputs.get(index) {
         Some(ValueDesc::Data(k)) if *k == kind => Ok(()),
-        Some(other) => Err(Error::Graph(format!(
-            "`{}` input {index} must be {} data, got {other}",
+        Some(other) => Err(Error::wrong_input(
             def.name,
-            kind.name()
-        ))),
-        None => Err(Error::Graph(format!(
-            "`{}` is missing input {index}",
-            def.name
-        ))),
+            format!("input {index} must be {} data, got {other}", kind.name()),
+        )),
+        None => Err(Error::wrong_input(
+            def.name,
+            format!("is missing input {index}"),
+        )),
     }
 }
 
@@ -510,7 +510,7 @@ pub fn input_image<'v>(
     inputs
         .get(index)
         .and_then(|v| v.as_image())
-        .ok_or_else(|| Error::Graph(format!("`{}` input {index} must be an image", def.name)))
+        .ok_or_else(|| Error::wrong_input(def.name, format!("input {index} must be an image")))
 }
 
 /// The image description of the `index`-th GPU slot (the `record_gpu` twin of `input_image`).
@@ -518,7 +518,7 @@ pub fn slot_image(def: &FilterDef, slots: &[GpuSlot], index: usize) -> Result<cr
     slots
         .get(index)
         .and_then(|s| s.desc.image())
-        .ok_or_else(|| Error::Graph(format!("`{}` input {index} must be an image", def.name)))
+        .ok_or_else(|| Error::wrong_input(def.name, format!("input {index} must be an image")))
 }
 
 /// The single input and output slots of a one-in, one-out image filter, with the input's
@@ -530,10 +530,10 @@ pub fn one_to_one<'s>(
 ) -> Result<(&'s GpuSlot, &'s GpuSlot, crate::ImageDesc)> {
     match (inputs.first(), outputs.first()) {
         (Some(i), Some(o)) => Ok((i, o, slot_image(def, inputs, 0)?)),
-        _ => Err(Error::Graph(format!(
-            "`{}` needs one input and one output",
-            def.name
-        ))),
+        _ => Err(Error::wrong_input(
+            def.name,
+            "needs one input and one output",
+        )),
     }
 }
 
@@ -559,10 +559,10 @@ pub fn two_to_one<'s>(
             slot_image(def, inputs, 0)?,
             slot_image(def, inputs, 1)?,
         )),
-        _ => Err(Error::Graph(format!(
-            "`{}` needs two inputs and one output",
-            def.name
-        ))),
+        _ => Err(Error::wrong_input(
+            def.name,
+            "needs two inputs and one output",
+        )),
     }
 }
 

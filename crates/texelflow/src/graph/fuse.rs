@@ -49,7 +49,7 @@ pub fn record_fused(
     let desc = src
         .desc
         .image()
-        .ok_or_else(|| crate::Error::Graph("per-pixel input must be an image".into()))?;
+        .ok_or_else(|| crate::Error::invalid("per-pixel input must be an image"))?;
     let seconds: usize = ops
         .iter()
         .map(|o| o.inputs.saturating_sub(1) as usize)
@@ -59,7 +59,7 @@ pub fn record_fused(
             .iter()
             .any(|w| w.desc.image().map(|d| d.pixels()) != Some(desc.pixels()))
     {
-        return Err(crate::Error::Graph(format!(
+        return Err(crate::Error::invalid(format!(
             "fused per-pixel kernel: {seconds} second images of {} pixels expected",
             desc.pixels()
         )));
@@ -68,7 +68,7 @@ pub fn record_fused(
         .iter()
         .any(|w| w.desc.image().map(|d| d.format) != Some(desc.format))
     {
-        return Err(crate::Error::Graph(format!(
+        return Err(crate::Error::invalid(format!(
             "fused per-pixel kernel: second images must be {} like the first",
             desc.format.name()
         )));
@@ -77,7 +77,7 @@ pub fn record_fused(
         crate::PixelFormat::Rgba8 => false,
         crate::PixelFormat::Rgba16 => true,
         f => {
-            return Err(crate::Error::Graph(format!(
+            return Err(crate::Error::unsupported(format!(
                 "per-pixel filters take rgba8 or rgba16, got {}",
                 f.name()
             )))

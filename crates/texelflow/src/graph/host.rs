@@ -346,15 +346,19 @@ fn check_host_sources(graph: &Graph, sources: &[(&str, &dyn HostImage)]) -> Resu
         let src = sources
             .iter()
             .find(|(n, _)| *n == name)
-            .ok_or_else(|| Error::Graph(format!("source `{name}` was not given an image")))?
+            .ok_or_else(|| {
+                Error::Graph(crate::GraphError::SourceNotImage {
+                    name: name.to_string(),
+                })
+            })?
             .1;
         let want = graph.nodes[node].outputs[0];
         if ValueDesc::Image(src.desc()) != want {
-            return Err(Error::Graph(format!("source `{name}` was declared as {want} but got image {}; build the graph for this size", src.desc())));
+            return Err(Error::invalid(format!("source `{name}` was declared as {want} but got image {}; build the graph for this size", src.desc())));
         }
     }
     if graph.outputs.is_empty() {
-        return Err(Error::Graph("the graph has no outputs".into()));
+        return Err(Error::Graph(crate::GraphError::NoOutputs));
     }
     Ok(())
 }
@@ -393,7 +397,11 @@ fn run_gpu_host(
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, s)| *s)
-            .ok_or_else(|| Error::Graph(format!("source `{name}` missing")))?;
+            .ok_or_else(|| {
+                Error::Graph(crate::GraphError::SourceMissing {
+                    name: name.to_string(),
+                })
+            })?;
         let desc = graph.nodes[node].outputs[0];
         let image = src.desc();
         let buf = bufs.take(desc.gpu_bytes())?;

@@ -171,7 +171,10 @@ impl Graph {
     /// An image input, bound by name at run time to an image of exactly this description.
     pub fn source(&mut self, name: &str, desc: ImageDesc) -> Result<Port> {
         if self.sources().any(|(n, _)| n == name) {
-            return Err(Error::Graph(format!("two sources are named `{name}`")));
+            return Err(Error::Graph(crate::GraphError::DuplicateName {
+                what: "sources",
+                name: name.to_string(),
+            }));
         }
         self.nodes.push(Node {
             label: name.to_string(),
@@ -203,24 +206,23 @@ impl Graph {
                 || p.node >= self.nodes.len()
                 || p.output >= self.nodes[p.node].outputs.len()
             {
-                return Err(Error::Graph(format!(
-                    "`{}` was given a port from another graph",
-                    def.name
-                )));
+                return Err(Error::Graph(crate::GraphError::ForeignPort {
+                    node: Some(def.name.to_string()),
+                }));
             }
         }
         if inputs.len() != def.inputs.len() {
-            return Err(Error::Graph(format!(
-                "`{}` takes {} input(s) ({}), got {}",
-                def.name,
-                def.inputs.len(),
-                def.inputs
+            return Err(Error::Graph(crate::GraphError::InputCount {
+                node: def.name.to_string(),
+                expected: def.inputs.len(),
+                names: def
+                    .inputs
                     .iter()
                     .map(|p| p.name)
                     .collect::<Vec<_>>()
                     .join(", "),
-                inputs.len()
-            )));
+                got: inputs.len(),
+            }));
         }
         let descs: Vec<ValueDesc> = inputs.iter().map(|p| self.desc(*p)).collect();
         for (i, (pd, d)) in def.inputs.iter().zip(&descs).enumerate() {
@@ -230,10 +232,10 @@ impl Graph {
                 _ => false,
             };
             if !ok {
-                return Err(Error::Graph(format!(
-                    "`{}` input {i} (`{}`) expects {:?}, got {d}",
-                    def.name, pd.name, pd.kind
-                )));
+                return Err(Error::wrong_input(
+                    def.name,
+                    format!("input {i} (`{}`) expects {:?}, got {d}", pd.name, pd.kind),
+                ));
             }
         }
         let outputs = filter.output_descs(&descs)?;
@@ -299,7 +301,7 @@ impl Graph {
         let name = filter.def().name.to_string();
         let (&first, rest) = inputs
             .split_first()
-            .ok_or_else(|| Error::Graph(format!("`{name}` has no input")))?;
+            .ok_or_else(|| Error::wrong_input(name.as_str(), "has no input"))?;
         self.label_prefix.push(name.clone());
         let pre = self.add1_boxed((self.catalogue.premultiply)(), &[first]);
         self.label_prefix.pop();
@@ -308,7 +310,7 @@ impl Graph {
         let mut outs = self.add_boxed(filter, &ins)?;
         let out = *outs
             .first()
-            .ok_or_else(|| Error::Graph(format!("`{name}` has no output")))?;
+            .ok_or_else(|| Error::wrong_input(name.as_str(), "has no output"))?;
         self.label_prefix.push(name);
         let post = self.add1_boxed((self.catalogue.unpremultiply)(), &[out]);
         self.label_prefix.pop();
@@ -341,10 +343,13 @@ impl Graph {
     /// Marks a port as a named result, read back after execution.
     pub fn output(&mut self, name: &str, port: Port) -> Result<()> {
         if port.graph != self.id {
-            return Err(Error::Graph("output port is from another graph".into()));
+            return Err(Error::Graph(crate::GraphError::ForeignPort { node: None }));
         }
         if self.outputs.iter().any(|(n, _)| n == name) {
-            return Err(Error::Graph(format!("two outputs are named `{name}`")));
+            return Err(Error::Graph(crate::GraphError::DuplicateName {
+                what: "outputs",
+                name: name.to_string(),
+            }));
         }
         self.outputs.push((name.to_string(), port));
         Ok(())
@@ -397,17 +402,21 @@ impl Graph {
         self.check_port(state, "feed")?;
         self.check_port(next, "feed")?;
         if !matches!(self.nodes[state.node].kind, NodeKind::State) {
-            return Err(Error::Graph("`feed` takes a port made by `state`".into()));
+            return Err(Error::Graph(crate::GraphError::State(
+                "`feed` takes a port made by `state`".into(),
+            )));
         }
         if self.feeds.iter().any(|(s, _)| *s == state.node) {
-            return Err(Error::Graph("this state is already fed".into()));
+            return Err(Error::Graph(crate::GraphError::State(
+                "this state is already fed".into(),
+            )));
         }
         if self.desc(state) != self.desc(next) {
-            return Err(Error::Graph(format!(
+            return Err(Error::Graph(crate::GraphError::State(format!(
                 "a state of {} cannot be fed {}",
                 self.desc(state),
                 self.desc(next)
-            )));
+            ))));
         }
         self.feeds.push((state.node, next));
         Ok(())
@@ -422,10 +431,10 @@ impl Graph {
     pub(crate) fn check_states(&self) -> Result<()> {
         for (i, n) in self.nodes.iter().enumerate() {
             if matches!(n.kind, NodeKind::State) && !self.feeds.iter().any(|(s, _)| *s == i) {
-                return Err(Error::Graph(format!(
+                return Err(Error::Graph(crate::GraphError::State(format!(
                     "`{}` is never fed (Graph::feed)",
                     n.label
-                )));
+                ))));
             }
         }
         Ok(())
@@ -436,9 +445,9 @@ impl Graph {
             || p.node >= self.nodes.len()
             || p.output >= self.nodes[p.node].outputs.len()
         {
-            return Err(Error::Graph(format!(
-                "`{what}` was given a port from another graph"
-            )));
+            return Err(Error::Graph(crate::GraphError::ForeignPort {
+                node: Some(what.to_string()),
+            }));
         }
         Ok(())
     }
@@ -459,7 +468,7 @@ impl Graph {
         let inputs: Vec<ValueDesc> = self
             .nodes
             .get(node.0)
-            .ok_or_else(|| Error::Graph("no such node".into()))?
+            .ok_or_else(|| Error::internal("no such node"))?
             .inputs
             .iter()
             .map(|p| self.desc(*p))
@@ -471,8 +480,8 @@ impl Graph {
                 n.kind = NodeKind::Filter(filter);
                 Ok(())
             }
-            _ => Err(Error::Graph(
-                "replace needs a filter of the same kind with the same outputs".into(),
+            _ => Err(Error::invalid(
+                "replace needs a filter of the same kind with the same outputs",
             )),
         }
     }

@@ -113,21 +113,23 @@ impl Pipeline {
         let in_flight = run.tiling.in_flight;
         // the whole graph first, so that its own checks (formats, sizes, limits) apply
         self.graph_for(input.desc())?;
-        let (halo, align) = self
-            .partials_halo(input.desc())
-            .map_err(|why| Error::Graph(format!("this pipeline cannot run in tiles: {why}")))?;
+        let (halo, align) = self.partials_halo(input.desc()).map_err(|why| {
+            Error::Graph(crate::GraphError::NotTileable {
+                why: why.to_string(),
+            })
+        })?;
         let tile = tile.max(1);
         let (w, h) = (input.width(), input.height());
         for s in &self.stages {
             if s.extra.iter().any(|e| (e.width(), e.height()) != (w, h)) {
-                return Err(Error::Graph(format!("`{}`'s second image is not {w}x{h}: only images of the input's size run in tiles", s.filter.def().name)));
+                return Err(Error::invalid(format!("`{}`'s second image is not {w}x{h}: only images of the input's size run in tiles", s.filter.def().name)));
             }
         }
         let mut head = self.clone();
         let last = head
             .stages
             .pop()
-            .ok_or_else(|| Error::Graph("the pipeline is empty".into()))?;
+            .ok_or_else(|| Error::invalid("the pipeline is empty"))?;
         let cores: Vec<(u32, u32, u32, u32)> = (0..h)
             .step_by(tile as usize)
             .flat_map(|y| {
@@ -169,7 +171,7 @@ impl Pipeline {
                     .take("output")
                 {
                     Some(HostValue::Value(v)) => v,
-                    _ => return Err(Error::Graph("a tile gave an image, not data".into())),
+                    _ => return Err(Error::internal("a tile gave an image, not data")),
                 }
             } else {
                 let part = crop_image(input, x0, y0, x1 - x0, y1 - y0)?;
@@ -194,11 +196,11 @@ impl Pipeline {
                 backend
                     .run(&g, &refs, run)?
                     .take("output")
-                    .ok_or_else(|| Error::Graph("a tile gave no output".into()))?
+                    .ok_or_else(|| Error::invalid("a tile gave no output"))?
             };
             match value {
                 Value::Data(d) => Ok(d),
-                Value::Image(_) => Err(Error::Graph("a tile gave an image, not data".into())),
+                Value::Image(_) => Err(Error::internal("a tile gave an image, not data")),
             }
         };
         let mut merged: Option<Data> = None;
@@ -221,7 +223,7 @@ impl Pipeline {
         if let Some(e) = failure {
             return Err(e);
         }
-        merged.ok_or_else(|| Error::Graph("no tiles were run".into()))
+        merged.ok_or_else(|| Error::internal("no tiles were run"))
     }
 
     /// `run_tiled` for a pipeline that ends in an image, `run_tiled_data` for one that ends in

@@ -247,7 +247,7 @@ impl Pipeline {
         windows: &[Option<crate::region::PixelWindow>],
     ) -> Result<(Graph, NamedImages<'a>)> {
         if stages.len() == 0 {
-            return Err(Error::Graph("the pipeline is empty".into()));
+            return Err(Error::invalid("the pipeline is empty"));
         }
         let mut g = Graph::with_catalogue(self.catalogue);
         g.set_straight_alpha(self.straight_alpha);
@@ -275,7 +275,7 @@ impl Pipeline {
                 if kind == *want && stage.extra.is_empty() {
                     let outs = g.add_boxed(stage.filter.clone(), &[last_image, cur])?;
                     cur = *outs.first().ok_or_else(|| {
-                        Error::Graph(format!("`{}` has no outputs", stage.filter.def().name))
+                        Error::invalid(format!("`{}` has no outputs", stage.filter.def().name))
                     })?;
                     if g.desc(cur).image().is_some() {
                         last_image = cur;
@@ -322,7 +322,7 @@ impl Pipeline {
             }
             let outs = g.add_boxed(stage.filter.clone(), &ins)?;
             cur = *outs.first().ok_or_else(|| {
-                Error::Graph(format!("`{}` has no outputs", stage.filter.def().name))
+                Error::invalid(format!("`{}` has no outputs", stage.filter.def().name))
             })?;
             if g.desc(cur).image().is_some() {
                 last_image = cur;
@@ -335,8 +335,7 @@ impl Pipeline {
     /// Runs on `backend`; returns the last stage's output (an image or data).
     pub fn run(&self, backend: &Backend, input: &Image) -> Result<Value> {
         let mut r = self.run_with(backend, input, &RunOptions::default())?;
-        r.take("output")
-            .ok_or_else(|| Error::Graph("no output".into()))
+        r.take("output").ok_or_else(|| Error::invalid("no output"))
     }
 
     /// `run_with` on an input that writes itself into staging memory, image outputs left in
@@ -462,8 +461,7 @@ impl Pipeline {
         frame: u64,
     ) -> Result<Value> {
         let mut r = self.run_frame_with(backend, input, &RunOptions::default(), seq, frame)?;
-        r.take("output")
-            .ok_or_else(|| Error::Graph("no output".into()))
+        r.take("output").ok_or_else(|| Error::invalid("no output"))
     }
 
     /// `run_frame` with options; the result also carries timings.

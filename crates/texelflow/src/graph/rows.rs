@@ -73,7 +73,7 @@ impl RowSource for ImageRows<'_> {
         let start = self.next as usize * rb;
         let src = image_bytes(&self.image)
             .get(start..start + dst.len())
-            .ok_or_else(|| Error::Graph("rows asked for past the image's end".into()))?;
+            .ok_or_else(|| Error::internal("rows asked for past the image's end"))?;
         dst.copy_from_slice(src);
         self.next += (dst.len() / rb.max(1)) as u32;
         Ok(())
@@ -107,7 +107,7 @@ impl MemorySink {
     pub fn into_image(self) -> Result<Image> {
         match self.image {
             Some(img) if self.next == self.desc.height => Ok(img),
-            _ => Err(Error::Graph(format!(
+            _ => Err(Error::invalid(format!(
                 "only {} of {} rows were written",
                 self.next, self.desc.height
             ))),
@@ -119,16 +119,14 @@ impl RowSink for MemorySink {
     fn write_rows(&mut self, band: &Image) -> Result<()> {
         let desc = self.desc;
         if band.format() != desc.format || band.width() != desc.width {
-            return Err(Error::Graph(
-                "a band came out in another format or width".into(),
-            ));
+            return Err(Error::invalid("a band came out in another format or width"));
         }
         let img = self.image.get_or_insert_with(|| Image::zeroed(desc));
         let start = self.next as usize * row_bytes(desc);
         let src = image_bytes(band);
         image_bytes_mut(img)
             .get_mut(start..start + src.len())
-            .ok_or_else(|| Error::Graph("rows written past the image's end".into()))?
+            .ok_or_else(|| Error::internal("rows written past the image's end"))?
             .copy_from_slice(src);
         self.next += band.height();
         Ok(())

@@ -119,7 +119,7 @@ impl Sequence {
         let store = pass
             .store
             .as_mut()
-            .ok_or_else(|| Error::Graph("the sequence's state is missing".into()))?;
+            .ok_or_else(|| Error::internal("the sequence's state is missing"))?;
         let mut result = match backend {
             Backend::Gpu(g) => {
                 let submitted = super::execute::with_schedules(opts, || {
@@ -162,7 +162,7 @@ impl Sequence {
     fn wait_turn(&self, frame: u64) -> Result<std::sync::MutexGuard<'_, Turn>> {
         let mut turn = self.turn.lock().map_err(|_| poisoned())?;
         if frame < turn.next {
-            return Err(Error::Graph(format!(
+            return Err(Error::invalid(format!(
                 "frame {frame} of this sequence was already run (the next is {})",
                 turn.next
             )));
@@ -175,7 +175,7 @@ impl Sequence {
 }
 
 fn poisoned() -> Error {
-    Error::Graph("a thread running this sequence panicked".into())
+    Error::invalid("a thread running this sequence panicked")
 }
 
 /// Hands the store back and the turn on to the next frame, on success, error or panic.

@@ -78,9 +78,7 @@ impl Pipeline {
         self.run_stream(backend, images.iter(), Ok, in_flight, |_, r| {
             results.push(r)
         });
-        results.resize_with(images.len(), || {
-            Err(Error::Graph("a worker stopped".into()))
-        });
+        results.resize_with(images.len(), || Err(Error::internal("a worker stopped")));
         results
     }
 }

@@ -199,7 +199,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 pub fn crop_image(img: &Image, x: u32, y: u32, w: u32, h: u32) -> Result<Image> {
     let (iw, ih) = (img.width(), img.height());
     if x + w > iw || y + h > ih {
-        return Err(Error::Graph(format!(
+        return Err(Error::invalid(format!(
             "region {w}x{h} at ({x}, {y}) is outside the {iw}x{ih} image"
         )));
     }
@@ -280,9 +280,9 @@ impl<'a> RowsRef<'a> {
         for r in y..y + h {
             let s = self.at(x, r);
             bytes.extend_from_slice(
-                self.bytes.get(s..s + w as usize * bpp).ok_or_else(|| {
-                    Error::Graph("a tile reaches outside the rows at hand".into())
-                })?,
+                self.bytes
+                    .get(s..s + w as usize * bpp)
+                    .ok_or_else(|| Error::internal("a tile reaches outside the rows at hand"))?,
             );
         }
         crate::image::image_from_bytes(w, h, self.format, &bytes)
@@ -372,8 +372,11 @@ impl Pipeline {
     /// why it cannot run in tiles with a halo alone.
     pub fn tile_halo(&self, input: &Image) -> Result<(u32, u32)> {
         let (g, _) = self.graph(input)?;
-        graph_halo(&g)
-            .map_err(|why| Error::Graph(format!("this pipeline cannot run in tiles: {why}")))
+        graph_halo(&g).map_err(|why| {
+            Error::Graph(crate::GraphError::NotTileable {
+                why: why.to_string(),
+            })
+        })
     }
 
     /// How tiles of an input of `desc` are cut: with a halo, or through the stages' geometry.
@@ -387,12 +390,12 @@ impl Pipeline {
         match self.tile_chain(desc)? {
             Ok(chain) if chain.has_geometry() => Ok(Tiling::Chain(chain)),
             // nothing changes the geometry: the whole graph's reason
-            Ok(_) => Err(Error::Graph(format!(
-                "this pipeline cannot run in tiles: {why}"
-            ))),
-            Err(stage_why) => Err(Error::Graph(format!(
-                "this pipeline cannot run in tiles: {stage_why}"
-            ))),
+            Ok(_) => Err(Error::Graph(crate::GraphError::NotTileable {
+                why: why.to_string(),
+            })),
+            Err(stage_why) => Err(Error::Graph(crate::GraphError::NotTileable {
+                why: stage_why.to_string(),
+            })),
         }
     }
 
@@ -458,7 +461,7 @@ impl Pipeline {
     pub(crate) fn check_tiled_extras(&self, w: u32, h: u32) -> Result<()> {
         for s in &self.stages {
             if s.extra.iter().any(|e| (e.width(), e.height()) != (w, h)) {
-                return Err(Error::Graph(format!("`{}`'s second image is not {w}x{h}: only images of the input's size run in tiles", s.filter.def().name)));
+                return Err(Error::invalid(format!("`{}`'s second image is not {w}x{h}: only images of the input's size run in tiles", s.filter.def().name)));
             }
         }
         Ok(())
@@ -516,16 +519,14 @@ impl Pipeline {
                         from.get(s..s + len),
                         out_rows.get((y - rows.0) as usize + r),
                     ) else {
-                        return Err(Error::Graph(
-                            "a tile's result is smaller than its place".into(),
-                        ));
+                        return Err(Error::internal("a tile's result is smaller than its place"));
                     };
                     let mut row = row
                         .lock()
-                        .map_err(|_| Error::Graph("a tile's paste panicked".into()))?;
+                        .map_err(|_| Error::internal("a tile's paste panicked"))?;
                     let at = x as usize * bpp;
                     row.get_mut(at..at + len)
-                        .ok_or_else(|| Error::Graph("a tile's place is outside the image".into()))?
+                        .ok_or_else(|| Error::internal("a tile's place is outside the image"))?
                         .copy_from_slice(part);
                 }
                 Ok(())
@@ -560,7 +561,7 @@ impl Pipeline {
                                 (x - made.x, y - made.y),
                                 (x, y, cw, ch),
                             ),
-                            _ => Err(Error::Graph("a tile came out in another format".into())),
+                            _ => Err(Error::internal("a tile came out in another format")),
                         };
                         if let Ok(mut t) = times.lock() {
                             t.paste_ms += pasting.elapsed().as_secs_f64() * 1e3;
@@ -600,7 +601,7 @@ impl Pipeline {
                     match r.take("output") {
                         Some(HostValue::Mapped(m)) => Tile::Mapped(m),
                         Some(HostValue::Value(Value::Image(img))) => Tile::Owned(img),
-                        _ => return Err(Error::Graph("a tile gave no image".into())),
+                        _ => return Err(Error::internal("a tile gave no image")),
                     }
                 } else {
                     let part = src.crop(x0, y0, x1 - x0, y1 - y0)?;
@@ -626,7 +627,7 @@ impl Pipeline {
                         images.iter().map(|(n, i)| (n.as_str(), i)).collect();
                     match backend.run(&g, &refs, run)?.take("output") {
                         Some(Value::Image(img)) => Tile::Owned(img),
-                        _ => return Err(Error::Graph("a tile gave no image".into())),
+                        _ => return Err(Error::internal("a tile gave no image")),
                     }
                 };
                 let pasting = std::time::Instant::now();
@@ -640,7 +641,7 @@ impl Pipeline {
                         (x - x0, y - y0),
                         (x, y, cw, ch),
                     ),
-                    _ => Err(Error::Graph("a tile came out in another format".into())),
+                    _ => Err(Error::internal("a tile came out in another format")),
                 };
                 if let Ok(mut t) = times.lock() {
                     t.paste_ms += pasting.elapsed().as_secs_f64() * 1e3;
@@ -701,7 +702,7 @@ impl Pipeline {
         let tile = match r.take("output") {
             Some(HostValue::Mapped(m)) => Tile::Mapped(m),
             Some(HostValue::Value(Value::Image(img))) => Tile::Owned(img),
-            _ => return Err(Error::Graph("a tile gave no image".into())),
+            _ => return Err(Error::internal("a tile gave no image")),
         };
         Ok((tile, part.made))
     }

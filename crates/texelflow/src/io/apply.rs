@@ -107,9 +107,8 @@ pub fn apply_file(
     let loaded = Image::load(input, &opts.load)?;
     let mut r = pipe.run_with(backend, &loaded.image, &opts.run)?;
     let Some(Value::Image(img)) = r.take("output") else {
-        return Err(Error::Graph(
-            "the pipeline ends in data, not an image: run it on an image in memory for its data"
-                .into(),
+        return Err(Error::invalid(
+            "the pipeline ends in data, not an image: run it on an image in memory for its data",
         ));
     };
     let save = SaveOptions {

@@ -365,7 +365,7 @@ impl<'a> NodeRecorder<'a> {
     ) -> Result<wgpu::TextureView> {
         let max = self.gpu.max_texture_side();
         if width > max || height > max {
-            return Err(crate::Error::Graph(format!(
+            return Err(crate::Error::unsupported(format!(
                 "a {width}x{height} texture exceeds the device's {max}x{max}"
             )));
         }

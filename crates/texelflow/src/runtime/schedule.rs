@@ -58,10 +58,11 @@ pub fn with_overrides<T>(overrides: &[(String, String)], f: impl FnOnce() -> T) 
 
 /// Error text for a variant a filter does not know.
 pub fn unknown(filter: &str, variant: &str, known: &[&str]) -> crate::Error {
-    crate::Error::Graph(format!(
-        "{filter}: unknown schedule `{variant}` (known: {})",
-        known.join(", ")
-    ))
+    crate::Error::Graph(crate::GraphError::UnknownSchedule {
+        filter: filter.to_string(),
+        variant: variant.to_string(),
+        known: known.join(", "),
+    })
 }
 
 #[cfg(test)]

@@ -508,7 +508,7 @@ impl Data {
     /// merge). Sums that would overflow their width are an error, not wrapped.
     pub fn merge(&mut self, other: &Data) -> Result<()> {
         let overflow =
-            |what: &str| Error::Graph(format!("merging partial results overflows the {what}"));
+            |what: &str| Error::invalid(format!("merging partial results overflows the {what}"));
         match (self, other) {
             (Data::Stats(a), Data::Stats(b)) => {
                 a.count = a
@@ -525,7 +525,7 @@ impl Data {
             }
             (Data::Histogram(a), Data::Histogram(b)) => {
                 if a.space != b.space {
-                    return Err(Error::Graph(format!(
+                    return Err(Error::invalid(format!(
                         "cannot merge a {:?} histogram into a {:?} one",
                         b.space, a.space
                     )));
@@ -545,7 +545,7 @@ impl Data {
                     .ok_or_else(|| overflow("sample count of the mean"))?;
             }
             (a, b) if a.kind() != b.kind() => {
-                return Err(Error::Graph(format!(
+                return Err(Error::invalid(format!(
                     "cannot merge {} data into {} data",
                     b.kind().name(),
                     a.kind().name()
@@ -553,7 +553,7 @@ impl Data {
             }
             (a, _) => {
                 let k = a.kind();
-                return Err(Error::Graph(format!(
+                return Err(Error::invalid(format!(
                     "{} data does not merge from parts of an image: {}",
                     k.name(),
                     k.merge_refusal().unwrap_or("no rule for it")

@@ -50,7 +50,7 @@ impl FingerprintLayout {
     pub fn new(grid: u32, bits: u32, width: u32, height: u32) -> Result<Self> {
         check_grid_bits(grid, bits)?;
         if width == 0 || height == 0 {
-            return Err(Error::Graph(format!(
+            return Err(Error::invalid(format!(
                 "color_fingerprint needs a non-empty image, got {width}x{height}"
             )));
         }
@@ -88,7 +88,7 @@ pub fn bin_count(grid: u32, bits: u32) -> usize {
 /// Checks the fingerprint parameters (also checked where the filter is built).
 pub fn check_grid_bits(grid: u32, bits: u32) -> Result<()> {
     if !GRID_RANGE.contains(&grid) || !BITS_RANGE.contains(&bits) {
-        return Err(Error::Graph(format!("color_fingerprint: grid must be in 1..=8 and bits in 1..=4, got grid={grid}, bits={bits}")));
+        return Err(Error::invalid(format!("color_fingerprint: grid must be in 1..=8 and bits in 1..=4, got grid={grid}, bits={bits}")));
     }
     debug_assert!(bin_count(grid, bits) <= FINGERPRINT_MAX_BINS as usize);
     Ok(())

@@ -708,7 +708,7 @@ impl<'a> VideoJob<'a> {
                 Some(Value::Data(d)) => {
                     return Ok((Out::Data(Box::new(d)), std::mem::take(&mut r.notes)))
                 }
-                None => return Err(Error::Graph("the pipeline produced no output".into())),
+                None => return Err(Error::invalid("the pipeline produced no output")),
             };
             let frame = match transfer {
                 Transfer::Yuv420 { .. } => Frame {
@@ -717,7 +717,7 @@ impl<'a> VideoJob<'a> {
                 },
                 Transfer::Rgba => {
                     if (out.width(), out.height()) != (ow, oh) {
-                        return Err(Error::Graph(format!(
+                        return Err(Error::invalid(format!(
                             "a frame came out {}x{}, the first {ow}x{oh}",
                             out.width(),
                             out.height()

@@ -27,7 +27,7 @@ kept; alpha is kept. linked=true stretches R, G, B alike from the lowest black t
         linked: bool = false => "one stretch for R, G and B (keeps the colour balance) instead of one per channel",
     },
     lower: |f, g, inputs| {
-        let image = *inputs.first().ok_or_else(|| crate::Error::Graph("`auto_levels` needs an image".into()))?;
+        let image = *inputs.first().ok_or_else(|| crate::Error::invalid("`auto_levels` needs an image"))?;
         let hist = g.add(Histogram::new(), &[image])?;
         let range = g.add(RangeFromHistogram::new(f.clip, 100.0 - f.clip, 1)?, &hist)?;
         let lut = g.add(LevelsLut::new(f.linked)?, &range)?;

@@ -27,7 +27,7 @@ Runs as histogram -> grey_world_lut -> apply_lut (or dominant_color -> color_gai
         method: choice("grey_world", "dominant") = "grey_world" => "the reference made neutral: grey_world (the mean colour) or dominant (the dominant colour)",
     },
     lower: |f, g, inputs| {
-        let image = *inputs.first().ok_or_else(|| crate::Error::Graph("`auto_white_balance` needs an image".into()))?;
+        let image = *inputs.first().ok_or_else(|| crate::Error::invalid("`auto_white_balance` needs an image"))?;
         let lut = if f.method == 1 {
             let colour = g.add(DominantColor::default(), &[image])?;
             g.add(ColorGainsLut, &colour)?

@@ -23,7 +23,7 @@ round(multiplier * 1000) * sum_y exactly), so the mean never leaves the GPU.",
     params: { multiplier: float(0.0, 4.0) = 1.0 => "pixels whose luma is at least this times the mean luma turn white" },
     schedules: &["reduce", "ysum_pf"],
     lower: |f, g, inputs| {
-        let image = *inputs.first().ok_or_else(|| crate::Error::Graph("`average_luminance_threshold` needs an image".into()))?;
+        let image = *inputs.first().ok_or_else(|| crate::Error::invalid("`average_luminance_threshold` needs an image"))?;
         let stats = match StatsReduction::named()?.unwrap_or_else(StatsReduction::choose) {
             // its pipelining is read again when it records (reduce.rs, `luma_sum_prefetch`)
             StatsReduction::LumaSum { .. } => g.add(ReduceLumaSum, &[image])?,

@@ -68,7 +68,7 @@ fn map_values(img: &Image) -> Vec<f32> {
 fn check_size(d: ImageDesc) -> Result<()> {
     // a point packs x and y into 16 bits each
     if d.width > 65535 || d.height > 65535 {
-        return Err(Error::Graph(format!(
+        return Err(Error::invalid(format!(
             "`corner_points` takes maps up to 65535x65535 pixels, got {}x{}",
             d.width, d.height
         )));

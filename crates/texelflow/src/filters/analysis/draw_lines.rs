@@ -152,9 +152,7 @@ fn record(
 ) -> Result<()> {
     let d = slot_image(&DEF, inputs, 0)?;
     let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-        return Err(Error::Graph(
-            "`draw_lines` needs an image, lines and one output".into(),
-        ));
+        return Err(Error::invalid("`draw_lines` needs an image, lines and one output"));
     };
     let copy_u = DrawPointsParams {
         width: d.width,

@@ -45,7 +45,7 @@ impl Histogram {
     /// Alpha sums fit the 32-bit bins.
     fn check_size(&self, d: ImageDesc) -> Result<()> {
         if self.weight_by_alpha && d.pixels() as u64 > MAX_WEIGHTED_PIXELS {
-            return Err(crate::Error::Graph(format!(
+            return Err(crate::Error::invalid(format!(
                 "`histogram(weight=alpha)` takes images of at most {MAX_WEIGHTED_PIXELS} pixels (its 32-bit bins hold sums of alpha); this one has {}",
                 d.pixels()
             )));

@@ -27,7 +27,7 @@ apply_lut, all on the GPU.",
         channels: choice("luma", "rgb") = "luma" => "luma: the luma's curve on R, G, B alike; rgb: each channel its own curve",
     },
     lower: |f, g, inputs| {
-        let image = *inputs.first().ok_or_else(|| crate::Error::Graph("`histogram_equalization` needs an image".into()))?;
+        let image = *inputs.first().ok_or_else(|| crate::Error::invalid("`histogram_equalization` needs an image"))?;
         let hist = g.add(Histogram::new(), &[image])?;
         let lut = g.add(EqualizationLut::new(f.channels)?, &hist)?;
         g.add(ApplyLut, &[image, lut[0]])

@@ -125,7 +125,7 @@ impl HoughTable {
     /// The table for a `width` x `height` image at resolutions `rho` (pixels) and `theta_deg`; fails on images over `MAX_SIDE`.
     pub fn new(width: u32, height: u32, rho: f32, theta_deg: f32) -> Result<HoughTable> {
         if width > MAX_SIDE || height > MAX_SIDE {
-            return Err(Error::Graph(format!("`hough_line_detection` takes images up to {MAX_SIDE}x{MAX_SIDE}, got {width}x{height}")));
+            return Err(Error::invalid(format!("`hough_line_detection` takes images up to {MAX_SIDE}x{MAX_SIDE}, got {width}x{height}")));
         }
         let n_theta = ((180.0 / theta_deg as f64).round() as u32).max(1);
         let step = (theta_deg as f64).to_radians();

@@ -67,7 +67,7 @@ const MAX_PIXELS: u64 = 1 << 31;
 /// 65535 workgroups in one dimension (the loop then takes more quads per invocation).
 pub(crate) fn grid(count: u64, wg: u32, quads_per_thread: u32, extra: u32) -> Result<Grid> {
     if count == 0 || count > MAX_PIXELS {
-        return Err(Error::Graph(format!(
+        return Err(Error::unsupported(format!(
             "image of {count} pixels is outside what the reductions support (1 to {MAX_PIXELS})"
         )));
     }
@@ -94,7 +94,7 @@ pub(crate) fn grid(count: u64, wg: u32, quads_per_thread: u32, extra: u32) -> Re
 pub(crate) fn check_partial_fits(g: &Grid, wg: u32, per_pixel_max: u64) -> Result<()> {
     let per_thread = (g.params.quads as u64).div_ceil(g.params.stride as u64) * 4 + 3;
     if per_thread * wg as u64 * per_pixel_max > u32::MAX as u64 {
-        return Err(Error::Graph(format!(
+        return Err(Error::unsupported(format!(
             "image of {} pixels is too large for one reduction pass",
             g.params.count
         )));
@@ -211,10 +211,10 @@ pub(crate) fn record_solver(
     params: SolveParams,
 ) -> Result<()> {
     let (Some(input), Some(output)) = (inputs.first(), outputs.first()) else {
-        return Err(Error::Graph(format!(
-            "`{}` needs one data input and one data output",
-            def.name
-        )));
+        return Err(Error::wrong_input(
+            def.name,
+            "needs one data input and one data output",
+        ));
     };
     let kernel = crate::runtime::Kernel::new(
         &format!("analysis.solve.{entry}"),

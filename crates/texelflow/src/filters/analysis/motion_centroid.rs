@@ -67,13 +67,13 @@ impl MotionCentroid {
 /// The two images are of one size, at most 65535 pixels a side.
 fn check_sizes(a: ImageDesc, b: ImageDesc) -> Result<()> {
     if (a.width, a.height) != (b.width, b.height) {
-        return Err(Error::Graph(format!(
+        return Err(Error::invalid(format!(
             "`motion_centroid` needs two images of one size, got {}x{} and {}x{}",
             a.width, a.height, b.width, b.height
         )));
     }
     if a.width > 65535 || a.height > 65535 {
-        return Err(Error::Graph(format!(
+        return Err(Error::invalid(format!(
             "`motion_centroid` takes frames up to 65535 pixels a side, got {}x{}",
             a.width, a.height
         )));
@@ -117,9 +117,7 @@ fn record(
     let d = slot_image(&DEF, inputs, 0)?;
     let (Some(frame), Some(average), Some(out)) = (inputs.first(), inputs.get(1), outputs.first())
     else {
-        return Err(Error::Graph(
-            "`motion_centroid` needs two inputs and one output".into(),
-        ));
+        return Err(Error::invalid("`motion_centroid` needs two inputs and one output"));
     };
     let params = MotionParams {
         width: d.width,

@@ -58,14 +58,12 @@ fn record(
     outputs: &[GpuSlot],
 ) -> Result<()> {
     let (Some(input), [metrics, fingerprint]) = (inputs.first(), outputs) else {
-        return Err(Error::Graph(
-            "`photo_assessment` needs one input and two outputs".into(),
-        ));
+        return Err(Error::invalid("`photo_assessment` needs one input and two outputs"));
     };
     let d = input
         .desc
         .image()
-        .ok_or_else(|| Error::Graph("`photo_assessment` input must be an image".into()))?;
+        .ok_or_else(|| Error::invalid("`photo_assessment` input must be an image"))?;
     let layout = FingerprintLayout::new(f.grid, f.bits, d.width, d.height)?;
     record_metrics(&DEF, rec, input, metrics, Some((fingerprint, layout)))
 }

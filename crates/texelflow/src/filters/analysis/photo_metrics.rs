@@ -198,7 +198,7 @@ pub fn metrics_cpu(img: &Image) -> Result<Sums> {
 /// (the histogram's bins are u32 and every 64-bit sum stays far from overflow below that).
 pub(crate) fn check_metrics_size(def: &FilterDef, d: ImageDesc) -> Result<()> {
     if d.pixels() as u64 >= 1 << 31 {
-        return Err(Error::Graph(format!(
+        return Err(Error::unsupported(format!(
             "{} takes images below 2^31 pixels, got {}x{}",
             def.name, d.width, d.height
         )));
@@ -218,10 +218,10 @@ pub(crate) fn record_metrics(
     let d = input
         .desc
         .image()
-        .ok_or_else(|| Error::Graph(format!("`{}` input must be an image", def.name)))?;
+        .ok_or_else(|| Error::wrong_input(def.name, "input must be an image"))?;
     let groups = [d.width.div_ceil(STRIP_W), d.height.div_ceil(STRIP_H), 1];
     if groups[0] > 65535 || groups[1] > 65535 {
-        return Err(Error::Graph(format!(
+        return Err(Error::unsupported(format!(
             "{}: image {}x{} is too large for one dispatch",
             def.name, d.width, d.height
         )));

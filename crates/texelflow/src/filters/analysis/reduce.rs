@@ -317,7 +317,7 @@ fn record_reduce_with(
     let d = src
         .desc
         .image()
-        .ok_or_else(|| Error::Graph("`reduce` expects an image".into()))?;
+        .ok_or_else(|| Error::invalid("`reduce` expects an image"))?;
     let count = d.pixels() as u64;
     let g = grid(count, REDUCE_WG, shape.quads_per_thread, 0)?;
     check_partial_fits(&g, REDUCE_WG, 255)?;

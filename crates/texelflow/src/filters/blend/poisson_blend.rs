@@ -162,7 +162,7 @@ impl Filter for PoissonBlend {
         let d = expect_image(&DEF, inputs, 0, &[PixelFormat::Rgba8])?;
         let e = expect_image(&DEF, inputs, 1, &[PixelFormat::Rgba8])?;
         if (d.width, d.height) != (e.width, e.height) {
-            return Err(Error::Graph(format!(
+            return Err(Error::invalid(format!(
                 "`poisson_blend`: the second image is {}x{}, the input {}x{}; give both the same size, or fit=stretch|fill|fit|center",
                 e.width, e.height, d.width, d.height
             )));
@@ -174,7 +174,7 @@ impl Filter for PoissonBlend {
         let top = input_image(&DEF, inputs, 1)?;
         let (w, h) = (img.width() as usize, img.height() as usize);
         if (top.width() as usize, top.height() as usize) != (w, h) {
-            return Err(Error::Graph(format!(
+            return Err(Error::invalid(format!(
                 "`poisson_blend`: the second image is {}x{}, the input {w}x{h}",
                 top.width(),
                 top.height()
@@ -253,9 +253,7 @@ impl Filter for PoissonBlend {
         let d = slot_image(&DEF, inputs, 0)?;
         let (Some(base), Some(top), Some(out)) = (inputs.first(), inputs.get(1), outputs.first())
         else {
-            return Err(Error::Graph(
-                "`poisson_blend` needs two inputs and one output".into(),
-            ));
+            return Err(Error::invalid("`poisson_blend` needs two inputs and one output"));
         };
         let count = d.width * d.height;
         let groups = groups_1d(count as u64, WG);

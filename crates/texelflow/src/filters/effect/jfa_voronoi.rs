@@ -178,7 +178,7 @@ pub fn decode(p: [u8; 4]) -> Option<(u32, u32)> {
 
 fn check_size(width: u32, height: u32) -> Result<()> {
     if width > MAX_WIDTH || height > MAX_HEIGHT {
-        return Err(Error::Graph(format!(
+        return Err(Error::invalid(format!(
             "`jfa_voronoi`: the input is {width}x{height}; GPUImage's map encoding holds at most {MAX_WIDTH} wide and {MAX_HEIGHT} high (resize first)"
         )));
     }
@@ -221,9 +221,7 @@ impl Filter for JfaVoronoi {
         let d = slot_image(&DEF, inputs, 0)?;
         check_size(d.width, d.height)?;
         let (Some(src), Some(out)) = (inputs.first(), outputs.first()) else {
-            return Err(Error::Graph(
-                "`jfa_voronoi` needs one input and one output".into(),
-            ));
+            return Err(Error::invalid("`jfa_voronoi` needs one input and one output"));
         };
         let bytes = d.width as u64 * d.height as u64 * 4;
         let (a, b) = (rec.temp(bytes), rec.temp(bytes));

@@ -171,14 +171,12 @@ fn record(
     outputs: &[GpuSlot],
 ) -> Result<()> {
     let (Some(hist), Some(out)) = (inputs.get(1), outputs.first()) else {
-        return Err(Error::Graph(
-            "`histogram_generator` needs an image, a histogram and one output".into(),
-        ));
+        return Err(Error::invalid("`histogram_generator` needs an image, a histogram and one output"));
     };
     let d = out
         .desc
         .image()
-        .ok_or_else(|| Error::Graph("`histogram_generator` outputs an image".into()))?;
+        .ok_or_else(|| Error::invalid("`histogram_generator` outputs an image"))?;
     let u = HistogramGeneratorParams {
         width: d.width,
         height: d.height,

@@ -21,7 +21,7 @@ crate::composite_filter! {
         height: uint(0, crate::image::MAX_SIDE as i64) = 0 => "output height in pixels; 0 = the input's height",
     },
     lower: |f, g, inputs| {
-        let image = inputs.first().copied().ok_or_else(|| crate::Error::Graph("`histogram_plot` needs an image".into()))?;
+        let image = inputs.first().copied().ok_or_else(|| crate::Error::invalid("`histogram_plot` needs an image"))?;
         let hist = g.add(Histogram::new(), &[image])?;
         g.add(HistogramGenerator::new(f.mode, f.background_color, f.width, f.height)?, &[image, hist[0]])
     },

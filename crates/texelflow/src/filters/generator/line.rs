@@ -86,9 +86,7 @@ fn record(
     outputs: &[GpuSlot],
 ) -> Result<()> {
     let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-        return Err(Error::Graph(
-            "`line` needs an image, lines and one output".into(),
-        ));
+        return Err(Error::invalid("`line` needs an image, lines and one output"));
     };
     let d = super::record_clear(rec, &DEF, out, [0; 4])?;
     let chunks = d.width.max(d.height).div_ceil(STEPS);

@@ -42,10 +42,10 @@ pub(crate) fn sized_output(
             if height == 0 { d.height } else { height },
             PixelFormat::Rgba8,
         )),
-        _ => Err(Error::Graph(format!(
-            "`{}` input 0 must be an image (it gives the output's size)",
-            def.name
-        ))),
+        _ => Err(Error::wrong_input(
+            def.name,
+            "input 0 must be an image (it gives the output's size)",
+        )),
     }
 }
 
@@ -69,7 +69,7 @@ pub(crate) fn record_clear(
     let d = out
         .desc
         .image()
-        .ok_or_else(|| Error::Graph(format!("`{}` outputs an image", def.name)))?;
+        .ok_or_else(|| Error::invalid(format!("`{}` outputs an image", def.name)))?;
     let u = ClearParams {
         count: d.pixels() as u32,
         value: u32::from_le_bytes(color),

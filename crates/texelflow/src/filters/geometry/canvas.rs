@@ -81,8 +81,8 @@ Used by the blends' fit=fit and fit=center.",
         let x = f.x as i64 - out.x as i64 + have.x as i64;
         let y = f.y as i64 - out.y as i64 + have.y as i64;
         let (x, y) = (
-            i32::try_from(x).map_err(|_| Error::Graph("`canvas` offset out of range".into()))?,
-            i32::try_from(y).map_err(|_| Error::Graph("`canvas` offset out of range".into()))?,
+            i32::try_from(x).map_err(|_| Error::invalid("`canvas` offset out of range"))?,
+            i32::try_from(y).map_err(|_| Error::invalid("`canvas` offset out of range"))?,
         );
         Ok(vec![Box::new(Canvas::new(out.w, out.h, x, y)?)])
     },

@@ -108,7 +108,7 @@ alone is an error.",
     windowed: |f, input, have, out| {
         let need = f
             .window_input(input, out)
-            .ok_or_else(|| Error::Graph("`crop` has no region in this image".into()))?;
+            .ok_or_else(|| Error::invalid("`crop` has no region in this image"))?;
         Ok(vec![Box::new(Crop::px(
             need.x - have.x,
             need.y - have.y,
@@ -205,7 +205,7 @@ impl Crop {
             return Ok((x, y, 1, 1));
         }
         if !(self.width > 0.0 && self.height > 0.0) {
-            return Err(Error::Graph(format!("`crop` region {}x{} is empty (width and height must be positive, or both 0 for a 1x1 point sample)", self.width, self.height)));
+            return Err(Error::invalid(format!("`crop` region {}x{} is empty (width and height must be positive, or both 0 for a 1x1 point sample)", self.width, self.height)));
         }
         let centre = self.anchor == CropAnchor::Center;
         let axis = |origin: f32, size: f32, scale: f64, side: u32| -> Option<(u32, u32)> {

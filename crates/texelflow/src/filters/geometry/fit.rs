@@ -12,7 +12,7 @@ pub fn add_fit(g: &mut Graph, port: Port, (w, h): (u32, u32), fit: Fit) -> Resul
     let d = g
         .desc(port)
         .image()
-        .ok_or_else(|| Error::Graph("fit: the second input is not an image".into()))?;
+        .ok_or_else(|| Error::invalid("fit: the second input is not an image"))?;
     let (iw, ih) = (d.width, d.height);
     if (iw, ih) == (w, h) || fit == Fit::None {
         return Ok(port);

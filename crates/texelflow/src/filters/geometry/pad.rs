@@ -85,7 +85,7 @@ impl PadMode {
             "constant" => PadMode::Constant,
             "wrap" => PadMode::Wrap,
             other => {
-                return Err(Error::Graph(format!(
+                return Err(Error::invalid(format!(
                     "`pad`: unknown mode `{other}` (one of {})",
                     MODES.join(", ")
                 )))
@@ -219,7 +219,7 @@ impl Pad {
     fn geometry(&self, w: u32, h: u32) -> Result<((u32, u32), Rect, Rect)> {
         match self.window {
             Some((full, have, out)) if (w, h) == (have.w, have.h) => Ok((full, have, out)),
-            Some((_, have, _)) => Err(Error::Graph(format!(
+            Some((_, have, _)) => Err(Error::invalid(format!(
                 "`pad`'s part of {}x{} input pixels was given {w}x{h}",
                 have.w, have.h
             ))),
@@ -251,7 +251,7 @@ impl Pad {
             h as u64 + self.top as u64 + self.bottom as u64,
         );
         if ow > MAX_SIDE as u64 || oh > MAX_SIDE as u64 {
-            return Err(Error::Graph(format!(
+            return Err(Error::invalid(format!(
                 "`pad`: the padded image would be {ow}x{oh}, above the largest side {MAX_SIDE}"
             )));
         }

@@ -157,7 +157,7 @@ impl Resize {
     pub fn out_size(&self, w: u32, h: u32) -> Result<(u32, u32)> {
         if let Some(win) = self.window {
             if (w, h) != (win.have.w, win.have.h) {
-                return Err(Error::Graph(format!(
+                return Err(Error::invalid(format!(
                     "`resize`'s part of {}x{} input pixels was given {w}x{h}",
                     win.have.w, win.have.h
                 )));
@@ -190,7 +190,7 @@ impl Resize {
         };
         let (ow, oh) = (side(self.width, w), side(self.height, h));
         if ow > MAX_SIDE || oh > MAX_SIDE {
-            return Err(Error::Graph(format!("`resize` of {w}x{h} would give {ow}x{oh}, larger than the supported {MAX_SIDE}x{MAX_SIDE}")));
+            return Err(Error::invalid(format!("`resize` of {w}x{h} would give {ow}x{oh}, larger than the supported {MAX_SIDE}x{MAX_SIDE}")));
         }
         Ok((ow, oh))
     }

@@ -183,7 +183,7 @@ impl Transform {
             Warp::Perspective { src, dst } => perspective_matrix(&src, &dst)?,
         };
         if ow > MAX_SIDE || oh > MAX_SIDE {
-            return Err(Error::Graph(format!("`transform` of {w}x{h} would give {ow}x{oh}, larger than the supported {MAX_SIDE}x{MAX_SIDE}")));
+            return Err(Error::invalid(format!("`transform` of {w}x{h} would give {ow}x{oh}, larger than the supported {MAX_SIDE}x{MAX_SIDE}")));
         }
         Ok(((ow, oh), m))
     }

@@ -189,7 +189,7 @@ pub fn lookup_pixel(p: [u8; 4], lut: &[u8], intensity: f32) -> [u8; 4] {
 fn check_lut(inputs: &[ValueDesc]) -> Result<()> {
     let lut = expect_image(&DEF, inputs, 1, &[PixelFormat::Rgba8])?;
     if lut.width != LUT_SIDE || lut.height != LUT_SIDE {
-        return Err(Error::Graph(format!(
+        return Err(Error::invalid(format!(
             "`lookup` needs a {LUT_SIDE}x{LUT_SIDE} LUT image (8x8 tiles of 64x64, as `texelflow lut-identity` writes), got {}x{}",
             lut.width, lut.height
         )));
@@ -214,9 +214,7 @@ impl Filter for Lookup {
             inputs.first().and_then(|v| v.as_image()),
             inputs.get(1).and_then(|v| v.as_image()),
         ) else {
-            return Err(Error::Graph(
-                "`lookup` expects an image and a LUT image".into(),
-            ));
+            return Err(Error::invalid("`lookup` expects an image and a LUT image"));
         };
         check_lut(&[ValueDesc::Image(img.desc()), ValueDesc::Image(lut.desc())])?;
         let lut = lut.as_u8();

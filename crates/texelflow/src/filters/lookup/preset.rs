@@ -37,7 +37,7 @@ impl Look {
             return Ok(c.clone());
         }
         let img = image::load_from_memory_with_format(self.png, image::ImageFormat::Png).map_err(
-            |e| Error::Graph(format!("built-in LUT `{}` does not decode: {e}", self.name)),
+            |e| Error::invalid(format!("built-in LUT `{}` does not decode: {e}", self.name)),
         )?;
         let rgba = img.to_rgba8();
         let image = Image::from_u8(
@@ -55,7 +55,7 @@ impl Look {
 /// ((b % 8) * 64 + r, (b / 8) * 64 + g), over 255.
 pub fn cube_of_lookup_image(img: &Image) -> Result<CubeLut> {
     if (img.width(), img.height(), img.format()) != (512, 512, PixelFormat::Rgba8) {
-        return Err(Error::Graph(format!(
+        return Err(Error::invalid(format!(
             "a lookup image is 512x512 RGBA8, got {}x{}",
             img.width(),
             img.height()
@@ -100,9 +100,8 @@ mod tests {
             &soft_elegance::LOOK_1,
             &soft_elegance::LOOK_2,
         ] {
-            let p =
-                crate::Pipeline::parse(look.recipe, &mut |_| Err(Error::Graph("no images".into())))
-                    .expect("recipe parses");
+            let p = crate::Pipeline::parse(look.recipe, &mut |_| Err(Error::invalid("no images")))
+                .expect("recipe parses");
             let made = p
                 .run(
                     &crate::Backend::Cpu,

@@ -99,7 +99,7 @@ impl Plan {
     fn new(r: u32, wgx: u32, m: u32, reload: bool, max_block: u32) -> Result<Plan> {
         let k = 2 * r + 1;
         if r == 0 || r > MAX_ONEPASS_RADIUS || wgx < 2 * r + 4 || max_block == 0 {
-            return Err(Error::Graph(format!("morphology: the onepass schedule covers radius 1 to {MAX_ONEPASS_RADIUS} with at least 2r + 4 columns per workgroup (radius {r}, {wgx} columns)")));
+            return Err(Error::schedule_unsupported("morphology", format!("the onepass schedule covers radius 1 to {MAX_ONEPASS_RADIUS} with at least 2r + 4 columns per workgroup (radius {r}, {wgx} columns)")));
         }
         let tw = (wgx - 2 * r) / 4 * 4;
         // one split at most: the block radius never below half the window's
@@ -315,7 +315,7 @@ pub(crate) fn record(
         p = Plan::new(radius, p.wgx / 2, m, o.reload, hb)?;
     }
     if p.bytes() > limit {
-        return Err(Error::Graph(format!("morphology: the onepass schedule needs {} bytes of workgroup memory at radius {radius}, the device has {limit}", p.bytes())));
+        return Err(Error::schedule_unsupported("morphology", format!("the onepass schedule needs {} bytes of workgroup memory at radius {radius}, the device has {limit}", p.bytes())));
     }
     let quads = d.width.is_multiple_of(4);
     let mut kernel = Kernel::new(

@@ -760,12 +760,12 @@ pub(crate) fn record(
     let d: ImageDesc = input
         .desc
         .image()
-        .ok_or_else(|| Error::Graph("morphology input must be an image".into()))?;
+        .ok_or_else(|| Error::invalid("morphology input must be an image"))?;
     let gray = match d.format {
         PixelFormat::Rgba8 => false,
         PixelFormat::Gray8 => true,
         f => {
-            return Err(Error::Graph(format!(
+            return Err(Error::unsupported(format!(
                 "morphology needs rgba8 or gray8, got {}",
                 f.name()
             )))
@@ -906,7 +906,7 @@ pub(crate) fn run_cpu(
 ) -> Result<Vec<Value>> {
     let img = input_image(def, inputs, 0)?;
     if !FORMATS.contains(&img.format()) {
-        return Err(Error::Graph(format!(
+        return Err(Error::unsupported(format!(
             "morphology needs rgba8 or gray8, got {}",
             img.format().name()
         )));

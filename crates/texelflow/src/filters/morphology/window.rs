@@ -111,9 +111,10 @@ pub(crate) fn record(
     o: WindowOptions,
 ) -> Result<()> {
     if radius == 0 || radius > MAX_WINDOW_RADIUS {
-        return Err(Error::Graph(format!(
-            "morphology: the window schedule covers radius 1 to {MAX_WINDOW_RADIUS}, not {radius}"
-        )));
+        return Err(Error::schedule_unsupported(
+            "morphology",
+            format!("the window schedule covers radius 1 to {MAX_WINDOW_RADIUS}, not {radius}"),
+        ));
     }
     let (wgx, th, br) = (
         o.wgx.unwrap_or(WINDOW_WGX),
@@ -123,7 +124,7 @@ pub(crate) fn record(
     let bytes = 4 * br as u64 * (wgx + wgx / 4 + 1) as u64;
     let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
     if bytes > limit {
-        return Err(Error::Graph(format!("morphology: the window schedule needs {bytes} bytes of workgroup memory, the device has {limit}")));
+        return Err(Error::schedule_unsupported("morphology", format!("the window schedule needs {bytes} bytes of workgroup memory, the device has {limit}")));
     }
     let quads = d.width.is_multiple_of(4);
     let tw = (wgx - 2 * radius) / 4 * 4;

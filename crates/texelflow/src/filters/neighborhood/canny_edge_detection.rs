@@ -224,7 +224,7 @@ pub fn canny_cpu(f: &CannyEdgeDetection, img: &Image) -> Result<Image> {
         PixelFormat::Gray8 => img.as_u8().to_vec(),
         PixelFormat::Rgba8 => img.as_u8().chunks_exact(4).map(luma_gpuimage).collect(),
         other => {
-            return Err(Error::Graph(format!(
+            return Err(Error::invalid(format!(
                 "`canny_edge_detection` takes rgba8 or gray8, got {}",
                 other.name()
             )))

@@ -280,13 +280,13 @@ impl Filter for Clahe {
         let d = slot_image(&DEF, inputs, 0)?;
         let out = outputs
             .first()
-            .ok_or_else(|| Error::Graph("`clahe` needs an output".into()))?;
+            .ok_or_else(|| Error::invalid("`clahe` needs an output"))?;
         let gray = d.format == PixelFormat::Gray8;
         let u = self.params(d.width, d.height, gray);
         let tiles = u.tiles_x * u.tiles_y;
         let chunks = (u.tile_w * u.tile_h).div_ceil(CHUNK);
         if chunks > 65535 {
-            return Err(Error::Graph(format!("`clahe`: tiles of {}x{} pixels are too large for the GPU histogram pass; use more tiles", u.tile_w, u.tile_h)));
+            return Err(Error::invalid(format!("`clahe`: tiles of {}x{} pixels are too large for the GPU histogram pass; use more tiles", u.tile_w, u.tile_h)));
         }
         let table = rec.temp(tiles as u64 * 256 * 4);
         rec.clear(&table);

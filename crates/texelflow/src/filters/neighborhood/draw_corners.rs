@@ -23,7 +23,7 @@ crate::composite_filter! {
     lower: |f, g, inputs| {
         let map = g.add(FastCornerDetection::new(f.threshold, true)?, inputs)?;
         let points = g.add(CornerPoints::default(), &map)?;
-        let image = inputs.first().copied().ok_or_else(|| crate::Error::Graph("`draw_corners` needs an image".into()))?;
+        let image = inputs.first().copied().ok_or_else(|| crate::Error::invalid("`draw_corners` needs an image"))?;
         g.add(DrawPoints::new(f.width, f.color)?, &[image, points[0]])
     },
 }

@@ -29,7 +29,7 @@ crate::composite_filter! {
     lower: |f, g, inputs| {
         let edges = g.add(CannyEdgeDetection::new(f.sigma, f.upper, f.lower, true)?, inputs)?;
         let lines = g.add(HoughLineDetection::new(0.5, 1.0, 1.0, f.threshold, f.relative, f.max)?, &edges)?;
-        let image = inputs.first().copied().ok_or_else(|| crate::Error::Graph("`draw_hough_lines` needs an image".into()))?;
+        let image = inputs.first().copied().ok_or_else(|| crate::Error::invalid("`draw_hough_lines` needs an image"))?;
         g.add(DrawLines::new(f.width, f.color)?, &[image, lines[0]])
     },
 }

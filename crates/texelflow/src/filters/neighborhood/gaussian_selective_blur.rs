@@ -22,7 +22,7 @@ crate::composite_filter! {
     // The blend's weight is the Gaussian's output, each stage within one level of its twin.
     tolerance: crate::filters::registry::Tolerance { max_diff: 2, why: "a Gaussian and a mask mixed: each within one level of its twin" },
     lower: |f, g, inputs| {
-        let input = inputs.first().copied().ok_or_else(|| crate::Error::Graph("`gaussian_selective_blur` needs an input".into()))?;
+        let input = inputs.first().copied().ok_or_else(|| crate::Error::invalid("`gaussian_selective_blur` needs an input"))?;
         let blurred = g.add(GaussianBlur::new(f.blur_radius)?, inputs)?;
         let mask = g.add(RadialMask::new(f.center, f.radius, f.edge, false)?, inputs)?;
         g.add(BlendWithMask::new(0, false)?, &[input, blurred[0], mask[0]])

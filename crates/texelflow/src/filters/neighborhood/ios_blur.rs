@@ -27,13 +27,13 @@ crate::composite_filter! {
     // resize interpolates between samples that may each be a level off.
     tolerance: crate::filters::registry::Tolerance { max_diff: 3, why: "four stages (two resizes, a blur, a range reduction), each within one level of its twin" },
     lower: |f, g, inputs| {
-        let input = inputs.first().copied().ok_or_else(|| crate::Error::Graph("`ios_blur` needs an input".into()))?;
-        let (w, h) = g.desc(input).image().map(|d| (d.width, d.height)).ok_or_else(|| crate::Error::Graph("`ios_blur` takes an image".into()))?;
+        let input = inputs.first().copied().ok_or_else(|| crate::Error::invalid("`ios_blur` needs an input"))?;
+        let (w, h) = g.desc(input).image().map(|d| (d.width, d.height)).ok_or_else(|| crate::Error::invalid("`ios_blur` takes an image"))?;
         let small = g.add(Resize::by(1.0 / f.downsampling)?, inputs)?;
         let grey = g.add(Saturation::new(f.saturation)?, &small)?;
         let sigma = (f.blur_radius / f.downsampling).max(0.1);
         if sigma > 32.0 {
-            return Err(crate::Error::Graph(format!("`ios_blur`: blur_radius / downsampling is {sigma}, above the Gaussian's 32; raise downsampling")));
+            return Err(crate::Error::invalid(format!("`ios_blur`: blur_radius / downsampling is {sigma}, above the Gaussian's 32; raise downsampling")));
         }
         let blurred = g.add(GaussianBlur::new(sigma)?, &grey)?;
         let flat = g.add(LuminanceRange::new(f.range_reduction)?, &blurred)?;

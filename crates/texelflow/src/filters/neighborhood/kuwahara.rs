@@ -148,7 +148,7 @@ pub fn record_kuwahara(
     let d = slot_image(def, inputs, 0)?;
     let out = outputs
         .first()
-        .ok_or_else(|| crate::Error::Graph(format!("`{}` needs an output", def.name)))?;
+        .ok_or_else(|| crate::Error::wrong_input(def.name, "needs an output"))?;
     let side = TILE_OUT + 2 * radius;
     let u = KuwaharaParams {
         width: d.width,

@@ -613,10 +613,13 @@ pub(crate) fn record(
         },
     };
     if shape.f16 && !f16 {
-        return Err(Error::Graph(format!(
-            "{key}: the {} schedule needs a device with shader-f16",
-            shape.name()
-        )));
+        return Err(Error::schedule_unsupported(
+            key,
+            format!(
+                "the {} schedule needs a device with shader-f16",
+                shape.name()
+            ),
+        ));
     }
     let quads = d.width.is_multiple_of(4) && shape.bw == 4;
     let mut kernel = Kernel::new(

@@ -22,7 +22,7 @@ crate::composite_filter! {
     // The blur is within one level of its twin; the sum scales that by |1 - intensity| <= 3.
     tolerance: crate::filters::registry::Tolerance { max_diff: 4, why: "the Gaussian's one level of difference multiplied by |1 - intensity| (at most 3), plus rounding" },
     lower: |f, g, inputs| {
-        let input = inputs.first().copied().ok_or_else(|| crate::Error::Graph("`unsharp_mask` needs an input".into()))?;
+        let input = inputs.first().copied().ok_or_else(|| crate::Error::invalid("`unsharp_mask` needs an input"))?;
         let blurred = g.add(GaussianBlur::new(f.blur_radius)?, inputs)?;
         g.add(AddWeighted::new(f.intensity, 1.0 - f.intensity, 0.0, true)?, &[input, blurred[0]])
     },

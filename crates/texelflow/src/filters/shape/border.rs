@@ -63,7 +63,7 @@ impl Reflect101 {
         match self.inner.footprint(descs) {
             Footprint::Radius(r) => Ok(r),
             Footprint::Pixel => Ok(0),
-            other => Err(Error::Graph(format!(
+            other => Err(Error::invalid(format!(
                 "`{}`: border=reflect needs a window of fixed radius, not {other:?}",
                 self.inner.def().name
             ))),
@@ -94,11 +94,11 @@ impl Filter for Reflect101 {
         Some((|| {
             let input = *inputs
                 .first()
-                .ok_or_else(|| Error::Graph(format!("`{}` needs an input", self.def().name)))?;
+                .ok_or_else(|| Error::invalid(format!("`{}` needs an input", self.def().name)))?;
             let d = graph
                 .desc(input)
                 .image()
-                .ok_or_else(|| Error::Graph(format!("`{}` takes an image", self.def().name)))?;
+                .ok_or_else(|| Error::invalid(format!("`{}` takes an image", self.def().name)))?;
             let r = self.radius(&[graph.desc(input)])?;
             if r == 0 {
                 return graph.add_boxed(self.inner.clone(), inputs);
@@ -109,7 +109,7 @@ impl Filter for Reflect101 {
             let filtered = graph.add_boxed(self.inner.clone(), &ins)?;
             let first = *filtered
                 .first()
-                .ok_or_else(|| Error::Graph(format!("`{}` has no outputs", self.def().name)))?;
+                .ok_or_else(|| Error::invalid(format!("`{}` has no outputs", self.def().name)))?;
             graph.add(Crop::px(r, r, d.width, d.height)?, &[first])
         })())
     }

@@ -22,7 +22,7 @@ pub fn lowered_outputs(
         match d {
             ValueDesc::Image(desc) => ports.push(g.source(&format!("in{i}"), *desc)?),
             ValueDesc::Data(_) => {
-                return Err(Error::Graph(format!(
+                return Err(Error::invalid(format!(
                     "`{}`: composites take images only",
                     def.name
                 )))
@@ -89,7 +89,7 @@ pub fn lowered_footprint(
 
 /// The error of a composite asked to run itself: `Graph::add` always expands composites.
 pub fn never_runs(def: &FilterDef) -> Error {
-    Error::Graph(format!(
+    Error::invalid(format!(
         "`{}` is a composite: it is expanded into its filters when added to a graph",
         def.name
     ))

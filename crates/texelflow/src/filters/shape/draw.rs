@@ -14,11 +14,7 @@ use crate::value::{DataKind, ValueDesc};
 /// The error of a run whose second input is not data of `kind` (the graph checks the kinds
 /// first, so only a caller of `run_cpu` itself sees it).
 pub fn wrong_data(def: &FilterDef, kind: DataKind) -> Error {
-    Error::Graph(format!(
-        "`{}` input 1 must be {} data",
-        def.name,
-        kind.name()
-    ))
+    Error::wrong_input(def.name, format!("input 1 must be {} data", kind.name()))
 }
 
 /// The output's description, as `output_descs` gave it.
@@ -26,7 +22,7 @@ pub fn output_desc(def: &FilterDef, outputs: &[ValueDesc]) -> Result<ImageDesc> 
     outputs
         .first()
         .and_then(|o| o.image())
-        .ok_or_else(|| Error::Graph(format!("`{}` outputs an image", def.name)))
+        .ok_or_else(|| Error::invalid(format!("`{}` outputs an image", def.name)))
 }
 
 /// Declares an image + data -> image filter's registry entry and `impl Filter` for a type the

@@ -84,7 +84,7 @@ impl Filter for Sized {
         Some((|| {
             let input = *inputs
                 .first()
-                .ok_or_else(|| Error::Graph(format!("`{}` needs an input", self.def().name)))?;
+                .ok_or_else(|| Error::invalid(format!("`{}` needs an input", self.def().name)))?;
             // canvas takes RGBA8: a sized generator makes RGBA8 whatever the input
             let rgba8 = match graph.desc(input).image() {
                 Some(d) if d.format != PixelFormat::Rgba8 => graph.add1(ToRgba, &[input])?,

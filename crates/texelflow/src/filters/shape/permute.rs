@@ -28,10 +28,10 @@ pub fn slots<'s>(
     let d = slot_image(def, inputs, 0)?;
     match (inputs.first(), outputs.first()) {
         (Some(i), Some(o)) => Ok((i, o, d)),
-        _ => Err(Error::Graph(format!(
-            "`{}` needs one input and one output",
-            def.name
-        ))),
+        _ => Err(Error::wrong_input(
+            def.name,
+            "needs one input and one output",
+        )),
     }
 }
 
@@ -181,7 +181,7 @@ impl Orientation {
     ) -> Result<Vec<Box<dyn Filter>>> {
         let need = self
             .window_input(input, out)
-            .ok_or_else(|| Error::Graph(format!("`{}` of an empty part", filter.def().name)))?;
+            .ok_or_else(|| Error::invalid(format!("`{}` of an empty part", filter.def().name)))?;
         if need == have {
             return Ok(vec![filter]);
         }
@@ -362,7 +362,7 @@ macro_rules! permute_filter {
             build: |$ba| $build,
             uniforms: $crate::filters::shape::permute::ORIENT_UNIFORMS,
             formats: $crate::filters::shape::permute::FORMATS,
-            size: |f, d| $crate::Result::Ok(f.orientation().out_size(d.width, d.height)),
+            size: |f, d| $crate::Result::<_>::Ok(f.orientation().out_size(d.width, d.height)),
             // any pixel of the input may land anywhere: tiled through `window_input` instead
             footprint: |_, _| $crate::filters::registry::Footprint::WholeImage,
             window_input: |f, input, out| f.orientation().window_input(input, out),

@@ -174,14 +174,14 @@ pub fn map_pixels3(
     for (what, other) in [("second image", second), ("mask", third)] {
         let Some(s) = other else { continue };
         if s.format() != img.format() {
-            return Err(crate::Error::Graph(format!(
+            return Err(crate::Error::invalid(format!(
                 "{what} is {}, the first {}",
                 s.format().name(),
                 img.format().name()
             )));
         }
         if (s.width(), s.height()) != (img.width(), img.height()) {
-            return Err(crate::Error::Graph(format!(
+            return Err(crate::Error::invalid(format!(
                 "{what} is {}x{}, the first {}x{}",
                 s.width(),
                 s.height(),
@@ -194,7 +194,7 @@ pub fn map_pixels3(
         PixelFormat::Rgba8 => {}
         PixelFormat::Rgba16 => return map_pixels16(img, second, third, f),
         other => {
-            return Err(crate::Error::Graph(format!(
+            return Err(crate::Error::unsupported(format!(
                 "per-pixel filters take rgba8 or rgba16, got {}",
                 other.name()
             )))
@@ -299,7 +299,7 @@ impl<T: PixelOp> Filter for T {
             // extra images in the first's format: the fused kernel reads them all one way
             let e = expect_image(T::DEF, inputs, k, &[d.format])?;
             if (d.width, d.height) != (e.width, e.height) {
-                return Err(crate::Error::Graph(format!(
+                return Err(crate::Error::invalid(format!(
                     "`{}`: the {} is {}x{}, the input {}x{}; give both the same size, or fit=stretch|fill|fit|center",
                     T::DEF.name,
                     if k == 1 { "second image" } else { "mask" },
@@ -337,13 +337,13 @@ impl<T: PixelOp> Filter for T {
         outputs: &[GpuSlot],
     ) -> Result<()> {
         let (Some(src), Some(dst)) = (inputs.first(), outputs.first()) else {
-            return Err(crate::Error::Graph(format!(
+            return Err(crate::Error::invalid(format!(
                 "`{}` needs an input and an output",
                 T::DEF.name
             )));
         };
         if inputs.len() != T::INPUTS as usize {
-            return Err(crate::Error::Graph(format!(
+            return Err(crate::Error::invalid(format!(
                 "`{}` needs {} inputs, got {}",
                 T::DEF.name,
                 T::INPUTS,

@@ -49,7 +49,7 @@ pub fn input_images<'v>(def: &FilterDef, inputs: &[&'v Value]) -> Result<Vec<&'v
 
 /// The error of a declaration whose bindings do not match its input ports (a declaration bug).
 pub fn arity(def: &FilterDef) -> Error {
-    Error::Graph(format!(
+    Error::invalid(format!(
         "`{}`: its declaration binds another number of inputs than its {} ports",
         def.name,
         def.inputs.len()

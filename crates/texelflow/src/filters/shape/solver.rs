@@ -26,11 +26,7 @@ pub fn output_descs(
 
 /// The CPU twin's error for an input value that is not `kind` data.
 pub fn wrong_input(def: &FilterDef, kind: DataKind) -> Error {
-    Error::Graph(format!(
-        "`{}` input 0 must be {} data",
-        def.name,
-        kind.name()
-    ))
+    Error::wrong_input(def.name, format!("input 0 must be {} data", kind.name()))
 }
 
 /// A choice given as an index (the solvers' `new`): fails past the declared options, with

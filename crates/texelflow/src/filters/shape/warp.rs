@@ -101,7 +101,7 @@ pub fn params<T: WarpOp>(op: &T, w: u32, h: u32) -> Result<((u32, u32), Transfor
         return whole_params(op, w, h);
     };
     if (w, h) != (have.w, have.h) {
-        return Err(Error::Graph(format!(
+        return Err(Error::invalid(format!(
             "`{}`'s part of {}x{} input pixels was given {w}x{h}",
             T::DEF.name,
             have.w,

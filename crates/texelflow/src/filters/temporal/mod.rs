@@ -15,7 +15,7 @@ use crate::graph::Port;
 fn frame_of(name: &str, inputs: &[Port]) -> Result<Port> {
     match inputs {
         [frame] => Ok(*frame),
-        _ => Err(Error::Graph(format!(
+        _ => Err(Error::invalid(format!(
             "`{name}` takes one image, got {} inputs",
             inputs.len()
         ))),

@@ -64,9 +64,7 @@ fn record(
     let r = p.radius;
     let budget = BUDGET.min(rec.gpu().limits.max_compute_workgroup_storage_size as u64);
     let (wc, th) = tile(r, budget).ok_or_else(|| {
-        Error::Graph(format!(
-            "{entry}: no tile fits radius {r} in {budget} bytes of workgroup memory"
-        ))
+        Error::schedule_unsupported(entry, format!("no tile fits radius {r} in {budget} bytes of workgroup memory"))
     })?;
     let mut kernel = Kernel::new(
         &format!("blur_gray.r{r}.{wc}x{th}"),
@@ -91,8 +89,7 @@ pub fn record_gaussian(
     w: &[f32],
 ) -> Result<()> {
     if w.len() > WEIGHT_VECS * 4 || w.len().is_multiple_of(2) {
-        return Err(Error::Graph(format!(
-            "gaussian_blur: {} weights do not make a gray8 kernel",
+        return Err(Error::schedule_unsupported("gaussian_blur", format!("{} weights do not make a gray8 kernel",
             w.len()
         )));
     }

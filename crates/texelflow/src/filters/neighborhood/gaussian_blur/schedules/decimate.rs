@@ -296,7 +296,7 @@ impl DecimatePlan {
         };
         // the workgroup-memory layout needs an even B (odd stride between invocations)
         if row != RowSource::Direct && p.b % 2 != 0 {
-            return Err(Error::Graph(format!("gaussian_blur: the decimated row pass with its segment in workgroup memory needs an even number of nodes per invocation, not {}", p.b)));
+            return Err(Error::schedule_unsupported("gaussian_blur", format!("the decimated row pass with its segment in workgroup memory needs an even number of nodes per invocation, not {}", p.b)));
         }
         Ok(p)
     }
@@ -623,9 +623,7 @@ fn decimate_params(
     let q = w.len().div_ceil(d as usize);
     let qv = q.div_ceil(4);
     if !(2..=MAX_STEP).contains(&d) || d as usize * qv > POLY_VECS {
-        return Err(Error::Graph(format!(
-            "gaussian_blur: node spacing {d} is outside the decimated schedule's tables"
-        )));
+        return Err(Error::schedule_unsupported("gaussian_blur", format!("node spacing {d} is outside the decimated schedule's tables")));
     }
     for s in 0..d as usize {
         for qi in 0..q {
@@ -657,7 +655,7 @@ pub(super) fn record(
     let r = blur.radius();
     let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
     let Some(step) = step else {
-        return Err(Error::Graph(format!("gaussian_blur: no node spacing keeps the decimated schedule within {DECIMATION_MAX_ERROR} levels at sigma {}", blur.sigma)));
+        return Err(Error::schedule_unsupported("gaussian_blur", format!("no node spacing keeps the decimated schedule within {DECIMATION_MAX_ERROR} levels at sigma {}", blur.sigma)));
     };
     let mut plan = DecimatePlan::new(step, o)?;
     // an unpacked segment that does not fit (large radius, small device limit) is kept packed
@@ -665,7 +663,7 @@ pub(super) fn record(
         plan.row = RowSource::Packed;
     }
     if decimate_segment_bytes(r, &plan) > limit {
-        return Err(Error::Graph(format!("gaussian_blur: the decimated row pass at radius {r} needs {} bytes of workgroup memory, the device has {limit}", decimate_segment_bytes(r, &plan))));
+        return Err(Error::schedule_unsupported("gaussian_blur", format!("the decimated row pass at radius {r} needs {} bytes of workgroup memory, the device has {limit}", decimate_segment_bytes(r, &plan))));
     }
     let p = decimate_params(blur, d.width, d.height, step, plan.b, plan.hwg)?;
     let (nx, ny) = (p.nodes_x, p.nodes_y);

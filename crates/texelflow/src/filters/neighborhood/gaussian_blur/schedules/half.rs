@@ -142,7 +142,7 @@ impl HalfPlan {
         let wgx = o.wgx.unwrap_or(HALF_WGX);
         let kh = o.kh.unwrap_or(HALF_KH);
         if r == 0 || r > MAX_HALF_RADIUS || wgx < 2 * r + kh {
-            return Err(Error::Graph(format!("gaussian_blur: the half schedule covers radius 1 to {MAX_HALF_RADIUS} (this one: {r}, {wgx} columns per workgroup)")));
+            return Err(Error::schedule_unsupported("gaussian_blur", format!("the half schedule covers radius 1 to {MAX_HALF_RADIUS} (this one: {r}, {wgx} columns per workgroup)")));
         }
         let nf = o.nf.unwrap_or(half_nf(r)).min(k);
         let nb = o.nb.unwrap_or(HALF_NB);
@@ -444,16 +444,14 @@ pub(super) fn record(
     };
     let plan = HalfPlan::new(r, o)?;
     if !plan.f32 && !rec.gpu().has_f16() {
-        return Err(Error::Graph(
-            "gaussian_blur: the half schedule needs a device with shader-f16".into(),
-        ));
+        return Err(Error::schedule_unsupported("gaussian_blur", "the half schedule needs a device with shader-f16"));
     }
     if !plan.f32 && !half_applies(&w) {
-        return Err(Error::Graph(format!("gaussian_blur: the half schedule's error bound does not hold at sigma {} ({:.3} levels)", blur.sigma, half_error_bound(&w))));
+        return Err(Error::schedule_unsupported("gaussian_blur", format!("the half schedule's error bound does not hold at sigma {} ({:.3} levels)", blur.sigma, half_error_bound(&w))));
     }
     let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
     if plan.bytes() > limit {
-        return Err(Error::Graph(format!("gaussian_blur: the half schedule needs {} bytes of workgroup memory, the device has {limit}", plan.bytes())));
+        return Err(Error::schedule_unsupported("gaussian_blur", format!("the half schedule needs {} bytes of workgroup memory, the device has {limit}", plan.bytes())));
     }
     let quads = d.width.is_multiple_of(4);
     let mut kernel = Kernel::new(

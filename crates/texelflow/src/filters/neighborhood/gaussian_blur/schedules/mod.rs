@@ -517,13 +517,13 @@ impl GaussianBlur {
     ) -> Result<()> {
         let r = self.radius();
         if t.bytes(r) > limit {
-            return Err(Error::Graph(format!("gaussian_blur: a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
+            return Err(Error::schedule_unsupported("gaussian_blur", format!("a {}x{} tile at radius {r} needs {} bytes of workgroup memory, the device has {limit}", t.tw, t.th, t.bytes(r))));
         }
         if t.tw * t.th != FUSED_WG * t.kv
             || !t.tw.is_multiple_of(t.kh)
             || !t.th.is_multiple_of(t.kv)
         {
-            return Err(Error::Graph(format!("gaussian_blur: invalid tile {t:?}")));
+            return Err(Error::schedule_unsupported("gaussian_blur", format!("invalid tile {t:?}")));
         }
         let key = format!(
             "gaussian_blur.fused.r{r}.{}x{}.h{}.v{}",
