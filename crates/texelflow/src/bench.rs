@@ -622,12 +622,9 @@ fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, SourceSets)
     Ok((graph.ok_or_else(|| Error::invalid("no sets"))?, sets))
 }
 
-/// Times one case.
+/// Times one case, under its schedule overrides (`BenchCase::schedule`, in the run's plan:
+/// every step's recorder carries them).
 pub fn run_case(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<BenchResult> {
-    crate::runtime::schedule::with_overrides(&case.schedule, || run_case_scheduled(gpu, case, cfg))
-}
-
-fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Result<BenchResult> {
     if !gpu.has_timestamps() {
         return Err(Error::Gpu(
             "this adapter has no timestamp queries; cannot benchmark".into(),
@@ -635,7 +632,13 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
     }
     let (graph, sets) = case_graph(case, cfg)?;
     check_limits(gpu, None, &graph)?;
-    let plan = plan(&graph, &crate::graph::RunOptions::default());
+    let plan = plan(
+        &graph,
+        &crate::graph::RunOptions {
+            schedules: case.schedule.clone(),
+            ..Default::default()
+        },
+    );
     // A run is timed as the library runs it without timings (steps sharing compute passes,
     // `Passes::Merged`: one timestamp pair per run); the same runs are then repeated with a
     // pass per step for the per-step times, which include the pass boundaries' cost.
@@ -864,29 +867,31 @@ fn run_case_scheduled(gpu: &Arc<Gpu>, case: &BenchCase, cfg: &BenchConfig) -> Re
 /// Wall time of the CPU reference (`Backend::Cpu`, the twins, on all cores through rayon) on
 /// the case's first input set: the median of `runs` runs after one untimed run, in ms.
 pub fn time_cpu(case: &BenchCase, cfg: &BenchConfig, runs: usize) -> Result<f64> {
-    crate::runtime::schedule::with_overrides(&case.schedule, || {
-        let one = BenchConfig {
-            sets: 1,
-            ..cfg.clone()
-        };
-        let (graph, sets) = case_graph(case, &one)?;
-        let images = sets
-            .into_iter()
-            .next()
-            .ok_or_else(|| Error::invalid("no sets"))?;
-        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
-        let backend = crate::graph::Backend::Cpu;
-        let opts = crate::graph::RunOptions::default();
+    let one = BenchConfig {
+        sets: 1,
+        ..cfg.clone()
+    };
+    let (graph, sets) = case_graph(case, &one)?;
+    let images = sets
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::invalid("no sets"))?;
+    let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), i)).collect();
+    let backend = crate::graph::Backend::Cpu;
+    // the twins have no schedules: the case's overrides go with the run all the same
+    let opts = crate::graph::RunOptions {
+        schedules: case.schedule.clone(),
+        ..Default::default()
+    };
+    backend.run(&graph, &refs, &opts)?;
+    let mut times = Vec::with_capacity(runs.max(1));
+    for _ in 0..runs.max(1) {
+        let t = std::time::Instant::now();
         backend.run(&graph, &refs, &opts)?;
-        let mut times = Vec::with_capacity(runs.max(1));
-        for _ in 0..runs.max(1) {
-            let t = std::time::Instant::now();
-            backend.run(&graph, &refs, &opts)?;
-            times.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-        times.sort_by(|a, b| a.total_cmp(b));
-        Ok(times[times.len() / 2])
-    })
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    Ok(times[times.len() / 2])
 }
 
 /// Kernel-shape experiments (`texelflow bench --experiments`): the same trivial work in

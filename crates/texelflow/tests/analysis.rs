@@ -24,6 +24,17 @@ fn run1(
     img: &Image,
     extra: &[Image],
 ) -> Value {
+    run1_scheduled(backend, filter, img, extra, &[])
+}
+
+/// `run1` with the schedule overrides `schedules` in the run's options.
+fn run1_scheduled(
+    backend: &Backend,
+    filter: impl texelflow::Filter + 'static,
+    img: &Image,
+    extra: &[Image],
+    schedules: &[(String, String)],
+) -> Value {
     let mut g = Graph::new();
     g.set_straight_alpha(true);
     let mut ports = vec![g.source("in", img.desc()).unwrap()];
@@ -41,6 +52,7 @@ fn run1(
             &srcs,
             &RunOptions {
                 poison: true,
+                schedules: schedules.to_vec(),
                 ..Default::default()
             },
         )
@@ -496,7 +508,6 @@ fn sums_carry_past_32_bits() {
 /// pixels of 255 per invocation, more than a biased 16-bit lane holds).
 #[test]
 fn reduce_schedules_match_cpu_exactly() {
-    use texelflow::runtime::schedule;
     let def = texelflow::registry::find("reduce").unwrap();
     let mut variants: Vec<&str> = def.schedules.to_vec();
     // `dp4` is the default (run with no override below as well)
@@ -551,14 +562,13 @@ fn reduce_schedules_match_cpu_exactly() {
     let gpu = gpu_backend();
     let mut checked = 0;
     for variant in &variants {
-        schedule::with_overrides(&[("reduce".to_string(), variant.to_string())], || {
-            for (name, img) in &images {
-                let want = run1(&Backend::Cpu, Reduce, img, &[]);
-                let got = run1(&gpu, Reduce, img, &[]);
-                assert_eq!(got, want, "reduce={variant} on {name}");
-                checked += 1;
-            }
-        });
+        let o = [("reduce".to_string(), variant.to_string())];
+        for (name, img) in &images {
+            let want = run1_scheduled(&Backend::Cpu, Reduce, img, &[], &o);
+            let got = run1_scheduled(&gpu, Reduce, img, &[], &o);
+            assert_eq!(got, want, "reduce={variant} on {name}");
+            checked += 1;
+        }
     }
     assert_eq!(checked, variants.len() * images.len());
     // The Y-sum-only reduction (`average_luminance_threshold=ysum`) on the same images: its
@@ -587,7 +597,6 @@ fn reduce_schedules_match_cpu_exactly() {
 /// numerator sits exactly on a threshold (n = 1000 t), for multipliers that move t around.
 #[test]
 fn average_luminance_threshold_schedules_match_cpu() {
-    use texelflow::runtime::schedule;
     let mut px: Vec<[u8; 4]> = (0..256 * 95)
         .map(|i: u32| {
             [
@@ -631,25 +640,30 @@ fn average_luminance_threshold_schedules_match_cpu() {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        schedule::with_overrides(&o, || {
-            for k in 0..=16 {
-                let m = 0.2 + 0.1 * k as f32;
-                for im in [&img, &odd] {
-                    let want = run1(
-                        &Backend::Cpu,
-                        AverageLuminanceThreshold::new(m).unwrap(),
-                        im,
-                        &[],
-                    );
-                    let got = run1(&gpu, AverageLuminanceThreshold::new(m).unwrap(), im, &[]);
-                    assert!(
-                        got == want,
-                        "{combo:?} multiplier {m} on {}x{}",
-                        im.width(),
-                        im.height()
-                    );
-                }
+        for k in 0..=16 {
+            let m = 0.2 + 0.1 * k as f32;
+            for im in [&img, &odd] {
+                let want = run1_scheduled(
+                    &Backend::Cpu,
+                    AverageLuminanceThreshold::new(m).unwrap(),
+                    im,
+                    &[],
+                    &o,
+                );
+                let got = run1_scheduled(
+                    &gpu,
+                    AverageLuminanceThreshold::new(m).unwrap(),
+                    im,
+                    &[],
+                    &o,
+                );
+                assert!(
+                    got == want,
+                    "{combo:?} multiplier {m} on {}x{}",
+                    im.width(),
+                    im.height()
+                );
             }
-        });
+        }
     }
 }

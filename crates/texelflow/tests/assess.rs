@@ -8,7 +8,6 @@ mod photos;
 use common::*;
 use texelflow::assess::{self, AssessOptions, Assessment, Fingerprint, PhotoReport};
 use texelflow::filters::analysis::{ColorFingerprint, PhotoAssessment};
-use texelflow::runtime::schedule;
 use texelflow::{Backend, Data, Graph, Image, PixelFormat, RunOptions, Value};
 
 fn solid(w: u32, h: u32, mut f: impl FnMut(u32, u32) -> [u8; 3]) -> Image {
@@ -226,6 +225,17 @@ fn assessment_outputs(
     opts: AssessOptions,
     build: fn(texelflow::ImageDesc, AssessOptions) -> texelflow::Result<Graph>,
 ) -> (Data, Data) {
+    assessment_outputs_scheduled(backend, img, opts, build, &[])
+}
+
+/// `assessment_outputs` with the schedule overrides `schedules` in the run's options.
+fn assessment_outputs_scheduled(
+    backend: &Backend,
+    img: &Image,
+    opts: AssessOptions,
+    build: fn(texelflow::ImageDesc, AssessOptions) -> texelflow::Result<Graph>,
+    schedules: &[(String, String)],
+) -> (Data, Data) {
     let g = build(img.desc(), opts).unwrap();
     let mut r = backend
         .run(
@@ -233,6 +243,7 @@ fn assessment_outputs(
             &[("image", img)],
             &RunOptions {
                 poison: true,
+                schedules: schedules.to_vec(),
                 ..Default::default()
             },
         )
@@ -318,16 +329,12 @@ fn fused_pass_equals_the_two_nodes_and_the_cpu_twins() {
                 // both ways of counting the fingerprint (schedules `runs`, the default, and `direct`)
                 let mut fused = None;
                 for variant in ["runs", "direct"] {
-                    let f = schedule::with_overrides(
+                    let f = assessment_outputs_scheduled(
+                        &gpu,
+                        img,
+                        opts,
+                        assess::build_fused_assessment_graph,
                         &[("photo_assessment".to_string(), variant.to_string())],
-                        || {
-                            assessment_outputs(
-                                &gpu,
-                                img,
-                                opts,
-                                assess::build_fused_assessment_graph,
-                            )
-                        },
                     );
                     assert_eq!(
                         f, cpu,
@@ -353,9 +360,13 @@ fn fused_pass_equals_the_two_nodes_and_the_cpu_twins() {
     // an unknown counting schedule is an error, not a fallback
     let img = random_image(4, 4, PixelFormat::Rgba8, 1);
     let g = assess::build_fused_assessment_graph(img.desc(), AssessOptions::default()).unwrap();
-    let r = schedule::with_overrides(
-        &[("photo_assessment".to_string(), "sideways".to_string())],
-        || gpu.run(&g, &[("image", &img)], &RunOptions::default()),
+    let r = gpu.run(
+        &g,
+        &[("image", &img)],
+        &RunOptions {
+            schedules: vec![("photo_assessment".to_string(), "sideways".to_string())],
+            ..Default::default()
+        },
     );
     assert!(r.is_err_and(|e| e.to_string().contains("unknown schedule `sideways`")));
 }

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use texelflow::params::{Args, ParamKind, ParamValue, RawValue};
 use texelflow::registry::{self, FilterDef, PortKind};
-use texelflow::runtime::schedule;
 use texelflow::{Backend, Graph, Image, PixelFormat, RunOptions};
 
 // Awkward sizes, plus widths that are multiples of 4 (16-byte row schedules) spanning several
@@ -38,7 +37,8 @@ const SIZES16: &[(u32, u32)] = &[(1, 1), (1, 9), (67, 43)];
 /// many 8-bit levels (each 257 steps).
 const TOLERANCE16: f64 = 4.0;
 
-/// Runs one filter on GPU (poisoned outputs) and CPU; returns the max diff per output.
+/// Runs one filter on GPU (poisoned outputs) and CPU, under the schedule overrides `schedules`;
+/// returns the max diff per output.
 fn compare(
     def: &FilterDef,
     args: &Args,
@@ -46,6 +46,7 @@ fn compare(
     h: u32,
     seed: u64,
     fmt: PixelFormat,
+    schedules: &[(String, String)],
 ) -> Result<(), String> {
     let filter = (def.build)(args).map_err(|e| format!("build: {e}"))?;
     let main = random_image(w, h, fmt, seed);
@@ -104,6 +105,7 @@ fn compare(
     let names: Vec<String> = (0..images.len()).map(|i| format!("s{i}")).collect();
     let opts = RunOptions {
         poison: true,
+        schedules: schedules.to_vec(),
         ..Default::default()
     };
     // Temporal filters (graphs with state) run as a sequence of frames on each side, a new
@@ -358,60 +360,55 @@ fn run_matrix(
             let overrides: Vec<(String, String)> = variant
                 .map(|v| vec![(def.name.to_string(), v.to_string())])
                 .unwrap_or_default();
-            schedule::with_overrides(&overrides, || {
-                for fmt in formats(def) {
-                    let sizes = if fmt == PixelFormat::Rgba16 {
-                        SIZES16
-                    } else {
-                        SIZES
-                    };
-                    for (i, &(w, h)) in sizes.iter().enumerate() {
-                        for s in 0..seeds {
-                            let seed = 1 + i as u64 * 31 + s * 1000;
-                            let mut rng = Rng(seed * 7919 + 17);
-                            let Some(raw) = filter_args(def, &mut rng) else {
+            for fmt in formats(def) {
+                let sizes = if fmt == PixelFormat::Rgba16 {
+                    SIZES16
+                } else {
+                    SIZES
+                };
+                for (i, &(w, h)) in sizes.iter().enumerate() {
+                    for s in 0..seeds {
+                        let seed = 1 + i as u64 * 31 + s * 1000;
+                        let mut rng = Rng(seed * 7919 + 17);
+                        let Some(raw) = filter_args(def, &mut rng) else {
+                            continue;
+                        };
+                        let files = match file_variants(def, seed) {
+                            Ok(f) => f,
+                            Err(e) => {
+                                failures.push(e);
                                 continue;
-                            };
-                            let files = match file_variants(def, seed) {
-                                Ok(f) => f,
-                                Err(e) => {
-                                    failures.push(e);
-                                    continue;
+                            }
+                        };
+                        for file_args in files {
+                            let all: Vec<(String, RawValue)> =
+                                raw.iter().chain(&file_args).cloned().collect();
+                            // filters may reject combinations (e.g. a crop outside the image, or
+                            // canny_edge_detection's lower above upper, a one-line error when built): skip those
+                            let args = Args::resolve(def, &all).ok().filter(|a| {
+                                !matches!((def.build)(a), Err(texelflow::Error::BadParam { .. }))
+                            });
+                            if let Some(args) = args {
+                                checked += 1;
+                                if let Err(e) = compare(def, &args, w, h, seed, fmt, &overrides) {
+                                    failures.push(format!(
+                                        "{} [schedule {}] {:?} {w}x{h} {} args={args:?}: {e}",
+                                        def.name,
+                                        variant.unwrap_or("default"),
+                                        fmt,
+                                        seed
+                                    ));
                                 }
-                            };
-                            for file_args in files {
-                                let all: Vec<(String, RawValue)> =
-                                    raw.iter().chain(&file_args).cloned().collect();
-                                // filters may reject combinations (e.g. a crop outside the image, or
-                                // canny_edge_detection's lower above upper, a one-line error when built): skip those
-                                let args = Args::resolve(def, &all).ok().filter(|a| {
-                                    !matches!(
-                                        (def.build)(a),
-                                        Err(texelflow::Error::BadParam { .. })
-                                    )
-                                });
-                                if let Some(args) = args {
-                                    checked += 1;
-                                    if let Err(e) = compare(def, &args, w, h, seed, fmt) {
-                                        failures.push(format!(
-                                            "{} [schedule {}] {:?} {w}x{h} {} args={args:?}: {e}",
-                                            def.name,
-                                            variant.unwrap_or("default"),
-                                            fmt,
-                                            seed
-                                        ));
-                                    }
-                                }
-                                for (_, v) in &file_args {
-                                    if let RawValue::Text(path) = v {
-                                        let _ = std::fs::remove_file(path);
-                                    }
+                            }
+                            for (_, v) in &file_args {
+                                if let RawValue::Text(path) = v {
+                                    let _ = std::fs::remove_file(path);
                                 }
                             }
                         }
                     }
                 }
-            });
+            }
         }
     }
     assert!(checked > 0);

@@ -16,6 +16,21 @@ fn by_name(name: &str) -> Box<dyn texelflow::Filter> {
     (d.build)(&Args::defaults(d)).unwrap()
 }
 
+/// `Pipeline::run` with the schedule overrides `schedules` in the run's options.
+fn run_scheduled(
+    p: &Pipeline,
+    backend: &Backend,
+    input: &Image,
+    schedules: Vec<(String, String)>,
+) -> texelflow::Result<Value> {
+    let opts = RunOptions {
+        schedules,
+        ..Default::default()
+    };
+    p.run_with(backend, input, &opts)
+        .map(|mut r| r.take("output").expect("an output named `output`"))
+}
+
 fn assert_close(a: &Value, b: &Value, tol: f64) {
     let d = max_diff(a, b).unwrap();
     assert!(d <= tol, "max diff {d} > {tol}");
@@ -306,7 +321,7 @@ fn gaussian_half_kernels_agree_with_either_weights() {
             .then(texelflow::filters::neighborhood::GaussianBlur::new(sigma).unwrap());
         let run = |v: &str| {
             let o = vec![("gaussian_blur".to_string(), v.to_string())];
-            texelflow::runtime::schedule::with_overrides(&o, || p.run(&gpu_backend(), &a).unwrap())
+            run_scheduled(&p, &gpu_backend(), &a, o).unwrap()
         };
         assert_eq!(run("half_uw"), run("half_cw"), "sigma {sigma}");
         assert_eq!(run("half_f32_uw"), run("half_f32_cw"), "sigma {sigma}, f32");
@@ -442,7 +457,6 @@ fn run_stream_delivers_in_order_with_bounded_lookahead() {
 
 #[test]
 fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
-    use texelflow::runtime::schedule;
     // every byte value in every channel (7 is odd, so p * 7 walks all 256 residues), three
     // workgroups of quads, the last quad partial
     let (w, h) = (301u32, 9u32);
@@ -451,9 +465,7 @@ fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
         .collect();
     let a = Image::from_u8(w, h, PixelFormat::Rgba8, data).unwrap();
     let sched = |v: &str| vec![("gamma".to_string(), v.to_string())];
-    let run_as = |v: &str, p: &Pipeline| {
-        schedule::with_overrides(&sched(v), || p.run(&gpu_backend(), &a).unwrap())
-    };
+    let run_as = |v: &str, p: &Pipeline| run_scheduled(p, &gpu_backend(), &a, sched(v)).unwrap();
     // bytes that differ (the images are too long to print)
     let differ = |x: &Value, y: &Value| {
         x.as_image()
@@ -478,19 +490,19 @@ fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
     let p = Pipeline::new()
         .then(Gamma::new(0.5).unwrap())
         .then(Gamma::new(2.2).unwrap());
-    let table = schedule::with_overrides(&sched("table"), || {
-        p.run_with(
+    let table = p
+        .run_with(
             &gpu_backend(),
             &a,
             &RunOptions {
                 timings: true,
                 poison: true,
                 fuse: true,
+                schedules: sched("table"),
                 ..Default::default()
             },
         )
-        .unwrap()
-    });
+        .unwrap();
     assert_eq!(
         differ(table.get("output").unwrap(), &run_as("pixel", &p)),
         0,
@@ -499,11 +511,12 @@ fn gamma_table_is_bit_identical_to_the_per_pixel_kernel() {
     if gpu().has_timestamps() {
         assert_eq!(table.timings.len(), 1, "{:?}", table.timings);
     }
-    let e = schedule::with_overrides(&sched("no_such_variant"), || {
-        Pipeline::new()
-            .then(Gamma::new(2.0).unwrap())
-            .run(&gpu_backend(), &a)
-    })
+    let e = run_scheduled(
+        &Pipeline::new().then(Gamma::new(2.0).unwrap()),
+        &gpu_backend(),
+        &a,
+        sched("no_such_variant"),
+    )
     .unwrap_err()
     .to_string();
     assert!(e.contains("unknown schedule") && e.contains("table"), "{e}");

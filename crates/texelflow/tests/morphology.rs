@@ -9,8 +9,19 @@ use texelflow::filters::morphology::{Closing, Dilation, Erosion, Opening};
 use texelflow::{Backend, Filter, Graph, Image, ImageDesc, Pipeline, PixelFormat, RunOptions};
 
 fn run(backend: &Backend, filter: impl Filter + 'static, img: &Image) -> Image {
+    run_scheduled(backend, filter, img, &[])
+}
+
+/// `run` with the schedule overrides `schedules` in the run's options.
+fn run_scheduled(
+    backend: &Backend,
+    filter: impl Filter + 'static,
+    img: &Image,
+    schedules: &[(String, String)],
+) -> Image {
     let opts = RunOptions {
         poison: true,
+        schedules: schedules.to_vec(),
         ..Default::default()
     };
     let r = Pipeline::new()
@@ -246,25 +257,20 @@ fn bench_4k() {
 #[test]
 #[cfg(feature = "bench")] // the ablations exist only in benchmark builds
 fn ablations_run_one_pass_each() {
-    use texelflow::runtime::schedule;
     for (fmt, w, h) in [(PixelFormat::Rgba8, 45, 29), (PixelFormat::Gray8, 37, 31)] {
         let img = random_image(w, h, fmt, 7);
         for r in [2u32, 9] {
             for (variant, rx, ry) in [("rows_only", r, 0), ("cols_only", 0, r)] {
                 for max in [true, false] {
-                    let got = schedule::with_overrides(
-                        &[(
-                            if max { "dilation" } else { "erosion" }.to_string(),
-                            variant.to_string(),
-                        )],
-                        || {
-                            if max {
-                                run(&gpu_backend(), Dilation::new(r).unwrap(), &img)
-                            } else {
-                                run(&gpu_backend(), Erosion::new(r).unwrap(), &img)
-                            }
-                        },
-                    );
+                    let o = [(
+                        if max { "dilation" } else { "erosion" }.to_string(),
+                        variant.to_string(),
+                    )];
+                    let got = if max {
+                        run_scheduled(&gpu_backend(), Dilation::new(r).unwrap(), &img, &o)
+                    } else {
+                        run_scheduled(&gpu_backend(), Erosion::new(r).unwrap(), &img, &o)
+                    };
                     assert!(
                         got.as_u8() == brute_rect(&img, rx as i64, ry as i64, max).as_slice(),
                         "{fmt:?} r={r} {variant} max={max}"
@@ -277,35 +283,29 @@ fn ablations_run_one_pass_each() {
 
 #[test]
 fn unknown_schedule_is_an_error() {
-    use texelflow::runtime::schedule;
     let img = random_image(16, 16, PixelFormat::Rgba8, 1);
     for filter in ["dilation", "erosion"] {
-        schedule::with_overrides(
-            &[(filter.to_string(), "no_such_variant".to_string())],
-            || {
-                let opts = RunOptions {
-                    poison: true,
-                    ..Default::default()
-                };
-                let p = if filter == "dilation" {
-                    Pipeline::new().then(Dilation::new(3).unwrap())
-                } else {
-                    Pipeline::new().then(Erosion::new(3).unwrap())
-                };
-                let err = p
-                    .run_with(&gpu_backend(), &img, &opts)
-                    .expect_err("unknown variant must fail");
-                assert!(err.to_string().contains("no_such_variant"), "{err}");
-            },
-        );
+        let opts = RunOptions {
+            poison: true,
+            schedules: vec![(filter.to_string(), "no_such_variant".to_string())],
+            ..Default::default()
+        };
+        let p = if filter == "dilation" {
+            Pipeline::new().then(Dilation::new(3).unwrap())
+        } else {
+            Pipeline::new().then(Erosion::new(3).unwrap())
+        };
+        let err = p
+            .run_with(&gpu_backend(), &img, &opts)
+            .expect_err("unknown variant must fail");
+        assert!(err.to_string().contains("no_such_variant"), "{err}");
     }
     // the default schedule is reachable by name too
-    schedule::with_overrides(&[("dilation".to_string(), "twopass".to_string())], || {
-        assert!(
-            run(&gpu_backend(), Dilation::new(3).unwrap(), &img)
-                == run(&Backend::Cpu, Dilation::new(3).unwrap(), &img)
-        );
-    });
+    let o = [("dilation".to_string(), "twopass".to_string())];
+    assert!(
+        run_scheduled(&gpu_backend(), Dilation::new(3).unwrap(), &img, &o)
+            == run_scheduled(&Backend::Cpu, Dilation::new(3).unwrap(), &img, &o)
+    );
 }
 
 /// Every declared schedule variant of dilation and erosion against the CPU twin, exactly,
@@ -315,7 +315,6 @@ fn unknown_schedule_is_an_error() {
 #[test]
 fn schedule_variants_match_cpu_at_every_tile_shape() {
     use texelflow::registry;
-    use texelflow::runtime::schedule;
     let sizes = [(1, 1), (1, 23), (23, 1), (67, 43), (229, 7), (5, 70)];
     let radii = [1u32, 2, 7, 8, 9, 15, 16, 17, 24, 31, 32];
     let mut checked = 0;
@@ -330,16 +329,14 @@ fn schedule_variants_match_cpu_at_every_tile_shape() {
                     // is still met on some size
                     for &r in radii.iter().skip(i % 2).step_by(2) {
                         let (gpu_out, cpu_out) = if name == "dilation" {
-                            let g = schedule::with_overrides(
-                                &[(name.to_string(), variant.to_string())],
-                                || run(&gpu_backend(), Dilation::new(r).unwrap(), &img),
-                            );
+                            let o = [(name.to_string(), variant.to_string())];
+                            let g =
+                                run_scheduled(&gpu_backend(), Dilation::new(r).unwrap(), &img, &o);
                             (g, run(&Backend::Cpu, Dilation::new(r).unwrap(), &img))
                         } else {
-                            let g = schedule::with_overrides(
-                                &[(name.to_string(), variant.to_string())],
-                                || run(&gpu_backend(), Erosion::new(r).unwrap(), &img),
-                            );
+                            let o = [(name.to_string(), variant.to_string())];
+                            let g =
+                                run_scheduled(&gpu_backend(), Erosion::new(r).unwrap(), &img, &o);
                             (g, run(&Backend::Cpu, Erosion::new(r).unwrap(), &img))
                         };
                         if gpu_out != cpu_out {
@@ -368,7 +365,6 @@ fn schedule_variants_match_cpu_at_every_tile_shape() {
 #[test]
 #[cfg(feature = "bench")] // the ablations exist only in benchmark builds
 fn variant_ablations_run_one_pass_each() {
-    use texelflow::runtime::schedule;
     for (fmt, w, h) in [(PixelFormat::Rgba8, 61, 39), (PixelFormat::Gray8, 45, 37)] {
         let img = random_image(w, h, fmt, 9);
         for r in [3u32, 20] {
@@ -377,10 +373,8 @@ fn variant_ablations_run_one_pass_each() {
                 ("wide16_rows_only", r, 0),
                 ("vstream_cols_only", 0, r),
             ] {
-                let got = schedule::with_overrides(
-                    &[("dilation".to_string(), variant.to_string())],
-                    || run(&gpu_backend(), Dilation::new(r).unwrap(), &img),
-                );
+                let o = [("dilation".to_string(), variant.to_string())];
+                let got = run_scheduled(&gpu_backend(), Dilation::new(r).unwrap(), &img, &o);
                 assert!(
                     got.as_u8() == brute_rect(&img, rx as i64, ry as i64, true).as_slice(),
                     "{fmt:?} r={r} {variant}"
@@ -396,16 +390,15 @@ fn variant_ablations_run_one_pass_each() {
 /// Dilation or erosion (`name`) of `img` at radius `r`: on the GPU under schedule `variant`,
 /// and on the CPU.
 fn gpu_under_schedule_and_cpu(name: &str, variant: &str, r: u32, img: &Image) -> (Image, Image) {
-    use texelflow::runtime::schedule;
     let o = vec![(name.to_string(), variant.to_string())];
     if name == "dilation" {
         (
-            schedule::with_overrides(&o, || run(&gpu_backend(), Dilation::new(r).unwrap(), img)),
+            run_scheduled(&gpu_backend(), Dilation::new(r).unwrap(), img, &o),
             run(&Backend::Cpu, Dilation::new(r).unwrap(), img),
         )
     } else {
         (
-            schedule::with_overrides(&o, || run(&gpu_backend(), Erosion::new(r).unwrap(), img)),
+            run_scheduled(&gpu_backend(), Erosion::new(r).unwrap(), img, &o),
             run(&Backend::Cpu, Erosion::new(r).unwrap(), img),
         )
     }

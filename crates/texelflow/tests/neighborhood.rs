@@ -37,8 +37,18 @@ fn run(
 
 /// Max per-sample difference between the GPU (poisoned outputs) and CPU results.
 fn gpu_vs_cpu(filter: Box<dyn Filter>, img: &Image) -> u8 {
+    gpu_vs_cpu_scheduled(filter, img, &[])
+}
+
+/// `gpu_vs_cpu` with the schedule overrides `schedules` in the runs' options.
+fn gpu_vs_cpu_scheduled(
+    filter: Box<dyn Filter>,
+    img: &Image,
+    schedules: &[(String, String)],
+) -> u8 {
     let opts = RunOptions {
         poison: true,
+        schedules: schedules.to_vec(),
         ..Default::default()
     };
     let (a, _) =
@@ -354,14 +364,15 @@ fn gaussian_half_matches_cpu_at_awkward_sizes() {
 fn gaussian_unknown_variant_is_an_error() {
     let img = random_image(8, 8, PixelFormat::Rgba8, 1);
     let overrides = vec![("gaussian_blur".to_string(), "nonesuch".to_string())];
-    let r = texelflow::runtime::schedule::with_overrides(&overrides, || {
-        run(
-            &gpu_backend(),
-            Box::new(GaussianBlur::new(2.0).unwrap()),
-            &img,
-            &RunOptions::default(),
-        )
-    });
+    let r = run(
+        &gpu_backend(),
+        Box::new(GaussianBlur::new(2.0).unwrap()),
+        &img,
+        &RunOptions {
+            schedules: overrides,
+            ..Default::default()
+        },
+    );
     let e = r.expect_err("unknown variant must fail");
     assert!(e.contains("nonesuch") && e.contains("twopass"), "{e}");
 }
@@ -480,41 +491,40 @@ fn sweep_variants_are_exact(variants: &[&str], extra: &[((u32, u32), &[u32])]) {
     let cases: Vec<((u32, u32), &[u32])> = base.iter().chain(extra).copied().collect();
     for &variant in variants {
         let o = vec![("box_blur".to_string(), variant.to_string())];
-        texelflow::runtime::schedule::with_overrides(&o, || {
-            for (i, &((w, h), radii)) in cases.iter().enumerate() {
-                let img = random_image(w, h, PixelFormat::Rgba8, 40 + i as u64);
-                for &r in radii {
-                    assert_eq!(
-                        gpu_vs_cpu(Box::new(BoxBlur::new(r).unwrap()), &img),
-                        0,
-                        "{variant} {w}x{h} radius {r}"
-                    );
-                }
-            }
-            // extreme values: sums at the top of the range, and a single bright pixel
-            let white = constant(131, 70, [255, 255, 255, 255]);
-            let (out, _) = run(
-                &gpu_backend(),
-                Box::new(BoxBlur::new(64).unwrap()),
-                &white,
-                &RunOptions {
-                    poison: true,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            assert_eq!(out, white, "{variant} white");
-            let mut px = vec![0u8; 200 * 90 * 4];
-            px[(45 * 200 + 100) * 4..][..4].copy_from_slice(&[255, 128, 1, 77]);
-            let dot = Image::from_u8(200, 90, PixelFormat::Rgba8, px).unwrap();
-            for r in [0, 1, 5] {
+        for (i, &((w, h), radii)) in cases.iter().enumerate() {
+            let img = random_image(w, h, PixelFormat::Rgba8, 40 + i as u64);
+            for &r in radii {
                 assert_eq!(
-                    gpu_vs_cpu(Box::new(BoxBlur::new(r).unwrap()), &dot),
+                    gpu_vs_cpu_scheduled(Box::new(BoxBlur::new(r).unwrap()), &img, &o),
                     0,
-                    "{variant} dot radius {r}"
+                    "{variant} {w}x{h} radius {r}"
                 );
             }
-        });
+        }
+        // extreme values: sums at the top of the range, and a single bright pixel
+        let white = constant(131, 70, [255, 255, 255, 255]);
+        let (out, _) = run(
+            &gpu_backend(),
+            Box::new(BoxBlur::new(64).unwrap()),
+            &white,
+            &RunOptions {
+                poison: true,
+                schedules: o.clone(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(out, white, "{variant} white");
+        let mut px = vec![0u8; 200 * 90 * 4];
+        px[(45 * 200 + 100) * 4..][..4].copy_from_slice(&[255, 128, 1, 77]);
+        let dot = Image::from_u8(200, 90, PixelFormat::Rgba8, px).unwrap();
+        for r in [0, 1, 5] {
+            assert_eq!(
+                gpu_vs_cpu_scheduled(Box::new(BoxBlur::new(r).unwrap()), &dot, &o),
+                0,
+                "{variant} dot radius {r}"
+            );
+        }
     }
 }
 
@@ -522,14 +532,15 @@ fn sweep_variants_are_exact(variants: &[&str], extra: &[((u32, u32), &[u32])]) {
 fn box_blur_unknown_schedule_is_an_error() {
     let o = vec![("box_blur".to_string(), "sweeep".to_string())];
     let img = random_image(8, 8, PixelFormat::Rgba8, 1);
-    let e = texelflow::runtime::schedule::with_overrides(&o, || {
-        run(
-            &gpu_backend(),
-            Box::new(BoxBlur::new(2).unwrap()),
-            &img,
-            &RunOptions::default(),
-        )
-    })
+    let e = run(
+        &gpu_backend(),
+        Box::new(BoxBlur::new(2).unwrap()),
+        &img,
+        &RunOptions {
+            schedules: o,
+            ..Default::default()
+        },
+    )
     .unwrap_err();
     assert!(
         e.contains("unknown schedule") && e.contains("sweep_tall"),
@@ -538,9 +549,10 @@ fn box_blur_unknown_schedule_is_an_error() {
     // the previous default stays reachable by name
     let o = vec![("box_blur".to_string(), "strip".to_string())];
     let big = random_image(300, 40, PixelFormat::Rgba8, 2);
-    texelflow::runtime::schedule::with_overrides(&o, || {
-        assert_eq!(gpu_vs_cpu(Box::new(BoxBlur::new(7).unwrap()), &big), 0)
-    });
+    assert_eq!(
+        gpu_vs_cpu_scheduled(Box::new(BoxBlur::new(7).unwrap()), &big, &o),
+        0
+    );
 }
 
 /// The radix-selection median (radius 3 and up) and the networks it hands radius 1 and 2 to are
@@ -1040,17 +1052,18 @@ fn box_blur_blocks_ablations_run() {
         "blocks_ablate_noprime",
     ] {
         let o = vec![("box_blur".to_string(), variant.to_string())];
-        texelflow::runtime::schedule::with_overrides(&o, || {
-            for r in [4, 64] {
-                run(
-                    &gpu_backend(),
-                    Box::new(BoxBlur::new(r).unwrap()),
-                    &img,
-                    &RunOptions::default(),
-                )
-                .unwrap();
-            }
-        });
+        for r in [4, 64] {
+            run(
+                &gpu_backend(),
+                Box::new(BoxBlur::new(r).unwrap()),
+                &img,
+                &RunOptions {
+                    schedules: o.clone(),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        }
     }
 }
 
@@ -1213,7 +1226,6 @@ fn guided_filter_bad_parameters_are_one_line_errors() {
 #[test]
 fn scalar_window_stencils_equal_the_vec4_window() {
     use texelflow::params::{Args, ParamKind, RawValue};
-    use texelflow::runtime::schedule;
     let names = [
         "prewitt_edge_detection",
         "sketch",
@@ -1240,17 +1252,15 @@ fn scalar_window_stencils_equal_the_vec4_window() {
                 .collect();
             let args = Args::resolve(def, &raw).unwrap_or_else(|e| panic!("{name}: {e}"));
             let img = random_image(w, h, PixelFormat::Rgba8, seed);
-            let opts = RunOptions {
-                poison: true,
-                ..Default::default()
-            };
             let out = |variant: &str| {
-                let o = vec![(name.to_string(), variant.to_string())];
-                schedule::with_overrides(&o, || {
-                    run(&gpu_backend(), (def.build)(&args).unwrap(), &img, &opts)
-                })
-                .unwrap_or_else(|e| panic!("{name} {variant}: {e}"))
-                .0
+                let opts = RunOptions {
+                    poison: true,
+                    schedules: vec![(name.to_string(), variant.to_string())],
+                    ..Default::default()
+                };
+                run(&gpu_backend(), (def.build)(&args).unwrap(), &img, &opts)
+                    .unwrap_or_else(|e| panic!("{name} {variant}: {e}"))
+                    .0
             };
             assert_eq!(
                 out("rows4s").as_u8(),
@@ -1266,14 +1276,13 @@ fn scalar_window_stencils_equal_the_vec4_window() {
 #[test]
 fn bilateral_schedules_match_cpu() {
     use texelflow::filters::neighborhood::Bilateral;
-    use texelflow::runtime::schedule;
     for format in [PixelFormat::Rgba8, PixelFormat::Gray8] {
         let img = random_image(141, 75, format, 5);
         for (radius, sc, ss) in [(5, 30.0, 3.0), (2, 8.0, 1.0), (7, 200.0, 6.0)] {
             for variant in ["direct", "tile", "tile_bh2", "tile_lut"] {
                 let o = vec![("bilateral".to_string(), variant.to_string())];
                 let f = Box::new(Bilateral::new(radius, sc, ss).unwrap());
-                let d = schedule::with_overrides(&o, || gpu_vs_cpu(f, &img));
+                let d = gpu_vs_cpu_scheduled(f, &img, &o);
                 assert!(d <= 1, "{format:?} r={radius} {variant}: {d}");
             }
         }

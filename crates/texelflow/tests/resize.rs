@@ -9,12 +9,22 @@ mod common;
 
 use common::*;
 use texelflow::filters::geometry::Resize;
-use texelflow::runtime::schedule;
 use texelflow::{Backend, Graph, Image, PixelFormat, RunOptions};
 
 /// Resize alone, colour straight: these tests hold the kernels to the twin and to known values
 /// (the premultiplied path around it: tests/alpha.rs).
 fn run(backend: &Backend, img: &Image, ow: u32, oh: u32) -> Image {
+    run_scheduled(backend, img, ow, oh, &[])
+}
+
+/// `run` with the schedule overrides `schedules` in the run's options.
+fn run_scheduled(
+    backend: &Backend,
+    img: &Image,
+    ow: u32,
+    oh: u32,
+    schedules: &[(String, String)],
+) -> Image {
     let mut g = Graph::new();
     g.set_straight_alpha(true);
     let s = g.source("in", img.desc()).unwrap();
@@ -26,6 +36,7 @@ fn run(backend: &Backend, img: &Image, ow: u32, oh: u32) -> Image {
             &[("in", img)],
             &RunOptions {
                 poison: true,
+                schedules: schedules.to_vec(),
                 ..Default::default()
             },
         )
@@ -70,7 +81,7 @@ fn check(variant: &str, shapes: &[(u32, u32, u32, u32)]) {
         let img = random_image(w, h, PixelFormat::Rgba8, 40 + i as u64);
         let cpu = run(&Backend::Cpu, &img, ow, oh);
         let default = run(&gpu_backend(), &img, ow, oh);
-        let gpu = schedule::with_overrides(&overrides, || run(&gpu_backend(), &img, ow, oh));
+        let gpu = run_scheduled(&gpu_backend(), &img, ow, oh, &overrides);
         assert_eq!((gpu.width(), gpu.height()), (ow, oh));
         let diff = gpu
             .as_u8()
@@ -126,7 +137,7 @@ fn tile_schedule_matches_cpu_and_default() {
     );
 }
 
-fn run_with(backend: &Backend, img: &Image, spec: &str) -> Image {
+fn run_with(backend: &Backend, img: &Image, spec: &str, schedules: &[(String, String)]) -> Image {
     let mut g = Graph::new();
     g.set_straight_alpha(true);
     let s = g.source("in", img.desc()).unwrap();
@@ -140,6 +151,7 @@ fn run_with(backend: &Backend, img: &Image, spec: &str) -> Image {
             &[("in", img)],
             &RunOptions {
                 poison: true,
+                schedules: schedules.to_vec(),
                 ..Default::default()
             },
         )
@@ -174,7 +186,7 @@ fn methods_match_cpu() {
                 let spec = format!(
                     "resize(width={ow}, height={oh}, method={method}, align_corners={align})"
                 );
-                let cpu = run_with(&Backend::Cpu, &img, &spec);
+                let cpu = run_with(&Backend::Cpu, &img, &spec, &[]);
                 // the default (bicubic and lanczos3: row sums shared in workgroup memory where a
                 // block's rows fit) and the one-output-per-invocation kernel
                 for variant in ["default", "general_direct"] {
@@ -183,9 +195,7 @@ fn methods_match_cpu() {
                     } else {
                         vec![("resize".to_string(), variant.to_string())]
                     };
-                    let gpu = schedule::with_overrides(&overrides, || {
-                        run_with(&gpu_backend(), &img, &spec)
-                    });
+                    let gpu = run_with(&gpu_backend(), &img, &spec, &overrides);
                     assert_eq!((gpu.width(), gpu.height()), (ow, oh), "{spec}");
                     let diff = gpu
                         .as_u8()
@@ -211,12 +221,12 @@ fn nearest_and_area_known_values() {
     let img = random_image(6, 4, PixelFormat::Rgba8, 9);
     let s = img.as_u8();
     for b in [Backend::Cpu, gpu_backend()] {
-        let up = run_with(&b, &img, "resize(width=12, height=8, method=nearest)");
+        let up = run_with(&b, &img, "resize(width=12, height=8, method=nearest)", &[]);
         for (i, px) in up.as_u8().chunks(4).enumerate() {
             let (x, y) = (i % 12 / 2, i / 12 / 2);
             assert_eq!(px, &s[(y * 6 + x) * 4..(y * 6 + x) * 4 + 4]);
         }
-        let down = run_with(&b, &img, "resize(width=3, height=2, method=area)");
+        let down = run_with(&b, &img, "resize(width=3, height=2, method=area)", &[]);
         for (i, px) in down.as_u8().chunks(4).enumerate() {
             let (x, y) = (i % 3 * 2, i / 3 * 2);
             for c in 0..4 {

@@ -64,20 +64,12 @@ impl Backend {
         check_sources(graph, sources)?;
         super::check::check_graph(graph, matches!(self, Backend::Cpu), &opts.limits)?;
         let mut result = match self {
-            Backend::Gpu(g) => finish_gpu(
-                graph,
-                with_schedules(opts, || submit_gpu(g, graph, sources, opts, None))?,
-            ),
+            Backend::Gpu(g) => finish_gpu(graph, submit_gpu(g, graph, sources, opts, None)?),
             Backend::Cpu => run_cpu(graph, sources, opts, None),
         }?;
         result.notes = graph.notes.clone();
         Ok(result)
     }
-}
-
-/// Runs `f` (a recording) with `opts.schedules` in force for the filters it records.
-pub(crate) fn with_schedules<T>(opts: &RunOptions, f: impl FnOnce() -> T) -> T {
-    crate::runtime::schedule::with_overrides(&opts.schedules, f)
 }
 
 /// Options of one run.
@@ -94,7 +86,10 @@ pub struct RunOptions {
     pub tiling: TilePolicy,
     /// Schedule overrides, `(filter, variant)`: a filter's kernel variant instead of its
     /// measured default (the bench and the tests run the others; the CLI maps
-    /// `TEXELFLOW_SCHEDULE=gaussian_blur=sweep,...`).
+    /// `TEXELFLOW_SCHEDULE=gaussian_blur=sweep,...`). One list for the whole run, its tiles
+    /// and bands included: every node's recorder carries it (`NodeRecorder::schedule`), and
+    /// where a filter is named more than once the last entry wins. The CPU twins have no
+    /// schedules and ignore it; an unknown variant fails the GPU run when it is recorded.
     pub schedules: Vec<(String, String)>,
     /// Most per-pixel filters fused into one kernel (`None`: the measured default, 16).
     pub max_fused: Option<usize>,
@@ -648,6 +643,7 @@ pub(crate) fn encode_steps<'g>(
             let mut rec = NodeRecorder::new(gpu);
             // a step's nodes share one window (`plan` fuses none across windows)
             rec.pixel_window = graph.nodes[first].pixel_window;
+            rec.schedules = plan.schedules.clone();
             if step.nodes.len() == 1 {
                 if let NodeKind::Filter(f) = &node.kind {
                     f.record_gpu(&mut rec, &ins, &outs)?;

@@ -18,13 +18,14 @@ const _: () = assert!(PIXEL_WG == 256);
 /// evaluates the function per channel of every pixel, `table` tabulates it per workgroup.
 const PER_CHANNEL_VARIANTS: &[&str] = &["pixel", "table"];
 
-/// Whether `o` asks for the `table` kernel: its schedule override, else its default.
-/// Per-channel ops reject names they do not know; other ops have no schedules.
-fn wants_table(o: &PixelOpGpu) -> Result<bool> {
+/// Whether `o` asks for the `table` kernel: its schedule override in the run's (`rec`'s),
+/// else its default. Per-channel ops reject names they do not know; other ops have no
+/// schedules.
+fn wants_table(rec: &NodeRecorder<'_>, o: &PixelOpGpu) -> Result<bool> {
     if !o.per_channel {
         return Ok(false);
     }
-    match crate::runtime::schedule::get(o.fn_name).as_deref() {
+    match rec.schedule(o.fn_name) {
         None => Ok(o.table_by_default),
         Some("pixel") => Ok(false),
         Some("table") => Ok(true),
@@ -106,7 +107,7 @@ pub fn record_fused(
     // 16-bit sample has 65536 values, too many for a table: RGBA16 runs the per-pixel kernel.
     let mut table = false;
     for o in ops {
-        table |= wants_table(o)?;
+        table |= wants_table(rec, o)?;
     }
     let table = table && ops.iter().all(|o| o.per_channel) && !wide;
     // the header: the quad count and the image size, then where the image lies in the whole

@@ -314,9 +314,7 @@ impl Backend {
     ) -> Result<HostRunResult> {
         check_host_sources(graph, sources)?;
         let mut result = match self {
-            Backend::Gpu(g) => {
-                super::execute::with_schedules(opts, || run_gpu_host(g, graph, sources, opts))?
-            }
+            Backend::Gpu(g) => run_gpu_host(g, graph, sources, opts)?,
             Backend::Cpu => {
                 let images: Vec<(&str, Image)> = sources
                     .iter()

@@ -19,6 +19,8 @@ pub(crate) struct Plan {
     pub outputs: Vec<(usize, usize)>,
     /// The node label whose step fails as if out of memory (`RunOptions::inject_gpu_fault`).
     pub fault: Option<String>,
+    /// The run's schedule overrides (`RunOptions::schedules`), handed to every step's recorder.
+    pub schedules: crate::runtime::schedule::Schedules,
 }
 
 /// Most per-pixel nodes fused into one kernel. A longer run becomes several kernels of at
@@ -114,5 +116,6 @@ pub(crate) fn plan(graph: &Graph, opts: &RunOptions) -> Plan {
         last_use,
         outputs,
         fault: opts.inject_gpu_fault.clone().filter(|f| !f.is_empty()),
+        schedules: crate::runtime::schedule::Schedules::new(&opts.schedules),
     }
 }

@@ -122,9 +122,7 @@ impl Sequence {
             .ok_or_else(|| Error::internal("the sequence's state is missing"))?;
         let mut result = match backend {
             Backend::Gpu(g) => {
-                let submitted = super::execute::with_schedules(opts, || {
-                    submit_gpu(g, graph, sources, opts, Some(store))
-                });
+                let submitted = submit_gpu(g, graph, sources, opts, Some(store));
                 pass.finish(); // the GPU orders the submissions: the next frame may record now
                 finish_gpu(graph, submitted?)
             }

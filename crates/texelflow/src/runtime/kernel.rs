@@ -110,6 +110,9 @@ pub struct NodeRecorder<'a> {
     /// Where the graph's image lies in a larger one (a tile): per-pixel filters that read
     /// their position use it (`graph::fuse`).
     pub(crate) pixel_window: Option<crate::region::PixelWindow>,
+    /// The run's schedule overrides (`RunOptions::schedules`), set by the executor; filters
+    /// read them through `schedule`.
+    pub(crate) schedules: crate::runtime::schedule::Schedules,
 }
 
 impl<'a> NodeRecorder<'a> {
@@ -119,12 +122,20 @@ impl<'a> NodeRecorder<'a> {
             cmds: Vec::new(),
             temps: Vec::new(),
             pixel_window: None,
+            schedules: Default::default(),
         }
     }
 
     /// The device (for capability queries such as subgroup support).
     pub fn gpu(&self) -> &Gpu {
         self.gpu
+    }
+
+    /// The schedule variant the run's overrides (`RunOptions::schedules`) name for `key` (a
+    /// filter's registry name), if any; the last entry for a key wins. `None`: the filter's
+    /// measured default.
+    pub fn schedule(&self, key: &str) -> Option<&str> {
+        self.schedules.get(key)
     }
 
     /// Encodes the recorded buffer clears into `encoder` (ahead of the node's pass).

@@ -1,22 +1,20 @@
 //! Schedule overrides: kernel-shape choices (variant, tile size, pixels per invocation) belong
 //! to the executor, not to a filter's math (Halide's algorithm/schedule split). Each filter
-//! picks a measured default; this table lets `texelflow bench` and the equivalence tests
+//! picks a measured default; overrides let `texelflow bench` and the equivalence tests
 //! run the other variants side by side, so a faster schedule replaces the default only
 //! after it has been measured on the GPU and has passed the same tests.
 //!
 //! Keys are `<filter>` (e.g. `gaussian_blur`), values a variant name the filter documents.
-//! Overrides come from `RunOptions::schedules` (the executor scopes them around each
-//! recording; the CLI maps `TEXELFLOW_SCHEDULE=gaussian_blur=sweep,box_blur=sweep` into it)
-//! or from [`with_overrides`] scopes (innermost wins).
+//! Overrides are an option of a run, `RunOptions::schedules` (the CLI maps
+//! `TEXELFLOW_SCHEDULE=gaussian_blur=sweep,box_blur=sweep` into it, `texelflow bench
+//! --schedule` sets each case's, tests pass their own): the executor hands them, as
+//! [`Schedules`], to every `NodeRecorder` of the run, and a filter asks its recorder
+//! (`NodeRecorder::schedule`) while it records. Nothing is kept per thread or per process: two
+//! runs side by side (threads, tests) each have only their own. Where the list names a key more
+//! than once, the last entry wins.
 //! An unknown variant is an error at record time, never a silent fallback.
 
-use std::cell::RefCell;
-
-thread_local! {
-    // Per thread: tests run in parallel and each may scope its own variant; recording
-    // happens on the thread that runs the graph.
-    static SCOPED: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
-}
+use std::sync::Arc;
 
 /// Parses `key=value,key=value`; malformed items are dropped (`bench --schedule` rejects a
 /// list with none left, and a filter rejects a variant name it does not know).
@@ -28,32 +26,34 @@ pub fn parse(s: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The schedule variant chosen for `key`, if any override names it.
-pub fn get(key: &str) -> Option<String> {
-    SCOPED.with(|g| {
-        g.borrow()
+/// One run's schedule overrides, `(filter, variant)` as in `RunOptions::schedules`, shared
+/// (cheap to clone) by the recorders of the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedules(Arc<[(String, String)]>);
+
+impl Default for Schedules {
+    fn default() -> Self {
+        Self(Arc::from(Vec::new()))
+    }
+}
+
+impl Schedules {
+    /// The overrides of `list` (`RunOptions::schedules`).
+    pub fn new(list: &[(String, String)]) -> Self {
+        Self(Arc::from(list))
+    }
+    /// The variant named for `key`, if any entry names it: the last one that does.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
             .iter()
             .rev()
             .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-    })
-}
-
-/// Runs `f` with `overrides` in force (nested scopes stack; the innermost wins).
-pub fn with_overrides<T>(overrides: &[(String, String)], f: impl FnOnce() -> T) -> T {
-    struct Pop(usize);
-    impl Drop for Pop {
-        fn drop(&mut self) {
-            SCOPED.with(|g| {
-                let mut g = g.borrow_mut();
-                let keep = g.len().saturating_sub(self.0);
-                g.truncate(keep);
-            });
-        }
+            .map(|(_, v)| v.as_str())
     }
-    SCOPED.with(|g| g.borrow_mut().extend(overrides.iter().cloned()));
-    let _pop = Pop(overrides.len());
-    f()
+    /// Whether there are no overrides.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// Error text for a variant a filter does not know.
@@ -69,21 +69,15 @@ pub fn unknown(filter: &str, variant: &str, known: &[&str]) -> crate::Error {
 mod tests {
     use super::*;
     #[test]
-    fn scoped_overrides_nest_and_pop() {
+    fn parse_and_the_last_entry_wins() {
         assert_eq!(
             parse("a=1, b = 2,bad,c="),
             vec![("a".into(), "1".into()), ("b".into(), "2".into())]
         );
-        let o1 = vec![("sched_test_k".to_string(), "x".to_string())];
-        let o2 = vec![("sched_test_k".to_string(), "y".to_string())];
-        assert_eq!(get("sched_test_k"), None);
-        with_overrides(&o1, || {
-            assert_eq!(get("sched_test_k").as_deref(), Some("x"));
-            with_overrides(&o2, || {
-                assert_eq!(get("sched_test_k").as_deref(), Some("y"))
-            });
-            assert_eq!(get("sched_test_k").as_deref(), Some("x"));
-        });
-        assert_eq!(get("sched_test_k"), None);
+        let s = Schedules::new(&parse("k=x,other=z,k=y"));
+        assert_eq!(s.get("k"), Some("y"));
+        assert_eq!(s.get("other"), Some("z"));
+        assert_eq!(s.get("missing"), None);
+        assert!(Schedules::default().is_empty() && Schedules::default().get("k").is_none());
     }
 }

@@ -7,7 +7,7 @@
 //! `luminance_threshold_by_stats` (reads the mean on the GPU), so no value leaves the GPU.
 
 use super::luminance_threshold_by_stats::LuminanceThresholdByStats;
-use super::reduce::{Reduce, ReduceLumaSum, DEFAULT_PREFETCH};
+use super::reduce::{ReduceLumaSum, DEFAULT_PREFETCH};
 use crate::error::Result;
 
 crate::composite_filter! {
@@ -24,23 +24,22 @@ round(multiplier * 1000) * sum_y exactly), so the mean never leaves the GPU.",
     schedules: &["reduce", "ysum_pf"],
     lower: |f, g, inputs| {
         let image = *inputs.first().ok_or_else(|| crate::Error::invalid("`average_luminance_threshold` needs an image"))?;
-        let stats = match StatsReduction::named()?.unwrap_or_else(StatsReduction::choose) {
-            // its pipelining is read again when it records (reduce.rs, `luma_sum_prefetch`)
-            StatsReduction::LumaSum { .. } => g.add(ReduceLumaSum, &[image])?,
-            StatsReduction::Full => g.add(Reduce, &[image])?,
-        };
+        // which reduction kernel computes the statistics is this filter's schedule
+        // (`StatsReduction`): the node reads it from the run's overrides when it records
+        let stats = g.add(ReduceLumaSum, &[image])?;
         g.add(LuminanceThresholdByStats { multiplier: f.multiplier }, &[image, stats[0]])
     },
 }
 
-/// Which reduction computes the statistics the threshold reads (`runtime::schedule`, key
-/// `average_luminance_threshold`).
+/// Which reduction kernel computes the statistics the threshold reads: the schedule the run's
+/// overrides name for `average_luminance_threshold` (`RunOptions::schedules`), read when the
+/// `ReduceLumaSum` node records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum StatsReduction {
     /// `ysum`, `ysum_pf`, `ysum_nopf`: only what the threshold reads, the Y sum and the count
     /// (`ReduceLumaSum`), its loop software-pipelined or not (`ysum`: `reduce`'s default).
     LumaSum { prefetch: bool },
-    /// `reduce`: the full statistics (`Reduce`).
+    /// `reduce`: the full statistics (`Reduce`'s kernel).
     Full,
 }
 
@@ -72,10 +71,10 @@ impl StatsReduction {
         })
     }
 
-    /// The schedule an override names, if one does.
-    pub(crate) fn named() -> Result<Option<StatsReduction>> {
-        crate::runtime::schedule::get(DEF.name)
-            .map(|v| StatsReduction::parse(&v))
+    /// The schedule the run's overrides (`rec`'s) name, if they do.
+    pub(crate) fn named(rec: &crate::runtime::NodeRecorder<'_>) -> Result<Option<StatsReduction>> {
+        rec.schedule(DEF.name)
+            .map(StatsReduction::parse)
             .transpose()
     }
 }

@@ -126,7 +126,7 @@ fn record(
     d: ImageDesc,
 ) -> Result<()> {
     let count = d.pixels() as u64;
-    let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
+    let shape = LoopShape::for_filter(rec, DEF.name, choose_loop())?;
     let g = grid(count, DOMINANT_WG, shape.quads_per_thread, f.bits)?;
     check_quads(input, count)?;
     let cells = rec.temp(4096 * 4);

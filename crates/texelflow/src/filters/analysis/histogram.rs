@@ -128,7 +128,7 @@ fn record(
     d: ImageDesc,
 ) -> Result<()> {
     let count = d.pixels() as u64;
-    let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
+    let shape = LoopShape::for_filter(rec, DEF.name, choose_loop())?;
     let g = grid(
         count,
         HISTOGRAM_WG,

@@ -125,7 +125,7 @@ fn record(
     check_quads(&inputs[0], count)?;
     check_quads(&outputs[0], count)?;
     // Schedule `dp4`: the per-pixel test on the luma numerator (see the WGSL).
-    let entry = match crate::runtime::schedule::get(DEF.name).as_deref() {
+    let entry = match rec.schedule(DEF.name) {
         None => "threshold_by_stats",
         Some("dp4") => "threshold_by_stats_dp4",
         Some(v) => return Err(crate::runtime::schedule::unknown(DEF.name, v, &["dp4"])),

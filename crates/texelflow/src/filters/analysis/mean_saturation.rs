@@ -85,7 +85,7 @@ fn record(
     d: ImageDesc,
 ) -> Result<()> {
     let count = d.pixels() as u64;
-    let shape = LoopShape::for_filter(DEF.name, choose_loop())?;
+    let shape = LoopShape::for_filter(rec, DEF.name, choose_loop())?;
     let g = grid(count, MEAN_WG, shape.quads_per_thread, 0)?;
     check_partial_fits(&g, MEAN_WG, 65536)?;
     check_quads(input, count)?;

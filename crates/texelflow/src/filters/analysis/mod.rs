@@ -125,13 +125,18 @@ pub(crate) struct LoopShape {
 }
 
 impl LoopShape {
-    /// The shape for `filter`: its schedule override if any, else `default`.
-    pub(crate) fn for_filter(filter: &str, default: LoopShape) -> Result<LoopShape> {
-        let Some(v) = crate::runtime::schedule::get(filter) else {
+    /// The shape for `filter`: its override in the run's schedules (`rec`'s) if any, else
+    /// `default`.
+    pub(crate) fn for_filter(
+        rec: &NodeRecorder<'_>,
+        filter: &str,
+        default: LoopShape,
+    ) -> Result<LoopShape> {
+        let Some(v) = rec.schedule(filter) else {
             return Ok(default);
         };
-        LoopShape::parse(&v)
-            .ok_or_else(|| crate::runtime::schedule::unknown(filter, &v, &[LoopShape::NAMES]))
+        LoopShape::parse(v)
+            .ok_or_else(|| crate::runtime::schedule::unknown(filter, v, &[LoopShape::NAMES]))
     }
     /// What `parse` accepts, for error messages.
     pub(crate) const NAMES: &'static str = "u<1..16>q<1..64>, e.g. u4q8";

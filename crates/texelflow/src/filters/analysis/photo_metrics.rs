@@ -253,7 +253,7 @@ pub(crate) fn record_metrics(
         }
         Some((fp, l)) => {
             (u.fp_rows, u.fp_cols, u.fp_v_step, u.fp_h_step) = (l.rows, l.cols, l.v_step, l.h_step);
-            let counting = FpCounting::for_node(def)?;
+            let counting = FpCounting::for_node(rec, def)?;
             // capacity, not speed: beyond FUSED_WG_BINS_MAX the bins count in global memory
             let use_wg = l.bins() <= FUSED_WG_BINS_MAX;
             let runs = counting == FpCounting::Runs;
@@ -311,12 +311,12 @@ impl FpCounting {
             .into_iter()
             .find(|c| c.name() == v)
     }
-    /// The override for `def`'s node if any, else `choose`.
-    fn for_node(def: &FilterDef) -> Result<FpCounting> {
-        match crate::runtime::schedule::get(def.name) {
+    /// The override for `def`'s node in the run's schedules (`rec`'s) if any, else `choose`.
+    fn for_node(rec: &NodeRecorder<'_>, def: &FilterDef) -> Result<FpCounting> {
+        match rec.schedule(def.name) {
             None => Ok(FpCounting::choose()),
-            Some(v) => FpCounting::parse(&v)
-                .ok_or_else(|| crate::runtime::schedule::unknown(def.name, &v, Self::NAMES)),
+            Some(v) => FpCounting::parse(v)
+                .ok_or_else(|| crate::runtime::schedule::unknown(def.name, v, Self::NAMES)),
         }
     }
 }

@@ -296,8 +296,8 @@ pub fn stats_cpu(img: &Image) -> Stats {
 
 /// Records the statistics reduction of `src` (RGBA8) into `dst` (`DataKind::Stats`).
 fn record_reduce(rec: &mut NodeRecorder<'_>, src: &GpuSlot, dst: &GpuSlot) -> Result<()> {
-    let schedule = match crate::runtime::schedule::get(DEF.name) {
-        Some(v) => ReduceSchedule::parse(&v)?,
+    let schedule = match rec.schedule(DEF.name) {
+        Some(v) => ReduceSchedule::parse(v)?,
         None => ReduceSchedule::choose(),
     };
     record_reduce_with(rec, src, dst, schedule)
@@ -365,13 +365,16 @@ crate::reduction_filter! {
     /// The Y sum and pixel count of an RGBA8 image as `DataKind::Stats` with every other slot at
     /// its identity (min 255, max 0, sum 0): what `luminance_threshold_by_stats` reads, in one
     /// read-only pass with less per-pixel work than `Reduce`. Not registered: the node
-    /// `average_luminance_threshold` lowers to by default (schedule `ysum`).
+    /// `average_luminance_threshold` lowers to. Its kernel is that filter's schedule
+    /// (`StatsReduction`, read from the run's overrides when it records): `ysum` (the default),
+    /// `ysum_pf` / `ysum_nopf`, or `reduce`, `Reduce`'s kernel, whose other slots then hold the
+    /// full statistics (the threshold reads only the Y sum and the count, the same in both).
     pub struct ReduceLumaSum;
     def: LUMA_SUM_DEF,
     name: "reduce_luma_sum",
     gpuimage: "",
     summary: "Sum of BT.601 luma and the pixel count (statistics data, other slots empty).",
-    doc: "Internal: the reduction `average_luminance_threshold` lowers to by default (schedule `ysum`).",
+    doc: "Internal: the reduction `average_luminance_threshold` lowers to (its schedules `ysum`, the default, `ysum_pf`, `ysum_nopf`, `reduce`).",
     params: {},
     formats: [Rgba8],
     outputs: { stats: Stats },
@@ -379,16 +382,6 @@ crate::reduction_filter! {
     merges_partials: true,
     cpu: |_, img| Data::Stats(luma_sum_cpu(img)),
     gpu: record_luma_sum,
-}
-
-/// `ReduceLumaSum`'s pipelining: as `average_luminance_threshold`'s schedule names it
-/// (`ysum_pf` / `ysum_nopf`; bench comparisons), else `reduce`'s default. Its lowering has
-/// already rejected a name it does not know.
-fn luma_sum_prefetch() -> bool {
-    match StatsReduction::named() {
-        Ok(Some(StatsReduction::LumaSum { prefetch })) => prefetch,
-        _ => DEFAULT_PREFETCH,
-    }
 }
 
 /// CPU twin of `ReduceLumaSum` (reduce_packed.wgsl's `ysum_quad`).
@@ -410,7 +403,10 @@ pub fn luma_sum_cpu(img: &Image) -> Stats {
     }
 }
 
-/// Records `ReduceLumaSum`: `reduce`'s kernel with the `ysum` per-pixel work.
+/// Records `ReduceLumaSum` under `average_luminance_threshold`'s schedule in the run's
+/// overrides (`StatsReduction`), else its default: `reduce`'s kernel with the `ysum` per-pixel
+/// work, its loop pipelined as the schedule names it (`ysum_pf` / `ysum_nopf`; bench
+/// comparisons); or, under `reduce`, `Reduce`'s kernel (under `reduce`'s own schedule).
 fn record_luma_sum(
     _: &ReduceLumaSum,
     rec: &mut NodeRecorder<'_>,
@@ -418,16 +414,19 @@ fn record_luma_sum(
     output: &GpuSlot,
     _: ImageDesc,
 ) -> Result<()> {
-    record_reduce_with(
-        rec,
-        input,
-        output,
-        ReduceSchedule {
-            kernel: ReduceKernel::LumaSum,
-            shape: DEFAULT_LOOP,
-            prefetch: luma_sum_prefetch(),
-        },
-    )
+    match StatsReduction::named(rec)?.unwrap_or_else(StatsReduction::choose) {
+        StatsReduction::LumaSum { prefetch } => record_reduce_with(
+            rec,
+            input,
+            output,
+            ReduceSchedule {
+                kernel: ReduceKernel::LumaSum,
+                shape: DEFAULT_LOOP,
+                prefetch,
+            },
+        ),
+        StatsReduction::Full => record_reduce(rec, input, output),
+    }
 }
 
 #[cfg(test)]

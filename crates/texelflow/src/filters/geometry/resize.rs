@@ -727,7 +727,7 @@ impl Filter for Resize {
                 groups_1d((ow as u64 * oh as u64).div_ceil(4), RESIZE_WG),
             );
         }
-        let variant = crate::runtime::schedule::get(DEF.name);
+        let variant = rec.schedule(DEF.name).map(str::to_owned);
         if self.general() {
             let g = ResizeGeneralParams::new(self, &geo);
             let tile = match variant.as_deref() {

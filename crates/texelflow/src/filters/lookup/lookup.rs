@@ -249,7 +249,7 @@ impl Filter for Lookup {
         let groups = groups_1d((count as u64).div_ceil(4), LOOKUP_WG);
         // Schedules: `tile` gathers the 8 corners from the LUT image as given; `cells` first
         // re-lays the LUT cell-major (8 MiB temp) so each pixel reads one 32-byte sector.
-        match crate::runtime::schedule::get(DEF.name).as_deref() {
+        match rec.schedule(DEF.name).map(str::to_owned).as_deref() {
             Some("tile") => {
                 let kernel = Kernel::new("lookup.tile", &[LookupParams::WGSL, TILE_WGSL], "lookup");
                 rec.dispatch(

@@ -747,8 +747,8 @@ impl MorphSchedule {
     }
 }
 
-/// Records dilation (`Op::Max`) or erosion under the schedule `runtime::schedule` names for
-/// `filter` (its registry name), else `MorphSchedule::choose`'s.
+/// Records dilation (`Op::Max`) or erosion under the schedule the run's overrides name for
+/// `filter` (its registry name; `NodeRecorder::schedule`), else `MorphSchedule::choose`'s.
 pub(crate) fn record(
     rec: &mut NodeRecorder<'_>,
     filter: &str,
@@ -781,8 +781,8 @@ pub(crate) fn record(
         flip,
         ..Default::default()
     };
-    let schedule = match crate::runtime::schedule::get(filter) {
-        Some(v) => MorphSchedule::parse(filter, &v)?,
+    let schedule = match rec.schedule(filter) {
+        Some(v) => MorphSchedule::parse(filter, v)?,
         None => MorphSchedule::choose(radius, gray),
     };
     // a one-pass schedule named where it does not run (Gray8, larger radii) gives way to the

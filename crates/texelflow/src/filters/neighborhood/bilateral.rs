@@ -525,8 +525,8 @@ impl Filter for Bilateral {
                 lut: false,
             }),
         );
-        let schedule = match crate::runtime::schedule::get(DEF.name) {
-            Some(v) => Schedule::parse(&v)?,
+        let schedule = match rec.schedule(DEF.name) {
+            Some(v) => Schedule::parse(v)?,
             None => default,
         };
         // a tile schedule named where its tile does not fit runs the default (as a named

@@ -597,7 +597,7 @@ pub(crate) fn record(
     d: &ImageDesc,
 ) -> Result<bool> {
     let f16 = rec.gpu().has_f16();
-    let shape = match crate::runtime::schedule::get(key).as_deref() {
+    let shape = match rec.schedule(key) {
         None => choose(k, f16 && rec.gpu().info().device_type != "Cpu"),
         Some("tile" | "rows4" | "rows4p") => return Ok(false),
         Some(v) => match Shape::parse(k, v) {

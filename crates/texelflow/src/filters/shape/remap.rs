@@ -252,7 +252,7 @@ pub fn record<T: RemapOp>(
 ) -> Result<()> {
     let (src, dst, d) = crate::filters::registry::one_to_one(T::DEF, inputs, outputs)?;
     let uniform = op.uniform().bytes_after_size(d.width, d.height);
-    let (entry, groups) = match crate::runtime::schedule::get(T::DEF.name).as_deref() {
+    let (entry, groups) = match rec.schedule(T::DEF.name) {
         None | Some("single") => ("main", groups_2d(d.width, d.height, TX, TY)),
         Some("quads") => (
             "main_quads",

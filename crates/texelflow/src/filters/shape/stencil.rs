@@ -474,7 +474,7 @@ pub fn record<T: StencilOp>(
     }
     let fits = T::SIZE == 3 && d.width.is_multiple_of(4);
     let k = T::kernels();
-    let rows4 = match crate::runtime::schedule::get(T::FN_NAME).as_deref() {
+    let rows4 = match rec.schedule(T::FN_NAME) {
         // a scalar load transform (the luminance stencils): H200 4K (session 13), the same time
         // as rows4 (prewitt 0.0513 / 0.0512 ms, xy_derivative 0.0536 / 0.0539): the compiler
         // had already dropped the unused lanes; kept, it is no slower and holds less

@@ -254,10 +254,9 @@ pub(super) fn record(
     if f.schedule.is_some() || f.subgroups.is_some() {
         return f.record_strip(rec, inputs, outputs);
     }
-    let explicit = schedule::get(DEF.name);
-    let chosen = match explicit.as_deref() {
-        None => BoxSchedule::choose(f.radius),
-        Some(v) => BoxSchedule::parse(v)?,
+    let (chosen, named) = match rec.schedule(DEF.name) {
+        None => (BoxSchedule::choose(f.radius), false),
+        Some(v) => (BoxSchedule::parse(v)?, true),
     };
     let recorded = match chosen {
         BoxSchedule::Strip => return f.record_strip(rec, inputs, outputs),
@@ -269,13 +268,14 @@ pub(super) fn record(
     // The sweeps need subgroups that fit their workgroups: where the device has none, the
     // default falls back to `strip` (a failed precondition records nothing); a schedule
     // asked for by name reports the error instead.
-    match (recorded, explicit) {
-        (Err(_), None) => f.record_strip(rec, inputs, outputs),
+    match (recorded, named) {
+        (Err(_), false) => f.record_strip(rec, inputs, outputs),
         (r, _) => r,
     }
 }
 
-/// Box blur's GPU schedules, by shape; `runtime::schedule` names them in tests and benchmarks.
+/// Box blur's GPU schedules, by shape; tests and benchmarks name them in a run's schedule
+/// overrides (`RunOptions::schedules`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BoxSchedule {
     /// `strip`: one workgroup per tile of a strip, any device (`box_blur.wgsl`).

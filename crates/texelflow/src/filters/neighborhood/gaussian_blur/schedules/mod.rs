@@ -21,7 +21,8 @@ const FUSED_WGSL: &str = include_str!("gaussian_blur_fused.wgsl");
 const WINDOW_WGSL: &str = include_str!("gaussian_blur_window.wgsl");
 
 /// How the GPU side runs: by default [`Schedule::choose`]; tests force one with
-/// `with_schedule`, benchmarks name one through `runtime::schedule` ([`Schedule::parse`]).
+/// `with_schedule`, benchmarks and tests name one in the run's overrides (`RunOptions::schedules`,
+/// [`Schedule::parse`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Schedule {
     /// One kernel for both passes, in tiles (`gaussian_blur_fused.wgsl`).
@@ -204,9 +205,9 @@ pub(super) fn record(
 ) -> Result<()> {
     let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
     let ctx = ScheduleContext::new(f.sigma, rec.gpu().has_f16(), limit);
-    let (named, alone) = match crate::runtime::schedule::get(DEF.name) {
+    let (named, alone) = match rec.schedule(DEF.name) {
         Some(v) => {
-            let (s, alone) = Schedule::parse(&v, &ctx)?;
+            let (s, alone) = Schedule::parse(v, &ctx)?;
             (Some(s), alone)
         }
         None => (None, None),
