@@ -45,7 +45,7 @@ def main():
         rows = [f"{min(1.0, r / (n - 1) * 1.1):.6f} {g / (n - 1) * 0.9:.6f} {b / (n - 1):.6f}"
                 for b in range(n) for g in range(n) for r in range(n)]
         cube.write_text(f"LUT_3D_SIZE {n}\n" + "\n".join(rows) + "\n")
-    lut = ROOT / "assets/luts/amatorka.png"
+    lut = ROOT / "crates/texelflow/luts/amatorka.png"
     work = inputs / ("work-" + out.stem)
     work.mkdir(exist_ok=True)
     lines = run([binary, "list", "--examples"]).stdout.splitlines()

@@ -1822,7 +1822,7 @@ fn example_files(dir: &Path) {
         .to_rgb8()
         .save(dir.join("photo.jpg"))
         .unwrap();
-    let lut = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/luts/amatorka.png");
+    let lut = Path::new(env!("CARGO_MANIFEST_DIR")).join("../texelflow/luts/amatorka.png");
     for name in ["lut.png", "graded.png"] {
         std::fs::copy(&lut, dir.join(name)).unwrap();
     }

@@ -1,5 +1,5 @@
 //! Built-in looks: 512x512 LUT images (GPUImage's layout, 8x8 tiles of a 64^3 cube) shipped in
-//! `assets/luts/`, each made by this project from the identity LUT with a pipeline of its own
+//! `crates/texelflow/luts/`, each made by this project from the identity LUT with a pipeline of its own
 //! filters, written beside it (`Look::recipe`); a test checks that each image is its recipe's
 //! output. They run through `lut_cube` (trilinear in the 64^3 cube).
 
@@ -115,7 +115,7 @@ mod tests {
                 .to_rgba8();
             assert!(
                 made.as_u8() == shipped.as_raw().as_slice(),
-                "assets/luts/{}.png is not its recipe's output",
+                "crates/texelflow/luts/{}.png is not its recipe's output",
                 look.name
             );
             assert_eq!(look.cube().expect("cube").table.len(), 64 * 64 * 64);

@@ -1,6 +1,6 @@
 //! Soft elegance: two LUTs with a soft glow between them. Matches the structure of GPUImage's
 //! `GPUImageSoftEleganceFilter` (LUT 1, a Gaussian blur of it blended back at 0.14, LUT 2); the
-//! two LUTs are this project's own (`assets/luts/soft_elegance_{1,2}.png`).
+//! two LUTs are this project's own (`crates/texelflow/luts/soft_elegance_{1,2}.png`).
 
 use super::lut_cube::LutCube;
 use super::preset::Look;
@@ -10,13 +10,13 @@ use crate::filters::neighborhood::GaussianBlur;
 /// The first LUT, before the glow.
 pub static LOOK_1: Look = Look::new(
     "soft_elegance_1",
-    include_bytes!("../../../../../assets/luts/soft_elegance_1.png"),
+    include_bytes!("../../../luts/soft_elegance_1.png"),
     "hsb(saturation=0.9, brightness=1.05) | tone_curve(rgb=[0,0, 0.5,0.56, 1,1])",
 );
 /// The second LUT, after the glow.
 pub static LOOK_2: Look = Look::new(
     "soft_elegance_2",
-    include_bytes!("../../../../../assets/luts/soft_elegance_2.png"),
+    include_bytes!("../../../luts/soft_elegance_2.png"),
     "rgb(red=1.04, green=1, blue=0.96) | contrast(1.08)",
 );
 
