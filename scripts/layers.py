@@ -18,8 +18,8 @@ LAYERS = [
     ("runtime", ["runtime"]),
     # graphs, parameters, planning, fusion, execution; filters only through the `Filter` trait
     ("graph", ["graph"]),
-    # the shapes, the families and the catalogue
-    ("filters", ["filters", "registry"]),
+    # the shapes, the families, the catalogue, and `extend` (what outside filters need)
+    ("filters", ["filters", "registry", "extend"]),
     # files: codecs, rows, metadata
     ("io", ["io"]),
     # what is built from all of them: assessment, JSON reports, the benchmark harness, video

@@ -24,7 +24,7 @@ pub struct BenchArgs {
     /// Run the whole case list this many times (run-to-run spread within one process)
     #[arg(long, default_value_t = 1)]
     repeat: usize,
-    /// Schedule overrides for every case, `filter=variant,...` (see `texelflow::runtime::schedule`)
+    /// Schedule overrides for every case, `filter=variant,...` (see `texelflow::extend::parse_schedules`)
     #[arg(long)]
     schedule: Option<String>,
     /// Also write the results as JSON
@@ -101,7 +101,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
         }
     }
     if let Some(s) = &a.schedule {
-        let o = texelflow::runtime::schedule::parse(s);
+        let o = texelflow::extend::parse_schedules(s);
         if o.is_empty() {
             bail!("--schedule must look like filter=variant[,filter=variant]");
         }
@@ -140,7 +140,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     let mut copy_ms = None;
     let mut cpu_ms: Vec<(String, f64)> = Vec::new();
     // per case, the kernels it compiled (a kernel an earlier case compiled is listed there)
-    let mut case_kernels: Vec<(String, Vec<texelflow::runtime::CompiledKernel>)> = Vec::new();
+    let mut case_kernels: Vec<(String, Vec<texelflow::extend::CompiledKernel>)> = Vec::new();
     if a.shader_stats.is_some() {
         gpu.keep_compiled_kernels();
     }
@@ -232,14 +232,14 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
 }
 
 /// `--shader-stats`: the driver's statistics of each case's kernels (see
-/// `texelflow::runtime::driver_stats`), one section per case.
+/// `texelflow::extend::driver_stats`), one section per case.
 fn write_shader_stats(
     dir: &std::path::Path,
-    case_kernels: &[(String, Vec<texelflow::runtime::CompiledKernel>)],
+    case_kernels: &[(String, Vec<texelflow::extend::CompiledKernel>)],
     adapter: &str,
 ) -> Result<()> {
     use std::fmt::Write as _;
-    let ds = texelflow::runtime::driver_stats::DriverStats::open(adapter)?;
+    let ds = texelflow::extend::driver_stats::DriverStats::open(adapter)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut text = format!(
         "driver statistics from {} (VK_KHR_pipeline_executable_properties)\n",

@@ -340,7 +340,7 @@ fn run_options_of(cli: &Cli) -> RunOptions {
             ..Default::default()
         },
         schedules: env_var("TEXELFLOW_SCHEDULE")
-            .map(|s| texelflow::runtime::schedule::parse(&s))
+            .map(|s| texelflow::extend::parse_schedules(&s))
             .unwrap_or_default(),
         max_fused: env_number::<usize>("TEXELFLOW_MAX_FUSED").filter(|&n| n > 0),
         upload_strips: env_number::<u32>("TEXELFLOW_UPLOAD_STRIPS"),

@@ -245,7 +245,7 @@ fn run_options() -> RunOptions {
             ..Default::default()
         },
         schedules: env_var("TEXELFLOW_SCHEDULE")
-            .map(|s| texelflow::runtime::schedule::parse(&s))
+            .map(|s| texelflow::extend::parse_schedules(&s))
             .unwrap_or_default(),
         max_fused: number("TEXELFLOW_MAX_FUSED")
             .map(|v| v as usize)

@@ -19,6 +19,7 @@ pub mod assess;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod error;
+pub mod extend;
 pub mod filters;
 pub mod graph;
 pub mod image;
@@ -26,7 +27,7 @@ pub mod io;
 pub mod json;
 pub mod limits;
 pub mod region;
-pub mod runtime;
+pub(crate) mod runtime;
 pub mod value;
 #[cfg(feature = "video")]
 pub mod video;

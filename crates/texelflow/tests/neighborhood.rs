@@ -966,9 +966,9 @@ impl Filter for SharedDiag {
     }
     fn record_gpu(
         &self,
-        rec: &mut texelflow::runtime::NodeRecorder<'_>,
-        inputs: &[texelflow::runtime::GpuSlot],
-        outputs: &[texelflow::runtime::GpuSlot],
+        rec: &mut texelflow::extend::NodeRecorder<'_>,
+        inputs: &[texelflow::extend::GpuSlot],
+        outputs: &[texelflow::extend::GpuSlot],
     ) -> texelflow::Result<()> {
         let (n, wg) = (self.words, self.wg);
         let src = format!(
@@ -977,7 +977,7 @@ impl Filter for SharedDiag {
              let i = linear_id(wid, nwg, lid, {wg}u);\n let n = arrayLength(&dst);\n var v = 0u;\n if (i < n) {{ v = src[i]; }}\n buf[lid * {s}u] = v;\n workgroupBarrier();\n if (i < n) {{ dst[i] = buf[(lid ^ 1u) * {s}u]; }}\n}}\n",
             s = n / wg
         );
-        let mut k = texelflow::runtime::Kernel::new(&format!("diag.{n}.{wg}"), &[], "main");
+        let mut k = texelflow::extend::Kernel::new(&format!("diag.{n}.{wg}"), &[], "main");
         k.generated = Some(src);
         let px = inputs[0]
             .desc
@@ -988,7 +988,7 @@ impl Filter for SharedDiag {
             &k,
             &[&inputs[0].buffer, &outputs[0].buffer],
             &[],
-            texelflow::runtime::groups_1d(px, wg),
+            texelflow::extend::groups_1d(px, wg),
         )
     }
     fn box_clone(&self) -> Box<dyn Filter> {

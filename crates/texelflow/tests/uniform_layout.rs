@@ -12,8 +12,8 @@ use texelflow::registry;
 fn module(src: &str) -> naga::Module {
     let full = format!(
         "{}\n{}\n{}",
-        texelflow::runtime::COMMON_WGSL,
-        texelflow::runtime::CONV_WGSL,
+        texelflow::extend::COMMON_WGSL,
+        texelflow::extend::CONV_WGSL,
         src
     );
     naga::front::wgsl::parse_str(&full)
@@ -34,7 +34,7 @@ fn uniform_structs_match_wgsl_layout() {
 
 /// The WGSL struct of `u` (its generated text, then the kernel source that reads it), parsed
 /// by naga, has the Rust struct's size and every Rust field at the Rust offset (`offset_of!`).
-fn check_layout(name: &str, u: &texelflow::runtime::uniform::UniformLayout) {
+fn check_layout(name: &str, u: &texelflow::extend::UniformLayout) {
     let m = module(&format!("{}\n{}", u.generated, u.wgsl));
     let ty = m
         .types
@@ -86,7 +86,7 @@ fn a_reordered_member_is_detected() {
         "    width: u32,\n    height: u32,\n",
         "    height: u32,\n    width: u32,\n",
     );
-    let reordered = texelflow::runtime::uniform::UniformLayout {
+    let reordered = texelflow::extend::UniformLayout {
         generated: Box::leak(swapped.into_boxed_str()),
         ..u
     };
@@ -165,7 +165,7 @@ fn an_offset_mismatch_is_detected() {
         module("struct P { a: vec2<f32>, v: vec3<f32> }\n@group(0) @binding(0) var<uniform> p: P;");
     let offs = member_offsets(&m, "P");
     assert_eq!(offs[1].1, 16);
-    let b = texelflow::runtime::uniform::UniformBlock::new()
+    let b = texelflow::extend::UniformBlock::new()
         .field("a", &[0.0f32; 2])
         .field("v", &[0.0f32; 3]);
     assert_eq!(b.fields[1].offset, 16);

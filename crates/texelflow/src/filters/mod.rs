@@ -12,7 +12,7 @@ pub mod lookup;
 pub mod morphology;
 pub mod neighborhood;
 pub mod registry;
-pub mod shape;
+pub(crate) mod shape;
 pub mod temporal;
 pub mod yuv;
 

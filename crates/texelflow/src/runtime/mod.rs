@@ -16,4 +16,4 @@ pub(crate) use context::{Readback, Staged};
 pub(crate) use kernel::test_support;
 pub(crate) use kernel::Bind;
 pub use kernel::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
-pub use pool::{size_class, BufferPool};
+pub(crate) use pool::size_class;

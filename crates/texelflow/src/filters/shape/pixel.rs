@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::error::Result;
 use crate::filters::registry::{expect_image, input_image, Filter, FilterDef, PixelOpGpu};
 use crate::image::{unorm16, unorm8, Image, PixelFormat};
-pub use crate::region::{with_window, PixelWindow};
+pub use crate::region::PixelWindow;
 use crate::runtime::uniform::UniformBlock;
 use crate::runtime::{GpuSlot, NodeRecorder};
 use crate::value::{Value, ValueDesc};

@@ -168,22 +168,9 @@ pub fn kernel_source<T: RemapOp>() -> String {
 
 /// CPU driver: each output pixel sampled bilinearly (replicate edges) where `f` says:
 /// `f(uv, size)` gives the position and step, and the output is the weighted sum of the
-/// samples at `position + k step` for each tap `[k, weight]` (one sample at the position without taps).
-pub fn map_coordinates(
-    img: &Image,
-    taps: &[[f32; 2]],
-    f: impl Fn([f32; 2], [f32; 2]) -> [f32; 4] + Sync,
-) -> Result<Image> {
-    map_coordinates_post(
-        img,
-        taps,
-        f,
-        None::<fn([f32; 4], [f32; 2], [f32; 2], &dyn Fn([f32; 2]) -> [f32; 4]) -> [f32; 4]>,
-    )
-}
-
-/// `map_coordinates` with a post function: `post(c, uv, size, sample)` makes each output from
-/// its sampled colour `c` (taps summed), `sample(q)` reading the input at normalised `q`.
+/// samples at `position + k step` for each tap `[k, weight]` (one sample at the position without
+/// taps); with `post`, `post(c, uv, size, sample)` makes each output from its sampled colour `c`
+/// (taps summed), `sample(q)` reading the input at normalised `q`.
 pub fn map_coordinates_post<P>(
     img: &Image,
     taps: &[[f32; 2]],
