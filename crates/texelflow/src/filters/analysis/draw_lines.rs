@@ -152,7 +152,9 @@ fn record(
 ) -> Result<()> {
     let d = slot_image(&DEF, inputs, 0)?;
     let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-        return Err(Error::invalid("`draw_lines` needs an image, lines and one output"));
+        return Err(Error::invalid(
+            "`draw_lines` needs an image, lines and one output",
+        ));
     };
     let copy_u = DrawPointsParams {
         width: d.width,

@@ -138,7 +138,9 @@ fn record(
 ) -> Result<()> {
     let d = slot_image(&DEF, inputs, 0)?;
     let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-        return Err(Error::invalid("`draw_points` needs an image, points and one output"));
+        return Err(Error::invalid(
+            "`draw_points` needs an image, points and one output",
+        ));
     };
     let u = DrawPointsParams {
         width: d.width,

@@ -121,7 +121,9 @@ fn record(
     let d = slot_image(&DEF, inputs, 0)?;
     let (Some(img), Some(stats), Some(out)) = (inputs.first(), inputs.get(1), outputs.first())
     else {
-        return Err(Error::invalid("`exposure_by_stats` needs two inputs and one output"));
+        return Err(Error::invalid(
+            "`exposure_by_stats` needs two inputs and one output",
+        ));
     };
     let params = ExposureParams {
         width: d.width,

@@ -117,7 +117,9 @@ fn record(
     let d = slot_image(&DEF, inputs, 0)?;
     let (Some(frame), Some(average), Some(out)) = (inputs.first(), inputs.get(1), outputs.first())
     else {
-        return Err(Error::invalid("`motion_centroid` needs two inputs and one output"));
+        return Err(Error::invalid(
+            "`motion_centroid` needs two inputs and one output",
+        ));
     };
     let params = MotionParams {
         width: d.width,

@@ -58,7 +58,9 @@ fn record(
     outputs: &[GpuSlot],
 ) -> Result<()> {
     let (Some(input), [metrics, fingerprint]) = (inputs.first(), outputs) else {
-        return Err(Error::invalid("`photo_assessment` needs one input and two outputs"));
+        return Err(Error::invalid(
+            "`photo_assessment` needs one input and two outputs",
+        ));
     };
     let d = input
         .desc

@@ -253,7 +253,9 @@ impl Filter for PoissonBlend {
         let d = slot_image(&DEF, inputs, 0)?;
         let (Some(base), Some(top), Some(out)) = (inputs.first(), inputs.get(1), outputs.first())
         else {
-            return Err(Error::invalid("`poisson_blend` needs two inputs and one output"));
+            return Err(Error::invalid(
+                "`poisson_blend` needs two inputs and one output",
+            ));
         };
         let count = d.width * d.height;
         let groups = groups_1d(count as u64, WG);

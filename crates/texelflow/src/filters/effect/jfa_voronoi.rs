@@ -221,7 +221,9 @@ impl Filter for JfaVoronoi {
         let d = slot_image(&DEF, inputs, 0)?;
         check_size(d.width, d.height)?;
         let (Some(src), Some(out)) = (inputs.first(), outputs.first()) else {
-            return Err(Error::invalid("`jfa_voronoi` needs one input and one output"));
+            return Err(Error::invalid(
+                "`jfa_voronoi` needs one input and one output",
+            ));
         };
         let bytes = d.width as u64 * d.height as u64 * 4;
         let (a, b) = (rec.temp(bytes), rec.temp(bytes));

@@ -194,7 +194,9 @@ impl Filter for Mosaic {
         let img = input_image(&DEF, inputs, 0)?;
         let tiles = input_image(&DEF, inputs, 1)?;
         if img.format() != PixelFormat::Rgba8 || tiles.format() != PixelFormat::Rgba8 {
-            return Err(Error::invalid("`mosaic` takes an rgba8 image and an rgba8 tile set"));
+            return Err(Error::invalid(
+                "`mosaic` takes an rgba8 image and an rgba8 tile set",
+            ));
         }
         let p = self.params((img.width(), img.height()), (tiles.width(), tiles.height()));
         let (w, h) = (p.width, p.height);

@@ -93,7 +93,9 @@ impl Filter for VoronoiConsumer {
         let img = input_image(&DEF, inputs, 0)?;
         let map = input_image(&DEF, inputs, 1)?;
         if img.format() != PixelFormat::Rgba8 || map.format() != PixelFormat::Rgba8 {
-            return Err(Error::invalid("`voronoi_consumer` takes an rgba8 image and an rgba8 map"));
+            return Err(Error::invalid(
+                "`voronoi_consumer` takes an rgba8 image and an rgba8 map",
+            ));
         }
         let (w, h, mw, mh) = (img.width(), img.height(), map.width(), map.height());
         let (src, m) = (img.as_u8(), map.as_u8());

@@ -83,7 +83,9 @@ fn record(
     outputs: &[GpuSlot],
 ) -> Result<()> {
     let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-        return Err(Error::invalid("`crosshair` needs an image, points and one output"));
+        return Err(Error::invalid(
+            "`crosshair` needs an image, points and one output",
+        ));
     };
     let d = super::record_clear(rec, &DEF, out, [0; 4])?;
     let color = u32::from_le_bytes(crate::filters::analysis::opaque_rgba8(f.color));

@@ -171,7 +171,9 @@ fn record(
     outputs: &[GpuSlot],
 ) -> Result<()> {
     let (Some(hist), Some(out)) = (inputs.get(1), outputs.first()) else {
-        return Err(Error::invalid("`histogram_generator` needs an image, a histogram and one output"));
+        return Err(Error::invalid(
+            "`histogram_generator` needs an image, a histogram and one output",
+        ));
     };
     let d = out
         .desc

@@ -86,7 +86,9 @@ fn record(
     outputs: &[GpuSlot],
 ) -> Result<()> {
     let (Some(list), Some(out)) = (inputs.get(1), outputs.first()) else {
-        return Err(Error::invalid("`line` needs an image, lines and one output"));
+        return Err(Error::invalid(
+            "`line` needs an image, lines and one output",
+        ));
     };
     let d = super::record_clear(rec, &DEF, out, [0; 4])?;
     let chunks = d.width.max(d.height).div_ceil(STEPS);

@@ -558,7 +558,13 @@ impl Filter for Bilateral {
                 1,
             ];
             if groups[1] > rec.gpu().limits.max_compute_workgroups_per_dimension {
-                return Err(Error::schedule_unsupported("bilateral", format!("an image {} pixels high needs more workgroups than the device allows", d.height)));
+                return Err(Error::schedule_unsupported(
+                    "bilateral",
+                    format!(
+                        "an image {} pixels high needs more workgroups than the device allows",
+                        d.height
+                    ),
+                ));
             }
             // every tile and table entry is written before it is read
             return rec.dispatch_uninit(

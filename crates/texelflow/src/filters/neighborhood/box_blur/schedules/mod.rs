@@ -344,7 +344,10 @@ impl BoxBlur {
         let has_subgroups = rec.gpu().has_subgroups();
         let subgroups = match self.subgroups {
             Some(true) if !has_subgroups => {
-                return Err(Error::schedule_unsupported("box_blur", "this device has no subgroup operations"))
+                return Err(Error::schedule_unsupported(
+                    "box_blur",
+                    "this device has no subgroup operations",
+                ))
             }
             Some(on) => on,
             None => has_subgroups,
@@ -356,7 +359,10 @@ impl BoxBlur {
                     || sh % ch != 0
                     || ch as u64 * BYTES_PER_ROUND_ROW > limit
                 {
-                    return Err(Error::schedule_unsupported("box_blur", format!("invalid schedule ({ch} rows per round, strips of {sh})")));
+                    return Err(Error::schedule_unsupported(
+                        "box_blur",
+                        format!("invalid schedule ({ch} rows per round, strips of {sh})"),
+                    ));
                 }
                 (ch, sh)
             }
@@ -418,7 +424,9 @@ impl BoxBlur {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let gpu = rec.gpu();
         if !gpu.has_subgroups() {
-            return Err(Error::invalid("box_blur: the sweep schedules need subgroup operations, which this device lacks"));
+            return Err(Error::invalid(
+                "box_blur: the sweep schedules need subgroup operations, which this device lacks",
+            ));
         }
         // The kernel numbers strip groups by whole subgroups and keeps totals for up to
         // nt/4 of them (WebGPU's smallest subgroup is 4).
@@ -430,13 +438,19 @@ impl BoxBlur {
         // multiple of 4: the buffers must cover the last partial element (pool buffers do).
         let bytes = (d.width as u64 * d.height as u64 * 4).div_ceil(16) * 16;
         if input.buffer.size() < bytes || output.buffer.size() < bytes {
-            return Err(Error::schedule_unsupported("box_blur", "sweep needs image buffers padded to 16 bytes"));
+            return Err(Error::schedule_unsupported(
+                "box_blur",
+                "sweep needs image buffers padded to 16 bytes",
+            ));
         }
         let r = self.radius;
         let r4 = r.div_ceil(4) * 4;
         let tile_w = 4 * shape.nt - 2 * r4;
         if tile_w == 0 || !shape.lb.is_multiple_of(shape.ch) {
-            return Err(Error::schedule_unsupported("box_blur", format!("invalid sweep shape {shape:?} for radius {r}")));
+            return Err(Error::schedule_unsupported(
+                "box_blur",
+                format!("invalid sweep shape {shape:?} for radius {r}"),
+            ));
         }
         let strip_h = shape.strip_height(r).div_ceil(shape.lb) * shape.lb;
         let vec = u32::from(d.width % 4 == 0);

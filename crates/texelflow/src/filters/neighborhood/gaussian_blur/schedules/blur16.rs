@@ -75,9 +75,10 @@ pub fn record_gaussian(
     w: &[f32],
 ) -> Result<()> {
     if w.len() > WEIGHT_VECS * 4 || w.len().is_multiple_of(2) {
-        return Err(Error::schedule_unsupported("gaussian_blur", format!("{} weights do not make a 16-bit kernel",
-            w.len()
-        )));
+        return Err(Error::schedule_unsupported(
+            "gaussian_blur",
+            format!("{} weights do not make a 16-bit kernel", w.len()),
+        ));
     }
     let mut p = Blur16Params::zeroed();
     (p.width, p.height, p.radius) = (d.width, d.height, (w.len() / 2) as u32);
@@ -97,7 +98,10 @@ pub fn record_box(
 ) -> Result<()> {
     // the column sums stay below 2^31 up to radius 64 (129^2 * 65535)
     if r > 64 {
-        return Err(Error::schedule_unsupported("box_blur", format!("radius {r} is above the 16-bit kernel's 64")));
+        return Err(Error::schedule_unsupported(
+            "box_blur",
+            format!("radius {r} is above the 16-bit kernel's 64"),
+        ));
     }
     let mut p = Blur16Params::zeroed();
     (p.width, p.height, p.radius) = (d.width, d.height, r);
@@ -110,7 +114,10 @@ pub fn gaussian_cpu16(img: &Image, w: &[f32]) -> Result<Image> {
     let (width, height) = (img.width() as usize, img.height() as usize);
     let src = img.as_u16();
     if src.len() != width * height * 4 {
-        return Err(Error::schedule_unsupported("gaussian_blur", "the 16-bit twin needs an rgba16 image"));
+        return Err(Error::schedule_unsupported(
+            "gaussian_blur",
+            "the 16-bit twin needs an rgba16 image",
+        ));
     }
     let out = super::separable_cpu(src, width, height, 4, w, 65535.0, |v| v as u16);
     Image::from_u16(img.width(), img.height(), out)
@@ -121,7 +128,10 @@ pub fn box_cpu16(img: &Image, r: u32) -> Result<Image> {
     let (w, h) = (img.width() as usize, img.height() as usize);
     let src = img.as_u16();
     if src.len() != w * h * 4 {
-        return Err(Error::schedule_unsupported("box_blur", "the 16-bit twin needs an rgba16 image"));
+        return Err(Error::schedule_unsupported(
+            "box_blur",
+            "the 16-bit twin needs an rgba16 image",
+        ));
     }
     let ri = r as i64;
     let cx = |x: i64| x.clamp(0, w as i64 - 1) as usize;

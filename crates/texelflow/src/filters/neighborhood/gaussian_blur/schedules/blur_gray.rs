@@ -64,7 +64,10 @@ fn record(
     let r = p.radius;
     let budget = BUDGET.min(rec.gpu().limits.max_compute_workgroup_storage_size as u64);
     let (wc, th) = tile(r, budget).ok_or_else(|| {
-        Error::schedule_unsupported(entry, format!("no tile fits radius {r} in {budget} bytes of workgroup memory"))
+        Error::schedule_unsupported(
+            entry,
+            format!("no tile fits radius {r} in {budget} bytes of workgroup memory"),
+        )
     })?;
     let mut kernel = Kernel::new(
         &format!("blur_gray.r{r}.{wc}x{th}"),
@@ -89,9 +92,10 @@ pub fn record_gaussian(
     w: &[f32],
 ) -> Result<()> {
     if w.len() > WEIGHT_VECS * 4 || w.len().is_multiple_of(2) {
-        return Err(Error::schedule_unsupported("gaussian_blur", format!("{} weights do not make a gray8 kernel",
-            w.len()
-        )));
+        return Err(Error::schedule_unsupported(
+            "gaussian_blur",
+            format!("{} weights do not make a gray8 kernel", w.len()),
+        ));
     }
     let mut p = BlurGrayParams::zeroed();
     (p.width, p.height, p.radius, p.words) =

@@ -623,7 +623,10 @@ fn decimate_params(
     let q = w.len().div_ceil(d as usize);
     let qv = q.div_ceil(4);
     if !(2..=MAX_STEP).contains(&d) || d as usize * qv > POLY_VECS {
-        return Err(Error::schedule_unsupported("gaussian_blur", format!("node spacing {d} is outside the decimated schedule's tables")));
+        return Err(Error::schedule_unsupported(
+            "gaussian_blur",
+            format!("node spacing {d} is outside the decimated schedule's tables"),
+        ));
     }
     for s in 0..d as usize {
         for qi in 0..q {

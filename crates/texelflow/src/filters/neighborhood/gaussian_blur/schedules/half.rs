@@ -444,14 +444,30 @@ pub(super) fn record(
     };
     let plan = HalfPlan::new(r, o)?;
     if !plan.f32 && !rec.gpu().has_f16() {
-        return Err(Error::schedule_unsupported("gaussian_blur", "the half schedule needs a device with shader-f16"));
+        return Err(Error::schedule_unsupported(
+            "gaussian_blur",
+            "the half schedule needs a device with shader-f16",
+        ));
     }
     if !plan.f32 && !half_applies(&w) {
-        return Err(Error::schedule_unsupported("gaussian_blur", format!("the half schedule's error bound does not hold at sigma {} ({:.3} levels)", blur.sigma, half_error_bound(&w))));
+        return Err(Error::schedule_unsupported(
+            "gaussian_blur",
+            format!(
+                "the half schedule's error bound does not hold at sigma {} ({:.3} levels)",
+                blur.sigma,
+                half_error_bound(&w)
+            ),
+        ));
     }
     let limit = rec.gpu().limits.max_compute_workgroup_storage_size as u64;
     if plan.bytes() > limit {
-        return Err(Error::schedule_unsupported("gaussian_blur", format!("the half schedule needs {} bytes of workgroup memory, the device has {limit}", plan.bytes())));
+        return Err(Error::schedule_unsupported(
+            "gaussian_blur",
+            format!(
+                "the half schedule needs {} bytes of workgroup memory, the device has {limit}",
+                plan.bytes()
+            ),
+        ));
     }
     let quads = d.width.is_multiple_of(4);
     let mut kernel = Kernel::new(

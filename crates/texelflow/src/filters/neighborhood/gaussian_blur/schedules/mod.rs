@@ -523,7 +523,10 @@ impl GaussianBlur {
             || !t.tw.is_multiple_of(t.kh)
             || !t.th.is_multiple_of(t.kv)
         {
-            return Err(Error::schedule_unsupported("gaussian_blur", format!("invalid tile {t:?}")));
+            return Err(Error::schedule_unsupported(
+                "gaussian_blur",
+                format!("invalid tile {t:?}"),
+            ));
         }
         let key = format!(
             "gaussian_blur.fused.r{r}.{}x{}.h{}.v{}",
