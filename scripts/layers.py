@@ -16,7 +16,7 @@ LAYERS = [
     ("data", ["error", "region", "image", "value", "limits"]),
     # device, buffers, kernels, WGSL templating, uniforms
     ("runtime", ["runtime"]),
-    # graphs, parameters, planning, fusion, execution; filters only through the `Filter` trait
+    # graphs, parameters, planning, fusion, execution, tracing; filters only through the `Filter` trait
     ("graph", ["graph"]),
     # the shapes, the families and the catalogue
     ("filters", ["filters", "registry"]),
@@ -27,7 +27,7 @@ LAYERS = [
 ]
 LAYER_OF = {m: i for i, (_, ms) in enumerate(LAYERS) for m in ms}
 # modules re-exported at the crate root (lib.rs), counted as the module they live in
-ALIASES = {"params": "graph", "registry": "filters", "histogram": "value"}
+ALIASES = {"params": "graph", "trace": "graph", "registry": "filters", "histogram": "value"}
 
 
 def top_modules(src):
