@@ -22,8 +22,9 @@ LAYERS = [
     ("filters", ["filters", "registry"]),
     # files: codecs, rows, metadata
     ("io", ["io"]),
-    # what is built from all of them: assessment, JSON reports, the benchmark harness, video
-    ("applications", ["assess", "json", "bench", "video"]),
+    # what is built from all of them: assessment, JSON reports, video (the benchmark harness is
+    # a crate of its own, crates/texelflow-bench, on `trace`)
+    ("applications", ["assess", "json", "video"]),
 ]
 LAYER_OF = {m: i for i, (_, ms) in enumerate(LAYERS) for m in ms}
 # modules re-exported at the crate root (lib.rs), counted as the module they live in

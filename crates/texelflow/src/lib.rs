@@ -16,8 +16,6 @@
 //! ```
 
 pub mod assess;
-#[cfg(feature = "bench")]
-pub mod bench;
 pub mod error;
 pub mod filters;
 pub mod graph;
