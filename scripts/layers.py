@@ -16,18 +16,19 @@ LAYERS = [
     ("data", ["error", "region", "image", "value", "limits"]),
     # device, buffers, kernels, WGSL templating, uniforms
     ("runtime", ["runtime"]),
-    # graphs, parameters, planning, fusion, execution; filters only through the `Filter` trait
+    # graphs, parameters, planning, fusion, execution, tracing; filters only through the `Filter` trait
     ("graph", ["graph"]),
     # the shapes, the families, the catalogue, and `extend` (what outside filters need)
     ("filters", ["filters", "registry", "extend"]),
     # files: codecs, rows, metadata
     ("io", ["io"]),
-    # what is built from all of them: assessment, JSON reports, the benchmark harness, video
-    ("applications", ["assess", "json", "bench", "video"]),
+    # what is built from all of them: assessment, JSON reports, video (the benchmark harness is
+    # a crate of its own, crates/texelflow-bench, on `trace`)
+    ("applications", ["assess", "json", "video"]),
 ]
 LAYER_OF = {m: i for i, (_, ms) in enumerate(LAYERS) for m in ms}
 # modules re-exported at the crate root (lib.rs), counted as the module they live in
-ALIASES = {"params": "graph", "registry": "filters", "histogram": "value"}
+ALIASES = {"params": "graph", "trace": "graph", "registry": "filters", "histogram": "value"}
 
 
 def top_modules(src):

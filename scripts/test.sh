@@ -38,6 +38,8 @@ python3 scripts/layers.py
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 # Mesa's WSI code complains without it; compute needs no display.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+# every crate: the library, the benchmark harness (crates/texelflow-bench: its probes and a few
+# cases timed on the GPU, seconds), the CLI; the Python crate's tests are python/tests below
 cargo test --workspace --locked "$@"
 # texelflow against OpenCV where OpenCV has the same operation (scripts/opencv_compare.py),
 # in a virtual environment of its own under target/

@@ -1,8 +1,8 @@
-//! `texelflow bench`: times cases on the GPU (see `texelflow::bench` for the method) and
-//! prints ms, effective GB/s and time as a multiple of the copy kernel of the same run.
+//! `texelflow bench`: times cases on the GPU (the `texelflow-bench` crate: see it for the
+//! method) and prints ms, effective GB/s and time as a multiple of the copy kernel of the same run.
 
 use anyhow::{bail, Context, Result};
-use texelflow::bench::{default_cases, run_case, BenchConfig, BenchResult};
+use texelflow_bench::{default_cases, run_case, BenchConfig, BenchResult};
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -79,7 +79,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     };
     let mut cases = default_cases(w, h);
     if a.experiments {
-        cases.splice(1..1, texelflow::bench::experiment_cases(w, h));
+        cases.splice(1..1, texelflow_bench::experiment_cases(w, h));
     }
     if let Some(f) = &a.filters {
         let wanted: Vec<&str> = f.split(',').map(str::trim).collect();
@@ -170,7 +170,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
                     a.cpu_twin,
                     case.spec == "copy" || case.spec.starts_with("@exp:"),
                 ) {
-                    match texelflow::bench::time_cpu(case, &cfg, n) {
+                    match texelflow_bench::time_cpu(case, &cfg, n) {
                         Ok(cpu) => {
                             steps = format!(
                                 "cpu twin {cpu:.2} ms (cpu/gpu {:.1}){}{steps}",
@@ -201,18 +201,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
         }
     }
     if let Some(path) = &a.json {
-        let copy = copy_ms.unwrap_or(f64::NAN);
-        let v = serde_json::json!({
-            "adapter": info.name, "backend": info.backend, "driver": info.driver, "driver_info": info.driver_info,
-            "width": w, "height": h, "runs": cfg.runs, "sets": cfg.sets, "copy_ms": copy,
-            "results": results.iter().map(|r| serde_json::json!({
-                "name": r.name, "spec": r.spec, "width": r.width, "height": r.height,
-                "median_ms": r.median_ms, "min_ms": r.min_ms, "bytes": r.bytes, "gbps": r.gbps(),
-                "x_copy": r.median_ms / copy, "probe_tflops": r.probe_tflops,
-                "cpu_twin_ms": cpu_ms.iter().find(|(n, _)| *n == r.name).map(|(_, ms)| *ms),
-                "steps": r.steps.iter().map(|(l, ms)| serde_json::json!({"label": l, "median_ms": ms})).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-        });
+        let v = texelflow_bench::json(&info, &cfg, copy_ms, &results, &cpu_ms);
         std::fs::write(path, serde_json::to_string_pretty(&v)?)
             .with_context(|| format!("writing {}", path.display()))?;
     }

@@ -228,6 +228,88 @@ fn list_help_info() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("backend:   vulkan"));
 }
 
+/// `bench` (the `texelflow-bench` crate): the table's header and rows, per-step times of a
+/// case of several steps, the CPU twin, and the JSON report's fields (BENCHMARKS.md and
+/// scripts/bench_report.py read both).
+#[test]
+fn bench_prints_the_table_and_json() {
+    let json = tmp("bench.json");
+    let o = run(&[
+        "bench",
+        "--size",
+        "32x16",
+        "--runs",
+        "2",
+        "--sets",
+        "2",
+        "--filters",
+        "box_blur 9x9 reflect,color_invert",
+        "--cpu-twin",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("adapter: "), "{out}");
+    assert!(
+        lines[2].starts_with("image 32x16 rgba8, 2 rotating buffer sets, median/min of 2 runs"),
+        "{out}"
+    );
+    let header = format!(
+        "{:<44} {:>9} {:>9} {:>9} {:>8} {:>7}  {}",
+        "case", "median ms", "min ms", "GB/s", "x copy", "probe", "steps (median ms)"
+    );
+    assert_eq!(lines[3], header);
+    let names: Vec<&str> = lines[4..].iter().map(|l| l[..44].trim_end()).collect();
+    assert_eq!(
+        names,
+        ["copy", "box_blur 9x9 reflect", "color_invert"],
+        "{out}"
+    );
+    // copy is its own yardstick; the reflect case lists its steps after the CPU twin's time
+    assert_eq!(lines[4].split_whitespace().nth(4), Some("1.00"), "{out}");
+    assert!(
+        lines[5].contains("cpu twin ") && lines[5].contains("box_blur/pad "),
+        "{out}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for k in ["adapter", "backend", "driver", "driver_info", "copy_ms"] {
+        assert!(v.get(k).is_some(), "no {k}: {v}");
+    }
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(32), Some(16))
+    );
+    assert_eq!((v["runs"].as_u64(), v["sets"].as_u64()), (Some(2), Some(2)));
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    let r = &results[1];
+    for k in [
+        "name",
+        "spec",
+        "width",
+        "height",
+        "median_ms",
+        "min_ms",
+        "bytes",
+        "gbps",
+        "x_copy",
+        "probe_tflops",
+        "cpu_twin_ms",
+        "steps",
+    ] {
+        assert!(r.get(k).is_some(), "no {k}: {r}");
+    }
+    assert_eq!(r["bytes"].as_u64(), Some(2 * 32 * 16 * 4));
+    assert!(r["cpu_twin_ms"].as_f64().is_some() && results[0]["cpu_twin_ms"].is_null());
+    let steps = r["steps"].as_array().unwrap();
+    assert!(steps.len() >= 3 && steps[0]["label"].is_string() && steps[0]["median_ms"].is_f64());
+    std::fs::remove_file(&json).ok();
+}
+
 #[test]
 fn bad_input_gives_one_line_errors() {
     let s = sample();

@@ -2,8 +2,8 @@
 //! with a CPU reference implementation of every filter.
 //!
 //! Layout: `runtime` (device, kernels, buffers), `graph` (build, plan, execute, chain API,
-//! text spec), `filters` (by family, WGSL beside Rust), `registry` (one declaration per
-//! filter), `image`/`value` (what flows along edges).
+//! text spec, `trace`: GPU timings for benchmarks), `filters` (by family, WGSL beside Rust),
+//! `registry` (one declaration per filter), `image`/`value` (what flows along edges).
 //!
 //! ```no_run
 //! use texelflow::{Backend, GpuOptions, Image, Pipeline};
@@ -16,8 +16,6 @@
 //! ```
 
 pub mod assess;
-#[cfg(feature = "bench")]
-pub mod bench;
 pub mod error;
 pub mod extend;
 pub mod filters;
@@ -36,6 +34,8 @@ pub mod video;
 pub use filters::registry;
 /// Filter parameters (`graph::params`), at the crate root for filter authors.
 pub use graph::params;
+/// GPU tracing for benchmarks (`graph::trace`): a graph's runs timed by timestamp queries.
+pub use graph::trace;
 /// Histograms (`value::histogram`).
 pub use value::histogram;
 

@@ -450,7 +450,7 @@ pub(crate) fn graph_gpu_bytes(graph: &Graph) -> u64 {
 
 /// A GPU error of the submission as a whole (a device lost while it ran), naming its steps: the
 /// one step, or the first and last of several (the device does not say which one failed).
-fn in_submission(e: Error, labels: &[String]) -> Error {
+pub(crate) fn in_submission(e: Error, labels: &[String]) -> Error {
     let step = match labels {
         [] => return e,
         [one] => one.clone(),

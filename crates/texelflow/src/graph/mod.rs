@@ -23,6 +23,7 @@ mod sequence;
 pub mod spec;
 pub(crate) mod stream;
 mod tile;
+pub mod trace;
 
 pub use bands::{StreamReport, TilePolicy, DEFAULT_BAND_ROWS, DEFAULT_IN_FLIGHT};
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};

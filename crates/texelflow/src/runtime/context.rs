@@ -708,7 +708,7 @@ impl Gpu {
     }
 
     /// Maps staging buffers written by `read_buffers` after submission and copies them out.
-    // the benchmark harness and the kernel tests read back this way
+    // tracing (`graph::trace`) and the kernel tests read back this way
     #[allow(dead_code)]
     pub(crate) fn map_all(&self, staging: &[Readback]) -> Result<Vec<Vec<u8>>> {
         self.map_all_after(staging, None).map(|(bytes, _)| bytes)

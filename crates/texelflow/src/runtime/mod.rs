@@ -12,8 +12,6 @@ pub(crate) mod wgsl_template;
 
 pub use context::{AdapterSummary, CompiledKernel, Gpu, GpuInfo, GpuOptions};
 pub(crate) use context::{Readback, Staged};
-#[cfg(test)]
-pub(crate) use kernel::test_support;
 pub(crate) use kernel::Bind;
 pub use kernel::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
 pub(crate) use pool::size_class;
