@@ -12,8 +12,9 @@ import sys
 
 # lowest first; a module may import its own layer and the ones below
 LAYERS = [
-    # the types every layer shares: errors, parts of images, images, values, limits
-    ("data", ["error", "region", "image", "value", "limits"]),
+    # the types every layer shares: errors, parts of images, images, values, limits, and how
+    # every input file is opened (input.rs)
+    ("data", ["error", "region", "image", "value", "limits", "input"]),
     # device, buffers, kernels, WGSL templating, uniforms
     ("runtime", ["runtime"]),
     # graphs, parameters, planning, fusion, execution, tracing; filters only through the `Filter` trait

@@ -2157,3 +2157,75 @@ fn streamed_apply_turns_exif_rotated_jpegs_upright() {
     assert_eq!(a.dimensions(), (4, 6), "upright: 6x4 stored, turned");
     assert_eq!(a.as_raw(), b.as_raw());
 }
+
+/// Waits for `child` at most `secs` seconds (killing it past that), so a test of something
+/// that used to hang fails instead of hanging.
+#[cfg(unix)]
+fn wait_bounded(mut child: std::process::Child, secs: u64) -> Output {
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("waits").is_none() {
+        if start.elapsed().as_secs() >= secs {
+            let _ = child.kill();
+            panic!("still running after {secs} s (blocked?)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// A FIFO as an input, alone or in a folder of a batch, is refused in one line at once: it
+/// used to block forever with nothing writing (issue 29, item 4); a pipe (`<(cat v.png)`) was
+/// "empty file (0 bytes)".
+#[cfg(unix)]
+#[test]
+fn fifo_inputs_are_refused_without_blocking() {
+    let dir = tmp("fifo-inputs");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("batch")).unwrap();
+    let fifo = dir.join("f.png");
+    for f in [&fifo, &dir.join("batch/b.png")] {
+        let made = Command::new("mkfifo").arg(f).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    }
+    std::fs::copy(sample(), dir.join("batch/a.png")).unwrap();
+    let spawn = |args: &[&str]| {
+        bin()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawns")
+    };
+    let out = dir.join("o.png");
+    let o = wait_bounded(
+        spawn(&[
+            "--cpu",
+            "apply",
+            fifo.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "-p",
+            "brightness",
+        ]),
+        30,
+    );
+    assert_one_line_error(&o, "is a FIFO or a pipe, not a regular file", "fifo input");
+    assert!(!out.exists());
+    // the batch writes the regular file, refuses the FIFO and ends with its summary
+    let o = wait_bounded(
+        spawn(&[
+            "--cpu",
+            "apply",
+            dir.join("batch").to_str().unwrap(),
+            "--out-dir",
+            dir.join("out").to_str().unwrap(),
+            "-p",
+            "brightness",
+        ]),
+        60,
+    );
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("1 written") && e.contains("1 failed"), "{e}");
+    assert!(e.contains("b.png") && e.contains("FIFO"), "{e}");
+    assert!(dir.join("out/a.png").exists());
+}

@@ -21,6 +21,7 @@ pub mod extend;
 pub mod filters;
 pub mod graph;
 pub mod image;
+pub mod input;
 pub mod io;
 pub mod json;
 pub mod limits;

@@ -5,6 +5,7 @@
 
 mod apply;
 pub mod codec;
+pub use crate::input;
 pub mod rows;
 mod stream;
 
@@ -41,24 +42,23 @@ impl Image {
             path: path.to_path_buf(),
             message,
         };
-        if !path.exists() {
-            return Err(io("file not found".into()));
-        }
-        if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        // regular files only, never blocking on a FIFO (`input`)
+        let (_, len) = input::open_regular(path).map_err(io)?;
+        if len == 0 {
             return Err(io("empty file (0 bytes)".into()));
         }
         let limits = options.limits.unwrap_or_default();
-        let reader = image::ImageReader::open(path).map_err(|e| io(e.to_string()))?;
-        let reader = reader
-            .with_guessed_format()
-            .map_err(|e| io(e.to_string()))?;
+        let reader = input::image_reader(path).map_err(io)?;
         if reader.format().is_none() {
             return Err(io(
                 "unrecognised image format (supported: PNG, JPEG, WebP, TIFF, BMP)".into(),
             ));
         }
         if reader.format() == Some(image::ImageFormat::Jpeg) {
-            let bytes = std::fs::read(path).map_err(|e| io(e.to_string()))?;
+            // the compressed file is held whole: bounded by the memory limit
+            let bytes =
+                input::read_capped(path, limits.max_memory, "the memory limit (--max-memory)")
+                    .map_err(io)?;
             let d = crate::io::codec::decode_jpeg(&bytes, &limits, options.allow_truncated)
                 .map_err(io)?;
             let metadata = SaveOptions {
@@ -160,8 +160,7 @@ impl Image {
     /// cannot be read: `open` reports that).
     pub fn read_metadata(path: impl AsRef<std::path::Path>) -> SaveOptions {
         let mut meta = SaveOptions::default();
-        let Ok(reader) = image::ImageReader::open(path).and_then(|r| r.with_guessed_format())
-        else {
+        let Ok(reader) = crate::input::image_reader(path.as_ref()) else {
             return meta;
         };
         let Ok(mut decoder) = reader.into_decoder() else {

@@ -28,9 +28,7 @@ pub fn probe(path: &Path) -> Result<ImageDesc> {
         path: path.to_path_buf(),
         message,
     };
-    let reader = image::ImageReader::open(path)
-        .and_then(|r| r.with_guessed_format())
-        .map_err(|e| io(e.to_string()))?;
+    let reader = crate::input::image_reader(path).map_err(io)?;
     let decoder = reader
         .into_decoder()
         .map_err(|e| io(format!("corrupt, truncated or unsupported image: {e}")))?;
@@ -55,14 +53,8 @@ pub fn open_rows(path: &Path, options: &LoadOptions) -> Result<(Box<dyn RowSourc
         path: path.to_path_buf(),
         message,
     };
-    if !path.exists() {
-        return Err(io("file not found".into()));
-    }
     let limits = options.limits.unwrap_or_default();
-    let format = image::ImageReader::open(path)
-        .and_then(|r| r.with_guessed_format())
-        .map_err(|e| io(e.to_string()))?
-        .format();
+    let format = crate::input::image_reader(path).map_err(io)?.format();
     let streamed: Option<Box<dyn RowSource>> = match format {
         Some(image::ImageFormat::Png) => {
             PngRows::open(path, options.allow_truncated)?.map(|s| Box::new(s) as Box<dyn RowSource>)
@@ -193,7 +185,7 @@ impl PngRows {
             path: path.to_path_buf(),
             message,
         };
-        let file = std::fs::File::open(path).map_err(|e| io(e.to_string()))?;
+        let (file, _) = super::input::open_regular(path).map_err(io)?;
         let mut decoder = png::Decoder::new_with_limits(
             BufReader::with_capacity(1 << 20, file),
             png::Limits { bytes: usize::MAX },
@@ -357,7 +349,7 @@ impl TiffRows {
         };
         let corrupt =
             |e: tiff::TiffError| io(format!("corrupt, truncated or unsupported image: {e}"));
-        let file = std::fs::File::open(path).map_err(|e| io(e.to_string()))?;
+        let (file, _) = super::input::open_regular(path).map_err(io)?;
         // writers put the directory after the pixels: a cut file has none left to read
         let no_directory = |e: tiff::TiffError| {
             let why = if allow_truncated {

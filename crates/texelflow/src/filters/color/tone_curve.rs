@@ -61,10 +61,12 @@ impl ToneCurve {
     /// Curves from a Photoshop `.acv` file (`parse_acv`).
     pub fn from_acv_file(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::BadFile {
-            path: path.to_path_buf(),
-            message: format!("cannot read: {e}"),
-        })?;
+        // a Photoshop curve file is 5 curves of at most 19 points: well under a kilobyte
+        let bytes = crate::input::read_capped(path, 64 << 10, "the largest .acv file read")
+            .map_err(|why| Error::BadFile {
+                path: path.to_path_buf(),
+                message: format!("cannot read: {why}"),
+            })?;
         let curves = parse_acv(&bytes, path)?;
         Ok(Self {
             curves: curves.each_ref().map(|p| Spline::new(p)),

@@ -58,13 +58,19 @@ pub struct CubeLut {
     pub table: Vec<[f32; 3]>,
 }
 
+/// The largest `.cube` file read: the largest table (65³ entries of three numbers) takes about
+/// 8 MB as text; 64 MiB leaves room for comments and long numbers, and bounds what a path to
+/// something else (`/dev/urandom` is refused anyway: not a regular file) can cost.
+const MAX_CUBE_FILE: u64 = 64 << 20;
+
 impl CubeLut {
     /// Reads and parses a `.cube` file.
     pub fn open(path: impl AsRef<Path>) -> Result<CubeLut> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::BadFile {
+        let bytes = crate::input::read_capped(path, MAX_CUBE_FILE, "the largest .cube file read")
+            .map_err(|why| Error::BadFile {
             path: path.to_path_buf(),
-            message: format!("cannot read: {e}"),
+            message: format!("cannot read: {why}"),
         })?;
         let text = String::from_utf8(bytes).map_err(|_| Error::BadFile {
             path: path.to_path_buf(),
