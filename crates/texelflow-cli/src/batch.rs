@@ -2,6 +2,7 @@
 //! GPU initialisation, kernels compiled once), several at a time. A file that fails (missing,
 //! corrupt, not an image) is reported and the rest go on; the exit code says whether any failed.
 
+use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -118,7 +119,7 @@ pub fn collect(inputs: &[PathBuf], recursive: bool) -> Result<Vec<(PathBuf, Path
             files.extend(matched.into_iter().map(|p| (p, dir.to_path_buf())));
         } else if input.is_dir() {
             let mut found = Vec::new();
-            walk(input, recursive, &mut found)?;
+            walk(input, recursive, &mut found, &mut HashSet::new())?;
             found.sort();
             files.extend(found.into_iter().map(|p| (p, input.clone())));
         } else {
@@ -138,11 +139,49 @@ fn read_dir(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
 }
 
-fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<()> {
+/// A file's identity on its file system (device and inode on Unix; elsewhere its canonical
+/// path), the same through any link or `..` that reaches it.
+fn identity(p: &Path) -> Option<FileId> {
+    let m = std::fs::metadata(p).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = &m;
+        Some(FileId::Inode(m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        p.canonicalize().ok().map(FileId::Path)
+    }
+}
+
+/// What `identity` gives.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum FileId {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    #[cfg(not(unix))]
+    Path(PathBuf),
+}
+
+/// The image files under `dir` (and its folders, with `recursive`), visiting each folder once:
+/// a link back up the tree (`sub/up -> ..`) or to itself is not followed again.
+fn walk(
+    dir: &Path,
+    recursive: bool,
+    out: &mut Vec<PathBuf>,
+    seen: &mut HashSet<FileId>,
+) -> Result<()> {
+    if let Some(id) = identity(dir) {
+        if !seen.insert(id) {
+            return Ok(());
+        }
+    }
     for p in read_dir(dir)? {
         if p.is_dir() {
             if recursive {
-                walk(&p, recursive, out)?;
+                walk(&p, recursive, out, seen)?;
             }
         } else if p
             .extension()
@@ -233,6 +272,19 @@ pub fn run(
             output: output_path(input, base, b.out_dir, b.name),
         })
         .collect();
+    // an output that is one of the inputs (by name, through a link or `..`) would replace it,
+    // whatever --overwrite says: refuse before any work
+    let inputs: HashSet<FileId> = jobs.iter().filter_map(|j| identity(&j.input)).collect();
+    if let Some(j) = jobs
+        .iter()
+        .find(|j| identity(&j.output).is_some_and(|id| inputs.contains(&id)))
+    {
+        bail!(
+            "the output of `{}` would be `{}`, which is one of the inputs; choose another --name or --out-dir",
+            j.input.display(),
+            j.output.display()
+        );
+    }
     // two inputs writing to one output would race: refuse before any work
     let mut outs: Vec<&PathBuf> = jobs.iter().map(|j| &j.output).collect();
     outs.sort();

@@ -2229,3 +2229,70 @@ fn fifo_inputs_are_refused_without_blocking() {
     assert!(e.contains("b.png") && e.contains("FIFO"), "{e}");
     assert!(dir.join("out/a.png").exists());
 }
+
+/// A batch whose output name equals another of its inputs is refused before any work, even
+/// with `--overwrite` (issue 29, item 3: the input `x_e.png` was replaced).
+#[test]
+fn a_batch_never_writes_over_one_of_its_inputs() {
+    let dir = tmp("batch-own-input");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (x, xe) = (dir.join("x.png"), dir.join("x_e.png"));
+    std::fs::copy(sample(), &x).unwrap();
+    std::fs::copy(sample(), &xe).unwrap();
+    let before = std::fs::read(&xe).unwrap();
+    let o = run(&[
+        "--cpu",
+        "apply",
+        x.to_str().unwrap(),
+        xe.to_str().unwrap(),
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--name",
+        "{stem}_e.png",
+        "--overwrite",
+        "-p",
+        "brightness(0.1)",
+    ]);
+    assert_one_line_error(&o, "which is one of the inputs", "output equals an input");
+    assert_eq!(std::fs::read(&xe).unwrap(), before, "the input was changed");
+}
+
+/// A recursive batch visits each folder once: a link back up (`sub/up -> ..`) and a link to
+/// itself are not followed again (issue 29, item 6: 41 copies of each image, or no end).
+#[cfg(unix)]
+#[test]
+fn a_recursive_batch_does_not_follow_link_cycles() {
+    let dir = tmp("batch-link-cycles");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("in/sub")).unwrap();
+    std::fs::copy(sample(), dir.join("in/a.png")).unwrap();
+    std::fs::copy(sample(), dir.join("in/sub/b.png")).unwrap();
+    std::os::unix::fs::symlink("..", dir.join("in/sub/up")).unwrap();
+    std::os::unix::fs::symlink(".", dir.join("in/self")).unwrap();
+    std::os::unix::fs::symlink("self", dir.join("in/self2")).unwrap();
+    let o = run(&[
+        "--cpu",
+        "apply",
+        dir.join("in").to_str().unwrap(),
+        "--recursive",
+        "--out-dir",
+        dir.join("out").to_str().unwrap(),
+        "-p",
+        "brightness(0)",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut written = Vec::new();
+    let mut stack = vec![dir.join("out")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                written.push(p);
+            }
+        }
+    }
+    assert_eq!(written.len(), 2, "{written:?}");
+}
