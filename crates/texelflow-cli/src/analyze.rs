@@ -19,17 +19,7 @@ pub fn write_data_json(d: &Data, path: &Path) -> Result<()> {
         return Ok(());
     }
     // atomically, as images: a temporary file beside it, renamed over it
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.texelflow-{}.tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
+    let tmp = texelflow::io::rows::temp_path(path);
     let written = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);

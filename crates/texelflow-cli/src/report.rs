@@ -131,15 +131,7 @@ figcaption b{color:#fff;border-radius:4px;padding:1px 7px;margin-right:4px}\
             out.push_str("</div>\n");
         }
     }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.texelflow-{}.tmp", std::process::id()));
+    let tmp = texelflow::io::rows::temp_path(path);
     std::fs::write(&tmp, out)?;
     if let Err(e) = std::fs::rename(&tmp, path) {
         let _ = std::fs::remove_file(&tmp);

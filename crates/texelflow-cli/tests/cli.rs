@@ -2296,3 +2296,36 @@ fn a_recursive_batch_does_not_follow_link_cycles() {
     }
     assert_eq!(written.len(), 2, "{written:?}");
 }
+
+/// An output name near the file system's limit (255 bytes) is written: its temporary name is
+/// cut to fit (issue 29, item 10: "File name too long" from about 237 bytes).
+#[test]
+fn long_output_names_are_written() {
+    let dir = tmp("long-names");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for n in [236, 250, 255] {
+        let out = dir.join(format!(
+            "{}.png",
+            "é".repeat((n - 4) / 2) + &"a".repeat((n - 4) % 2)
+        ));
+        assert_eq!(out.file_name().unwrap().len(), n);
+        let o = run(&[
+            "--cpu",
+            "apply",
+            sample().to_str().unwrap(),
+            out.to_str().unwrap(),
+            "-p",
+            "brightness(0)",
+        ]);
+        assert!(o.status.success(), "{n} bytes: {}", stderr(&o));
+        assert!(out.exists());
+    }
+    // no temporary file is left beside them
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -297,8 +297,16 @@ fn suggestion_suffix(s: &Option<String>) -> String {
     }
 }
 
+/// The longest word `nearest` compares (twice the longest name or parameter in the catalogue).
+const MAX_SUGGESTED_LEN: usize = 64;
+
 /// Nearest candidate by edit distance, when it is close enough to be a plausible typo.
 pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    // no name is near a word this long, and the edit distance is quadratic in its length (a
+    // 1 MB unknown name took 6-7 s)
+    if word.len() > MAX_SUGGESTED_LEN {
+        return None;
+    }
     let mut best: Option<(usize, usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(word, c);
@@ -354,6 +362,10 @@ mod tests {
             Some("sobel_edge_detection")
         );
         assert_eq!(nearest("zzzzzzzzzzzzzzzzzzzzzzz", names), None);
+        // a huge word is not compared at all (it took seconds)
+        let t = std::time::Instant::now();
+        assert_eq!(nearest(&"gaussian_blur".repeat(80_000), names), None);
+        assert!(t.elapsed().as_secs_f64() < 0.5);
         assert_eq!(
             nearest("gausian", ["gamma", "gaussian_blur"]).as_deref(),
             Some("gaussian_blur")

@@ -117,7 +117,7 @@ pub fn create_rows_with(
 
 /// The temporary file an output is written to before it is renamed into place (beside it, so
 /// the rename stays on one file system).
-fn temp_path(path: &Path) -> PathBuf {
+pub fn temp_path(path: &Path) -> PathBuf {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -126,8 +126,25 @@ fn temp_path(path: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    dir.join(format!(".{name}.texelflow-{}.tmp", std::process::id()))
+    let suffix = format!(".texelflow-{}.tmp", std::process::id());
+    // a file name holds at most NAME_MAX (255) bytes: a long output name is cut (at a character
+    // boundary) and a hash of the whole name keeps two such names apart
+    if 1 + name.len() + suffix.len() <= NAME_MAX {
+        return dir.join(format!(".{name}{suffix}"));
+    }
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut h);
+    let tag = format!("~{:016x}", h.finish());
+    let mut keep = NAME_MAX - 1 - suffix.len() - tag.len();
+    while !name.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    dir.join(format!(".{}{tag}{suffix}", &name[..keep]))
 }
+
+/// The longest file name most file systems take, in bytes.
+const NAME_MAX: usize = 255;
 
 /// A file being written to its temporary path; removed unless `keep` renamed it into place.
 pub(crate) struct TempFile {
