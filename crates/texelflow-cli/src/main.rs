@@ -370,11 +370,18 @@ fn software_note(gpu: &texelflow::Gpu) {
 /// The backend the flags ask for. `--cpu`: the reference. `--backend` or `--adapter` given: that
 /// GPU, or an error when it cannot be opened. Neither: the best GPU, or the CPU reference with
 /// one line on stderr when there is none.
+/// Whether a backend or an adapter was asked for, by flag or by its variable (`WGPU_BACKEND`,
+/// `WGPU_ADAPTER_NAME`): then it is opened or the run fails, never replaced by the CPU.
+fn explicit_device(cli: &Cli) -> bool {
+    let o = gpu_options(cli);
+    o.backend.is_some() || o.adapter.is_some()
+}
+
 fn backend(cli: &Cli) -> Result<Backend> {
     if cli.cpu {
         return Ok(Backend::Cpu);
     }
-    if cli.backend.is_some() || cli.adapter.is_some() {
+    if explicit_device(cli) {
         return Ok(Backend::Gpu(open_gpu(cli)?));
     }
     let (b, note) = Backend::auto(&gpu_options(cli));
@@ -389,7 +396,7 @@ fn backend(cli: &Cli) -> Result<Backend> {
 /// `backend` as a function that cannot fail, for the paths that open the device on a thread of
 /// its own (batches, video): an explicit request is opened (or refused) here, first.
 fn backend_opener(cli: &Cli) -> Result<Box<dyn Fn() -> Backend + Sync + '_>> {
-    if cli.cpu || cli.backend.is_some() || cli.adapter.is_some() {
+    if cli.cpu || explicit_device(cli) {
         let b = backend(cli)?;
         return Ok(Box::new(move || b.clone()));
     }

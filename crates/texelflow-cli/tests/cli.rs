@@ -2329,3 +2329,31 @@ fn long_output_names_are_written() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` are the flags' equivalents: one that cannot be met
+/// is an error, as `--backend`/`--adapter` are, not a quiet run on the CPU (issue 29, item 16).
+#[test]
+fn unmet_device_variables_are_errors() {
+    let out = tmp("unmet-device.png");
+    for (var, value, needle) in [
+        (
+            "WGPU_ADAPTER_NAME",
+            "nosuch",
+            "no GPU adapter found matching `nosuch`",
+        ),
+        ("WGPU_BACKEND", "bogus", "unknown backend `bogus`"),
+    ] {
+        let o = bin()
+            .env(var, value)
+            .args([
+                "apply",
+                sample().to_str().unwrap(),
+                out.to_str().unwrap(),
+                "-p",
+                "brightness",
+            ])
+            .output()
+            .expect("binary runs");
+        assert_one_line_error(&o, needle, var);
+    }
+}
