@@ -49,7 +49,7 @@ def files(tmp_path_factory, sample, repo):
     Image.fromarray(np.ascontiguousarray(sample[..., 1])).save(paths["mask"])
     paths["cube"].write_text(CUBE)
     paths["tiles"] = repo / "assets" / "mosaic_tiles.png"
-    paths["lut"] = repo / "assets" / "luts" / "amatorka.png"
+    paths["lut"] = repo / "crates" / "texelflow" / "luts" / "amatorka.png"
     return paths
 
 
