@@ -68,3 +68,28 @@ def test_errors_and_warnings(tmp_path, rng):
         with pytest.warns(texelflow.TexelflowWarning, match="could not be decoded"):
             r = texelflow.apply_file(cut, tmp_path / "o.png", "brightness(0.1)", stream=stream, allow_truncated=True)
         assert r["streamed"] is stream and len(r["warnings"]) == 1
+
+
+def test_special_files_are_refused_without_blocking(tmp_path, rng):
+    """Issue 29 item 4: a FIFO named as the input blocked `apply_file` forever (nothing writes to it), and
+    /dev/zero read as "empty file". Both are refused at once in one line that names the kind of file. The FIFO
+    runs in a child process with a time bound, so a regression fails the test instead of hanging it."""
+    import os
+    import sys
+
+    fifo = tmp_path / "f.png"
+    os.mkfifo(fifo)
+    code = (
+        "import texelflow, sys\n"
+        "try:\n"
+        f"    texelflow.apply_file({str(fifo)!r}, {str(tmp_path / 'o.png')!r}, 'brightness(0.1)')\n"
+        "except OSError as e:\n"
+        "    print(e); sys.exit(3)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert "FIFO" in done.stdout and "not a regular file" in done.stdout
+    assert not (tmp_path / "o.png").exists()
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(OSError, match="device"):
+            texelflow.apply_file("/dev/zero", tmp_path / "o.png", "brightness(0.1)")
