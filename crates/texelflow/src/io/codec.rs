@@ -234,6 +234,7 @@ fn zune_pixels(
 /// inverted CMYK (rawmode "CMYK;I": Photoshop's convention, with or without its APP14
 /// marker), then `cmyk2rgb`: `R = (255 - K) - (255 - K)·C/255`, rounded as its `MULDIV255`. In
 /// the stored (inverted) samples s: `R = sK - MULDIV255(255 - sC, sK)`; so for G and B.
+#[cfg_attr(not(feature = "turbojpeg"), allow(dead_code))]
 fn cmyk_to_rgba(pixels: &mut [u8]) {
     for p in pixels.chunks_exact_mut(4) {
         let k = u32::from(p[3]);
@@ -315,6 +316,7 @@ fn frame_header(bytes: &[u8]) -> Option<(u8, &[u8])> {
 }
 
 /// What libjpeg-turbo made of a file.
+#[cfg_attr(not(feature = "turbojpeg"), allow(dead_code))]
 enum Turbo {
     /// Every pixel decoded.
     Done(Vec<u8>),
