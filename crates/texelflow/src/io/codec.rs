@@ -1,8 +1,9 @@
 //! JPEG on the file path (issue 13): libjpeg-turbo through the `turbojpeg` crate (cargo feature
 //! `turbojpeg`, on by default; it builds libjpeg-turbo from source, which needs cmake and nasm)
 //! decodes straight into RGBA (or grey) and encodes; zune-jpeg (the `image` crate's own JPEG
-//! decoder) reads the headers and metadata, and decodes what libjpeg-turbo does not (CMYK) or
-//! everything without the feature, where `jpeg-encoder` encodes. Measured on one core (a
+//! decoder) reads the headers and metadata, and decodes what libjpeg-turbo does not (headers it
+//! rejects) or everything without the feature, where `jpeg-encoder` encodes. CMYK and YCCK
+//! files (issue 29) come out as Pillow shows them, by either decoder (`cmyk_to_rgba`). Measured on one core (a
 //! 3840×2160 photo-like JPEG, quality 90; docs/perf-notes.md): decode to RGBA 41 ms through
 //! `image`, 31 ms by zune-jpeg directly, 26 ms by libjpeg-turbo; encode 4:4:4 / 4:2:0 / grey
 //! 122 / 69 / 50 ms with `jpeg-encoder`, 34 / 21 / 15 ms with libjpeg-turbo.
@@ -58,47 +59,72 @@ pub(crate) struct DecodedJpeg {
     pub warnings: Vec<String>,
 }
 
+/// The most pixels a side of a JPEG can have: libjpeg's `JPEG_MAX_DIMENSION`. The header's
+/// 16-bit fields reach 65535; a larger size than this is a damaged header (issue 29, item 17).
+pub const MAX_JPEG_SIDE: usize = 65500;
+
+/// How a JPEG's components become pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Model {
+    /// One component: Gray8.
+    Grey,
+    /// YCbCr (or RGB): RGBA8.
+    Colour,
+    /// Four components, CMYK or YCCK (Adobe APP14 transform 2): RGBA8 by `cmyk_to_rgba`.
+    Cmyk,
+}
+
 /// Decodes a JPEG into RGBA8 (Gray8 for a grey JPEG), turned upright by its EXIF orientation.
 /// The size is checked against `limits` from the header, before any pixel memory is taken. A
 /// truncated or damaged file (libjpeg's "Premature end of JPEG file", corrupt data) is an error
 /// unless `allow_truncated`, which keeps what the decoder recovered (missing rows grey) and
-/// says so in `warnings`.
+/// says so in `warnings`; without it, a file too small to hold the scans its header promises is
+/// refused before decoding (`min_scan_bytes`). CMYK and YCCK files come out as Pillow shows
+/// them (`cmyk_to_rgba`).
 pub(crate) fn decode_jpeg(
     bytes: &[u8],
     limits: &Limits,
     allow_truncated: bool,
 ) -> Result<DecodedJpeg, String> {
     use zune_core::colorspace::ColorSpace;
-    use zune_core::options::DecoderOptions;
-    let options = DecoderOptions::default()
-        .set_strict_mode(!allow_truncated)
-        .set_max_width(usize::MAX)
-        .set_max_height(usize::MAX);
     let corrupt = |e: zune_jpeg::errors::DecodeErrors| {
         format!("corrupt or unsupported image: {}", e.to_string().trim())
     };
-    // the output colour space is set before the headers are read: zune-jpeg 0.5 ignores a change
-    // made after them on some paths (4:4:4 came out RGB)
-    let decoder = |out: ColorSpace| {
-        zune_jpeg::JpegDecoder::new_with_options(
-            zune_core::bytestream::ZCursor::new(bytes),
-            options.jpeg_set_out_colorspace(out),
-        )
-    };
-    let mut d = decoder(ColorSpace::RGBA);
+    let mut d = zune_decoder(bytes, allow_truncated, ColorSpace::RGBA);
     d.decode_headers().map_err(corrupt)?;
     let (w, h) = d
         .dimensions()
         .ok_or("corrupt or unsupported image: no dimensions")?;
+    if w > MAX_JPEG_SIDE || h > MAX_JPEG_SIDE {
+        return Err(format!(
+            "corrupt JPEG header: it says {w}x{h}, but a JPEG is at most {MAX_JPEG_SIDE} pixels a side"
+        ));
+    }
     // refused before any pixel memory is taken (a decompression bomb's header is small)
     let (w32, h32) = (
         u32::try_from(w).map_err(|_| "corrupt image: width out of range")?,
         u32::try_from(h).map_err(|_| "corrupt image: height out of range")?,
     );
     limits.check_decode(w32, h32, 4)?;
-    let grey = matches!(d.input_colorspace(), Some(ColorSpace::Luma));
+    let model = match d.input_colorspace() {
+        Some(ColorSpace::Luma) => Model::Grey,
+        Some(ColorSpace::CMYK | ColorSpace::YCCK) => Model::Cmyk,
+        _ => Model::Colour,
+    };
+    // a small file whose header claims a huge image would otherwise be decoded whole (seconds,
+    // gigabytes) only to fail at its end
+    if !allow_truncated {
+        if let Some(need) = min_scan_bytes(bytes) {
+            if (bytes.len() as u64) < need {
+                return Err(format!(
+                    "truncated or damaged JPEG: a {w}x{h} JPEG needs at least {need} bytes of image data, the file has {} (--allow-truncated accepts what can be decoded)",
+                    bytes.len()
+                ));
+            }
+        }
+    }
     let mut warnings = Vec::new();
-    let pixels = match turbo_decode(bytes, grey, w, h)? {
+    let pixels = match turbo_decode(bytes, model, w, h)? {
         Turbo::Done(pixels) => pixels,
         Turbo::Damaged(pixels, why) if allow_truncated => {
             warnings.push(format!(
@@ -111,22 +137,18 @@ pub(crate) fn decode_jpeg(
                 "truncated or damaged JPEG: {why} (--allow-truncated accepts what can be decoded)"
             ))
         }
-        Turbo::Unsupported => {
-            if grey {
-                d = decoder(ColorSpace::Luma);
-            }
-            d.decode().map_err(|e| {
-                if allow_truncated {
+        Turbo::Unsupported => zune_pixels(bytes, allow_truncated, model).map_err(|e| {
+            if allow_truncated {
+                corrupt(e)
+            } else {
+                format!(
+                    "{} (--allow-truncated accepts what can be decoded)",
                     corrupt(e)
-                } else {
-                    format!(
-                        "{} (--allow-truncated accepts what can be decoded)",
-                        corrupt(e)
-                    )
-                }
-            })?
-        }
+                )
+            }
+        })?,
     };
+    let grey = model == Model::Grey;
     if pixels.len() != w * h * if grey { 1 } else { 4 } {
         return Err(format!(
             "corrupt or unsupported image: decoded {} bytes for {w}x{h}",
@@ -157,27 +179,165 @@ pub(crate) fn decode_jpeg(
     })
 }
 
+/// A zune-jpeg decoder of `bytes` into `out`. The output colour space is set before the
+/// headers are read: zune-jpeg 0.5 ignores a change made after them on some paths (4:4:4 came
+/// out RGB).
+fn zune_decoder(
+    bytes: &[u8],
+    allow_truncated: bool,
+    out: zune_core::colorspace::ColorSpace,
+) -> zune_jpeg::JpegDecoder<zune_core::bytestream::ZCursor<&[u8]>> {
+    let options = zune_core::options::DecoderOptions::default()
+        .set_strict_mode(!allow_truncated)
+        .set_max_width(usize::MAX)
+        .set_max_height(usize::MAX)
+        .jpeg_set_out_colorspace(out);
+    zune_jpeg::JpegDecoder::new_with_options(zune_core::bytestream::ZCursor::new(bytes), options)
+}
+
+/// The pixels by zune-jpeg (Gray8 or RGBA8), where libjpeg-turbo did not decode. A CMYK or
+/// YCCK file is asked for as RGB (zune-jpeg 0.5.15 writes CMYK→RGBA 3 bytes a pixel into a
+/// 4-byte layout: stripes, the last quarter black) and widened: its CMYK→RGB is Pillow's on
+/// inverted samples, `K·C/255` rounded (`blinn_8x8`), as `cmyk_to_rgba` is.
+fn zune_pixels(
+    bytes: &[u8],
+    allow_truncated: bool,
+    model: Model,
+) -> Result<Vec<u8>, zune_jpeg::errors::DecodeErrors> {
+    use zune_core::colorspace::ColorSpace;
+    let out = match model {
+        Model::Grey => ColorSpace::Luma,
+        Model::Colour => ColorSpace::RGBA,
+        Model::Cmyk => ColorSpace::RGB,
+    };
+    let pixels = zune_decoder(bytes, allow_truncated, out).decode()?;
+    if model != Model::Cmyk {
+        return Ok(pixels);
+    }
+    let mut pixels = pixels;
+    let n = pixels.len() / 3;
+    pixels.try_reserve_exact(n).map_err(|_| {
+        zune_jpeg::errors::DecodeErrors::Format("out of memory for the decoded image".into())
+    })?;
+    pixels.resize(n * 4, 255);
+    // back to front, so that no pixel is overwritten before it is moved
+    for i in (0..n).rev() {
+        let rgb = [pixels[3 * i], pixels[3 * i + 1], pixels[3 * i + 2]];
+        pixels[4 * i..4 * i + 3].copy_from_slice(&rgb);
+        pixels[4 * i + 3] = 255;
+    }
+    Ok(pixels)
+}
+
+/// CMYK samples, as libjpeg decodes a CMYK or YCCK file, to RGBA in place, as Pillow does
+/// (`Image.open(f).convert('RGB')`, Pillow 13): every 4-component JPEG is read as Adobe's
+/// inverted CMYK (rawmode "CMYK;I": Photoshop's convention, with or without its APP14
+/// marker), then `cmyk2rgb`: `R = (255 - K) - (255 - K)·C/255`, rounded as its `MULDIV255`. In
+/// the stored (inverted) samples s: `R = sK - MULDIV255(255 - sC, sK)`; so for G and B.
+#[cfg_attr(not(feature = "turbojpeg"), allow(dead_code))]
+fn cmyk_to_rgba(pixels: &mut [u8]) {
+    for p in pixels.chunks_exact_mut(4) {
+        let k = u32::from(p[3]);
+        for c in &mut p[..3] {
+            let t = (255 - u32::from(*c)) * k + 128;
+            *c = k.saturating_sub(((t >> 8) + t) >> 8) as u8;
+        }
+        p[3] = 255;
+    }
+}
+
+/// The fewest bytes the entropy-coded data of a complete JPEG with this file's frame header
+/// can take, or `None` where no useful bound holds (arithmetic coding, lossless and
+/// hierarchical frames, an unreadable header: the decoders judge those). Every 8x8 block of every component of a
+/// Huffman-coded sequential frame has a DC code and at least one AC code (an end-of-block or a
+/// coefficient), each at least 1 bit. A progressive frame can end its AC scans in runs of
+/// thousands of blocks (EOBRUN), but a DC scan codes every block of its component, each at
+/// least 1 bit: at least one component's DC scan is counted (the smallest).
+fn min_scan_bytes(bytes: &[u8]) -> Option<u64> {
+    let (kind, frame) = frame_header(bytes)?;
+    // P, Y, X, Nf, then Nf x (C, H/V, Tq)
+    let (y, x, nf) = (
+        u64::from(u16::from_be_bytes([*frame.get(1)?, *frame.get(2)?])),
+        u64::from(u16::from_be_bytes([*frame.get(3)?, *frame.get(4)?])),
+        usize::from(*frame.get(5)?),
+    );
+    let comps = frame.get(6..6 + 3 * nf)?;
+    let factors: Vec<(u64, u64)> = comps
+        .chunks_exact(3)
+        .map(|c| (u64::from(c[1] >> 4), u64::from(c[1] & 15)))
+        .collect();
+    let hmax = factors.iter().map(|f| f.0).max()?;
+    let vmax = factors.iter().map(|f| f.1).max()?;
+    if y == 0 || x == 0 || hmax == 0 || vmax == 0 || factors.iter().any(|f| f.0 * f.1 == 0) {
+        return None;
+    }
+    // a component's samples: ceil(X·H/Hmax) x ceil(Y·V/Vmax) (T.81 A.1.1); its blocks cover them
+    let blocks: Vec<u64> = factors
+        .iter()
+        .map(|&(hf, vf)| (x * hf).div_ceil(hmax).div_ceil(8) * (y * vf).div_ceil(vmax).div_ceil(8))
+        .collect();
+    let bits = match kind {
+        0xC0 | 0xC1 => 2 * blocks.iter().sum::<u64>(),
+        0xC2 => *blocks.iter().min()?,
+        _ => return None,
+    };
+    Some(bits / 8)
+}
+
+/// The SOFn marker's type and the frame header after its length, found by walking the marker
+/// segments from SOI; `None` if they are not where JPEG puts them.
+fn frame_header(bytes: &[u8]) -> Option<(u8, &[u8])> {
+    if bytes.get(..2)? != [0xFF, 0xD8] {
+        return None;
+    }
+    let mut i = 2;
+    loop {
+        if *bytes.get(i)? != 0xFF {
+            return None;
+        }
+        // fill bytes before a marker
+        while *bytes.get(i + 1)? == 0xFF {
+            i += 1;
+        }
+        let marker = *bytes.get(i + 1)?;
+        if marker == 0x01 || (0xD0..=0xD7).contains(&marker) {
+            i += 2;
+            continue;
+        }
+        let len = usize::from(u16::from_be_bytes([*bytes.get(i + 2)?, *bytes.get(i + 3)?]));
+        let segment = bytes.get(i + 4..(i + 2 + len).max(i + 4))?;
+        match marker {
+            0xC0..=0xCF if !matches!(marker, 0xC4 | 0xC8 | 0xCC) => return Some((marker, segment)),
+            // a scan or the end before any frame: not a frame this can bound
+            0xDA | 0xD9 => return None,
+            _ => i += 2 + len,
+        }
+    }
+}
+
 /// What libjpeg-turbo made of a file.
+#[cfg_attr(not(feature = "turbojpeg"), allow(dead_code))]
 enum Turbo {
     /// Every pixel decoded.
     Done(Vec<u8>),
     /// Decoded with a warning (a truncated file: "Premature end of JPEG file"; corrupt data):
     /// the pixels it recovered, and the warning.
     Damaged(Vec<u8>, String),
-    /// Not decoded (CMYK, which it cannot turn into RGBA; a header it rejects; the feature
-    /// off): zune-jpeg decodes, or says what is wrong.
+    /// Not decoded (a header it rejects; one it reads differently from zune-jpeg's; the
+    /// feature off): zune-jpeg decodes, or says what is wrong.
     Unsupported,
 }
 
-/// The pixels by libjpeg-turbo (RGBA, or grey). libjpeg-turbo decoded a 4K photo in 26 ms
-/// against zune-jpeg's 31 (one core, docs/perf-notes.md). The pixel buffer is allocated with
-/// `try_reserve`: a failed allocation is an error, not an abort.
+/// The pixels by libjpeg-turbo (RGBA, or grey; CMYK and YCCK files decoded to CMYK, which
+/// libjpeg converts YCCK to, then to RGBA in place by `cmyk_to_rgba`). libjpeg-turbo decoded a
+/// 4K photo in 26 ms against zune-jpeg's 31 (one core, docs/perf-notes.md). The pixel buffer
+/// is allocated with `try_reserve`: a failed allocation is an error, not an abort.
 #[cfg(feature = "turbojpeg")]
-fn turbo_decode(bytes: &[u8], grey: bool, w: usize, h: usize) -> Result<Turbo, String> {
-    let (format, channels) = if grey {
-        (turbojpeg::PixelFormat::GRAY, 1)
-    } else {
-        (turbojpeg::PixelFormat::RGBA, 4)
+fn turbo_decode(bytes: &[u8], model: Model, w: usize, h: usize) -> Result<Turbo, String> {
+    let (format, channels) = match model {
+        Model::Grey => (turbojpeg::PixelFormat::GRAY, 1),
+        Model::Colour => (turbojpeg::PixelFormat::RGBA, 4),
+        Model::Cmyk => (turbojpeg::PixelFormat::CMYK, 4),
     };
     let Ok(mut d) = turbojpeg::Decompressor::new() else {
         return Ok(Turbo::Unsupported);
@@ -185,12 +345,11 @@ fn turbo_decode(bytes: &[u8], grey: bool, w: usize, h: usize) -> Result<Turbo, S
     let Ok(header) = d.read_header(bytes) else {
         return Ok(Turbo::Unsupported);
     };
-    if (header.width, header.height) != (w, h)
-        || matches!(
-            header.colorspace,
-            turbojpeg::Colorspace::CMYK | turbojpeg::Colorspace::YCCK
-        )
-    {
+    let cmyk = matches!(
+        header.colorspace,
+        turbojpeg::Colorspace::CMYK | turbojpeg::Colorspace::YCCK
+    );
+    if (header.width, header.height) != (w, h) || cmyk != (model == Model::Cmyk) {
         return Ok(Turbo::Unsupported);
     }
     let n = w
@@ -206,7 +365,11 @@ fn turbo_decode(bytes: &[u8], grey: bool, w: usize, h: usize) -> Result<Turbo, S
         height: h,
         format,
     };
-    match d.decompress(bytes, image) {
+    let r = d.decompress(bytes, image);
+    if model == Model::Cmyk {
+        cmyk_to_rgba(&mut pixels);
+    }
+    match r {
         Ok(()) => Ok(Turbo::Done(pixels)),
         // bytes between the last scan and a marker: every pixel decoded (common in camera files)
         Err(e) if e.to_string().contains("extraneous bytes before marker") => {
@@ -225,7 +388,7 @@ fn turbo_decode(bytes: &[u8], grey: bool, w: usize, h: usize) -> Result<Turbo, S
 }
 
 #[cfg(not(feature = "turbojpeg"))]
-fn turbo_decode(_bytes: &[u8], _grey: bool, _w: usize, _h: usize) -> Result<Turbo, String> {
+fn turbo_decode(_bytes: &[u8], _model: Model, _w: usize, _h: usize) -> Result<Turbo, String> {
     Ok(Turbo::Unsupported)
 }
 
@@ -497,30 +660,45 @@ mod tests {
         assert_eq!(back.exif.as_deref(), Some(exif.as_slice()));
     }
 
-    /// libjpeg-turbo cannot turn CMYK into RGBA: zune-jpeg decodes it instead.
-    #[cfg(feature = "turbojpeg")]
+    /// Issue 29, item 2: zune-jpeg's path (builds without `turbojpeg`, and headers
+    /// libjpeg-turbo rejects) decodes the CMYK, Adobe-inverted CMYK and YCCK fixtures within 2
+    /// levels of Pillow, as libjpeg-turbo's path does (tests/jpeg.rs); it wrote stripes.
     #[test]
-    fn cmyk_jpegs_decode_through_the_fallback() {
-        let cmyk: Vec<u8> = (0..32 * 16)
-            .flat_map(|i| [(i % 200) as u8, 40, 0, 10])
-            .collect();
-        let mut c = turbojpeg::Compressor::new().expect("compressor");
-        c.set_quality(95).expect("quality");
-        let image = turbojpeg::Image {
-            pixels: cmyk.as_slice(),
-            width: 32,
-            pitch: 128,
-            height: 16,
-            format: turbojpeg::PixelFormat::CMYK,
-        };
-        let jpeg = c.compress_to_vec(image).expect("encodes CMYK");
-        let back = decode_jpeg(&jpeg, &Limits::default(), false)
-            .expect("decodes")
-            .image;
-        assert_eq!(
-            (back.width(), back.height(), back.format()),
-            (32, 16, PixelFormat::Rgba8)
-        );
+    fn cmyk_jpegs_decode_as_pillow_does_by_zune_jpeg_too() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jpeg");
+        for name in ["cmyk_plain", "cmyk_adobe", "ycck"] {
+            let jpeg = std::fs::read(dir.join(format!("{name}.jpg"))).expect("fixture");
+            let reference = image::open(dir.join(format!("{name}.ref.png")))
+                .expect("reference")
+                .to_rgb8();
+            let pixels = zune_pixels(&jpeg, false, Model::Cmyk).expect("decodes");
+            assert_eq!(pixels.len(), reference.len() / 3 * 4, "{name}");
+            let e = pixels
+                .chunks_exact(4)
+                .zip(reference.pixels())
+                .flat_map(|(a, b)| (0..3).map(move |c| a[c].abs_diff(b[c])))
+                .max();
+            assert!(e <= Some(2), "{name}: {e:?} levels from Pillow's decoding");
+            assert!(pixels.chunks_exact(4).all(|p| p[3] == 255), "{name}");
+        }
+    }
+
+    /// `cmyk_to_rgba` is Pillow's `cmyk2rgb` on inverted samples, exactly (checked against
+    /// Pillow 13 for every C and K: `Image.fromarray(a, 'CMYK').convert('RGB')`; a few values).
+    #[test]
+    fn cmyk_conversion_is_pillows() {
+        // stored (inverted) C, K -> R: Pillow's R for C' = 255 - C, K' = 255 - K
+        for (c, k, r) in [
+            (255, 255, 255),
+            (0, 255, 0),
+            (255, 0, 0),
+            (128, 128, 64),
+            (200, 100, 78),
+        ] {
+            let mut p = [c, c, c, k];
+            cmyk_to_rgba(&mut p);
+            assert_eq!(p, [r, r, r, 255], "C {c} K {k}");
+        }
     }
 
     #[test]
