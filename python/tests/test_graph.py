@@ -62,9 +62,9 @@ def test_analyze_matches_cli(sample, cli, tmp_path):
     expected = json.loads(run.stdout)
     expected.pop("file")
     got = texelflow.analyze(sample)
-    for h in got["histogram"].values():
-        assert h["bins"].dtype == np.uint64
-        h["bins"] = h["bins"].tolist()
+    for channel, bins in got["histogram"].items():
+        assert bins.dtype == np.uint64
+        got["histogram"][channel] = bins.tolist()
     assert got == expected
     # RGB and grey arrays are analysed as the RGBA8 image they widen to
     rgb = texelflow.analyze(np.ascontiguousarray(sample[..., :3]))

@@ -30,7 +30,16 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _texelflow as _native
+# Mesa's Vulkan device-selection layer looks for the desktop's GPU by connecting to a Wayland
+# display, and without a session (a Ray worker, a service, ssh: no XDG_RUNTIME_DIR) libwayland
+# prints "error: XDG_RUNTIME_DIR is invalid or not set in the environment." on each adapter
+# enumeration, twice per device open. texelflow ranks adapters itself and needs no display, so
+# where there is no session the layer is turned off (its documented switch) before the first
+# device is opened; setting NODEVICE_SELECT yourself, or XDG_RUNTIME_DIR, leaves it alone.
+if "XDG_RUNTIME_DIR" not in os.environ:
+    os.environ.setdefault("NODEVICE_SELECT", "1")
+
+from . import _texelflow as _native  # noqa: E402
 
 __all__ = [
     "apply",
@@ -41,6 +50,7 @@ __all__ = [
     "Graph",
     "Port",
     "list_filters",
+    "quote",
     "devices",
     "device_name",
     "is_pinned",
@@ -284,9 +294,10 @@ def process_video(
 
 
 def _bins_to_numpy(d: Dict[str, Any]) -> Dict[str, Any]:
-    for h in d.get("histogram", {}).values():
-        if isinstance(h, dict) and "bins" in h:
-            h["bins"] = np.asarray(h["bins"], dtype=np.uint64)
+    h = d.get("histogram", {})
+    for channel, bins in h.items():
+        if isinstance(bins, list):
+            h[channel] = np.asarray(bins, dtype=np.uint64)
     return d
 
 
@@ -300,8 +311,9 @@ def analyze(
 ) -> Dict[str, Any]:
     """What ``texelflow analyze --json`` prints (without ``file``): ``width``, ``height``,
     ``backend``, per-channel ``min``/``max``/``mean`` (``channels``: r, g, b, a, y = BT.601
-    luma), ``mean_luminance``, ``mean_saturation`` and per-channel histograms (``histogram``:
-    p05, p50, p95, clipped_low, clipped_high and the 256 ``bins`` as a uint64 array), from one
+    luma), ``mean_luminance``, ``mean_saturation``, per-channel histograms (``histogram``:
+    channel -> 256 counts as a uint64 array, the shape of ``apply``'s histogram data) and
+    ``levels`` (per channel: p05, p50, p95, clipped_low, clipped_high), from one
     GPU submission. 16-bit and float images are narrowed to 8 bits first, as the CLI does."""
     array = _check_array(image)
     return _bins_to_numpy(_native.analyze(array, _device(device, cpu), backend, adapter))
@@ -313,6 +325,17 @@ def list_filters() -> List[Dict[str, Any]]:
     and ``outputs`` (ports: name, kind "image" or a data kind) and ``formats`` (the image
     formats it takes, or None where that depends on its inputs)."""
     return _native.list_filters()
+
+
+def quote(text: str) -> str:
+    """``text`` quoted as one value of a pipeline spec: wrapped in ``"`` with ``\\`` and ``"``
+    escaped, so the spec parser reads back exactly ``text`` whatever it holds (``,`` ``)``
+    ``|`` quotes, spaces). Build specs from file names you do not control with it, never by
+    pasting them in::
+
+        texelflow.apply(img, f"lut_cube(file={texelflow.quote(path)})")
+    """
+    return _native.quote(str(text))
 
 
 def devices(*, backend: Optional[str] = None, adapter: Optional[str] = None) -> List[Dict[str, str]]:

@@ -13,7 +13,7 @@ pub fn data_json(d: &Data) -> serde_json::Value {
 
 /// Writes `data_json(d)` to `path` (`-`: standard output).
 pub fn write_data_json(d: &Data, path: &Path) -> Result<()> {
-    let text = serde_json::to_string_pretty(&data_json(d))? + "\n";
+    let text = texelflow::json::to_string_compact(&data_json(d)) + "\n";
     if path.as_os_str() == "-" {
         out!("{text}");
         return Ok(());
@@ -91,7 +91,7 @@ pub fn run(be: &Backend, input: &Path, json: bool, plot: Option<(&Path, &str)>) 
                 serde_json::json!(input.display().to_string()),
             );
         }
-        outln!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", texelflow::json::to_string_compact(&v));
         return Ok(());
     }
     outln!(

@@ -155,12 +155,10 @@ pub fn run(be: &Backend, o: &Options<'_>) -> Result<()> {
         |p| Ok(assess_one(be, p, o).map_err(|e| format!("{e:#}"))),
         o.jobs,
         |k, r| {
+            // a failure is printed once, in the summary at the end (issue 29, new user)
             match r.map_err(|e| e.to_string()).and_then(|r| r) {
                 Ok(a) => done.push(a),
-                Err(e) => {
-                    bar.suspend(|| eprintln!("error: {}: {e}", files[k].display()));
-                    failed.push((files[k].clone(), e));
-                }
+                Err(e) => failed.push((files[k].clone(), e)),
             }
             bar.inc(1);
         },
@@ -180,6 +178,13 @@ pub fn run(be: &Backend, o: &Options<'_>) -> Result<()> {
         Vec::new()
     };
     if done.is_empty() && !o.json {
+        // one file: its reason is the one line; several: each once, then the count
+        if let [(p, why)] = failed.as_slice() {
+            anyhow::bail!("{}", failure(p, why));
+        }
+        for (p, why) in &failed {
+            eprintln!("  failed: {}", failure(p, why));
+        }
         anyhow::bail!("no photo could be assessed ({} failed)", failed.len());
     }
     if o.json {
@@ -188,7 +193,7 @@ pub fn run(be: &Backend, o: &Options<'_>) -> Result<()> {
         print_text(&done, &groups, o.dupes);
     }
     if let Some(path) = o.report {
-        crate::report::write_html(path, &done, &groups)
+        crate::report::write_html(path, &done, &groups, &failed)
             .with_context(|| format!("writing the report `{}`", path.display()))?;
         if !o.json {
             outln!("report: {}", path.display());
@@ -200,13 +205,27 @@ pub fn run(be: &Backend, o: &Options<'_>) -> Result<()> {
         be.describe(),
         failed.len()
     );
-    for (p, e) in &failed {
-        eprintln!("  failed: {}: {e}", p.display());
+    for (p, why) in &failed {
+        eprintln!("  failed: {}", failure(p, why));
     }
     if done.is_empty() {
         anyhow::bail!("no photo could be assessed ({} failed)", failed.len());
     }
+    // as `apply --out-dir`: a run where any file failed exits 1 (issue 29, new user)
+    if !failed.is_empty() {
+        anyhow::bail!("{} of {} files failed", failed.len(), files.len());
+    }
     Ok(())
+}
+
+/// A failure as `PATH: why`, or `why` alone where it names the file already.
+pub fn failure(path: &Path, why: &str) -> String {
+    let name = path.display().to_string();
+    if why.contains(&name) {
+        why.to_string()
+    } else {
+        format!("{name}: {why}")
+    }
 }
 
 /// Indices (into `done`, which is ranked) of near-duplicate groups of two or more photos.

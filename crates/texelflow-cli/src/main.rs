@@ -179,6 +179,25 @@ enum Command {
     },
     /// Rank photos by a 0-100 quality score (sharpness, exposure, contrast, colourfulness, noise)
     /// and group near-duplicates by colour fingerprint; one GPU device for the whole folder
+    ///
+    /// The score is 100 × Π s_i^w_i (a weighted geometric mean: one failing aspect sinks the
+    /// photo) over sub-scores in [0, 1], on 8-bit BT.601 luma Y; clamp is to [0, 1]:
+    ///
+    /// - sharpness (w 0.35): mean of clamp(log10(1 + var(Laplacian)) / 3) and
+    ///   clamp(log10(1 + Tenengrad) / 4);
+    ///
+    /// - exposure (w 0.30): clamp(1 - |mean Y - 118| / 118) × clamp(1 - 3 (shadows +
+    ///   highlights)), shadows = share of Y <= 2, highlights = share of Y >= 253;
+    ///
+    /// - contrast (w 0.15): mean of clamp(σ_Y / 50) and clamp((p99 - p1) / 180);
+    ///
+    /// - colourfulness (w 0.10): clamp(0.5 + M / 80), M of Hasler and Süsstrunk (2003);
+    ///
+    /// - noise (w 0.10): clamp(1 - σ_noise / 12), σ_noise of Immerkaer (1996).
+    ///
+    /// The measures are `photo_metrics` sums (`texelflow help photo_metrics`); the library's
+    /// `texelflow::assess` documents each. A file that cannot be assessed is reported once,
+    /// listed in the report with its reason, and makes the exit status 1 (as `apply --out-dir`).
     Assess {
         /// Image files, folders, or name patterns (*.jpg)
         #[arg(required = true)]
@@ -215,8 +234,9 @@ enum Command {
         #[arg(long, conflicts_with = "markdown")]
         examples: bool,
     },
-    /// Parameters and notes of one filter
-    Help { name: String },
+    /// Parameters and notes of one filter or command (`help gaussian_blur`, `help apply`); with
+    /// no name, the commands and how to find a filter
+    Help { name: Option<String> },
     /// The GPU adapter, backend, limits and features
     Info,
     /// Write the identity 512x512 lookup image, to grade in a photo editor and use with `lookup(lut=...)`
@@ -788,6 +808,15 @@ fn run(cli: Cli) -> Result<()> {
             // `help apply`: a command's help; `help gaussian_blur`: a filter's
             let mut cmd = <Cli as clap::CommandFactory>::command();
             cmd.build();
+            let Some(name) = name else {
+                // issue 29 (new user): `help` alone is the usage, not an error
+                outln!("{}", cmd.render_long_help());
+                outln!(
+                    "`texelflow help COMMAND` or `texelflow help FILTER` for one; \
+                     `texelflow list` for every filter."
+                );
+                return Ok(());
+            };
             if let Some(sub) = cmd.find_subcommand_mut(name) {
                 out!("{}", sub.render_long_help());
                 return Ok(());

@@ -3,7 +3,7 @@
 //! metrics in words, and the near-duplicate groups side by side.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
@@ -95,7 +95,12 @@ fn card(out: &mut String, rank: usize, a: &Assessed) {
 }
 
 /// Writes the report (atomically: a temporary file beside it, then renamed).
-pub fn write_html(path: &Path, ranked: &[Assessed], groups: &[Vec<usize>]) -> Result<()> {
+pub fn write_html(
+    path: &Path,
+    ranked: &[Assessed],
+    groups: &[Vec<usize>],
+    failed: &[(PathBuf, String)],
+) -> Result<()> {
     let mut out = String::new();
     out.push_str(
         "<!doctype html><meta charset=utf-8><title>texelflow assess</title><style>\
@@ -112,7 +117,7 @@ figcaption b{color:#fff;border-radius:4px;padding:1px 7px;margin-right:4px}\
 .dup{border:2px dashed #b7791f;border-radius:10px;padding:10px;margin-bottom:12px}\
 </style>\n",
     );
-    let _ = write!(out, "<h1>texelflow assess: {} photo(s), best first</h1><p>Score 0–100 (the formula: <code>texelflow help photo_metrics</code>); the bars are the sub-scores in [0, 1].</p>\n<div class=grid>\n", ranked.len());
+    let _ = write!(out, "<h1>texelflow assess: {} photo(s), best first</h1><p>Score 0–100 (the formula: <code>texelflow help assess</code>); the bars are the sub-scores in [0, 1].</p>\n<div class=grid>\n", ranked.len());
     for (k, a) in ranked.iter().enumerate() {
         card(&mut out, k + 1, a);
     }
@@ -130,6 +135,17 @@ figcaption b{color:#fff;border-radius:4px;padding:1px 7px;margin-right:4px}\
             }
             out.push_str("</div>\n");
         }
+    }
+    if !failed.is_empty() {
+        let _ = writeln!(
+            out,
+            "<h2>Not assessed ({} file(s))</h2><ul class=failed>",
+            failed.len()
+        );
+        for (p, why) in failed {
+            let _ = writeln!(out, "<li>{}</li>", esc(&crate::assess::failure(p, why)));
+        }
+        out.push_str("</ul>\n");
     }
     let tmp = texelflow::io::rows::temp_path(path);
     std::fs::write(&tmp, out)?;

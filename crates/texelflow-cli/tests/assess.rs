@@ -40,6 +40,8 @@ fn write_set(dir: &Path) -> Vec<(String, photos::Kind)> {
     set.into_iter().map(|(n, _, k)| (n, k)).collect()
 }
 
+/// Also issue 29 (new user): failures exit 1, are printed once and listed in the report, and
+/// `help assess` holds the score formula the report points to.
 #[test]
 fn assess_ranks_groups_reports_and_skips_corrupt_files() {
     let dir = folder();
@@ -57,7 +59,8 @@ fn assess_ranks_groups_reports_and_skips_corrupt_files() {
         "3",
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    // issue 29 (new user): a run where files failed exits 1, as `apply --out-dir` does
+    assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let photos = v["photos"].as_array().unwrap();
@@ -78,9 +81,12 @@ fn assess_ranks_groups_reports_and_skips_corrupt_files() {
         err.contains(&format!("{} photo(s) assessed", set.len())) && err.contains("2 failed"),
         "{err}"
     );
-    assert!(
-        err.lines()
-            .any(|l| l.starts_with("error:") && l.contains("zz_corrupt.jpg")),
+    // each failure is printed once (it was printed twice), and the last line counts them
+    assert_eq!(err.matches("zz_corrupt.jpg").count(), 1, "{err}");
+    assert_eq!(err.matches("zz_empty.png").count(), 1, "{err}");
+    assert_eq!(
+        err.lines().last(),
+        Some(format!("error: 2 of {} files failed", set.len() + 2).as_str()),
         "{err}"
     );
     // ranked best first; the blurred and badly exposed are the last ones
@@ -127,6 +133,21 @@ fn assess_ranks_groups_reports_and_skips_corrupt_files() {
     }
     // the report shows every photo with its thumbnail, and the groups
     let html = std::fs::read_to_string(&report).unwrap();
+    // failed files are listed with their reason; the score formula is where the report says
+    let not_assessed = &html[html
+        .find("Not assessed (2 file(s))")
+        .expect("failures listed")..];
+    assert!(
+        not_assessed.contains("zz_empty.png") && not_assessed.contains("zz_corrupt.jpg"),
+        "{not_assessed}"
+    );
+    assert!(html.contains("<code>texelflow help assess</code>"));
+    let help = run(&["help", "assess"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("sharpness (w 0.35)") && help.contains("noise (w 0.10)"),
+        "{help}"
+    );
     let figures = html.matches("<figure").count();
     assert_eq!(
         figures,

@@ -145,7 +145,7 @@ fn analyze_prints_text_and_json() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["width"], 384);
-    let bins: u64 = v["histogram"]["y"]["bins"]
+    let bins: u64 = v["histogram"]["y"]
         .as_array()
         .unwrap()
         .iter()
@@ -499,8 +499,11 @@ fn colour_parameters_and_luts_give_one_line_errors() {
     );
     assert_clean_error(
         &run(&["apply", s, out, "-p", "lut_cube(file=Cargo.toml)"]),
-        "unknown keyword",
+        "line 1, column 1: not a .cube line",
     );
+    // issue 29 item 14: the file's text is not quoted
+    let e = stderr(&run(&["apply", s, out, "-p", "lut_cube(file=Cargo.toml)"]));
+    assert!(!e.contains("[package]"), "{e}");
 }
 
 #[test]

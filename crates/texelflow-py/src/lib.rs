@@ -829,6 +829,12 @@ fn open_device(
     Ok((be.describe(), note))
 }
 
+/// `text` quoted as one spec value (`texelflow::quote`): any file name survives unchanged.
+#[pyfunction]
+fn quote(text: &str) -> String {
+    texelflow::quote(text)
+}
+
 #[pymodule]
 fn _texelflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPipeline>()?;
@@ -844,6 +850,7 @@ fn _texelflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open_device, m)?)?;
     m.add_function(wrap_pyfunction!(apply_file, m)?)?;
     m.add_function(wrap_pyfunction!(process_video, m)?)?;
+    m.add_function(wrap_pyfunction!(quote, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

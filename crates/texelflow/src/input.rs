@@ -121,13 +121,26 @@ fn nonblocking_flag() -> i32 {
     }
 }
 
+/// Why a regular file whose size is 0 cannot be read: it is empty, or it is a pseudo-file of
+/// `/proc` or `/sys` whose size the system does not give ("empty file" was wrong for those:
+/// issue 29 item 13). Reads at most one byte to tell.
+pub fn zero_size(mut file: &File) -> String {
+    let mut byte = [0u8; 1];
+    match file.read(&mut byte) {
+        Ok(1..) => "holds data though its size reads 0: a pseudo-file (as in /proc or /sys), not \
+                    an image or data file (copy it to an ordinary file first)"
+            .into(),
+        _ => "empty file (0 bytes)".into(),
+    }
+}
+
 /// Reads the whole of regular file `path`, refusing a file longer than `cap` bytes before
 /// reading it (`what` names the limit in the message) and stopping at the cap should the file
 /// grow meanwhile. An empty regular file is an error too ("empty file (0 bytes)").
 pub fn read_capped(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, String> {
     let (file, len) = open_regular(path)?;
     if len == 0 {
-        return Err("empty file (0 bytes)".into());
+        return Err(zero_size(&file));
     }
     if len > cap {
         return Err(format!(

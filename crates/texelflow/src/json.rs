@@ -147,7 +147,8 @@ impl Analysis {
     }
 
     /// `analyze --json`'s fields (without `file`): size, backend, per-channel min/max/mean,
-    /// mean luminance and saturation, and per-channel percentiles, clipping and bins.
+    /// mean luminance and saturation, `histogram` (channel -> 256 counts, the shape of
+    /// `data_json`'s histogram) and `levels` (per-channel percentiles and clipping).
     pub fn to_json(&self, backend: &str) -> serde_json::Value {
         let (s, h) = (&self.stats, &self.histogram);
         let n = s.count.max(1) as f64;
@@ -157,8 +158,13 @@ impl Analysis {
             serde_json::json!({
                 "p05": h.percentile(c, 0.05), "p50": h.percentile(c, 0.5), "p95": h.percentile(c, 0.95),
                 "clipped_low": h.bins[c][0] as f64 / n, "clipped_high": h.bins[c][255] as f64 / n,
-                "bins": h.bins[c].to_vec(),
             })
+        };
+        // the histogram in `data_json`'s shape (`apply --data -p histogram`'s "histogram":
+        // channel -> 256 counts), its summary beside it (issue 29: one shape, not two)
+        let histogram = match data_json(&Data::Histogram(h.clone())) {
+            serde_json::Value::Object(mut m) => m.remove("histogram").unwrap_or_default(),
+            _ => serde_json::Value::Null,
         };
         serde_json::json!({
             "width": self.width, "height": self.height,
@@ -166,9 +172,50 @@ impl Analysis {
             "channels": { "r": ch(0), "g": ch(1), "b": ch(2), "a": ch(3), "y": ch(4) },
             "mean_luminance": s.mean(4) / 255.0,
             "mean_saturation": self.mean_saturation,
-            "histogram": { "r": hc(0), "g": hc(1), "b": hc(2), "y": hc(3), "a": hc(4) },
+            "histogram": histogram,
+            "levels": { "r": hc(0), "g": hc(1), "b": hc(2), "y": hc(3), "a": hc(4) },
         })
     }
+}
+
+/// `v` as indented JSON with every array of numbers on one line (a histogram is one line,
+/// not 256): what the CLI prints for `analyze --json` and writes for `--data`.
+pub fn to_string_compact(v: &serde_json::Value) -> String {
+    fn go(v: &serde_json::Value, depth: usize, out: &mut String) {
+        use serde_json::Value as V;
+        let pad = |d: usize| "  ".repeat(d);
+        match v {
+            V::Array(a) if a.iter().all(|x| !x.is_array() && !x.is_object()) => {
+                out.push_str(&serde_json::to_string(v).unwrap_or_default());
+            }
+            V::Array(a) if !a.is_empty() => {
+                out.push_str("[\n");
+                for (k, x) in a.iter().enumerate() {
+                    out.push_str(&pad(depth + 1));
+                    go(x, depth + 1, out);
+                    out.push_str(if k + 1 < a.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&pad(depth));
+                out.push(']');
+            }
+            V::Object(m) if !m.is_empty() => {
+                out.push_str("{\n");
+                for (k, (key, x)) in m.iter().enumerate() {
+                    out.push_str(&pad(depth + 1));
+                    out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                    out.push_str(": ");
+                    go(x, depth + 1, out);
+                    out.push_str(if k + 1 < m.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&pad(depth));
+                out.push('}');
+            }
+            _ => out.push_str(&serde_json::to_string(v).unwrap_or_default()),
+        }
+    }
+    let mut out = String::new();
+    go(v, 0, &mut out);
+    out
 }
 
 /// Runs the analysis of an RGBA8 image on `backend`.

@@ -41,6 +41,9 @@ pub use graph::trace;
 pub use value::histogram;
 
 pub use error::{Error, GraphError, Result};
+/// Quotes a value for a text spec (`graph::spec::quote`): build specs from file names you
+/// do not control as `format!("lut_cube(file={})", texelflow::quote(path))`.
+pub use graph::spec::quote;
 pub use graph::{
     Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, NodeTiming,
     PinnedUpload, Pipeline, Port, RunOptions, RunPlan, RunResult, Sequence, StreamReport,

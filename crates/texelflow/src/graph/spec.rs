@@ -7,6 +7,12 @@
 //! value := number | '[' number, ... ']' | word | "quoted text"
 //! ```
 //! e.g. `gaussian_blur(sigma=2) | sobel_edge_detection`, `alpha_blend(with=top.png, mix=0.5)`.
+//!
+//! A bare word runs until `,` `(` `)` `|` `[` `]` `=` or whitespace. Quoted text may hold
+//! any character; inside it `\"` is a quote and `\\` a backslash (no other escapes). Build
+//! specs from values you do not control (file names from users) with [`quote`], never by
+//! pasting them in: `format!("lut_cube(file={})", quote(path))` is safe for any path.
+//! Error columns count characters (not bytes) from 1.
 
 use super::filter::{Catalogue, FilterDef};
 use crate::error::{Error, Result};
@@ -23,16 +29,87 @@ pub struct Call {
     pub column: usize,
 }
 
+/// Quotes `text` as one spec value: wrapped in `"`, with `\` and `"` escaped. The spec
+/// parser reads it back as exactly `text`, whatever it holds (`,` `)` `|` `"` spaces,
+/// newlines), so `format!("lut_cube(file={})", quote(path))` cannot change the pipeline.
+///
+/// ```
+/// use texelflow::graph::spec::{parse, quote};
+/// use texelflow::params::RawValue;
+/// let path = r#"a"b\c), x | y.cube"#;
+/// let calls = parse(&format!("lut_cube(file={})", quote(path))).unwrap();
+/// assert_eq!(calls.len(), 1);
+/// assert_eq!(calls[0].args[0].1, RawValue::Text(path.into()));
+/// ```
+pub fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        if matches!(c, '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
 struct Lexer<'a> {
     s: &'a [u8],
     i: usize,
 }
 
 impl<'a> Lexer<'a> {
+    /// 1-based character column of byte offset `at` (the lexer stops only on ASCII bytes or
+    /// at the end, so `at` is a character boundary; a lossy count is safe either way).
+    fn column_of(&self, at: usize) -> usize {
+        String::from_utf8_lossy(&self.s[..at.min(self.s.len())])
+            .chars()
+            .count()
+            + 1
+    }
     fn err(&self, message: impl Into<String>) -> Error {
+        self.err_at(self.i, message)
+    }
+    fn err_at(&self, at: usize, message: impl Into<String>) -> Error {
         Error::Spec {
             message: message.into(),
-            column: self.i + 1,
+            column: self.column_of(at),
+        }
+    }
+    /// The whole character at the cursor, for messages (not a byte of it).
+    fn char_here(&self) -> Option<char> {
+        let rest = &self.s[self.i.min(self.s.len())..];
+        let end = rest.len().min(4);
+        (1..=end).find_map(|n| std::str::from_utf8(&rest[..n]).ok()?.chars().next())
+    }
+    /// `unexpected X` for the character at the cursor, naming look-alikes of the ASCII
+    /// punctuation the grammar uses.
+    fn unexpected(&self) -> String {
+        match self.char_here() {
+            None => "unexpected end".into(),
+            Some(c) if c.is_control() => format!("unexpected control character U+{:04X}", c as u32),
+            Some(c) if c.is_ascii() => format!("unexpected `{c}`"),
+            Some(c) => {
+                let like = match c {
+                    '｜' | '│' | '¦' | '∣' | '❘' => Some('|'),
+                    '（' => Some('('),
+                    '）' => Some(')'),
+                    '，' | '、' | '‚' => Some(','),
+                    '＝' => Some('='),
+                    '“' | '”' | '„' | '＂' | '″' => Some('"'),
+                    '［' => Some('['),
+                    '］' => Some(']'),
+                    _ => None,
+                };
+                match like {
+                    Some(a) => format!(
+                        "unexpected `{c}` (U+{:04X}, not the ASCII `{a}`: type `{a}`)",
+                        c as u32
+                    ),
+                    None => format!("unexpected `{c}` (U+{:04X})", c as u32),
+                }
+            }
         }
     }
     fn ws(&mut self) {
@@ -61,7 +138,13 @@ impl<'a> Lexer<'a> {
             self.i += 1;
         }
         if start == self.i {
-            return Err(self.err("expected a filter or parameter name"));
+            return Err(match self.char_here() {
+                Some(c) if !c.is_ascii() => self.err(format!(
+                    "{}; names are ASCII letters, digits and `_`",
+                    self.unexpected()
+                )),
+                _ => self.err("expected a filter or parameter name"),
+            });
         }
         Ok(String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
     }
@@ -69,17 +152,37 @@ impl<'a> Lexer<'a> {
     fn word(&mut self) -> Result<String> {
         self.ws();
         if self.peek() == Some(b'"') {
+            let open = self.i;
             self.i += 1;
-            let start = self.i;
-            while self.i < self.s.len() && self.s[self.i] != b'"' {
-                self.i += 1;
+            let mut w = Vec::new();
+            loop {
+                match self.s.get(self.i) {
+                    None => {
+                        return Err(
+                            self.err_at(open, "unterminated string: this `\"` has no closing `\"`")
+                        )
+                    }
+                    Some(b'"') => break,
+                    Some(b'\\') => match self.s.get(self.i + 1) {
+                        Some(&c @ (b'"' | b'\\')) => {
+                            w.push(c);
+                            self.i += 2;
+                        }
+                        _ => {
+                            return Err(self.err(
+                                "unknown escape in quoted text: only `\\\"` (a quote) and \
+                                 `\\\\` (a backslash) are escapes; write `\\\\` for one backslash",
+                            ))
+                        }
+                    },
+                    Some(&c) => {
+                        w.push(c);
+                        self.i += 1;
+                    }
+                }
             }
-            if self.i >= self.s.len() {
-                return Err(self.err("unterminated string"));
-            }
-            let w = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
             self.i += 1;
-            return Ok(w);
+            return Ok(String::from_utf8_lossy(&w).into_owned());
         }
         let start = self.i;
         while self.i < self.s.len()
@@ -158,7 +261,11 @@ pub fn parse(spec: &str) -> Result<Vec<Call>> {
                     break;
                 }
                 if !lx.eat(b',') {
-                    return Err(lx.err("expected `,` or `)`"));
+                    return Err(lx.err(format!(
+                        "expected `,` or `)`, found {}; quote a value holding spaces or \
+                         punctuation: \"a b.png\"",
+                        lx.unexpected().trim_start_matches("unexpected ")
+                    )));
                 }
             }
         }
@@ -175,11 +282,8 @@ pub fn parse(spec: &str) -> Result<Vec<Call>> {
             Some(b'|') => {
                 lx.i += 1;
             }
-            Some(c) => {
-                return Err(lx.err(format!(
-                    "unexpected `{}`; filters are separated by `|`",
-                    c as char
-                )))
+            Some(_) => {
+                return Err(lx.err(format!("{}; filters are separated by `|`", lx.unexpected())))
             }
         }
     }
@@ -287,6 +391,49 @@ mod tests {
         assert_eq!(c[2].args[1], (None, RawValue::Text("y".into())));
         assert_eq!(c[3].args[0].1, RawValue::Text("dir/a b.png".into()));
         assert_eq!(c[3].column, 73);
+    }
+
+    /// Issue 29 item 14: any file name survives `quote` and the parser unchanged, and cannot
+    /// add a filter or an argument (old code: `"` could not be escaped at all).
+    #[test]
+    fn quoted_hostile_names_round_trip() {
+        for name in [
+            "plain.cube",
+            "a, b).cube",
+            "x | invert",
+            "q\"uote\".cube",
+            "back\\slash\\",
+            "\\\"",
+            "\"",
+            "",
+            "new\nline\ttab",
+            "ｕｎｉ｜code ü.cube",
+            "lut_cube(file=x) | invert",
+            "a=b[1,2]",
+        ] {
+            let spec = format!("lut_cube(file={}, intensity=0.5) | invert", quote(name));
+            let calls = parse(&spec).unwrap_or_else(|e| panic!("{name:?}: {e}"));
+            assert_eq!(calls.len(), 2, "{name:?}");
+            assert_eq!(calls[0].args.len(), 2, "{name:?}");
+            assert_eq!(calls[0].args[0].1, RawValue::Text(name.into()), "{name:?}");
+        }
+        assert!(matches!(
+            parse(r#"a(x="c:\dir")"#),
+            Err(Error::Spec { column: 8, .. })
+        ));
+    }
+
+    /// Issue 29 item 13: non-ASCII is reported as whole characters at character columns
+    /// (old code: "unexpected `ï`" at a byte column).
+    #[test]
+    fn non_ascii_is_reported_by_character() {
+        let e = parse("ü(a=\"é\") ｜ invert").unwrap_err();
+        assert!(matches!(e, Error::Spec { column: 1, .. }), "{e}");
+        let e = parse("brightness(\"é\") ｜ invert").unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("`｜` (U+FF5C, not the ASCII `|`"), "{text}");
+        assert!(text.ends_with("at column 17"), "{text}");
+        assert!(!text.contains('ï'), "{text}");
     }
 
     #[test]

@@ -43,10 +43,11 @@ impl Image {
             message,
         };
         // regular files only, never blocking on a FIFO (`input`)
-        let (_, len) = input::open_regular(path).map_err(io)?;
+        let (file, len) = input::open_regular(path).map_err(io)?;
         if len == 0 {
-            return Err(io("empty file (0 bytes)".into()));
+            return Err(io(input::zero_size(&file)));
         }
+        drop(file);
         let limits = options.limits.unwrap_or_default();
         let reader = input::image_reader(path).map_err(io)?;
         if reader.format().is_none() {
@@ -119,6 +120,14 @@ impl Image {
         );
         let allow = options.allow_truncated;
         let corrupt = |e: image::ImageError| {
+            // a kind of image the decoder does not take (a float32 TIFF, ...) is not damaged:
+            // no `--allow-truncated` hint for it (issue 29 item 13)
+            if let image::ImageError::Unsupported(u) = &e {
+                return io(format!(
+                    "unsupported kind of image: {u}; convert it to an 8- or 16-bit integer PNG, \
+                     TIFF or JPEG"
+                ));
+            }
             // the WebP decoder gives nothing of a damaged file: say so rather than ignore the flag
             let why = match (webp, by_rows, allow) {
                 (true, _, true) => " (--allow-truncated cannot help: the WebP decoder recovers nothing of a damaged file)",

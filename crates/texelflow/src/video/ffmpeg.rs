@@ -248,6 +248,18 @@ pub(super) fn encoders() -> Result<Vec<String>> {
         .stdin(Stdio::null())
         .output()
         .map_err(|e| spawn_error("ffmpeg", e))?;
+    // an ffmpeg that cannot start (a missing library, a broken install) lists nothing: say
+    // that, not "unknown codec" (issue 29 item 13)
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let why = err.lines().map(str::trim).find(|l| !l.is_empty());
+        return Err(Error::Video(format!(
+            "ffmpeg fails to start ({}{}): repair or reinstall ffmpeg (`ffmpeg -version` \
+             shows the problem)",
+            out.status,
+            why.map(|w| format!(": {w}")).unwrap_or_default()
+        )));
+    }
     let text = String::from_utf8_lossy(&out.stdout);
     // the list follows a " ------" line: " V....D libx264   description"
     Ok(text

@@ -356,6 +356,11 @@ impl<'a> VideoJob<'a> {
         if !stdout_out && !data_stdout {
             let e = ext(output);
             if !o.data && IMAGE_EXTENSIONS.contains(&e.as_str()) {
+                // a GIF input is what sent us here: say so rather than blame the output
+                // (issue 29 item 13)
+                if !stdin_in && ext(input) == "gif" {
+                    vbail!("`{}` is read as a video (a GIF may hold many frames), so its output must be a video (.gif, .mp4, .webm, ...); for one frame as an image, take it out first: ffmpeg -i {} -frames:v 1 frame.png", input.display(), input.display());
+                }
                 vbail!("`{}` is an image; a video goes to a video file (.mp4, .mkv, .webm, .mov, .avi) or to `-` with -f rawvideo", output.display());
             }
             if !stdin_in && crate::io::same_file(input, output) {
@@ -831,11 +836,18 @@ impl<'a> VideoJob<'a> {
             ));
         }
         if written == 0 {
-            return Err(abort(
-                &mut sink,
-                &mut decoder,
-                verr!("no frames could be decoded from `{}`", self.input.display()),
-            ));
+            // a rate below one frame per clip length keeps nothing: say that, not "decoded"
+            // (issue 29 item 13)
+            let why = match (&self.rate_arg, info.duration) {
+                (Some(r), Some(d)) if d > 0.0 && d * out_fps < 1.0 => format!(
+                    "--fps {r} keeps no frame of `{}`: it lasts {d:.3} s, so a rate of at \
+                     least {:.3} fps keeps one",
+                    self.input.display(),
+                    1.0 / d
+                ),
+                _ => format!("no frames could be decoded from `{}`", self.input.display()),
+            };
+            return Err(abort(&mut sink, &mut decoder, verr!("{why}")));
         }
         if let Err(e) = sink.finish() {
             sink.abort();

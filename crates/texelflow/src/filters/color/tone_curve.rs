@@ -175,22 +175,31 @@ impl Spline {
 /// read and ignored; a file with fewer than four leaves the rest the identity. `path`
 /// names the file in errors.
 pub fn parse_acv(bytes: &[u8], path: &Path) -> Result<[Vec<[f64; 2]>; 4]> {
+    // Messages give byte offsets and what was expected, never values read from the file: a
+    // spec may name any file (issue 29 item 14).
     let bad = |message: String| Error::BadFile {
         path: path.to_path_buf(),
         message,
     };
+    let len = bytes.len();
     let mut words = bytes
         .chunks_exact(2)
-        .map(|w| u16::from_be_bytes([w[0], w[1]]));
+        .map(|w| u16::from_be_bytes([w[0], w[1]]))
+        .enumerate();
     let mut next = |what: &dyn Fn() -> String| {
-        words
-            .next()
-            .ok_or_else(|| bad(format!("truncated .acv file: it ends before {}", what())))
+        words.next().map(|(k, w)| (2 * k, w)).ok_or_else(|| {
+            bad(format!(
+                "truncated .acv file: it ends at byte {len}, before {}",
+                what()
+            ))
+        })
     };
     let _version = next(&|| "the version".into())?;
-    let count = next(&|| "the curve count".into())?;
+    let (_, count) = next(&|| "the curve count".into())?;
     if count == 0 {
-        return Err(bad("the .acv file holds no curves".into()));
+        return Err(bad(
+            "the .acv file holds no curves (curve count 0 at byte 2)".into(),
+        ));
     }
     let identity: Vec<[f64; 2]> = IDENTITY.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
     let mut curves: [Vec<[f64; 2]>; 4] = std::array::from_fn(|_| identity.clone());
@@ -199,20 +208,37 @@ pub fn parse_acv(bytes: &[u8], path: &Path) -> Result<[Vec<[f64; 2]>; 4]> {
             || format!("curve {}", c + 1),
             |n| format!("curve {} ({n})", c + 1),
         );
-        let n = next(&|| format!("the point count of {name}"))? as usize;
-        let mut flat = Vec::with_capacity(2 * n);
+        let (at, n) = next(&|| format!("the point count of {name}"))?;
+        let n = n as usize;
+        if !(2..=MAX_POINTS).contains(&n) {
+            return Err(bad(format!(
+                "{name}: the point count at byte {at} is outside 2..={MAX_POINTS}: not a \
+                 Photoshop .acv curve file"
+            )));
+        }
+        let mut flat: Vec<f64> = Vec::with_capacity(2 * n);
         for k in 0..n {
-            let y = next(&|| format!("point {} of {name} ({n} points)", k + 1))?;
-            let x = next(&|| format!("point {} of {name} ({n} points)", k + 1))?;
-            if let Some(v) = [x, y].into_iter().find(|&v| v > 255) {
+            let (at, y) = next(&|| format!("point {} of {name} ({n} points)", k + 1))?;
+            let (_, x) = next(&|| format!("point {} of {name} ({n} points)", k + 1))?;
+            if x > 255 || y > 255 {
                 return Err(bad(format!(
-                    "{name}: point {} has a value {v} outside 0..255",
-                    k + 1
+                    "{name}: point {} (bytes {at}..{}) is outside 0..255",
+                    k + 1,
+                    at + 4
                 )));
             }
-            flat.extend([x as f64 / 255.0, y as f64 / 255.0]);
+            let x = x as f64 / 255.0;
+            if flat.len() >= 2 && x <= flat[flat.len() - 2] {
+                return Err(bad(format!(
+                    "{name}: point {} (bytes {at}..{}): x must increase strictly",
+                    k + 1,
+                    at + 4
+                )));
+            }
+            flat.extend([x, y as f64 / 255.0]);
         }
-        let points = check_points(&flat, MAX_POINTS).map_err(|m| bad(format!("{name}: {m}")))?;
+        let points = check_points(&flat, MAX_POINTS)
+            .map_err(|_| bad(format!("{name}: not a valid curve")))?;
         if let Some(slot) = curves.get_mut(c) {
             *slot = points;
         }
@@ -373,6 +399,7 @@ mod tests {
     }
 
     #[test]
+    /// Issue 29 item 14 too: messages give byte offsets, never values from the file.
     fn acv_files_parse_and_malformed_ones_are_errors() {
         let p = Path::new("c.acv");
         let file = acv(&[
@@ -394,22 +421,24 @@ mod tests {
         assert_eq!(c[2], vec![[0.0, 0.0], [0.5, 0.5], [1.0, 1.0]]);
 
         let err = |bytes: &[u8]| parse_acv(bytes, p).unwrap_err().to_string();
-        assert!(err(&[]).contains("ends before the version"));
-        assert!(err(&[0, 4, 0]).contains("ends before the curve count"));
+        assert!(err(&[]).contains("ends at byte 0, before the version"));
+        assert!(err(&[0, 4, 0]).contains("ends at byte 3, before the curve count"));
         assert!(err(&acv(&[])).contains("no curves"));
         let truncated = &file[..file.len() - 3];
         assert!(
-            err(truncated).contains("ends before point 2 of curve 5 (2 points)"),
+            err(truncated).contains("ends at byte 55, before point 2 of curve 5 (2 points)"),
             "{}",
             err(truncated)
         );
         assert!(err(&acv(&[&[(0, 0), (300, 255)]]))
-            .contains("curve 1 (rgb): point 2 has a value 300 outside 0..255"));
+            .contains("curve 1 (rgb): point 2 (bytes 10..14) is outside 0..255"));
+        assert!(!err(&acv(&[&[(0, 0), (300, 255)]])).contains("300"));
         assert!(err(&acv(&[&[(0, 0), (100, 50), (100, 60)]]))
-            .contains("curve 1 (rgb): x must increase strictly"));
-        assert!(err(&acv(&[&[(0, 0)]])).contains("at least 2 points"));
+            .contains("curve 1 (rgb): point 3 (bytes 14..18): x must increase strictly"));
+        assert!(err(&acv(&[&[(0, 0)]])).contains("point count at byte 4 is outside 2..=32"));
         let many: Vec<(u16, u16)> = (0..40).map(|k| (k * 6, k)).collect();
-        assert!(err(&acv(&[&many])).contains("too many points: 40"));
+        assert!(!err(&acv(&[&many])).contains("40"));
+        assert!(err(&acv(&[&many])).contains("point count at byte 4 is outside 2..=32"));
         let e = ToneCurve::from_acv_file("/nonexistent/curve.acv")
             .unwrap_err()
             .to_string();

@@ -16,7 +16,7 @@ crate::composite_filter! {
           counts: 256 bins across the width, bars scaled so the tallest bin of the drawn channels fills the height.",
     params: {
         mode: choice("rgb", "luminance") = "rgb" => "rgb: red, green and blue bars (additive where they overlap); luminance: white bars of BT.601 luma",
-        background_color: rgba = [0.0, 0.0, 0.0, 0.0] => "where no bar is: red, green, blue, alpha in [0, 1] (GPUImage's default transparent black)",
+        background_color: rgba = [0.0, 0.0, 0.0, 1.0] => "where no bar is: red, green, blue, alpha in [0, 1]; opaque black by default (GPUImage's transparent black is half invisible on a white viewer: [0,0,0,0] asks for it)",
         width: uint(0, crate::image::MAX_SIDE as i64) = 0 => "output width in pixels; 0 = the input's width",
         height: uint(0, crate::image::MAX_SIDE as i64) = 0 => "output height in pixels; 0 = the input's height",
     },

@@ -72,9 +72,12 @@ impl CubeLut {
             path: path.to_path_buf(),
             message: format!("cannot read: {why}"),
         })?;
-        let text = String::from_utf8(bytes).map_err(|_| Error::BadFile {
+        let text = String::from_utf8(bytes).map_err(|e| Error::BadFile {
             path: path.to_path_buf(),
-            message: "not a text file (invalid UTF-8)".into(),
+            message: format!(
+                "not a .cube file: invalid UTF-8 text at byte {}",
+                e.utf8_error().valid_up_to()
+            ),
         })?;
         Self::parse(&text, path)
     }
@@ -108,10 +111,8 @@ impl CubeLut {
             self.domain_max[c].partial_cmp(&self.domain_min[c]) != Some(std::cmp::Ordering::Greater)
         }) {
             return Err(format!(
-                "DOMAIN_MAX must exceed DOMAIN_MIN in every channel; {} has max {} <= min {}",
+                "DOMAIN_MAX must exceed DOMAIN_MIN in every channel; {} does not",
                 ["red", "green", "blue"][c],
-                self.domain_max[c],
-                self.domain_min[c]
             ));
         }
         if self.table.len() != want {
@@ -124,6 +125,20 @@ impl CubeLut {
     }
 }
 
+/// The keywords a `.cube` file may hold, for messages.
+const KEYWORDS: &str = "TITLE, LUT_3D_SIZE, LUT_1D_SIZE, DOMAIN_MIN, DOMAIN_MAX, \
+                        LUT_1D_INPUT_RANGE, LUT_3D_INPUT_RANGE, `#` comments or `r g b` data";
+
+/// 1-based character column of `part` (a sub-slice of `line`) in `line`.
+fn column(line: &str, part: &str) -> usize {
+    let at = (part.as_ptr() as usize)
+        .saturating_sub(line.as_ptr() as usize)
+        .min(line.len());
+    line.get(..at).map_or(at, |s| s.chars().count()) + 1
+}
+
+/// Parses `.cube` text. Messages name a line, a column and what was expected, never the
+/// file's text (a spec may name any file: issue 29 item 14).
 fn parse_cube(text: &str) -> std::result::Result<CubeLut, String> {
     let mut title = None;
     let mut size: Option<(CubeKind, u32)> = None;
@@ -135,16 +150,26 @@ fn parse_cube(text: &str) -> std::result::Result<CubeLut, String> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let at = |message: String| format!("line {}: {message}", k + 1);
+        let at = |message: String| match message.starts_with("column ") {
+            true => format!("line {}, {message}", k + 1),
+            false => format!("line {}: {message}", k + 1),
+        };
+        let at_col = |part: &str, message: String| {
+            format!("line {}, column {}: {message}", k + 1, column(raw, part))
+        };
         if line.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.')) {
-            table.push(numbers::<3>(line).map_err(at)?);
+            table.push(numbers::<3>(raw, line).map_err(at)?);
             continue;
         }
         let (keyword, rest) = line
             .split_once(char::is_whitespace)
             .map_or((line, ""), |(a, b)| (a, b.trim()));
         if !table.is_empty() {
-            return Err(at(format!("keyword `{keyword}` after the table data")));
+            return Err(at_col(
+                keyword,
+                "a keyword line after the table data (keywords come first, then `r g b` lines)"
+                    .into(),
+            ));
         }
         match keyword {
             "TITLE" => title = Some(rest.trim_matches('"').to_string()),
@@ -161,29 +186,35 @@ fn parse_cube(text: &str) -> std::result::Result<CubeLut, String> {
                         "both LUT_1D_SIZE and LUT_3D_SIZE given".into()
                     }));
                 }
-                let n: u64 = rest
-                    .parse()
-                    .map_err(|_| at(format!("{keyword} `{rest}` is not a whole number")))?;
-                if !range.contains(&n) {
-                    return Err(at(format!(
-                        "{keyword} {n} is out of range {}..={}",
+                let wrong = || {
+                    at(format!(
+                        "{keyword} needs a whole number in {}..={}",
                         range.start(),
                         range.end()
-                    )));
+                    ))
+                };
+                let n: u64 = rest.parse().map_err(|_| wrong())?;
+                if !range.contains(&n) {
+                    return Err(wrong());
                 }
                 size = Some((kind, n as u32));
             }
-            "DOMAIN_MIN" => domain_min = numbers::<3>(rest).map_err(at)?,
-            "DOMAIN_MAX" => domain_max = numbers::<3>(rest).map_err(at)?,
+            "DOMAIN_MIN" => domain_min = numbers::<3>(raw, rest).map_err(at)?,
+            "DOMAIN_MAX" => domain_max = numbers::<3>(raw, rest).map_err(at)?,
             "LUT_1D_INPUT_RANGE" | "LUT_3D_INPUT_RANGE" => {
-                let [lo, hi] = numbers::<2>(rest).map_err(at)?;
+                let [lo, hi] = numbers::<2>(raw, rest).map_err(at)?;
                 (domain_min, domain_max) = ([lo; 3], [hi; 3]);
             }
-            other => return Err(at(format!("unknown keyword `{other}`"))),
+            _ => {
+                return Err(at_col(
+                    keyword,
+                    format!("not a .cube line: expected {KEYWORDS}"),
+                ))
+            }
         }
     }
     let Some((kind, size)) = size else {
-        return Err("no LUT_3D_SIZE or LUT_1D_SIZE line".into());
+        return Err("no LUT_3D_SIZE or LUT_1D_SIZE line: not a .cube file".into());
     };
     let lut = CubeLut {
         title,
@@ -197,14 +228,12 @@ fn parse_cube(text: &str) -> std::result::Result<CubeLut, String> {
     Ok(lut)
 }
 
-/// Exactly `N` finite numbers separated by whitespace.
-fn numbers<const N: usize>(text: &str) -> std::result::Result<[f32; N], String> {
+/// Exactly `N` finite numbers separated by whitespace in `text`, a part of `line`; errors
+/// name the column of the bad word, not the word.
+fn numbers<const N: usize>(line: &str, text: &str) -> std::result::Result<[f32; N], String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     if words.len() != N {
-        return Err(format!(
-            "expected {N} numbers, got {} in `{text}`",
-            words.len()
-        ));
+        return Err(format!("expected {N} numbers, got {}", words.len()));
     }
     let mut out = [0.0f32; N];
     for (o, w) in out.iter_mut().zip(&words) {
@@ -212,7 +241,7 @@ fn numbers<const N: usize>(text: &str) -> std::result::Result<[f32; N], String> 
             .parse::<f32>()
             .ok()
             .filter(|v| v.is_finite())
-            .ok_or_else(|| format!("`{w}` is not a number"))?;
+            .ok_or_else(|| format!("column {}: expected a finite number", column(line, w)))?;
     }
     Ok(out)
 }
@@ -472,7 +501,7 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             (
                 "LUT_3D_SIZE 2\nLUT_4D_SIZE 3\n",
-                "line 2: unknown keyword `LUT_4D_SIZE`",
+                "line 2, column 1: not a .cube line: expected TITLE, LUT_3D_SIZE",
             ),
             (
                 "LUT_3D_SIZE 2\n0 0 0\n1 0 0\n",
@@ -484,24 +513,24 @@ mod tests {
             ),
             (
                 "LUT_3D_SIZE 66\n",
-                "line 1: LUT_3D_SIZE 66 is out of range 2..=65",
+                "line 1: LUT_3D_SIZE needs a whole number in 2..=65",
             ),
-            ("LUT_3D_SIZE 1\n", "LUT_3D_SIZE 1 is out of range"),
+            ("LUT_3D_SIZE 1\n", "LUT_3D_SIZE needs a whole number"),
             (
                 "LUT_1D_SIZE 65537\n",
-                "LUT_1D_SIZE 65537 is out of range 2..=65536",
+                "LUT_1D_SIZE needs a whole number in 2..=65536",
             ),
             (
                 "LUT_3D_SIZE 2.5\n",
-                "LUT_3D_SIZE `2.5` is not a whole number",
+                "line 1: LUT_3D_SIZE needs a whole number in 2..=65",
             ),
             (
                 "LUT_1D_SIZE 2\n0 0 0\n1 x 1\n",
-                "line 3: `x` is not a number",
+                "line 3, column 3: expected a finite number",
             ),
             (
                 "LUT_1D_SIZE 2\n0 0 0\n1 1\n",
-                "line 3: expected 3 numbers, got 2 in `1 1`",
+                "line 3: expected 3 numbers, got 2",
             ),
             (
                 "LUT_1D_SIZE 2\n0 0 0\n1 1 1 1\n",
@@ -509,7 +538,7 @@ mod tests {
             ),
             (
                 "LUT_1D_SIZE 2\n0 0 0\n1 1 1e999\n",
-                "`1e999` is not a number",
+                "line 3, column 5: expected a finite number",
             ),
             (
                 "LUT_3D_SIZE 2\nLUT_1D_SIZE 2\n",
@@ -521,18 +550,30 @@ mod tests {
             ),
             (
                 "DOMAIN_MAX 1 0 1\nLUT_1D_SIZE 2\n0 0 0\n1 1 1\n",
-                "DOMAIN_MAX must exceed DOMAIN_MIN in every channel; green has max 0 <= min 0",
+                "DOMAIN_MAX must exceed DOMAIN_MIN in every channel; green does not",
             ),
             ("DOMAIN_MIN 0 0\n", "line 1: expected 3 numbers, got 2"),
             (
                 "LUT_1D_SIZE 2\n0 0 0\nTITLE \"late\"\n1 1 1\n",
-                "line 3: keyword `TITLE` after the table data",
+                "line 3, column 1: a keyword line after the table data",
             ),
             ("TITLE \"no size\"\n", "no LUT_3D_SIZE or LUT_1D_SIZE line"),
             ("", "no LUT_3D_SIZE or LUT_1D_SIZE line"),
         ];
         for (text, want) in cases {
             let e = parse(text).unwrap_err();
+            for word in [
+                "LUT_4D_SIZE",
+                "66",
+                "65537",
+                "2.5",
+                "`x`",
+                "1e999",
+                "`TITLE`",
+                "late",
+            ] {
+                assert!(!e.contains(word), "{text:?}: `{e}` quotes the file");
+            }
             assert!(e.contains(want), "{text:?}: got `{e}`, want `{want}`");
             assert!(e.starts_with("file `t.cube`: ") && !e.contains('\n'), "{e}");
         }
