@@ -905,11 +905,27 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::LutIdentity { output, force } => {
-            if output.exists() && !force {
-                bail!("`{}` exists; use --force to replace it", output.display());
+            let exists =
+                || anyhow::anyhow!("`{}` exists; use --force to replace it", output.display());
+            match texelflow::io::output::check_output(
+                output,
+                texelflow::io::output::OutputOptions {
+                    no_clobber: !force,
+                    special_files: false,
+                },
+            ) {
+                Err(texelflow::Error::OutputExists { .. }) => return Err(exists()),
+                other => other?,
+            };
+            // without --force, the final rename replaces nothing either (a racing writer)
+            let save = texelflow::SaveOptions {
+                no_clobber: !force,
+                ..Default::default()
+            };
+            match identity_lut()?.save_with(output, &save) {
+                Err(texelflow::Error::OutputExists { .. }) => Err(exists()),
+                other => Ok(other?),
             }
-            identity_lut()?.save(output)?;
-            Ok(())
         }
         Command::Bench(args) => bench::run(&cli, args),
     }

@@ -656,6 +656,7 @@ fn batch_processes_folders_and_reports_failures() {
         let single = root.join("single.png");
         assert!(run(&[
             "apply",
+            "--overwrite",
             input.to_str().unwrap(),
             single.to_str().unwrap(),
             "-p",
@@ -827,6 +828,7 @@ fn batch_of_jpegs_matches_single_runs() {
             let single = root.join(format!("single_{name}"));
             assert!(run(&[
                 "apply",
+                "--overwrite",
                 inp.join(name).to_str().unwrap(),
                 single.to_str().unwrap(),
                 "-p",
@@ -1156,6 +1158,7 @@ fn blends_take_grey_masks_and_reject_bad_second_files() {
     let out = tmp("mask_out.png");
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1168,6 +1171,7 @@ fn blends_take_grey_masks_and_reject_bad_second_files() {
     }
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1178,6 +1182,7 @@ fn blends_take_grey_masks_and_reject_bad_second_files() {
     std::fs::write(&corrupt, b"\x89PNG\r\n\x1a\nnot really").unwrap();
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1456,6 +1461,7 @@ fn hough_lines_as_json_with_data() {
         let input = sample();
         let mut args = vec![
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             input.to_str().unwrap(),
             "-p",
             spec,
@@ -1486,6 +1492,7 @@ fn hough_lines_as_json_with_data() {
     let png = tmp("hough_lines.png");
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         sample().to_str().unwrap(),
         png.to_str().unwrap(),
         "-p",
@@ -1497,6 +1504,7 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(
         &run(&[
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             s,
             "--data",
             "-",
@@ -1508,6 +1516,7 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(
         &run(&[
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             s,
             "--data",
             "-",
@@ -1519,6 +1528,7 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(
         &run(&[
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             s,
             "--data",
             "-",
@@ -1530,6 +1540,7 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(
         &run(&[
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             s,
             png.to_str().unwrap(),
             "-p",
@@ -1540,6 +1551,7 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(
         &run(&[
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             s,
             png.to_str().unwrap(),
             "-p",
@@ -1950,10 +1962,19 @@ fn run_examples(dir: &Path, lines: Vec<(String, String)>) -> Vec<String> {
                     if args.first().map(String::as_str) == Some("texelflow") {
                         args.remove(0);
                     }
-                    let args: Vec<String> = args
+                    let mut args: Vec<String> = args
                         .into_iter()
                         .map(|a| a.replace("assets/", &format!("{}/", assets.display())))
                         .collect();
+                    // the examples share a folder and many write `out.png`: an existing output
+                    // is refused unless --overwrite (issue 29)
+                    if args.first().map(String::as_str) == Some("apply")
+                        && !args
+                            .iter()
+                            .any(|a| a == "--skip-existing" || a == "--no-clobber")
+                    {
+                        args.insert(1, "--overwrite".into());
+                    }
                     let o = bin()
                         .current_dir(dir)
                         .arg("--cpu")

@@ -515,6 +515,53 @@ fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
+    /// Issue 29, item 11: of 8 threads writing one path with `no_clobber`, exactly one wins and
+    /// the others get `OutputExists`; no temporary is left.
+    #[test]
+    fn racing_no_clobber_writers_have_one_winner() {
+        let dir =
+            std::env::temp_dir().join(format!("texelflow-output-race-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("one.json");
+        let options = OutputOptions {
+            no_clobber: true,
+            special_files: false,
+        };
+        let barrier = std::sync::Barrier::new(8);
+        let outcomes: Vec<Result<()>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8u8)
+                .map(|k| {
+                    let (path, barrier) = (&path, &barrier);
+                    s.spawn(move || {
+                        let out = Output::create(path, options);
+                        barrier.wait();
+                        let mut out = out?;
+                        out.write_all(&[k; 1000])
+                            .map_err(|e| io_error(path, e.to_string()))?;
+                        out.commit()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("no panic"))
+                .collect()
+        });
+        assert_eq!(outcomes.iter().filter(|o| o.is_ok()).count(), 1);
+        assert!(outcomes
+            .iter()
+            .filter_map(|o| o.as_ref().err())
+            .all(|e| matches!(e, Error::OutputExists { .. })));
+        let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
+        assert_eq!(left.len(), 1, "only the output is left");
+        // without no_clobber the file is replaced; a registered temporary goes with
+        // remove_temporaries' sweep only when asked (not here: it would close the registry)
+        write_output(&path, b"new", OutputOptions::default()).expect("replaces");
+        assert_eq!(std::fs::read(&path).expect("read"), b"new");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn temporary_names_parse() {
         assert_eq!(temporary_pid(".a.png.texelflow-123-4.tmp"), Some(123));
