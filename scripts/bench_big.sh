@@ -81,14 +81,14 @@ apply_case() { # name, input, spec
   local name=$1 in=$2 spec=$3
   echo "apply $name: streamed, whole$([ -z "${SKIP_CPU:-}" ] && echo ", CPU reference")"
   gpumem_start
-  timeout "${APPLY_TIMEOUT:-600}" "$P" apply --timings "$in" "$WORK/${name}_stream.png" -p "$spec" > "$OUT/${name}_stream.log" 2>&1
+  timeout "${APPLY_TIMEOUT:-600}" "$P" apply --overwrite --timings "$in" "$WORK/${name}_stream.png" -p "$spec" > "$OUT/${name}_stream.log" 2>&1
   gpumem_stop "${name}_stream"
   gpumem_start
-  TEXELFLOW_STREAM=0 timeout "${APPLY_TIMEOUT:-600}" "$P" apply --timings "$in" "$WORK/${name}_whole.png" -p "$spec" > "$OUT/${name}_whole.log" 2>&1
+  TEXELFLOW_STREAM=0 timeout "${APPLY_TIMEOUT:-600}" "$P" apply --overwrite --timings "$in" "$WORK/${name}_whole.png" -p "$spec" > "$OUT/${name}_whole.log" 2>&1
   gpumem_stop "${name}_whole"
   "$EX/big_image" compare "$WORK/${name}_stream.png" "$WORK/${name}_whole.png" > "$OUT/${name}_stream_vs_whole.json" 2>&1
   if [ -z "${SKIP_CPU:-}" ]; then
-    timeout "${CPU_TIMEOUT:-1800}" "$P" --cpu apply --timings "$in" "$WORK/${name}_cpu.png" -p "$spec" > "$OUT/${name}_cpu.log" 2>&1
+    timeout "${CPU_TIMEOUT:-1800}" "$P" --cpu apply --overwrite --timings "$in" "$WORK/${name}_cpu.png" -p "$spec" > "$OUT/${name}_cpu.log" 2>&1
     "$EX/big_image" compare "$WORK/${name}_stream.png" "$WORK/${name}_cpu.png" > "$OUT/${name}_stream_vs_cpu.json" 2>&1
   fi
   rm -f "$WORK/${name}_stream.png" "$WORK/${name}_whole.png" "$WORK/${name}_cpu.png"

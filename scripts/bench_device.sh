@@ -25,7 +25,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 # SM clock, sampled through the whole call (the bench's spin keeps it up during timing)
 (nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw --format=csv,noheader -lms 500 > "$OUT/clocks.csv" 2>/dev/null &)
 ./target/release/texelflow --backend vulkan info 2>&1 | tee "$OUT/info.txt"
-./target/release/texelflow --backend vulkan apply assets/sample.png /tmp/sample_edges.png --pipeline "gaussian_blur(sigma=2) | sobel_edge_detection" --timings 2>&1 | tail -5
+./target/release/texelflow --backend vulkan apply --overwrite assets/sample.png /tmp/sample_edges.png --pipeline "gaussian_blur(sigma=2) | sobel_edge_detection" --timings 2>&1 | tail -5
 ./target/release/texelflow --backend vulkan bench --size "$SIZE" --json "$OUT/texelflow.json" --shader-stats "$OUT/shader_stats" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/texelflow.txt"
 if command -v nvcc >/dev/null && [ -f .peers/npp_peer.cu ]; then
   nvcc -O2 -std=c++17 -arch=sm_90 .peers/npp_peer.cu -o /tmp/npp_peer -lnppif -lnppig -lnppist -lnppim -lnppial -lnppicc -lnppidei -lnppisu -lnppc 2>&1 | tail -3

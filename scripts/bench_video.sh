@@ -53,9 +53,9 @@ for size in 1920x1080 3840x2160; do
     }
     run decode_only ffmpeg -hide_banner -v error -i "$clip" -f null -
     run ffmpeg_transcode ffmpeg -hide_banner -v error -y -i "$clip" -c:v libx264 -pix_fmt yuv420p -c:a copy /tmp/base.mp4
-    run blur_sobel "$P" --backend vulkan apply "$clip" /tmp/pf_blur_sobel.mp4 -p "gaussian_blur(sigma=2) | sobel_edge_detection"
-    run brightness "$P" --backend vulkan apply "$clip" /tmp/pf_brightness.mp4 -p "brightness(0.02)"
-    run low_pass_sobel "$P" --backend vulkan apply "$clip" /tmp/pf_low_pass.mp4 -p "low_pass(strength=0.5) | sobel_edge_detection"
+    run blur_sobel "$P" --backend vulkan apply --overwrite "$clip" /tmp/pf_blur_sobel.mp4 -p "gaussian_blur(sigma=2) | sobel_edge_detection"
+    run brightness "$P" --backend vulkan apply --overwrite "$clip" /tmp/pf_brightness.mp4 -p "brightness(0.02)"
+    run low_pass_sobel "$P" --backend vulkan apply --overwrite "$clip" /tmp/pf_low_pass.mp4 -p "low_pass(strength=0.5) | sobel_edge_detection"
     run motion_data "$P" --backend vulkan apply "$clip" --data /tmp/motion.jsonl -p "motion_detector"
   done
 done

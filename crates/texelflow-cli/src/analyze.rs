@@ -11,20 +11,20 @@ pub fn data_json(d: &Data) -> serde_json::Value {
     texelflow::json::data_json(d)
 }
 
-/// Writes `data_json(d)` to `path` (`-`: standard output).
-pub fn write_data_json(d: &Data, path: &Path) -> Result<()> {
+/// Writes `data_json(d)` to `path` (`-`: standard output; a FIFO or device written into
+/// directly, a regular file replaced atomically unless `no_clobber`: `io::output`).
+pub fn write_data_json(d: &Data, path: &Path, no_clobber: bool) -> Result<()> {
     let text = texelflow::json::to_string_compact(&data_json(d)) + "\n";
     if path.as_os_str() == "-" {
         out!("{text}");
         return Ok(());
     }
-    // atomically, as images: a temporary file beside it, renamed over it
-    let tmp = texelflow::io::rows::temp_path(path);
-    let written = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.with_context(|| format!("writing `{}`", path.display()))
+    let options = texelflow::io::output::OutputOptions {
+        no_clobber,
+        special_files: true,
+    };
+    texelflow::io::output::write_output(path, text.as_bytes(), options)?;
+    Ok(())
 }
 
 /// Parses `WxH`.

@@ -294,6 +294,26 @@ pub fn run(
             w[0].display()
         );
     }
+    // the output folders, created and tried before any work: one line for a folder that cannot
+    // be made or written (not one error per file after the work)
+    let mut folders: Vec<&Path> = jobs
+        .iter()
+        .filter_map(|j| j.output.parent())
+        .filter(|d| !d.as_os_str().is_empty())
+        .collect();
+    folders.sort();
+    folders.dedup();
+    for dir in folders {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the output folder `{}`", dir.display()))?;
+        texelflow::io::output::Output::create(
+            &dir.join(".texelflow-write-check"),
+            texelflow::io::output::OutputOptions::default(),
+        )
+        .map_err(|e| {
+            anyhow::anyhow!("cannot write in the output folder `{}`: {e}", dir.display())
+        })?;
+    }
     let bar = ProgressBar::with_draw_target(
         Some(jobs.len() as u64),
         if std::io::stderr().is_terminal() {
@@ -355,6 +375,15 @@ pub fn run(
                     }
                 }
                 Ok(None) => sum.skipped += 1,
+                // another writer made the output meanwhile (the final rename does not replace)
+                Err(e) if exists_error(&e) && b.existing == Existing::Skip => sum.skipped += 1,
+                Err(e) if exists_error(&e) => sum.failed.push((
+                    job.input.clone(),
+                    format!(
+                        "`{}` exists; use --overwrite or --skip-existing",
+                        job.output.display()
+                    ),
+                )),
                 Err(e) => sum.failed.push((job.input.clone(), format!("{e:#}"))),
             }
         }
@@ -495,17 +524,31 @@ fn writable(job: &Job, existing: Existing) -> Result<bool> {
             job.output.display()
         );
     }
-    if job.output.exists() {
-        match existing {
-            Existing::Skip => return Ok(false),
-            Existing::Refuse => bail!(
-                "`{}` exists; use --overwrite or --skip-existing",
-                job.output.display()
-            ),
-            Existing::Overwrite => {}
-        }
+    // only a regular file is replaced (`io::output`); an existing one as --overwrite and
+    // --skip-existing say (the final rename checks again: no race between two batches)
+    let options = texelflow::io::output::OutputOptions {
+        no_clobber: existing != Existing::Overwrite,
+        special_files: false,
+    };
+    match texelflow::io::output::check_output(&job.output, options) {
+        Ok(_) => Ok(true),
+        Err(texelflow::Error::OutputExists { .. }) if existing == Existing::Skip => Ok(false),
+        Err(texelflow::Error::OutputExists { .. }) => bail!(
+            "`{}` exists; use --overwrite or --skip-existing",
+            job.output.display()
+        ),
+        Err(e) => Err(e.into()),
     }
-    Ok(true)
+}
+
+/// Whether `e` is an output that exists where it may not be replaced.
+fn exists_error(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<texelflow::Error>(),
+            Some(texelflow::Error::OutputExists { .. })
+        )
+    })
 }
 
 /// A file's checks and decoding: `None` when it is skipped (its output exists).

@@ -100,7 +100,8 @@ enum Command {
         /// flight (default 3)
         #[arg(long)]
         jobs: Option<usize>,
-        /// Batch mode: replace outputs that exist (default: such a file fails, naming the options)
+        /// Replace outputs that exist (default: an existing output is refused before any work,
+        /// for IN OUT as for a batch; only a regular file is ever replaced)
         #[arg(long, conflicts_with = "skip_existing")]
         overwrite: bool,
         /// Batch mode: leave outputs that exist as they are and count them as skipped
@@ -126,11 +127,14 @@ enum Command {
         /// Print per-node GPU times
         #[arg(long)]
         timings: bool,
-        /// Fail instead of replacing an existing OUTPUT (the input is never replaced)
-        #[arg(long)]
+        /// Fail instead of replacing an existing OUTPUT: the default for OUT (see --overwrite);
+        /// with --data, refuse an existing data file too (checked again at the final rename)
+        #[arg(long, conflicts_with = "overwrite")]
         no_clobber: bool,
         /// For a pipeline that ends in data (e.g. `fast_corner_detection | corner_points`): write
-        /// it as JSON to this file (`-`: standard output); OUT is then not needed
+        /// it as JSON to this file (replaced if it exists), `-` (standard output), or a FIFO or
+        /// device (`/dev/stdout`), written into directly; OUT is then not needed. Images and
+        /// videos go to regular files only (a FIFO, device or folder as OUT is refused)
         #[arg(long, conflicts_with = "out_dir")]
         data: Option<PathBuf>,
         /// Video: the encoder (default by extension: libx264 for .mp4/.mkv/.mov, libvpx-vp9 for
@@ -260,10 +264,69 @@ fn main() {
     let cli = Cli::parse();
     ALLOW_TRUNCATED.store(cli.allow_truncated, std::sync::atomic::Ordering::Relaxed);
     let _ = RUN_OPTIONS.set(run_options_of(&cli));
+    interrupted();
     if let Err(e) = run(cli) {
+        let ours = || {
+            e.chain()
+                .filter_map(|c| c.downcast_ref::<texelflow::Error>())
+        };
+        // a reader that went away (`... | head`): a quiet end, as for printed text
+        if ours().any(|t| matches!(t, texelflow::Error::OutputClosed { .. })) {
+            std::process::exit(0);
+        }
+        if let Some(texelflow::Error::OutputExists { path }) =
+            ours().find(|t| matches!(t, texelflow::Error::OutputExists { .. }))
+        {
+            eprintln!(
+                "error: `{}` exists; use --overwrite to replace it",
+                path.display()
+            );
+            std::process::exit(1);
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
+}
+
+/// Set by Ctrl-C (SIGINT, SIGTERM, SIGHUP; one handler per process, installed first thing).
+/// While a video job runs (`VIDEO_RUNNING`) the first one only sets it: the job stops taking
+/// frames, stops ffmpeg and removes its partial file. Otherwise (and on a second one) the
+/// temporary files of outputs being written are removed and the process ends with status 130.
+pub(crate) fn interrupted() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static FLAG: std::sync::OnceLock<std::sync::Arc<AtomicBool>> = std::sync::OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = std::sync::Arc::new(AtomicBool::new(false));
+        let set = flag.clone();
+        let _ = ctrlc::set_handler(move || {
+            let again = set.swap(true, Ordering::SeqCst);
+            if VIDEO_RUNNING.load(Ordering::SeqCst) && !again {
+                return;
+            }
+            texelflow::io::output::remove_temporaries();
+            std::process::exit(130);
+        });
+        flag
+    })
+    .clone()
+}
+
+/// Whether a video job is running (it cleans up after itself on Ctrl-C; see `interrupted`).
+pub(crate) static VIDEO_RUNNING: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Checks an output before any work (`io::output::check_output`): a missing folder, a folder,
+/// socket or device (images), or an existing file where it may not be replaced is one line now
+/// rather than after the work.
+pub(crate) fn check_output(path: &Path, no_clobber: bool, special_files: bool) -> Result<()> {
+    texelflow::io::output::check_output(
+        path,
+        texelflow::io::output::OutputOptions {
+            no_clobber,
+            special_files,
+        },
+    )?;
+    Ok(())
 }
 
 /// glibc serves allocations above 32 MiB (a 4K RGBA image is 33 MB) with fresh mmaps that are
@@ -502,6 +565,8 @@ fn run(cli: Cli) -> Result<()> {
                 jpeg_subsampling: *jpeg_subsampling,
                 png_compression: *png_compression,
                 background: *background,
+                // the final rename replaces nothing unless --overwrite (concurrent batches)
+                no_clobber: !*overwrite,
                 ..Default::default()
             };
             let b = batch::Batch {
@@ -560,6 +625,7 @@ fn run(cli: Cli) -> Result<()> {
             pipeline,
             timings,
             no_clobber,
+            overwrite,
             quality,
             jpeg_subsampling,
             png_compression,
@@ -596,7 +662,13 @@ fn run(cli: Cli) -> Result<()> {
                     crf: *crf,
                     pix_fmt: pix_fmt.clone(),
                     fps: fps.clone(),
-                    no_clobber: *no_clobber,
+                    // a video OUT as an image's: refused if it exists unless --overwrite;
+                    // --data FILE replaced unless --no-clobber
+                    no_clobber: if per_frame_data {
+                        *no_clobber
+                    } else {
+                        !*overwrite
+                    },
                     jobs: jobs.unwrap_or(3),
                     transfer: transfer.clone(),
                 };
@@ -629,20 +701,21 @@ fn run(cli: Cli) -> Result<()> {
                         input.display()
                     );
                 }
-                if output.exists() && *no_clobber {
-                    bail!("`{}` exists (--no-clobber)", output.display());
-                }
                 image::ImageFormat::from_path(output).with_context(|| {
                     format!(
                         "output `{}`: unknown extension (use .png, .jpg, .webp, .tif, .bmp)",
                         output.display()
                     )
                 })?;
+                // before any work: an existing OUT (unless --overwrite), a missing folder, a
+                // FIFO, device or folder at the path
+                check_output(output, !*overwrite, false)?;
             }
             if let Some(d) = data.as_deref().filter(|d| d.as_os_str() != "-") {
                 if same_file(input, d) {
                     bail!("refusing to overwrite the input `{}` with data; choose another --data path", input.display());
                 }
+                check_output(d, *no_clobber, true)?;
             }
             // second images of the pipeline: read once, never the output itself
             let parse = || -> Result<Pipeline> {
@@ -671,6 +744,7 @@ fn run(cli: Cli) -> Result<()> {
                     jpeg_subsampling: *jpeg_subsampling,
                     png_compression: *png_compression,
                     background: *background,
+                    no_clobber: !*overwrite,
                     ..Default::default()
                 };
                 let a = bands::Apply {
@@ -724,10 +798,10 @@ fn run(cli: Cli) -> Result<()> {
                     if let Some(n) = alpha_note(&i, output, *background) {
                         eprintln!("texelflow: note: `{}`: {n}", output.display());
                     }
-                    i.save_with(output, &texelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, background: *background })?
+                    i.save_with(output, &texelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, background: *background, no_clobber: !*overwrite })?
                 }
                 (Value::Image(_), _, _) => bail!("the pipeline ends in an image, not data; --data needs a pipeline ending in data (e.g. `... | corner_points`), and an image needs IN OUT"),
-                (Value::Data(d), None, Some(path)) => analyze::write_data_json(&d, path)?,
+                (Value::Data(d), None, Some(path)) => analyze::write_data_json(&d, path, *no_clobber)?,
                 (Value::Data(_), Some(_), _) => bail!("the pipeline ends in data, not an image: write it with `--data FILE.json` (or `--data -`) instead of OUT, or end the pipeline with an image filter"),
                 (Value::Data(_), None, None) => bail!("the pipeline ends in data: give --data FILE.json"),
             }
@@ -759,6 +833,9 @@ fn run(cli: Cli) -> Result<()> {
             plot_size,
         } => {
             let plot = plot.as_deref().map(|p| (p, plot_size.as_str()));
+            if let Some((p, _)) = plot {
+                check_output(p, false, false)?;
+            }
             analyze::run(&backend(&cli)?, input, *json, plot)
         }
         Command::Assess {
@@ -792,6 +869,9 @@ fn run(cli: Cli) -> Result<()> {
                 max_side: *max_side,
                 jobs,
             };
+            if let Some(r) = report.as_deref() {
+                check_output(r, false, true)?;
+            }
             assess::run(&backend(&cli)?, &o)
         }
         Command::List { markdown, examples } => {
@@ -854,11 +934,27 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::LutIdentity { output, force } => {
-            if output.exists() && !force {
-                bail!("`{}` exists; use --force to replace it", output.display());
+            let exists =
+                || anyhow::anyhow!("`{}` exists; use --force to replace it", output.display());
+            match texelflow::io::output::check_output(
+                output,
+                texelflow::io::output::OutputOptions {
+                    no_clobber: !force,
+                    special_files: false,
+                },
+            ) {
+                Err(texelflow::Error::OutputExists { .. }) => return Err(exists()),
+                other => other?,
+            };
+            // without --force, the final rename replaces nothing either (a racing writer)
+            let save = texelflow::SaveOptions {
+                no_clobber: !force,
+                ..Default::default()
+            };
+            match identity_lut()?.save_with(output, &save) {
+                Err(texelflow::Error::OutputExists { .. }) => Err(exists()),
+                other => Ok(other?),
             }
-            identity_lut()?.save(output)?;
-            Ok(())
         }
         Command::Bench(args) => bench::run(&cli, args),
     }

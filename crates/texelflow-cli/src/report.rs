@@ -94,7 +94,7 @@ fn card(out: &mut String, rank: usize, a: &Assessed) {
     out.push_str("</figcaption></figure>\n");
 }
 
-/// Writes the report (atomically: a temporary file beside it, then renamed).
+/// Writes the report (`io::output`: atomically, a temporary file beside it, then renamed).
 pub fn write_html(
     path: &Path,
     ranked: &[Assessed],
@@ -147,12 +147,12 @@ figcaption b{color:#fff;border-radius:4px;padding:1px 7px;margin-right:4px}\
         }
         out.push_str("</ul>\n");
     }
-    let tmp = texelflow::io::rows::temp_path(path);
-    std::fs::write(&tmp, out)?;
-    if let Err(e) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e.into());
-    }
+    // a FIFO or device written into directly, a regular file replaced atomically (`io::output`)
+    let options = texelflow::io::output::OutputOptions {
+        no_clobber: false,
+        special_files: true,
+    };
+    texelflow::io::output::write_output(path, out.as_bytes(), options)?;
     Ok(())
 }
 

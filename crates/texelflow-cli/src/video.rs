@@ -8,8 +8,7 @@
 
 use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::Ordering;
 
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -46,23 +45,11 @@ pub fn wanted(input: &Path, output: Option<&Path>, raw: bool) -> bool {
     texelflow::video::is_video_job(input, output, raw)
 }
 
-/// Set by the Ctrl-C (SIGINT, SIGTERM, SIGHUP) handler, installed with the first video job
-/// (only one handler can be installed per process); the job stops taking frames on it.
-fn interrupted() -> Arc<AtomicBool> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let set = flag.clone();
-        let _ = ctrlc::set_handler(move || set.store(true, Ordering::SeqCst));
-        flag
-    })
-    .clone()
-}
-
 /// Runs a video job; `backend` opens the device (while ffprobe reads the input).
 pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) -> Result<()> {
     // Ctrl-C (from here on): stop taking frames; the job removes the partial file
-    let cancel = interrupted();
+    let cancel = crate::interrupted();
+    crate::VIDEO_RUNNING.store(true, Ordering::SeqCst);
     let options = VideoOptions {
         raw: o.raw,
         size: o.size,

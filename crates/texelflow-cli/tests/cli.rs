@@ -659,6 +659,7 @@ fn batch_processes_folders_and_reports_failures() {
         let single = root.join("single.png");
         assert!(run(&[
             "apply",
+            "--overwrite",
             input.to_str().unwrap(),
             single.to_str().unwrap(),
             "-p",
@@ -830,6 +831,7 @@ fn batch_of_jpegs_matches_single_runs() {
             let single = root.join(format!("single_{name}"));
             assert!(run(&[
                 "apply",
+                "--overwrite",
                 inp.join(name).to_str().unwrap(),
                 single.to_str().unwrap(),
                 "-p",
@@ -1076,6 +1078,7 @@ fn blends_fit_a_second_image_of_another_size() {
     let out = tmp("fit_out.png");
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1130,6 +1133,7 @@ fn blends_fit_a_second_image_of_another_size() {
             }
             args.extend([
                 "apply",
+                "--overwrite", // the output is written again (issue 29: no silent replacing)
                 input.to_str().unwrap(),
                 out.to_str().unwrap(),
                 "-p",
@@ -1157,6 +1161,7 @@ fn blends_take_grey_masks_and_reject_bad_second_files() {
     let out = tmp("mask_out.png");
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1169,6 +1174,7 @@ fn blends_take_grey_masks_and_reject_bad_second_files() {
     }
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1179,6 +1185,7 @@ fn blends_take_grey_masks_and_reject_bad_second_files() {
     std::fs::write(&corrupt, b"\x89PNG\r\n\x1a\nnot really").unwrap();
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1214,6 +1221,7 @@ fn poisson_blend_pastes_through_the_mask() {
         }
         args.extend([
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             input.to_str().unwrap(),
             out.to_str().unwrap(),
             "-p",
@@ -1249,6 +1257,7 @@ fn poisson_blend_pastes_through_the_mask() {
     let out = tmp("poisson_bad.png");
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1286,6 +1295,7 @@ fn blend_with_mask_takes_a_grey_mask_file() {
             }
             args.extend([
                 "apply",
+                "--overwrite", // the output is written again (issue 29: no silent replacing)
                 input.to_str().unwrap(),
                 out.to_str().unwrap(),
                 "-p",
@@ -1312,6 +1322,7 @@ fn blend_with_mask_takes_a_grey_mask_file() {
     );
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1321,6 +1332,7 @@ fn blend_with_mask_takes_a_grey_mask_file() {
     assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1338,6 +1350,7 @@ fn blend_with_mask_takes_a_grey_mask_file() {
     // a missing mask file is one line naming it
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         input.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1451,6 +1464,7 @@ fn hough_lines_as_json_with_data() {
         let input = sample();
         let mut args = vec![
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             input.to_str().unwrap(),
             "-p",
             spec,
@@ -1481,6 +1495,7 @@ fn hough_lines_as_json_with_data() {
     let png = tmp("hough_lines.png");
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         sample().to_str().unwrap(),
         png.to_str().unwrap(),
         "-p",
@@ -1492,6 +1507,7 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(
         &run(&[
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             s,
             "--data",
             "-",
@@ -1503,6 +1519,7 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(
         &run(&[
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             s,
             "--data",
             "-",
@@ -1514,6 +1531,7 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(
         &run(&[
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             s,
             "--data",
             "-",
@@ -1525,6 +1543,7 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(
         &run(&[
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             s,
             png.to_str().unwrap(),
             "-p",
@@ -1535,6 +1554,7 @@ fn hough_lines_as_json_with_data() {
     assert_clean_error(
         &run(&[
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             s,
             png.to_str().unwrap(),
             "-p",
@@ -1859,6 +1879,7 @@ fn long_chains_run_or_are_refused_at_once() {
         let t = std::time::Instant::now();
         let mut args = vec![
             "apply",
+            "--overwrite", // the output is written again (issue 29: no silent replacing)
             small.to_str().unwrap(),
             out.to_str().unwrap(),
             "-p",
@@ -1879,6 +1900,7 @@ fn long_chains_run_or_are_refused_at_once() {
     let t = std::time::Instant::now();
     let o = run(&[
         "apply",
+        "--overwrite", // the output is written again (issue 29: no silent replacing)
         small.to_str().unwrap(),
         out.to_str().unwrap(),
         "-p",
@@ -1943,10 +1965,19 @@ fn run_examples(dir: &Path, lines: Vec<(String, String)>) -> Vec<String> {
                     if args.first().map(String::as_str) == Some("texelflow") {
                         args.remove(0);
                     }
-                    let args: Vec<String> = args
+                    let mut args: Vec<String> = args
                         .into_iter()
                         .map(|a| a.replace("assets/", &format!("{}/", assets.display())))
                         .collect();
+                    // the examples share a folder and many write `out.png`: an existing output
+                    // is refused unless --overwrite (issue 29)
+                    if args.first().map(String::as_str) == Some("apply")
+                        && !args
+                            .iter()
+                            .any(|a| a == "--skip-existing" || a == "--no-clobber")
+                    {
+                        args.insert(1, "--overwrite".into());
+                    }
                     let o = bin()
                         .current_dir(dir)
                         .arg("--cpu")
@@ -2359,4 +2390,380 @@ fn unmet_device_variables_are_errors() {
             .expect("binary runs");
         assert_one_line_error(&o, needle, var);
     }
+}
+
+/// A fresh folder of its own for a test of outputs (nothing else writes there).
+fn own_dir(name: &str) -> PathBuf {
+    let d = tmp(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The hidden temporaries (`.NAME.texelflow-PID-N.EXT`) in `dir`.
+fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') && n.contains(".texelflow-"))
+        .collect()
+}
+
+/// Issue 29, item 1: a FIFO, a character device or a link to one named as the output is
+/// written into, never replaced by a regular file (`--data`); an image or a report is refused
+/// there in one line, as are a folder; `/dev/stdout` prints. The old code renamed a temporary
+/// file over each of them.
+#[cfg(unix)]
+#[test]
+fn special_outputs_are_written_into_never_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = own_dir("special-outputs");
+    let input = sample();
+    let input = input.to_str().unwrap();
+    // a FIFO with a reader: the reader gets the JSON, the FIFO stays a FIFO
+    let fifo = dir.join("out.json");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = run(&[
+        "apply",
+        input,
+        "--data",
+        fifo.to_str().unwrap(),
+        "-p",
+        "histogram",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = reader.join().unwrap();
+    assert!(
+        got.contains("\"histogram\""),
+        "the FIFO's reader got: {got}"
+    );
+    let t = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(t.is_fifo(), "the FIFO was replaced");
+    // /dev/stdout (a link to the process's own stdout, a pipe here) prints, and stays
+    let o = run(&["apply", input, "--data", "/dev/stdout", "-p", "histogram"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"histogram\""));
+    let link = dir.join("stdout");
+    std::os::unix::fs::symlink("/proc/self/fd/1", &link).unwrap();
+    let o = run(&[
+        "apply",
+        input,
+        "--data",
+        link.to_str().unwrap(),
+        "-p",
+        "histogram",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"histogram\""));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    // a character device: written into (/dev/null swallows it), still a device
+    let o = run(&["apply", input, "--data", "/dev/null", "-p", "histogram"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    // an image into a FIFO, or a folder: one line, before any work; nothing replaced
+    let png_fifo = dir.join("f.png");
+    assert!(Command::new("mkfifo")
+        .arg(&png_fifo)
+        .status()
+        .unwrap()
+        .success());
+    let o = run(&["apply", input, png_fifo.to_str().unwrap(), "-p", "sepia"]);
+    assert_one_line_error(&o, "is a FIFO", "an image into a FIFO");
+    assert!(std::fs::symlink_metadata(&png_fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    let folder = dir.join("d.png");
+    std::fs::create_dir(&folder).unwrap();
+    let o = run(&["apply", input, folder.to_str().unwrap(), "-p", "sepia"]);
+    assert_one_line_error(&o, "is a folder", "an image onto a folder");
+    let o = run(&["analyze", input, "--plot", png_fifo.to_str().unwrap()]);
+    assert_one_line_error(&o, "is a FIFO", "a plot into a FIFO");
+    // a link to a regular file: the target is written (atomically), the link stays
+    let target = dir.join("target.json");
+    std::fs::write(&target, "old").unwrap();
+    let to_target = dir.join("link.json");
+    std::os::unix::fs::symlink(&target, &to_target).unwrap();
+    let o = run(&[
+        "apply",
+        input,
+        "--data",
+        to_target.to_str().unwrap(),
+        "-p",
+        "histogram",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&target)
+        .unwrap()
+        .contains("\"histogram\""));
+    assert!(std::fs::symlink_metadata(&to_target)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(temporaries(&dir).is_empty(), "{:?}", temporaries(&dir));
+}
+
+/// Issue 29, item 9: SIGTERM or Ctrl-C (SIGINT) while an image is being written removes its
+/// temporary file (the old code left `.NAME.texelflow-PID.tmp` behind). The signal is sent
+/// once the temporary exists (a 2000x2000 PNG at `--png-compression best` takes seconds).
+#[cfg(unix)]
+#[test]
+fn a_signal_during_an_image_write_leaves_no_temporary() {
+    for signal in ["-TERM", "-INT"] {
+        let dir = own_dir(&format!("signal{signal}"));
+        let out = dir.join("big.png");
+        let mut child = bin()
+            .args([
+                "apply",
+                sample().to_str().unwrap(),
+                out.to_str().unwrap(),
+                "--png-compression",
+                "best",
+                "-p",
+                "resize(width=2000, height=2000)",
+            ])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let t = std::time::Instant::now();
+        while temporaries(&dir).is_empty() && t.elapsed().as_secs() < 60 {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(!temporaries(&dir).is_empty(), "no temporary appeared");
+        let pid = child.id().to_string();
+        assert!(Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .unwrap()
+            .success());
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "{signal}: the write was not interrupted");
+        assert!(
+            temporaries(&dir).is_empty(),
+            "{signal} left {:?}",
+            temporaries(&dir)
+        );
+        assert!(!out.exists());
+    }
+}
+
+/// Issue 29, item 9: temporaries of processes that died without cleaning up (SIGKILL) are
+/// swept from a folder the next time texelflow writes into it; a recent one, and one of a
+/// running process, stay.
+#[cfg(target_os = "linux")]
+#[test]
+fn stale_temporaries_of_dead_processes_are_swept() {
+    let dir = own_dir("stale-sweep");
+    // no process has a PID above the kernel's maximum (4194304)
+    let dead = dir.join(".a.png.texelflow-99999999-0.tmp");
+    let dead_video = dir.join(".v.mp4.texelflow-99999998.mp4");
+    let recent = dir.join(".b.png.texelflow-99999997-3.tmp");
+    let alive = dir.join(format!(".c.png.texelflow-{}-0.tmp", std::process::id()));
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for p in [&dead, &dead_video, &recent, &alive] {
+        let f = std::fs::File::create(p).unwrap();
+        if p != &recent {
+            f.set_modified(old).unwrap();
+        }
+    }
+    let out = dir.join("out.png");
+    let o = run(&[
+        "apply",
+        sample().to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-p",
+        "sepia",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!dead.exists() && !dead_video.exists(), "stale ones stayed");
+    assert!(recent.exists() && alive.exists(), "a live one was removed");
+}
+
+/// Issue 29, item 11: `--no-clobber` rules hold for writers racing for one path: of 8
+/// concurrent runs to one output exactly one writes it, the others say it exists (the old
+/// code let all 8 succeed, each replacing the last).
+#[test]
+fn concurrent_writers_to_one_output_have_one_winner() {
+    let dir = own_dir("race");
+    let out = dir.join("one.png");
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            bin()
+                .args([
+                    "--cpu",
+                    "apply",
+                    sample().to_str().unwrap(),
+                    out.to_str().unwrap(),
+                    "--no-clobber",
+                    "-p",
+                    "sepia",
+                ])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outcomes: Vec<Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let won = outcomes.iter().filter(|o| o.status.success()).count();
+    assert_eq!(won, 1, "exactly one writer wins");
+    for o in outcomes.iter().filter(|o| !o.status.success()) {
+        assert_one_line_error(o, "exists", "a losing writer");
+    }
+    assert!(temporaries(&dir).is_empty(), "{:?}", temporaries(&dir));
+}
+
+/// Issue 29, item 11: two batches racing for one folder write each output once between them
+/// (the old code had both write all 40): with --skip-existing the loser skips, by default it
+/// reports the file as existing.
+#[test]
+fn concurrent_batches_write_each_output_once() {
+    let dir = own_dir("race-batch");
+    let inputs = dir.join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    for k in 0..40 {
+        std::fs::copy(sample(), inputs.join(format!("p{k:02}.png"))).unwrap();
+    }
+    for extra in [&[][..], &["--skip-existing"][..]] {
+        let out = dir.join(format!("out{}", extra.len()));
+        let spawn = || {
+            let mut c = bin();
+            c.args([
+                "--cpu",
+                "apply",
+                inputs.to_str().unwrap(),
+                "--out-dir",
+                out.to_str().unwrap(),
+                "-p",
+                "sepia",
+            ])
+            .args(extra)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+            c.spawn().unwrap()
+        };
+        let (a, b) = (spawn(), spawn());
+        let outs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+        // "texelflow: N written, M skipped, F failed"
+        let written: usize = outs
+            .iter()
+            .map(|o| {
+                let e = stderr(o);
+                let line = e
+                    .lines()
+                    .find(|l| l.contains(" written, "))
+                    .unwrap_or_else(|| panic!("no summary: {e}"))
+                    .to_string();
+                line.split_whitespace()
+                    .nth(1)
+                    .unwrap()
+                    .parse::<usize>()
+                    .unwrap()
+            })
+            .sum();
+        assert_eq!(written, 40, "{extra:?}: each output is written once");
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 40);
+        if !extra.is_empty() {
+            assert!(outs.iter().all(|o| o.status.success()));
+        }
+    }
+}
+
+/// Issue 29, item 12: a reader that goes away from raw video frames on stdout (`| head`)
+/// ends the run quietly with status 0, as for printed text (the old code: status 1, "Broken
+/// pipe").
+#[test]
+fn closed_stdout_in_video_mode_is_a_quiet_end() {
+    use std::io::{Read, Write};
+    let mut child = bin()
+        .args([
+            "--cpu", "apply", "-", "-", "-f", "rawvideo", "--size", "16x16", "-p", "sepia",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let frame = vec![128u8; 16 * 16 * 4];
+        for _ in 0..2000 {
+            if stdin.write_all(&frame).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = vec![0u8; 16 * 16 * 4];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let o = child.wait_with_output().unwrap();
+    let _ = feeder.join();
+    let e = stderr(&o);
+    assert!(o.status.success(), "status {:?}: {e}", o.status);
+    assert!(!e.contains("error"), "{e}");
+}
+
+/// New-user edges (issue 29): `apply IN OUT` refuses an existing OUT unless --overwrite, as a
+/// batch does (it was replaced silently); a missing output folder is one line before any work,
+/// and a batch's uncreatable --out-dir one line (not one per file after the work).
+#[test]
+fn existing_outputs_and_missing_folders_are_refused_first() {
+    let dir = own_dir("refuse-first");
+    let input = sample();
+    let input = input.to_str().unwrap();
+    let out = dir.join("o.png");
+    std::fs::write(&out, "keep").unwrap();
+    let o = run(&["apply", input, out.to_str().unwrap(), "-p", "sepia"]);
+    assert_one_line_error(&o, "exists; use --overwrite", "an existing OUT");
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+    let o = run(&[
+        "apply",
+        input,
+        out.to_str().unwrap(),
+        "--overwrite",
+        "-p",
+        "sepia",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ne!(std::fs::read(&out).unwrap(), b"keep");
+    let missing = dir.join("nope/o.png");
+    let o = run(&["apply", input, missing.to_str().unwrap(), "-p", "sepia"]);
+    assert_one_line_error(&o, "does not exist", "a missing folder");
+    assert!(!stderr(&o).contains("software rasterizer"));
+    // --out-dir below a regular file cannot be created
+    let o = run(&[
+        "apply",
+        input,
+        "--out-dir",
+        dir.join("o.png/sub").to_str().unwrap(),
+        "-p",
+        "sepia",
+    ]);
+    assert_one_line_error(
+        &o,
+        "cannot create the output folder",
+        "an uncreatable --out-dir",
+    );
 }

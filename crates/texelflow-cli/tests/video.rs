@@ -140,6 +140,7 @@ fn frame_count_size_timestamps_duration_and_audio_are_kept() {
         let o = bin()
             .args([
                 "apply",
+                "--overwrite", // written once per transfer (issue 29: no silent replacing)
                 s(&input),
                 s(&out),
                 "--transfer",
@@ -221,7 +222,8 @@ fn variable_rate_and_fps_keep_the_duration() {
     };
     for (fps, frames) in [(None, 30), (Some("5"), 15), (Some("25"), 75)] {
         let out = d.join("out.mkv");
-        let mut args = vec!["apply", s(&input), s(&out), "-p", "sepia"];
+        // written once per rate (issue 29: no silent replacing)
+        let mut args = vec!["apply", "--overwrite", s(&input), s(&out), "-p", "sepia"];
         args.extend(fps.iter().flat_map(|f| ["--fps", f]));
         let o = bin().args(&args).output().unwrap();
         assert!(o.status.success(), "{}", stderr(&o));

@@ -118,6 +118,29 @@ pub enum Error {
         /// The input's path.
         path: PathBuf,
     },
+    /// An output path that cannot be written: a folder, socket or device where a file is
+    /// expected, a missing folder, a file system error (`io::output`).
+    #[error("output `{}`: {message}", path.display())]
+    Output {
+        /// The output's path, as given.
+        path: PathBuf,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// An output that exists where it may not be replaced (`no_clobber`), found when it was
+    /// checked or when it was to be put in place (another writer got there first).
+    #[error("`{}` exists; nothing was replaced", path.display())]
+    OutputExists {
+        /// The output's path.
+        path: PathBuf,
+    },
+    /// The reader of an output (standard output, a pipe, a FIFO) went away: nobody reads the
+    /// rest, which is not a failure of the run (`texelflow ... | head`).
+    #[error("the reader of `{}` went away (broken pipe)", path.display())]
+    OutputClosed {
+        /// The output (`-` for standard output).
+        path: PathBuf,
+    },
 }
 
 /// Why a graph cannot be built or run (inside [`Error::Graph`]). The message of each cause is

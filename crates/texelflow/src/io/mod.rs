@@ -6,6 +6,7 @@
 mod apply;
 pub mod codec;
 pub use crate::input;
+pub mod output;
 pub mod rows;
 mod stream;
 
@@ -253,14 +254,15 @@ impl Image {
             io("unknown output extension (use .png, .jpg, .webp, .tif, .bmp)".into())
         })?;
         // written beside the destination, renamed over it once complete, removed otherwise
-        let file = crate::io::rows::TempFile::new(path);
-        let tmp = file.tmp.clone();
+        // (`io::output`: only a regular file is ever replaced)
+        let file = crate::io::rows::image_output(path, options)?;
+        let tmp = file.write_path().unwrap_or(path).to_path_buf();
         // PNG and TIFF keep 16 bits exactly; the other formats have 8 (rounded to nearest)
         if self.format() == PixelFormat::Rgba16
             && matches!(format, image::ImageFormat::Png | image::ImageFormat::Tiff)
         {
             encode_16bit(self, &tmp, format, options).map_err(io)?;
-            return file.keep();
+            return file.commit();
         }
         // 8-bit images are encoded from their own bytes (no copy); others are quantised first
         let quantised;
@@ -300,7 +302,7 @@ impl Image {
                 .map_err(|e| e.to_string()),
         };
         written.map_err(io)?;
-        file.keep()
+        file.commit()
     }
 }
 
@@ -345,6 +347,9 @@ pub struct SaveOptions {
     /// shows a transparent image on a white page; the colours hidden under transparent pixels
     /// never come out.
     pub background: [u8; 3],
+    /// Fail with `Error::OutputExists` where the output exists instead of replacing it,
+    /// checked again at the final rename (of writers racing for one path, one wins).
+    pub no_clobber: bool,
 }
 
 impl Default for SaveOptions {
@@ -356,6 +361,7 @@ impl Default for SaveOptions {
             jpeg_subsampling: None,
             png_compression: PngCompression::Fast,
             background: [255, 255, 255],
+            no_clobber: false,
         }
     }
 }

@@ -16,6 +16,7 @@
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use super::output::{Output, OutputOptions};
 use super::{LoadOptions, SaveOptions};
 use crate::error::{Error, Result};
 pub use crate::graph::rows::{ImageRows, MemorySink, RowSink, RowSource};
@@ -100,8 +101,16 @@ pub fn create_rows_with(
         .map_err(|_| io("unknown output extension (use .png, .jpg, .webp, .tif, .bmp)".into()))?;
     match format {
         image::ImageFormat::Png => Ok(Box::new(PngSink::create(path, desc, options)?)),
-        image::ImageFormat::Tiff => Ok(Box::new(TiffSink::create(path, desc)?)),
+        image::ImageFormat::Tiff => Ok(Box::new(TiffSink::create(path, desc, options)?)),
         _ => {
+            // written whole at the end (`Image::save_with`): its path is checked now
+            crate::io::output::check_output(
+                path,
+                OutputOptions {
+                    no_clobber: options.no_clobber,
+                    special_files: false,
+                },
+            )?;
             limits.check_memory(
                 &format!("collecting the {}x{} output", desc.width, desc.height),
                 desc.pixels() as u64 * sample_bytes_per_pixel(desc.format) as u64,
@@ -116,67 +125,20 @@ pub fn create_rows_with(
 }
 
 /// The temporary file an output is written to before it is renamed into place (beside it, so
-/// the rename stays on one file system).
+/// the rename stays on one file system): `io::output::temporary_path`.
 pub fn temp_path(path: &Path) -> PathBuf {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let suffix = format!(".texelflow-{}.tmp", std::process::id());
-    // a file name holds at most NAME_MAX (255) bytes: a long output name is cut (at a character
-    // boundary) and a hash of the whole name keeps two such names apart
-    if 1 + name.len() + suffix.len() <= NAME_MAX {
-        return dir.join(format!(".{name}{suffix}"));
-    }
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    name.hash(&mut h);
-    let tag = format!("~{:016x}", h.finish());
-    let mut keep = NAME_MAX - 1 - suffix.len() - tag.len();
-    while !name.is_char_boundary(keep) {
-        keep -= 1;
-    }
-    dir.join(format!(".{}{tag}{suffix}", &name[..keep]))
+    crate::io::output::temporary_path(path, "tmp")
 }
 
-/// The longest file name most file systems take, in bytes.
-const NAME_MAX: usize = 255;
-
-/// A file being written to its temporary path; removed unless `keep` renamed it into place.
-pub(crate) struct TempFile {
-    pub(crate) tmp: PathBuf,
-    path: PathBuf,
-    done: bool,
-}
-
-impl TempFile {
-    pub(crate) fn new(path: &Path) -> Self {
-        Self {
-            tmp: temp_path(path),
-            path: path.to_path_buf(),
-            done: false,
-        }
-    }
-    pub(crate) fn keep(mut self) -> Result<()> {
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::ImageIo {
-            path: self.path.clone(),
-            message: e.to_string(),
-        })?;
-        self.done = true;
-        Ok(())
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
-    }
+/// An image output (`io::output::Output`): regular files only, `no_clobber` as `options` say.
+pub(crate) fn image_output(path: &Path, options: &SaveOptions) -> Result<Output> {
+    Output::create(
+        path,
+        OutputOptions {
+            no_clobber: options.no_clobber,
+            special_files: false,
+        },
+    )
 }
 
 /// A PNG decoded row by row (not interlaced; palette, low bit depths and tRNS expanded as
@@ -534,17 +496,18 @@ fn storable(band: &Image) -> std::borrow::Cow<'_, Image> {
 /// A PNG encoded row by row, with the input's ICC profile and EXIF.
 pub struct PngSink {
     writer: png::StreamWriter<'static, BufWriter<std::fs::File>>,
-    file: TempFile,
+    file: Output,
+    path: PathBuf,
 }
 
 impl PngSink {
     pub(crate) fn create(path: &Path, desc: ImageDesc, options: &SaveOptions) -> Result<Self> {
-        let file = TempFile::new(path);
+        let file = image_output(path, options)?;
         let io = |message: String| Error::ImageIo {
             path: path.to_path_buf(),
             message,
         };
-        let out = std::fs::File::create(&file.tmp).map_err(|e| io(e.to_string()))?;
+        let out = file.file()?.ok_or_else(|| io("not a file".into()))?;
         let mut info = png::Info::with_size(desc.width, desc.height);
         info.icc_profile = options.icc_profile.clone().map(Into::into);
         info.exif_metadata = options.exif.clone().map(Into::into);
@@ -569,14 +532,18 @@ impl PngSink {
             .write_header()
             .and_then(|w| w.into_stream_writer_with_size(1 << 20))
             .map_err(|e| io(e.to_string()))?;
-        Ok(Self { writer, file })
+        Ok(Self {
+            writer,
+            file,
+            path: path.to_path_buf(),
+        })
     }
 }
 
 impl RowSink for PngSink {
     fn write_rows(&mut self, band: &Image) -> Result<()> {
         let io = |e: std::io::Error| Error::ImageIo {
-            path: self.file.path.clone(),
+            path: self.path.clone(),
             message: e.to_string(),
         };
         let band = storable(band);
@@ -589,12 +556,12 @@ impl RowSink for PngSink {
         }
     }
     fn finish(self: Box<Self>) -> Result<Vec<String>> {
-        let Self { writer, file } = *self;
+        let Self { writer, file, path } = *self;
         writer.finish().map_err(|e| Error::ImageIo {
-            path: file.path.clone(),
+            path,
             message: e.to_string(),
         })?;
-        file.keep()?;
+        file.commit()?;
         Ok(Vec::new())
     }
     fn streams(&self) -> bool {
@@ -607,7 +574,8 @@ impl RowSink for PngSink {
 pub struct TiffSink {
     rows: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
     writer: Option<std::thread::JoinHandle<std::result::Result<(), String>>>,
-    file: TempFile,
+    file: Option<Output>,
+    path: PathBuf,
 }
 
 /// Rows per TIFF strip.
@@ -650,11 +618,12 @@ where
 }
 
 impl TiffSink {
-    pub(crate) fn create(path: &Path, desc: ImageDesc) -> Result<Self> {
+    pub(crate) fn create(path: &Path, desc: ImageDesc, options: &SaveOptions) -> Result<Self> {
         use tiff::encoder::colortype::{Gray8, RGBA16, RGBA8};
-        let file = TempFile::new(path);
+        let file = image_output(path, options)?;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
-        let (tmp, w, h) = (file.tmp.clone(), desc.width, desc.height);
+        let tmp = file.write_path().unwrap_or(path).to_path_buf();
+        let (w, h) = (desc.width, desc.height);
         let bytes8: fn(&[u8]) -> Vec<u8> = |b| b.to_vec();
         let bytes16: fn(&[u8]) -> Vec<u16> = |b| {
             b.chunks_exact(2)
@@ -678,7 +647,8 @@ impl TiffSink {
         Ok(Self {
             rows: Some(tx),
             writer: Some(handle),
-            file,
+            file: Some(file),
+            path: path.to_path_buf(),
         })
     }
 
@@ -686,7 +656,7 @@ impl TiffSink {
     fn join(&mut self) -> Result<()> {
         self.rows = None;
         let io = |message: String| Error::ImageIo {
-            path: self.file.path.clone(),
+            path: self.path.clone(),
             message,
         };
         match self.writer.take().map(|h| h.join()) {
@@ -708,7 +678,7 @@ impl RowSink for TiffSink {
             // the writer stopped: its error says why
             self.join()?;
             return Err(Error::ImageIo {
-                path: self.file.path.clone(),
+                path: self.path.clone(),
                 message: "the TIFF writer stopped".into(),
             });
         }
@@ -716,15 +686,9 @@ impl RowSink for TiffSink {
     }
     fn finish(mut self: Box<Self>) -> Result<Vec<String>> {
         self.join()?;
-        let file = std::mem::replace(
-            &mut self.file,
-            TempFile {
-                tmp: PathBuf::new(),
-                path: PathBuf::new(),
-                done: true,
-            },
-        );
-        file.keep()?;
+        if let Some(file) = self.file.take() {
+            file.commit()?;
+        }
         Ok(Vec::new())
     }
     fn streams(&self) -> bool {

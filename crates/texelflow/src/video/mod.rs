@@ -41,7 +41,7 @@
 //! # Ok(()) }
 //! ```
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -92,15 +92,11 @@ const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "webp", "tif", "tiff",
 /// A failure as one line: `what: why` (what anyhow's `context` printed in the CLI).
 trait Context<T> {
     fn with_context(self, what: impl FnOnce() -> String) -> Result<T>;
-    fn context(self, what: &str) -> Result<T>;
 }
 
 impl<T, E: std::fmt::Display> Context<T> for std::result::Result<T, E> {
     fn with_context(self, what: impl FnOnce() -> String) -> Result<T> {
         self.map_err(|e| verr!("{}: {e}", what()))
-    }
-    fn context(self, what: &str) -> Result<T> {
-        self.map_err(|e| verr!("{what}: {e}"))
     }
 }
 
@@ -369,9 +365,14 @@ impl<'a> VideoJob<'a> {
                     input.display()
                 );
             }
-            if output.exists() && o.no_clobber {
-                vbail!("`{}` exists (--no-clobber)", output.display());
-            }
+            // only a regular file is ever replaced; data lines may go into a FIFO or device
+            crate::io::output::check_output(
+                output,
+                crate::io::output::OutputOptions {
+                    no_clobber: o.no_clobber,
+                    special_files: o.data,
+                },
+            )?;
         }
         if !stdin_in && IMAGE_EXTENSIONS.contains(&ext(input).as_str()) {
             vbail!(
@@ -603,9 +604,26 @@ impl<'a> VideoJob<'a> {
         };
 
         let out_ext = ext(self.output);
+        let out_options = crate::io::output::OutputOptions {
+            no_clobber: o.no_clobber,
+            special_files: o.data,
+        };
+        // the encoded file: ffmpeg writes the temporary (by its extension it picks the container)
+        let encoded = if !stdout_out && !o.data {
+            Some(crate::io::output::Output::create_with_ext(
+                self.output,
+                out_options,
+                &out_ext,
+            )?)
+        } else {
+            None
+        };
         let plan = EncodePlan {
             output: self.output.to_path_buf(),
-            tmp: temporary(self.output),
+            tmp: encoded
+                .as_ref()
+                .and_then(|e| e.write_path())
+                .map_or_else(|| temporary(self.output), Path::to_path_buf),
             rate: out_rate.clone(),
             size: (pw, ph),
             transfer,
@@ -646,24 +664,19 @@ impl<'a> VideoJob<'a> {
             pipe_bytes: o.pipe_bytes,
         };
         let mut sink = if o.data {
-            let (out, tmp): (Box<dyn Write + Send>, _) = if data_stdout {
-                (Box::new(std::io::stdout()), None)
-            } else {
-                let tmp = temporary(self.output);
-                let f = std::fs::File::create(&tmp)
-                    .with_context(|| format!("cannot write `{}`", self.output.display()))?;
-                (
-                    Box::new(std::io::BufWriter::new(f)),
-                    Some((tmp, self.output.to_path_buf())),
-                )
-            };
+            // a temporary renamed into place, or a FIFO, device or stdout written directly
+            let out = crate::io::output::Output::create(self.output, out_options)?;
             // `.csv`: one row per frame under a header; otherwise JSON lines
             let csv = (!data_stdout && out_ext == "csv").then(Vec::new);
             Sink::Lines {
-                out,
-                tmp,
+                out: Some(std::io::BufWriter::new(out)),
                 fps: out_fps,
                 csv,
+                what: if data_stdout {
+                    "stdout".into()
+                } else {
+                    format!("`{}`", self.output.display())
+                },
             }
         } else if stdout_out {
             Sink::Stdout
@@ -853,12 +866,13 @@ impl<'a> VideoJob<'a> {
             sink.abort();
             return Err(e);
         }
-        if !stdout_out && !o.data {
-            std::fs::rename(&plan.tmp, self.output).with_context(|| {
-                format!(
-                    "cannot move the finished video into place as `{}`",
+        if let Some(encoded) = encoded {
+            encoded.commit().map_err(|e| match e {
+                crate::Error::OutputExists { .. } => e,
+                e => verr!(
+                    "cannot move the finished video into place as `{}`: {e}",
                     self.output.display()
-                )
+                ),
             })?;
         }
         Ok(VideoReport {

@@ -1,15 +1,14 @@
 //! Frames in (from a pipe) and results out (to the encoder, stdout, or data lines per frame).
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::process::ChildStdin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use super::ffmpeg::{widen_pipe, EncodePlan, Proc};
-use super::Context;
 use crate::error::{Error, Result};
 use crate::image::Image;
+use crate::io::output::Output;
 
 /// Frames read from a pipe, exactly `bytes` each; stops at the end, on a read error (kept in
 /// `error`), when `stop` is set (a later stage failed) and when `cancel` is (Ctrl-C).
@@ -92,11 +91,23 @@ pub(super) enum Sink<'a> {
     /// One record per frame: JSON lines, or CSV rows (`csv`: the header, once the first
     /// record gives the columns).
     Lines {
-        out: Box<dyn Write + Send>,
-        tmp: Option<(PathBuf, PathBuf)>,
+        /// `None` once finished or aborted (the temporary, if any, is then gone or in place).
+        out: Option<std::io::BufWriter<Output>>,
         fps: f64,
         csv: Option<Vec<String>>,
+        /// The output in messages: `stdout` or the path in backquotes.
+        what: String,
     },
+}
+
+/// A failed write of `what`: [`Error::OutputClosed`] where its reader went away (a closed pipe,
+/// `... | head`), else one line naming it.
+pub(super) fn write_error(e: std::io::Error, what: &str, path: &str) -> Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Error::OutputClosed { path: path.into() }
+    } else {
+        verr!("writing {what}: {e}")
+    }
 }
 
 /// One CSV cell: numbers and booleans as they are, null empty, text and anything nested (a
@@ -114,7 +125,15 @@ pub(super) fn csv_cell(v: &serde_json::Value) -> String {
 impl Sink<'_> {
     pub(super) fn put(&mut self, k: usize, out: &Out) -> Result<()> {
         match (self, out) {
-            (Sink::Lines { out, tmp, fps, csv }, Out::Data(d)) => {
+            (
+                Sink::Lines {
+                    out: Some(out),
+                    fps,
+                    csv,
+                    what,
+                },
+                Out::Data(d),
+            ) => {
                 // {"frame": k, "time": seconds, ...the data's own fields}
                 let mut line = serde_json::Map::new();
                 line.insert("frame".into(), k.into());
@@ -128,9 +147,8 @@ impl Sink<'_> {
                         line.insert("data".into(), other);
                     }
                 }
-                let what = tmp
-                    .as_ref()
-                    .map_or("stdout".to_string(), |(_, f)| format!("`{}`", f.display()));
+                let what = format!("data to {what}");
+                let path = out.get_ref().shown().display().to_string();
                 match csv {
                     None => writeln!(out, "{}", serde_json::Value::Object(line)),
                     Some(columns) => {
@@ -151,7 +169,7 @@ impl Sink<'_> {
                                     .collect::<Vec<_>>()
                                     .join(",")
                             )
-                            .with_context(|| format!("writing data to {what}"))?;
+                            .map_err(|e| write_error(e, &what, &path))?;
                         }
                         let row: Vec<String> = columns
                             .iter()
@@ -160,7 +178,7 @@ impl Sink<'_> {
                         writeln!(out, "{}", row.join(","))
                     }
                 }
-                .with_context(|| format!("writing data to {what}"))
+                .map_err(|e| write_error(e, &what, &path))
             }
             (sink @ (Sink::Encode { .. } | Sink::Stdout), Out::Frame(f)) => sink.write(f),
             _ => vbail!("the pipeline's result changed kind between frames"),
@@ -173,7 +191,7 @@ impl Sink<'_> {
             Sink::Stdout => {
                 let mut out = std::io::stdout().lock();
                 out.write_all(frame.bytes())
-                    .context("writing frames to stdout")?;
+                    .map_err(|e| write_error(e, "frames to stdout", "-"))?;
                 Ok(())
             }
             Sink::Encode { plan, running } => {
@@ -208,18 +226,18 @@ impl Sink<'_> {
         match self {
             Sink::Stdout => std::io::stdout()
                 .flush()
-                .context("writing frames to stdout"),
-            Sink::Lines { out, tmp, .. } => {
-                out.flush().context("writing data")?;
-                if let Some((tmp, path)) = tmp {
-                    std::fs::rename(&*tmp, &*path).with_context(|| {
-                        format!(
-                            "cannot move the finished data into place as `{}`",
-                            path.display()
-                        )
-                    })?;
-                }
-                Ok(())
+                .map_err(|e| write_error(e, "frames to stdout", "-")),
+            Sink::Lines { out, what, .. } => {
+                let Some(out) = out.take() else {
+                    vbail!("the data output was closed")
+                };
+                let out = out
+                    .into_inner()
+                    .map_err(|e| write_error(e.into_error(), &format!("data to {what}"), "-"))?;
+                out.commit().map_err(|e| match e {
+                    Error::OutputClosed { .. } => e,
+                    e => verr!("cannot move the finished data into place: {e}"),
+                })
             }
             Sink::Encode { plan, running } => {
                 let Some((mut p, stdin)) = running.take() else {
@@ -241,11 +259,9 @@ impl Sink<'_> {
                 }
                 let _ = std::fs::remove_file(&plan.tmp);
             }
-            Sink::Lines {
-                tmp: Some((tmp, _)),
-                ..
-            } => {
-                let _ = std::fs::remove_file(&*tmp);
+            Sink::Lines { out, .. } => {
+                // dropped uncommitted: the temporary, if any, is removed
+                drop(out.take());
             }
             _ => {}
         }
