@@ -40,6 +40,11 @@ pub struct Limits {
 pub const DEFAULT_MAX_PIXELS: u64 = 1 << 30;
 /// Default `max_nodes`.
 pub const DEFAULT_MAX_NODES: usize = 10_000;
+/// Most bytes a file's metadata may take as it is read, whatever the limits (a PNG's
+/// compressed ICC profile, EXIF and text chunks, decompressed): a small file cannot inflate
+/// into a large allocation before its pixels are checked (a real ICC profile is a few hundred
+/// KiB at most). Part of the constant a run's memory exceeds `max_memory` by.
+pub const MAX_METADATA_BYTES: u64 = 16 << 20;
 
 /// The machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`), if known.
 pub fn physical_memory() -> Option<u64> {
