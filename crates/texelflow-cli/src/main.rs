@@ -759,6 +759,11 @@ fn run(cli: Cli) -> Result<()> {
                     std::mem::forget(be);
                     return Ok(());
                 }
+                // not streamed: a run too large for the limits is refused from the header,
+                // before the input is decoded (issue 29 item 7)
+                if let Ok(desc) = texelflow::io::rows::probe(input) {
+                    pipe.check_run(&be, desc, &run_options())?;
+                }
                 opened = Some((be, pipe));
             }
             let (opened_be, opened_pipe) = opened.unzip();

@@ -34,7 +34,16 @@ use array::{NumpyImage, Pinned};
 /// problems `RuntimeError`.
 fn py_err(e: texelflow::Error) -> PyErr {
     use texelflow::Error as E;
-    let message = e.to_string();
+    let message = match &e {
+        // the library's message advises the CLI's `--cpu`: here, the device argument
+        E::TooLarge {
+            width,
+            height,
+            bytes,
+            limit,
+        } => format!("image of {width}x{height} needs {bytes} bytes per buffer but this GPU allows at most {limit} bytes per binding and this pipeline cannot run in tiles (a reduction whose partials do not merge, a whole-image read, or a change of size that does not tile); use device=\"cpu\" or a smaller image"),
+        _ => e.to_string(),
+    };
     match e {
         // a defect of texelflow, not of the caller's input
         E::Graph(texelflow::GraphError::Internal(_)) => PyRuntimeError::new_err(message),

@@ -164,10 +164,16 @@ pub fn read_capped(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, String>
 
 /// An image reader over regular file `path` (`open_regular`), its format guessed from the
 /// content, else from the extension (as `image::ImageReader::open` does, so that a damaged file
-/// named `.png` is reported by the PNG decoder).
+/// named `.png` is reported by the PNG decoder). Its headers are read within
+/// `limits::MAX_METADATA_BYTES`.
 pub fn image_reader(path: &Path) -> Result<image::ImageReader<std::io::BufReader<File>>, String> {
     let (file, _) = open_regular(path)?;
     let mut reader = image::ImageReader::new(std::io::BufReader::new(file));
+    // the headers (a PNG's compressed ICC profile) are read within the metadata bound; a
+    // caller decoding pixels sets the decoder's limits for them (`Image::load`)
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(crate::limits::MAX_METADATA_BYTES);
+    reader.limits(limits);
     if let Ok(format) = image::ImageFormat::from_path(path) {
         reader.set_format(format);
     }

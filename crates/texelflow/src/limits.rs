@@ -10,7 +10,13 @@
 //!   (the upload staging copy, the read-back staging copy, the result);
 //! - a run on the CPU reference: twice the sources (the run's own copy), plus twice the largest
 //!   image the graph makes (its input and output live at once) and 16 bytes a pixel of it (a
-//!   float RGBA temporary, as the Gaussian blur's twin keeps).
+//!   float RGBA temporary, as the Gaussian blur's twin keeps);
+//! - a run in tiles or bands on the GPU: its sources and output whole, plus twice the tiles in
+//!   flight (staging copies in and out), or a streamed run's band estimate;
+//! - a file's metadata: at most `MAX_METADATA_BYTES` whatever the limits.
+//!
+//! The process's own memory (code, the GPU driver: about 90-120 MiB on lavapipe, 25 MiB on the
+//! CPU reference) comes on top of these estimates.
 //!
 //! An image may have at most `max_pixels` pixels (default 2^30, a 32768 x 32768 image: the
 //! largest texelflow's own filters make, so anything it writes it can read back), and the
@@ -40,6 +46,11 @@ pub struct Limits {
 pub const DEFAULT_MAX_PIXELS: u64 = 1 << 30;
 /// Default `max_nodes`.
 pub const DEFAULT_MAX_NODES: usize = 10_000;
+/// Most bytes a file's metadata may take as it is read, whatever the limits (a PNG's
+/// compressed ICC profile, EXIF and text chunks, decompressed): a small file cannot inflate
+/// into a large allocation before its pixels are checked (a real ICC profile is a few hundred
+/// KiB at most). Part of the constant a run's memory exceeds `max_memory` by.
+pub const MAX_METADATA_BYTES: u64 = 16 << 20;
 
 /// The machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`), if known.
 pub fn physical_memory() -> Option<u64> {

@@ -166,53 +166,71 @@ impl Pipeline {
         let in_flight = opts.in_flight.max(1) as u64;
         let asked_rows = opts.band_rows.filter(|&v| v > 0);
         let mut band = asked_rows.unwrap_or(DEFAULT_BAND_ROWS).clamp(1, h.max(1));
-        let tile_width = match backend {
-            Backend::Gpu(gpu) => {
-                // the widest value of a tile fits a binding with a quarter spare; every value of
-                // the tiles in flight fits the memory budget: the pixels a tile may have
-                let widest = super::tile::widest_bytes_per_pixel(&g);
-                let all = super::execute::graph_gpu_bytes(&g)
-                    .div_ceil(desc.pixels().max(1) as u64)
-                    .max(1);
-                let tile_pixels = (gpu.max_binding() / 4 * 3 / widest).min(
-                    opts.max_gpu_memory
-                        .map_or(u64::MAX, |b| b / in_flight / all),
-                );
-                if asked_rows.is_none() {
-                    // bands low enough that a tile 64 pixels wide fits
-                    band = band
-                        .min((tile_pixels / (64 + margin)).saturating_sub(margin).max(16) as u32)
-                        .max(1);
-                }
-                match opts.tile_width {
-                    Some(t) => t,
-                    None => {
-                        let fit = (tile_pixels / (band as u64 + margin))
-                            .saturating_sub(margin)
-                            .clamp(64, 16384) as u32;
-                        even_tile_width(w, fit, in_flight as usize)
-                    }
-                }
-            }
-            Backend::Cpu => opts.tile_width.unwrap_or(w),
-        }
-        .clamp(1, w.max(1));
         let (b_in, b_out) = (
             sample_bytes_per_pixel(desc.format) as u64,
             sample_bytes_per_pixel(out.format) as u64,
         );
-        let window_rows = (band + 2 * halo + align).min(h);
-        let tile_px = (tile_width + 2 * halo + align).min(w) as u64 * window_rows as u64;
-        // a tile on the GPU holds staging memory in and out; on the CPU its crop, the run's
-        // copy, input and output and a float RGBA temporary (`limits`' CPU formula)
-        let per_tile_pixel = match backend {
-            Backend::Gpu(_) => b_in + b_out,
-            Backend::Cpu => 2 * b_in + 2 * b_out + 16,
+        // the tile width and host memory of bands of `band` rows
+        let estimate = |band: u32| {
+            let (band, tile_width) = match backend {
+                Backend::Gpu(gpu) => {
+                    // the widest value of a tile fits a binding with a quarter spare; every value
+                    // of the tiles in flight fits the memory budget: the pixels a tile may have
+                    let widest = super::tile::widest_bytes_per_pixel(&g);
+                    let all = super::execute::graph_gpu_bytes(&g)
+                        .div_ceil(desc.pixels().max(1) as u64)
+                        .max(1);
+                    let tile_pixels = (gpu.max_binding() / 4 * 3 / widest).min(
+                        opts.max_gpu_memory
+                            .map_or(u64::MAX, |b| b / in_flight / all),
+                    );
+                    let band = if asked_rows.is_none() {
+                        // bands low enough that a tile 64 pixels wide fits
+                        band.min(
+                            (tile_pixels / (64 + margin)).saturating_sub(margin).max(16) as u32,
+                        )
+                        .max(1)
+                    } else {
+                        band
+                    };
+                    let tile_width = match opts.tile_width {
+                        Some(t) => t,
+                        None => {
+                            let fit = (tile_pixels / (band as u64 + margin))
+                                .saturating_sub(margin)
+                                .clamp(64, 16384) as u32;
+                            even_tile_width(w, fit, in_flight as usize)
+                        }
+                    };
+                    (band, tile_width)
+                }
+                Backend::Cpu => (band, opts.tile_width.unwrap_or(w)),
+            };
+            let tile_width = tile_width.clamp(1, w.max(1));
+            let window_rows = (band + 2 * halo + align).min(h);
+            let tile_px = (tile_width + 2 * halo + align).min(w) as u64 * window_rows as u64;
+            // a tile on the GPU holds staging memory in and out; on the CPU its crop, the run's
+            // copy, input and output and a float RGBA temporary (`limits`' CPU formula)
+            let per_tile_pixel = match backend {
+                Backend::Gpu(_) => b_in + b_out,
+                Backend::Cpu => 2 * b_in + 2 * b_out + 16,
+            };
+            let at_once = in_flight.min(w.div_ceil(tile_width.max(1)) as u64);
+            let host_bytes = w as u64
+                * (window_rows as u64 * b_in + 2 * band as u64 * b_in + 3 * band as u64 * b_out)
+                + at_once * tile_px * per_tile_pixel;
+            (band, tile_width, host_bytes)
         };
-        let at_once = (opts.in_flight.max(1) as u64).min(w.div_ceil(tile_width.max(1)) as u64);
-        let host_bytes = w as u64
-            * (window_rows as u64 * b_in + 2 * band as u64 * b_in + 3 * band as u64 * b_out)
-            + at_once * tile_px * per_tile_pixel;
+        let (mut band_now, mut tile_width, mut host_bytes) = estimate(band);
+        // bands lower until they fit half the memory limit (issue 29 item 7): a wide image's
+        // bands of the default height can take more than a small `max_memory`; the other half
+        // is the tiles' own GPU memory where the device is the CPU (lavapipe) and a format
+        // decoded or encoded whole
+        while asked_rows.is_none() && host_bytes > limits.max_memory / 2 && band_now > 16 {
+            band = band_now / 2;
+            (band_now, tile_width, host_bytes) = estimate(band);
+        }
+        let band = band_now;
         Ok((
             StreamReport {
                 width: w,

@@ -63,3 +63,24 @@ pub(crate) fn check_graph_pixels(graph: &Graph, l: &Limits) -> Result<()> {
     }
     Ok(())
 }
+
+/// Checks the host memory of a run in tiles or bands on a GPU (issue 29 item 7): its sources
+/// and its output are held whole, plus `tiles` bytes for the tiles in flight (their staging
+/// copies in and out). Checked before anything is allocated, as the CPU reference's whole run.
+pub(crate) fn check_tiled_memory(graph: &Graph, tiles: u64, l: &Limits) -> Result<()> {
+    let mut sources = 0u64;
+    for n in &graph.nodes {
+        if matches!(n.kind, NodeKind::Source { .. }) {
+            for d in &n.outputs {
+                sources = sources.saturating_add(d.gpu_bytes());
+            }
+        }
+    }
+    let output = super::bands::graph_output_image(graph)
+        .map(|d| d.pixels() as u64 * crate::image::sample_bytes_per_pixel(d.format) as u64)
+        .unwrap_or(0);
+    l.check_memory(
+        "the run in tiles",
+        sources.saturating_add(output).saturating_add(tiles),
+    )
+}

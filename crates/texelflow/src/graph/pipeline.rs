@@ -339,13 +339,34 @@ impl Pipeline {
     }
 
     /// `run_with` on an input that writes itself into staging memory, image outputs left in
-    /// mapped read-back memory (`Backend::run_host`); the result is named `output`.
+    /// mapped read-back memory (`Backend::run_host`); the result is named `output`. Planned
+    /// as `run_with` is (`plan_run`): an input too large for the GPU's binding or memory budget
+    /// runs in bands or tiles where the pipeline allows it (issue 29 item 8), its outputs then
+    /// `HostValue::Value`s.
     pub fn run_host(
         &self,
         backend: &Backend,
         input: &dyn super::HostImage,
         opts: &RunOptions,
     ) -> Result<super::HostRunResult> {
+        if matches!(backend, Backend::Gpu(_)) {
+            let (g, _) = self.graph_for(input.desc())?;
+            let plan = super::run_plan::plan_run(self, backend, &g, input.desc(), opts)?;
+            if plan != super::run_plan::RunPlan::Whole {
+                let image = input.to_image()?;
+                let r = self.run_with(backend, &image, opts)?;
+                return Ok(super::HostRunResult {
+                    outputs: r
+                        .outputs
+                        .into_iter()
+                        .map(|(n, v)| (n, super::HostValue::Value(v)))
+                        .collect(),
+                    timings: r.timings,
+                    host: r.host,
+                    notes: r.notes,
+                });
+            }
+        }
         self.run_host_in(backend, input, opts, None)
     }
 

@@ -65,6 +65,33 @@ pub fn plan_run(
     input: ImageDesc,
     opts: &RunOptions,
 ) -> Result<RunPlan> {
+    let plan = plan_cut(pipeline, backend, graph, input, opts)?;
+    // a run in tiles holds its input and output whole and its tiles in flight in host memory:
+    // refused before anything is allocated where that exceeds the memory limit, as the CPU
+    // reference's whole run is (issue 29 item 7)
+    let widest = super::tile::widest_bytes_per_pixel(graph);
+    let in_flight = opts.tiling.in_flight.max(1) as u64;
+    let tile = |px: u64| px.saturating_mul(widest).saturating_mul(2 * in_flight);
+    let tiles = match plan {
+        RunPlan::Whole => return Ok(plan),
+        RunPlan::Tiles { side } | RunPlan::DataTiles { side } => tile(side as u64 * side as u64),
+        RunPlan::ChainTiles { width, height } => tile(width as u64 * height as u64),
+        RunPlan::Bands => pipeline
+            .plan_stream_with(backend, input, opts)
+            .map_or(0, |r| r.host_bytes),
+    };
+    super::check::check_tiled_memory(graph, tiles, &opts.limits)?;
+    Ok(plan)
+}
+
+/// `plan_run` before its memory check.
+fn plan_cut(
+    pipeline: &Pipeline,
+    backend: &Backend,
+    graph: &Graph,
+    input: ImageDesc,
+    opts: &RunOptions,
+) -> Result<RunPlan> {
     let Backend::Gpu(gpu) = backend else {
         return Ok(RunPlan::Whole);
     };
@@ -105,4 +132,38 @@ pub fn plan_run(
         return Ok(RunPlan::DataTiles { side });
     }
     Ok(RunPlan::Whole)
+}
+
+impl Pipeline {
+    /// Checks a run on an input of `input` against `opts.limits` from its size alone (a file's
+    /// header), before anything is decoded or allocated: the pixels of every image it makes and
+    /// the memory of the plan `plan_run` would choose (issue 29 item 7: a `resize(scale=16)` too
+    /// large to hold is refused before the input is decoded). A file's EXIF may turn it on
+    /// load: a graph that cannot be built is an error only where it cannot be built turned
+    /// either way, and only a limit's refusal of the plan is an error here (anything else the
+    /// run itself reports).
+    pub fn check_run(&self, backend: &Backend, input: ImageDesc, opts: &RunOptions) -> Result<()> {
+        let limit = |r: Result<()>| match r {
+            Err(e @ crate::Error::Limit(_)) => Err(e),
+            _ => Ok(()),
+        };
+        let graph = match self.graph_for(input) {
+            Ok((graph, _)) => graph,
+            Err(e) => {
+                let turned = ImageDesc::new(input.height, input.width, input.format);
+                return match self.graph_for(turned) {
+                    Ok(_) => Ok(()),
+                    Err(_) => Err(e),
+                };
+            }
+        };
+        match plan_run(self, backend, &graph, input, opts) {
+            Ok(RunPlan::Whole) => limit(super::check::check_graph(
+                &graph,
+                matches!(backend, Backend::Cpu),
+                &opts.limits,
+            )),
+            r => limit(r.map(|_| ())),
+        }
+    }
 }

@@ -104,6 +104,10 @@ pub fn apply_file(
             });
         }
     }
+    // a run too large for the limits is refused from the header, before the input is decoded
+    if let Ok(desc) = super::rows::probe(input) {
+        pipe.check_run(backend, desc, &opts.run)?;
+    }
     let loaded = Image::load(input, &opts.load)?;
     let mut r = pipe.run_with(backend, &loaded.image, &opts.run)?;
     let Some(Value::Image(img)) = r.take("output") else {

@@ -469,6 +469,15 @@ impl<'a> VideoJob<'a> {
         .iter()
         .any(|p| info.pix_fmt.starts_with(p));
         pipeline.set_straight_alpha(!alpha);
+        // the first frame (RGBA), and the frames in flight, at least 1.5 bytes a pixel each
+        // (I420) three per job (read, converted, waiting for the sink): refused from the
+        // header's size before the first frame is allocated (issue 29 item 7)
+        let jobs = o.jobs.max(1);
+        let pixels = info.width as u64 * info.height as u64;
+        run.limits.check_memory(
+            &format!("the video frames in flight (--jobs {jobs})"),
+            (pixels * 4).saturating_add((pixels * 3 / 2).saturating_mul(3 * jobs as u64)),
+        )?;
         let first = Image::zeroed(ImageDesc::new(info.width, info.height, PixelFormat::Rgba8));
         // One run on a black frame of the input's size before any decoding: a pipeline that
         // ends in data or fails at this size says so in one line, the kernels compile here
@@ -538,7 +547,6 @@ impl<'a> VideoJob<'a> {
         }
         // frames are allocated per frame in flight (read, converted, waiting for the sink):
         // bounded by the memory limit, whatever `jobs` asks
-        let jobs = o.jobs.max(1);
         let frame_bytes =
             transfer.frame_bytes(info.width, info.height) as u64 + pw as u64 * ph as u64 * 4;
         run.limits.check_memory(
