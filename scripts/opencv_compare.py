@@ -41,7 +41,7 @@ def load(path):
 
 def texelflow(inp, spec, cpu):
     out = TMP / ("out_cpu.png" if cpu else "out_gpu.png")
-    cmd = [BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(inp), str(out), "-p", spec]
+    cmd = [BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(inp), str(out), "--overwrite", "-p", spec]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
@@ -165,7 +165,7 @@ def main():
     for cpu in (False, True):
         out = TMP / "bilateral_gray_out.png"
         spec = "bilateral(radius=3, sigma_color=30, sigma_space=2)"
-        r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "-p", spec], capture_output=True, text=True)
+        r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "--overwrite", "-p", spec], capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit(f"texelflow failed on {spec} (Gray8): {r.stderr.strip()}")
         got = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
@@ -182,7 +182,7 @@ def main():
             spec = f"canny_edge_detection(sigma=0, lower={lo / 255:.9f}, upper={hi / 255:.9f})"
             for cpu in (False, True):
                 out = TMP / "canny_out.png"
-                r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "-p", spec], capture_output=True, text=True)
+                r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "--overwrite", "-p", spec], capture_output=True, text=True)
                 if r.returncode != 0:
                     raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
                 got = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
@@ -209,7 +209,7 @@ def main():
                 spec = f"clahe(clip_limit={clip}, tiles_x={tx}, tiles_y={ty})"
                 for cpu in (False, True):
                     out = TMP / "clahe_out.png"
-                    r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "-p", spec], capture_output=True, text=True)
+                    r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "--overwrite", "-p", spec], capture_output=True, text=True)
                     if r.returncode != 0:
                         raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
                     got = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)

@@ -59,6 +59,11 @@ def test_errors_and_warnings(tmp_path, rng):
     with pytest.raises(ValueError, match="gaussian_blur"):
         texelflow.apply_file(src, tmp_path / "o.png", "gausian_blur(sigma=2)")
     assert not (tmp_path / "o.png").exists()
+    # an output that is a folder is an OSError naming the output, and the folder stays (issue 29 item 1)
+    (tmp_path / "folder.png").mkdir()
+    with pytest.raises(OSError, match="folder.png"):
+        texelflow.apply_file(src, tmp_path / "folder.png", SPEC)
+    assert (tmp_path / "folder.png").is_dir()
     # a PNG cut short: an error, or with allow_truncated the rows before the damage and a warning
     cut = tmp_path / "cut.png"
     cut.write_bytes(src.read_bytes()[: src.stat().st_size * 6 // 10])

@@ -57,6 +57,9 @@ fn py_err(e: texelflow::Error) -> PyErr {
         | E::Limit(_)
         | E::SameFile { .. } => PyValueError::new_err(message),
         E::ImageIo { .. } | E::BadFile { .. } | E::Video(_) => PyOSError::new_err(message),
+        E::OutputExists { .. } => pyo3::exceptions::PyFileExistsError::new_err(message),
+        E::OutputClosed { .. } => pyo3::exceptions::PyBrokenPipeError::new_err(message),
+        E::Output { .. } => PyOSError::new_err(message),
         E::NoAdapter(_) | E::Gpu(_) | E::DeviceLost(_) => PyRuntimeError::new_err(message),
         // a step's failure: as its cause, with the step named in the message
         E::InStep { source, .. } if source.is_gpu_failure() => PyRuntimeError::new_err(message),
