@@ -5,6 +5,8 @@
 
 mod apply;
 pub mod codec;
+#[cfg(feature = "turbojpeg")]
+pub mod jpeg_coef;
 pub use crate::input;
 pub mod output;
 pub mod rows;

@@ -1,0 +1,303 @@
+//! The quantised DCT coefficients of a JPEG, entropy-decoded by libjpeg-turbo
+//! (`jpeg_read_coefficients`, through the C shim `jpeg_coef.c`): the CPU half of the
+//! GPU-assisted decode (issue 30), where dequantisation, the IDCT, upsampling and colour
+//! conversion run on the GPU. Only 8-bit files with at most 4 components take this path; the
+//! rest (and any file libjpeg warns about) go to the CPU decoder, which has the policy for
+//! damaged files.
+
+use std::ffi::{c_char, c_int, c_ulong, c_void};
+
+const MAX_COMPONENTS: usize = 4;
+
+/// Mirrors `tf_coef_info` in `jpeg_coef.c` (plain C ints, no libjpeg struct).
+#[repr(C)]
+struct CoefInfo {
+    width: c_int,
+    height: c_int,
+    components: c_int,
+    progressive: c_int,
+    color_space: c_int,
+    precision: c_int,
+    max_h: c_int,
+    max_v: c_int,
+    h: [c_int; MAX_COMPONENTS],
+    v: [c_int; MAX_COMPONENTS],
+    blocks_w: [c_int; MAX_COMPONENTS],
+    blocks_h: [c_int; MAX_COMPONENTS],
+    quant: [[u16; 64]; MAX_COMPONENTS],
+}
+
+type AllocFn = unsafe extern "C" fn(ctx: *mut c_void, count: usize) -> *mut i16;
+
+extern "C" {
+    fn tf_read_coefficients(
+        data: *const u8,
+        len: c_ulong,
+        info: *mut CoefInfo,
+        alloc: AllocFn,
+        ctx: *mut c_void,
+        message: *mut c_char,
+        message_len: usize,
+    ) -> c_int;
+}
+
+/// One component's plane of 8x8 blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plane {
+    /// Horizontal and vertical sampling factors.
+    pub sampling: (u32, u32),
+    /// Blocks per row and rows of blocks (libjpeg's `width_in_blocks`, `height_in_blocks`).
+    pub blocks: (u32, u32),
+    /// The quantisation table, natural (row-major) order.
+    pub quant: [u16; 64],
+    /// Offset of the plane's first block in [`Coefficients::data`] (in coefficients).
+    pub offset: usize,
+}
+
+/// A JPEG's quantised coefficients: blocks of 64 in natural order, plane after plane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coefficients {
+    /// The image's size in pixels.
+    pub width: u32,
+    /// The image's height in pixels.
+    pub height: u32,
+    /// Whether the file was progressive.
+    pub progressive: bool,
+    /// libjpeg's `J_COLOR_SPACE` of the file (1 grey, 3 YCbCr, 2 RGB, 4 CMYK, 5 YCCK).
+    pub color_space: i32,
+    /// The largest sampling factors.
+    pub max_sampling: (u32, u32),
+    /// The components.
+    pub planes: Vec<Plane>,
+    /// Every plane's blocks.
+    pub data: Vec<i16>,
+}
+
+/// Why a file does not take the coefficient path.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CoefError {
+    /// libjpeg stopped, or warned about damage (its message, which never holds file content).
+    Libjpeg(String),
+    /// Not a file this path takes (12-bit, lossless, more than 4 components).
+    Unsupported,
+    /// The coefficients would take more than the cap (bytes).
+    TooLarge(u64),
+}
+
+struct Storage {
+    data: Vec<i16>,
+    cap_bytes: u64,
+    refused: Option<u64>,
+}
+
+unsafe extern "C" fn alloc(ctx: *mut c_void, count: usize) -> *mut i16 {
+    // SAFETY: `ctx` is the `Storage` that `read_coefficients` passed, alive for the call.
+    let storage = unsafe { &mut *(ctx as *mut Storage) };
+    let bytes = (count as u64).saturating_mul(2);
+    if bytes > storage.cap_bytes || storage.data.try_reserve_exact(count).is_err() {
+        storage.refused = Some(bytes);
+        return std::ptr::null_mut();
+    }
+    storage.data.resize(count, 0);
+    storage.data.as_mut_ptr()
+}
+
+/// Entropy-decodes `bytes` into coefficients, refusing more than `cap_bytes` of them.
+pub fn read_coefficients(bytes: &[u8], cap_bytes: u64) -> Result<Coefficients, CoefError> {
+    let mut storage = Storage {
+        data: Vec::new(),
+        cap_bytes,
+        refused: None,
+    };
+    // SAFETY: all-zero is a valid `CoefInfo` (plain integers)
+    let mut info: CoefInfo = unsafe { std::mem::zeroed() };
+    let mut message = [0 as c_char; 200];
+    // SAFETY: `bytes` outlives the call; `info`, `storage` and `message` are valid for writes
+    // of their sizes; the shim writes only within `count` shorts of what `alloc` returns.
+    let status = unsafe {
+        tf_read_coefficients(
+            bytes.as_ptr(),
+            bytes.len() as c_ulong,
+            &mut info,
+            alloc,
+            &mut storage as *mut Storage as *mut c_void,
+            message.as_mut_ptr(),
+            message.len(),
+        )
+    };
+    match status {
+        0 => {}
+        2 => return Err(CoefError::Unsupported),
+        3 => return Err(CoefError::TooLarge(storage.refused.unwrap_or(u64::MAX))),
+        _ => {
+            // SAFETY: the shim NUL-terminates what it writes; the buffer started zeroed
+            let text = unsafe { std::ffi::CStr::from_ptr(message.as_ptr()) };
+            return Err(CoefError::Libjpeg(text.to_string_lossy().into_owned()));
+        }
+    }
+    let mut planes = Vec::new();
+    let mut offset = 0usize;
+    for c in 0..(info.components.clamp(0, MAX_COMPONENTS as c_int) as usize) {
+        let blocks = (
+            info.blocks_w[c].max(0) as u32,
+            info.blocks_h[c].max(0) as u32,
+        );
+        planes.push(Plane {
+            sampling: (info.h[c].max(0) as u32, info.v[c].max(0) as u32),
+            blocks,
+            quant: info.quant[c],
+            offset,
+        });
+        offset += blocks.0 as usize * blocks.1 as usize * 64;
+    }
+    if offset != storage.data.len() {
+        return Err(CoefError::Libjpeg("coefficient count mismatch".into()));
+    }
+    Ok(Coefficients {
+        width: info.width.max(0) as u32,
+        height: info.height.max(0) as u32,
+        progressive: info.progressive != 0,
+        color_space: info.color_space,
+        max_sampling: (info.max_h.max(0) as u32, info.max_v.max(0) as u32),
+        planes,
+        data: storage.data,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode_grey(pixels: &[u8], w: usize, h: usize, quality: i32, progressive: bool) -> Vec<u8> {
+        let mut c = turbojpeg::Compressor::new().expect("compressor");
+        c.set_quality(quality).expect("quality");
+        c.set_subsamp(turbojpeg::Subsamp::Gray).expect("subsamp");
+        if progressive {
+            c.set_optimize(true).expect("optimize");
+        }
+        let image = turbojpeg::Image {
+            pixels,
+            width: w,
+            pitch: w,
+            height: h,
+            format: turbojpeg::PixelFormat::GRAY,
+        };
+        c.compress_to_vec(image).expect("compress")
+    }
+
+    /// A flat block's only coefficient is its DC, 8 * (value - 128) / quant[0].
+    #[test]
+    fn a_flat_image_has_only_dc() {
+        let (w, h) = (24, 16);
+        let jpeg = encode_grey(&vec![160u8; w * h], w, h, 100, false);
+        let c = read_coefficients(&jpeg, 1 << 20).expect("coefficients");
+        assert_eq!((c.width, c.height, c.planes.len()), (24, 16, 1));
+        assert_eq!(c.planes[0].blocks, (3, 2));
+        let q = c.planes[0].quant[0] as i16;
+        for block in c.data.chunks(64) {
+            assert_eq!(block[0] * q, 8 * (160 - 128));
+            assert!(block[1..].iter().all(|&v| v == 0), "{block:?}");
+        }
+    }
+
+    /// Dequantised and inverse-transformed (a float IDCT here), the coefficients give back
+    /// libjpeg-turbo's own decode within a level: layout, natural order and tables are right.
+    #[test]
+    fn the_coefficients_reconstruct_the_decode() {
+        let (w, h) = (40, 24);
+        let pixels: Vec<u8> = (0..w * h)
+            .map(|i| ((i % w) * 5 + (i / w) * 3 + (i * 7919 % 13)) as u8)
+            .collect();
+        let jpeg = encode_grey(&pixels, w, h, 90, false);
+        let c = read_coefficients(&jpeg, 1 << 20).expect("coefficients");
+        let mut d = turbojpeg::Decompressor::new().expect("decompressor");
+        let mut decoded = vec![0u8; w * h];
+        d.decompress(
+            &jpeg,
+            turbojpeg::Image {
+                pixels: decoded.as_mut_slice(),
+                width: w,
+                pitch: w,
+                height: h,
+                format: turbojpeg::PixelFormat::GRAY,
+            },
+        )
+        .expect("decode");
+        let p = &c.planes[0];
+        let mut worst = 0i32;
+        for by in 0..p.blocks.1 as usize {
+            for bx in 0..p.blocks.0 as usize {
+                let b = &c.data[(by * p.blocks.0 as usize + bx) * 64..][..64];
+                for y in 0..8 {
+                    for x in 0..8 {
+                        let (px, py) = (bx * 8 + x, by * 8 + y);
+                        if px >= w || py >= h {
+                            continue;
+                        }
+                        let mut s = 0.0f64;
+                        for v in 0..8 {
+                            for u in 0..8 {
+                                let cu = if u == 0 { 1.0 / 2f64.sqrt() } else { 1.0 };
+                                let cv = if v == 0 { 1.0 / 2f64.sqrt() } else { 1.0 };
+                                let coef = b[v * 8 + u] as f64 * p.quant[v * 8 + u] as f64;
+                                s += cu
+                                    * cv
+                                    * coef
+                                    * (((2 * x + 1) as f64 * u as f64 * std::f64::consts::PI)
+                                        / 16.0)
+                                        .cos()
+                                    * (((2 * y + 1) as f64 * v as f64 * std::f64::consts::PI)
+                                        / 16.0)
+                                        .cos();
+                            }
+                        }
+                        let value = (s / 4.0 + 128.0).round().clamp(0.0, 255.0) as i32;
+                        worst = worst.max((value - decoded[py * w + px] as i32).abs());
+                    }
+                }
+            }
+        }
+        assert!(
+            worst <= 1,
+            "float IDCT differs from libjpeg-turbo by {worst}"
+        );
+    }
+
+    #[test]
+    fn progressive_files_read_like_baseline_ones() {
+        let (w, h) = (33, 17);
+        let pixels: Vec<u8> = (0..w * h).map(|i| (i * 37 % 251) as u8).collect();
+        let base =
+            read_coefficients(&encode_grey(&pixels, w, h, 85, false), 1 << 20).expect("baseline");
+        let mut c = turbojpeg::Compressor::new().expect("compressor");
+        c.set_quality(85).expect("quality");
+        c.set_subsamp(turbojpeg::Subsamp::Gray).expect("subsamp");
+        c.set_progressive(true).expect("progressive");
+        let image = turbojpeg::Image {
+            pixels: pixels.as_slice(),
+            width: w,
+            pitch: w,
+            height: h,
+            format: turbojpeg::PixelFormat::GRAY,
+        };
+        let prog = read_coefficients(&c.compress_to_vec(image).expect("compress"), 1 << 20)
+            .expect("progressive");
+        assert!(prog.progressive && !base.progressive);
+        assert_eq!(prog.data, base.data);
+    }
+
+    #[test]
+    fn damage_caps_and_garbage_are_errors_not_panics() {
+        let (w, h) = (64, 64);
+        let jpeg = encode_grey(&vec![90u8; w * h], w, h, 90, false);
+        assert!(matches!(
+            read_coefficients(&jpeg, 100),
+            Err(CoefError::TooLarge(_))
+        ));
+        assert!(matches!(
+            read_coefficients(b"not a jpeg", 1 << 20),
+            Err(CoefError::Libjpeg(_))
+        ));
+        assert!(read_coefficients(&jpeg[..jpeg.len() / 2], 1 << 20).is_err());
+    }
+}
