@@ -243,6 +243,188 @@ fn range_limit(x: i64) -> u8 {
     }
 }
 
+/// One component's samples after the IDCT: `blocks.0 * 8` wide (the padding of the last
+/// block included, as libjpeg's buffers), `rows` real rows (`downsampled_height`), and the
+/// real width (`downsampled_width`).
+struct Samples {
+    stride: usize,
+    width: usize,
+    rows: usize,
+    data: Vec<u8>,
+}
+
+impl Samples {
+    /// Row `r`, with libjpeg's context rows: above the first row is the first, below the last
+    /// real row the last.
+    fn row(&self, r: isize) -> &[u8] {
+        let r = r.clamp(0, self.rows as isize - 1) as usize;
+        &self.data[r * self.stride..][..self.stride]
+    }
+}
+
+fn idct_plane(c: &Coefficients, p: &Plane) -> Samples {
+    let (bw, bh) = (p.blocks.0 as usize, p.blocks.1 as usize);
+    let stride = bw * 8;
+    let mut data = vec![0u8; stride * bh * 8];
+    let mut out = [0u8; 64];
+    for by in 0..bh {
+        for bx in 0..bw {
+            let b = &c.data[p.offset + (by * bw + bx) * 64..][..64];
+            idct_islow(b, &p.quant, &mut out);
+            for y in 0..8 {
+                data[(by * 8 + y) * stride + bx * 8..][..8].copy_from_slice(&out[y * 8..][..8]);
+            }
+        }
+    }
+    let (mh, mv) = (c.max_sampling.0 as usize, c.max_sampling.1 as usize);
+    let width = (c.width as usize * p.sampling.0 as usize).div_ceil(mh);
+    let rows = (c.height as usize * p.sampling.1 as usize).div_ceil(mv);
+    Samples {
+        stride,
+        width,
+        rows,
+        data,
+    }
+}
+
+/// libjpeg-turbo's fancy (triangle) upsampling of one output row `y` at full resolution
+/// (jdsample.c: h2v1, h1v2 and h2v2), or a copy where the component is not subsampled.
+fn upsample_row(s: &Samples, (fh, fv): (usize, usize), y: usize, out: &mut [u8]) {
+    let w = s.width;
+    let inrow = (y / fv) as isize;
+    // jdsample.c upsamples horizontally by 2 with the triangle filter only where the
+    // component is more than 2 samples wide; narrower, each sample is repeated (both ways)
+    if fh == 2 && w <= 2 {
+        let r = s.row(inrow);
+        for (x, o) in out.iter_mut().enumerate() {
+            *o = r[x / 2];
+        }
+        return;
+    }
+    match (fh, fv) {
+        (1, 1) => out.copy_from_slice(&s.row(inrow)[..out.len()]),
+        (2, 1) => {
+            let r = s.row(inrow);
+            h2v1(r, w, |i, v| {
+                if i < out.len() {
+                    out[i] = v
+                }
+            });
+        }
+        (1, 2) => {
+            let (r0, r1, bias) = if y.is_multiple_of(2) {
+                (s.row(inrow), s.row(inrow - 1), 1)
+            } else {
+                (s.row(inrow), s.row(inrow + 1), 2)
+            };
+            for (x, o) in out.iter_mut().enumerate() {
+                *o = ((r0[x] as u32 * 3 + r1[x] as u32 + bias) >> 2) as u8;
+            }
+        }
+        _ => {
+            let (r0, r1) = if y.is_multiple_of(2) {
+                (s.row(inrow), s.row(inrow - 1))
+            } else {
+                (s.row(inrow), s.row(inrow + 1))
+            };
+            let col = |x: usize| r0[x] as u32 * 3 + r1[x] as u32;
+            let mut put = |i: usize, v: u32| {
+                if i < out.len() {
+                    out[i] = v as u8
+                }
+            };
+            let mut this = col(0);
+            // libjpeg-turbo's SIMD upsamplers replicate the last real column into the padding
+            let next = col(1.min(w - 1));
+            put(0, (this * 4 + 8) >> 4);
+            put(1, (this * 3 + next + 7) >> 4);
+            let mut last = this;
+            this = next;
+            for x in 1..w.saturating_sub(1) {
+                let next = col(x + 1);
+                put(2 * x, (this * 3 + last + 8) >> 4);
+                put(2 * x + 1, (this * 3 + next + 7) >> 4);
+                last = this;
+                this = next;
+            }
+            if w >= 2 {
+                put(2 * (w - 1), (this * 3 + last + 8) >> 4);
+                put(2 * (w - 1) + 1, (this * 4 + 7) >> 4);
+            }
+        }
+    }
+}
+
+fn h2v1(r: &[u8], w: usize, mut put: impl FnMut(usize, u8)) {
+    let v = |x: usize| r[x] as u32;
+    put(0, r[0]);
+    // the padding column is the last real one (libjpeg-turbo's SIMD expands the right edge)
+    put(1, ((v(0) * 3 + v(1.min(w - 1)) + 2) >> 2) as u8);
+    for x in 1..w.saturating_sub(1) {
+        put(2 * x, ((v(x) * 3 + v(x - 1) + 1) >> 2) as u8);
+        put(2 * x + 1, ((v(x) * 3 + v(x + 1) + 2) >> 2) as u8);
+    }
+    if w >= 2 {
+        put(2 * (w - 1), ((v(w - 1) * 3 + v(w - 2) + 1) >> 2) as u8);
+        put(2 * (w - 1) + 1, r[w - 1]);
+    }
+}
+
+/// The CPU twin of the GPU-assisted decode: the coefficients to RGBA as libjpeg-turbo decodes
+/// them (ISLOW IDCT, fancy upsampling, jdcolor.c's fixed-point YCbCr -> RGB). `None` for what
+/// it does not take (CMYK, YCCK, RGB-coded files, sampling ratios other than 1 and 2).
+pub fn decode_rgba(c: &Coefficients) -> Option<Vec<u8>> {
+    let (w, h) = (c.width as usize, c.height as usize);
+    let (mh, mv) = (c.max_sampling.0 as usize, c.max_sampling.1 as usize);
+    let factors: Vec<(usize, usize)> = c
+        .planes
+        .iter()
+        .map(|p| {
+            (
+                mh / p.sampling.0.max(1) as usize,
+                mv / p.sampling.1.max(1) as usize,
+            )
+        })
+        .collect();
+    let supported = factors.iter().zip(&c.planes).all(|(&(fh, fv), p)| {
+        fh * p.sampling.0 as usize == mh && fv * p.sampling.1 as usize == mv && fh <= 2 && fv <= 2
+    });
+    if !supported || !matches!((c.color_space, c.planes.len()), (1, 1) | (3, 3)) {
+        return None;
+    }
+    let samples: Vec<Samples> = c.planes.iter().map(|p| idct_plane(c, p)).collect();
+    let mut rgba = vec![255u8; w * h * 4];
+    let mut rows = vec![vec![0u8; w]; samples.len()];
+    const SCALEBITS: u32 = 16;
+    let fix = |x: f64| (x * (1u64 << SCALEBITS) as f64 + 0.5) as i64;
+    let half = 1i64 << (SCALEBITS - 1);
+    let clamp = |x: i64| x.clamp(0, 255) as u8;
+    for y in 0..h {
+        for (k, s) in samples.iter().enumerate() {
+            upsample_row(s, factors[k], y, &mut rows[k]);
+        }
+        let out = &mut rgba[y * w * 4..][..w * 4];
+        for x in 0..w {
+            let px = &mut out[x * 4..][..4];
+            if samples.len() == 1 {
+                let g = rows[0][x];
+                px[..3].copy_from_slice(&[g, g, g]);
+                continue;
+            }
+            let (yy, cb, cr) = (
+                rows[0][x] as i64,
+                rows[1][x] as i64 - 128,
+                rows[2][x] as i64 - 128,
+            );
+            let r = yy + ((fix(1.40200) * cr + half) >> SCALEBITS);
+            let g = yy + ((-fix(0.34414) * cb + half - fix(0.71414) * cr) >> SCALEBITS);
+            let b = yy + ((fix(1.77200) * cb + half) >> SCALEBITS);
+            px[..3].copy_from_slice(&[clamp(r), clamp(g), clamp(b)]);
+        }
+    }
+    Some(rgba)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -452,5 +634,67 @@ mod tests {
             ],
             [255, 255, 0, 255]
         );
+    }
+
+    /// The whole CPU twin (IDCT, fancy upsampling, colour) against libjpeg-turbo's RGBA decode
+    /// for every sampling it takes, at odd sizes.
+    #[test]
+    fn the_twin_decodes_colour_files_as_libjpeg_turbo() {
+        use turbojpeg::Subsamp::*;
+        let mut failures = 0;
+        for sub in [None, Sub2x1, Sub1x2, Sub2x2] {
+            for (w, h) in [
+                (1, 1),
+                (2, 3),
+                (3, 2),
+                (4, 5),
+                (5, 4),
+                (17, 9),
+                (40, 24),
+                (33, 17),
+            ] {
+                let pixels: Vec<u8> = (0..w * h * 3)
+                    .map(|i| ((i % (w * 3)) * 7 + (i / (w * 3)) * 11 + (i * 7919 % 97)) as u8)
+                    .collect();
+                let mut comp = turbojpeg::Compressor::new().expect("compressor");
+                comp.set_quality(90).expect("quality");
+                comp.set_subsamp(sub).expect("subsamp");
+                let image = turbojpeg::Image {
+                    pixels: pixels.as_slice(),
+                    width: w,
+                    pitch: w * 3,
+                    height: h,
+                    format: turbojpeg::PixelFormat::RGB,
+                };
+                let jpeg = comp.compress_to_vec(image).expect("compress");
+                let mut d = turbojpeg::Decompressor::new().expect("decompressor");
+                let mut want = vec![0u8; w * h * 4];
+                d.decompress(
+                    &jpeg,
+                    turbojpeg::Image {
+                        pixels: want.as_mut_slice(),
+                        width: w,
+                        pitch: w * 4,
+                        height: h,
+                        format: turbojpeg::PixelFormat::RGBA,
+                    },
+                )
+                .expect("decode");
+                let c = read_coefficients(&jpeg, 1 << 20).expect("coefficients");
+                let got = decode_rgba(&c).expect("supported");
+                let worst = got
+                    .iter()
+                    .zip(&want)
+                    .map(|(a, b)| (*a as i32 - *b as i32).abs())
+                    .max()
+                    .unwrap_or(0);
+                let wrong = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+                if worst != 0 {
+                    eprintln!("{sub:?} {w}x{h}: {wrong} samples differ, by up to {worst}\n got {got:?}\nwant {want:?}");
+                    failures += 1;
+                }
+            }
+        }
+        assert_eq!(failures, 0);
     }
 }
