@@ -171,59 +171,69 @@ pub fn read_coefficients(bytes: &[u8], cap_bytes: u64) -> Result<Coefficients, C
 pub fn idct_islow(block: &[i16], quant: &[u16; 64], out: &mut [u8; 64]) {
     const CONST_BITS: u32 = 13;
     const PASS1_BITS: u32 = 2;
-    const F0_298: i64 = 2446;
-    const F0_390: i64 = 3196;
-    const F0_541: i64 = 4433;
-    const F0_765: i64 = 6270;
-    const F0_899: i64 = 7373;
-    const F1_175: i64 = 9633;
-    const F1_501: i64 = 12299;
-    const F1_847: i64 = 15137;
-    const F1_961: i64 = 16069;
-    const F2_053: i64 = 16819;
-    const F2_562: i64 = 20995;
-    const F3_072: i64 = 25172;
-    fn descale(x: i64, n: u32) -> i64 {
-        (x + (1 << (n - 1))) >> n
+    const F0_298: i32 = 2446;
+    const F0_390: i32 = 3196;
+    const F0_541: i32 = 4433;
+    const F0_765: i32 = 6270;
+    const F0_899: i32 = 7373;
+    const F1_175: i32 = 9633;
+    const F1_501: i32 = 12299;
+    const F1_847: i32 = 15137;
+    const F1_961: i32 = 16069;
+    const F2_053: i32 = 16819;
+    const F2_562: i32 = 20995;
+    const F3_072: i32 = 25172;
+    fn descale(x: i32, n: u32) -> i32 {
+        x.wrapping_add(1 << (n - 1)) >> n
     }
     // the odd and even parts shared by both passes: inputs 0..8 of a column or a row
-    fn butterfly(v: [i64; 8]) -> [i64; 8] {
+    fn butterfly(v: [i32; 8]) -> [i32; 8] {
         let (z2, z3) = (v[2], v[6]);
-        let z1 = (z2 + z3) * F0_541;
-        let tmp2 = z1 - z3 * F1_847;
-        let tmp3 = z1 + z2 * F0_765;
-        let tmp0 = (v[0] + v[4]) << CONST_BITS;
-        let tmp1 = (v[0] - v[4]) << CONST_BITS;
-        let (tmp10, tmp13, tmp11, tmp12) = (tmp0 + tmp3, tmp0 - tmp3, tmp1 + tmp2, tmp1 - tmp2);
+        let z1 = z2.wrapping_add(z3).wrapping_mul(F0_541);
+        let tmp2 = z1.wrapping_sub(z3.wrapping_mul(F1_847));
+        let tmp3 = z1.wrapping_add(z2.wrapping_mul(F0_765));
+        let tmp0 = v[0].wrapping_add(v[4]).wrapping_shl(CONST_BITS);
+        let tmp1 = v[0].wrapping_sub(v[4]).wrapping_shl(CONST_BITS);
+        let (tmp10, tmp13) = (tmp0.wrapping_add(tmp3), tmp0.wrapping_sub(tmp3));
+        let (tmp11, tmp12) = (tmp1.wrapping_add(tmp2), tmp1.wrapping_sub(tmp2));
         let (t0, t1, t2, t3) = (v[7], v[5], v[3], v[1]);
-        let (z1, z2, z3, z4) = (t0 + t3, t1 + t2, t0 + t2, t1 + t3);
-        let z5 = (z3 + z4) * F1_175;
-        let (t0, t1, t2, t3) = (t0 * F0_298, t1 * F2_053, t2 * F3_072, t3 * F1_501);
-        let (z1, z2) = (-z1 * F0_899, -z2 * F2_562);
-        let (z3, z4) = (-z3 * F1_961 + z5, -z4 * F0_390 + z5);
-        let (t0, t1, t2, t3) = (t0 + z1 + z3, t1 + z2 + z4, t2 + z2 + z3, t3 + z1 + z4);
+        let (z1, z2) = (t0.wrapping_add(t3), t1.wrapping_add(t2));
+        let (z3, z4) = (t0.wrapping_add(t2), t1.wrapping_add(t3));
+        let z5 = z3.wrapping_add(z4).wrapping_mul(F1_175);
+        let (t0, t1) = (t0.wrapping_mul(F0_298), t1.wrapping_mul(F2_053));
+        let (t2, t3) = (t2.wrapping_mul(F3_072), t3.wrapping_mul(F1_501));
+        let (z1, z2) = (z1.wrapping_mul(-F0_899), z2.wrapping_mul(-F2_562));
+        let (z3, z4) = (
+            z3.wrapping_mul(-F1_961).wrapping_add(z5),
+            z4.wrapping_mul(-F0_390).wrapping_add(z5),
+        );
+        let t0 = t0.wrapping_add(z1).wrapping_add(z3);
+        let t1 = t1.wrapping_add(z2).wrapping_add(z4);
+        let t2 = t2.wrapping_add(z2).wrapping_add(z3);
+        let t3 = t3.wrapping_add(z1).wrapping_add(z4);
         [
-            tmp10 + t3,
-            tmp11 + t2,
-            tmp12 + t1,
-            tmp13 + t0,
-            tmp13 - t0,
-            tmp12 - t1,
-            tmp11 - t2,
-            tmp10 - t3,
+            tmp10.wrapping_add(t3),
+            tmp11.wrapping_add(t2),
+            tmp12.wrapping_add(t1),
+            tmp13.wrapping_add(t0),
+            tmp13.wrapping_sub(t0),
+            tmp12.wrapping_sub(t1),
+            tmp11.wrapping_sub(t2),
+            tmp10.wrapping_sub(t3),
         ]
     }
-    let mut ws = [0i64; 64];
+    let mut ws = [0i32; 64];
     for col in 0..8 {
-        let v: [i64; 8] =
-            std::array::from_fn(|k| block[k * 8 + col] as i64 * quant[k * 8 + col] as i64);
+        let v: [i32; 8] = std::array::from_fn(|k| {
+            (block[k * 8 + col] as i32).wrapping_mul(quant[k * 8 + col] as i32)
+        });
         let r = butterfly(v);
         for k in 0..8 {
             ws[k * 8 + col] = descale(r[k], CONST_BITS - PASS1_BITS);
         }
     }
     for row in 0..8 {
-        let v: [i64; 8] = std::array::from_fn(|k| ws[row * 8 + k]);
+        let v: [i32; 8] = std::array::from_fn(|k| ws[row * 8 + k]);
         let r = butterfly(v);
         for k in 0..8 {
             let x = descale(r[k], CONST_BITS + PASS1_BITS + 3);
@@ -234,7 +244,7 @@ pub fn idct_islow(block: &[i16], quant: &[u16; 64], out: &mut [u8; 64]) {
 
 /// libjpeg's post-IDCT range limit: the value modulo 1024, then 0..127 -> +128, 128..511 ->
 /// 255, 512..895 -> 0 and 896..1023 -> the negative values -128..-1 + 128.
-fn range_limit(x: i64) -> u8 {
+fn range_limit(x: i32) -> u8 {
     match x & 1023 {
         i @ 0..=127 => (i + 128) as u8,
         128..=511 => 255,
@@ -423,6 +433,138 @@ pub fn decode_rgba(c: &Coefficients) -> Option<Vec<u8>> {
         }
     }
     Some(rgba)
+}
+
+static DECODE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
+    name: "jpeg_decode",
+    family: crate::extend::Family::Convert,
+    summary: "the GPU half of the GPU-assisted JPEG decode (not in the catalogue)",
+    doc: "",
+    gpuimage: "",
+    params: &[],
+    inputs: crate::extend::IMAGE,
+    outputs: crate::extend::IMAGE,
+    tolerance: crate::extend::EXACT_ENOUGH,
+    build: |_| {
+        Err(crate::Error::invalid(
+            "jpeg_decode is made from a file's coefficients",
+        ))
+    },
+    uniforms: &[],
+    test_inputs: None,
+    schedules: &[],
+};
+
+/// The GPU half of the decode as a graph node: its input only gives the output's size
+/// (RGBA8, the JPEG's); `record_gpu` uploads the coefficients and runs `idct` and `colour`
+/// (`jpeg_decode.wgsl`, `jpeg_colour.wgsl`), `run_cpu` is [`decode_rgba`]. A first slice:
+/// not yet wired into `Image::load` or the batch.
+#[derive(Clone, Debug)]
+pub struct JpegDecode {
+    coefficients: std::sync::Arc<Coefficients>,
+}
+
+impl JpegDecode {
+    /// A node decoding `c`, or `None` where [`decode_rgba`] does not take the file.
+    pub fn new(c: Coefficients) -> Option<Self> {
+        let supported = decode_rgba_supported(&c);
+        supported.then(|| Self {
+            coefficients: std::sync::Arc::new(c),
+        })
+    }
+}
+
+fn decode_rgba_supported(c: &Coefficients) -> bool {
+    let (mh, mv) = (c.max_sampling.0 as usize, c.max_sampling.1 as usize);
+    let shapes = c.planes.iter().all(|p| {
+        let (h, v) = (p.sampling.0.max(1) as usize, p.sampling.1.max(1) as usize);
+        mh % h == 0 && mv % v == 0 && mh / h <= 2 && mv / v <= 2
+    });
+    shapes && matches!((c.color_space, c.planes.len()), (1, 1) | (3, 3))
+}
+
+impl crate::extend::Filter for JpegDecode {
+    fn def(&self) -> &'static crate::extend::FilterDef {
+        &DECODE_DEF
+    }
+    fn output_descs(&self, _: &[crate::ValueDesc]) -> crate::Result<Vec<crate::ValueDesc>> {
+        let c = &self.coefficients;
+        Ok(vec![crate::ValueDesc::Image(crate::ImageDesc::new(
+            c.width,
+            c.height,
+            crate::PixelFormat::Rgba8,
+        ))])
+    }
+    fn run_cpu(
+        &self,
+        _: &[&crate::Value],
+        _: &[crate::ValueDesc],
+    ) -> crate::Result<Vec<crate::Value>> {
+        let c = &self.coefficients;
+        let rgba =
+            decode_rgba(c).ok_or_else(|| crate::Error::unsupported("this JPEG's sampling"))?;
+        let image = crate::Image::from_u8(c.width, c.height, crate::PixelFormat::Rgba8, rgba)?;
+        Ok(vec![crate::Value::Image(image)])
+    }
+    fn record_gpu(
+        &self,
+        rec: &mut crate::extend::NodeRecorder<'_>,
+        _: &[crate::extend::GpuSlot],
+        outputs: &[crate::extend::GpuSlot],
+    ) -> crate::Result<()> {
+        let c = &self.coefficients;
+        let bytes: Vec<u8> = c.data.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let coef = rec.upload("jpeg coefficients", &bytes)?;
+        let quant: Vec<u8> = c
+            .planes
+            .iter()
+            .flat_map(|p| p.quant.iter().flat_map(|&q| (q as u32).to_le_bytes()))
+            .collect();
+        let quant = rec.upload("jpeg quantisation", &quant)?;
+        let (mut idct_u, mut colour_u) = (vec![0u32; 4 + 16], vec![0u32; 4 + 32]);
+        let (mut word, mut total) = (0u32, 0u32);
+        let (mh, mv) = c.max_sampling;
+        for (i, p) in c.planes.iter().enumerate() {
+            let stride_words = p.blocks.0 * 2;
+            idct_u[4 + i * 4..][..4].copy_from_slice(&[total, p.blocks.0, word, stride_words]);
+            let (h, v) = (p.sampling.0.max(1), p.sampling.1.max(1));
+            let w = (c.width * h).div_ceil(mh);
+            let rows = (c.height * v).div_ceil(mv);
+            colour_u[4 + i * 4..][..4].copy_from_slice(&[mh / h, mv / v, w, rows]);
+            colour_u[20 + i * 4..][..2].copy_from_slice(&[word, stride_words * 4]);
+            total += p.blocks.0 * p.blocks.1;
+            word += stride_words * p.blocks.1 * 8;
+        }
+        idct_u[..2].copy_from_slice(&[total, c.planes.len() as u32]);
+        colour_u[..3].copy_from_slice(&[c.width, c.height, c.planes.len() as u32]);
+        let samples = rec.temp(word as u64 * 4);
+        let as_bytes = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|w| w.to_le_bytes()).collect() };
+        let idct =
+            crate::extend::Kernel::new("jpeg.idct", &[include_str!("jpeg_decode.wgsl")], "idct");
+        rec.dispatch(
+            &idct,
+            &[&coef, &quant, &samples],
+            &as_bytes(&idct_u),
+            crate::extend::groups_1d(total as u64, 64),
+        )?;
+        let colour = crate::extend::Kernel::new(
+            "jpeg.colour",
+            &[include_str!("jpeg_colour.wgsl")],
+            "colour",
+        );
+        rec.dispatch(
+            &colour,
+            &[&samples, &outputs[0].buffer],
+            &as_bytes(&colour_u),
+            crate::extend::groups_1d(c.width as u64 * c.height as u64, 64),
+        )
+    }
+    fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
+        crate::extend::Footprint::WholeImage
+    }
+    fn box_clone(&self) -> Box<dyn crate::extend::Filter> {
+        Box::new(self.clone())
+    }
 }
 
 #[cfg(test)]
