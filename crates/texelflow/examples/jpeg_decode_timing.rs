@@ -5,9 +5,7 @@
 //! beside it. `cargo run --release --example jpeg_decode_timing`.
 use std::time::Instant;
 use texelflow::io::jpeg_coef::{read_coefficients, JpegDecode};
-use texelflow::{
-    Backend, Gpu, GpuOptions, Graph, Image, ImageDesc, PixelFormat, RunOptions, Value,
-};
+use texelflow::{Backend, Gpu, GpuOptions, Graph, RunOptions, Value};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -71,14 +69,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let c = read_coefficients(&jpeg, 1 << 30).map_err(|e| format!("{e:?}"))?;
     let twin = texelflow::io::jpeg_coef::decode_rgba(&c).ok_or("unsupported")?;
     let same = twin == rgba;
-    let node = JpegDecode::new(c).ok_or("unsupported")?;
+    let node = JpegDecode::new(c, 1).ok_or("unsupported")?;
     let gpu = Gpu::new(&GpuOptions::default())?;
     println!("gpu: {:?}", gpu.info());
     let be = Backend::Gpu(gpu);
-    let dummy = Image::zeroed(ImageDesc::new(w as u32, h as u32, PixelFormat::Rgba8));
     let mut g = Graph::new();
-    let s = g.source("in", dummy.desc())?;
-    let out = g.add_boxed(Box::new(node), &[s])?;
+    let out = g.add_boxed(Box::new(node), &[])?;
     g.output("out", out[0])?;
     let opts = RunOptions {
         timings: true,
@@ -89,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut gpu_out = None;
     for _ in 0..15 {
         let t = Instant::now();
-        let r = be.run(&g, &[("in", &dummy)], &opts)?;
+        let r = be.run(&g, &[], &opts)?;
         wall.push(t.elapsed().as_secs_f64() * 1e3);
         kernel.push(r.timings.iter().map(|t| t.ms).sum::<f64>());
         gpu_out = r.outputs.into_iter().next();

@@ -1,5 +1,6 @@
 //! The quantised DCT coefficients of a JPEG, entropy-decoded by libjpeg-turbo
-//! (`jpeg_read_coefficients`, through the C shim `jpeg_coef.c`): the CPU half of the
+//! (its decoder with the IDCT replaced by a copy of each block, through the C shim
+//! `jpeg_coef.c`): the CPU half of the
 //! GPU-assisted decode (issue 30), where dequantisation, the IDCT, upsampling and colour
 //! conversion run on the GPU. Only 8-bit files with at most 4 components take this path; the
 //! rest (and any file libjpeg warns about) go to the CPU decoder, which has the policy for
@@ -94,12 +95,37 @@ unsafe extern "C" fn alloc(ctx: *mut c_void, count: usize) -> *mut i16 {
     // SAFETY: `ctx` is the `Storage` that `read_coefficients` passed, alive for the call.
     let storage = unsafe { &mut *(ctx as *mut Storage) };
     let bytes = (count as u64).saturating_mul(2);
-    if bytes > storage.cap_bytes || storage.data.try_reserve_exact(count).is_err() {
-        storage.refused = Some(bytes);
-        return std::ptr::null_mut();
+    match (bytes <= storage.cap_bytes)
+        .then(|| zeroed(count))
+        .flatten()
+    {
+        Some(v) => {
+            storage.data = v;
+            storage.data.as_mut_ptr()
+        }
+        None => {
+            storage.refused = Some(bytes);
+            std::ptr::null_mut()
+        }
     }
-    storage.data.resize(count, 0);
-    storage.data.as_mut_ptr()
+}
+
+/// `count` zeroed coefficients, or `None` where the allocator refuses. Zeroed by the
+/// allocator (fresh pages for large sizes), not written: a 4K photo's 24 MB memset was a
+/// tenth of the entropy decode's time.
+fn zeroed(count: usize) -> Option<Vec<i16>> {
+    if count == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<i16>(count).ok()?;
+    // SAFETY: the layout has a non-zero size; a null return is handled.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut i16;
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with `layout` (capacity `count`
+    // i16s) and all of it is initialised (zeroed).
+    Some(unsafe { Vec::from_raw_parts(ptr, count, count) })
 }
 
 /// Entropy-decodes `bytes` into coefficients, refusing more than `cap_bytes` of them.
@@ -442,7 +468,7 @@ static DECODE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
     doc: "",
     gpuimage: "",
     params: &[],
-    inputs: crate::extend::IMAGE,
+    inputs: &[],
     outputs: crate::extend::IMAGE,
     tolerance: crate::extend::EXACT_ENOUGH,
     build: |_| {
@@ -455,22 +481,68 @@ static DECODE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
     schedules: &[],
 };
 
-/// The GPU half of the decode as a graph node: its input only gives the output's size
-/// (RGBA8, the JPEG's); `record_gpu` uploads the coefficients and runs `idct` and `colour`
-/// (`jpeg_decode.wgsl`, `jpeg_colour.wgsl`), `run_cpu` is [`decode_rgba`]. A first slice:
-/// not yet wired into `Image::load` or the batch.
+/// The GPU half of the decode as a graph node with no inputs: `record_gpu` uploads the
+/// coefficients and runs `idct` and `colour` (`jpeg_decode.wgsl`, `jpeg_colour.wgsl`) into
+/// the image the rest of the graph reads, turned upright by the EXIF orientation; `run_cpu`
+/// is the twin ([`decode_rgba`], then the `image` crate's orientation). A grey file gives
+/// Gray8 and a colour one RGBA8, as the CPU decoder does.
 #[derive(Clone, Debug)]
 pub struct JpegDecode {
     coefficients: std::sync::Arc<Coefficients>,
+    orientation: u8,
 }
 
 impl JpegDecode {
-    /// A node decoding `c`, or `None` where [`decode_rgba`] does not take the file.
-    pub fn new(c: Coefficients) -> Option<Self> {
+    /// A node decoding `c` turned upright by EXIF `orientation` (1-8; other values read as
+    /// 1), or `None` where [`decode_rgba`] does not take the file.
+    pub fn new(c: Coefficients, orientation: u8) -> Option<Self> {
         let supported = decode_rgba_supported(&c);
         supported.then(|| Self {
             coefficients: std::sync::Arc::new(c),
+            orientation: if (1..=8).contains(&orientation) {
+                orientation
+            } else {
+                1
+            },
         })
+    }
+
+    /// The decoded image's description: upright size, Gray8 or RGBA8.
+    pub fn desc(&self) -> crate::ImageDesc {
+        let c = &self.coefficients;
+        let (w, h) = if self.orientation >= 5 {
+            (c.height, c.width)
+        } else {
+            (c.width, c.height)
+        };
+        let format = if c.planes.len() == 1 {
+            crate::PixelFormat::Gray8
+        } else {
+            crate::PixelFormat::Rgba8
+        };
+        crate::ImageDesc::new(w, h, format)
+    }
+
+    /// The CPU twin's image (what `run_cpu` gives).
+    pub fn decode_cpu(&self) -> crate::Result<crate::Image> {
+        let c = &self.coefficients;
+        let rgba =
+            decode_rgba(c).ok_or_else(|| crate::Error::unsupported("this JPEG's sampling"))?;
+        let bad = || crate::Error::internal("decoded size does not match the header");
+        let mut dynamic = if c.planes.len() == 1 {
+            let grey: Vec<u8> = rgba.chunks_exact(4).map(|p| p[0]).collect();
+            image::DynamicImage::ImageLuma8(
+                image::GrayImage::from_raw(c.width, c.height, grey).ok_or_else(bad)?,
+            )
+        } else {
+            image::DynamicImage::ImageRgba8(
+                image::RgbaImage::from_raw(c.width, c.height, rgba).ok_or_else(bad)?,
+            )
+        };
+        if let Some(o) = image::metadata::Orientation::from_exif(self.orientation) {
+            dynamic.apply_orientation(o);
+        }
+        Ok(crate::Image::from(dynamic))
     }
 }
 
@@ -488,23 +560,14 @@ impl crate::extend::Filter for JpegDecode {
         &DECODE_DEF
     }
     fn output_descs(&self, _: &[crate::ValueDesc]) -> crate::Result<Vec<crate::ValueDesc>> {
-        let c = &self.coefficients;
-        Ok(vec![crate::ValueDesc::Image(crate::ImageDesc::new(
-            c.width,
-            c.height,
-            crate::PixelFormat::Rgba8,
-        ))])
+        Ok(vec![crate::ValueDesc::Image(self.desc())])
     }
     fn run_cpu(
         &self,
         _: &[&crate::Value],
         _: &[crate::ValueDesc],
     ) -> crate::Result<Vec<crate::Value>> {
-        let c = &self.coefficients;
-        let rgba =
-            decode_rgba(c).ok_or_else(|| crate::Error::unsupported("this JPEG's sampling"))?;
-        let image = crate::Image::from_u8(c.width, c.height, crate::PixelFormat::Rgba8, rgba)?;
-        Ok(vec![crate::Value::Image(image)])
+        Ok(vec![crate::Value::Image(self.decode_cpu()?)])
     }
     fn record_gpu(
         &self,
@@ -536,7 +599,12 @@ impl crate::extend::Filter for JpegDecode {
             word += stride_words * p.blocks.1 * 8;
         }
         idct_u[..2].copy_from_slice(&[total, c.planes.len() as u32]);
-        colour_u[..3].copy_from_slice(&[c.width, c.height, c.planes.len() as u32]);
+        colour_u[..4].copy_from_slice(&[
+            c.width,
+            c.height,
+            c.planes.len() as u32,
+            self.orientation as u32,
+        ]);
         let samples = rec.temp(word as u64 * 4);
         let as_bytes = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|w| w.to_le_bytes()).collect() };
         let idct =
@@ -547,16 +615,24 @@ impl crate::extend::Filter for JpegDecode {
             &as_bytes(&idct_u),
             crate::extend::groups_1d(total as u64, 64),
         )?;
-        let colour = crate::extend::Kernel::new(
-            "jpeg.colour",
-            &[include_str!("jpeg_colour.wgsl")],
-            "colour",
-        );
+        let grey = c.planes.len() == 1;
+        let (name, entry) = if grey {
+            ("jpeg.grey", "grey")
+        } else {
+            ("jpeg.colour", "colour")
+        };
+        let colour = crate::extend::Kernel::new(name, &[include_str!("jpeg_colour.wgsl")], entry);
+        let d = self.desc();
+        let invocations = if grey {
+            d.width.div_ceil(4) as u64 * d.height as u64
+        } else {
+            d.width as u64 * d.height as u64
+        };
         rec.dispatch(
             &colour,
             &[&samples, &outputs[0].buffer],
             &as_bytes(&colour_u),
-            crate::extend::groups_1d(c.width as u64 * c.height as u64, 64),
+            crate::extend::groups_1d(invocations, 64),
         )
     }
     fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
