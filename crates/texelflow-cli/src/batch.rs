@@ -356,6 +356,13 @@ pub fn run(
             ) {
                 let _ = pipeline.run_with(&be, &probe, opts_ref);
             }
+            // and the GPU half of the JPEG decode, for grey and colour files
+            if b.device_decode {
+                for grey in [false, true] {
+                    let blank = texelflow::io::jpeg_coef::JpegDecode::blank(grey);
+                    let _ = pipeline.try_run_produced(&be, Box::new(blank), opts_ref);
+                }
+            }
             be
         })
     };

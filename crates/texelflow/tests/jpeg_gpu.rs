@@ -159,6 +159,31 @@ fn the_gpu_decode_equals_its_twin_bit_for_bit() {
             );
         }
     }
+    // coefficients over 1 MB go through the device's kept staging buffers (`upload_staged`):
+    // twice, so that the second run reuses the first's buffer
+    for sub in [S444, S420] {
+        let c = read_coefficients(&jpeg(720, 560, enc(sub)), 1 << 24).expect("coefficients");
+        assert!(c.data.len() * 2 > 1 << 20, "large enough to be staged");
+        let node = JpegDecode::new(c, 1).expect("supported");
+        let b = decode_node(&Backend::Cpu, &node);
+        for run in 0..2 {
+            let a = decode_node(&gpu, &node);
+            assert_eq!(differing(&a, &b), 0, "{sub} 720x560, run {run}");
+        }
+    }
+    // the blank images that compile the kernels ahead of a batch: mid-grey on both
+    for grey in [false, true] {
+        let node = JpegDecode::blank(grey);
+        let (a, b) = (decode_node(&gpu, &node), decode_node(&Backend::Cpu, &node));
+        assert_eq!(differing(&a, &b), 0, "blank grey={grey}");
+        let channels = if grey { 1 } else { 4 };
+        assert!(
+            a.as_u8()
+                .chunks(channels)
+                .all(|p| p[..channels.min(3)].iter().all(|&v| v == 128)),
+            "blank grey={grey} is mid-grey"
+        );
+    }
     // every orientation, on a size whose axes differ
     for sub in [GRAY, S420] {
         for o in 1..=8u8 {
