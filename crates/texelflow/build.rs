@@ -14,6 +14,8 @@ fn pascal(stem: &str) -> String {
 }
 
 fn main() {
+    #[cfg(feature = "turbojpeg")]
+    compile_jpeg_coef();
     // read at run time: a build script compiled for another checkout must not list its files
     let root =
         Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
@@ -92,4 +94,21 @@ fn main() {
         std::fs::write(Path::new(&out).join(format!("filters_{name}.rs")), gen)
             .expect("OUT_DIR writable");
     }
+}
+
+/// Compiles `src/io/jpeg_coef.c` (the coefficient reader of the GPU-assisted JPEG decode)
+/// against the headers libjpeg-turbo was built with; turbojpeg-sys links the library itself.
+#[cfg(feature = "turbojpeg")]
+fn compile_jpeg_coef() {
+    println!("cargo:rerun-if-changed=src/io/jpeg_coef.c");
+    let mut build = cc::Build::new();
+    build.file("src/io/jpeg_coef.c").warnings(true);
+    // turbojpeg-sys's `links = "turbojpeg"` hands its include folders (comma-separated) to
+    // the crates that depend on it directly
+    if let Ok(dirs) = std::env::var("DEP_TURBOJPEG_INCLUDE") {
+        for dir in dirs.split(',').filter(|d| !d.is_empty()) {
+            build.include(dir);
+        }
+    }
+    build.compile("texelflow_jpeg_coef");
 }

@@ -46,6 +46,9 @@ pub struct Batch<'a> {
     pub fallback: bool,
     /// `--allow-truncated`, for the images streamed in bands.
     pub allow_truncated: bool,
+    /// JPEGs are only entropy-decoded on the host, the rest of their decode running on the
+    /// GPU as the graph's first node (off with `--cpu` and `--host-decode`).
+    pub device_decode: bool,
 }
 
 /// How the run went.
@@ -70,6 +73,8 @@ type Done = Option<(usize, PathTimes, Vec<String>)>;
 /// copying the result out), the kernels alone on the GPU, encoding.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PathTimes {
+    /// Whether the image was decoded on the GPU (a JPEG's entropy decoding stays on the host).
+    pub on_device: bool,
     pub decode: f64,
     pub run: f64,
     pub host: texelflow::HostTimes,
@@ -80,6 +85,7 @@ pub struct PathTimes {
 impl PathTimes {
     /// Field by field sum.
     pub fn add(&mut self, t: &PathTimes) {
+        self.on_device |= t.on_device;
         self.decode += t.decode;
         self.run += t.run;
         self.host.upload_ms += t.host.upload_ms;
@@ -350,6 +356,13 @@ pub fn run(
             ) {
                 let _ = pipeline.run_with(&be, &probe, opts_ref);
             }
+            // and the GPU half of the JPEG decode, for grey and colour files
+            if b.device_decode {
+                for grey in [false, true] {
+                    let blank = texelflow::io::jpeg_coef::JpegDecode::blank(grey);
+                    let _ = pipeline.try_run_produced(&be, Box::new(blank), opts_ref);
+                }
+            }
             be
         })
     };
@@ -424,7 +437,7 @@ pub fn run(
                                 continue;
                             }
                         }
-                        match prepare(job, b.existing) {
+                        match prepare(job, b.existing, b.device_decode) {
                             Ok(Some(d)) => {
                                 if let Ok(mut q) = decoded.lock() {
                                     q.push_back(d);
@@ -509,10 +522,18 @@ fn streamed(
 /// A decoded input waiting for the GPU.
 struct Decoded<'j> {
     job: &'j Job,
-    img: Image,
+    input: Input,
+    /// Why a JPEG was decoded on the host, where `device_decode` asked for the GPU.
+    why_host: Option<String>,
     meta: texelflow::SaveOptions,
     bytes: usize,
     decode_ms: f64,
+}
+
+/// A file's pixels, or a JPEG's coefficients for the GPU half of its decode.
+enum Input {
+    Pixels(Image),
+    Jpeg(texelflow::io::jpeg_coef::JpegDecode),
 }
 
 /// Whether `job` is to be written (`false`: skipped, its output exists); an error where its
@@ -551,8 +572,9 @@ fn exists_error(e: &anyhow::Error) -> bool {
     })
 }
 
-/// A file's checks and decoding: `None` when it is skipped (its output exists).
-fn prepare(job: &Job, existing: Existing) -> Result<Option<Decoded<'_>>> {
+/// A file's checks and decoding: `None` when it is skipped (its output exists). With
+/// `device_decode`, a JPEG is only entropy-decoded (`Image::load_for_device`).
+fn prepare(job: &Job, existing: Existing, device_decode: bool) -> Result<Option<Decoded<'_>>> {
     if !writable(job, existing)? {
         return Ok(None);
     }
@@ -560,10 +582,23 @@ fn prepare(job: &Job, existing: Existing) -> Result<Option<Decoded<'_>>> {
         .map(|m| m.len() as usize)
         .unwrap_or(0);
     let t = std::time::Instant::now();
-    let (img, meta) = crate::load_image(&job.input)?;
+    let (input, meta, why_host) = if device_decode {
+        match crate::load_for_device(&job.input)? {
+            texelflow::io::ForDevice::Jpeg { decode, metadata } => {
+                (Input::Jpeg(decode), metadata, None)
+            }
+            texelflow::io::ForDevice::Host { loaded, why } => {
+                (Input::Pixels(loaded.image), loaded.metadata, why)
+            }
+        }
+    } else {
+        let (img, meta) = crate::load_image(&job.input)?;
+        (Input::Pixels(img), meta, None)
+    };
     Ok(Some(Decoded {
         job,
-        img,
+        input,
+        why_host,
         meta,
         bytes,
         decode_ms: t.elapsed().as_secs_f64() * 1e3,
@@ -581,9 +616,31 @@ fn finish(
 ) -> Result<Done> {
     let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = std::time::Instant::now();
-    let mut result = crate::run_with_fallback(fallback, backend, pipeline, &d.img, opts)?;
+    let on_device = matches!(d.input, Input::Jpeg(_));
+    let mut result = match d.input {
+        Input::Pixels(img) => crate::run_with_fallback(fallback, backend, pipeline, &img, opts)?,
+        Input::Jpeg(decode) => {
+            let produced = pipeline.try_run_produced(backend, Box::new(decode.clone()), opts);
+            match produced {
+                Ok(Some(r)) => r,
+                // too large for one run (tiles, bands), or --fallback cpu after a GPU failure:
+                // decoded on the host like any other file
+                Ok(None) => {
+                    let (img, _) = crate::load_image(&d.job.input)?;
+                    crate::run_with_fallback(fallback, backend, pipeline, &img, opts)?
+                }
+                Err(e) if fallback && e.is_gpu_failure() && matches!(backend, Backend::Gpu(_)) => {
+                    eprintln!(
+                        "texelflow: note: {e}; running again on the CPU reference (--fallback cpu)"
+                    );
+                    let (img, _) = crate::load_image(&d.job.input)?;
+                    pipeline.run_with(&Backend::Cpu, &img, opts)?
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    };
     let run = ms(t);
-    drop(d.img);
     let gpu = result.timings.iter().map(|n| n.ms).sum();
     let out = result
         .take("output")
@@ -606,9 +663,11 @@ fn finish(
     out.save_with(&d.job.output, &save)?;
     let mut notes = std::mem::take(&mut result.notes);
     notes.extend(alpha);
+    notes.extend(d.why_host);
     Ok(Some((
         d.bytes,
         PathTimes {
+            on_device,
             decode: d.decode_ms,
             run,
             host: result.host,

@@ -44,6 +44,10 @@ struct Cli {
     /// Run on the CPU reference implementation instead of a GPU
     #[arg(long, global = true)]
     cpu: bool,
+    /// Decode JPEGs wholly on the host (default: on a GPU only their entropy decoding is on
+    /// the host; the IDCT, upsampling and colour conversion run on the GPU)
+    #[arg(long, global = true)]
+    host_decode: bool,
     /// When the GPU fails during a run (out of GPU memory, device lost, an image too large for
     /// it): `cpu` runs the pipeline again on the CPU reference, with a note; `none` (default): an error
     #[arg(long, global = true, default_value = "none", value_parser = ["none", "cpu"])]
@@ -504,6 +508,25 @@ pub(crate) fn run_with_fallback(
     }
 }
 
+/// `load_image` for a run on the GPU: a JPEG the GPU-assisted decode takes is only
+/// entropy-decoded (`Image::load_for_device`).
+pub(crate) fn load_for_device(path: &Path) -> texelflow::Result<texelflow::io::ForDevice> {
+    let allow_truncated = ALLOW_TRUNCATED.load(std::sync::atomic::Ordering::Relaxed);
+    let f = Image::load_for_device(
+        path,
+        &texelflow::LoadOptions {
+            limits: Some(limits()),
+            allow_truncated,
+        },
+    )?;
+    if let texelflow::io::ForDevice::Host { loaded, .. } = &f {
+        for w in &loaded.warnings {
+            eprintln!("texelflow: warning: `{}`: {w}", path.display());
+        }
+    }
+    Ok(f)
+}
+
 /// `--allow-truncated`, for every image the process opens.
 static ALLOW_TRUNCATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -580,6 +603,7 @@ fn run(cli: Cli) -> Result<()> {
                 save,
                 fallback: cli.fallback == "cpu",
                 allow_truncated: cli.allow_truncated,
+                device_decode: !cli.cpu && !cli.host_decode && !cli.allow_truncated,
             };
             let opener = backend_opener(&cli)?;
             let s = batch::run(&b, &*opener, &pipe)?;
@@ -587,10 +611,10 @@ fn run(cli: Cli) -> Result<()> {
                 eprintln!("texelflow: note: {note}");
             }
             if *timings && !s.times.is_empty() {
-                eprintln!("{:<40} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}   (ms; run = upload + record + wait + readback)", "file", "decode", "run", "upload", "record", "wait", "readback", "gpu", "encode");
+                eprintln!("{:<40} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6}   (ms; run = upload + record + wait + readback; on: where the image was decoded)", "file", "decode", "run", "upload", "record", "wait", "readback", "gpu", "encode", "on");
                 let mut sum = batch::PathTimes::default();
                 let row = |name: &str, t: &batch::PathTimes| {
-                    format!("{name:<40} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.3} {:>8.1}", t.decode, t.run, t.host.upload_ms, t.host.record_ms, t.host.wait_ms, t.host.readback_ms, t.gpu, t.encode)
+                    format!("{name:<40} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.3} {:>8.1} {:>6}", t.decode, t.run, t.host.upload_ms, t.host.record_ms, t.host.wait_ms, t.host.readback_ms, t.gpu, t.encode, if t.on_device { "gpu" } else { "host" })
                 };
                 for (path, t) in &s.times {
                     eprintln!("{}", row(&path.display().to_string(), t));

@@ -848,6 +848,72 @@ fn batch_of_jpegs_matches_single_runs() {
     }
 }
 
+/// A batch decodes JPEGs with the GPU's help by default (`--timings` says where each image
+/// was decoded): its outputs equal `--host-decode`'s byte for byte; a CMYK JPEG is decoded on
+/// the host, and a note says why.
+#[test]
+fn batch_decodes_jpegs_on_the_gpu_as_on_the_host() {
+    let root = tmp("batch_device_decode");
+    let _ = std::fs::remove_dir_all(&root);
+    let inp = root.join("in");
+    std::fs::create_dir_all(&inp).unwrap();
+    jpeg_rotated_by_exif(&inp.join("turned.jpg"));
+    let s = sample();
+    assert!(run(&[
+        "--cpu",
+        "apply",
+        s.to_str().unwrap(),
+        inp.join("photo.jpg").to_str().unwrap(),
+        "-p",
+        "brightness(0)"
+    ])
+    .status
+    .success());
+    let cmyk = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../texelflow/tests/data/jpeg/cmyk_adobe.jpg");
+    std::fs::copy(cmyk, inp.join("cmyk.jpg")).unwrap();
+    let spec = "gaussian_blur(sigma=1) | contrast(1.2)";
+    let batch = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "apply",
+            inp.to_str().unwrap(),
+            "--out-dir",
+            out.to_str().unwrap(),
+            "--name",
+            "{stem}.png",
+            "--timings",
+            "-p",
+            spec,
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        let e = stderr(&o);
+        assert!(o.status.success(), "{e}");
+        e
+    };
+    let (dev, host) = (root.join("device"), root.join("host"));
+    let e = batch(&dev, &[]);
+    let line = |name: &str| {
+        e.lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(line("photo.jpg").ends_with("gpu"), "{e}");
+    assert!(line("turned.jpg").ends_with("gpu"), "{e}");
+    assert!(line("cmyk.jpg").ends_with("host"), "{e}");
+    assert!(e.contains("decoded on the CPU: a CMYK or YCCK JPEG"), "{e}");
+    let e = batch(&host, &["--host-decode"]);
+    assert!(!e.contains(" gpu\n") && !e.contains("decoded on the CPU"), "{e}");
+    for name in ["photo.png", "turned.png", "cmyk.png"] {
+        assert_eq!(
+            std::fs::read(dev.join(name)).unwrap(),
+            std::fs::read(host.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
 /// `--quality` sets the JPEG quality (a lower one, a smaller file); out of 1-100 is an error.
 #[test]
 fn jpeg_quality_is_an_option() {

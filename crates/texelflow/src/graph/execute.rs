@@ -957,7 +957,14 @@ pub(crate) fn finish_gpu(graph: &Graph, run: Submitted<'_>) -> Result<RunResult>
         .map_err(|e| in_submission(e, &encoded.labels))?;
     let readback_ms = ms_since(clock) - wait_ms;
     gpu.recycle_uploads(uploads);
-    let Encoded { slots, labels, .. } = encoded;
+    let Encoded {
+        slots,
+        labels,
+        _recorders: recorders,
+    } = encoded;
+    for r in recorders {
+        gpu.recycle_uploads(r.staged.into_iter().map(|(s, _, _)| s).collect());
+    }
     // past the outputs: the timestamps, when asked for
     let stamps = if bytes.len() > graph.outputs.len() {
         bytes.pop()

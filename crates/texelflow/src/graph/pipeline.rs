@@ -19,6 +19,14 @@ use crate::value::{Value, ValueDesc};
 /// A graph's source images by name, borrowed where unconverted.
 pub type NamedImages<'a> = Vec<(String, Cow<'a, Image>)>;
 
+/// Where a pipeline's graph gets its first image.
+enum Input {
+    /// The source named `input`, bound at run time.
+    Source(ImageDesc),
+    /// A node with no inputs that makes it on the device.
+    Produced(Box<dyn crate::extend::Filter>),
+}
+
 /// How a stage's inputs are converted so that its filter takes them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Adapt {
@@ -246,12 +254,28 @@ impl Pipeline {
         input: ImageDesc,
         windows: &[Option<crate::region::PixelWindow>],
     ) -> Result<(Graph, NamedImages<'a>)> {
+        self.graph_from(stages, Input::Source(input), windows)
+    }
+
+    /// `graph_of` whose first image is the `input` source or made by a producer node.
+    fn graph_from<'a>(
+        &self,
+        stages: impl ExactSizeIterator<Item = &'a Stage>,
+        input: Input,
+        windows: &[Option<crate::region::PixelWindow>],
+    ) -> Result<(Graph, NamedImages<'a>)> {
         if stages.len() == 0 {
             return Err(Error::invalid("the pipeline is empty"));
         }
         let mut g = Graph::with_catalogue(self.catalogue);
         g.set_straight_alpha(self.straight_alpha);
-        let mut cur = g.source("input", input)?;
+        let mut cur = match input {
+            Input::Source(desc) => g.source("input", desc)?,
+            Input::Produced(f) => *g
+                .add_boxed(f, &[])?
+                .first()
+                .ok_or_else(|| Error::invalid("the producer makes no image"))?,
+        };
         let mut images: NamedImages<'a> = Vec::new();
         // the last image made, for a stage that takes an image and the data just made
         let mut last_image = cur;
@@ -388,6 +412,30 @@ impl Pipeline {
                 .map(|(n, i)| (n.as_str(), &**i as &dyn super::HostImage)),
         );
         backend.run_host(&g, &refs, opts)
+    }
+
+    /// `run_with` on the image that `producer` makes on the device: a node with no inputs
+    /// and one image output (the GPU half of a JPEG decode, `io::jpeg_coef::JpegDecode`), so
+    /// the pixels are never on the host. `None` where the run planner would not run the image
+    /// whole (tiles, bands): the caller decodes on the host and calls `run_with`.
+    pub fn try_run_produced(
+        &self,
+        backend: &Backend,
+        producer: Box<dyn crate::extend::Filter>,
+        opts: &RunOptions,
+    ) -> Result<Option<RunResult>> {
+        let desc = producer
+            .output_descs(&[])?
+            .first()
+            .and_then(|d| d.image())
+            .ok_or_else(|| Error::invalid("the producer makes no image"))?;
+        let (planned, _) = self.graph_for(desc)?;
+        if super::run_plan::plan_run(self, backend, &planned, desc, opts)? != RunPlan::Whole {
+            return Ok(None);
+        }
+        let (g, images) = self.graph_from(self.stages.iter(), Input::Produced(producer), &[])?;
+        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
+        backend.run(&g, &refs, opts).map(Some)
     }
 
     /// `run` with options; the result also carries timings.

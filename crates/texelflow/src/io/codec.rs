@@ -74,18 +74,21 @@ enum Model {
     Cmyk,
 }
 
-/// Decodes a JPEG into RGBA8 (Gray8 for a grey JPEG), turned upright by its EXIF orientation.
-/// The size is checked against `limits` from the header, before any pixel memory is taken. A
-/// truncated or damaged file (libjpeg's "Premature end of JPEG file", corrupt data) is an error
-/// unless `allow_truncated`, which keeps what the decoder recovered (missing rows grey) and
-/// says so in `warnings`; without it, a file too small to hold the scans its header promises is
-/// refused before decoding (`min_scan_bytes`). CMYK and YCCK files come out as Pillow shows
-/// them (`cmyk_to_rgba`).
-pub(crate) fn decode_jpeg(
-    bytes: &[u8],
+/// A JPEG's header, read and checked (size against `limits` and `MAX_JPEG_SIDE`, the data's
+/// length against what the header promises unless `allow_truncated`) before any pixel memory
+/// is taken.
+struct Header<'a> {
+    decoder: zune_jpeg::JpegDecoder<zune_core::bytestream::ZCursor<&'a [u8]>>,
+    width: usize,
+    height: usize,
+    model: Model,
+}
+
+fn checked_header<'a>(
+    bytes: &'a [u8],
     limits: &Limits,
     allow_truncated: bool,
-) -> Result<DecodedJpeg, String> {
+) -> Result<Header<'a>, String> {
     use zune_core::colorspace::ColorSpace;
     let corrupt = |e: zune_jpeg::errors::DecodeErrors| {
         format!("corrupt or unsupported image: {}", e.to_string().trim())
@@ -123,6 +126,97 @@ pub(crate) fn decode_jpeg(
             }
         }
     }
+    Ok(Header {
+        decoder: d,
+        width: w,
+        height: h,
+        model,
+    })
+}
+
+/// A JPEG for a run on the GPU: its coefficients, decoded to pixels on the device by the
+/// graph's first node, or why it is decoded on the host instead.
+pub(crate) enum DeviceJpeg {
+    /// Entropy-decoded here; dequantised, transformed, upsampled and converted on the GPU.
+    Coefficients {
+        /// The graph node that makes the pixels.
+        decode: crate::io::jpeg_coef::JpegDecode,
+        /// The ICC profile.
+        icc_profile: Option<Vec<u8>>,
+        /// The EXIF TIFF structure as stored (orientation not yet reset).
+        exif: Option<Vec<u8>>,
+    },
+    /// Decoded on the host (`decode_jpeg`): why not on the GPU.
+    Host(String),
+}
+
+/// The CPU half of the GPU-assisted decode (issue 30): the header checked as `decode_jpeg`
+/// checks it, then libjpeg-turbo's entropy decoding into coefficients. Errors are those of
+/// the header; a file this path does not take (CMYK, YCCK, 12-bit, sampling other than 1:1
+/// and 2:1, data libjpeg warns about) is `DeviceJpeg::Host` with the reason, for the caller to
+/// decode on the host with its policy for damaged files.
+pub(crate) fn jpeg_for_device(bytes: &[u8], limits: &Limits) -> Result<DeviceJpeg, String> {
+    let Header {
+        decoder: d, model, ..
+    } = checked_header(bytes, limits, false)?;
+    if model == Model::Cmyk {
+        return Ok(DeviceJpeg::Host("a CMYK or YCCK JPEG".into()));
+    }
+    use crate::io::jpeg_coef::{read_coefficients, CoefError, JpegDecode};
+    let c = match read_coefficients(bytes, limits.max_memory) {
+        Ok(c) => c,
+        Err(CoefError::Unsupported) => {
+            return Ok(DeviceJpeg::Host(
+                "a 12-bit, lossless or many-component JPEG".into(),
+            ))
+        }
+        Err(CoefError::TooLarge(_)) => {
+            return Ok(DeviceJpeg::Host(
+                "its coefficients exceed the memory limit".into(),
+            ))
+        }
+        Err(CoefError::Libjpeg(why)) => {
+            return Ok(DeviceJpeg::Host(format!("libjpeg-turbo: {why}")))
+        }
+    };
+    let exif = d.exif().cloned();
+    let orientation = exif
+        .as_deref()
+        .and_then(image::metadata::Orientation::from_exif_chunk)
+        .map_or(1, |o| o.to_exif());
+    match JpegDecode::new(c, orientation) {
+        Some(decode) => Ok(DeviceJpeg::Coefficients {
+            decode,
+            icc_profile: d.icc_profile(),
+            exif,
+        }),
+        None => Ok(DeviceJpeg::Host(
+            "its sampling factors or colour transform".into(),
+        )),
+    }
+}
+
+/// Decodes a JPEG into RGBA8 (Gray8 for a grey JPEG), turned upright by its EXIF orientation.
+/// The size is checked against `limits` from the header, before any pixel memory is taken. A
+/// truncated or damaged file (libjpeg's "Premature end of JPEG file", corrupt data) is an error
+/// unless `allow_truncated`, which keeps what the decoder recovered (missing rows grey) and
+/// says so in `warnings`; without it, a file too small to hold the scans its header promises is
+/// refused before decoding (`min_scan_bytes`). CMYK and YCCK files come out as Pillow shows
+/// them (`cmyk_to_rgba`).
+pub(crate) fn decode_jpeg(
+    bytes: &[u8],
+    limits: &Limits,
+    allow_truncated: bool,
+) -> Result<DecodedJpeg, String> {
+    let corrupt = |e: zune_jpeg::errors::DecodeErrors| {
+        format!("corrupt or unsupported image: {}", e.to_string().trim())
+    };
+    let Header {
+        decoder: d,
+        width: w,
+        height: h,
+        model,
+    } = checked_header(bytes, limits, allow_truncated)?;
     let mut warnings = Vec::new();
     let pixels = match turbo_decode(bytes, model, w, h)? {
         Turbo::Done(pixels) => pixels,
@@ -155,7 +249,7 @@ pub(crate) fn decode_jpeg(
             pixels.len()
         ));
     }
-    let (w, h) = (w32, h32);
+    let (w, h) = (w as u32, h as u32); // at most MAX_JPEG_SIDE (checked_header)
     let exif = d.exif().cloned();
     let icc_profile = d.icc_profile();
     let orientation = exif

@@ -5,6 +5,8 @@
 
 mod apply;
 pub mod codec;
+#[cfg(feature = "turbojpeg")]
+pub mod jpeg_coef;
 pub use crate::input;
 pub mod output;
 pub mod rows;
@@ -162,6 +164,59 @@ impl Image {
             metadata: Self::read_metadata(path),
             warnings: Vec::new(),
         })
+    }
+
+    /// `load` for a run on the GPU: a JPEG that the GPU-assisted decode takes (8-bit,
+    /// greyscale or YCbCr, sampling 1:1 or 2:1, undamaged) is only entropy-decoded here, into
+    /// a node that makes its pixels on the device (`Pipeline::try_run_produced`); anything
+    /// else is decoded as `load` does, with the reason where it is a JPEG.
+    pub fn load_for_device(
+        path: impl AsRef<std::path::Path>,
+        options: &LoadOptions,
+    ) -> Result<ForDevice> {
+        let path = path.as_ref();
+        let jpeg = !options.allow_truncated
+            && input::image_reader(path)
+                .is_ok_and(|r| r.format() == Some(image::ImageFormat::Jpeg));
+        if !jpeg {
+            return Self::load(path, options).map(|loaded| ForDevice::Host { loaded, why: None });
+        }
+        let io = |message: String| Error::ImageIo {
+            path: path.to_path_buf(),
+            message,
+        };
+        let limits = options.limits.unwrap_or_default();
+        let bytes = input::read_capped(path, limits.max_memory, "the memory limit (--max-memory)")
+            .map_err(io)?;
+        match crate::io::codec::jpeg_for_device(&bytes, &limits).map_err(io)? {
+            crate::io::codec::DeviceJpeg::Coefficients {
+                decode,
+                icc_profile,
+                exif,
+            } => Ok(ForDevice::Jpeg {
+                decode,
+                metadata: SaveOptions {
+                    icc_profile,
+                    exif: exif.map(|e| exif_upright(&e)),
+                    ..SaveOptions::default()
+                },
+            }),
+            crate::io::codec::DeviceJpeg::Host(why) => {
+                let d = crate::io::codec::decode_jpeg(&bytes, &limits, false).map_err(io)?;
+                Ok(ForDevice::Host {
+                    loaded: Loaded {
+                        image: d.image,
+                        metadata: SaveOptions {
+                            icc_profile: d.icc_profile,
+                            exif: d.exif.map(|e| exif_upright(&e)),
+                            ..SaveOptions::default()
+                        },
+                        warnings: d.warnings,
+                    },
+                    why: Some(format!("decoded on the CPU: {why}")),
+                })
+            }
+        }
     }
 
     /// What of a file's metadata an output of it should carry, read in one pass over its
@@ -326,6 +381,25 @@ pub struct Loaded {
     pub metadata: SaveOptions,
     /// What was wrong with the file.
     pub warnings: Vec<String>,
+}
+
+/// A file made ready for a run on the GPU (`Image::load_for_device`).
+#[derive(Clone, Debug)]
+pub enum ForDevice {
+    /// Decoded on the host; for a JPEG, why not on the GPU.
+    Host {
+        /// The decoded file.
+        loaded: Loaded,
+        /// Why a JPEG was not decoded on the GPU.
+        why: Option<String>,
+    },
+    /// A JPEG's coefficients: the graph's first node decodes them on the device.
+    Jpeg {
+        /// The node (`Pipeline::try_run_produced` takes it).
+        decode: jpeg_coef::JpegDecode,
+        /// Metadata an output of it should carry (ICC profile, EXIF set upright).
+        metadata: SaveOptions,
+    },
 }
 
 /// Encoder settings for `Image::save_with`.

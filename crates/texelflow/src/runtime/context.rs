@@ -88,7 +88,7 @@ pub(crate) struct Readback {
 
 /// An upload staging buffer and whether it is mapped (writable) now.
 pub(crate) struct Staged {
-    buffer: wgpu::Buffer,
+    pub(crate) buffer: wgpu::Buffer,
     mapped: Arc<std::sync::atomic::AtomicBool>,
 }
 
@@ -635,11 +635,31 @@ impl Gpu {
         len: usize,
         write: &dyn Fn(wgpu::WriteOnly<'_, [u8]>),
     ) -> Option<Staged> {
+        match self.stage(len, write) {
+            Some(staged) => {
+                encoder.copy_buffer_to_buffer(&staged.buffer, 0, dst, offset, len as u64);
+                Some(staged)
+            }
+            None => {
+                let mut bytes = vec![0u8; len];
+                write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
+                self.queue.write_buffer(dst, offset, &bytes);
+                None
+            }
+        }
+    }
+
+    /// `len` bytes that `write` puts into a kept (or new) staging buffer, unmapped and ready
+    /// to be copied from; `None` where the kept buffers do not serve (`len` under
+    /// `STAGED_UPLOAD_BYTES` or not a multiple of 4, or no mapping): the caller writes
+    /// through the queue instead.
+    pub(crate) fn stage(
+        &self,
+        len: usize,
+        write: &dyn Fn(wgpu::WriteOnly<'_, [u8]>),
+    ) -> Option<Staged> {
         use std::sync::atomic::Ordering;
         if len < STAGED_UPLOAD_BYTES || !len.is_multiple_of(4) {
-            let mut bytes = vec![0u8; len];
-            write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
-            self.queue.write_buffer(dst, offset, &bytes);
             return None;
         }
         let class = crate::runtime::size_class(len as u64);
@@ -658,20 +678,13 @@ impl Gpu {
             }),
             mapped: Arc::new(std::sync::atomic::AtomicBool::new(true)),
         });
-        let len = len as u64;
-        match staged.buffer.get_mapped_range_mut(..len) {
+        match staged.buffer.get_mapped_range_mut(..len as u64) {
             Ok(mut view) => write(view.slice(..)),
-            Err(_) => {
-                // not mapped after all: the plain path
-                let mut bytes = vec![0u8; len as usize];
-                write(wgpu::WriteOnly::from_mut(bytes.as_mut_slice()));
-                self.queue.write_buffer(dst, offset, &bytes);
-                return None;
-            }
+            // not mapped after all: the plain path
+            Err(_) => return None,
         }
         staged.buffer.unmap();
         staged.mapped.store(false, Ordering::Release);
-        encoder.copy_buffer_to_buffer(&staged.buffer, 0, dst, offset, len);
         Some(staged)
     }
 

@@ -107,6 +107,9 @@ pub struct NodeRecorder<'a> {
     pub(crate) gpu: &'a Gpu,
     pub(crate) cmds: Vec<Cmd>,
     pub(crate) temps: Vec<Arc<wgpu::Buffer>>,
+    /// Large uploads (`upload_staged`): a kept staging buffer, copied into the buffer beside it
+    /// (this many bytes) before the node's pass; back to the device's pool after the run.
+    pub(crate) staged: Vec<(crate::runtime::Staged, Arc<wgpu::Buffer>, u64)>,
     /// Where the graph's image lies in a larger one (a tile): per-pixel filters that read
     /// their position use it (`graph::fuse`).
     pub(crate) pixel_window: Option<crate::region::PixelWindow>,
@@ -121,6 +124,7 @@ impl<'a> NodeRecorder<'a> {
             gpu,
             cmds: Vec::new(),
             temps: Vec::new(),
+            staged: Vec::new(),
             pixel_window: None,
             schedules: Default::default(),
         }
@@ -140,6 +144,9 @@ impl<'a> NodeRecorder<'a> {
 
     /// Encodes the recorded buffer clears into `encoder` (ahead of the node's pass).
     pub fn encode_clears(&self, encoder: &mut wgpu::CommandEncoder) {
+        for (staged, dst, len) in &self.staged {
+            encoder.copy_buffer_to_buffer(&staged.buffer, 0, dst, 0, *len);
+        }
         for c in &self.cmds {
             if let Cmd::Clear(b) = c {
                 encoder.clear_buffer(b, 0, None);
@@ -147,9 +154,25 @@ impl<'a> NodeRecorder<'a> {
         }
     }
 
-    /// Whether the node recorded buffer clears (which must be encoded outside a pass).
+    /// Whether the node recorded buffer clears or staged uploads (which must be encoded
+    /// outside a pass).
     pub fn has_clears(&self) -> bool {
-        self.cmds.iter().any(|c| matches!(c, Cmd::Clear(_)))
+        !self.staged.is_empty() || self.cmds.iter().any(|c| matches!(c, Cmd::Clear(_)))
+    }
+
+    /// A buffer of the run's pool holding `bytes`: large ones go through the device's kept
+    /// staging buffers (no buffer made per run; a 4K JPEG's 24 MB of coefficients each
+    /// image), copied in before the node's pass; small ones as `upload`.
+    pub fn upload_staged(&mut self, label: &str, bytes: &[u8]) -> Result<Arc<wgpu::Buffer>> {
+        let write = |mut to: wgpu::WriteOnly<'_, [u8]>| to.copy_from_slice(bytes);
+        match self.gpu.stage(bytes.len(), &write) {
+            Some(staged) => {
+                let dst = self.temp(bytes.len() as u64);
+                self.staged.push((staged, dst.clone(), bytes.len() as u64));
+                Ok(dst)
+            }
+            None => self.upload(label, bytes),
+        }
     }
 
     /// Plays the recorded dispatches, in order, into `pass`.
