@@ -869,8 +869,8 @@ fn batch_decodes_jpegs_on_the_gpu_as_on_the_host() {
     ])
     .status
     .success());
-    let cmyk = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../texelflow/tests/data/jpeg/cmyk_adobe.jpg");
+    let cmyk =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../texelflow/tests/data/jpeg/cmyk_adobe.jpg");
     std::fs::copy(cmyk, inp.join("cmyk.jpg")).unwrap();
     let spec = "gaussian_blur(sigma=1) | contrast(1.2)";
     let batch = |out: &Path, extra: &[&str]| {
@@ -904,7 +904,10 @@ fn batch_decodes_jpegs_on_the_gpu_as_on_the_host() {
     assert!(line("cmyk.jpg").ends_with("host"), "{e}");
     assert!(e.contains("decoded on the CPU: a CMYK or YCCK JPEG"), "{e}");
     let e = batch(&host, &["--host-decode"]);
-    assert!(!e.contains(" gpu\n") && !e.contains("decoded on the CPU"), "{e}");
+    assert!(
+        !e.contains(" gpu\n") && !e.contains("decoded on the CPU"),
+        "{e}"
+    );
     for name in ["photo.png", "turned.png", "cmyk.png"] {
         assert_eq!(
             std::fs::read(dev.join(name)).unwrap(),

@@ -24,7 +24,7 @@ enum Input {
     /// The source named `input`, bound at run time.
     Source(ImageDesc),
     /// A node with no inputs that makes it on the device.
-    Produced(Box<dyn crate::extend::Filter>),
+    Produced(Box<dyn super::filter::Filter>),
 }
 
 /// How a stage's inputs are converted so that its filter takes them.
@@ -421,7 +421,7 @@ impl Pipeline {
     pub fn try_run_produced(
         &self,
         backend: &Backend,
-        producer: Box<dyn crate::extend::Filter>,
+        producer: Box<dyn super::filter::Filter>,
         opts: &RunOptions,
     ) -> Result<Option<RunResult>> {
         let desc = producer

@@ -526,7 +526,10 @@ impl JpegDecode {
                 }
             })
             .collect();
-        let len = planes.iter().map(|p| (p.blocks.0 * p.blocks.1) as usize * 64).sum();
+        let len = planes
+            .iter()
+            .map(|p| (p.blocks.0 * p.blocks.1) as usize * 64)
+            .sum();
         let c = Coefficients {
             width: 16,
             height: 16,
