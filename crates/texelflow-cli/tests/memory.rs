@@ -5,9 +5,13 @@
 //! the allocation.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
+mod common;
+
 use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+use common::{bin, tmp};
 
 use texelflow::{Image, ImageDesc, PixelFormat};
 
@@ -15,27 +19,16 @@ const MIB: u64 = 1 << 20;
 /// The process's own peak RSS beside what the limit bounds (see the module docs).
 const BASELINE: u64 = 160 * MIB;
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("texelflow-memory-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
-
 /// Runs the CLI with `args` (stdin from `stdin` if given); its exit success, stderr and peak
 /// RSS in bytes. The child is reaped by `wait4` (for its own resource usage), which clippy
 /// does not see.
 #[allow(clippy::zombie_processes)]
 fn run(args: &[&str], env: &[(&str, &str)], stdin: Option<PathBuf>) -> (bool, String, u64) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_texelflow"));
-    c.env(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
-    )
-    .env("WGPU_BACKEND", "vulkan")
-    .envs(env.iter().copied())
-    .args(args)
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped());
+    let mut c = bin();
+    c.envs(env.iter().copied())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
     match stdin {
         Some(p) => c.stdin(std::fs::File::open(p).unwrap()),
         None => c.stdin(Stdio::null()),

@@ -2,34 +2,12 @@
 //! of the trial, now one line that says what is wrong and what to do, and never quotes a
 //! file named in a spec.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_texelflow"));
-    c.env(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
-    );
-    c.env("WGPU_BACKEND", "vulkan");
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-/// A fresh folder for one test.
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("texelflow-msg-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{bin, dir, run, s, stderr};
 
 /// A tiny PNG to run on.
 fn png(d: &Path) -> PathBuf {
@@ -45,11 +23,8 @@ fn png(d: &Path) -> PathBuf {
 /// The one line a failure prints (without `error: `), after checking that it failed, printed
 /// one line, and did not panic.
 fn one_line_error(o: &Output) -> String {
-    let e = String::from_utf8_lossy(&o.stderr);
-    let lines: Vec<&str> = e
-        .lines()
-        .filter(|l| !l.contains("is a software rasterizer"))
-        .collect();
+    let e = stderr(o);
+    let lines: Vec<&str> = e.lines().collect();
     assert!(!o.status.success(), "expected a failure: {e}");
     assert_eq!(lines.len(), 1, "one line expected: {e}");
     let line = lines[0];
