@@ -1,41 +1,15 @@
 //! End-to-end tests of the `texelflow` binary: the happy paths a new user tries, and bad
 //! input (each must give a one-line error and a non-zero exit, never a panic).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_texelflow"));
-    c.env(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
-    );
-    c.env("WGPU_BACKEND", "vulkan");
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("texelflow-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
+use common::{bin, run, stderr, tmp};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/sample.png")
-}
-
-/// Standard error, less the note that the adapter is a software rasterizer (lavapipe in CI),
-/// so that tests can count the lines a case gives.
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .filter(|l| !l.contains("is a software rasterizer"))
-        .map(|l| format!("{l}\n"))
-        .collect()
 }
 
 /// A failure: non-zero exit, an `error:` line, no panic.

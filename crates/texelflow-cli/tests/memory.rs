@@ -5,9 +5,13 @@
 //! the allocation.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
+mod common;
+
 use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+use common::{bin, s, tmp};
 
 use texelflow::{Image, ImageDesc, PixelFormat};
 
@@ -15,27 +19,16 @@ const MIB: u64 = 1 << 20;
 /// The process's own peak RSS beside what the limit bounds (see the module docs).
 const BASELINE: u64 = 160 * MIB;
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("texelflow-memory-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
-
 /// Runs the CLI with `args` (stdin from `stdin` if given); its exit success, stderr and peak
 /// RSS in bytes. The child is reaped by `wait4` (for its own resource usage), which clippy
 /// does not see.
 #[allow(clippy::zombie_processes)]
 fn run(args: &[&str], env: &[(&str, &str)], stdin: Option<PathBuf>) -> (bool, String, u64) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_texelflow"));
-    c.env(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
-    )
-    .env("WGPU_BACKEND", "vulkan")
-    .envs(env.iter().copied())
-    .args(args)
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped());
+    let mut c = bin();
+    c.envs(env.iter().copied())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
     match stdin {
         Some(p) => c.stdin(std::fs::File::open(p).unwrap()),
         None => c.stdin(Stdio::null()),
@@ -68,6 +61,44 @@ fn within(peak: u64, limit: u64, err: &str) {
         limit / MIB,
         BASELINE / MIB
     );
+}
+
+/// How a case of (a)-(e) must end.
+enum Outcome {
+    /// It runs to its end.
+    Runs,
+    /// It is refused by a message that names `--max-memory`.
+    Refused,
+}
+
+/// One case of (a)-(e): `texelflow --max-memory 64M GLOBALS apply APPLY` with `env` (stdin
+/// from `stdin` if given) ends as `outcome` says, its peak RSS within the limit (`within`).
+/// Returns its stderr.
+fn case(
+    globals: &[&str],
+    apply: &[&str],
+    env: &[(&str, &str)],
+    stdin: Option<PathBuf>,
+    outcome: Outcome,
+) -> String {
+    let args = [&["--max-memory", "64M"][..], globals, &["apply"][..], apply].concat();
+    let (ok, err, peak) = run(&args, env, stdin);
+    match outcome {
+        Outcome::Runs => assert!(ok, "{err}"),
+        Outcome::Refused => assert!(!ok && err.contains("--max-memory"), "{err}"),
+    }
+    within(peak, 64 * MIB, &err);
+    err
+}
+
+/// A black RGBA image of `w` x `h` saved as `name` (its format from the extension) in the
+/// temporary folder.
+fn blank(name: &str, w: u32, h: u32) -> PathBuf {
+    let p = tmp(name);
+    Image::zeroed(ImageDesc::new(w, h, PixelFormat::Rgba8))
+        .save(&p)
+        .unwrap();
+    p
 }
 
 fn png_chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
@@ -129,10 +160,7 @@ fn zlib_zeros(n: u64) -> Vec<u8> {
 /// (a) A 1 KB JPEG padded to 300 MB (sparse) at `--max-memory 64M`: refused without reading it.
 #[test]
 fn a_padded_jpeg_is_not_read_whole() {
-    let jpg = tmp("padded.jpg");
-    Image::zeroed(ImageDesc::new(16, 16, PixelFormat::Rgba8))
-        .save(&jpg)
-        .unwrap();
+    let jpg = blank("padded.jpg", 16, 16);
     std::fs::OpenOptions::new()
         .write(true)
         .open(&jpg)
@@ -140,26 +168,18 @@ fn a_padded_jpeg_is_not_read_whole() {
         .set_len(300 * MIB)
         .unwrap();
     let out = tmp("padded.png");
-    let (ok, err, peak) = run(
-        &[
-            "--max-memory",
-            "64M",
-            "apply",
-            jpg.to_str().unwrap(),
-            out.to_str().unwrap(),
-            "-p",
-            "brightness(0.1)",
-        ],
+    let err = case(
+        &[],
+        &[s(&jpg), s(&out), "-p", "brightness(0.1)"],
         &[],
         None,
+        Outcome::Refused,
     );
-    assert!(!ok && err.contains("--max-memory"), "{err}");
     assert_eq!(
         err.trim().lines().last().map(|l| l.starts_with("error")),
         Some(true),
         "{err}"
     );
-    within(peak, 64 * MIB, &err);
     let _ = std::fs::remove_file(&jpg);
 }
 
@@ -187,75 +207,43 @@ fn a_compressed_profile_bomb_stays_within_the_limit() {
     let input = tmp("bomb.png");
     std::fs::write(&input, &png).unwrap();
     let out = tmp("bomb_out.png");
-    let (ok, err, peak) = run(
-        &[
-            "--max-memory",
-            "64M",
-            "apply",
-            input.to_str().unwrap(),
-            out.to_str().unwrap(),
-            "-p",
-            "brightness(0.1)",
-        ],
+    case(
+        &[],
+        &[s(&input), s(&out), "-p", "brightness(0.1)"],
         &[],
         None,
+        Outcome::Runs,
     );
-    assert!(ok, "{err}");
-    within(peak, 64 * MIB, &err);
 }
 
 /// (c) A GPU `resize(scale=16)` run in tiles (`--max-gpu-memory`) whose output cannot fit
 /// `--max-memory` is refused before it runs, as the CPU path's is.
 #[test]
 fn a_tiled_gpu_run_is_refused_where_its_output_cannot_fit() {
-    let input = tmp("small.png");
-    Image::zeroed(ImageDesc::new(400, 300, PixelFormat::Rgba8))
-        .save(&input)
-        .unwrap();
+    let input = blank("small.png", 400, 300);
     let out = tmp("scaled.png");
-    let (ok, err, peak) = run(
-        &[
-            "--max-memory",
-            "64M",
-            "--max-gpu-memory",
-            "32M",
-            "apply",
-            input.to_str().unwrap(),
-            out.to_str().unwrap(),
-            "-p",
-            "resize(scale=16)",
-        ],
+    case(
+        &["--max-gpu-memory", "32M"],
+        &[s(&input), s(&out), "-p", "resize(scale=16)"],
         &[("TEXELFLOW_STREAM", "0")],
         None,
+        Outcome::Refused,
     );
-    assert!(!ok && err.contains("--max-memory"), "{err}");
-    within(peak, 64 * MIB, &err);
 }
 
 /// (d) A streamed 3000x2000 PNG at `--max-memory 64M`: bands lower until they fit, and the
 /// peak stays within the limit.
 #[test]
 fn streamed_bands_fit_the_limit() {
-    let input = tmp("wide.png");
-    Image::zeroed(ImageDesc::new(3000, 2000, PixelFormat::Rgba8))
-        .save(&input)
-        .unwrap();
+    let input = blank("wide.png", 3000, 2000);
     let out = tmp("wide_out.png");
-    let (ok, err, peak) = run(
-        &[
-            "--max-memory",
-            "64M",
-            "apply",
-            input.to_str().unwrap(),
-            out.to_str().unwrap(),
-            "-p",
-            "brightness(0.1)",
-        ],
+    case(
+        &[],
+        &[s(&input), s(&out), "-p", "brightness(0.1)"],
         &[("TEXELFLOW_STREAM", "1")],
         None,
+        Outcome::Runs,
     );
-    assert!(ok, "{err}");
-    within(peak, 64 * MIB, &err);
     assert_eq!(Image::open(&out).unwrap().width(), 3000);
 }
 
@@ -265,11 +253,9 @@ fn streamed_bands_fit_the_limit() {
 fn raw_frames_too_large_are_refused_before_allocation() {
     let raw = tmp("short.rgba");
     std::fs::write(&raw, [0u8; 1000]).unwrap();
-    let (ok, err, peak) = run(
+    case(
+        &[],
         &[
-            "--max-memory",
-            "64M",
-            "apply",
             "-",
             "-",
             "-f",
@@ -281,30 +267,20 @@ fn raw_frames_too_large_are_refused_before_allocation() {
         ],
         &[],
         Some(raw),
+        Outcome::Refused,
     );
-    assert!(!ok && err.contains("--max-memory"), "{err}");
-    within(peak, 64 * MIB, &err);
 }
 
 /// A `resize(scale=16)` whose output is larger than any image is refused from the header,
 /// before the input is decoded (issue 29 item 7): a file damaged after its header says so.
 #[test]
 fn an_impossible_run_is_refused_before_decoding() {
-    let input = tmp("cut.png");
-    Image::zeroed(ImageDesc::new(3000, 2000, PixelFormat::Rgba8))
-        .save(&input)
-        .unwrap();
+    let input = blank("cut.png", 3000, 2000);
     let bytes = std::fs::read(&input).unwrap();
     std::fs::write(&input, &bytes[..bytes.len() / 2]).unwrap();
     let out = tmp("cut_out.png");
     let (ok, err, _) = run(
-        &[
-            "apply",
-            input.to_str().unwrap(),
-            out.to_str().unwrap(),
-            "-p",
-            "resize(scale=16)",
-        ],
+        &["apply", s(&input), s(&out), "-p", "resize(scale=16)"],
         &[("TEXELFLOW_STREAM", "1")],
         None,
     );

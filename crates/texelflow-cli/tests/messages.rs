@@ -2,34 +2,12 @@
 //! of the trial, now one line that says what is wrong and what to do, and never quotes a
 //! file named in a spec.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_texelflow"));
-    c.env(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
-    );
-    c.env("WGPU_BACKEND", "vulkan");
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-/// A fresh folder for one test.
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("texelflow-msg-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{bin, dir, run, s, stderr};
 
 /// A tiny PNG to run on.
 fn png(d: &Path) -> PathBuf {
@@ -45,16 +23,28 @@ fn png(d: &Path) -> PathBuf {
 /// The one line a failure prints (without `error: `), after checking that it failed, printed
 /// one line, and did not panic.
 fn one_line_error(o: &Output) -> String {
-    let e = String::from_utf8_lossy(&o.stderr);
-    let lines: Vec<&str> = e
-        .lines()
-        .filter(|l| !l.contains("is a software rasterizer"))
-        .collect();
+    let e = stderr(o);
+    let lines: Vec<&str> = e.lines().collect();
     assert!(!o.status.success(), "expected a failure: {e}");
     assert_eq!(lines.len(), 1, "one line expected: {e}");
     let line = lines[0];
     assert!(line.starts_with("error: "), "{e}");
     line["error: ".len()..].to_string()
+}
+
+/// `texelflow --cpu apply INPUT OUTPUT -p PIPELINE`.
+fn cpu_apply(input: &str, output: &str, pipeline: &str) -> Output {
+    run(&["--cpu", "apply", input, output, "-p", pipeline])
+}
+
+/// The one line `cpu_apply` fails with (`one_line_error`).
+fn cpu_apply_error(input: &str, output: &str, pipeline: &str) -> String {
+    one_line_error(&cpu_apply(input, output, pipeline))
+}
+
+/// A run that succeeded (its stderr shown where not).
+fn assert_success(o: &Output) {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 /// Item 14: a file named in a spec is never quoted in the error, whatever it holds.
@@ -70,14 +60,7 @@ fn errors_about_spec_files_never_quote_them() {
         let f = d.join(name);
         std::fs::write(&f, secret).unwrap();
         let spec = spec.replace("{}", &texelflow::quote(s(&f)));
-        let e = one_line_error(&run(&[
-            "--cpu",
-            "apply",
-            s(&v),
-            s(&d.join("o.png")),
-            "-p",
-            &spec,
-        ]));
+        let e = cpu_apply_error(s(&v), s(&d.join("o.png")), &spec);
         for word in ["root", "hunter2", "bash", "daemon", "nologin", "sbin"] {
             assert!(!e.contains(word), "`{e}` quotes the file");
         }
@@ -87,14 +70,7 @@ fn errors_about_spec_files_never_quote_them() {
     let f = d.join("bad.cube");
     std::fs::write(&f, "LUT_3D_SIZE 2\n0 0 0\n1 secret 0\n").unwrap();
     let spec = format!("lut_cube(file={})", texelflow::quote(s(&f)));
-    let e = one_line_error(&run(&[
-        "--cpu",
-        "apply",
-        s(&v),
-        s(&d.join("o.png")),
-        "-p",
-        &spec,
-    ]));
+    let e = cpu_apply_error(s(&v), s(&d.join("o.png")), &spec);
     assert!(
         e.contains("line 3, column 3: expected a finite number") && !e.contains("secret"),
         "{e}"
@@ -122,7 +98,7 @@ fn quoted_hostile_file_names_work() {
         std::fs::write(&f, &identity).unwrap();
         let out = d.join(format!("o{k}.png"));
         let spec = format!("lut_cube(file={})", texelflow::quote(s(&f)));
-        let o = run(&["--cpu", "apply", s(&v), s(&out), "-p", &spec]);
+        let o = cpu_apply(s(&v), s(&out), &spec);
         assert!(
             o.status.success(),
             "{name}: {}",
@@ -139,14 +115,7 @@ fn quoted_hostile_file_names_work() {
 fn non_ascii_in_a_spec_is_reported_by_character() {
     let d = dir("unicode");
     let v = png(&d);
-    let e = one_line_error(&run(&[
-        "--cpu",
-        "apply",
-        s(&v),
-        s(&d.join("o.png")),
-        "-p",
-        "brightness(0.1) ｜ invert",
-    ]));
+    let e = cpu_apply_error(s(&v), s(&d.join("o.png")), "brightness(0.1) ｜ invert");
     assert!(
         e.contains("`｜` (U+FF5C, not the ASCII `|`") && e.ends_with("at column 17"),
         "{e}"
@@ -245,7 +214,7 @@ fn a_frame_rate_that_keeps_no_frame_says_so() {
         .arg(&clip)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     let o = run(&[
         "--cpu",
         "apply",
@@ -265,7 +234,7 @@ fn a_frame_rate_that_keeps_no_frame_says_so() {
 #[test]
 fn help_alone_is_the_usage() {
     let o = run(&["help"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("apply") && out.contains("texelflow help FILTER"),
@@ -280,7 +249,7 @@ fn analyze_json_is_compact_and_shares_the_histogram_shape() {
     let d = dir("analyze");
     let v = png(&d);
     let a = run(&["--cpu", "analyze", s(&v), "--json"]);
-    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_success(&a);
     let text = String::from_utf8_lossy(&a.stdout);
     assert!(text.lines().count() < 80, "{} lines", text.lines().count());
     let a: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
@@ -294,7 +263,7 @@ fn analyze_json_is_compact_and_shares_the_histogram_shape() {
         "-p",
         "histogram",
     ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     let h: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&data).unwrap()).unwrap();
     assert_eq!(a["histogram"], h["histogram"]);
@@ -322,20 +291,13 @@ fn special_files_say_what_they_are() {
         (s(&fifo), "is a FIFO or a pipe"),
         ("/proc/self/status", "a pseudo-file (as in /proc or /sys)"),
     ] {
-        let e = one_line_error(&run(&[
-            "--cpu",
-            "apply",
-            input,
-            s(&out),
-            "-p",
-            "color_invert",
-        ]));
+        let e = cpu_apply_error(input, s(&out), "color_invert");
         assert!(
             e.contains(want) && !e.contains("empty file"),
             "{input}: {e}"
         );
         let spec = format!("lut_cube(file={})", texelflow::quote(input));
-        let e = one_line_error(&run(&["--cpu", "apply", s(&v), s(&out), "-p", &spec]));
+        let e = cpu_apply_error(s(&v), s(&out), &spec);
         assert!(
             e.contains(want) && !e.contains("empty file"),
             "{input} in a spec: {e}"
@@ -381,14 +343,7 @@ fn a_float_tiff_gets_no_truncation_hint() {
     let d = dir("f32tiff");
     let f = d.join("f32.tif");
     float32_tiff(&f);
-    let e = one_line_error(&run(&[
-        "--cpu",
-        "apply",
-        s(&f),
-        s(&d.join("o.png")),
-        "-p",
-        "color_invert",
-    ]));
+    let e = cpu_apply_error(s(&f), s(&d.join("o.png")), "color_invert");
     assert!(
         e.contains("unsupported kind of image") && e.contains("16-bit integer"),
         "{e}"

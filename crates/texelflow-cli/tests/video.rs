@@ -2,27 +2,12 @@
 //! with `ffprobe`. Every test skips with a note where ffmpeg is absent; `scripts/test.sh`
 //! installs it, so in CI they run.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_texelflow"));
-    c.env(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
-    );
-    c.env("WGPU_BACKEND", "vulkan");
-    c
-}
-
-/// Standard error, less the note that the adapter is a software rasterizer (lavapipe in CI).
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .filter(|l| !l.contains("is a software rasterizer"))
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
+use common::{bin, dir, s, stderr};
 
 fn have_ffmpeg() -> bool {
     let ok = |t: &str| {
@@ -42,14 +27,6 @@ fn have_ffmpeg() -> bool {
     have
 }
 
-/// A fresh folder for one test.
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("texelflow-video-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 fn ffmpeg(args: &[&str]) {
     let o = Command::new("ffmpeg")
         .args(["-hide_banner", "-v", "error", "-y"])
@@ -57,10 +34,6 @@ fn ffmpeg(args: &[&str]) {
         .output()
         .expect("ffmpeg runs");
     assert!(o.status.success(), "ffmpeg {args:?}: {}", stderr(&o));
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// 15 frames of 64x48 at 10 fps (1.5 s) with a sine tone and a title: H.264 + AAC in MP4.

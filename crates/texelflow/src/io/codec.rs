@@ -348,7 +348,11 @@ fn cmyk_to_rgba(pixels: &mut [u8]) {
 /// thousands of blocks (EOBRUN), but a DC scan codes every block of its component, each at
 /// least 1 bit: at least one component's DC scan is counted (the smallest).
 fn min_scan_bytes(bytes: &[u8]) -> Option<u64> {
-    let (kind, frame) = frame_header(bytes)?;
+    let frame = jpeg_frame_header(&mut std::io::Cursor::new(bytes))?;
+    if !frame.complete {
+        return None;
+    }
+    let (kind, frame) = (frame.marker, frame.header.as_slice());
     // P, Y, X, Nf, then Nf x (C, H/V, Tq)
     let (y, x, nf) = (
         u64::from(u16::from_be_bytes([*frame.get(1)?, *frame.get(2)?])),
@@ -378,34 +382,83 @@ fn min_scan_bytes(bytes: &[u8]) -> Option<u64> {
     Some(bits / 8)
 }
 
-/// The SOFn marker's type and the frame header after its length, found by walking the marker
-/// segments from SOI; `None` if they are not where JPEG puts them.
-fn frame_header(bytes: &[u8]) -> Option<(u8, &[u8])> {
-    if bytes.get(..2)? != [0xFF, 0xD8] {
+/// A JPEG's frame header (its SOFn marker segment), as `jpeg_frame_header` finds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct JpegFrame {
+    /// The SOFn marker's code: 0xC0 baseline, 0xC1 extended, 0xC2 progressive, ...
+    pub marker: u8,
+    /// The segment after its length field (P, Y, X, Nf, then Nf x (C, H/V, Tq)) as far as the
+    /// input holds it: at least P, Y, X and Nf (6 bytes), at most the length it declares.
+    pub header: Vec<u8>,
+    /// Whether the input holds the whole segment its length field declares.
+    pub complete: bool,
+}
+
+impl JpegFrame {
+    /// The frame's width (X) and height (Y), as the header says (0 is possible: damaged).
+    pub fn size(&self) -> (u32, u32) {
+        let h = u16::from_be_bytes([self.header[1], self.header[2]]);
+        let w = u16::from_be_bytes([self.header[3], self.header[4]]);
+        (u32::from(w), u32::from(h))
+    }
+
+    /// The number of components (Nf): 1 for grey, 3 for YCbCr or RGB, 4 for CMYK or YCCK.
+    pub fn components(&self) -> u8 {
+        self.header[5]
+    }
+}
+
+/// The frame header of the JPEG that `r` reads from its start (a file, or a byte slice in a
+/// `Cursor`), found by walking the marker segments from SOI; the segments before it are
+/// skipped by seeking, not read, so that a file's header is found however long its metadata.
+/// `None` if it is not where JPEG puts it: no SOI, a byte where a marker should be, a scan or
+/// the end of the image before any frame, a length under 2, or the input ending before the
+/// frame header's first 6 bytes.
+pub(crate) fn jpeg_frame_header<R: std::io::Read + std::io::Seek>(r: &mut R) -> Option<JpegFrame> {
+    use std::io::Read;
+    fn byte(r: &mut impl Read) -> Option<u8> {
+        let mut b = [0u8; 1];
+        r.read_exact(&mut b).ok()?;
+        Some(b[0])
+    }
+    if [byte(r)?, byte(r)?] != [0xFF, 0xD8] {
         return None;
     }
-    let mut i = 2;
     loop {
-        if *bytes.get(i)? != 0xFF {
+        // a marker: 0xFF (any number of fill bytes), then its code
+        if byte(r)? != 0xFF {
             return None;
         }
-        // fill bytes before a marker
-        while *bytes.get(i + 1)? == 0xFF {
-            i += 1;
+        let mut code = 0xFF;
+        while code == 0xFF {
+            code = byte(r)?;
         }
-        let marker = *bytes.get(i + 1)?;
-        if marker == 0x01 || (0xD0..=0xD7).contains(&marker) {
-            i += 2;
+        if matches!(code, 0x01 | 0xD0..=0xD7) {
             continue;
         }
-        let len = usize::from(u16::from_be_bytes([*bytes.get(i + 2)?, *bytes.get(i + 3)?]));
-        let segment = bytes.get(i + 4..(i + 2 + len).max(i + 4))?;
-        match marker {
-            0xC0..=0xCF if !matches!(marker, 0xC4 | 0xC8 | 0xCC) => return Some((marker, segment)),
-            // a scan or the end before any frame: not a frame this can bound
-            0xDA | 0xD9 => return None,
-            _ => i += 2 + len,
+        // a scan or the end before any frame: no frame header
+        if code == 0xD9 || code == 0xDA {
+            return None;
         }
+        let len = u16::from_be_bytes([byte(r)?, byte(r)?]);
+        if len < 2 {
+            return None;
+        }
+        let len = u64::from(len - 2);
+        if matches!(code, 0xC0..=0xCF) && !matches!(code, 0xC4 | 0xC8 | 0xCC) {
+            let mut header = Vec::new();
+            r.by_ref().take(len).read_to_end(&mut header).ok()?;
+            if header.len() < 6 {
+                return None;
+            }
+            let complete = header.len() as u64 == len;
+            return Some(JpegFrame {
+                marker: code,
+                header,
+                complete,
+            });
+        }
+        r.seek_relative(len as i64).ok()?;
     }
 }
 
@@ -792,6 +845,84 @@ mod tests {
             let mut p = [c, c, c, k];
             cmyk_to_rgba(&mut p);
             assert_eq!(p, [r, r, r, 255], "C {c} K {k}");
+        }
+    }
+
+    /// A JPEG's start: SOI, APP0 (JFIF), APP1, DQT and DHT segments, fill bytes and a restart
+    /// marker, then a frame header of `marker` for a 300x200 image of 3 components.
+    fn jpeg_start(marker: u8) -> Vec<u8> {
+        let mut b = vec![0xFF, 0xD8];
+        b.extend_from_slice(&[0xFF, 0xE0, 0x00, 0x10]);
+        b.extend_from_slice(b"JFIF\0\x01\x01\0\0\x01\0\x01\0\0");
+        b.extend_from_slice(&[0xFF, 0xE1, 0x00, 0x08]);
+        b.extend_from_slice(b"Exif\0\0");
+        b.extend_from_slice(&[0xFF, 0xDB, 0x00, 0x43]);
+        b.extend_from_slice(&[1; 65]);
+        b.extend_from_slice(&[0xFF, 0xC4, 0x00, 0x03, 0x00]);
+        b.extend_from_slice(&[0xFF, 0xD0, 0xFF, 0xFF]);
+        b.extend_from_slice(&[marker, 0x00, 0x11, 8, 0x00, 0xC8, 0x01, 0x2C, 3]);
+        b.extend_from_slice(&[1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+        b
+    }
+
+    fn frame_of(bytes: &[u8]) -> Option<JpegFrame> {
+        jpeg_frame_header(&mut std::io::Cursor::new(bytes))
+    }
+
+    #[test]
+    fn the_frame_header_is_found_after_other_segments() {
+        for marker in [0xC0, 0xC2] {
+            let mut bytes = jpeg_start(marker);
+            bytes.extend_from_slice(&[0xFF, 0xDA, 0x00, 0x0C]);
+            let frame = frame_of(&bytes).expect("a frame header");
+            assert_eq!(frame.marker, marker);
+            assert_eq!(frame.size(), (300, 200));
+            assert_eq!(frame.components(), 3);
+            assert_eq!(frame.header.len(), 15);
+            assert!(frame.complete);
+        }
+        // files this module writes, colour and grey
+        for (grey, components) in [(false, 3), (true, 1)] {
+            let img = noise(67, 43, grey);
+            let jpeg = encode_jpeg(&img, &SaveOptions::default()).expect("encoded");
+            let frame = frame_of(&jpeg).expect("a frame header");
+            assert_eq!(frame.size(), (67, 43));
+            assert_eq!(frame.components(), components);
+            assert!(frame.complete);
+            assert!(min_scan_bytes(&jpeg).is_some());
+        }
+    }
+
+    #[test]
+    fn a_truncated_or_garbled_frame_header_is_none() {
+        let bytes = jpeg_start(0xC0);
+        // up to P, Y, X and Nf of the frame header: none
+        let sof = bytes.len() - 15;
+        for end in 0..sof + 6 {
+            assert_eq!(frame_of(&bytes[..end]), None, "cut at {end}");
+        }
+        // within its components: found, not complete (no data bound from it)
+        let frame = frame_of(&bytes[..sof + 10]).expect("P, Y, X, Nf are there");
+        assert_eq!(frame.size(), (300, 200));
+        assert!(!frame.complete);
+        assert_eq!(min_scan_bytes(&bytes[..sof + 10]), None);
+        // not a JPEG; a byte where a marker should be; a scan or the end before a frame; a
+        // length under 2
+        let mut not_marker = bytes.clone();
+        not_marker[2] = 0x00;
+        let mut scan_first = vec![0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02];
+        scan_first.extend_from_slice(&bytes[2..]);
+        let mut short = vec![0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01];
+        short.extend_from_slice(&bytes[2..]);
+        for garbage in [
+            &b"GIF89a garbage, not a JPEG at all"[..],
+            b"\xFF\xD8\xFF\xE0garbage",
+            b"\xFF\xD8\xFF\xD9",
+            &not_marker,
+            &scan_first,
+            &short,
+        ] {
+            assert_eq!(frame_of(garbage), None, "{garbage:?}");
         }
     }
 

@@ -56,51 +56,17 @@ pub fn probe(path: &Path) -> Result<ImageDesc> {
     Ok(ImageDesc::new(w, h, format))
 }
 
-/// The width, height and component count of JPEG file `path`, from its frame header (SOF),
-/// skipping the segments before it without reading them.
+/// The width, height and component count of JPEG file `path`, from its frame header (SOF):
+/// `codec::jpeg_frame_header`, which skips the segments before it without reading them.
 fn jpeg_frame_header(path: &Path) -> std::result::Result<(u32, u32, u8), String> {
-    use std::io::Read;
     let bad = || "corrupt, truncated or unsupported image: no JPEG frame header".to_string();
     let (file, _) = crate::input::open_regular(path)?;
-    let mut r = BufReader::new(file);
-    let mut buf = [0u8; 8];
-    r.read_exact(&mut buf[..2]).map_err(|_| bad())?;
-    if buf[..2] != [0xFF, 0xD8] {
+    let frame = super::codec::jpeg_frame_header(&mut BufReader::new(file)).ok_or_else(bad)?;
+    let (w, h) = frame.size();
+    if w == 0 || h == 0 {
         return Err(bad());
     }
-    loop {
-        // a marker: 0xFF (any number of fill bytes), then its code
-        r.read_exact(&mut buf[..1]).map_err(|_| bad())?;
-        if buf[0] != 0xFF {
-            return Err(bad());
-        }
-        let mut code = 0xFF;
-        while code == 0xFF {
-            r.read_exact(&mut buf[..1]).map_err(|_| bad())?;
-            code = buf[0];
-        }
-        if matches!(code, 0x01 | 0xD0..=0xD7) {
-            continue;
-        }
-        if code == 0xD9 || code == 0xDA {
-            return Err(bad());
-        }
-        r.read_exact(&mut buf[..2]).map_err(|_| bad())?;
-        let len = u16::from_be_bytes([buf[0], buf[1]]);
-        if len < 2 {
-            return Err(bad());
-        }
-        if matches!(code, 0xC0..=0xCF) && !matches!(code, 0xC4 | 0xC8 | 0xCC) {
-            r.read_exact(&mut buf[..6]).map_err(|_| bad())?;
-            let h = u16::from_be_bytes([buf[1], buf[2]]) as u32;
-            let w = u16::from_be_bytes([buf[3], buf[4]]) as u32;
-            if w == 0 || h == 0 {
-                return Err(bad());
-            }
-            return Ok((w, h, buf[5]));
-        }
-        r.seek_relative(len as i64 - 2).map_err(|_| bad())?;
-    }
+    Ok((w, h, frame.components()))
 }
 
 /// Opens `path` for reading by rows: streamed where the format allows (see the module docs),
