@@ -46,6 +46,9 @@ pub struct Batch<'a> {
     pub fallback: bool,
     /// `--allow-truncated`, for the images streamed in bands.
     pub allow_truncated: bool,
+    /// Images whose pipeline runs (record, submit, wait, read back) at once; the other
+    /// workers decode and encode meanwhile.
+    pub gpu_jobs: usize,
     /// JPEGs are only entropy-decoded on the host, the rest of their decode running on the
     /// GPU as the graph's first node (off with `--cpu` and `--host-decode`).
     pub device_decode: bool,
@@ -408,6 +411,7 @@ pub fn run(
         bar.inc(1);
     };
     let pop = || decoded.lock().ok().and_then(|mut q| q.pop_front());
+    let slots = Slots::new(b.gpu_jobs.max(1));
     let one_large = Mutex::new(());
     std::thread::scope(|s| {
         s.spawn(open);
@@ -415,10 +419,10 @@ pub fn run(
             s.spawn(|| loop {
                 // GPU work first once the device is open; else decode ahead; else wait for it
                 if device.get().is_some() {
-                    if let Some(d) = pop() {
+                    if let Some((slot, d)) = slots.try_take().and_then(|s| pop().map(|d| (s, d))) {
                         record(
                             d.job,
-                            finish(d, open(), pipeline, &opts, &b.save, b.fallback),
+                            finish(d, open(), pipeline, &opts, &b.save, b.fallback, slot),
                         );
                         continue;
                     }
@@ -449,10 +453,13 @@ pub fn run(
                     }
                 }
                 match pop() {
-                    Some(d) => record(
-                        d.job,
-                        finish(d, open(), pipeline, &opts, &b.save, b.fallback),
-                    ),
+                    Some(d) => {
+                        let slot = slots.take();
+                        record(
+                            d.job,
+                            finish(d, open(), pipeline, &opts, &b.save, b.fallback, slot),
+                        )
+                    }
                     None if next.load(Ordering::Relaxed) >= jobs.len() => break,
                     None => std::thread::yield_now(),
                 }
@@ -528,6 +535,55 @@ struct Decoded<'j> {
     meta: texelflow::SaveOptions,
     bytes: usize,
     decode_ms: f64,
+}
+
+/// A counting semaphore: at most `n` workers run their pipeline on the device at once.
+struct Slots {
+    free: Mutex<usize>,
+    freed: std::sync::Condvar,
+}
+
+/// A slot taken from `Slots`, given back when dropped.
+struct Slot<'a>(&'a Slots);
+
+impl Slots {
+    fn new(n: usize) -> Self {
+        Self {
+            free: Mutex::new(n),
+            freed: std::sync::Condvar::new(),
+        }
+    }
+    /// A slot where one is free now.
+    fn try_take(&self) -> Option<Slot<'_>> {
+        let mut free = self.free.lock().ok()?;
+        if *free == 0 {
+            return None;
+        }
+        *free -= 1;
+        Some(Slot(self))
+    }
+    /// A slot, waiting for one.
+    fn take(&self) -> Slot<'_> {
+        if let Ok(mut free) = self.free.lock() {
+            while *free == 0 {
+                free = match self.freed.wait(free) {
+                    Ok(f) => f,
+                    Err(_) => return Slot(self),
+                };
+            }
+            *free -= 1;
+        }
+        Slot(self)
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut free) = self.0.free.lock() {
+            *free += 1;
+        }
+        self.0.freed.notify_one();
+    }
 }
 
 /// A file's pixels, or a JPEG's coefficients for the GPU half of its decode.
@@ -613,6 +669,7 @@ fn finish(
     opts: &RunOptions,
     save: &texelflow::SaveOptions,
     fallback: bool,
+    slot: Slot<'_>,
 ) -> Result<Done> {
     let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = std::time::Instant::now();
@@ -641,6 +698,7 @@ fn finish(
         }
     };
     let run = ms(t);
+    drop(slot);
     let gpu = result.timings.iter().map(|n| n.ms).sum();
     let out = result
         .take("output")

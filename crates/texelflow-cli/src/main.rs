@@ -104,6 +104,10 @@ enum Command {
         /// flight (default 3)
         #[arg(long)]
         jobs: Option<usize>,
+        /// Batch mode: images whose pipeline runs on the GPU at once, the other workers decoding
+        /// and encoding meanwhile (default 4)
+        #[arg(long, value_name = "N")]
+        gpu_jobs: Option<usize>,
         /// Replace outputs that exist (default: an existing output is refused before any work,
         /// for IN OUT as for a batch; only a regular file is ever replaced)
         #[arg(long, conflicts_with = "skip_existing")]
@@ -558,6 +562,7 @@ fn run(cli: Cli) -> Result<()> {
             name,
             recursive,
             jobs,
+            gpu_jobs,
             overwrite,
             skip_existing,
             quality,
@@ -604,6 +609,7 @@ fn run(cli: Cli) -> Result<()> {
                 fallback: cli.fallback == "cpu",
                 allow_truncated: cli.allow_truncated,
                 device_decode: !cli.cpu && !cli.host_decode && !cli.allow_truncated,
+                gpu_jobs: gpu_jobs.unwrap_or(4),
             };
             let opener = backend_opener(&cli)?;
             let s = batch::run(&b, &*opener, &pipe)?;
