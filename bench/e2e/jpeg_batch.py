@@ -173,6 +173,10 @@ def main():
     median_of("texelflow batch, --host-decode", N, tf(["--host-decode"]))
     median_of(f"texelflow batch, --jobs {2 * CORES}", N, tf([], after=["--jobs", str(2 * CORES)]))
     median_of("texelflow batch --cpu -p to_gray (its decode + encode alone)", N, tf(["--cpu"], "to_gray"))
+    # the measured choice of --gpu-jobs (workers running their pipeline on the device at once)
+    for g in (1, 2, 4, 8, 16):
+        median_of(f"texelflow batch, --gpu-jobs {g}", N, tf([], after=["--gpu-jobs", str(g)]))
+    median_of("texelflow batch, --host-decode --gpu-jobs 16", N, tf(["--host-decode"], after=["--gpu-jobs", "16"]))
     try:
         import torch  # noqa: F401
 
