@@ -504,6 +504,221 @@ pub fn encode(image: &Image, options: &EncodeOptions) -> Result<Vec<u8>> {
     write_jpeg(&c, options.optimise)
 }
 
+static ENCODE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
+    name: "jpeg_encode",
+    family: crate::extend::Family::Convert,
+    summary: "the GPU half of the GPU-assisted JPEG encode (not in the catalogue)",
+    doc: "",
+    gpuimage: "",
+    params: &[],
+    inputs: crate::extend::IMAGE,
+    outputs: crate::extend::IMAGE,
+    tolerance: crate::extend::EXACT_ENOUGH,
+    build: |_| {
+        Err(Error::invalid(
+            "jpeg_encode is made by io::jpeg_encode::JpegEncode::new",
+        ))
+    },
+    uniforms: &[],
+    test_inputs: None,
+    schedules: &[],
+};
+
+/// The GPU half of the encode as a graph node: its input is the image (RGBA8, or Gray8 with
+/// [`Layout::Grey`]), its output the quantised blocks, carried as an RGBA8 "image" 32 pixels
+/// wide with a row per block (128 bytes: the block's 64 coefficients as little-endian i16,
+/// natural order), the blocks plane after plane in raster order ([`JpegEncode::coefficients`]
+/// reads them back). `record_gpu` runs `fdct` (`jpeg_encode.wgsl`), `run_cpu` is
+/// [`forward_blocks`]. [`encode_gpu`] builds the graph and writes the file.
+#[derive(Clone, Debug)]
+pub struct JpegEncode {
+    options: EncodeOptions,
+}
+
+impl JpegEncode {
+    /// A node making the blocks of an encode with `options` (only quality and layout matter
+    /// here; the entropy coder's options are [`write_jpeg`]'s).
+    pub fn new(options: EncodeOptions) -> Self {
+        Self { options }
+    }
+
+    /// The output's description for an input of `width x height`: 32 x the blocks of every
+    /// plane.
+    pub fn blocks_desc(&self, width: u32, height: u32) -> crate::ImageDesc {
+        let total: u64 = geometry(width, height, self.options.layout)
+            .iter()
+            .map(|g| g.blocks.0 as u64 * g.blocks.1 as u64)
+            .sum();
+        crate::ImageDesc::new(32, total.min(u32::MAX as u64) as u32, PixelFormat::Rgba8)
+    }
+
+    /// The coefficients of an image of `width x height` from this node's output `blocks`.
+    pub fn coefficients(&self, width: u32, height: u32, blocks: &Image) -> Result<Coefficients> {
+        let mut c = plan(width, height, &self.options);
+        if blocks.desc() != self.blocks_desc(width, height)
+            || blocks.as_u8().len() != 2 * c.data.len()
+        {
+            return Err(Error::invalid(
+                "the blocks are not those of an image of this size and layout",
+            ));
+        }
+        for (v, b) in c.data.iter_mut().zip(blocks.as_u8().chunks_exact(2)) {
+            *v = i16::from_le_bytes([b[0], b[1]]);
+        }
+        Ok(c)
+    }
+}
+
+impl crate::extend::Filter for JpegEncode {
+    fn def(&self) -> &'static crate::extend::FilterDef {
+        &ENCODE_DEF
+    }
+    fn output_descs(&self, inputs: &[crate::ValueDesc]) -> Result<Vec<crate::ValueDesc>> {
+        let Some(d) = inputs.first().and_then(|d| d.image()) else {
+            return Err(Error::invalid("jpeg_encode takes an image"));
+        };
+        check(
+            &Image::zeroed(crate::ImageDesc::new(1, 1, d.format)),
+            &self.options,
+        )?;
+        if !(1..=65500).contains(&d.width) || !(1..=65500).contains(&d.height) {
+            return Err(Error::invalid(format!(
+                "{}x{} is outside what a JPEG holds (1..65500 a side)",
+                d.width, d.height
+            )));
+        }
+        Ok(vec![crate::ValueDesc::Image(
+            self.blocks_desc(d.width, d.height),
+        )])
+    }
+    fn run_cpu(
+        &self,
+        inputs: &[&crate::Value],
+        outputs: &[crate::ValueDesc],
+    ) -> Result<Vec<crate::Value>> {
+        let image = inputs
+            .first()
+            .and_then(|v| v.as_image())
+            .ok_or_else(|| Error::invalid("jpeg_encode takes an image"))?;
+        let c = forward_blocks(image, &self.options)?;
+        let bytes: Vec<u8> = c.data.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let d = outputs
+            .first()
+            .and_then(|d| d.image())
+            .ok_or_else(|| Error::internal("jpeg_encode's output is an image"))?;
+        let image = Image::from_u8(d.width, d.height, PixelFormat::Rgba8, bytes)?;
+        Ok(vec![crate::Value::Image(image)])
+    }
+    fn record_gpu(
+        &self,
+        rec: &mut crate::extend::NodeRecorder<'_>,
+        inputs: &[crate::extend::GpuSlot],
+        outputs: &[crate::extend::GpuSlot],
+    ) -> Result<()> {
+        let d = inputs[0]
+            .desc
+            .image()
+            .ok_or_else(|| Error::invalid("jpeg_encode takes an image"))?;
+        let tables = quant_tables(self.options.quality);
+        let divisors: Vec<u8> = tables
+            .iter()
+            .flatten()
+            .flat_map(|&q| {
+                let [recip, corr, shift] = reciprocal(q);
+                [recip, corr | shift << 16]
+            })
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let divisors = rec.upload("jpeg divisors", &divisors)?;
+        let geo = geometry(d.width, d.height, self.options.layout);
+        let (mh, mv) = (
+            geo.iter().map(|g| g.sampling.0).max().unwrap_or(1),
+            geo.iter().map(|g| g.sampling.1).max().unwrap_or(1),
+        );
+        let mut u = [0u32; 8 + 12];
+        let mut total = 0u32;
+        for (i, g) in geo.iter().enumerate() {
+            let (fh, fv) = (mh / g.sampling.0, mv / g.sampling.1);
+            let table = (i > 0) as u32;
+            u[8 + i * 4..][..4].copy_from_slice(&[
+                total,
+                g.blocks.0,
+                fh | fv << 4 | (i as u32) << 8 | table << 12,
+                g.rows,
+            ]);
+            total += g.blocks.0 * g.blocks.1;
+        }
+        u[..6].copy_from_slice(&[
+            d.width,
+            d.height,
+            geo.len() as u32,
+            (d.format == PixelFormat::Gray8) as u32,
+            total,
+            d.width.div_ceil(4),
+        ]);
+        let uniform: Vec<u8> = u.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let kernel =
+            crate::extend::Kernel::new("jpeg.fdct", &[include_str!("jpeg_encode.wgsl")], "fdct");
+        rec.dispatch(
+            &kernel,
+            &[&inputs[0].buffer, &divisors, &outputs[0].buffer],
+            &uniform,
+            crate::extend::groups_1d(total as u64, 64),
+        )
+    }
+    fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
+        crate::extend::Footprint::WholeImage
+    }
+    fn depends_on_position(&self) -> bool {
+        true
+    }
+    fn box_clone(&self) -> Box<dyn crate::extend::Filter> {
+        Box::new(self.clone())
+    }
+}
+
+/// Encodes an RGBA8 image (alpha ignored: composite it first) or a Gray8 one
+/// ([`Layout::Grey`]) to JPEG bytes with the blocks made on `backend`: on a GPU, colour
+/// conversion, downsampling, the DCT and quantisation run in `jpeg_encode.wgsl` and the host
+/// reads the blocks back; on [`crate::Backend::Cpu`], the twin makes them. Then libjpeg-turbo's
+/// entropy coder writes the file on the calling thread ([`write_jpeg`]; `options.optimise`,
+/// `options.progressive`). The bytes are [`encode`]'s, and libjpeg-turbo's own encode's.
+///
+/// For a batch: one backend for all images (`Backend::auto`), one call per image, the calls
+/// on threads of their own (rayon) so that one image's Huffman coding overlaps the next
+/// image's GPU work:
+///
+/// ```no_run
+/// # use texelflow::io::jpeg_encode::{encode_gpu, EncodeOptions, Layout};
+/// # use texelflow::io::codec::Subsampling;
+/// # fn f(backend: &texelflow::Backend, image: &texelflow::Image) -> texelflow::Result<()> {
+/// let options = EncodeOptions::new(90, Layout::Colour(Subsampling::S420));
+/// let bytes = encode_gpu(backend, image, &options)?;
+/// assert!(bytes.starts_with(&[0xff, 0xd8]));
+/// # Ok(()) }
+/// ```
+pub fn encode_gpu(
+    backend: &crate::Backend,
+    image: &Image,
+    options: &EncodeOptions,
+) -> Result<Vec<u8>> {
+    check(image, options)?;
+    let node = JpegEncode::new(*options);
+    let mut g = crate::Graph::new();
+    g.set_straight_alpha(true);
+    let s = g.source("image", image.desc())?;
+    let out = g.add_boxed(Box::new(node.clone()), &[s])?;
+    g.output("blocks", out[0])?;
+    let r = backend.run(&g, &[("image", image)], &crate::RunOptions::default())?;
+    let blocks = match r.outputs.into_iter().next() {
+        Some((_, crate::Value::Image(i))) => i,
+        _ => return Err(Error::internal("jpeg_encode gave no blocks")),
+    };
+    let mut c = node.coefficients(image.width(), image.height(), &blocks)?;
+    c.progressive = options.progressive;
+    write_jpeg(&c, options.optimise)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
