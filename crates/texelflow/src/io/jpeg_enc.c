@@ -91,6 +91,21 @@ static void tf_enc_message(char *message, size_t message_len, const char *text) 
   }
 }
 
+/* Copies the blocks into libjpeg's arrays (a function of its own: nothing it changes lives
+ * across the caller's setjmp). */
+static void tf_fill(j_compress_ptr cinfo, jvirt_barray_ptr *arrays, const tf_enc_info *info,
+                    const short *blocks) {
+  for (int c = 0; c < info->components; c++) {
+    JDIMENSION bw = (JDIMENSION)info->blocks_w[c];
+    for (JDIMENSION row = 0; row < (JDIMENSION)info->blocks_h[c]; row++) {
+      JBLOCKARRAY rows =
+          (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, arrays[c], row, 1, TRUE);
+      memcpy(rows[0], blocks, (size_t)bw * sizeof(JBLOCK));
+      blocks += (size_t)bw * 64;
+    }
+  }
+}
+
 /* 0 on success; 1 on a libjpeg error (message written); 2 when `info` is not a layout this
  * takes (components, sampling, block counts); 3 when `out` refused. */
 int tf_write_coefficients(const tf_enc_info *info, const short *blocks, tf_out_fn out, void *ctx,
@@ -185,15 +200,7 @@ int tf_write_coefficients(const tf_enc_info *info, const short *blocks, tf_out_f
                                                   (JDIMENSION)info->v[c]);
   }
   jpeg_write_coefficients(&cinfo, arrays);
-  for (c = 0; c < info->components; c++) {
-    JDIMENSION bw = (JDIMENSION)info->blocks_w[c];
-    for (JDIMENSION row = 0; row < (JDIMENSION)info->blocks_h[c]; row++) {
-      JBLOCKARRAY rows =
-          (*cinfo.mem->access_virt_barray)((j_common_ptr)&cinfo, arrays[c], row, 1, TRUE);
-      memcpy(rows[0], blocks, (size_t)bw * sizeof(JBLOCK));
-      blocks += (size_t)bw * 64;
-    }
-  }
+  tf_fill(&cinfo, arrays, info, blocks);
   jpeg_finish_compress(&cinfo);
 
   size_t len = dest.size - dest.pub.free_in_buffer;

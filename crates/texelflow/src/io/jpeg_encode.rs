@@ -1003,5 +1003,20 @@ mod tests {
         c.planes[0].blocks.0 += 1;
         c.data.extend([0; 64]);
         assert!(write_jpeg(&c, false).is_err());
+        // libjpeg's own refusal (an MCU of 4x4 + 2 blocks, above its 10) comes back as its
+        // message through the longjmp
+        let mut c = plan(16, 16, &colour);
+        c.planes[0].sampling = (4, 4);
+        c.max_sampling = (4, 4);
+        c.planes[0].blocks = (2, 2);
+        c.planes[1].offset = 4 * 64;
+        c.planes[2].offset = 5 * 64;
+        c.data = vec![0; 6 * 64];
+        match write_jpeg(&c, false) {
+            Err(Error::ImageIo { message, .. }) => {
+                assert!(message.contains("Sampling factors"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
