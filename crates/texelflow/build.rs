@@ -101,8 +101,13 @@ fn main() {
 #[cfg(feature = "turbojpeg")]
 fn compile_jpeg_coef() {
     println!("cargo:rerun-if-changed=src/io/jpeg_coef.c");
+    println!("cargo:rerun-if-changed=src/io/jpeg_enc.c");
     let mut build = cc::Build::new();
-    build.file("src/io/jpeg_coef.c").warnings(true);
+    // and `src/io/jpeg_enc.c`, the coefficient writer of the GPU-assisted encode
+    build
+        .file("src/io/jpeg_coef.c")
+        .file("src/io/jpeg_enc.c")
+        .warnings(true);
     // turbojpeg-sys's `links = "turbojpeg"` hands its include folders (comma-separated) to
     // the crates that depend on it directly
     if let Ok(dirs) = std::env::var("DEP_TURBOJPEG_INCLUDE") {

@@ -7,6 +7,8 @@ mod apply;
 pub mod codec;
 #[cfg(feature = "turbojpeg")]
 pub mod jpeg_coef;
+#[cfg(feature = "turbojpeg")]
+pub mod jpeg_encode;
 pub use crate::input;
 pub mod output;
 pub mod rows;

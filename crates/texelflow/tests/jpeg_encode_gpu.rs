@@ -1,0 +1,160 @@
+//! The GPU half of the GPU-assisted JPEG encode (issue 30): `io::jpeg_encode`'s kernel against
+//! its CPU twin, bit for bit, outputs poisoned first (the twin itself writes libjpeg-turbo's
+//! file byte for byte: the unit tests of `io::jpeg_encode`), for grey, 4:4:4, 4:2:2 and 4:2:0
+//! at awkward sizes; and the file from the GPU's blocks is the twin's, and TurboJPEG's.
+#![cfg(feature = "turbojpeg")]
+
+mod common;
+
+use common::*;
+use texelflow::io::jpeg_encode::{encode, encode_gpu, EncodeOptions, JpegEncode, Layout};
+use texelflow::{Backend, Graph, Image, PixelFormat, RunOptions, Subsampling, Value};
+
+const LAYOUTS: [Layout; 4] = [
+    Layout::Grey,
+    Layout::Colour(Subsampling::S444),
+    Layout::Colour(Subsampling::S422),
+    Layout::Colour(Subsampling::S420),
+];
+
+/// Noise (`photo` false) or smooth gradients with an edge and a little noise; alpha random.
+fn image(w: u32, h: u32, photo: bool, format: PixelFormat) -> Image {
+    let mut rng = Rng(0x9e37_79b9 ^ (w as u64) << 20 ^ h as u64);
+    let mut px = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let n = rng.next();
+            if !photo {
+                px.extend_from_slice(&n.to_le_bytes()[..4]);
+                continue;
+            }
+            let noise = (n % 7) as i32 - 3;
+            let edge = if x * 5 > w * 2 + y * 3 { 70 } else { 0 };
+            let r = 30 + (180 * x / w.max(1)) as i32 + edge + noise;
+            let g = 60 + (150 * y / h.max(1)) as i32 + noise;
+            let b = 220 - (100 * (x + y) / (w + h)) as i32 - edge + noise;
+            px.extend_from_slice(&[
+                r.clamp(0, 255) as u8,
+                g.clamp(0, 255) as u8,
+                b.clamp(0, 255) as u8,
+                (n >> 40) as u8,
+            ]);
+        }
+    }
+    let rgba = Image::from_u8(w, h, PixelFormat::Rgba8, px).expect("image");
+    if format == PixelFormat::Gray8 {
+        let g: Vec<u8> = rgba.as_u8().chunks(4).map(|p| p[1]).collect();
+        return Image::from_u8(w, h, PixelFormat::Gray8, g).expect("image");
+    }
+    rgba
+}
+
+fn blocks(backend: &Backend, node: &JpegEncode, input: &Image) -> Image {
+    let mut g = Graph::new();
+    g.set_straight_alpha(true);
+    let s = g.source("in", input.desc()).expect("source");
+    let out = g.add_boxed(Box::new(node.clone()), &[s]).expect("node");
+    g.output("out", out[0]).expect("output");
+    let opts = RunOptions {
+        poison: true,
+        ..Default::default()
+    };
+    let r = backend.run(&g, &[("in", input)], &opts).expect("run");
+    match r.outputs.into_iter().next() {
+        Some((_, Value::Image(i))) => i,
+        _ => panic!("no blocks"),
+    }
+}
+
+#[test]
+fn the_gpu_blocks_equal_the_twins_bit_for_bit() {
+    let gpu = gpu_backend();
+    let mut failures = Vec::new();
+    for (w, h) in [
+        (1, 1),
+        (2, 3),
+        (17, 9),
+        (9, 17),
+        (61, 35),
+        (33, 2),
+        (1001, 3),
+    ] {
+        for photo in [false, true] {
+            for layout in LAYOUTS {
+                let formats: &[PixelFormat] = if layout == Layout::Grey {
+                    &[PixelFormat::Rgba8, PixelFormat::Gray8]
+                } else {
+                    &[PixelFormat::Rgba8]
+                };
+                for &format in formats {
+                    let input = image(w, h, photo, format);
+                    for quality in [50u8, 90, 100] {
+                        let node = JpegEncode::new(EncodeOptions::new(quality, layout));
+                        let a = blocks(&gpu, &node, &input);
+                        let b = blocks(&Backend::Cpu, &node, &input);
+                        assert_eq!(a.desc(), node.blocks_desc(w, h));
+                        let wrong = a
+                            .as_u8()
+                            .chunks(2)
+                            .zip(b.as_u8().chunks(2))
+                            .filter(|(x, y)| x != y)
+                            .count();
+                        if wrong != 0 {
+                            failures.push(format!(
+                                "{layout:?} {format:?} {w}x{h} photo {photo} q{quality}: \
+                                 {wrong} coefficients differ from the twin"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The whole GPU path (blocks read back, the shim) writes the twin path's file, and that is
+/// TurboJPEG's own; with optimised tables and progressive too.
+#[test]
+fn the_gpu_path_writes_the_twin_paths_file() {
+    let gpu = gpu_backend();
+    for (w, h) in [(17, 9), (61, 35)] {
+        let input = image(w, h, true, PixelFormat::Rgba8);
+        for layout in LAYOUTS {
+            for (optimise, progressive) in [(false, false), (true, false), (true, true)] {
+                let options = EncodeOptions {
+                    optimise,
+                    progressive,
+                    ..EncodeOptions::new(90, layout)
+                };
+                let from_gpu = encode_gpu(&gpu, &input, &options).expect("GPU encode");
+                let from_twin = encode(&input, &options).expect("twin encode");
+                assert_eq!(
+                    from_gpu, from_twin,
+                    "{layout:?} {w}x{h} optimise {optimise} progressive {progressive}"
+                );
+                if !optimise {
+                    let mut c = turbojpeg::Compressor::new().expect("compressor");
+                    c.set_quality(90).expect("quality");
+                    c.set_subsamp(match layout {
+                        Layout::Grey => turbojpeg::Subsamp::Gray,
+                        Layout::Colour(Subsampling::S444) => turbojpeg::Subsamp::None,
+                        Layout::Colour(Subsampling::S422) => turbojpeg::Subsamp::Sub2x1,
+                        Layout::Colour(Subsampling::S420) => turbojpeg::Subsamp::Sub2x2,
+                    })
+                    .expect("subsamp");
+                    let want = c
+                        .compress_to_vec(turbojpeg::Image {
+                            pixels: input.as_u8(),
+                            width: w as usize,
+                            pitch: w as usize * 4,
+                            height: h as usize,
+                            format: turbojpeg::PixelFormat::RGBA,
+                        })
+                        .expect("compress");
+                    assert_eq!(from_gpu, want, "{layout:?} {w}x{h}: not TurboJPEG's file");
+                }
+            }
+        }
+    }
+}
