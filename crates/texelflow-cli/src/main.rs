@@ -69,6 +69,11 @@ struct Cli {
     /// rows past the damage transparent black; with a warning) instead of failing
     #[arg(long, global = true)]
     allow_truncated: bool,
+    /// Decode the whole input even where the pipeline begins with a shrink by 2 or more (by
+    /// default a JPEG is then decoded at the DCT scale 1/2, 1/4 or 1/8 that keeps the size the
+    /// resize needs, and the resize runs from there: faster, within a small difference)
+    #[arg(long, global = true)]
+    no_shrink_on_load: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -429,6 +434,7 @@ fn run_options_of(cli: &Cli) -> RunOptions {
         upload_strips: env_number::<u32>("TEXELFLOW_UPLOAD_STRIPS"),
         inject_gpu_fault: env_var("TEXELFLOW_INJECT_GPU_FAULT"),
         limits: limits_of(cli),
+        shrink_on_load: !cli.no_shrink_on_load,
         ..RunOptions::default()
     }
 }
@@ -509,12 +515,22 @@ static ALLOW_TRUNCATED: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 
 /// Opens an input image with `--allow-truncated` as given, printing its warnings.
 pub(crate) fn load_image(path: &Path) -> texelflow::Result<(Image, texelflow::SaveOptions)> {
+    load_image_at_least(path, None)
+}
+
+/// `load_image`, a JPEG decoded at a DCT scale that keeps at least `min_size`
+/// (shrink-on-load, `LoadOptions::min_size`).
+pub(crate) fn load_image_at_least(
+    path: &Path,
+    min_size: Option<(u32, u32)>,
+) -> texelflow::Result<(Image, texelflow::SaveOptions)> {
     let allow_truncated = ALLOW_TRUNCATED.load(std::sync::atomic::Ordering::Relaxed);
     let l = Image::load(
         path,
         &texelflow::LoadOptions {
             limits: Some(limits()),
             allow_truncated,
+            min_size,
         },
     )?;
     for w in &l.warnings {
@@ -767,13 +783,24 @@ fn run(cli: Cli) -> Result<()> {
                 opened = Some((be, pipe));
             }
             let (opened_be, opened_pipe) = opened.unzip();
+            // shrink-on-load (issue 30): the pipeline is parsed before the decode, which a
+            // leading shrink lets run at a DCT scale
+            let opened_pipe = match opened_pipe {
+                None if !cli.no_shrink_on_load => Some(parse()?),
+                other => other,
+            };
+            let min_size = opened_pipe.as_ref().and_then(|p| {
+                let desc = texelflow::io::rows::probe(input).ok()?;
+                texelflow::graph::shrink_on_load_size(p, desc).filter(|_| !cli.no_shrink_on_load)
+            });
             let cli_ref = &cli;
             let t0 = std::time::Instant::now();
             // the GPU starts (hundreds of ms) while the image decodes
             let (be, decoded) = std::thread::scope(|s| {
                 let gpu =
                     s.spawn(move || (opened_be.map_or_else(|| backend(cli_ref), Ok), t0.elapsed()));
-                let decoded = load_image(input).map(|(img, meta)| (img, meta, t0.elapsed()));
+                let decoded = load_image_at_least(input, min_size)
+                    .map(|(img, meta)| (img, meta, t0.elapsed()));
                 (gpu.join(), decoded)
             });
             let (be, init_time) = be.map_err(|_| anyhow::anyhow!("GPU initialisation panicked"))?;

@@ -739,7 +739,7 @@ fn apply_file<'py>(
     let (be, note) = backend_for(device, backend, adapter)?;
     let result = py.detach(|| -> texelflow::Result<serde_json::Value> {
         let opts = texelflow::io::ApplyOptions {
-            load: texelflow::LoadOptions { limits: None, allow_truncated },
+            load: texelflow::LoadOptions { limits: None, allow_truncated, ..Default::default() },
             save: texelflow::SaveOptions { jpeg_quality, ..Default::default() },
             run: run_options(),
             stream,

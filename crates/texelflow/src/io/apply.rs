@@ -108,7 +108,14 @@ pub fn apply_file(
     if let Ok(desc) = super::rows::probe(input) {
         pipe.check_run(backend, desc, &opts.run)?;
     }
-    let loaded = Image::load(input, &opts.load)?;
+    // shrink-on-load (issue 30): a leading shrink lets a JPEG be decoded at a DCT scale
+    let mut load = opts.load;
+    if opts.run.shrink_on_load && load.min_size.is_none() {
+        if let Ok(desc) = super::rows::probe(input) {
+            load.min_size = crate::graph::shrink_on_load_size(pipe, desc);
+        }
+    }
+    let loaded = Image::load(input, &load)?;
     let mut r = pipe.run_with(backend, &loaded.image, &opts.run)?;
     let Some(Value::Image(img)) = r.take("output") else {
         return Err(Error::invalid(
