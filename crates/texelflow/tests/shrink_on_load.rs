@@ -2,7 +2,7 @@
 //! exact requested size, within `SHRINK_ON_LOAD_MAX_DIFF` of the full decode + the same
 //! resize; turned off, or for a non-JPEG input, the result is the full decode's exactly.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use texelflow::graph::{shrink_on_load_size, SHRINK_ON_LOAD_MAX_DIFF};
 use texelflow::io::{apply_file, ApplyOptions};
@@ -58,7 +58,7 @@ fn max_diff(a: &Image, b: &Image) -> u8 {
         .unwrap_or(0)
 }
 
-fn apply(spec: &str, input: &PathBuf, out: &str, shrink: bool) -> Image {
+fn apply(spec: &str, input: &Path, out: &str, shrink: bool) -> Image {
     let output = temp(out);
     let _ = std::fs::remove_file(&output);
     let opts = ApplyOptions {
@@ -145,4 +145,35 @@ fn non_jpeg_is_unaffected() {
     let off = apply(spec, &path, "png-off.png", false);
     assert_eq!(max_diff(&on, &off), 0);
     assert_eq!((on.width(), on.height()), (200, 150));
+}
+
+#[test]
+fn rotated_orientation_swaps_the_axes() {
+    // EXIF (little-endian TIFF) with orientation 6: the stored 1024×768 shows as 768×1024
+    let exif = vec![
+        0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    let path = temp("rotated.jpg");
+    let save = SaveOptions {
+        jpeg_quality: 90,
+        exif: Some(exif),
+        ..SaveOptions::default()
+    };
+    photo_like().save_with(&path, &save).expect("save");
+    let scaled = Image::load(
+        &path,
+        &LoadOptions {
+            min_size: Some((150, 200)),
+            ..Default::default()
+        },
+    )
+    .expect("load");
+    assert_eq!((scaled.image.width(), scaled.image.height()), (192, 256));
+    let spec = "resize(width=150, height=200, method=area)";
+    let on = apply(spec, &path, "rotated-on.png", true);
+    let off = apply(spec, &path, "rotated-off.png", false);
+    assert_eq!((on.width(), on.height()), (150, 200));
+    let d = max_diff(&on, &off);
+    eprintln!("rotated: max difference {d}");
+    assert!(d <= SHRINK_ON_LOAD_MAX_DIFF, "{d}");
 }
