@@ -30,7 +30,11 @@ fn no_shrink_on_load_decodes_in_full() {
     let (w, h) = (512u32, 384u32);
     let img = image::RgbImage::from_fn(w, h, |x, y| {
         let t = ((x * 7 + y * 13) % 17) as u8;
-        image::Rgb([(x / 2) as u8 + t, (y / 2) as u8, 200 - t * 3])
+        image::Rgb([
+            ((x / 2) as u8).saturating_add(t),
+            (y / 2) as u8,
+            200 - t * 3,
+        ])
     });
     let input = tmp("in.jpg");
     img.save(&input).expect("save jpeg");
