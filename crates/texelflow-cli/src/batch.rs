@@ -424,7 +424,7 @@ pub fn run(
                                 continue;
                             }
                         }
-                        match prepare(job, b.existing) {
+                        match prepare(job, b.existing, pipeline) {
                             Ok(Some(d)) => {
                                 if let Ok(mut q) = decoded.lock() {
                                     q.push_back(d);
@@ -551,8 +551,13 @@ fn exists_error(e: &anyhow::Error) -> bool {
     })
 }
 
-/// A file's checks and decoding: `None` when it is skipped (its output exists).
-fn prepare(job: &Job, existing: Existing) -> Result<Option<Decoded<'_>>> {
+/// A file's checks and decoding: `None` when it is skipped (its output exists). A JPEG before
+/// a leading shrink is decoded at a DCT scale, as for one image (shrink-on-load, issue 30).
+fn prepare<'j>(
+    job: &'j Job,
+    existing: Existing,
+    pipeline: &Pipeline,
+) -> Result<Option<Decoded<'j>>> {
     if !writable(job, existing)? {
         return Ok(None);
     }
@@ -560,7 +565,7 @@ fn prepare(job: &Job, existing: Existing) -> Result<Option<Decoded<'_>>> {
         .map(|m| m.len() as usize)
         .unwrap_or(0);
     let t = std::time::Instant::now();
-    let (img, meta) = crate::load_image(&job.input)?;
+    let (img, meta) = crate::load_image_for(pipeline, &job.input)?;
     Ok(Some(Decoded {
         job,
         img,

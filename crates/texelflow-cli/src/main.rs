@@ -518,6 +518,21 @@ pub(crate) fn load_image(path: &Path) -> texelflow::Result<(Image, texelflow::Sa
     load_image_at_least(path, None)
 }
 
+/// `load_image` of an input of `pipe`: a JPEG before a leading shrink decoded at the DCT scale
+/// that keeps the resize's size (shrink-on-load, `texelflow::io::shrink_on_load`; not with
+/// `--no-shrink-on-load`). One image (`apply IN OUT`) and a batch decode alike.
+pub(crate) fn load_image_for(
+    pipe: &Pipeline,
+    path: &Path,
+) -> texelflow::Result<(Image, texelflow::SaveOptions)> {
+    load_image_at_least(path, shrink_on_load_size(pipe, path))
+}
+
+/// The `LoadOptions::min_size` of `path` through `pipe` (shrink-on-load; `None`: full size).
+fn shrink_on_load_size(pipe: &Pipeline, path: &Path) -> Option<(u32, u32)> {
+    texelflow::io::shrink_on_load(pipe, path, &Default::default(), &run_options()).min_size
+}
+
 /// `load_image`, a JPEG decoded at a DCT scale that keeps at least `min_size`
 /// (shrink-on-load, `LoadOptions::min_size`).
 pub(crate) fn load_image_at_least(
@@ -789,10 +804,9 @@ fn run(cli: Cli) -> Result<()> {
                 None if !cli.no_shrink_on_load => Some(parse()?),
                 other => other,
             };
-            let min_size = opened_pipe.as_ref().and_then(|p| {
-                let desc = texelflow::io::rows::probe(input).ok()?;
-                texelflow::graph::shrink_on_load_size(p, desc).filter(|_| !cli.no_shrink_on_load)
-            });
+            let min_size = opened_pipe
+                .as_ref()
+                .and_then(|p| shrink_on_load_size(p, input));
             let cli_ref = &cli;
             let t0 = std::time::Instant::now();
             // the GPU starts (hundreds of ms) while the image decodes

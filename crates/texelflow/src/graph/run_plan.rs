@@ -181,7 +181,10 @@ impl Pipeline {
 /// photo-like 1024×768 JPEG, quality 90, CPU reference): with `method=area`, 2 levels at most
 /// in any 8-bit channel to 200×150 (decoded at 1/4) and 3 to 300×200 (at 1/2), stated as
 /// `SHRINK_ON_LOAD_MAX_DIFF` = 4. Other methods differ more where they alias (they sample the
-/// full image without averaging it): bilinear to 100×75, 14 levels.
+/// full image without averaging it): bilinear to 100×75, 14 levels. So does content with a
+/// strong fine texture, which the scaled IDCT drops and the full decode's average lets alias:
+/// a 17-pixel diagonal pattern of 48 levels, 300×250 to 100×75 (at 1/2), 7 levels (the CLI's
+/// `tests/shrink_on_load.rs`).
 pub fn shrink_on_load_size(pipeline: &Pipeline, input: ImageDesc) -> Option<(u32, u32)> {
     use crate::value::ValueDesc;
     let stage = pipeline.stages.first()?;
@@ -223,5 +226,6 @@ pub fn shrink_on_load_size(pipeline: &Pipeline, input: ImageDesc) -> Option<(u32
 }
 
 /// The most an 8-bit channel of shrink-on-load's result differs from the full decode + the
-/// same `resize(method=area)` (measured 3: `shrink_on_load_size`).
+/// same `resize(method=area)` on photo-like content (measured 3; a strong fine texture, 7:
+/// `shrink_on_load_size`).
 pub const SHRINK_ON_LOAD_MAX_DIFF: u8 = 4;
