@@ -89,9 +89,10 @@ fn no_shrink_on_load_decodes_in_full() {
 /// A batch (`--out-dir`) decodes as one image does: a JPEG before a leading shrink at the DCT
 /// scale (1/2, 1/4 and 1/8 here), so every output equals the single-image `apply`'s, with the
 /// flag or without it, and the two differ within the stated bound (photo-like content; a
-/// strong fine texture within 8, `shrink_on_load_size`'s note).
+/// strong fine texture within 8, `shrink_on_load_size`'s note). Streamed in bands
+/// (`TEXELFLOW_STREAM=1`), a JPEG is decoded whole at the same scale: the same outputs again.
 #[test]
-fn batch_shrinks_on_load_as_one_image_does() {
+fn batch_and_streamed_runs_shrink_on_load_as_one_image_does() {
     let root = tmp("batch");
     let _ = std::fs::remove_dir_all(&root);
     let inp = root.join("in");
@@ -121,9 +122,13 @@ fn batch_shrinks_on_load_as_one_image_does() {
         assert!(o.status.success(), "{e}");
         e
     };
-    let (on_dir, off_dir) = (root.join("on"), root.join("off"));
+    let (on_dir, off_dir, streamed_dir) =
+        (root.join("on"), root.join("off"), root.join("streamed"));
     batch(&on_dir, &[], "0");
     batch(&off_dir, &["--no-shrink-on-load"], "0");
+    let e = batch(&streamed_dir, &[], "1");
+    // the bands run from the decoded size: 1/8 of 800×600
+    assert!(e.contains("100x75 streamed in"), "{e}");
     let open = |p: PathBuf| image::open(p).expect("output").to_rgba8();
     for (name, _, _, textured) in sizes {
         let input = inp.join(format!("{name}.jpg"));
@@ -145,6 +150,11 @@ fn batch_shrinks_on_load_as_one_image_does() {
             off.as_raw(),
             single_off.as_raw(),
             "{name}: --no-shrink-on-load"
+        );
+        assert_eq!(
+            open(streamed_dir.join(&png)).as_raw(),
+            on.as_raw(),
+            "{name}: streamed in bands"
         );
         let d = max_diff(&on, &off);
         eprintln!("{name}: shrink-on-load against the full decode: {d}");

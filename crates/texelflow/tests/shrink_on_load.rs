@@ -177,3 +177,51 @@ fn rotated_orientation_swaps_the_axes() {
     eprintln!("rotated: max difference {d}");
     assert!(d <= SHRINK_ON_LOAD_MAX_DIFF, "{d}");
 }
+
+/// `Pipeline::stream_file` (`apply_file` asked to stream) decodes a JPEG whole, so at the DCT
+/// scale before a leading shrink: its bands run from the decoded size (1/4: 256×192) and give
+/// the output of the run decoded whole; turned off, both are the full decode's.
+#[test]
+fn streamed_jpeg_shrinks_on_load_too() {
+    let path = temp("stream.jpg");
+    photo_like()
+        .save_with(
+            &path,
+            &SaveOptions {
+                jpeg_quality: 90,
+                ..SaveOptions::default()
+            },
+        )
+        .expect("save");
+    let spec = "resize(width=200, height=150, method=area) | gaussian_blur(sigma=1)";
+    for shrink in [true, false] {
+        let run = |stream: bool| {
+            let output = temp(&format!("stream-{shrink}-{stream}.png"));
+            let _ = std::fs::remove_file(&output);
+            let opts = ApplyOptions {
+                run: RunOptions {
+                    shrink_on_load: shrink,
+                    ..RunOptions::default()
+                },
+                stream: Some(stream),
+                ..ApplyOptions::default()
+            };
+            let r = apply_file(&pipe(spec), &Backend::Cpu, &path, &output, &opts).expect("apply");
+            assert_eq!(r.streamed, stream, "{:?}", r.notes);
+            (r, Image::open(&output).expect("open output"))
+        };
+        let (streamed, banded) = run(true);
+        let (_, whole) = run(false);
+        let size = if shrink { "256x192" } else { "1024x768" };
+        assert!(
+            streamed
+                .notes
+                .iter()
+                .any(|n| n.starts_with(&format!("{size} streamed in"))),
+            "{:?}",
+            streamed.notes
+        );
+        assert_eq!((banded.width(), banded.height()), (200, 150));
+        assert_eq!(max_diff(&banded, &whole), 0, "shrink-on-load {shrink}");
+    }
+}

@@ -32,8 +32,10 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// decoded with to run through `pipe`: `graph::shrink_on_load_size` of the input's header where
 /// `run.shrink_on_load` (the default) and `load` names no size of its own, else `load` as it
 /// is. A JPEG is then decoded at the DCT scale (1/2, 1/4, 1/8) that keeps that size, and the
-/// pipeline's leading resize runs from there. The paths that decode a file for a pipeline take
-/// it: `apply_file`, the CLI's `apply` (one image or a batch).
+/// pipeline's leading resize runs from there. Every path that decodes a file for a pipeline
+/// takes it: `apply_file`, `Pipeline::stream_file` (a JPEG is decoded whole before its bands,
+/// so at the DCT scale; PNG and TIFF stream at full size), the CLI's `apply` (one image, a
+/// batch, streamed or not).
 pub fn shrink_on_load(
     pipe: &Pipeline,
     input: &Path,
