@@ -227,7 +227,8 @@ enum Command {
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
         /// Analyse a copy shrunk so that its longest side is at most this (the article's
-        /// downsampled analysis; default: full size)
+        /// downsampled analysis; default: full size). A JPEG is decoded at the DCT scale (1/2,
+        /// 1/4, 1/8) that keeps that size, unless --no-shrink-on-load
         #[arg(long, value_name = "PIXELS")]
         max_side: Option<u32>,
         /// Photos in flight (decoding overlaps the GPU); default: the number of cores
