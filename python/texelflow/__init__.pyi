@@ -85,6 +85,7 @@ def apply_file(
     allow_truncated: bool = ...,
     jpeg_quality: int = ...,
     stream: Optional[bool] = ...,
+    shrink_on_load: bool = ...,
 ) -> Dict[str, Any]: ...
 
 def analyze(

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use texelflow::assess::{
-    AssessOptions, Assessment, Fingerprint, FINGERPRINT_OUTPUT, METRICS_OUTPUT,
+    max_side_size, AssessOptions, Assessment, Fingerprint, FINGERPRINT_OUTPUT, METRICS_OUTPUT,
 };
 use texelflow::{Backend, Graph, Image};
 
@@ -41,43 +41,45 @@ pub struct Assessed {
 const THUMB_SIDE: u32 = 240;
 
 /// The graph of one photo: the assessment's nodes, and a thumbnail output for the report.
-fn graph_for(img: &Image, max_side: Option<u32>, thumbnail: bool) -> Result<Graph> {
+/// `full` is the photo's own size (upright), which the analysed copy's and the thumbnail's
+/// sizes follow whatever size `img` was decoded at (shrink-on-load), so both are the same with
+/// `--no-shrink-on-load`.
+fn graph_for(
+    img: &Image,
+    full: (u32, u32),
+    max_side: Option<u32>,
+    thumbnail: bool,
+) -> Result<Graph> {
     let mut g = Graph::new();
     let src = g.source("image", img.desc())?;
-    let analysed = match max_side {
-        Some(side) if img.width().max(img.height()) > side => resize_port(&mut g, src, img, side)?,
-        _ => src,
+    let size = (img.width(), img.height());
+    let analysed = match max_side.and_then(|side| max_side_size(full.0, full.1, side)) {
+        Some(target) => resize_port(&mut g, src, size, target)?,
+        None => src,
     };
     let ports = texelflow::assess::add_assessment(&mut g, analysed, AssessOptions::default())?;
     g.output(METRICS_OUTPUT, ports.metrics)?;
     g.output(FINGERPRINT_OUTPUT, ports.fingerprint)?;
     if thumbnail {
-        let t = if img.width().max(img.height()) > THUMB_SIDE {
-            resize_port(&mut g, src, img, THUMB_SIDE)?
-        } else {
-            src
+        let t = match max_side_size(full.0, full.1, THUMB_SIDE) {
+            Some(target) => resize_port(&mut g, src, size, target)?,
+            None => src,
         };
         g.output("thumbnail", t)?;
     }
     Ok(g)
 }
 
-/// `image` shrunk (aspect kept) so that its longest side is `side`: halvings first (a bilinear
-/// resize by exactly one half averages 2×2 blocks, so nothing is skipped), then one bilinear
-/// step to the final size.
+/// `image` (of `size`) shrunk to `target`: halvings first (a bilinear resize by exactly one
+/// half averages 2×2 blocks, so nothing is skipped), then one bilinear step to the final size.
 fn resize_port(
     g: &mut Graph,
     image: texelflow::Port,
-    img: &Image,
-    side: u32,
+    size: (u32, u32),
+    target: (u32, u32),
 ) -> Result<texelflow::Port> {
     use texelflow::filters::geometry::Resize;
-    let (mut w, mut h) = (img.width(), img.height());
-    let scale = side as f64 / w.max(h) as f64;
-    let (tw, th) = (
-        ((w as f64 * scale).round() as u32).max(1),
-        ((h as f64 * scale).round() as u32).max(1),
-    );
+    let ((mut w, mut h), (tw, th)) = (size, target);
     let mut port = image;
     // odd sides round up, so a step never shrinks by more than half and skips no pixel
     while w >= 2 * tw && h >= 2 * th {
@@ -90,11 +92,50 @@ fn resize_port(
     Ok(port)
 }
 
+/// Width and height in pixels.
+type Size = (u32, u32);
+
+/// The least size `path` is to be decoded at (`LoadOptions::min_size`; shrink-on-load, issue
+/// 30): with `--max-side`, the analysed copy's size, or the report's thumbnail's where that is
+/// larger; `None` (the full size) without it or with `--no-shrink-on-load`. Also the header's
+/// size, where it could be read.
+fn decode_size(path: &Path, o: &Options<'_>) -> (Option<Size>, Option<Size>) {
+    let header = texelflow::io::rows::probe(path)
+        .ok()
+        .map(|d| (d.width, d.height));
+    let min_size = match (o.max_side, header) {
+        (Some(side), Some((w, h))) if crate::run_options().shrink_on_load => {
+            let side = if o.report.is_some() {
+                side.max(THUMB_SIDE)
+            } else {
+                side
+            };
+            max_side_size(w, h, side)
+        }
+        _ => None,
+    };
+    (min_size, header)
+}
+
 fn assess_one(be: &Backend, path: &Path, o: &Options<'_>) -> Result<Assessed> {
-    let img = crate::load_image(path)?
+    let (min_size, header) = decode_size(path, o);
+    let img = crate::load_image_at_least(path, min_size)?
         .0
         .convert(texelflow::PixelFormat::Rgba8);
-    let g = graph_for(&img, o.max_side, o.report.is_some())?;
+    // the photo's own size: the decoded image's, or where it may have been decoded smaller, the
+    // header's (its sides swapped where an EXIF turn made the decoded image the other way up)
+    let full = match header {
+        Some((w, h)) if min_size.is_some() => {
+            let (dw, dh) = (img.width(), img.height());
+            if (w > h && dw < dh) || (w < h && dw > dh) {
+                (h, w)
+            } else {
+                (w, h)
+            }
+        }
+        _ => (img.width(), img.height()),
+    };
+    let g = graph_for(&img, full, o.max_side, o.report.is_some())?;
     let mut r = be.run(&g, &[("image", &img)], &crate::run_options())?;
     let assessment = match r.take(METRICS_OUTPUT) {
         Some(texelflow::Value::Data(d)) => Assessment::from_data(&d)?,
@@ -110,8 +151,8 @@ fn assess_one(be: &Backend, path: &Path, o: &Options<'_>) -> Result<Assessed> {
     };
     Ok(Assessed {
         path: path.to_path_buf(),
-        width: img.width(),
-        height: img.height(),
+        width: full.0,
+        height: full.1,
         assessment,
         fingerprint,
         thumbnail,

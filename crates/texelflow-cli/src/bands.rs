@@ -44,6 +44,7 @@ pub fn try_apply(
     let load = LoadOptions {
         limits: Some(crate::limits()),
         allow_truncated: a.allow_truncated,
+        ..Default::default()
     };
     let opts = crate::run_options();
     let report = match pipe.stream_file(be, input, output, &load, &a.save, &opts) {

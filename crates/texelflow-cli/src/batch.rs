@@ -441,7 +441,7 @@ pub fn run(
                                 continue;
                             }
                         }
-                        match prepare(job, b.existing, b.device_decode) {
+                        match prepare(job, b.existing, pipeline, b.device_decode) {
                             Ok(Some(d)) => {
                                 if let Ok(mut q) = decoded.lock() {
                                     q.push_back(d);
@@ -628,9 +628,15 @@ fn exists_error(e: &anyhow::Error) -> bool {
     })
 }
 
-/// A file's checks and decoding: `None` when it is skipped (its output exists). With
-/// `device_decode`, a JPEG is only entropy-decoded (`Image::load_for_device`).
-fn prepare(job: &Job, existing: Existing, device_decode: bool) -> Result<Option<Decoded<'_>>> {
+/// A file's checks and decoding: `None` when it is skipped (its output exists). A JPEG before
+/// a leading shrink is decoded at a DCT scale, as for one image (shrink-on-load, issue 30);
+/// else, with `device_decode`, a JPEG is only entropy-decoded (`Image::load_for_device`).
+fn prepare<'j>(
+    job: &'j Job,
+    existing: Existing,
+    pipeline: &Pipeline,
+    device_decode: bool,
+) -> Result<Option<Decoded<'j>>> {
     if !writable(job, existing)? {
         return Ok(None);
     }
@@ -638,7 +644,8 @@ fn prepare(job: &Job, existing: Existing, device_decode: bool) -> Result<Option<
         .map(|m| m.len() as usize)
         .unwrap_or(0);
     let t = std::time::Instant::now();
-    let (input, meta, why_host) = if device_decode {
+    let min_size = crate::shrink_on_load_size(pipeline, &job.input);
+    let (input, meta, why_host) = if device_decode && min_size.is_none() {
         match crate::load_for_device(&job.input)? {
             texelflow::io::ForDevice::Jpeg { decode, metadata } => {
                 (Input::Jpeg(decode), metadata, None)
@@ -648,7 +655,7 @@ fn prepare(job: &Job, existing: Existing, device_decode: bool) -> Result<Option<
             }
         }
     } else {
-        let (img, meta) = crate::load_image(&job.input)?;
+        let (img, meta) = crate::load_image_at_least(&job.input, min_size)?;
         (Input::Pixels(img), meta, None)
     };
     Ok(Some(Decoded {

@@ -73,6 +73,11 @@ struct Cli {
     /// rows past the damage transparent black; with a warning) instead of failing
     #[arg(long, global = true)]
     allow_truncated: bool,
+    /// Decode the whole input even where the pipeline begins with a shrink by 2 or more (by
+    /// default a JPEG is then decoded at the DCT scale 1/2, 1/4 or 1/8 that keeps the size the
+    /// resize needs, and the resize runs from there: faster, within a small difference)
+    #[arg(long, global = true)]
+    no_shrink_on_load: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -230,7 +235,8 @@ enum Command {
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
         /// Analyse a copy shrunk so that its longest side is at most this (the article's
-        /// downsampled analysis; default: full size)
+        /// downsampled analysis; default: full size). A JPEG is decoded at the DCT scale (1/2,
+        /// 1/4, 1/8) that keeps that size, unless --no-shrink-on-load
         #[arg(long, value_name = "PIXELS")]
         max_side: Option<u32>,
         /// Photos in flight (decoding overlaps the GPU); default: the number of cores
@@ -437,6 +443,7 @@ fn run_options_of(cli: &Cli) -> RunOptions {
         upload_strips: env_number::<u32>("TEXELFLOW_UPLOAD_STRIPS"),
         inject_gpu_fault: env_var("TEXELFLOW_INJECT_GPU_FAULT"),
         limits: limits_of(cli),
+        shrink_on_load: !cli.no_shrink_on_load,
         ..RunOptions::default()
     }
 }
@@ -521,6 +528,7 @@ pub(crate) fn load_for_device(path: &Path) -> texelflow::Result<texelflow::io::F
         &texelflow::LoadOptions {
             limits: Some(limits()),
             allow_truncated,
+            min_size: None,
         },
     )?;
     if let texelflow::io::ForDevice::Host { loaded, .. } = &f {
@@ -536,12 +544,27 @@ static ALLOW_TRUNCATED: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 
 /// Opens an input image with `--allow-truncated` as given, printing its warnings.
 pub(crate) fn load_image(path: &Path) -> texelflow::Result<(Image, texelflow::SaveOptions)> {
+    load_image_at_least(path, None)
+}
+
+/// The `LoadOptions::min_size` of `path` through `pipe` (shrink-on-load; `None`: full size).
+pub(crate) fn shrink_on_load_size(pipe: &Pipeline, path: &Path) -> Option<(u32, u32)> {
+    texelflow::io::shrink_on_load(pipe, path, &Default::default(), &run_options()).min_size
+}
+
+/// `load_image`, a JPEG decoded at a DCT scale that keeps at least `min_size`
+/// (shrink-on-load, `LoadOptions::min_size`).
+pub(crate) fn load_image_at_least(
+    path: &Path,
+    min_size: Option<(u32, u32)>,
+) -> texelflow::Result<(Image, texelflow::SaveOptions)> {
     let allow_truncated = ALLOW_TRUNCATED.load(std::sync::atomic::Ordering::Relaxed);
     let l = Image::load(
         path,
         &texelflow::LoadOptions {
             limits: Some(limits()),
             allow_truncated,
+            min_size,
         },
     )?;
     for w in &l.warnings {
@@ -799,13 +822,23 @@ fn run(cli: Cli) -> Result<()> {
                 opened = Some((be, pipe));
             }
             let (opened_be, opened_pipe) = opened.unzip();
+            // shrink-on-load (issue 30): the pipeline is parsed before the decode, which a
+            // leading shrink lets run at a DCT scale
+            let opened_pipe = match opened_pipe {
+                None if !cli.no_shrink_on_load => Some(parse()?),
+                other => other,
+            };
+            let min_size = opened_pipe
+                .as_ref()
+                .and_then(|p| shrink_on_load_size(p, input));
             let cli_ref = &cli;
             let t0 = std::time::Instant::now();
             // the GPU starts (hundreds of ms) while the image decodes
             let (be, decoded) = std::thread::scope(|s| {
                 let gpu =
                     s.spawn(move || (opened_be.map_or_else(|| backend(cli_ref), Ok), t0.elapsed()));
-                let decoded = load_image(input).map(|(img, meta)| (img, meta, t0.elapsed()));
+                let decoded = load_image_at_least(input, min_size)
+                    .map(|(img, meta)| (img, meta, t0.elapsed()));
                 (gpu.join(), decoded)
             });
             let (be, init_time) = be.map_err(|_| anyhow::anyhow!("GPU initialisation panicked"))?;

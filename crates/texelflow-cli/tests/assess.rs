@@ -205,3 +205,57 @@ fn assess_text_output_and_bad_arguments() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 30: `--max-side` decodes a JPEG at the DCT scale that keeps the analysed size (1/4 of
+/// 640×480 for 160: the copy analysed is the decode itself), unless `--no-shrink-on-load`. The
+/// photo's size reported is its own either way, the ranking the same, the scores close.
+#[test]
+fn max_side_shrinks_jpegs_on_load() {
+    // a folder of its own: the other tests remove theirs as they end
+    let dir = std::env::temp_dir().join(format!("texelflow-assess-shrink-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sharp = photos::scene(640, 480, 7);
+    let (a, b) = (dir.join("sharp.jpg"), dir.join("blurred.jpg"));
+    sharp.save(&a).unwrap();
+    photos::blurred(&sharp, 2).save(&b).unwrap();
+    let assess = |extra: &[&str]| {
+        let mut args = extra.to_vec();
+        args.extend(["assess", "--json", "--max-side", "160"]);
+        args.extend([a.to_str().unwrap(), b.to_str().unwrap()]);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["photos"].as_array().unwrap().clone()
+    };
+    let (on, off) = (assess(&[]), assess(&["--no-shrink-on-load"]));
+    for (p, q) in on.iter().zip(&off) {
+        assert_eq!(p["file"], q["file"], "the same ranking");
+        assert_eq!((&p["width"], &p["height"]), (&q["width"], &q["height"]));
+        assert_eq!(
+            (p["width"].as_u64(), p["height"].as_u64()),
+            (Some(640), Some(480))
+        );
+        let (s, t) = (p["score"].as_f64().unwrap(), q["score"].as_f64().unwrap());
+        // measured 0.14 and 0.01 of 100
+        assert!((s - t).abs() <= 1.0, "{}: {s} against {t}", p["file"]);
+    }
+    assert!(on[0]["file"].as_str().unwrap().ends_with("sharp.jpg"));
+    // the decode differs: so do the raw measures
+    assert_ne!(on[0]["tenengrad"], off[0]["tenengrad"]);
+    // with the report, the decode keeps the thumbnails' 240 too (1/2 here)
+    let report = dir.join("report.html");
+    let o = run(&[
+        "assess",
+        "--max-side",
+        "160",
+        "--report",
+        report.to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(&report).unwrap();
+    // each photo's thumbnail (again in their near-duplicate group)
+    assert!(html.matches("data:image/jpeg;base64,").count() >= 2);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -719,9 +719,11 @@ fn is_pinned(array: &Bound<'_, PyUntypedArray>) -> bool {
 
 /// `input` through `spec` into `output` (files; atomic write): streamed in bands where the
 /// pipeline allows it and the image is large (`stream=None`: from 64 MP) or `stream=True`,
-/// else decoded whole. Returns `{"streamed": bool, "notes": [...], "warnings": [...]}`.
+/// else decoded whole. With `shrink_on_load` (the default), a JPEG before a leading shrink by
+/// 2 or more is decoded at a DCT scale (`texelflow::io::shrink_on_load`). Returns
+/// `{"streamed": bool, "notes": [...], "warnings": [...]}`.
 #[pyfunction]
-#[pyo3(signature = (input, output, spec, device="auto", backend=None, adapter=None, allow_truncated=false, jpeg_quality=90, stream=None))]
+#[pyo3(signature = (input, output, spec, device="auto", backend=None, adapter=None, allow_truncated=false, jpeg_quality=90, stream=None, shrink_on_load=true))]
 #[allow(clippy::too_many_arguments)]
 fn apply_file<'py>(
     py: Python<'py>,
@@ -734,14 +736,15 @@ fn apply_file<'py>(
     allow_truncated: bool,
     jpeg_quality: u8,
     stream: Option<bool>,
+    shrink_on_load: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let pipe = texelflow::Pipeline::parse(spec, &mut |p: &str| Image::open(p)).map_err(py_err)?;
     let (be, note) = backend_for(device, backend, adapter)?;
     let result = py.detach(|| -> texelflow::Result<serde_json::Value> {
         let opts = texelflow::io::ApplyOptions {
-            load: texelflow::LoadOptions { limits: None, allow_truncated },
+            load: texelflow::LoadOptions { limits: None, allow_truncated, ..Default::default() },
             save: texelflow::SaveOptions { jpeg_quality, ..Default::default() },
-            run: run_options(),
+            run: RunOptions { shrink_on_load, ..run_options() },
             stream,
         };
         let r = texelflow::io::apply_file(&pipe, &be, &input, &output, &opts)?;

@@ -292,6 +292,21 @@ impl Default for AssessOptions {
     }
 }
 
+/// The size an image of `width`×`height` is analysed at with its longest side capped at
+/// `max_side` (the CLI's `assess --max-side`, the article's downsampled analysis): the aspect
+/// kept, each side rounded (at least 1); `None` where the image is not larger. The CLI decodes
+/// a JPEG at the DCT scale (1/2, 1/4, 1/8) that keeps this size (shrink-on-load,
+/// `LoadOptions::min_size`) and resizes from there.
+pub fn max_side_size(width: u32, height: u32, max_side: u32) -> Option<(u32, u32)> {
+    let long = width.max(height);
+    if long <= max_side {
+        return None;
+    }
+    let scale = max_side as f64 / long as f64;
+    let side = |s: u32| ((s as f64 * scale).round() as u32).max(1);
+    Some((side(width), side(height)))
+}
+
 /// Output names `build_assessment_graph` gives the two data values.
 pub const METRICS_OUTPUT: &str = "metrics";
 /// Output name of the fingerprint (`build_assessment_graph`).

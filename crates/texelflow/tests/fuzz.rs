@@ -246,6 +246,7 @@ fn load_path(path: &std::path::Path, allow_truncated: bool) -> Result<Image, Str
     let options = LoadOptions {
         limits: Some(fuzz_limits()),
         allow_truncated,
+        ..Default::default()
     };
     let r = Image::load(path, &options)
         .map(|l| l.image)
@@ -516,6 +517,7 @@ fn truncated_jpeg_is_an_error_unless_allowed() {
         &LoadOptions {
             limits: None,
             allow_truncated: true,
+            ..Default::default()
         },
     )
     .expect("accepted");

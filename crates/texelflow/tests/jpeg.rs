@@ -89,6 +89,7 @@ fn jpeg_sides_over_65500_are_refused() {
                 &LoadOptions {
                     limits: None,
                     allow_truncated,
+                    ..Default::default()
                 },
             )
             .map(|_| ())

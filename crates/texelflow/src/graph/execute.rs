@@ -101,6 +101,13 @@ pub struct RunOptions {
     /// Most pixels an image of the run may have, host memory it may take, filter nodes
     /// (`crate::limits`); checked before anything is allocated.
     pub limits: crate::limits::Limits,
+    /// Shrink-on-load (issue 30; on by default): where the pipeline begins with a resize that
+    /// shrinks by 2 or more in both axes to a size that does not depend on the input's
+    /// (`shrink_on_load_size`), `io::apply_file` decodes a JPEG at the DCT scale (1/2, 1/4,
+    /// 1/8) that keeps at least that size, and the resize runs from there to the exact size.
+    /// The result differs from the full decode + the same resize by the bound stated at
+    /// `shrink_on_load_size`. `false` (the CLI's `--no-shrink-on-load`): always the full decode.
+    pub shrink_on_load: bool,
 }
 
 impl Default for RunOptions {
@@ -115,6 +122,7 @@ impl Default for RunOptions {
             upload_strips: None,
             inject_gpu_fault: None,
             limits: crate::limits::Limits::default(),
+            shrink_on_load: true,
         }
     }
 }

@@ -31,7 +31,7 @@ pub use filter::Catalogue;
 pub use fit::Fit;
 pub use host::{HostImage, HostRunResult, HostValue, MappedImage, PinnedUpload};
 pub use pipeline::Pipeline;
-pub use run_plan::{plan_run, RunPlan};
+pub use run_plan::{plan_run, shrink_on_load_size, RunPlan, SHRINK_ON_LOAD_MAX_DIFF};
 pub use sequence::Sequence;
 pub use stream::stream;
 pub use tile::{crop_image, TileTimes};

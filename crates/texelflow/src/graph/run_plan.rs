@@ -167,3 +167,65 @@ impl Pipeline {
         }
     }
 }
+
+/// Shrink-on-load (issue 30): the least size, (width, height) upright, an input of `input`
+/// needs to be decoded at for `pipeline`, or `None` where it needs its full size. Some where
+/// the pipeline's first stage is a `resize` (no other filter before it, so nothing depends on
+/// the full resolution) whose output is at most half the input in both axes and the same for
+/// every input at least that large that a DCT scale (1/2, 1/4, 1/8) can give (a size fixed by
+/// `width`/`height`, not by a `scale`). The loader (`LoadOptions::min_size`) then decodes a
+/// JPEG at the smallest DCT scale that keeps this size, and the resize runs from the decoded
+/// size to the exact one.
+///
+/// Difference from the full decode + the same resize (`tests/shrink_on_load.rs`, a
+/// photo-like 1024×768 JPEG, quality 90, CPU reference): with `method=area`, 2 levels at most
+/// in any 8-bit channel to 200×150 (decoded at 1/4) and 3 to 300×200 (at 1/2), stated as
+/// `SHRINK_ON_LOAD_MAX_DIFF` = 4. Other methods differ more where they alias (they sample the
+/// full image without averaging it): bilinear to 100×75, 14 levels. So does content with a
+/// strong fine texture, which the scaled IDCT drops and the full decode's average lets alias:
+/// a 17-pixel diagonal pattern of 48 levels, 300×250 to 100×75 (at 1/2), 7 levels (the CLI's
+/// `tests/shrink_on_load.rs`).
+pub fn shrink_on_load_size(pipeline: &Pipeline, input: ImageDesc) -> Option<(u32, u32)> {
+    use crate::value::ValueDesc;
+    let stage = pipeline.stages.first()?;
+    if stage.filter.def().name != "resize" || !stage.extra.is_empty() {
+        return None;
+    }
+    let size_for = |width: u32, height: u32| {
+        let d = ImageDesc {
+            width,
+            height,
+            ..input
+        };
+        match stage
+            .filter
+            .output_descs(&[ValueDesc::Image(d)])
+            .ok()?
+            .first()?
+        {
+            ValueDesc::Image(o) => Some((o.width, o.height)),
+            _ => None,
+        }
+    };
+    let (ow, oh) = size_for(input.width, input.height)?;
+    if ow == 0
+        || oh == 0
+        || ow.saturating_mul(2) > input.width
+        || oh.saturating_mul(2) > input.height
+    {
+        return None;
+    }
+    // the resize's size must not follow the input's (a `scale=` would shrink the smaller decode again)
+    for denom in [2u32, 4, 8] {
+        let (w, h) = (input.width.div_ceil(denom), input.height.div_ceil(denom));
+        if w >= ow && h >= oh && size_for(w, h)? != (ow, oh) {
+            return None;
+        }
+    }
+    Some((ow, oh))
+}
+
+/// The most an 8-bit channel of shrink-on-load's result differs from the full decode + the
+/// same `resize(method=area)` on photo-like content (measured 3; a strong fine texture, 7:
+/// `shrink_on_load_size`).
+pub const SHRINK_ON_LOAD_MAX_DIFF: u8 = 4;

@@ -28,6 +28,29 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Shrink-on-load (issue 30): `load` with the `LoadOptions::min_size` that `input` is to be
+/// decoded with to run through `pipe`: `graph::shrink_on_load_size` of the input's header where
+/// `run.shrink_on_load` (the default) and `load` names no size of its own, else `load` as it
+/// is. A JPEG is then decoded at the DCT scale (1/2, 1/4, 1/8) that keeps that size, and the
+/// pipeline's leading resize runs from there. Every path that decodes a file for a pipeline
+/// takes it: `apply_file`, `Pipeline::stream_file` (a JPEG is decoded whole before its bands,
+/// so at the DCT scale; PNG and TIFF stream at full size), the CLI's `apply` (one image, a
+/// batch, streamed or not).
+pub fn shrink_on_load(
+    pipe: &Pipeline,
+    input: &Path,
+    load: &LoadOptions,
+    run: &RunOptions,
+) -> LoadOptions {
+    let mut load = *load;
+    if run.shrink_on_load && load.min_size.is_none() {
+        if let Ok(desc) = super::rows::probe(input) {
+            load.min_size = crate::graph::shrink_on_load_size(pipe, desc);
+        }
+    }
+    load
+}
+
 /// How `apply_file` reads, runs and writes.
 #[derive(Clone, Debug, Default)]
 pub struct ApplyOptions {
@@ -108,7 +131,8 @@ pub fn apply_file(
     if let Ok(desc) = super::rows::probe(input) {
         pipe.check_run(backend, desc, &opts.run)?;
     }
-    let loaded = Image::load(input, &opts.load)?;
+    // shrink-on-load (issue 30): a leading shrink lets a JPEG be decoded at a DCT scale
+    let loaded = Image::load(input, &shrink_on_load(pipe, input, &opts.load, &opts.run))?;
     let mut r = pipe.run_with(backend, &loaded.image, &opts.run)?;
     let Some(Value::Image(img)) = r.take("output") else {
         return Err(Error::invalid(

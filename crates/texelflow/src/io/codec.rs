@@ -203,10 +203,41 @@ pub(crate) fn jpeg_for_device(bytes: &[u8], limits: &Limits) -> Result<DeviceJpe
 /// says so in `warnings`; without it, a file too small to hold the scans its header promises is
 /// refused before decoding (`min_scan_bytes`). CMYK and YCCK files come out as Pillow shows
 /// them (`cmyk_to_rgba`).
+///
+/// Shrink-on-load: see `decode_jpeg_at_least` (`min_size`).
+#[cfg(test)]
 pub(crate) fn decode_jpeg(
     bytes: &[u8],
     limits: &Limits,
     allow_truncated: bool,
+) -> Result<DecodedJpeg, String> {
+    decode_jpeg_at_least(bytes, limits, allow_truncated, None)
+}
+
+/// The DCT scale denominator (1, 2, 4 or 8) of the smallest libjpeg-turbo scaled decode of a
+/// `w`×`h` JPEG whose size (each side `ceil(side / denom)`, as libjpeg scales) is still at
+/// least `need` (issue 30, shrink-on-load). 1 where no scale keeps the size, or `need` is 0.
+pub(crate) fn dct_denom(w: usize, h: usize, need: (u32, u32)) -> usize {
+    let (nw, nh) = (need.0 as usize, need.1 as usize);
+    if nw == 0 || nh == 0 {
+        return 1;
+    }
+    [8, 4, 2]
+        .into_iter()
+        .find(|&d| w.div_ceil(d) >= nw && h.div_ceil(d) >= nh)
+        .unwrap_or(1)
+}
+
+/// `decode_jpeg`, decoded at a reduced DCT scale (1/2, 1/4, 1/8: libjpeg-turbo's scaled IDCT,
+/// issue 30's shrink-on-load) where `min_size` is given: the smallest scale whose upright
+/// output (after EXIF orientation; rotated orientations swap the axes) is at least
+/// `min_size` in both axes. The caller resizes the result to its exact size. Without the
+/// `turbojpeg` feature, or where libjpeg-turbo does not take the file, the decode is full size.
+pub(crate) fn decode_jpeg_at_least(
+    bytes: &[u8],
+    limits: &Limits,
+    allow_truncated: bool,
+    min_size: Option<(u32, u32)>,
 ) -> Result<DecodedJpeg, String> {
     let corrupt = |e: zune_jpeg::errors::DecodeErrors| {
         format!("corrupt or unsupported image: {}", e.to_string().trim())
@@ -217,8 +248,25 @@ pub(crate) fn decode_jpeg(
         height: h,
         model,
     } = checked_header(bytes, limits, allow_truncated)?;
+    let orientation = d
+        .exif()
+        .map(Vec::as_slice)
+        .and_then(image::metadata::Orientation::from_exif_chunk)
+        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    let denom = min_size.map_or(1, |(nw, nh)| {
+        use image::metadata::Orientation as O;
+        // the stored image's axes: a rotated orientation swaps them
+        let need = match orientation {
+            O::Rotate90 | O::Rotate270 | O::Rotate90FlipH | O::Rotate270FlipH => (nh, nw),
+            _ => (nw, nh),
+        };
+        dct_denom(w, h, need)
+    });
     let mut warnings = Vec::new();
-    let pixels = match turbo_decode(bytes, model, w, h)? {
+    let (mut w, mut h) = (w, h);
+    let scaled = |side: usize| side.div_ceil(denom);
+    let mut by_turbo = true;
+    let pixels = match turbo_decode(bytes, model, w, h, denom)? {
         Turbo::Done(pixels) => pixels,
         Turbo::Damaged(pixels, why) if allow_truncated => {
             warnings.push(format!(
@@ -231,17 +279,22 @@ pub(crate) fn decode_jpeg(
                 "truncated or damaged JPEG: {why} (--allow-truncated accepts what can be decoded)"
             ))
         }
-        Turbo::Unsupported => zune_pixels(bytes, allow_truncated, model).map_err(|e| {
-            if allow_truncated {
-                corrupt(e)
-            } else {
-                format!(
-                    "{} (--allow-truncated accepts what can be decoded)",
+        Turbo::Unsupported => zune_pixels(bytes, allow_truncated, model)
+            .inspect(|_| by_turbo = false)
+            .map_err(|e| {
+                if allow_truncated {
                     corrupt(e)
-                )
-            }
-        })?,
+                } else {
+                    format!(
+                        "{} (--allow-truncated accepts what can be decoded)",
+                        corrupt(e)
+                    )
+                }
+            })?,
     };
+    if by_turbo && denom > 1 {
+        (w, h) = (scaled(w), scaled(h));
+    }
     let grey = model == Model::Grey;
     if pixels.len() != w * h * if grey { 1 } else { 4 } {
         return Err(format!(
@@ -252,10 +305,6 @@ pub(crate) fn decode_jpeg(
     let (w, h) = (w as u32, h as u32); // at most MAX_JPEG_SIDE (checked_header)
     let exif = d.exif().cloned();
     let icc_profile = d.icc_profile();
-    let orientation = exif
-        .as_deref()
-        .and_then(image::metadata::Orientation::from_exif_chunk)
-        .unwrap_or(image::metadata::Orientation::NoTransforms);
     let bad = || "corrupt or unsupported image: decoded size does not match its header".to_string();
     let mut dynamic = if grey {
         image::DynamicImage::ImageLuma8(image::GrayImage::from_raw(w, h, pixels).ok_or_else(bad)?)
@@ -480,7 +529,13 @@ enum Turbo {
 /// 4K photo in 26 ms against zune-jpeg's 31 (one core, docs/perf-notes.md). The pixel buffer
 /// is allocated with `try_reserve`: a failed allocation is an error, not an abort.
 #[cfg(feature = "turbojpeg")]
-fn turbo_decode(bytes: &[u8], model: Model, w: usize, h: usize) -> Result<Turbo, String> {
+fn turbo_decode(
+    bytes: &[u8],
+    model: Model,
+    w: usize,
+    h: usize,
+    denom: usize,
+) -> Result<Turbo, String> {
     let (format, channels) = match model {
         Model::Grey => (turbojpeg::PixelFormat::GRAY, 1),
         Model::Colour => (turbojpeg::PixelFormat::RGBA, 4),
@@ -499,6 +554,16 @@ fn turbo_decode(bytes: &[u8], model: Model, w: usize, h: usize) -> Result<Turbo,
     if (header.width, header.height) != (w, h) || cmyk != (model == Model::Cmyk) {
         return Ok(Turbo::Unsupported);
     }
+    let (w, h) = if denom > 1 {
+        let factor = turbojpeg::ScalingFactor::new(1, denom);
+        if d.set_scaling_factor(factor).is_err() {
+            return Ok(Turbo::Unsupported);
+        }
+        let scaled = header.scaled(factor);
+        (scaled.width, scaled.height)
+    } else {
+        (w, h)
+    };
     let n = w
         .checked_mul(h)
         .and_then(|p| p.checked_mul(channels))
@@ -535,7 +600,13 @@ fn turbo_decode(bytes: &[u8], model: Model, w: usize, h: usize) -> Result<Turbo,
 }
 
 #[cfg(not(feature = "turbojpeg"))]
-fn turbo_decode(_bytes: &[u8], _model: Model, _w: usize, _h: usize) -> Result<Turbo, String> {
+fn turbo_decode(
+    _bytes: &[u8],
+    _model: Model,
+    _w: usize,
+    _h: usize,
+    _denom: usize,
+) -> Result<Turbo, String> {
     Ok(Turbo::Unsupported)
 }
 

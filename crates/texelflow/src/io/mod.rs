@@ -15,7 +15,8 @@ pub mod rows;
 mod stream;
 
 pub use apply::{
-    apply_file, same_file, streams_by_default, ApplyOptions, ApplyReport, STREAM_FROM_PIXELS,
+    apply_file, same_file, shrink_on_load, streams_by_default, ApplyOptions, ApplyReport,
+    STREAM_FROM_PIXELS,
 };
 
 pub use stream::FileReport;
@@ -65,8 +66,13 @@ impl Image {
             let bytes =
                 input::read_capped(path, limits.max_memory, "the memory limit (--max-memory)")
                     .map_err(io)?;
-            let d = crate::io::codec::decode_jpeg(&bytes, &limits, options.allow_truncated)
-                .map_err(io)?;
+            let d = crate::io::codec::decode_jpeg_at_least(
+                &bytes,
+                &limits,
+                options.allow_truncated,
+                options.min_size,
+            )
+            .map_err(io)?;
             let metadata = SaveOptions {
                 icc_profile: d.icc_profile,
                 exif: d.exif.map(|e| exif_upright(&e)),
@@ -177,7 +183,9 @@ impl Image {
         options: &LoadOptions,
     ) -> Result<ForDevice> {
         let path = path.as_ref();
+        // a DCT-scaled decode (shrink-on-load) is on the host: libjpeg-turbo's scaled IDCT
         let jpeg = !options.allow_truncated
+            && options.min_size.is_none()
             && input::image_reader(path)
                 .is_ok_and(|r| r.format() == Some(image::ImageFormat::Jpeg));
         if !jpeg {
@@ -204,7 +212,8 @@ impl Image {
                 },
             }),
             crate::io::codec::DeviceJpeg::Host(why) => {
-                let d = crate::io::codec::decode_jpeg(&bytes, &limits, false).map_err(io)?;
+                let d = crate::io::codec::decode_jpeg_at_least(&bytes, &limits, false, None)
+                    .map_err(io)?;
                 Ok(ForDevice::Host {
                     loaded: Loaded {
                         image: d.image,
@@ -371,6 +380,13 @@ pub struct LoadOptions {
     /// Accept a truncated or damaged file with what the decoder recovered (a warning in
     /// `Loaded::warnings`) instead of failing.
     pub allow_truncated: bool,
+    /// Shrink-on-load (issue 30): the least size (width, height, upright) the caller needs. A
+    /// JPEG is then decoded at the smallest DCT scale (1/2, 1/4, 1/8; libjpeg-turbo's scaled
+    /// IDCT) whose output is still at least this size in both axes, and the caller resizes it to
+    /// its exact size; the result may be larger than this, never smaller (unless the file is).
+    /// Other formats, and JPEG without the `turbojpeg` feature, decode at full size. `None`:
+    /// full size.
+    pub min_size: Option<(u32, u32)>,
 }
 
 /// A decoded file: its pixels (upright), the metadata an output of it should carry, and what

@@ -37,7 +37,8 @@ impl Pipeline {
     /// ends in data, resamples, depends on position): nothing was read or written. The input's
     /// size is checked against the limits' pixels and its estimated memory against their
     /// memory (`limits`) before anything is decoded. `save`'s ICC profile and EXIF default to
-    /// the input's.
+    /// the input's. A JPEG before a leading shrink is decoded at a DCT scale where
+    /// `run.shrink_on_load` (`io::shrink_on_load`).
     pub fn stream_file(
         &self,
         backend: &Backend,
@@ -83,7 +84,12 @@ impl Pipeline {
             &format!("streaming {}x{} in bands", desc.width, desc.height),
             need,
         )?;
-        let (mut source, meta) = super::rows::open_rows(input, load)?;
+        // shrink-on-load (issue 30): a format decoded whole (JPEG) before a leading shrink is
+        // decoded at the DCT scale that keeps the resize's size, and its bands run from there
+        // (the memory above is that of the full size: an upper bound); PNG and TIFF stream at
+        // full size
+        let load = super::apply::shrink_on_load(self, input, load, run);
+        let (mut source, meta) = super::rows::open_rows(input, &load)?;
         // the decoded image's own size and format (upright, as `Image::load` turns it)
         let desc = source.desc();
         let out_desc = self.output_desc(desc)?;

@@ -1,0 +1,227 @@
+//! Shrink-on-load (issue 30): a JPEG decoded at a DCT scale before a leading shrink gives the
+//! exact requested size, within `SHRINK_ON_LOAD_MAX_DIFF` of the full decode + the same
+//! resize; turned off, or for a non-JPEG input, the result is the full decode's exactly.
+
+use std::path::{Path, PathBuf};
+
+use texelflow::graph::{shrink_on_load_size, SHRINK_ON_LOAD_MAX_DIFF};
+use texelflow::io::{apply_file, ApplyOptions};
+use texelflow::{Backend, Image, LoadOptions, Pipeline, PixelFormat, RunOptions, SaveOptions};
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("texelflow-shrink30-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+/// A photo-like 1024×768 image: smooth gradients, soft shapes and a little fine texture.
+fn photo_like() -> Image {
+    let (w, h) = (1024u32, 768u32);
+    let mut px = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let (fx, fy) = (x as f32 / w as f32, y as f32 / h as f32);
+            let d = ((fx - 0.4).powi(2) + (fy - 0.5).powi(2)).sqrt();
+            let blob = (1.0 - (d * 3.0).min(1.0)) * 120.0;
+            let tex = ((x * 7 + y * 13) % 17) as f32 * 1.5;
+            let stripe = ((fx * 40.0).sin() * (fy * 25.0).cos()) * 20.0;
+            px.push((40.0 + 150.0 * fx + blob * 0.5 + tex).clamp(0.0, 255.0) as u8);
+            px.push((30.0 + 120.0 * fy + stripe + blob * 0.3).clamp(0.0, 255.0) as u8);
+            px.push((200.0 - 140.0 * fx * fy + tex - blob * 0.4).clamp(0.0, 255.0) as u8);
+            px.push(255);
+        }
+    }
+    Image::from_u8(w, h, PixelFormat::Rgba8, px).expect("image")
+}
+
+fn write(img: &Image, name: &str) -> PathBuf {
+    let path = temp(name);
+    let save = SaveOptions {
+        jpeg_quality: 90,
+        ..SaveOptions::default()
+    };
+    img.save_with(&path, &save).expect("save");
+    path
+}
+
+fn pipe(spec: &str) -> Pipeline {
+    Pipeline::parse(spec, &mut |p: &str| Image::open(p)).expect("pipeline")
+}
+
+fn max_diff(a: &Image, b: &Image) -> u8 {
+    assert_eq!((a.width(), a.height()), (b.width(), b.height()));
+    a.as_u8()
+        .iter()
+        .zip(b.as_u8())
+        .map(|(x, y)| x.abs_diff(*y))
+        .max()
+        .unwrap_or(0)
+}
+
+fn apply(spec: &str, input: &Path, out: &str, shrink: bool) -> Image {
+    let output = temp(out);
+    let _ = std::fs::remove_file(&output);
+    let opts = ApplyOptions {
+        run: RunOptions {
+            shrink_on_load: shrink,
+            ..RunOptions::default()
+        },
+        ..ApplyOptions::default()
+    };
+    apply_file(&pipe(spec), &Backend::Cpu, input, &output, &opts).expect("apply");
+    Image::open(&output).expect("open output")
+}
+
+#[test]
+fn size_is_chosen_only_for_a_fixed_shrink() {
+    let desc = texelflow::ImageDesc {
+        width: 1024,
+        height: 768,
+        format: PixelFormat::Rgba8,
+    };
+    let p = |s: &str| shrink_on_load_size(&pipe(s), desc);
+    assert_eq!(
+        p("resize(width=200, height=150, method=area)"),
+        Some((200, 150))
+    );
+    assert_eq!(p("resize(width=512, height=384)"), Some((512, 384)));
+    // less than half in one axis, a scale (follows the input), a filter before: full decode
+    assert_eq!(p("resize(width=600, height=150)"), None);
+    assert_eq!(p("resize(scale=0.25)"), None);
+    assert_eq!(
+        p("gaussian_blur(sigma=2) | resize(width=200, height=150)"),
+        None
+    );
+}
+
+#[test]
+fn scaled_decode_keeps_the_size_and_stays_close() {
+    let path = write(&photo_like(), "photo.jpg");
+    // the decode: the smallest DCT scale that keeps 200×150 of 1024×768 is 1/4 (256×192)
+    let scaled = Image::load(
+        &path,
+        &LoadOptions {
+            min_size: Some((200, 150)),
+            ..Default::default()
+        },
+    )
+    .expect("load");
+    assert_eq!((scaled.image.width(), scaled.image.height()), (256, 192));
+    for (spec, name) in [
+        ("resize(width=200, height=150, method=area)", "area"),
+        ("resize(width=300, height=200, method=area)", "area2"),
+        ("resize(width=100, height=75)", "bilinear"),
+    ] {
+        let on = apply(spec, &path, &format!("{name}-on.png"), true);
+        let off = apply(spec, &path, &format!("{name}-off.png"), false);
+        let full = Image::open(&path).expect("open");
+        let Ok(texelflow::Value::Image(reference)) = pipe(spec).run(&Backend::Cpu, &full) else {
+            panic!("no image")
+        };
+        // off: the full decode + resize exactly
+        assert_eq!(max_diff(&off, &reference), 0, "{spec}");
+        let d = max_diff(&on, &reference);
+        eprintln!("{spec}: max difference {d}");
+        // area: the stated bound; bilinear aliases in the full decode (measured 14)
+        let bound = if name == "bilinear" {
+            16
+        } else {
+            SHRINK_ON_LOAD_MAX_DIFF
+        };
+        assert!(d <= bound, "{spec}: {d}");
+        assert_eq!(
+            (on.width(), on.height()),
+            (reference.width(), reference.height())
+        );
+    }
+}
+
+#[test]
+fn non_jpeg_is_unaffected() {
+    let path = temp("photo.png");
+    photo_like().save(&path).expect("save");
+    let spec = "resize(width=200, height=150, method=area)";
+    let on = apply(spec, &path, "png-on.png", true);
+    let off = apply(spec, &path, "png-off.png", false);
+    assert_eq!(max_diff(&on, &off), 0);
+    assert_eq!((on.width(), on.height()), (200, 150));
+}
+
+#[test]
+fn rotated_orientation_swaps_the_axes() {
+    // EXIF (little-endian TIFF) with orientation 6: the stored 1024×768 shows as 768×1024
+    let exif = vec![
+        0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    let path = temp("rotated.jpg");
+    let save = SaveOptions {
+        jpeg_quality: 90,
+        exif: Some(exif),
+        ..SaveOptions::default()
+    };
+    photo_like().save_with(&path, &save).expect("save");
+    let scaled = Image::load(
+        &path,
+        &LoadOptions {
+            min_size: Some((150, 200)),
+            ..Default::default()
+        },
+    )
+    .expect("load");
+    assert_eq!((scaled.image.width(), scaled.image.height()), (192, 256));
+    let spec = "resize(width=150, height=200, method=area)";
+    let on = apply(spec, &path, "rotated-on.png", true);
+    let off = apply(spec, &path, "rotated-off.png", false);
+    assert_eq!((on.width(), on.height()), (150, 200));
+    let d = max_diff(&on, &off);
+    eprintln!("rotated: max difference {d}");
+    assert!(d <= SHRINK_ON_LOAD_MAX_DIFF, "{d}");
+}
+
+/// `Pipeline::stream_file` (`apply_file` asked to stream) decodes a JPEG whole, so at the DCT
+/// scale before a leading shrink: its bands run from the decoded size (1/4: 256×192) and give
+/// the output of the run decoded whole; turned off, both are the full decode's.
+#[test]
+fn streamed_jpeg_shrinks_on_load_too() {
+    let path = temp("stream.jpg");
+    photo_like()
+        .save_with(
+            &path,
+            &SaveOptions {
+                jpeg_quality: 90,
+                ..SaveOptions::default()
+            },
+        )
+        .expect("save");
+    let spec = "resize(width=200, height=150, method=area) | gaussian_blur(sigma=1)";
+    for shrink in [true, false] {
+        let run = |stream: bool| {
+            let output = temp(&format!("stream-{shrink}-{stream}.png"));
+            let _ = std::fs::remove_file(&output);
+            let opts = ApplyOptions {
+                run: RunOptions {
+                    shrink_on_load: shrink,
+                    ..RunOptions::default()
+                },
+                stream: Some(stream),
+                ..ApplyOptions::default()
+            };
+            let r = apply_file(&pipe(spec), &Backend::Cpu, &path, &output, &opts).expect("apply");
+            assert_eq!(r.streamed, stream, "{:?}", r.notes);
+            (r, Image::open(&output).expect("open output"))
+        };
+        let (streamed, banded) = run(true);
+        let (_, whole) = run(false);
+        let size = if shrink { "256x192" } else { "1024x768" };
+        assert!(
+            streamed
+                .notes
+                .iter()
+                .any(|n| n.starts_with(&format!("{size} streamed in"))),
+            "{:?}",
+            streamed.notes
+        );
+        assert_eq!((banded.width(), banded.height()), (200, 150));
+        assert_eq!(max_diff(&banded, &whole), 0, "shrink-on-load {shrink}");
+    }
+}
