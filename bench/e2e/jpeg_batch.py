@@ -189,6 +189,8 @@ def main():
     median_of(f"thumbnails 6000x4000 -> 500: OpenCV Pool({CORES}) IMREAD_REDUCED_COLOR_8", len(big), lambda: pool(cv_thumb_job, BIG, big, os.path.join(ROOT, "cvt")))
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, default", len(big), tf([], thumb, BIG))
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, --host-decode", len(big), tf(["--host-decode"], thumb, BIG))
+    median_of("thumbnails 6000x4000 -> 500: texelflow batch, --no-shrink-on-load", len(big), tf([], thumb, BIG, after=["--no-shrink-on-load"]))
+    median_of("thumbnails: as before issue 30 (--no-shrink-on-load --host-decode --gpu-jobs 16)", len(big), tf(["--host-decode"], thumb, BIG, after=["--no-shrink-on-load", "--gpu-jobs", "16"]))
     singles = [timed([BIN, "apply", "--overwrite", one, os.path.join(ROOT, "one.jpg"), "-p", SPEC])[0] for _ in range(5)]
     breakdown = []
     # where the time goes, and how it grows with the workers sharing the device
