@@ -102,6 +102,7 @@ fn main() {
 fn compile_jpeg_coef() {
     println!("cargo:rerun-if-changed=src/io/jpeg_coef.c");
     println!("cargo:rerun-if-changed=src/io/jpeg_enc.c");
+    println!("cargo:rerun-if-changed=src/io/jpeg_shim.h");
     let mut build = cc::Build::new();
     // and `src/io/jpeg_enc.c`, the coefficient writer of the GPU-assisted encode
     build

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jpeglib.h"
+#include "jpeg_shim.h"
 
 #define TF_MAX_COMPONENTS 4
 
@@ -24,30 +25,6 @@ typedef struct {
 
 /* Asked for the coefficient storage once the sizes are known: `count` shorts, or NULL to stop. */
 typedef short *(*tf_alloc_fn)(void *ctx, size_t count);
-
-typedef struct {
-  struct jpeg_error_mgr pub;
-  jmp_buf jump;
-  char *message;
-  size_t message_len;
-} tf_error;
-
-static void tf_error_exit(j_common_ptr cinfo) {
-  tf_error *e = (tf_error *)cinfo->err;
-  if (e->message && e->message_len > 0) {
-    char text[JMSG_LENGTH_MAX];
-    (*cinfo->err->format_message)(cinfo, text);
-    strncpy(e->message, text, e->message_len - 1);
-    e->message[e->message_len - 1] = '\0';
-  }
-  longjmp(e->jump, 1);
-}
-
-/* libjpeg's warnings (corrupt data it recovered from) are errors here: the caller falls back to
- * the CPU decoder, which has the policy for damaged files (--allow-truncated). */
-static void tf_emit_message(j_common_ptr cinfo, int level) {
-  if (level < 0) tf_error_exit(cinfo);
-}
 
 /* The leading members of libjpeg's `struct jpeg_inverse_dct` (jpegint.h, an internal header
  * that is not installed): a start_pass method, then one IDCT method per component. Its layout

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jpeglib.h"
+#include "jpeg_shim.h"
 #include "jerror.h"
 
 #define TF_MAX_COMPONENTS 3
@@ -30,29 +31,6 @@ typedef struct {
 
 /* Asked for the output once its size is known: `len` bytes to copy it into, or NULL to stop. */
 typedef unsigned char *(*tf_out_fn)(void *ctx, size_t len);
-
-typedef struct {
-  struct jpeg_error_mgr pub;
-  jmp_buf jump;
-  char *message;
-  size_t message_len;
-} tf_enc_error;
-
-static void tf_enc_error_exit(j_common_ptr cinfo) {
-  tf_enc_error *e = (tf_enc_error *)cinfo->err;
-  if (e->message && e->message_len > 0) {
-    char text[JMSG_LENGTH_MAX];
-    (*cinfo->err->format_message)(cinfo, text);
-    strncpy(e->message, text, e->message_len - 1);
-    e->message[e->message_len - 1] = '\0';
-  }
-  longjmp(e->jump, 1);
-}
-
-/* Warnings are errors: an encode has nothing to recover from. */
-static void tf_enc_emit_message(j_common_ptr cinfo, int level) {
-  if (level < 0) tf_enc_error_exit(cinfo);
-}
 
 /* A growing malloc'd buffer. Not jpeg_mem_dest: after it reallocates, the buffer it owns is
  * private to jdatadst.c, so an error part-way would leak it; this one is freed on every path. */
@@ -111,7 +89,7 @@ static void tf_fill(j_compress_ptr cinfo, jvirt_barray_ptr *arrays, const tf_enc
 int tf_write_coefficients(const tf_enc_info *info, const short *blocks, tf_out_fn out, void *ctx,
                           char *message, size_t message_len) {
   struct jpeg_compress_struct cinfo;
-  tf_enc_error err;
+  tf_error err;
   tf_dest dest;
   jvirt_barray_ptr arrays[TF_MAX_COMPONENTS];
   int c, max_h = 1, max_v = 1;
@@ -146,8 +124,8 @@ int tf_write_coefficients(const tf_enc_info *info, const short *blocks, tf_out_f
 
   memset(&dest, 0, sizeof(dest));
   cinfo.err = jpeg_std_error(&err.pub);
-  err.pub.error_exit = tf_enc_error_exit;
-  err.pub.emit_message = tf_enc_emit_message;
+  err.pub.error_exit = tf_error_exit;
+  err.pub.emit_message = tf_emit_message;
   err.message = message;
   err.message_len = message_len;
   if (setjmp(err.jump)) {
