@@ -64,6 +64,7 @@ pub fn data_json(d: &Data) -> serde_json::Value {
             let [r, g, b] = c.color();
             serde_json::json!({ "color": [r, g, b], "hex": format!("#{r:02x}{g:02x}{b:02x}"), "share": c.share(), "pixels_in_cell": c.count, "cell": c.cell, "bits": c.bits })
         }
+        Data::Bytes(b) => serde_json::json!({ "bytes": b.bytes.len(), "words": b.words }),
         Data::Motion(m) => {
             let (x, y) = m
                 .centroid()

@@ -8,6 +8,8 @@ mod common;
 
 use common::*;
 use texelflow::io::jpeg_encode::{encode, encode_gpu, EncodeOptions, JpegEncode, Layout};
+use texelflow::io::jpeg_file::{file_bytes, JpegFile};
+use texelflow::value::Data;
 use texelflow::{Backend, Graph, Image, PixelFormat, RunOptions, Subsampling, Value};
 
 const LAYOUTS: [Layout; 4] = [
@@ -156,5 +158,144 @@ fn the_gpu_path_writes_the_twin_paths_file() {
                 }
             }
         }
+    }
+}
+
+/// TurboJPEG's file for `image` (RGBA8 as RGBA, alpha ignored; Gray8 as grey) at `quality`:
+/// what the host path writes.
+fn turbo_file(image: &Image, quality: u8, layout: Layout) -> Vec<u8> {
+    let mut c = turbojpeg::Compressor::new().expect("compressor");
+    c.set_quality(quality as i32).expect("quality");
+    c.set_subsamp(match layout {
+        Layout::Grey => turbojpeg::Subsamp::Gray,
+        Layout::Colour(Subsampling::S444) => turbojpeg::Subsamp::None,
+        Layout::Colour(Subsampling::S422) => turbojpeg::Subsamp::Sub2x1,
+        Layout::Colour(Subsampling::S420) => turbojpeg::Subsamp::Sub2x2,
+    })
+    .expect("subsampling");
+    let grey = image.format() == PixelFormat::Gray8;
+    let w = image.width() as usize;
+    c.compress_to_vec(turbojpeg::Image {
+        pixels: image.as_u8(),
+        width: w,
+        pitch: if grey { w } else { 4 * w },
+        height: image.height() as usize,
+        format: if grey {
+            turbojpeg::PixelFormat::GRAY
+        } else {
+            turbojpeg::PixelFormat::RGBA
+        },
+    })
+    .expect("compress")
+}
+
+fn stream(backend: &Backend, node: &JpegFile, input: &Image) -> texelflow::value::Bytes {
+    let mut g = Graph::new();
+    g.set_straight_alpha(true);
+    let s = g.source("in", input.desc()).expect("source");
+    let out = g.add_boxed(Box::new(node.clone()), &[s]).expect("node");
+    g.output("out", out[0]).expect("output");
+    let opts = RunOptions {
+        poison: true,
+        ..Default::default()
+    };
+    let r = backend.run(&g, &[("in", input)], &opts).expect("run");
+    match r.outputs.into_iter().next() {
+        Some((_, Value::Data(Data::Bytes(b)))) => b,
+        _ => panic!("no stream"),
+    }
+}
+
+/// `image` opaque; with `grey`, R = G = B (the green channel's).
+fn opaque(image: &Image, grey: bool) -> Image {
+    let px: Vec<u8> = image
+        .as_u8()
+        .chunks(4)
+        .flat_map(|p| {
+            if grey {
+                [p[1], p[1], p[1], 255]
+            } else {
+                [p[0], p[1], p[2], 255]
+            }
+        })
+        .collect();
+    Image::from_u8(image.width(), image.height(), PixelFormat::Rgba8, px).expect("image")
+}
+
+/// The whole encode on the device (`JpegFile`: grey or colour decided there, blocks, Huffman
+/// coding) gives the twin's stream bit for bit, and `file_bytes` makes TurboJPEG's file byte
+/// for byte, for grey (RGBA8 with R = G = B, and Gray8), 4:4:4, 4:2:2 and 4:2:0, at sizes that
+/// leave dummy blocks at the right and bottom edges, photo-like and noise (noise at quality 100
+/// codes to more than the first read-back takes: the rest is read in a second round trip).
+#[test]
+fn the_whole_file_made_on_the_gpu_is_turbojpegs() {
+    let gpu = gpu_backend();
+    let mut failures = Vec::new();
+    let sizes = [
+        (1, 1),
+        (2, 3),
+        (17, 9),
+        (9, 17),
+        (61, 35),
+        (33, 2),
+        (40, 24),
+        (1001, 3),
+    ];
+    for (w, h) in sizes {
+        for photo in [true, false] {
+            let base = image(w, h, photo, PixelFormat::Rgba8);
+            let inputs = [
+                (opaque(&base, true), Layout::Grey),
+                (image(w, h, photo, PixelFormat::Gray8), Layout::Grey),
+                (opaque(&base, false), Layout::Colour(Subsampling::S444)),
+                (opaque(&base, false), Layout::Colour(Subsampling::S422)),
+                (opaque(&base, false), Layout::Colour(Subsampling::S420)),
+            ];
+            for (input, layout) in &inputs {
+                for quality in [50u8, 90, 100] {
+                    let sub = match layout {
+                        Layout::Colour(s) => *s,
+                        Layout::Grey => Subsampling::S420,
+                    };
+                    let node = JpegFile::new(quality, sub).expect("node");
+                    let on_gpu = stream(&gpu, &node, input);
+                    let twin = stream(&Backend::Cpu, &node, input);
+                    let case = format!(
+                        "{w}x{h} photo {photo} {:?} {layout:?} q{quality}",
+                        input.format()
+                    );
+                    if on_gpu != twin {
+                        failures.push(format!("{case}: the GPU's stream is not the twin's"));
+                        continue;
+                    }
+                    let file = file_bytes(&on_gpu, w, h, quality, sub)
+                        .expect("file")
+                        .expect("opaque");
+                    if file != turbo_file(input, quality, *layout) {
+                        failures.push(format!("{case}: not TurboJPEG's file"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// An image with transparency is not coded for the file: the stream says so (the host encodes
+/// it over its background), on the GPU as on the CPU.
+#[test]
+fn a_transparent_image_is_left_to_the_host() {
+    let gpu = gpu_backend();
+    let mut input = opaque(&image(19, 7, true, PixelFormat::Rgba8), false);
+    let mut px = input.as_u8().to_vec();
+    px[4 * 30 + 3] = 128;
+    input = Image::from_u8(19, 7, PixelFormat::Rgba8, px).expect("image");
+    let node = JpegFile::new(90, Subsampling::S444).expect("node");
+    for backend in [&gpu, &Backend::Cpu] {
+        let s = stream(backend, &node, &input);
+        assert_eq!(
+            file_bytes(&s, 19, 7, 90, Subsampling::S444).expect("file"),
+            None
+        );
     }
 }

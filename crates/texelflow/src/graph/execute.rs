@@ -819,7 +819,7 @@ pub(crate) fn record_with_readbacks<'g>(
                 encoded
                     .slots
                     .get(&(p.node, p.output))
-                    .map(|s| (&*s.buffer, s.desc.gpu_bytes()))
+                    .map(|s| (&*s.buffer, first_read(&s.desc)))
                     .ok_or_else(|| Error::internal("output not materialised"))
             })
             .collect::<Result<_>>()?;
@@ -836,6 +836,62 @@ pub(crate) fn record_with_readbacks<'g>(
         }
         Ok((encoded, staging))
     })?
+}
+
+/// The bytes of an output's buffer the run's read-back copies: all of it, but for a stream of
+/// bytes (`DataKind::Bytes`) its header and an eighth of its capacity (a JPEG's entropy-coded
+/// data fits in that unless it is noise at quality 100); `read_rest` copies what is left.
+fn first_read(desc: &ValueDesc) -> u64 {
+    match desc {
+        ValueDesc::Data(crate::value::DataKind::Bytes { capacity }) => {
+            crate::value::Bytes::read_len(*capacity, capacity / 8)
+        }
+        d => d.gpu_bytes(),
+    }
+}
+
+/// The rest of a stream of bytes whose first `read.len()` bytes came back with the run: the
+/// stream's length is in its header; a second copy and map round trip brings the bytes past
+/// what was read.
+pub(crate) fn read_rest(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    capacity: u32,
+    read: &mut Vec<u8>,
+) -> Result<()> {
+    let Some(n) = read
+        .get(..4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    else {
+        return Err(Error::Gpu("bytes buffer too small".into()));
+    };
+    let want = crate::value::Bytes::read_len(capacity, n);
+    let have = read.len() as u64;
+    if want <= have {
+        return Ok(());
+    }
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("texelflow.read_rest"),
+        });
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("texelflow.read_rest"),
+        size: want - have,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    encoder.copy_buffer_to_buffer(buffer, have, &staging, 0, want - have);
+    let index = gpu.scoped(|| gpu.queue.submit([encoder.finish()]))?;
+    let staged = [crate::runtime::Readback {
+        buffer: staging,
+        len: want - have,
+    }];
+    let (rest, _) = gpu.map_all_after(&staged, Some(index))?;
+    for r in rest {
+        read.extend_from_slice(&r);
+    }
+    Ok(())
 }
 
 /// A GPU run submitted and not yet read back (`finish_gpu` waits for it).
@@ -981,9 +1037,17 @@ pub(crate) fn finish_gpu(graph: &Graph, run: Submitted<'_>) -> Result<RunResult>
     };
 
     let mut outputs = Vec::new();
-    for ((name, p), b) in graph.outputs.iter().zip(bytes) {
+    for ((name, p), mut b) in graph.outputs.iter().zip(bytes) {
         let v = match graph.desc(*p) {
             ValueDesc::Image(d) => Value::Image(Image::from_gpu_vec(d, b)?),
+            ValueDesc::Data(k @ crate::value::DataKind::Bytes { capacity }) => {
+                let slot = slots
+                    .get(&(p.node, p.output))
+                    .ok_or_else(|| Error::internal("output not materialised"))?;
+                read_rest(gpu, &slot.buffer, capacity, &mut b)
+                    .map_err(|e| in_submission(e, &labels))?;
+                Value::Data(Data::from_gpu_bytes(k, &b)?)
+            }
             ValueDesc::Data(k) => Value::Data(Data::from_gpu_bytes(k, &b)?),
         };
         outputs.push((name.clone(), v));

@@ -495,11 +495,17 @@ fn run_gpu_host(
                 desc,
             }),
             ValueDesc::Data(k) => {
-                let d = Data::from_gpu_bytes(k, &view);
+                let mut b = view.to_vec();
                 drop(view);
                 s.buffer.unmap();
                 gpu.keep_readback(&s.buffer);
-                HostValue::Value(Value::Data(d?))
+                if let crate::value::DataKind::Bytes { capacity } = k {
+                    let slot = slots
+                        .get(&(p.node, p.output))
+                        .ok_or_else(|| Error::internal("output not materialised"))?;
+                    super::execute::read_rest(gpu, &slot.buffer, capacity, &mut b)?;
+                }
+                HostValue::Value(Value::Data(Data::from_gpu_bytes(k, &b)?))
             }
         };
         outputs.push((name.clone(), v));

@@ -224,13 +224,13 @@ pub fn rgb_to_ycc(r: u8, g: u8, b: u8) -> [u8; 3] {
 /// One component's block geometry: its sampling factors, libjpeg's `width_in_blocks` and
 /// `height_in_blocks` (jcmaster.c), and the rows of downsampled samples jcprepct.c makes
 /// before it replicates the last one (`ceil(height / max_v) * v`).
-struct Geometry {
-    sampling: (u32, u32),
-    blocks: (u32, u32),
-    rows: u32,
+pub(crate) struct Geometry {
+    pub(crate) sampling: (u32, u32),
+    pub(crate) blocks: (u32, u32),
+    pub(crate) rows: u32,
 }
 
-fn geometry(width: u32, height: u32, layout: Layout) -> Vec<Geometry> {
+pub(crate) fn geometry(width: u32, height: u32, layout: Layout) -> Vec<Geometry> {
     let s = layout.sampling();
     let mh = s.iter().map(|f| f.0).max().unwrap_or(1);
     let mv = s.iter().map(|f| f.1).max().unwrap_or(1);
@@ -619,51 +619,15 @@ impl crate::extend::Filter for JpegEncode {
             .desc
             .image()
             .ok_or_else(|| Error::invalid("jpeg_encode takes an image"))?;
-        let tables = quant_tables(self.options.quality);
-        let divisors: Vec<u8> = tables
-            .iter()
-            .flatten()
-            .flat_map(|&q| {
-                let [recip, corr, shift] = reciprocal(q);
-                [recip, corr | shift << 16]
-            })
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
-        let divisors = rec.upload("jpeg divisors", &divisors)?;
-        let geo = geometry(d.width, d.height, self.options.layout);
-        let (mh, mv) = (
-            geo.iter().map(|g| g.sampling.0).max().unwrap_or(1),
-            geo.iter().map(|g| g.sampling.1).max().unwrap_or(1),
-        );
-        let mut u = [0u32; 8 + 12];
-        let mut total = 0u32;
-        for (i, g) in geo.iter().enumerate() {
-            let (fh, fv) = (mh / g.sampling.0, mv / g.sampling.1);
-            let table = (i > 0) as u32;
-            u[8 + i * 4..][..4].copy_from_slice(&[
-                total,
-                g.blocks.0,
-                fh | fv << 4 | (i as u32) << 8 | table << 12,
-                g.rows,
-            ]);
-            total += g.blocks.0 * g.blocks.1;
-        }
-        u[..6].copy_from_slice(&[
-            d.width,
-            d.height,
-            geo.len() as u32,
-            (d.format == PixelFormat::Gray8) as u32,
-            total,
-            d.width.div_ceil(4),
-        ]);
-        let uniform: Vec<u8> = u.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let kernel =
-            crate::extend::Kernel::new("jpeg.fdct", &[include_str!("jpeg_encode.wgsl")], "fdct");
-        rec.dispatch(
-            &kernel,
-            &[&inputs[0].buffer, &divisors, &outputs[0].buffer],
-            &uniform,
-            crate::extend::groups_1d(total as u64, 64),
+        // `fdct` reads the flag only when told to (`when` 0: always runs)
+        let flag = rec.temp(16);
+        record_fdct(
+            rec,
+            [&inputs[0].buffer, &flag, &outputs[0].buffer],
+            d,
+            self.options.quality,
+            self.options.layout,
+            0,
         )
     }
     fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
@@ -675,6 +639,66 @@ impl crate::extend::Filter for JpegEncode {
     fn box_clone(&self) -> Box<dyn crate::extend::Filter> {
         Box::new(self.clone())
     }
+}
+
+/// Records `fdct` (`jpeg_encode.wgsl`): the quantised blocks of an image `d` (`[source, flag,
+/// blocks]` buffers) at `quality` in `layout`; `when` 0 always, 1 only where the flag (bit 0,
+/// `jpeg_classify.wgsl`) says the image is grey, 2 only where it is not.
+pub(crate) fn record_fdct(
+    rec: &mut crate::extend::NodeRecorder<'_>,
+    [src, flag, dst]: [&wgpu::Buffer; 3],
+    d: crate::ImageDesc,
+    quality: u8,
+    layout: Layout,
+    when: u32,
+) -> Result<()> {
+    let tables = quant_tables(quality);
+    let divisors: Vec<u8> = tables
+        .iter()
+        .flatten()
+        .flat_map(|&q| {
+            let [recip, corr, shift] = reciprocal(q);
+            [recip, corr | shift << 16]
+        })
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let divisors = rec.upload("jpeg divisors", &divisors)?;
+    let geo = geometry(d.width, d.height, layout);
+    let (mh, mv) = (
+        geo.iter().map(|g| g.sampling.0).max().unwrap_or(1),
+        geo.iter().map(|g| g.sampling.1).max().unwrap_or(1),
+    );
+    let mut u = [0u32; 8 + 12];
+    let mut total = 0u32;
+    for (i, g) in geo.iter().enumerate() {
+        let (fh, fv) = (mh / g.sampling.0, mv / g.sampling.1);
+        let table = (i > 0) as u32;
+        u[8 + i * 4..][..4].copy_from_slice(&[
+            total,
+            g.blocks.0,
+            fh | fv << 4 | (i as u32) << 8 | table << 12,
+            g.rows,
+        ]);
+        total += g.blocks.0 * g.blocks.1;
+    }
+    u[..7].copy_from_slice(&[
+        d.width,
+        d.height,
+        geo.len() as u32,
+        (d.format == PixelFormat::Gray8) as u32,
+        total,
+        d.width.div_ceil(4),
+        when,
+    ]);
+    let uniform: Vec<u8> = u.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let kernel =
+        crate::extend::Kernel::new("jpeg.fdct", &[include_str!("jpeg_encode.wgsl")], "fdct");
+    rec.dispatch(
+        &kernel,
+        &[src, &divisors, dst, flag],
+        &uniform,
+        crate::extend::groups_1d(total as u64, 64),
+    )
 }
 
 /// Encodes an RGBA8 image (alpha ignored: composite it first) or a Gray8 one

@@ -14,7 +14,9 @@ struct EncU {
     gray_src: u32,
     total: u32,
     src_row_words: u32,
-    pad0: u32,
+    // 0: always; 1: only if `flag` says the image is grey and opaque; 2: only if it does not
+    // (`JpegFile` makes the blocks of both layouts' plans and keeps the one that applies)
+    when: u32,
     pad1: u32,
     // per plane: first block, blocks per row, fh | fv << 4 | component << 8 | table << 12,
     // downsampled rows (jcprepct.c replicates the last one below them)
@@ -25,7 +27,9 @@ struct EncU {
 // per table entry: the reciprocal, and the correction | the shift << 16 (`reciprocal`)
 @group(0) @binding(1) var<storage, read> divisors: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read_write> blocks: array<u32>;
-@group(0) @binding(3) var<uniform> eu: EncU;
+// bit 0: a pixel is not grey (R, G, B differ); bit 1: a pixel is not opaque (`classify`)
+@group(0) @binding(3) var<storage, read> flag: array<u32>;
+@group(0) @binding(4) var<uniform> eu: EncU;
 
 // Component `comp` (0 Y, 1 Cb, 2 Cr) of the pixel at (x, y), the last column and row
 // replicated beyond the image.
@@ -106,6 +110,10 @@ fn quantise(t: i32, d: vec2<u32>) -> i32 {
 fn fdct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let block = linear_id(wid, nwg, lid, 64u);
     if (block >= eu.total) { return; }
+    if (eu.when != 0u) {
+        let colour = (flag[0] & 1u) != 0u;
+        if (colour != (eu.when == 2u)) { return; }
+    }
     var plane = 0u;
     for (var i = 1u; i < eu.planes; i++) {
         if (block >= eu.p[i].x) { plane = i; }

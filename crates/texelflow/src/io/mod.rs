@@ -9,6 +9,8 @@ pub mod codec;
 pub mod jpeg_coef;
 #[cfg(feature = "turbojpeg")]
 pub mod jpeg_encode;
+#[cfg(feature = "turbojpeg")]
+pub mod jpeg_file;
 pub use crate::input;
 pub mod output;
 pub mod rows;

@@ -75,6 +75,15 @@ pub enum DataKind {
     /// `[2], [3]` = the sum of their x, `[4], [5]` = of their y, `[6]`, `[7]` = the frame's
     /// width and height (written by the producer). Zero is the identity of every sum.
     Motion,
+    /// A stream of bytes whose length the producer finds as it writes (a JPEG's entropy-coded
+    /// data, `io::jpeg_file`), at most `capacity` bytes. GPU: `BYTES_HEADER_WORDS` (4) `u32`
+    /// of header, then the bytes: `[0]` = how many bytes follow (at most `capacity`),
+    /// `[1]`..`[3]` = words the producer defines (`Bytes::words`). Only the header and the
+    /// bytes written are read back.
+    Bytes {
+        /// The most bytes the stream can hold.
+        capacity: u32,
+    },
 }
 
 /// Most bins a `DataKind::Fingerprint` holds: grid 8 (64 blocks) times 4 bits per channel (4096 colours).
@@ -131,6 +140,9 @@ impl DataKind {
             DataKind::Range => 12 * 4,
             DataKind::Color => 12 * 4,
             DataKind::Motion => 8 * 4,
+            DataKind::Bytes { capacity } => {
+                BYTES_HEADER_WORDS as u64 * 4 + (capacity as u64).div_ceil(16) * 16
+            }
         }
     }
     /// `None` when results of this kind over disjoint parts of an image merge into the whole
@@ -152,6 +164,7 @@ impl DataKind {
                 "the most populated colour cell of the whole image (maxima of counts do not add)",
             ),
             DataKind::Motion => Some("sums of pixel positions in the whole frame"),
+            DataKind::Bytes { .. } => Some("a stream coded from the whole image"),
         }
     }
     /// The kind's name in specs and JSON.
@@ -168,6 +181,7 @@ impl DataKind {
             DataKind::Range => "range",
             DataKind::Color => "color",
             DataKind::Motion => "motion",
+            DataKind::Bytes { .. } => "bytes",
         }
     }
 }
@@ -224,6 +238,52 @@ impl Lut {
     /// The GPU layout (see `DataKind::Lut`).
     pub fn to_words(&self) -> [u32; 256] {
         std::array::from_fn(|v| (0..4).map(|c| (self.table[c][v] as u32) << (8 * c)).sum())
+    }
+}
+
+/// Words before the first byte of a `DataKind::Bytes` buffer.
+pub const BYTES_HEADER_WORDS: u32 = 4;
+
+/// A stream of bytes (`DataKind::Bytes`) and the three words its producer wrote beside it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bytes {
+    /// Words `[1]..[3]` of the GPU header, as the producer defines them.
+    pub words: [u32; 3],
+    /// The stream.
+    pub bytes: Vec<u8>,
+}
+
+impl Bytes {
+    /// The bytes of a GPU buffer to read back when its header says `header_len` bytes follow:
+    /// the header and the stream, in whole words, at most the buffer.
+    pub fn read_len(capacity: u32, header_len: u32) -> u64 {
+        let all = DataKind::Bytes { capacity }.gpu_bytes();
+        (BYTES_HEADER_WORDS as u64 * 4 + (header_len.min(capacity) as u64).div_ceil(4) * 4).min(all)
+    }
+
+    /// Parses a GPU buffer (the header and at least the bytes it counts).
+    fn from_gpu(capacity: u32, b: &[u8]) -> Result<Bytes> {
+        let head = BYTES_HEADER_WORDS as usize * 4;
+        let word = |i: usize| {
+            b.get(4 * i..4 * i + 4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        };
+        let (Some(n), Some(w1), Some(w2), Some(w3)) = (word(0), word(1), word(2), word(3)) else {
+            return Err(Error::Gpu("bytes buffer too small".into()));
+        };
+        if n > capacity {
+            return Err(Error::Gpu(format!(
+                "a stream of {n} bytes in a buffer of {capacity}"
+            )));
+        }
+        let bytes = b
+            .get(head..head + n as usize)
+            .ok_or_else(|| Error::Gpu("the stream was not read back whole".into()))?
+            .to_vec();
+        Ok(Bytes {
+            words: [w1, w2, w3],
+            bytes,
+        })
     }
 }
 
@@ -472,6 +532,8 @@ pub enum Data {
     Color(DominantCell),
     /// Motion in a frame (from `motion_detector`).
     Motion(Motion),
+    /// A stream of bytes (e.g. `io::jpeg_file::JpegFile`'s entropy-coded data).
+    Bytes(Bytes),
 }
 
 impl Data {
@@ -489,6 +551,9 @@ impl Data {
             Data::Range(_) => DataKind::Range,
             Data::Color(_) => DataKind::Color,
             Data::Motion(_) => DataKind::Motion,
+            Data::Bytes(b) => DataKind::Bytes {
+                capacity: b.bytes.len().min(u32::MAX as usize) as u32,
+            },
         }
     }
     /// The value of a `Mean`, in [0,1] units of its samples.
@@ -563,8 +628,12 @@ impl Data {
         Ok(())
     }
 
-    /// Parses the GPU buffer layout (see `DataKind`).
+    /// Parses the GPU buffer layout (see `DataKind`). A `Bytes` buffer may be given up to the
+    /// end of its stream only (`Bytes::read_len`).
     pub fn from_gpu_bytes(kind: DataKind, bytes: &[u8]) -> Result<Data> {
+        if let DataKind::Bytes { capacity } = kind {
+            return Bytes::from_gpu(capacity, bytes).map(Data::Bytes);
+        }
         if (bytes.len() as u64) < kind.gpu_bytes() {
             return Err(Error::Gpu(format!("{} buffer too small", kind.name())));
         }
@@ -661,6 +730,7 @@ impl Data {
                 bits: w[9],
                 pixels: wide(w[10], w[11]),
             }),
+            DataKind::Bytes { .. } => return Err(Error::internal("bytes parsed above")),
             DataKind::Motion => Data::Motion(Motion {
                 moving: wide(w[0], w[1]),
                 sum_x: wide(w[2], w[3]),
