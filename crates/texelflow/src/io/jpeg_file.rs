@@ -607,7 +607,7 @@ fn headers(width: u32, height: u32, quality: u8, layout: Layout) -> Vec<u8> {
         .enumerate()
         .take(if n == 1 { 2 } else { 4 })
     {
-        let mut body = vec![((k % 2) << 4 | k / 2) as u8];
+        let mut body = vec![(((k % 2) << 4) | (k / 2)) as u8];
         body.extend_from_slice(&t.bits);
         body.extend_from_slice(t.values);
         segment(&mut out, 0xc4, &body);
@@ -643,7 +643,7 @@ pub fn file_bytes(
         Layout::Grey
     };
     let len = (bits as usize).div_ceil(8);
-    if stream.bytes.len() < len || stream.bytes.len() % 4 != 0 {
+    if stream.bytes.len() < len || !stream.bytes.len().is_multiple_of(4) {
         return Err(Error::invalid("the stream is shorter than its bits"));
     }
     let mut out = headers(width, height, quality, layout);
