@@ -52,6 +52,9 @@ pub struct Batch<'a> {
     /// JPEGs are only entropy-decoded on the host, the rest of their decode running on the
     /// GPU as the graph's first node (off with `--cpu` and `--host-decode`).
     pub device_decode: bool,
+    /// JPEG outputs are encoded on the GPU as the graph's last node, only the file's bytes
+    /// read back (`io::jpeg_file`; off with `--cpu` and `--host-encode`).
+    pub device_encode: bool,
 }
 
 /// How the run went.
@@ -78,6 +81,8 @@ type Done = Option<(usize, PathTimes, Vec<String>)>;
 pub struct PathTimes {
     /// Whether the image was decoded on the GPU (a JPEG's entropy decoding stays on the host).
     pub on_device: bool,
+    /// Whether its JPEG output was encoded on the GPU (`io::jpeg_file`).
+    pub encoded_on_device: bool,
     pub decode: f64,
     pub run: f64,
     pub host: texelflow::HostTimes,
@@ -89,6 +94,7 @@ impl PathTimes {
     /// Field by field sum.
     pub fn add(&mut self, t: &PathTimes) {
         self.on_device |= t.on_device;
+        self.encoded_on_device |= t.encoded_on_device;
         self.decode += t.decode;
         self.run += t.run;
         self.host.upload_ms += t.host.upload_ms;
@@ -348,6 +354,7 @@ pub fn run(
     let opts_ref = &opts;
     // Opening the device also compiles the pipeline's kernels, on a small RGBA8 image (the
     // format decoders give), so the first images do not each wait for the compiler.
+    let jpeg_out = jobs.iter().any(|j| is_jpeg(&j.output));
     let open = move || {
         device_ref.get_or_init(|| {
             let be = backend();
@@ -358,6 +365,13 @@ pub fn run(
                 vec![128; 64 * 64 * 4],
             ) {
                 let _ = pipeline.run_with(&be, &probe, opts_ref);
+                // and the GPU's JPEG encode where the outputs are JPEGs
+                if let Some(tail) = jpeg_out
+                    .then(|| device_jpeg(b, &be, Path::new("o.jpg")))
+                    .flatten()
+                {
+                    let _ = pipeline.try_run_then(&be, &probe, tail, opts_ref);
+                }
             }
             // and the GPU half of the JPEG decode, for grey and colour files
             if b.device_decode {
@@ -420,10 +434,7 @@ pub fn run(
                 // GPU work first once the device is open; else decode ahead; else wait for it
                 if device.get().is_some() {
                     if let Some((slot, d)) = slots.try_take().and_then(|s| pop().map(|d| (s, d))) {
-                        record(
-                            d.job,
-                            finish(d, open(), pipeline, &opts, &b.save, b.fallback, slot),
-                        );
+                        record(d.job, finish(d, open(), pipeline, &opts, b, slot));
                         continue;
                     }
                 }
@@ -455,10 +466,7 @@ pub fn run(
                 match pop() {
                     Some(d) => {
                         let slot = slots.take();
-                        record(
-                            d.job,
-                            finish(d, open(), pipeline, &opts, &b.save, b.fallback, slot),
-                        )
+                        record(d.job, finish(d, open(), pipeline, &opts, b, slot))
                     }
                     None if next.load(Ordering::Relaxed) >= jobs.len() => break,
                     None => std::thread::yield_now(),
@@ -669,38 +677,57 @@ fn prepare<'j>(
 }
 
 /// A decoded file through the pipeline and into its output: `(bytes read, times, the run's notes)`.
+/// A JPEG output on the GPU is encoded there too (`device_jpeg`): only the file's bytes come
+/// back; an image with transparency is then run again and saved as any other.
 fn finish(
     d: Decoded<'_>,
     backend: &Backend,
     pipeline: &Pipeline,
     opts: &RunOptions,
-    save: &texelflow::SaveOptions,
-    fallback: bool,
+    b: &Batch,
     slot: Slot<'_>,
 ) -> Result<Done> {
     let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = std::time::Instant::now();
     let on_device = matches!(d.input, Input::Jpeg(_));
-    let mut result = match d.input {
-        Input::Pixels(img) => crate::run_with_fallback(fallback, backend, pipeline, &img, opts)?,
+    let fallback = b.fallback;
+    let tail = || device_jpeg(b, backend, &d.job.output);
+    // on the CPU reference after a GPU failure (--fallback cpu), decoded on the host
+    let on_cpu = |e: texelflow::Error| -> Result<texelflow::RunResult> {
+        if fallback && e.is_gpu_failure() && matches!(backend, Backend::Gpu(_)) {
+            eprintln!("texelflow: note: {e}; running again on the CPU reference (--fallback cpu)");
+            let (img, _) = crate::load_image(&d.job.input)?;
+            return Ok(pipeline.run_with(&Backend::Cpu, &img, opts)?);
+        }
+        Err(e.into())
+    };
+    let mut result = match &d.input {
+        Input::Pixels(img) => match tail().map(|f| pipeline.try_run_then(backend, img, f, opts)) {
+            Some(Ok(Some(r))) => r,
+            Some(Err(e)) => on_cpu(e)?,
+            _ => crate::run_with_fallback(fallback, backend, pipeline, img, opts)?,
+        },
         Input::Jpeg(decode) => {
-            let produced = pipeline.try_run_produced(backend, Box::new(decode.clone()), opts);
+            let produced = match tail() {
+                Some(f) => {
+                    match pipeline.try_run_produced_then(backend, Box::new(decode.clone()), f, opts)
+                    {
+                        Ok(None) => {
+                            pipeline.try_run_produced(backend, Box::new(decode.clone()), opts)
+                        }
+                        other => other,
+                    }
+                }
+                None => pipeline.try_run_produced(backend, Box::new(decode.clone()), opts),
+            };
             match produced {
                 Ok(Some(r)) => r,
-                // too large for one run (tiles, bands), or --fallback cpu after a GPU failure:
-                // decoded on the host like any other file
+                // too large for one run (tiles, bands): decoded on the host like any other file
                 Ok(None) => {
                     let (img, _) = crate::load_image(&d.job.input)?;
                     crate::run_with_fallback(fallback, backend, pipeline, &img, opts)?
                 }
-                Err(e) if fallback && e.is_gpu_failure() && matches!(backend, Backend::Gpu(_)) => {
-                    eprintln!(
-                        "texelflow: note: {e}; running again on the CPU reference (--fallback cpu)"
-                    );
-                    let (img, _) = crate::load_image(&d.job.input)?;
-                    pipeline.run_with(&Backend::Cpu, &img, opts)?
-                }
-                Err(e) => return Err(e.into()),
+                Err(e) => on_cpu(e)?,
             }
         }
     };
@@ -710,9 +737,6 @@ fn finish(
     let out = result
         .take("output")
         .context("pipeline produced no output")?;
-    let Value::Image(out) = out else {
-        bail!("the pipeline ends in data, not an image")
-    };
     if let Some(dir) = d.job.output.parent() {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create `{}`", dir.display()))?;
@@ -720,19 +744,48 @@ fn finish(
     let t = std::time::Instant::now();
     // the input's colour profile and EXIF travel to the output (JPEG and PNG)
     let save = texelflow::SaveOptions {
-        icc_profile: d.meta.icc_profile,
-        exif: d.meta.exif,
-        ..save.clone()
+        icc_profile: d.meta.icc_profile.clone(),
+        exif: d.meta.exif.clone(),
+        ..b.save.clone()
     };
-    let alpha = crate::alpha_note(&out, &d.job.output, save.background);
-    out.save_with(&d.job.output, &save)?;
     let mut notes = std::mem::take(&mut result.notes);
-    notes.extend(alpha);
+    let mut encoded_on_device = false;
+    let out = match out {
+        Value::Data(texelflow::Data::Bytes(stream)) => {
+            encoded_on_device = save_stream(&d.job.output, &stream, &save)?;
+            if encoded_on_device {
+                None
+            } else {
+                // transparency: JPEG has none, so the host composites over the background
+                let r = match &d.input {
+                    Input::Pixels(img) => {
+                        crate::run_with_fallback(fallback, backend, pipeline, img, opts)?
+                    }
+                    Input::Jpeg(_) => {
+                        let (img, _) = crate::load_image(&d.job.input)?;
+                        crate::run_with_fallback(fallback, backend, pipeline, &img, opts)?
+                    }
+                };
+                let mut r = r;
+                Some(r.take("output").context("pipeline produced no output")?)
+            }
+        }
+        v => Some(v),
+    };
+    if let Some(out) = out {
+        let Value::Image(out) = out else {
+            bail!("the pipeline ends in data, not an image")
+        };
+        let alpha = crate::alpha_note(&out, &d.job.output, save.background);
+        out.save_with(&d.job.output, &save)?;
+        notes.extend(alpha);
+    }
     notes.extend(d.why_host);
     Ok(Some((
         d.bytes,
         PathTimes {
             on_device,
+            encoded_on_device,
             decode: d.decode_ms,
             run,
             host: result.host,
@@ -741,6 +794,47 @@ fn finish(
         },
         notes,
     )))
+}
+
+/// The GPU's JPEG encode as the graph's last node, for a JPEG output of a batch on the GPU
+/// (`Batch::device_encode`) with a baseline encode (`io::jpeg_file`).
+#[cfg(feature = "turbojpeg")]
+fn device_jpeg(
+    b: &Batch,
+    backend: &Backend,
+    output: &Path,
+) -> Option<Box<dyn texelflow::extend::Filter>> {
+    if !b.device_encode || !is_jpeg(output) || !matches!(backend, Backend::Gpu(_)) {
+        return None;
+    }
+    let node = texelflow::io::jpeg_file::for_save(&b.save).ok()?;
+    Some(Box::new(node))
+}
+
+#[cfg(not(feature = "turbojpeg"))]
+fn device_jpeg(_: &Batch, _: &Backend, _: &Path) -> Option<Box<dyn texelflow::extend::Filter>> {
+    None
+}
+
+fn is_jpeg(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"))
+}
+
+/// Writes a JPEG the GPU coded (`device_jpeg`); `false` where the image had transparency.
+#[cfg(feature = "turbojpeg")]
+fn save_stream(
+    path: &Path,
+    stream: &texelflow::value::Bytes,
+    save: &texelflow::SaveOptions,
+) -> Result<bool> {
+    Ok(texelflow::io::jpeg_file::save(path, stream, save)?)
+}
+
+#[cfg(not(feature = "turbojpeg"))]
+fn save_stream(_: &Path, _: &texelflow::value::Bytes, _: &texelflow::SaveOptions) -> Result<bool> {
+    bail!("a JPEG stream without the JPEG codec")
 }
 
 #[cfg(test)]

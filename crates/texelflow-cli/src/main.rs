@@ -48,6 +48,12 @@ struct Cli {
     /// the host; the IDCT, upsampling and colour conversion run on the GPU)
     #[arg(long, global = true)]
     host_decode: bool,
+    /// Encode JPEG outputs wholly on the host (default: in a batch on a GPU the colour
+    /// conversion, DCT, quantisation and Huffman coding run on the GPU and only the file's
+    /// bytes come back; optimised tables, progressive files and images with transparency are
+    /// encoded on the host either way)
+    #[arg(long, global = true)]
+    host_encode: bool,
     /// When the GPU fails during a run (out of GPU memory, device lost, an image too large for
     /// it): `cpu` runs the pipeline again on the CPU reference, with a note; `none` (default): an error
     #[arg(long, global = true, default_value = "none", value_parser = ["none", "cpu"])]
@@ -632,6 +638,7 @@ fn run(cli: Cli) -> Result<()> {
                 fallback: cli.fallback == "cpu",
                 allow_truncated: cli.allow_truncated,
                 device_decode: !cli.cpu && !cli.host_decode && !cli.allow_truncated,
+                device_encode: !cli.cpu && !cli.host_encode,
                 // measured on an H200 machine, 16 cores (docs/perf-notes.md, session 21): 1 34.4,
                 // 2 54.2, 4 65.4, 8 65.4, 16 58.2 images/s; the CPU reference is not limited
                 gpu_jobs: gpu_jobs.unwrap_or(if cli.cpu { jobs } else { 4 }),
@@ -642,10 +649,10 @@ fn run(cli: Cli) -> Result<()> {
                 eprintln!("texelflow: note: {note}");
             }
             if *timings && !s.times.is_empty() {
-                eprintln!("{:<40} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6}   (ms; run = upload + record + wait + readback; on: where the image was decoded)", "file", "decode", "run", "upload", "record", "wait", "readback", "gpu", "encode", "on");
+                eprintln!("{:<40} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6}   (ms; run = upload + record + wait + readback; enc, on: where the image was encoded, decoded)", "file", "decode", "run", "upload", "record", "wait", "readback", "gpu", "encode", "enc", "on");
                 let mut sum = batch::PathTimes::default();
                 let row = |name: &str, t: &batch::PathTimes| {
-                    format!("{name:<40} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.3} {:>8.1} {:>6}", t.decode, t.run, t.host.upload_ms, t.host.record_ms, t.host.wait_ms, t.host.readback_ms, t.gpu, t.encode, if t.on_device { "gpu" } else { "host" })
+                    format!("{name:<40} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.3} {:>8.1} {:>6} {:>6}", t.decode, t.run, t.host.upload_ms, t.host.record_ms, t.host.wait_ms, t.host.readback_ms, t.gpu, t.encode, if t.encoded_on_device { "gpu" } else { "host" }, if t.on_device { "gpu" } else { "host" })
                 };
                 for (path, t) in &s.times {
                     eprintln!("{}", row(&path.display().to_string(), t));

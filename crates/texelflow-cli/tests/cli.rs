@@ -891,6 +891,102 @@ fn batch_decodes_jpegs_on_the_gpu_as_on_the_host() {
     }
 }
 
+/// A batch on the GPU encodes JPEG outputs there (issue 30, `io::jpeg_file`): the files are
+/// byte for byte those of the host's encode (`--host-encode`), for colour and grey results, at
+/// the default quality (4:4:4) and at 75 (4:2:0), the EXIF of a turned photo carried; an
+/// image with transparency is composited over the background on the host either way.
+#[test]
+fn batch_encodes_jpegs_on_the_gpu_as_on_the_host() {
+    let root = tmp("batch_device_encode");
+    let _ = std::fs::remove_dir_all(&root);
+    let inp = root.join("in");
+    std::fs::create_dir_all(&inp).unwrap();
+    jpeg_rotated_by_exif(&inp.join("turned.jpg"));
+    let s = sample();
+    assert!(run(&[
+        "--cpu",
+        "apply",
+        s.to_str().unwrap(),
+        inp.join("photo.jpg").to_str().unwrap(),
+        "-p",
+        "brightness(0)"
+    ])
+    .status
+    .success());
+    let mut px = image::RgbaImage::new(37, 21);
+    for (x, y, p) in px.enumerate_pixels_mut() {
+        *p = image::Rgba([
+            (x * 7) as u8,
+            (y * 11) as u8,
+            90,
+            if x > 20 { 100 } else { 255 },
+        ]);
+    }
+    px.save(inp.join("clear.png")).unwrap();
+    // (spec, options, whether the PNG's result keeps its transparency: Sobel's is opaque)
+    for (k, (spec, extra, clear)) in [
+        ("gaussian_blur(sigma=1) | contrast(1.2)", &[][..], true),
+        ("sobel_edge_detection", &[][..], false),
+        ("saturation(1.3)", &["--quality", "75"][..], true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let batch = |out: &Path, more: &[&str]| {
+            let mut args = vec![
+                "apply",
+                inp.to_str().unwrap(),
+                "--out-dir",
+                out.to_str().unwrap(),
+                "--name",
+                "{stem}.jpg",
+                "-p",
+                spec,
+            ];
+            args.extend_from_slice(extra);
+            args.extend_from_slice(more);
+            let o = run(&args);
+            let e = stderr(&o);
+            assert!(o.status.success(), "{e}");
+            e
+        };
+        let (dev, host) = (
+            root.join(format!("device{k}")),
+            root.join(format!("host{k}")),
+        );
+        let e = batch(&dev, &["--timings"]);
+        // the `enc` column: the photos on the GPU, a transparent result on the host
+        let enc = |name: &str| {
+            let l = e.lines().find(|l| l.contains(name)).unwrap_or_default();
+            l.split_whitespace()
+                .rev()
+                .nth(1)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let clear_on = if clear { "host" } else { "gpu" };
+        assert_eq!(
+            [enc("photo.jpg"), enc("turned.jpg"), enc("clear.png")],
+            ["gpu", "gpu", clear_on],
+            "{spec}: {e}"
+        );
+        assert_eq!(e.contains("JPEG has no alpha"), clear, "{e}");
+        batch(&host, &["--host-encode", "--host-decode"]);
+        for name in ["photo.jpg", "turned.jpg", "clear.jpg"] {
+            let (a, b) = (
+                std::fs::read(dev.join(name)).unwrap(),
+                std::fs::read(host.join(name)).unwrap(),
+            );
+            assert!(
+                a == b,
+                "{spec}: {name} differs ({} and {} bytes)",
+                a.len(),
+                b.len()
+            );
+        }
+    }
+}
+
 /// `--quality` sets the JPEG quality (a lower one, a smaller file); out of 1-100 is an error.
 #[test]
 fn jpeg_quality_is_an_option() {

@@ -438,6 +438,73 @@ impl Pipeline {
         backend.run(&g, &refs, opts).map(Some)
     }
 
+    /// `try_run_produced` with `tail` after the last stage: a node that takes the last stage's
+    /// image and makes the run's output, `output` (`io::jpeg_file::JpegFile`: the image's JPEG
+    /// data, so the pixels are never read back). `None` where the planner would not run the
+    /// image whole, or `tail` does not take the last stage's output (a format, a size).
+    pub fn try_run_produced_then(
+        &self,
+        backend: &Backend,
+        producer: Box<dyn super::filter::Filter>,
+        tail: Box<dyn super::filter::Filter>,
+        opts: &RunOptions,
+    ) -> Result<Option<RunResult>> {
+        self.run_then(backend, Input::Produced(producer), None, tail, opts)
+    }
+
+    /// `run_with` with `tail` after the last stage, as `try_run_produced_then`.
+    pub fn try_run_then(
+        &self,
+        backend: &Backend,
+        input: &Image,
+        tail: Box<dyn super::filter::Filter>,
+        opts: &RunOptions,
+    ) -> Result<Option<RunResult>> {
+        self.run_then(
+            backend,
+            Input::Source(input.desc()),
+            Some(input),
+            tail,
+            opts,
+        )
+    }
+
+    fn run_then(
+        &self,
+        backend: &Backend,
+        input: Input,
+        bound: Option<&Image>,
+        tail: Box<dyn super::filter::Filter>,
+        opts: &RunOptions,
+    ) -> Result<Option<RunResult>> {
+        let desc = match &input {
+            Input::Source(d) => *d,
+            Input::Produced(p) => p
+                .output_descs(&[])?
+                .first()
+                .and_then(|d| d.image())
+                .ok_or_else(|| Error::invalid("the producer makes no image"))?,
+        };
+        let (planned, _) = self.graph_for(desc)?;
+        if super::run_plan::plan_run(self, backend, &planned, desc, opts)? != RunPlan::Whole {
+            return Ok(None);
+        }
+        let (mut g, images) = self.graph_from(self.stages.iter(), input, &[])?;
+        let last = g
+            .outputs
+            .pop()
+            .map(|(_, p)| p)
+            .ok_or_else(|| Error::internal("a pipeline's graph has an output"))?;
+        if tail.output_descs(&[g.desc(last)]).is_err() {
+            return Ok(None);
+        }
+        let out = g.add_boxed(tail, &[last])?;
+        g.output("output", out[0])?;
+        let mut refs: Vec<(&str, &Image)> = bound.map(|i| ("input", i)).into_iter().collect();
+        refs.extend(images.iter().map(|(n, i)| (n.as_str(), &**i)));
+        backend.run(&g, &refs, opts).map(Some)
+    }
+
     /// `run` with options; the result also carries timings.
     ///
     /// The run planner decides how (`plan_run`): on the GPU, an image whose values do not fit

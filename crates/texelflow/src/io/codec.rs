@@ -706,7 +706,7 @@ fn encode_pixels(
 
 /// `jpeg` with APP1 (EXIF) and APP2 (ICC profile, in chunks of at most 65519 bytes as the ICC
 /// specification's JPEG embedding says) segments inserted after SOI and any JFIF APP0.
-fn with_metadata(jpeg: Vec<u8>, icc: Option<&[u8]>, exif: Option<&[u8]>) -> Vec<u8> {
+pub(crate) fn with_metadata(jpeg: Vec<u8>, icc: Option<&[u8]>, exif: Option<&[u8]>) -> Vec<u8> {
     if (icc.is_none() && exif.is_none()) || jpeg.len() < 4 {
         return jpeg;
     }

@@ -351,7 +351,7 @@ static FILE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
 /// The GPU half of a whole JPEG encode as a graph node: an RGBA8 or Gray8 image in, its
 /// entropy-coded data out (`DataKind::Bytes`; words: `[0]` the stream's bits, `[1]` bit 0:
 /// coded as three components, bit 1: the image has transparency, so the stream is not to be
-/// used). Baseline, standard tables, `quality`; an RGBA8 image that is grey and opaque is
+/// used, `[2]` the image's width | height << 16). Baseline, standard tables, `quality`; an RGBA8 image that is grey and opaque is
 /// coded as one component, as the host encoder does, else in YCbCr at `subsampling`.
 /// [`file_bytes`] makes the file.
 #[derive(Clone, Debug)]
@@ -440,7 +440,11 @@ impl crate::extend::Filter for JpegFile {
         let (bytes, bits) = huffman_twin(&c)?;
         let bits = u32::try_from(bits).map_err(|_| Error::invalid("a stream past 2^32 bits"))?;
         Ok(vec![crate::Value::Data(Data::Bytes(Bytes {
-            words: [bits, colour as u32 | (flags & 2), 0],
+            words: [
+                bits,
+                colour as u32 | (flags & 2),
+                image.width() | image.height() << 16,
+            ],
             bytes,
         }))])
     }
@@ -531,6 +535,7 @@ impl crate::extend::Filter for JpegFile {
         }
         u[32] = n_groups as u32;
         u[33] = if grey_src { 1 } else { 0 };
+        u[34] = d.width | d.height << 16;
         let uniform: Vec<u8> = u.iter().flat_map(|w| w.to_le_bytes()).collect();
         let shared = include_str!("jpeg_huffman.wgsl");
         let count = crate::extend::Kernel::new(
@@ -622,29 +627,28 @@ fn headers(width: u32, height: u32, quality: u8, layout: Layout) -> Vec<u8> {
     out
 }
 
-/// The JPEG file of a [`JpegFile`] stream for an image of `width x height` coded at `quality`
-/// (colour at `subsampling`): the markers, the entropy-coded data (last byte padded with ones,
-/// a zero stuffed after each 0xFF), EOI. `None` where the image had transparency (the caller
-/// encodes it on the host, over its background).
+/// The JPEG file of a [`JpegFile`] stream coded at `quality` (colour at `subsampling`): the
+/// markers, the entropy-coded data (last byte padded with ones, a zero stuffed after each
+/// 0xFF), EOI. `None` where the image had transparency (the caller encodes it on the host,
+/// over its background).
 pub fn file_bytes(
     stream: &Bytes,
-    width: u32,
-    height: u32,
     quality: u8,
     subsampling: Subsampling,
 ) -> Result<Option<Vec<u8>>> {
-    let [bits, flags, _] = stream.words;
+    let [bits, flags, size] = stream.words;
     if flags & 2 != 0 {
         return Ok(None);
     }
+    let (width, height) = (size & 0xffff, size >> 16);
     let layout = if flags & 1 != 0 {
         Layout::Colour(subsampling)
     } else {
         Layout::Grey
     };
     let len = (bits as usize).div_ceil(8);
-    if stream.bytes.len() < len || !stream.bytes.len().is_multiple_of(4) {
-        return Err(Error::invalid("the stream is shorter than its bits"));
+    if stream.bytes.len() < len || !stream.bytes.len().is_multiple_of(4) || width == 0 {
+        return Err(Error::invalid("the stream is not a JpegFile stream"));
     }
     let mut out = headers(width, height, quality, layout);
     out.reserve(len + len / 64 + 2);
@@ -668,4 +672,39 @@ pub fn file_bytes(
     }
     out.extend_from_slice(&[0xff, 0xd9]);
     Ok(Some(out))
+}
+
+/// The node for a JPEG saved with `options` (quality, subsampling), as [`save`] writes it.
+pub fn for_save(options: &crate::SaveOptions) -> Result<JpegFile> {
+    JpegFile::new(options.jpeg_quality, subsampling(options))
+}
+
+fn subsampling(options: &crate::SaveOptions) -> Subsampling {
+    options
+        .jpeg_subsampling
+        .unwrap_or(Subsampling::for_quality(options.jpeg_quality))
+}
+
+/// Writes the file of a [`JpegFile`] stream (made by [`for_save`]'s node) to `path` as
+/// `Image::save_with` writes a JPEG: `options`' ICC profile and EXIF embedded, written beside
+/// the destination and renamed over it (only a regular file is replaced; `options.no_clobber`).
+/// `Ok(false)`, nothing written, where the image had transparency: the caller saves the image
+/// itself (over `options.background`).
+pub fn save(path: &std::path::Path, stream: &Bytes, options: &crate::SaveOptions) -> Result<bool> {
+    let Some(jpeg) = file_bytes(stream, options.jpeg_quality, subsampling(options))? else {
+        return Ok(false);
+    };
+    let jpeg = crate::io::codec::with_metadata(
+        jpeg,
+        options.icc_profile.as_deref(),
+        options.exif.as_deref(),
+    );
+    let file = crate::io::rows::image_output(path, options)?;
+    let tmp = file.write_path().unwrap_or(path).to_path_buf();
+    std::fs::write(&tmp, jpeg).map_err(|e| Error::ImageIo {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    file.commit()?;
+    Ok(true)
 }

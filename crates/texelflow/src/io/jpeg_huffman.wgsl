@@ -19,7 +19,8 @@ struct Plan {
 struct HuffU {
     // [0]: the grey layout's plan, [1]: the colour layout's
     plans: array<Plan, 2>,
-    // workgroups `count` ran, the layout when fixed (0: by `flag`, 1: grey, 2: colour), 0, 0
+    // workgroups `count` ran, the layout when fixed (0: by `flag`, 1: grey, 2: colour), the
+    // image's width | height << 16, 0
     misc: vec4<u32>,
 }
 

@@ -1,6 +1,7 @@
 // `pack` of jpeg_huffman.wgsl: each unit's codes at its bit offset, most significant bit first
 // in 32-bit words (the host writes each word big-endian); the header of the `DataKind::Bytes`
-// output: [0] bytes of whole words, [1] bits, [2] bit 0: the colour layout, bit 1: not opaque.
+// output: [0] bytes of whole words, [1] bits, [2] bit 0: the colour layout, bit 1: not opaque,
+// [3] the image's width | height << 16.
 
 @group(0) @binding(5) var<storage, read_write> out: array<atomic<u32>>;
 @group(0) @binding(6) var<uniform> hu: HuffU;
@@ -58,6 +59,7 @@ fn pack(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         atomicStore(&out[0], (total + 31u) / 32u * 4u);
         atomicStore(&out[1], total);
         atomicStore(&out[2], which | (flag[0] & 2u));
+        atomicStore(&out[3], hu.misc.z);
     }
     if (n >= pl.head.x) { return; }
     pos = base + offs[n];
