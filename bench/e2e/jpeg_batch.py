@@ -169,8 +169,10 @@ def main():
             return timed([BIN] + extra + ["apply", src, "--out-dir", o, "--name", name, "-p", pipe] + list(after))
         return go
 
-    median_of("texelflow batch, default settings (GPU-assisted decode)", N, tf([]))
-    median_of("texelflow batch, --host-decode", N, tf(["--host-decode"]))
+    median_of("texelflow batch, default settings (GPU-assisted decode and encode)", N, tf([]))
+    median_of("texelflow batch, --host-encode (GPU-assisted decode)", N, tf(["--host-encode"]))
+    median_of("texelflow batch, --host-decode (GPU encode)", N, tf(["--host-decode"]))
+    median_of("texelflow batch, --host-decode --host-encode", N, tf(["--host-decode", "--host-encode"]))
     median_of(f"texelflow batch, --jobs {2 * CORES}", N, tf([], after=["--jobs", str(2 * CORES)]))
     median_of("texelflow batch --cpu -p to_gray (its decode + encode alone)", N, tf(["--cpu"], "to_gray"))
     # the measured choice of --gpu-jobs (workers running their pipeline on the device at once)
@@ -190,11 +192,11 @@ def main():
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, default", len(big), tf([], thumb, BIG))
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, --host-decode", len(big), tf(["--host-decode"], thumb, BIG))
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, --no-shrink-on-load", len(big), tf([], thumb, BIG, after=["--no-shrink-on-load"]))
-    median_of("thumbnails: as before issue 30 (--no-shrink-on-load --host-decode --gpu-jobs 16)", len(big), tf(["--host-decode"], thumb, BIG, after=["--no-shrink-on-load", "--gpu-jobs", "16"]))
+    median_of("thumbnails: as before issue 30 (--no-shrink-on-load --host-decode --host-encode --gpu-jobs 16)", len(big), tf(["--host-decode", "--host-encode"], thumb, BIG, after=["--no-shrink-on-load", "--gpu-jobs", "16"]))
     singles = [timed([BIN, "apply", "--overwrite", one, os.path.join(ROOT, "one.jpg"), "-p", SPEC])[0] for _ in range(5)]
     breakdown = []
     # where the time goes, and how it grows with the workers sharing the device
-    for extra, after in [([], []), (["--host-decode"], []), ([], ["--jobs", "1"]), ([], ["--jobs", "4"]), (["--host-decode"], ["--jobs", "1"])]:
+    for extra, after in [([], []), (["--host-encode"], []), ([], ["--jobs", "1"]), ([], ["--jobs", "4"]), (["--host-encode"], ["--jobs", "1"])]:
         o = os.path.join(ROOT, "timed")
         shutil.rmtree(o, ignore_errors=True)
         p = subprocess.run([BIN] + extra + ["apply", SRC, "--out-dir", o, "--name", "{stem}.jpg", "--timings", "-p", SPEC] + after, capture_output=True, text=True)
