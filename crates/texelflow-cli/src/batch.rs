@@ -354,7 +354,7 @@ pub fn run(
     let opts_ref = &opts;
     // Opening the device also compiles the pipeline's kernels, on a small RGBA8 image (the
     // format decoders give), so the first images do not each wait for the compiler.
-    let jpeg_out = jobs.iter().any(|j| is_jpeg(&j.output));
+    let jpeg_out = jobs.iter().any(|j| crate::is_jpeg(&j.output));
     let open = move || {
         device_ref.get_or_init(|| {
             let be = backend();
@@ -367,7 +367,7 @@ pub fn run(
                 let _ = pipeline.run_with(&be, &probe, opts_ref);
                 // and the GPU's JPEG encode where the outputs are JPEGs
                 if let Some(tail) = jpeg_out
-                    .then(|| device_jpeg(b, &be, Path::new("o.jpg")))
+                    .then(|| crate::device_jpeg(b.device_encode, &be, Path::new("o.jpg"), &b.save))
                     .flatten()
                 {
                     let _ = pipeline.try_run_then(&be, &probe, tail, opts_ref);
@@ -691,7 +691,7 @@ fn finish(
     let t = std::time::Instant::now();
     let on_device = matches!(d.input, Input::Jpeg(_));
     let fallback = b.fallback;
-    let tail = || device_jpeg(b, backend, &d.job.output);
+    let tail = || crate::device_jpeg(b.device_encode, backend, &d.job.output, &b.save);
     // on the CPU reference after a GPU failure (--fallback cpu), decoded on the host
     let on_cpu = |e: texelflow::Error| -> Result<texelflow::RunResult> {
         if fallback && e.is_gpu_failure() && matches!(backend, Backend::Gpu(_)) {
@@ -752,7 +752,7 @@ fn finish(
     let mut encoded_on_device = false;
     let out = match out {
         Value::Data(texelflow::Data::Bytes(stream)) => {
-            encoded_on_device = save_stream(&d.job.output, &stream, &save)?;
+            encoded_on_device = crate::save_stream(&d.job.output, &stream, &save)?;
             if encoded_on_device {
                 None
             } else {
@@ -794,47 +794,6 @@ fn finish(
         },
         notes,
     )))
-}
-
-/// The GPU's JPEG encode as the graph's last node, for a JPEG output of a batch on the GPU
-/// (`Batch::device_encode`) with a baseline encode (`io::jpeg_file`).
-#[cfg(feature = "turbojpeg")]
-fn device_jpeg(
-    b: &Batch,
-    backend: &Backend,
-    output: &Path,
-) -> Option<Box<dyn texelflow::extend::Filter>> {
-    if !b.device_encode || !is_jpeg(output) || !matches!(backend, Backend::Gpu(_)) {
-        return None;
-    }
-    let node = texelflow::io::jpeg_file::for_save(&b.save).ok()?;
-    Some(Box::new(node))
-}
-
-#[cfg(not(feature = "turbojpeg"))]
-fn device_jpeg(_: &Batch, _: &Backend, _: &Path) -> Option<Box<dyn texelflow::extend::Filter>> {
-    None
-}
-
-fn is_jpeg(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"))
-}
-
-/// Writes a JPEG the GPU coded (`device_jpeg`); `false` where the image had transparency.
-#[cfg(feature = "turbojpeg")]
-fn save_stream(
-    path: &Path,
-    stream: &texelflow::value::Bytes,
-    save: &texelflow::SaveOptions,
-) -> Result<bool> {
-    Ok(texelflow::io::jpeg_file::save(path, stream, save)?)
-}
-
-#[cfg(not(feature = "turbojpeg"))]
-fn save_stream(_: &Path, _: &texelflow::value::Bytes, _: &texelflow::SaveOptions) -> Result<bool> {
-    bail!("a JPEG stream without the JPEG codec")
 }
 
 #[cfg(test)]

@@ -525,6 +525,59 @@ pub(crate) fn run_with_fallback(
     }
 }
 
+/// The GPU's JPEG encode as a graph's last node (`io::jpeg_file`, issue 30), for a JPEG
+/// `output` on a GPU unless `--cpu` or `--host-encode` (`device_encode` false): the run then
+/// reads back only the file's bytes (`save_stream` writes them).
+#[cfg(feature = "turbojpeg")]
+pub(crate) fn device_jpeg(
+    device_encode: bool,
+    backend: &Backend,
+    output: &Path,
+    save: &texelflow::SaveOptions,
+) -> Option<Box<dyn texelflow::extend::Filter>> {
+    if !device_encode || !is_jpeg(output) || !matches!(backend, Backend::Gpu(_)) {
+        return None;
+    }
+    let node = texelflow::io::jpeg_file::for_save(save).ok()?;
+    Some(Box::new(node))
+}
+
+#[cfg(not(feature = "turbojpeg"))]
+pub(crate) fn device_jpeg(
+    _: bool,
+    _: &Backend,
+    _: &Path,
+    _: &texelflow::SaveOptions,
+) -> Option<Box<dyn texelflow::extend::Filter>> {
+    None
+}
+
+/// Whether `path` names a JPEG (by its extension).
+pub(crate) fn is_jpeg(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"))
+}
+
+/// Writes a JPEG the GPU coded (`device_jpeg`); `false` where the image had transparency.
+#[cfg(feature = "turbojpeg")]
+pub(crate) fn save_stream(
+    path: &Path,
+    stream: &texelflow::value::Bytes,
+    save: &texelflow::SaveOptions,
+) -> Result<bool> {
+    Ok(texelflow::io::jpeg_file::save(path, stream, save)?)
+}
+
+#[cfg(not(feature = "turbojpeg"))]
+pub(crate) fn save_stream(
+    _: &Path,
+    _: &texelflow::value::Bytes,
+    _: &texelflow::SaveOptions,
+) -> Result<bool> {
+    bail!("a JPEG stream without the JPEG codec")
+}
+
 /// `load_image` for a run on the GPU: a JPEG the GPU-assisted decode takes is only
 /// entropy-decoded (`Image::load_for_device`).
 pub(crate) fn load_for_device(path: &Path) -> texelflow::Result<texelflow::io::ForDevice> {
@@ -860,7 +913,21 @@ fn run(cli: Cli) -> Result<()> {
                 ..run_options()
             };
             let t_run = std::time::Instant::now();
-            let mut result = run_with_fallback(cli.fallback == "cpu", &be, &pipe, &img, &opts)?;
+            let save = texelflow::SaveOptions {
+                jpeg_quality: *quality,
+                jpeg_subsampling: *jpeg_subsampling,
+                png_compression: *png_compression,
+                icc_profile: meta.icc_profile,
+                exif: meta.exif,
+                background: *background,
+                no_clobber: !*overwrite,
+            };
+            // a JPEG output encoded on the GPU too (issue 30): only the file's bytes come back
+            let tail = output.and_then(|o| device_jpeg(!cli.host_encode, &be, o, &save));
+            let mut result = match tail.map(|t| pipe.try_run_then(&be, &img, t, &opts)) {
+                Some(Ok(Some(r))) => r,
+                _ => run_with_fallback(cli.fallback == "cpu", &be, &pipe, &img, &opts)?,
+            };
             let run_time = t_run.elapsed();
             for note in &result.notes {
                 eprintln!("texelflow: note: {note}");
@@ -869,24 +936,40 @@ fn run(cli: Cli) -> Result<()> {
                 .take("output")
                 .context("pipeline produced no output")?;
             let t_save = std::time::Instant::now();
+            let mut encoded_on_device = false;
+            let out = match (out, output) {
+                (Value::Data(texelflow::Data::Bytes(stream)), Some(o)) => {
+                    encoded_on_device = save_stream(o, &stream, &save)?;
+                    if encoded_on_device {
+                        None
+                    } else {
+                        // transparency: the host composites over the background
+                        let mut r =
+                            run_with_fallback(cli.fallback == "cpu", &be, &pipe, &img, &opts)?;
+                        Some(r.take("output").context("pipeline produced no output")?)
+                    }
+                }
+                (v, _) => Some(v),
+            };
             match (out, output, data) {
+                (None, _, _) => {}
                 // the input's colour profile and EXIF travel to the output (JPEG and PNG)
-                (Value::Image(i), Some(output), None) => {
+                (Some(Value::Image(i)), Some(output), None) => {
                     if let Some(n) = alpha_note(&i, output, *background) {
                         eprintln!("texelflow: note: `{}`: {n}", output.display());
                     }
-                    i.save_with(output, &texelflow::SaveOptions { jpeg_quality: *quality, jpeg_subsampling: *jpeg_subsampling, png_compression: *png_compression, icc_profile: meta.icc_profile, exif: meta.exif, background: *background, no_clobber: !*overwrite })?
+                    i.save_with(output, &save)?
                 }
-                (Value::Image(_), _, _) => bail!("the pipeline ends in an image, not data; --data needs a pipeline ending in data (e.g. `... | corner_points`), and an image needs IN OUT"),
-                (Value::Data(d), None, Some(path)) => analyze::write_data_json(&d, path, *no_clobber)?,
-                (Value::Data(_), Some(_), _) => bail!("the pipeline ends in data, not an image: write it with `--data FILE.json` (or `--data -`) instead of OUT, or end the pipeline with an image filter"),
-                (Value::Data(_), None, None) => bail!("the pipeline ends in data: give --data FILE.json"),
+                (Some(Value::Image(_)), _, _) => bail!("the pipeline ends in an image, not data; --data needs a pipeline ending in data (e.g. `... | corner_points`), and an image needs IN OUT"),
+                (Some(Value::Data(d)), None, Some(path)) => analyze::write_data_json(&d, path, *no_clobber)?,
+                (Some(Value::Data(_)), Some(_), _) => bail!("the pipeline ends in data, not an image: write it with `--data FILE.json` (or `--data -`) instead of OUT, or end the pipeline with an image filter"),
+                (Some(Value::Data(_)), None, None) => bail!("the pipeline ends in data: give --data FILE.json"),
             }
             if *timings {
                 print_timings(&be, &result.timings);
                 let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
                 eprintln!(
-                    "path (wall ms): GPU start {:.1} and decode {:.1} overlapped, run {:.1} (upload {:.1}, record and compile {:.1}, wait for the GPU {:.1}, read back {:.1}), encode {:.1}, total {:.1}; peak RSS {}",
+                    "path (wall ms): GPU start {:.1} and decode {:.1} overlapped, run {:.1} (upload {:.1}, record and compile {:.1}, wait for the GPU {:.1}, read back {:.1}), encode {:.1} (on the {}), total {:.1}; peak RSS {}",
                     ms(init_time),
                     ms(decode_time),
                     ms(run_time),
@@ -895,6 +978,7 @@ fn run(cli: Cli) -> Result<()> {
                     result.host.wait_ms,
                     result.host.readback_ms,
                     ms(t_save.elapsed()),
+                    if encoded_on_device { "GPU" } else { "host" },
                     ms(t0.elapsed()),
                     bands::peak_rss().map_or("unknown".into(), texelflow::limits::human_bytes)
                 );

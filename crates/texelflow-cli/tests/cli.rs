@@ -984,6 +984,45 @@ fn batch_encodes_jpegs_on_the_gpu_as_on_the_host() {
                 b.len()
             );
         }
+        // one image (`apply IN OUT`) as in the batch
+        for name in ["turned.jpg", "clear.png"] {
+            let one = |out: &Path, more: &[&str]| {
+                let i = inp.join(name);
+                let mut args = vec![
+                    "apply",
+                    i.to_str().unwrap(),
+                    out.to_str().unwrap(),
+                    "--timings",
+                    "-p",
+                    spec,
+                ];
+                args.extend_from_slice(extra);
+                args.extend_from_slice(more);
+                let o = run(&args);
+                let e = stderr(&o);
+                assert!(o.status.success(), "{e}");
+                e
+            };
+            let (a, b) = (
+                dev.join(format!("one-{name}.jpg")),
+                host.join(format!("one-{name}.jpg")),
+            );
+            let e = one(&a, &[]);
+            let on = if name == "clear.png" { clear_on } else { "gpu" };
+            assert!(
+                e.contains(&format!("(on the {})", on.replace("gpu", "GPU"))),
+                "{e}"
+            );
+            let e = one(&b, &["--host-encode"]);
+            assert!(e.contains("(on the host)"), "{e}");
+            let a = std::fs::read(&a).unwrap();
+            assert!(a == std::fs::read(&b).unwrap(), "{spec}: one {name}");
+            let batch = dev.join(name.replace(".png", ".jpg"));
+            assert!(
+                a == std::fs::read(batch).unwrap(),
+                "{spec}: one {name} and the batch's"
+            );
+        }
     }
 }
 
