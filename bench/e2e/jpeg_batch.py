@@ -158,6 +158,7 @@ def main():
         print(f"{label}: {n / m:.1f} images/s (runs {', '.join(f'{w:.2f}' for w in walls)} s)", flush=True)
 
     one = os.path.join(SRC, files[0])
+    single_lines = []
     cold, _ = timed([BIN, "apply", one, os.path.join(ROOT, "cold.jpg"), "-p", SPEC])
     median_of(f"OpenCV Pool({CORES}): decode, blur, Sobel, encode", N, lambda: pool(cv_job, SRC, files, os.path.join(ROOT, "cv")))
     median_of(f"OpenCV Pool({CORES}): decode + grey encode only", N, lambda: pool(cv_codec_job, SRC, files, os.path.join(ROOT, "cvc")))
@@ -194,6 +195,12 @@ def main():
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, --no-shrink-on-load", len(big), tf([], thumb, BIG, after=["--no-shrink-on-load"]))
     median_of("thumbnails: as before issue 30 (--no-shrink-on-load --host-decode --host-encode --gpu-jobs 16)", len(big), tf(["--host-decode", "--host-encode"], thumb, BIG, after=["--no-shrink-on-load", "--gpu-jobs", "16"]))
     singles = [timed([BIN, "apply", "--overwrite", one, os.path.join(ROOT, "one.jpg"), "-p", SPEC])[0] for _ in range(5)]
+    for extra in ([], ["--host-encode"]):
+        p = subprocess.run([BIN] + extra + ["apply", "--overwrite", one, os.path.join(ROOT, "one.jpg"), "--timings", "-p", SPEC], capture_output=True, text=True)
+        singles_path = [l for l in p.stderr.splitlines() if l.startswith("path")]
+        rows_single = f"single apply {' '.join(extra) or '(default)'}: " + " ".join(singles_path)
+        print(rows_single, flush=True)
+        single_lines.append(rows_single)
     breakdown = []
     # where the time goes, and how it grows with the workers sharing the device
     for extra, after in [([], []), (["--host-encode"], []), ([], ["--jobs", "1"]), ([], ["--jobs", "4"]), (["--host-encode"], ["--jobs", "1"])]:
@@ -205,6 +212,7 @@ def main():
     for label, n, wall, rss, walls in rows:
         lines.append(f"{label:72} {n / wall:9.1f} {wall:9.3f} {rss:12.0f}  {' '.join(f'{w:.2f}' for w in walls)}")
     lines.append(f"single apply, one 4K JPEG, first run on the machine: {cold:.2f} s; then {' '.join(f'{s:.2f}' for s in singles)} s")
+    lines += single_lines
     lines += breakdown
     print("\n".join(lines))
     out_dir = os.environ.get("OUT") or os.path.join("out", "bench", time.strftime("%Y%m%d-%H%M%S", time.gmtime()))
