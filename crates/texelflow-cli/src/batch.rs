@@ -353,33 +353,47 @@ pub fn run(
     let device_ref = &device;
     let opts_ref = &opts;
     // Opening the device also compiles the pipeline's kernels, on a small RGBA8 image (the
-    // format decoders give), so the first images do not each wait for the compiler.
+    // format decoders give), so the first images do not each wait for the compiler; and the
+    // JPEG encode's where the outputs are JPEGs, the decode's for grey and colour files. The
+    // warm-up runs on threads of their own: the compiles overlap (a machine's first run
+    // compiles every kernel in the driver: 1.6 s for one 4K image on the H200, session 22).
     let jpeg_out = jobs.iter().any(|j| crate::is_jpeg(&j.output));
     let open = move || {
         device_ref.get_or_init(|| {
             let be = backend();
-            if let Ok(probe) = Image::from_u8(
+            let probe = Image::from_u8(
                 64,
                 64,
                 texelflow::PixelFormat::Rgba8,
                 vec![128; 64 * 64 * 4],
-            ) {
-                let _ = pipeline.run_with(&be, &probe, opts_ref);
-                // and the GPU's JPEG encode where the outputs are JPEGs
-                if let Some(tail) = jpeg_out
-                    .then(|| crate::device_jpeg(b.device_encode, &be, Path::new("o.jpg"), &b.save))
-                    .flatten()
-                {
-                    let _ = pipeline.try_run_then(&be, &probe, tail, opts_ref);
+            )
+            .ok();
+            let (be_ref, probe) = (&be, probe.as_ref());
+            std::thread::scope(|s| {
+                if let Some(probe) = probe {
+                    s.spawn(move || pipeline.run_with(be_ref, probe, opts_ref).is_ok());
+                    let tail = jpeg_out
+                        .then(|| {
+                            crate::device_jpeg(b.device_encode, be_ref, Path::new("o.jpg"), &b.save)
+                        })
+                        .flatten();
+                    if let Some(tail) = tail {
+                        s.spawn(move || {
+                            pipeline.try_run_then(be_ref, probe, tail, opts_ref).is_ok()
+                        });
+                    }
                 }
-            }
-            // and the GPU half of the JPEG decode, for grey and colour files
-            if b.device_decode {
-                for grey in [false, true] {
-                    let blank = texelflow::io::jpeg_coef::JpegDecode::blank(grey);
-                    let _ = pipeline.try_run_produced(&be, Box::new(blank), opts_ref);
+                if b.device_decode {
+                    for grey in [false, true] {
+                        s.spawn(move || {
+                            let blank = texelflow::io::jpeg_coef::JpegDecode::blank(grey);
+                            pipeline
+                                .try_run_produced(be_ref, Box::new(blank), opts_ref)
+                                .is_ok()
+                        });
+                    }
                 }
-            }
+            });
             be
         })
     };
