@@ -358,6 +358,11 @@ pub fn run(
     // warm-up runs on threads of their own: the compiles overlap (a machine's first run
     // compiles every kernel in the driver: 1.6 s for one 4K image on the H200, session 22).
     let jpeg_out = jobs.iter().any(|j| crate::is_jpeg(&j.output));
+    // a batch whose JPEGs shrink on load decodes them on the host (at a DCT scale)
+    let device_decode = b.device_decode
+        && !jobs
+            .first()
+            .is_some_and(|j| crate::shrink_on_load_size(pipeline, &j.input).is_some());
     let open = move || {
         device_ref.get_or_init(|| {
             let be = backend();
@@ -383,7 +388,7 @@ pub fn run(
                         });
                     }
                 }
-                if b.device_decode {
+                if device_decode {
                     for grey in [false, true] {
                         s.spawn(move || {
                             let blank = texelflow::io::jpeg_coef::JpegDecode::blank(grey);

@@ -162,7 +162,8 @@ fn the_gpu_path_writes_the_twin_paths_file() {
 }
 
 /// TurboJPEG's file for `image` (RGBA8 as RGBA, alpha ignored; Gray8 as grey) at `quality`:
-/// what the host path writes.
+/// what the host path writes (its own map of the layouts: the oracle does not use the
+/// library's).
 fn turbo_file(image: &Image, quality: u8, layout: Layout) -> Vec<u8> {
     let mut c = turbojpeg::Compressor::new().expect("compressor");
     c.set_quality(quality as i32).expect("quality");

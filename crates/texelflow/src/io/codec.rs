@@ -653,15 +653,14 @@ fn encode_pixels(
     let e = |e: turbojpeg::Error| format!("JPEG encoder: {e}");
     let mut c = turbojpeg::Compressor::new().map_err(e)?;
     c.set_quality(quality as i32).map_err(e)?;
-    let subsamp = match (grey, subsampling) {
-        // libjpeg-turbo converts RGB to Y with weights summing to exactly 1 in fixed point, so
-        // R = G = B = v encodes v itself
-        (true, _) => turbojpeg::Subsamp::Gray,
-        (false, Subsampling::S444) => turbojpeg::Subsamp::None,
-        (false, Subsampling::S422) => turbojpeg::Subsamp::Sub2x1,
-        (false, Subsampling::S420) => turbojpeg::Subsamp::Sub2x2,
+    // libjpeg-turbo converts RGB to Y with weights summing to exactly 1 in fixed point, so
+    // R = G = B = v encodes v itself
+    let layout = if grey {
+        crate::io::jpeg_encode::Layout::Grey
+    } else {
+        crate::io::jpeg_encode::Layout::Colour(subsampling)
     };
-    c.set_subsamp(subsamp).map_err(e)?;
+    c.set_subsamp(layout.turbo()).map_err(e)?;
     let (width, height) = (img.width() as usize, img.height() as usize);
     let (format, pitch) = match img.format() {
         PixelFormat::Gray8 => (turbojpeg::PixelFormat::GRAY, width),

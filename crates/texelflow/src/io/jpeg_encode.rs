@@ -32,6 +32,16 @@ pub enum Layout {
 }
 
 impl Layout {
+    /// TurboJPEG's name for the layout.
+    pub(crate) fn turbo(self) -> turbojpeg::Subsamp {
+        match self {
+            Layout::Grey => turbojpeg::Subsamp::Gray,
+            Layout::Colour(Subsampling::S444) => turbojpeg::Subsamp::None,
+            Layout::Colour(Subsampling::S422) => turbojpeg::Subsamp::Sub2x1,
+            Layout::Colour(Subsampling::S420) => turbojpeg::Subsamp::Sub2x2,
+        }
+    }
+
     /// Each component's sampling factors (h, v), Y first.
     pub fn sampling(self) -> &'static [(u32, u32)] {
         match self {
@@ -789,13 +799,7 @@ mod tests {
     ) -> Vec<u8> {
         let mut c = turbojpeg::Compressor::new().expect("compressor");
         c.set_quality(quality as i32).expect("quality");
-        c.set_subsamp(match layout {
-            Layout::Grey => turbojpeg::Subsamp::Gray,
-            Layout::Colour(Subsampling::S444) => turbojpeg::Subsamp::None,
-            Layout::Colour(Subsampling::S422) => turbojpeg::Subsamp::Sub2x1,
-            Layout::Colour(Subsampling::S420) => turbojpeg::Subsamp::Sub2x2,
-        })
-        .expect("subsamp");
+        c.set_subsamp(layout.turbo()).expect("subsamp");
         c.set_optimize(optimise).expect("optimise");
         c.set_progressive(progressive).expect("progressive");
         let grey = pixels.len() == w * h;
