@@ -360,9 +360,9 @@ pub fn run(
     let jpeg_out = jobs.iter().any(|j| crate::is_jpeg(&j.output));
     // a batch whose JPEGs shrink on load decodes them on the host (at a DCT scale)
     let device_decode = b.device_decode
-        && !jobs
+        && jobs
             .first()
-            .is_some_and(|j| crate::shrink_on_load_size(pipeline, &j.input).is_some());
+            .is_none_or(|j| crate::shrink_on_load_size(pipeline, &j.input).is_none());
     let open = move || {
         device_ref.get_or_init(|| {
             let be = backend();
