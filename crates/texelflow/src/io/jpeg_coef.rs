@@ -690,9 +690,7 @@ mod tests {
         let mut c = turbojpeg::Compressor::new().expect("compressor");
         c.set_quality(quality).expect("quality");
         c.set_subsamp(turbojpeg::Subsamp::Gray).expect("subsamp");
-        if progressive {
-            c.set_optimize(true).expect("optimize");
-        }
+        c.set_progressive(progressive).expect("progressive");
         let image = turbojpeg::Image {
             pixels,
             width: w,
@@ -701,6 +699,24 @@ mod tests {
             format: turbojpeg::PixelFormat::GRAY,
         };
         c.compress_to_vec(image).expect("compress")
+    }
+
+    /// libjpeg-turbo's own decode of a grey file.
+    fn decode_grey(jpeg: &[u8], w: usize, h: usize) -> Vec<u8> {
+        let mut d = turbojpeg::Decompressor::new().expect("decompressor");
+        let mut decoded = vec![0u8; w * h];
+        d.decompress(
+            jpeg,
+            turbojpeg::Image {
+                pixels: decoded.as_mut_slice(),
+                width: w,
+                pitch: w,
+                height: h,
+                format: turbojpeg::PixelFormat::GRAY,
+            },
+        )
+        .expect("decode");
+        decoded
     }
 
     /// A flat block's only coefficient is its DC, 8 * (value - 128) / quant[0].
@@ -728,19 +744,7 @@ mod tests {
             .collect();
         let jpeg = encode_grey(&pixels, w, h, 90, false);
         let c = read_coefficients(&jpeg, 1 << 20).expect("coefficients");
-        let mut d = turbojpeg::Decompressor::new().expect("decompressor");
-        let mut decoded = vec![0u8; w * h];
-        d.decompress(
-            &jpeg,
-            turbojpeg::Image {
-                pixels: decoded.as_mut_slice(),
-                width: w,
-                pitch: w,
-                height: h,
-                format: turbojpeg::PixelFormat::GRAY,
-            },
-        )
-        .expect("decode");
+        let decoded = decode_grey(&jpeg, w, h);
         let p = &c.planes[0];
         let mut worst = 0i32;
         for by in 0..p.blocks.1 as usize {
@@ -787,19 +791,8 @@ mod tests {
         let pixels: Vec<u8> = (0..w * h).map(|i| (i * 37 % 251) as u8).collect();
         let base =
             read_coefficients(&encode_grey(&pixels, w, h, 85, false), 1 << 20).expect("baseline");
-        let mut c = turbojpeg::Compressor::new().expect("compressor");
-        c.set_quality(85).expect("quality");
-        c.set_subsamp(turbojpeg::Subsamp::Gray).expect("subsamp");
-        c.set_progressive(true).expect("progressive");
-        let image = turbojpeg::Image {
-            pixels: pixels.as_slice(),
-            width: w,
-            pitch: w,
-            height: h,
-            format: turbojpeg::PixelFormat::GRAY,
-        };
-        let prog = read_coefficients(&c.compress_to_vec(image).expect("compress"), 1 << 20)
-            .expect("progressive");
+        let prog =
+            read_coefficients(&encode_grey(&pixels, w, h, 85, true), 1 << 20).expect("progressive");
         assert!(prog.progressive && !base.progressive);
         assert_eq!(prog.data, base.data);
     }
@@ -835,19 +828,7 @@ mod tests {
                 .collect();
             let jpeg = encode_grey(&pixels, w, h, quality, false);
             let c = read_coefficients(&jpeg, 1 << 20).expect("coefficients");
-            let mut d = turbojpeg::Decompressor::new().expect("decompressor");
-            let mut decoded = vec![0u8; w * h];
-            d.decompress(
-                &jpeg,
-                turbojpeg::Image {
-                    pixels: decoded.as_mut_slice(),
-                    width: w,
-                    pitch: w,
-                    height: h,
-                    format: turbojpeg::PixelFormat::GRAY,
-                },
-            )
-            .expect("decode");
+            let decoded = decode_grey(&jpeg, w, h);
             let p = &c.planes[0];
             let mut out = [0u8; 64];
             for by in 0..p.blocks.1 as usize {
