@@ -128,3 +128,24 @@ def test_shrink_on_load(tmp_path, cli):
         assert np.array_equal(out[shrink, False], np.asarray(Image.open(c))), f"shrink_on_load={shrink} differs from the CLI"
     d = np.abs(out[True, False].astype(int) - out[False, False].astype(int)).max()
     assert 0 < d <= 4, d
+
+
+def test_jpeg_encoded_on_the_device_is_the_hosts(tmp_path, cli):
+    """Issue 30: a JPEG output of a whole run on a GPU (lavapipe in CI) is encoded there by
+    default; ``host_encode=True`` encodes on the host. The files are the same bytes, and the
+    CLI's."""
+    h, w = 96, 131
+    y, x = np.mgrid[0:h, 0:w]
+    img = np.stack([x * 2 % 256, y * 3 % 256, (x + y) % 256], axis=-1).astype(np.uint8)
+    src = tmp_path / "in.png"
+    Image.fromarray(img).save(src)
+    spec = "gaussian_blur(sigma=1) | saturation(1.2)"
+    files = {}
+    for host in (False, True):
+        p = tmp_path / f"out-{host}.jpg"
+        texelflow.apply_file(src, p, spec, host_encode=host, jpeg_quality=85)
+        files[host] = p.read_bytes()
+    assert files[False] == files[True]
+    c = tmp_path / "cli.jpg"
+    subprocess.run([cli, "apply", str(src), str(c), "-p", spec, "--quality", "85"], check=True, capture_output=True, timeout=120)
+    assert c.read_bytes() == files[False]

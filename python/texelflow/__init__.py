@@ -242,6 +242,7 @@ def apply_file(
     jpeg_quality: int = 90,
     stream: Optional[bool] = None,
     shrink_on_load: bool = True,
+    host_encode: bool = False,
 ) -> Dict[str, Any]:
     """Reads ``input``, applies ``spec`` and writes ``output`` (through a temporary file renamed
     into place), as ``texelflow apply IN OUT`` does: an image of 64 megapixels or more
@@ -255,9 +256,13 @@ def apply_file(
     levels of the full decode + ``resize(method=area)`` on photos (docs/python.md).
     ``shrink_on_load=False`` decodes in full (the CLI's ``--no-shrink-on-load``).
 
+    A JPEG output of a whole run on a GPU is encoded there too (colour conversion, DCT,
+    quantisation and Huffman coding; only the file's bytes are read back): the same file the
+    host writes. ``host_encode=True`` encodes on the host (the CLI's ``--host-encode``).
+
     Returns ``{"streamed": bool, "notes": [...], "warnings": [...]}``; warnings (a damaged file
     accepted with ``allow_truncated``) are also issued as ``TexelflowWarning``."""
-    r = _native.apply_file(os.fspath(input), os.fspath(output), spec, _device(device, cpu), backend, adapter, allow_truncated, jpeg_quality, stream, shrink_on_load)
+    r = _native.apply_file(os.fspath(input), os.fspath(output), spec, _device(device, cpu), backend, adapter, allow_truncated, jpeg_quality, stream, shrink_on_load, host_encode)
     _warn(r.get("warnings", []))
     return r
 

@@ -86,6 +86,7 @@ def apply_file(
     jpeg_quality: int = ...,
     stream: Optional[bool] = ...,
     shrink_on_load: bool = ...,
+    host_encode: bool = ...,
 ) -> Dict[str, Any]: ...
 
 def analyze(

@@ -720,10 +720,11 @@ fn is_pinned(array: &Bound<'_, PyUntypedArray>) -> bool {
 /// `input` through `spec` into `output` (files; atomic write): streamed in bands where the
 /// pipeline allows it and the image is large (`stream=None`: from 64 MP) or `stream=True`,
 /// else decoded whole. With `shrink_on_load` (the default), a JPEG before a leading shrink by
-/// 2 or more is decoded at a DCT scale (`texelflow::io::shrink_on_load`). Returns
+/// 2 or more is decoded at a DCT scale (`texelflow::io::shrink_on_load`). A JPEG output of a
+/// whole run on a GPU is encoded there too unless `host_encode` (the same file). Returns
 /// `{"streamed": bool, "notes": [...], "warnings": [...]}`.
 #[pyfunction]
-#[pyo3(signature = (input, output, spec, device="auto", backend=None, adapter=None, allow_truncated=false, jpeg_quality=90, stream=None, shrink_on_load=true))]
+#[pyo3(signature = (input, output, spec, device="auto", backend=None, adapter=None, allow_truncated=false, jpeg_quality=90, stream=None, shrink_on_load=true, host_encode=false))]
 #[allow(clippy::too_many_arguments)]
 fn apply_file<'py>(
     py: Python<'py>,
@@ -737,6 +738,7 @@ fn apply_file<'py>(
     jpeg_quality: u8,
     stream: Option<bool>,
     shrink_on_load: bool,
+    host_encode: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let pipe = texelflow::Pipeline::parse(spec, &mut |p: &str| Image::open(p)).map_err(py_err)?;
     let (be, note) = backend_for(device, backend, adapter)?;
@@ -746,6 +748,7 @@ fn apply_file<'py>(
             save: texelflow::SaveOptions { jpeg_quality, ..Default::default() },
             run: RunOptions { shrink_on_load, ..run_options() },
             stream,
+            host_encode,
         };
         let r = texelflow::io::apply_file(&pipe, &be, &input, &output, &opts)?;
         Ok(match &r.file {

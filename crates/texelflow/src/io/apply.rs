@@ -63,6 +63,9 @@ pub struct ApplyOptions {
     /// Stream in bands (`Some(true)`), never (`Some(false)`), or from `STREAM_FROM_PIXELS`
     /// (`None`); a pipeline that cannot run in bands is run whole either way.
     pub stream: Option<bool>,
+    /// Encode a JPEG output wholly on the host. By default a whole run on a GPU encodes it
+    /// there too (`jpeg_file`: only the file's bytes are read back; the same file).
+    pub host_encode: bool,
 }
 
 /// What `apply_file` did.
@@ -133,12 +136,6 @@ pub fn apply_file(
     }
     // shrink-on-load (issue 30): a leading shrink lets a JPEG be decoded at a DCT scale
     let loaded = Image::load(input, &shrink_on_load(pipe, input, &opts.load, &opts.run))?;
-    let mut r = pipe.run_with(backend, &loaded.image, &opts.run)?;
-    let Some(Value::Image(img)) = r.take("output") else {
-        return Err(Error::invalid(
-            "the pipeline ends in data, not an image: run it on an image in memory for its data",
-        ));
-    };
     let save = SaveOptions {
         icc_profile: opts
             .save
@@ -148,11 +145,68 @@ pub fn apply_file(
         exif: opts.save.exif.clone().or(loaded.metadata.exif),
         ..opts.save.clone()
     };
-    img.save_with(output, &save)?;
-    Ok(ApplyReport {
+    let report = |notes| ApplyReport {
         streamed: false,
         file: None,
-        notes: r.notes,
-        warnings: loaded.warnings,
-    })
+        notes,
+        warnings: loaded.warnings.clone(),
+    };
+    if !opts.host_encode {
+        if let Some(notes) =
+            encode_on_device(pipe, backend, &loaded.image, output, &save, &opts.run)?
+        {
+            return Ok(report(notes));
+        }
+    }
+    let mut r = pipe.run_with(backend, &loaded.image, &opts.run)?;
+    let Some(Value::Image(img)) = r.take("output") else {
+        return Err(Error::invalid(
+            "the pipeline ends in data, not an image: run it on an image in memory for its data",
+        ));
+    };
+    img.save_with(output, &save)?;
+    Ok(report(r.notes))
+}
+
+/// `image` through `pipe` into the JPEG `output` with the encode on the GPU (`jpeg_file`):
+/// the run's notes, or `None` where that does not apply (not a JPEG, not a GPU, not one whole
+/// run, an image with transparency) and the caller runs and saves as usual.
+#[cfg(feature = "turbojpeg")]
+fn encode_on_device(
+    pipe: &Pipeline,
+    backend: &Backend,
+    image: &Image,
+    output: &Path,
+    save: &SaveOptions,
+    run: &RunOptions,
+) -> Result<Option<Vec<String>>> {
+    let jpeg = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"));
+    if !jpeg || !matches!(backend, Backend::Gpu(_)) {
+        return Ok(None);
+    }
+    let node = super::jpeg_file::for_save(save)?;
+    let Some(mut r) = pipe.try_run_then(backend, image, Box::new(node), run)? else {
+        return Ok(None);
+    };
+    match r.take("output") {
+        Some(Value::Data(crate::value::Data::Bytes(stream))) => {
+            Ok(super::jpeg_file::save(output, &stream, save)?.then_some(r.notes))
+        }
+        _ => Ok(None),
+    }
+}
+
+#[cfg(not(feature = "turbojpeg"))]
+fn encode_on_device(
+    _: &Pipeline,
+    _: &Backend,
+    _: &Image,
+    _: &Path,
+    _: &SaveOptions,
+    _: &RunOptions,
+) -> Result<Option<Vec<String>>> {
+    Ok(None)
 }
