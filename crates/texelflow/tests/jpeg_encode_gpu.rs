@@ -297,3 +297,27 @@ fn a_transparent_image_is_left_to_the_host() {
         assert_eq!(file_bytes(&s, 90, Subsampling::S444).expect("file"), None);
     }
 }
+
+/// `Pipeline::try_run_then` declines (`None`, the caller runs as usual) where the JPEG node's
+/// own buffers would not fit the GPU memory budget although the pipeline alone does.
+#[test]
+fn the_encode_node_is_declined_where_its_buffers_do_not_fit() {
+    let gpu = gpu_backend();
+    let input = opaque(&image(64, 64, true, PixelFormat::Rgba8), false);
+    let pipe =
+        texelflow::Pipeline::parse("brightness(0.1)", &mut |p: &str| Image::open(p)).expect("spec");
+    let node = || Box::new(JpegFile::new(90, Subsampling::S444).expect("node"));
+    let mut opts = RunOptions::default();
+    assert!(pipe
+        .try_run_then(&gpu, &input, node(), &opts)
+        .expect("run")
+        .is_some());
+    // the pipeline alone: two 16 KiB images; with the node: its 192 blocks and their stream too
+    opts.tiling.max_gpu_memory = Some(48 << 10);
+    let alone = pipe.run_with(&gpu, &input, &opts).expect("run");
+    assert!(alone.notes.is_empty(), "{:?}", alone.notes);
+    assert!(pipe
+        .try_run_then(&gpu, &input, node(), &opts)
+        .expect("run")
+        .is_none());
+}

@@ -498,8 +498,17 @@ impl Pipeline {
         if tail.output_descs(&[g.desc(last)]).is_err() {
             return Ok(None);
         }
-        let out = g.add_boxed(tail, &[last])?;
-        g.output("output", out[0])?;
+        let out = *g
+            .add_boxed(tail, &[last])?
+            .first()
+            .ok_or_else(|| Error::invalid("the tail node has no output"))?;
+        g.output("output", out)?;
+        // the tail's own buffers (a JPEG's blocks, its stream) must fit the device too
+        if let Backend::Gpu(gpu) = backend {
+            if !super::tile::graph_fits(gpu, &g, &opts.tiling) {
+                return Ok(None);
+            }
+        }
         let mut refs: Vec<(&str, &Image)> = bound.map(|i| ("input", i)).into_iter().collect();
         refs.extend(images.iter().map(|(n, i)| (n.as_str(), &**i)));
         backend.run(&g, &refs, opts).map(Some)

@@ -333,10 +333,16 @@ static FILE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
     gpuimage: "",
     params: &[],
     inputs: crate::extend::IMAGE,
-    outputs: &[crate::filters::registry::PortDef {
-        name: "jpeg",
-        kind: crate::filters::registry::PortKind::Data(DataKind::Bytes { capacity: 0 }),
-    }],
+    outputs: &[
+        crate::filters::registry::PortDef {
+            name: "jpeg",
+            kind: crate::filters::registry::PortKind::Data(DataKind::Bytes { capacity: 0 }),
+        },
+        crate::filters::registry::PortDef {
+            name: "blocks",
+            kind: crate::filters::registry::PortKind::Image,
+        },
+    ],
     tolerance: crate::extend::EXACT_ENOUGH,
     build: |_| {
         Err(Error::invalid(
@@ -351,7 +357,9 @@ static FILE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
 /// The GPU half of a whole JPEG encode as a graph node: an RGBA8 or Gray8 image in, its
 /// entropy-coded data out (`DataKind::Bytes`; words: `[0]` the stream's bits, `[1]` bit 0:
 /// coded as three components, bit 1: the image has transparency, so the stream is not to be
-/// used, `[2]` the image's width | height << 16). Baseline, standard tables, `quality`; an RGBA8 image that is grey and opaque is
+/// used, `[2]` the image's width | height << 16), and the quantised blocks it coded (an RGBA8
+/// "image" 32 pixels wide with a row per block, as `JpegEncode`'s: an output, so that the run
+/// planner sees its size). Baseline, standard tables, `quality`; an RGBA8 image that is grey and opaque is
 /// coded as one component, as the host encoder does, else in YCbCr at `subsampling`.
 /// [`file_bytes`] makes the file.
 #[derive(Clone, Debug)]
@@ -378,6 +386,21 @@ impl JpegFile {
         let colour = (format == PixelFormat::Rgba8)
             .then(|| scan_plan(width, height, Layout::Colour(self.subsampling)));
         [Some(scan_plan(width, height, Layout::Grey)), colour]
+    }
+
+    /// Blocks of the larger layout (the blocks buffer's rows).
+    fn max_blocks(&self, width: u32, height: u32, format: PixelFormat) -> u64 {
+        self.plans(width, height, format)
+            .iter()
+            .flatten()
+            .map(|p| {
+                p.planes
+                    .iter()
+                    .map(|q| q.blocks.0 as u64 * q.blocks.1 as u64)
+                    .sum::<u64>()
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// The stream's capacity for an image of `width x height` in `format`: the most bits any
@@ -418,12 +441,17 @@ impl crate::extend::Filter for JpegFile {
                 d.width, d.height
             ))
         })?;
-        Ok(vec![crate::ValueDesc::Data(DataKind::Bytes { capacity })])
+        let blocks = self.max_blocks(d.width, d.height, d.format);
+        let blocks = u32::try_from(blocks).map_err(|_| Error::invalid("too many blocks"))?;
+        Ok(vec![
+            crate::ValueDesc::Data(DataKind::Bytes { capacity }),
+            crate::ValueDesc::Image(crate::ImageDesc::new(32, blocks, PixelFormat::Rgba8)),
+        ])
     }
     fn run_cpu(
         &self,
         inputs: &[&crate::Value],
-        _: &[crate::ValueDesc],
+        outputs: &[crate::ValueDesc],
     ) -> Result<Vec<crate::Value>> {
         let image = inputs
             .first()
@@ -439,14 +467,28 @@ impl crate::extend::Filter for JpegFile {
         let c = forward_blocks(image, &EncodeOptions::new(self.quality, layout))?;
         let (bytes, bits) = huffman_twin(&c)?;
         let bits = u32::try_from(bits).map_err(|_| Error::invalid("a stream past 2^32 bits"))?;
-        Ok(vec![crate::Value::Data(Data::Bytes(Bytes {
-            words: [
-                bits,
-                colour as u32 | (flags & 2),
-                image.width() | image.height() << 16,
-            ],
-            bytes,
-        }))])
+        let d = outputs
+            .get(1)
+            .and_then(|d| d.image())
+            .ok_or_else(|| Error::internal("jpeg_file's second output is its blocks"))?;
+        let mut blocks: Vec<u8> = c.data.iter().flat_map(|v| v.to_le_bytes()).collect();
+        blocks.resize(d.width as usize * d.height as usize * 4, 0);
+        Ok(vec![
+            crate::Value::Data(Data::Bytes(Bytes {
+                words: [
+                    bits,
+                    colour as u32 | (flags & 2),
+                    image.width() | image.height() << 16,
+                ],
+                bytes,
+            })),
+            crate::Value::Image(Image::from_u8(
+                d.width,
+                d.height,
+                PixelFormat::Rgba8,
+                blocks,
+            )?),
+        ])
     }
     fn record_gpu(
         &self,
@@ -480,20 +522,8 @@ impl crate::extend::Filter for JpegFile {
                 crate::extend::groups_1d(n.div_ceil(4), 256),
             )?;
         }
-        let units: Vec<u64> = plans.iter().flatten().map(|p| p.units).collect();
-        let max_units = units.iter().copied().max().unwrap_or(0);
-        let max_blocks: u64 = plans
-            .iter()
-            .flatten()
-            .map(|p| {
-                p.planes
-                    .iter()
-                    .map(|q| q.blocks.0 as u64 * q.blocks.1 as u64)
-                    .sum::<u64>()
-            })
-            .max()
-            .unwrap_or(0);
-        let blocks = rec.temp(max_blocks * 128);
+        let max_units = plans.iter().flatten().map(|p| p.units).max().unwrap_or(0);
+        let blocks = outputs[1].buffer.clone();
         let src = [&*inputs[0].buffer, &*flag, &*blocks];
         if grey_src {
             record_fdct(rec, src, d, self.quality, Layout::Grey, 0)?;
