@@ -197,6 +197,7 @@ def main():
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, default", len(big), tf([], thumb, BIG))
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, --host-decode", len(big), tf(["--host-decode"], thumb, BIG))
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, --no-shrink-on-load", len(big), tf([], thumb, BIG, after=["--no-shrink-on-load"]))
+    median_of("thumbnails 6000x4000 -> 500: texelflow batch, --cpu (no GPU start-up)", len(big), tf(["--cpu"], thumb, BIG))
     median_of("thumbnails: as before issue 30 (--no-shrink-on-load --host-decode --host-encode --gpu-jobs 16)", len(big), tf(["--host-decode", "--host-encode"], thumb, BIG, after=["--no-shrink-on-load", "--gpu-jobs", "16"]))
     singles = [timed([BIN, "apply", "--overwrite", one, os.path.join(ROOT, "one.jpg"), "-p", SPEC])[0] for _ in range(5)]
     for extra in ([], ["--host-encode"]):
@@ -208,10 +209,11 @@ def main():
     breakdown = []
     # where the time goes, and how it grows with the workers sharing the device
     # the CPU path's decode and encode columns against OpenCV's decode + grey encode (CPU parity)
-    for extra, after, pipe in [([], [], SPEC), (["--host-encode"], [], SPEC), ([], ["--jobs", "1"], SPEC), ([], ["--jobs", "4"], SPEC), (["--host-encode"], ["--jobs", "1"], SPEC), (["--cpu"], [], "to_gray"), (["--cpu"], ["--jobs", "1"], "to_gray")]:
+    for extra, after, pipe in [(["--cpu"], [], thumb), ([], [], thumb), ([], [], SPEC), (["--host-encode"], [], SPEC), ([], ["--jobs", "1"], SPEC), ([], ["--jobs", "4"], SPEC), (["--host-encode"], ["--jobs", "1"], SPEC), (["--cpu"], [], "to_gray"), (["--cpu"], ["--jobs", "1"], "to_gray")]:
         o = os.path.join(ROOT, "timed")
         shutil.rmtree(o, ignore_errors=True)
-        p = subprocess.run([BIN] + extra + ["apply", SRC, "--out-dir", o, "--name", "{stem}.jpg", "--timings", "-p", pipe] + after, capture_output=True, text=True)
+        src = BIG if pipe == thumb else SRC
+        p = subprocess.run([BIN] + extra + ["apply", src, "--out-dir", o, "--name", "{stem}.jpg", "--timings", "-p", pipe] + after, capture_output=True, text=True)
         breakdown += [f"--timings {' '.join(extra + after) or '(default)'} -p {pipe}:"] + [l for l in p.stderr.splitlines() if l.startswith("total") or l.startswith("file ")]
     lines = [f"{N} JPEGs 3840x2160 q92, {mb:.0f} MB; 16 JPEGs 6000x4000 q92; {CORES} cores", f"{'run':72} {'images/s':>9} {'median s':>9} {'peak RSS MB':>12}  runs"]
     for label, n, wall, rss, walls in rows:
