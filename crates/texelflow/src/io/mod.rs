@@ -11,6 +11,8 @@ pub mod jpeg_coef;
 pub mod jpeg_encode;
 #[cfg(feature = "turbojpeg")]
 pub mod jpeg_file;
+#[cfg(feature = "turbojpeg")]
+pub mod jpeg_huffdec;
 pub use crate::input;
 pub mod output;
 pub mod rows;
