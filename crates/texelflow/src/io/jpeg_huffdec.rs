@@ -104,6 +104,11 @@ pub struct HuffScan {
     pub(crate) tuning: Tuning,
 }
 
+/// A frame component: its id, sampling factors, quantisation table.
+type FrameComponent = (u8, u32, u32, usize);
+/// The frame: width, height, components.
+type Frame = (u32, u32, Vec<FrameComponent>);
+
 /// A Huffman table as the file defines it.
 #[derive(Clone)]
 struct Dht {
@@ -186,7 +191,7 @@ impl HuffScan {
         let mut dc: [Option<Dht>; 4] = [None, None, None, None];
         let mut ac: [Option<Dht>; 4] = [None, None, None, None];
         let mut restart = 0u32;
-        let mut frame: Option<(u32, u32, Vec<(u8, u32, u32, usize)>)> = None;
+        let mut frame: Option<Frame> = None;
         let mut jfif = false;
         let mut adobe = false;
         loop {
@@ -289,16 +294,8 @@ impl HuffScan {
                 0xdd => {
                     restart = be16(body, 0)?;
                 }
-                0xe0 => {
-                    if body.len() >= 14 && body.starts_with(b"JFIF\0") {
-                        jfif = true;
-                    }
-                }
-                0xee => {
-                    if body.len() >= 12 && body.starts_with(b"Adobe") {
-                        adobe = true;
-                    }
-                }
+                0xe0 if body.len() >= 14 && body.starts_with(b"JFIF\0") => jfif = true,
+                0xee if body.len() >= 12 && body.starts_with(b"Adobe") => adobe = true,
                 0xda => {
                     let (width, height, comps) = frame?;
                     let scan = Scan {
@@ -311,8 +308,7 @@ impl HuffScan {
                         ac: &ac,
                         restart,
                         colour_ok: comps.len() == 1
-                            || (!adobe
-                                && (jfif || comps.iter().map(|c| c.0).eq([1u8, 2, 3].into_iter()))),
+                            || (!adobe && (jfif || comps.iter().map(|c| c.0).eq([1u8, 2, 3]))),
                     };
                     return scan.build(bytes.get(at..)?, cap_bytes, tuning);
                 }
@@ -362,7 +358,7 @@ impl HuffScan {
 struct Scan<'a> {
     width: u32,
     height: u32,
-    comps: &'a [(u8, u32, u32, usize)],
+    comps: &'a [FrameComponent],
     body: &'a [u8],
     quant: &'a [Option<[u16; 64]>; 4],
     dc: &'a [Option<Dht>; 4],
