@@ -327,3 +327,38 @@ fn what_the_device_decode_does_not_take() {
         let _ = HuffScan::parse(&bad, 1 << 28);
     }
 }
+
+#[test]
+fn load_for_device_with_the_entropy_decode_on_the_device() {
+    let gpu = gpu_backend();
+    let dir = std::env::temp_dir().join(format!("texelflow-huffdec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (name, sub, restart_rows) in [("420.jpg", S420, 0), ("grey.jpg", GRAY, 1)] {
+        let file = jpeg(
+            97,
+            45,
+            Enc {
+                sub,
+                quality: 90,
+                noise: false,
+                progressive: false,
+                restart_blocks: 0,
+                restart_rows,
+            },
+        );
+        let path = dir.join(name);
+        std::fs::write(&path, &file).expect("write");
+        let host = Image::load(&path, &Default::default()).expect("host load");
+        let f = Image::load_for_device_with(&path, &Default::default(), true).expect("load");
+        let texelflow::io::ForDevice::Jpeg { decode, .. } = f else {
+            panic!("{name}: not decoded on the device");
+        };
+        let device = decode_node(&gpu, &decode);
+        assert_eq!(device.desc(), host.image.desc(), "{name}");
+        assert!(
+            device.as_u8() == host.image.as_u8(),
+            "{name}: differs from the host decode"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
