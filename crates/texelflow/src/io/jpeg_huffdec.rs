@@ -443,10 +443,11 @@ impl Scan<'_> {
         // the layout: each interval's bytes from a subsequence boundary; every interval holds
         // at least one byte in the file, so this is bounded by the file and the header
         let (data, starts) = unstuff(rest, intervals, sub_bytes)?;
-        let subs = data.len() / sub_bytes;
-        if subs as u64 >= 1 << 30 {
+        // bit positions are u32 on the device, with room past the end
+        if data.len() >= 1 << 28 {
             return None;
         }
+        let subs = data.len() / sub_bytes;
         let mut words: Vec<u32> = data
             .chunks_exact(4)
             .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
