@@ -362,3 +362,39 @@ fn load_for_device_with_the_entropy_decode_on_the_device() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Informal timings (debug build, llvmpipe: not GPU claims): the host's parse and layout, the
+/// device decode of the coefficients, libjpeg-turbo's entropy decode.
+#[test]
+#[ignore]
+fn timings() {
+    let gpu = gpu_backend();
+    let file = jpeg(
+        1920,
+        1080,
+        Enc {
+            sub: S420,
+            quality: 90,
+            noise: false,
+            progressive: false,
+            restart_blocks: 0,
+            restart_rows: 0,
+        },
+    );
+    let t = std::time::Instant::now();
+    let scan = HuffScan::parse(&file, 1 << 30).expect("taken");
+    let parse = t.elapsed();
+    let t = std::time::Instant::now();
+    let host = read_coefficients(&file, 1 << 30).expect("host");
+    let libjpeg = t.elapsed();
+    let _ = device_coefficients(&gpu, &file, Tuning::default());
+    let t = std::time::Instant::now();
+    let (got, report) = device_coefficients(&gpu, &file, Tuning::default());
+    let device = t.elapsed();
+    assert!(got == bytemuck::cast_slice::<i16, u8>(&host.data));
+    eprintln!(
+        "{} bytes, {} blocks: parse {parse:?}, read_coefficients {libjpeg:?}, device (llvmpipe) {device:?}, report {report:x}",
+        file.len(),
+        scan.blocks()
+    );
+}
