@@ -328,6 +328,61 @@ fn what_the_device_decode_does_not_take() {
     }
 }
 
+/// Damage inside the entropy-coded data (the markers intact) is decoded into something, on
+/// the device too: no hang, no panic, no out-of-range write.
+#[test]
+fn damaged_entropy_data_decodes_without_harm() {
+    let gpu = gpu_backend();
+    let file = jpeg(
+        61,
+        35,
+        Enc {
+            sub: S420,
+            quality: 92,
+            noise: true,
+            progressive: false,
+            restart_blocks: 2,
+            restart_rows: 0,
+        },
+    );
+    // the scan's data: after the SOS segment
+    let sos = file
+        .windows(2)
+        .position(|w| w == [0xff, 0xda])
+        .expect("SOS");
+    let start = sos + 2 + (usize::from(file[sos + 2]) << 8 | usize::from(file[sos + 3]));
+    let mut rng = Rng(11);
+    let mut taken = 0;
+    for _ in 0..12 {
+        let mut bad = file.clone();
+        for _ in 0..6 {
+            let at = start + (rng.next() as usize) % (bad.len() - 2 - start);
+            let v = rng.next() as u8;
+            // no new markers
+            if v != 0xff && bad[at] != 0xff && (at == 0 || bad[at - 1] != 0xff) {
+                bad[at] = v;
+            }
+        }
+        for tuning in [
+            Tuning::default(),
+            Tuning {
+                sub_words: 1,
+                rounds: 2,
+                reach: 2,
+            },
+        ] {
+            if let Some(node) = JpegCoefficients::new(bad.clone(), 1 << 28, tuning) {
+                taken += 1;
+                let mut g = Graph::new();
+                let out = g.add_boxed(Box::new(node), &[]).expect("node");
+                g.output("out", out[0]).expect("output");
+                gpu.run(&g, &[], &poisoned()).expect("run");
+            }
+        }
+    }
+    assert!(taken > 0);
+}
+
 #[test]
 fn load_for_device_with_the_entropy_decode_on_the_device() {
     let gpu = gpu_backend();
