@@ -154,8 +154,15 @@ pub(crate) enum DeviceJpeg {
 /// checks it, then libjpeg-turbo's entropy decoding into coefficients. Errors are those of
 /// the header; a file this path does not take (CMYK, YCCK, 12-bit, sampling other than 1:1
 /// and 2:1, data libjpeg warns about) is `DeviceJpeg::Host` with the reason, for the caller to
-/// decode on the host with its policy for damaged files.
-pub(crate) fn jpeg_for_device(bytes: &[u8], limits: &Limits) -> Result<DeviceJpeg, String> {
+/// decode on the host with its policy for damaged files. With `gpu_entropy`, a file the
+/// device's entropy decode takes (`io::jpeg_huffdec`: baseline, one scan) is not entropy-decoded
+/// here at all: the node uploads its bytes (damage within the entropy-coded data is then not
+/// seen, as libjpeg-turbo's warnings are not).
+pub(crate) fn jpeg_for_device(
+    bytes: &[u8],
+    limits: &Limits,
+    gpu_entropy: bool,
+) -> Result<DeviceJpeg, String> {
     let Header {
         decoder: d, model, ..
     } = checked_header(bytes, limits, false)?;
@@ -163,6 +170,21 @@ pub(crate) fn jpeg_for_device(bytes: &[u8], limits: &Limits) -> Result<DeviceJpe
         return Ok(DeviceJpeg::Host("a CMYK or YCCK JPEG".into()));
     }
     use crate::io::jpeg_coef::{read_coefficients, CoefError, JpegDecode};
+    let exif = d.exif().cloned();
+    let orientation = exif
+        .as_deref()
+        .and_then(image::metadata::Orientation::from_exif_chunk)
+        .map_or(1, |o| o.to_exif());
+    if gpu_entropy {
+        if let Some(decode) = JpegDecode::from_file(bytes.to_vec(), orientation, limits.max_memory)
+        {
+            return Ok(DeviceJpeg::Coefficients {
+                decode,
+                icc_profile: d.icc_profile(),
+                exif,
+            });
+        }
+    }
     let c = match read_coefficients(bytes, limits.max_memory) {
         Ok(c) => c,
         Err(CoefError::Unsupported) => {
@@ -179,11 +201,6 @@ pub(crate) fn jpeg_for_device(bytes: &[u8], limits: &Limits) -> Result<DeviceJpe
             return Ok(DeviceJpeg::Host(format!("libjpeg-turbo: {why}")))
         }
     };
-    let exif = d.exif().cloned();
-    let orientation = exif
-        .as_deref()
-        .and_then(image::metadata::Orientation::from_exif_chunk)
-        .map_or(1, |o| o.to_exif());
     match JpegDecode::new(c, orientation) {
         Some(decode) => Ok(DeviceJpeg::Coefficients {
             decode,

@@ -488,8 +488,18 @@ static DECODE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
 /// Gray8 and a colour one RGBA8, as the CPU decoder does.
 #[derive(Clone, Debug)]
 pub struct JpegDecode {
+    /// The coefficients, or where `file` is set only their geometry (no data).
     coefficients: std::sync::Arc<Coefficients>,
+    /// The file whose entropy-coded data the device decodes (`from_file`).
+    file: Option<std::sync::Arc<FileSource>>,
     orientation: u8,
+}
+
+/// A file for the device's entropy decode and its bytes for the CPU twin.
+#[derive(Debug)]
+struct FileSource {
+    scan: crate::io::jpeg_huffdec::HuffScan,
+    bytes: Vec<u8>,
 }
 
 impl JpegDecode {
@@ -499,12 +509,36 @@ impl JpegDecode {
         let supported = decode_rgba_supported(&c);
         supported.then(|| Self {
             coefficients: std::sync::Arc::new(c),
+            file: None,
             orientation: if (1..=8).contains(&orientation) {
                 orientation
             } else {
                 1
             },
         })
+    }
+
+    /// A node decoding the JPEG file `bytes` whole on the device: only the entropy-coded data
+    /// and the tables are uploaded, and the device decodes the coefficients
+    /// (`io::jpeg_huffdec`) before the IDCT; the CPU twin entropy-decodes with libjpeg-turbo
+    /// ([`read_coefficients`]). `None` where the device decode does not take the file
+    /// (progressive, arithmetic, 12-bit, several scans, damage it sees, what [`JpegDecode::new`]
+    /// does not take) or its coefficients would pass `cap_bytes`: the caller decodes as before.
+    pub fn from_file(bytes: Vec<u8>, orientation: u8, cap_bytes: u64) -> Option<Self> {
+        Self::from_file_tuned(bytes, orientation, cap_bytes, Default::default())
+    }
+
+    /// [`JpegDecode::from_file`] with the device decode cut up as `tuning` says (tests).
+    pub fn from_file_tuned(
+        bytes: Vec<u8>,
+        orientation: u8,
+        cap_bytes: u64,
+        tuning: crate::io::jpeg_huffdec::Tuning,
+    ) -> Option<Self> {
+        let scan = crate::io::jpeg_huffdec::HuffScan::parse_tuned(&bytes, cap_bytes, tuning)?;
+        let mut node = Self::new(scan.geometry(), orientation)?;
+        node.file = Some(std::sync::Arc::new(FileSource { scan, bytes }));
+        Some(node)
     }
 
     /// A 16x16 mid-grey image (4:2:0 colour, or grey), made of zero coefficients: run once
@@ -541,6 +575,7 @@ impl JpegDecode {
         };
         Self {
             coefficients: std::sync::Arc::new(c),
+            file: None,
             orientation: 1,
         }
     }
@@ -563,7 +598,17 @@ impl JpegDecode {
 
     /// The CPU twin's image (what `run_cpu` gives).
     pub fn decode_cpu(&self) -> crate::Result<crate::Image> {
-        let c = &self.coefficients;
+        let read;
+        let c = match &self.file {
+            Some(f) => {
+                let cap = (f.scan.blocks() * 128).max(1);
+                read = read_coefficients(&f.bytes, cap).map_err(|e| {
+                    crate::Error::invalid(format!("the JPEG's host entropy decode: {e:?}"))
+                })?;
+                &read
+            }
+            None => &*self.coefficients,
+        };
         let rgba =
             decode_rgba(c).ok_or_else(|| crate::Error::unsupported("this JPEG's sampling"))?;
         let bad = || crate::Error::internal("decoded size does not match the header");
@@ -614,9 +659,18 @@ impl crate::extend::Filter for JpegDecode {
         outputs: &[crate::extend::GpuSlot],
     ) -> crate::Result<()> {
         let c = &self.coefficients;
-        // little-endian i16s, as the kernel reads them: the coefficients' own bytes (a byte-wise
-        // copy of a 4K photo's 24 MB took a third of the batch's per-image time on the H200)
-        let coef = rec.upload_staged("jpeg coefficients", bytemuck::cast_slice(&c.data))?;
+        let coef = match &self.file {
+            Some(f) => {
+                let coef = rec.temp((f.scan.blocks() * 128).max(4));
+                rec.clear(&coef);
+                f.scan.record(rec, &coef, 0)?;
+                coef
+            }
+            // little-endian i16s, as the kernel reads them: the coefficients' own bytes (a
+            // byte-wise copy of a 4K photo's 24 MB took a third of the batch's per-image time
+            // on the H200)
+            None => rec.upload_staged("jpeg coefficients", bytemuck::cast_slice(&c.data))?,
+        };
         let quant: Vec<u8> = c
             .planes
             .iter()

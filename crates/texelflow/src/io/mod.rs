@@ -11,6 +11,8 @@ pub mod jpeg_coef;
 pub mod jpeg_encode;
 #[cfg(feature = "turbojpeg")]
 pub mod jpeg_file;
+#[cfg(feature = "turbojpeg")]
+pub mod jpeg_huffdec;
 pub use crate::input;
 pub mod output;
 pub mod rows;
@@ -184,6 +186,19 @@ impl Image {
         path: impl AsRef<std::path::Path>,
         options: &LoadOptions,
     ) -> Result<ForDevice> {
+        Self::load_for_device_with(path, options, false)
+    }
+
+    /// [`Image::load_for_device`], with `gpu_entropy`: a baseline JPEG in one scan (what
+    /// `io::jpeg_huffdec` takes) is not entropy-decoded here either; its node uploads the
+    /// file's bytes and the device decodes the Huffman-coded data too
+    /// (`jpeg_coef::JpegDecode::from_file`). Damage within the entropy-coded data then goes
+    /// unseen (libjpeg-turbo's warnings send such a file to the host decode otherwise).
+    pub fn load_for_device_with(
+        path: impl AsRef<std::path::Path>,
+        options: &LoadOptions,
+        gpu_entropy: bool,
+    ) -> Result<ForDevice> {
         let path = path.as_ref();
         // a DCT-scaled decode (shrink-on-load) is on the host: libjpeg-turbo's scaled IDCT
         let jpeg = !options.allow_truncated
@@ -200,7 +215,7 @@ impl Image {
         let limits = options.limits.unwrap_or_default();
         let bytes = input::read_capped(path, limits.max_memory, "the memory limit (--max-memory)")
             .map_err(io)?;
-        match crate::io::codec::jpeg_for_device(&bytes, &limits).map_err(io)? {
+        match crate::io::codec::jpeg_for_device(&bytes, &limits, gpu_entropy).map_err(io)? {
             crate::io::codec::DeviceJpeg::Coefficients {
                 decode,
                 icc_profile,
