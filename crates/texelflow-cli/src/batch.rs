@@ -388,6 +388,28 @@ pub fn run(
                         });
                     }
                 }
+                // the entropy decode's kernels (`--gpu-entropy`), on a small file of each kind
+                if device_decode && crate::gpu_entropy() {
+                    for format in [texelflow::PixelFormat::Rgba8, texelflow::PixelFormat::Gray8] {
+                        s.spawn(move || {
+                            let bytes = Image::from_u8(
+                                16,
+                                16,
+                                format,
+                                vec![128; 16 * 16 * format.channels()],
+                            )
+                            .and_then(|i| i.to_jpeg_bytes(80));
+                            let decode = bytes.ok().and_then(|b| {
+                                texelflow::io::jpeg_coef::JpegDecode::from_file(b, 1, 1 << 20)
+                            });
+                            decode.is_some_and(|d| {
+                                pipeline
+                                    .try_run_produced(be_ref, Box::new(d), opts_ref)
+                                    .is_ok()
+                            })
+                        });
+                    }
+                }
                 if device_decode {
                     for grey in [false, true] {
                         s.spawn(move || {

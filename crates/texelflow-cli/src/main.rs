@@ -54,6 +54,11 @@ struct Cli {
     /// encoded on the host either way)
     #[arg(long, global = true)]
     host_encode: bool,
+    /// Experimental: in a batch on a GPU, entropy-decode baseline JPEGs on the GPU too (only
+    /// the file's bytes are uploaded; the result is the same). Damaged entropy-coded data is
+    /// not detected on this path: it decodes to wrong pixels instead of an error or warning
+    #[arg(long, global = true)]
+    gpu_entropy: bool,
     /// When the GPU fails during a run (out of GPU memory, device lost, an image too large for
     /// it): `cpu` runs the pipeline again on the CPU reference, with a note; `none` (default): an error
     #[arg(long, global = true, default_value = "none", value_parser = ["none", "cpu"])]
@@ -283,6 +288,7 @@ fn main() {
     keep_large_allocations();
     let cli = Cli::parse();
     ALLOW_TRUNCATED.store(cli.allow_truncated, std::sync::atomic::Ordering::Relaxed);
+    GPU_ENTROPY.store(cli.gpu_entropy, std::sync::atomic::Ordering::Relaxed);
     let _ = RUN_OPTIONS.set(run_options_of(&cli));
     interrupted();
     if let Err(e) = run(cli) {
@@ -582,13 +588,14 @@ pub(crate) fn save_stream(
 /// entropy-decoded (`Image::load_for_device`).
 pub(crate) fn load_for_device(path: &Path) -> texelflow::Result<texelflow::io::ForDevice> {
     let allow_truncated = ALLOW_TRUNCATED.load(std::sync::atomic::Ordering::Relaxed);
-    let f = Image::load_for_device(
+    let f = Image::load_for_device_with(
         path,
         &texelflow::LoadOptions {
             limits: Some(limits()),
             allow_truncated,
             min_size: None,
         },
+        GPU_ENTROPY.load(std::sync::atomic::Ordering::Relaxed),
     )?;
     if let texelflow::io::ForDevice::Host { loaded, .. } = &f {
         for w in &loaded.warnings {
@@ -600,6 +607,13 @@ pub(crate) fn load_for_device(path: &Path) -> texelflow::Result<texelflow::io::F
 
 /// `--allow-truncated`, for every image the process opens.
 static ALLOW_TRUNCATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Whether `--gpu-entropy` was given.
+pub(crate) fn gpu_entropy() -> bool {
+    GPU_ENTROPY.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `--gpu-entropy`, for `load_for_device`.
+static GPU_ENTROPY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Opens an input image with `--allow-truncated` as given, printing its warnings.
 pub(crate) fn load_image(path: &Path) -> texelflow::Result<(Image, texelflow::SaveOptions)> {

@@ -882,12 +882,14 @@ fn batch_decodes_jpegs_on_the_gpu_as_on_the_host() {
         !e.contains(" gpu\n") && !e.contains("decoded on the CPU"),
         "{e}"
     );
+    // and with the entropy decode on the GPU too (`--gpu-entropy`)
+    let entropy = root.join("entropy");
+    let e = batch(&entropy, &["--gpu-entropy"]);
+    assert!(e.contains("decoded on the CPU: a CMYK or YCCK JPEG"), "{e}");
     for name in ["photo.png", "turned.png", "cmyk.png"] {
-        assert_eq!(
-            std::fs::read(dev.join(name)).unwrap(),
-            std::fs::read(host.join(name)).unwrap(),
-            "{name}"
-        );
+        let want = std::fs::read(host.join(name)).unwrap();
+        assert_eq!(std::fs::read(dev.join(name)).unwrap(), want, "{name}");
+        assert_eq!(std::fs::read(entropy.join(name)).unwrap(), want, "{name}");
     }
 }
 
