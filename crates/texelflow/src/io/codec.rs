@@ -993,6 +993,63 @@ mod tests {
         assert_eq!(Subsampling::parse("411"), None);
     }
 
+    /// Shrink-on-load (issue 30): the EXIF orientation is read from the header as the decode
+    /// reads it, and the limits are checked at the size decoded, a progressive file's
+    /// full-size coefficients counted besides.
+    #[test]
+    fn orientation_and_limits_of_a_scaled_decode() {
+        use image::metadata::Orientation;
+        let img = noise(256, 128, false);
+        let exif6 = vec![
+            0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0,
+            0, 0,
+        ];
+        let plain = encode_jpeg(&img, &SaveOptions::default()).expect("encoded");
+        let turned = encode_jpeg(
+            &img,
+            &SaveOptions {
+                exif: Some(exif6),
+                ..SaveOptions::default()
+            },
+        )
+        .expect("encoded");
+        let o = |b: &[u8]| jpeg_orientation(&mut std::io::Cursor::new(b));
+        assert_eq!(o(&plain), Orientation::NoTransforms);
+        assert_eq!(o(&turned), Orientation::Rotate90);
+        assert_eq!(o(b"\xFF\xD8\xFF\xE1\x00"), Orientation::NoTransforms);
+        // whole: 256x128x8 = 256 KiB; at 1/8 (32x16), 4 KiB
+        let limits = |kib: u64| Limits {
+            max_memory: kib << 10,
+            ..Limits::default()
+        };
+        assert!(decode_jpeg_at_least(&plain, &limits(64), false, None).is_err());
+        #[cfg(feature = "turbojpeg")]
+        {
+            let d = decode_jpeg_at_least(&turned, &limits(64), false, Some((16, 32)))
+                .expect("decoded at 1/8");
+            assert_eq!((d.image.width(), d.image.height()), (16, 32));
+            let mut c = turbojpeg::Compressor::new().expect("compressor");
+            c.set_subsamp(turbojpeg::Subsamp::None).expect("subsamp");
+            c.set_progressive(true).expect("progressive");
+            let prog = c
+                .compress_to_vec(turbojpeg::Image {
+                    pixels: img.as_u8(),
+                    width: 256,
+                    pitch: 256 * 4,
+                    height: 128,
+                    format: turbojpeg::PixelFormat::RGBA,
+                })
+                .expect("compressed");
+            // 3 components x 256 x 128 x 2 bytes of coefficients: 192 KiB
+            let refused = decode_jpeg_at_least(&prog, &limits(64), false, Some((32, 16)));
+            assert!(refused.is_err_and(|e| e.contains("progressive")));
+            let d = decode_jpeg_at_least(&prog, &limits(220), false, Some((32, 16)))
+                .expect("coefficients and pixels fit");
+            assert_eq!((d.image.width(), d.image.height()), (32, 16));
+            assert!(decode_jpeg_at_least(&prog, &limits(220), false, None).is_err());
+        }
+    }
+
     #[test]
     fn metadata_segments_are_readable_back() {
         let img = noise(8, 8, false);
