@@ -21,13 +21,18 @@ pub struct Apply {
 }
 
 /// The input's size and format where it is to be streamed: large (or `TEXELFLOW_STREAM=1`)
-/// and not `TEXELFLOW_STREAM=0`.
-pub fn wanted(input: &Path) -> Option<ImageDesc> {
+/// and not `TEXELFLOW_STREAM=0`. The size is the one decoded at `min_size` (shrink-on-load: a
+/// JPEG before a leading shrink decoded at a DCT scale, `rows::probe_load`), not the file's.
+pub fn wanted(input: &Path, min_size: Option<(u32, u32)>) -> Option<ImageDesc> {
     let mode = std::env::var("TEXELFLOW_STREAM").unwrap_or_default();
     if mode == "0" {
         return None;
     }
-    let desc = rows::probe(input).ok()?;
+    let load = LoadOptions {
+        min_size,
+        ..Default::default()
+    };
+    let desc = rows::probe_load(input, &load).ok()?;
     (mode == "1" || texelflow::io::streams_by_default(desc)).then_some(desc)
 }
 

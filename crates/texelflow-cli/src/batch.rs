@@ -486,8 +486,10 @@ pub fn run(
                 if room {
                     if let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
                         // a large image streams through in bands, one such image at a time (each
-                        // has its own decoder and encoder threads); the rest are decoded whole
-                        if crate::bands::wanted(&job.input).is_some() {
+                        // has its own decoder and encoder threads); the rest are decoded whole.
+                        // Large as decoded: a JPEG before a leading shrink at its DCT scale
+                        let min_size = crate::shrink_on_load_size(pipeline, &job.input);
+                        if crate::bands::wanted(&job.input, min_size).is_some() {
                             if let Some(outcome) = streamed(job, b, open(), pipeline, &one_large) {
                                 record(job, outcome);
                                 continue;

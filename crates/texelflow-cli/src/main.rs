@@ -862,12 +862,28 @@ fn run(cli: Cli) -> Result<()> {
                 pipe.set_straight_alpha(cli.straight_alpha);
                 Ok(pipe)
             };
+            // shrink-on-load (issue 30): the pipeline is parsed before the decode, which a
+            // leading shrink lets run at a DCT scale; whether to stream and the checks before
+            // the decode are of the size decoded
+            let mut shrink_pipe = if cli.no_shrink_on_load {
+                None
+            } else {
+                Some(parse()?)
+            };
+            let min_size = shrink_pipe
+                .as_ref()
+                .and_then(|p| shrink_on_load_size(p, input));
             // large images stream through in bands of rows (PNG and TIFF decoded and encoded
             // as they go), where the pipeline allows it; where not, the device and pipeline
             // opened here serve the whole-image path
             let mut opened: Option<(Backend, Pipeline)> = None;
-            if let (Some(output), None, Some(_)) = (output, data, bands::wanted(input)) {
-                let pipe = parse()?;
+            if let (Some(output), None, Some(decoded)) =
+                (output, data, bands::wanted(input, min_size))
+            {
+                let pipe = match shrink_pipe.take() {
+                    Some(p) => p,
+                    None => parse()?,
+                };
                 let save = texelflow::SaveOptions {
                     jpeg_quality: *quality,
                     jpeg_subsampling: *jpeg_subsampling,
@@ -890,21 +906,11 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 // not streamed: a run too large for the limits is refused from the header,
                 // before the input is decoded (issue 29 item 7)
-                if let Ok(desc) = texelflow::io::rows::probe(input) {
-                    pipe.check_run(&be, desc, &run_options())?;
-                }
+                pipe.check_run(&be, decoded, &run_options())?;
                 opened = Some((be, pipe));
             }
             let (opened_be, opened_pipe) = opened.unzip();
-            // shrink-on-load (issue 30): the pipeline is parsed before the decode, which a
-            // leading shrink lets run at a DCT scale
-            let opened_pipe = match opened_pipe {
-                None if !cli.no_shrink_on_load => Some(parse()?),
-                other => other,
-            };
-            let min_size = opened_pipe
-                .as_ref()
-                .and_then(|p| shrink_on_load_size(p, input));
+            let opened_pipe = opened_pipe.or(shrink_pipe);
             let cli_ref = &cli;
             let t0 = std::time::Instant::now();
             // the GPU starts (hundreds of ms) while the image decodes

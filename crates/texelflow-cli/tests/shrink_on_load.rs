@@ -170,3 +170,37 @@ fn batch_and_streamed_runs_shrink_on_load_as_one_image_does() {
     }
     std::fs::remove_dir_all(&root).ok();
 }
+
+/// Issue 30's leftover: `--max-memory` is checked against the size decoded. A 1024×768 JPEG
+/// needs 6 MiB to decode whole, over `--max-memory 4M`; before the shrink to 100×75 it decodes
+/// at 1/8 (128×96) and is accepted, whole and streamed in bands (`TEXELFLOW_STREAM=1`); with
+/// `--no-shrink-on-load` it is refused.
+#[test]
+fn max_memory_is_checked_at_the_decoded_size() {
+    let input = tmp("limits.jpg");
+    write_jpeg(&input, 1024, 768, false);
+    for stream in ["0", "1"] {
+        for extra in [&[][..], &["--no-shrink-on-load"][..]] {
+            let output = tmp(&format!("limits-{stream}-{}.png", extra.len()));
+            let o = texelflow()
+                .env("TEXELFLOW_STREAM", stream)
+                .args(["--max-memory", "4M"])
+                .args(extra)
+                .args(["--cpu", "apply", "--overwrite"])
+                .arg(&input)
+                .arg(&output)
+                .args(["-p", SPEC])
+                .output()
+                .expect("binary runs");
+            let e = String::from_utf8_lossy(&o.stderr);
+            if extra.is_empty() {
+                assert!(o.status.success(), "stream {stream}: {e}");
+                let out = image::open(&output).expect("output");
+                assert_eq!((out.width(), out.height()), (100, 75));
+            } else {
+                assert!(!o.status.success(), "stream {stream}: accepted in full");
+                assert!(e.contains("--max-memory"), "stream {stream}: {e}");
+            }
+        }
+    }
+}

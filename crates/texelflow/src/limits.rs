@@ -6,6 +6,9 @@
 //!
 //! - decoding a `w` x `h` file: `w × h × B × 2`, where `B` is 4 (8-bit files, decoded to RGBA8)
 //!   or 8 (16-bit PNG/TIFF, decoded to RGBA16): the decoder's own buffer and the RGBA copy;
+//! - decoding a JPEG at a DCT scale (shrink-on-load, `LoadOptions::min_size`): the same of the
+//!   decoded size, plus for a progressive file libjpeg's coefficient buffer at full size
+//!   (2 bytes × components × the sides rounded up to 32);
 //! - a run on the GPU: the sources, plus `3 ×` the largest image of the graph in its GPU layout
 //!   (the upload staging copy, the read-back staging copy, the result);
 //! - a run on the CPU reference: twice the sources (the run's own copy), plus twice the largest

@@ -225,3 +225,145 @@ fn streamed_jpeg_shrinks_on_load_too() {
         assert_eq!(max_diff(&banded, &whole), 0, "shrink-on-load {shrink}");
     }
 }
+
+/// Issue 30's leftover: the checks before a decode are of the size decoded. A 1024×768 JPEG
+/// needs 6 MiB to decode whole (`Limits::check_decode`: 8 bytes a pixel), over a 4 MiB limit;
+/// before a shrink to 100×75 it decodes at 1/8 (128×96) and fits: `Image::load` at that size,
+/// `apply_file` whole and streamed. Without shrink-on-load all of them are refused.
+#[test]
+fn limits_are_checked_at_the_decoded_size() {
+    let path = write(&photo_like(), "limits.jpg");
+    let limits = texelflow::limits::Limits {
+        max_memory: 4 << 20,
+        ..Default::default()
+    };
+    let load = |min_size| {
+        Image::load(
+            &path,
+            &LoadOptions {
+                limits: Some(limits),
+                min_size,
+                ..Default::default()
+            },
+        )
+    };
+    let refused = |r: texelflow::Result<_>| match r {
+        Err(e) => e.to_string().contains("--max-memory"),
+        Ok(_) => false,
+    };
+    assert!(refused(load(None).map(|_| ())));
+    let scaled = load(Some((100, 75))).expect("decoded at 1/8");
+    assert_eq!((scaled.image.width(), scaled.image.height()), (128, 96));
+    let spec = "resize(width=100, height=75, method=area)";
+    for stream in [false, true] {
+        for shrink in [true, false] {
+            let output = temp(&format!("limits-{stream}-{shrink}.png"));
+            let _ = std::fs::remove_file(&output);
+            let opts = ApplyOptions {
+                load: LoadOptions {
+                    limits: Some(limits),
+                    ..Default::default()
+                },
+                run: RunOptions {
+                    shrink_on_load: shrink,
+                    limits,
+                    ..RunOptions::default()
+                },
+                stream: Some(stream),
+                ..ApplyOptions::default()
+            };
+            let r = apply_file(&pipe(spec), &Backend::Cpu, &path, &output, &opts);
+            if shrink {
+                let r = r.expect("accepted at the decoded size");
+                assert_eq!(r.streamed, stream);
+                let out = Image::open(&output).expect("output");
+                assert_eq!((out.width(), out.height()), (100, 75));
+            } else {
+                assert!(refused(r.map(|_| ())), "stream {stream}: full size refused");
+            }
+        }
+    }
+}
+
+/// Issue 30's leftover: whether `apply_file` streams in bands (from `STREAM_FROM_PIXELS`) is
+/// decided on the size decoded. An 8192×8192 JPEG (64 MP, streamed by default) before a shrink
+/// to 100×100 decodes at 1/8 (1024×1024) and runs whole.
+#[test]
+fn stream_choice_is_made_on_the_decoded_size() {
+    let side = 8192u32;
+    // colour (a grey image is written as a one-channel JPEG): `resize` takes RGBA8, and a grey
+    // input's conversion comes before it (no shrink-on-load)
+    let img = Image::from_u8(
+        side,
+        side,
+        PixelFormat::Rgba8,
+        [160, 110, 70, 255].repeat((side * side) as usize),
+    )
+    .expect("image");
+    let path = write(&img, "large.jpg");
+    drop(img);
+    let full = texelflow::io::rows::probe(&path).expect("probe");
+    assert!(texelflow::io::streams_by_default(full));
+    let spec = "resize(width=100, height=100, method=area)";
+    let load = texelflow::io::shrink_on_load(
+        &pipe(spec),
+        &path,
+        &LoadOptions::default(),
+        &RunOptions::default(),
+    );
+    assert_eq!(load.min_size, Some((100, 100)));
+    let decoded = texelflow::io::rows::probe_load(&path, &load).expect("probe");
+    assert_eq!((decoded.width, decoded.height), (1024, 1024));
+    let output = temp("large-out.png");
+    let _ = std::fs::remove_file(&output);
+    let r = apply_file(
+        &pipe(spec),
+        &Backend::Cpu,
+        &path,
+        &output,
+        &ApplyOptions::default(),
+    )
+    .expect("apply");
+    assert!(!r.streamed, "{:?}", r.notes);
+    let out = Image::open(&output).expect("output");
+    assert_eq!((out.width(), out.height()), (100, 100));
+}
+
+/// Issue 30's leftover: `min_size` is computed in upright coordinates, as
+/// `LoadOptions::min_size` is read. Stored 1024×768 with EXIF orientation 6 shows as 768×1024:
+/// a shrink to 200×450 is at least 2x upright (not in the stored axes, where 450 is more than
+/// half of 768), so it decodes at 1/2 (384×512 upright), which `probe_load` foresees.
+#[test]
+fn min_size_is_upright_for_a_rotated_jpeg() {
+    let exif = vec![
+        0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    let path = temp("rotated-min.jpg");
+    let save = SaveOptions {
+        jpeg_quality: 90,
+        exif: Some(exif),
+        ..SaveOptions::default()
+    };
+    photo_like().save_with(&path, &save).expect("save");
+    let upright = texelflow::io::rows::probe(&path).expect("probe");
+    assert_eq!((upright.width, upright.height), (768, 1024));
+    let spec = "resize(width=200, height=450, method=area)";
+    let load = texelflow::io::shrink_on_load(
+        &pipe(spec),
+        &path,
+        &LoadOptions::default(),
+        &RunOptions::default(),
+    );
+    assert_eq!(load.min_size, Some((200, 450)));
+    let foreseen = texelflow::io::rows::probe_load(&path, &load).expect("probe");
+    let scaled = Image::load(&path, &load).expect("load");
+    assert_eq!((scaled.image.width(), scaled.image.height()), (384, 512));
+    assert_eq!((foreseen.width, foreseen.height), (384, 512));
+    let on = apply(spec, &path, "rotated-min-on.png", true);
+    let off = apply(spec, &path, "rotated-min-off.png", false);
+    assert_eq!((on.width(), on.height()), (200, 450));
+    let d = max_diff(&on, &off);
+    eprintln!("rotated 200x450: max difference {d}");
+    assert!(d <= SHRINK_ON_LOAD_MAX_DIFF, "{d}");
+    assert_ne!(on.as_u8(), off.as_u8(), "decoded at 1/2, not in full");
+}

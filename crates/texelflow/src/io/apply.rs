@@ -29,7 +29,8 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Shrink-on-load (issue 30): `load` with the `LoadOptions::min_size` that `input` is to be
-/// decoded with to run through `pipe`: `graph::shrink_on_load_size` of the input's header where
+/// decoded with to run through `pipe`: `graph::shrink_on_load_size` of the input's header
+/// (`rows::probe`: upright, as `LoadOptions::min_size` is, after the EXIF orientation) where
 /// `run.shrink_on_load` (the default) and `load` names no size of its own, else `load` as it
 /// is. A JPEG is then decoded at the DCT scale (1/2, 1/4, 1/8) that keeps that size, and the
 /// pipeline's leading resize runs from there. Every path that decodes a file for a pipeline
@@ -115,9 +116,13 @@ pub fn apply_file(
             path: input.to_path_buf(),
         });
     }
+    // shrink-on-load (issue 30): a leading shrink lets a JPEG be decoded at a DCT scale; the
+    // choice to stream and the checks before the decode are made on the size decoded
+    let load = shrink_on_load(pipe, input, &opts.load, &opts.run);
+    let decoded = super::rows::probe_load(input, &load);
     let stream = opts
         .stream
-        .unwrap_or_else(|| super::rows::probe(input).is_ok_and(streams_by_default));
+        .unwrap_or_else(|| decoded.as_ref().is_ok_and(|d| streams_by_default(*d)));
     if stream {
         if let Some(r) =
             pipe.stream_file(backend, input, output, &opts.load, &opts.save, &opts.run)?
@@ -131,11 +136,10 @@ pub fn apply_file(
         }
     }
     // a run too large for the limits is refused from the header, before the input is decoded
-    if let Ok(desc) = super::rows::probe(input) {
+    if let Ok(desc) = decoded {
         pipe.check_run(backend, desc, &opts.run)?;
     }
-    // shrink-on-load (issue 30): a leading shrink lets a JPEG be decoded at a DCT scale
-    let loaded = Image::load(input, &shrink_on_load(pipe, input, &opts.load, &opts.run))?;
+    let loaded = Image::load(input, &load)?;
     let save = SaveOptions {
         icc_profile: opts
             .save

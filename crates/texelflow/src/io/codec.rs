@@ -82,12 +82,88 @@ struct Header<'a> {
     width: usize,
     height: usize,
     model: Model,
+    /// The EXIF orientation the image is turned upright by.
+    orientation: image::metadata::Orientation,
+    /// The DCT scale denominator of the decode (`dct_denom`; 1: full size).
+    denom: usize,
+}
+
+/// Whether EXIF orientation `o` turns the image a quarter (orientations 5-8): its upright
+/// width and height are the stored height and width.
+pub(crate) fn quarter_turn(o: image::metadata::Orientation) -> bool {
+    use image::metadata::Orientation as O;
+    matches!(
+        o,
+        O::Rotate90 | O::Rotate270 | O::Rotate90FlipH | O::Rotate270FlipH
+    )
+}
+
+/// `dct_denom` of a stored `w`×`h` JPEG of orientation `o` for an upright `min_size` (the
+/// stored axes swapped where `o` turns a quarter); 1 without `min_size`, or where libjpeg-turbo
+/// is not built in (the `turbojpeg` feature: nothing else decodes at a DCT scale).
+pub(crate) fn dct_denom_upright(
+    w: usize,
+    h: usize,
+    o: image::metadata::Orientation,
+    min_size: Option<(u32, u32)>,
+) -> usize {
+    match min_size {
+        Some((nw, nh)) if cfg!(feature = "turbojpeg") => {
+            dct_denom(w, h, if quarter_turn(o) { (nh, nw) } else { (nw, nh) })
+        }
+        _ => 1,
+    }
+}
+
+/// Checks the decode of a `w`×`h` JPEG at DCT scale `1/denom` against `limits`, before any
+/// pixel memory is taken: the pixels and memory (`Limits::check_decode`) of the decoded size
+/// and, for a progressive file decoded at a reduced scale, libjpeg's whole-image coefficient
+/// buffer at full size besides (2 bytes a coefficient, every component counted at full size:
+/// a bound).
+fn check_decode_at(
+    bytes: &[u8],
+    limits: &Limits,
+    (w, h): (usize, usize),
+    denom: usize,
+) -> Result<(), String> {
+    let (sw, sh) = (w.div_ceil(denom), h.div_ceil(denom));
+    // at most MAX_JPEG_SIDE (checked by the caller)
+    let (sw32, sh32) = (
+        u32::try_from(sw).map_err(|_| "corrupt image: width out of range")?,
+        u32::try_from(sh).map_err(|_| "corrupt image: height out of range")?,
+    );
+    limits.check_decode(sw32, sh32, 4)?;
+    if denom == 1 {
+        return Ok(());
+    }
+    let Some(frame) = jpeg_frame_header(&mut std::io::Cursor::new(bytes)) else {
+        return Ok(());
+    };
+    if !matches!(frame.marker, 0xC2 | 0xC6 | 0xCA | 0xCE) {
+        return Ok(());
+    }
+    let coefficients = u64::from(frame.components())
+        .saturating_mul(w.next_multiple_of(32) as u64)
+        .saturating_mul(h.next_multiple_of(32) as u64)
+        .saturating_mul(2);
+    let need = (sw as u64 * sh as u64)
+        .saturating_mul(8)
+        .saturating_add(coefficients);
+    if need > limits.max_memory {
+        return Err(format!(
+            "{w}x{h} (progressive, decoded at 1/{denom}: {sw}x{sh}) needs about {} to decode, more than the limit of {} (--max-memory)",
+            crate::limits::human_bytes(need),
+            crate::limits::human_bytes(limits.max_memory)
+        ));
+    }
+    Ok(())
 }
 
 fn checked_header<'a>(
     bytes: &'a [u8],
     limits: &Limits,
     allow_truncated: bool,
+    min_size: Option<(u32, u32)>,
 ) -> Result<Header<'a>, String> {
     use zune_core::colorspace::ColorSpace;
     let corrupt = |e: zune_jpeg::errors::DecodeErrors| {
@@ -103,12 +179,15 @@ fn checked_header<'a>(
             "corrupt JPEG header: it says {w}x{h}, but a JPEG is at most {MAX_JPEG_SIDE} pixels a side"
         ));
     }
-    // refused before any pixel memory is taken (a decompression bomb's header is small)
-    let (w32, h32) = (
-        u32::try_from(w).map_err(|_| "corrupt image: width out of range")?,
-        u32::try_from(h).map_err(|_| "corrupt image: height out of range")?,
-    );
-    limits.check_decode(w32, h32, 4)?;
+    let orientation = d
+        .exif()
+        .map(Vec::as_slice)
+        .and_then(image::metadata::Orientation::from_exif_chunk)
+        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    // refused before any pixel memory is taken (a decompression bomb's header is small), at
+    // the size it is decoded at (shrink-on-load: the DCT scale)
+    let denom = dct_denom_upright(w, h, orientation, min_size);
+    check_decode_at(bytes, limits, (w, h), denom)?;
     let model = match d.input_colorspace() {
         Some(ColorSpace::Luma) => Model::Grey,
         Some(ColorSpace::CMYK | ColorSpace::YCCK) => Model::Cmyk,
@@ -131,6 +210,8 @@ fn checked_header<'a>(
         width: w,
         height: h,
         model,
+        orientation,
+        denom,
     })
 }
 
@@ -165,7 +246,7 @@ pub(crate) fn jpeg_for_device(
 ) -> Result<DeviceJpeg, String> {
     let Header {
         decoder: d, model, ..
-    } = checked_header(bytes, limits, false)?;
+    } = checked_header(bytes, limits, false, None)?;
     if model == Model::Cmyk {
         return Ok(DeviceJpeg::Host("a CMYK or YCCK JPEG".into()));
     }
@@ -250,6 +331,8 @@ pub(crate) fn dct_denom(w: usize, h: usize, need: (u32, u32)) -> usize {
 /// output (after EXIF orientation; rotated orientations swap the axes) is at least
 /// `min_size` in both axes. The caller resizes the result to its exact size. Without the
 /// `turbojpeg` feature, or where libjpeg-turbo does not take the file, the decode is full size.
+/// The limits are checked against the size decoded (`check_decode_at`): a file too large to
+/// decode whole may be taken at a reduced scale.
 pub(crate) fn decode_jpeg_at_least(
     bytes: &[u8],
     limits: &Limits,
@@ -264,21 +347,9 @@ pub(crate) fn decode_jpeg_at_least(
         width: w,
         height: h,
         model,
-    } = checked_header(bytes, limits, allow_truncated)?;
-    let orientation = d
-        .exif()
-        .map(Vec::as_slice)
-        .and_then(image::metadata::Orientation::from_exif_chunk)
-        .unwrap_or(image::metadata::Orientation::NoTransforms);
-    let denom = min_size.map_or(1, |(nw, nh)| {
-        use image::metadata::Orientation as O;
-        // the stored image's axes: a rotated orientation swaps them
-        let need = match orientation {
-            O::Rotate90 | O::Rotate270 | O::Rotate90FlipH | O::Rotate270FlipH => (nh, nw),
-            _ => (nw, nh),
-        };
-        dct_denom(w, h, need)
-    });
+        orientation,
+        denom,
+    } = checked_header(bytes, limits, allow_truncated, min_size)?;
     let mut warnings = Vec::new();
     let (mut w, mut h) = (w, h);
     let scaled = |side: usize| side.div_ceil(denom);
@@ -296,18 +367,25 @@ pub(crate) fn decode_jpeg_at_least(
                 "truncated or damaged JPEG: {why} (--allow-truncated accepts what can be decoded)"
             ))
         }
-        Turbo::Unsupported => zune_pixels(bytes, allow_truncated, model)
-            .inspect(|_| by_turbo = false)
-            .map_err(|e| {
-                if allow_truncated {
-                    corrupt(e)
-                } else {
-                    format!(
-                        "{} (--allow-truncated accepts what can be decoded)",
+        Turbo::Unsupported => {
+            // zune-jpeg decodes at full size: checked at that size where the header's check was
+            // of a DCT-scaled decode
+            if denom > 1 {
+                check_decode_at(bytes, limits, (w, h), 1)?;
+            }
+            zune_pixels(bytes, allow_truncated, model)
+                .inspect(|_| by_turbo = false)
+                .map_err(|e| {
+                    if allow_truncated {
                         corrupt(e)
-                    )
-                }
-            })?,
+                    } else {
+                        format!(
+                            "{} (--allow-truncated accepts what can be decoded)",
+                            corrupt(e)
+                        )
+                    }
+                })?
+        }
     };
     if by_turbo && denom > 1 {
         (w, h) = (scaled(w), scaled(h));
@@ -526,6 +604,59 @@ pub(crate) fn jpeg_frame_header<R: std::io::Read + std::io::Seek>(r: &mut R) -> 
         }
         r.seek_relative(len as i64).ok()?;
     }
+}
+
+/// The EXIF orientation of the JPEG that `r` reads from its start, as the decoder finds it (the
+/// last APP1 `Exif` segment before the first scan, as zune-jpeg keeps it), walking the marker
+/// segments as `jpeg_frame_header` does and reading only the `Exif` ones; `NoTransforms` where
+/// there is none or it cannot be read (the decode reports a damaged file).
+pub(crate) fn jpeg_orientation<R: std::io::Read + std::io::Seek>(
+    r: &mut R,
+) -> image::metadata::Orientation {
+    use image::metadata::Orientation;
+    use std::io::Read;
+    fn byte(r: &mut impl Read) -> Option<u8> {
+        let mut b = [0u8; 1];
+        r.read_exact(&mut b).ok()?;
+        Some(b[0])
+    }
+    let mut found = Orientation::NoTransforms;
+    let mut walk = || -> Option<()> {
+        if [byte(r)?, byte(r)?] != [0xFF, 0xD8] {
+            return None;
+        }
+        loop {
+            if byte(r)? != 0xFF {
+                return None;
+            }
+            let mut code = 0xFF;
+            while code == 0xFF {
+                code = byte(r)?;
+            }
+            if matches!(code, 0x01 | 0xD0..=0xD7) {
+                continue;
+            }
+            if code == 0xD9 || code == 0xDA {
+                return None;
+            }
+            let len = u16::from_be_bytes([byte(r)?, byte(r)?]);
+            if len < 2 {
+                return None;
+            }
+            let len = u64::from(len - 2);
+            if code == 0xE1 {
+                let mut segment = Vec::new();
+                r.by_ref().take(len).read_to_end(&mut segment).ok()?;
+                if let Some(tiff) = segment.strip_prefix(b"Exif\0\0") {
+                    found = Orientation::from_exif_chunk(tiff).unwrap_or(Orientation::NoTransforms);
+                }
+                continue;
+            }
+            r.seek_relative(len as i64).ok()?;
+        }
+    };
+    let _ = walk();
+    found
 }
 
 /// What libjpeg-turbo made of a file.
@@ -876,6 +1007,63 @@ mod tests {
         }
         assert_eq!(Subsampling::parse("4:2:0"), Some(Subsampling::S420));
         assert_eq!(Subsampling::parse("411"), None);
+    }
+
+    /// Shrink-on-load (issue 30): the EXIF orientation is read from the header as the decode
+    /// reads it, and the limits are checked at the size decoded, a progressive file's
+    /// full-size coefficients counted besides.
+    #[test]
+    fn orientation_and_limits_of_a_scaled_decode() {
+        use image::metadata::Orientation;
+        let img = noise(256, 128, false);
+        let exif6 = vec![
+            0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0,
+            0, 0,
+        ];
+        let plain = encode_jpeg(&img, &SaveOptions::default()).expect("encoded");
+        let turned = encode_jpeg(
+            &img,
+            &SaveOptions {
+                exif: Some(exif6),
+                ..SaveOptions::default()
+            },
+        )
+        .expect("encoded");
+        let o = |b: &[u8]| jpeg_orientation(&mut std::io::Cursor::new(b));
+        assert_eq!(o(&plain), Orientation::NoTransforms);
+        assert_eq!(o(&turned), Orientation::Rotate90);
+        assert_eq!(o(b"\xFF\xD8\xFF\xE1\x00"), Orientation::NoTransforms);
+        // whole: 256x128x8 = 256 KiB; at 1/8 (32x16), 4 KiB
+        let limits = |kib: u64| Limits {
+            max_memory: kib << 10,
+            ..Limits::default()
+        };
+        assert!(decode_jpeg_at_least(&plain, &limits(64), false, None).is_err());
+        #[cfg(feature = "turbojpeg")]
+        {
+            let d = decode_jpeg_at_least(&turned, &limits(64), false, Some((16, 32)))
+                .expect("decoded at 1/8");
+            assert_eq!((d.image.width(), d.image.height()), (16, 32));
+            let mut c = turbojpeg::Compressor::new().expect("compressor");
+            c.set_subsamp(turbojpeg::Subsamp::None).expect("subsamp");
+            c.set_progressive(true).expect("progressive");
+            let prog = c
+                .compress_to_vec(turbojpeg::Image {
+                    pixels: img.as_u8(),
+                    width: 256,
+                    pitch: 256 * 4,
+                    height: 128,
+                    format: turbojpeg::PixelFormat::RGBA,
+                })
+                .expect("compressed");
+            // 3 components x 256 x 128 x 2 bytes of coefficients: 192 KiB
+            let refused = decode_jpeg_at_least(&prog, &limits(64), false, Some((32, 16)));
+            assert!(refused.is_err_and(|e| e.contains("progressive")));
+            let d = decode_jpeg_at_least(&prog, &limits(220), false, Some((32, 16)))
+                .expect("coefficients and pixels fit");
+            assert_eq!((d.image.width(), d.image.height()), (32, 16));
+            assert!(decode_jpeg_at_least(&prog, &limits(220), false, None).is_err());
+        }
     }
 
     #[test]

@@ -23,8 +23,18 @@ pub use crate::graph::rows::{ImageRows, MemorySink, RowSink, RowSource};
 use crate::image::{image_bytes, Image, ImageData, ImageDesc, PixelFormat};
 pub use crate::image::{row_bytes, sample_bytes_per_pixel};
 
-/// The size and format `path` decodes to (as `Image::load` decodes it), from its header.
+/// The size and format `path` decodes to (as `Image::load` decodes it), from its header:
+/// upright, its sides swapped where its EXIF orientation turns it a quarter (5-8).
 pub fn probe(path: &Path) -> Result<ImageDesc> {
+    probe_load(path, &LoadOptions::default())
+}
+
+/// `probe` under `load`: the size `Image::load` with these options decodes `path` at, from its
+/// header, where a JPEG with `LoadOptions::min_size` is decoded at a DCT scale (shrink-on-load,
+/// issue 30; libjpeg-turbo, which takes nearly every JPEG: where it does not, the decode is
+/// full size and checked at that size). The checks made before a decode (limits, memory,
+/// the run planner's choice of bands or tiles) are made on this size.
+pub fn probe_load(path: &Path, load: &LoadOptions) -> Result<ImageDesc> {
     let io = |message: String| Error::ImageIo {
         path: path.to_path_buf(),
         message,
@@ -33,15 +43,23 @@ pub fn probe(path: &Path) -> Result<ImageDesc> {
     if reader.format() == Some(image::ImageFormat::Jpeg) {
         // the `image` crate's JPEG decoder reads the whole file to find its size: the header
         // is read here instead, however long the file
-        let (w, h, components) = jpeg_frame_header(path).map_err(io)?;
+        let (w, h, components, orientation) = jpeg_frame_header(path).map_err(io)?;
         let format = if components == 1 {
             PixelFormat::Gray8
         } else {
             PixelFormat::Rgba8
         };
-        return Ok(ImageDesc::new(w, h, format));
+        let denom =
+            super::codec::dct_denom_upright(w as usize, h as usize, orientation, load.min_size)
+                as u32;
+        let (w, h) = (w.div_ceil(denom), h.div_ceil(denom));
+        return Ok(if super::codec::quarter_turn(orientation) {
+            ImageDesc::new(h, w, format)
+        } else {
+            ImageDesc::new(w, h, format)
+        });
     }
-    let decoder = reader
+    let mut decoder = reader
         .into_decoder()
         .map_err(|e| io(format!("corrupt, truncated or unsupported image: {e}")))?;
     let (w, h) = image::ImageDecoder::dimensions(&decoder);
@@ -53,20 +71,33 @@ pub fn probe(path: &Path) -> Result<ImageDesc> {
     } else {
         PixelFormat::Rgba8
     };
-    Ok(ImageDesc::new(w, h, format))
+    // as `Image::load` turns it (what the decoder knows of the orientation from the header)
+    let turned =
+        image::ImageDecoder::orientation(&mut decoder).is_ok_and(super::codec::quarter_turn);
+    Ok(if turned {
+        ImageDesc::new(h, w, format)
+    } else {
+        ImageDesc::new(w, h, format)
+    })
 }
 
-/// The width, height and component count of JPEG file `path`, from its frame header (SOF):
-/// `codec::jpeg_frame_header`, which skips the segments before it without reading them.
-fn jpeg_frame_header(path: &Path) -> std::result::Result<(u32, u32, u8), String> {
+/// The stored width and height, the component count and the EXIF orientation of JPEG file
+/// `path`, from its frame header (SOF: `codec::jpeg_frame_header`, which skips the segments
+/// before it without reading them) and its APP1 `Exif` segments (`codec::jpeg_orientation`).
+fn jpeg_frame_header(
+    path: &Path,
+) -> std::result::Result<(u32, u32, u8, image::metadata::Orientation), String> {
     let bad = || "corrupt, truncated or unsupported image: no JPEG frame header".to_string();
     let (file, _) = crate::input::open_regular(path)?;
-    let frame = super::codec::jpeg_frame_header(&mut BufReader::new(file)).ok_or_else(bad)?;
+    let mut reader = BufReader::new(file);
+    let frame = super::codec::jpeg_frame_header(&mut reader).ok_or_else(bad)?;
     let (w, h) = frame.size();
     if w == 0 || h == 0 {
         return Err(bad());
     }
-    Ok((w, h, frame.components()))
+    std::io::Seek::rewind(&mut reader).map_err(|e| e.to_string())?;
+    let orientation = super::codec::jpeg_orientation(&mut reader);
+    Ok((w, h, frame.components(), orientation))
 }
 
 /// Opens `path` for reading by rows: streamed where the format allows (see the module docs),

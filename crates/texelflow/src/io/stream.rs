@@ -52,7 +52,12 @@ impl Pipeline {
             path: input.to_path_buf(),
             message,
         };
-        let desc = super::rows::probe(input)?;
+        // shrink-on-load (issue 30): a format decoded whole (JPEG) before a leading shrink is
+        // decoded at the DCT scale that keeps the resize's size, and its bands run from there
+        // (PNG and TIFF stream at full size); the checks and the plan below are of the size
+        // decoded
+        let load = super::apply::shrink_on_load(self, input, load, run);
+        let desc = super::rows::probe_load(input, &load)?;
         let limits = load.limits.unwrap_or_default();
         // the pixel limit first, with the whole path's message (a decompression bomb's header)
         limits
@@ -84,11 +89,6 @@ impl Pipeline {
             &format!("streaming {}x{} in bands", desc.width, desc.height),
             need,
         )?;
-        // shrink-on-load (issue 30): a format decoded whole (JPEG) before a leading shrink is
-        // decoded at the DCT scale that keeps the resize's size, and its bands run from there
-        // (the memory above is that of the full size: an upper bound); PNG and TIFF stream at
-        // full size
-        let load = super::apply::shrink_on_load(self, input, load, run);
         let (mut source, meta) = super::rows::open_rows(input, &load)?;
         // the decoded image's own size and format (upright, as `Image::load` turns it)
         let desc = source.desc();
