@@ -357,7 +357,7 @@ pub fn run(
     // JPEG encode's where the outputs are JPEGs, the decode's for grey and colour files. The
     // warm-up runs on threads of their own: the compiles overlap (a machine's first run
     // compiles every kernel in the driver: 1.6 s for one 4K image on the H200, session 22).
-    let jpeg_out = jobs.iter().any(|j| crate::is_jpeg(&j.output));
+    let jpeg_out = jobs.iter().any(|j| texelflow::io::is_jpeg_path(&j.output));
     // a batch whose JPEGs shrink on load decodes them on the host (at a DCT scale)
     let device_decode = b.device_decode
         && jobs

@@ -541,7 +541,8 @@ pub(crate) fn device_jpeg(
     output: &Path,
     save: &texelflow::SaveOptions,
 ) -> Option<Box<dyn texelflow::extend::Filter>> {
-    if !device_encode || !is_jpeg(output) || !matches!(backend, Backend::Gpu(_)) {
+    if !device_encode || !texelflow::io::is_jpeg_path(output) || !matches!(backend, Backend::Gpu(_))
+    {
         return None;
     }
     let node = texelflow::io::jpeg_file::for_save(save).ok()?;
@@ -556,13 +557,6 @@ pub(crate) fn device_jpeg(
     _: &texelflow::SaveOptions,
 ) -> Option<Box<dyn texelflow::extend::Filter>> {
     None
-}
-
-/// Whether `path` names a JPEG (by its extension).
-pub(crate) fn is_jpeg(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"))
 }
 
 /// Writes a JPEG the GPU coded (`device_jpeg`); `false` where the image had transparency.

@@ -822,27 +822,34 @@ fn batch_of_jpegs_matches_single_runs() {
     }
 }
 
+/// A fresh folder `in` (under `root`, returned with it) holding `photo.jpg` (the sample) and
+/// `turned.jpg` (EXIF-rotated).
+fn photo_folder(name: &str) -> (PathBuf, PathBuf) {
+    let root = tmp(name);
+    let _ = std::fs::remove_dir_all(&root);
+    let inp = root.join("in");
+    std::fs::create_dir_all(&inp).unwrap();
+    jpeg_rotated_by_exif(&inp.join("turned.jpg"));
+    let photo = inp.join("photo.jpg");
+    let s = sample();
+    let args = [
+        "--cpu",
+        "apply",
+        s.to_str().unwrap(),
+        photo.to_str().unwrap(),
+        "-p",
+        "brightness(0)",
+    ];
+    assert!(run(&args).status.success());
+    (root, inp)
+}
+
 /// A batch decodes JPEGs with the GPU's help by default (`--timings` says where each image
 /// was decoded): its outputs equal `--host-decode`'s byte for byte; a CMYK JPEG is decoded on
 /// the host, and a note says why.
 #[test]
 fn batch_decodes_jpegs_on_the_gpu_as_on_the_host() {
-    let root = tmp("batch_device_decode");
-    let _ = std::fs::remove_dir_all(&root);
-    let inp = root.join("in");
-    std::fs::create_dir_all(&inp).unwrap();
-    jpeg_rotated_by_exif(&inp.join("turned.jpg"));
-    let s = sample();
-    assert!(run(&[
-        "--cpu",
-        "apply",
-        s.to_str().unwrap(),
-        inp.join("photo.jpg").to_str().unwrap(),
-        "-p",
-        "brightness(0)"
-    ])
-    .status
-    .success());
+    let (root, inp) = photo_folder("batch_device_decode");
     let cmyk =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../texelflow/tests/data/jpeg/cmyk_adobe.jpg");
     std::fs::copy(cmyk, inp.join("cmyk.jpg")).unwrap();
@@ -899,22 +906,7 @@ fn batch_decodes_jpegs_on_the_gpu_as_on_the_host() {
 /// image with transparency is composited over the background on the host either way.
 #[test]
 fn batch_encodes_jpegs_on_the_gpu_as_on_the_host() {
-    let root = tmp("batch_device_encode");
-    let _ = std::fs::remove_dir_all(&root);
-    let inp = root.join("in");
-    std::fs::create_dir_all(&inp).unwrap();
-    jpeg_rotated_by_exif(&inp.join("turned.jpg"));
-    let s = sample();
-    assert!(run(&[
-        "--cpu",
-        "apply",
-        s.to_str().unwrap(),
-        inp.join("photo.jpg").to_str().unwrap(),
-        "-p",
-        "brightness(0)"
-    ])
-    .status
-    .success());
+    let (root, inp) = photo_folder("batch_device_encode");
     let mut px = image::RgbaImage::new(37, 21);
     for (x, y, p) in px.enumerate_pixels_mut() {
         *p = image::Rgba([

@@ -51,19 +51,24 @@ fn image(w: u32, h: u32, photo: bool, format: PixelFormat) -> Image {
     rgba
 }
 
-fn blocks(backend: &Backend, node: &JpegEncode, input: &Image) -> Image {
+/// `node` on `input` (outputs poisoned first): the graph's one output.
+fn run_node(backend: &Backend, node: Box<dyn texelflow::extend::Filter>, input: &Image) -> Value {
     let mut g = Graph::new();
     g.set_straight_alpha(true);
     let s = g.source("in", input.desc()).expect("source");
-    let out = g.add_boxed(Box::new(node.clone()), &[s]).expect("node");
+    let out = g.add_boxed(node, &[s]).expect("node");
     g.output("out", out[0]).expect("output");
     let opts = RunOptions {
         poison: true,
         ..Default::default()
     };
     let r = backend.run(&g, &[("in", input)], &opts).expect("run");
-    match r.outputs.into_iter().next() {
-        Some((_, Value::Image(i))) => i,
+    r.outputs.into_iter().next().expect("an output").1
+}
+
+fn blocks(backend: &Backend, node: &JpegEncode, input: &Image) -> Image {
+    match run_node(backend, Box::new(node.clone()), input) {
+        Value::Image(i) => i,
         _ => panic!("no blocks"),
     }
 }
@@ -191,18 +196,8 @@ fn turbo_file(image: &Image, quality: u8, layout: Layout) -> Vec<u8> {
 }
 
 fn stream(backend: &Backend, node: &JpegFile, input: &Image) -> texelflow::value::Bytes {
-    let mut g = Graph::new();
-    g.set_straight_alpha(true);
-    let s = g.source("in", input.desc()).expect("source");
-    let out = g.add_boxed(Box::new(node.clone()), &[s]).expect("node");
-    g.output("out", out[0]).expect("output");
-    let opts = RunOptions {
-        poison: true,
-        ..Default::default()
-    };
-    let r = backend.run(&g, &[("in", input)], &opts).expect("run");
-    match r.outputs.into_iter().next() {
-        Some((_, Value::Data(Data::Bytes(b)))) => b,
+    match run_node(backend, Box::new(node.clone()), input) {
+        Value::Data(Data::Bytes(b)) => b,
         _ => panic!("no stream"),
     }
 }

@@ -20,6 +20,13 @@ pub fn streams_by_default(desc: ImageDesc) -> bool {
     desc.width as u64 * desc.height as u64 >= STREAM_FROM_PIXELS
 }
 
+/// Whether `path` names a JPEG by its extension (`.jpg`, `.jpeg`, any case).
+pub fn is_jpeg_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"))
+}
+
 /// Whether `a` and `b` name the same existing file (through `..`, links or by name).
 pub fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
@@ -184,11 +191,7 @@ fn encode_on_device(
     save: &SaveOptions,
     run: &RunOptions,
 ) -> Result<Option<Vec<String>>> {
-    let jpeg = output
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"));
-    if !jpeg || !matches!(backend, Backend::Gpu(_)) {
+    if !is_jpeg_path(output) || !matches!(backend, Backend::Gpu(_)) {
         return Ok(None);
     }
     let node = super::jpeg_file::for_save(save)?;

@@ -19,8 +19,8 @@ pub mod rows;
 mod stream;
 
 pub use apply::{
-    apply_file, same_file, shrink_on_load, streams_by_default, ApplyOptions, ApplyReport,
-    STREAM_FROM_PIXELS,
+    apply_file, is_jpeg_path, same_file, shrink_on_load, streams_by_default, ApplyOptions,
+    ApplyReport, STREAM_FROM_PIXELS,
 };
 
 pub use stream::FileReport;
