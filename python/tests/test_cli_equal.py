@@ -86,10 +86,10 @@ def test_filter_equals_cli(name, files, sample, cli, tmp_path):
     out = texelflow.apply(sample, spec)
     if isinstance(out, dict):
         target = tmp_path / "out.json"
-        cmd = [cli, "apply", str(files["input"]), "--data", str(target), "-p", spec]
+        cmd = [cli, "--gpu", "apply", str(files["input"]), "--data", str(target), "-p", spec]
     else:
         target = tmp_path / "out.png"
-        cmd = [cli, "apply", str(files["input"]), str(target), "-p", spec]
+        cmd = [cli, "--gpu", "apply", str(files["input"]), str(target), "-p", spec]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, f"CLI failed on `{spec}`: {run.stderr.strip()}"
     if isinstance(out, dict):

@@ -27,7 +27,7 @@ def test_streamed_equals_whole_and_the_cli(tmp_path, rng, cli, ext):
     assert r["streamed"] is True and any("streamed in" in n for n in r["notes"]), r
     r = texelflow.apply_file(str(src), str(w), SPEC, stream=False)
     assert r["streamed"] is False, r
-    subprocess.run([cli, "apply", str(src), str(c), "-p", SPEC], check=True, capture_output=True, timeout=120)
+    subprocess.run([cli, "--gpu", "apply", str(src), str(c), "-p", SPEC], check=True, capture_output=True, timeout=120)
     a, b, k = (np.asarray(Image.open(p)) for p in (s, w, c))
     assert a.shape == b.shape == k.shape
     assert np.array_equal(a, b), "streamed differs from whole"
@@ -147,5 +147,5 @@ def test_jpeg_encoded_on_the_device_is_the_hosts(tmp_path, cli):
         files[host] = p.read_bytes()
     assert files[False] == files[True]
     c = tmp_path / "cli.jpg"
-    subprocess.run([cli, "apply", str(src), str(c), "-p", spec, "--quality", "85"], check=True, capture_output=True, timeout=120)
+    subprocess.run([cli, "--gpu", "apply", str(src), str(c), "-p", spec, "--quality", "85"], check=True, capture_output=True, timeout=120)
     assert c.read_bytes() == files[False]

@@ -44,6 +44,10 @@ struct Cli {
     /// Run on the CPU reference implementation instead of a GPU
     #[arg(long, global = true)]
     cpu: bool,
+    /// Run on a GPU even where the whole work is so small that the CPU reference ends before a
+    /// GPU could start (by default such a run takes the CPU reference: `--timings` says so)
+    #[arg(long, global = true, conflicts_with = "cpu")]
+    gpu: bool,
     /// Decode JPEGs wholly on the host (default: on a GPU only their entropy decoding is on
     /// the host; the IDCT, upsampling and colour conversion run on the GPU)
     #[arg(long, global = true)]
@@ -503,6 +507,48 @@ fn backend(cli: &Cli) -> Result<Backend> {
     Ok(b)
 }
 
+/// The small-work rule (`texelflow::graph::cpu_is_quicker`) for `jobs` (each input and its
+/// output path) through `pipe`: why the CPU reference runs them, or `None` for a GPU. It applies
+/// only where no device was asked for (`--cpu`, `--gpu`, `--backend`, `--adapter` or their
+/// variables). The estimate stops as soon as the work is too large, so a long batch probes the
+/// headers of a few files only.
+fn small_work(cli: &Cli, pipe: &Pipeline, jobs: &[(&Path, &Path)]) -> Option<String> {
+    use texelflow::graph::{cpu_is_quicker, CpuCost, JPEG_DECODE_SAVED_NS, JPEG_ENCODE_SAVED_NS};
+    if cli.cpu || cli.gpu || explicit_device(cli) {
+        return None;
+    }
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let cost = CpuCost::measure(pipe, &run_options())?;
+    let mut core_ms = 0.0;
+    for (input, output) in jobs {
+        let min_size = shrink_on_load_size(pipe, input);
+        let load = texelflow::LoadOptions {
+            min_size,
+            ..Default::default()
+        };
+        let desc = texelflow::io::rows::probe_load(input, &load).ok()?;
+        core_ms += cost.core_ms(pipe, desc)?;
+        // what a GPU run would save of the codecs' time
+        if texelflow::io::is_jpeg_path(input)
+            && min_size.is_none()
+            && !cli.host_decode
+            && !cli.allow_truncated
+        {
+            core_ms += desc.pixels() as f64 * JPEG_DECODE_SAVED_NS / 1e6;
+        }
+        if texelflow::io::is_jpeg_path(output) && !cli.host_encode {
+            let px = texelflow::graph::output_pixels(pipe, desc)?;
+            core_ms += px as f64 * JPEG_ENCODE_SAVED_NS / 1e6;
+        }
+        if !cpu_is_quicker(core_ms, cores) {
+            return None;
+        }
+    }
+    Some(format!(
+        "on the CPU reference: the whole work, ~{core_ms:.0} ms of one core on {cores} cores, ends before a GPU would start (--gpu runs it on one)"
+    ))
+}
+
 /// `backend` as a function that cannot fail, for the paths that open the device on a thread of
 /// its own (batches, video): an explicit request is opened (or refused) here, first.
 fn backend_opener(cli: &Cli) -> Result<Box<dyn Fn() -> Backend + Sync + '_>> {
@@ -687,6 +733,22 @@ fn run(cli: Cli) -> Result<()> {
                 no_clobber: !*overwrite,
                 ..Default::default()
             };
+            // the small-work rule: a batch that the CPU reference ends before a GPU would start
+            let files = batch::collect(paths, *recursive).unwrap_or_default();
+            let outputs: Vec<PathBuf> = files
+                .iter()
+                .map(|(input, base)| batch::output_path(input, base, out_dir, name))
+                .collect();
+            let pairs: Vec<(&Path, &Path)> = files
+                .iter()
+                .zip(&outputs)
+                .map(|((input, _), output)| (input.as_path(), output.as_path()))
+                .collect();
+            let small = small_work(&cli, &pipe, &pairs);
+            let on_cpu = cli.cpu || small.is_some();
+            if let (true, Some(why)) = (*timings, &small) {
+                eprintln!("texelflow: {why}");
+            }
             let b = batch::Batch {
                 inputs: paths,
                 out_dir,
@@ -698,13 +760,17 @@ fn run(cli: Cli) -> Result<()> {
                 save,
                 fallback: cli.fallback == "cpu",
                 allow_truncated: cli.allow_truncated,
-                device_decode: !cli.cpu && !cli.host_decode && !cli.allow_truncated,
-                device_encode: !cli.cpu && !cli.host_encode,
+                device_decode: !on_cpu && !cli.host_decode && !cli.allow_truncated,
+                device_encode: !on_cpu && !cli.host_encode,
                 // measured on an H200 machine, 16 cores (docs/perf-notes.md, session 21): 1 34.4,
                 // 2 54.2, 4 65.4, 8 65.4, 16 58.2 images/s; the CPU reference is not limited
-                gpu_jobs: gpu_jobs.unwrap_or(if cli.cpu { jobs } else { 4 }),
+                gpu_jobs: gpu_jobs.unwrap_or(if on_cpu { jobs } else { 4 }),
             };
-            let opener = backend_opener(&cli)?;
+            let opener: Box<dyn Fn() -> Backend + Sync + '_> = if small.is_some() {
+                Box::new(|| Backend::Cpu)
+            } else {
+                backend_opener(&cli)?
+            };
             let s = batch::run(&b, &*opener, &pipe)?;
             for note in &s.notes {
                 eprintln!("texelflow: note: {note}");
@@ -859,14 +925,22 @@ fn run(cli: Cli) -> Result<()> {
             // shrink-on-load (issue 30): the pipeline is parsed before the decode, which a
             // leading shrink lets run at a DCT scale; whether to stream and the checks before
             // the decode are of the size decoded
-            let mut shrink_pipe = if cli.no_shrink_on_load {
-                None
-            } else {
-                Some(parse()?)
-            };
+            let mut shrink_pipe = Some(parse()?);
             let min_size = shrink_pipe
                 .as_ref()
                 .and_then(|p| shrink_on_load_size(p, input));
+            // the small-work rule: an image the CPU reference ends before a GPU would start
+            let small = shrink_pipe.as_ref().and_then(|p| {
+                small_work(
+                    &cli,
+                    p,
+                    &[(input, output.map_or(Path::new(""), |o| o.as_path()))],
+                )
+            });
+            let backend = |cli: &Cli| match small {
+                Some(_) => Ok(Backend::Cpu),
+                None => backend(cli),
+            };
             // large images stream through in bands of rows (PNG and TIFF decoded and encoded
             // as they go), where the pipeline allows it; where not, the device and pipeline
             // opened here serve the whole-image path
@@ -980,6 +1054,9 @@ fn run(cli: Cli) -> Result<()> {
                 (Some(Value::Data(_)), None, None) => bail!("the pipeline ends in data: give --data FILE.json"),
             }
             if *timings {
+                if let Some(why) = &small {
+                    eprintln!("texelflow: {why}");
+                }
                 print_timings(&be, &result.timings);
                 let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
                 eprintln!(

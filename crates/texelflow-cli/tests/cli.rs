@@ -844,6 +844,74 @@ fn photo_folder(name: &str) -> (PathBuf, PathBuf) {
     (root, inp)
 }
 
+/// The small-work rule: where no device was asked for, a batch so small that the CPU reference
+/// ends before a GPU would start runs there (`--timings` says so, and every image is decoded and
+/// encoded on the host), as does a single image; `--gpu` and an explicit backend keep the GPU.
+#[test]
+fn small_work_runs_on_the_cpu_unless_a_gpu_is_asked_for() {
+    let (root, inp) = photo_folder("small_work");
+    let go = |extra: &[&str], env_backend: bool, out: &str| {
+        let mut c = bin();
+        if !env_backend {
+            c.env_remove("WGPU_BACKEND").env_remove("WGPU_ADAPTER_NAME");
+        }
+        let o = root.join(out);
+        c.args(extra).args([
+            "apply",
+            inp.to_str().unwrap(),
+            "--out-dir",
+            o.to_str().unwrap(),
+            "--name",
+            "{stem}.jpg",
+            "--timings",
+            "-p",
+            "brightness(0.1)",
+        ]);
+        let r = c.output().unwrap();
+        let err = stderr(&r);
+        assert!(r.status.success(), "{err}");
+        let total = err
+            .lines()
+            .find(|l| l.starts_with("total"))
+            .unwrap_or_default()
+            .to_string();
+        (err, total)
+    };
+    let (auto, total) = go(&[], false, "auto");
+    assert!(
+        auto.contains("on the CPU reference: the whole work"),
+        "{auto}"
+    );
+    assert!(total.contains("host   host"), "{total}");
+    for (extra, env_backend, out) in [(&["--gpu"][..], false, "gpu"), (&[][..], true, "explicit")] {
+        let (err, total) = go(extra, env_backend, out);
+        assert!(!err.contains("on the CPU reference"), "{err}");
+        // JPEG outputs encoded on the GPU
+        assert!(total.contains("gpu"), "{total}");
+    }
+    // a single image, likewise
+    let one = root.join("one.png");
+    let mut c = bin();
+    c.env_remove("WGPU_BACKEND")
+        .env_remove("WGPU_ADAPTER_NAME")
+        .args([
+            "apply",
+            inp.join("photo.jpg").to_str().unwrap(),
+            one.to_str().unwrap(),
+            "--timings",
+            "-p",
+            "brightness(0.1)",
+        ]);
+    let r = c.output().unwrap();
+    let err = stderr(&r);
+    assert!(r.status.success(), "{err}");
+    assert!(
+        err.contains("on the CPU reference: the whole work"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(root);
+}
+
 /// A batch decodes JPEGs with the GPU's help by default (`--timings` says where each image
 /// was decoded): its outputs equal `--host-decode`'s byte for byte; a CMYK JPEG is decoded on
 /// the host, and a note says why.

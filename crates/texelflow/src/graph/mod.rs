@@ -8,6 +8,7 @@
 mod bands;
 mod chain;
 mod check;
+pub mod cost;
 pub(crate) mod execute;
 pub mod filter;
 pub mod fit;
@@ -26,6 +27,10 @@ mod tile;
 pub mod trace;
 
 pub use bands::{StreamReport, TilePolicy, DEFAULT_BAND_ROWS, DEFAULT_IN_FLIGHT};
+pub use cost::{
+    cpu_is_quicker, output_pixels, CpuCost, GPU_START_MS, JPEG_DECODE_SAVED_NS,
+    JPEG_ENCODE_SAVED_NS,
+};
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
 pub use filter::Catalogue;
 pub use fit::Fit;
