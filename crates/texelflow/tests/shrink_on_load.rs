@@ -136,6 +136,38 @@ fn scaled_decode_keeps_the_size_and_stays_close() {
     }
 }
 
+/// A grey JPEG decodes to Gray8, which `resize` does not take (the graph converts it to RGBA8
+/// first): it shrinks on load all the same, within the same bound of the full decode's result.
+#[test]
+fn grey_jpeg_shrinks_on_load() {
+    let colour = photo_like();
+    let grey: Vec<u8> = colour.as_u8().chunks_exact(4).map(|p| p[1]).collect();
+    let img = Image::from_u8(1024, 768, PixelFormat::Gray8, grey).expect("image");
+    let path = write(&img, "grey.jpg");
+    let spec = "resize(width=200, height=150, method=area)";
+    let desc = texelflow::io::rows::probe(&path).expect("probe");
+    assert_eq!(desc.format, PixelFormat::Gray8);
+    assert_eq!(shrink_on_load_size(&pipe(spec), desc), Some((200, 150)));
+    let on = apply(spec, &path, "grey-on.png", true);
+    let full = Image::open(&path).expect("open");
+    let Ok(texelflow::Value::Image(reference)) = pipe(spec).run(&Backend::Cpu, &full) else {
+        panic!("no image")
+    };
+    assert_eq!(on.format(), reference.format());
+    let d = max_diff(&on, &reference);
+    assert!(d <= SHRINK_ON_LOAD_MAX_DIFF, "{d}");
+    // and it was decoded small: at 1/4, 256×192
+    let scaled = Image::load(
+        &path,
+        &LoadOptions {
+            min_size: Some((200, 150)),
+            ..Default::default()
+        },
+    )
+    .expect("load");
+    assert_eq!((scaled.image.width(), scaled.image.height()), (256, 192));
+}
+
 #[test]
 fn non_jpeg_is_unaffected() {
     let path = temp("photo.png");
@@ -291,8 +323,6 @@ fn limits_are_checked_at_the_decoded_size() {
 #[test]
 fn stream_choice_is_made_on_the_decoded_size() {
     let side = 8192u32;
-    // colour (a grey image is written as a one-channel JPEG): `resize` takes RGBA8, and a grey
-    // input's conversion comes before it (no shrink-on-load)
     let img = Image::from_u8(
         side,
         side,

@@ -191,21 +191,28 @@ pub fn shrink_on_load_size(pipeline: &Pipeline, input: ImageDesc) -> Option<(u32
     if stage.filter.def().name != "resize" || !stage.extra.is_empty() {
         return None;
     }
+    // the size the resize makes; in the input's format, else in RGBA8, which the graph
+    // converts a format the filter does not take into (a grey JPEG decodes to Gray8)
     let size_for = |width: u32, height: u32| {
-        let d = ImageDesc {
-            width,
-            height,
-            ..input
-        };
-        match stage
-            .filter
-            .output_descs(&[ValueDesc::Image(d)])
-            .ok()?
-            .first()?
-        {
-            ValueDesc::Image(o) => Some((o.width, o.height)),
-            _ => None,
-        }
+        [input.format, crate::image::PixelFormat::Rgba8]
+            .into_iter()
+            .find_map(|format| {
+                let d = ImageDesc {
+                    width,
+                    height,
+                    format,
+                    ..input
+                };
+                match stage
+                    .filter
+                    .output_descs(&[ValueDesc::Image(d)])
+                    .ok()?
+                    .first()?
+                {
+                    ValueDesc::Image(o) => Some((o.width, o.height)),
+                    _ => None,
+                }
+            })
     };
     let (ow, oh) = size_for(input.width, input.height)?;
     if ow == 0
