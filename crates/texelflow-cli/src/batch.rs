@@ -69,6 +69,8 @@ pub struct Summary {
     pub wall: std::time::Duration,
     /// The runs' notes (`RunResult::notes`), each once however many files it concerned.
     pub notes: Vec<String>,
+    /// From the batch's start: when the device was open, and when its warm-up compiles ended.
+    pub device_times: Option<(std::time::Duration, std::time::Duration)>,
 }
 
 /// A file done: `(bytes read, times, the run's notes)`, or `None` where it was skipped.
@@ -351,6 +353,8 @@ pub fn run(
     };
     let device: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
     let device_ref = &device;
+    let device_times = std::sync::OnceLock::new();
+    let device_times_ref = &device_times;
     let opts_ref = &opts;
     // Opening the device also compiles the pipeline's kernels, on a small RGBA8 image (the
     // format decoders give), so the first images do not each wait for the compiler; and the
@@ -366,6 +370,7 @@ pub fn run(
     let open = move || {
         device_ref.get_or_init(|| {
             let be = backend();
+            let opened = start.elapsed();
             let probe = Image::from_u8(
                 64,
                 64,
@@ -421,6 +426,7 @@ pub fn run(
                     }
                 }
             });
+            let _ = device_times_ref.set((opened, start.elapsed()));
             be
         })
     };
@@ -525,6 +531,7 @@ pub fn run(
         .into_inner()
         .map_err(|_| anyhow::anyhow!("a worker panicked"))?;
     s.wall = start.elapsed();
+    s.device_times = device_times.into_inner();
     Ok(s)
 }
 

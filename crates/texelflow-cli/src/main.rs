@@ -283,7 +283,14 @@ enum Command {
     Bench(bench::BenchArgs),
 }
 
+/// When `main` began (for `--timings`).
+fn process_start() -> std::time::Instant {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *START.get_or_init(std::time::Instant::now)
+}
+
 fn main() {
+    process_start();
     // Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid" twice when it is unset
     // (headless servers, CI); compute needs no display, so point it somewhere harmless.
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
@@ -771,6 +778,7 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 backend_opener(&cli)?
             };
+            let batch_start = std::time::Instant::now();
             let s = batch::run(&b, &*opener, &pipe)?;
             for note in &s.notes {
                 eprintln!("texelflow: note: {note}");
@@ -789,6 +797,18 @@ fn run(cli: Cli) -> Result<()> {
                     "{}   (sums over {jobs} workers; wall {:.1} ms)",
                     row("total", &sum),
                     s.wall.as_secs_f64() * 1e3
+                );
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+                eprintln!(
+                    "process (wall ms): {:.1} before the batch (parse, list, checks), batch {:.1}, {:.1} since main began{}",
+                    ms(batch_start.duration_since(process_start())),
+                    ms(s.wall),
+                    ms(process_start().elapsed()),
+                    s.device_times.map_or(String::new(), |(open, ready)| format!(
+                        " (the device open at {:.1}, its warm-up compiles done at {:.1})",
+                        ms(open),
+                        ms(ready)
+                    ))
                 );
             }
             eprintln!(
