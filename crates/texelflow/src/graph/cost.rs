@@ -56,9 +56,10 @@ pub struct CpuCost {
 }
 
 impl CpuCost {
-    /// Runs `pipeline` twice on a `PROBE_SIDE`² RGBA8 image of noise on the CPU reference (the
-    /// second run's times: the first warms the thread pool and allocator) and keeps each
-    /// node's time per pixel touched. `None` where the pipeline does not run on such an image.
+    /// Runs `pipeline` once on a `PROBE_SIDE`² RGBA8 image of noise on the CPU reference and
+    /// keeps each node's time per pixel touched (a first run's: the thread pool's start makes
+    /// it dearer, which errs towards the GPU). `None` where the pipeline does not run on such
+    /// an image.
     pub fn measure(pipeline: &Pipeline, opts: &RunOptions) -> Option<CpuCost> {
         let side = PROBE_SIDE;
         let mut seed = 0x9e37_79b9_u32;
@@ -75,7 +76,6 @@ impl CpuCost {
             timings: true,
             ..opts.clone()
         };
-        pipeline.run_with(&Backend::Cpu, &img, &opts).ok()?;
         let times = pipeline.run_with(&Backend::Cpu, &img, &opts).ok()?.timings;
         let touched = touched_pixels(pipeline, img.desc())?;
         if touched.len() != times.len() {
@@ -130,24 +130,37 @@ fn touched_pixels(pipeline: &Pipeline, input: ImageDesc) -> Option<Vec<u64>> {
     )
 }
 
-/// The small-work rule: whether work of `core_ms` (the CPU reference's time on one core, plus
-/// the codec time a GPU run would save, `JPEG_DECODE_SAVED_NS`, `JPEG_ENCODE_SAVED_NS`) spread
-/// over `cores` ends in less than half a GPU's start-up (`GPU_START_MS`): then the CPU
-/// reference runs it. Half, because the estimate scales a small image's times and a GPU run
-/// has per-image costs of its own. Measured choice (H200 machine, 16 cores, session 22):
-/// sixteen 6000×4000 → 500-pixel thumbnails, 0.16 s on the CPU against 0.32 s with the GPU;
-/// one 3840×2160 blur and Sobel, 0.28 s with the GPU (the CPU's estimate ~3 s of one core,
-/// ~0.19 s on 16: the GPU).
+/// How much of the cores the CPU reference's filters use on one image (they share its rows
+/// out): a 3840×2160 blur and Sobel ran 4.4× as fast as the estimate of one core on 16 cores
+/// (H200 machine, session 23). A batch spreads whole images over the cores besides.
+pub const ONE_IMAGE_CORE_SHARE: f64 = 0.25;
+
+/// The small-work rule: whether work of `core_ms` over `images` images (the CPU reference's
+/// time on one core, `CpuCost::core_ms`, plus the codec time a GPU run would save,
+/// `JPEG_DECODE_SAVED_NS`, `JPEG_ENCODE_SAVED_NS`) ends on `cores` cores in less than half a
+/// GPU's start-up (`GPU_START_MS`): then the CPU reference runs it. The cores work at full
+/// speed on as many images as there are (one each), at `ONE_IMAGE_CORE_SHARE` on the rest.
+/// Half, because the estimate scales a small image's times (measured 1.1–6.5× short of
+/// 750×500 to 3840×2160 runs, session 23) and a GPU run has per-image costs of its own.
+///
+/// Measured choices (H200 machine, 16 cores, sessions 22–23): sixteen 6000×4000 JPEGs to
+/// 500-pixel thumbnails, 0.16 s on the CPU against 0.30 s with the GPU (the CPU); one
+/// 3840×2160 JPEG blurred and Sobel-filtered, 0.35 s on the CPU against 0.28 s with the GPU
+/// (the GPU: ~870 ms of one core, ~180 ms on one image's share of 16 cores).
 ///
 /// # Examples
 ///
 /// ```
 /// use texelflow::graph::cpu_is_quicker;
-/// assert!(cpu_is_quicker(600.0, 16)); // 37.5 ms on 16 cores
-/// assert!(!cpu_is_quicker(3000.0, 16));
+/// assert!(cpu_is_quicker(600.0, 16, 16)); // 37.5 ms on 16 cores
+/// assert!(!cpu_is_quicker(870.0, 1, 16)); // one image: 1 + 15 / 4 cores
+/// assert!(!cpu_is_quicker(3000.0, 64, 16));
 /// ```
-pub fn cpu_is_quicker(core_ms: f64, cores: usize) -> bool {
-    core_ms / (cores.max(1) as f64) < GPU_START_MS / 2.0
+pub fn cpu_is_quicker(core_ms: f64, images: usize, cores: usize) -> bool {
+    let cores = cores.max(1) as f64;
+    let whole = (images.max(1) as f64).min(cores);
+    let effective = whole + (cores - whole) * ONE_IMAGE_CORE_SHARE;
+    core_ms / effective < GPU_START_MS / 2.0
 }
 
 /// The pixels of `pipeline`'s output image for an input of `input` (0 where it ends in data);

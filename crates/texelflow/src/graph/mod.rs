@@ -29,7 +29,7 @@ pub mod trace;
 pub use bands::{StreamReport, TilePolicy, DEFAULT_BAND_ROWS, DEFAULT_IN_FLIGHT};
 pub use cost::{
     cpu_is_quicker, output_pixels, CpuCost, GPU_START_MS, JPEG_DECODE_SAVED_NS,
-    JPEG_ENCODE_SAVED_NS,
+    JPEG_ENCODE_SAVED_NS, ONE_IMAGE_CORE_SHARE,
 };
 pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
 pub use filter::Catalogue;
