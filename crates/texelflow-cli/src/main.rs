@@ -323,22 +323,6 @@ fn main() {
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
-    end_now();
-}
-
-/// Ends a successful run without the exit handlers: everything is written and closed by now
-/// (outputs renamed into place, children waited for), and the GPU driver's own teardown at
-/// exit took ~60 ms of a 0.2 s `info` on the H200 machine (session 23). Elsewhere: a
-/// normal return.
-fn end_now() {
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `_exit` ends the process at once; nothing of this process is used after it.
-    unsafe {
-        libc::_exit(0)
-    }
 }
 
 /// Set by Ctrl-C (SIGINT, SIGTERM, SIGHUP; one handler per process, installed first thing).
@@ -531,11 +515,16 @@ fn backend(cli: &Cli) -> Result<Backend> {
 }
 
 /// The small-work rule (`texelflow::graph::cpu_is_quicker`) for `jobs` (each input and its
-/// output path) through `pipe`: why the CPU reference runs them, or `None` for a GPU. It applies
+/// output path) through `pipe`: `Ok` with why the CPU reference runs them, `Err` with why a GPU
+/// does, `None` where the rule could not estimate the work (a GPU). It applies
 /// only where no device was asked for (`--cpu`, `--gpu`, `--backend`, `--adapter` or their
 /// variables). The estimate stops as soon as the work is too large, so a long batch probes the
 /// headers of a few files only.
-fn small_work(cli: &Cli, pipe: &Pipeline, jobs: &[(&Path, &Path)]) -> Option<String> {
+fn small_work(
+    cli: &Cli,
+    pipe: &Pipeline,
+    jobs: &[(&Path, &Path)],
+) -> Option<std::result::Result<String, String>> {
     use texelflow::graph::{cpu_is_quicker, CpuCost, JPEG_DECODE_SAVED_NS, JPEG_ENCODE_SAVED_NS};
     if cli.cpu || cli.gpu || explicit_device(cli) {
         return None;
@@ -564,12 +553,16 @@ fn small_work(cli: &Cli, pipe: &Pipeline, jobs: &[(&Path, &Path)]) -> Option<Str
             core_ms += px as f64 * JPEG_ENCODE_SAVED_NS / 1e6;
         }
         if !cpu_is_quicker(core_ms, images + 1, cores) {
-            return None;
+            return Some(Err(format!(
+                "on a GPU: the first {} of {} images alone are ~{core_ms:.0} ms of one core on the CPU reference ({cores} cores; the small-work rule)",
+                images + 1,
+                jobs.len()
+            )));
         }
     }
-    Some(format!(
+    Some(Ok(format!(
         "on the CPU reference: the whole work, ~{core_ms:.0} ms of one core on {cores} cores, ends before a GPU would start (--gpu runs it on one)"
-    ))
+    )))
 }
 
 /// `backend` as a function that cannot fail, for the paths that open the device on a thread of
@@ -768,10 +761,11 @@ fn run(cli: Cli) -> Result<()> {
                 .map(|((input, _), output)| (input.as_path(), output.as_path()))
                 .collect();
             let small = small_work(&cli, &pipe, &pairs);
-            let on_cpu = cli.cpu || small.is_some();
-            if let (true, Some(why)) = (*timings, &small) {
+            if let (true, Some(Ok(why) | Err(why))) = (*timings, &small) {
                 eprintln!("texelflow: {why}");
             }
+            let small = small.and_then(Result::ok);
+            let on_cpu = cli.cpu || small.is_some();
             let b = batch::Batch {
                 inputs: paths,
                 out_dir,
@@ -966,13 +960,14 @@ fn run(cli: Cli) -> Result<()> {
                 .as_ref()
                 .and_then(|p| shrink_on_load_size(p, input));
             // the small-work rule: an image the CPU reference ends before a GPU would start
-            let small = shrink_pipe.as_ref().and_then(|p| {
+            let small_note = shrink_pipe.as_ref().and_then(|p| {
                 small_work(
                     &cli,
                     p,
                     &[(input, output.map_or(Path::new(""), |o| o.as_path()))],
                 )
             });
+            let small = small_note.clone().and_then(Result::ok);
             let backend = |cli: &Cli| match small {
                 Some(_) => Ok(Backend::Cpu),
                 None => backend(cli),
@@ -1090,7 +1085,7 @@ fn run(cli: Cli) -> Result<()> {
                 (Some(Value::Data(_)), None, None) => bail!("the pipeline ends in data: give --data FILE.json"),
             }
             if *timings {
-                if let Some(why) = &small {
+                if let Some(Ok(why) | Err(why)) = &small_note {
                     eprintln!("texelflow: {why}");
                 }
                 print_timings(&be, &result.timings);

@@ -849,7 +849,15 @@ fn photo_folder(name: &str) -> (PathBuf, PathBuf) {
 /// encoded on the host), as does a single image; `--gpu` and an explicit backend keep the GPU.
 #[test]
 fn small_work_runs_on_the_cpu_unless_a_gpu_is_asked_for() {
-    let (root, inp) = photo_folder("small_work");
+    // tiny inputs: the estimate stays far below the rule's bound however loaded the machine
+    let root = tmp("small_work");
+    let _ = std::fs::remove_dir_all(&root);
+    let inp = root.join("in");
+    std::fs::create_dir_all(&inp).unwrap();
+    jpeg_rotated_by_exif(&inp.join("turned.jpg"));
+    image::RgbImage::from_fn(24, 16, |x, y| image::Rgb([x as u8 * 9, y as u8 * 13, 90]))
+        .save(inp.join("photo.jpg"))
+        .unwrap();
     let go = |extra: &[&str], env_backend: bool, out: &str| {
         let mut c = bin();
         if !env_backend {

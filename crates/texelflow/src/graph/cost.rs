@@ -57,9 +57,8 @@ pub struct CpuCost {
 
 impl CpuCost {
     /// Runs `pipeline` once on a `PROBE_SIDE`² RGBA8 image of noise on the CPU reference and
-    /// keeps each node's time per pixel touched (a first run's: the thread pool's start makes
-    /// it dearer, which errs towards the GPU). `None` where the pipeline does not run on such
-    /// an image.
+    /// keeps each node's time per pixel touched. `None` where the pipeline does not run on
+    /// such an image.
     pub fn measure(pipeline: &Pipeline, opts: &RunOptions) -> Option<CpuCost> {
         let side = PROBE_SIDE;
         let mut seed = 0x9e37_79b9_u32;
@@ -76,6 +75,8 @@ impl CpuCost {
             timings: true,
             ..opts.clone()
         };
+        // the thread pool started first: its start (milliseconds on 16 cores) is no filter's
+        rayon::broadcast(|_| ());
         let times = pipeline.run_with(&Backend::Cpu, &img, &opts).ok()?.timings;
         let touched = touched_pixels(pipeline, img.desc())?;
         if touched.len() != times.len() {

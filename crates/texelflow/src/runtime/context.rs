@@ -114,9 +114,11 @@ pub struct Gpu {
     pub(crate) features: wgpu::Features,
     pub(crate) limits: wgpu::Limits,
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
-    /// Held while a kernel compiles: threads that need the same kernel at once (a batch's
-    /// first images) wait for one compile instead of each compiling it.
-    compiling: Mutex<()>,
+    /// Per kernel, held while it compiles: threads that need the same kernel at once (a
+    /// batch's first images) wait for one compile instead of each compiling it, while
+    /// different kernels compile at once (a batch's warm-up threads; a machine's first run
+    /// compiles every kernel in the driver).
+    compiling: Mutex<HashMap<String, Arc<Mutex<()>>>>,
     /// Compiled kernels' modules, in compile order (for `runtime::driver_stats`); `None`
     /// unless `keep_compiled_kernels` asked for them, so ordinary runs keep no sources.
     compiled: Mutex<Option<Vec<CompiledKernel>>>,
@@ -304,7 +306,7 @@ impl Gpu {
             features,
             limits,
             pipelines: Mutex::new(HashMap::new()),
-            compiling: Mutex::new(()),
+            compiling: Mutex::new(HashMap::new()),
             constants: Mutex::new(Vec::new()),
             compiled: Mutex::new(None),
             no_subgroups: opts.no_subgroups,
@@ -474,8 +476,14 @@ impl Gpu {
         if let Some(p) = cached()? {
             return Ok(p);
         }
-        let _compiling = self
+        let gate = self
             .compiling
+            .lock()
+            .map_err(|_| Error::Gpu("pipeline cache poisoned".into()))?
+            .entry(full_key.clone())
+            .or_default()
+            .clone();
+        let _compiling = gate
             .lock()
             .map_err(|_| Error::Gpu("pipeline cache poisoned".into()))?;
         if let Some(p) = cached()? {
