@@ -23,11 +23,13 @@ import time
 import cv2
 import numpy as np
 
-BIN = os.path.abspath(sys.argv[1])
-N = int(sys.argv[2]) if len(sys.argv) > 2 else 64
-REPEATS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+# `--torch-once SRC OUT`: one whole torchvision command, timed by the main run
+ONCE = len(sys.argv) > 3 and sys.argv[1] == "--torch-once"
+BIN = "" if ONCE else os.path.abspath(sys.argv[1])
+N = int(sys.argv[2]) if len(sys.argv) > 2 and not ONCE else 64
+REPEATS = int(sys.argv[3]) if len(sys.argv) > 3 and not ONCE else 3
 SPEC = "gaussian_blur(sigma=2) | sobel_edge_detection"
-ROOT = tempfile.mkdtemp(prefix="texelflow-jpeg30-")
+ROOT = "" if ONCE else tempfile.mkdtemp(prefix="texelflow-jpeg30-")
 SRC = os.path.join(ROOT, "src")
 BIG = os.path.join(ROOT, "big")
 CORES = os.cpu_count()
@@ -96,7 +98,7 @@ def pool(job, src, files, out):
     return time.perf_counter() - t, float("nan")
 
 
-def torch_job(files, out, decode_only=False):
+def torch_job(files, out, decode_only=False, src=None):
     """What a PyTorch user would write: nvJPEG decode on the GPU (batches of 16), the blur and
     Sobel as convolutions, nvJPEG encode on the GPU, files read and written here."""
     import torch
@@ -121,7 +123,7 @@ def torch_job(files, out, decode_only=False):
     t = time.perf_counter()
     for i in range(0, len(files), 16):
         chunk = files[i : i + 16]
-        imgs = decode_jpeg([read_file(os.path.join(SRC, f)) for f in chunk], device=dev)
+        imgs = decode_jpeg([read_file(os.path.join(src or SRC, f)) for f in chunk], device=dev)
         x = torch.stack(imgs).float() / 255
         x = F.conv2d(F.pad(x, (6, 6, 0, 0), mode="replicate"), kx, groups=3)
         x = F.conv2d(F.pad(x, (0, 0, 6, 6), mode="replicate"), ky, groups=3)
@@ -175,9 +177,17 @@ def main():
         return go
 
     median_of("texelflow batch, default settings (GPU-assisted decode and encode)", N, tf([]))
-    median_of("texelflow batch, --gpu-entropy (the Huffman decode on the GPU too)", N, tf(["--gpu-entropy"]))
-    median_of("texelflow batch, --gpu-entropy --gpu-jobs 8", N, tf(["--gpu-entropy"], after=["--gpu-jobs", "8"]))
-    median_of("texelflow batch, --gpu-entropy --gpu-jobs 16", N, tf(["--gpu-entropy"], after=["--gpu-jobs", "16"]))
+    # the entropy decode's other side: on the host where the GPU's is the default, else on the GPU
+    helps = subprocess.run([BIN, "--help"], capture_output=True, text=True).stdout
+    ENTROPY = "--host-entropy" if "--host-entropy" in helps else "--gpu-entropy"
+    median_of(f"texelflow batch, {ENTROPY}", N, tf([ENTROPY]))
+    # a longer batch (the 64 files 4 times, linked under other names): start-up spread wider
+    long_src = os.path.join(ROOT, "long")
+    os.makedirs(long_src, exist_ok=True)
+    for k in range(4):
+        for f in files:
+            os.link(os.path.join(SRC, f), os.path.join(long_src, f"{k}_{f}"))
+    median_of("texelflow batch of 256 (the 64 four times), default", 4 * N, tf([], src=long_src))
     median_of("texelflow batch, --host-encode (GPU-assisted decode)", N, tf(["--host-encode"]))
     median_of("texelflow batch, --host-decode (GPU encode)", N, tf(["--host-decode"]))
     median_of("texelflow batch, --host-decode --host-encode", N, tf(["--host-decode", "--host-encode"]))
@@ -191,13 +201,19 @@ def main():
         import torch  # noqa: F401
 
         median_of("torchvision (nvJPEG decode + encode on the GPU, one process)", N, lambda: (torch_job(files, os.path.join(ROOT, "torch")), float("nan")))
+        long_files = sorted(os.listdir(long_src))
+        median_of("torchvision, 256 (the 64 four times), in the same process", 4 * N, lambda: (torch_job(long_files, os.path.join(ROOT, "torch"), src=long_src), float("nan")))
+        # the whole command, as texelflow's are timed: Python's start, torch's import, CUDA's start
+        me = os.path.abspath(__file__)
+        median_of("torchvision, whole process (python, import torch, CUDA start, the 64)", N, lambda: timed([sys.executable, me, "--torch-once", SRC, os.path.join(ROOT, "torch1")]))
         dec = statistics.median(torch_job(files, None, decode_only=True) for _ in range(REPEATS))
         rows.append(("torchvision GPU decode alone (files in memory, batches of 16)", N, dec, float("nan"), [dec]))
     except Exception as e:  # noqa: BLE001
         print("torchvision path failed:", repr(e)[:300], flush=True)
     thumb = "resize(width=500, height=333, method=area)"
     median_of(f"thumbnails 6000x4000 -> 500: OpenCV Pool({CORES}) IMREAD_REDUCED_COLOR_8", len(big), lambda: pool(cv_thumb_job, BIG, big, os.path.join(ROOT, "cvt")))
-    median_of("thumbnails 6000x4000 -> 500: texelflow batch, default", len(big), tf([], thumb, BIG))
+    median_of("thumbnails 6000x4000 -> 500: texelflow batch, default (the small-work rule)", len(big), tf([], thumb, BIG))
+    median_of("thumbnails 6000x4000 -> 500: texelflow batch, --gpu", len(big), tf(["--gpu"], thumb, BIG))
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, --host-decode", len(big), tf(["--host-decode"], thumb, BIG))
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, --no-shrink-on-load", len(big), tf([], thumb, BIG, after=["--no-shrink-on-load"]))
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, --cpu (no GPU start-up)", len(big), tf(["--cpu"], thumb, BIG))
@@ -212,12 +228,12 @@ def main():
     breakdown = []
     # where the time goes, and how it grows with the workers sharing the device
     # the CPU path's decode and encode columns against OpenCV's decode + grey encode (CPU parity)
-    for extra, after, pipe in [(["--gpu-entropy"], [], SPEC), (["--gpu-entropy"], ["--jobs", "1"], SPEC), (["--cpu"], [], thumb), ([], [], thumb), ([], [], SPEC), (["--host-encode"], [], SPEC), ([], ["--jobs", "1"], SPEC), ([], ["--jobs", "4"], SPEC), (["--host-encode"], ["--jobs", "1"], SPEC), (["--cpu"], [], "to_gray"), (["--cpu"], ["--jobs", "1"], "to_gray")]:
+    for extra, after, pipe in [([ENTROPY], [], SPEC), ([ENTROPY], ["--jobs", "1"], SPEC), (["--cpu"], [], thumb), ([], [], thumb), ([], [], SPEC), (["--host-encode"], [], SPEC), ([], ["--jobs", "1"], SPEC), ([], ["--jobs", "4"], SPEC), (["--host-encode"], ["--jobs", "1"], SPEC), (["--cpu"], [], "to_gray"), (["--cpu"], ["--jobs", "1"], "to_gray")]:
         o = os.path.join(ROOT, "timed")
         shutil.rmtree(o, ignore_errors=True)
         src = BIG if pipe == thumb else SRC
         p = subprocess.run([BIN] + extra + ["apply", src, "--out-dir", o, "--name", "{stem}.jpg", "--timings", "-p", pipe] + after, capture_output=True, text=True)
-        breakdown += [f"--timings {' '.join(extra + after) or '(default)'} -p {pipe}:"] + [l for l in p.stderr.splitlines() if l.startswith("total") or l.startswith("file ")]
+        breakdown += [f"--timings {' '.join(extra + after) or '(default)'} -p {pipe}:"] + [l for l in p.stderr.splitlines() if l.startswith(("total", "file ", "process", "texelflow: on"))]
     lines = [f"{N} JPEGs 3840x2160 q92, {mb:.0f} MB; 16 JPEGs 6000x4000 q92; {CORES} cores", f"{'run':72} {'images/s':>9} {'median s':>9} {'peak RSS MB':>12}  runs"]
     for label, n, wall, rss, walls in rows:
         lines.append(f"{label:72} {n / wall:9.1f} {wall:9.3f} {rss:12.0f}  {' '.join(f'{w:.2f}' for w in walls)}")
@@ -232,4 +248,8 @@ def main():
     shutil.rmtree(ROOT, ignore_errors=True)
 
 
-main()
+if ONCE:
+    SRC = sys.argv[2]
+    torch_job(sorted(os.listdir(SRC)), sys.argv[3])
+else:
+    main()
