@@ -552,13 +552,18 @@ impl JpegFrame {
     }
 }
 
-/// The frame header of the JPEG that `r` reads from its start (a file, or a byte slice in a
-/// `Cursor`), found by walking the marker segments from SOI; the segments before it are
-/// skipped by seeking, not read, so that a file's header is found however long its metadata.
-/// `None` if it is not where JPEG puts it: no SOI, a byte where a marker should be, a scan or
-/// the end of the image before any frame, a length under 2, or the input ending before the
-/// frame header's first 6 bytes.
-pub(crate) fn jpeg_frame_header<R: std::io::Read + std::io::Seek>(r: &mut R) -> Option<JpegFrame> {
+/// Walks the marker segments of the JPEG that `r` reads from its start (a file, or a byte slice
+/// in a `Cursor`) up to its first scan: each segment whose marker `wanted` selects is read and
+/// given to `visit` (its marker, its body, and whether the body is whole), which stops the walk
+/// with `Break` or goes on with `Continue`; the others are skipped by seeking, not read, so
+/// that a file's header is found however long its metadata. `None` where the walk ends
+/// without a `Break`: at a scan or the end of the image, or where the data is not where JPEG
+/// puts it (no SOI, a byte where a marker should be, a length under 2, the input ending).
+fn walk_jpeg_segments<R: std::io::Read + std::io::Seek, T>(
+    r: &mut R,
+    wanted: impl Fn(u8) -> bool,
+    mut visit: impl FnMut(u8, Vec<u8>, bool) -> std::ops::ControlFlow<Option<T>>,
+) -> Option<T> {
     use std::io::Read;
     fn byte(r: &mut impl Read) -> Option<u8> {
         let mut b = [0u8; 1];
@@ -580,7 +585,6 @@ pub(crate) fn jpeg_frame_header<R: std::io::Read + std::io::Seek>(r: &mut R) -> 
         if matches!(code, 0x01 | 0xD0..=0xD7) {
             continue;
         }
-        // a scan or the end before any frame: no frame header
         if code == 0xD9 || code == 0xDA {
             return None;
         }
@@ -589,73 +593,57 @@ pub(crate) fn jpeg_frame_header<R: std::io::Read + std::io::Seek>(r: &mut R) -> 
             return None;
         }
         let len = u64::from(len - 2);
-        if matches!(code, 0xC0..=0xCF) && !matches!(code, 0xC4 | 0xC8 | 0xCC) {
-            let mut header = Vec::new();
-            r.by_ref().take(len).read_to_end(&mut header).ok()?;
-            if header.len() < 6 {
-                return None;
+        if wanted(code) {
+            let mut body = Vec::new();
+            r.by_ref().take(len).read_to_end(&mut body).ok()?;
+            let whole = body.len() as u64 == len;
+            if let std::ops::ControlFlow::Break(found) = visit(code, body, whole) {
+                return found;
             }
-            let complete = header.len() as u64 == len;
-            return Some(JpegFrame {
-                marker: code,
-                header,
-                complete,
-            });
+        } else {
+            r.seek_relative(len as i64).ok()?;
         }
-        r.seek_relative(len as i64).ok()?;
     }
 }
 
+/// The frame header of the JPEG that `r` reads from its start (`walk_jpeg_segments`). `None`
+/// if it is not where JPEG puts it: no SOI, a byte where a marker should be, a scan or the end
+/// of the image before any frame, a length under 2, or the input ending before the frame
+/// header's first 6 bytes.
+pub(crate) fn jpeg_frame_header<R: std::io::Read + std::io::Seek>(r: &mut R) -> Option<JpegFrame> {
+    use std::ops::ControlFlow::Break;
+    walk_jpeg_segments(
+        r,
+        |code| matches!(code, 0xC0..=0xCF) && !matches!(code, 0xC4 | 0xC8 | 0xCC),
+        |marker, header, complete| {
+            Break((header.len() >= 6).then_some(JpegFrame {
+                marker,
+                header,
+                complete,
+            }))
+        },
+    )
+}
+
 /// The EXIF orientation of the JPEG that `r` reads from its start, as the decoder finds it (the
-/// last APP1 `Exif` segment before the first scan, as zune-jpeg keeps it), walking the marker
-/// segments as `jpeg_frame_header` does and reading only the `Exif` ones; `NoTransforms` where
-/// there is none or it cannot be read (the decode reports a damaged file).
+/// last APP1 `Exif` segment before the first scan, as zune-jpeg keeps it), reading only the
+/// APP1 segments (`walk_jpeg_segments`); `NoTransforms` where there is none or it cannot be
+/// read (the decode reports a damaged file).
 pub(crate) fn jpeg_orientation<R: std::io::Read + std::io::Seek>(
     r: &mut R,
 ) -> image::metadata::Orientation {
     use image::metadata::Orientation;
-    use std::io::Read;
-    fn byte(r: &mut impl Read) -> Option<u8> {
-        let mut b = [0u8; 1];
-        r.read_exact(&mut b).ok()?;
-        Some(b[0])
-    }
     let mut found = Orientation::NoTransforms;
-    let mut walk = || -> Option<()> {
-        if [byte(r)?, byte(r)?] != [0xFF, 0xD8] {
-            return None;
-        }
-        loop {
-            if byte(r)? != 0xFF {
-                return None;
+    walk_jpeg_segments::<_, ()>(
+        r,
+        |code| code == 0xE1,
+        |_, segment, _| {
+            if let Some(tiff) = segment.strip_prefix(b"Exif\0\0") {
+                found = Orientation::from_exif_chunk(tiff).unwrap_or(Orientation::NoTransforms);
             }
-            let mut code = 0xFF;
-            while code == 0xFF {
-                code = byte(r)?;
-            }
-            if matches!(code, 0x01 | 0xD0..=0xD7) {
-                continue;
-            }
-            if code == 0xD9 || code == 0xDA {
-                return None;
-            }
-            let len = u16::from_be_bytes([byte(r)?, byte(r)?]);
-            if len < 2 {
-                return None;
-            }
-            let len = u64::from(len - 2);
-            if code == 0xE1 {
-                let mut segment = Vec::new();
-                r.by_ref().take(len).read_to_end(&mut segment).ok()?;
-                if let Some(tiff) = segment.strip_prefix(b"Exif\0\0") {
-                    found = Orientation::from_exif_chunk(tiff).unwrap_or(Orientation::NoTransforms);
-                }
-                continue;
-            }
-            r.seek_relative(len as i64).ok()?;
-        }
-    };
-    let _ = walk();
+            std::ops::ControlFlow::Continue(())
+        },
+    );
     found
 }
 
