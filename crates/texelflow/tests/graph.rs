@@ -1073,3 +1073,63 @@ fn graphs_past_the_node_limit_are_refused_at_once() {
         t.elapsed()
     );
 }
+
+/// Issue 31: texelflow on a device the caller opened (`Gpu::from_wgpu`) gives what its own
+/// device gives, byte for byte; a caller's device with small limits (a 1 MiB storage binding,
+/// as a cautious application might ask for) makes the run go in tiles, still equal; and the
+/// caller's error handler stays its own (texelflow installs none on a caller's device).
+#[test]
+fn a_callers_device_runs_pipelines_as_our_own() {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN;
+    desc.flags = wgpu::InstanceFlags::empty();
+    let instance = wgpu::Instance::new(desc);
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
+        .expect("a Vulkan adapter (lavapipe in CI)");
+    let open = |binding: u64| {
+        let limits = wgpu::Limits {
+            max_storage_buffer_binding_size: binding,
+            max_buffer_size: binding,
+            ..wgpu::Limits::downlevel_defaults()
+        };
+        // the features texelflow's schedules use (a device without f16 runs the blur in f32:
+        // equal within the registry's tolerance, not byte for byte)
+        let features = adapter.features()
+            & (wgpu::Features::SUBGROUP
+                | wgpu::Features::SHADER_F16
+                | wgpu::Features::TIMESTAMP_QUERY);
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            required_limits: limits,
+            required_features: features,
+            ..Default::default()
+        }))
+        .expect("device")
+    };
+    let img = random_image(701, 333, PixelFormat::Rgba8, 31);
+    let pipe = Pipeline::parse(
+        "gaussian_blur(sigma=2) | saturation(1.2)",
+        &mut |p: &str| Image::open(p),
+    )
+    .unwrap();
+    let ours = pipe.run(&gpu_backend(), &img).unwrap();
+    for binding in [128 << 20, 1 << 20] {
+        let (device, queue) = open(binding);
+        let errors = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = errors.clone();
+        device.on_uncaptured_error(std::sync::Arc::new(move |_| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }));
+        let gpu = texelflow::Gpu::from_wgpu(&adapter, device.clone(), queue, &Default::default());
+        assert_eq!(gpu.max_binding(), binding);
+        let theirs = pipe.run(&Backend::Gpu(gpu), &img).unwrap();
+        assert_eq!(max_diff(&ours, &theirs), Ok(0.0), "binding {binding}");
+        // an error on the caller's own work still reaches the caller's handler
+        let _ = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 4,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        assert_eq!(errors.load(std::sync::atomic::Ordering::Relaxed), 1);
+    }
+}

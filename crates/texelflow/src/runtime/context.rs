@@ -267,11 +267,54 @@ impl Gpu {
         Ok((adapters, backend_str))
     }
 
+    /// texelflow on a device the caller opened (issue 31: a viewer, an engine, an editor that
+    /// has its own): kernels, buffers and runs live on it beside the caller's work, so images
+    /// already there need no trip through host memory. `adapter` is the one the device came
+    /// from (its name, backend and subgroup size). texelflow uses the features it knows of that
+    /// the device has (timestamps, subgroups, f16) and plans within the device's limits (a run
+    /// past them goes in tiles). The caller's uncaptured-error and device-lost handlers stay
+    /// as they are: texelflow sees its own errors through error scopes.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # fn main() -> texelflow::Result<()> {
+    /// let instance = wgpu::Instance::default();
+    /// let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    /// let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
+    /// // the caller keeps using `device` and `queue`; texelflow shares them
+    /// let gpu = texelflow::Gpu::from_wgpu(&adapter, device.clone(), queue.clone(), &Default::default());
+    /// let backend = texelflow::Backend::Gpu(gpu);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn from_wgpu(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        opts: &GpuOptions,
+    ) -> Arc<Gpu> {
+        let features = device.features() & Self::WANTED_FEATURES;
+        let limits = device.limits();
+        Self::build(
+            adapter.get_info(),
+            device,
+            queue,
+            features,
+            limits,
+            opts,
+            None,
+        )
+    }
+
+    /// The optional features texelflow's kernels use where the device has them.
+    const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+        .union(wgpu::Features::SUBGROUP)
+        .union(wgpu::Features::SHADER_F16);
+
     fn from_adapter(adapter: wgpu::Adapter, opts: &GpuOptions) -> Result<Arc<Gpu>> {
         let adapter_info = adapter.get_info();
-        let wanted =
-            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F16;
-        let features = adapter.features() & wanted;
+        let features = adapter.features() & Self::WANTED_FEATURES;
         // The adapter's own limits: large images need large storage bindings.
         let limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {
@@ -299,7 +342,31 @@ impl Gpu {
                 v.push(e.to_string());
             }
         }));
-        Ok(Arc::new(Gpu {
+        Ok(Self::build(
+            adapter_info,
+            device,
+            queue,
+            features,
+            limits,
+            opts,
+            Some((lost, stray_errors)),
+        ))
+    }
+
+    /// The `Gpu` over an open device; `handlers`: the device-lost and uncaptured-error
+    /// records its handlers fill (`None` on a caller's device, whose handlers are its own).
+    #[allow(clippy::type_complexity)]
+    fn build(
+        adapter_info: wgpu::AdapterInfo,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        features: wgpu::Features,
+        limits: wgpu::Limits,
+        opts: &GpuOptions,
+        handlers: Option<(Arc<Mutex<Option<String>>>, Arc<Mutex<Vec<String>>>)>,
+    ) -> Arc<Gpu> {
+        let (lost, stray_errors) = handlers.unwrap_or_default();
+        Arc::new(Gpu {
             device,
             queue,
             adapter_info,
@@ -324,7 +391,7 @@ impl Gpu {
             lost,
             stray_errors,
             linear_sampler: std::sync::OnceLock::new(),
-        }))
+        })
     }
 
     /// `new`, with the largest storage binding texelflow uses held to `bytes` (at most the
