@@ -1133,3 +1133,128 @@ fn a_callers_device_runs_pipelines_as_our_own() {
         assert_eq!(errors.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
 }
+
+/// Issue 31: a caller's texture read in place (`io::texture::run_texture`) gives what the same
+/// image from host memory gives on that device, byte for byte: rgba8unorm as RGBA8, r8unorm as
+/// Gray8 (an odd width: rows padded in the buffer), rgba16float as RGBA16; a format it cannot
+/// read and a texture without TEXTURE_BINDING are errors, and so is a run on the CPU reference.
+#[test]
+fn a_callers_texture_is_read_in_place() {
+    use texelflow::io::texture::{run_texture, TextureSource};
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN;
+    desc.flags = wgpu::InstanceFlags::empty();
+    let instance = wgpu::Instance::new(desc);
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    let features = adapter.features() & (wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F16);
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: adapter.limits(),
+        required_features: features,
+        ..Default::default()
+    }))
+    .unwrap();
+    let gpu =
+        texelflow::Gpu::from_wgpu(&adapter, device.clone(), queue.clone(), &Default::default());
+    let texture = |w: u32, h: u32, format: wgpu::TextureFormat, bytes: &[u8], usage| {
+        let t = device.create_texture(&wgpu::TextureDescriptor {
+            label: None,
+            size: wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: usage | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        queue.write_texture(
+            t.as_image_copy(),
+            bytes,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(bytes.len() as u32 / h),
+                rows_per_image: Some(h),
+            },
+            t.size(),
+        );
+        t
+    };
+    let bind = wgpu::TextureUsages::TEXTURE_BINDING;
+    let pipe = |spec: &str| Pipeline::parse(spec, &mut |p: &str| Image::open(p)).unwrap();
+    // f16 bits of k / 256 (exact: at most 8 significant bits)
+    let f16 = |k: u16| -> u16 {
+        if k == 0 {
+            return 0;
+        }
+        let e = 15 - k.leading_zeros() as u16; // k in [2^e, 2^(e+1))
+        let exp = e + 15 - 8;
+        let mantissa = (k - (1 << e)) << (10 - e);
+        (exp << 10) | mantissa
+    };
+    let rgba = random_image(701, 333, PixelFormat::Rgba8, 41);
+    let grey = random_image(37, 19, PixelFormat::Gray8, 42);
+    let ks: Vec<u16> = (0..61 * 23 * 4).map(|i| (i * 37 % 256) as u16).collect();
+    // as the host widens a float to 16 bits: k / 256 to the nearest of 65535 steps
+    let half = Image::from_u16(
+        61,
+        23,
+        ks.iter()
+            .map(|&k| (f64::from(k) / 256.0 * 65535.0).round() as u16)
+            .collect(),
+    )
+    .unwrap();
+    let half_bytes: Vec<u8> = ks.iter().flat_map(|&k| f16(k).to_le_bytes()).collect();
+    for (img, format, bytes, spec) in [
+        (
+            &rgba,
+            wgpu::TextureFormat::Rgba8Unorm,
+            rgba.as_u8().to_vec(),
+            "gaussian_blur(sigma=2) | saturation(1.2)",
+        ),
+        (
+            &grey,
+            wgpu::TextureFormat::R8Unorm,
+            grey.as_u8().to_vec(),
+            "brightness(0.1) | box_blur(radius=2)",
+        ),
+        (
+            &half,
+            wgpu::TextureFormat::Rgba16Float,
+            half_bytes,
+            "brightness(0.1)",
+        ),
+    ] {
+        let t = texture(img.width(), img.height(), format, &bytes, bind);
+        let p = pipe(spec);
+        let host = p.run(&Backend::Gpu(gpu.clone()), img).unwrap();
+        let mut in_place = run_texture(&p, &gpu, &t, &Default::default()).unwrap();
+        let v = in_place.take("output").unwrap();
+        assert_eq!(max_diff(&host, &v), Ok(0.0), "{format:?}");
+    }
+    // what it cannot read
+    let t = texture(4, 4, wgpu::TextureFormat::Rg8Unorm, &[0; 32], bind);
+    let e = TextureSource::new(&t).unwrap_err().to_string();
+    assert!(e.contains("Rg8Unorm") && e.contains("rgba8unorm"), "{e}");
+    let t = texture(
+        4,
+        4,
+        wgpu::TextureFormat::Rgba8Unorm,
+        &[0; 64],
+        wgpu::TextureUsages::empty(),
+    );
+    let e = TextureSource::new(&t).unwrap_err().to_string();
+    assert!(e.contains("TEXTURE_BINDING"), "{e}");
+    let t = texture(4, 4, wgpu::TextureFormat::Rgba8Unorm, &[0; 64], bind);
+    let e = pipe("brightness(0.1)")
+        .try_run_produced(
+            &Backend::Cpu,
+            Box::new(TextureSource::new(&t).unwrap()),
+            &Default::default(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("runs on the GPU that owns it"), "{e}");
+}

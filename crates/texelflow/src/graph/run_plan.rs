@@ -201,7 +201,6 @@ pub fn shrink_on_load_size(pipeline: &Pipeline, input: ImageDesc) -> Option<(u32
                     width,
                     height,
                     format,
-                    ..input
                 };
                 match stage
                     .filter

@@ -17,6 +17,7 @@ pub use crate::input;
 pub mod output;
 pub mod rows;
 mod stream;
+pub mod texture;
 
 pub use apply::{
     apply_file, is_jpeg_path, same_file, shrink_on_load, streams_by_default, ApplyOptions,
