@@ -7,7 +7,8 @@
 // the bits its last symbol ran past the boundary (0..31) | the coefficient expected next in
 // zigzag order (0: the DC) << 5 | the block of the MCU << 11 | blocks started in the
 // subsequence << 15. What libjpeg-turbo's jdhuff.c decodes (`decode_mcu`), AC runs past 63
-// landing on 63 as its `jpeg_natural_order` does, a code longer than 16 bits read as symbol 0.
+// landing on 63 as its `jpeg_natural_order` does, a code longer than 16 bits read as symbol 0
+// after 17 bits.
 
 // the entropy-coded bits, most significant first in each word; each restart interval from a
 // subsequence boundary
@@ -87,10 +88,10 @@ fn huff(slot: u32) -> u32 {
             return tabs[base + VALS + k];
         }
     }
-    // libjpeg reads symbol 0 and warns: the data is damaged (DC tables are slots 0..3, their
-    // unit not yet counted)
+    // libjpeg reads 17 bits as symbol 0 (warning, except in libjpeg-turbo's fast path): the
+    // data is damaged (DC tables are slots 0..3, their unit not yet counted)
     emit_bad(select(p_unit - 1u, p_unit, slot < 4u));
-    p_pos += 16u;
+    p_pos += 17u;
     return 0u;
 }
 
