@@ -580,8 +580,11 @@ impl JpegDecode {
     /// and the tables are uploaded, and the device decodes the coefficients
     /// (`io::jpeg_huffdec`) before the IDCT; the CPU twin entropy-decodes with libjpeg-turbo
     /// ([`read_coefficients`]). `None` where the device decode does not take the file
-    /// (progressive, arithmetic, 12-bit, several scans, damage it sees, what [`JpegDecode::new`]
-    /// does not take) or its coefficients would pass `cap_bytes`: the caller decodes as before.
+    /// (progressive, arithmetic, 12-bit, several scans, damage the parse sees: a truncated
+    /// file, restart markers missing or out of order, an empty interval; what
+    /// [`JpegDecode::new`] does not take) or its coefficients would pass `cap_bytes`: the
+    /// caller decodes as before. Damage within the entropy-coded data is flagged by the device
+    /// in the node's status (`DAMAGE_*`).
     pub fn from_file(bytes: Vec<u8>, orientation: u8, cap_bytes: u64) -> Option<Self> {
         Self::from_file_tuned(bytes, orientation, cap_bytes, Default::default())
     }

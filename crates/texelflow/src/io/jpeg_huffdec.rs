@@ -17,6 +17,18 @@
 //! prefix-summed per component (reset at each restart), dummy blocks past the edges chaining
 //! the prediction without being stored, as libjpeg does.
 //!
+//! Damage: libjpeg-turbo warns about damaged entropy-coded data (and the host path then
+//! decodes the file with its policy for damaged files); the device flags the same damage in a
+//! status word (`jpeg_coef::DAMAGE_*`) so the caller can decode such a file on the host. The
+//! writing decode, from exact states, flags a code longer than 16 bits in a unit of its
+//! interval (JWRN_HUFF_BAD_CODE), an interval whose units need bits past its real end (the
+//! host gives each interval's end bit; JWRN_HIT_MARKER) or are not complete within its
+//! subsequences, and a whole byte or more left after its units (JWRN_EXTRANEOUS_DATA; where
+//! libjpeg-turbo's bit buffer has read the marker already it does not warn: flagged anyway,
+//! the host then decodes the file as libjpeg-turbo does). The parse refuses a file without
+//! EOI after the scan (truncated), restart markers missing or out of order, and an empty
+//! interval. Each flag is one atomic write, only where found.
+//!
 //! Taken: baseline or extended sequential Huffman (SOF0, SOF1), 8-bit, one component or three
 //! in one interleaved scan, the sampling factors `JpegDecode` takes, with or without restart
 //! intervals. Anything else is "not taken" ([`HuffScan::parse`] gives `None`) and goes to the
