@@ -491,18 +491,16 @@ impl Scan<'_> {
     }
 }
 
+/// The laid-out data, each interval's first subsequence, each interval's end (bytes).
+type Unstuffed = (Vec<u8>, Vec<usize>, Vec<usize>);
+
 /// The scan's entropy-coded bytes without the zero stuffed after each 0xFF, each of the
 /// `intervals` restart intervals from a multiple of `sub_bytes` (zero-padded), each interval's
 /// first subsequence, and where its bytes end (before the padding); `None` unless exactly
 /// `intervals` intervals are found, none empty (an MCU takes at least one bit: a damaged file,
 /// left to the host), the restart markers in sequence, and the scan is followed by EOI (a
 /// truncated file).
-#[allow(clippy::type_complexity)]
-fn unstuff(
-    rest: &[u8],
-    intervals: u64,
-    sub_bytes: usize,
-) -> Option<(Vec<u8>, Vec<usize>, Vec<usize>)> {
+fn unstuff(rest: &[u8], intervals: u64, sub_bytes: usize) -> Option<Unstuffed> {
     let mut out = Vec::with_capacity(rest.len() + sub_bytes);
     let mut starts = vec![0usize];
     let mut ends = Vec::new();
