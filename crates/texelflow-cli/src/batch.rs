@@ -81,8 +81,10 @@ type Done = Option<(usize, PathTimes, Vec<String>)>;
 /// copying the result out), the kernels alone on the GPU, encoding.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PathTimes {
-    /// Whether the image was decoded on the GPU (a JPEG's entropy decoding stays on the host).
+    /// Whether the image was decoded on the GPU.
     pub on_device: bool,
+    /// Whether a JPEG's entropy decode ran on the GPU too (else on the host's CPU threads).
+    pub entropy_on_device: bool,
     /// Whether its JPEG output was encoded on the GPU (`io::jpeg_file`).
     pub encoded_on_device: bool,
     pub decode: f64,
@@ -96,6 +98,7 @@ impl PathTimes {
     /// Field by field sum.
     pub fn add(&mut self, t: &PathTimes) {
         self.on_device |= t.on_device;
+        self.entropy_on_device |= t.entropy_on_device;
         self.encoded_on_device |= t.encoded_on_device;
         self.decode += t.decode;
         self.run += t.run;
@@ -393,7 +396,8 @@ pub fn run(
                         });
                     }
                 }
-                // the entropy decode's kernels (`--gpu-entropy`), on a small file of each kind
+                // the entropy decode's kernels (unless `--host-entropy`), on a small file of
+                // each kind
                 if device_decode && crate::gpu_entropy() {
                     for format in [texelflow::PixelFormat::Rgba8, texelflow::PixelFormat::Gray8] {
                         s.spawn(move || {
@@ -584,6 +588,43 @@ fn streamed(
     }
 }
 
+/// `finish` of a JPEG whose entropy decode on the GPU found `status` (`DAMAGE_*` bits): loaded
+/// again with libjpeg-turbo's entropy decode, as `--host-entropy` loads it (its error is the
+/// file's), and run again; a note says why.
+fn again_on_host(
+    d: Decoded<'_>,
+    status: u32,
+    backend: &Backend,
+    pipeline: &Pipeline,
+    opts: &RunOptions,
+    b: &Batch,
+    slot: Slot<'_>,
+) -> Result<Done> {
+    let t = std::time::Instant::now();
+    let (input, meta, why) = match crate::load_for_device_with(&d.job.input, false)? {
+        texelflow::io::ForDevice::Jpeg { decode, metadata } => {
+            (Input::Jpeg(decode), metadata, None)
+        }
+        texelflow::io::ForDevice::Host { loaded, why } => {
+            (Input::Pixels(loaded.image), loaded.metadata, why)
+        }
+    };
+    let note = format!(
+        "`{}`: the GPU's entropy decode found {}; decoded again with libjpeg-turbo's{}",
+        d.job.input.display(),
+        texelflow::io::jpeg_coef::damage_why(status),
+        why.map(|w| format!(" ({w})")).unwrap_or_default()
+    );
+    let again = Decoded {
+        input,
+        why_host: Some(note),
+        meta,
+        decode_ms: d.decode_ms + t.elapsed().as_secs_f64() * 1e3,
+        ..d
+    };
+    finish(again, backend, pipeline, opts, b, slot)
+}
+
 /// A decoded input waiting for the GPU.
 struct Decoded<'j> {
     job: &'j Job,
@@ -740,6 +781,7 @@ fn finish(
     let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = std::time::Instant::now();
     let on_device = matches!(d.input, Input::Jpeg(_));
+    let entropy_on_device = matches!(&d.input, Input::Jpeg(j) if j.entropy_on_device());
     let fallback = b.fallback;
     let tail = || crate::device_jpeg(b.device_encode, backend, &d.job.output, &b.save);
     // on the CPU reference after a GPU failure (--fallback cpu), decoded on the host
@@ -772,6 +814,12 @@ fn finish(
             };
             match produced {
                 Ok(Some(r)) => r,
+                // the GPU's entropy decode found the file damaged: decoded again as with
+                // --host-entropy (libjpeg-turbo's entropy decode, then the host's policy for
+                // damaged files: the same error, or the same image)
+                Err(texelflow::Error::ProducerRejected { status }) => {
+                    return again_on_host(d, status, backend, pipeline, opts, b, slot);
+                }
                 // too large for one run (tiles, bands): decoded on the host like any other file
                 Ok(None) => {
                     let (img, _) = crate::load_image(&d.job.input)?;
@@ -835,6 +883,7 @@ fn finish(
         d.bytes,
         PathTimes {
             on_device,
+            entropy_on_device,
             encoded_on_device,
             decode: d.decode_ms,
             run,

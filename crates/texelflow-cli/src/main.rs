@@ -58,11 +58,12 @@ struct Cli {
     /// encoded on the host either way)
     #[arg(long, global = true)]
     host_encode: bool,
-    /// Experimental: in a batch on a GPU, entropy-decode baseline JPEGs on the GPU too (only
-    /// the file's bytes are uploaded; the result is the same). Damaged entropy-coded data is
-    /// not detected on this path: it decodes to wrong pixels instead of an error or warning
+    /// Entropy-decode JPEGs with libjpeg-turbo on CPU threads (default: in a batch on a GPU,
+    /// a baseline JPEG's Huffman decode runs on the GPU too and only the file's bytes are
+    /// uploaded; a file whose entropy-coded data it finds damaged is decoded again on the host,
+    /// with the same result, error or warning as here)
     #[arg(long, global = true)]
-    gpu_entropy: bool,
+    host_entropy: bool,
     /// When the GPU fails during a run (out of GPU memory, device lost, an image too large for
     /// it): `cpu` runs the pipeline again on the CPU reference, with a note; `none` (default): an error
     #[arg(long, global = true, default_value = "none", value_parser = ["none", "cpu"])]
@@ -299,7 +300,7 @@ fn main() {
     keep_large_allocations();
     let cli = Cli::parse();
     ALLOW_TRUNCATED.store(cli.allow_truncated, std::sync::atomic::Ordering::Relaxed);
-    GPU_ENTROPY.store(cli.gpu_entropy, std::sync::atomic::Ordering::Relaxed);
+    GPU_ENTROPY.store(!cli.host_entropy, std::sync::atomic::Ordering::Relaxed);
     let _ = RUN_OPTIONS.set(run_options_of(&cli));
     interrupted();
     if let Err(e) = run(cli) {
@@ -641,8 +642,18 @@ pub(crate) fn save_stream(
 }
 
 /// `load_image` for a run on the GPU: a JPEG the GPU-assisted decode takes is only
-/// entropy-decoded (`Image::load_for_device`).
+/// entropy-decoded (`Image::load_for_device`), or not even that (its entropy decode on the
+/// GPU too) unless `--host-entropy`.
 pub(crate) fn load_for_device(path: &Path) -> texelflow::Result<texelflow::io::ForDevice> {
+    load_for_device_with(path, gpu_entropy())
+}
+
+/// `load_for_device` with the entropy decode on the GPU (`gpu_entropy`) or not: a file the
+/// GPU's entropy decode found damaged is loaded again without it (`--host-entropy`'s path).
+pub(crate) fn load_for_device_with(
+    path: &Path,
+    gpu_entropy: bool,
+) -> texelflow::Result<texelflow::io::ForDevice> {
     let allow_truncated = ALLOW_TRUNCATED.load(std::sync::atomic::Ordering::Relaxed);
     let f = Image::load_for_device_with(
         path,
@@ -651,7 +662,7 @@ pub(crate) fn load_for_device(path: &Path) -> texelflow::Result<texelflow::io::F
             allow_truncated,
             min_size: None,
         },
-        GPU_ENTROPY.load(std::sync::atomic::Ordering::Relaxed),
+        gpu_entropy,
     )?;
     if let texelflow::io::ForDevice::Host { loaded, .. } = &f {
         for w in &loaded.warnings {
@@ -663,13 +674,13 @@ pub(crate) fn load_for_device(path: &Path) -> texelflow::Result<texelflow::io::F
 
 /// `--allow-truncated`, for every image the process opens.
 static ALLOW_TRUNCATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-/// Whether `--gpu-entropy` was given.
+/// Whether JPEGs are entropy-decoded on the GPU (no `--host-entropy`).
 pub(crate) fn gpu_entropy() -> bool {
     GPU_ENTROPY.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// `--gpu-entropy`, for `load_for_device`.
-static GPU_ENTROPY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Not `--host-entropy`, for `load_for_device`.
+static GPU_ENTROPY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
 /// Opens an input image with `--allow-truncated` as given, printing its warnings.
 pub(crate) fn load_image(path: &Path) -> texelflow::Result<(Image, texelflow::SaveOptions)> {
@@ -794,10 +805,10 @@ fn run(cli: Cli) -> Result<()> {
                 eprintln!("texelflow: note: {note}");
             }
             if *timings && !s.times.is_empty() {
-                eprintln!("{:<40} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6}   (ms; run = upload + record + wait + readback; enc, on: where the image was encoded, decoded)", "file", "decode", "run", "upload", "record", "wait", "readback", "gpu", "encode", "enc", "on");
+                eprintln!("{:<40} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7}   (ms; run = upload + record + wait + readback; enc, on: where the image was encoded, decoded: gpu, cpu+gpu (the entropy decode on the CPU), host; a note says why one the GPU could decode was not)", "file", "decode", "run", "upload", "record", "wait", "readback", "gpu", "encode", "enc", "on");
                 let mut sum = batch::PathTimes::default();
                 let row = |name: &str, t: &batch::PathTimes| {
-                    format!("{name:<40} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.3} {:>8.1} {:>6} {:>6}", t.decode, t.run, t.host.upload_ms, t.host.record_ms, t.host.wait_ms, t.host.readback_ms, t.gpu, t.encode, if t.encoded_on_device { "gpu" } else { "host" }, if t.on_device { "gpu" } else { "host" })
+                    format!("{name:<40} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.3} {:>8.1} {:>6} {:>7}", t.decode, t.run, t.host.upload_ms, t.host.record_ms, t.host.wait_ms, t.host.readback_ms, t.gpu, t.encode, if t.encoded_on_device { "gpu" } else { "host" }, match (t.on_device, t.entropy_on_device) { (true, true) => "gpu", (true, false) => "cpu+gpu", _ => "host" })
                 };
                 for (path, t) in &s.times {
                     eprintln!("{}", row(&path.display().to_string(), t));

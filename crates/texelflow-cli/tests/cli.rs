@@ -956,8 +956,9 @@ fn batch_decodes_jpegs_on_the_gpu_as_on_the_host() {
             .unwrap_or_default()
             .to_string()
     };
-    assert!(line("photo.jpg").ends_with("gpu"), "{e}");
-    assert!(line("turned.jpg").ends_with("gpu"), "{e}");
+    // the entropy decode on the GPU too, by default
+    assert!(line("photo.jpg").ends_with(" gpu"), "{e}");
+    assert!(line("turned.jpg").ends_with(" gpu"), "{e}");
     assert!(line("cmyk.jpg").ends_with("host"), "{e}");
     assert!(e.contains("decoded on the CPU: a CMYK or YCCK JPEG"), "{e}");
     let e = batch(&host, &["--host-decode"]);
@@ -965,14 +966,118 @@ fn batch_decodes_jpegs_on_the_gpu_as_on_the_host() {
         !e.contains(" gpu\n") && !e.contains("decoded on the CPU"),
         "{e}"
     );
-    // and with the entropy decode on the GPU too (`--gpu-entropy`)
+    // and with the entropy decode on CPU threads (`--host-entropy`)
     let entropy = root.join("entropy");
-    let e = batch(&entropy, &["--gpu-entropy"]);
+    let e = batch(&entropy, &["--host-entropy"]);
     assert!(e.contains("decoded on the CPU: a CMYK or YCCK JPEG"), "{e}");
+    let line = |name: &str| {
+        e.lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(line("photo.jpg").ends_with(" cpu+gpu"), "{e}");
     for name in ["photo.png", "turned.png", "cmyk.png"] {
         let want = std::fs::read(host.join(name)).unwrap();
         assert_eq!(std::fs::read(dev.join(name)).unwrap(), want, "{name}");
         assert_eq!(std::fs::read(entropy.join(name)).unwrap(), want, "{name}");
+    }
+}
+
+/// `jpeg` with `bytes` put into its entropy-coded data at `at` (a fraction of it), moved on to
+/// where no 0xFF (a marker, a stuffed byte) is touched.
+fn damaged(jpeg: &[u8], at: f64, bytes: &[u8]) -> Vec<u8> {
+    let sos = jpeg.windows(2).position(|w| w == [0xff, 0xda]).unwrap();
+    let start = sos + 2 + (usize::from(jpeg[sos + 2]) << 8 | usize::from(jpeg[sos + 3]));
+    let end = jpeg.len() - 2;
+    let mut k = start + ((end - start) as f64 * at) as usize;
+    while k < end && jpeg[k - 1] == 0xff {
+        k += 1;
+    }
+    let mut out = jpeg.to_vec();
+    out.splice(k..k, bytes.iter().copied());
+    out
+}
+
+/// Damaged JPEGs in a batch (issue 30): the GPU's entropy decode (the default) flags them and
+/// they are decoded again as `--host-entropy` decodes them, so the outputs, the exit status
+/// and the messages are the same: data cut short is the host's error; a bad Huffman code and a
+/// byte left before EOI (which libjpeg-turbo's fast path does not warn about) the host's image,
+/// with a note; with `--allow-truncated` (decoded on the host either way) what it recovers.
+#[test]
+fn batch_with_a_damaged_jpeg_fails_or_decodes_as_on_the_host() {
+    let (root, inp) = photo_folder("batch_damaged_jpeg");
+    let good = std::fs::read(inp.join("photo.jpg")).unwrap();
+    // 32 one bits (0xFF, stuffed): a code longer than 16 bits
+    let ones = [0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0];
+    std::fs::write(inp.join("badcode.jpg"), damaged(&good, 0.5, &ones)).unwrap();
+    std::fs::write(inp.join("extra.jpg"), damaged(&good, 1.0, &[0x5a])).unwrap();
+    // the last third of the entropy-coded data gone, EOI kept
+    let sos = good.windows(2).position(|w| w == [0xff, 0xda]).unwrap();
+    let mut cut = (sos + good.len()) * 2 / 3;
+    while good[cut - 1] == 0xff {
+        cut += 1;
+    }
+    let short = [&good[..cut], &good[good.len() - 2..]].concat();
+    std::fs::write(inp.join("short.jpg"), short).unwrap();
+    let batch = |out: &str, extra: &[&str]| {
+        let dir = root.join(out);
+        let mut args = vec![
+            "apply",
+            inp.to_str().unwrap(),
+            "--out-dir",
+            dir.to_str().unwrap(),
+            "--name",
+            "{stem}.png",
+            "-p",
+            "contrast(1.2)",
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        let e = stderr(&o);
+        assert!(!e.contains("panicked"), "{e}");
+        // the messages but the notes (which say where a file was decoded)
+        let said: Vec<String> = e
+            .lines()
+            .filter(|l| !l.starts_with("texelflow: note:"))
+            .map(String::from)
+            .collect();
+        (o.status.code(), said, e, dir)
+    };
+    for allow in [&[][..], &["--allow-truncated"][..]] {
+        let (code, said, e, dev) = batch(&format!("dev{}", allow.len()), allow);
+        let host_args = [allow, &["--host-entropy"][..]].concat();
+        let (host_code, host_said, host_e, host) =
+            batch(&format!("host{}", allow.len()), &host_args);
+        assert_eq!(code, host_code, "{e}\n---\n{host_e}");
+        assert_eq!(said, host_said, "{e}\n---\n{host_e}");
+        if allow.is_empty() {
+            assert_ne!(code, Some(0), "{e}");
+            assert!(e.contains("1 failed") && e.contains("short.jpg:"), "{e}");
+            assert!(
+                e.contains("badcode.jpg`: the GPU's entropy decode found"),
+                "{e}"
+            );
+        } else {
+            assert_eq!(code, Some(0), "{e}");
+        }
+        for name in [
+            "photo.png",
+            "turned.png",
+            "badcode.png",
+            "extra.png",
+            "short.png",
+        ] {
+            let (a, b) = (
+                std::fs::read(dev.join(name)).ok(),
+                std::fs::read(host.join(name)).ok(),
+            );
+            assert!(a == b, "{name} {allow:?}: the outputs differ");
+            assert!(
+                a.is_some() || (name == "short.png" && allow.is_empty()),
+                "{name} {allow:?}: no output"
+            );
+        }
     }
 }
 

@@ -107,6 +107,18 @@ pub enum Error {
         /// The failure.
         source: Box<Error>,
     },
+    /// The node that made a run's first image on the device (`Pipeline::try_run_produced`)
+    /// found its input unusable there: a JPEG whose entropy-coded data the device's decode
+    /// found damaged (`status`: `io::jpeg_coef::DAMAGE_*` bits, `io::jpeg_coef::damage_why`
+    /// says them). Nothing of the run is to be used: the caller decodes the file on the host,
+    /// whose policy for damaged files then applies.
+    #[error(
+        "the device's decode found its input damaged (status {status:#x}): decode it on the host"
+    )]
+    ProducerRejected {
+        /// What the producer found (its own bits; not 0).
+        status: u32,
+    },
     /// A video job failed (`video`, feature `video`): ffmpeg or ffprobe missing or failing, an
     /// input that is not a video, options that do not fit together, a frame that failed, an
     /// interrupted run. The message is one line and names the file or the option.

@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::turbo::{tj_compress, TjParams};
 use common::*;
 use texelflow::io::jpeg_coef::{read_coefficients, JpegDecode};
 use texelflow::io::ForDevice;
@@ -51,45 +52,15 @@ fn pixels(w: usize, h: usize, ch: usize) -> Vec<u8> {
 }
 
 fn jpeg(w: usize, h: usize, e: Enc) -> Vec<u8> {
-    use turbojpeg_sys::*;
-    let grey = e.sub == GRAY;
-    let ch = if grey { 1 } else { 3 };
-    let src = pixels(w, h, ch);
-    let format = if grey { TJPF_TJPF_GRAY } else { TJPF_TJPF_RGB };
-    // SAFETY: TurboJPEG's documented use: a handle, its parameters, one compression into a
-    // buffer it allocates (freed with tj3Free after copying), the handle destroyed.
-    unsafe {
-        let handle = tj3Init(TJINIT_TJINIT_COMPRESS as i32);
-        assert!(!handle.is_null(), "tj3Init");
-        for (param, value) in [
-            (TJPARAM_TJPARAM_QUALITY, e.quality),
-            (TJPARAM_TJPARAM_SUBSAMP, e.sub),
-            (TJPARAM_TJPARAM_PROGRESSIVE, e.progressive as i32),
-            (TJPARAM_TJPARAM_RESTARTBLOCKS, e.restart_blocks),
-            (TJPARAM_TJPARAM_RESTARTROWS, e.restart_rows),
-        ] {
-            if value != 0 || param == TJPARAM_TJPARAM_SUBSAMP {
-                assert_eq!(tj3Set(handle, param as i32, value), 0, "tj3Set {param}");
-            }
-        }
-        let mut out: *mut u8 = std::ptr::null_mut();
-        let mut size: size_t = 0;
-        let rc = tj3Compress8(
-            handle,
-            src.as_ptr(),
-            w as i32,
-            (w * ch) as i32,
-            h as i32,
-            format,
-            &mut out,
-            &mut size,
-        );
-        assert_eq!(rc, 0, "tj3Compress8");
-        let bytes = std::slice::from_raw_parts(out, size as usize).to_vec();
-        tj3Free(out as *mut _);
-        tj3Destroy(handle);
-        bytes
-    }
+    let ch = if e.sub == GRAY { 1 } else { 3 };
+    let p = TjParams {
+        sub: e.sub,
+        quality: e.quality,
+        progressive: e.progressive,
+        restart_blocks: e.restart_blocks,
+        restart_rows: e.restart_rows,
+    };
+    tj_compress(&pixels(w, h, ch), w, h, p)
 }
 
 /// `jpeg` with an EXIF APP1 segment holding `orientation`, after the SOI marker.

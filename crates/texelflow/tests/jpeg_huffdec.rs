@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::turbo::{tj_compress, TjParams};
 use common::*;
 use texelflow::io::jpeg_coef::{read_coefficients, JpegDecode};
 use texelflow::io::jpeg_huffdec::{HuffScan, JpegCoefficients, Tuning};
@@ -45,45 +46,15 @@ fn pixels(w: usize, h: usize, ch: usize, noise: bool) -> Vec<u8> {
 }
 
 fn jpeg(w: usize, h: usize, e: Enc) -> Vec<u8> {
-    use turbojpeg_sys::*;
-    let grey = e.sub == GRAY;
-    let ch = if grey { 1 } else { 3 };
-    let src = pixels(w, h, ch, e.noise);
-    let format = if grey { TJPF_TJPF_GRAY } else { TJPF_TJPF_RGB };
-    // SAFETY: TurboJPEG's documented use: a handle, its parameters, one compression into a
-    // buffer it allocates (freed with tj3Free after copying), the handle destroyed.
-    unsafe {
-        let handle = tj3Init(TJINIT_TJINIT_COMPRESS as i32);
-        assert!(!handle.is_null(), "tj3Init");
-        for (param, value) in [
-            (TJPARAM_TJPARAM_QUALITY, e.quality),
-            (TJPARAM_TJPARAM_SUBSAMP, e.sub),
-            (TJPARAM_TJPARAM_PROGRESSIVE, e.progressive as i32),
-            (TJPARAM_TJPARAM_RESTARTBLOCKS, e.restart_blocks),
-            (TJPARAM_TJPARAM_RESTARTROWS, e.restart_rows),
-        ] {
-            if value != 0 || param == TJPARAM_TJPARAM_SUBSAMP {
-                assert_eq!(tj3Set(handle, param as i32, value), 0, "tj3Set {param}");
-            }
-        }
-        let mut out: *mut u8 = std::ptr::null_mut();
-        let mut size: size_t = 0;
-        let rc = tj3Compress8(
-            handle,
-            src.as_ptr(),
-            w as i32,
-            (w * ch) as i32,
-            h as i32,
-            format,
-            &mut out,
-            &mut size,
-        );
-        assert_eq!(rc, 0, "tj3Compress8");
-        let bytes = std::slice::from_raw_parts(out, size as usize).to_vec();
-        tj3Free(out as *mut _);
-        tj3Destroy(handle);
-        bytes
-    }
+    let ch = if e.sub == GRAY { 1 } else { 3 };
+    let p = TjParams {
+        sub: e.sub,
+        quality: e.quality,
+        progressive: e.progressive,
+        restart_blocks: e.restart_blocks,
+        restart_rows: e.restart_rows,
+    };
+    tj_compress(&pixels(w, h, ch, e.noise), w, h, p)
 }
 
 fn poisoned() -> RunOptions {
@@ -93,25 +64,42 @@ fn poisoned() -> RunOptions {
     }
 }
 
-/// The device's coefficients of `file` (little-endian i16s), and the synchronisation's report
-/// (rounds that changed a state, | 1 << 16 where the in-order walk ran).
-fn device_coefficients(backend: &Backend, file: &[u8], tuning: Tuning) -> (Vec<u8>, u32) {
+/// The device's coefficients of `file` (little-endian i16s), the synchronisation's report
+/// (rounds that changed a state, | 1 << 16 where the in-order walk ran), and the damage found
+/// (`DAMAGE_*` bits).
+fn device_decode(backend: &Backend, file: &[u8], tuning: Tuning) -> (Vec<u8>, u32, u32) {
     let node = JpegCoefficients::new(file.to_vec(), 1 << 28, tuning).expect("taken");
     let mut g = Graph::new();
     let out = g.add_boxed(Box::new(node), &[]).expect("node");
     g.output("out", out[0]).expect("output");
-    let r = backend.run(&g, &[], &poisoned()).expect("run");
-    match r.outputs.into_iter().next() {
-        Some((_, Value::Data(Data::Bytes(b)))) => (b.bytes, b.words[0]),
+    g.output("status", out[1]).expect("output");
+    let mut r = backend.run(&g, &[], &poisoned()).expect("run");
+    let status = match r.take("status") {
+        Some(Value::Data(Data::Bytes(b))) => b.words[0],
+        _ => panic!("no status"),
+    };
+    match r.take("out") {
+        Some(Value::Data(Data::Bytes(b))) => (b.bytes, b.words[0], status),
         _ => panic!("no coefficients"),
     }
 }
 
-/// Whether the device's coefficients of `file` equal libjpeg-turbo's, and the report.
+/// `device_decode` without the status.
+fn device_coefficients(backend: &Backend, file: &[u8], tuning: Tuning) -> (Vec<u8>, u32) {
+    let (c, report, _) = device_decode(backend, file, tuning);
+    (c, report)
+}
+
+/// Whether the device's coefficients of `file` equal libjpeg-turbo's and no damage was found,
+/// and the report.
 fn check(backend: &Backend, name: &str, file: &[u8], tuning: Tuning) -> (bool, u32) {
     let want = read_coefficients(file, 1 << 28).expect("host decode");
     let want: &[u8] = bytemuck::cast_slice(&want.data);
-    let (got, report) = device_coefficients(backend, file, tuning);
+    let (got, report, status) = device_decode(backend, file, tuning);
+    if status != 0 {
+        eprintln!("{name}: an undamaged file flagged {status:#x}");
+        return (false, report);
+    }
     if got.len() != want.len() {
         eprintln!("{name}: {} bytes, want {}", got.len(), want.len());
         return (false, report);
@@ -416,6 +404,163 @@ fn load_for_device_with_the_entropy_decode_on_the_device() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Where the scan's entropy-coded data starts (after the SOS segment), and where each RST
+/// marker is.
+fn scan_layout(file: &[u8]) -> (usize, Vec<usize>) {
+    let sos = file
+        .windows(2)
+        .position(|w| w == [0xff, 0xda])
+        .expect("SOS");
+    let start = sos + 2 + (usize::from(file[sos + 2]) << 8 | usize::from(file[sos + 3]));
+    let rst = (start..file.len() - 1)
+        .filter(|&i| file[i] == 0xff && (0xd0..=0xd7).contains(&file[i + 1]))
+        .collect();
+    (start, rst)
+}
+
+/// A place from `at` on (downwards with `down`) where `n` bytes of entropy-coded data may be
+/// replaced or cut without touching a marker or a stuffed byte: no 0xFF among them or before.
+fn clean_run(file: &[u8], mut at: usize, n: usize, down: bool) -> usize {
+    while file[at - 1] == 0xff || file[at..at + n].contains(&0xff) {
+        at = if down { at - 1 } else { at + 1 };
+    }
+    at
+}
+
+/// The device decode's damage bits for `file`, or `None` where it does not take the file.
+fn status_of(backend: &Backend, file: &[u8], tuning: Tuning) -> Option<u32> {
+    HuffScan::parse_tuned(file, 1 << 28, tuning)?;
+    Some(device_decode(backend, file, tuning).2)
+}
+
+/// Damage within the entropy-coded data that libjpeg-turbo warns about (so the host path
+/// decodes such a file with its policy for damaged files) is flagged by the device decode, or
+/// the file is not taken; never decoded silently. (Undamaged files are never flagged: `check`.)
+#[test]
+fn damaged_entropy_data_is_flagged() {
+    use texelflow::io::jpeg_coef::{DAMAGE_BAD_CODE, DAMAGE_EXTRA, DAMAGE_SHORT};
+    let gpu = gpu_backend();
+    let tunings = [
+        Tuning::default(),
+        Tuning {
+            sub_words: 1,
+            rounds: 4,
+            reach: 8,
+        },
+    ];
+    let mut failures = Vec::new();
+    for (sub, w, h) in [(S420, 61, 35), (GRAY, 45, 29), (S444, 33, 17)] {
+        for restart_blocks in [0, 2] {
+            let file = jpeg(
+                w,
+                h,
+                Enc {
+                    sub,
+                    quality: 92,
+                    noise: false,
+                    progressive: false,
+                    restart_blocks,
+                    restart_rows: 0,
+                },
+            );
+            let (start, rst) = scan_layout(&file);
+            let eoi = file.len() - 2;
+            // (name, file, the bit expected: 0 where the parse is to refuse it)
+            let mut cases: Vec<(String, Vec<u8>, u32)> = Vec::new();
+            // 32 one bits (0xFF stuffed) in the middle: a code longer than 16 bits
+            let at = clean_run(&file, (start + eoi) / 2, 8, false);
+            let mut bad = file.clone();
+            bad[at..at + 8].copy_from_slice(&[0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0]);
+            cases.push(("bad code".into(), bad, DAMAGE_BAD_CODE));
+            // truncated mid-scan: no EOI (refused), or an EOI after the cut
+            let cut = clean_run(&file, (start + eoi) / 2, 1, false);
+            cases.push(("truncated".into(), file[..cut].to_vec(), 0));
+            let mut eoi_cut = file[..cut].to_vec();
+            eoi_cut.extend_from_slice(&[0xff, 0xd9]);
+            // with restart intervals, markers are missing: refused
+            let want = if rst.is_empty() { DAMAGE_SHORT } else { 0 };
+            cases.push(("truncated, EOI after".into(), eoi_cut, want));
+            // extraneous bytes before EOI
+            let mut extra = file.clone();
+            extra.splice(eoi..eoi, [0x5a; 64]);
+            cases.push(("bytes before EOI".into(), extra, DAMAGE_EXTRA));
+            if let Some(&k) = rst.get(1) {
+                // an interval cut short before its RST marker
+                let at = clean_run(&file, k - 3, 3, true);
+                let mut short = file.clone();
+                short.drain(at..at + 3);
+                cases.push(("interval cut short".into(), short, DAMAGE_SHORT));
+                // garbage bytes before an RST marker: one, and several
+                for n in [1, 5] {
+                    let mut extra = file.clone();
+                    extra.splice(k..k, std::iter::repeat_n(0x5a, n));
+                    cases.push((format!("{n} bytes before RST"), extra, DAMAGE_EXTRA));
+                }
+            }
+            for (name, bad, want) in cases {
+                let what = format!("{w}x{h} sub {sub} restart {restart_blocks}: {name}");
+                // the host path sees it as damaged too, but for one byte before a marker:
+                // libjpeg-turbo counts it, but warns only at its next search for a marker, which
+                // does not come where its bit buffer has read the marker already (flagged
+                // anyway: the host then decodes it as libjpeg-turbo does)
+                if read_coefficients(&bad, 1 << 28).is_ok() && !name.starts_with("1 byte") {
+                    failures.push(format!("{what}: libjpeg-turbo does not warn"));
+                }
+                for t in tunings {
+                    match (status_of(&gpu, &bad, t), want) {
+                        (None, 0) => {}
+                        (Some(s), want) if want != 0 && s & want != 0 => {}
+                        (got, _) => failures.push(format!("{what} {t:?}: {got:?}, want {want}")),
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The flag reaches the caller: `Pipeline::try_run_produced` on a damaged file's node is
+/// `Error::ProducerRejected` (the caller decodes on the host), on the undamaged one a result.
+#[test]
+fn a_flagged_decode_is_rejected_by_the_pipeline() {
+    let gpu = gpu_backend();
+    let file = jpeg(
+        61,
+        35,
+        Enc {
+            sub: S420,
+            quality: 92,
+            noise: false,
+            progressive: false,
+            restart_blocks: 2,
+            restart_rows: 0,
+        },
+    );
+    let (_, rst) = scan_layout(&file);
+    let mut bad = file.clone();
+    bad.insert(rst[0], 0x5a);
+    let pipe =
+        texelflow::Pipeline::parse("color_invert", &mut |p: &str| Image::open(p)).expect("pipe");
+    let run = |bytes: Vec<u8>| {
+        let node = JpegDecode::from_file(bytes, 1, 1 << 28).expect("taken");
+        pipe.try_run_produced(&gpu, Box::new(node), &RunOptions::default())
+    };
+    let good = run(file).expect("run").expect("whole");
+    assert!(good.get("output").is_some() && good.outputs.len() == 1);
+    match run(bad) {
+        Err(texelflow::Error::ProducerRejected { status }) => assert_eq!(
+            status,
+            texelflow::io::jpeg_coef::DAMAGE_EXTRA,
+            "{}",
+            texelflow::io::jpeg_coef::damage_why(status)
+        ),
+        other => panic!(
+            "not rejected: {:?}",
+            other.map(|r| r.map(|r| r.outputs.len()))
+        ),
+    }
 }
 
 /// Informal timings (debug build, llvmpipe: not GPU claims): the host's parse and layout, the

@@ -16,6 +16,22 @@ use crate::error::{Error, Result};
 use crate::image::{Image, ImageDesc, PixelFormat};
 use crate::value::{Value, ValueDesc};
 
+/// The graph output of a producer's status (`Pipeline::try_run_produced`): its second output,
+/// where it has one and it is a `DataKind::Bytes`, whose word 1 is not 0 where what it made is
+/// not to be used (a JPEG's damaged entropy-coded data).
+const PRODUCER_STATUS: &str = "producer_status";
+
+/// `Error::ProducerRejected` where the run's producer status says so; the status output is
+/// taken out of `r`.
+fn producer_ok(mut r: RunResult) -> Result<RunResult> {
+    if let Some(Value::Data(crate::value::Data::Bytes(b))) = r.take(PRODUCER_STATUS) {
+        if b.words[0] != 0 {
+            return Err(Error::ProducerRejected { status: b.words[0] });
+        }
+    }
+    Ok(r)
+}
+
 /// A graph's source images by name, borrowed where unconverted.
 pub type NamedImages<'a> = Vec<(String, Cow<'a, Image>)>;
 
@@ -271,10 +287,21 @@ impl Pipeline {
         g.set_straight_alpha(self.straight_alpha);
         let mut cur = match input {
             Input::Source(desc) => g.source("input", desc)?,
-            Input::Produced(f) => *g
-                .add_boxed(f, &[])?
-                .first()
-                .ok_or_else(|| Error::invalid("the producer makes no image"))?,
+            Input::Produced(f) => {
+                let outs = g.add_boxed(f, &[])?;
+                // its status, read back with the run (before "output", which stays last)
+                if let Some(&status) = outs.get(1) {
+                    if matches!(
+                        g.desc(status),
+                        ValueDesc::Data(crate::value::DataKind::Bytes { .. })
+                    ) {
+                        g.output(PRODUCER_STATUS, status)?;
+                    }
+                }
+                *outs
+                    .first()
+                    .ok_or_else(|| Error::invalid("the producer makes no image"))?
+            }
         };
         let mut images: NamedImages<'a> = Vec::new();
         // the last image made, for a stage that takes an image and the data just made
@@ -418,6 +445,9 @@ impl Pipeline {
     /// and one image output (the GPU half of a JPEG decode, `io::jpeg_coef::JpegDecode`), so
     /// the pixels are never on the host. `None` where the run planner would not run the image
     /// whole (tiles, bands): the caller decodes on the host and calls `run_with`.
+    /// `Error::ProducerRejected` where the producer's status (its second output, where it has
+    /// one) says what it made is not to be used (a JPEG's damaged entropy-coded data): the
+    /// caller decodes on the host.
     pub fn try_run_produced(
         &self,
         backend: &Backend,
@@ -435,13 +465,14 @@ impl Pipeline {
         }
         let (g, images) = self.graph_from(self.stages.iter(), Input::Produced(producer), &[])?;
         let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
-        backend.run(&g, &refs, opts).map(Some)
+        producer_ok(backend.run(&g, &refs, opts)?).map(Some)
     }
 
     /// `try_run_produced` with `tail` after the last stage: a node that takes the last stage's
     /// image and makes the run's output, `output` (`io::jpeg_file::JpegFile`: the image's JPEG
     /// data, so the pixels are never read back). `None` where the planner would not run the
-    /// image whole, or `tail` does not take the last stage's output (a format, a size).
+    /// image whole, or `tail` does not take the last stage's output (a format, a size);
+    /// `Error::ProducerRejected` as `try_run_produced`.
     pub fn try_run_produced_then(
         &self,
         backend: &Backend,
@@ -511,7 +542,7 @@ impl Pipeline {
         }
         let mut refs: Vec<(&str, &Image)> = bound.map(|i| ("input", i)).into_iter().collect();
         refs.extend(images.iter().map(|(n, i)| (n.as_str(), &**i)));
-        backend.run(&g, &refs, opts).map(Some)
+        producer_ok(backend.run(&g, &refs, opts)?).map(Some)
     }
 
     /// `run` with options; the result also carries timings.

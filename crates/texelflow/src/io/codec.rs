@@ -237,8 +237,9 @@ pub(crate) enum DeviceJpeg {
 /// and 2:1, data libjpeg warns about) is `DeviceJpeg::Host` with the reason, for the caller to
 /// decode on the host with its policy for damaged files. With `gpu_entropy`, a file the
 /// device's entropy decode takes (`io::jpeg_huffdec`: baseline, one scan) is not entropy-decoded
-/// here at all: the node uploads its bytes (damage within the entropy-coded data is then not
-/// seen, as libjpeg-turbo's warnings are not).
+/// here at all: the node uploads its bytes, and damage within the entropy-coded data is
+/// flagged by the device (`Error::ProducerRejected` from the run: the caller decodes again
+/// without `gpu_entropy`).
 pub(crate) fn jpeg_for_device(
     bytes: &[u8],
     limits: &Limits,

@@ -461,6 +461,50 @@ pub fn decode_rgba(c: &Coefficients) -> Option<Vec<u8>> {
     Some(rgba)
 }
 
+/// Bits of the damage the device's entropy decode found (`JpegDecode`'s status, word 1):
+/// a Huffman code longer than 16 bits (libjpeg's "Corrupt JPEG data: bad Huffman code").
+pub const DAMAGE_BAD_CODE: u32 = 1;
+/// A restart interval's blocks need more bits than its data holds (libjpeg's "premature end
+/// of data segment").
+pub const DAMAGE_SHORT: u32 = 2;
+/// A whole byte or more left after a restart interval's blocks (libjpeg's "extraneous bytes
+/// before marker").
+pub const DAMAGE_EXTRA: u32 = 4;
+
+/// What `status` (`DAMAGE_*` bits) says, for a note.
+pub fn damage_why(status: u32) -> String {
+    let said: Vec<&str> = [
+        (DAMAGE_BAD_CODE, "a bad Huffman code"),
+        (DAMAGE_SHORT, "a restart interval shorter than its blocks"),
+        (
+            DAMAGE_EXTRA,
+            "extraneous bytes after a restart interval's blocks",
+        ),
+    ]
+    .into_iter()
+    .filter(|&(bit, _)| status & bit != 0)
+    .map(|(_, why)| why)
+    .collect();
+    if said.is_empty() {
+        format!("damage {status:#x}")
+    } else {
+        said.join(", ")
+    }
+}
+
+/// The status output of `JpegDecode` and `JpegCoefficients`: an empty `DataKind::Bytes`
+/// whose word 1 holds the `DAMAGE_*` bits (what `Pipeline::try_run_produced` reads back).
+pub(crate) const STATUS_DESC: crate::ValueDesc =
+    crate::ValueDesc::Data(crate::value::DataKind::Bytes { capacity: 0 });
+
+/// The status of a decode that found no damage (the CPU twins: libjpeg-turbo's own errors).
+pub(crate) fn undamaged() -> crate::Value {
+    crate::Value::Data(crate::value::Data::Bytes(crate::value::Bytes {
+        words: [0; 3],
+        bytes: Vec::new(),
+    }))
+}
+
 static DECODE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
     name: "jpeg_decode",
     family: crate::extend::Family::Convert,
@@ -469,7 +513,18 @@ static DECODE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
     gpuimage: "",
     params: &[],
     inputs: &[],
-    outputs: crate::extend::IMAGE,
+    outputs: &[
+        crate::filters::registry::PortDef {
+            name: "image",
+            kind: crate::filters::registry::PortKind::Image,
+        },
+        crate::filters::registry::PortDef {
+            name: "status",
+            kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Bytes {
+                capacity: 0,
+            }),
+        },
+    ],
     tolerance: crate::extend::EXACT_ENOUGH,
     build: |_| {
         Err(crate::Error::invalid(
@@ -485,7 +540,10 @@ static DECODE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
 /// coefficients and runs `idct` and `colour` (`jpeg_decode.wgsl`, `jpeg_colour.wgsl`) into
 /// the image the rest of the graph reads, turned upright by the EXIF orientation; `run_cpu`
 /// is the twin ([`decode_rgba`], then the `image` crate's orientation). A grey file gives
-/// Gray8 and a colour one RGBA8, as the CPU decoder does.
+/// Gray8 and a colour one RGBA8, as the CPU decoder does. A second output, its status (an
+/// empty `DataKind::Bytes`), holds in word 1 the damage the device's entropy decode found
+/// (`DAMAGE_*`; always 0 where the coefficients came from the host): where it is not 0 the
+/// image is not to be used (`Pipeline::try_run_produced` gives `Error::ProducerRejected`).
 #[derive(Clone, Debug)]
 pub struct JpegDecode {
     /// The coefficients, or where `file` is set only their geometry (no data).
@@ -522,8 +580,11 @@ impl JpegDecode {
     /// and the tables are uploaded, and the device decodes the coefficients
     /// (`io::jpeg_huffdec`) before the IDCT; the CPU twin entropy-decodes with libjpeg-turbo
     /// ([`read_coefficients`]). `None` where the device decode does not take the file
-    /// (progressive, arithmetic, 12-bit, several scans, damage it sees, what [`JpegDecode::new`]
-    /// does not take) or its coefficients would pass `cap_bytes`: the caller decodes as before.
+    /// (progressive, arithmetic, 12-bit, several scans, damage the parse sees: a truncated
+    /// file, restart markers missing or out of order, an empty interval; what
+    /// [`JpegDecode::new`] does not take) or its coefficients would pass `cap_bytes`: the
+    /// caller decodes as before. Damage within the entropy-coded data is flagged by the device
+    /// in the node's status (`DAMAGE_*`).
     pub fn from_file(bytes: Vec<u8>, orientation: u8, cap_bytes: u64) -> Option<Self> {
         Self::from_file_tuned(bytes, orientation, cap_bytes, Default::default())
     }
@@ -578,6 +639,12 @@ impl JpegDecode {
             file: None,
             orientation: 1,
         }
+    }
+
+    /// Whether the device decodes the entropy-coded data too (`from_file`), not only the
+    /// coefficients the host decoded.
+    pub fn entropy_on_device(&self) -> bool {
+        self.file.is_some()
     }
 
     /// The decoded image's description: upright size, Gray8 or RGBA8.
@@ -643,14 +710,14 @@ impl crate::extend::Filter for JpegDecode {
         &DECODE_DEF
     }
     fn output_descs(&self, _: &[crate::ValueDesc]) -> crate::Result<Vec<crate::ValueDesc>> {
-        Ok(vec![crate::ValueDesc::Image(self.desc())])
+        Ok(vec![crate::ValueDesc::Image(self.desc()), STATUS_DESC])
     }
     fn run_cpu(
         &self,
         _: &[&crate::Value],
         _: &[crate::ValueDesc],
     ) -> crate::Result<Vec<crate::Value>> {
-        Ok(vec![crate::Value::Image(self.decode_cpu()?)])
+        Ok(vec![crate::Value::Image(self.decode_cpu()?), undamaged()])
     }
     fn record_gpu(
         &self,
@@ -659,11 +726,12 @@ impl crate::extend::Filter for JpegDecode {
         outputs: &[crate::extend::GpuSlot],
     ) -> crate::Result<()> {
         let c = &self.coefficients;
+        rec.clear(&outputs[1].buffer);
         let coef = match &self.file {
             Some(f) => {
                 let coef = rec.temp((f.scan.blocks() * 128).max(4));
                 rec.clear(&coef);
-                f.scan.record(rec, &coef, 0)?;
+                f.scan.record(rec, &coef, 0, &outputs[1].buffer)?;
                 coef
             }
             // little-endian i16s, as the kernel reads them: the coefficients' own bytes (a

@@ -17,6 +17,18 @@
 //! prefix-summed per component (reset at each restart), dummy blocks past the edges chaining
 //! the prediction without being stored, as libjpeg does.
 //!
+//! Damage: libjpeg-turbo warns about damaged entropy-coded data (and the host path then
+//! decodes the file with its policy for damaged files); the device flags the same damage in a
+//! status word (`jpeg_coef::DAMAGE_*`) so the caller can decode such a file on the host. The
+//! writing decode, from exact states, flags a code longer than 16 bits in a unit of its
+//! interval (JWRN_HUFF_BAD_CODE), an interval whose units need bits past its real end (the
+//! host gives each interval's end bit; JWRN_HIT_MARKER) or are not complete within its
+//! subsequences, and a whole byte or more left after its units (JWRN_EXTRANEOUS_DATA; where
+//! libjpeg-turbo's bit buffer has read the marker already it does not warn: flagged anyway,
+//! the host then decodes the file as libjpeg-turbo does). The parse refuses a file without
+//! EOI after the scan (truncated), restart markers missing or out of order, and an empty
+//! interval. Each flag is one atomic write, only where found.
+//!
 //! Taken: baseline or extended sequential Huffman (SOF0, SOF1), 8-bit, one component or three
 //! in one interleaved scan, the sampling factors `JpegDecode` takes, with or without restart
 //! intervals. Anything else is "not taken" ([`HuffScan::parse`] gives `None`) and goes to the
@@ -95,7 +107,8 @@ pub struct HuffScan {
     /// The entropy-coded data without stuffing, big-endian in words, each interval from a
     /// subsequence boundary, two zero words after the end.
     pub(crate) words: Vec<u32>,
-    /// Per subsequence its interval, then per interval its first subsequence.
+    /// Per subsequence its interval, then per interval its first subsequence, then per
+    /// interval the bit where its data ends (before the padding).
     pub(crate) meta: Vec<u32>,
     pub(crate) subs: u32,
     pub(crate) intervals: u32,
@@ -442,7 +455,7 @@ impl Scan<'_> {
         let sub_bytes = tuning.sub_words as usize * 4;
         // the layout: each interval's bytes from a subsequence boundary; every interval holds
         // at least one byte in the file, so this is bounded by the file and the header
-        let (data, starts) = unstuff(rest, intervals, sub_bytes)?;
+        let (data, starts, ends) = unstuff(rest, intervals, sub_bytes)?;
         // bit positions are u32 on the device, with room past the end
         if data.len() >= 1 << 28 {
             return None;
@@ -459,6 +472,7 @@ impl Scan<'_> {
             meta.extend(std::iter::repeat_n(k as u32, end.saturating_sub(s)));
         }
         meta.extend(starts.iter().map(|&s| s as u32));
+        meta.extend(ends.iter().map(|&e| (e * 8) as u32));
         Some(HuffScan {
             width: self.width,
             height: self.height,
@@ -477,13 +491,29 @@ impl Scan<'_> {
     }
 }
 
+/// The laid-out data, each interval's first subsequence, each interval's end (bytes).
+type Unstuffed = (Vec<u8>, Vec<usize>, Vec<usize>);
+
 /// The scan's entropy-coded bytes without the zero stuffed after each 0xFF, each of the
-/// `intervals` restart intervals from a multiple of `sub_bytes` (zero-padded), and each
-/// interval's first subsequence; `None` unless exactly `intervals` intervals are found, the
-/// restart markers in sequence, and the scan is followed by EOI.
-fn unstuff(rest: &[u8], intervals: u64, sub_bytes: usize) -> Option<(Vec<u8>, Vec<usize>)> {
+/// `intervals` restart intervals from a multiple of `sub_bytes` (zero-padded), each interval's
+/// first subsequence, and where its bytes end (before the padding); `None` unless exactly
+/// `intervals` intervals are found, none empty (an MCU takes at least one bit: a damaged file,
+/// left to the host), the restart markers in sequence, and the scan is followed by EOI (a
+/// truncated file).
+fn unstuff(rest: &[u8], intervals: u64, sub_bytes: usize) -> Option<Unstuffed> {
     let mut out = Vec::with_capacity(rest.len() + sub_bytes);
     let mut starts = vec![0usize];
+    let mut ends = Vec::new();
+    // the end of the interval just read, padded: `None` where it is empty
+    let mut close = |out: &mut Vec<u8>, starts: &[usize]| {
+        let start = starts.last().copied().unwrap_or(0) * sub_bytes;
+        if out.len() <= start {
+            return None;
+        }
+        ends.push(out.len());
+        out.resize(out.len().div_ceil(sub_bytes) * sub_bytes, 0);
+        Some(())
+    };
     let mut at = 0usize;
     loop {
         let ff = rest[at..].iter().position(|&x| x == 0xff)?;
@@ -505,7 +535,7 @@ fn unstuff(rest: &[u8], intervals: u64, sub_bytes: usize) -> Option<(Vec<u8>, Ve
             if m != expected || starts.len() as u64 >= intervals {
                 return None;
             }
-            out.resize(out.len().div_ceil(sub_bytes).max(1) * sub_bytes, 0);
+            close(&mut out, &starts)?;
             starts.push(out.len() / sub_bytes);
             at = next + 1;
             continue;
@@ -513,8 +543,8 @@ fn unstuff(rest: &[u8], intervals: u64, sub_bytes: usize) -> Option<(Vec<u8>, Ve
         if m != 0xd9 || starts.len() as u64 != intervals {
             return None;
         }
-        out.resize(out.len().div_ceil(sub_bytes).max(1) * sub_bytes, 0);
-        return Some((out, starts));
+        close(&mut out, &starts)?;
+        return Some((out, starts, ends));
     }
 }
 
@@ -576,13 +606,16 @@ impl HuffScan {
 
     /// Records the device decode: the coefficients of every plane, 64 `i16` a block in natural
     /// order, plane after plane (what `read_coefficients` gives), into `coef` from word
-    /// `coef_base` (0, or 4 after a `DataKind::Bytes` header the decode writes). `coef` must
-    /// hold them and be zeroed (`rec.clear`) by the caller.
+    /// `coef_base` (0, or 4 after a `DataKind::Bytes` header the decode writes), and the
+    /// damage found into word 1 of `status` (the `jpeg_coef::DAMAGE_*` bits ORed in: a
+    /// `DataKind::Bytes` header). `coef` and `status` must be zeroed (`rec.clear`) by the
+    /// caller, and `coef` hold the coefficients.
     pub(crate) fn record(
         &self,
         rec: &mut crate::extend::NodeRecorder<'_>,
         coef: &wgpu::Buffer,
         coef_base: u32,
+        status: &wgpu::Buffer,
     ) -> crate::Result<()> {
         use crate::extend::{groups_1d, Kernel};
         let subs = self.subs as u64;
@@ -637,7 +670,7 @@ impl HuffScan {
         );
         rec.dispatch(
             &write,
-            &[&sbits, &tables, &ivls, &st, &scan, coef, &dcd],
+            &[&sbits, &tables, &ivls, &st, &scan, coef, &dcd, status],
             &u,
             groups_1d(subs, 64),
         )?;
@@ -662,12 +695,20 @@ static COEF_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
     gpuimage: "",
     params: &[],
     inputs: &[],
-    outputs: &[crate::filters::registry::PortDef {
-        name: "coefficients",
-        kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Bytes {
-            capacity: 0,
-        }),
-    }],
+    outputs: &[
+        crate::filters::registry::PortDef {
+            name: "coefficients",
+            kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Bytes {
+                capacity: 0,
+            }),
+        },
+        crate::filters::registry::PortDef {
+            name: "status",
+            kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Bytes {
+                capacity: 0,
+            }),
+        },
+    ],
     tolerance: crate::extend::EXACT_ENOUGH,
     build: |_| {
         Err(crate::Error::invalid(
@@ -680,9 +721,10 @@ static COEF_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
 };
 
 /// A graph node with no inputs giving a file's quantised coefficients as a
-/// `DataKind::Bytes` stream (little-endian `i16`s, the layout of [`Coefficients::data`]):
-/// entropy-decoded on the device by `record_gpu`, by libjpeg-turbo (`read_coefficients`) in
-/// `run_cpu`. For tests and tools comparing the two; `JpegDecode::from_file` decodes the same
+/// `DataKind::Bytes` stream (little-endian `i16`s, the layout of [`Coefficients::data`]), and
+/// the damage the device decode found (a second, empty `DataKind::Bytes` whose word 1 holds
+/// the `jpeg_coef::DAMAGE_*` bits, as `JpegDecode`'s): entropy-decoded on the device by
+/// `record_gpu`, by libjpeg-turbo (`read_coefficients`) in `run_cpu`. For tests and tools comparing the two; `JpegDecode::from_file` decodes the same
 /// way straight into its IDCT.
 #[derive(Clone, Debug)]
 pub struct JpegCoefficients {
@@ -711,11 +753,12 @@ impl crate::extend::Filter for JpegCoefficients {
         &COEF_DEF
     }
     fn output_descs(&self, _: &[crate::ValueDesc]) -> crate::Result<Vec<crate::ValueDesc>> {
-        Ok(vec![crate::ValueDesc::Data(
-            crate::value::DataKind::Bytes {
+        Ok(vec![
+            crate::ValueDesc::Data(crate::value::DataKind::Bytes {
                 capacity: self.capacity(),
-            },
-        )])
+            }),
+            crate::io::jpeg_coef::STATUS_DESC,
+        ])
     }
     fn run_cpu(
         &self,
@@ -724,12 +767,13 @@ impl crate::extend::Filter for JpegCoefficients {
     ) -> crate::Result<Vec<crate::Value>> {
         let c = crate::io::jpeg_coef::read_coefficients(&self.bytes, self.capacity() as u64)
             .map_err(|e| crate::Error::invalid(format!("the host decode: {e:?}")))?;
-        Ok(vec![crate::Value::Data(crate::value::Data::Bytes(
-            crate::value::Bytes {
+        Ok(vec![
+            crate::Value::Data(crate::value::Data::Bytes(crate::value::Bytes {
                 words: [0; 3],
                 bytes: bytemuck::cast_slice(&c.data).to_vec(),
-            },
-        ))])
+            })),
+            crate::io::jpeg_coef::undamaged(),
+        ])
     }
     fn record_gpu(
         &self,
@@ -738,7 +782,9 @@ impl crate::extend::Filter for JpegCoefficients {
         outputs: &[crate::extend::GpuSlot],
     ) -> crate::Result<()> {
         rec.clear(&outputs[0].buffer);
-        self.scan.record(rec, &outputs[0].buffer, 4)
+        rec.clear(&outputs[1].buffer);
+        self.scan
+            .record(rec, &outputs[0].buffer, 4, &outputs[1].buffer)
     }
     fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
         crate::extend::Footprint::WholeImage

@@ -1,18 +1,22 @@
 // The Huffman decode of a JPEG scan (issue 30; `io::jpeg_huffdec`), shared by the
 // synchronisation kernels (jpeg_huffdec_sync.wgsl) and the writing one
-// (jpeg_huffdec_write.wgsl), each of which defines `emit_dc(unit, diff)` and
-// `emit_ac(unit, k, value)`. A decoder's state at a subsequence boundary is packed in one word:
+// (jpeg_huffdec_write.wgsl), each of which defines `emit_dc(unit, diff)`,
+// `emit_ac(unit, k, value)`, `emit_bad(unit)` (a code longer than 16 bits in scan unit `unit`:
+// libjpeg's JWRN_HUFF_BAD_CODE) and `emit_end(unit)` (unit `unit` complete, `p_pos` past its
+// last bit: the writing kernel checks it against its interval's real end). A decoder's state at a subsequence boundary is packed in one word:
 // the bits its last symbol ran past the boundary (0..31) | the coefficient expected next in
 // zigzag order (0: the DC) << 5 | the block of the MCU << 11 | blocks started in the
 // subsequence << 15. What libjpeg-turbo's jdhuff.c decodes (`decode_mcu`), AC runs past 63
-// landing on 63 as its `jpeg_natural_order` does, a code longer than 16 bits read as symbol 0.
+// landing on 63 as its `jpeg_natural_order` does, a code longer than 16 bits read as symbol 0
+// after 17 bits.
 
 // the entropy-coded bits, most significant first in each word; each restart interval from a
 // subsequence boundary
 @group(0) @binding(0) var<storage, read> sbits: array<u32>;
 // 8 tables (DC 0..4, AC 0..4) of TABLE_WORDS, then the natural index of each zigzag position
 @group(0) @binding(1) var<storage, read> tabs: array<u32>;
-// per subsequence its interval, then per interval its first subsequence
+// per subsequence its interval, then per interval its first subsequence, then per interval the
+// bit where its entropy-coded data really ends (before the padding)
 @group(0) @binding(2) var<storage, read> ivls: array<u32>;
 // per subsequence the state at its end, then per round whether it changed a state
 @group(0) @binding(3) var<storage, read_write> st: array<atomic<u32>>;
@@ -84,7 +88,10 @@ fn huff(slot: u32) -> u32 {
             return tabs[base + VALS + k];
         }
     }
-    p_pos += 16u;
+    // libjpeg reads 17 bits as symbol 0 (warning, except in libjpeg-turbo's fast path): the
+    // data is damaged (DC tables are slots 0..3, their unit not yet counted)
+    emit_bad(select(p_unit - 1u, p_unit, slot < 4u));
+    p_pos += 17u;
     return 0u;
 }
 
@@ -113,6 +120,7 @@ fn step() {
         p_z = 64u;
     }
     if (p_z >= 64u) {
+        emit_end(p_unit - 1u);
         p_z = 0u;
         p_b += 1u;
         if (p_b >= hu.a.z) {

@@ -10,30 +10,40 @@
 @group(0) @binding(2) var<storage, read_write> coefw: array<u32>;
 @group(0) @binding(3) var<uniform> hu: HdU;
 
-@compute @workgroup_size(64)
-fn dc_sums(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let t = linear_id(wid, nwg, lid, 64u);
-    if (t >= hu.c.w) {
-        return;
-    }
+// Chunk `t`'s DC differences summed per component from `start`, from zero at each restart
+// within it (w: 1 where one lies within); with `write`, each stored block's DC stored as it goes.
+fn dc_walk(t: u32, start: vec4<i32>, write: bool) -> vec4<i32> {
     let bpm = hu.a.z;
     let m0 = t * hu.c.z;
     let m1 = min(m0 + hu.c.z, hu.b.y);
-    var s = vec4<i32>(0i);
+    var s = start;
     for (var m = m0; m < m1; m += 1u) {
         if (m % hu.b.w == 0u) {
             s = vec4<i32>(0i, 0i, 0i, 1i);
         }
         for (var r = 0u; r < bpm; r += 1u) {
             let c = min(hu.blk[r].x, 2u);
-            s[c] += dcd[m * bpm + r];
+            let unit = m * bpm + r;
+            s[c] += dcd[unit];
+            if (write) {
+                let b = block_of(unit);
+                if (b != NONE && b < hu.d.w) {
+                    let w = hu.d.z + b * 32u;
+                    coefw[w] = (coefw[w] & 0xffff0000u) | (u32(s[c]) & 0xffffu);
+                }
+            }
         }
     }
-    chunks[t] = s;
-    // (binds `coefw` as the other entry points do)
-    if (hu.a.x == NONE) {
-        coefw[0] = 0u;
+    return s;
+}
+
+@compute @workgroup_size(64)
+fn dc_sums(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let t = linear_id(wid, nwg, lid, 64u);
+    if (t >= hu.c.w) {
+        return;
     }
+    chunks[t] = dc_walk(t, vec4<i32>(0i), false);
 }
 
 @compute @workgroup_size(1)
@@ -64,23 +74,5 @@ fn dc_apply(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     if (t >= hu.c.w) {
         return;
     }
-    let bpm = hu.a.z;
-    let m0 = t * hu.c.z;
-    let m1 = min(m0 + hu.c.z, hu.b.y);
-    var pred = chunks[t];
-    for (var m = m0; m < m1; m += 1u) {
-        if (m % hu.b.w == 0u) {
-            pred = vec4<i32>(0i);
-        }
-        for (var r = 0u; r < bpm; r += 1u) {
-            let c = min(hu.blk[r].x, 2u);
-            let unit = m * bpm + r;
-            pred[c] += dcd[unit];
-            let b = block_of(unit);
-            if (b != NONE && b < hu.d.w) {
-                let w = hu.d.z + b * 32u;
-                coefw[w] = (coefw[w] & 0xffff0000u) | (u32(pred[c]) & 0xffffu);
-            }
-        }
-    }
+    dc_walk(t, chunks[t], true);
 }

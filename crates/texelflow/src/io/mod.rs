@@ -180,21 +180,25 @@ impl Image {
     }
 
     /// `load` for a run on the GPU: a JPEG that the GPU-assisted decode takes (8-bit,
-    /// greyscale or YCbCr, sampling 1:1 or 2:1, undamaged) is only entropy-decoded here, into
-    /// a node that makes its pixels on the device (`Pipeline::try_run_produced`); anything
-    /// else is decoded as `load` does, with the reason where it is a JPEG.
+    /// greyscale or YCbCr, sampling 1:1 or 2:1) becomes a node that makes its pixels on the
+    /// device (`Pipeline::try_run_produced`); anything else is decoded as `load` does, with
+    /// the reason where it is a JPEG. A baseline JPEG in one scan is not even entropy-decoded
+    /// here: the device decodes its Huffman-coded data too ([`Image::load_for_device_with`]).
     pub fn load_for_device(
         path: impl AsRef<std::path::Path>,
         options: &LoadOptions,
     ) -> Result<ForDevice> {
-        Self::load_for_device_with(path, options, false)
+        Self::load_for_device_with(path, options, true)
     }
 
-    /// [`Image::load_for_device`], with `gpu_entropy`: a baseline JPEG in one scan (what
-    /// `io::jpeg_huffdec` takes) is not entropy-decoded here either; its node uploads the
-    /// file's bytes and the device decodes the Huffman-coded data too
-    /// (`jpeg_coef::JpegDecode::from_file`). Damage within the entropy-coded data then goes
-    /// unseen (libjpeg-turbo's warnings send such a file to the host decode otherwise).
+    /// [`Image::load_for_device`], the entropy decode on the device or not: with
+    /// `gpu_entropy`, a baseline JPEG in one scan (what `io::jpeg_huffdec` takes) is not
+    /// entropy-decoded here; its node uploads the file's bytes and the device decodes the
+    /// Huffman-coded data too (`jpeg_coef::JpegDecode::from_file`). Damage there that
+    /// libjpeg-turbo warns about is flagged by the device: `Pipeline::try_run_produced` then
+    /// gives `Error::ProducerRejected`, and the caller loads the file again without
+    /// `gpu_entropy` (libjpeg-turbo's entropy decode here, whose warnings send a damaged file
+    /// to the host decode and its policy for damaged files).
     pub fn load_for_device_with(
         path: impl AsRef<std::path::Path>,
         options: &LoadOptions,

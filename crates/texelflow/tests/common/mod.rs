@@ -3,6 +3,9 @@
 
 use std::sync::{Arc, OnceLock};
 
+#[cfg(feature = "turbojpeg")]
+pub mod turbo;
+
 use texelflow::{Backend, Gpu, GpuOptions, Image, PixelFormat, Value};
 
 /// The GPU all tests use: Vulkan unless `TEXELFLOW_TEST_BACKEND` says otherwise. Tests
