@@ -1135,7 +1135,9 @@ fn a_callers_device_runs_pipelines_as_our_own() {
 }
 
 /// Issue 31: a caller's texture read in place (`io::texture::run_texture`) gives what the same
-/// image from host memory gives on that device, byte for byte: rgba8unorm as RGBA8, r8unorm as
+/// image from host memory gives on that device, byte for byte, and so does a run from texture
+/// to texture (`run_textures`: rgba8unorm out byte for byte, rgba16float within an f16 step):
+/// rgba8unorm as RGBA8, r8unorm as
 /// Gray8 (an odd width: rows padded in the buffer), rgba16float as RGBA16; a format it cannot
 /// read and a texture without TEXTURE_BINDING are errors, and so is a run on the CPU reference.
 #[test]
@@ -1234,6 +1236,98 @@ fn a_callers_texture_is_read_in_place() {
         let v = in_place.take("output").unwrap();
         assert_eq!(max_diff(&host, &v), Ok(0.0), "{format:?}");
     }
+    // textures in and out (`run_textures`): nothing but a status leaves the device
+    let read_back = |t: &wgpu::Texture, bpp: u32| -> Vec<u8> {
+        let (w, h) = (t.width(), t.height());
+        let row = (w * bpp).div_ceil(256) * 256;
+        let buf = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: u64::from(row * h),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = device.create_command_encoder(&Default::default());
+        enc.copy_texture_to_buffer(
+            t.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buf,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(h),
+                },
+            },
+            t.size(),
+        );
+        queue.submit([enc.finish()]);
+        buf.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        let data = buf.slice(..).get_mapped_range().unwrap().to_vec();
+        data.chunks(row as usize)
+            .flat_map(|r| r[..(w * bpp) as usize].to_vec())
+            .collect()
+    };
+    let storage = wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC;
+    let spec = "gaussian_blur(sigma=2) | saturation(1.2)";
+    let input = texture(
+        701,
+        333,
+        wgpu::TextureFormat::Rgba8Unorm,
+        rgba.as_u8(),
+        bind,
+    );
+    let host = pipe(spec).run(&Backend::Gpu(gpu.clone()), &rgba).unwrap();
+    let host = host.as_image().unwrap();
+    let out8 = texture(
+        701,
+        333,
+        wgpu::TextureFormat::Rgba8Unorm,
+        &vec![7; 701 * 333 * 4],
+        storage,
+    );
+    texelflow::io::texture::run_textures(&pipe(spec), &gpu, &input, &out8, &Default::default())
+        .unwrap();
+    assert!(read_back(&out8, 4) == host.as_u8(), "rgba8unorm out");
+    // rgba16float: each value within an f16 step of k / 255
+    let out16 = texture(
+        701,
+        333,
+        wgpu::TextureFormat::Rgba16Float,
+        &vec![0; 701 * 333 * 8],
+        storage,
+    );
+    texelflow::io::texture::run_textures(&pipe(spec), &gpu, &input, &out16, &Default::default())
+        .unwrap();
+    let f16_value = |b: u16| -> f32 {
+        let (e, m) = (i32::from((b >> 10) & 31), f32::from(b & 1023));
+        if e == 0 {
+            m * 2f32.powi(-24)
+        } else {
+            (1.0 + m / 1024.0) * 2f32.powi(e - 15)
+        }
+    };
+    let got16 = read_back(&out16, 8);
+    for (k, c) in got16.chunks_exact(2).zip(host.as_u8()) {
+        let v = f16_value(u16::from_le_bytes([k[0], k[1]]));
+        let want = f32::from(*c) / 255.0;
+        // one f16 step: the store's rounding is the device's (lavapipe truncates)
+        assert!(
+            (v - want).abs() <= want.max(1.0 / 1024.0) / 1024.0 + 1e-7,
+            "{v} {want}"
+        );
+    }
+    // a result of another size than the output texture
+    let small = texture(8, 8, wgpu::TextureFormat::Rgba8Unorm, &[0; 256], storage);
+    let e = texelflow::io::texture::run_textures(
+        &pipe(spec),
+        &gpu,
+        &input,
+        &small,
+        &Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("701x333") && e.contains("8x8"), "{e}");
     // what it cannot read
     let t = texture(4, 4, wgpu::TextureFormat::Rg8Unorm, &[0; 32], bind);
     let e = TextureSource::new(&t).unwrap_err().to_string();

@@ -1,7 +1,9 @@
 //! Images that already live on the GPU as a caller's wgpu textures (issue 31): a pipeline reads
 //! one in place, on the device the caller opened (`Gpu::from_wgpu`), with no trip through host
 //! memory. `TextureSource` is a graph node with no inputs (as `jpeg_coef::JpegDecode` is) whose
-//! kernel copies the texture into the graph's source buffer in the layout of its format.
+//! kernel copies the texture into the graph's source buffer in the layout of its format;
+//! `TextureSink` is a last node (as `jpeg_file::JpegFile` is) that writes the result into the
+//! caller's storage texture, so that nothing but a 16-byte status comes back.
 
 use std::sync::Arc;
 
@@ -165,6 +167,198 @@ pub fn run_texture(
     let d = source.desc();
     pipeline
         .try_run_produced(&Backend::Gpu(gpu.clone()), Box::new(source), opts)?
+        .ok_or_else(|| {
+            Error::unsupported(format!(
+                "a {}x{} texture's run does not fit the device whole (texture inputs do not run in tiles yet)",
+                d.width, d.height
+            ))
+        })
+}
+
+static SINK_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
+    name: "texture_sink",
+    family: crate::extend::Family::Convert,
+    summary: "a graph's result into a caller's wgpu texture (not in the catalogue)",
+    doc: "",
+    gpuimage: "",
+    params: &[],
+    inputs: crate::extend::IMAGE,
+    outputs: &[crate::filters::registry::PortDef {
+        name: "done",
+        kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Bytes {
+            capacity: 0,
+        }),
+    }],
+    tolerance: crate::extend::EXACT_ENOUGH,
+    build: |_| Err(Error::invalid("texture_sink is made from a wgpu texture")),
+    uniforms: &[],
+    test_inputs: None,
+    schedules: &[],
+};
+
+/// A caller's 2-D storage texture (its first mip level, first layer) as where a graph's last
+/// image goes: `Rgba8Unorm` or `Rgba16Float` with `STORAGE_BINDING` usage, the size of that
+/// image. RGBA8 and RGBA16 results are stored as they are (unorm), a Gray8 result as grey with
+/// alpha 1. The node's own output is an empty byte stream: the image is in the texture.
+#[derive(Debug, Clone)]
+pub struct TextureSink {
+    view: wgpu::TextureView,
+    size: (u32, u32),
+    rgba16f: bool,
+}
+
+impl TextureSink {
+    /// The sink for `texture`; an error names a format or usage it cannot write.
+    pub fn new(texture: &wgpu::Texture) -> Result<TextureSink> {
+        let rgba16f = match texture.format() {
+            wgpu::TextureFormat::Rgba8Unorm => false,
+            wgpu::TextureFormat::Rgba16Float => true,
+            f => {
+                return Err(Error::unsupported(format!(
+                    "a {f:?} texture as an output (texelflow writes rgba8unorm and rgba16float)"
+                )))
+            }
+        };
+        if !texture
+            .usage()
+            .contains(wgpu::TextureUsages::STORAGE_BINDING)
+        {
+            return Err(Error::invalid(
+                "the output texture needs STORAGE_BINDING usage for texelflow to write it",
+            ));
+        }
+        if texture.dimension() != wgpu::TextureDimension::D2 {
+            return Err(Error::invalid("texelflow writes 2-D textures"));
+        }
+        let view = texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("texelflow.texture_sink"),
+            dimension: Some(wgpu::TextureViewDimension::D2),
+            base_mip_level: 0,
+            mip_level_count: Some(1),
+            base_array_layer: 0,
+            array_layer_count: Some(1),
+            ..Default::default()
+        });
+        let size = texture.size();
+        Ok(TextureSink {
+            view,
+            size: (size.width, size.height),
+            rgba16f,
+        })
+    }
+}
+
+impl crate::extend::Filter for TextureSink {
+    fn def(&self) -> &'static crate::extend::FilterDef {
+        &SINK_DEF
+    }
+    fn output_descs(&self, inputs: &[crate::ValueDesc]) -> Result<Vec<crate::ValueDesc>> {
+        let Some(d) = inputs.first().and_then(|d| d.image()) else {
+            return Err(Error::invalid("texture_sink takes an image"));
+        };
+        if !matches!(
+            d.format,
+            PixelFormat::Rgba8 | PixelFormat::Gray8 | PixelFormat::Rgba16
+        ) {
+            return Err(Error::invalid(format!(
+                "texture_sink takes RGBA8, Gray8 or RGBA16, not {}",
+                d.format.name()
+            )));
+        }
+        if (d.width, d.height) != self.size {
+            return Err(Error::invalid(format!(
+                "the result is {}x{}, the output texture {}x{}",
+                d.width, d.height, self.size.0, self.size.1
+            )));
+        }
+        Ok(vec![crate::ValueDesc::Data(
+            crate::value::DataKind::Bytes { capacity: 0 },
+        )])
+    }
+    fn run_cpu(&self, _: &[&crate::Value], _: &[crate::ValueDesc]) -> Result<Vec<crate::Value>> {
+        Err(Error::unsupported(
+            "a texture output is written on the GPU that owns it, not by the CPU reference",
+        ))
+    }
+    fn record_gpu(
+        &self,
+        rec: &mut crate::extend::NodeRecorder<'_>,
+        inputs: &[crate::extend::GpuSlot],
+        outputs: &[crate::extend::GpuSlot],
+    ) -> Result<()> {
+        let d = inputs[0]
+            .desc
+            .image()
+            .ok_or_else(|| Error::invalid("texture_sink takes an image"))?;
+        let mode = match d.format {
+            PixelFormat::Rgba8 => 0,
+            PixelFormat::Gray8 => 1,
+            _ => 2,
+        };
+        let (key, target) = if self.rgba16f {
+            (
+                "io.texture_sink.rgba16f",
+                include_str!("texture_sink_rgba16f.wgsl"),
+            )
+        } else {
+            (
+                "io.texture_sink.rgba8",
+                include_str!("texture_sink_rgba8.wgsl"),
+            )
+        };
+        let kernel = crate::extend::Kernel::new(
+            key,
+            &[target, include_str!("texture_sink.wgsl")],
+            "texture_sink",
+        );
+        let u: [u32; 4] = [d.width, d.height, mode, d.width.div_ceil(4)];
+        rec.dispatch_binds(
+            &kernel,
+            &[
+                crate::runtime::Bind::Buffer(&inputs[0].buffer),
+                crate::runtime::Bind::Texture(&self.view),
+            ],
+            bytemuck::cast_slice(&u),
+            crate::extend::groups_2d(d.width, d.height, 16, 16),
+        )?;
+        // the status: an empty stream
+        rec.clear(&outputs[0].buffer);
+        Ok(())
+    }
+    fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
+        crate::extend::Footprint::Pixel
+    }
+    fn box_clone(&self) -> Box<dyn crate::extend::Filter> {
+        Box::new(self.clone())
+    }
+}
+
+/// Runs `pipeline` from the image in texture `input` into texture `output` on `gpu` (the
+/// device both belong to, usually from `Gpu::from_wgpu`): no pixel leaves the device, and the
+/// run waits for the GPU (a 16-byte status comes back). `output` is a `TextureSink`'s: rgba8unorm
+/// or rgba16float with `STORAGE_BINDING` usage, the result's size. An error where the result
+/// does not fit `output`, or the run would not go whole on the device.
+pub fn run_textures(
+    pipeline: &Pipeline,
+    gpu: &Arc<Gpu>,
+    input: &wgpu::Texture,
+    output: &wgpu::Texture,
+    opts: &RunOptions,
+) -> Result<()> {
+    let source = TextureSource::new(input)?;
+    let sink = TextureSink::new(output)?;
+    let d = source.desc();
+    // the sink's own check first, for its message (a run that does not take it is `None`)
+    let (g, _) = pipeline.graph_for(d)?;
+    let last = g
+        .outputs
+        .last()
+        .map(|(_, p)| g.desc(*p))
+        .ok_or_else(|| Error::internal("a pipeline's graph has an output"))?;
+    crate::extend::Filter::output_descs(&sink, &[last])?;
+    pipeline
+        .try_run_produced_then(&Backend::Gpu(gpu.clone()), Box::new(source), Box::new(sink), opts)?
+        .map(|_| ())
         .ok_or_else(|| {
             Error::unsupported(format!(
                 "a {}x{} texture's run does not fit the device whole (texture inputs do not run in tiles yet)",
