@@ -1136,7 +1136,8 @@ fn a_callers_device_runs_pipelines_as_our_own() {
 
 /// Issue 31: a caller's texture read in place (`io::texture::run_texture`) gives what the same
 /// image from host memory gives on that device, byte for byte, and so does a run from texture
-/// to texture (`run_textures`: rgba8unorm out byte for byte, rgba16float within an f16 step):
+/// to texture (`run_textures`: rgba8unorm out byte for byte, rgba16float within an f16 step;
+/// `encode_textures`: recorded into the caller's encoder, two frames and the caller's own copy):
 /// rgba8unorm as RGBA8, r8unorm as
 /// Gray8 (an odd width: rows padded in the buffer), rgba16float as RGBA16; a format it cannot
 /// read and a texture without TEXTURE_BINDING are errors, and so is a run on the CPU reference.
@@ -1316,6 +1317,91 @@ fn a_callers_texture_is_read_in_place() {
             "{v} {want}"
         );
     }
+    // recorded into the caller's encoder (`encode_textures`): two frames, then the caller's
+    // own copy of the first output, all in one encoder and one submission
+    let other = random_image(701, 333, PixelFormat::Rgba8, 43);
+    let input2 = texture(
+        701,
+        333,
+        wgpu::TextureFormat::Rgba8Unorm,
+        other.as_u8(),
+        bind,
+    );
+    let host2 = pipe(spec).run(&Backend::Gpu(gpu.clone()), &other).unwrap();
+    let frame1 = texture(
+        701,
+        333,
+        wgpu::TextureFormat::Rgba8Unorm,
+        &vec![7; 701 * 333 * 4],
+        storage,
+    );
+    let frame2 = texture(
+        701,
+        333,
+        wgpu::TextureFormat::Rgba8Unorm,
+        &vec![7; 701 * 333 * 4],
+        storage,
+    );
+    let mut enc = device.create_command_encoder(&Default::default());
+    let p = pipe(spec);
+    texelflow::io::texture::encode_textures(
+        &p,
+        &gpu,
+        &input,
+        &frame1,
+        &mut enc,
+        &Default::default(),
+    )
+    .unwrap();
+    texelflow::io::texture::encode_textures(
+        &p,
+        &gpu,
+        &input2,
+        &frame2,
+        &mut enc,
+        &Default::default(),
+    )
+    .unwrap();
+    // a texelflow run submitted meanwhile takes none of the recorded runs' buffers
+    let between = pipe(spec).run(&Backend::Gpu(gpu.clone()), &other).unwrap();
+    assert_eq!(max_diff(&between, &host2), Ok(0.0));
+    let row = (701 * 4u32).div_ceil(256) * 256;
+    let copy = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: u64::from(row * 333),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    enc.copy_texture_to_buffer(
+        frame1.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &copy,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(333),
+            },
+        },
+        frame1.size(),
+    );
+    queue.submit([enc.finish()]);
+    copy.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let copied: Vec<u8> = copy
+        .slice(..)
+        .get_mapped_range()
+        .unwrap()
+        .chunks(row as usize)
+        .flat_map(|r| r[..701 * 4].to_vec())
+        .collect();
+    assert!(
+        copied == host.as_u8(),
+        "frame 1, copied in the caller's encoder"
+    );
+    assert!(
+        read_back(&frame2, 4) == host2.as_image().unwrap().as_u8(),
+        "frame 2"
+    );
     // a result of another size than the output texture
     let small = texture(8, 8, wgpu::TextureFormat::Rgba8Unorm, &[0; 256], storage);
     let e = texelflow::io::texture::run_textures(

@@ -1001,6 +1001,39 @@ pub(crate) fn submit_gpu<'g>(
     })
 }
 
+/// Records a run of `graph`, whose sources are all made on the device (no host image), into
+/// the caller's `encoder` without submitting it and without reading anything back: for an
+/// application's frame loop (issue 31). The run's buffers are taken from the pool and not
+/// given back (the caller submits later, so a later run must not reuse them); wgpu keeps them
+/// alive until the caller's commands are done.
+pub(crate) fn encode_into(
+    gpu: &Gpu,
+    graph: &Graph,
+    opts: &RunOptions,
+    encoder: &mut wgpu::CommandEncoder,
+) -> Result<()> {
+    gpu.check_health()?;
+    check_limits(gpu, opts.tiling.max_gpu_memory, graph)?;
+    graph.check_states()?;
+    let plan = plan(graph, opts);
+    let mut bufs = RunBuffers::new(gpu);
+    let (slots, _) = upload_sources(gpu, graph, &[], &mut bufs, encoder)?;
+    gpu.scoped(|| {
+        encode_steps(
+            gpu,
+            graph,
+            &plan,
+            encoder,
+            &mut bufs,
+            slots,
+            None,
+            None,
+            Passes::Merged,
+        )
+        .map(|_| ())
+    })?
+}
+
 /// Waits for a submitted run and reads its outputs back.
 pub(crate) fn finish_gpu(graph: &Graph, run: Submitted<'_>) -> Result<RunResult> {
     let Submitted {

@@ -483,6 +483,31 @@ impl Pipeline {
         self.run_then(backend, Input::Produced(producer), None, tail, opts)
     }
 
+    /// `try_run_produced_then`, recorded into the caller's `encoder` instead of run: nothing is
+    /// submitted, waited for or read back (the tail writes where the caller reads, e.g. a
+    /// texture: `io::texture::encode_textures`). `None` where the planner would not run the
+    /// image whole, or `tail` does not take the last stage's output.
+    pub fn encode_produced_then(
+        &self,
+        gpu: &std::sync::Arc<crate::runtime::Gpu>,
+        producer: Box<dyn super::filter::Filter>,
+        tail: Box<dyn super::filter::Filter>,
+        encoder: &mut wgpu::CommandEncoder,
+        opts: &RunOptions,
+    ) -> Result<Option<()>> {
+        let backend = Backend::Gpu(gpu.clone());
+        let Some((g, images)) = self.graph_then(&backend, Input::Produced(producer), tail, opts)?
+        else {
+            return Ok(None);
+        };
+        if !images.is_empty() {
+            return Err(Error::unsupported(
+                "a pipeline with images of its own (with=...) is not recorded into an encoder yet",
+            ));
+        }
+        super::execute::encode_into(gpu, &g, opts, encoder).map(Some)
+    }
+
     /// `run_with` with `tail` after the last stage, as `try_run_produced_then`.
     pub fn try_run_then(
         &self,
@@ -508,6 +533,23 @@ impl Pipeline {
         tail: Box<dyn super::filter::Filter>,
         opts: &RunOptions,
     ) -> Result<Option<RunResult>> {
+        let Some((g, images)) = self.graph_then(backend, input, tail, opts)? else {
+            return Ok(None);
+        };
+        let mut refs: Vec<(&str, &Image)> = bound.map(|i| ("input", i)).into_iter().collect();
+        refs.extend(images.iter().map(|(n, i)| (n.as_str(), &**i)));
+        producer_ok(backend.run(&g, &refs, opts)?).map(Some)
+    }
+
+    /// The graph of `run_then`, with the images of its other sources; `None` where the run
+    /// would not go whole or the tail does not take the last stage's output.
+    fn graph_then(
+        &self,
+        backend: &Backend,
+        input: Input,
+        tail: Box<dyn super::filter::Filter>,
+        opts: &RunOptions,
+    ) -> Result<Option<(Graph, NamedImages<'_>)>> {
         let desc = match &input {
             Input::Source(d) => *d,
             Input::Produced(p) => p
@@ -540,9 +582,7 @@ impl Pipeline {
                 return Ok(None);
             }
         }
-        let mut refs: Vec<(&str, &Image)> = bound.map(|i| ("input", i)).into_iter().collect();
-        refs.extend(images.iter().map(|(n, i)| (n.as_str(), &**i)));
-        producer_ok(backend.run(&g, &refs, opts)?).map(Some)
+        Ok(Some((g, images)))
     }
 
     /// `run` with options; the result also carries timings.

@@ -167,12 +167,7 @@ pub fn run_texture(
     let d = source.desc();
     pipeline
         .try_run_produced(&Backend::Gpu(gpu.clone()), Box::new(source), opts)?
-        .ok_or_else(|| {
-            Error::unsupported(format!(
-                "a {}x{} texture's run does not fit the device whole (texture inputs do not run in tiles yet)",
-                d.width, d.height
-            ))
-        })
+        .ok_or_else(|| too_large(d))
 }
 
 static SINK_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
@@ -345,10 +340,59 @@ pub fn run_textures(
     output: &wgpu::Texture,
     opts: &RunOptions,
 ) -> Result<()> {
+    let (source, sink, d) = checked_pair(pipeline, input, output)?;
+    pipeline
+        .try_run_produced_then(
+            &Backend::Gpu(gpu.clone()),
+            Box::new(source),
+            Box::new(sink),
+            opts,
+        )?
+        .map(|_| ())
+        .ok_or_else(|| too_large(d))
+}
+
+/// `run_textures`, recorded into the caller's `encoder` instead of run: nothing is submitted,
+/// waited for or read back, so a filter chain fits in an application's frame (its commands
+/// before the ones the application records after, e.g. drawing `output`). The run's buffers
+/// live until the caller's commands are done. An error where the result does not fit `output`,
+/// the run would not go whole on the device, or the pipeline has images of its own.
+///
+/// # Examples
+///
+/// ```no_run
+/// # fn main() -> texelflow::Result<()> {
+/// # let (gpu, device, camera, shown, pipe): (std::sync::Arc<texelflow::Gpu>, wgpu::Device, wgpu::Texture, wgpu::Texture, texelflow::Pipeline) = todo!();
+/// let mut encoder = device.create_command_encoder(&Default::default());
+/// texelflow::io::texture::encode_textures(&pipe, &gpu, &camera, &shown, &mut encoder, &Default::default())?;
+/// // ... the application draws `shown` with the same encoder, then submits it
+/// # Ok(())
+/// # }
+/// ```
+pub fn encode_textures(
+    pipeline: &Pipeline,
+    gpu: &Arc<Gpu>,
+    input: &wgpu::Texture,
+    output: &wgpu::Texture,
+    encoder: &mut wgpu::CommandEncoder,
+    opts: &RunOptions,
+) -> Result<()> {
+    let (source, sink, d) = checked_pair(pipeline, input, output)?;
+    pipeline
+        .encode_produced_then(gpu, Box::new(source), Box::new(sink), encoder, opts)?
+        .ok_or_else(|| too_large(d))
+}
+
+/// The source and sink of `input` and `output` for `pipeline`, the result's size checked
+/// against `output` first (for the sink's message).
+fn checked_pair(
+    pipeline: &Pipeline,
+    input: &wgpu::Texture,
+    output: &wgpu::Texture,
+) -> Result<(TextureSource, TextureSink, ImageDesc)> {
     let source = TextureSource::new(input)?;
     let sink = TextureSink::new(output)?;
     let d = source.desc();
-    // the sink's own check first, for its message (a run that does not take it is `None`)
     let (g, _) = pipeline.graph_for(d)?;
     let last = g
         .outputs
@@ -356,13 +400,13 @@ pub fn run_textures(
         .map(|(_, p)| g.desc(*p))
         .ok_or_else(|| Error::internal("a pipeline's graph has an output"))?;
     crate::extend::Filter::output_descs(&sink, &[last])?;
-    pipeline
-        .try_run_produced_then(&Backend::Gpu(gpu.clone()), Box::new(source), Box::new(sink), opts)?
-        .map(|_| ())
-        .ok_or_else(|| {
-            Error::unsupported(format!(
-                "a {}x{} texture's run does not fit the device whole (texture inputs do not run in tiles yet)",
-                d.width, d.height
-            ))
-        })
+    Ok((source, sink, d))
+}
+
+/// The error of a texture run that would not go whole on the device.
+fn too_large(d: ImageDesc) -> Error {
+    Error::unsupported(format!(
+        "a {}x{} texture's run does not fit the device whole (texture inputs do not run in tiles yet)",
+        d.width, d.height
+    ))
 }
