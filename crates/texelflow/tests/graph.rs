@@ -1137,7 +1137,8 @@ fn a_callers_device_runs_pipelines_as_our_own() {
 /// Issue 31: a caller's texture read in place (`io::texture::run_texture`) gives what the same
 /// image from host memory gives on that device, byte for byte, and so does a run from texture
 /// to texture (`run_textures`: rgba8unorm out byte for byte, rgba16float within an f16 step;
-/// `encode_textures`: recorded into the caller's encoder, two frames and the caller's own copy):
+/// `encode_textures`: recorded into the caller's encoder, two frames and the caller's own copy;
+/// `run_buffers`: storage buffers in texelflow's layouts in and out, run and recorded):
 /// rgba8unorm as RGBA8, r8unorm as
 /// Gray8 (an odd width: rows padded in the buffer), rgba16float as RGBA16; a format it cannot
 /// read and a texture without TEXTURE_BINDING are errors, and so is a run on the CPU reference.
@@ -1402,6 +1403,80 @@ fn a_callers_texture_is_read_in_place() {
         read_back(&frame2, 4) == host2.as_image().unwrap().as_u8(),
         "frame 2"
     );
+    // storage buffers in and out, in texelflow's layouts (`run_buffers`), run and recorded
+    let storage_buffer = |bytes: &[u8]| {
+        let b = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: (bytes.len() as u64).div_ceil(16) * 16,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        queue.write_buffer(&b, 0, bytes);
+        b
+    };
+    let read_buffer = |b: &wgpu::Buffer, n: usize| -> Vec<u8> {
+        let r = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: b.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(b, 0, &r, 0, b.size());
+        queue.submit([enc.finish()]);
+        r.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        let v = r.slice(..).get_mapped_range().unwrap()[..n].to_vec();
+        v
+    };
+    let in_buf = storage_buffer(rgba.as_u8());
+    let out_buf = storage_buffer(&vec![7; 701 * 333 * 4]);
+    let d = texelflow::io::texture::run_buffers(
+        &pipe(spec),
+        &gpu,
+        &in_buf,
+        rgba.desc(),
+        &out_buf,
+        None,
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(d, host.desc());
+    assert!(
+        read_buffer(&out_buf, 701 * 333 * 4) == host.as_u8(),
+        "buffer out"
+    );
+    let out_buf2 = storage_buffer(&vec![7; 701 * 333 * 4]);
+    let mut enc = device.create_command_encoder(&Default::default());
+    texelflow::io::texture::run_buffers(
+        &pipe(spec),
+        &gpu,
+        &in_buf,
+        rgba.desc(),
+        &out_buf2,
+        Some(&mut enc),
+        &Default::default(),
+    )
+    .unwrap();
+    queue.submit([enc.finish()]);
+    assert!(
+        read_buffer(&out_buf2, 701 * 333 * 4) == host.as_u8(),
+        "buffer out, recorded"
+    );
+    let e = texelflow::io::texture::run_buffers(
+        &pipe(spec),
+        &gpu,
+        &in_buf,
+        rgba.desc(),
+        &storage_buffer(&[0; 64]),
+        None,
+        &Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("the image needs"), "{e}");
     // a result of another size than the output texture
     let small = texture(8, 8, wgpu::TextureFormat::Rgba8Unorm, &[0; 256], storage);
     let e = texelflow::io::texture::run_textures(

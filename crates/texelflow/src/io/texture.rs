@@ -3,7 +3,9 @@
 //! memory. `TextureSource` is a graph node with no inputs (as `jpeg_coef::JpegDecode` is) whose
 //! kernel copies the texture into the graph's source buffer in the layout of its format;
 //! `TextureSink` is a last node (as `jpeg_file::JpegFile` is) that writes the result into the
-//! caller's storage texture, so that nothing but a 16-byte status comes back.
+//! caller's storage texture, so that nothing but a 16-byte status comes back. `BufferSource`
+//! and `BufferSink` do the same for a caller's storage buffers holding an image in texelflow's
+//! layout of its format (the table in `image.rs`).
 
 use std::sync::Arc;
 
@@ -409,4 +411,243 @@ fn too_large(d: ImageDesc) -> Error {
         "a {}x{} texture's run does not fit the device whole (texture inputs do not run in tiles yet)",
         d.width, d.height
     ))
+}
+
+static BUFFER_SOURCE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
+    name: "buffer_source",
+    family: crate::extend::Family::Convert,
+    summary: "a caller's wgpu buffer as a graph's input (not in the catalogue)",
+    doc: "",
+    gpuimage: "",
+    params: &[],
+    inputs: &[],
+    outputs: crate::extend::IMAGE,
+    tolerance: crate::extend::EXACT_ENOUGH,
+    build: |_| Err(Error::invalid("buffer_source is made from a wgpu buffer")),
+    uniforms: &[],
+    test_inputs: None,
+    schedules: &[],
+};
+
+static BUFFER_SINK_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
+    name: "buffer_sink",
+    family: crate::extend::Family::Convert,
+    summary: "a graph's result into a caller's wgpu buffer (not in the catalogue)",
+    doc: "",
+    gpuimage: "",
+    params: &[],
+    inputs: crate::extend::IMAGE,
+    outputs: &[crate::filters::registry::PortDef {
+        name: "done",
+        kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Bytes {
+            capacity: 0,
+        }),
+    }],
+    tolerance: crate::extend::EXACT_ENOUGH,
+    build: |_| Err(Error::invalid("buffer_sink is made from a wgpu buffer")),
+    uniforms: &[],
+    test_inputs: None,
+    schedules: &[],
+};
+
+/// Records the copy of `words` words from `src` into `dst`.
+fn copy_words(
+    rec: &mut crate::extend::NodeRecorder<'_>,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+    words: u64,
+) -> Result<()> {
+    let kernel = crate::extend::Kernel::new(
+        "io.buffer_copy",
+        &[include_str!("buffer_copy.wgsl")],
+        "copy_words",
+    );
+    let n = u32::try_from(words).map_err(|_| Error::invalid("an image past 2^32 words"))?;
+    let u: [u32; 4] = [n, 0, 0, 0];
+    rec.dispatch_binds(
+        &kernel,
+        &[
+            crate::runtime::Bind::Buffer(src),
+            crate::runtime::Bind::Buffer(dst),
+        ],
+        bytemuck::cast_slice(&u),
+        crate::extend::groups_1d(words, 256),
+    )
+}
+
+/// Checks that `buffer` can be bound as storage and holds `bytes`.
+fn check_buffer(buffer: &wgpu::Buffer, bytes: u64, what: &str) -> Result<()> {
+    if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
+        return Err(Error::invalid(format!(
+            "the {what} buffer needs STORAGE usage for texelflow to bind it"
+        )));
+    }
+    if buffer.size() < bytes {
+        return Err(Error::invalid(format!(
+            "the {what} buffer holds {} bytes, the image needs {bytes}",
+            buffer.size()
+        )));
+    }
+    Ok(())
+}
+
+/// A caller's storage buffer holding an image of `desc` in texelflow's layout of its format
+/// (`image.rs`: RGBA8 one word a pixel, Gray8 four pixels a word with rows padded to a word,
+/// RGBA16 two words a pixel) as a graph's input.
+#[derive(Debug, Clone)]
+pub struct BufferSource {
+    buffer: wgpu::Buffer,
+    desc: ImageDesc,
+}
+
+impl BufferSource {
+    /// The source for `buffer` holding an image of `desc`; an error where it cannot be bound
+    /// as storage or is too small.
+    pub fn new(buffer: &wgpu::Buffer, desc: ImageDesc) -> Result<BufferSource> {
+        check_buffer(
+            buffer,
+            desc.format.gpu_bytes(desc.width, desc.height),
+            "input",
+        )?;
+        Ok(BufferSource {
+            buffer: buffer.clone(),
+            desc,
+        })
+    }
+}
+
+impl crate::extend::Filter for BufferSource {
+    fn def(&self) -> &'static crate::extend::FilterDef {
+        &BUFFER_SOURCE_DEF
+    }
+    fn output_descs(&self, _: &[crate::ValueDesc]) -> Result<Vec<crate::ValueDesc>> {
+        Ok(vec![crate::ValueDesc::Image(self.desc)])
+    }
+    fn run_cpu(&self, _: &[&crate::Value], _: &[crate::ValueDesc]) -> Result<Vec<crate::Value>> {
+        Err(Error::unsupported(
+            "a buffer input runs on the GPU that owns it, not on the CPU reference",
+        ))
+    }
+    fn record_gpu(
+        &self,
+        rec: &mut crate::extend::NodeRecorder<'_>,
+        _: &[crate::extend::GpuSlot],
+        outputs: &[crate::extend::GpuSlot],
+    ) -> Result<()> {
+        copy_words(
+            rec,
+            &self.buffer,
+            &outputs[0].buffer,
+            self.desc
+                .format
+                .gpu_bytes(self.desc.width, self.desc.height)
+                / 4,
+        )
+    }
+    fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
+        crate::extend::Footprint::Pixel
+    }
+    fn box_clone(&self) -> Box<dyn crate::extend::Filter> {
+        Box::new(self.clone())
+    }
+}
+
+/// A caller's storage buffer as where a graph's last image goes, in texelflow's layout of its
+/// format (`BufferSource`'s); it must hold that image. The node's own output is an empty
+/// byte stream: the image is in the buffer.
+#[derive(Debug, Clone)]
+pub struct BufferSink {
+    buffer: wgpu::Buffer,
+}
+
+impl BufferSink {
+    /// The sink for `buffer`; an error where it cannot be bound as storage.
+    pub fn new(buffer: &wgpu::Buffer) -> Result<BufferSink> {
+        check_buffer(buffer, 0, "output")?;
+        Ok(BufferSink {
+            buffer: buffer.clone(),
+        })
+    }
+}
+
+impl crate::extend::Filter for BufferSink {
+    fn def(&self) -> &'static crate::extend::FilterDef {
+        &BUFFER_SINK_DEF
+    }
+    fn output_descs(&self, inputs: &[crate::ValueDesc]) -> Result<Vec<crate::ValueDesc>> {
+        let Some(d) = inputs.first().and_then(|d| d.image()) else {
+            return Err(Error::invalid("buffer_sink takes an image"));
+        };
+        check_buffer(
+            &self.buffer,
+            d.format.gpu_bytes(d.width, d.height),
+            "output",
+        )?;
+        Ok(vec![crate::ValueDesc::Data(
+            crate::value::DataKind::Bytes { capacity: 0 },
+        )])
+    }
+    fn run_cpu(&self, _: &[&crate::Value], _: &[crate::ValueDesc]) -> Result<Vec<crate::Value>> {
+        Err(Error::unsupported(
+            "a buffer output is written on the GPU that owns it, not by the CPU reference",
+        ))
+    }
+    fn record_gpu(
+        &self,
+        rec: &mut crate::extend::NodeRecorder<'_>,
+        inputs: &[crate::extend::GpuSlot],
+        outputs: &[crate::extend::GpuSlot],
+    ) -> Result<()> {
+        let bytes = inputs[0].desc.gpu_bytes();
+        copy_words(rec, &inputs[0].buffer, &self.buffer, bytes / 4)?;
+        rec.clear(&outputs[0].buffer);
+        Ok(())
+    }
+    fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
+        crate::extend::Footprint::Pixel
+    }
+    fn box_clone(&self) -> Box<dyn crate::extend::Filter> {
+        Box::new(self.clone())
+    }
+}
+
+/// Runs `pipeline` from the image of `desc` in buffer `input` into buffer `output` on `gpu`
+/// (the device both belong to), in texelflow's layouts (`BufferSource`); returns the result's
+/// description (its layout in `output`). No pixel leaves the device; the run waits for the GPU.
+/// With `encoder`, the run is recorded there instead and nothing is submitted or waited for
+/// (`encode_textures`' form). An error where `output` is too small for the result or the run
+/// would not go whole on the device.
+pub fn run_buffers(
+    pipeline: &Pipeline,
+    gpu: &Arc<Gpu>,
+    input: &wgpu::Buffer,
+    desc: ImageDesc,
+    output: &wgpu::Buffer,
+    encoder: Option<&mut wgpu::CommandEncoder>,
+    opts: &RunOptions,
+) -> Result<ImageDesc> {
+    let source = BufferSource::new(input, desc)?;
+    let sink = BufferSink::new(output)?;
+    let (g, _) = pipeline.graph_for(desc)?;
+    let last = g
+        .outputs
+        .last()
+        .map(|(_, p)| g.desc(*p))
+        .ok_or_else(|| Error::internal("a pipeline's graph has an output"))?;
+    crate::extend::Filter::output_descs(&sink, &[last])?;
+    let out = last
+        .image()
+        .ok_or_else(|| Error::invalid("the pipeline ends in data, not an image"))?;
+    let done = match encoder {
+        Some(e) => pipeline.encode_produced_then(gpu, Box::new(source), Box::new(sink), e, opts)?,
+        None => pipeline
+            .try_run_produced_then(
+                &Backend::Gpu(gpu.clone()),
+                Box::new(source),
+                Box::new(sink),
+                opts,
+            )?
+            .map(|_| ()),
+    };
+    done.map(|_| out).ok_or_else(|| too_large(desc))
 }
