@@ -14,21 +14,45 @@ use crate::graph::{Backend, Pipeline, RunOptions, RunResult};
 use crate::image::{ImageDesc, PixelFormat};
 use crate::runtime::Gpu;
 
-static SOURCE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
-    name: "texture_source",
-    family: crate::extend::Family::Convert,
-    summary: "a caller's wgpu texture as a graph's input (not in the catalogue)",
-    doc: "",
-    gpuimage: "",
-    params: &[],
-    inputs: &[],
-    outputs: crate::extend::IMAGE,
-    tolerance: crate::extend::EXACT_ENOUGH,
-    build: |_| Err(Error::invalid("texture_source is made from a wgpu texture")),
-    uniforms: &[],
-    test_inputs: None,
-    schedules: &[],
-};
+/// The registry entry of a node made from a caller's GPU resource (not in the catalogue: made
+/// by its `new`, never from a spec).
+const fn resource_def(
+    name: &'static str,
+    summary: &'static str,
+    inputs: &'static [crate::filters::registry::PortDef],
+    outputs: &'static [crate::filters::registry::PortDef],
+    build: fn(&crate::params::Args) -> Result<Box<dyn crate::extend::Filter>>,
+) -> crate::extend::FilterDef {
+    crate::extend::FilterDef {
+        name,
+        family: crate::extend::Family::Convert,
+        summary,
+        doc: "",
+        gpuimage: "",
+        params: &[],
+        inputs,
+        outputs,
+        tolerance: crate::extend::EXACT_ENOUGH,
+        build,
+        uniforms: &[],
+        test_inputs: None,
+        schedules: &[],
+    }
+}
+
+/// A sink's output: an empty byte stream (the image is in the caller's resource).
+const STATUS: &[crate::filters::registry::PortDef] = &[crate::filters::registry::PortDef {
+    name: "done",
+    kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Bytes { capacity: 0 }),
+}];
+
+static SOURCE_DEF: crate::extend::FilterDef = resource_def(
+    "texture_source",
+    "a caller's wgpu texture as a graph's input (not in the catalogue)",
+    &[],
+    crate::extend::IMAGE,
+    |_| Err(Error::invalid("texture_source is made from a wgpu texture")),
+);
 
 /// A caller's 2-D texture (its first mip level, first layer) as a graph's input image:
 /// `Rgba8Unorm` (and its sRGB form, read as stored) as RGBA8, `R8Unorm` as Gray8,
@@ -172,26 +196,13 @@ pub fn run_texture(
         .ok_or_else(|| too_large(d))
 }
 
-static SINK_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
-    name: "texture_sink",
-    family: crate::extend::Family::Convert,
-    summary: "a graph's result into a caller's wgpu texture (not in the catalogue)",
-    doc: "",
-    gpuimage: "",
-    params: &[],
-    inputs: crate::extend::IMAGE,
-    outputs: &[crate::filters::registry::PortDef {
-        name: "done",
-        kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Bytes {
-            capacity: 0,
-        }),
-    }],
-    tolerance: crate::extend::EXACT_ENOUGH,
-    build: |_| Err(Error::invalid("texture_sink is made from a wgpu texture")),
-    uniforms: &[],
-    test_inputs: None,
-    schedules: &[],
-};
+static SINK_DEF: crate::extend::FilterDef = resource_def(
+    "texture_sink",
+    "a graph's result into a caller's wgpu texture (not in the catalogue)",
+    crate::extend::IMAGE,
+    STATUS,
+    |_| Err(Error::invalid("texture_sink is made from a wgpu texture")),
+);
 
 /// A caller's 2-D storage texture (its first mip level, first layer) as where a graph's last
 /// image goes: `Rgba8Unorm` or `Rgba16Float` with `STORAGE_BINDING` usage, the size of that
@@ -413,42 +424,21 @@ fn too_large(d: ImageDesc) -> Error {
     ))
 }
 
-static BUFFER_SOURCE_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
-    name: "buffer_source",
-    family: crate::extend::Family::Convert,
-    summary: "a caller's wgpu buffer as a graph's input (not in the catalogue)",
-    doc: "",
-    gpuimage: "",
-    params: &[],
-    inputs: &[],
-    outputs: crate::extend::IMAGE,
-    tolerance: crate::extend::EXACT_ENOUGH,
-    build: |_| Err(Error::invalid("buffer_source is made from a wgpu buffer")),
-    uniforms: &[],
-    test_inputs: None,
-    schedules: &[],
-};
+static BUFFER_SOURCE_DEF: crate::extend::FilterDef = resource_def(
+    "buffer_source",
+    "a caller's wgpu buffer as a graph's input (not in the catalogue)",
+    &[],
+    crate::extend::IMAGE,
+    |_| Err(Error::invalid("buffer_source is made from a wgpu buffer")),
+);
 
-static BUFFER_SINK_DEF: crate::extend::FilterDef = crate::extend::FilterDef {
-    name: "buffer_sink",
-    family: crate::extend::Family::Convert,
-    summary: "a graph's result into a caller's wgpu buffer (not in the catalogue)",
-    doc: "",
-    gpuimage: "",
-    params: &[],
-    inputs: crate::extend::IMAGE,
-    outputs: &[crate::filters::registry::PortDef {
-        name: "done",
-        kind: crate::filters::registry::PortKind::Data(crate::value::DataKind::Bytes {
-            capacity: 0,
-        }),
-    }],
-    tolerance: crate::extend::EXACT_ENOUGH,
-    build: |_| Err(Error::invalid("buffer_sink is made from a wgpu buffer")),
-    uniforms: &[],
-    test_inputs: None,
-    schedules: &[],
-};
+static BUFFER_SINK_DEF: crate::extend::FilterDef = resource_def(
+    "buffer_sink",
+    "a graph's result into a caller's wgpu buffer (not in the catalogue)",
+    crate::extend::IMAGE,
+    STATUS,
+    |_| Err(Error::invalid("buffer_sink is made from a wgpu buffer")),
+);
 
 /// Records the copy of `words` words from `src` into `dst`.
 fn copy_words(
