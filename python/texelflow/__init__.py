@@ -40,6 +40,7 @@ if "XDG_RUNTIME_DIR" not in os.environ:
     os.environ.setdefault("NODEVICE_SELECT", "1")
 
 from . import _texelflow as _native  # noqa: E402
+from . import _cuda  # noqa: E402
 
 __all__ = [
     "apply",
@@ -150,8 +151,19 @@ class Pipeline:
         memory), record, wait (for the GPU), readback (mapping the results)."""
         return self._native.last_host_times
 
-    def run(self, image: np.ndarray) -> Union[np.ndarray, Dict[str, Any]]:
-        """Runs on one image; returns an array (an image result) or a dict (a data result)."""
+    def run(self, image: Any, *, channels_first: bool = False) -> Any:
+        """Runs on one image; returns an array (an image result) or a dict (a data result).
+
+        A CUDA tensor (torch, CuPy: anything with ``__cuda_array_interface__``) gives a tensor
+        of the same kind on the same device, with no host copy where texelflow's GPU can
+        share memory with CUDA (else through host memory, with a warning once): (H, W[, C]),
+        or (C, H, W) with ``channels_first``, and a batch (N, ...) image by image; uint8,
+        uint16, float16 or float32. Its stream's earlier work is waited for; the result is
+        written on that stream."""
+        if _cuda.is_cuda(image):
+            return _cuda.run(self, image, channels_first)
+        if channels_first:
+            raise ValueError("channels_first is for CUDA tensors; transpose a numpy array with np.moveaxis(a, 0, -1)")
         array = _check_array(image)
         out, notes = self._native.run(array)
         _warn(notes)
@@ -197,6 +209,8 @@ class Pipeline:
         a third is read back), with the GIL released throughout. ``images``: a sequence of
         arrays (sizes may differ; returns a list in the same order), or one (N, H, W[, C])
         array (returns one (N, ...) array when every result is an image)."""
+        if _cuda.is_cuda(images):
+            return _cuda.run(self, images if images.ndim == 4 else images[..., None])
         stacked = isinstance(images, np.ndarray) and images.ndim in (3, 4) and images.dtype in _SUPPORTED
         arrays = [_check_array(a) for a in (list(images) if not stacked else [images[i] for i in range(images.shape[0])])]
         results = self._native.run_batch(arrays, in_flight)

@@ -12,6 +12,8 @@
 //! the GPU works.
 
 mod array;
+#[cfg(target_os = "linux")]
+mod cuda;
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -278,6 +280,11 @@ struct PyPipeline {
     /// The fallback note when "auto" found no GPU.
     note: Option<String>,
     last_host: Mutex<texelflow::HostTimes>,
+    /// The CUDA side of runs on CUDA tensors (`cuda.rs`), made on the first.
+    #[cfg(target_os = "linux")]
+    cuda: Mutex<Option<cuda::Share>>,
+    /// The CUDA device sharing was refused for, and why (not tried again).
+    cuda_refused: Mutex<Option<(i32, String)>>,
 }
 
 /// Opens the images a spec names: a key of `images` (an array), else a file.
@@ -318,6 +325,9 @@ impl PyPipeline {
             spec: spec.to_string(),
             note,
             last_host: Mutex::new(Default::default()),
+            #[cfg(target_os = "linux")]
+            cuda: Mutex::new(None),
+            cuda_refused: Mutex::new(None),
         })
     }
 
@@ -467,6 +477,204 @@ impl PyPipeline {
         // for `len()` bytes as long as `base` lives; the array keeps `base` alive
         let bytes: &[u8] = unsafe { std::slice::from_raw_parts(up.as_ptr(), up.len()) };
         view_array(base.into_any(), bytes, desc, row_bytes).map(Some)
+    }
+
+    /// The result's (width, height, format name) for an input of `width` x `height` in
+    /// `format` ("rgba8", "gray8", "rgba16"), or None where it is not an image (data).
+    fn output_format(
+        &self,
+        width: u32,
+        height: u32,
+        format: &str,
+    ) -> PyResult<Option<(u32, u32, &'static str)>> {
+        let desc = ImageDesc::new(width, height, format_by_name(format)?);
+        Ok(self
+            .pipe
+            .output_desc(desc)
+            .ok()
+            .map(|d| (d.width, d.height, d.format.name())))
+    }
+
+    /// Why CUDA tensors on device `ordinal` cannot share memory with this pipeline's device
+    /// (then they go through host memory), or None where they can. Sets the sharing up.
+    fn cuda_share(&self, py: Python<'_>, ordinal: i32) -> PyResult<Option<String>> {
+        #[cfg(target_os = "linux")]
+        {
+            let Backend::Gpu(gpu) = &self.backend else {
+                return Ok(Some("the pipeline runs on the CPU reference".into()));
+            };
+            let mut slot = self
+                .cuda
+                .lock()
+                .map_err(|_| PyRuntimeError::new_err("CUDA state poisoned"))?;
+            if slot.as_ref().is_some_and(|s| s.ordinal() == ordinal) {
+                return Ok(None);
+            }
+            let mut refused = self
+                .cuda_refused
+                .lock()
+                .map_err(|_| PyRuntimeError::new_err("CUDA state poisoned"))?;
+            if let Some((_, why)) = refused.as_ref().filter(|(o, _)| *o == ordinal) {
+                return Ok(Some(why.clone()));
+            }
+            *slot = None;
+            let gpu = gpu.clone();
+            match py.detach(|| cuda::Share::new(gpu, ordinal)) {
+                Ok(share) => {
+                    *slot = Some(share);
+                    Ok(None)
+                }
+                Err(why) => {
+                    *refused = Some((ordinal, why.clone()));
+                    Ok(Some(why))
+                }
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (py, ordinal);
+            Ok(Some(
+                "memory sharing with CUDA is implemented on Linux only".into(),
+            ))
+        }
+    }
+
+    /// Host times of the last CUDA call, ms: `cuda_wait_ms` (for the caller's stream and the
+    /// last copy out), `run_ms` (texelflow's runs: record, submit, wait), `other_ms` (copies
+    /// queued, buffers grown); None before the first.
+    #[getter]
+    fn last_cuda_times<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        #[cfg(target_os = "linux")]
+        {
+            let slot = self
+                .cuda
+                .lock()
+                .map_err(|_| PyRuntimeError::new_err("CUDA state poisoned"))?;
+            let Some(share) = slot.as_ref() else {
+                return Ok(None);
+            };
+            let d = PyDict::new(py);
+            for (k, v) in ["cuda_wait_ms", "run_ms", "other_ms"]
+                .iter()
+                .zip(share.last_ms)
+            {
+                d.set_item(k, v)?;
+            }
+            d.set_item("import_tries", share.import_tries)?;
+            Ok(Some(d))
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = py;
+            Ok(None)
+        }
+    }
+
+    /// Runs on the image at device address `src` (rows `src_pitch` bytes apart, `width` x
+    /// `height` in `format`'s layout) into the device address `dst` (rows `dst_pitch` apart,
+    /// the result of `output_format`), through memory shared with CUDA (`cuda_share` first),
+    /// the copies on CUDA stream `stream`; `count` images, `src_step` and `dst_step` bytes
+    /// apart (a batch).
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (stream, src, src_pitch, width, height, format, dst, dst_pitch, count=1, src_step=0, dst_step=0))]
+    fn run_cuda(
+        &self,
+        py: Python<'_>,
+        stream: usize,
+        src: u64,
+        src_pitch: usize,
+        width: u32,
+        height: u32,
+        format: &str,
+        dst: u64,
+        dst_pitch: usize,
+        count: u64,
+        src_step: u64,
+        dst_step: u64,
+    ) -> PyResult<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let Backend::Gpu(gpu) = &self.backend else {
+                return Err(PyRuntimeError::new_err(
+                    "the pipeline runs on the CPU reference",
+                ));
+            };
+            let desc = ImageDesc::new(width, height, format_by_name(format)?);
+            let out = self.pipe.output_desc(desc).map_err(py_err)?;
+            let plane = |d: ImageDesc| cuda::Plane {
+                row_bytes: d.width as usize * d.format.channels() * sample_bytes(d.format),
+                rows: d.height as usize,
+                pitch: d.format.gpu_row_bytes(d.width) as usize,
+            };
+            let (input, output) = (plane(desc), plane(out));
+            for (rows, plane, what) in [(src_pitch, input, "input"), (dst_pitch, output, "output")]
+            {
+                if rows < plane.row_bytes {
+                    return Err(PyValueError::new_err(format!(
+                        "the {what} tensor's rows are {rows} bytes apart, less than a row's {} bytes",
+                        plane.row_bytes
+                    )));
+                }
+            }
+            let mut slot = self
+                .cuda
+                .lock()
+                .map_err(|_| PyRuntimeError::new_err("CUDA state poisoned"))?;
+            let share = slot
+                .as_mut()
+                .ok_or_else(|| PyRuntimeError::new_err("run_cuda before cuda_share"))?;
+            let pipe = &self.pipe;
+            let opts = run_options();
+            let r = py.detach(|| {
+                share.run(
+                    stream,
+                    (
+                        cuda::Rows {
+                            ptr: src,
+                            pitch: src_pitch,
+                            step: src_step,
+                        },
+                        input,
+                    ),
+                    (
+                        cuda::Rows {
+                            ptr: dst,
+                            pitch: dst_pitch,
+                            step: dst_step,
+                        },
+                        output,
+                    ),
+                    count,
+                    |slots| {
+                        texelflow::io::texture::run_buffer_batch(
+                            pipe,
+                            gpu,
+                            slots.input,
+                            desc,
+                            slots.output,
+                            slots.count,
+                            &opts,
+                        )
+                        .map(|_| ())
+                    },
+                )
+            });
+            match r {
+                Ok(()) => Ok(()),
+                Err(cuda::RunError::Cuda(e)) => Err(PyRuntimeError::new_err(e)),
+                Err(cuda::RunError::Texelflow(e)) => Err(py_err(e)),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (
+                py, stream, src, src_pitch, width, height, format, dst, dst_pitch,
+            );
+            let _ = (count, src_step, dst_step);
+            Err(PyRuntimeError::new_err(
+                "memory sharing with CUDA is implemented on Linux only",
+            ))
+        }
     }
 
     fn __repr__(&self) -> String {

@@ -1513,3 +1513,154 @@ fn a_callers_texture_is_read_in_place() {
         .to_string();
     assert!(e.contains("runs on the GPU that owns it"), "{e}");
 }
+
+/// Issue 31: memory exported for CUDA (`Gpu::export_buffer`) is an ordinary storage buffer to
+/// texelflow: a run from one exported buffer into another (poisoned first) equals the host path
+/// byte for byte; the descriptor is an open file, given once; the device reports a UUID. A
+/// driver without VK_KHR_external_memory_fd gives one clear error instead.
+#[test]
+fn exported_buffers_run_like_any_other() {
+    use std::os::fd::AsRawFd;
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN;
+    desc.flags = wgpu::InstanceFlags::empty();
+    let instance = wgpu::Instance::new(desc);
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    let features = adapter.features() & (wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F16);
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: adapter.limits(),
+        required_features: features,
+        ..Default::default()
+    }))
+    .unwrap();
+    let gpu =
+        texelflow::Gpu::from_wgpu(&adapter, device.clone(), queue.clone(), &Default::default());
+    let img = random_image(45, 29, PixelFormat::Rgba8, 5);
+    let pipe = Pipeline::parse("gaussian_blur(sigma=1.5) | color_invert", &mut |p: &str| {
+        Image::open(p)
+    })
+    .unwrap();
+    let want = pipe.run(&Backend::Gpu(gpu.clone()), &img).unwrap();
+    let want = want.as_image().unwrap();
+    let bytes = img.desc().format.gpu_bytes(45, 29);
+    let mut input = match gpu.export_buffer(bytes) {
+        Ok(b) => b,
+        Err(e) => {
+            assert!(e.to_string().contains("VK_KHR_external_memory_fd"), "{e}");
+            return;
+        }
+    };
+    assert!(gpu.device_uuid().is_some());
+    let fd = input.take_fd().expect("a descriptor");
+    assert!(input.take_fd().is_none(), "the descriptor is given once");
+    assert!(std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd())).is_ok());
+    assert!(input.allocation_size() >= bytes);
+    let output = gpu.export_buffer(bytes).unwrap();
+    queue.write_buffer(input.buffer(), 0, img.as_u8());
+    queue.write_buffer(output.buffer(), 0, &vec![7; bytes as usize]);
+    let d = texelflow::io::texture::run_buffers(
+        &pipe,
+        &gpu,
+        input.buffer(),
+        img.desc(),
+        output.buffer(),
+        None,
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(d, want.desc());
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(output.buffer(), 0, &read, 0, bytes);
+    queue.submit([enc.finish()]);
+    read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let got = read.slice(..).get_mapped_range().unwrap().to_vec();
+    assert!(got == want.as_u8(), "exported buffer out");
+    // a zero-sized buffer is an error, not a panic
+    assert!(gpu.export_buffer(0).is_err());
+
+    // a batch in one submission (`run_buffer_batch`): three Gray8 images of an odd width at
+    // 4-byte-aligned steps in one buffer, their results at other steps, each equal to its own
+    // host-path run; a step too short for a result is an error
+    let gray = Pipeline::parse(
+        "gaussian_blur(sigma=1.2) | box_blur(radius=1)",
+        &mut |p: &str| Image::open(p),
+    )
+    .unwrap();
+    let imgs: Vec<Image> = (0..3)
+        .map(|k| random_image(37, 11, PixelFormat::Gray8, 40 + k))
+        .collect();
+    let bytes = imgs[0].desc().format.gpu_bytes(37, 11);
+    let (in_step, out_step) = (bytes + 8, bytes + 20);
+    let batch_in = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 3 * in_step,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    for (k, im) in imgs.iter().enumerate() {
+        queue.write_buffer(&batch_in, k as u64 * in_step, &im.to_gpu_bytes());
+    }
+    let batch_out = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 3 * out_step,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(&batch_out, 0, &vec![7; 3 * out_step as usize]);
+    let d = texelflow::io::texture::run_buffer_batch(
+        &gray,
+        &gpu,
+        (&batch_in, in_step),
+        imgs[0].desc(),
+        (&batch_out, out_step),
+        3,
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(d, imgs[0].desc());
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 3 * out_step,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&batch_out, 0, &read, 0, 3 * out_step);
+    queue.submit([enc.finish()]);
+    read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let got = read.slice(..).get_mapped_range().unwrap().to_vec();
+    for (k, im) in imgs.iter().enumerate() {
+        let want = gray.run(&Backend::Gpu(gpu.clone()), im).unwrap();
+        let at = k * out_step as usize;
+        assert!(
+            got[at..at + bytes as usize] == *want.as_image().unwrap().to_gpu_bytes(),
+            "batch image {k}"
+        );
+        // the bytes between results are untouched
+        assert!(got[at + bytes as usize..at + out_step as usize]
+            .iter()
+            .all(|&b| b == 7));
+    }
+    let e = texelflow::io::texture::run_buffer_batch(
+        &gray,
+        &gpu,
+        (&batch_in, in_step),
+        imgs[0].desc(),
+        (&batch_out, bytes - 4),
+        3,
+        &Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("bytes apart"), "{e}");
+}

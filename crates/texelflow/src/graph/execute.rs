@@ -1012,13 +1012,25 @@ pub(crate) fn encode_into(
     opts: &RunOptions,
     encoder: &mut wgpu::CommandEncoder,
 ) -> Result<()> {
+    encode_into_keeping(gpu, graph, opts, encoder).map(|_| ())
+}
+
+/// `encode_into`, returning the buffers the run uses, for a caller that waits for the
+/// submission holding it to give them back to the device's pool (`Gpu::give_back`): a next
+/// run then reuses them instead of making its own.
+pub(crate) fn encode_into_keeping(
+    gpu: &Gpu,
+    graph: &Graph,
+    opts: &RunOptions,
+    encoder: &mut wgpu::CommandEncoder,
+) -> Result<Vec<Arc<wgpu::Buffer>>> {
     gpu.check_health()?;
     check_limits(gpu, opts.tiling.max_gpu_memory, graph)?;
     graph.check_states()?;
     let plan = plan(graph, opts);
     let mut bufs = RunBuffers::new(gpu);
     let (slots, _) = upload_sources(gpu, graph, &[], &mut bufs, encoder)?;
-    gpu.scoped(|| {
+    let encoded = gpu.scoped(|| {
         encode_steps(
             gpu,
             graph,
@@ -1030,8 +1042,14 @@ pub(crate) fn encode_into(
             None,
             Passes::Merged,
         )
-        .map(|_| ())
-    })?
+    })??;
+    let mut used: Vec<Arc<wgpu::Buffer>> = std::mem::take(&mut bufs.free);
+    for slot in encoded.slots.into_values() {
+        if !used.iter().any(|b| Arc::ptr_eq(b, &slot.buffer)) {
+            used.push(slot.buffer);
+        }
+    }
+    Ok(used)
 }
 
 /// Waits for a submitted run and reads its outputs back.

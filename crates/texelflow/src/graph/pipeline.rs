@@ -508,6 +508,29 @@ impl Pipeline {
         super::execute::encode_into(gpu, &g, opts, encoder).map(Some)
     }
 
+    /// `encode_produced_then`, returning the run's buffers for the device's pool once the
+    /// caller has waited for the submission holding the run (`Gpu::give_back`).
+    pub(crate) fn encode_produced_then_keeping(
+        &self,
+        gpu: &std::sync::Arc<crate::runtime::Gpu>,
+        producer: Box<dyn super::filter::Filter>,
+        tail: Box<dyn super::filter::Filter>,
+        encoder: &mut wgpu::CommandEncoder,
+        opts: &RunOptions,
+    ) -> Result<Option<Vec<std::sync::Arc<wgpu::Buffer>>>> {
+        let backend = Backend::Gpu(gpu.clone());
+        let Some((g, images)) = self.graph_then(&backend, Input::Produced(producer), tail, opts)?
+        else {
+            return Ok(None);
+        };
+        if !images.is_empty() {
+            return Err(Error::unsupported(
+                "a pipeline with images of its own (with=...) is not recorded into an encoder yet",
+            ));
+        }
+        super::execute::encode_into_keeping(gpu, &g, opts, encoder).map(Some)
+    }
+
     /// `run_with` with `tail` after the last stage, as `try_run_produced_then`.
     pub fn try_run_then(
         &self,

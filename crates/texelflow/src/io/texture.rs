@@ -406,12 +406,7 @@ fn checked_pair(
     let source = TextureSource::new(input)?;
     let sink = TextureSink::new(output)?;
     let d = source.desc();
-    let (g, _) = pipeline.graph_for(d)?;
-    let last = g
-        .outputs
-        .last()
-        .map(|(_, p)| g.desc(*p))
-        .ok_or_else(|| Error::internal("a pipeline's graph has an output"))?;
+    let last = crate::value::ValueDesc::Image(pipeline.output_desc(d)?);
     crate::extend::Filter::output_descs(&sink, &[last])?;
     Ok((source, sink, d))
 }
@@ -440,11 +435,12 @@ static BUFFER_SINK_DEF: crate::extend::FilterDef = resource_def(
     |_| Err(Error::invalid("buffer_sink is made from a wgpu buffer")),
 );
 
-/// Records the copy of `words` words from `src` into `dst`.
+/// Records the copy of `words` words from `src` (from word `src_at`) into `dst` (from word
+/// `dst_at`).
 fn copy_words(
     rec: &mut crate::extend::NodeRecorder<'_>,
-    src: &wgpu::Buffer,
-    dst: &wgpu::Buffer,
+    (src, src_at): (&wgpu::Buffer, u64),
+    (dst, dst_at): (&wgpu::Buffer, u64),
     words: u64,
 ) -> Result<()> {
     let kernel = crate::extend::Kernel::new(
@@ -452,8 +448,8 @@ fn copy_words(
         &[include_str!("buffer_copy.wgsl")],
         "copy_words",
     );
-    let n = u32::try_from(words).map_err(|_| Error::invalid("an image past 2^32 words"))?;
-    let u: [u32; 4] = [n, 0, 0, 0];
+    let word = |v: u64| u32::try_from(v).map_err(|_| Error::invalid("a buffer past 2^32 words"));
+    let u: [u32; 4] = [word(words)?, word(src_at)?, word(dst_at)?, 0];
     rec.dispatch_binds(
         &kernel,
         &[
@@ -488,22 +484,42 @@ fn check_buffer(buffer: &wgpu::Buffer, bytes: u64, what: &str) -> Result<()> {
 pub struct BufferSource {
     buffer: wgpu::Buffer,
     desc: ImageDesc,
+    /// Where the image starts in `buffer`, bytes (a multiple of 4).
+    offset: u64,
 }
 
 impl BufferSource {
     /// The source for `buffer` holding an image of `desc`; an error where it cannot be bound
     /// as storage or is too small.
     pub fn new(buffer: &wgpu::Buffer, desc: ImageDesc) -> Result<BufferSource> {
+        Self::at(buffer, desc, 0)
+    }
+
+    /// `new` for an image starting `offset` bytes into `buffer` (a multiple of 4): one of a
+    /// batch of images in one buffer.
+    pub fn at(buffer: &wgpu::Buffer, desc: ImageDesc, offset: u64) -> Result<BufferSource> {
+        check_offset(offset)?;
         check_buffer(
             buffer,
-            desc.format.gpu_bytes(desc.width, desc.height),
+            offset.saturating_add(desc.format.gpu_bytes(desc.width, desc.height)),
             "input",
         )?;
         Ok(BufferSource {
             buffer: buffer.clone(),
             desc,
+            offset,
         })
     }
+}
+
+/// An error unless `offset` is a whole number of words.
+fn check_offset(offset: u64) -> Result<()> {
+    if !offset.is_multiple_of(4) {
+        return Err(Error::invalid(format!(
+            "an image {offset} bytes into a buffer: images start on a multiple of 4 bytes"
+        )));
+    }
+    Ok(())
 }
 
 impl crate::extend::Filter for BufferSource {
@@ -526,8 +542,8 @@ impl crate::extend::Filter for BufferSource {
     ) -> Result<()> {
         copy_words(
             rec,
-            &self.buffer,
-            &outputs[0].buffer,
+            (&self.buffer, self.offset / 4),
+            (&outputs[0].buffer, 0),
             self.desc
                 .format
                 .gpu_bytes(self.desc.width, self.desc.height)
@@ -548,14 +564,23 @@ impl crate::extend::Filter for BufferSource {
 #[derive(Debug, Clone)]
 pub struct BufferSink {
     buffer: wgpu::Buffer,
+    /// Where the image goes in `buffer`, bytes (a multiple of 4).
+    offset: u64,
 }
 
 impl BufferSink {
     /// The sink for `buffer`; an error where it cannot be bound as storage.
     pub fn new(buffer: &wgpu::Buffer) -> Result<BufferSink> {
-        check_buffer(buffer, 0, "output")?;
+        Self::at(buffer, 0)
+    }
+
+    /// `new` for an image written `offset` bytes into `buffer` (a multiple of 4).
+    pub fn at(buffer: &wgpu::Buffer, offset: u64) -> Result<BufferSink> {
+        check_offset(offset)?;
+        check_buffer(buffer, offset, "output")?;
         Ok(BufferSink {
             buffer: buffer.clone(),
+            offset,
         })
     }
 }
@@ -570,7 +595,8 @@ impl crate::extend::Filter for BufferSink {
         };
         check_buffer(
             &self.buffer,
-            d.format.gpu_bytes(d.width, d.height),
+            self.offset
+                .saturating_add(d.format.gpu_bytes(d.width, d.height)),
             "output",
         )?;
         Ok(vec![crate::ValueDesc::Data(
@@ -589,7 +615,12 @@ impl crate::extend::Filter for BufferSink {
         outputs: &[crate::extend::GpuSlot],
     ) -> Result<()> {
         let bytes = inputs[0].desc.gpu_bytes();
-        copy_words(rec, &inputs[0].buffer, &self.buffer, bytes / 4)?;
+        copy_words(
+            rec,
+            (&inputs[0].buffer, 0),
+            (&self.buffer, self.offset / 4),
+            bytes / 4,
+        )?;
         rec.clear(&outputs[0].buffer);
         Ok(())
     }
@@ -618,12 +649,7 @@ pub fn run_buffers(
 ) -> Result<ImageDesc> {
     let source = BufferSource::new(input, desc)?;
     let sink = BufferSink::new(output)?;
-    let (g, _) = pipeline.graph_for(desc)?;
-    let last = g
-        .outputs
-        .last()
-        .map(|(_, p)| g.desc(*p))
-        .ok_or_else(|| Error::internal("a pipeline's graph has an output"))?;
+    let last = crate::value::ValueDesc::Image(pipeline.output_desc(desc)?);
     crate::extend::Filter::output_descs(&sink, &[last])?;
     let out = last
         .image()
@@ -640,4 +666,50 @@ pub fn run_buffers(
             .map(|_| ()),
     };
     done.map(|_| out).ok_or_else(|| too_large(desc))
+}
+
+/// `run_buffers` on `count` images of `desc` lying `in_step` bytes apart in `input` (the first
+/// at 0), their results `out_step` apart in `output`: every run recorded into one command
+/// buffer, submitted once and waited for once (a batch pays one submission and one wait, not
+/// one each). Steps are multiples of 4. Returns the results' description. An error where a
+/// result does not fit its place in `output`, or the pipeline would not run whole on the device.
+#[allow(clippy::too_many_arguments)]
+pub fn run_buffer_batch(
+    pipeline: &Pipeline,
+    gpu: &Arc<Gpu>,
+    (input, in_step): (&wgpu::Buffer, u64),
+    desc: ImageDesc,
+    (output, out_step): (&wgpu::Buffer, u64),
+    count: u32,
+    opts: &RunOptions,
+) -> Result<ImageDesc> {
+    let out = pipeline.output_desc(desc)?;
+    if count > 1 && out.format.gpu_bytes(out.width, out.height) > out_step {
+        return Err(Error::invalid(format!(
+            "results of {} bytes lie {out_step} bytes apart",
+            out.format.gpu_bytes(out.width, out.height)
+        )));
+    }
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let mut used = Vec::new();
+    for i in 0..u64::from(count) {
+        let source = BufferSource::at(input, desc, i * in_step)?;
+        let sink = BufferSink::at(output, i * out_step)?;
+        crate::extend::Filter::output_descs(&sink, &[crate::value::ValueDesc::Image(out)])?;
+        used.extend(
+            pipeline
+                .encode_produced_then_keeping(
+                    gpu,
+                    Box::new(source),
+                    Box::new(sink),
+                    &mut encoder,
+                    opts,
+                )?
+                .ok_or_else(|| too_large(desc))?,
+        );
+    }
+    let index = gpu.scoped(|| gpu.queue.submit([encoder.finish()]))?;
+    gpu.wait_for(Some(index))?;
+    gpu.give_back(used);
+    Ok(out)
 }

@@ -637,6 +637,15 @@ impl Gpu {
         self.pipelines.lock().map(|c| c.len()).unwrap_or(0)
     }
 
+    /// Gives buffers of finished runs back to the pool (`graph::execute::encode_into_keeping`).
+    pub(crate) fn give_back(&self, buffers: Vec<Arc<wgpu::Buffer>>) {
+        if let Ok(mut pool) = self.pool.lock() {
+            for b in buffers {
+                pool.give(b);
+            }
+        }
+    }
+
     /// Blocks until submission `index` has finished (all submitted work: `None`). Threads
     /// sharing the device wait for their own work only, not for each other's.
     pub(crate) fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<()> {

@@ -4,6 +4,8 @@
 mod context;
 #[cfg(feature = "bench")]
 pub mod driver_stats;
+#[cfg(target_os = "linux")]
+mod external;
 mod kernel;
 mod pool;
 pub mod schedule;
@@ -12,6 +14,8 @@ pub(crate) mod wgsl_template;
 
 pub use context::{AdapterSummary, CompiledKernel, Gpu, GpuInfo, GpuOptions};
 pub(crate) use context::{Readback, Staged};
+#[cfg(target_os = "linux")]
+pub use external::ExportedBuffer;
 pub(crate) use kernel::Bind;
 pub use kernel::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
 pub(crate) use pool::size_class;
