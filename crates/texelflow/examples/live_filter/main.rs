@@ -56,20 +56,20 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
     Ok(args)
 }
 
+/// An opened device: its adapter, itself, its queue, and texelflow on it.
+type Opened = (
+    wgpu::Adapter,
+    wgpu::Device,
+    wgpu::Queue,
+    Arc<texelflow::Gpu>,
+);
+
 /// The application's device (its adapter compatible with `surface` where there is one), and
 /// texelflow on it.
 fn open(
     instance: &wgpu::Instance,
     surface: Option<&wgpu::Surface<'_>>,
-) -> Result<
-    (
-        wgpu::Adapter,
-        wgpu::Device,
-        wgpu::Queue,
-        Arc<texelflow::Gpu>,
-    ),
-    Box<dyn std::error::Error>,
-> {
+) -> Result<Opened, Box<dyn std::error::Error>> {
     let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
         compatible_surface: surface,
         ..Default::default()
