@@ -1523,7 +1523,8 @@ fn callers_device() -> (wgpu::Device, wgpu::Queue, std::sync::Arc<texelflow::Gpu
     let instance = wgpu::Instance::new(desc);
     let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
         .expect("a Vulkan adapter (lavapipe in CI)");
-    let features = adapter.features() & (wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F16);
+    let features = adapter.features()
+        & (wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F16 | wgpu::Features::TIMESTAMP_QUERY);
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         required_limits: adapter.limits(),
         required_features: features,
@@ -1615,7 +1616,7 @@ fn mapped_rows(device: &wgpu::Device, buf: &wgpu::Buffer, row: u32, packed: u32)
 /// rows are re-laid at a 256-byte stride in a buffer and copied in, `NodeRecorder::
 /// copy_buffer_to_texture`) equals the host path byte for byte, run (`run_textures`) and
 /// recorded into the caller's encoder (`encode_textures`, the caller's own copy of the result
-/// after it in the same encoder), at an awkward size (rows padded twice over) and at a width of
+/// after it in the same encoder), untimed, timed (a compute pass a step) and poisoned, at an awkward size (rows padded twice over) and at a width of
 /// 256 (rows copied as they lie); an RGBA result, a texture of another size and one without
 /// COPY_DST are clear errors.
 #[test]
@@ -1641,15 +1642,28 @@ fn a_gray_result_goes_into_a_callers_r8unorm_texture() {
             bind,
         );
         let junk = vec![7; (w * h) as usize];
-        let out = filled_texture(&device, &queue, (w, h), r8, &junk, out_usage);
-        run_textures(&pipe(spec), &gpu, &input, &out, &Default::default()).unwrap();
-        let mut enc = device.create_command_encoder(&Default::default());
-        let (buf, row) = copy_out(&device, &mut enc, &out, 1);
-        queue.submit([enc.finish()]);
-        assert!(
-            mapped_rows(&device, &buf, row, w) == host.as_u8(),
-            "{w}x{h}, run"
-        );
+        // steps sharing a compute pass (untimed), a pass each (timed), poisoned outputs
+        let timed = texelflow::RunOptions {
+            timings: true,
+            ..Default::default()
+        };
+        let poisoned = texelflow::RunOptions {
+            poison: true,
+            ..Default::default()
+        };
+        for opts in [texelflow::RunOptions::default(), timed, poisoned] {
+            let out = filled_texture(&device, &queue, (w, h), r8, &junk, out_usage);
+            run_textures(&pipe(spec), &gpu, &input, &out, &opts).unwrap();
+            let mut enc = device.create_command_encoder(&Default::default());
+            let (buf, row) = copy_out(&device, &mut enc, &out, 1);
+            queue.submit([enc.finish()]);
+            assert!(
+                mapped_rows(&device, &buf, row, w) == host.as_u8(),
+                "{w}x{h}, run (timings {}, poison {})",
+                opts.timings,
+                opts.poison
+            );
+        }
         // recorded: the caller's copy of the result in the same encoder, one submission
         let out2 = filled_texture(&device, &queue, (w, h), r8, &junk, out_usage);
         let mut enc = device.create_command_encoder(&Default::default());
