@@ -5,7 +5,8 @@
 //! onto the window's surface. One encoder, one submission, no pixel through host memory.
 //!
 //! `cargo run --release -p texelflow --features live-window --example live_filter [-- --spec
-//! SPEC] [--size WxH]` opens a window (winit; the feature keeps it out of other builds).
+//! SPEC] [--size WxH]` opens a window (winit; the feature keeps it out of other builds) and
+//! prints the time a frame every 60 frames.
 //! `--offscreen N --out PATH` draws N frames onto an offscreen texture
 //! of a surface's usual format instead (no window, no event loop), one line of timings a
 //! frame, and writes the last frame to the PNG at PATH: the form CI runs
@@ -168,6 +169,8 @@ mod window {
         queue: wgpu::Queue,
         live: LiveFilter,
         frame: u32,
+        /// When the last 60 frames began (their time is printed).
+        since: std::time::Instant,
     }
 
     struct App {
@@ -213,6 +216,7 @@ mod window {
                 queue,
                 live,
                 frame: 0,
+                since: std::time::Instant::now(),
             });
             Ok(())
         }
@@ -241,6 +245,15 @@ mod window {
             self.window.pre_present_notify();
             self.queue.present(texture);
             self.frame += 1;
+            if self.frame.is_multiple_of(60) {
+                println!(
+                    "frames {}..{}: {:.2} ms a frame",
+                    self.frame - 60,
+                    self.frame,
+                    self.since.elapsed().as_secs_f64() * 1e3 / 60.0
+                );
+                self.since = std::time::Instant::now();
+            }
             self.window.request_redraw();
             Ok(())
         }
