@@ -97,6 +97,7 @@ def main():
         r["equal_to_numpy_route"] = bool(np.array_equal(out.cpu().numpy(), ref))
         r["time"] = med(lambda: pipe.run(t), args.repeat, 10, sync)
         r["host_split_last_run"] = pipe._native.last_cuda_times
+        r["shared_after_first"] = pipe._native.cuda_share(0) is None
         # texelflow's own path from a pinned host image, for scale (the run without CUDA)
         r["texelflow_numpy_view"] = med(lambda: pipe.run(a), 20, 5, lambda: None)
         r["host_times_numpy_last_run"] = pipe.last_host_times
@@ -114,6 +115,7 @@ def main():
         t = torch.from_numpy(a).cuda()
         r = {"images": n}
         r["texelflow"] = med(lambda: pipe.run(t), 10, 2, sync)
+        r["host_split_last_call"] = pipe._native.last_cuda_times
         check = pipe.run(t[:2])
         r["texelflow_equal_to_numpy_route"] = bool(np.array_equal(check[1].cpu().numpy(), pipe.run(a[1])))
         nchw = t.permute(0, 3, 1, 2)
@@ -201,6 +203,9 @@ def main():
                     got = p.run(t).cpu().numpy()
                     want = p.run(a)
                     out[key] = {"equal": bool(np.array_equal(got, want)), "shape": list(got.shape), "dtype": str(got.dtype)}
+                    if got.dtype.kind == "f" and got.shape == want.shape:
+                        # floats: the division by 65535 or 255 on the GPU may differ in the last bit
+                        out[key]["max_abs_diff"] = float(np.abs(got.astype(np.float64) - want).max())
                 except Exception as e:  # noqa: BLE001
                     out[key] = {"error": f"{type(e).__name__}: {e}"}
             try:

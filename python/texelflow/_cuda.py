@@ -104,6 +104,12 @@ class _Api:
         v = self.lib.nan_to_num(t.astype(self.lib.float32), nan=0.0).clip(0.0, 1.0) * 65535.0 + 0.5
         return self.lib.floor(v).astype(self.lib.uint16)
 
+    def from_unorm8(self, t: Any, dtype: str) -> Any:
+        """An 8-bit result of a float image back to floats (/ 255, as the numpy route)."""
+        if self.kind == "torch":
+            return (t.float() / 255.0).to(getattr(self.lib, dtype))
+        return (t.astype(self.lib.float32) / 255.0).astype(dtype)
+
     def from_unorm16(self, t: Any, dtype: str) -> Any:
         if self.kind == "torch":
             return ((t.to(self.lib.int32) & 0xFFFF).float() / 65535.0).to(getattr(self.lib, dtype))
@@ -237,6 +243,8 @@ def _shared(pipeline: Any, api: _Api, tensor: Any, dtype: str) -> Any:
             out = api.from_unorm16(out, dtype)
         elif api.kind == "torch":
             out = out.view(api.lib.uint16)
+    elif dtype in ("float16", "float32"):
+        out = api.from_unorm8(out, dtype)
     if out.ndim == 4 and t.ndim == 4 and t.shape[3] == 3:
         out = out[..., :3]
     elif out.ndim == 3 and t.ndim == 4 and t.shape[3] == 1:

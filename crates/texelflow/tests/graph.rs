@@ -1514,6 +1514,230 @@ fn a_callers_texture_is_read_in_place() {
     assert!(e.contains("runs on the GPU that owns it"), "{e}");
 }
 
+/// A device opened by the caller (Vulkan: lavapipe in CI) with the adapter's limits and the
+/// features texelflow's schedules use, and texelflow on it (`Gpu::from_wgpu`).
+fn callers_device() -> (wgpu::Device, wgpu::Queue, std::sync::Arc<texelflow::Gpu>) {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN;
+    desc.flags = wgpu::InstanceFlags::empty();
+    let instance = wgpu::Instance::new(desc);
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
+        .expect("a Vulkan adapter (lavapipe in CI)");
+    let features = adapter.features()
+        & (wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F16 | wgpu::Features::TIMESTAMP_QUERY);
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: adapter.limits(),
+        required_features: features,
+        ..Default::default()
+    }))
+    .expect("device");
+    let gpu =
+        texelflow::Gpu::from_wgpu(&adapter, device.clone(), queue.clone(), &Default::default());
+    (device, queue, gpu)
+}
+
+/// A `w` x `h` texture of `format` holding `bytes` (rows packed), with `usage` and COPY_DST.
+fn filled_texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    (w, h): (u32, u32),
+    format: wgpu::TextureFormat,
+    bytes: &[u8],
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    let t = device.create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size: wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: usage | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    queue.write_texture(
+        t.as_image_copy(),
+        bytes,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(bytes.len() as u32 / h),
+            rows_per_image: Some(h),
+        },
+        t.size(),
+    );
+    t
+}
+
+/// Records into `enc` the copy of texture `t` (`bpp` bytes a texel) into a new mappable buffer
+/// at rows of a multiple of 256 bytes; returns the buffer and its row stride.
+fn copy_out(
+    device: &wgpu::Device,
+    enc: &mut wgpu::CommandEncoder,
+    t: &wgpu::Texture,
+    bpp: u32,
+) -> (wgpu::Buffer, u32) {
+    let row = (t.width() * bpp).div_ceil(256) * 256;
+    let buf = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: u64::from(row * t.height()),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    enc.copy_texture_to_buffer(
+        t.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buf,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(t.height()),
+            },
+        },
+        t.size(),
+    );
+    (buf, row)
+}
+
+/// Maps `buf` (after its submission) and returns its rows of `row` bytes cut to `packed` bytes.
+fn mapped_rows(device: &wgpu::Device, buf: &wgpu::Buffer, row: u32, packed: u32) -> Vec<u8> {
+    buf.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let data = buf.slice(..).get_mapped_range().unwrap();
+    data.chunks(row as usize)
+        .flat_map(|r| r[..packed as usize].to_vec())
+        .collect()
+}
+
+/// Issue 31: a Gray8 result into a caller's r8unorm texture (no storage-texture format: the
+/// rows are re-laid at a 256-byte stride in a buffer and copied in, `NodeRecorder::
+/// copy_buffer_to_texture`) equals the host path byte for byte, run (`run_textures`) and
+/// recorded into the caller's encoder (`encode_textures`, the caller's own copy of the result
+/// after it in the same encoder), untimed, timed (a compute pass a step) and poisoned, at an awkward size (rows padded twice over) and at a width of
+/// 256 (rows copied as they lie); an RGBA result, a texture of another size and one without
+/// COPY_DST are clear errors.
+#[test]
+fn a_gray_result_goes_into_a_callers_r8unorm_texture() {
+    use texelflow::io::texture::{encode_textures, run_textures};
+    let (device, queue, gpu) = callers_device();
+    let spec = "to_gray | gaussian_blur(sigma=1.5)";
+    let pipe = |spec: &str| Pipeline::parse(spec, &mut |p: &str| Image::open(p)).unwrap();
+    let bind = wgpu::TextureUsages::TEXTURE_BINDING;
+    let r8 = wgpu::TextureFormat::R8Unorm;
+    let out_usage = wgpu::TextureUsages::COPY_SRC;
+    for (w, h, seed) in [(45, 29, 51), (256, 7, 52)] {
+        let img = random_image(w, h, PixelFormat::Rgba8, seed);
+        let host = pipe(spec).run(&Backend::Gpu(gpu.clone()), &img).unwrap();
+        let host = host.as_image().unwrap();
+        assert_eq!(host.format(), PixelFormat::Gray8);
+        let input = filled_texture(
+            &device,
+            &queue,
+            (w, h),
+            wgpu::TextureFormat::Rgba8Unorm,
+            img.as_u8(),
+            bind,
+        );
+        let junk = vec![7; (w * h) as usize];
+        // steps sharing a compute pass (untimed), a pass each (timed), poisoned outputs
+        let timed = texelflow::RunOptions {
+            timings: true,
+            ..Default::default()
+        };
+        let poisoned = texelflow::RunOptions {
+            poison: true,
+            ..Default::default()
+        };
+        for opts in [texelflow::RunOptions::default(), timed, poisoned] {
+            let out = filled_texture(&device, &queue, (w, h), r8, &junk, out_usage);
+            run_textures(&pipe(spec), &gpu, &input, &out, &opts).unwrap();
+            let mut enc = device.create_command_encoder(&Default::default());
+            let (buf, row) = copy_out(&device, &mut enc, &out, 1);
+            queue.submit([enc.finish()]);
+            assert!(
+                mapped_rows(&device, &buf, row, w) == host.as_u8(),
+                "{w}x{h}, run (timings {}, poison {})",
+                opts.timings,
+                opts.poison
+            );
+        }
+        // recorded: the caller's copy of the result in the same encoder, one submission
+        let out2 = filled_texture(&device, &queue, (w, h), r8, &junk, out_usage);
+        let mut enc = device.create_command_encoder(&Default::default());
+        encode_textures(
+            &pipe(spec),
+            &gpu,
+            &input,
+            &out2,
+            &mut enc,
+            &Default::default(),
+        )
+        .unwrap();
+        let (buf, row) = copy_out(&device, &mut enc, &out2, 1);
+        queue.submit([enc.finish()]);
+        assert!(
+            mapped_rows(&device, &buf, row, w) == host.as_u8(),
+            "{w}x{h}, recorded"
+        );
+    }
+    let input = filled_texture(
+        &device,
+        &queue,
+        (45, 29),
+        wgpu::TextureFormat::Rgba8Unorm,
+        &[0; 45 * 29 * 4],
+        bind,
+    );
+    let out = filled_texture(&device, &queue, (45, 29), r8, &[0; 45 * 29], out_usage);
+    // an RGBA result
+    let e = run_textures(
+        &pipe("gaussian_blur(sigma=1.5)"),
+        &gpu,
+        &input,
+        &out,
+        &Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("r8unorm") && e.contains("Gray8"), "{e}");
+    // another size
+    let small = filled_texture(&device, &queue, (44, 29), r8, &[0; 44 * 29], out_usage);
+    let mut enc = device.create_command_encoder(&Default::default());
+    let e = encode_textures(
+        &pipe(spec),
+        &gpu,
+        &input,
+        &small,
+        &mut enc,
+        &Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("45x29") && e.contains("44x29"), "{e}");
+    // no COPY_DST
+    let bare = device.create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size: wgpu::Extent3d {
+            width: 45,
+            height: 29,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: r8,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING,
+        view_formats: &[],
+    });
+    let e = run_textures(&pipe(spec), &gpu, &input, &bare, &Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("COPY_DST"), "{e}");
+}
+
 /// Issue 31: memory exported for CUDA (`Gpu::export_buffer`) is an ordinary storage buffer to
 /// texelflow: a run from one exported buffer into another (poisoned first) equals the host path
 /// byte for byte; the descriptor is an open file, given once; the device reports a UUID. A
@@ -1521,20 +1745,7 @@ fn a_callers_texture_is_read_in_place() {
 #[test]
 fn exported_buffers_run_like_any_other() {
     use std::os::fd::AsRawFd;
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = wgpu::Backends::VULKAN;
-    desc.flags = wgpu::InstanceFlags::empty();
-    let instance = wgpu::Instance::new(desc);
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
-    let features = adapter.features() & (wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F16);
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: adapter.limits(),
-        required_features: features,
-        ..Default::default()
-    }))
-    .unwrap();
-    let gpu =
-        texelflow::Gpu::from_wgpu(&adapter, device.clone(), queue.clone(), &Default::default());
+    let (device, queue, gpu) = callers_device();
     let img = random_image(45, 29, PixelFormat::Rgba8, 5);
     let pipe = Pipeline::parse("gaussian_blur(sigma=1.5) | color_invert", &mut |p: &str| {
         Image::open(p)

@@ -701,6 +701,8 @@ pub(crate) fn encode_steps<'g>(
                     timestamp_writes: tw,
                 });
                 rec.encode_dispatches(&mut pass);
+                drop(pass);
+                rec.encode_copies(encoder);
             }
             Passes::Merged => {
                 if rec.has_clears() {
@@ -711,10 +713,19 @@ pub(crate) fn encode_steps<'g>(
             }
         }
         labels.push(label);
+        // the temporaries go back for later steps: those are encoded after this one's copies
         for t in rec.temps.drain(..) {
             bufs.give(t);
         }
+        let copies = rec.has_copies();
         recorders.push(rec);
+        if passes == Passes::Merged && copies {
+            // a copy reads what the node's dispatches wrote: the shared pass ends first
+            merged_pass(encoder, &recorders, &mut pending, &mut began, false);
+            if let Some(rec) = recorders.last() {
+                rec.encode_copies(encoder);
+            }
+        }
         free_dying(&dying, s, &mut slots, bufs);
     }
     if passes == Passes::Merged {

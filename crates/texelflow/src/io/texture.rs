@@ -3,7 +3,8 @@
 //! memory. `TextureSource` is a graph node with no inputs (as `jpeg_coef::JpegDecode` is) whose
 //! kernel copies the texture into the graph's source buffer in the layout of its format;
 //! `TextureSink` is a last node (as `jpeg_file::JpegFile` is) that writes the result into the
-//! caller's storage texture, so that nothing but a 16-byte status comes back. `BufferSource`
+//! caller's storage texture (an r8unorm one, no storage format, by a copy from a buffer
+//! recorded in the same run), so that nothing but a 16-byte status comes back. `BufferSource`
 //! and `BufferSink` do the same for a caller's storage buffers holding an image in texelflow's
 //! layout of its format (the table in `image.rs`).
 
@@ -204,36 +205,57 @@ static SINK_DEF: crate::extend::FilterDef = resource_def(
     |_| Err(Error::invalid("texture_sink is made from a wgpu texture")),
 );
 
-/// A caller's 2-D storage texture (its first mip level, first layer) as where a graph's last
-/// image goes: `Rgba8Unorm` or `Rgba16Float` with `STORAGE_BINDING` usage, the size of that
-/// image. RGBA8 and RGBA16 results are stored as they are (unorm), a Gray8 result as grey with
-/// alpha 1. The node's own output is an empty byte stream: the image is in the texture.
+/// How a `TextureSink` writes its texture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// A kernel stores to an rgba8unorm storage texture.
+    Rgba8,
+    /// A kernel stores to an rgba16float storage texture.
+    Rgba16f,
+    /// An r8unorm texture (no storage-texture format): the Gray8 rows are copied in from a
+    /// buffer (`NodeRecorder::copy_buffer_to_texture`).
+    R8,
+}
+
+/// A caller's 2-D texture (its first mip level, first layer) as where a graph's last image
+/// goes, the size of that image: `Rgba8Unorm` or `Rgba16Float` with `STORAGE_BINDING` usage,
+/// where RGBA8 and RGBA16 results are stored as they are (unorm) and a Gray8 result as grey
+/// with alpha 1; or `R8Unorm` with `COPY_DST` usage, which takes a Gray8 result byte for byte
+/// (r8unorm is no storage-texture format: the rows are copied in from a buffer). The node's
+/// own output is an empty byte stream: the image is in the texture.
 #[derive(Debug, Clone)]
 pub struct TextureSink {
+    texture: wgpu::Texture,
     view: wgpu::TextureView,
     size: (u32, u32),
-    rgba16f: bool,
+    target: Target,
 }
 
 impl TextureSink {
     /// The sink for `texture`; an error names a format or usage it cannot write.
     pub fn new(texture: &wgpu::Texture) -> Result<TextureSink> {
-        let rgba16f = match texture.format() {
-            wgpu::TextureFormat::Rgba8Unorm => false,
-            wgpu::TextureFormat::Rgba16Float => true,
+        let target = match texture.format() {
+            wgpu::TextureFormat::Rgba8Unorm => Target::Rgba8,
+            wgpu::TextureFormat::Rgba16Float => Target::Rgba16f,
+            wgpu::TextureFormat::R8Unorm => Target::R8,
             f => {
                 return Err(Error::unsupported(format!(
-                    "a {f:?} texture as an output (texelflow writes rgba8unorm and rgba16float)"
+                    "a {f:?} texture as an output (texelflow writes rgba8unorm, rgba16float and r8unorm)"
                 )))
             }
         };
-        if !texture
-            .usage()
-            .contains(wgpu::TextureUsages::STORAGE_BINDING)
-        {
-            return Err(Error::invalid(
+        let (usage, why) = match target {
+            Target::R8 => (
+                wgpu::TextureUsages::COPY_DST,
+                "the r8unorm output texture needs COPY_DST usage for texelflow to copy into it",
+            ),
+            _ => (
+                wgpu::TextureUsages::STORAGE_BINDING,
                 "the output texture needs STORAGE_BINDING usage for texelflow to write it",
-            ));
+            ),
+        };
+        if !texture.usage().contains(usage) {
+            return Err(Error::invalid(why));
         }
         if texture.dimension() != wgpu::TextureDimension::D2 {
             return Err(Error::invalid("texelflow writes 2-D textures"));
@@ -249,10 +271,41 @@ impl TextureSink {
         });
         let size = texture.size();
         Ok(TextureSink {
+            texture: texture.clone(),
             view,
             size: (size.width, size.height),
-            rgba16f,
+            target,
         })
+    }
+
+    /// Records the copy of the Gray8 image `d` in `src` into the r8unorm texture: its rows
+    /// re-laid at a stride of a multiple of 256 bytes first, unless they already are.
+    fn record_r8(
+        &self,
+        rec: &mut crate::extend::NodeRecorder<'_>,
+        src: &Arc<wgpu::Buffer>,
+        d: ImageDesc,
+    ) -> Result<()> {
+        let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let bytes_per_row = d.width.div_ceil(align) * align;
+        let row_words = d.width.div_ceil(4);
+        if bytes_per_row == 4 * row_words {
+            return rec.copy_buffer_to_texture(src, bytes_per_row, &self.texture);
+        }
+        let rows = rec.temp(u64::from(bytes_per_row) * u64::from(d.height));
+        let kernel = crate::extend::Kernel::new(
+            "io.texture_sink.r8",
+            &[include_str!("texture_sink_r8.wgsl")],
+            "texture_sink_r8",
+        );
+        let u: [u32; 4] = [row_words, d.height, bytes_per_row / 4, 0];
+        rec.dispatch(
+            &kernel,
+            &[src.as_ref(), rows.as_ref()],
+            bytemuck::cast_slice(&u),
+            crate::extend::groups_2d(row_words, d.height, 16, 16),
+        )?;
+        rec.copy_buffer_to_texture(&rows, bytes_per_row, &self.texture)
     }
 }
 
@@ -270,6 +323,12 @@ impl crate::extend::Filter for TextureSink {
         ) {
             return Err(Error::invalid(format!(
                 "texture_sink takes RGBA8, Gray8 or RGBA16, not {}",
+                d.format.name()
+            )));
+        }
+        if self.target == Target::R8 && d.format != PixelFormat::Gray8 {
+            return Err(Error::invalid(format!(
+                "an r8unorm output texture takes a Gray8 result, not {} (end the pipeline with to_gray, or write an rgba8unorm texture)",
                 d.format.name()
             )));
         }
@@ -298,12 +357,17 @@ impl crate::extend::Filter for TextureSink {
             .desc
             .image()
             .ok_or_else(|| Error::invalid("texture_sink takes an image"))?;
+        // the status: an empty stream
+        rec.clear(&outputs[0].buffer);
+        if self.target == Target::R8 {
+            return self.record_r8(rec, &inputs[0].buffer, d);
+        }
         let mode = match d.format {
             PixelFormat::Rgba8 => 0,
             PixelFormat::Gray8 => 1,
             _ => 2,
         };
-        let (key, target) = if self.rgba16f {
+        let (key, target) = if self.target == Target::Rgba16f {
             (
                 "io.texture_sink.rgba16f",
                 include_str!("texture_sink_rgba16f.wgsl"),
@@ -328,10 +392,7 @@ impl crate::extend::Filter for TextureSink {
             ],
             bytemuck::cast_slice(&u),
             crate::extend::groups_2d(d.width, d.height, 16, 16),
-        )?;
-        // the status: an empty stream
-        rec.clear(&outputs[0].buffer);
-        Ok(())
+        )
     }
     fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
         crate::extend::Footprint::Pixel
@@ -344,7 +405,8 @@ impl crate::extend::Filter for TextureSink {
 /// Runs `pipeline` from the image in texture `input` into texture `output` on `gpu` (the
 /// device both belong to, usually from `Gpu::from_wgpu`): no pixel leaves the device, and the
 /// run waits for the GPU (a 16-byte status comes back). `output` is a `TextureSink`'s: rgba8unorm
-/// or rgba16float with `STORAGE_BINDING` usage, the result's size. An error where the result
+/// or rgba16float with `STORAGE_BINDING` usage, or r8unorm with `COPY_DST` usage for a Gray8
+/// result, the result's size. An error where the result
 /// does not fit `output`, or the run would not go whole on the device.
 pub fn run_textures(
     pipeline: &Pipeline,

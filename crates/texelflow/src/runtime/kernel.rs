@@ -1,6 +1,7 @@
-//! Kernels and per-node recording. A filter's GPU side records `Cmd`s (dispatches and
-//! buffer clears) into a `NodeRecorder`; the executor later plays them into one compute
-//! pass per node, so each node can carry its own timestamp pair.
+//! Kernels and per-node recording. A filter's GPU side records `Cmd`s (dispatches, buffer
+//! clears, buffer-to-texture copies) into a `NodeRecorder`; the executor later plays the
+//! dispatches into one compute pass per node, so each node can carry its own timestamp pair,
+//! with the clears before that pass and the copies after it.
 
 use std::sync::Arc;
 
@@ -100,6 +101,13 @@ pub(crate) enum Cmd {
         bind_group: wgpu::BindGroup,
         groups: [u32; 3],
     },
+    /// Copy rows of `bytes_per_row` from a buffer into a texture's first mip level and layer,
+    /// all of it (encoded after the node's pass).
+    CopyToTexture {
+        buffer: Arc<wgpu::Buffer>,
+        bytes_per_row: u32,
+        texture: wgpu::Texture,
+    },
 }
 
 /// Collects one node's commands and its temporary buffers.
@@ -158,6 +166,43 @@ impl<'a> NodeRecorder<'a> {
     /// outside a pass).
     pub fn has_clears(&self) -> bool {
         !self.staged.is_empty() || self.cmds.iter().any(|c| matches!(c, Cmd::Clear(_)))
+    }
+
+    /// Whether the node recorded buffer-to-texture copies (which must be encoded outside a
+    /// pass, after its dispatches: `encode_copies`).
+    pub fn has_copies(&self) -> bool {
+        self.cmds
+            .iter()
+            .any(|c| matches!(c, Cmd::CopyToTexture { .. }))
+    }
+
+    /// Encodes the recorded buffer-to-texture copies into `encoder` (after the node's pass).
+    pub fn encode_copies(&self, encoder: &mut wgpu::CommandEncoder) {
+        for c in &self.cmds {
+            if let Cmd::CopyToTexture {
+                buffer,
+                bytes_per_row,
+                texture,
+            } = c
+            {
+                encoder.copy_buffer_to_texture(
+                    wgpu::TexelCopyBufferInfo {
+                        buffer,
+                        layout: wgpu::TexelCopyBufferLayout {
+                            offset: 0,
+                            bytes_per_row: Some(*bytes_per_row),
+                            rows_per_image: Some(texture.height()),
+                        },
+                    },
+                    texture.as_image_copy(),
+                    wgpu::Extent3d {
+                        width: texture.width(),
+                        height: texture.height(),
+                        depth_or_array_layers: 1,
+                    },
+                );
+            }
+        }
     }
 
     /// A buffer of the run's pool holding `bytes`: large ones go through the device's kept
@@ -261,6 +306,54 @@ impl<'a> NodeRecorder<'a> {
             c.push((key, keep, b.clone()));
         }
         Ok(b)
+    }
+
+    /// Copies `buffer` into all of `texture`'s first mip level and layer after the node's
+    /// dispatches ran (so a kernel of the node can fill the buffer first): rows of
+    /// `bytes_per_row` bytes, a multiple of 256 (`wgpu::COPY_BYTES_PER_ROW_ALIGNMENT`), in the
+    /// texture's own texel layout. For formats a kernel cannot store to (r8unorm is no
+    /// storage-texture format). An error where the texture lacks `COPY_DST` usage, has a block
+    /// size other than one texel, the rows are misaligned or too short, or the buffer too small.
+    pub fn copy_buffer_to_texture(
+        &mut self,
+        buffer: &Arc<wgpu::Buffer>,
+        bytes_per_row: u32,
+        texture: &wgpu::Texture,
+    ) -> Result<()> {
+        if !texture.usage().contains(wgpu::TextureUsages::COPY_DST) {
+            return Err(crate::Error::invalid(
+                "the texture needs COPY_DST usage for texelflow to copy into it",
+            ));
+        }
+        let format = texture.format();
+        let texel = match (format.block_dimensions(), format.block_copy_size(None)) {
+            ((1, 1), Some(b)) => b,
+            _ => {
+                return Err(crate::Error::unsupported(format!(
+                    "a copy into a {format:?} texture (texelflow copies into uncompressed colour textures)"
+                )))
+            }
+        };
+        let (w, h) = (u64::from(texture.width()), u64::from(texture.height()));
+        let row = u64::from(bytes_per_row);
+        if row % u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) != 0 || row < w * u64::from(texel) {
+            return Err(crate::Error::invalid(format!(
+                "rows of {row} bytes for a {w}-texel-wide {format:?} texture (a multiple of 256, at least a row)"
+            )));
+        }
+        let need = row * h.saturating_sub(1) + w * u64::from(texel);
+        if buffer.size() < need {
+            return Err(crate::Error::invalid(format!(
+                "a buffer of {} bytes copied into a texture that takes {need}",
+                buffer.size()
+            )));
+        }
+        self.cmds.push(Cmd::CopyToTexture {
+            buffer: buffer.clone(),
+            bytes_per_row,
+            texture: texture.clone(),
+        });
+        Ok(())
     }
 
     /// Zeroes `buffer` before the node's dispatches run.
