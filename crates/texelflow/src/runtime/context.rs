@@ -637,6 +637,17 @@ impl Gpu {
         self.pipelines.lock().map(|c| c.len()).unwrap_or(0)
     }
 
+    /// The wgpu device (to make textures and buffers for `io::texture`'s runs on texelflow's
+    /// own device).
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The wgpu queue of `device`.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
     /// Gives buffers of finished runs back to the pool (`graph::execute::encode_into_keeping`).
     pub(crate) fn give_back(&self, buffers: Vec<Arc<wgpu::Buffer>>) {
         if let Ok(mut pool) = self.pool.lock() {
