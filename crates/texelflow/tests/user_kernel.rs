@@ -157,7 +157,7 @@ fn bad_kernels_give_one_clear_line() {
         "pixel_kernel(code={})",
         quote("fn kernel(c: vec4<f32>) -> vec4<f32> {\n    return c.rgb;\n}\n")
     ));
-    assert!(e.starts_with("pixel_kernel: code:"), "{e}");
+    assert!(e.starts_with("pixel_kernel: code:2:"), "{e}");
     // the contract
     let add = quote(ADD);
     assert!(err(&format!("pixel_kernel(code={add})")).contains("parameter `amount` is not given"));

@@ -77,9 +77,9 @@ struct Compiled {
     params: Vec<String>,
     /// The prefixed source, the block struct and the wrapper the fused kernel calls.
     wgsl: String,
-    /// The wrapper's name (`user<N>_op`).
+    /// The wrapper's name (`user<N>op`).
     fn_name: String,
-    /// The block struct's name (`user<N>_Block`).
+    /// The block struct's name (`user<N>block`).
     block: String,
 }
 
@@ -177,7 +177,7 @@ impl UserKernel {
         &self.values
     }
 
-    /// The function the fused kernel calls (`user<N>_op`), unique to the source text.
+    /// The function the fused kernel calls (`user<N>op`), unique to the source text.
     pub fn fn_name(&self) -> &str {
         &self.compiled.fn_name
     }
@@ -270,8 +270,7 @@ fn compiled(origin: &str, code: &str) -> Result<Arc<Compiled>> {
         return Ok(c.clone());
     }
     let id = guard.1;
-    let prefix = format!("user{id}_");
-    let made = Arc::new(generate(origin, code, &prefix, params)?);
+    let made = Arc::new(generate(origin, code, id, params)?);
     guard.1 += 1;
     guard.0.insert(code.to_string(), made.clone());
     Ok(made)
@@ -314,8 +313,13 @@ fn check(origin: &str, code: &str) -> Result<Vec<String>> {
         naga::valid::Capabilities::default(),
     );
     if let Err(e) = validator.validate(&module) {
-        let place = match e.location(code) {
-            Some(l) => at(origin, code, l.offset as usize),
+        // the narrowest span is the most precise place (naga lists the function's own too)
+        let narrowest = e
+            .spans()
+            .filter_map(|(span, _)| span.to_range())
+            .min_by_key(|r| r.len());
+        let place = match narrowest {
+            Some(r) => at(origin, code, r.start),
             None => origin.to_string(),
         };
         return Err(Error::Kernel(format!("{place}: {}", chain(e.as_inner()))));
@@ -526,11 +530,32 @@ fn declared_names(code: &str, toks: &[(Tok, usize, usize)]) -> (HashSet<String>,
     (module, members)
 }
 
-/// The module for the fused kernel: `code` with its module-scope names prefixed, the block
-/// struct the chain's uniform holds, and the wrapper `<prefix>op(c, block)` that calls the
-/// kernel with its `Params` made from the block.
-fn generate(origin: &str, code: &str, prefix: &str, params: Vec<String>) -> Result<Compiled> {
+/// Whether `word` has the form of a prefixed name, `user<digits>_...`.
+fn is_prefixed(word: &str) -> bool {
+    word.strip_prefix("user").is_some_and(|rest| {
+        let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
+        digits > 0 && rest[digits..].starts_with('_')
+    })
+}
+
+/// The module for the fused kernel: `code` with its module-scope names prefixed
+/// (`user<id>_name`), the block struct the chain's uniform holds (`user<id>block`), and the
+/// wrapper `user<id>op(c, block)` that calls the kernel with its `Params` made from the
+/// block. No prefixed name can be the wrapper's or the block's (those have no `_` after the
+/// number), and the source may hold no name of the prefixed form, which could shadow one.
+fn generate(origin: &str, code: &str, id: u64, params: Vec<String>) -> Result<Compiled> {
+    let prefix = format!("user{id}_");
     let toks = tokens(code);
+    if let Some(t) = toks
+        .iter()
+        .find(|t| t.0 == Tok::Ident && is_prefixed(&code[t.1..t.2]))
+    {
+        return Err(Error::Kernel(format!(
+            "{}: the name `{}` has the form user<N>_..., which texelflow keeps for the names it gives a kernel's declarations; rename it",
+            at(origin, code, t.1),
+            &code[t.1..t.2]
+        )));
+    }
     let (module, members) = declared_names(code, &toks);
     if let Some(m) = members.iter().find(|m| module.contains(*m)) {
         return Err(Error::Kernel(format!(
@@ -548,13 +573,13 @@ fn generate(origin: &str, code: &str, prefix: &str, params: Vec<String>) -> Resu
             continue;
         }
         out.push_str(&code[last..t.1]);
-        out.push_str(prefix);
+        out.push_str(&prefix);
         out.push_str(&code[t.1..t.2]);
         last = t.2;
     }
     out.push_str(&code[last..]);
-    let fn_name = format!("{prefix}op");
-    let block = format!("{prefix}Block");
+    let fn_name = format!("user{id}op");
+    let block = format!("user{id}block");
     let rows = params.len().div_ceil(4).max(1);
     out.push_str(&format!("\nstruct {block} {{\n"));
     for name in BLOCK_MEMBERS.iter().take(rows) {
@@ -619,8 +644,7 @@ result is clamped and quantised. Every other `name=number` of the call sets the 
 unknown one is an error. Helper functions, structs, constants and aliases may be declared too; module-scope `var`s, \
 overrides and entry points may not, and texelflow's own WGSL helpers are not visible. The source is parsed and validated \
 when the spec is (errors as `file:line:column`), and fuses with neighbouring per-pixel filters into one kernel. On the CPU \
-(`--cpu`) it has no twin and is an error, unless the library is given one (Rust `UserKernel::with_cpu`, Python \
-`Kernel(cpu=...)`). With neither `file` nor `code` it is the identity.",
+(`--cpu`) it has no twin and is an error, unless the Rust API is given one (`UserKernel::with_cpu`). With neither `file` nor `code` it is the identity.",
     gpuimage: "",
     params: &[
         ParamDef::path("file", false, "wgsl", "the WGSL source file (at most 1 MiB)"),
@@ -651,7 +675,7 @@ impl Filter for UserKernel {
     fn run_cpu(&self, inputs: &[&Value], _outputs: &[ValueDesc]) -> Result<Vec<Value>> {
         let Some(twin) = &self.cpu else {
             return Err(Error::Kernel(
-                "has no CPU twin: give one with UserKernel::with_cpu (Rust) or Kernel(cpu=...) (Python), or run it on the GPU"
+                "has no CPU twin: give one with UserKernel::with_cpu (Rust API), or run it on the GPU"
                     .into(),
             ));
         };
@@ -696,7 +720,7 @@ mod tests {
         assert_eq!(k.params(), ["amount", "other"]);
         assert_eq!(k.values(), [0.5, 0.25]);
         let w = &k.compiled.wgsl;
-        let p = k.fn_name().trim_end_matches("op");
+        let p = format!("{}_", k.fn_name().trim_end_matches("op"));
         assert!(w.contains(&format!("struct {p}Params")), "{w}");
         assert!(w.contains(&format!("fn {p}helper(x: f32)")), "{w}");
         assert!(w.contains(&format!("x * {p}K")), "{w}");
@@ -759,5 +783,12 @@ mod tests {
             &[]
         )
         .contains(":1:"));
+        // names of the prefixed form are refused; a declaration named like the wrapper is fine
+        assert!(msg("fn kernel(c: vec4<f32>) -> vec4<f32> {\n  let user3_x = 1.0;\n  return c * user3_x;\n}", &[]).contains("code:2:7: the name `user3_x`"));
+        let k = UserKernel::new("fn op(c: vec4<f32>) -> vec4<f32> { return c; }\nstruct block { x: f32 }\nfn kernel(c: vec4<f32>) -> vec4<f32> { return op(c); }", &[]).unwrap();
+        assert!(k
+            .compiled
+            .wgsl
+            .contains(&format!("fn {}(c: vec4<f32>, p: ", k.fn_name())));
     }
 }
