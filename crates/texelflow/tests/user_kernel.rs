@@ -207,6 +207,7 @@ fn bad_kernels_give_one_clear_line() {
     ));
     assert!(e.contains("more than"), "{e}");
     assert!(err(&format!("pixel_kernel(file={}, code={add})", quote(&w))).contains("not both"));
+    assert!(err("pixel_kernel(amount=0.3)").contains("`amount` given but no kernel"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

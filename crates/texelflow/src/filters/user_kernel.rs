@@ -628,7 +628,13 @@ fn build(a: &Args) -> Result<Box<dyn Filter>> {
         }
         (Some(path), None) => UserKernel::from_file(path, &named)?,
         (None, Some(code)) => UserKernel::new(code, &named)?,
-        (None, None) => UserKernel::new(IDENTITY, &named)?.with_cpu(|c, _| c),
+        (None, None) if !named.is_empty() => {
+            return Err(Error::Kernel(format!(
+                "`{}` given but no kernel: give it as file=PATH.wgsl or code=\"...\"",
+                named[0].0
+            )))
+        }
+        (None, None) => UserKernel::new(IDENTITY, &[])?.with_cpu(|c, _| c),
     };
     Ok(Box::new(k))
 }
