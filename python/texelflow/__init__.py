@@ -48,6 +48,7 @@ __all__ = [
     "process_video",
     "analyze",
     "Pipeline",
+    "Kernel",
     "Graph",
     "Port",
     "list_filters",
@@ -130,6 +131,7 @@ class Pipeline:
         images: Optional[Mapping[str, np.ndarray]] = None,
     ) -> None:
         checked = None if images is None else {k: _check_array(v, f"images[{k!r}]") for k, v in images.items()}
+        spec = str(spec)  # a Kernel is its spec call
         self._native = _native.Pipeline(spec, _device(device, cpu), backend, adapter, checked)
         note = self._native.fallback_note
         if note:
@@ -351,6 +353,52 @@ def list_filters() -> List[Dict[str, Any]]:
     and ``outputs`` (ports: name, kind "image" or a data kind) and ``formats`` (the image
     formats it takes, or None where that depends on its inputs)."""
     return _native.list_filters()
+
+
+class Kernel:
+    """A per-pixel WGSL kernel of your own, as one stage of a pipeline spec (``pixel_kernel``).
+
+    ``Kernel(code="...", amount=0.3)`` or ``Kernel(file="warm.wgsl", amount=0.3)``: the source
+    declares ``fn kernel(c: vec4<f32>, p: Params) -> vec4<f32>`` and ``struct Params`` of
+    ``f32`` fields, which the named values fill by name. ``str(k)`` is its spec call, so it
+    goes in a spec like any filter; it fuses with the per-pixel filters around it::
+
+        warm = texelflow.Kernel(code=WARM, amount=0.3)
+        out = texelflow.apply(img, f"brightness(0.1) | {warm} | contrast(1.2)")
+        out = texelflow.Pipeline(warm).run(img)
+
+    The source is checked when the spec is parsed (a ``ValueError`` naming ``line:column``).
+    It has no CPU twin from Python (yet): on the CPU it is an error.
+    """
+
+    def __init__(self, code: Optional[str] = None, *, file: Optional[Union[str, "os.PathLike[str]"]] = None, **params: float) -> None:
+        if (code is None) == (file is None):
+            raise ValueError("Kernel: give code=... or file=..., one of them")
+        for name, value in params.items():
+            if not name.isidentifier() or not name.isascii():
+                raise ValueError(f"Kernel: parameter name {name!r} is not an ASCII identifier")
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"Kernel: parameter {name}={value!r} is not a number")
+        self.code = code
+        self.file = None if file is None else os.fspath(file)
+        self.params: Dict[str, float] = {k: float(v) for k, v in params.items()}
+
+    def spec(self) -> str:
+        """The stage as a spec call: ``pixel_kernel(code="...", amount=0.3)``."""
+        args = [f"code={quote(self.code)}" if self.code is not None else f"file={quote(str(self.file))}"]
+        args += [f"{k}={v!r}" for k, v in self.params.items()]
+        return f"pixel_kernel({', '.join(args)})"
+
+    __str__ = spec
+
+    def __or__(self, other: Any) -> str:
+        return f"{self} | {other}"
+
+    def __ror__(self, other: Any) -> str:
+        return f"{other} | {self}"
+
+    def __repr__(self) -> str:
+        return f"Kernel({self.spec()})"
 
 
 def quote(text: str) -> str:

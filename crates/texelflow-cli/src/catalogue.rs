@@ -44,6 +44,8 @@ fn params_brief(d: &registry::FilterDef) -> String {
                 required: false,
                 extension,
             } => format!("`{}`=.{extension} file (optional)", p.name),
+            ParamKind::Text => format!("`{}`=\"text\" (optional)", p.name),
+            ParamKind::Named => format!("`{}`=number (any other names)", p.name),
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -161,6 +163,8 @@ fn call(d: &registry::FilterDef) -> String {
                         | ParamKind::Floats { .. }
                         | ParamKind::Points { .. }
                         | ParamKind::Path { .. }
+                        | ParamKind::Text
+                        | ParamKind::Named
                 )
             })
             .map(|p| {

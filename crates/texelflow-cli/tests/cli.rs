@@ -3131,3 +3131,77 @@ fn existing_outputs_and_missing_folders_are_refused_first() {
         "an uncreatable --out-dir",
     );
 }
+
+/// Issue 31: `pixel_kernel` from a file fuses with the built-ins around it and writes the
+/// bytes the same math as built-ins writes; a syntax error is one line with its file, line
+/// and column; on the CPU it is one line saying there is no twin.
+#[test]
+fn pixel_kernel_runs_fused_and_reports_its_place() {
+    let d = common::dir("pixel-kernel");
+    let warm = d.join("warm.wgsl");
+    std::fs::write(
+        &warm,
+        "struct Params { amount: f32 }\nfn kernel(c: vec4<f32>, p: Params) -> vec4<f32> {\n    return vec4<f32>(c.rgb + vec3<f32>(p.amount), c.a);\n}\n",
+    )
+    .unwrap();
+    let input = sample();
+    let (mine, theirs) = (d.join("mine.png"), d.join("theirs.png"));
+    let spec = format!(
+        "exposure(0.3) | pixel_kernel(file={}, amount=0.1) | contrast(1.2)",
+        texelflow::quote(common::s(&warm))
+    );
+    let o = run(&[
+        "apply",
+        "--timings",
+        common::s(&input),
+        common::s(&mine),
+        "-p",
+        &spec,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // one fused step: the timings (on stderr) name its three filters joined by `+`
+    assert!(
+        stderr(&o).contains("exposure+pixel_kernel+contrast"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "apply",
+        common::s(&input),
+        common::s(&theirs),
+        "-p",
+        "exposure(0.3) | brightness(0.1) | contrast(1.2)",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (a, b) = (image::open(&mine).unwrap(), image::open(&theirs).unwrap());
+    assert!(
+        a.as_bytes() == b.as_bytes(),
+        "pixel_kernel differs from brightness"
+    );
+    // a syntax error: line 3, column 18 (the `;` where an expression should be)
+    std::fs::write(
+        &warm,
+        "struct Params { amount: f32 }\nfn kernel(c: vec4<f32>, p: Params) -> vec4<f32> {\n    let x = c.r +;\n    return c;\n}\n",
+    )
+    .unwrap();
+    let o = run(&[
+        "apply",
+        common::s(&input),
+        common::s(&d.join("bad.png")),
+        "-p",
+        &spec,
+    ]);
+    assert_clean_error(&o, &format!("pixel_kernel: {}:3:18: ", warm.display()));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    let o = run(&[
+        "--cpu",
+        "apply",
+        common::s(&input),
+        common::s(&d.join("cpu.png")),
+        "-p",
+        "pixel_kernel(code=\"fn kernel(c: vec4<f32>) -> vec4<f32> { return c.bgra; }\")",
+    ]);
+    assert_clean_error(&o, "pixel_kernel: has no CPU twin");
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -57,6 +57,7 @@ fn py_err(e: texelflow::Error) -> PyErr {
         | E::Image(_)
         | E::TooLarge { .. }
         | E::Limit(_)
+        | E::Kernel(_)
         | E::SameFile { .. } => PyValueError::new_err(message),
         E::ImageIo { .. } | E::BadFile { .. } | E::Video(_) => PyOSError::new_err(message),
         E::OutputExists { .. } => pyo3::exceptions::PyFileExistsError::new_err(message),
@@ -874,6 +875,8 @@ fn list_filters(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
                         ParamKind::Points { default, .. } => ("points", serde_json::json!(default), serde_json::json!([0.0, 1.0]), serde_json::Value::Null),
                         ParamKind::Path { required, extension } => ("path", serde_json::Value::Null, serde_json::Value::Null, serde_json::json!({ "required": required, "extension": extension })),
                         ParamKind::Image => ("image", serde_json::Value::Null, serde_json::Value::Null, serde_json::Value::Null),
+                        ParamKind::Text => ("text", serde_json::Value::Null, serde_json::Value::Null, serde_json::Value::Null),
+                        ParamKind::Named => ("named", serde_json::Value::Null, serde_json::Value::Null, serde_json::Value::Null),
                     };
                     serde_json::json!({ "name": p.name, "kind": kind, "default": default, "range": range, "options": options, "doc": p.doc, "describe": p.describe() })
                 })

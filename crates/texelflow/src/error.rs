@@ -70,6 +70,11 @@ pub enum Error {
         /// What is wrong, with the line for text files.
         message: String,
     },
+    /// A user kernel (`pixel_kernel`, `UserKernel`) is unusable: its WGSL does not parse or
+    /// validate (the message gives `source:line:column`), its signature or parameters are not
+    /// the contract's, its file cannot be read, or it has no CPU twin where one is needed.
+    #[error("pixel_kernel: {0}")]
+    Kernel(String),
     /// Image data is invalid (zero size, wrong buffer length, wrong format).
     #[error("image: {0}")]
     Image(String),

@@ -466,8 +466,13 @@ fn every_filter_matches_cpu_with_random_parameters() {
                                 .collect(),
                         )
                     }
-                    // required files come from `file_variants`; optional ones stay unset
-                    ParamKind::Image | ParamKind::Path { .. } => continue,
+                    // required files come from `file_variants`; optional ones stay unset, and
+                    // so do a user kernel's code and named values (`pixel_kernel` is then the
+                    // identity, with a CPU twin; `tests/user_kernel.rs` tests real kernels)
+                    ParamKind::Image
+                    | ParamKind::Path { .. }
+                    | ParamKind::Text
+                    | ParamKind::Named => continue,
                 };
                 raw.push((p.name.to_string(), v));
             }
@@ -491,7 +496,9 @@ fn registry_defaults_are_in_range_and_documented() {
                     ParamValue::Choice(c) => RawValue::Text(c),
                     ParamValue::Floats(f) => RawValue::List(f),
                     ParamValue::Points(p) => texelflow::params::points_raw(&p),
-                    ParamValue::ImagePath(s) | ParamValue::Path(s) => RawValue::Text(s),
+                    ParamValue::ImagePath(s) | ParamValue::Path(s) | ParamValue::Text(s) => {
+                        RawValue::Text(s)
+                    }
                 };
                 p.check(def.name, &raw)
                     .unwrap_or_else(|e| panic!("{}: default out of range: {e}", def.name));

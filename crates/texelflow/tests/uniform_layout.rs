@@ -127,7 +127,7 @@ fn generated_pixel_uniforms_match_wgsl_layout() {
         let ty = m
             .types
             .iter()
-            .find(|(_, t)| t.name.as_deref() == Some(op.params_struct))
+            .find(|(_, t)| t.name.as_deref() == Some(op.params_struct.as_ref()))
             .unwrap_or_else(|| panic!("{}: no struct {}", def.name, op.params_struct));
         let naga::TypeInner::Struct { span, .. } = ty.1.inner else {
             panic!()
@@ -140,7 +140,7 @@ fn generated_pixel_uniforms_match_wgsl_layout() {
             op.params_struct,
             op.uniform.len()
         );
-        let offsets = member_offsets(&m, op.params_struct);
+        let offsets = member_offsets(&m, &op.params_struct);
         for f in &op.fields {
             let got = offsets
                 .iter()

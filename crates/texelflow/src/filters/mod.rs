@@ -14,6 +14,7 @@ pub mod neighborhood;
 pub mod registry;
 pub(crate) mod shape;
 pub mod temporal;
+pub mod user_kernel;
 pub mod yuv;
 
 use std::sync::OnceLock;
@@ -33,6 +34,7 @@ pub fn registry() -> &'static [&'static FilterDef] {
     ALL.get_or_init(|| {
         [
             color::DEFS,
+            &[&user_kernel::DEF],
             convert::DEFS,
             blend::DEFS,
             neighborhood::DEFS,

@@ -169,12 +169,14 @@ impl std::fmt::Debug for FilterDef {
 /// A filter's GPU side as a per-pixel function, so chains of them fuse into one kernel.
 #[derive(Clone, Debug)]
 pub struct PixelOpGpu {
-    /// WGSL function name; its parameter struct is named `<PascalName>Params`.
-    pub fn_name: &'static str,
+    /// WGSL function name; its parameter struct is named `<PascalName>Params`. Built-in ops
+    /// borrow it; a user kernel (`filters::user_kernel`) owns its generated one.
+    pub fn_name: std::borrow::Cow<'static, str>,
     /// The WGSL parameter struct's name.
-    pub params_struct: &'static str,
-    /// The WGSL function and its parameter struct.
-    pub wgsl: &'static str,
+    pub params_struct: std::borrow::Cow<'static, str>,
+    /// The WGSL function and its parameter struct: a built-in op's is static (a `Kernel`
+    /// source), a user kernel's is generated and goes into the fused kernel's generated part.
+    pub wgsl: std::borrow::Cow<'static, str>,
     /// Uniform bytes (size a multiple of 16).
     pub uniform: Vec<u8>,
     /// Where each parameter sits in `uniform` (checked against the WGSL struct by naga).

@@ -25,12 +25,12 @@ fn wants_table(rec: &NodeRecorder<'_>, o: &PixelOpGpu) -> Result<bool> {
     if !o.per_channel {
         return Ok(false);
     }
-    match rec.schedule(o.fn_name) {
+    match rec.schedule(&o.fn_name) {
         None => Ok(o.table_by_default),
         Some("pixel") => Ok(false),
         Some("table") => Ok(true),
         Some(other) => Err(crate::runtime::schedule::unknown(
-            o.fn_name,
+            &o.fn_name,
             other,
             PER_CHANNEL_VARIANTS,
         )),
@@ -88,12 +88,29 @@ pub fn record_fused(
     let key = format!(
         "{}[{}]",
         if wide { "pixel16" } else { "pixel" },
-        ops.iter().map(|o| o.fn_name).collect::<Vec<_>>().join(",")
+        ops.iter()
+            .map(|o| o.fn_name.as_ref())
+            .collect::<Vec<_>>()
+            .join(",")
     );
+    // A built-in op's WGSL is a static source of the kernel; a user kernel's (generated, its
+    // names prefixed per source: `filters::user_kernel`) opens the generated part. The key
+    // names every op's function, and a user kernel's function name is unique to its source,
+    // so two different user kernels never share a compiled kernel.
     let mut sources: Vec<&'static str> = Vec::new();
+    let mut owned: Vec<&str> = Vec::new();
     for o in ops {
-        if !sources.contains(&o.wgsl) {
-            sources.push(o.wgsl);
+        match &o.wgsl {
+            std::borrow::Cow::Borrowed(w) => {
+                if !sources.contains(w) {
+                    sources.push(w);
+                }
+            }
+            std::borrow::Cow::Owned(w) => {
+                if !owned.contains(&w.as_str()) {
+                    owned.push(w);
+                }
+            }
         }
     }
     // Four pixels per invocation through 16-byte loads and stores: buffers are allocated in
@@ -112,7 +129,8 @@ pub fn record_fused(
     let table = table && ops.iter().all(|o| o.per_channel) && !wide;
     // the header: the quad count and the image size, then where the image lies in the whole
     // one (a tile's origin and the whole size: `NodeRecorder::pixel_window`) for `PixelAt`
-    let mut gen = String::from("struct ChainParams {\n    groups: u32, width: u32, height: u32, _p0: u32,\n    x0: u32, y0: u32, whole_width: u32, whole_height: u32,\n");
+    let mut gen: String = owned.iter().map(|w| format!("{w}\n")).collect();
+    gen.push_str("struct ChainParams {\n    groups: u32, width: u32, height: u32, _p0: u32,\n    x0: u32, y0: u32, whole_width: u32, whole_height: u32,\n");
     for (i, o) in ops.iter().enumerate() {
         gen.push_str(&format!("    op{i}: {},\n", o.params_struct));
     }
@@ -327,7 +345,10 @@ fn record_table(
 ) -> Result<()> {
     let key = format!(
         "pixel.table[{}]",
-        ops.iter().map(|o| o.fn_name).collect::<Vec<_>>().join(",")
+        ops.iter()
+            .map(|o| o.fn_name.as_ref())
+            .collect::<Vec<_>>()
+            .join(",")
     );
     gen.push_str(&format!("var<workgroup> lut: array<u32, {PIXEL_WG}>;\n"));
     gen.push_str("fn lut_pixel(p: u32) -> u32 {\n    return (lut[p & 255u] & 0xffu) | (lut[(p >> 8u) & 255u] & 0xff00u) | (lut[(p >> 16u) & 255u] & 0xff0000u) | (lut[p >> 24u] & 0xff000000u);\n}\n");

@@ -67,6 +67,13 @@ pub enum ParamKind {
     /// An extra image input, given in specs as a path (`with=overlay.png`); it names one of
     /// the filter's input ports.
     Image,
+    /// Text, optional (no value unless given): a user kernel's WGSL inline
+    /// (`pixel_kernel(code="...")`); quote it when it holds spaces or punctuation.
+    Text,
+    /// Any other `name=number` the filter is given: named values beyond its declared
+    /// parameters (a user kernel's `struct Params` fields), read with `Args::named`. The
+    /// declaration's own name (`NAME`) is for help text only.
+    Named,
 }
 
 /// One declared parameter.
@@ -168,6 +175,22 @@ impl ParamDef {
             doc,
         }
     }
+    /// Text (`ParamKind::Text`).
+    pub const fn text(name: &'static str, doc: &'static str) -> Self {
+        Self {
+            name,
+            kind: ParamKind::Text,
+            doc,
+        }
+    }
+    /// Other named numbers (`ParamKind::Named`).
+    pub const fn named(name: &'static str, doc: &'static str) -> Self {
+        Self {
+            name,
+            kind: ParamKind::Named,
+            doc,
+        }
+    }
     /// A file path (`ParamKind::Path`).
     pub const fn path(
         name: &'static str,
@@ -204,6 +227,8 @@ impl ParamDef {
                 default
             ),
             ParamKind::Image => "image path (required)".to_string(),
+            ParamKind::Text => "text, quoted (optional)".to_string(),
+            ParamKind::Named => "any other name=number (optional, any count)".to_string(),
             ParamKind::Points {
                 default,
                 max_points,
@@ -232,7 +257,9 @@ impl ParamDef {
             ParamKind::Points { default, .. } => {
                 ParamValue::Points(default.chunks_exact(2).map(|p| [p[0], p[1]]).collect())
             }
-            ParamKind::Image | ParamKind::Path { .. } => return None,
+            ParamKind::Image | ParamKind::Path { .. } | ParamKind::Text | ParamKind::Named => {
+                return None
+            }
         })
     }
 
@@ -303,6 +330,11 @@ impl ParamDef {
                 }
                 Ok(ParamValue::Path(t.clone()))
             }
+            (ParamKind::Text, RawValue::Text(t)) => Ok(ParamValue::Text(t.clone())),
+            (ParamKind::Named, _) => Err(bad(format!(
+                "is no parameter itself: write the value's own name, e.g. amount=0.3, not {}=",
+                self.name
+            ))),
             (_, raw) => Err(bad(format!("expected {}, got {}", self.describe(), raw))),
         }
     }
@@ -348,6 +380,8 @@ pub enum ParamValue {
     Points(Vec<[f64; 2]>),
     /// A file path (`ParamKind::Path`).
     Path(String),
+    /// Text (`ParamKind::Text`).
+    Text(String),
 }
 
 /// A complete, validated argument set for one filter: every declared parameter has a value.
@@ -357,6 +391,8 @@ pub struct Args {
     values: Vec<(&'static str, ParamValue)>,
     /// How many of `values` (the first ones) were given rather than defaulted.
     given: usize,
+    /// Other `name=number`s, in the order given, where the filter takes them (`ParamKind::Named`).
+    named: Vec<(String, f64)>,
 }
 
 impl Args {
@@ -364,7 +400,30 @@ impl Args {
     /// suggestion; image parameters may be left out here (the graph layer wires them).
     pub fn resolve(def: &FilterDef, raw: &[(String, RawValue)]) -> Result<Args> {
         let mut values: Vec<(&'static str, ParamValue)> = Vec::new();
+        let mut named: Vec<(String, f64)> = Vec::new();
+        let takes_named = def
+            .params
+            .iter()
+            .any(|p| matches!(p.kind, ParamKind::Named));
         for (name, value) in raw {
+            if takes_named && !def.params.iter().any(|p| p.name == name) {
+                let bad = |message: String| Error::BadParam {
+                    filter: def.name.into(),
+                    param: name.clone(),
+                    message,
+                };
+                let RawValue::Number(v) = value else {
+                    return Err(bad(format!("expected a number, got {value}")));
+                };
+                if !v.is_finite() {
+                    return Err(bad(format!("{v} is not a finite number")));
+                }
+                if named.iter().any(|(n, _)| n == name) {
+                    return Err(bad("given twice".into()));
+                }
+                named.push((name.clone(), *v));
+                continue;
+            }
             let p =
                 def.params
                     .iter()
@@ -404,6 +463,7 @@ impl Args {
             filter: def.name,
             values,
             given,
+            named,
         })
     }
 
@@ -417,6 +477,7 @@ impl Args {
                 .filter_map(|p| p.default_value().map(|v| (p.name, v)))
                 .collect(),
             given: 0,
+            named: Vec::new(),
         }
     }
 
@@ -500,6 +561,19 @@ impl Args {
             Some(ParamValue::Path(p)) => Ok(Some(p)),
             Some(_) => Err(self.wrong(name)),
         }
+    }
+    /// The text given for a text parameter; `None` when it was not given.
+    pub fn text(&self, name: &str) -> Result<Option<&str>> {
+        match self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| v) {
+            None => Ok(None),
+            Some(ParamValue::Text(t)) => Ok(Some(t)),
+            Some(_) => Err(self.wrong(name)),
+        }
+    }
+    /// The other `name=number`s given to a filter that takes them (`ParamKind::Named`), in
+    /// the order given.
+    pub fn named(&self) -> &[(String, f64)] {
+        &self.named
     }
     /// Image paths given for image parameters, by parameter name.
     pub fn image_paths(&self) -> impl Iterator<Item = (&'static str, &str)> {

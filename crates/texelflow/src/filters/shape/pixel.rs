@@ -369,9 +369,9 @@ impl<T: PixelOp> GpuOp for T {
     fn gpu_op(&self) -> PixelOpGpu {
         let block = self.uniform();
         PixelOpGpu {
-            fn_name: T::FN_NAME,
-            params_struct: T::PARAMS_STRUCT,
-            wgsl: T::wgsl(),
+            fn_name: T::FN_NAME.into(),
+            params_struct: T::PARAMS_STRUCT.into(),
+            wgsl: T::wgsl().into(),
             uniform: block.bytes(),
             fields: block.fields,
             position: T::POSITION,
