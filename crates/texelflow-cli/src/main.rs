@@ -979,7 +979,8 @@ fn run(cli: Cli) -> Result<()> {
                 )
             });
             let small = small_note.clone().and_then(Result::ok);
-            let backend = |cli: &Cli| match small {
+            // the small-work rule's choice, else the device the options ask for
+            let chosen_backend = |cli: &Cli| match small {
                 Some(_) => Ok(Backend::Cpu),
                 None => backend(cli),
             };
@@ -1008,7 +1009,7 @@ fn run(cli: Cli) -> Result<()> {
                     save,
                     timings: *timings,
                 };
-                let be = backend(&cli)?;
+                let be = chosen_backend(&cli)?;
                 if bands::try_apply(&a, &be, input, output, &pipe)? {
                     // the process ends here: the OS reclaims the device faster than wgpu's teardown
                     std::mem::forget(be);
@@ -1025,8 +1026,12 @@ fn run(cli: Cli) -> Result<()> {
             let t0 = std::time::Instant::now();
             // the GPU starts (hundreds of ms) while the image decodes
             let (be, decoded) = std::thread::scope(|s| {
-                let gpu =
-                    s.spawn(move || (opened_be.map_or_else(|| backend(cli_ref), Ok), t0.elapsed()));
+                let gpu = s.spawn(move || {
+                    (
+                        opened_be.map_or_else(|| chosen_backend(cli_ref), Ok),
+                        t0.elapsed(),
+                    )
+                });
                 let decoded = load_image_at_least(input, min_size)
                     .map(|(img, meta)| (img, meta, t0.elapsed()));
                 (gpu.join(), decoded)
