@@ -58,6 +58,7 @@ fn py_err(e: texelflow::Error) -> PyErr {
         | E::TooLarge { .. }
         | E::Limit(_)
         | E::Kernel(_)
+        | E::StencilKernel(_)
         | E::SameFile { .. } => PyValueError::new_err(message),
         E::ImageIo { .. } | E::BadFile { .. } | E::Video(_) => PyOSError::new_err(message),
         E::OutputExists { .. } => pyo3::exceptions::PyFileExistsError::new_err(message),

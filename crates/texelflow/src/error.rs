@@ -75,6 +75,10 @@ pub enum Error {
     /// the contract's, its file cannot be read, or it has no CPU twin where one is needed.
     #[error("pixel_kernel: {0}")]
     Kernel(String),
+    /// A user stencil kernel (`stencil_kernel`, `UserStencil`) is unusable: as `Kernel`, or
+    /// its neighbourhood's length is not the one its radius makes.
+    #[error("stencil_kernel: {0}")]
+    StencilKernel(String),
     /// Image data is invalid (zero size, wrong buffer length, wrong format).
     #[error("image: {0}")]
     Image(String),

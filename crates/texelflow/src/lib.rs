@@ -42,6 +42,7 @@ pub use value::histogram;
 
 pub use error::{Error, GraphError, Result};
 pub use filters::user_kernel::UserKernel;
+pub use filters::user_stencil::UserStencil;
 /// Quotes a value for a text spec (`graph::spec::quote`): build specs from file names you
 /// do not control as `format!("lut_cube(file={})", texelflow::quote(path))`.
 pub use graph::spec::quote;

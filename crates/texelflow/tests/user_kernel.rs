@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use texelflow::{quote, Backend, Image, Pipeline, PixelFormat, UserKernel, Value};
+use texelflow::{quote, Backend, Image, Pipeline, PixelFormat, UserKernel, UserStencil, Value};
 
 /// `brightness` written as a user kernel, with a helper.
 const ADD: &str = "// brightness, as a user kernel\nstruct Params { amount: f32 }\nfn helper(x: vec3<f32>, d: f32) -> vec3<f32> {\n    return x + vec3<f32>(d);\n}\nfn kernel(c: vec4<f32>, p: Params) -> vec4<f32> {\n    return vec4<f32>(helper(c.rgb, p.amount), c.a);\n}\n";
@@ -242,4 +242,198 @@ fn cpu_needs_a_twin() {
     let cpu = p.run(&Backend::Cpu, &a).unwrap();
     assert!(max_diff(&gpu, &cpu).unwrap() <= 1.0);
     assert!(bytes(&image(gpu)) != bytes(&a));
+}
+
+/// `laplacian` written as a user stencil (its WGSL copied), without parameters.
+const LAPLACIAN: &str = "fn kernel(n: array<vec4<f32>, 9>) -> vec4<f32> {\n    let s = 0.5 * (n[0].rgb + n[2].rgb + n[6].rgb + n[8].rgb) + (n[1].rgb + n[3].rgb + n[5].rgb + n[7].rgb) - 6.0 * n[4].rgb;\n    return vec4<f32>(s + vec3<f32>(0.5), n[4].a);\n}\n";
+
+/// `convolution_3x3` written as a user stencil (its WGSL copied), the weights as `Params`.
+const CONV: &str = "struct Params { w0: f32, w1: f32, w2: f32, w3: f32, w4: f32, w5: f32, w6: f32, w7: f32, w8: f32 }\nfn kernel(n: array<vec4<f32>, 9>, p: Params) -> vec4<f32> {\n    let s = n[0].rgb * p.w0 + n[1].rgb * p.w1 + n[2].rgb * p.w2\n        + n[3].rgb * p.w3 + n[4].rgb * p.w4 + n[5].rgb * p.w5\n        + n[6].rgb * p.w6 + n[7].rgb * p.w7 + n[8].rgb * p.w8;\n    return vec4<f32>(s, n[4].a);\n}\n";
+
+/// A 5x5 stencil: each channel minus the mean of the ring at distance 2, times `gain`, plus
+/// 0.5 (edges of a coarser scale); no 5x5 built-in computes it, so its twin checks it.
+const RING5: &str = "struct Params { gain: f32 }\nfn ring(n: array<vec4<f32>, 25>) -> vec4<f32> {\n    var s = vec4<f32>(0.0);\n    for (var i = 0; i < 25; i++) {\n        let dx = i % 5 - 2;\n        let dy = i / 5 - 2;\n        if (max(abs(dx), abs(dy)) == 2) { s += n[i]; }\n    }\n    return s / 16.0;\n}\nfn kernel(n: array<vec4<f32>, 25>, p: Params) -> vec4<f32> {\n    let d = (n[12] - ring(n)) * p.gain + vec4<f32>(0.5);\n    return vec4<f32>(d.rgb, n[12].a);\n}\n";
+
+/// `RING5`'s CPU twin.
+fn ring5_twin(n: &[[f32; 4]], p: &[f32]) -> [f32; 4] {
+    let mut s = [0.0f32; 4];
+    for (i, px) in n.iter().enumerate() {
+        let (dx, dy) = (i as i32 % 5 - 2, i as i32 / 5 - 2);
+        if dx.abs().max(dy.abs()) == 2 {
+            for c in 0..4 {
+                s[c] += px[c];
+            }
+        }
+    }
+    let d = |c: usize| (n[12][c] - s[c] / 16.0) * p[0] + 0.5;
+    [d(0), d(1), d(2), n[12][3]]
+}
+
+/// 3x3 user stencils equal, byte for byte, the built-ins whose WGSL they copy (edges
+/// included), on RGBA8 at awkward sizes and on Gray8; whole runs equal tiled ones.
+#[test]
+fn stencils_equal_the_builtins() {
+    let be = gpu_backend();
+    let weights = [1.0, -2.0, 0.5, 2.0, 0.25, -1.0, 0.5, 1.5, -0.75];
+    let conv_user = format!(
+        "stencil_kernel(code={}, {})",
+        quote(CONV),
+        weights
+            .iter()
+            .enumerate()
+            .map(|(i, w)| format!("w{i}={w}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let conv_builtin = format!(
+        "convolution_3x3(kernel=[{}])",
+        weights
+            .iter()
+            .map(|w| w.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let lap_user = format!("stencil_kernel(code={}, radius=1)", quote(LAPLACIAN));
+    for (user, builtin) in [
+        (lap_user.as_str(), "laplacian"),
+        (&conv_user, &conv_builtin),
+    ] {
+        for (k, (w, h, format)) in [
+            (37, 23, PixelFormat::Rgba8),
+            (5, 3, PixelFormat::Rgba8),
+            (1, 1, PixelFormat::Rgba8),
+            (41, 17, PixelFormat::Gray8),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let a = random_image(w, h, format, 7 + k as u64);
+            let mine = image(parse(user).unwrap().run(&be, &a).unwrap());
+            let theirs = image(parse(builtin).unwrap().run(&be, &a).unwrap());
+            assert_eq!(mine.desc(), theirs.desc());
+            assert!(
+                bytes(&mine) == bytes(&theirs),
+                "{builtin} {w}x{h} {format:?}: not byte for byte"
+            );
+            assert!(bytes(&mine) != bytes(&a));
+            if w > 8 {
+                let tiled = parse(user).unwrap().run_tiled_value(&be, &a, 8, 3).unwrap();
+                assert!(
+                    bytes(&image(tiled)) == bytes(&mine),
+                    "{builtin} {w}x{h}: tiled"
+                );
+            }
+        }
+    }
+}
+
+/// A 5x5 user stencil (from a file, after a built-in) within 1/255 of its CPU twin, edges
+/// included; tiled equals whole; the spec form and the Rust API agree.
+#[test]
+fn stencil_5x5_twin_and_tiles() {
+    let be = gpu_backend();
+    let path = std::env::temp_dir().join(format!("texelflow-ring5-{}.wgsl", std::process::id()));
+    std::fs::write(&path, RING5).unwrap();
+    let a = random_image(37, 23, PixelFormat::Rgba8, 5);
+    let spec = format!(
+        "brightness(brightness=0.05) | stencil_kernel(file={}, radius=2, gain=1.5)",
+        quote(&path.display().to_string())
+    );
+    let whole = parse(&spec).unwrap().run(&be, &a).unwrap();
+    let tiled = parse(&spec)
+        .unwrap()
+        .run_tiled_value(&be, &a, 8, 3)
+        .unwrap();
+    assert!(bytes(&image(tiled)) == bytes(&image(whole.clone())));
+    let k = UserStencil::from_file(&path, 2, &[("gain", 1.5)])
+        .unwrap()
+        .with_cpu(ring5_twin);
+    assert_eq!((k.radius(), k.params()), (2, &["gain".to_string()][..]));
+    let p = Pipeline::new()
+        .then(texelflow::filters::color::Brightness::new(0.05).unwrap())
+        .then(k);
+    let gpu = p.run(&be, &a).unwrap();
+    assert!(bytes(&image(gpu.clone())) == bytes(&image(whole)));
+    let cpu = p.run(&Backend::Cpu, &a).unwrap();
+    assert!(max_diff(&gpu, &cpu).unwrap() <= 1.0);
+    let _ = std::fs::remove_file(&path);
+}
+
+/// Stencil errors: one line, WGSL errors with `origin:line:column`, a wrong array length
+/// named; the CPU reference without a twin is an error, with one within 1/255 of the GPU.
+#[test]
+fn stencil_errors_and_cpu_twin() {
+    let err = |spec: &str| {
+        let e = parse(spec)
+            .err()
+            .unwrap_or_else(|| panic!("{spec}: parsed"))
+            .to_string();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        e
+    };
+    let e = err(&format!(
+        "stencil_kernel(code={}, radius=2)",
+        quote(LAPLACIAN)
+    ));
+    assert!(
+        e.starts_with("stencil_kernel: code:1:1: `fn kernel` takes array<vec4<f32>, 9> but radius=2 is a 5x5 neighbourhood: declare n: array<vec4<f32>, 25>"),
+        "{e}"
+    );
+    let e = err(&format!(
+        "stencil_kernel(code={})",
+        quote("fn kernel(n: array<vec4<f32>, 9>) -> vec4<f32> {\n    let x = n[4] +;\n    return x;\n}\n")
+    ));
+    assert!(e.starts_with("stencil_kernel: code:2:19: "), "{e}");
+    let e = err(&format!(
+        "stencil_kernel(code={})",
+        quote("fn kernel(n: array<vec4<f32>, 9>) -> vec4<f32> {\n    return n[4] * gain;\n}\n")
+    ));
+    assert!(e.starts_with("stencil_kernel: code:2:19: "), "{e}");
+    assert!(err(&format!("stencil_kernel(code={}, w0=1)", quote(CONV)))
+        .contains("stencil_kernel: code: parameter `w1` is not given"));
+    assert!(err(&format!(
+        "stencil_kernel(code={}, radius=3)",
+        quote(LAPLACIAN)
+    ))
+    .contains("radius"));
+    assert!(err("stencil_kernel(gain=2)").contains("`gain` given but no kernel"));
+    // without code, the identity
+    let a = random_image(13, 9, PixelFormat::Rgba8, 2);
+    for r in [1, 2] {
+        let p = parse(&format!("stencil_kernel(radius={r})")).unwrap();
+        assert!(bytes(&image(p.run(&gpu_backend(), &a).unwrap())) == bytes(&a));
+        assert!(bytes(&image(p.run(&Backend::Cpu, &a).unwrap())) == bytes(&a));
+    }
+    // the CPU reference
+    let e = parse(&format!("stencil_kernel(code={})", quote(LAPLACIAN)))
+        .unwrap()
+        .run(&Backend::Cpu, &a)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("stencil_kernel: has no CPU twin: give one with UserStencil::with_cpu"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+    let weights = [0.1f32, 0.2, 0.1, 0.2, -0.4, 0.2, 0.1, 0.2, 0.3];
+    let named: Vec<(String, f32)> = weights
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (format!("w{i}"), *w))
+        .collect();
+    let named: Vec<(&str, f32)> = named.iter().map(|(n, w)| (n.as_str(), *w)).collect();
+    let k = UserStencil::new(CONV, 1, &named).unwrap().with_cpu(|n, p| {
+        let mut s = [0.0f32; 3];
+        for (px, w) in n.iter().zip(p) {
+            for c in 0..3 {
+                s[c] += px[c] * w;
+            }
+        }
+        [s[0], s[1], s[2], n[4][3]]
+    });
+    let a = random_image(37, 23, PixelFormat::Rgba8, 21);
+    let p = Pipeline::new().then(k);
+    let gpu = p.run(&gpu_backend(), &a).unwrap();
+    let cpu = p.run(&Backend::Cpu, &a).unwrap();
+    assert!(max_diff(&gpu, &cpu).unwrap() <= 1.0);
 }

@@ -15,6 +15,7 @@ pub mod registry;
 pub(crate) mod shape;
 pub mod temporal;
 pub mod user_kernel;
+pub mod user_stencil;
 pub mod yuv;
 
 use std::sync::OnceLock;
@@ -34,7 +35,7 @@ pub fn registry() -> &'static [&'static FilterDef] {
     ALL.get_or_init(|| {
         [
             color::DEFS,
-            &[&user_kernel::DEF],
+            &[&user_kernel::DEF, &user_stencil::DEF],
             convert::DEFS,
             blend::DEFS,
             neighborhood::DEFS,

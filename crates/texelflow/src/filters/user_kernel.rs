@@ -70,17 +70,58 @@ const BLOCK_MEMBERS: [&str; MAX_PARAMS / 4] = [
     "v15",
 ];
 
+/// What a user kernel's function takes: one pixel (`pixel_kernel`) or the neighbourhood of
+/// radius r (`stencil_kernel`: `array<vec4<f32>, (2r+1)^2>`, row-major).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Shape {
+    /// `fn kernel(c: vec4<f32>, ...)`.
+    Pixel,
+    /// `fn kernel(n: array<vec4<f32>, (2r+1)^2>, ...)`, r the radius.
+    Stencil(u32),
+}
+
+impl Shape {
+    /// The error of this kind of kernel (its filter's name in front).
+    pub(crate) fn err(self, message: String) -> Error {
+        match self {
+            Shape::Pixel => Error::Kernel(message),
+            Shape::Stencil(_) => Error::StencilKernel(message),
+        }
+    }
+    /// The filter's name in specs.
+    fn filter(self) -> &'static str {
+        match self {
+            Shape::Pixel => "pixel_kernel",
+            Shape::Stencil(_) => "stencil_kernel",
+        }
+    }
+    /// The WGSL type of the function's first argument.
+    fn input(self) -> String {
+        match self {
+            Shape::Pixel => "vec4<f32>".into(),
+            Shape::Stencil(r) => format!("array<vec4<f32>, {}>", (2 * r + 1) * (2 * r + 1)),
+        }
+    }
+    /// The first argument's name in the contract.
+    fn arg(self) -> &'static str {
+        match self {
+            Shape::Pixel => "c",
+            Shape::Stencil(_) => "n",
+        }
+    }
+}
+
 /// What a source compiles to, shared by every kernel made from the same text.
 #[derive(Debug)]
-struct Compiled {
+pub(crate) struct Compiled {
     /// `Params`' fields, in declaration order (empty for a kernel without parameters).
-    params: Vec<String>,
+    pub(crate) params: Vec<String>,
     /// The prefixed source, the block struct and the wrapper the fused kernel calls.
-    wgsl: String,
+    pub(crate) wgsl: String,
     /// The wrapper's name (`user<N>op`).
-    fn_name: String,
+    pub(crate) fn_name: String,
     /// The block struct's name (`user<N>block`).
-    block: String,
+    pub(crate) block: String,
 }
 
 /// A per-pixel kernel written in WGSL at run time (see the module's docs for the contract),
@@ -124,15 +165,7 @@ impl UserKernel {
 
     /// A kernel from WGSL source, `origin` naming it in messages (`origin:line:column`).
     pub fn from_source(origin: &str, code: &str, params: &[(&str, f32)]) -> Result<Self> {
-        if code.len() as u64 > MAX_SOURCE_BYTES {
-            return Err(Error::Kernel(format!(
-                "{origin}: the source is {} bytes, more than the {} a kernel may have",
-                code.len(),
-                MAX_SOURCE_BYTES
-            )));
-        }
-        let compiled = compiled(origin, code)?;
-        let values = fill(origin, &compiled.params, params)?;
+        let (compiled, values) = source(Shape::Pixel, origin, code, params)?;
         Ok(Self {
             compiled,
             values,
@@ -142,12 +175,7 @@ impl UserKernel {
 
     /// A kernel from a `.wgsl` file (a regular file of at most `MAX_SOURCE_BYTES`).
     pub fn from_file(path: impl AsRef<Path>, params: &[(&str, f32)]) -> Result<Self> {
-        let path = path.as_ref();
-        let shown = path.display().to_string();
-        let bytes = crate::input::read_capped(path, MAX_SOURCE_BYTES, "the most a kernel may have")
-            .map_err(|e| Error::Kernel(format!("{shown}: {e}")))?;
-        let code = String::from_utf8(bytes)
-            .map_err(|_| Error::Kernel(format!("{shown}: is not UTF-8 text")))?;
+        let (shown, code) = read_source(Shape::Pixel, path.as_ref())?;
         Self::from_source(&shown, &code, params)
     }
 
@@ -183,11 +211,7 @@ impl UserKernel {
     }
 
     fn gpu_op(&self) -> PixelOpGpu {
-        let mut uniform: Vec<u8> = Vec::new();
-        for v in &self.values {
-            uniform.extend_from_slice(&v.to_le_bytes());
-        }
-        uniform.resize(uniform.len().div_ceil(16).max(1) * 16, 0);
+        let uniform = block_bytes(&self.values);
         let fields = (0..uniform.len() / 16)
             .map(|k| FieldLayout {
                 name: BLOCK_MEMBERS[k],
@@ -211,8 +235,52 @@ impl UserKernel {
     }
 }
 
+/// The parameter block's bytes: the values in order, padded to whole vec4s (at least one).
+pub(crate) fn block_bytes(values: &[f32]) -> Vec<u8> {
+    let mut uniform: Vec<u8> = Vec::new();
+    for v in values {
+        uniform.extend_from_slice(&v.to_le_bytes());
+    }
+    uniform.resize(uniform.len().div_ceil(16).max(1) * 16, 0);
+    uniform
+}
+
+/// A source given inline or read, checked and compiled for `shape`, with its values.
+pub(crate) fn source(
+    shape: Shape,
+    origin: &str,
+    code: &str,
+    params: &[(&str, f32)],
+) -> Result<(Arc<Compiled>, Vec<f32>)> {
+    if code.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(shape.err(format!(
+            "{origin}: the source is {} bytes, more than the {} a kernel may have",
+            code.len(),
+            MAX_SOURCE_BYTES
+        )));
+    }
+    let compiled = compiled(shape, origin, code)?;
+    let values = fill(shape, origin, &compiled.params, params)?;
+    Ok((compiled, values))
+}
+
+/// A `.wgsl` file's text (a regular file of at most `MAX_SOURCE_BYTES`) and its name.
+pub(crate) fn read_source(shape: Shape, path: &Path) -> Result<(String, String)> {
+    let shown = path.display().to_string();
+    let bytes = crate::input::read_capped(path, MAX_SOURCE_BYTES, "the most a kernel may have")
+        .map_err(|e| shape.err(format!("{shown}: {e}")))?;
+    let code =
+        String::from_utf8(bytes).map_err(|_| shape.err(format!("{shown}: is not UTF-8 text")))?;
+    Ok((shown, code))
+}
+
 /// The values of `declared` from `given`, by name; a missing or unknown name is an error.
-fn fill(origin: &str, declared: &[String], given: &[(&str, f32)]) -> Result<Vec<f32>> {
+fn fill(
+    shape: Shape,
+    origin: &str,
+    declared: &[String],
+    given: &[(&str, f32)],
+) -> Result<Vec<f32>> {
     let list = || {
         if declared.is_empty() {
             format!("`fn {ENTRY}` takes no parameters")
@@ -222,18 +290,13 @@ fn fill(origin: &str, declared: &[String], given: &[(&str, f32)]) -> Result<Vec<
     };
     for (k, (name, v)) in given.iter().enumerate() {
         if !declared.iter().any(|d| d == name) {
-            return Err(Error::Kernel(format!(
-                "{origin}: unknown parameter `{name}`: {}",
-                list()
-            )));
+            return Err(shape.err(format!("{origin}: unknown parameter `{name}`: {}", list())));
         }
         if given[..k].iter().any(|(n, _)| n == name) {
-            return Err(Error::Kernel(format!(
-                "{origin}: parameter `{name}` given twice"
-            )));
+            return Err(shape.err(format!("{origin}: parameter `{name}` given twice")));
         }
         if !v.is_finite() {
-            return Err(Error::Kernel(format!(
+            return Err(shape.err(format!(
                 "{origin}: parameter `{name}` is {v}, not a finite number"
             )));
         }
@@ -246,9 +309,10 @@ fn fill(origin: &str, declared: &[String], given: &[(&str, f32)]) -> Result<Vec<
                 .find(|(n, _)| n == d)
                 .map(|(_, v)| *v)
                 .ok_or_else(|| {
-                    Error::Kernel(format!(
-                        "{origin}: parameter `{d}` is not given ({}); e.g. pixel_kernel(..., {d}=0.5)",
-                        list()
+                    shape.err(format!(
+                        "{origin}: parameter `{d}` is not given ({}); e.g. {}(..., {d}=0.5)",
+                        list(),
+                        shape.filter()
                     ))
                 })
         })
@@ -256,23 +320,24 @@ fn fill(origin: &str, declared: &[String], given: &[(&str, f32)]) -> Result<Vec<
 }
 
 /// The compiled form of `code`, from the process's cache of sources (by text) or made now.
-fn compiled(origin: &str, code: &str) -> Result<Arc<Compiled>> {
-    type Cache = Mutex<(HashMap<String, Arc<Compiled>>, u64)>;
+fn compiled(shape: Shape, origin: &str, code: &str) -> Result<Arc<Compiled>> {
+    type Cache = Mutex<(HashMap<(Shape, String), Arc<Compiled>>, u64)>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new((HashMap::new(), 0)));
-    if let Some(c) = cache.lock().unwrap_or_else(|e| e.into_inner()).0.get(code) {
+    let key = (shape, code.to_string());
+    if let Some(c) = cache.lock().unwrap_or_else(|e| e.into_inner()).0.get(&key) {
         return Ok(c.clone());
     }
     // checked outside the lock (a large source takes a while); a source that fails is not kept
-    let params = check(origin, code)?;
+    let params = check(shape, origin, code)?;
     let mut guard = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(c) = guard.0.get(code) {
+    if let Some(c) = guard.0.get(&key) {
         return Ok(c.clone());
     }
     let id = guard.1;
-    let made = Arc::new(generate(origin, code, id, params)?);
+    let made = Arc::new(generate(shape, origin, code, id, params)?);
     guard.1 += 1;
-    guard.0.insert(code.to_string(), made.clone());
+    guard.0.insert(key, made.clone());
     Ok(made)
 }
 
@@ -298,15 +363,15 @@ fn chain(e: &dyn std::error::Error) -> String {
 }
 
 /// Parses and validates `code` with naga and checks the contract; returns `Params`' fields.
-fn check(origin: &str, code: &str) -> Result<Vec<String>> {
+fn check(shape: Shape, origin: &str, code: &str) -> Result<Vec<String>> {
     let parsed = std::panic::catch_unwind(|| naga::front::wgsl::parse_str(code))
-        .map_err(|_| Error::Kernel(format!("{origin}: the WGSL parser failed on this source")))?;
+        .map_err(|_| shape.err(format!("{origin}: the WGSL parser failed on this source")))?;
     let module = parsed.map_err(|e| {
         let place = match e.location(code) {
             Some(l) => at(origin, code, l.offset as usize),
             None => origin.to_string(),
         };
-        Error::Kernel(format!("{place}: {}", e.message()))
+        shape.err(format!("{place}: {}", e.message()))
     })?;
     let mut validator = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -322,41 +387,42 @@ fn check(origin: &str, code: &str) -> Result<Vec<String>> {
             Some(r) => at(origin, code, r.start),
             None => origin.to_string(),
         };
-        return Err(Error::Kernel(format!("{place}: {}", chain(e.as_inner()))));
+        return Err(shape.err(format!("{place}: {}", chain(e.as_inner()))));
     }
     let span_at = |span: naga::Span| match span.to_range() {
         Some(r) => at(origin, code, r.start),
         None => origin.to_string(),
     };
     if let Some(ep) = module.entry_points.first() {
-        return Err(Error::Kernel(format!(
+        return Err(shape.err(format!(
             "{origin}: entry point `{}` is not allowed: declare `fn {ENTRY}`, the fused kernel calls it",
             ep.name
         )));
     }
     if let Some((h, g)) = module.global_variables.iter().next() {
-        return Err(Error::Kernel(format!(
+        return Err(shape.err(format!(
             "{}: module-scope `var {}` is not allowed: a kernel reads only `c` and `p`",
             span_at(module.global_variables.get_span(h)),
             g.name.as_deref().unwrap_or("")
         )));
     }
     if let Some((h, o)) = module.overrides.iter().next() {
-        return Err(Error::Kernel(format!(
+        return Err(shape.err(format!(
             "{}: `override {}` is not allowed: use a `{PARAMS}` field",
             span_at(module.overrides.get_span(h)),
             o.name.as_deref().unwrap_or("")
         )));
     }
+    let (arg, input) = (shape.arg(), shape.input());
     let signature = format!(
-        "fn {ENTRY}(c: vec4<f32>, p: {PARAMS}) -> vec4<f32> (or fn {ENTRY}(c: vec4<f32>) -> vec4<f32>)"
+        "fn {ENTRY}({arg}: {input}, p: {PARAMS}) -> vec4<f32> (or fn {ENTRY}({arg}: {input}) -> vec4<f32>)"
     );
     let Some((fh, f)) = module
         .functions
         .iter()
         .find(|(_, f)| f.name.as_deref() == Some(ENTRY))
     else {
-        return Err(Error::Kernel(format!(
+        return Err(shape.err(format!(
             "{origin}: no function `{ENTRY}`: declare {signature}"
         )));
     };
@@ -371,24 +437,42 @@ fn check(origin: &str, code: &str) -> Result<Vec<String>> {
         )
     };
     let result_ok = f.result.as_ref().is_some_and(|r| is_vec4(r.ty));
-    let first_ok = f.arguments.first().is_some_and(|a| is_vec4(a.ty));
+    let first_ok = match (shape, f.arguments.first()) {
+        (_, None) => false,
+        (Shape::Pixel, Some(a)) => is_vec4(a.ty),
+        (Shape::Stencil(r), Some(a)) => {
+            let want = (2 * r + 1) * (2 * r + 1);
+            match module.types[a.ty].inner {
+                naga::TypeInner::Array {
+                    base,
+                    size: naga::ArraySize::Constant(len),
+                    ..
+                } if is_vec4(base) => {
+                    if len.get() != want {
+                        return Err(shape.err(format!(
+                            "{here}: `fn {ENTRY}` takes array<vec4<f32>, {len}> but radius={r} is a {side}x{side} neighbourhood: declare {arg}: {input}",
+                            side = 2 * r + 1
+                        )));
+                    }
+                    true
+                }
+                _ => false,
+            }
+        }
+    };
     let second = f.arguments.get(1).map(|a| &module.types[a.ty]);
     let second_ok = match second {
         None => true,
         Some(t) => t.name.as_deref() == Some(PARAMS),
     };
     if !result_ok || !first_ok || !second_ok || f.arguments.len() > 2 {
-        return Err(Error::Kernel(format!(
-            "{here}: `fn {ENTRY}` must be {signature}"
-        )));
+        return Err(shape.err(format!("{here}: `fn {ENTRY}` must be {signature}")));
     }
     let Some(params) = second else {
         return Ok(Vec::new());
     };
     let naga::TypeInner::Struct { members, .. } = &params.inner else {
-        return Err(Error::Kernel(format!(
-            "{here}: `{PARAMS}` must be a struct"
-        )));
+        return Err(shape.err(format!("{here}: `{PARAMS}` must be a struct")));
     };
     let mut names = Vec::new();
     for m in members {
@@ -397,14 +481,14 @@ fn check(origin: &str, code: &str) -> Result<Vec<String>> {
             module.types[m.ty].inner,
             naga::TypeInner::Scalar(naga::Scalar::F32)
         ) {
-            return Err(Error::Kernel(format!(
+            return Err(shape.err(format!(
                 "{origin}: field `{name}` of struct {PARAMS} must be f32 (parameters are f32 values)"
             )));
         }
         names.push(name);
     }
     if names.len() > MAX_PARAMS {
-        return Err(Error::Kernel(format!(
+        return Err(shape.err(format!(
             "{origin}: struct {PARAMS} has {} fields, more than the {MAX_PARAMS} a kernel may have",
             names.len()
         )));
@@ -543,14 +627,20 @@ fn is_prefixed(word: &str) -> bool {
 /// wrapper `user<id>op(c, block)` that calls the kernel with its `Params` made from the
 /// block. No prefixed name can be the wrapper's or the block's (those have no `_` after the
 /// number), and the source may hold no name of the prefixed form, which could shadow one.
-fn generate(origin: &str, code: &str, id: u64, params: Vec<String>) -> Result<Compiled> {
+fn generate(
+    shape: Shape,
+    origin: &str,
+    code: &str,
+    id: u64,
+    params: Vec<String>,
+) -> Result<Compiled> {
     let prefix = format!("user{id}_");
     let toks = tokens(code);
     if let Some(t) = toks
         .iter()
         .find(|t| t.0 == Tok::Ident && is_prefixed(&code[t.1..t.2]))
     {
-        return Err(Error::Kernel(format!(
+        return Err(shape.err(format!(
             "{}: the name `{}` has the form user<N>_..., which texelflow keeps for the names it gives a kernel's declarations; rename it",
             at(origin, code, t.1),
             &code[t.1..t.2]
@@ -558,7 +648,7 @@ fn generate(origin: &str, code: &str, id: u64, params: Vec<String>) -> Result<Co
     }
     let (module, members) = declared_names(code, &toks);
     if let Some(m) = members.iter().find(|m| module.contains(*m)) {
-        return Err(Error::Kernel(format!(
+        return Err(shape.err(format!(
             "{origin}: a struct field is named `{m}` like a module-scope declaration; rename one of them"
         )));
     }
@@ -586,20 +676,24 @@ fn generate(origin: &str, code: &str, id: u64, params: Vec<String>) -> Result<Co
         out.push_str(&format!("    {name}: vec4<f32>,\n"));
     }
     out.push_str("}\n");
+    let (arg, input) = (shape.arg(), shape.input());
     let call = if params.is_empty() {
-        format!("{prefix}{ENTRY}(c)")
+        format!("{prefix}{ENTRY}({arg})")
     } else {
         let args: Vec<String> = (0..params.len())
             .map(|i| format!("p.{}.{}", BLOCK_MEMBERS[i / 4], ["x", "y", "z", "w"][i % 4]))
             .collect();
-        format!("{prefix}{ENTRY}(c, {prefix}{PARAMS}({}))", args.join(", "))
+        format!(
+            "{prefix}{ENTRY}({arg}, {prefix}{PARAMS}({}))",
+            args.join(", ")
+        )
     };
     out.push_str(&format!(
-        "fn {fn_name}(c: vec4<f32>, p: {block}) -> vec4<f32> {{\n    return {call};\n}}\n"
+        "fn {fn_name}({arg}: {input}, p: {block}) -> vec4<f32> {{\n    return {call};\n}}\n"
     ));
     // the prefixed module must still be valid on its own; a failure here is the renamer's
     if let Err(e) = naga::front::wgsl::parse_str(&out) {
-        return Err(Error::Kernel(format!(
+        return Err(shape.err(format!(
             "{origin}: the source could not be given its per-kernel names ({}); rename its declarations or report this",
             e.message()
         )));
