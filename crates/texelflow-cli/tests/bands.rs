@@ -26,6 +26,12 @@ fn run(stream: &str, rows: &str, args: &[&str]) -> Output {
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("texelflow-bands-cli-{}", std::process::id()));
+    // a folder of an earlier run whose process had this id holds outputs the tests would
+    // refuse to replace: start empty, once per process
+    static FRESH: std::sync::Once = std::sync::Once::new();
+    FRESH.call_once(|| {
+        let _ = std::fs::remove_dir_all(&d);
+    });
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
 }
