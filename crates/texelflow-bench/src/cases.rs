@@ -7,7 +7,7 @@ use texelflow::params::ParamKind;
 use texelflow::{Error, Graph, Image, ImageDesc, Pipeline, PixelFormat, Result};
 
 use crate::experiments::{copy_kernel, experiments};
-use crate::{BenchCase, BenchConfig};
+use crate::{BenchCase, BenchConfig, Content};
 
 /// The standard set: every registered filter at defaults plus the operations of the
 /// performance targets (issue 3) and NPP's reference list.
@@ -314,6 +314,169 @@ pub fn random_image(w: u32, h: u32, seed: u64) -> Image {
         .unwrap_or_else(|_| Image::zeroed(ImageDesc::new(w, h, PixelFormat::Rgba8)))
 }
 
+/// The operations issue 32 races NPP on (`bench/peers/npp_same.cu`), each on `random_image`
+/// and on `photo_image` (names end in ` [random]` / ` [photo]`); `texelflow bench
+/// --npp-paired --write-inputs DIR` writes their inputs for the peer, so that both sides read
+/// the same pictures.
+pub fn npp_paired_cases(width: u32, height: u32) -> Vec<BenchCase> {
+    let (hw, hh) = (width / 2, height / 2);
+    let mut v = vec![BenchCase::new("copy", "copy")];
+    for content in [Content::Random, Content::Photo] {
+        let tag = |n: &str| format!("{n} [{}]", content.name());
+        let cases = [
+            BenchCase::new(
+                &tag("canny_edge_detection gray8 50/150"),
+                "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)",
+            )
+            .gray8(),
+            BenchCase::sized(
+                &tag("resize bicubic 1080p->4K"),
+                "resize(scale=2, method=bicubic)",
+                hw,
+                hh,
+            ),
+            BenchCase::sized(
+                &tag("resize lanczos3 1080p->4K"),
+                "resize(scale=2, method=lanczos3)",
+                hw,
+                hh,
+            ),
+            BenchCase::sized(&tag("resize bilinear 1080p->4K"), "resize(scale=2)", hw, hh),
+            BenchCase::new(&tag("resize bilinear 4K->1080p"), "resize(scale=0.5)"),
+            BenchCase::new(
+                &tag("resize area 4K->1080p"),
+                "resize(scale=0.5, method=area)",
+            ),
+            BenchCase::new(&tag("histogram"), "histogram"),
+            BenchCase::new(&tag("laplacian"), "laplacian"),
+        ];
+        v.extend(cases.into_iter().map(|mut c| {
+            c.content = content;
+            c
+        }));
+    }
+    v
+}
+
+/// Writes the main inputs of `cases` (every buffer set) under `dir` as raw pixels, rows
+/// without padding: `<content>_<rgba8|gray8>_<w>x<h>_<set>.raw`, each once; returns the
+/// file names. Each file is written beside its final name and renamed into place.
+pub fn write_inputs(
+    cases: &[BenchCase],
+    cfg: &BenchConfig,
+    dir: &std::path::Path,
+) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for case in cases.iter().filter(|c| c.spec != "copy") {
+        let (w, h) = case.size.unwrap_or((cfg.width, cfg.height));
+        for k in 0..cfg.sets {
+            let name = format!(
+                "{}_{}_{w}x{h}_{k}.raw",
+                case.content.name(),
+                case.input.name(),
+            );
+            if names.contains(&name) {
+                continue;
+            }
+            let img = case.content.image(w, h, k, case.input);
+            let path = dir.join(&name);
+            let part = dir.join(format!("{name}.part"));
+            std::fs::write(&part, img.as_u8())
+                .and_then(|()| std::fs::rename(&part, &path))
+                .map_err(|e| Error::invalid(format!("cannot write {}: {e}", path.display())))?;
+            names.push(name);
+        }
+    }
+    Ok(names)
+}
+
+/// A photo-like picture: a smooth two-colour shading, 40 hard-edged discs and rectangles of
+/// flat or shaded colour, and mild noise (±3 levels), opaque (alpha 255), as photographs are:
+/// what an edge detector, a histogram or a resize meets in practice, where `random_image`'s
+/// noise makes every pixel an edge and spreads every histogram. Deterministic per seed.
+pub fn photo_image(w: u32, h: u32, seed: u64) -> Image {
+    let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let (wf, hf) = (w.max(1) as f32, h.max(1) as f32);
+    let colour = |v: u64| {
+        [
+            (v & 255) as f32,
+            ((v >> 8) & 255) as f32,
+            ((v >> 16) & 255) as f32,
+        ]
+    };
+    let (c0, c1) = (colour(next()), colour(next()));
+    // shapes: (kind, cx, cy, rx, ry, colour, shaded)
+    let shapes: Vec<(bool, f32, f32, f32, f32, [f32; 3], bool)> = (0..40)
+        .map(|_| {
+            let v = next();
+            let disc = v & 1 == 0;
+            let cx = (next() % 1000) as f32 / 1000.0 * wf;
+            let cy = (next() % 1000) as f32 / 1000.0 * hf;
+            let rx = (0.02 + (next() % 1000) as f32 / 1000.0 * 0.15) * wf;
+            let ry = (0.02 + (next() % 1000) as f32 / 1000.0 * 0.15) * hf;
+            (disc, cx, cy, rx, ry, colour(next()), v & 2 == 0)
+        })
+        .collect();
+    let (wu, hu) = (w as usize, h as usize);
+    let mut data = vec![255u8; wu * hu * 4];
+    let put = |data: &mut [u8], x: usize, y: usize, c: [f32; 3]| {
+        let i = (y * wu + x) * 4;
+        for k in 0..3 {
+            data[i + k] = c[k].round().clamp(0.0, 255.0) as u8;
+        }
+    };
+    for y in 0..hu {
+        for x in 0..wu {
+            let t = ((x as f32 + 0.5) / wf * 0.7 + (y as f32 + 0.5) / hf * 0.3).min(1.0);
+            put(
+                &mut data,
+                x,
+                y,
+                std::array::from_fn(|k| c0[k] + (c1[k] - c0[k]) * t),
+            );
+        }
+    }
+    // each shape over its bounding box, later ones on top
+    for &(disc, cx, cy, rx, ry, col, shaded) in &shapes {
+        let span = |c: f32, r: f32, n: usize| {
+            (
+                (c - r).floor().max(0.0) as usize,
+                ((c + r).ceil().max(0.0) as usize).min(n),
+            )
+        };
+        let ((x0, x1), (y0, y1)) = (span(cx, rx, wu), span(cy, ry, hu));
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let (dx, dy) = ((x as f32 + 0.5 - cx) / rx, (y as f32 + 0.5 - cy) / ry);
+                let inside = if disc {
+                    dx * dx + dy * dy <= 1.0
+                } else {
+                    dx.abs() <= 1.0 && dy.abs() <= 1.0
+                };
+                if inside {
+                    let shade = if shaded { 0.75 + 0.25 * dy } else { 1.0 };
+                    put(&mut data, x, y, col.map(|v| v * shade));
+                }
+            }
+        }
+    }
+    for px in data.chunks_exact_mut(4) {
+        let n = next();
+        for k in 0..3 {
+            let noise = ((n >> (8 * k)) % 7) as i32 - 3;
+            px[k] = (px[k] as i32 + noise).clamp(0, 255) as u8;
+        }
+    }
+    Image::from_u8(w, h, PixelFormat::Rgba8, data)
+        .unwrap_or_else(|_| Image::zeroed(ImageDesc::new(w, h, PixelFormat::Rgba8)))
+}
+
 /// Straight lines for the Hough benchmarks: 24 segments between random points of the border
 /// region, 2 pixels wide at level 220 on a ground of 80-120 noise (RGBA8 grey), or 1 pixel
 /// wide at 255 on 0 with 0.2% noise pixels (`binary`: a Gray8 edge map).
@@ -388,16 +551,7 @@ pub(crate) fn case_graph(case: &BenchCase, cfg: &BenchConfig) -> Result<(Graph, 
     let mut sets = Vec::new();
     let mut graph = None;
     for k in 0..cfg.sets {
-        let input = if case.lines {
-            line_scene(w, h, 1 + k as u64, case.input == PixelFormat::Gray8)
-        } else {
-            let input = random_image(w, h, 1 + k as u64);
-            if case.input == PixelFormat::Gray8 {
-                input.convert(PixelFormat::Gray8)
-            } else {
-                input
-            }
-        };
+        let input = case.content.image(w, h, k, case.input);
         // the assessment graphs: one source, two data outputs (no pipeline spec branches)
         let assess = match case.spec.as_str() {
             ASSESS_FUSED => {

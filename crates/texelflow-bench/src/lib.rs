@@ -22,7 +22,9 @@ mod cases;
 mod clock;
 mod experiments;
 
-pub use cases::{default_cases, line_scene, random_image};
+pub use cases::{
+    default_cases, line_scene, npp_paired_cases, photo_image, random_image, write_inputs,
+};
 pub use experiments::experiment_cases;
 
 use cases::case_graph;
@@ -70,9 +72,46 @@ pub struct BenchCase {
     /// Format of the main input: `Rgba8` (the random image) or `Gray8` (its luminance), for
     /// cases compared with NPP's single-channel functions.
     pub input: PixelFormat,
-    /// The main input is `line_scene` (straight lines for the Hough cases) instead of the
-    /// random image: grey lines on a noisy ground (RGBA8), or a binary edge map (Gray8).
-    pub lines: bool,
+    /// What the main input shows.
+    pub content: Content,
+}
+
+/// The picture a case runs on (each at the case's size, one per buffer set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// `random_image`: noise plus gradients.
+    Random,
+    /// `line_scene` (straight lines for the Hough cases): grey lines on a noisy ground
+    /// (RGBA8), or a binary edge map (Gray8).
+    Lines,
+    /// `photo_image`: smooth shading, hard-edged shapes and mild noise, opaque.
+    Photo,
+}
+
+impl Content {
+    /// The case's main input of set `k` (0-based), `w` x `h`, in `format` (Rgba8 or Gray8).
+    pub fn image(self, w: u32, h: u32, k: usize, format: PixelFormat) -> Image {
+        let seed = 1 + k as u64;
+        let gray = format == PixelFormat::Gray8;
+        let input = match self {
+            Content::Lines => return line_scene(w, h, seed, gray),
+            Content::Random => random_image(w, h, seed),
+            Content::Photo => photo_image(w, h, seed),
+        };
+        if gray {
+            input.convert(PixelFormat::Gray8)
+        } else {
+            input
+        }
+    }
+    /// Short name (file names of `--write-inputs`, case names).
+    pub fn name(self) -> &'static str {
+        match self {
+            Content::Random => "random",
+            Content::Lines => "lines",
+            Content::Photo => "photo",
+        }
+    }
 }
 
 impl BenchCase {
@@ -84,7 +123,7 @@ impl BenchCase {
             size: None,
             schedule: Vec::new(),
             input: PixelFormat::Rgba8,
-            lines: false,
+            content: Content::Random,
         }
     }
     /// A case on a `w` x `h` input.
@@ -95,7 +134,7 @@ impl BenchCase {
             size: Some((w, h)),
             schedule: Vec::new(),
             input: PixelFormat::Rgba8,
-            lines: false,
+            content: Content::Random,
         }
     }
     /// The same case on a Gray8 input (the random image's luminance).
@@ -105,7 +144,12 @@ impl BenchCase {
     }
     /// The same case on `line_scene` (a binary edge map when Gray8).
     pub fn on_lines(mut self) -> Self {
-        self.lines = true;
+        self.content = Content::Lines;
+        self
+    }
+    /// The same case on `photo_image`.
+    pub fn on_photo(mut self) -> Self {
+        self.content = Content::Photo;
         self
     }
     /// The same case under schedule overrides `key=value,...`.

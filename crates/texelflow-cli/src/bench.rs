@@ -27,6 +27,14 @@ pub struct BenchArgs {
     /// Schedule overrides for every case, `filter=variant,...` (see `texelflow::extend::parse_schedules`)
     #[arg(long)]
     schedule: Option<String>,
+    /// Run the operations raced against NPP instead (`bench/peers/npp_same.cu`), each on the
+    /// random and on the photo-like picture
+    #[arg(long)]
+    npp_paired: bool,
+    /// Also write the cases' inputs under this folder as raw pixels (`<content>_<format>_<w>x<h>_<set>.raw`),
+    /// for a peer to read the same pictures
+    #[arg(long, value_name = "DIR")]
+    write_inputs: Option<std::path::PathBuf>,
     /// Also write the results as JSON
     #[arg(long)]
     json: Option<std::path::PathBuf>,
@@ -77,7 +85,11 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
         sets: a.sets,
         ..Default::default()
     };
-    let mut cases = default_cases(w, h);
+    let mut cases = if a.npp_paired {
+        texelflow_bench::npp_paired_cases(w, h)
+    } else {
+        default_cases(w, h)
+    };
     if a.experiments {
         cases.splice(1..1, texelflow_bench::experiment_cases(w, h));
     }
@@ -108,6 +120,10 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
         for c in &mut cases {
             c.schedule.splice(0..0, o.iter().cloned());
         }
+    }
+    if let Some(dir) = &a.write_inputs {
+        let names = texelflow_bench::write_inputs(&cases, &cfg, dir)?;
+        outln!("wrote {} input files under {}", names.len(), dir.display());
     }
     if a.repeat > 1 {
         let once = cases.clone();

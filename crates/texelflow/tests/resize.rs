@@ -175,6 +175,11 @@ fn methods_match_cpu() {
         (5, 4, 1, 1),
         (40, 30, 40, 30),
         (67, 43, 150, 19),
+        // enlarging (`general_rows`): widths that are and are not multiples of 4, single rows
+        (13, 9, 30, 19),
+        (260, 37, 520, 74),
+        (5, 4, 1028, 3),
+        (3, 1, 8, 1),
     ];
     for method in ["nearest", "bilinear", "bicubic", "lanczos3", "area"] {
         for align in ["false", "true"] {
@@ -187,9 +192,10 @@ fn methods_match_cpu() {
                     "resize(width={ow}, height={oh}, method={method}, align_corners={align})"
                 );
                 let cpu = run_with(&Backend::Cpu, &img, &spec, &[]);
-                // the default (bicubic and lanczos3: row sums shared in workgroup memory where a
-                // block's rows fit) and the one-output-per-invocation kernel
-                for variant in ["default", "general_direct"] {
+                // the default (bicubic and lanczos3: `general_rows` where no side shrinks),
+                // row sums shared in workgroup memory where a block's rows fit, and the
+                // one-output-per-invocation kernel
+                for variant in ["default", "general_rows", "general_tile", "general_direct"] {
                     let overrides = if variant == "default" {
                         vec![]
                     } else {

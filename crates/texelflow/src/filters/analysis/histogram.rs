@@ -29,6 +29,33 @@ fn choose_loop() -> LoopShape {
     }
 }
 
+/// Whether runs of equal values are merged before their atomics (histogram.wgsl's RUNS) by
+/// default: see docs/perf-notes.md, session 25.
+fn choose_runs() -> bool {
+    false
+}
+
+/// The schedule names the equivalence tests run: the loop shapes, and two with merged runs
+/// (`r`).
+const VARIANTS: &[&str] = &[
+    "u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "u8q32", "u8q32r", "u1q8r",
+];
+
+/// The run's loop shape and run merging: its override (`u<U>q<Q>`, `r` at the end for merged
+/// runs) or the defaults.
+fn schedule(rec: &NodeRecorder<'_>) -> Result<(LoopShape, bool)> {
+    let Some(v) = rec.schedule(DEF.name) else {
+        return Ok((choose_loop(), choose_runs()));
+    };
+    let (base, runs) = match v.strip_suffix('r') {
+        Some(base) => (base, true),
+        None => (v, false),
+    };
+    LoopShape::parse(base).map(|s| (s, runs)).ok_or_else(|| {
+        crate::runtime::schedule::unknown(DEF.name, v, &["u<1..16>q<1..64>[r], e.g. u8q32r"])
+    })
+}
+
 impl Histogram {
     /// Pixel counts.
     pub fn new() -> Self {
@@ -81,7 +108,7 @@ GPU: per-workgroup histograms in workgroup memory, merged with one atomic per no
     outputs: { histogram: Histogram },
     check: |f, d| f.check_size(d),
     uniforms: [GridParams::layout(GRID_WGSL)],
-    schedules: super::LOOP_VARIANTS,
+    schedules: VARIANTS,
     merges_partials: true,
     cpu: |f, img| Data::Histogram(histogram_cpu(img, f.weight_by_alpha)),
     gpu: record,
@@ -128,7 +155,7 @@ fn record(
     d: ImageDesc,
 ) -> Result<()> {
     let count = d.pixels() as u64;
-    let shape = LoopShape::for_filter(rec, DEF.name, choose_loop())?;
+    let (shape, runs) = schedule(rec)?;
     let g = grid(
         count,
         HISTOGRAM_WG,
@@ -138,11 +165,14 @@ fn record(
     check_quads(input, count)?;
     rec.clear(&output.buffer);
     let mut kernel = Kernel::new(
-        &format!("analysis.histogram.{}", shape.key()),
+        &format!("analysis.histogram.{}.r{}", shape.key(), runs as u32),
         &[GridParams::WGSL, GRID_WGSL, WGSL],
         "histogram",
     );
-    kernel.generated = Some(shape.visit_pixels_wgsl());
+    kernel.generated = Some(format!(
+        "const RUNS: bool = {runs};\n{}",
+        shape.visit_pixels_wgsl()
+    ));
     rec.dispatch(
         &kernel,
         &[&input.buffer, &output.buffer],

@@ -11,6 +11,17 @@ use crate::runtime::{groups_1d, Bind, Kernel};
 pub(super) const WGSL: &str = include_str!("resize.wgsl");
 const ROWS_WGSL: &str = include_str!("resize_rows.wgsl");
 pub(super) const GENERAL_WGSL: &str = include_str!("resize_general.wgsl");
+/// The general kernels' taps (`axis_taps`, `texel`, METHOD), ahead of each one's bindings.
+const TAPS_WGSL: &str = include_str!("resize_taps.wgsl");
+/// Schedule `general_rows`: its entry point and its two store snippets (16-byte stores where
+/// the part's width is a multiple of 4, else 4-byte ones).
+const GENERAL_ROWS_WGSL: &str = include_str!("resize_general_rows.wgsl");
+const ROWS_STORE_VEC4: &str = include_str!("resize_rows_store.wgsl");
+const ROWS_STORE_U32: &str = include_str!("resize_rows_store_u32.wgsl");
+/// Schedule `general_rows`: invocations per workgroup (mirrors `WG` in
+/// resize_general_rows.wgsl) and output rows per invocation (its `RB`).
+const GENERAL_ROWS_WG: u32 = 64;
+const GENERAL_ROWS_RB: u32 = 16;
 /// Schedule `general_tile`'s entry point, appended to GENERAL_WGSL.
 const GENERAL_TILE_WGSL: &str = include_str!("resize_general_tile.wgsl");
 /// Source rows one `general_tile` block may hold; mirrors MAX_ROWS in resize_general_tile.wgsl.
@@ -66,6 +77,10 @@ pub enum GeneralSchedule {
     /// Bicubic and lanczos3 in blocks with their source rows in workgroup memory
     /// (`resize_general_tile`), where the rows fit; elsewhere `Direct`.
     Tile,
+    /// Bicubic and lanczos3 where no side shrinks: 4 output columns per invocation walked down
+    /// output rows, the source rows' horizontal sums kept in registers
+    /// (`resize_general_rows`); elsewhere `Tile`.
+    Rows,
 }
 
 /// A schedule name of `resize`: it names one of the bilinear kernels or one of the general
@@ -92,6 +107,7 @@ const NAMES: &[&str] = &[
     "texture",
     "general_direct",
     "general_tile",
+    "general_rows",
 ];
 
 impl Schedule {
@@ -116,10 +132,11 @@ impl Schedule {
 }
 
 impl GeneralSchedule {
-    /// The default, `Tile`: H200 1080p->4K (session 13): lanczos3 0.152 ms against `Direct`'s
-    /// 0.377, bicubic 0.117 against 0.121.
+    /// The default: `Rows` (which runs only where no side shrinks; elsewhere `Tile`).
+    /// `Tile` against `Direct`, H200 1080p->4K (session 13): lanczos3 0.152 ms against 0.377,
+    /// bicubic 0.117 against 0.121. `Rows` against `Tile`: see docs/perf-notes.md, session 25.
     pub fn choose() -> GeneralSchedule {
-        GeneralSchedule::Tile
+        GeneralSchedule::Rows
     }
 }
 
@@ -142,6 +159,7 @@ impl Named {
             "texture" => Schedule::Texture,
             "general_direct" => return Ok(Named::General(GeneralSchedule::Direct)),
             "general_tile" => return Ok(Named::General(GeneralSchedule::Tile)),
+            "general_rows" => return Ok(Named::General(GeneralSchedule::Rows)),
             other => return Err(crate::runtime::schedule::unknown(DEF.name, other, NAMES)),
         }))
     }
@@ -176,35 +194,72 @@ pub(super) fn record(
     if f.general() {
         let g = ResizeGeneralParams::new(f, &geo);
         // a bilinear kernel's name leaves the general kernel at its default
-        let tile = match named {
+        let schedule = match named {
             Some(Named::General(s)) => s,
             _ => GeneralSchedule::choose(),
-        } == GeneralSchedule::Tile;
-        // a block's source rows: 15 output rows apart at most `scale` each, plus the taps
-        let taps = match f.method {
-            ResizeMethod::Bicubic => 4.0,
-            _ => 6.0,
         };
-        let step = if f.align_corners {
-            g.corner_y
+        let separable = matches!(f.method, ResizeMethod::Bicubic | ResizeMethod::Lanczos3);
+        let taps = match f.method {
+            ResizeMethod::Bicubic => 4,
+            _ => 6,
+        };
+        // source pixels per output pixel along each axis, as the kernels step
+        let (step_x, step_y) = if f.align_corners {
+            (g.corner_x, g.corner_y)
         } else {
-            g.scale_y
-        } as f64;
-        let fits = (15.0 * step).ceil() + 1.0 + taps <= GENERAL_TILE_ROWS;
-        // Bicubic and lanczos3 only: the others read 1 or 2 taps, or whole cells (area).
-        // Default `general_tile`: H200 1080p->4K (session 13): lanczos3 0.152 ms against
-        // general_direct's 0.377, bicubic 0.117 against 0.121.
-        let (source, entry) =
-            if tile && fits && matches!(f.method, ResizeMethod::Bicubic | ResizeMethod::Lanczos3) {
-                (
-                    format!("{GENERAL_WGSL}\n{GENERAL_TILE_WGSL}"),
-                    "resize_general_tile",
-                )
+            (g.scale_x, g.scale_y)
+        };
+        // `general_rows` reads a row's 4 columns within taps + 3 pixels: only where no side
+        // shrinks. A part of a larger resize takes the kernel the whole image takes (the same
+        // arithmetic on every compiler: NVIDIA's `general_tile` and direct kernels differ in the
+        // last bit), so the choice depends on the whole resize's geometry only.
+        if schedule == GeneralSchedule::Rows && separable && step_x <= 1.0 && step_y <= 1.0 {
+            let store = if g.part_width % 4 == 0 {
+                ROWS_STORE_VEC4
             } else {
-                (GENERAL_WGSL.to_string(), "resize_general")
+                ROWS_STORE_U32
             };
-        // a tile takes the kernel the whole image takes (the same schedule, so the same code
-        // on every compiler: NVIDIA's `general_tile` and direct kernels differ in the last bit)
+            let mut kernel = Kernel::new(
+                &format!(
+                    "geometry.resize_general_rows.m{}.w{window}.v{}",
+                    g.method,
+                    (g.part_width % 4 == 0) as u32
+                ),
+                &[ResizeGeneralParams::WGSL],
+                "resize_general_rows",
+            );
+            kernel.generated = Some(specialize(
+                &format!("{TAPS_WGSL}\n{store}\n{GENERAL_ROWS_WGSL}"),
+                &[
+                    ("METHOD", g.method),
+                    ("WINDOW", window),
+                    ("TAPS", taps),
+                    ("RB", GENERAL_ROWS_RB),
+                ],
+            )?);
+            return rec.dispatch(
+                &kernel,
+                &[&inputs[0].buffer, &outputs[0].buffer],
+                bytemuck::bytes_of(&g),
+                [
+                    g.part_width.div_ceil(4).div_ceil(GENERAL_ROWS_WG),
+                    g.part_height.div_ceil(GENERAL_ROWS_RB),
+                    1,
+                ],
+            );
+        }
+        // a block's source rows: 15 output rows apart at most `step` each, plus the taps
+        let fits = (15.0 * step_y as f64).ceil() + 1.0 + taps as f64 <= GENERAL_TILE_ROWS;
+        // Bicubic and lanczos3 only: the others read 1 or 2 taps, or whole cells (area).
+        let tile = schedule != GeneralSchedule::Direct && fits && separable;
+        let (source, entry) = if tile {
+            (
+                format!("{TAPS_WGSL}\n{GENERAL_WGSL}\n{GENERAL_TILE_WGSL}"),
+                "resize_general_tile",
+            )
+        } else {
+            (format!("{TAPS_WGSL}\n{GENERAL_WGSL}"), "resize_general")
+        };
         let mut kernel = Kernel::new(
             &format!("geometry.{entry}.m{}.w{window}", g.method),
             &[ResizeGeneralParams::WGSL],
@@ -218,7 +273,7 @@ pub(super) fn record(
             &kernel,
             &[&inputs[0].buffer, &outputs[0].buffer],
             bytemuck::bytes_of(&g),
-            crate::runtime::groups_2d(ow, oh, GENERAL_WG, GENERAL_WG),
+            crate::runtime::groups_2d(g.part_width, g.part_height, GENERAL_WG, GENERAL_WG),
         );
     }
     let u = ResizeParams::new(&geo);
