@@ -145,6 +145,49 @@ fn histogram_counts_sum_to_pixels() {
     }
 }
 
+/// The histogram's schedules that add a quad of equal alphas once (`a`) on pictures where
+/// quads share their alpha (flat regions, opaque alpha, one colour everywhere), where some do
+/// (runs of 1..40), and where few do (noise), plain and alpha-weighted: equal to the twin bin
+/// for bin. A quad counted once too few or too many shows.
+#[test]
+fn histogram_quad_alpha_schedules_match_cpu() {
+    let noise = random_image(131, 37, PixelFormat::Rgba8, 11);
+    let flat = rgba(1, 1, &[[7, 200, 33, 255]]);
+    let mut blocks = noise.clone();
+    for (i, p) in blocks.as_u8_mut().chunks_exact_mut(4).enumerate() {
+        // runs of 1..40 equal pixels, opaque, some long ones crossing quads and rows
+        let v = ((i / (1 + i % 40)) % 5) as u8;
+        p.copy_from_slice(&[v * 50, 255 - v, 3, 255]);
+    }
+    let mut one = noise.clone();
+    for p in one.as_u8_mut().chunks_exact_mut(4) {
+        p.copy_from_slice(&[9, 9, 9, 200]);
+    }
+    for img in [&noise, &flat, &blocks, &one] {
+        for weighted in [false, true] {
+            let f = || {
+                if weighted {
+                    Histogram::weighted_by_alpha()
+                } else {
+                    Histogram::new()
+                }
+            };
+            let cpu = run1(&Backend::Cpu, f(), img, &[]);
+            for v in ["u8q32a", "u1q8a", "u1q1a", "u4q16a", "u16q64a"] {
+                let o = vec![("histogram".to_string(), v.to_string())];
+                let gpu = run1_scheduled(&gpu_backend(), f(), img, &[], &o);
+                assert_eq!(
+                    gpu,
+                    cpu,
+                    "{v} weighted={weighted} on {}x{}",
+                    img.width(),
+                    img.height()
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn alpha_weighted_histogram_adds_alpha() {
     // two red pixels at alpha 255 and 10, one green pixel fully transparent

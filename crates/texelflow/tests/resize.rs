@@ -180,6 +180,11 @@ fn methods_match_cpu() {
         (260, 37, 520, 74),
         (5, 4, 1028, 3),
         (3, 1, 8, 1),
+        // exact halvings (`half` for bilinear and area), and one whose width is not a multiple of 4
+        (16, 8, 8, 4),
+        (72, 10, 36, 5),
+        (8, 2, 4, 1),
+        (20, 6, 10, 3),
     ];
     for method in ["nearest", "bilinear", "bicubic", "lanczos3", "area"] {
         for align in ["false", "true"] {
@@ -195,7 +200,13 @@ fn methods_match_cpu() {
                 // the default (bicubic and lanczos3: `general_rows` where no side shrinks),
                 // row sums shared in workgroup memory where a block's rows fit, and the
                 // one-output-per-invocation kernel
-                for variant in ["default", "general_rows", "general_tile", "general_direct"] {
+                for variant in [
+                    "default",
+                    "general_rows",
+                    "general_rows2",
+                    "general_tile",
+                    "general_direct",
+                ] {
                     let overrides = if variant == "default" {
                         vec![]
                     } else {
@@ -244,6 +255,32 @@ fn nearest_and_area_known_values() {
                     (px[c] as i32 - ((sum + 2) / 4) as i32).abs() <= 1,
                     "area pixel {i} channel {c}"
                 );
+            }
+        }
+    }
+}
+
+/// Exact halvings (`half`, bilinear and area): the 2x2 mean rounded half up, which the twins
+/// compute exactly in f32, so the GPU must equal them byte for byte (the tolerance of 1 the
+/// other tests allow would hide a rounding slip).
+#[test]
+fn halving_equals_the_twin_exactly() {
+    for method in ["bilinear", "area"] {
+        for (i, &(w, h)) in [(16u32, 8u32), (72, 10), (8, 2), (264, 6)]
+            .iter()
+            .enumerate()
+        {
+            let img = random_image(w, h, PixelFormat::Rgba8, 90 + i as u64);
+            let spec = format!("resize(width={}, height={}, method={method})", w / 2, h / 2);
+            let cpu = run_with(&Backend::Cpu, &img, &spec, &[]);
+            for variant in ["default", "half"] {
+                let overrides = if variant == "default" {
+                    vec![]
+                } else {
+                    vec![("resize".to_string(), variant.to_string())]
+                };
+                let gpu = run_with(&gpu_backend(), &img, &spec, &overrides);
+                assert_eq!(gpu.as_u8(), cpu.as_u8(), "{spec} [{variant}] on {w}x{h}");
             }
         }
     }

@@ -29,31 +29,33 @@ fn choose_loop() -> LoopShape {
     }
 }
 
-/// Whether runs of equal values are merged before their atomics (histogram.wgsl's RUNS) by
+/// Whether a quad of equal alphas adds its alpha bin once (histogram.wgsl's QUAD_ALPHA) by
 /// default: see docs/perf-notes.md, session 25.
-fn choose_runs() -> bool {
+fn choose_quad_alpha() -> bool {
     false
 }
 
-/// The schedule names the equivalence tests run: the loop shapes, and two with merged runs
-/// (`r`).
+/// The schedule names the equivalence tests run: the loop shapes, and some with quads of
+/// equal alpha added once (`a`).
 const VARIANTS: &[&str] = &[
-    "u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "u8q32", "u8q32r", "u1q8r",
+    "u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "u8q32", "u8q32a", "u1q8a", "u4q16a",
 ];
 
-/// The run's loop shape and run merging: its override (`u<U>q<Q>`, `r` at the end for merged
-/// runs) or the defaults.
+/// The run's loop shape and whether quads of equal alpha add once: its override (`u<U>q<Q>`,
+/// then `a` for the quads) or the defaults.
 fn schedule(rec: &NodeRecorder<'_>) -> Result<(LoopShape, bool)> {
     let Some(v) = rec.schedule(DEF.name) else {
-        return Ok((choose_loop(), choose_runs()));
+        return Ok((choose_loop(), choose_quad_alpha()));
     };
-    let (base, runs) = match v.strip_suffix('r') {
+    let (base, quad_alpha) = match v.strip_suffix('a') {
         Some(base) => (base, true),
         None => (v, false),
     };
-    LoopShape::parse(base).map(|s| (s, runs)).ok_or_else(|| {
-        crate::runtime::schedule::unknown(DEF.name, v, &["u<1..16>q<1..64>[r], e.g. u8q32r"])
-    })
+    LoopShape::parse(base)
+        .map(|s| (s, quad_alpha))
+        .ok_or_else(|| {
+            crate::runtime::schedule::unknown(DEF.name, v, &["u<1..16>q<1..64>[a], e.g. u4q16a"])
+        })
 }
 
 impl Histogram {
@@ -155,7 +157,7 @@ fn record(
     d: ImageDesc,
 ) -> Result<()> {
     let count = d.pixels() as u64;
-    let (shape, runs) = schedule(rec)?;
+    let (shape, quad_alpha) = schedule(rec)?;
     let g = grid(
         count,
         HISTOGRAM_WG,
@@ -165,14 +167,15 @@ fn record(
     check_quads(input, count)?;
     rec.clear(&output.buffer);
     let mut kernel = Kernel::new(
-        &format!("analysis.histogram.{}.r{}", shape.key(), runs as u32),
+        &format!("analysis.histogram.{}.a{}", shape.key(), quad_alpha as u32),
         &[GridParams::WGSL, GRID_WGSL, WGSL],
         "histogram",
     );
-    kernel.generated = Some(format!(
-        "const RUNS: bool = {runs};\n{}",
+    kernel.generated = Some(if quad_alpha {
+        shape.visit_pixels_wgsl_with("add_quad_alpha(a);")
+    } else {
         shape.visit_pixels_wgsl()
-    ));
+    });
     rec.dispatch(
         &kernel,
         &[&input.buffer, &output.buffer],

@@ -157,8 +157,14 @@ impl LoopShape {
     /// invocation's grid-stride sequence of whole quads, `unroll` loads at a time, and on
     /// the 0..3 pixels after the last whole quad in invocation 0.
     pub(crate) fn visit_pixels_wgsl(&self) -> String {
+        self.visit_pixels_wgsl_with(
+            "add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);",
+        )
+    }
+    /// `visit_pixels_wgsl` with `add_quad`'s body given (its argument: `a`, a quad).
+    pub(crate) fn visit_pixels_wgsl_with(&self, add_quad: &str) -> String {
         let u = self.unroll;
-        let mut s = String::from("fn add_quad(a: vec4<u32>) {\n    add_pixel(a.x); add_pixel(a.y); add_pixel(a.z); add_pixel(a.w);\n}\n");
+        let mut s = format!("fn add_quad(a: vec4<u32>) {{\n    {add_quad}\n}}\n");
         s += "fn visit_pixels(gid: u32) {\n    var q = gid;\n";
         if u > 1 {
             s += &format!(

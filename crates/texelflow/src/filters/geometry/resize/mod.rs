@@ -261,7 +261,7 @@ f32 weights, rounded half up and clamped.",
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?.with_method(ResizeMethod::from_name(a.choice("method")?)?, a.bool("align_corners")?)?)),
     uniforms: &[ResizeParams::layout(WGSL), ResizeParams::layout(TILE_WGSL), ResizeParams::layout(TEXTURE_WGSL), ResizeGeneralParams::layout(GENERAL_WGSL)],
     test_inputs: None,
-    schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile", "texture", "general_direct", "general_tile", "general_rows"],
+    schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile", "texture", "general_direct", "general_tile", "general_rows", "general_rows2", "half"],
 };
 
 /// CPU twin of `resize.wgsl` for output pixel (x, y) of the part (`ResizeParams`' window).

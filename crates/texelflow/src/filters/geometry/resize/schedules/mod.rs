@@ -17,6 +17,7 @@ const TAPS_WGSL: &str = include_str!("resize_taps.wgsl");
 /// the part's width is a multiple of 4, else 4-byte ones).
 const GENERAL_ROWS_WGSL: &str = include_str!("resize_general_rows.wgsl");
 const ROWS_STORE_VEC4: &str = include_str!("resize_rows_store.wgsl");
+const ROWS_STORE_VEC2: &str = include_str!("resize_rows_store2.wgsl");
 const ROWS_STORE_U32: &str = include_str!("resize_rows_store_u32.wgsl");
 /// Schedule `general_rows`: invocations per workgroup (mirrors `WG` in
 /// resize_general_rows.wgsl) and output rows per invocation (its `RB`).
@@ -27,6 +28,8 @@ const GENERAL_TILE_WGSL: &str = include_str!("resize_general_tile.wgsl");
 /// Source rows one `general_tile` block may hold; mirrors MAX_ROWS in resize_general_tile.wgsl.
 const GENERAL_TILE_ROWS: f64 = 48.0;
 pub(super) const TILE_WGSL: &str = include_str!("resize_tile.wgsl");
+/// Schedule `half`: exact halvings, bilinear and area (2x2 means in integers).
+pub(super) const HALF_WGSL: &str = include_str!("resize_half.wgsl");
 pub(super) const TEXTURE_WGSL: &str = include_str!("resize_texture.wgsl");
 /// Schedule `tile`: 16 x 16 output pixels per workgroup; mirrors resize_tile.wgsl.
 const TILE_WG: u32 = 16;
@@ -77,10 +80,13 @@ pub enum GeneralSchedule {
     /// Bicubic and lanczos3 in blocks with their source rows in workgroup memory
     /// (`resize_general_tile`), where the rows fit; elsewhere `Direct`.
     Tile,
-    /// Bicubic and lanczos3 where no side shrinks: 4 output columns per invocation walked down
-    /// output rows, the source rows' horizontal sums kept in registers
+    /// Bicubic and lanczos3 where no side shrinks: `cols` output columns per invocation (4 or
+    /// 2) walked down output rows, the source rows' horizontal sums kept in registers
     /// (`resize_general_rows`); elsewhere `Tile`.
-    Rows,
+    Rows {
+        /// Output columns per invocation.
+        cols: u32,
+    },
 }
 
 /// A schedule name of `resize`: it names one of the bilinear kernels or one of the general
@@ -91,6 +97,11 @@ pub enum Named {
     Bilinear(Schedule),
     /// A schedule of the general kernel.
     General(GeneralSchedule),
+    /// `resize_half.wgsl`: an exact halving of a whole image (input twice the output on both
+    /// sides, output width a multiple of 4), bilinear or area (align_corners off): both are
+    /// the 2x2 mean rounded half up there. The default where it applies; elsewhere the
+    /// method's default runs.
+    Half,
 }
 
 /// Every name `Named::parse` takes (`rows16_ablate_round` with the feature `bench` only).
@@ -108,6 +119,8 @@ const NAMES: &[&str] = &[
     "general_direct",
     "general_tile",
     "general_rows",
+    "general_rows2",
+    "half",
 ];
 
 impl Schedule {
@@ -132,11 +145,13 @@ impl Schedule {
 }
 
 impl GeneralSchedule {
-    /// The default: `Rows` (which runs only where no side shrinks; elsewhere `Tile`).
-    /// `Tile` against `Direct`, H200 1080p->4K (session 13): lanczos3 0.152 ms against 0.377,
-    /// bicubic 0.117 against 0.121. `Rows` against `Tile`: see docs/perf-notes.md, session 25.
+    /// The default: `Rows` with 2 columns per invocation (it runs only where no
+    /// side shrinks; elsewhere `Tile`). H200 1080p->4K (session 25, calls 1-2): bicubic 2
+    /// columns 0.0499 ms, 4 columns 0.0537, `Tile` 0.1165; lanczos3 2 columns 0.0797, 4 columns
+    /// 0.7313 (the window of 6 rows x 4 columns spills), `Tile` 0.1513. `Tile` against `Direct`
+    /// (session 13): lanczos3 0.152 against 0.377, bicubic 0.117 against 0.121.
     pub fn choose() -> GeneralSchedule {
-        GeneralSchedule::Rows
+        GeneralSchedule::Rows { cols: 2 }
     }
 }
 
@@ -159,7 +174,9 @@ impl Named {
             "texture" => Schedule::Texture,
             "general_direct" => return Ok(Named::General(GeneralSchedule::Direct)),
             "general_tile" => return Ok(Named::General(GeneralSchedule::Tile)),
-            "general_rows" => return Ok(Named::General(GeneralSchedule::Rows)),
+            "general_rows" => return Ok(Named::General(GeneralSchedule::Rows { cols: 4 })),
+            "general_rows2" => return Ok(Named::General(GeneralSchedule::Rows { cols: 2 })),
+            "half" => return Ok(Named::Half),
             other => return Err(crate::runtime::schedule::unknown(DEF.name, other, NAMES)),
         }))
     }
@@ -191,6 +208,27 @@ pub(super) fn record(
         );
     }
     let named = rec.schedule(DEF.name).map(Named::parse).transpose()?;
+    // an exact halving: `half` unless another schedule is named. H200 4K->1080p (session 25,
+    // call 1 before it): bilinear `quads` 0.0215 ms, area `general_tile` 0.0301; `half`: see
+    // docs/perf-notes.md, session 25.
+    let halving = window == 0
+        && !f.align_corners
+        && matches!(f.method, ResizeMethod::Bilinear | ResizeMethod::Area)
+        && (d.width, d.height) == (2 * ow, 2 * oh)
+        && ow % 4 == 0;
+    if halving && matches!(named, None | Some(Named::Half)) {
+        let kernel = Kernel::new(
+            "geometry.resize_half",
+            &[ResizeParams::WGSL, HALF_WGSL],
+            "resize_half",
+        );
+        return rec.dispatch(
+            &kernel,
+            &[&inputs[0].buffer, &outputs[0].buffer],
+            bytemuck::bytes_of(&ResizeParams::new(&geo)),
+            groups_1d((ow / 4) as u64 * oh as u64, RESIZE_WG),
+        );
+    }
     if f.general() {
         let g = ResizeGeneralParams::new(f, &geo);
         // a bilinear kernel's name leaves the general kernel at its default
@@ -213,17 +251,24 @@ pub(super) fn record(
         // shrinks. A part of a larger resize takes the kernel the whole image takes (the same
         // arithmetic on every compiler: NVIDIA's `general_tile` and direct kernels differ in the
         // last bit), so the choice depends on the whole resize's geometry only.
-        if schedule == GeneralSchedule::Rows && separable && step_x <= 1.0 && step_y <= 1.0 {
-            let store = if g.part_width % 4 == 0 {
-                ROWS_STORE_VEC4
+        let rows = match schedule {
+            GeneralSchedule::Rows { cols } if separable && step_x <= 1.0 && step_y <= 1.0 => {
+                Some(cols)
+            }
+            _ => None,
+        };
+        if let Some(cols) = rows {
+            let (store, whole) = if g.part_width % cols != 0 {
+                (ROWS_STORE_U32, 0)
+            } else if cols == 4 {
+                (ROWS_STORE_VEC4, 1)
             } else {
-                ROWS_STORE_U32
+                (ROWS_STORE_VEC2, 1)
             };
             let mut kernel = Kernel::new(
                 &format!(
-                    "geometry.resize_general_rows.m{}.w{window}.v{}",
-                    g.method,
-                    (g.part_width % 4 == 0) as u32
+                    "geometry.resize_general_rows.m{}.w{window}.c{cols}.v{whole}",
+                    g.method
                 ),
                 &[ResizeGeneralParams::WGSL],
                 "resize_general_rows",
@@ -234,6 +279,7 @@ pub(super) fn record(
                     ("METHOD", g.method),
                     ("WINDOW", window),
                     ("TAPS", taps),
+                    ("COLS", cols),
                     ("RB", GENERAL_ROWS_RB),
                 ],
             )?);
@@ -242,7 +288,7 @@ pub(super) fn record(
                 &[&inputs[0].buffer, &outputs[0].buffer],
                 bytemuck::bytes_of(&g),
                 [
-                    g.part_width.div_ceil(4).div_ceil(GENERAL_ROWS_WG),
+                    g.part_width.div_ceil(cols).div_ceil(GENERAL_ROWS_WG),
                     g.part_height.div_ceil(GENERAL_ROWS_RB),
                     1,
                 ],

@@ -1,12 +1,12 @@
 // Schedule `general_rows` of the separable methods (bicubic, lanczos3) when no side shrinks:
 // the values of resize_general.wgsl (and of the twin `general_pixel`), with the work shared as
-// the bilinear `rows` schedule shares it. Follows resize_taps.wgsl and one of the two store
-// snippets (`dst` and `store4`: 16-byte stores where the part's rows start on 16-byte
-// boundaries, else four 4-byte stores).
+// the bilinear `rows` schedule shares it. Follows resize_taps.wgsl and one of the store
+// snippets (`dst` and `store_cols`: one store of the COLS pixels where the part's rows allow
+// it, else 4-byte stores).
 //
-// An invocation owns 4 consecutive output columns and walks RB output rows down. Per column it
-// computes the taps once; enlarging, the 4 columns' taps lie within SPAN = TAPS + 3 source
-// pixels from the first column's first tap, so a source row is read as SPAN pixels and each
+// An invocation owns COLS consecutive output columns (4 or 2) and walks RB output rows down. Per
+// column it computes the taps once; enlarging, the columns' taps lie within SPAN = TAPS + COLS - 1
+// source pixels from the first column's first tap, so a source row is read as SPAN pixels and each
 // column's horizontal sum runs over all of them, with weight 0 outside its own taps. The sum
 // meets the twin's terms in the twin's order, and the others add an exact 0 (the twin's `row`,
 // bit for bit). The TAPS horizontal sums of the rows under the current output row stay in
@@ -16,17 +16,18 @@
 // kernel's 16 loads and 20 products and `general_tile`'s 4-byte stores.
 
 const TAPS: u32 = 4u; // @specialize taps per axis: 4 bicubic, 6 lanczos3
-const SPAN: u32 = TAPS + 3u;
+const COLS: u32 = 4u; // @specialize output columns per invocation: 4 or 2
+const SPAN: u32 = TAPS + COLS - 1u;
 const WG: u32 = 64u; // invocations per workgroup (mirrors @workgroup_size)
 const RB: u32 = 16u; // @specialize output rows per invocation
 
-// The horizontal sums of one source row at the invocation's 4 columns.
+// The horizontal sums of one source row at the invocation's columns.
 struct Hrow {
-    c: array<vec4<f32>, 4>,
+    c: array<vec4<f32>, COLS>,
 }
 
-// The 4 columns' weights over the SPAN source pixels from `first0` (0 outside a column's taps).
-var<private> wcol: array<array<f32, SPAN>, 4>;
+// The columns' weights over the SPAN source pixels from `first0` (0 outside a column's taps).
+var<private> wcol: array<array<f32, SPAN>, COLS>;
 var<private> first0: i32;
 
 fn hrow(y: i32) -> Hrow {
@@ -35,7 +36,7 @@ fn hrow(y: i32) -> Hrow {
         p[k] = texel(first0 + i32(k), y);
     }
     var h: Hrow;
-    for (var c = 0u; c < 4u; c++) {
+    for (var c = 0u; c < COLS; c++) {
         var row = vec4<f32>(0.0);
         for (var k = 0u; k < SPAN; k++) {
             row += p[k] * wcol[c][k];
@@ -52,7 +53,7 @@ fn round_px(acc: vec4<f32>) -> u32 {
 @compute @workgroup_size(64)
 fn resize_general_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let quad = wid.x * WG + lid;
-    let px0 = quad * 4u;
+    let px0 = quad * COLS;
     if (px0 >= params.part_width) { return; }
     var ox = 0u;
     var oy = 0u;
@@ -61,7 +62,7 @@ fn resize_general_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_inv
         oy = params.out_y0;
     }
     // the columns' taps (columns past the part repeat its last one: computed, not stored)
-    for (var c = 0u; c < 4u; c++) {
+    for (var c = 0u; c < COLS; c++) {
         let t = axis_taps(min(px0 + c, params.part_width - 1u) + ox, params.in_width, params.out_width, params.scale_x, params.corner_x, params.inv_x);
         if (c == 0u) { first0 = t.first; }
         let d = t.first - first0;
@@ -96,14 +97,14 @@ fn resize_general_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_inv
             cur += 1;
             win[TAPS - 1u] = hrow(cur + i32(TAPS) - 1);
         }
-        var o: vec4<u32>;
-        for (var c = 0u; c < 4u; c++) {
+        var o = vec4<u32>(0u);
+        for (var c = 0u; c < COLS; c++) {
             var acc = vec4<f32>(0.0);
             for (var j = 0u; j < TAPS; j++) {
                 acc += win[j].c[c] * ty.w[j];
             }
             o[c] = round_px(acc);
         }
-        store4(y * params.part_width, px0, o);
+        store_cols(y * params.part_width, px0, o);
     }
 }
