@@ -13,14 +13,16 @@
 //! (OpenCV's signs), magnitude gx² + gy² (L2) or |gx| + |gy| (L1), OpenCV's direction test
 //! (tan 22.5° in 15-bit fixed point) and strict threshold comparisons.
 //!
-//! GPU: one full pass for Sobel, suppression and thresholds that also finds the connected
-//! components within each 64 x 16 tile by union-find in workgroup memory (`canny_classify`,
-//! writing the classes into the output buffer and each candidate's label, its tile root),
-//! then the tiles joined along their borders by union-find in global memory (Playne and
-//! Hawick's concurrent union with atomicMin, `canny_merge`, 80 invocations a tile), path compression with the marking of components that hold a strong pixel
-//! (`canny_resolve`) and the edge map (`canny_output`): a fixed number of kernels, exact for
-//! edges of any length, all in the graph's one submission. The CPU twin is a plain flood fill
-//! from the strong pixels.
+//! GPU: the luminance and the blur (when asked for) here, then one of the `schedules` for
+//! the rest, each a fixed number of kernels exact for edges of any length, all in the graph's
+//! one submission. `tiles` (the default): one pass per 64 x 16 tile computes the magnitudes
+//! once into workgroup memory, suppresses, thresholds, finds the tile's components over
+//! horizontal runs and writes every pixel it can decide alone (components with a strong
+//! pixel, components that touch no other tile); the components touching a tile border are
+//! nodes of a small global union-find joined along the borders, then only the pixels left
+//! pending are finished. `unionfind` (issue 15): the same tiles but one global label per
+//! pixel, joined along the borders, every candidate resolved. The CPU twin is a plain flood
+//! fill from the strong pixels.
 
 use crate::error::{Error, Result};
 use crate::filters::registry::{
