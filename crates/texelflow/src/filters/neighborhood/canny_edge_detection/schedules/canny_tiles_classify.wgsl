@@ -3,7 +3,8 @@
 //  1. The grey tile with a 2-pixel halo (20 rows x 18 words, edges replicated) into
 //     workgroup memory; each pixel's Sobel magnitude computed once into `tile_mag` (66 x 18:
 //     the tile and a 1-pixel ring, 0 outside the image as OpenCV's suppression takes it), the
-//     gradients of the invocation's own 4 pixels kept in registers.
+//     gradients of the invocation's own 4 pixels kept in registers. The halo rows by words
+//     (32 invocations, 4 magnitudes each), the halo columns one by one (36 invocations).
 //  2. Non-maximum suppression and thresholds from `tile_mag` (two loads a pixel, chosen by
 //     the sector; same integers as canny_classify.wgsl and the twin).
 //  3. Components of the candidates within the tile: each row's candidates as a 64-bit mask,
@@ -32,13 +33,17 @@
 // Grey tile: 20 rows (tile rows -2..17) x 18 words (word j holds tile columns 4 j - 4 .. 4 j - 1).
 const GW: u32 = 18u;
 const GROWS: u32 = 20u;
-// Magnitude tile: 18 rows x 66 columns (tile rows and columns -1..16, -1..64).
-const MW: u32 = 66u;
+// Magnitude tile: 18 rows (tile rows -1..16) of columns -1..64, as u = column + 4 (3..68)
+// stored at plane u & 3, slot u >> 2 (mag_index): the invocations of a warp storing or
+// loading their k-th pixel hit 32 different banks (16 consecutive slots, the second tile row
+// of the warp 80 words on: 16 banks over), where a plain row of 66 made 4-way conflicts.
+const MPLANE: u32 = 20u;
+const MROW: u32 = 80u;
 const TILE_W: u32 = 64u;
 
 // Grey words, then (after the magnitudes) the class words of the tile (16 x 16).
 var<workgroup> tile_words: array<u32, 360>;
-var<workgroup> tile_mag: array<i32, 1188>;
+var<workgroup> tile_mag: array<i32, 1440>;
 var<workgroup> tile_label: array<atomic<u32>, 1024>;
 // Per root: bit 0 strong, bit 1 ring, bits 8.. node index.
 var<workgroup> tile_flags: array<atomic<u32>, 1024>;
@@ -105,33 +110,39 @@ fn halo_magnitude(c: i32, r: i32, x: i32, y: i32) -> i32 {
 // tan(22.5°) in 15-bit fixed point, OpenCV's TG22.
 const TG22: i32 = 13573;
 
-// Class of a pixel with magnitude c at index ci of tile_mag, gradient g: OpenCV's test, strict
-// towards the left, the top and both diagonal neighbours, not strict towards the right and
-// the bottom; thresholds strict (canny_classify.wgsl's class_of).
-fn class_at(ci: u32, c: i32, g: vec2<i32>) -> u32 {
+// Index in tile_mag of magnitude row r (tile row + 1), column u (tile column + 4).
+fn mag_index(r: u32, u: u32) -> u32 {
+    return r * MROW + (u & 3u) * MPLANE + (u >> 2u);
+}
+
+// Class of a pixel with magnitude c at magnitude row r, column u, gradient g: OpenCV's test,
+// strict towards the left, the top and both diagonal neighbours, not strict towards the right
+// and the bottom; thresholds strict (canny_classify.wgsl's class_of).
+fn class_at(r: u32, u: u32, c: i32, g: vec2<i32>) -> u32 {
     if (c <= params.low) { return CLASS_NONE; }
     let ax = abs(g.x);
     let ay = abs(g.y) << 15u;
     let tg22x = ax * TG22;
-    // the two neighbours along the gradient: n1 compared strictly, n2 strictly unless `loose`
-    var n1 = ci - 1u;
-    var n2 = ci + 1u;
+    // the two neighbours along the gradient, (r - dr, u - du) compared strictly, (r + dr,
+    // u + du) strictly unless `loose`
+    var dr = 0u;
+    var du = 1u;
     var loose = true;
     if (ay < tg22x) {
     } else if (ay > tg22x + (ax << 16u)) {
-        n1 = ci - MW;
-        n2 = ci + MW;
+        dr = 1u;
+        du = 0u;
     } else if ((g.x ^ g.y) < 0) {
-        n1 = ci - MW + 1u;
-        n2 = ci + MW - 1u;
+        // towards the upper right / lower left
+        dr = 1u;
+        du = 0xffffffffu;
         loose = false;
     } else {
-        n1 = ci - MW - 1u;
-        n2 = ci + MW + 1u;
+        dr = 1u;
         loose = false;
     }
-    let m2 = tile_mag[n2];
-    let peak = c > tile_mag[n1] && (c > m2 || (loose && c == m2));
+    let m2 = tile_mag[mag_index(r + dr, u + du)];
+    let peak = c > tile_mag[mag_index(r - dr, u - du)] && (c > m2 || (loose && c == m2));
     if (!peak) { return CLASS_NONE; }
     return select(CLASS_WEAK, CLASS_STRONG, c > params.high);
 }
@@ -228,28 +239,34 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     let rc = vec3<u32>(tile_words[(ly + 3u) * GW + lx], tile_words[(ly + 3u) * GW + lx + 1u], tile_words[(ly + 3u) * GW + lx + 2u]);
     var g: array<vec2<i32>, 4>;
     var mag: array<i32, 4>;
-    let mrow = (ly + 1u) * MW + lx * 4u + 1u;
     for (var k = 0u; k < 4u; k++) { // @unroll
         g[k] = grad(ra, rm, rc, 4u + k);
         let inside = x0 + k < params.width && y < params.height;
         mag[k] = select(0, magnitude(g[k]), inside);
-        tile_mag[mrow + k] = mag[k];
+        tile_mag[mag_index(ly + 1u, lx * 4u + 4u + k)] = mag[k];
     }
-    if (li < 164u) {
-        var c = 0i;
-        var r = 0i;
-        if (li < 132u) {
-            // rows -1 and 16, columns -1..64
-            let top = li < 66u;
-            c = i32(select(li - 66u, li, top)) - 1;
-            r = select(16, -1, top);
-        } else {
-            // columns -1 and 64, rows 0..15
-            let left = li < 148u;
-            r = i32(select(li - 148u, li - 132u, left));
-            c = select(64, -1, left);
+    if (li < 32u) {
+        // halo rows -1 (first 16) and 16, columns 4 w .. 4 w + 3 of word w
+        let top = li < 16u;
+        let hw = li & 15u;
+        let gr = select(17u, 0u, top);
+        let ha = vec3<u32>(tile_words[gr * GW + hw], tile_words[gr * GW + hw + 1u], tile_words[gr * GW + hw + 2u]);
+        let hm = vec3<u32>(tile_words[(gr + 1u) * GW + hw], tile_words[(gr + 1u) * GW + hw + 1u], tile_words[(gr + 1u) * GW + hw + 2u]);
+        let hc = vec3<u32>(tile_words[(gr + 2u) * GW + hw], tile_words[(gr + 2u) * GW + hw + 1u], tile_words[(gr + 2u) * GW + hw + 2u]);
+        let hy = ty0 + select(16, -1, top);
+        let mr = select(17u, 0u, top);
+        let hx0 = wid.x * TILE_W + hw * 4u;
+        for (var k = 0u; k < 4u; k++) { // @unroll
+            let inside = hy >= 0 && hy < i32(params.height) && hx0 + k < params.width;
+            tile_mag[mag_index(mr, hw * 4u + 4u + k)] = select(0, magnitude(grad(ha, hm, hc, 4u + k)), inside);
         }
-        tile_mag[u32(r + 1) * MW + u32(c + 1)] = halo_magnitude(c, r, tx0 + c, ty0 + r);
+    } else if (li < 68u) {
+        // halo columns -1 (first 18) and 64, rows -1..16
+        let j = li - 32u;
+        let left = j < 18u;
+        let r = i32(select(j - 18u, j, left)) - 1;
+        let c = select(64, -1, left);
+        tile_mag[mag_index(u32(r + 1), u32(c + 4))] = halo_magnitude(c, r, tx0 + c, ty0 + r);
     }
     workgroupBarrier();
     // 2. suppression and thresholds; the grey words are dead, the class words take their place
@@ -258,7 +275,7 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     var nib = 0u;
     for (var k = 0u; k < 4u; k++) { // @unroll
         if (x0 + k < params.width && y < params.height) {
-            cls[k] = class_at(mrow + k, mag[k], g[k]);
+            cls[k] = class_at(ly + 1u, lx * 4u + 4u + k, mag[k], g[k]);
         }
         word |= cls[k] << (8u * k);
         nib |= select(0u, 1u << k, cls[k] != CLASS_NONE);
