@@ -376,7 +376,7 @@ fn awkward_sizes_all_strong_all_weak_and_noise() {
         );
     }
     // larger noise with the bench's thresholds, and with lower ones (bigger components)
-    let noise = random_image(640, 360, PixelFormat::Gray8, 7);
+    let noise = random_image(1280, 720, PixelFormat::Gray8, 7);
     both(&bench, &noise);
     both(
         &CannyEdgeDetection::new(0.0, 250.0 / 255.0, 30.0 / 255.0, true).unwrap(),
