@@ -47,8 +47,9 @@ var<workgroup> tile_mag: array<i32, 1440>;
 var<workgroup> tile_label: array<atomic<u32>, 1024>;
 // Per root: bit 0 strong, bit 1 ring, bits 8.. node index.
 var<workgroup> tile_flags: array<atomic<u32>, 1024>;
-// Candidates of each tile row, columns 0..31 and 32..63.
+// Candidates and strong pixels of each tile row, columns 0..31 and 32..63.
 var<workgroup> row_mask: array<atomic<u32>, 32>;
+var<workgroup> row_strong: array<atomic<u32>, 32>;
 var<workgroup> node_count: atomic<u32>;
 var<workgroup> any_pending: atomic<u32>;
 
@@ -201,6 +202,19 @@ fn run_start(lo: u32, hi: u32, c: u32) -> u32 {
     return 0u;
 }
 
+// First set bit at or after column s (0..63) of a row mask, 64 when there is none.
+fn first_set_from(lo: u32, hi: u32, s: u32) -> u32 {
+    if (s < 32u) {
+        let t = lo >> s;
+        if (t != 0u) { return s + countTrailingZeros(t); }
+        if (hi != 0u) { return 32u + countTrailingZeros(hi); }
+        return 64u;
+    }
+    let t = hi >> (s - 32u);
+    if (t != 0u) { return s + countTrailingZeros(t); }
+    return 64u;
+}
+
 fn set_flag(r: u32, f: u32) {
     // a plain load first: on noise most pixels of a big component would hit the same root
     if ((atomicLoad(&tile_flags[r]) & f) == 0u) { atomicOr(&tile_flags[r], f); }
@@ -225,7 +239,10 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     for (var k = 0u; k < 4u; k++) { // @unroll
         atomicStore(&tile_flags[li * 4u + k], 0u);
     }
-    if (li < 32u) { atomicStore(&row_mask[li], 0u); }
+    if (li < 32u) {
+        atomicStore(&row_mask[li], 0u);
+        atomicStore(&row_strong[li], 0u);
+    }
     if (li == 0u) {
         atomicStore(&node_count, 0u);
         atomicStore(&any_pending, 0u);
@@ -273,19 +290,23 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     var cls = vec4<u32>(CLASS_NONE);
     var word = 0u;
     var nib = 0u;
+    var snib = 0u;
     for (var k = 0u; k < 4u; k++) { // @unroll
         if (x0 + k < params.width && y < params.height) {
             cls[k] = class_at(ly + 1u, lx * 4u + 4u + k, mag[k], g[k]);
         }
         word |= cls[k] << (8u * k);
         nib |= select(0u, 1u << k, cls[k] != CLASS_NONE);
+        snib |= select(0u, 1u << k, cls[k] == CLASS_STRONG);
     }
     tile_words[ly * 16u + lx] = word;
-    if (nib != 0u) {
-        atomicOr(&row_mask[ly * 2u + (lx >> 3u)], nib << (4u * (lx & 7u)));
-    }
+    let mask_at = ly * 2u + (lx >> 3u);
+    let shift = 4u * (lx & 7u);
+    if (nib != 0u) { atomicOr(&row_mask[mask_at], nib << shift); }
+    if (snib != 0u) { atomicOr(&row_strong[mask_at], snib << shift); }
     workgroupBarrier();
-    // 3. runs: every candidate labelled with its run's first pixel (a root)
+    // 3. runs: every candidate labelled with its run's first pixel (a root; every node that
+    // is ever a parent is a run's first pixel)
     let lo = atomicLoad(&row_mask[ly * 2u]);
     let hi = atomicLoad(&row_mask[ly * 2u + 1u]);
     let row = ly * TILE_W;
@@ -321,23 +342,32 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
         }
     }
     workgroupBarrier();
-    // 4. roots (stored as labels: a root is every ancestor's minimum, so racing path halvings
-    // keep it), and their flags
-    let ring_l = wid.x > 0u && lx == 0u;
-    let ring_r = wid.x + 1u < tx_n && lx == 15u;
+    // 4. each run's first pixel finds the root (stored as its label: a root is every
+    // ancestor's minimum, so racing path halvings keep it) and gives it the run's flags
+    // (from the row masks: a strong pixel in the run, a pixel on the ring); the other pixels
+    // take the root from their run's first pixel afterwards, and any candidate's root is
+    // label[label[p]] (its label is a first pixel or that first pixel's root)
     let ring_row = (wid.y > 0u && ly == 0u) || (wid.y + 1u < ty_n && ly == 15u);
-    var root = vec4<u32>(0u);
+    let slo = atomicLoad(&row_strong[ly * 2u]);
+    let shi = atomicLoad(&row_strong[ly * 2u + 1u]);
     for (var k = 0u; k < 4u; k++) { // @unroll
-        if (cls[k] != CLASS_NONE) {
-            let p = row + lx * 4u + k;
+        let c = lx * 4u + k;
+        if (cls[k] != CLASS_NONE && start[k] == c) {
+            let p = row + c;
             let r = tile_find(p);
-            root[k] = r;
             atomicStore(&tile_label[p], r);
-            if (cls[k] == CLASS_STRONG) { set_flag(r, FLAG_STRONG); }
-            if (ring_row || (ring_l && k == 0u) || (ring_r && k == 3u)) { set_flag(r, FLAG_RING); }
+            let end = first_set_from(~lo, ~hi, c);
+            if (first_set_from(slo, shi, c) < end) { set_flag(r, FLAG_STRONG); }
+            if (ring_row || (c == 0u && wid.x > 0u) || (end == TILE_W && wid.x + 1u < tx_n)) {
+                set_flag(r, FLAG_RING);
+            }
         }
     }
     workgroupBarrier();
+    var root = vec4<u32>(0u);
+    for (var k = 0u; k < 4u; k++) { // @unroll
+        root[k] = atomicLoad(&tile_label[row + start[k]]);
+    }
     // 5. a node for every ring component, by its root's invocation
     let tiles_k = tx_n * ty_n * NODES_PER_TILE;
     for (var k = 0u; k < 4u; k++) { // @unroll
@@ -391,7 +421,7 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
             }
             var b = 0xffu;
             if (byte_of(tile_words[r * 16u + (c >> 2u)], c & 3u) != CLASS_NONE) {
-                let f = atomicLoad(&tile_flags[atomicLoad(&tile_label[r * TILE_W + c])]);
+                let f = atomicLoad(&tile_flags[atomicLoad(&tile_label[atomicLoad(&tile_label[r * TILE_W + c])])]);
                 if ((f & FLAG_RING) != 0u) {
                     b = (f >> 8u) | select(0x80u, 0u, (f & FLAG_STRONG) != 0u);
                 }
