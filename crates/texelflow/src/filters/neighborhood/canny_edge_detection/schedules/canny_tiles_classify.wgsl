@@ -22,7 +22,8 @@
 //     under the smaller, so after canny_tiles_merge a component's root is strong exactly
 //     when one of its nodes is, with no marking pass. The node of each pixel of the tile's
 //     outer rows and columns goes to `border` (one byte: index | 0x80 when weak, 0xff none)
-//     for the merge; `pending` says whether the tile has any pending pixel.
+//     for the merge; `pending` marks the words with a pending pixel (a bit a word, 8 words a
+//     tile), so the last pass reads only those.
 @group(0) @binding(0) var<storage, read> gray: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
 @group(0) @binding(2) var<storage, read_write> nodes: array<u32>;
@@ -51,7 +52,7 @@ var<workgroup> tile_flags: array<atomic<u32>, 1024>;
 var<workgroup> row_mask: array<atomic<u32>, 32>;
 var<workgroup> row_strong: array<atomic<u32>, 32>;
 var<workgroup> node_count: atomic<u32>;
-var<workgroup> any_pending: atomic<u32>;
+var<workgroup> pending_words: array<atomic<u32>, 8>;
 
 const FLAG_STRONG: u32 = 1u;
 const FLAG_RING: u32 = 2u;
@@ -239,13 +240,13 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     for (var k = 0u; k < 4u; k++) { // @unroll
         atomicStore(&tile_flags[li * 4u + k], 0u);
     }
+    if (li < 8u) { atomicStore(&pending_words[li], 0u); }
     if (li < 32u) {
         atomicStore(&row_mask[li], 0u);
         atomicStore(&row_strong[li], 0u);
     }
     if (li == 0u) {
         atomicStore(&node_count, 0u);
-        atomicStore(&any_pending, 0u);
     }
     workgroupBarrier();
     // own 4 pixels: gradients kept, magnitudes stored; then one halo magnitude for each of
@@ -385,6 +386,7 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     workgroupBarrier();
     // the output bytes: 255 strong component, 0 weak off the ring, 1 + node index pending
     var res = 0u;
+    var has_pending = false;
     for (var k = 0u; k < 4u; k++) { // @unroll
         if (cls[k] != CLASS_NONE) {
             let f = atomicLoad(&tile_flags[root[k]]);
@@ -393,7 +395,7 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
                 b = 255u;
             } else if ((f & FLAG_RING) != 0u) {
                 b = (f >> 8u) + 1u;
-                atomicStore(&any_pending, 1u);
+                has_pending = true;
             }
             res |= b << (8u * k);
         }
@@ -401,6 +403,7 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     if (wi < params.words && y < params.height) {
         out[y * params.words + wi] = res;
     }
+    if (has_pending) { atomicOr(&pending_words[li >> 5u], 1u << (li & 31u)); }
     // the border bytes: top row (entries 0..63), bottom row (64..127), left column
     // (128..143), right column (144..159), 4 a word
     if (li < BORDER_WORDS) {
@@ -431,7 +434,7 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
         border[tile * BORDER_WORDS + li] = bw;
     }
     workgroupBarrier();
-    if (li == 0u) {
-        pending[tile] = atomicLoad(&any_pending);
+    if (li < PENDING_WORDS) {
+        pending[tile * PENDING_WORDS + li] = atomicLoad(&pending_words[li]);
     }
 }

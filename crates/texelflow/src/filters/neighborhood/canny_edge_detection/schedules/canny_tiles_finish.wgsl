@@ -1,18 +1,18 @@
 // Canny, schedule `tiles`, last pass: the pending pixels (weak components on a tile's ring,
 // output byte 1 + their node index) become 255 when their node's root is strong (an id
 // below tiles K: the merge hangs larger ids under smaller, strong ids are the smallest),
-// else 0. One workgroup per tile, one invocation per packed word; a tile without pending
-// pixels returns after one load.
+// else 0. One workgroup per tile, one invocation per packed word; only the words classify
+// marked in `pending` are read.
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @group(0) @binding(1) var<storage, read_write> nodes: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read> pending: array<u32>;
 @group(0) @binding(3) var<uniform> params: CannyParams;
 
 @compute @workgroup_size(16, 16)
-fn canny_tiles_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+fn canny_tiles_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
     let tx_n = tiles_x();
     let tile = wid.y * tx_n + wid.x;
-    if (pending[tile] == 0u) { return; }
+    if (((pending[tile * PENDING_WORDS + (li >> 5u)] >> (li & 31u)) & 1u) == 0u) { return; }
     let wi = wid.x * 16u + lid.x;
     let y = wid.y * 16u + lid.y;
     if (wi >= params.words || y >= params.height) { return; }

@@ -26,9 +26,10 @@ const TILES_FINISH: &str = include_str!("canny_tiles_finish.wgsl");
 const TILE_WORDS: u32 = 16;
 const TILE_ROWS: u32 = 16;
 const BORDER_PER_TILE: u64 = 80;
-/// `tiles`: node slots and border bytes per tile (mirror canny_tiles.wgsl).
+/// `tiles`: node slots, border bytes and pending-mask bytes per tile (mirror canny_tiles.wgsl).
 const NODES_PER_TILE: u64 = 80;
 const BORDER_BYTES: u64 = 160;
+const PENDING_BYTES: u64 = 32;
 
 /// Every name [`Schedule::parse`] takes (`DEF.schedules`: the equivalence matrix runs each).
 pub(super) const NAMES: &[&str] = &["unionfind", "tiles"];
@@ -163,7 +164,7 @@ fn tiles(
     check_size(rec, width, height, node_bytes)?;
     let nodes = rec.temp(node_bytes);
     let border = rec.temp(tiles * BORDER_BYTES);
-    let pending = rec.temp(tiles * 4);
+    let pending = rec.temp(tiles * PENDING_BYTES);
     let mut classify = Kernel::new(
         "canny.tiles_classify",
         &[CannyParams::WGSL, COMMON, TILES],
