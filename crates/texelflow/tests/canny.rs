@@ -9,7 +9,10 @@ use common::*;
 use texelflow::filters::neighborhood::CannyEdgeDetection;
 use texelflow::{Backend, Graph, Image, PixelFormat, RunOptions, Value};
 
-fn run(backend: &Backend, f: &CannyEdgeDetection, img: &Image) -> Image {
+/// The GPU schedules (`DEF.schedules`); `both` runs each against the twin.
+const SCHEDULES: &[&str] = &["unionfind", "tiles"];
+
+fn run(backend: &Backend, f: &CannyEdgeDetection, img: &Image, schedule: Option<&str>) -> Image {
     let mut g = Graph::new();
     let s = g.source("in", img.desc()).unwrap();
     let out = g.add_boxed(Box::new(f.clone()), &[s]).unwrap();
@@ -20,6 +23,9 @@ fn run(backend: &Backend, f: &CannyEdgeDetection, img: &Image) -> Image {
             &[("in", img)],
             &RunOptions {
                 poison: true,
+                schedules: schedule
+                    .map(|v| vec![("canny_edge_detection".to_string(), v.to_string())])
+                    .unwrap_or_default(),
                 ..Default::default()
             },
         )
@@ -30,24 +36,28 @@ fn run(backend: &Backend, f: &CannyEdgeDetection, img: &Image) -> Image {
     }
 }
 
-/// GPU and CPU maps, asserted equal.
+/// GPU maps (the default and every schedule, outputs poisoned beforehand) and the CPU
+/// map, asserted equal; the CPU map.
 fn both(f: &CannyEdgeDetection, img: &Image) -> Image {
-    let gpu = run(&gpu_backend(), f, img);
-    let cpu = run(&Backend::Cpu, f, img);
-    assert_eq!(gpu.format(), PixelFormat::Gray8);
-    let diff = gpu
-        .as_u8()
-        .iter()
-        .zip(cpu.as_u8())
-        .filter(|(a, b)| a != b)
-        .count();
-    assert_eq!(
-        diff,
-        0,
-        "{f:?} {}x{}: {diff} pixels differ",
-        img.width(),
-        img.height()
-    );
+    let cpu = run(&Backend::Cpu, f, img, None);
+    let gpu = gpu_backend();
+    for schedule in std::iter::once(None).chain(SCHEDULES.iter().map(|s| Some(*s))) {
+        let out = run(&gpu, f, img, schedule);
+        assert_eq!(out.format(), PixelFormat::Gray8);
+        let diff = out
+            .as_u8()
+            .iter()
+            .zip(cpu.as_u8())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(
+            diff,
+            0,
+            "{f:?} {}x{} schedule {schedule:?}: {diff} pixels differ",
+            img.width(),
+            img.height()
+        );
+    }
     cpu
 }
 
@@ -203,4 +213,173 @@ fn bad_parameters_are_one_line() {
     let d = texelflow::ValueDesc::Image(texelflow::ImageDesc::new(4, 4, PixelFormat::Rgba32F));
     let e = f.output_descs(&[d]).unwrap_err().to_string();
     assert!(e.contains("rgba8") && e.contains("gray8"), "{e}");
+}
+
+/// Pixels of a square spiral band (4 pixels thick, arms 12 pixels apart) from the centre of a
+/// `size` square, in drawing order: (x, y) of each 4x4 stamp.
+fn spiral(size: i32) -> Vec<(i32, i32)> {
+    let (mut x, mut y) = (size / 2, size / 2);
+    let dirs = [(1, 0), (0, 1), (-1, 0), (0, -1)];
+    let mut out = Vec::new();
+    for i in 0.. {
+        let (dx, dy) = dirs[i % 4];
+        for _ in 0..12 * (i as i32 / 2 + 1) {
+            if x < 4 || y < 4 || x + 8 > size || y + 8 > size {
+                return out;
+            }
+            out.push((x, y));
+            x += dx;
+            y += dy;
+        }
+    }
+    out
+}
+
+#[test]
+fn hysteresis_follows_a_spiral_across_many_tiles() {
+    // A weak band (contrast 10: magnitude ~40, lower 20, upper 100) spiralling out over a
+    // 256x256 image (4 x 16 tiles), its first stamps strong (contrast 60): the edges reach
+    // the outer end only through hundreds of weak pixels crossing tiles back and forth.
+    let f = CannyEdgeDetection::new(0.0, 100.0 / 255.0, 20.0 / 255.0, true).unwrap();
+    let path = spiral(256);
+    assert!(path.len() > 2000, "{} stamps", path.len());
+    let draw = |strong: usize| {
+        let mut v = vec![100u8; 256 * 256];
+        // weak first, the strong start drawn over it
+        for (k, &(x, y)) in path.iter().enumerate().rev() {
+            for (a, b) in (0..4).flat_map(|a| (0..4).map(move |b| (a, b))) {
+                // the contrast falls gradually from the strong start (a sudden drop in
+                // contrast along the band breaks the edge chain there)
+                v[(y + b) as usize * 256 + (x + a) as usize] =
+                    110 + (50 * strong.saturating_sub(k) / strong.max(1)) as u8;
+            }
+        }
+        Image::from_u8(256, 256, PixelFormat::Gray8, v).unwrap()
+    };
+    let out = both(&f, &draw(40));
+    let (ex, ey) = *path.last().unwrap();
+    let near_end = (-6..10).any(|b: i32| {
+        (-6..10).any(|a: i32| {
+            let (x, y) = (ex + a, ey + b);
+            (0..256).contains(&x)
+                && (0..256).contains(&y)
+                && out.as_u8()[y as usize * 256 + x as usize] == 255
+        })
+    });
+    assert!(near_end, "the spiral's edge did not reach its outer end");
+    let edges = out.as_u8().iter().filter(|&&v| v == 255).count();
+    assert!(edges > 4000, "{edges} edges");
+    // without the strong start nothing is an edge
+    let none = both(&f, &draw(0));
+    assert!(none.as_u8().iter().all(|&v| v == 0));
+}
+
+#[test]
+fn hysteresis_follows_an_edge_through_tile_corners() {
+    // a step along y = x / 4: it passes through every tile corner (64 k, 16 k); the contrast
+    // rises to the right, strong only in the last columns
+    let f = CannyEdgeDetection::new(0.0, 120.0 / 255.0, 20.0 / 255.0, true).unwrap();
+    for (w, h) in [(512u32, 128u32), (515, 130)] {
+        let img = gray(
+            w,
+            h,
+            |x, y| if 4 * y < x { 100 } else { 108 + (x / 24) as u8 },
+        );
+        let out = both(&f, &img);
+        // the edge's left end (far from the strong part)
+        let left = (0..8).any(|y| (0..32).any(|x| out.as_u8()[y * w as usize + x] == 255));
+        assert!(left, "{w}x{h}: the edge did not reach its weak end");
+        // the mirror image: strong at the left end, crossing corners the other way
+        let img = gray(w, h, |x, y| {
+            if 4 * y < w - 1 - x {
+                100
+            } else {
+                108 + ((w - 1 - x) / 24) as u8
+            }
+        });
+        both(&f, &img);
+    }
+}
+
+#[test]
+fn many_components_on_the_tile_borders() {
+    // One bright dot every 4 columns on rows 16 k + 1 and 16 k + 14: each makes a 3x3 ring
+    // of candidates, so every tile's top and bottom rows hold 16 separate components each,
+    // joined in pairs across the tile rows; dots of three strengths (none, weak, strong).
+    let f = CannyEdgeDetection::new(0.0, 100.0 / 255.0, 20.0 / 255.0, true).unwrap();
+    for (w, h) in [(256u32, 64u32), (259, 67), (130, 33)] {
+        let img = gray(w, h, |x, y| {
+            if x % 4 == 1 && matches!(y % 16, 1 | 14) {
+                [0u8, 20, 80][((x / 4 + y / 16) % 3) as usize]
+            } else {
+                0
+            }
+        });
+        let out = both(&f, &img);
+        let edges = out.as_u8().iter().filter(|&&v| v == 255).count();
+        assert!(
+            edges > 0 && edges < (w * h) as usize / 4,
+            "{w}x{h}: {edges} edges"
+        );
+        // every component made strong: all rings are edges
+        let strong = CannyEdgeDetection::new(0.0, 30.0 / 255.0, 20.0 / 255.0, true).unwrap();
+        both(&strong, &img);
+    }
+}
+
+#[test]
+fn awkward_sizes_all_strong_all_weak_and_noise() {
+    let bench = CannyEdgeDetection::new(0.0, 150.0 / 255.0, 50.0 / 255.0, true).unwrap();
+    // every suppression peak strong / none strong (no edges at all)
+    let all_strong = CannyEdgeDetection::new(0.0, 0.0, 0.0, true).unwrap();
+    let all_weak = CannyEdgeDetection::new(0.0, 6.0, 0.0, false).unwrap();
+    for (k, (w, h)) in [
+        (1u32, 1u32),
+        (2, 2),
+        (3, 1),
+        (17, 9),
+        (63, 16),
+        (64, 16),
+        (65, 17),
+        (66, 18),
+        (130, 33),
+        (129, 49),
+        (257, 31),
+        (193, 80),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let noise = random_image(w, h, PixelFormat::Gray8, 101 + k as u64);
+        both(&bench, &noise);
+        let out = both(&all_strong, &noise);
+        if w * h >= 64 {
+            assert!(out.as_u8().contains(&255), "{w}x{h}: no edge");
+        }
+        let out = both(&all_weak, &noise);
+        assert!(
+            out.as_u8().iter().all(|&v| v == 0),
+            "{w}x{h}: an edge without a strong pixel"
+        );
+        // an image whose every candidate is weak except one strong corner
+        let img = gray(w, h, |x, y| {
+            let n = noise.as_u8()[(y * w + x) as usize] / 8;
+            if x < 3 && y < 3 {
+                n + 200
+            } else {
+                n
+            }
+        });
+        both(
+            &CannyEdgeDetection::new(0.0, 300.0 / 255.0, 10.0 / 255.0, true).unwrap(),
+            &img,
+        );
+    }
+    // larger noise with the bench's thresholds, and with lower ones (bigger components)
+    let noise = random_image(1280, 720, PixelFormat::Gray8, 7);
+    both(&bench, &noise);
+    both(
+        &CannyEdgeDetection::new(0.0, 250.0 / 255.0, 30.0 / 255.0, true).unwrap(),
+        &noise,
+    );
 }

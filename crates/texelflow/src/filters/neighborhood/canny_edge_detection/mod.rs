@@ -13,14 +13,16 @@
 //! (OpenCV's signs), magnitude gx² + gy² (L2) or |gx| + |gy| (L1), OpenCV's direction test
 //! (tan 22.5° in 15-bit fixed point) and strict threshold comparisons.
 //!
-//! GPU: one full pass for Sobel, suppression and thresholds that also finds the connected
-//! components within each 64 x 16 tile by union-find in workgroup memory (`canny_classify`,
-//! writing the classes into the output buffer and each candidate's label, its tile root),
-//! then the tiles joined along their borders by union-find in global memory (Playne and
-//! Hawick's concurrent union with atomicMin, `canny_merge`, 80 invocations a tile), path compression with the marking of components that hold a strong pixel
-//! (`canny_resolve`) and the edge map (`canny_output`): a fixed number of kernels, exact for
-//! edges of any length, all in the graph's one submission. The CPU twin is a plain flood fill
-//! from the strong pixels.
+//! GPU: the luminance and the blur (when asked for) here, then one of the `schedules` for
+//! the rest, each a fixed number of kernels exact for edges of any length, all in the graph's
+//! one submission. `tiles` (the default): one pass per 64 x 16 tile computes the magnitudes
+//! once into workgroup memory, suppresses, thresholds, finds the tile's components over
+//! horizontal runs and writes every pixel it can decide alone (components with a strong
+//! pixel, components that touch no other tile); the components touching a tile border are
+//! nodes of a small global union-find joined along the borders, then only the pixels left
+//! pending are finished. `unionfind` (issue 15): the same tiles but one global label per
+//! pixel, joined along the borders, every candidate resolved. The CPU twin is a plain flood
+//! fill from the strong pixels.
 
 use crate::error::{Error, Result};
 use crate::filters::registry::{
@@ -29,31 +31,21 @@ use crate::filters::registry::{
 use crate::graph::params::{check_float, ParamDef};
 use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
-use crate::runtime::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder};
+use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
+
+mod schedules;
+pub use schedules::Schedule;
 use crate::value::{Value, ValueDesc};
 
-const COMMON: &str = include_str!("canny_edge_detection.wgsl");
+pub(crate) const COMMON: &str = include_str!("canny_edge_detection.wgsl");
 const LUMA: &str = include_str!("canny_luma.wgsl");
 const BLUR_H: &str = include_str!("canny_blur_h.wgsl");
 const BLUR_V: &str = include_str!("canny_blur_v.wgsl");
-const CLASSIFY: &str = include_str!("canny_classify.wgsl");
-const FIND: &str = include_str!("canny_find.wgsl");
-const MERGE: &str = include_str!("canny_merge.wgsl");
-const RESOLVE: &str = include_str!("canny_resolve.wgsl");
-const OUTPUT: &str = include_str!("canny_output.wgsl");
 
-/// Invocations per workgroup of the Canny kernels other than classify (mirrors
-/// `@workgroup_size(256)`): 1-D groups, one invocation per packed word (4 pixels: luma,
-/// vertical blur, output), per pixel (horizontal blur, resolve: it returns after one load for
-/// pixels that are not candidates) or per tile border pixel (merge). Classify runs 16 x 16
-/// words (a 64 x 16 pixel tile): with the union-find over the whole image in global memory,
-/// merge took 0.224 of 0.405 ms (H100, 4K noise, s11c); see docs/perf-notes.md.
+/// Invocations per workgroup of the 1-D Canny kernels (mirrors `@workgroup_size(256)`): one
+/// invocation per packed word (4 pixels: luma, vertical blur, `unionfind`'s output), per
+/// pixel (horizontal blur, `unionfind`'s resolve) or per tile border pixel (the merges).
 const WG: u32 = 256;
-/// Classify's tile in packed words and rows (mirrors canny_classify.wgsl); merge's invocations
-/// per tile: its top row and left column.
-const TILE_WORDS: u32 = 16;
-const TILE_ROWS: u32 = 16;
-const BORDER_PER_TILE: u64 = 80;
 /// Fixed-point scale of the Gaussian weights (they sum to exactly this).
 pub const WEIGHT_ONE: u32 = 4096;
 /// Largest sigma; its radius `ceil(3 sigma)` is 48.
@@ -208,8 +200,23 @@ is an error here (OpenCV swaps them). Exact: GPU and CPU agree bit for bit.",
     build: |a| Ok(Box::new(CannyEdgeDetection::new(a.f32("sigma")?, a.f32("upper")?, a.f32("lower")?, a.bool("l2")?)?)),
     uniforms: &[CannyParams::layout(COMMON)],
     test_inputs: None,
-    schedules: &[],
+    schedules: schedules::NAMES,
 };
+
+/// Fails with `TooLarge` when a buffer of `bytes` does not fit a binding (or passes 2^33
+/// bytes: indices of u32 elements stay below 2^31).
+fn check_size(rec: &NodeRecorder<'_>, width: u32, height: u32, bytes: u64) -> Result<()> {
+    let limit = rec.gpu().max_binding().min(1 << 33);
+    if bytes > limit {
+        return Err(Error::TooLarge {
+            width,
+            height,
+            bytes,
+            limit,
+        });
+    }
+    Ok(())
+}
 
 /// Pixel classes of the suppression and double threshold.
 const NONE: u8 = 0;
@@ -378,17 +385,6 @@ impl Filter for CannyEdgeDetection {
     ) -> Result<()> {
         let (input, output, d) = one_to_one(&DEF, inputs, outputs)?;
         let pixels = d.width as u64 * d.height as u64;
-        // labels: one u32 per pixel, an index below 2^31 (the top bit marks components)
-        let label_bytes = pixels * 4;
-        let limit = rec.gpu().max_binding().min(1 << 33);
-        if label_bytes > limit {
-            return Err(Error::TooLarge {
-                width: d.width,
-                height: d.height,
-                bytes: label_bytes,
-                limit,
-            });
-        }
         let weights = gaussian_weights(self.sigma);
         let (low, high) = self.thresholds();
         let words = d.width.div_ceil(4);
@@ -423,6 +419,8 @@ impl Filter for CannyEdgeDetection {
             gray = luma;
         }
         if !weights.is_empty() {
+            // the horizontal sums, one u32 a pixel
+            check_size(rec, d.width, d.height, pixels * 4)?;
             let taps = rec.upload("texelflow.canny.weights", bytemuck::cast_slice(&weights))?;
             let rows = rec.temp(pixels * 4);
             rec.dispatch(
@@ -448,51 +446,7 @@ impl Filter for CannyEdgeDetection {
             )?;
             gray = blurred;
         }
-        let labels = rec.temp(label_bytes);
-        // the classes go into the output buffer (Gray8 layout) and are rewritten in place at the end
-        let mut classify = Kernel::new(
-            "canny.classify",
-            &[CannyParams::WGSL, COMMON],
-            "canny_classify",
-        );
-        classify.generated = Some(crate::runtime::wgsl_template::unroll(CLASSIFY, &[])?);
-        rec.dispatch(
-            &classify,
-            &[&gray, &output.buffer, &labels],
-            u,
-            groups_2d(words, d.height, TILE_WORDS, TILE_ROWS),
-        )?;
-        let tiles = words.div_ceil(TILE_WORDS) as u64 * d.height.div_ceil(TILE_ROWS) as u64;
-        rec.dispatch(
-            &Kernel::new(
-                "canny.merge",
-                &[CannyParams::WGSL, COMMON, FIND, MERGE],
-                "canny_merge",
-            ),
-            &[&output.buffer, &labels],
-            u,
-            groups_1d(tiles * BORDER_PER_TILE, WG),
-        )?;
-        rec.dispatch(
-            &Kernel::new(
-                "canny.resolve",
-                &[CannyParams::WGSL, COMMON, FIND, RESOLVE],
-                "canny_resolve",
-            ),
-            &[&output.buffer, &labels],
-            u,
-            per_pixel,
-        )?;
-        rec.dispatch(
-            &Kernel::new(
-                "canny.output",
-                &[CannyParams::WGSL, COMMON, OUTPUT],
-                "canny_output",
-            ),
-            &[&output.buffer, &labels],
-            u,
-            per_word,
-        )
+        schedules::record(rec, &gray, &output.buffer, d.width, d.height, u)
     }
     fn box_clone(&self) -> Box<dyn Filter> {
         Box::new(self.clone())

@@ -1,0 +1,201 @@
+//! The GPU schedules of `canny_edge_detection`'s gradient, suppression and hysteresis (the
+//! luminance and the blur before them are `super`'s): [`Schedule`], the names
+//! `--schedule canny_edge_detection=<name>` accepts ([`Schedule::parse`]), the default
+//! ([`Schedule::choose`]) and the kernels beside them. Both give the twin's map bit for bit.
+
+use super::*;
+use crate::runtime::groups_2d;
+use crate::runtime::wgsl_template::unroll;
+
+// `unionfind`
+const CLASSIFY: &str = include_str!("canny_classify.wgsl");
+const FIND: &str = include_str!("canny_find.wgsl");
+const MERGE: &str = include_str!("canny_merge.wgsl");
+const RESOLVE: &str = include_str!("canny_resolve.wgsl");
+const OUTPUT: &str = include_str!("canny_output.wgsl");
+// `tiles`
+const TILES: &str = include_str!("canny_tiles.wgsl");
+const TILES_CLASSIFY: &str = include_str!("canny_tiles_classify.wgsl");
+const TILES_FIND: &str = include_str!("canny_tiles_find.wgsl");
+const TILES_MERGE: &str = include_str!("canny_tiles_merge.wgsl");
+const TILES_FINISH: &str = include_str!("canny_tiles_finish.wgsl");
+
+/// Both schedules' tile, in packed words and rows (mirrors the classify kernels' 16 x 16
+/// workgroups: 64 x 16 pixels); the merges run one invocation per pixel of a tile's top row
+/// and left column.
+const TILE_WORDS: u32 = 16;
+const TILE_ROWS: u32 = 16;
+const BORDER_PER_TILE: u64 = 80;
+/// `tiles`: node slots, border bytes and pending-mask bytes per tile (mirror canny_tiles.wgsl).
+const NODES_PER_TILE: u64 = 80;
+const BORDER_BYTES: u64 = 160;
+const PENDING_BYTES: u64 = 32;
+
+/// Every name [`Schedule::parse`] takes (`DEF.schedules`: the equivalence matrix runs each).
+pub(super) const NAMES: &[&str] = &["unionfind", "tiles"];
+
+/// How the gradient, suppression and hysteresis run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// Components within 64 x 16 tiles by union-find in workgroup memory (per pixel), every
+    /// candidate's label (one u32 a pixel) joined along the tile borders in global memory,
+    /// then every candidate resolved and the output written (canny_classify, canny_merge,
+    /// canny_resolve, canny_output; issue 15).
+    UnionFind,
+    /// Magnitudes once per pixel in workgroup memory, union-find over horizontal runs, and
+    /// each tile resolving what it can alone: only weak components touching a tile border
+    /// take part in the global step, as one node each (canny_tiles_*.wgsl; issue 32).
+    Tiles,
+}
+
+impl Schedule {
+    /// The default: `tiles`. Not yet measured on the GPU (predicted ~0.10-0.12 ms at 4K
+    /// noise on the H200 against `unionfind`'s 0.249; docs/perf-notes.md, "Canny (issue 32)").
+    pub fn choose() -> Schedule {
+        Schedule::Tiles
+    }
+
+    /// A schedule by its name.
+    pub fn parse(v: &str) -> Result<Schedule> {
+        match v {
+            "unionfind" => Ok(Schedule::UnionFind),
+            "tiles" => Ok(Schedule::Tiles),
+            other => Err(crate::runtime::schedule::unknown(DEF.name, other, NAMES)),
+        }
+    }
+}
+
+/// Records the hysteresis part on the grey image `gray` (Gray8 layout) into `output`, with the
+/// schedule the run names or the default.
+pub(super) fn record(
+    rec: &mut NodeRecorder<'_>,
+    gray: &GpuBuffer,
+    output: &GpuBuffer,
+    width: u32,
+    height: u32,
+    u: &[u8],
+) -> Result<()> {
+    let schedule = match rec.schedule(DEF.name) {
+        Some(v) => Schedule::parse(v)?,
+        None => Schedule::choose(),
+    };
+    match schedule {
+        Schedule::UnionFind => union_find(rec, gray, output, width, height, u),
+        Schedule::Tiles => tiles(rec, gray, output, width, height, u),
+    }
+}
+
+type GpuBuffer = std::sync::Arc<wgpu::Buffer>;
+
+fn union_find(
+    rec: &mut NodeRecorder<'_>,
+    gray: &GpuBuffer,
+    output: &GpuBuffer,
+    width: u32,
+    height: u32,
+    u: &[u8],
+) -> Result<()> {
+    let pixels = width as u64 * height as u64;
+    // labels: one u32 per pixel, an index below 2^31 (the top bit marks components)
+    let label_bytes = pixels * 4;
+    check_size(rec, width, height, label_bytes)?;
+    let words = width.div_ceil(4);
+    let labels = rec.temp(label_bytes);
+    // the classes go into the output buffer (Gray8 layout) and are rewritten in place at the end
+    let mut classify = Kernel::new(
+        "canny.classify",
+        &[CannyParams::WGSL, COMMON],
+        "canny_classify",
+    );
+    classify.generated = Some(unroll(CLASSIFY, &[])?);
+    rec.dispatch(
+        &classify,
+        &[gray, output, &labels],
+        u,
+        groups_2d(words, height, TILE_WORDS, TILE_ROWS),
+    )?;
+    let tiles = words.div_ceil(TILE_WORDS) as u64 * height.div_ceil(TILE_ROWS) as u64;
+    rec.dispatch(
+        &Kernel::new(
+            "canny.merge",
+            &[CannyParams::WGSL, COMMON, FIND, MERGE],
+            "canny_merge",
+        ),
+        &[output, &labels],
+        u,
+        groups_1d(tiles * BORDER_PER_TILE, WG),
+    )?;
+    rec.dispatch(
+        &Kernel::new(
+            "canny.resolve",
+            &[CannyParams::WGSL, COMMON, FIND, RESOLVE],
+            "canny_resolve",
+        ),
+        &[output, &labels],
+        u,
+        groups_1d(pixels, WG),
+    )?;
+    rec.dispatch(
+        &Kernel::new(
+            "canny.output",
+            &[CannyParams::WGSL, COMMON, OUTPUT],
+            "canny_output",
+        ),
+        &[output, &labels],
+        u,
+        groups_1d(words as u64 * height as u64, WG),
+    )
+}
+
+/// Schedule `tiles`: classify (everything a tile decides alone, writing the final bytes of
+/// all but the pending pixels), merge over the ring nodes, finish of the pending pixels.
+fn tiles(
+    rec: &mut NodeRecorder<'_>,
+    gray: &GpuBuffer,
+    output: &GpuBuffer,
+    width: u32,
+    height: u32,
+    u: &[u8],
+) -> Result<()> {
+    let words = width.div_ceil(4);
+    let tiles = words.div_ceil(TILE_WORDS) as u64 * height.div_ceil(TILE_ROWS) as u64;
+    // node ids: strong ones below tiles K, weak ones from tiles K up to 2 tiles K
+    let node_bytes = tiles * NODES_PER_TILE * 2 * 4;
+    check_size(rec, width, height, node_bytes)?;
+    let nodes = rec.temp(node_bytes);
+    let border = rec.temp(tiles * BORDER_BYTES);
+    let pending = rec.temp(tiles * PENDING_BYTES);
+    let mut classify = Kernel::new(
+        "canny.tiles_classify",
+        &[CannyParams::WGSL, COMMON, TILES],
+        "canny_tiles_classify",
+    );
+    classify.generated = Some(unroll(TILES_CLASSIFY, &[])?);
+    let grid = groups_2d(words, height, TILE_WORDS, TILE_ROWS);
+    rec.dispatch(
+        &classify,
+        &[gray, output, &nodes, &border, &pending],
+        u,
+        grid,
+    )?;
+    rec.dispatch(
+        &Kernel::new(
+            "canny.tiles_merge",
+            &[CannyParams::WGSL, COMMON, TILES, TILES_FIND, TILES_MERGE],
+            "canny_tiles_merge",
+        ),
+        &[&border, &nodes],
+        u,
+        groups_1d(tiles * BORDER_PER_TILE, WG),
+    )?;
+    rec.dispatch(
+        &Kernel::new(
+            "canny.tiles_finish",
+            &[CannyParams::WGSL, COMMON, TILES, TILES_FIND, TILES_FINISH],
+            "canny_tiles_finish",
+        ),
+        &[output, &nodes, &pending],
+        u,
+        grid,
+    )
+}
