@@ -145,7 +145,8 @@ fn histogram_counts_sum_to_pixels() {
     }
 }
 
-/// The histogram's schedules that add a quad of equal alphas once (`a`) on pictures where
+/// The histogram's schedules that add a quad of equal alphas once (`a`) or keep copies of the
+/// workgroup's histogram (`x2`, `x4`) on pictures where
 /// quads share their alpha (flat regions, opaque alpha, one colour everywhere), where some do
 /// (runs of 1..40), and where few do (noise), plain and alpha-weighted: equal to the twin bin
 /// for bin. A quad counted once too few or too many shows.
@@ -173,7 +174,9 @@ fn histogram_quad_alpha_schedules_match_cpu() {
                 }
             };
             let cpu = run1(&Backend::Cpu, f(), img, &[]);
-            for v in ["u8q32a", "u1q8a", "u1q1a", "u4q16a", "u16q64a"] {
+            for v in [
+                "u8q32a", "u1q8a", "u1q1a", "u4q16a", "u16q64a", "u4q16x2", "u4q16ax4", "u1q1ax4",
+            ] {
                 let o = vec![("histogram".to_string(), v.to_string())];
                 let gpu = run1_scheduled(&gpu_backend(), f(), img, &[], &o);
                 assert_eq!(

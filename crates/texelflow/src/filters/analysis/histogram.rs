@@ -29,32 +29,53 @@ fn choose_loop() -> LoopShape {
     }
 }
 
-/// Whether a quad of equal alphas adds its alpha bin once (histogram.wgsl's QUAD_ALPHA) by
-/// default: see docs/perf-notes.md, session 25.
-fn choose_quad_alpha() -> bool {
-    false
+/// How the histogram adds: a quad of equal alphas once or not (histogram.wgsl's
+/// `add_quad_alpha`, schedule suffix `a`), and copies of the workgroup's histogram (suffix
+/// `x2`, `x4`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Adding {
+    quad_alpha: bool,
+    copies: u32,
+}
+
+/// The default way of adding: see docs/perf-notes.md, session 25.
+fn choose_adding() -> Adding {
+    Adding {
+        quad_alpha: false,
+        copies: 1,
+    }
 }
 
 /// The schedule names the equivalence tests run: the loop shapes, and some with quads of
 /// equal alpha added once (`a`).
 const VARIANTS: &[&str] = &[
     "u1q8", "u2q8", "u4q4", "u1q16", "u4q16", "u8q8", "u8q32", "u8q32a", "u1q8a", "u4q16a",
+    "u4q16x2", "u4q16ax4", "u1q8ax2",
 ];
 
-/// The run's loop shape and whether quads of equal alpha add once: its override (`u<U>q<Q>`,
-/// then `a` for the quads) or the defaults.
-fn schedule(rec: &NodeRecorder<'_>) -> Result<(LoopShape, bool)> {
+/// The run's loop shape and way of adding: its override (`u<U>q<Q>`, then `a` for the quads
+/// of equal alpha, then `x2` or `x4` for copies) or the defaults.
+fn schedule(rec: &NodeRecorder<'_>) -> Result<(LoopShape, Adding)> {
     let Some(v) = rec.schedule(DEF.name) else {
-        return Ok((choose_loop(), choose_quad_alpha()));
+        return Ok((choose_loop(), choose_adding()));
     };
-    let (base, quad_alpha) = match v.strip_suffix('a') {
+    let (rest, copies) = match (v.strip_suffix("x2"), v.strip_suffix("x4")) {
+        (Some(r), _) => (r, 2),
+        (_, Some(r)) => (r, 4),
+        _ => (v, 1),
+    };
+    let (base, quad_alpha) = match rest.strip_suffix('a') {
         Some(base) => (base, true),
-        None => (v, false),
+        None => (rest, false),
     };
     LoopShape::parse(base)
-        .map(|s| (s, quad_alpha))
+        .map(|s| (s, Adding { quad_alpha, copies }))
         .ok_or_else(|| {
-            crate::runtime::schedule::unknown(DEF.name, v, &["u<1..16>q<1..64>[a], e.g. u4q16a"])
+            crate::runtime::schedule::unknown(
+                DEF.name,
+                v,
+                &["u<1..16>q<1..64>[a][x2|x4], e.g. u4q16ax2"],
+            )
         })
 }
 
@@ -157,7 +178,7 @@ fn record(
     d: ImageDesc,
 ) -> Result<()> {
     let count = d.pixels() as u64;
-    let (shape, quad_alpha) = schedule(rec)?;
+    let (shape, adding) = schedule(rec)?;
     let g = grid(
         count,
         HISTOGRAM_WG,
@@ -167,15 +188,24 @@ fn record(
     check_quads(input, count)?;
     rec.clear(&output.buffer);
     let mut kernel = Kernel::new(
-        &format!("analysis.histogram.{}.a{}", shape.key(), quad_alpha as u32),
+        &format!(
+            "analysis.histogram.{}.a{}.x{}",
+            shape.key(),
+            adding.quad_alpha as u32,
+            adding.copies
+        ),
         &[GridParams::WGSL, GRID_WGSL, WGSL],
         "histogram",
     );
-    kernel.generated = Some(if quad_alpha {
+    let visit = if adding.quad_alpha {
         shape.visit_pixels_wgsl_with("add_quad_alpha(a);")
     } else {
         shape.visit_pixels_wgsl()
-    });
+    };
+    kernel.generated = Some(format!(
+        "const COPIES: u32 = {}u;\n{visit}",
+        adding.copies
+    ));
     rec.dispatch(
         &kernel,
         &[&input.buffer, &output.buffer],
