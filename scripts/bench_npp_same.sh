@@ -6,7 +6,8 @@
 # run-to-run spread within the call).
 # Expects: the release binary (BIN, default target/release/texelflow); on the lent machines the
 # Vulkan loader debs in .gl/ (see BENCHMARKS.md). Writes under OUT (default out/bench/<UTC time>).
-#   [OUT=dir] [BIN=path] [SIZE=3840x2160] [SCHEDULES="resize=general_tile histogram=u8q32 ..."] scripts/bench_npp_same.sh
+#   [OUT=dir] [BIN=path] [SIZE=3840x2160] [SCHEDULES="resize=general_tile histogram=u8q32 ..."]
+#   [FILTERS=histogram,...: the paired runs of these only] scripts/bench_npp_same.sh
 set -u
 OUT="${OUT:-out/bench/npp-same-$(date -u +%Y%m%d-%H%M%S)}"
 BIN="${BIN:-./target/release/texelflow}"
@@ -24,7 +25,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 IN=/tmp/npp_same_inputs
 mkdir -p "$IN"
 # texelflow first: it writes the inputs
-"$BIN" --backend vulkan bench --npp-paired --size "$SIZE" --write-inputs "$IN" --json "$OUT/texelflow_paired.json" 2>&1 | tee "$OUT/texelflow_paired.txt"
+ONLY=""
+[ -n "${FILTERS:-}" ] && ONLY="--filters $FILTERS"
+"$BIN" --backend vulkan bench --npp-paired --size "$SIZE" $ONLY --write-inputs "$IN" --json "$OUT/texelflow_paired.json" 2>&1 | tee "$OUT/texelflow_paired.txt"
 if command -v nvcc >/dev/null; then
   nvcc -O2 -std=c++17 -arch=sm_90 bench/peers/npp_same.cu -o /tmp/npp_same -lnppif -lnppig -lnppist -lnppim -lnppial -lnppicc -lnppidei -lnppisu -lnppc 2>&1 | grep -v warning | tail -3
   /tmp/npp_same "$IN" "$W" "$H" 30 2>&1 | tee "$OUT/npp_same.tsv"
@@ -34,5 +37,5 @@ for s in ${SCHEDULES:-resize=general_tile resize=general_rows resize=quads histo
   f="${s%%=*}"
   "$BIN" --backend vulkan bench --npp-paired --size "$SIZE" --filters "$f" --schedule "$s" 2>&1 | sed "s/^/$s /" | tee -a "$OUT/schedules.txt"
 done
-"$BIN" --backend vulkan bench --npp-paired --size "$SIZE" 2>&1 | tee "$OUT/texelflow_paired_repeat.txt"
+"$BIN" --backend vulkan bench --npp-paired --size "$SIZE" $ONLY 2>&1 | tee "$OUT/texelflow_paired_repeat.txt"
 true

@@ -31,8 +31,8 @@ pub struct BenchArgs {
     /// random and on the photo-like picture
     #[arg(long)]
     npp_paired: bool,
-    /// Also write the cases' inputs under this folder as raw pixels (`<content>_<format>_<w>x<h>_<set>.raw`),
-    /// for a peer to read the same pictures
+    /// Also write the inputs of every case (before `--filters`) under this folder as raw pixels
+    /// (`<content>_<format>_<w>x<h>_<set>.raw`, each once), for a peer to read the same pictures
     #[arg(long, value_name = "DIR")]
     write_inputs: Option<std::path::PathBuf>,
     /// Also write the results as JSON
@@ -93,6 +93,12 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     if a.experiments {
         cases.splice(1..1, texelflow_bench::experiment_cases(w, h));
     }
+    // every case's inputs, whatever `--filters` keeps: a peer reads them all
+    if let Some(dir) = &a.write_inputs {
+        let names = texelflow_bench::write_inputs(&cases, &cfg, dir)?;
+        outln!("wrote {} input files under {}", names.len(), dir.display());
+    }
+
     if let Some(f) = &a.filters {
         let wanted: Vec<&str> = f.split(',').map(str::trim).collect();
         cases.retain(|c| {
@@ -120,10 +126,6 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
         for c in &mut cases {
             c.schedule.splice(0..0, o.iter().cloned());
         }
-    }
-    if let Some(dir) = &a.write_inputs {
-        let names = texelflow_bench::write_inputs(&cases, &cfg, dir)?;
-        outln!("wrote {} input files under {}", names.len(), dir.display());
     }
     if a.repeat > 1 {
         let once = cases.clone();

@@ -18,14 +18,14 @@ use crate::value::Data;
 const WGSL: &str = include_str!("histogram.wgsl");
 /// Workgroup size. Schedule choice, not algorithm; mirrors `HISTOGRAM_WG` in histogram.wgsl.
 const HISTOGRAM_WG: u32 = 256;
-/// The default loop shape (H200 at 4K): more quads per invocation mean fewer workgroups, hence
-/// fewer 1280-bin merges into global memory. Earlier runs: docs/perf-notes.md, "Histogram
-/// loop shape".
+/// The default loop shape (H200 at 4K). Session 25 (calls 2-4, random / photo-like pictures,
+/// ms): u2q16 with `ax2` 0.0332 / 0.0370, u4q16 `ax2` 0.0337 / 0.0375, u4q32 `ax2` 0.0354 /
+/// 0.0378, u8q16 `ax2` 0.0347 / 0.0382; the former default u8q32 0.0364 / 0.0490 (plain).
+/// Earlier runs (four channels then): docs/perf-notes.md, "Histogram loop shape".
 fn choose_loop() -> LoopShape {
-    // u8q32 0.0206 ms; u4q32 0.0212, u2q32 0.0217, u4q16 0.0226, u4q64 0.0234 (run 12, same call)
     LoopShape {
-        unroll: 8,
-        quads_per_thread: 32,
+        unroll: 2,
+        quads_per_thread: 16,
     }
 }
 
@@ -38,11 +38,13 @@ struct Adding {
     copies: u32,
 }
 
-/// The default way of adding: see docs/perf-notes.md, session 25.
+/// The default way of adding: quads of equal alpha once, two copies. H200, u4q16, random /
+/// photo-like pictures (session 25, call 4, ms): plain 0.0335 / 0.0477, `a` 0.0338 / 0.0446,
+/// `x2` 0.0331 / 0.0484, `x4` 0.0351 / 0.0380, `ax2` 0.0337 / 0.0375, `ax4` 0.0361 / 0.0339.
 fn choose_adding() -> Adding {
     Adding {
-        quad_alpha: false,
-        copies: 1,
+        quad_alpha: true,
+        copies: 2,
     }
 }
 
