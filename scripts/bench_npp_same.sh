@@ -7,7 +7,9 @@
 # Expects: the release binary (BIN, default target/release/texelflow); on the lent machines the
 # Vulkan loader debs in .gl/ (see BENCHMARKS.md). Writes under OUT (default out/bench/<UTC time>).
 #   [OUT=dir] [BIN=path] [SIZE=3840x2160] [SCHEDULES="resize=general_tile histogram=u8q32 ..."]
-#   [FILTERS=histogram,...: the paired runs of these only] scripts/bench_npp_same.sh
+#   [FILTERS=histogram,...: the paired runs of these only] [SHARED=1: also every other shared
+#   operation against the NPP peers] scripts/bench_npp_same.sh
+#   scripts/npp_report.py OUT   (the side-by-side table of BENCHMARKS.md)
 set -u
 OUT="${OUT:-out/bench/npp-same-$(date -u +%Y%m%d-%H%M%S)}"
 BIN="${BIN:-./target/release/texelflow}"
@@ -22,6 +24,9 @@ if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
+# the GPU's clocks are often down for the first seconds of a call (seen: the copy kernel at 2.4x
+# its time): a few seconds of copies first, not recorded
+"$BIN" --backend vulkan bench --size "$SIZE" --filters copy --repeat 10 >/dev/null 2>&1
 IN=/tmp/npp_same_inputs
 mkdir -p "$IN"
 # texelflow first: it writes the inputs
@@ -37,5 +42,18 @@ for s in ${SCHEDULES:-resize=general_tile resize=general_rows resize=quads histo
   f="${s%%=*}"
   "$BIN" --backend vulkan bench --npp-paired --size "$SIZE" --filters "$f" --schedule "$s" 2>&1 | sed "s/^/$s /" | tee -a "$OUT/schedules.txt"
 done
-"$BIN" --backend vulkan bench --npp-paired --size "$SIZE" $ONLY 2>&1 | tee "$OUT/texelflow_paired_repeat.txt"
+"$BIN" --backend vulkan bench --npp-paired --size "$SIZE" $ONLY --json "$OUT/texelflow_paired_repeat.json" 2>&1 | tee "$OUT/texelflow_paired_repeat.txt"
+# SHARED=1: every other operation both have, texelflow's default cases against the NPP peers on
+# their own pictures (shared/peers/npp_peer.cu copied to .peers/, bench/peers/npp_color.cu)
+if [ -n "${SHARED:-}" ]; then
+  "$BIN" --backend vulkan bench --size "$SIZE" --filters copy,gaussian_blur,box_blur,dilation,median_3x3,median_5x5,bilateral,canny_edge_detection,harris_corner_detection,resize,sobel_edge_detection,histogram,reduce,to_gray,gamma,levels,tone_curve,color_matrix,hsb,hue,sepia,rgb,brightness,multiply_blend,alpha_blend,convolution_3x3,laplacian,sharpen --json "$OUT/texelflow_shared.json" 2>&1 | tee "$OUT/texelflow_shared.txt"
+  if command -v nvcc >/dev/null; then
+    for peer in .peers/npp_peer.cu bench/peers/npp_color.cu; do
+      [ -f "$peer" ] || continue
+      name=$(basename "$peer" .cu)
+      nvcc -O2 -std=c++17 -arch=sm_90 "$peer" -o "/tmp/$name" -lnppif -lnppig -lnppist -lnppim -lnppial -lnppicc -lnppidei -lnppisu -lnppc 2>&1 | grep -v warning | tail -3
+      [ -x "/tmp/$name" ] && "/tmp/$name" "$W" "$H" 30 2>&1 | tee "$OUT/$name.tsv"
+    done
+  fi
+fi
 true
