@@ -1014,21 +1014,11 @@ pub(crate) fn submit_gpu<'g>(
 
 /// Records a run of `graph`, whose sources are all made on the device (no host image), into
 /// the caller's `encoder` without submitting it and without reading anything back: for an
-/// application's frame loop (issue 31). The run's buffers are taken from the pool and not
-/// given back (the caller submits later, so a later run must not reuse them); wgpu keeps them
-/// alive until the caller's commands are done.
-pub(crate) fn encode_into(
-    gpu: &Gpu,
-    graph: &Graph,
-    opts: &RunOptions,
-    encoder: &mut wgpu::CommandEncoder,
-) -> Result<()> {
-    encode_into_keeping(gpu, graph, opts, encoder).map(|_| ())
-}
-
-/// `encode_into`, returning the buffers the run uses, for a caller that waits for the
-/// submission holding it to give them back to the device's pool (`Gpu::give_back`): a next
-/// run then reuses them instead of making its own.
+/// application's frame loop (issue 31). The run's buffers are taken from the pool and
+/// returned, not given back (the caller submits later, so a later run must not reuse them;
+/// wgpu keeps them alive until the caller's commands are done): a caller that waits for the
+/// submission may give them back to the device's pool (`Gpu::give_back`), so a next run
+/// reuses them instead of making its own.
 pub(crate) fn encode_into_keeping(
     gpu: &Gpu,
     graph: &Graph,

@@ -495,17 +495,10 @@ impl Pipeline {
         encoder: &mut wgpu::CommandEncoder,
         opts: &RunOptions,
     ) -> Result<Option<()>> {
-        let backend = Backend::Gpu(gpu.clone());
-        let Some((g, images)) = self.graph_then(&backend, Input::Produced(producer), tail, opts)?
-        else {
-            return Ok(None);
-        };
-        if !images.is_empty() {
-            return Err(Error::unsupported(
-                "a pipeline with images of its own (with=...) is not recorded into an encoder yet",
-            ));
-        }
-        super::execute::encode_into(gpu, &g, opts, encoder).map(Some)
+        // the buffers are dropped: the caller's encoder holds what it needs until it submits
+        Ok(self
+            .encode_produced_then_keeping(gpu, producer, tail, encoder, opts)?
+            .map(|_| ()))
     }
 
     /// `encode_produced_then`, returning the run's buffers for the device's pool once the
