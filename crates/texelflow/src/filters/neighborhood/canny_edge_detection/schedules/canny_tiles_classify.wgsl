@@ -322,24 +322,40 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     // [s, e] touches the runs above that meet columns s-1 .. e+1; each such run is united
     // at the first of its columns in that range, by the pixel of this run below-left of it
     // (its column - 1), or by the run's first pixel for columns s-1 and s
+    // The invocation's unions (at most 8: two per pixel) are listed first and made in one loop
+    // with a single call site, so a warp runs as many unions as its busiest invocation has
+    // (~2-4 on noise) rather than every one of the 8 call sites some invocation needs.
     if (ly > 0u) {
         let alo = atomicLoad(&row_mask[ly * 2u - 2u]);
         let ahi = atomicLoad(&row_mask[ly * 2u - 1u]);
         let above = row - TILE_W;
+        // q of each union, 8 bits each: pixel k's first in `qa` byte k, its second in `qb`
+        var qa = 0u;
+        var qb = 0u;
+        var todo = 0u;
         for (var k = 0u; k < 4u; k++) { // @unroll
             if (cls[k] != CLASS_NONE) {
                 let c = lx * 4u + k;
-                let p = row + c;
                 let s = start[k];
                 if (c == s) {
                     let left = s > 0u && mask_bit(alo, ahi, s - 1u);
-                    if (left) { tile_unite(p, above + s - 1u); }
-                    if (!left && mask_bit(alo, ahi, s)) { tile_unite(p, above + s); }
+                    if (left || mask_bit(alo, ahi, s)) {
+                        qa |= select(s, s - 1u, left) << (8u * k);
+                        todo |= 1u << (2u * k);
+                    }
                 }
                 if (c + 1u < TILE_W && mask_bit(alo, ahi, c + 1u) && !mask_bit(alo, ahi, c)) {
-                    tile_unite(p, above + c + 1u);
+                    qb |= (c + 1u) << (8u * k);
+                    todo |= 2u << (2u * k);
                 }
             }
+        }
+        while (todo != 0u) {
+            let i = firstTrailingBit(todo);
+            todo &= todo - 1u;
+            let k = i >> 1u;
+            let q = byte_of(select(qa, qb, (i & 1u) != 0u), k);
+            tile_unite(row + lx * 4u + k, above + q);
         }
     }
     workgroupBarrier();
