@@ -367,17 +367,22 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     let ring_row = (wid.y > 0u && ly == 0u) || (wid.y + 1u < ty_n && ly == 15u);
     let slo = atomicLoad(&row_strong[ly * 2u]);
     let shi = atomicLoad(&row_strong[ly * 2u + 1u]);
+    // (one loop over the invocation's run starts, one call site, as the unions)
+    var starts = 0u;
     for (var k = 0u; k < 4u; k++) { // @unroll
+        starts |= select(0u, 1u << k, cls[k] != CLASS_NONE && start[k] == lx * 4u + k);
+    }
+    while (starts != 0u) {
+        let k = firstTrailingBit(starts);
+        starts &= starts - 1u;
         let c = lx * 4u + k;
-        if (cls[k] != CLASS_NONE && start[k] == c) {
-            let p = row + c;
-            let r = tile_find(p);
-            atomicStore(&tile_label[p], r);
-            let end = first_set_from(~lo, ~hi, c);
-            if (first_set_from(slo, shi, c) < end) { set_flag(r, FLAG_STRONG); }
-            if (ring_row || (c == 0u && wid.x > 0u) || (end == TILE_W && wid.x + 1u < tx_n)) {
-                set_flag(r, FLAG_RING);
-            }
+        let p = row + c;
+        let r = tile_find(p);
+        atomicStore(&tile_label[p], r);
+        let end = first_set_from(~lo, ~hi, c);
+        if (first_set_from(slo, shi, c) < end) { set_flag(r, FLAG_STRONG); }
+        if (ring_row || (c == 0u && wid.x > 0u) || (end == TILE_W && wid.x + 1u < tx_n)) {
+            set_flag(r, FLAG_RING);
         }
     }
     workgroupBarrier();
