@@ -10,9 +10,10 @@
 //  3. Components of the candidates within the tile: each row's candidates as a 64-bit mask,
 //     horizontal runs labelled with their first pixel from the mask (no unions), then one
 //     union per pair of 8-adjacent runs of consecutive rows (Playne and Hawick's concurrent
-//     union in workgroup memory).
-//  4. Each root learns whether its component holds a strong pixel and whether it touches a
-//     tile border that has a neighbouring tile ("ring"). Strong components are edges (255)
+//     union in workgroup memory), each invocation's unions made in one loop.
+//  4. Each run's first pixel finds its root and tells it whether the run holds a strong pixel
+//     and whether it touches a tile border that has a neighbouring tile ("ring"), from the
+//     row masks. Strong components are edges (255)
 //     whatever lies outside; weak ones off the ring are not (0). Only weak components on the
 //     ring are left open ("pending": their output byte is 1 + their node index for now).
 //  5. Every ring component gets a node of the global union-find, numbered within the tile
@@ -249,8 +250,8 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
         atomicStore(&node_count, 0u);
     }
     workgroupBarrier();
-    // own 4 pixels: gradients kept, magnitudes stored; then one halo magnitude for each of
-    // the first 164 invocations
+    // own 4 pixels: gradients kept, magnitudes stored; then the halo: rows -1 and 16 by the
+    // first 32 invocations (a word each), columns -1 and 64 by the next 36 (a pixel each)
     let x0 = wi * 4u;
     let ra = vec3<u32>(tile_words[(ly + 1u) * GW + lx], tile_words[(ly + 1u) * GW + lx + 1u], tile_words[(ly + 1u) * GW + lx + 2u]);
     let rm = vec3<u32>(tile_words[(ly + 2u) * GW + lx], tile_words[(ly + 2u) * GW + lx + 1u], tile_words[(ly + 2u) * GW + lx + 2u]);
