@@ -30,6 +30,9 @@ const BORDER_PER_TILE: u64 = 80;
 const NODES_PER_TILE: u64 = 80;
 const BORDER_BYTES: u64 = 160;
 const PENDING_BYTES: u64 = 32;
+// a tile's ring (156 pixels) holds at most 78 components (the test below); the border bytes
+// are its top and bottom rows and left and right columns
+const _: () = assert!(156 / 2 < NODES_PER_TILE && BORDER_BYTES == 2 * 64 + 2 * 16);
 
 /// Every name [`Schedule::parse`] takes (`DEF.schedules`: the equivalence matrix runs each).
 pub(super) const NAMES: &[&str] = &["unionfind", "tiles"];
@@ -198,4 +201,40 @@ fn tiles(
         u,
         grid,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_parses_and_unknown_names_are_errors() {
+        for n in NAMES {
+            assert!(Schedule::parse(n).is_ok(), "{n}");
+        }
+        assert_eq!(Schedule::parse("tiles").ok(), Some(Schedule::Tiles));
+        assert_eq!(Schedule::parse("unionfind").ok(), Some(Schedule::UnionFind));
+        let e = Schedule::parse("tile").unwrap_err().to_string();
+        assert!(e.contains("unionfind") && e.contains("tiles"), "{e}");
+        assert_eq!(DEF.schedules, NAMES);
+    }
+
+    #[test]
+    fn a_tile_ring_holds_at_most_78_components() {
+        // the node slots per tile (NODES_PER_TILE) rest on this: pairwise non-adjacent pixels
+        // of the ring (one per component) in its cycle of 156, greedily as many as fit
+        let ring: Vec<(i32, i32)> = (0..64)
+            .map(|x| (x, 0))
+            .chain((1..16).map(|y| (63, y)))
+            .chain((0..63).rev().map(|x| (x, 15)))
+            .chain((1..15).rev().map(|y| (0, y)))
+            .collect();
+        assert_eq!(ring.len(), 156);
+        // consecutive ring pixels (cyclically) are 8-adjacent, so an independent set of the
+        // ring is one of the cycle C_156: at most 78
+        for i in 0..ring.len() {
+            let (a, b) = (ring[i], ring[(i + 1) % ring.len()]);
+            assert!((a.0 - b.0).abs() <= 1 && (a.1 - b.1).abs() <= 1, "{a:?} {b:?}");
+        }
+    }
 }
