@@ -240,6 +240,8 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     }
     for (var k = 0u; k < 4u; k++) { // @unroll
         atomicStore(&tile_flags[li * 4u + k], 0u);
+        // every pixel its own root; only runs' first pixels take part in the unions
+        atomicStore(&tile_label[li * 4u + k], li * 4u + k);
     }
     if (li < 8u) { atomicStore(&pending_words[li], 0u); }
     if (li < 32u) {
@@ -307,8 +309,9 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     if (nib != 0u) { atomicOr(&row_mask[mask_at], nib << shift); }
     if (snib != 0u) { atomicOr(&row_strong[mask_at], snib << shift); }
     workgroupBarrier();
-    // 3. runs: every candidate labelled with its run's first pixel (a root; every node that
-    // is ever a parent is a run's first pixel)
+    // 3. runs: a run stands for its first pixel (found from the row mask), the node of the
+    // unions: horizontal neighbours need no union, and every label ever a parent is a run's
+    // first pixel
     let lo = atomicLoad(&row_mask[ly * 2u]);
     let hi = atomicLoad(&row_mask[ly * 2u + 1u]);
     let row = ly * TILE_W;
@@ -316,9 +319,7 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     for (var k = 0u; k < 4u; k++) { // @unroll
         let c = lx * 4u + k;
         start[k] = select(c, run_start(lo, hi, c), cls[k] != CLASS_NONE);
-        atomicStore(&tile_label[row + c], row + start[k]);
     }
-    workgroupBarrier();
     // runs of consecutive rows joined, once for each pair that touches (8-connected): a run
     // [s, e] touches the runs above that meet columns s-1 .. e+1; each such run is united
     // at the first of its columns in that range, by the pixel of this run below-left of it
@@ -356,15 +357,14 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
             todo &= todo - 1u;
             let k = i >> 1u;
             let q = byte_of(select(qa, qb, (i & 1u) != 0u), k);
-            tile_unite(row + lx * 4u + k, above + q);
+            tile_unite(row + start[k], above + run_start(alo, ahi, q));
         }
     }
     workgroupBarrier();
     // 4. each run's first pixel finds the root (stored as its label: a root is every
     // ancestor's minimum, so racing path halvings keep it) and gives it the run's flags
     // (from the row masks: a strong pixel in the run, a pixel on the ring); the other pixels
-    // take the root from their run's first pixel afterwards, and any candidate's root is
-    // label[label[p]] (its label is a first pixel or that first pixel's root)
+    // take the root from their run's first pixel afterwards
     let ring_row = (wid.y > 0u && ly == 0u) || (wid.y + 1u < ty_n && ly == 15u);
     let slo = atomicLoad(&row_strong[ly * 2u]);
     let shi = atomicLoad(&row_strong[ly * 2u + 1u]);
@@ -446,7 +446,8 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
             }
             var b = 0xffu;
             if (byte_of(tile_words[r * 16u + (c >> 2u)], c & 3u) != CLASS_NONE) {
-                let f = atomicLoad(&tile_flags[atomicLoad(&tile_label[atomicLoad(&tile_label[r * TILE_W + c])])]);
+                let s = run_start(atomicLoad(&row_mask[r * 2u]), atomicLoad(&row_mask[r * 2u + 1u]), c);
+                let f = atomicLoad(&tile_flags[atomicLoad(&tile_label[r * TILE_W + s])]);
                 if ((f & FLAG_RING) != 0u) {
                     b = (f >> 8u) | select(0x80u, 0u, (f & FLAG_STRONG) != 0u);
                 }
