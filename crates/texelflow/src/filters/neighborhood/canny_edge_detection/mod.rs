@@ -32,12 +32,12 @@ use crate::graph::params::{check_float, ParamDef};
 use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Value, ValueDesc};
 
 mod schedules;
 pub use schedules::Schedule;
-use crate::value::{Value, ValueDesc};
 
-pub(crate) const COMMON: &str = include_str!("canny_edge_detection.wgsl");
+const COMMON: &str = include_str!("canny_edge_detection.wgsl");
 const LUMA: &str = include_str!("canny_luma.wgsl");
 const BLUR_H: &str = include_str!("canny_blur_h.wgsl");
 const BLUR_V: &str = include_str!("canny_blur_v.wgsl");
