@@ -34,12 +34,33 @@ const PENDING_BYTES: u64 = 32;
 // are its top and bottom rows and left and right columns
 const _: () = assert!(156 / 2 < NODES_PER_TILE && BORDER_BYTES == 2 * 64 + 2 * 16);
 
-/// Every name [`Schedule::parse`] takes (`DEF.schedules`: the equivalence matrix runs each).
+/// The names of the schedules that give the edge map (`DEF.schedules`: the equivalence matrix
+/// runs each).
 pub(super) const NAMES: &[&str] = &["unionfind", "tiles"];
+/// Every name [`Schedule::parse`] takes: also, with the feature `bench`, the ablations that
+/// stop after kernel k of a schedule (their output is not the edge map), so one GPU run gives
+/// the per-kernel split the bench cannot see inside one node.
+const ALL_NAMES: &[&str] = &[
+    "unionfind",
+    "tiles",
+    "unionfind_upto1",
+    "unionfind_upto2",
+    "unionfind_upto3",
+    "tiles_upto1",
+    "tiles_upto2",
+];
 
 /// How the gradient, suppression and hysteresis run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Schedule {
+    /// Bench-only ablation (feature `bench`): the first `kernels` kernels of `unionfind` (1..=3)
+    /// or, with `tiles` true, of `tiles` (1..=2), the rest left out; the output is not the map.
+    UpTo {
+        /// `tiles` rather than `unionfind`.
+        tiles: bool,
+        /// Kernels recorded.
+        kernels: u8,
+    },
     /// Components within 64 x 16 tiles by union-find in workgroup memory (per pixel), every
     /// candidate's label (one u32 a pixel) joined along the tile borders in global memory,
     /// then every candidate resolved and the output written (canny_classify, canny_merge,
@@ -52,10 +73,11 @@ pub enum Schedule {
 }
 
 impl Schedule {
-    /// The default: `tiles`. Not yet measured on the GPU (predicted ~0.10-0.12 ms at 4K
-    /// noise on the H200 against `unionfind`'s 0.249; docs/perf-notes.md, "Canny (issue 32)").
+    /// The default: `unionfind`. H200 at 4K, Gray8, 50/150 (lead's run of 863c4d8, median of
+    /// 30): random 0.2481 ms against `tiles`' 0.3236, flat shapes 0.1154 against 0.1389
+    /// (docs/perf-notes.md, "Canny (issue 32)").
     pub fn choose() -> Schedule {
-        Schedule::Tiles
+        Schedule::UnionFind
     }
 
     /// A schedule by its name.
@@ -63,6 +85,19 @@ impl Schedule {
         match v {
             "unionfind" => Ok(Schedule::UnionFind),
             "tiles" => Ok(Schedule::Tiles),
+            _ if cfg!(feature = "bench") => {
+                let (tiles, k) = match v {
+                    "unionfind_upto1" => (false, 1),
+                    "unionfind_upto2" => (false, 2),
+                    "unionfind_upto3" => (false, 3),
+                    "tiles_upto1" => (true, 1),
+                    "tiles_upto2" => (true, 2),
+                    other => {
+                        return Err(crate::runtime::schedule::unknown(DEF.name, other, ALL_NAMES))
+                    }
+                };
+                Ok(Schedule::UpTo { tiles, kernels: k })
+            }
             other => Err(crate::runtime::schedule::unknown(DEF.name, other, NAMES)),
         }
     }
@@ -83,13 +118,20 @@ pub(super) fn record(
         None => Schedule::choose(),
     };
     match schedule {
-        Schedule::UnionFind => union_find(rec, gray, output, width, height, u),
-        Schedule::Tiles => tiles(rec, gray, output, width, height, u),
+        Schedule::UnionFind => union_find(rec, gray, output, width, height, u, 4),
+        Schedule::Tiles => tiles(rec, gray, output, width, height, u, 3),
+        Schedule::UpTo { tiles: false, kernels } => {
+            union_find(rec, gray, output, width, height, u, kernels)
+        }
+        Schedule::UpTo { tiles: true, kernels } => {
+            self::tiles(rec, gray, output, width, height, u, kernels)
+        }
     }
 }
 
 type GpuBuffer = std::sync::Arc<wgpu::Buffer>;
 
+/// Schedule `unionfind`, its first `kernels` kernels (4: all).
 fn union_find(
     rec: &mut NodeRecorder<'_>,
     gray: &GpuBuffer,
@@ -97,6 +139,7 @@ fn union_find(
     width: u32,
     height: u32,
     u: &[u8],
+    kernels: u8,
 ) -> Result<()> {
     let pixels = width as u64 * height as u64;
     // labels: one u32 per pixel, an index below 2^31 (the top bit marks components)
@@ -117,6 +160,9 @@ fn union_find(
         u,
         groups_2d(words, height, TILE_WORDS, TILE_ROWS),
     )?;
+    if kernels < 2 {
+        return Ok(());
+    }
     let tiles = words.div_ceil(TILE_WORDS) as u64 * height.div_ceil(TILE_ROWS) as u64;
     rec.dispatch(
         &Kernel::new(
@@ -128,6 +174,9 @@ fn union_find(
         u,
         groups_1d(tiles * BORDER_PER_TILE, WG),
     )?;
+    if kernels < 3 {
+        return Ok(());
+    }
     rec.dispatch(
         &Kernel::new(
             "canny.resolve",
@@ -138,6 +187,9 @@ fn union_find(
         u,
         groups_1d(pixels, WG),
     )?;
+    if kernels < 4 {
+        return Ok(());
+    }
     rec.dispatch(
         &Kernel::new(
             "canny.output",
@@ -151,7 +203,8 @@ fn union_find(
 }
 
 /// Schedule `tiles`: classify (everything a tile decides alone, writing the final bytes of
-/// all but the pending pixels), merge over the ring nodes, finish of the pending pixels.
+/// all but the pending pixels), merge over the ring nodes, finish of the pending pixels; its
+/// first `kernels` kernels (3: all).
 fn tiles(
     rec: &mut NodeRecorder<'_>,
     gray: &GpuBuffer,
@@ -159,6 +212,7 @@ fn tiles(
     width: u32,
     height: u32,
     u: &[u8],
+    kernels: u8,
 ) -> Result<()> {
     let words = width.div_ceil(4);
     let tiles = words.div_ceil(TILE_WORDS) as u64 * height.div_ceil(TILE_ROWS) as u64;
@@ -181,6 +235,9 @@ fn tiles(
         u,
         grid,
     )?;
+    if kernels < 2 {
+        return Ok(());
+    }
     rec.dispatch(
         &Kernel::new(
             "canny.tiles_merge",
@@ -191,6 +248,9 @@ fn tiles(
         u,
         groups_1d(tiles * BORDER_PER_TILE, WG),
     )?;
+    if kernels < 3 {
+        return Ok(());
+    }
     rec.dispatch(
         &Kernel::new(
             "canny.tiles_finish",
@@ -217,6 +277,10 @@ mod tests {
         let e = Schedule::parse("tile").unwrap_err().to_string();
         assert!(e.contains("unionfind") && e.contains("tiles"), "{e}");
         assert_eq!(DEF.schedules, NAMES);
+        // the ablations only with the feature `bench`
+        for n in &ALL_NAMES[NAMES.len()..] {
+            assert_eq!(Schedule::parse(n).is_ok(), cfg!(feature = "bench"), "{n}");
+        }
     }
 
     #[test]
