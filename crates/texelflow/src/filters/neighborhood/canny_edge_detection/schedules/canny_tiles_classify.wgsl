@@ -24,7 +24,7 @@
 //     when one of its nodes is, with no marking pass. The node of each pixel of the tile's
 //     outer rows and columns goes to `border` (one byte: index | 0x80 when weak, 0xff none)
 //     for the merge; `pending` marks the words with a pending pixel (a bit a word, 8 words a
-//     tile), so the last pass reads only those.
+//     tile), so the last pass reads only those, and holds the tile's number of weak nodes.
 @group(0) @binding(0) var<storage, read> gray: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
 @group(0) @binding(2) var<storage, read_write> nodes: array<u32>;
@@ -52,7 +52,8 @@ var<workgroup> tile_flags: array<atomic<u32>, 1024>;
 // Candidates and strong pixels of each tile row, columns 0..31 and 32..63.
 var<workgroup> row_mask: array<atomic<u32>, 32>;
 var<workgroup> row_strong: array<atomic<u32>, 32>;
-var<workgroup> node_count: atomic<u32>;
+// Nodes numbered so far: strong, weak (each numbering from 0: the ids differ by the half).
+var<workgroup> node_count: array<atomic<u32>, 2>;
 var<workgroup> pending_words: array<atomic<u32>, 8>;
 
 const FLAG_STRONG: u32 = 1u;
@@ -249,7 +250,8 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
         atomicStore(&row_strong[li], 0u);
     }
     if (li == 0u) {
-        atomicStore(&node_count, 0u);
+        atomicStore(&node_count[0], 0u);
+        atomicStore(&node_count[1], 0u);
     }
     workgroupBarrier();
     // own 4 pixels: gradients kept, magnitudes stored; then the halo: rows -1 and 16 by the
@@ -398,9 +400,10 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
         if (cls[k] != CLASS_NONE && root[k] == p) {
             let f = atomicLoad(&tile_flags[p]);
             if ((f & FLAG_RING) != 0u) {
-                let i = atomicAdd(&node_count, 1u);
+                let weak = (f & FLAG_STRONG) == 0u;
+                let i = atomicAdd(&node_count[u32(weak)], 1u);
                 atomicOr(&tile_flags[p], i << 8u);
-                let id = select(tiles_k, 0u, (f & FLAG_STRONG) != 0u) + tile * NODES_PER_TILE + i;
+                let id = select(0u, tiles_k, weak) + tile * NODES_PER_TILE + i;
                 nodes[id] = id;
             }
         }
@@ -458,6 +461,9 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     }
     workgroupBarrier();
     if (li < PENDING_WORDS) {
-        pending[tile * PENDING_WORDS + li] = atomicLoad(&pending_words[li]);
+        pending[tile * PENDING_STRIDE + li] = atomicLoad(&pending_words[li]);
+    }
+    if (li == PENDING_WORDS) {
+        pending[tile * PENDING_STRIDE + li] = atomicLoad(&node_count[1]);
     }
 }

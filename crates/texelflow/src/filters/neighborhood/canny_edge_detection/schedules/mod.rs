@@ -26,10 +26,11 @@ const TILES_FINISH: &str = include_str!("canny_tiles_finish.wgsl");
 const TILE_WORDS: u32 = 16;
 const TILE_ROWS: u32 = 16;
 const BORDER_PER_TILE: u64 = 80;
-/// `tiles`: node slots, border bytes and pending-mask bytes per tile (mirror canny_tiles.wgsl).
+/// `tiles`: node slots, border bytes and `pending` bytes per tile (the mask of words with a
+/// pending pixel, the number of weak nodes; mirror canny_tiles.wgsl).
 const NODES_PER_TILE: u64 = 80;
 const BORDER_BYTES: u64 = 160;
-const PENDING_BYTES: u64 = 32;
+const PENDING_BYTES: u64 = 36;
 // a tile's ring (156 pixels) holds at most 78 components (the test below); the border bytes
 // are its top and bottom rows and left and right columns
 const _: () = assert!(156 / 2 < NODES_PER_TILE && BORDER_BYTES == 2 * 64 + 2 * 16);
@@ -254,7 +255,7 @@ fn tiles(
     rec.dispatch(
         &Kernel::new(
             "canny.tiles_finish",
-            &[CannyParams::WGSL, COMMON, TILES, TILES_FIND, TILES_FINISH],
+            &[CannyParams::WGSL, COMMON, TILES, TILES_FINISH],
             "canny_tiles_finish",
         ),
         &[output, &nodes, &pending],
