@@ -905,6 +905,38 @@ fn schedule_variants() -> Vec<(&'static str, &'static str, &'static str)> {
             "dilation=onepass_nv",
         ),
         ("erosion 15x15", "erosion(radius=7)", "erosion=twopass"),
+        // canny (issue 32): schedule `tiles` against the default `unionfind`, and both cut after
+        // kernel k (bench-only ablations: not the edge map) for the per-kernel split
+        (
+            "canny_edge_detection 50/150 gray8",
+            "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)",
+            "canny_edge_detection=tiles",
+        ),
+        (
+            "canny_edge_detection 50/150 gray8",
+            "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)",
+            "canny_edge_detection=tiles_upto1",
+        ),
+        (
+            "canny_edge_detection 50/150 gray8",
+            "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)",
+            "canny_edge_detection=tiles_upto2",
+        ),
+        (
+            "canny_edge_detection 50/150 gray8",
+            "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)",
+            "canny_edge_detection=unionfind_upto1",
+        ),
+        (
+            "canny_edge_detection 50/150 gray8",
+            "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)",
+            "canny_edge_detection=unionfind_upto2",
+        ),
+        (
+            "canny_edge_detection 50/150 gray8",
+            "canny_edge_detection(sigma=0, lower=0.196078431, upper=0.588235294)",
+            "canny_edge_detection=unionfind_upto3",
+        ),
         // resize: the row-walking kernel with 8 rows per invocation and the previous default
         // (`quads`) against the default (`rows16`)
         ("resize 1080p->4K", "resize(scale=2)", "resize=rows"),

@@ -383,3 +383,31 @@ fn awkward_sizes_all_strong_all_weak_and_noise() {
         &noise,
     );
 }
+
+#[test]
+fn vertical_lines_cross_every_tile_row() {
+    // A 1-pixel stripe every 4 columns makes candidate lines at every even column (gx on both
+    // sides of the stripe): 32 separate components along each tile's top and bottom rows,
+    // each crossing all 16 tile rows of a 256-row image. Every third stripe is strong in its
+    // last rows only; the others stay weak (no edge), and a gap breaks some stripes.
+    let f = CannyEdgeDetection::new(0.0, 100.0 / 255.0, 20.0 / 255.0, true).unwrap();
+    for (w, h) in [(256u32, 256u32), (258, 250)] {
+        let img = gray(w, h, |x, y| {
+            let s = x / 4;
+            if x % 4 != 1 || (s % 5 == 4 && (100..104).contains(&y)) {
+                0
+            } else if s % 3 == 0 && y + 6 >= h {
+                50
+            } else {
+                10
+            }
+        });
+        let out = both(&f, &img);
+        // the strong stripes' lines reach the top row; the weak ones do not exist
+        let top = &out.as_u8()[..w as usize];
+        assert_eq!(top[0], 255, "{w}x{h}");
+        assert_eq!(top[2], 255, "{w}x{h}");
+        assert_eq!(top[4], 0, "{w}x{h}");
+        assert!(top.iter().filter(|&&v| v == 255).count() > 10, "{w}x{h}");
+    }
+}

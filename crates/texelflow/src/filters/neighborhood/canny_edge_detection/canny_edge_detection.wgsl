@@ -1,9 +1,9 @@
 // Canny edge detection: what its kernels (canny_*.wgsl) share. CPU twin:
-// `CannyEdgeDetection::run_cpu` (canny_edge_detection.rs). Grey images and the per-pixel
+// `CannyEdgeDetection::run_cpu` (canny_edge_detection/mod.rs). Grey images and the per-pixel
 // classes are packed 4 pixels per u32 (the Gray8 layout, rows padded to whole words).
 // Everything is integer arithmetic, so the GPU and the twin agree bit for bit.
 
-// Classes written by canny_classify: not an edge, candidate (weak), strong.
+// Classes the classify kernels find: not an edge, candidate (weak), strong.
 const CLASS_NONE: u32 = 0u;
 const CLASS_WEAK: u32 = 1u;
 const CLASS_STRONG: u32 = 2u;

@@ -15,14 +15,14 @@
 //!
 //! GPU: the luminance and the blur (when asked for) here, then one of the `schedules` for
 //! the rest, each a fixed number of kernels exact for edges of any length, all in the graph's
-//! one submission. `tiles` (the default): one pass per 64 x 16 tile computes the magnitudes
-//! once into workgroup memory, suppresses, thresholds, finds the tile's components over
+//! one submission. `unionfind` (issue 15, the default): components within 64 x 16 tiles in
+//! workgroup memory, one global label per pixel joined along the tile borders, every
+//! candidate resolved. `tiles` (issue 32): one pass per tile computes the magnitudes once
+//! into workgroup memory, suppresses, thresholds, finds the tile's components over
 //! horizontal runs and writes every pixel it can decide alone (components with a strong
 //! pixel, components that touch no other tile); the components touching a tile border are
 //! nodes of a small global union-find joined along the borders, then only the pixels left
-//! pending are finished. `unionfind` (issue 15): the same tiles but one global label per
-//! pixel, joined along the borders, every candidate resolved. The CPU twin is a plain flood
-//! fill from the strong pixels.
+//! pending are finished. The CPU twin is a plain flood fill from the strong pixels.
 
 use crate::error::{Error, Result};
 use crate::filters::registry::{
@@ -32,12 +32,12 @@ use crate::graph::params::{check_float, ParamDef};
 use crate::image::{Image, PixelFormat};
 use crate::runtime::uniform::uniform_struct;
 use crate::runtime::{groups_1d, GpuSlot, Kernel, NodeRecorder};
+use crate::value::{Value, ValueDesc};
 
 mod schedules;
 pub use schedules::Schedule;
-use crate::value::{Value, ValueDesc};
 
-pub(crate) const COMMON: &str = include_str!("canny_edge_detection.wgsl");
+const COMMON: &str = include_str!("canny_edge_detection.wgsl");
 const LUMA: &str = include_str!("canny_luma.wgsl");
 const BLUR_H: &str = include_str!("canny_blur_h.wgsl");
 const BLUR_V: &str = include_str!("canny_blur_v.wgsl");

@@ -5,8 +5,10 @@
 const NODES_PER_TILE: u32 = 80u;
 // Border bytes per tile (top row 64, bottom row 64, left column 16, right column 16), 4 a word.
 const BORDER_WORDS: u32 = 40u;
-// Words of the per-tile mask of packed words holding a pending pixel (256 bits).
+// Per tile in `pending`: the mask of packed words holding a pending pixel (256 bits, 8 words),
+// then the number of weak nodes.
 const PENDING_WORDS: u32 = 8u;
+const PENDING_STRIDE: u32 = 9u;
 // A border byte without a node.
 const NO_NODE: u32 = 0xffu;
 

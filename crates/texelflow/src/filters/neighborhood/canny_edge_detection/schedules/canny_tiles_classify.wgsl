@@ -10,9 +10,10 @@
 //  3. Components of the candidates within the tile: each row's candidates as a 64-bit mask,
 //     horizontal runs labelled with their first pixel from the mask (no unions), then one
 //     union per pair of 8-adjacent runs of consecutive rows (Playne and Hawick's concurrent
-//     union in workgroup memory).
-//  4. Each root learns whether its component holds a strong pixel and whether it touches a
-//     tile border that has a neighbouring tile ("ring"). Strong components are edges (255)
+//     union in workgroup memory), each invocation's unions made in one loop.
+//  4. Each run's first pixel finds its root and tells it whether the run holds a strong pixel
+//     and whether it touches a tile border that has a neighbouring tile ("ring"), from the
+//     row masks. Strong components are edges (255)
 //     whatever lies outside; weak ones off the ring are not (0). Only weak components on the
 //     ring are left open ("pending": their output byte is 1 + their node index for now).
 //  5. Every ring component gets a node of the global union-find, numbered within the tile
@@ -23,7 +24,7 @@
 //     when one of its nodes is, with no marking pass. The node of each pixel of the tile's
 //     outer rows and columns goes to `border` (one byte: index | 0x80 when weak, 0xff none)
 //     for the merge; `pending` marks the words with a pending pixel (a bit a word, 8 words a
-//     tile), so the last pass reads only those.
+//     tile), so the last pass reads only those, and holds the tile's number of weak nodes.
 @group(0) @binding(0) var<storage, read> gray: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
 @group(0) @binding(2) var<storage, read_write> nodes: array<u32>;
@@ -51,7 +52,8 @@ var<workgroup> tile_flags: array<atomic<u32>, 1024>;
 // Candidates and strong pixels of each tile row, columns 0..31 and 32..63.
 var<workgroup> row_mask: array<atomic<u32>, 32>;
 var<workgroup> row_strong: array<atomic<u32>, 32>;
-var<workgroup> node_count: atomic<u32>;
+// Nodes numbered so far: strong, weak (each numbering from 0: the ids differ by the half).
+var<workgroup> node_count: array<atomic<u32>, 2>;
 var<workgroup> pending_words: array<atomic<u32>, 8>;
 
 const FLAG_STRONG: u32 = 1u;
@@ -239,6 +241,8 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     }
     for (var k = 0u; k < 4u; k++) { // @unroll
         atomicStore(&tile_flags[li * 4u + k], 0u);
+        // every pixel its own root; only runs' first pixels take part in the unions
+        atomicStore(&tile_label[li * 4u + k], li * 4u + k);
     }
     if (li < 8u) { atomicStore(&pending_words[li], 0u); }
     if (li < 32u) {
@@ -246,11 +250,12 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
         atomicStore(&row_strong[li], 0u);
     }
     if (li == 0u) {
-        atomicStore(&node_count, 0u);
+        atomicStore(&node_count[0], 0u);
+        atomicStore(&node_count[1], 0u);
     }
     workgroupBarrier();
-    // own 4 pixels: gradients kept, magnitudes stored; then one halo magnitude for each of
-    // the first 164 invocations
+    // own 4 pixels: gradients kept, magnitudes stored; then the halo: rows -1 and 16 by the
+    // first 32 invocations (a word each), columns -1 and 64 by the next 36 (a pixel each)
     let x0 = wi * 4u;
     let ra = vec3<u32>(tile_words[(ly + 1u) * GW + lx], tile_words[(ly + 1u) * GW + lx + 1u], tile_words[(ly + 1u) * GW + lx + 2u]);
     let rm = vec3<u32>(tile_words[(ly + 2u) * GW + lx], tile_words[(ly + 2u) * GW + lx + 1u], tile_words[(ly + 2u) * GW + lx + 2u]);
@@ -306,8 +311,9 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     if (nib != 0u) { atomicOr(&row_mask[mask_at], nib << shift); }
     if (snib != 0u) { atomicOr(&row_strong[mask_at], snib << shift); }
     workgroupBarrier();
-    // 3. runs: every candidate labelled with its run's first pixel (a root; every node that
-    // is ever a parent is a run's first pixel)
+    // 3. runs: a run stands for its first pixel (found from the row mask), the node of the
+    // unions: horizontal neighbours need no union, and every label ever a parent is a run's
+    // first pixel
     let lo = atomicLoad(&row_mask[ly * 2u]);
     let hi = atomicLoad(&row_mask[ly * 2u + 1u]);
     let row = ly * TILE_W;
@@ -315,53 +321,71 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     for (var k = 0u; k < 4u; k++) { // @unroll
         let c = lx * 4u + k;
         start[k] = select(c, run_start(lo, hi, c), cls[k] != CLASS_NONE);
-        atomicStore(&tile_label[row + c], row + start[k]);
     }
-    workgroupBarrier();
     // runs of consecutive rows joined, once for each pair that touches (8-connected): a run
     // [s, e] touches the runs above that meet columns s-1 .. e+1; each such run is united
     // at the first of its columns in that range, by the pixel of this run below-left of it
     // (its column - 1), or by the run's first pixel for columns s-1 and s
+    // The invocation's unions (at most 8: two per pixel) are listed first and made in one loop
+    // with a single call site, so a warp runs as many unions as its busiest invocation has
+    // (~2-4 on noise) rather than every one of the 8 call sites some invocation needs.
     if (ly > 0u) {
         let alo = atomicLoad(&row_mask[ly * 2u - 2u]);
         let ahi = atomicLoad(&row_mask[ly * 2u - 1u]);
         let above = row - TILE_W;
+        // q of each union, 8 bits each: pixel k's first in `qa` byte k, its second in `qb`
+        var qa = 0u;
+        var qb = 0u;
+        var todo = 0u;
         for (var k = 0u; k < 4u; k++) { // @unroll
             if (cls[k] != CLASS_NONE) {
                 let c = lx * 4u + k;
-                let p = row + c;
                 let s = start[k];
                 if (c == s) {
                     let left = s > 0u && mask_bit(alo, ahi, s - 1u);
-                    if (left) { tile_unite(p, above + s - 1u); }
-                    if (!left && mask_bit(alo, ahi, s)) { tile_unite(p, above + s); }
+                    if (left || mask_bit(alo, ahi, s)) {
+                        qa |= select(s, s - 1u, left) << (8u * k);
+                        todo |= 1u << (2u * k);
+                    }
                 }
                 if (c + 1u < TILE_W && mask_bit(alo, ahi, c + 1u) && !mask_bit(alo, ahi, c)) {
-                    tile_unite(p, above + c + 1u);
+                    qb |= (c + 1u) << (8u * k);
+                    todo |= 2u << (2u * k);
                 }
             }
+        }
+        while (todo != 0u) {
+            let i = firstTrailingBit(todo);
+            todo &= todo - 1u;
+            let k = i >> 1u;
+            let q = byte_of(select(qa, qb, (i & 1u) != 0u), k);
+            tile_unite(row + start[k], above + run_start(alo, ahi, q));
         }
     }
     workgroupBarrier();
     // 4. each run's first pixel finds the root (stored as its label: a root is every
     // ancestor's minimum, so racing path halvings keep it) and gives it the run's flags
     // (from the row masks: a strong pixel in the run, a pixel on the ring); the other pixels
-    // take the root from their run's first pixel afterwards, and any candidate's root is
-    // label[label[p]] (its label is a first pixel or that first pixel's root)
+    // take the root from their run's first pixel afterwards
     let ring_row = (wid.y > 0u && ly == 0u) || (wid.y + 1u < ty_n && ly == 15u);
     let slo = atomicLoad(&row_strong[ly * 2u]);
     let shi = atomicLoad(&row_strong[ly * 2u + 1u]);
+    // (one loop over the invocation's run starts, one call site, as the unions)
+    var starts = 0u;
     for (var k = 0u; k < 4u; k++) { // @unroll
+        starts |= select(0u, 1u << k, cls[k] != CLASS_NONE && start[k] == lx * 4u + k);
+    }
+    while (starts != 0u) {
+        let k = firstTrailingBit(starts);
+        starts &= starts - 1u;
         let c = lx * 4u + k;
-        if (cls[k] != CLASS_NONE && start[k] == c) {
-            let p = row + c;
-            let r = tile_find(p);
-            atomicStore(&tile_label[p], r);
-            let end = first_set_from(~lo, ~hi, c);
-            if (first_set_from(slo, shi, c) < end) { set_flag(r, FLAG_STRONG); }
-            if (ring_row || (c == 0u && wid.x > 0u) || (end == TILE_W && wid.x + 1u < tx_n)) {
-                set_flag(r, FLAG_RING);
-            }
+        let p = row + c;
+        let r = tile_find(p);
+        atomicStore(&tile_label[p], r);
+        let end = first_set_from(~lo, ~hi, c);
+        if (first_set_from(slo, shi, c) < end) { set_flag(r, FLAG_STRONG); }
+        if (ring_row || (c == 0u && wid.x > 0u) || (end == TILE_W && wid.x + 1u < tx_n)) {
+            set_flag(r, FLAG_RING);
         }
     }
     workgroupBarrier();
@@ -376,9 +400,10 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
         if (cls[k] != CLASS_NONE && root[k] == p) {
             let f = atomicLoad(&tile_flags[p]);
             if ((f & FLAG_RING) != 0u) {
-                let i = atomicAdd(&node_count, 1u);
+                let weak = (f & FLAG_STRONG) == 0u;
+                let i = atomicAdd(&node_count[u32(weak)], 1u);
                 atomicOr(&tile_flags[p], i << 8u);
-                let id = select(tiles_k, 0u, (f & FLAG_STRONG) != 0u) + tile * NODES_PER_TILE + i;
+                let id = select(0u, tiles_k, weak) + tile * NODES_PER_TILE + i;
                 nodes[id] = id;
             }
         }
@@ -424,7 +449,8 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
             }
             var b = 0xffu;
             if (byte_of(tile_words[r * 16u + (c >> 2u)], c & 3u) != CLASS_NONE) {
-                let f = atomicLoad(&tile_flags[atomicLoad(&tile_label[atomicLoad(&tile_label[r * TILE_W + c])])]);
+                let s = run_start(atomicLoad(&row_mask[r * 2u]), atomicLoad(&row_mask[r * 2u + 1u]), c);
+                let f = atomicLoad(&tile_flags[atomicLoad(&tile_label[r * TILE_W + s])]);
                 if ((f & FLAG_RING) != 0u) {
                     b = (f >> 8u) | select(0x80u, 0u, (f & FLAG_STRONG) != 0u);
                 }
@@ -435,6 +461,9 @@ fn canny_tiles_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
     }
     workgroupBarrier();
     if (li < PENDING_WORDS) {
-        pending[tile * PENDING_WORDS + li] = atomicLoad(&pending_words[li]);
+        pending[tile * PENDING_STRIDE + li] = atomicLoad(&pending_words[li]);
+    }
+    if (li == PENDING_WORDS) {
+        pending[tile * PENDING_STRIDE + li] = atomicLoad(&node_count[1]);
     }
 }

@@ -26,17 +26,42 @@ const TILES_FINISH: &str = include_str!("canny_tiles_finish.wgsl");
 const TILE_WORDS: u32 = 16;
 const TILE_ROWS: u32 = 16;
 const BORDER_PER_TILE: u64 = 80;
-/// `tiles`: node slots, border bytes and pending-mask bytes per tile (mirror canny_tiles.wgsl).
+/// `tiles`: node slots, border bytes and `pending` bytes per tile (the mask of words with a
+/// pending pixel, the number of weak nodes; mirror canny_tiles.wgsl).
 const NODES_PER_TILE: u64 = 80;
 const BORDER_BYTES: u64 = 160;
-const PENDING_BYTES: u64 = 32;
+const PENDING_BYTES: u64 = 36;
+// a tile's ring (156 pixels) holds at most 78 components (the test below); the border bytes
+// are its top and bottom rows and left and right columns
+const _: () = assert!(156 / 2 < NODES_PER_TILE && BORDER_BYTES == 2 * 64 + 2 * 16);
 
-/// Every name [`Schedule::parse`] takes (`DEF.schedules`: the equivalence matrix runs each).
+/// The names of the schedules that give the edge map (`DEF.schedules`: the equivalence matrix
+/// runs each).
 pub(super) const NAMES: &[&str] = &["unionfind", "tiles"];
+/// Every name [`Schedule::parse`] takes: also, with the feature `bench`, the ablations that
+/// stop after kernel k of a schedule (their output is not the edge map), so one GPU run gives
+/// the per-kernel split the bench cannot see inside one node.
+const ALL_NAMES: &[&str] = &[
+    "unionfind",
+    "tiles",
+    "unionfind_upto1",
+    "unionfind_upto2",
+    "unionfind_upto3",
+    "tiles_upto1",
+    "tiles_upto2",
+];
 
 /// How the gradient, suppression and hysteresis run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Schedule {
+    /// Bench-only ablation (feature `bench`): the first `kernels` kernels of `unionfind` (1..=3)
+    /// or, with `tiles` true, of `tiles` (1..=2), the rest left out; the output is not the map.
+    UpTo {
+        /// `tiles` rather than `unionfind`.
+        tiles: bool,
+        /// Kernels recorded.
+        kernels: u8,
+    },
     /// Components within 64 x 16 tiles by union-find in workgroup memory (per pixel), every
     /// candidate's label (one u32 a pixel) joined along the tile borders in global memory,
     /// then every candidate resolved and the output written (canny_classify, canny_merge,
@@ -49,10 +74,11 @@ pub enum Schedule {
 }
 
 impl Schedule {
-    /// The default: `tiles`. Not yet measured on the GPU (predicted ~0.10-0.12 ms at 4K
-    /// noise on the H200 against `unionfind`'s 0.249; docs/perf-notes.md, "Canny (issue 32)").
+    /// The default: `unionfind`. H200 at 4K, Gray8, 50/150 (lead's run of 863c4d8, median of
+    /// 30): random 0.2481 ms against `tiles`' 0.3236, flat shapes 0.1154 against 0.1389
+    /// (docs/perf-notes.md, "Canny (issue 32)").
     pub fn choose() -> Schedule {
-        Schedule::Tiles
+        Schedule::UnionFind
     }
 
     /// A schedule by its name.
@@ -60,6 +86,19 @@ impl Schedule {
         match v {
             "unionfind" => Ok(Schedule::UnionFind),
             "tiles" => Ok(Schedule::Tiles),
+            _ if cfg!(feature = "bench") => {
+                let (tiles, k) = match v {
+                    "unionfind_upto1" => (false, 1),
+                    "unionfind_upto2" => (false, 2),
+                    "unionfind_upto3" => (false, 3),
+                    "tiles_upto1" => (true, 1),
+                    "tiles_upto2" => (true, 2),
+                    other => {
+                        return Err(crate::runtime::schedule::unknown(DEF.name, other, ALL_NAMES))
+                    }
+                };
+                Ok(Schedule::UpTo { tiles, kernels: k })
+            }
             other => Err(crate::runtime::schedule::unknown(DEF.name, other, NAMES)),
         }
     }
@@ -80,13 +119,20 @@ pub(super) fn record(
         None => Schedule::choose(),
     };
     match schedule {
-        Schedule::UnionFind => union_find(rec, gray, output, width, height, u),
-        Schedule::Tiles => tiles(rec, gray, output, width, height, u),
+        Schedule::UnionFind => union_find(rec, gray, output, width, height, u, 4),
+        Schedule::Tiles => tiles(rec, gray, output, width, height, u, 3),
+        Schedule::UpTo { tiles: false, kernels } => {
+            union_find(rec, gray, output, width, height, u, kernels)
+        }
+        Schedule::UpTo { tiles: true, kernels } => {
+            self::tiles(rec, gray, output, width, height, u, kernels)
+        }
     }
 }
 
 type GpuBuffer = std::sync::Arc<wgpu::Buffer>;
 
+/// Schedule `unionfind`, its first `kernels` kernels (4: all).
 fn union_find(
     rec: &mut NodeRecorder<'_>,
     gray: &GpuBuffer,
@@ -94,6 +140,7 @@ fn union_find(
     width: u32,
     height: u32,
     u: &[u8],
+    kernels: u8,
 ) -> Result<()> {
     let pixels = width as u64 * height as u64;
     // labels: one u32 per pixel, an index below 2^31 (the top bit marks components)
@@ -114,6 +161,9 @@ fn union_find(
         u,
         groups_2d(words, height, TILE_WORDS, TILE_ROWS),
     )?;
+    if kernels < 2 {
+        return Ok(());
+    }
     let tiles = words.div_ceil(TILE_WORDS) as u64 * height.div_ceil(TILE_ROWS) as u64;
     rec.dispatch(
         &Kernel::new(
@@ -125,6 +175,9 @@ fn union_find(
         u,
         groups_1d(tiles * BORDER_PER_TILE, WG),
     )?;
+    if kernels < 3 {
+        return Ok(());
+    }
     rec.dispatch(
         &Kernel::new(
             "canny.resolve",
@@ -135,6 +188,9 @@ fn union_find(
         u,
         groups_1d(pixels, WG),
     )?;
+    if kernels < 4 {
+        return Ok(());
+    }
     rec.dispatch(
         &Kernel::new(
             "canny.output",
@@ -148,7 +204,8 @@ fn union_find(
 }
 
 /// Schedule `tiles`: classify (everything a tile decides alone, writing the final bytes of
-/// all but the pending pixels), merge over the ring nodes, finish of the pending pixels.
+/// all but the pending pixels), merge over the ring nodes, finish of the pending pixels; its
+/// first `kernels` kernels (3: all).
 fn tiles(
     rec: &mut NodeRecorder<'_>,
     gray: &GpuBuffer,
@@ -156,6 +213,7 @@ fn tiles(
     width: u32,
     height: u32,
     u: &[u8],
+    kernels: u8,
 ) -> Result<()> {
     let words = width.div_ceil(4);
     let tiles = words.div_ceil(TILE_WORDS) as u64 * height.div_ceil(TILE_ROWS) as u64;
@@ -178,6 +236,9 @@ fn tiles(
         u,
         grid,
     )?;
+    if kernels < 2 {
+        return Ok(());
+    }
     rec.dispatch(
         &Kernel::new(
             "canny.tiles_merge",
@@ -188,14 +249,57 @@ fn tiles(
         u,
         groups_1d(tiles * BORDER_PER_TILE, WG),
     )?;
+    if kernels < 3 {
+        return Ok(());
+    }
     rec.dispatch(
         &Kernel::new(
             "canny.tiles_finish",
-            &[CannyParams::WGSL, COMMON, TILES, TILES_FIND, TILES_FINISH],
+            &[CannyParams::WGSL, COMMON, TILES, TILES_FINISH],
             "canny_tiles_finish",
         ),
         &[output, &nodes, &pending],
         u,
         grid,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_parses_and_unknown_names_are_errors() {
+        for n in NAMES {
+            assert!(Schedule::parse(n).is_ok(), "{n}");
+        }
+        assert_eq!(Schedule::parse("tiles").ok(), Some(Schedule::Tiles));
+        assert_eq!(Schedule::parse("unionfind").ok(), Some(Schedule::UnionFind));
+        let e = Schedule::parse("tile").unwrap_err().to_string();
+        assert!(e.contains("unionfind") && e.contains("tiles"), "{e}");
+        assert_eq!(DEF.schedules, NAMES);
+        // the ablations only with the feature `bench`
+        for n in &ALL_NAMES[NAMES.len()..] {
+            assert_eq!(Schedule::parse(n).is_ok(), cfg!(feature = "bench"), "{n}");
+        }
+    }
+
+    #[test]
+    fn a_tile_ring_holds_at_most_78_components() {
+        // the node slots per tile (NODES_PER_TILE) rest on this: pairwise non-adjacent pixels
+        // of the ring (one per component) in its cycle of 156, greedily as many as fit
+        let ring: Vec<(i32, i32)> = (0..64)
+            .map(|x| (x, 0))
+            .chain((1..16).map(|y| (63, y)))
+            .chain((0..63).rev().map(|x| (x, 15)))
+            .chain((1..15).rev().map(|y| (0, y)))
+            .collect();
+        assert_eq!(ring.len(), 156);
+        // consecutive ring pixels (cyclically) are 8-adjacent, so an independent set of the
+        // ring is one of the cycle C_156: at most 78
+        for i in 0..ring.len() {
+            let (a, b) = (ring[i], ring[(i + 1) % ring.len()]);
+            assert!((a.0 - b.0).abs() <= 1 && (a.1 - b.1).abs() <= 1, "{a:?} {b:?}");
+        }
+    }
 }
