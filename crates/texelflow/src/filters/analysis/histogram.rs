@@ -204,10 +204,7 @@ fn record(
     } else {
         shape.visit_pixels_wgsl()
     };
-    kernel.generated = Some(format!(
-        "const COPIES: u32 = {}u;\n{visit}",
-        adding.copies
-    ));
+    kernel.generated = Some(format!("const COPIES: u32 = {}u;\n{visit}", adding.copies));
     rec.dispatch(
         &kernel,
         &[&input.buffer, &output.buffer],

@@ -94,7 +94,9 @@ impl Schedule {
                     "tiles_upto1" => (true, 1),
                     "tiles_upto2" => (true, 2),
                     other => {
-                        return Err(crate::runtime::schedule::unknown(DEF.name, other, ALL_NAMES))
+                        return Err(crate::runtime::schedule::unknown(
+                            DEF.name, other, ALL_NAMES,
+                        ))
                     }
                 };
                 Ok(Schedule::UpTo { tiles, kernels: k })
@@ -121,12 +123,14 @@ pub(super) fn record(
     match schedule {
         Schedule::UnionFind => union_find(rec, gray, output, width, height, u, 4),
         Schedule::Tiles => tiles(rec, gray, output, width, height, u, 3),
-        Schedule::UpTo { tiles: false, kernels } => {
-            union_find(rec, gray, output, width, height, u, kernels)
-        }
-        Schedule::UpTo { tiles: true, kernels } => {
-            self::tiles(rec, gray, output, width, height, u, kernels)
-        }
+        Schedule::UpTo {
+            tiles: false,
+            kernels,
+        } => union_find(rec, gray, output, width, height, u, kernels),
+        Schedule::UpTo {
+            tiles: true,
+            kernels,
+        } => self::tiles(rec, gray, output, width, height, u, kernels),
     }
 }
 
@@ -299,7 +303,10 @@ mod tests {
         // ring is one of the cycle C_156: at most 78
         for i in 0..ring.len() {
             let (a, b) = (ring[i], ring[(i + 1) % ring.len()]);
-            assert!((a.0 - b.0).abs() <= 1 && (a.1 - b.1).abs() <= 1, "{a:?} {b:?}");
+            assert!(
+                (a.0 - b.0).abs() <= 1 && (a.1 - b.1).abs() <= 1,
+                "{a:?} {b:?}"
+            );
         }
     }
 }
