@@ -411,8 +411,16 @@ pub fn photo_image(w: u32, h: u32, seed: u64) -> Image {
         ]
     };
     let (c0, c1) = (colour(next()), colour(next()));
-    // shapes: (kind, cx, cy, rx, ry, colour, shaded)
-    let shapes: Vec<(bool, f32, f32, f32, f32, [f32; 3], bool)> = (0..40)
+    struct Shape {
+        disc: bool,
+        cx: f32,
+        cy: f32,
+        rx: f32,
+        ry: f32,
+        col: [f32; 3],
+        shaded: bool,
+    }
+    let shapes: Vec<Shape> = (0..40)
         .map(|_| {
             let v = next();
             let disc = v & 1 == 0;
@@ -420,7 +428,15 @@ pub fn photo_image(w: u32, h: u32, seed: u64) -> Image {
             let cy = (next() % 1000) as f32 / 1000.0 * hf;
             let rx = (0.02 + (next() % 1000) as f32 / 1000.0 * 0.15) * wf;
             let ry = (0.02 + (next() % 1000) as f32 / 1000.0 * 0.15) * hf;
-            (disc, cx, cy, rx, ry, colour(next()), v & 2 == 0)
+            Shape {
+                disc,
+                cx,
+                cy,
+                rx,
+                ry,
+                col: colour(next()),
+                shaded: v & 2 == 0,
+            }
         })
         .collect();
     let (wu, hu) = (w as usize, h as usize);
@@ -443,7 +459,16 @@ pub fn photo_image(w: u32, h: u32, seed: u64) -> Image {
         }
     }
     // each shape over its bounding box, later ones on top
-    for &(disc, cx, cy, rx, ry, col, shaded) in &shapes {
+    for &Shape {
+        disc,
+        cx,
+        cy,
+        rx,
+        ry,
+        col,
+        shaded,
+    } in &shapes
+    {
         let span = |c: f32, r: f32, n: usize| {
             (
                 (c - r).floor().max(0.0) as usize,
@@ -468,9 +493,9 @@ pub fn photo_image(w: u32, h: u32, seed: u64) -> Image {
     }
     for px in data.chunks_exact_mut(4) {
         let n = next();
-        for k in 0..3 {
+        for (k, v) in px.iter_mut().take(3).enumerate() {
             let noise = ((n >> (8 * k)) % 7) as i32 - 3;
-            px[k] = (px[k] as i32 + noise).clamp(0, 255) as u8;
+            *v = (*v as i32 + noise).clamp(0, 255) as u8;
         }
     }
     Image::from_u8(w, h, PixelFormat::Rgba8, data)

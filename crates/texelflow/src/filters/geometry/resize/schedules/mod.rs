@@ -215,7 +215,7 @@ pub(super) fn record(
         && !f.align_corners
         && matches!(f.method, ResizeMethod::Bilinear | ResizeMethod::Area)
         && (d.width, d.height) == (2 * ow, 2 * oh)
-        && ow % 4 == 0;
+        && ow.is_multiple_of(4);
     if halving && matches!(named, None | Some(Named::Half)) {
         let kernel = Kernel::new(
             "geometry.resize_half",
@@ -258,7 +258,7 @@ pub(super) fn record(
             _ => None,
         };
         if let Some(cols) = rows {
-            let (store, whole) = if g.part_width % cols != 0 {
+            let (store, whole) = if !g.part_width.is_multiple_of(cols) {
                 (ROWS_STORE_U32, 0)
             } else if cols == 4 {
                 (ROWS_STORE_VEC4, 1)
