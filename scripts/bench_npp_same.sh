@@ -62,5 +62,10 @@ if [ -n "${SHARED:-}" ]; then
 fi
 # the results as one archive beside the table (the lent machines return a few files only)
 python3 scripts/npp_report.py "$OUT" > "$OUT/table.md" 2>&1
-(cd "$OUT" && tar czf raw.tgz --exclude raw.tgz --exclude table.md --exclude log.txt . && find . -type f ! -name raw.tgz ! -name table.md ! -name log.txt -delete)
+cat "$OUT/table.md"
+# (archived outside the folder: tar refuses a folder that changes while it reads it)
+if tar czf /tmp/npp_same_raw.tgz -C "$OUT" --exclude ./table.md --exclude ./log.txt .; then
+  find "$OUT" -type f ! -name table.md ! -name log.txt -delete
+  mv /tmp/npp_same_raw.tgz "$OUT/raw.tgz"
+fi
 true
