@@ -383,7 +383,10 @@ pub fn write_inputs(
             let part = dir.join(format!("{name}.part"));
             std::fs::write(&part, img.as_u8())
                 .and_then(|()| std::fs::rename(&part, &path))
-                .map_err(|e| Error::invalid(format!("cannot write {}: {e}", path.display())))?;
+                .map_err(|e| Error::ImageIo {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
             names.push(name);
         }
     }

@@ -50,9 +50,10 @@ pub enum Error {
         /// Where, 1-based.
         column: usize,
     },
-    /// The graph cannot be built or run as asked: [`GraphError`] says why.
+    /// The graph cannot be built or run as asked: [`GraphError`] says why. Not its source:
+    /// the message holds it already, and a chain printed in full (`{:#}`) would say it twice.
     #[error("graph: {0}")]
-    Graph(#[from] GraphError),
+    Graph(GraphError),
     /// An image file could not be read or written.
     #[error("image `{path}`: {message}")]
     ImageIo {
@@ -287,6 +288,12 @@ fn foreign_port(node: &Option<String>) -> String {
     }
 }
 
+impl From<GraphError> for Error {
+    fn from(e: GraphError) -> Self {
+        Error::Graph(e)
+    }
+}
+
 impl Error {
     /// `Error::Graph(GraphError::Invalid(message))`: a graph or run that is invalid for a
     /// reason no other [`GraphError`] names.
@@ -414,5 +421,13 @@ mod tests {
             nearest("gausian", ["gamma", "gaussian_blur"]).as_deref(),
             Some("gaussian_blur")
         );
+    }
+
+    /// A graph error is said once when the whole chain is printed (`{:#}`, as the CLI does).
+    #[test]
+    fn graph_errors_are_not_their_own_source() {
+        let e = Error::invalid("cannot write x");
+        assert!(std::error::Error::source(&e).is_none());
+        assert_eq!(e.to_string(), "graph: cannot write x");
     }
 }
