@@ -35,7 +35,7 @@ use crate::value::{Value, ValueDesc};
 
 pub mod schedules;
 
-use schedules::{GENERAL_WGSL, TEXTURE_WGSL, TILE_WGSL, WGSL};
+use schedules::{GENERAL_ROWS_MODULE, GENERAL_WGSL, HALF_WGSL, TEXTURE_WGSL, TILE_WGSL, WGSL};
 
 /// The interpolation; the discriminant is resize_general.wgsl's `method` (area enlarging is 5 there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,7 +259,7 @@ f32 weights, rounded half up and clamped.",
     outputs: IMAGE,
     tolerance: EXACT_ENOUGH,
     build: |a| Ok(Box::new(Resize::new(a.f32("scale")?, a.u32("width")?, a.u32("height")?)?.with_method(ResizeMethod::from_name(a.choice("method")?)?, a.bool("align_corners")?)?)),
-    uniforms: &[ResizeParams::layout(WGSL), ResizeParams::layout(TILE_WGSL), ResizeParams::layout(TEXTURE_WGSL), ResizeGeneralParams::layout(GENERAL_WGSL)],
+    uniforms: &[ResizeParams::layout(WGSL), ResizeParams::layout(TILE_WGSL), ResizeParams::layout(TEXTURE_WGSL), ResizeGeneralParams::layout(GENERAL_WGSL), ResizeGeneralParams::layout(GENERAL_ROWS_MODULE), ResizeParams::layout(HALF_WGSL)],
     test_inputs: None,
     schedules: &["quads", "rows", "rows_any", "rows16_mu", "tile", "texture", "general_direct", "general_tile", "general_rows", "general_rows2", "half"],
 };

@@ -10,12 +10,25 @@ use crate::runtime::{groups_1d, Bind, Kernel};
 
 pub(super) const WGSL: &str = include_str!("resize.wgsl");
 const ROWS_WGSL: &str = include_str!("resize_rows.wgsl");
-pub(super) const GENERAL_WGSL: &str = include_str!("resize_general.wgsl");
 /// The general kernels' taps (`axis_taps`, `texel`, METHOD), ahead of each one's bindings.
 const TAPS_WGSL: &str = include_str!("resize_taps.wgsl");
+/// The direct general kernel, a whole module (the taps, then its bindings and entry point).
+pub(super) const GENERAL_WGSL: &str = concat!(
+    include_str!("resize_taps.wgsl"),
+    "\n",
+    include_str!("resize_general.wgsl")
+);
 /// Schedule `general_rows`: its entry point and its two store snippets (16-byte stores where
 /// the part's width is a multiple of 4, else 4-byte ones).
 const GENERAL_ROWS_WGSL: &str = include_str!("resize_general_rows.wgsl");
+/// `general_rows` as one whole module with its 16-byte store (the uniform layout test parses it).
+pub(super) const GENERAL_ROWS_MODULE: &str = concat!(
+    include_str!("resize_taps.wgsl"),
+    "\n",
+    include_str!("resize_rows_store.wgsl"),
+    "\n",
+    include_str!("resize_general_rows.wgsl")
+);
 const ROWS_STORE_VEC4: &str = include_str!("resize_rows_store.wgsl");
 const ROWS_STORE_VEC2: &str = include_str!("resize_rows_store2.wgsl");
 const ROWS_STORE_U32: &str = include_str!("resize_rows_store_u32.wgsl");
@@ -300,11 +313,11 @@ pub(super) fn record(
         let tile = schedule != GeneralSchedule::Direct && fits && separable;
         let (source, entry) = if tile {
             (
-                format!("{TAPS_WGSL}\n{GENERAL_WGSL}\n{GENERAL_TILE_WGSL}"),
+                format!("{GENERAL_WGSL}\n{GENERAL_TILE_WGSL}"),
                 "resize_general_tile",
             )
         } else {
-            (format!("{TAPS_WGSL}\n{GENERAL_WGSL}"), "resize_general")
+            (GENERAL_WGSL.to_string(), "resize_general")
         };
         let mut kernel = Kernel::new(
             &format!("geometry.{entry}.m{}.w{window}", g.method),
