@@ -105,39 +105,6 @@ const TILE_W: u32 = 64u;
 var<workgroup> tile_class: array<u32, 1024>;
 var<workgroup> tile_label: array<atomic<u32>, 1024>;
 
-// With path halving, as canny_find.wgsl's find_root.
-fn tile_find(p: u32) -> u32 {
-    var x = p;
-    loop {
-        let n = atomicLoad(&tile_label[x]);
-        if (n == x) { break; }
-        let g = atomicLoad(&tile_label[n]);
-        if (g == n) { return n; }
-        atomicMin(&tile_label[x], g);
-        x = g;
-    }
-    return x;
-}
-
-// canny_find.wgsl's concurrent union, on the tile's labels.
-fn tile_unite(p: u32, q: u32) {
-    var a = p;
-    var b = q;
-    loop {
-        a = tile_find(a);
-        b = tile_find(b);
-        if (a == b) { return; }
-        if (a < b) {
-            let old = atomicMin(&tile_label[b], a);
-            if (old == b) { return; }
-            b = old;
-        } else {
-            let old = atomicMin(&tile_label[a], b);
-            if (old == a) { return; }
-            a = old;
-        }
-    }
-}
 
 @compute @workgroup_size(16, 16)
 fn canny_classify(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {

@@ -151,39 +151,6 @@ fn class_at(r: u32, u: u32, c: i32, g: vec2<i32>) -> u32 {
     return select(CLASS_WEAK, CLASS_STRONG, c > params.high);
 }
 
-// With path halving, as canny_find.wgsl's find_root.
-fn tile_find(p: u32) -> u32 {
-    var x = p;
-    loop {
-        let n = atomicLoad(&tile_label[x]);
-        if (n == x) { break; }
-        let g = atomicLoad(&tile_label[n]);
-        if (g == n) { return n; }
-        atomicMin(&tile_label[x], g);
-        x = g;
-    }
-    return x;
-}
-
-// canny_find.wgsl's concurrent union, on the tile's labels.
-fn tile_unite(p: u32, q: u32) {
-    var a = p;
-    var b = q;
-    loop {
-        a = tile_find(a);
-        b = tile_find(b);
-        if (a == b) { return; }
-        if (a < b) {
-            let old = atomicMin(&tile_label[b], a);
-            if (old == b) { return; }
-            b = old;
-        } else {
-            let old = atomicMin(&tile_label[a], b);
-            if (old == a) { return; }
-            a = old;
-        }
-    }
-}
 
 // Bit c (0..63) of a row mask.
 fn mask_bit(lo: u32, hi: u32, c: u32) -> bool {

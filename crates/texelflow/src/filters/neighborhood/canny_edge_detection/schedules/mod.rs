@@ -16,6 +16,8 @@ const OUTPUT: &str = include_str!("canny_output.wgsl");
 // `tiles`
 const TILES: &str = include_str!("canny_tiles.wgsl");
 const TILES_CLASSIFY: &str = include_str!("canny_tiles_classify.wgsl");
+/// The in-tile union-find both classify kernels use (`tile_find`, `tile_unite`).
+const TILE_UNION: &str = include_str!("canny_tile_union.wgsl");
 const TILES_FIND: &str = include_str!("canny_tiles_find.wgsl");
 const TILES_MERGE: &str = include_str!("canny_tiles_merge.wgsl");
 const TILES_FINISH: &str = include_str!("canny_tiles_finish.wgsl");
@@ -155,7 +157,7 @@ fn union_find(
     // the classes go into the output buffer (Gray8 layout) and are rewritten in place at the end
     let mut classify = Kernel::new(
         "canny.classify",
-        &[CannyParams::WGSL, COMMON],
+        &[CannyParams::WGSL, COMMON, TILE_UNION],
         "canny_classify",
     );
     classify.generated = Some(unroll(CLASSIFY, &[])?);
@@ -229,7 +231,7 @@ fn tiles(
     let pending = rec.temp(tiles * PENDING_BYTES);
     let mut classify = Kernel::new(
         "canny.tiles_classify",
-        &[CannyParams::WGSL, COMMON, TILES],
+        &[CannyParams::WGSL, COMMON, TILES, TILE_UNION],
         "canny_tiles_classify",
     );
     classify.generated = Some(unroll(TILES_CLASSIFY, &[])?);
