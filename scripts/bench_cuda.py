@@ -97,6 +97,35 @@ def main():
         r["equal_to_numpy_route"] = bool(np.array_equal(out.cpu().numpy(), ref))
         r["time"] = med(lambda: pipe.run(t), args.repeat, 10, sync)
         r["host_split_last_run"] = pipe._native.last_cuda_times
+        # the native side's split, median of each part over 50 runs
+        splits = []
+        for _ in range(50):
+            pipe.run(t)
+            sync()
+            splits.append(dict(pipe._native.last_cuda_times))
+        r["host_split_median"] = {k: statistics.median(s[k] for s in splits) for k in splits[0]}
+
+        # the Python side alone: the same call with the native run left out
+        class NoRun:
+            def __init__(self, native):
+                self.native = native
+
+            def __getattr__(self, name):
+                return getattr(self.native, name)
+
+            def run_cuda(self, *args):
+                return None
+
+        native = pipe._native
+        pipe._native = NoRun(native)
+        try:
+            r["python_side_alone"] = med(lambda: pipe.run(t), args.repeat, 10, sync)
+        finally:
+            pipe._native = native
+        # a second tensor between runs: the prepared run is the same, the copies are not
+        t2 = torch.from_numpy(rng.integers(0, 256, size=(2160, 3840, 4), dtype=np.uint8)).cuda()
+        r["equal_after_other_tensor"] = bool(np.array_equal(pipe.run(t2).cpu().numpy(), pipe.run(t2.cpu().numpy())))
+        r["equal_again_first"] = bool(np.array_equal(pipe.run(t).cpu().numpy(), ref))
         r["shared_after_first"] = pipe._native.cuda_share(0) is None
         # texelflow's own path from a pinned host image, for scale (the run without CUDA)
         r["texelflow_numpy_view"] = med(lambda: pipe.run(a), 20, 5, lambda: None)

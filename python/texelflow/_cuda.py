@@ -120,10 +120,12 @@ def _cai(t: Any) -> Dict[str, Any]:
     return t.__cuda_array_interface__
 
 
-def _layout(t: Any) -> Tuple[int, int, int]:
-    """(device address, bytes between images, bytes between rows) of an (N, H, W[, C]) tensor
-    whose rows are contiguous, or raises _NotRows."""
-    cai = _cai(t)
+def _layout(t: Any) -> Tuple[int, int, int, int]:
+    """(device address, bytes between images, bytes between rows, CUDA stream) of an
+    (N, H, W[, C]) tensor whose rows are contiguous, or raises _NotRows."""
+    cai = _cai(t)  # torch makes this dict anew each time: read once
+    s = cai.get("stream")
+    stream = 0 if s is None else int(s)
     ptr = int(cai["data"][0])
     shape = tuple(cai["shape"])
     item = np.dtype(cai["typestr"]).itemsize
@@ -132,22 +134,17 @@ def _layout(t: Any) -> Tuple[int, int, int]:
         row = item
         for dim in shape[2:]:
             row *= dim
-        return ptr, row * shape[1], row
+        return ptr, row * shape[1], row, stream
     expect = item
     for dim, stride in zip(reversed(shape[2:]), reversed(strides[2:])):
         if dim != 1 and stride != expect:
             raise _NotRows()
         expect *= dim
-    return ptr, int(strides[0]), int(strides[1])
+    return ptr, int(strides[0]), int(strides[1]), stream
 
 
 class _NotRows(Exception):
     pass
-
-
-def _stream(t: Any) -> int:
-    s = _cai(t).get("stream")
-    return 0 if s is None else int(s)
 
 
 _WARNED: set = set()
@@ -225,18 +222,18 @@ def _shared(pipeline: Any, api: _Api, tensor: Any, dtype: str) -> Any:
         x = api.widen(x, 255 if not wide16 else (-1 if api.kind == "torch" else 65535))
     fmt = "rgba16" if wide16 else ("gray8" if channels == 1 else "rgba8")
     try:
-        src, src_step, src_pitch = _layout(x)
+        src, src_step, src_pitch, stream = _layout(x)
     except _NotRows:
         x = x.contiguous() if api.kind == "torch" else api.lib.ascontiguousarray(x)
-        src, src_step, src_pitch = _layout(x)
+        src, src_step, src_pitch, stream = _layout(x)
     shape = pipeline._native.output_format(w, h, fmt)
     if shape is None or shape[2] not in ("rgba8", "gray8", "rgba16"):
         return _host(pipeline, api, tensor)
     ow, oh, ofmt = shape
     odtype = "uint8" if ofmt != "rgba16" else ("int16" if api.kind == "torch" else "uint16")
     out = api.empty((n, oh, ow) if ofmt == "gray8" else (n, oh, ow, 4), odtype)
-    dst, dst_step, dst_pitch = _layout(out)
-    pipeline._native.run_cuda(_stream(tensor), src, src_pitch, w, h, fmt, dst, dst_pitch, n, src_step, dst_step)
+    dst, dst_step, dst_pitch, _ = _layout(out)
+    pipeline._native.run_cuda(stream, src, src_pitch, w, h, fmt, dst, dst_pitch, n, src_step, dst_step)
     # the input's layout where the pipeline kept it (as the numpy route's _like_input)
     if ofmt == "rgba16":
         if dtype in ("float16", "float32"):

@@ -184,7 +184,16 @@ pub(crate) struct Share {
     pub(crate) last_ms: [f64; 3],
     /// How many imports the first shared buffer took (`new`).
     pub(crate) import_tries: u32,
+    /// Runs prepared on the shared buffers as they are, emptied before the buffers change.
+    prepared: PreparedRuns,
 }
+
+/// Runs prepared on a share's buffers (`texelflow::PreparedRun`), each with what it was
+/// prepared for: the image, how many, the bytes between images in and out.
+pub(crate) type PreparedRuns = Vec<(
+    (texelflow::ImageDesc, u32, u64, u64),
+    texelflow::PreparedRun,
+)>;
 
 // SAFETY: the CUDA handles are process-wide driver objects, usable from any thread once the
 // context is pushed (every use pushes it); a `Share` is used under a mutex.
@@ -271,6 +280,7 @@ impl Share {
             copied_out,
             last_ms: [0.0; 3],
             import_tries: 0,
+            prepared: Vec::new(),
         };
         // prove the whole route once, so that a driver that cannot import says so here (and
         // the caller falls back) rather than on the first run. The first import of a process
@@ -362,6 +372,8 @@ impl Share {
             &mut self.input
         };
         if let Some(old) = slot.take() {
+            // the runs prepared on the old buffer go first
+            self.prepared.clear();
             self.release(old);
         }
         let bytes = (bytes.div_ceil(8).saturating_mul(9)).div_ceil(256) * 256;
@@ -472,6 +484,7 @@ impl Share {
                 input: (inp.buffer.buffer(), in_slot),
                 output: (outp.buffer.buffer(), out_slot),
                 count: k as u32,
+                prepared: &mut self.prepared,
             })
             .map_err(RunError::Texelflow)?;
             wait_ms += (t1 - t).as_secs_f64() * 1e3;
@@ -514,6 +527,8 @@ pub(crate) struct Slots<'a> {
     pub(crate) input: (&'a wgpu::Buffer, u64),
     pub(crate) output: (&'a wgpu::Buffer, u64),
     pub(crate) count: u32,
+    /// The runs prepared on these buffers so far (the caller keeps what it prepares here).
+    pub(crate) prepared: &'a mut PreparedRuns,
 }
 
 /// A tensor's rows: its first byte's device address and the distance between rows, bytes.
@@ -543,6 +558,7 @@ impl Plane {
 
 impl Drop for Share {
     fn drop(&mut self) {
+        self.prepared.clear();
         if let Ok(_pushed) = Pushed::new(self.api, self.context) {
             // SAFETY: our event; every copy it follows is waited for before the buffers go.
             unsafe { (self.api.event_synchronize)(self.copied_out) };

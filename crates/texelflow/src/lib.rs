@@ -48,8 +48,8 @@ pub use filters::user_stencil::UserStencil;
 pub use graph::spec::quote;
 pub use graph::{
     Backend, Graph, HostImage, HostRunResult, HostTimes, HostValue, MappedImage, NodeTiming,
-    PinnedUpload, Pipeline, Port, RunOptions, RunPlan, RunResult, Sequence, StreamReport,
-    TilePolicy,
+    PinnedUpload, Pipeline, Port, PreparedRun, RunOptions, RunPlan, RunResult, Sequence,
+    StreamReport, TilePolicy,
 };
 pub use image::{Image, ImageDesc, PixelFormat};
 pub use io::codec::Subsampling;

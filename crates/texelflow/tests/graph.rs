@@ -1875,3 +1875,227 @@ fn exported_buffers_run_like_any_other() {
     .to_string();
     assert!(e.contains("bytes apart"), "{e}");
 }
+
+/// Reads `bytes` of `buffer` (which has COPY_SRC usage) back to the host.
+fn read_buffer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+) -> Vec<u8> {
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(buffer, 0, &read, 0, bytes);
+    queue.submit([enc.finish()]);
+    read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let got = read.slice(..).get_mapped_range().unwrap().to_vec();
+    got
+}
+
+/// Issue 31: a prepared run (`prepare_buffer_batch`, `prepare_textures`) replays the same
+/// commands on whatever its buffers or textures hold at each run: new images each time give
+/// each its own host-path result byte for byte (outputs poisoned before every run), one image
+/// at a buffer's start is read and written in place (no copies: the output has a slot's room)
+/// and the input is left as it was, a batch at odd offsets goes through copies, and the replay is still right after 100
+/// runs; temporal filters and images of the pipeline's own are clear errors.
+#[test]
+fn prepared_runs_replay_on_new_inputs() {
+    use texelflow::io::texture::{prepare_buffer_batch, prepare_textures, run_textures};
+    let (device, queue, gpu) = callers_device();
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+    let buffer = |size: u64| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let backend = Backend::Gpu(gpu.clone());
+    for (spec, format) in [
+        (
+            "gaussian_blur(sigma=1.5) | color_invert",
+            PixelFormat::Rgba8,
+        ),
+        (
+            "gaussian_blur(sigma=1.2) | box_blur(radius=1)",
+            PixelFormat::Gray8,
+        ),
+        ("sobel_edge_detection", PixelFormat::Rgba8),
+    ] {
+        let pipe = Pipeline::parse(spec, &mut |p: &str| Image::open(p)).unwrap();
+        // one image at the buffers' start: read and written in place
+        let (w, h) = (45, 29);
+        let bytes = format.gpu_bytes(w, h);
+        let out_bytes = pipe
+            .output_desc(random_image(w, h, format, 0).desc())
+            .unwrap();
+        let out_bytes = out_bytes.format.gpu_bytes(w, h);
+        // the output's room covers a slot (a kernel may write a slot's padding)
+        let (input, output) = (buffer(bytes), buffer(out_bytes + 4096));
+        let desc = random_image(w, h, format, 0).desc();
+        let (prepared, out) = prepare_buffer_batch(
+            &pipe,
+            &gpu,
+            (&input, 0),
+            desc,
+            (&output, 0),
+            1,
+            &Default::default(),
+        )
+        .unwrap();
+        for k in 0..103u64 {
+            let img = random_image(w, h, format, 500 + k);
+            queue.write_buffer(&input, 0, &img.to_gpu_bytes());
+            queue.write_buffer(&output, 0, &vec![7; out_bytes as usize]);
+            prepared.run().unwrap();
+            // every run is checked for the first three and the last; the rest only run
+            if k < 3 || k == 102 {
+                let want = pipe.run(&backend, &img).unwrap();
+                let want = want.as_image().unwrap();
+                assert_eq!(out, want.desc());
+                let got = read_buffer(&device, &queue, &output, out_bytes);
+                assert!(got == *want.to_gpu_bytes(), "{spec}: run {k}");
+                let kept = read_buffer(&device, &queue, &input, bytes);
+                assert!(
+                    kept == *img.to_gpu_bytes(),
+                    "{spec}: run {k} changed its input"
+                );
+            }
+        }
+        // a batch of three at steps past the images: copies in and out
+        let (in_step, out_step) = (bytes + 12, out_bytes + 4);
+        let (batch_in, batch_out) = (buffer(3 * in_step), buffer(3 * out_step));
+        let (prepared, _) = prepare_buffer_batch(
+            &pipe,
+            &gpu,
+            (&batch_in, in_step),
+            desc,
+            (&batch_out, out_step),
+            3,
+            &Default::default(),
+        )
+        .unwrap();
+        for round in 0..2u64 {
+            let imgs: Vec<Image> = (0..3)
+                .map(|k| random_image(w, h, format, 900 + 10 * round + k))
+                .collect();
+            for (k, im) in imgs.iter().enumerate() {
+                queue.write_buffer(&batch_in, k as u64 * in_step, &im.to_gpu_bytes());
+            }
+            queue.write_buffer(&batch_out, 0, &vec![7; 3 * out_step as usize]);
+            prepared.run().unwrap();
+            let got = read_buffer(&device, &queue, &batch_out, 3 * out_step);
+            for (k, im) in imgs.iter().enumerate() {
+                let want = pipe.run(&backend, im).unwrap();
+                let at = k * out_step as usize;
+                assert!(
+                    got[at..at + out_bytes as usize] == *want.as_image().unwrap().to_gpu_bytes(),
+                    "{spec}: batch round {round} image {k}"
+                );
+            }
+        }
+    }
+    // a per-pixel filter from an input at a buffer's start into an output with room: one
+    // kernel, no copy on either side; without the room the result is copied out
+    let invert = Pipeline::parse("color_invert", &mut |p: &str| Image::open(p)).unwrap();
+    let d = random_image(45, 29, PixelFormat::Rgba8, 0).desc();
+    let (input, output) = (buffer(8192), buffer(8192));
+    let (direct, _) = prepare_buffer_batch(
+        &invert,
+        &gpu,
+        (&input, 0),
+        d,
+        (&output, 0),
+        1,
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(direct.dispatches(), 1);
+    let tight = buffer(d.format.gpu_bytes(45, 29));
+    let (copied, _) = prepare_buffer_batch(
+        &invert,
+        &gpu,
+        (&input, 0),
+        d,
+        (&tight, 0),
+        1,
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(copied.dispatches(), 2);
+    // textures: the prepared run, encoded into the caller's encoder, equals `run_textures`
+    // on every new frame
+    let pipe = Pipeline::parse(
+        "gaussian_blur(sigma=2) | saturation(1.2)",
+        &mut |p: &str| Image::open(p),
+    )
+    .unwrap();
+    let (w, h) = (70, 33);
+    let first = random_image(w, h, PixelFormat::Rgba8, 3);
+    let rgba8 = wgpu::TextureFormat::Rgba8Unorm;
+    let input = filled_texture(
+        &device,
+        &queue,
+        (w, h),
+        rgba8,
+        first.as_u8(),
+        wgpu::TextureUsages::TEXTURE_BINDING,
+    );
+    let out_usage = wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC;
+    let shown = filled_texture(
+        &device,
+        &queue,
+        (w, h),
+        rgba8,
+        &vec![7; (w * h * 4) as usize],
+        out_usage,
+    );
+    let check = filled_texture(
+        &device,
+        &queue,
+        (w, h),
+        rgba8,
+        &vec![7; (w * h * 4) as usize],
+        out_usage,
+    );
+    let frame = prepare_textures(&pipe, &gpu, &input, &shown, &Default::default()).unwrap();
+    for k in 0..3u64 {
+        let img = random_image(w, h, PixelFormat::Rgba8, 60 + k);
+        queue.write_texture(
+            input.as_image_copy(),
+            img.as_u8(),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(w * 4),
+                rows_per_image: Some(h),
+            },
+            input.size(),
+        );
+        run_textures(&pipe, &gpu, &input, &check, &Default::default()).unwrap();
+        let mut enc = device.create_command_encoder(&Default::default());
+        frame.encode(&mut enc);
+        let (a, row) = copy_out(&device, &mut enc, &shown, 4);
+        let (b, _) = copy_out(&device, &mut enc, &check, 4);
+        queue.submit([enc.finish()]);
+        let (a, b) = (
+            mapped_rows(&device, &a, row, w * 4),
+            mapped_rows(&device, &b, row, w * 4),
+        );
+        assert!(a == b, "frame {k}");
+    }
+    // what a prepared run cannot replay is refused in one line
+    let temporal =
+        Pipeline::parse("low_pass(strength=0.5)", &mut |p: &str| Image::open(p)).unwrap();
+    let e = prepare_textures(&temporal, &gpu, &input, &shown, &Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("state"), "{e}");
+}

@@ -13,7 +13,7 @@ use super::{Graph, NodeKind, TilePolicy};
 use crate::error::{Error, Result};
 use crate::graph::fuse::record_fused;
 use crate::image::Image;
-use crate::runtime::{Gpu, GpuOptions, GpuSlot, NodeRecorder};
+use crate::runtime::{Gpu, GpuOptions, GpuSlot, NodeRecorder, Tape};
 use crate::value::{Data, Value, ValueDesc};
 
 /// Where a graph runs.
@@ -508,15 +508,17 @@ pub(crate) enum Passes {
     Merged,
 }
 
-/// Records every step of `plan` into `encoder`, in compute passes as `passes` says. `slots`
+/// Records every step of `plan` onto `tape`, in compute passes as `passes` says. `slots`
 /// holds the sources on entry; dead values return to `bufs` as soon as their last reader is
-/// recorded.
+/// recorded. A node whose output already lies in a buffer of the caller's
+/// (`Filter::output_buffer`, e.g. a graph's input in a wgpu buffer) takes that buffer as its
+/// slot and records nothing: no copy of the input.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn encode_steps<'g>(
     gpu: &'g Gpu,
     graph: &Graph,
     plan: &super::plan::Plan,
-    encoder: &mut wgpu::CommandEncoder,
+    tape: &mut Tape,
     bufs: &mut RunBuffers<'_>,
     mut slots: HashMap<(usize, usize), GpuSlot>,
     query_set: Option<(&wgpu::QuerySet, u32)>,
@@ -528,7 +530,7 @@ pub(crate) fn encode_steps<'g>(
     // Merged: recorders waiting for the shared pass, and whether a pass was encoded yet
     let mut pending: Vec<usize> = Vec::new();
     let mut began = false;
-    let merged_pass = |encoder: &mut wgpu::CommandEncoder,
+    let merged_pass = |tape: &mut Tape,
                        recorders: &[NodeRecorder<'g>],
                        pending: &mut Vec<usize>,
                        began: &mut bool,
@@ -536,20 +538,59 @@ pub(crate) fn encode_steps<'g>(
         if pending.is_empty() && !(last && query_set.is_some()) {
             return;
         }
-        let tw = query_set.map(|(q, base)| wgpu::ComputePassTimestampWrites {
-            query_set: q,
-            beginning_of_pass_write_index: (!*began).then_some(base),
-            end_of_pass_write_index: last.then_some(base + 1),
+        let tw = query_set.map(|(q, base)| {
+            (
+                q.clone(),
+                (!*began).then_some(base),
+                last.then_some(base + 1),
+            )
         });
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("texelflow.steps"),
-            timestamp_writes: tw,
-        });
-        for &i in pending.iter() {
-            recorders[i].encode_dispatches(&mut pass);
-        }
+        let dispatches = pending
+            .iter()
+            .flat_map(|&i| recorders[i].tape_dispatches())
+            .collect();
+        tape.pass("texelflow.steps", tw, dispatches);
         pending.clear();
         *began = true;
+    };
+    // a value read by one node alone, as its first input, where that node gives a buffer of
+    // the caller's for it (`Filter::input_buffer`): made there directly
+    let mut readers: HashMap<(usize, usize), Vec<(usize, usize)>> = HashMap::new();
+    for (i, n) in graph.nodes.iter().enumerate() {
+        for (j, p) in n.inputs.iter().enumerate() {
+            readers.entry((p.node, p.output)).or_default().push((i, j));
+        }
+    }
+    // never where an input lies (a caller may pass one buffer as both)
+    let inputs_at: Vec<&wgpu::Buffer> = graph
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            NodeKind::Filter(f) => f.output_buffer(),
+            _ => None,
+        })
+        .collect();
+    let made_in = |port: (usize, usize), desc: &ValueDesc| -> Option<Arc<wgpu::Buffer>> {
+        if graph
+            .outputs
+            .iter()
+            .any(|(_, p)| (p.node, p.output) == port)
+        {
+            return None;
+        }
+        match readers.get(&port).map(Vec::as_slice) {
+            Some(&[(r, 0)]) => match &graph.nodes[r].kind {
+                NodeKind::Filter(f) => f
+                    .input_buffer()
+                    .filter(|(b, room)| {
+                        crate::runtime::size_class(desc.gpu_bytes()) <= (*room).min(b.size())
+                            && !inputs_at.contains(b)
+                    })
+                    .map(|(b, _)| Arc::new(b.clone())),
+                _ => None,
+            },
+            _ => None,
+        }
     };
     // the values whose last reader is each step (linear in the graph, however long)
     let mut dying: Vec<Vec<(usize, usize)>> = vec![Vec::new(); plan.steps.len()];
@@ -562,7 +603,7 @@ pub(crate) fn encode_steps<'g>(
     }
     for (s, step) in plan.steps.iter().enumerate() {
         if passes == Passes::Merged && poison.is_some() {
-            merged_pass(encoder, &recorders, &mut pending, &mut began, false);
+            merged_pass(tape, &recorders, &mut pending, &mut began, false);
         }
         let last = *step
             .nodes
@@ -585,28 +626,23 @@ pub(crate) fn encode_steps<'g>(
                 let desc = node.outputs[0];
                 let buf = bufs.take(desc.gpu_bytes())?;
                 if passes == Passes::Merged {
-                    merged_pass(encoder, &recorders, &mut pending, &mut began, false);
+                    merged_pass(tape, &recorders, &mut pending, &mut began, false);
                 }
-                encoder.copy_buffer_to_buffer(
-                    &init.buffer,
-                    0,
-                    &buf,
-                    0,
+                tape.copy_buffer(
+                    (&init.buffer, 0),
+                    (&buf, 0),
                     init.buffer.size().min(buf.size()),
                 );
                 slots.insert((last, 0), GpuSlot { buffer: buf, desc });
             }
             if let (Passes::PerStep, Some((q, base))) = (passes, query_set) {
                 // an empty pass keeps the timestamp pairs aligned with the steps
-                let tw = wgpu::ComputePassTimestampWrites {
-                    query_set: q,
-                    beginning_of_pass_write_index: Some(base + 2 * s as u32),
-                    end_of_pass_write_index: Some(base + 2 * s as u32 + 1),
-                };
-                drop(encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(&node.label),
-                    timestamp_writes: Some(tw),
-                }));
+                let tw = (
+                    q.clone(),
+                    Some(base + 2 * s as u32),
+                    Some(base + 2 * s as u32 + 1),
+                );
+                tape.pass(&node.label, Some(tw), Vec::new());
             }
             labels.push(node.label.clone());
             free_dying(&dying, s, &mut slots, bufs);
@@ -625,12 +661,41 @@ pub(crate) fn encode_steps<'g>(
                 plan.fault.as_deref(),
                 step.nodes.iter().map(|&i| graph.nodes[i].label.as_str()),
             )?;
+            // the caller's buffer already holds this node's one output: it is the slot
+            let given = match &node.kind {
+                NodeKind::Filter(f) if step.nodes.len() == 1 && node.outputs.len() == 1 => f
+                    .output_buffer()
+                    .filter(|b| b.size() >= node.outputs[0].gpu_bytes())
+                    .map(|b| Arc::new(b.clone())),
+                _ => None,
+            };
+            if let Some(buffer) = given {
+                bufs.pinned.push(buffer.clone());
+                let slot = GpuSlot {
+                    buffer,
+                    desc: node.outputs[0],
+                };
+                slots.insert((last, 0), slot);
+                return Ok(NodeRecorder::new(gpu));
+            }
             let mut outs = Vec::new();
             for (k, d) in node.outputs.iter().enumerate() {
-                let buf = bufs.take(d.gpu_bytes())?;
-                if let Some(p) = poison {
-                    encoder.copy_buffer_to_buffer(p, 0, &buf, 0, buf.size().min(p.size()));
-                }
+                let given = (node.outputs.len() == 1)
+                    .then(|| made_in((last, k), d))
+                    .flatten();
+                let buf = match given {
+                    Some(b) => {
+                        bufs.pinned.push(b.clone());
+                        b
+                    }
+                    None => {
+                        let buf = bufs.take(d.gpu_bytes())?;
+                        if let Some(p) = poison {
+                            tape.copy_buffer((p, 0), (&buf, 0), buf.size().min(p.size()));
+                        }
+                        buf
+                    }
+                };
                 let slot = GpuSlot {
                     buffer: buf,
                     desc: *d,
@@ -690,24 +755,21 @@ pub(crate) fn encode_steps<'g>(
         })?;
         match passes {
             Passes::PerStep => {
-                rec.encode_clears(encoder);
-                let tw = query_set.map(|(q, base)| wgpu::ComputePassTimestampWrites {
-                    query_set: q,
-                    beginning_of_pass_write_index: Some(base + 2 * s as u32),
-                    end_of_pass_write_index: Some(base + 2 * s as u32 + 1),
+                rec.tape_clears(tape);
+                let tw = query_set.map(|(q, base)| {
+                    (
+                        q.clone(),
+                        Some(base + 2 * s as u32),
+                        Some(base + 2 * s as u32 + 1),
+                    )
                 });
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(&node.label),
-                    timestamp_writes: tw,
-                });
-                rec.encode_dispatches(&mut pass);
-                drop(pass);
-                rec.encode_copies(encoder);
+                tape.pass(&node.label, tw, rec.tape_dispatches().collect());
+                rec.tape_copies(tape);
             }
             Passes::Merged => {
                 if rec.has_clears() {
-                    merged_pass(encoder, &recorders, &mut pending, &mut began, false);
-                    rec.encode_clears(encoder);
+                    merged_pass(tape, &recorders, &mut pending, &mut began, false);
+                    rec.tape_clears(tape);
                 }
                 pending.push(recorders.len());
             }
@@ -721,15 +783,15 @@ pub(crate) fn encode_steps<'g>(
         recorders.push(rec);
         if passes == Passes::Merged && copies {
             // a copy reads what the node's dispatches wrote: the shared pass ends first
-            merged_pass(encoder, &recorders, &mut pending, &mut began, false);
+            merged_pass(tape, &recorders, &mut pending, &mut began, false);
             if let Some(rec) = recorders.last() {
-                rec.encode_copies(encoder);
+                rec.tape_copies(tape);
             }
         }
         free_dying(&dying, s, &mut slots, bufs);
     }
     if passes == Passes::Merged {
-        merged_pass(encoder, &recorders, &mut pending, &mut began, true);
+        merged_pass(tape, &recorders, &mut pending, &mut began, true);
     }
     Ok(Encoded {
         slots,
@@ -812,17 +874,19 @@ pub(crate) fn record_with_readbacks<'g>(
         } else {
             Passes::Merged
         };
+        let mut tape = Tape::default();
         let encoded = encode_steps(
             gpu,
             graph,
             plan,
-            encoder,
+            &mut tape,
             bufs,
             slots,
             query_set.map(|(q, _)| (q, 0)),
             poison,
             passes,
         )?;
+        tape.play(encoder);
         let reads: Vec<(&wgpu::Buffer, u64)> = graph
             .outputs
             .iter()
@@ -1025,20 +1089,37 @@ pub(crate) fn encode_into_keeping(
     opts: &RunOptions,
     encoder: &mut wgpu::CommandEncoder,
 ) -> Result<Vec<Arc<wgpu::Buffer>>> {
+    let (tape, used) = record_tape(gpu, graph, opts)?;
+    tape.play(encoder);
+    Ok(used)
+}
+
+/// `encode_into_keeping`'s recording, onto a tape: the tape and the run's buffers.
+fn record_tape(
+    gpu: &Gpu,
+    graph: &Graph,
+    opts: &RunOptions,
+) -> Result<(Tape, Vec<Arc<wgpu::Buffer>>)> {
     gpu.check_health()?;
     check_limits(gpu, opts.tiling.max_gpu_memory, graph)?;
     graph.check_states()?;
     let plan = plan(graph, opts);
     let mut bufs = RunBuffers::new(gpu);
-    let (slots, _) = upload_sources(gpu, graph, &[], &mut bufs, encoder)?;
+    let mut tape = Tape::default();
+    // no host images here: every source must be made on the device
+    if let Some((name, _)) = graph.sources().next() {
+        return Err(Error::Graph(crate::GraphError::SourceMissing {
+            name: name.to_string(),
+        }));
+    }
     let encoded = gpu.scoped(|| {
         encode_steps(
             gpu,
             graph,
             &plan,
-            encoder,
+            &mut tape,
             &mut bufs,
-            slots,
+            HashMap::new(),
             None,
             None,
             Passes::Merged,
@@ -1046,11 +1127,99 @@ pub(crate) fn encode_into_keeping(
     })??;
     let mut used: Vec<Arc<wgpu::Buffer>> = std::mem::take(&mut bufs.free);
     for slot in encoded.slots.into_values() {
-        if !used.iter().any(|b| Arc::ptr_eq(b, &slot.buffer)) {
+        let pinned = bufs.pinned.iter().any(|b| Arc::ptr_eq(b, &slot.buffer));
+        if !pinned && !used.iter().any(|b| Arc::ptr_eq(b, &slot.buffer)) {
             used.push(slot.buffer);
         }
     }
-    Ok(used)
+    Ok((tape, used))
+}
+
+/// A run recorded once and played again as often as asked (issue 31: a frame loop, a stream of
+/// tensors): the graph, its plan, its pipelines, bind groups and uniforms are made once, so a
+/// later run costs its commands' encoding, one submission and (`run`) one wait. Every run
+/// reads the graph's inputs and writes its outputs where they were when it was prepared (the
+/// caller's buffers or textures); the buffers between are the prepared run's own, kept until
+/// it is dropped. Made by `Pipeline::prepare_produced_then`, `io::texture::prepare_buffers`
+/// and `io::texture::prepare_textures`.
+pub struct PreparedRun {
+    gpu: Arc<Gpu>,
+    tape: Tape,
+    /// The run's buffers: its own, never handed to the device's pool.
+    buffers: Vec<Arc<wgpu::Buffer>>,
+}
+
+impl std::fmt::Debug for PreparedRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedRun")
+            .field("buffers", &self.buffers.len())
+            .finish()
+    }
+}
+
+impl PreparedRun {
+    /// Records `graph` (whose sources are made on the device) once. An error where a filter
+    /// of the graph sends data for this run only (a staged upload: such a graph runs, but is
+    /// not prepared) or the graph keeps state between runs.
+    pub(crate) fn new(gpu: &Arc<Gpu>, graph: &Graph, opts: &RunOptions) -> Result<PreparedRun> {
+        if graph
+            .nodes
+            .iter()
+            .any(|n| matches!(n.kind, NodeKind::State))
+        {
+            return Err(Error::unsupported(
+                "a prepared run of a graph that keeps state between runs (a temporal filter)",
+            ));
+        }
+        let (tape, buffers) = record_tape(gpu, graph, opts)?;
+        if !tape.replayable() {
+            return Err(Error::unsupported(
+                "a prepared run of a graph that uploads data of its own each run",
+            ));
+        }
+        Ok(PreparedRun {
+            gpu: gpu.clone(),
+            tape,
+            buffers,
+        })
+    }
+
+    /// Adds `other`'s run after this one's (a batch: one submission for all).
+    pub(crate) fn append(&mut self, other: PreparedRun) {
+        self.tape.append(other.tape);
+        self.buffers.extend(other.buffers);
+    }
+
+    /// Records the run into `encoder` (the caller submits it: a frame of a render loop).
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.tape.play(encoder);
+    }
+
+    /// Runs it: one submission, then a wait until the GPU is done.
+    pub fn run(&self) -> Result<()> {
+        self.gpu.check_health()?;
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("texelflow.prepared"),
+            });
+        self.tape.play(&mut encoder);
+        let index = self
+            .gpu
+            .scoped(|| self.gpu.queue.submit([encoder.finish()]))?;
+        self.gpu.wait_for(Some(index))
+    }
+
+    /// How many kernels a run dispatches.
+    pub fn dispatches(&self) -> usize {
+        self.tape.dispatches()
+    }
+
+    /// The device it runs on.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
 }
 
 /// Waits for a submitted run and reads its outputs back.

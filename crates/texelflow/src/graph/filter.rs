@@ -386,6 +386,22 @@ pub trait Filter: Send + Sync + std::fmt::Debug {
     fn pixel_op(&self) -> Option<PixelOpGpu> {
         None
     }
+    /// A caller's buffer that already holds this filter's one output, in texelflow's layout of
+    /// its format (a graph's input given as a wgpu buffer): the executor takes it as the
+    /// output's slot and records nothing for the node, so the input is not copied. `None`
+    /// (the default): the node makes its output.
+    fn output_buffer(&self) -> Option<&wgpu::Buffer> {
+        None
+    }
+    /// A caller's buffer where this filter's one input may be made, in texelflow's layout of
+    /// its format (a graph's result written into a wgpu buffer), and how many bytes from its
+    /// start the run may write: where nothing else reads that input and those bytes hold a
+    /// slot of its size (`size_class`: a kernel may write a slot's padding), the node before
+    /// writes it there directly, and this node's `record_gpu` sees its input's slot is that
+    /// buffer. `None` (the default): no such buffer.
+    fn input_buffer(&self) -> Option<(&wgpu::Buffer, u64)> {
+        None
+    }
     /// Composite filters expand into primitives here instead of having their own kernel.
     fn lower(&self, _graph: &mut Graph, _inputs: &[Port]) -> Option<Result<Vec<Port>>> {
         None

@@ -31,7 +31,7 @@ pub use cost::{
     cpu_is_quicker, output_pixels, CpuCost, GPU_START_MS, JPEG_DECODE_SAVED_NS,
     JPEG_ENCODE_SAVED_NS, ONE_IMAGE_CORE_SHARE,
 };
-pub use execute::{Backend, HostTimes, NodeTiming, RunOptions, RunResult};
+pub use execute::{Backend, HostTimes, NodeTiming, PreparedRun, RunOptions, RunResult};
 pub use filter::Catalogue;
 pub use fit::Fit;
 pub use host::{HostImage, HostRunResult, HostValue, MappedImage, PinnedUpload};

@@ -524,6 +524,32 @@ impl Pipeline {
         super::execute::encode_into_keeping(gpu, &g, opts, encoder).map(Some)
     }
 
+    /// `encode_produced_then`, recorded once to be run again and again (`PreparedRun`: a frame
+    /// loop, a stream of tensors): each later run replays the same commands on the same
+    /// buffers, with nothing of the graph rebuilt. `None` where the planner would not run the
+    /// image whole, or `tail` does not take the last stage's output. An error where the
+    /// pipeline has images of its own, keeps state between runs (temporal filters) or sends
+    /// data of its own each run.
+    pub fn prepare_produced_then(
+        &self,
+        gpu: &std::sync::Arc<crate::runtime::Gpu>,
+        producer: Box<dyn super::filter::Filter>,
+        tail: Box<dyn super::filter::Filter>,
+        opts: &RunOptions,
+    ) -> Result<Option<super::execute::PreparedRun>> {
+        let backend = Backend::Gpu(gpu.clone());
+        let Some((g, images)) = self.graph_then(&backend, Input::Produced(producer), tail, opts)?
+        else {
+            return Ok(None);
+        };
+        if !images.is_empty() {
+            return Err(Error::unsupported(
+                "a pipeline with images of its own (with=...) is not prepared yet",
+            ));
+        }
+        super::execute::PreparedRun::new(gpu, &g, opts).map(Some)
+    }
+
     /// `run_with` with `tail` after the last stage, as `try_run_produced_then`.
     pub fn try_run_then(
         &self,

@@ -300,17 +300,19 @@ impl<'a> Traced<'a> {
                                 Timing::PerStep => Passes::PerStep,
                                 Timing::Untimed | Timing::Whole => Passes::Merged,
                             };
+                            let mut tape = crate::runtime::Tape::default();
                             let e = encode_steps(
                                 gpu,
                                 graph,
                                 plan,
-                                &mut encoder,
+                                &mut tape,
                                 bufs,
                                 sources.clone(),
                                 query,
                                 None,
                                 passes,
                             )?;
+                            tape.play(&mut encoder);
                             // outputs return to their set's free list: its next run reuses them
                             for slot in e.slots.values() {
                                 bufs.give(slot.buffer.clone());

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::graph::{Backend, Pipeline, RunOptions, RunResult};
+use crate::graph::{Backend, Pipeline, PreparedRun, RunOptions, RunResult};
 use crate::image::{ImageDesc, PixelFormat};
 use crate::runtime::Gpu;
 
@@ -458,6 +458,42 @@ pub fn encode_textures(
         .ok_or_else(|| too_large(d))
 }
 
+/// `run_textures` recorded once, to run again and again (`PreparedRun`): each frame of a
+/// camera or a render loop replays the same commands from `input` into `output` (`run`, or
+/// `encode` into the application's encoder), with nothing of the graph rebuilt. The texture
+/// contents may change between runs; the textures themselves stay. An error where
+/// `run_textures` would fail, or where the pipeline keeps state between runs or sends data
+/// of its own each run.
+///
+/// # Examples
+///
+/// ```no_run
+/// # fn main() -> texelflow::Result<()> {
+/// # let (gpu, device, camera, shown, pipe): (std::sync::Arc<texelflow::Gpu>, wgpu::Device, wgpu::Texture, wgpu::Texture, texelflow::Pipeline) = todo!();
+/// let frame = texelflow::io::texture::prepare_textures(&pipe, &gpu, &camera, &shown, &Default::default())?;
+/// loop {
+///     // ... the camera's new frame is in `camera`
+///     let mut encoder = device.create_command_encoder(&Default::default());
+///     frame.encode(&mut encoder);
+///     // ... the application draws `shown`, then submits
+/// #   break;
+/// }
+/// # Ok(())
+/// # }
+/// ```
+pub fn prepare_textures(
+    pipeline: &Pipeline,
+    gpu: &Arc<Gpu>,
+    input: &wgpu::Texture,
+    output: &wgpu::Texture,
+    opts: &RunOptions,
+) -> Result<PreparedRun> {
+    let (source, sink, d) = checked_pair(pipeline, input, output)?;
+    pipeline
+        .prepare_produced_then(gpu, Box::new(source), Box::new(sink), opts)?
+        .ok_or_else(|| too_large(d))
+}
+
 /// The source and sink of `input` and `output` for `pipeline`, the result's size checked
 /// against `output` first (for the sink's message).
 fn checked_pair(
@@ -615,6 +651,10 @@ impl crate::extend::Filter for BufferSource {
     fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
         crate::extend::Footprint::Pixel
     }
+    fn output_buffer(&self) -> Option<&wgpu::Buffer> {
+        // an image at the buffer's start is laid out as a slot: bound as it is
+        (self.offset == 0).then_some(&self.buffer)
+    }
     fn box_clone(&self) -> Box<dyn crate::extend::Filter> {
         Box::new(self.clone())
     }
@@ -628,6 +668,8 @@ pub struct BufferSink {
     buffer: wgpu::Buffer,
     /// Where the image goes in `buffer`, bytes (a multiple of 4).
     offset: u64,
+    /// Bytes from `offset` the run may write (`with_room`); `None`: the image's only.
+    room: Option<u64>,
 }
 
 impl BufferSink {
@@ -643,7 +685,17 @@ impl BufferSink {
         Ok(BufferSink {
             buffer: buffer.clone(),
             offset,
+            room: None,
         })
+    }
+
+    /// This sink, where the run may also write past the image, up to `bytes` from its start
+    /// (scratch of the caller's, e.g. the rest of a slot): an image at the buffer's start is
+    /// then made there directly by the node before, with no copy, where `bytes` cover a slot
+    /// of its size. `bytes` are cut to the buffer's end.
+    pub fn with_room(mut self, bytes: u64) -> BufferSink {
+        self.room = Some(bytes.min(self.buffer.size().saturating_sub(self.offset)));
+        self
     }
 }
 
@@ -676,18 +728,27 @@ impl crate::extend::Filter for BufferSink {
         inputs: &[crate::extend::GpuSlot],
         outputs: &[crate::extend::GpuSlot],
     ) -> Result<()> {
-        let bytes = inputs[0].desc.gpu_bytes();
-        copy_words(
-            rec,
-            (&inputs[0].buffer, 0),
-            (&self.buffer, self.offset / 4),
-            bytes / 4,
-        )?;
+        // the node before wrote the image here already (`input_buffer`)
+        if self.offset != 0 || *inputs[0].buffer != self.buffer {
+            let bytes = inputs[0].desc.gpu_bytes();
+            copy_words(
+                rec,
+                (&inputs[0].buffer, 0),
+                (&self.buffer, self.offset / 4),
+                bytes / 4,
+            )?;
+        }
         rec.clear(&outputs[0].buffer);
         Ok(())
     }
     fn footprint(&self, _: &[crate::ValueDesc]) -> crate::extend::Footprint {
         crate::extend::Footprint::Pixel
+    }
+    fn input_buffer(&self) -> Option<(&wgpu::Buffer, u64)> {
+        match self.room {
+            Some(room) if self.offset == 0 => Some((&self.buffer, room)),
+            _ => None,
+        }
     }
     fn box_clone(&self) -> Box<dyn crate::extend::Filter> {
         Box::new(self.clone())
@@ -730,6 +791,64 @@ pub fn run_buffers(
     done.map(|_| out).ok_or_else(|| too_large(desc))
 }
 
+/// `run_buffer_batch` recorded once, to run again and again (`PreparedRun::run`): each run
+/// takes the `count` images that lie in `input` then, and writes their results into `output`,
+/// with nothing of the graph rebuilt (a stream of tensors through the same shared buffers).
+/// Unlike `run_buffer_batch`, the bytes from each result to the next (after the last, to the
+/// buffer's end) are the run's scratch: a result at the buffer's start is made there directly
+/// where they hold a slot of its size, and an input at the start is read where it lies (no
+/// copies). Returns the run and the results' description. An error where `run_buffer_batch` would fail, or where the
+/// pipeline keeps state between runs or sends data of its own each run.
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_buffer_batch(
+    pipeline: &Pipeline,
+    gpu: &Arc<Gpu>,
+    (input, in_step): (&wgpu::Buffer, u64),
+    desc: ImageDesc,
+    (output, out_step): (&wgpu::Buffer, u64),
+    count: u32,
+    opts: &RunOptions,
+) -> Result<(PreparedRun, ImageDesc)> {
+    let out = batch_output(pipeline, desc, out_step, count)?;
+    let mut all: Option<PreparedRun> = None;
+    for i in 0..u64::from(count) {
+        let source = BufferSource::at(input, desc, i * in_step)?;
+        let room = if i + 1 == u64::from(count) {
+            u64::MAX
+        } else {
+            out_step
+        };
+        let sink = BufferSink::at(output, i * out_step)?.with_room(room);
+        crate::extend::Filter::output_descs(&sink, &[crate::value::ValueDesc::Image(out)])?;
+        let run = pipeline
+            .prepare_produced_then(gpu, Box::new(source), Box::new(sink), opts)?
+            .ok_or_else(|| too_large(desc))?;
+        match &mut all {
+            Some(a) => a.append(run),
+            None => all = Some(run),
+        }
+    }
+    let all = all.ok_or_else(|| Error::invalid("a batch of no images"))?;
+    Ok((all, out))
+}
+
+/// The results' description of a batch of `count` images of `desc`, checked to fit `out_step`.
+fn batch_output(
+    pipeline: &Pipeline,
+    desc: ImageDesc,
+    out_step: u64,
+    count: u32,
+) -> Result<ImageDesc> {
+    let out = pipeline.output_desc(desc)?;
+    if count > 1 && out.format.gpu_bytes(out.width, out.height) > out_step {
+        return Err(Error::invalid(format!(
+            "results of {} bytes lie {out_step} bytes apart",
+            out.format.gpu_bytes(out.width, out.height)
+        )));
+    }
+    Ok(out)
+}
+
 /// `run_buffers` on `count` images of `desc` lying `in_step` bytes apart in `input` (the first
 /// at 0), their results `out_step` apart in `output`: every run recorded into one command
 /// buffer, submitted once and waited for once (a batch pays one submission and one wait, not
@@ -745,13 +864,7 @@ pub fn run_buffer_batch(
     count: u32,
     opts: &RunOptions,
 ) -> Result<ImageDesc> {
-    let out = pipeline.output_desc(desc)?;
-    if count > 1 && out.format.gpu_bytes(out.width, out.height) > out_step {
-        return Err(Error::invalid(format!(
-            "results of {} bytes lie {out_step} bytes apart",
-            out.format.gpu_bytes(out.width, out.height)
-        )));
-    }
+    let out = batch_output(pipeline, desc, out_step, count)?;
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let mut used = Vec::new();
     for i in 0..u64::from(count) {

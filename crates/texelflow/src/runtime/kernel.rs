@@ -150,14 +150,16 @@ impl<'a> NodeRecorder<'a> {
         self.schedules.get(key)
     }
 
-    /// Encodes the recorded buffer clears into `encoder` (ahead of the node's pass).
-    pub fn encode_clears(&self, encoder: &mut wgpu::CommandEncoder) {
+    /// Puts the recorded staged uploads and buffer clears on `tape` (ahead of the node's
+    /// pass). A staged upload's bytes are this run's only: the tape then plays once.
+    pub(crate) fn tape_clears(&self, tape: &mut crate::runtime::Tape) {
         for (staged, dst, len) in &self.staged {
-            encoder.copy_buffer_to_buffer(&staged.buffer, 0, dst, 0, *len);
+            tape.copy_buffer((&staged.buffer, 0), (dst, 0), *len);
+            tape.mark_once();
         }
         for c in &self.cmds {
             if let Cmd::Clear(b) = c {
-                encoder.clear_buffer(b, 0, None);
+                tape.clear(b);
             }
         }
     }
@@ -176,8 +178,8 @@ impl<'a> NodeRecorder<'a> {
             .any(|c| matches!(c, Cmd::CopyToTexture { .. }))
     }
 
-    /// Encodes the recorded buffer-to-texture copies into `encoder` (after the node's pass).
-    pub fn encode_copies(&self, encoder: &mut wgpu::CommandEncoder) {
+    /// Puts the recorded buffer-to-texture copies on `tape` (after the node's pass).
+    pub(crate) fn tape_copies(&self, tape: &mut crate::runtime::Tape) {
         for c in &self.cmds {
             if let Cmd::CopyToTexture {
                 buffer,
@@ -185,22 +187,7 @@ impl<'a> NodeRecorder<'a> {
                 texture,
             } = c
             {
-                encoder.copy_buffer_to_texture(
-                    wgpu::TexelCopyBufferInfo {
-                        buffer,
-                        layout: wgpu::TexelCopyBufferLayout {
-                            offset: 0,
-                            bytes_per_row: Some(*bytes_per_row),
-                            rows_per_image: Some(texture.height()),
-                        },
-                    },
-                    texture.as_image_copy(),
-                    wgpu::Extent3d {
-                        width: texture.width(),
-                        height: texture.height(),
-                        depth_or_array_layers: 1,
-                    },
-                );
+                tape.copy_to_texture(buffer, *bytes_per_row, texture);
             }
         }
     }
@@ -218,6 +205,24 @@ impl<'a> NodeRecorder<'a> {
             }
             None => self.upload(label, bytes),
         }
+    }
+
+    /// The recorded dispatches, in order, for a pass on a tape.
+    pub(crate) fn tape_dispatches(
+        &self,
+    ) -> impl Iterator<Item = crate::runtime::TapeDispatch> + '_ {
+        self.cmds.iter().filter_map(|c| match c {
+            Cmd::Dispatch {
+                pipeline,
+                bind_group,
+                groups,
+            } => Some(crate::runtime::TapeDispatch {
+                pipeline: pipeline.clone(),
+                bind_group: bind_group.clone(),
+                groups: *groups,
+            }),
+            _ => None,
+        })
     }
 
     /// Plays the recorded dispatches, in order, into `pass`.

@@ -9,6 +9,7 @@ mod external;
 mod kernel;
 mod pool;
 pub mod schedule;
+mod tape;
 pub mod uniform;
 pub(crate) mod wgsl_template;
 
@@ -19,3 +20,4 @@ pub use external::ExportedBuffer;
 pub(crate) use kernel::Bind;
 pub use kernel::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
 pub(crate) use pool::size_class;
+pub(crate) use tape::{Tape, TapeDispatch};
