@@ -4,13 +4,16 @@
 //! no CUDA tensor is ever passed).
 //!
 //! One run: the tensor is copied into the shared input buffer on the caller's stream (a
-//! device-to-device copy, rows re-pitched to texelflow's layout), the stream is synchronised,
-//! texelflow runs from the shared input into the shared output and waits for its queue, and
-//! the result is copied into the caller's output tensor on the caller's stream. So the caller's
-//! work before the call is done before texelflow reads, and its work after the call (on that
-//! stream) sees the result: the order is kept by the host waiting on both sides (a fence, not
-//! a shared semaphore: wgpu does not export Vulkan semaphores). Before texelflow overwrites
-//! its output buffer in a later run, it waits for the previous copy out of it.
+//! device-to-device copy, rows re-pitched to texelflow's layout), texelflow runs from the shared
+//! input into the shared output, and the result is copied into the caller's output tensor on
+//! the caller's stream. The order is kept on the GPU where the driver shares a timeline
+//! semaphore too (`texelflow::Gpu::export_semaphore`): the stream signals it after the copies
+//! in, texelflow's submission waits for that value and signals the next, and the stream waits
+//! for that before the copies out, so the call returns with nothing waited for on the host.
+//! Elsewhere the host waits on both sides (the stream, then texelflow's queue). A run is
+//! recorded once per shape and replayed (`texelflow::PreparedRun`). Before texelflow overwrites
+//! its buffers in a later run, the previous copies out are done (the stream's order, or the
+//! event `copied_out` where the stream is another).
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::os::fd::IntoRawFd;
@@ -24,16 +27,49 @@ type CuContext = *mut c_void;
 type CuStream = *mut c_void;
 type CuEvent = *mut c_void;
 type CuExternalMemory = *mut c_void;
+type CuExternalSemaphore = *mut c_void;
 type CuDevicePtr = u64;
 
-/// `CUDA_EXTERNAL_MEMORY_HANDLE_DESC` (its handle union is 16 bytes, 8-aligned).
+/// `CUDA_EXTERNAL_MEMORY_HANDLE_DESC`: its handle union is 16 bytes, 8-aligned (it holds
+/// pointers), so it starts at byte 8; the descriptor is its first `int`.
 #[repr(C)]
 struct ExternalMemoryHandleDesc {
     kind: c_uint,
-    fd: [c_int; 4],
+    /// The union: the descriptor in its first 4 bytes (little-endian).
+    handle: [u64; 2],
     size: u64,
     flags: c_uint,
     reserved: [c_uint; 16],
+}
+
+/// `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC`, laid out as `ExternalMemoryHandleDesc`'s start.
+#[repr(C)]
+struct ExternalSemaphoreHandleDesc {
+    kind: c_uint,
+    handle: [u64; 2],
+    flags: c_uint,
+    reserved: [c_uint; 16],
+}
+
+/// `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS` and `..._WAIT_PARAMS` (the same layout: a 72-byte
+/// `params` whose first field is the fence value, then flags and reserved words).
+#[repr(C)]
+struct ExternalSemaphoreParams {
+    value: u64,
+    rest: [u64; 8],
+    flags: c_uint,
+    reserved: [c_uint; 16],
+}
+
+impl ExternalSemaphoreParams {
+    fn at(value: u64) -> Self {
+        ExternalSemaphoreParams {
+            value,
+            rest: [0; 8],
+            flags: 0,
+            reserved: [0; 16],
+        }
+    }
 }
 
 /// `CUDA_EXTERNAL_MEMORY_BUFFER_DESC`.
@@ -66,10 +102,23 @@ struct Memcpy2d {
     height: usize,
 }
 
+// the layouts of cuda.h (x86-64 and aarch64 Linux)
+const _: () = {
+    assert!(std::mem::offset_of!(ExternalMemoryHandleDesc, handle) == 8);
+    assert!(std::mem::offset_of!(ExternalMemoryHandleDesc, size) == 24);
+    assert!(std::mem::size_of::<ExternalMemoryHandleDesc>() == 104);
+    assert!(std::mem::offset_of!(ExternalSemaphoreHandleDesc, handle) == 8);
+    assert!(std::mem::offset_of!(ExternalSemaphoreHandleDesc, flags) == 24);
+    assert!(std::mem::size_of::<ExternalSemaphoreHandleDesc>() == 96);
+    assert!(std::mem::offset_of!(ExternalSemaphoreParams, flags) == 72);
+    assert!(std::mem::size_of::<ExternalSemaphoreParams>() == 144);
+};
+
 const CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD: c_uint = 1;
 const CUDA_EXTERNAL_MEMORY_DEDICATED: c_uint = 1;
 const CU_MEMORYTYPE_DEVICE: c_uint = 2;
 const CU_EVENT_DISABLE_TIMING: c_uint = 2;
+const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD: c_uint = 9;
 
 /// The driver API entry points used here.
 struct Api {
@@ -95,6 +144,24 @@ struct Api {
     event_record: unsafe extern "C" fn(CuEvent, CuStream) -> CuResult,
     event_synchronize: unsafe extern "C" fn(CuEvent) -> CuResult,
     get_error_string: unsafe extern "C" fn(CuResult, *mut *const c_char) -> CuResult,
+    stream_wait_event: unsafe extern "C" fn(CuStream, CuEvent, c_uint) -> CuResult,
+    import_external_semaphore: unsafe extern "C" fn(
+        *mut CuExternalSemaphore,
+        *const ExternalSemaphoreHandleDesc,
+    ) -> CuResult,
+    signal_external_semaphores: unsafe extern "C" fn(
+        *const CuExternalSemaphore,
+        *const ExternalSemaphoreParams,
+        c_uint,
+        CuStream,
+    ) -> CuResult,
+    wait_external_semaphores: unsafe extern "C" fn(
+        *const CuExternalSemaphore,
+        *const ExternalSemaphoreParams,
+        c_uint,
+        CuStream,
+    ) -> CuResult,
+    destroy_external_semaphore: unsafe extern "C" fn(CuExternalSemaphore) -> CuResult,
 }
 
 impl Api {
@@ -131,6 +198,11 @@ impl Api {
                 event_record: sym!(b"cuEventRecord\0"),
                 event_synchronize: sym!(b"cuEventSynchronize\0"),
                 get_error_string: sym!(b"cuGetErrorString\0"),
+                stream_wait_event: sym!(b"cuStreamWaitEvent\0"),
+                import_external_semaphore: sym!(b"cuImportExternalSemaphore\0"),
+                signal_external_semaphores: sym!(b"cuSignalExternalSemaphoresAsync\0"),
+                wait_external_semaphores: sym!(b"cuWaitExternalSemaphoresAsync\0"),
+                destroy_external_semaphore: sym!(b"cuDestroyExternalSemaphore\0"),
                 _lib: lib,
             };
             api.check((api.init)(0), "cuInit")?;
@@ -184,16 +256,27 @@ pub(crate) struct Share {
     pub(crate) last_ms: [f64; 3],
     /// How many imports the first shared buffer took (`new`).
     pub(crate) import_tries: u32,
-    /// Runs prepared on the shared buffers as they are, emptied before the buffers change.
-    prepared: PreparedRuns,
+    /// Runs prepared on the shared buffers as they are, each with what it was prepared for
+    /// (the image, how many, the bytes between images in and out); emptied before the buffers
+    /// change.
+    prepared: Vec<(
+        (texelflow::ImageDesc, u32, u64, u64),
+        texelflow::PreparedRun,
+    )>,
+    /// The pipeline cannot be prepared (it keeps state, or uploads data each run).
+    unpreparable: bool,
+    /// The timeline semaphore shared with CUDA, or why there is none.
+    semaphore: Result<SharedSemaphore, String>,
+    /// The stream of the last copies out, once there were some.
+    last_stream: Option<CuStream>,
 }
 
-/// Runs prepared on a share's buffers (`texelflow::PreparedRun`), each with what it was
-/// prepared for: the image, how many, the bytes between images in and out.
-pub(crate) type PreparedRuns = Vec<(
-    (texelflow::ImageDesc, u32, u64, u64),
-    texelflow::PreparedRun,
-)>;
+/// texelflow's timeline semaphore as CUDA imported it, and its last value handed out.
+struct SharedSemaphore {
+    vulkan: texelflow::ExportedSemaphore,
+    cuda: CuExternalSemaphore,
+    last: u64,
+}
 
 // SAFETY: the CUDA handles are process-wide driver objects, usable from any thread once the
 // context is pushed (every use pushes it); a `Share` is used under a mutex.
@@ -281,6 +364,9 @@ impl Share {
             last_ms: [0.0; 3],
             import_tries: 0,
             prepared: Vec::new(),
+            unpreparable: false,
+            semaphore: Err("not tried".into()),
+            last_stream: None,
         };
         // prove the whole route once, so that a driver that cannot import says so here (and
         // the caller falls back) rather than on the first run. The first import of a process
@@ -296,7 +382,46 @@ impl Share {
             }
         });
         share.import_tries = tries;
+        share.semaphore = share.shared_semaphore();
         Ok(share)
+    }
+
+    /// texelflow's timeline semaphore imported into CUDA (the context must be current), or
+    /// why not (the host then waits on both sides).
+    fn shared_semaphore(&self) -> Result<SharedSemaphore, String> {
+        let api = self.api;
+        let mut vulkan = self.gpu.export_semaphore().map_err(|e| e.to_string())?;
+        let fd = vulkan
+            .take_fd()
+            .ok_or("the shared semaphore has no descriptor")?;
+        let raw_fd = fd.into_raw_fd();
+        let desc = ExternalSemaphoreHandleDesc {
+            kind: CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
+            // the descriptor's bits in the union's first `int` (little-endian)
+            handle: [u64::from(raw_fd as u32), 0],
+            flags: 0,
+            reserved: [0; 16],
+        };
+        let mut cuda: CuExternalSemaphore = std::ptr::null_mut();
+        // SAFETY: a valid descriptor of a semaphore the driver exported; on success CUDA owns
+        // the file descriptor, on failure it is ours to close.
+        let r = unsafe { (api.import_external_semaphore)(&mut cuda, &desc) };
+        if let Err(e) = api.check(r, "cuImportExternalSemaphore") {
+            // SAFETY: the descriptor CUDA did not take.
+            drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(raw_fd) });
+            return Err(e);
+        }
+        Ok(SharedSemaphore {
+            vulkan,
+            cuda,
+            last: 0,
+        })
+    }
+
+    /// Why runs are not ordered by a shared semaphore (the host waits instead); `None` where
+    /// they are.
+    pub(crate) fn semaphore_note(&self) -> Option<&str> {
+        self.semaphore.as_ref().err().map(String::as_str)
     }
 
     /// The CUDA device this share is for.
@@ -311,9 +436,11 @@ impl Share {
         let fd = buffer
             .take_fd()
             .ok_or("the shared buffer has no descriptor")?;
+        let raw_fd = fd.into_raw_fd();
         let desc = ExternalMemoryHandleDesc {
             kind: CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD,
-            fd: [fd.into_raw_fd(), 0, 0, 0],
+            // the descriptor's bits in the union's first `int` (little-endian)
+            handle: [u64::from(raw_fd as u32), 0],
             size: buffer.allocation_size(),
             flags: if buffer.dedicated() {
                 CUDA_EXTERNAL_MEMORY_DEDICATED
@@ -328,9 +455,7 @@ impl Share {
         let r = unsafe { (api.import_external_memory)(&mut memory, &desc) };
         if let Err(e) = api.check(r, "cuImportExternalMemory") {
             // SAFETY: the descriptor CUDA did not take.
-            drop(unsafe {
-                <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(desc.fd[0])
-            });
+            drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(raw_fd) });
             return Err(e);
         }
         let range = ExternalMemoryBufferDesc {
@@ -372,7 +497,10 @@ impl Share {
             &mut self.input
         };
         if let Some(old) = slot.take() {
-            // the runs prepared on the old buffer go first
+            // the last copies out (and so the last run) are done; the runs prepared on the old
+            // buffer go first
+            // SAFETY: our event.
+            unsafe { (self.api.event_synchronize)(self.copied_out) };
             self.prepared.clear();
             self.release(old);
         }
@@ -421,16 +549,21 @@ impl Share {
     }
 
     /// `count` images, all on `stream`: the tensors at `src` (each `src.step` bytes after the
-    /// last) into the shared input in texelflow's layout `input`, then `run` (texelflow from
-    /// the shared input to the shared output on `k` images lying a slot apart, waiting for
-    /// its queue), then the results, in layout `output`, into the tensors at `dst`. Images go
-    /// in chunks of at most `CHUNK_BYTES`, one `run` each.
+    /// last) into the shared input in texelflow's layout `input`, then texelflow's run from the
+    /// shared input to the shared output on `k` images lying a slot apart, then the results, in
+    /// layout `output`, into the tensors at `dst`. Images go in chunks of at most
+    /// `CHUNK_BYTES`. Each chunk's run is `prepare`d once per shape (`desc`, `k`, the slots)
+    /// and replayed, ordered by the shared semaphore where there is one; a pipeline that
+    /// cannot be prepared runs through `run` (which waits for its queue) each time.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &mut self,
         stream: usize,
+        desc: texelflow::ImageDesc,
         (src, input): (Rows, Plane),
         (dst, output): (Rows, Plane),
         count: u64,
+        mut prepare: impl FnMut(Slots<'_>) -> texelflow::Result<Option<texelflow::PreparedRun>>,
         mut run: impl FnMut(Slots<'_>) -> texelflow::Result<()>,
     ) -> Result<(), RunError> {
         let stream = stream as CuStream;
@@ -442,14 +575,27 @@ impl Share {
             .map_err(RunError::Cuda)?;
         self.ensure(true, chunk * out_slot)
             .map_err(RunError::Cuda)?;
-        let (Some(inp), Some(outp)) = (&self.input, &self.output) else {
-            return Err(RunError::Cuda("the shared buffers are missing".into()));
-        };
         let api = self.api;
         let (mut wait_ms, mut run_ms) = (0.0, 0.0);
         let mut first = 0;
         while first < count {
             let k = chunk.min(count - first);
+            let t = std::time::Instant::now();
+            let at = self.prepared_for(desc, k, (in_slot, out_slot), &mut prepare)?;
+            run_ms += t.elapsed().as_secs_f64() * 1e3;
+            let (Some(inp), Some(outp)) = (&self.input, &self.output) else {
+                return Err(RunError::Cuda("the shared buffers are missing".into()));
+            };
+            let ordered = at.is_some() && self.semaphore.is_ok();
+            if ordered && self.last_stream.is_some_and(|last| last != stream) {
+                // the last copies out were on another stream: this one waits for them
+                // SAFETY: the caller's stream handle and our event.
+                api.check(
+                    unsafe { (api.stream_wait_event)(stream, self.copied_out, 0) },
+                    "cuStreamWaitEvent",
+                )
+                .map_err(RunError::Cuda)?;
+            }
             for i in 0..k {
                 self.copy(
                     &Copy2d {
@@ -465,30 +611,77 @@ impl Share {
                 )
                 .map_err(RunError::Cuda)?;
             }
-            // the caller's work before this call and the copies in are done; so is the last
-            // copy out of the shared output, whatever stream it was on
-            let t = std::time::Instant::now();
-            // SAFETY: the caller's stream handle (its `__cuda_array_interface__`) and our event.
-            api.check(
-                unsafe { (api.stream_synchronize)(stream) },
-                "cuStreamSynchronize",
-            )
-            .map_err(RunError::Cuda)?;
-            api.check(
-                unsafe { (api.event_synchronize)(self.copied_out) },
-                "cuEventSynchronize",
-            )
-            .map_err(RunError::Cuda)?;
-            let t1 = std::time::Instant::now();
-            run(Slots {
+            let slots = || Slots {
                 input: (inp.buffer.buffer(), in_slot),
                 output: (outp.buffer.buffer(), out_slot),
                 count: k as u32,
-                prepared: &mut self.prepared,
-            })
-            .map_err(RunError::Texelflow)?;
-            wait_ms += (t1 - t).as_secs_f64() * 1e3;
-            run_ms += t1.elapsed().as_secs_f64() * 1e3;
+            };
+            match (at, &mut self.semaphore) {
+                (Some(i), Ok(sem)) => {
+                    // on the GPU: the stream signals `a` after the copies in, texelflow's
+                    // submission waits for `a` and signals `b`, the stream waits for `b`
+                    let (a, b) = (sem.last + 1, sem.last + 2);
+                    sem.last = b;
+                    let t = std::time::Instant::now();
+                    // SAFETY: our imported semaphore, on the caller's stream.
+                    api.check(
+                        unsafe {
+                            (api.signal_external_semaphores)(
+                                &sem.cuda,
+                                &ExternalSemaphoreParams::at(a),
+                                1,
+                                stream,
+                            )
+                        },
+                        "cuSignalExternalSemaphoresAsync",
+                    )
+                    .map_err(RunError::Cuda)?;
+                    if let Err(e) = self.prepared[i].1.submit_between(&sem.vulkan, a, b) {
+                        // the stream must not wait for a signal that will not come
+                        let _ = sem.vulkan.signal(b);
+                        return Err(RunError::Texelflow(e));
+                    }
+                    // SAFETY: as above.
+                    api.check(
+                        unsafe {
+                            (api.wait_external_semaphores)(
+                                &sem.cuda,
+                                &ExternalSemaphoreParams::at(b),
+                                1,
+                                stream,
+                            )
+                        },
+                        "cuWaitExternalSemaphoresAsync",
+                    )
+                    .map_err(RunError::Cuda)?;
+                    run_ms += t.elapsed().as_secs_f64() * 1e3;
+                }
+                (at, _) => {
+                    // on the host: the caller's work before this call and the copies in are
+                    // done, and so is the last copy out of the shared output, whatever stream
+                    // it was on
+                    let t = std::time::Instant::now();
+                    // SAFETY: the caller's stream handle and our event.
+                    api.check(
+                        unsafe { (api.stream_synchronize)(stream) },
+                        "cuStreamSynchronize",
+                    )
+                    .map_err(RunError::Cuda)?;
+                    api.check(
+                        unsafe { (api.event_synchronize)(self.copied_out) },
+                        "cuEventSynchronize",
+                    )
+                    .map_err(RunError::Cuda)?;
+                    let t1 = std::time::Instant::now();
+                    match at {
+                        Some(i) => self.prepared[i].1.run(),
+                        None => run(slots()),
+                    }
+                    .map_err(RunError::Texelflow)?;
+                    wait_ms += (t1 - t).as_secs_f64() * 1e3;
+                    run_ms += t1.elapsed().as_secs_f64() * 1e3;
+                }
+            }
             for i in 0..k {
                 self.copy(
                     &Copy2d {
@@ -510,11 +703,49 @@ impl Share {
                 "cuEventRecord",
             )
             .map_err(RunError::Cuda)?;
+            self.last_stream = Some(stream);
             first += k;
         }
         let total = t0.elapsed().as_secs_f64() * 1e3;
         self.last_ms = [wait_ms, run_ms, total - wait_ms - run_ms];
         Ok(())
+    }
+
+    /// The index in `prepared` of the run for `k` images of `desc` at these slots, prepared
+    /// now where there is none yet (two shapes are kept: a batch's last chunk may be shorter);
+    /// `None` where the pipeline cannot be prepared.
+    fn prepared_for(
+        &mut self,
+        desc: texelflow::ImageDesc,
+        k: u64,
+        (in_slot, out_slot): (u64, u64),
+        prepare: &mut impl FnMut(Slots<'_>) -> texelflow::Result<Option<texelflow::PreparedRun>>,
+    ) -> Result<Option<usize>, RunError> {
+        let key = (desc, k as u32, in_slot, out_slot);
+        if let Some(i) = self.prepared.iter().position(|(kk, _)| *kk == key) {
+            return Ok(Some(i));
+        }
+        if self.unpreparable {
+            return Ok(None);
+        }
+        let (Some(inp), Some(outp)) = (&self.input, &self.output) else {
+            return Err(RunError::Cuda("the shared buffers are missing".into()));
+        };
+        let made = prepare(Slots {
+            input: (inp.buffer.buffer(), in_slot),
+            output: (outp.buffer.buffer(), out_slot),
+            count: k as u32,
+        })
+        .map_err(RunError::Texelflow)?;
+        let Some(run) = made else {
+            self.unpreparable = true;
+            return Ok(None);
+        };
+        if self.prepared.len() >= 2 {
+            self.prepared.remove(0);
+        }
+        self.prepared.push((key, run));
+        Ok(Some(self.prepared.len() - 1))
     }
 }
 
@@ -527,8 +758,6 @@ pub(crate) struct Slots<'a> {
     pub(crate) input: (&'a wgpu::Buffer, u64),
     pub(crate) output: (&'a wgpu::Buffer, u64),
     pub(crate) count: u32,
-    /// The runs prepared on these buffers so far (the caller keeps what it prepares here).
-    pub(crate) prepared: &'a mut PreparedRuns,
 }
 
 /// A tensor's rows: its first byte's device address and the distance between rows, bytes.
@@ -558,10 +787,16 @@ impl Plane {
 
 impl Drop for Share {
     fn drop(&mut self) {
-        self.prepared.clear();
         if let Ok(_pushed) = Pushed::new(self.api, self.context) {
             // SAFETY: our event; every copy it follows is waited for before the buffers go.
             unsafe { (self.api.event_synchronize)(self.copied_out) };
+            // texelflow's last submission is retired before its runs and semaphore go
+            let _ = self.gpu.device().poll(wgpu::PollType::wait_indefinitely());
+            self.prepared.clear();
+            if let Ok(sem) = &self.semaphore {
+                // SAFETY: CUDA's import, no longer waited on or signalled.
+                unsafe { (self.api.destroy_external_semaphore)(sem.cuda) };
+            }
             for s in [self.input.take(), self.output.take()]
                 .into_iter()
                 .flatten()

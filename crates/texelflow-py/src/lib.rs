@@ -542,8 +542,10 @@ impl PyPipeline {
     }
 
     /// Host times of the last CUDA call, ms: `cuda_wait_ms` (for the caller's stream and the
-    /// last copy out), `run_ms` (texelflow's runs: record, submit, wait), `other_ms` (copies
-    /// queued, buffers grown); None before the first.
+    /// last copy out, where the host waits), `run_ms` (texelflow's runs: prepared or replayed,
+    /// submitted, and waited for where the host waits), `other_ms` (copies queued, buffers
+    /// grown); `semaphore_note`: None where runs are ordered on the GPU by a shared semaphore,
+    /// else why not. None before the first.
     #[getter]
     fn last_cuda_times<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         #[cfg(target_os = "linux")]
@@ -563,6 +565,8 @@ impl PyPipeline {
                 d.set_item(k, v)?;
             }
             d.set_item("import_tries", share.import_tries)?;
+            // ordered on the GPU by a shared semaphore, or the host waits, and why
+            d.set_item("semaphore_note", share.semaphore_note())?;
             Ok(Some(d))
         }
         #[cfg(not(target_os = "linux"))]
@@ -630,6 +634,7 @@ impl PyPipeline {
             let r = py.detach(|| {
                 share.run(
                     stream,
+                    desc,
                     (
                         cuda::Rows {
                             ptr: src,
@@ -647,12 +652,8 @@ impl PyPipeline {
                         output,
                     ),
                     count,
+                    // recorded once per shape, replayed after
                     |slots| {
-                        // the same shapes through the same buffers replay one recorded run
-                        let key = (desc, slots.count, slots.input.1, slots.output.1);
-                        if let Some((_, run)) = slots.prepared.iter().find(|(k, _)| *k == key) {
-                            return run.run();
-                        }
                         match texelflow::io::texture::prepare_buffer_batch(
                             pipe,
                             gpu,
@@ -662,30 +663,25 @@ impl PyPipeline {
                             slots.count,
                             &opts,
                         ) {
-                            Ok((run, _)) => {
-                                run.run()?;
-                                // a batch's last chunk may be shorter: two kinds are kept
-                                if slots.prepared.len() >= 2 {
-                                    slots.prepared.remove(0);
-                                }
-                                slots.prepared.push((key, run));
-                                Ok(())
-                            }
-                            // temporal filters, uploads of their own: run as recorded now
+                            Ok((run, _)) => Ok(Some(run)),
+                            // temporal filters, uploads of their own: recorded every run
                             Err(texelflow::Error::Graph(texelflow::GraphError::Unsupported(_))) => {
-                                texelflow::io::texture::run_buffer_batch(
-                                    pipe,
-                                    gpu,
-                                    slots.input,
-                                    desc,
-                                    slots.output,
-                                    slots.count,
-                                    &opts,
-                                )
-                                .map(|_| ())
+                                Ok(None)
                             }
                             Err(e) => Err(e),
                         }
+                    },
+                    |slots| {
+                        texelflow::io::texture::run_buffer_batch(
+                            pipe,
+                            gpu,
+                            slots.input,
+                            desc,
+                            slots.output,
+                            slots.count,
+                            &opts,
+                        )
+                        .map(|_| ())
                     },
                 )
             });

@@ -56,9 +56,9 @@ pub use io::codec::Subsampling;
 pub use io::{exif_upright, FileReport, LoadOptions, Loaded, PngCompression, SaveOptions};
 pub use limits::Limits;
 pub use registry::{Filter, FilterDef};
-#[cfg(target_os = "linux")]
-pub use runtime::ExportedBuffer;
 pub use runtime::{AdapterSummary, Gpu, GpuOptions};
+#[cfg(target_os = "linux")]
+pub use runtime::{ExportedBuffer, ExportedSemaphore};
 pub use value::{
     CompareMethod, Data, DataKind, DominantCell, Histogram, HistogramSpace, Line, Lines, Lut,
     Motion, Point, Points, Range, Stats, Value, ValueDesc,

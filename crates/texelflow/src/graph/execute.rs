@@ -957,7 +957,7 @@ pub(crate) fn read_rest(
         mapped_at_creation: false,
     });
     encoder.copy_buffer_to_buffer(buffer, have, &staging, 0, want - have);
-    let index = gpu.scoped(|| gpu.queue.submit([encoder.finish()]))?;
+    let index = gpu.submit([encoder.finish()])?;
     let staged = [crate::runtime::Readback {
         buffer: staging,
         len: want - have,
@@ -1052,7 +1052,7 @@ pub(crate) fn submit_gpu<'g>(
         next.insert(*state, slot);
     }
     let index = gpu
-        .scoped(|| gpu.queue.submit([cmd]))
+        .submit([cmd])
         .map_err(|e| in_submission(e, &encoded.labels))?;
     let mut retired = Vec::new();
     if let Some(st) = store {
@@ -1205,10 +1205,32 @@ impl PreparedRun {
                 label: Some("texelflow.prepared"),
             });
         self.tape.play(&mut encoder);
-        let index = self
-            .gpu
-            .scoped(|| self.gpu.queue.submit([encoder.finish()]))?;
+        let index = self.gpu.submit([encoder.finish()])?;
         self.gpu.wait_for(Some(index))
+    }
+
+    /// Submits a run that starts on the GPU once `semaphore` reaches `wait` and sets it to
+    /// `signal` when done, and returns without waiting: another API on the same GPU (CUDA)
+    /// signals `wait` after writing the inputs and waits for `signal` before reading the
+    /// outputs, so the order is kept with no host wait. Values only grow, and the caller waits
+    /// (on its side) before a later run's inputs are written.
+    #[cfg(target_os = "linux")]
+    pub fn submit_between(
+        &self,
+        semaphore: &crate::runtime::ExportedSemaphore,
+        wait: u64,
+        signal: u64,
+    ) -> Result<()> {
+        self.gpu.check_health()?;
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("texelflow.prepared"),
+            });
+        self.tape.play(&mut encoder);
+        self.gpu
+            .submit_between(encoder.finish(), semaphore, wait, signal)
     }
 
     /// How many kernels a run dispatches.

@@ -444,7 +444,7 @@ fn run_gpu_host(
                     len,
                     &|dst| src.write_gpu_rows(first, dst),
                 ));
-                gpu.queue.submit([strip.finish()]);
+                gpu.submit([strip.finish()])?;
                 first += rows;
             }
         }
@@ -467,7 +467,7 @@ fn run_gpu_host(
     let cmd = encoder.finish();
     let record_ms = ms_since(clock);
     let clock = Instant::now();
-    let index = gpu.scoped(|| gpu.queue.submit([cmd]))?;
+    let index = gpu.submit([cmd])?;
     let wait_ms = gpu.map_staging_after(&staging, Some(index))?;
     gpu.recycle_uploads(uploads);
     // the pinned inputs are mapped again for the caller's next writes

@@ -189,7 +189,7 @@ impl<'a> Traced<'a> {
                     label: Some("texelflow.trace.upload"),
                 });
             let (slots, staged) = upload_sources(gpu, graph, sources, &mut bufs, &mut encoder)?;
-            let index = gpu.scoped(|| gpu.queue.submit([encoder.finish()]))?;
+            let index = gpu.submit([encoder.finish()])?;
             gpu.wait_for(Some(index))?;
             gpu.recycle_uploads(staged);
             // sources stay: no step of a run may write into them
@@ -363,7 +363,7 @@ impl<'a> Traced<'a> {
         // a device error of the submission names the graph's steps (any run may have failed)
         let steps_of = encoded.first().map(|e| e.labels.as_slice()).unwrap_or(&[]);
         let index = gpu
-            .scoped(|| gpu.queue.submit([encoder.finish()]))
+            .submit([encoder.finish()])
             .map_err(|e| in_submission(e, steps_of))?;
         let raw = if staging.is_empty() {
             gpu.wait_for(Some(index))?;

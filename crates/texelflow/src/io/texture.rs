@@ -883,7 +883,7 @@ pub fn run_buffer_batch(
                 .ok_or_else(|| too_large(desc))?,
         );
     }
-    let index = gpu.scoped(|| gpu.queue.submit([encoder.finish()]))?;
+    let index = gpu.submit([encoder.finish()])?;
     gpu.wait_for(Some(index))?;
     gpu.give_back(used);
     Ok(out)

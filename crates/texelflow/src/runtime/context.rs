@@ -130,6 +130,9 @@ pub struct Gpu {
     /// `GpuOptions::no_subgroups`.
     no_subgroups: bool,
     pub(crate) pool: Mutex<BufferPool>,
+    /// Held across every submission of texelflow's (`submit`): a submission ordered by an
+    /// exported semaphore stages its waits and signals for the queue's next one, its own.
+    pub(crate) submit_lock: Mutex<()>,
     /// Readback staging buffers (MAP_READ) by size class, kept between runs: a batch of 4K
     /// images would otherwise allocate and fault in 33 MB of host-visible memory per image.
     readback: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
@@ -325,9 +328,17 @@ impl Gpu {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
-            Error::NoAdapter(format!(": could not open `{}`: {e}", adapter_info.name))
-        })?;
+        // on Linux's Vulkan, with semaphores another API can import (CUDA, `export_semaphore`)
+        #[cfg(target_os = "linux")]
+        let opened = super::external::open_with_semaphore_export(&adapter, &desc);
+        #[cfg(not(target_os = "linux"))]
+        let opened = None;
+        let (device, queue) = match opened {
+            Some(pair) => pair,
+            None => pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
+                Error::NoAdapter(format!(": could not open `{}`: {e}", adapter_info.name))
+            })?,
+        };
         let lost = Arc::new(Mutex::new(None));
         let lost2 = lost.clone();
         device.set_device_lost_callback(move |reason, msg| {
@@ -386,6 +397,7 @@ impl Gpu {
                 }
             },
             pool: Mutex::new(BufferPool::default()),
+            submit_lock: Mutex::new(()),
             readback: Mutex::new(HashMap::new()),
             uploads: Mutex::new(Vec::new()),
             lost,
@@ -501,6 +513,18 @@ impl Gpu {
             }
         }
         Ok(())
+    }
+
+    /// Submits `commands` (in an error scope), holding `submit_lock`.
+    pub(crate) fn submit(
+        &self,
+        commands: impl IntoIterator<Item = wgpu::CommandBuffer>,
+    ) -> Result<wgpu::SubmissionIndex> {
+        let _only = self
+            .submit_lock
+            .lock()
+            .map_err(|_| Error::Gpu("submission lock poisoned".into()))?;
+        self.scoped(|| self.queue.submit(commands))
     }
 
     /// Runs `f` inside validation and out-of-memory error scopes.

@@ -16,7 +16,7 @@ pub(crate) mod wgsl_template;
 pub use context::{AdapterSummary, CompiledKernel, Gpu, GpuInfo, GpuOptions};
 pub(crate) use context::{Readback, Staged};
 #[cfg(target_os = "linux")]
-pub use external::ExportedBuffer;
+pub use external::{ExportedBuffer, ExportedSemaphore};
 pub(crate) use kernel::Bind;
 pub use kernel::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
 pub(crate) use pool::size_class;
