@@ -5,7 +5,9 @@ prints one JSON object (times in ms, medians unless named otherwise):
 - `cuda_4k`: a CUDA uint8 3840x2160x4 torch tensor through `Pipeline.run` (gaussian_blur,
   sigma 2) into a CUDA tensor, each run followed by `torch.cuda.synchronize()` (median of
   `--repeat`, 100 by default); whether memory was shared (no host route) and whether the result
-  equals the numpy route's byte for byte;
+  equals the numpy route's byte for byte; the stream's own time of a call (CUDA events), the
+  native split (medians of 50), the Python side alone (the native run left out), and the same on
+  a 64x64 tensor (the hand-overs between CUDA and texelflow with next to no GPU work);
 - `batch_1080p`: 64 CUDA uint8 1920x1080x4 images (one NHWC tensor) through `Pipeline.run`,
   against torchvision's `gaussian_blur` (uint8 NCHW in and out) and kornia's `gaussian_blur2d`
   (float, with the conversions from and to uint8) on the same tensor on the same GPU, all with
@@ -104,6 +106,32 @@ def main():
             sync()
             splits.append(dict(pipe._native.last_cuda_times))
         r["host_split_median"] = {k: statistics.median(s[k] for s in splits) for k in splits[0] if isinstance(splits[0][k], (int, float))}
+
+        # the stream's own time from before the call to after it (CUDA events): the copies,
+        # the waits between CUDA and texelflow and texelflow's run, as the GPU saw them
+        ev = []
+        for _ in range(args.repeat):
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            pipe.run(t)
+            e1.record()
+            e1.synchronize()
+            ev.append(e0.elapsed_time(e1))
+        r["stream_time"] = {"median": statistics.median(ev), "min": min(ev), "n": len(ev)}
+        r["semaphore_note"] = pipe._native.last_cuda_times.get("semaphore_note")
+        # the same on a 64x64 image, whose GPU work is next to nothing: what the call and the
+        # hand-overs between CUDA and texelflow cost alone
+        small = torch.from_numpy(rng.integers(0, 256, size=(64, 64, 4), dtype=np.uint8)).cuda()
+        r["small_64_time"] = med(lambda: pipe.run(small), args.repeat, 10, sync)
+        evs = []
+        for _ in range(args.repeat):
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            pipe.run(small)
+            e1.record()
+            e1.synchronize()
+            evs.append(e0.elapsed_time(e1))
+        r["small_64_stream_time"] = {"median": statistics.median(evs), "min": min(evs), "n": len(evs)}
 
         # the Python side alone: the same call with the native run left out
         class NoRun:
