@@ -36,6 +36,10 @@ python3 scripts/layers.py
 # Lints: clippy's default groups and the workspace's `[workspace.lints]` (missing_docs), every
 # target and feature (`bench` pulls in ash), warnings as errors.
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+# The library in a browser (issue 33): it compiles for wasm32-unknown-unknown (wgpu's WebGPU
+# backend) without its native-only features (libjpeg-turbo, video); checked, never built.
+rustup target list --installed | grep -q wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+cargo clippy -p texelflow --target wasm32-unknown-unknown --no-default-features --locked -- -D warnings
 # Mesa's WSI code complains without it; compute needs no display.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 # every crate: the library, the benchmark harness (crates/texelflow-bench: its probes and a few

@@ -3,9 +3,9 @@
 //! reads back only the requested outputs. The CPU executor runs each filter's reference
 //! implementation in the same order.
 
+use crate::runtime::Instant;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
 
 use super::plan::plan;
 use super::sequence::StateStore;
@@ -1013,7 +1013,7 @@ pub(crate) fn submit_gpu<'g>(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("texelflow.run"),
         });
-    let clock = std::time::Instant::now();
+    let clock = Instant::now();
     let (mut slots, uploads) = upload_sources(gpu, graph, sources, &mut bufs, &mut encoder)?;
     let upload_ms = ms_since(clock);
     let mut carried: Vec<Arc<wgpu::Buffer>> = Vec::new();
@@ -1027,7 +1027,7 @@ pub(crate) fn submit_gpu<'g>(
     }
     let poison_buf = opts.poison.then(|| poison_buffer(gpu, graph));
 
-    let clock = std::time::Instant::now();
+    let clock = Instant::now();
     let (encoded, staging) = record_with_readbacks(
         gpu,
         graph,
@@ -1258,7 +1258,7 @@ pub(crate) fn finish_gpu(graph: &Graph, run: Submitted<'_>) -> Result<RunResult>
         upload_ms,
         record_ms,
     } = run;
-    let clock = std::time::Instant::now();
+    let clock = Instant::now();
     let (mut bytes, wait_ms) = gpu
         .map_all_after(&staging, Some(index))
         .map_err(|e| in_submission(e, &encoded.labels))?;
@@ -1322,6 +1322,6 @@ pub(crate) fn finish_gpu(graph: &Graph, run: Submitted<'_>) -> Result<RunResult>
     })
 }
 
-fn ms_since(t: std::time::Instant) -> f64 {
+fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }

@@ -9,8 +9,8 @@
 //! The orchestration mirrors `execute::run_gpu` (one submission, steps in shared passes,
 //! timestamps on request) and reuses its pieces; only the two ends differ.
 
+use crate::runtime::Instant;
 use std::sync::Arc;
-use std::time::Instant;
 
 pub use wgpu::WriteOnly;
 

@@ -547,7 +547,7 @@ impl Pipeline {
                             &times,
                             run,
                         )?;
-                        let pasting = std::time::Instant::now();
+                        let pasting = crate::runtime::Instant::now();
                         let done = match &tile {
                             Tile::Mapped(m) if m.desc().format == format => paste(
                                 m.bytes(),
@@ -630,7 +630,7 @@ impl Pipeline {
                         _ => return Err(Error::internal("a tile gave no image")),
                     }
                 };
-                let pasting = std::time::Instant::now();
+                let pasting = crate::runtime::Instant::now();
                 let done = match &tile {
                     Tile::Mapped(m) if m.desc().format == format => {
                         paste(m.bytes(), m.row_bytes(), (x - x0, y - y0), (x, y, cw, ch))

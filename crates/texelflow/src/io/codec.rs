@@ -217,6 +217,7 @@ fn checked_header<'a>(
 
 /// A JPEG for a run on the GPU: its coefficients, decoded to pixels on the device by the
 /// graph's first node, or why it is decoded on the host instead.
+#[cfg(feature = "turbojpeg")]
 pub(crate) enum DeviceJpeg {
     /// Entropy-decoded here; dequantised, transformed, upsampled and converted on the GPU.
     Coefficients {
@@ -240,6 +241,7 @@ pub(crate) enum DeviceJpeg {
 /// here at all: the node uploads its bytes, and damage within the entropy-coded data is
 /// flagged by the device (`Error::ProducerRejected` from the run: the caller decodes again
 /// without `gpu_entropy`).
+#[cfg(feature = "turbojpeg")]
 pub(crate) fn jpeg_for_device(
     bytes: &[u8],
     limits: &Limits,

@@ -47,6 +47,8 @@ impl Image {
     /// memory by the formula of `limits`) from the header, before any pixel memory is taken; a
     /// truncated or damaged file is an error unless `allow_truncated`, which takes what the
     /// decoder recovered (JPEG: the missing rows grey) with a warning in `Loaded::warnings`.
+    // `drop` closes the file natively; on wasm32 (no file system) `File` has no `Drop`
+    #[cfg_attr(target_arch = "wasm32", allow(clippy::drop_non_drop))]
     pub fn load(path: impl AsRef<std::path::Path>, options: &LoadOptions) -> Result<Loaded> {
         let path = path.as_ref();
         let io = |message: String| Error::ImageIo {
@@ -213,6 +215,17 @@ impl Image {
         if !jpeg {
             return Self::load(path, options).map(|loaded| ForDevice::Host { loaded, why: None });
         }
+        Self::jpeg_for_device(path, options, gpu_entropy)
+    }
+
+    /// `load_for_device_with` of a JPEG: its coefficients (libjpeg-turbo's entropy decode) or
+    /// its bytes for the device, else decoded here with the reason.
+    #[cfg(feature = "turbojpeg")]
+    fn jpeg_for_device(
+        path: &std::path::Path,
+        options: &LoadOptions,
+        gpu_entropy: bool,
+    ) -> Result<ForDevice> {
         let io = |message: String| Error::ImageIo {
             path: path.to_path_buf(),
             message,
@@ -250,6 +263,21 @@ impl Image {
                 })
             }
         }
+    }
+
+    /// Without libjpeg-turbo there is no GPU-assisted decode: the JPEG is decoded here.
+    #[cfg(not(feature = "turbojpeg"))]
+    fn jpeg_for_device(
+        path: &std::path::Path,
+        options: &LoadOptions,
+        _gpu_entropy: bool,
+    ) -> Result<ForDevice> {
+        Self::load(path, options).map(|loaded| ForDevice::Host {
+            loaded,
+            why: Some(
+                "decoded on the CPU: built without libjpeg-turbo (feature `turbojpeg`)".into(),
+            ),
+        })
     }
 
     /// What of a file's metadata an output of it should carry, read in one pass over its
@@ -433,7 +461,9 @@ pub enum ForDevice {
         /// Why a JPEG was not decoded on the GPU.
         why: Option<String>,
     },
-    /// A JPEG's coefficients: the graph's first node decodes them on the device.
+    /// A JPEG's coefficients: the graph's first node decodes them on the device (feature
+    /// `turbojpeg`: libjpeg-turbo's entropy decode).
+    #[cfg(feature = "turbojpeg")]
     Jpeg {
         /// The node (`Pipeline::try_run_produced` takes it).
         decode: jpeg_coef::JpegDecode,

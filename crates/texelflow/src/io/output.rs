@@ -391,6 +391,8 @@ impl Output {
     /// Puts the output in place: the temporary renamed over the destination (with `no_clobber`:
     /// only where nothing is there, else [`Error::OutputExists`] and the temporary removed);
     /// for a FIFO, a device or standard output, what was written is flushed.
+    // `drop` closes the file natively; on wasm32 (no file system) `File` has no `Drop`
+    #[cfg_attr(target_arch = "wasm32", allow(clippy::drop_non_drop))]
     pub fn commit(mut self) -> Result<()> {
         let file = self.file.take();
         match (&self.target, self.tmp.clone()) {
@@ -458,6 +460,8 @@ impl Write for Output {
 }
 
 impl Drop for Output {
+    // `drop` closes the file natively; on wasm32 (no file system) `File` has no `Drop`
+    #[cfg_attr(target_arch = "wasm32", allow(clippy::drop_non_drop))]
     fn drop(&mut self) {
         if let Some(tmp) = self.tmp.take() {
             drop(self.file.take());

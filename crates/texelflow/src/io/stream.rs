@@ -63,7 +63,7 @@ impl Pipeline {
         limits
             .check_decode_pixels(desc.width, desc.height)
             .map_err(io)?;
-        let t0 = std::time::Instant::now();
+        let t0 = crate::runtime::Instant::now();
         // the memory from the header's size (an EXIF turn swaps the sides, not the pixels); a
         // pipeline that cannot run in bands (data, resampling, second images of another size)
         // takes the whole path, which reports any error of its own
@@ -100,10 +100,10 @@ impl Pipeline {
         };
         let mut sink = super::rows::create_rows_with(output, out_desc, &save, &limits)?;
         let open_ms = t0.elapsed().as_secs_f64() * 1e3;
-        let t_run = std::time::Instant::now();
+        let t_run = crate::runtime::Instant::now();
         let stream = self.run_streamed_with(backend, &mut *source, &mut *sink, run)?;
         let run_ms = t_run.elapsed().as_secs_f64() * 1e3;
-        let t_finish = std::time::Instant::now();
+        let t_finish = crate::runtime::Instant::now();
         let (input_streamed, output_streamed) = (source.streams(), sink.streams());
         let mut notes = sink.finish()?;
         let whole_note = match (input_streamed, output_streamed) {

@@ -876,7 +876,7 @@ impl Gpu {
         staging: &[Readback],
         index: Option<wgpu::SubmissionIndex>,
     ) -> Result<f64> {
-        let clock = std::time::Instant::now();
+        let clock = super::Instant::now();
         let results: Arc<Mutex<Vec<MapResult>>> = Arc::new(Mutex::new(vec![None; staging.len()]));
         for (i, s) in staging.iter().enumerate() {
             let r = results.clone();
@@ -891,13 +891,13 @@ impl Gpu {
         let wait_ms = clock.elapsed().as_secs_f64() * 1e3;
         // Another thread's poll may be running our callbacks right now (the device is
         // shared); give it a moment rather than report a readback as lost.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let deadline = super::Instant::now() + std::time::Duration::from_secs(10);
         loop {
             let done = results
                 .lock()
                 .map(|r| r.iter().all(Option::is_some))
                 .unwrap_or(true);
-            if done || std::time::Instant::now() > deadline {
+            if done || super::Instant::now() > deadline {
                 break;
             }
             let _ = self.device.poll(wgpu::PollType::Poll);
