@@ -20,10 +20,10 @@ pub use external::{ExportedBuffer, ExportedSemaphore};
 pub(crate) use kernel::Bind;
 pub use kernel::{groups_1d, groups_2d, GpuSlot, Kernel, NodeRecorder, COMMON_WGSL, CONV_WGSL};
 pub(crate) use pool::size_class;
-pub(crate) use tape::{Tape, TapeDispatch};
 /// The monotonic clock of timings and deadlines: std's natively; in a browser (wasm32), where
 /// std's `Instant::now` panics, web-time's (`performance.now()`).
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use std::time::Instant;
+pub(crate) use tape::{Tape, TapeDispatch};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use web_time::Instant;
