@@ -39,7 +39,7 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 # The library in a browser (issue 33): it compiles for wasm32-unknown-unknown (wgpu's WebGPU
 # backend) without its native-only features (libjpeg-turbo, video); checked, never built.
 rustup target list --installed | grep -q wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
-cargo clippy -p texelflow --target wasm32-unknown-unknown --no-default-features --locked -- -D warnings
+cargo clippy -p texelflow -p texelflow-web --target wasm32-unknown-unknown --no-default-features --locked -- -D warnings
 # Mesa's WSI code complains without it; compute needs no display.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 # every crate: the library, the benchmark harness (crates/texelflow-bench: its probes and a few
@@ -64,3 +64,8 @@ if [ ! -x "$PYVENV/bin/python" ] || ! "$PYVENV/bin/python" -c "import maturin, n
 fi
 (. "$PYVENV/bin/activate" && maturin develop --quiet)
 TEXELFLOW_CLI=target/debug/texelflow "$PYVENV/bin/python" -m pytest -q -p no:cacheprovider python/tests
+# The browser (issue 33): the bundle for wasm32 (wasm-bindgen's CLI installed once under
+# target/tools), then web/test.html and the playground in headless Chromium on SwiftShader's
+# WebGPU, through puppeteer-core (both installed where missing): GPU results against the CPU
+# twins in the page, the playground used as a person would, and a browser without WebGPU.
+scripts/test-web.sh

@@ -2181,3 +2181,63 @@ fn a_prepared_run_waits_for_and_signals_a_shared_semaphore() {
         );
     }
 }
+
+/// Issue 33: the awaited run (`Pipeline::run_async`, the browser's API, here natively through
+/// pollster) gives what the blocking run gives, on the GPU and on the CPU twins, images and data.
+#[test]
+fn awaited_runs_equal_blocking_runs() {
+    let img = random_image(61, 37, PixelFormat::Rgba8, 9);
+    let gpu = Backend::Gpu(
+        texelflow::Gpu::new(&texelflow::GpuOptions {
+            backend: Some("vulkan".into()),
+            ..Default::default()
+        })
+        .unwrap(),
+    );
+    for backend in [gpu, Backend::Cpu] {
+        for spec in [
+            "gaussian_blur(sigma=2) | sepia",
+            "median(radius=1)",
+            "histogram",
+        ] {
+            let pipe = Pipeline::parse(spec, &mut |p: &str| Image::open(p)).unwrap();
+            let want = pipe.run_with(&backend, &img, &Default::default()).unwrap();
+            let got =
+                pollster::block_on(pipe.run_async(&backend, &img, &Default::default())).unwrap();
+            assert_eq!(got.outputs.len(), want.outputs.len());
+            for ((_, a), (_, b)) in got.outputs.iter().zip(&want.outputs) {
+                match (a, b) {
+                    (Value::Image(a), Value::Image(b)) => assert!(a.as_u8() == b.as_u8(), "{spec}"),
+                    (Value::Data(a), Value::Data(b)) => assert_eq!(
+                        texelflow::json::data_json(a),
+                        texelflow::json::data_json(b),
+                        "{spec}"
+                    ),
+                    _ => panic!("{spec}: different kinds of output"),
+                }
+            }
+        }
+    }
+}
+
+/// The catalogue as JSON (the web playground's list) names every registered filter once, with
+/// every parameter, and numeric defaults inside their ranges.
+#[test]
+fn the_catalogue_json_lists_every_filter_and_parameter() {
+    let cat = texelflow::registry::catalogue_json();
+    let filters = cat["filters"].as_array().unwrap();
+    assert_eq!(filters.len(), texelflow::registry::all().len());
+    for (f, def) in filters.iter().zip(texelflow::registry::all()) {
+        assert_eq!(f["name"], def.name);
+        let params = f["params"].as_array().unwrap();
+        assert_eq!(params.len(), def.params.len(), "{}", def.name);
+        for p in params {
+            if let (Some(min), Some(max), Some(d)) =
+                (p["min"].as_f64(), p["max"].as_f64(), p["default"].as_f64())
+            {
+                assert!(min <= d && d <= max, "{}.{}", def.name, p["name"]);
+            }
+        }
+        assert!(f["tolerance"]["max_diff"].as_u64().is_some());
+    }
+}

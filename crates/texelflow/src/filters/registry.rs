@@ -83,3 +83,75 @@ pub fn create(call: &str) -> Result<Box<dyn Filter>> {
     let (def, args) = crate::graph::spec::resolve_node(catalogue(), one)?;
     (def.build)(&args)
 }
+
+/// The whole catalogue as JSON, for front ends that list filters without a copy of their own
+/// (the web playground, `texelflow list --json`): per filter its name, family, summary, notes,
+/// GPUImage counterpart, inputs and outputs (`image` or a data kind), parameters with their
+/// kind, default and range or options, and how far its GPU result may be from its CPU twin.
+pub fn catalogue_json() -> serde_json::Value {
+    use crate::graph::params::ParamKind;
+    use serde_json::json;
+    let port = |p: &PortDef| {
+        json!({
+            "name": p.name,
+            "kind": match p.kind {
+                PortKind::Image => "image",
+                PortKind::Data(k) => k.name(),
+            },
+        })
+    };
+    let filters: Vec<serde_json::Value> = all()
+        .iter()
+        .map(|d| {
+            let params: Vec<serde_json::Value> = d
+                .params
+                .iter()
+                .map(|p| {
+                    let mut v = match p.kind {
+                        ParamKind::Float { default, min, max } => {
+                            json!({"kind": "float", "default": default, "min": min, "max": max})
+                        }
+                        ParamKind::Int { default, min, max } => {
+                            json!({"kind": "int", "default": default, "min": min, "max": max})
+                        }
+                        ParamKind::Bool { default } => json!({"kind": "bool", "default": default}),
+                        ParamKind::Choice { default, options } => {
+                            json!({"kind": "choice", "default": default, "options": options})
+                        }
+                        ParamKind::Floats { default, min, max } => {
+                            json!({"kind": "floats", "default": default, "min": min, "max": max})
+                        }
+                        ParamKind::Points {
+                            default,
+                            max_points,
+                        } => {
+                            json!({"kind": "points", "default": default, "max_points": max_points})
+                        }
+                        ParamKind::Path {
+                            required,
+                            extension,
+                        } => json!({"kind": "path", "required": required, "extension": extension}),
+                        ParamKind::Image => json!({"kind": "image"}),
+                        ParamKind::Text => json!({"kind": "text"}),
+                        ParamKind::Named => json!({"kind": "named"}),
+                    };
+                    v["name"] = json!(p.name);
+                    v["doc"] = json!(p.doc);
+                    v
+                })
+                .collect();
+            json!({
+                "name": d.name,
+                "family": d.family.name(),
+                "summary": d.summary,
+                "doc": d.doc,
+                "gpuimage": d.gpuimage,
+                "inputs": d.inputs.iter().map(port).collect::<Vec<_>>(),
+                "outputs": d.outputs.iter().map(port).collect::<Vec<_>>(),
+                "params": params,
+                "tolerance": {"max_diff": d.tolerance.max_diff, "why": d.tolerance.why},
+            })
+        })
+        .collect();
+    json!({ "filters": filters })
+}

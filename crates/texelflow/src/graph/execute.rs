@@ -52,6 +52,39 @@ impl Backend {
             Backend::Cpu => "CPU reference".into(),
         }
     }
+    /// `run`, awaited: the readback is awaited instead of waited for, so a browser (which
+    /// cannot block on the GPU) runs graphs too; natively the future polls the device. The
+    /// graph runs whole; data outputs that are byte streams (encoded images) are not read
+    /// this way yet.
+    pub async fn run_async(
+        &self,
+        graph: &Graph,
+        sources: &[(&str, &Image)],
+        opts: &RunOptions,
+    ) -> Result<RunResult> {
+        check_sources(graph, sources)?;
+        super::check::check_graph(graph, matches!(self, Backend::Cpu), &opts.limits)?;
+        if graph.outputs.iter().any(|(_, p)| {
+            matches!(
+                graph.desc(*p),
+                ValueDesc::Data(crate::value::DataKind::Bytes { .. })
+            )
+        }) {
+            return Err(Error::unsupported(
+                "an encoded image as a graph's output of an awaited run",
+            ));
+        }
+        let mut result = match self {
+            Backend::Gpu(g) => {
+                let submitted = submit_gpu(g, graph, sources, opts, None)?;
+                finish_gpu_async(graph, submitted).await
+            }
+            Backend::Cpu => run_cpu(graph, sources, opts, None),
+        }?;
+        result.notes = graph.notes.clone();
+        Ok(result)
+    }
+
     /// Executes a graph with its sources bound by name.
     /// A graph with states (`Graph::state`) runs as a sequence's first run: run it through
     /// a `Sequence` to carry values from run to run.
@@ -1246,23 +1279,46 @@ impl PreparedRun {
 
 /// Waits for a submitted run and reads its outputs back.
 pub(crate) fn finish_gpu(graph: &Graph, run: Submitted<'_>) -> Result<RunResult> {
+    let clock = Instant::now();
+    let (bytes, wait_ms) = run
+        .gpu
+        .map_all_after(&run.staging, Some(run.index.clone()))
+        .map_err(|e| in_submission(e, &run.encoded.labels))?;
+    let readback_ms = ms_since(clock) - wait_ms;
+    outputs_of(graph, run, bytes, (wait_ms, readback_ms))
+}
+
+/// `finish_gpu`, awaiting the readback instead of waiting for it (`Backend::run_async`).
+pub(crate) async fn finish_gpu_async(graph: &Graph, run: Submitted<'_>) -> Result<RunResult> {
+    let clock = Instant::now();
+    let bytes = run
+        .gpu
+        .map_all_async(&run.staging)
+        .await
+        .map_err(|e| in_submission(e, &run.encoded.labels))?;
+    outputs_of(graph, run, bytes, (ms_since(clock), 0.0))
+}
+
+/// The run's outputs from the bytes read back (`bytes`, outputs then timestamps), its
+/// buffers back to the pool; `(wait_ms, readback_ms)` for its host times.
+fn outputs_of(
+    graph: &Graph,
+    run: Submitted<'_>,
+    mut bytes: Vec<Vec<u8>>,
+    (wait_ms, readback_ms): (f64, f64),
+) -> Result<RunResult> {
     let Submitted {
         gpu,
         mut bufs,
         encoded,
-        staging,
-        index,
+        staging: _,
+        index: _,
         uploads,
         timestamps,
         retired,
         upload_ms,
         record_ms,
     } = run;
-    let clock = Instant::now();
-    let (mut bytes, wait_ms) = gpu
-        .map_all_after(&staging, Some(index))
-        .map_err(|e| in_submission(e, &encoded.labels))?;
-    let readback_ms = ms_since(clock) - wait_ms;
     gpu.recycle_uploads(uploads);
     let Encoded {
         slots,

@@ -627,6 +627,32 @@ impl Pipeline {
         Ok(Some((g, images)))
     }
 
+    /// `run_with`, awaited (`Backend::run_async`): for a browser, which cannot block on the
+    /// GPU, and for async code natively. The image runs whole: where the planner would cut it
+    /// (an image past the device's binding limit), natively the blocking `run_with` runs it,
+    /// and in a browser it is an error.
+    pub async fn run_async(
+        &self,
+        backend: &Backend,
+        input: &Image,
+        opts: &RunOptions,
+    ) -> Result<RunResult> {
+        let (g, images) = self.graph_borrowed(input)?;
+        let plan = super::run_plan::plan_run(self, backend, &g, input.desc(), opts)?;
+        if plan != RunPlan::Whole {
+            #[cfg(not(target_arch = "wasm32"))]
+            return self.run_with(backend, input, opts);
+            #[cfg(target_arch = "wasm32")]
+            return Err(Error::unsupported(format!(
+                "a {}x{} image in a browser: it would run in parts here ({plan:?})",
+                input.width(),
+                input.height()
+            )));
+        }
+        let refs: Vec<(&str, &Image)> = images.iter().map(|(n, i)| (n.as_str(), &**i)).collect();
+        backend.run_async(&g, &refs, opts).await
+    }
+
     /// `run` with options; the result also carries timings.
     ///
     /// The run planner decides how (`plan_run`): on the GPU, an image whose values do not fit

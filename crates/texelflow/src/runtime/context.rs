@@ -104,7 +104,7 @@ type Constant = (
 );
 
 /// How each buffer's mapping ended (`None` while pending).
-type MapResult = Option<std::result::Result<(), wgpu::BufferAsyncError>>;
+pub(crate) type MapResult = Option<std::result::Result<(), wgpu::BufferAsyncError>>;
 
 /// An open GPU device with its caches. Cheap to share (`Arc<Gpu>`).
 pub struct Gpu {
@@ -315,7 +315,34 @@ impl Gpu {
         .union(wgpu::Features::SUBGROUP)
         .union(wgpu::Features::SHADER_F16);
 
+    /// `new`, awaited: how a browser opens texelflow on its WebGPU adapter (the page cannot
+    /// block); natively the same device as `new`, opened before the future is first polled
+    /// resolves.
+    pub async fn new_async(opts: &GpuOptions) -> Result<Arc<Gpu>> {
+        #[cfg(target_arch = "wasm32")]
+        {
+            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+            desc.backends = wgpu::Backends::BROWSER_WEBGPU;
+            let instance = wgpu::Instance::new(desc);
+            let adapter = instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| Error::NoAdapter(format!(" in this browser (WebGPU: {e})")))?;
+            Self::open_adapter(adapter, opts).await
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        Self::new(opts)
+    }
+
     fn from_adapter(adapter: wgpu::Adapter, opts: &GpuOptions) -> Result<Arc<Gpu>> {
+        pollster::block_on(Self::open_adapter(adapter, opts))
+    }
+
+    /// Opens `adapter`'s device with the features and limits texelflow uses, and its handlers.
+    async fn open_adapter(adapter: wgpu::Adapter, opts: &GpuOptions) -> Result<Arc<Gpu>> {
         let adapter_info = adapter.get_info();
         let features = adapter.features() & Self::WANTED_FEATURES;
         // The adapter's own limits: large images need large storage bindings.
@@ -335,7 +362,7 @@ impl Gpu {
         let opened = None;
         let (device, queue) = match opened {
             Some(pair) => pair,
-            None => pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
+            None => adapter.request_device(&desc).await.map_err(|e| {
                 Error::NoAdapter(format!(": could not open `{}`: {e}", adapter_info.name))
             })?,
         };
@@ -529,16 +556,27 @@ impl Gpu {
 
     /// Runs `f` inside validation and out-of-memory error scopes.
     pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        // a browser's error scopes resolve on its event loop, after this returns: there, errors
+        // reach the uncaptured-error handler and surface at the next health check
+        #[cfg(target_arch = "wasm32")]
+        let out = f();
+        #[cfg(not(target_arch = "wasm32"))]
+        let out = self.scoped_native(f)?;
+        self.check_health()?;
+        Ok(out)
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn scoped_native<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let val = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let out = f();
         let v = pollster::block_on(val.pop());
         let o = pollster::block_on(oom.pop());
-        if let Some(e) = v.or(o) {
-            return Err(Error::Gpu(e.to_string()));
+        match v.or(o) {
+            Some(e) => Err(Error::Gpu(e.to_string())),
+            None => Ok(out),
         }
-        self.check_health()?;
-        Ok(out)
     }
 
     /// Compiles a kernel once; later calls with the same key return the cached pipeline.
@@ -866,6 +904,25 @@ impl Gpu {
             self.keep_readback(&s.buffer);
         }
         Ok((out, wait_ms))
+    }
+
+    /// `map_all`, awaited (the async run API: a browser cannot block on the GPU).
+    pub(crate) async fn map_all_async(&self, staging: &[Readback]) -> Result<Vec<Vec<u8>>> {
+        let buffers: Vec<(&wgpu::Buffer, u64)> =
+            staging.iter().map(|s| (&s.buffer, s.len)).collect();
+        super::map_future::MapFuture::start(self, &buffers).await?;
+        let mut out = Vec::with_capacity(staging.len());
+        for s in staging {
+            let view = s
+                .buffer
+                .get_mapped_range(..s.len)
+                .map_err(|e| Error::Gpu(e.to_string()))?;
+            out.push(view.to_vec());
+            drop(view);
+            s.buffer.unmap();
+            self.keep_readback(&s.buffer);
+        }
+        Ok(out)
     }
 
     /// Maps the staging buffers once submission `index` has finished and leaves them mapped

@@ -7,6 +7,7 @@ pub mod driver_stats;
 #[cfg(target_os = "linux")]
 mod external;
 mod kernel;
+mod map_future;
 mod pool;
 pub mod schedule;
 mod tape;
