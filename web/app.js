@@ -223,7 +223,9 @@ async function run() {
       c.width = out.width; c.height = out.height;
       c.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(out.rgba), out.width, out.height), 0, 0);
       clip();
-      $('timing').textContent = `${state.chain.length} filter(s), ${out.width}×${out.height}, ${out.ms.toFixed(1)} ms on the ${out.device.toUpperCase()} (upload, kernels, readback)`;
+      const nodes = JSON.parse(out.nodes);
+      const per = nodes.length ? '; per node on the GPU: ' + nodes.map((n) => `${n.label} ${n.ms.toFixed(2)} ms`).join(', ') : '';
+      $('timing').textContent = `${state.chain.length} filter(s), ${out.width}×${out.height}, ${out.ms.toFixed(1)} ms on the ${out.device.toUpperCase()} (upload, kernels, readback)${per}`;
       // the plot's histogram on the CPU twin: ~1 ms here, where a software GPU would first
       // spend a second compiling the reduction's kernels
       const h = await engine.run('histogram', out.width, out.height, out.rgba, true);

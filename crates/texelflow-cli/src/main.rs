@@ -421,6 +421,7 @@ fn gpu_options(cli: &Cli) -> GpuOptions {
         adapter: cli.adapter.clone().or_else(|| env_var("WGPU_ADAPTER_NAME")),
         no_subgroups: env_var("TEXELFLOW_NO_SUBGROUPS").is_some(),
         full_shader_checks: env_var("TEXELFLOW_SHADER_CHECKS").as_deref() == Some("all"),
+        semaphore_export: false,
     }
 }
 

@@ -241,6 +241,8 @@ fn gpu_options(backend: Option<String>, adapter: Option<String>) -> GpuOptions {
         adapter: adapter.or_else(|| env_var("WGPU_ADAPTER_NAME")),
         no_subgroups: env_var("TEXELFLOW_NO_SUBGROUPS").is_some(),
         full_shader_checks: env_var("TEXELFLOW_SHADER_CHECKS").as_deref() == Some("all"),
+        // the CUDA route orders its runs by a semaphore shared with CUDA
+        semaphore_export: true,
     }
 }
 

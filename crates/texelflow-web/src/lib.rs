@@ -26,6 +26,7 @@ pub struct RunOutput {
     data: Option<String>,
     ms: f64,
     device: String,
+    nodes: String,
 }
 
 #[wasm_bindgen]
@@ -59,6 +60,12 @@ impl RunOutput {
     #[wasm_bindgen(getter)]
     pub fn device(&self) -> String {
         self.device.clone()
+    }
+    /// Per node (fused nodes joined by `+`), GPU time in ms from timestamp queries, as JSON
+    /// `[{"label": ..., "ms": ...}]`; `[]` where the device has no timestamps.
+    #[wasm_bindgen(getter)]
+    pub fn nodes(&self) -> String {
+        self.nodes.clone()
     }
 }
 
@@ -163,14 +170,26 @@ async fn run(
             .ok_or_else(|| texelflow::Error::Image(format!("no image named `{name}` on this page")))
     };
     let pipe = Pipeline::parse(&spec, &mut load)?;
+    // per-node GPU times where the device has timestamp queries
+    let timings = gpu.as_ref().is_some_and(|g| g.has_timestamps());
     let (backend, device) = match gpu {
         Some(g) => (Backend::Gpu(g), "gpu"),
         None => (Backend::Cpu, "cpu"),
     };
+    let opts = RunOptions {
+        timings,
+        ..Default::default()
+    };
     let clock = js_sys::Date::now();
-    let result = pipe
-        .run_async(&backend, &input, &RunOptions::default())
-        .await?;
+    let result = pipe.run_async(&backend, &input, &opts).await?;
+    let nodes = serde_json::Value::from(
+        result
+            .timings
+            .iter()
+            .map(|t| serde_json::json!({"label": t.label, "ms": t.ms}))
+            .collect::<Vec<_>>(),
+    )
+    .to_string();
     let ms = js_sys::Date::now() - clock;
     let value = result
         .outputs
@@ -188,6 +207,7 @@ async fn run(
                 data: None,
                 ms,
                 device: device.into(),
+                nodes,
             }
         }
         Value::Data(d) => RunOutput {
@@ -197,6 +217,7 @@ async fn run(
             data: Some(texelflow::json::data_json(&d).to_string()),
             ms,
             device: device.into(),
+            nodes,
         },
     })
 }

@@ -2110,6 +2110,7 @@ fn a_prepared_run_waits_for_and_signals_a_shared_semaphore() {
     use std::time::Duration;
     let gpu = texelflow::Gpu::new(&texelflow::GpuOptions {
         backend: Some("vulkan".into()),
+        semaphore_export: true,
         ..Default::default()
     })
     .unwrap();

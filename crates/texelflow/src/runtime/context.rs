@@ -23,6 +23,10 @@ pub struct GpuOptions {
     /// wgpu's full shader runtime checks, forced loop bounding included (off by default: every
     /// loop in our kernels is bounded by its uniforms, and the counter costs registers).
     pub full_shader_checks: bool,
+    /// Opens the device so that it can share timeline semaphores with another API on the GPU
+    /// (`Gpu::export_semaphore`: on Linux's Vulkan, `VK_KHR_external_semaphore_fd` where the
+    /// driver has it). The Python bindings ask for it: their CUDA route orders its runs by one.
+    pub semaphore_export: bool,
 }
 
 /// What `texelflow info` prints.
@@ -357,7 +361,10 @@ impl Gpu {
         };
         // on Linux's Vulkan, with semaphores another API can import (CUDA, `export_semaphore`)
         #[cfg(target_os = "linux")]
-        let opened = super::external::open_with_semaphore_export(&adapter, &desc);
+        let opened = opts
+            .semaphore_export
+            .then(|| super::external::open_with_semaphore_export(&adapter, &desc))
+            .flatten();
         #[cfg(not(target_os = "linux"))]
         let opened = None;
         let (device, queue) = match opened {

@@ -303,7 +303,8 @@ pub(super) fn open_with_semaphore_export(
 impl Gpu {
     /// A timeline semaphore (value 0) another API on this GPU can import through an opaque file
     /// descriptor. An error where the device is not a Vulkan one texelflow opened with
-    /// `VK_KHR_external_semaphore_fd`, or its driver cannot export a timeline semaphore.
+    /// `GpuOptions::semaphore_export` on a driver that has `VK_KHR_external_semaphore_fd`, or
+    /// the driver cannot export a timeline semaphore.
     pub fn export_semaphore(&self) -> Result<ExportedSemaphore> {
         // SAFETY: the raw device is used for the calls below while `hal` is held; the
         // semaphore made is destroyed here on failure, else by `ExportedSemaphore`.
