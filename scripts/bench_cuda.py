@@ -109,29 +109,24 @@ def main():
 
         # the stream's own time from before the call to after it (CUDA events): the copies,
         # the waits between CUDA and texelflow and texelflow's run, as the GPU saw them
-        ev = []
-        for _ in range(args.repeat):
-            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            e0.record()
-            pipe.run(t)
-            e1.record()
-            e1.synchronize()
-            ev.append(e0.elapsed_time(e1))
-        r["stream_time"] = {"median": statistics.median(ev), "min": min(ev), "n": len(ev)}
+        def stream_time(x):
+            ev = []
+            for _ in range(args.repeat):
+                e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                e0.record()
+                pipe.run(x)
+                e1.record()
+                e1.synchronize()
+                ev.append(e0.elapsed_time(e1))
+            return {"median": statistics.median(ev), "min": min(ev), "n": len(ev)}
+
+        r["stream_time"] = stream_time(t)
         r["semaphore_note"] = pipe._native.last_cuda_times.get("semaphore_note")
         # the same on a 64x64 image, whose GPU work is next to nothing: what the call and the
         # hand-overs between CUDA and texelflow cost alone
         small = torch.from_numpy(rng.integers(0, 256, size=(64, 64, 4), dtype=np.uint8)).cuda()
         r["small_64_time"] = med(lambda: pipe.run(small), args.repeat, 10, sync)
-        evs = []
-        for _ in range(args.repeat):
-            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            e0.record()
-            pipe.run(small)
-            e1.record()
-            e1.synchronize()
-            evs.append(e0.elapsed_time(e1))
-        r["small_64_stream_time"] = {"median": statistics.median(evs), "min": min(evs), "n": len(evs)}
+        r["small_64_stream_time"] = stream_time(small)
 
         # the Python side alone: the same call with the native run left out
         class NoRun:

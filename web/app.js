@@ -80,8 +80,9 @@ function control(node, p) {
   if (p.kind === 'float' || p.kind === 'int') {
     input = document.createElement('input');
     input.type = 'range';
-    input.min = p.min; input.max = p.max;
-    input.step = p.kind === 'int' ? 1 : (p.max - p.min) / 200;
+    const [min, max] = p.range;
+    input.min = min; input.max = max;
+    input.step = p.kind === 'int' ? 1 : (max - min) / 200;
     input.value = node.values[p.name];
     const out = document.createElement('output');
     out.htmlFor = id;
@@ -100,7 +101,7 @@ function control(node, p) {
     input.value = node.values[p.name];
     input.addEventListener('change', () => set(input.value));
     wrap.append(input);
-  } else if (p.kind === 'floats' && (p.default.length === 3 || p.default.length === 4) && p.min === 0 && p.max === 1) {
+  } else if (p.kind === 'floats' && (p.default.length === 3 || p.default.length === 4) && p.range[0] === 0 && p.range[1] === 1) {
     input = document.createElement('input');
     input.type = 'color';
     input.value = hex(node.values[p.name]);

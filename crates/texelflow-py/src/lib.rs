@@ -882,53 +882,12 @@ fn analyze<'py>(
     json_to_py(py, &analysis.to_json(&be.describe()))
 }
 
-/// Every filter of the registry with its parameters, ports and image formats.
+/// Every filter of the registry with its parameters, ports and image formats
+/// (`texelflow::registry::catalogue_json`, the web playground's list too).
 #[pyfunction]
 fn list_filters(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    use texelflow::params::ParamKind;
-    let filters: Vec<serde_json::Value> = texelflow::registry::all()
-        .iter()
-        .map(|d| {
-            let params: Vec<serde_json::Value> = d
-                .params
-                .iter()
-                .map(|p| {
-                    let (kind, default, range, options) = match p.kind {
-                        ParamKind::Float { default, min, max } => ("float", serde_json::json!(default), serde_json::json!([min, max]), serde_json::Value::Null),
-                        ParamKind::Int { default, min, max } => ("int", serde_json::json!(default), serde_json::json!([min, max]), serde_json::Value::Null),
-                        ParamKind::Bool { default } => ("bool", serde_json::json!(default), serde_json::Value::Null, serde_json::Value::Null),
-                        ParamKind::Choice { default, options } => ("choice", serde_json::json!(default), serde_json::Value::Null, serde_json::json!(options)),
-                        ParamKind::Floats { default, min, max } => ("floats", serde_json::json!(default), serde_json::json!([min, max]), serde_json::Value::Null),
-                        ParamKind::Points { default, .. } => ("points", serde_json::json!(default), serde_json::json!([0.0, 1.0]), serde_json::Value::Null),
-                        ParamKind::Path { required, extension } => ("path", serde_json::Value::Null, serde_json::Value::Null, serde_json::json!({ "required": required, "extension": extension })),
-                        ParamKind::Image => ("image", serde_json::Value::Null, serde_json::Value::Null, serde_json::Value::Null),
-                        ParamKind::Text => ("text", serde_json::Value::Null, serde_json::Value::Null, serde_json::Value::Null),
-                        ParamKind::Named => ("named", serde_json::Value::Null, serde_json::Value::Null, serde_json::Value::Null),
-                    };
-                    serde_json::json!({ "name": p.name, "kind": kind, "default": default, "range": range, "options": options, "doc": p.doc, "describe": p.describe() })
-                })
-                .collect();
-            let port = |p: &texelflow::registry::PortDef| {
-                let kind = match p.kind {
-                    texelflow::registry::PortKind::Image => "image".to_string(),
-                    texelflow::registry::PortKind::Data(k) => k.name().to_string(),
-                };
-                serde_json::json!({ "name": p.name, "kind": kind })
-            };
-            serde_json::json!({
-                "name": d.name,
-                "family": d.family.name(),
-                "summary": d.summary,
-                "doc": d.doc,
-                "gpuimage": d.gpuimage,
-                "params": params,
-                "inputs": d.inputs.iter().map(port).collect::<Vec<_>>(),
-                "outputs": d.outputs.iter().map(port).collect::<Vec<_>>(),
-                "formats": texelflow::registry::image_formats(d).map(|f| f.iter().map(|f| f.name()).collect::<Vec<_>>()),
-            })
-        })
-        .collect();
-    json_to_py(py, &serde_json::Value::Array(filters))
+    let mut cat = texelflow::registry::catalogue_json();
+    json_to_py(py, &cat["filters"].take())
 }
 
 /// The GPU adapters the system offers, best first (the one "auto" and "gpu" open first).

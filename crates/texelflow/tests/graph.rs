@@ -2233,9 +2233,11 @@ fn the_catalogue_json_lists_every_filter_and_parameter() {
         let params = f["params"].as_array().unwrap();
         assert_eq!(params.len(), def.params.len(), "{}", def.name);
         for p in params {
-            if let (Some(min), Some(max), Some(d)) =
-                (p["min"].as_f64(), p["max"].as_f64(), p["default"].as_f64())
-            {
+            if let (Some(min), Some(max), Some(d)) = (
+                p["range"][0].as_f64(),
+                p["range"][1].as_f64(),
+                p["default"].as_f64(),
+            ) {
                 assert!(min <= d && d <= max, "{}.{}", def.name, p["name"]);
             }
         }

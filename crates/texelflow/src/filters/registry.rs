@@ -84,13 +84,15 @@ pub fn create(call: &str) -> Result<Box<dyn Filter>> {
     (def.build)(&args)
 }
 
-/// The whole catalogue as JSON, for front ends that list filters without a copy of their own
-/// (the web playground, `texelflow list --json`): per filter its name, family, summary, notes,
-/// GPUImage counterpart, inputs and outputs (`image` or a data kind), parameters with their
-/// kind, default and range or options, and how far its GPU result may be from its CPU twin.
+/// The whole catalogue as JSON, one schema for every front end that lists filters without a
+/// copy of its own (the Python package's `list_filters`, the web playground): per filter its
+/// name, family, summary, notes, GPUImage counterpart, inputs and outputs (`image` or a data
+/// kind), the image formats it takes, how far its GPU result may be from its CPU twin, and
+/// its parameters with their kind, default, range (`[min, max]`) or options, help line and
+/// one-line description.
 pub fn catalogue_json() -> serde_json::Value {
     use crate::graph::params::ParamKind;
-    use serde_json::json;
+    use serde_json::{json, Value};
     let port = |p: &PortDef| {
         json!({
             "name": p.name,
@@ -100,44 +102,49 @@ pub fn catalogue_json() -> serde_json::Value {
             },
         })
     };
-    let filters: Vec<serde_json::Value> = all()
+    let filters: Vec<Value> = all()
         .iter()
         .map(|d| {
-            let params: Vec<serde_json::Value> = d
+            let params: Vec<Value> = d
                 .params
                 .iter()
                 .map(|p| {
-                    let mut v = match p.kind {
+                    let (kind, default, range, options) = match p.kind {
                         ParamKind::Float { default, min, max } => {
-                            json!({"kind": "float", "default": default, "min": min, "max": max})
+                            ("float", json!(default), json!([min, max]), Value::Null)
                         }
                         ParamKind::Int { default, min, max } => {
-                            json!({"kind": "int", "default": default, "min": min, "max": max})
+                            ("int", json!(default), json!([min, max]), Value::Null)
                         }
-                        ParamKind::Bool { default } => json!({"kind": "bool", "default": default}),
+                        ParamKind::Bool { default } => {
+                            ("bool", json!(default), Value::Null, Value::Null)
+                        }
                         ParamKind::Choice { default, options } => {
-                            json!({"kind": "choice", "default": default, "options": options})
+                            ("choice", json!(default), Value::Null, json!(options))
                         }
                         ParamKind::Floats { default, min, max } => {
-                            json!({"kind": "floats", "default": default, "min": min, "max": max})
+                            ("floats", json!(default), json!([min, max]), Value::Null)
                         }
-                        ParamKind::Points {
-                            default,
-                            max_points,
-                        } => {
-                            json!({"kind": "points", "default": default, "max_points": max_points})
+                        ParamKind::Points { default, .. } => {
+                            ("points", json!(default), json!([0.0, 1.0]), Value::Null)
                         }
                         ParamKind::Path {
                             required,
                             extension,
-                        } => json!({"kind": "path", "required": required, "extension": extension}),
-                        ParamKind::Image => json!({"kind": "image"}),
-                        ParamKind::Text => json!({"kind": "text"}),
-                        ParamKind::Named => json!({"kind": "named"}),
+                        } => (
+                            "path",
+                            Value::Null,
+                            Value::Null,
+                            json!({ "required": required, "extension": extension }),
+                        ),
+                        ParamKind::Image => ("image", Value::Null, Value::Null, Value::Null),
+                        ParamKind::Text => ("text", Value::Null, Value::Null, Value::Null),
+                        ParamKind::Named => ("named", Value::Null, Value::Null, Value::Null),
                     };
-                    v["name"] = json!(p.name);
-                    v["doc"] = json!(p.doc);
-                    v
+                    json!({
+                        "name": p.name, "kind": kind, "default": default, "range": range,
+                        "options": options, "doc": p.doc, "describe": p.describe(),
+                    })
                 })
                 .collect();
             json!({
@@ -146,9 +153,10 @@ pub fn catalogue_json() -> serde_json::Value {
                 "summary": d.summary,
                 "doc": d.doc,
                 "gpuimage": d.gpuimage,
+                "params": params,
                 "inputs": d.inputs.iter().map(port).collect::<Vec<_>>(),
                 "outputs": d.outputs.iter().map(port).collect::<Vec<_>>(),
-                "params": params,
+                "formats": image_formats(d).map(|f| f.iter().map(|f| f.name()).collect::<Vec<_>>()),
                 "tolerance": {"max_diff": d.tolerance.max_diff, "why": d.tolerance.why},
             })
         })

@@ -1230,6 +1230,12 @@ impl PreparedRun {
 
     /// Runs it: one submission, then a wait until the GPU is done.
     pub fn run(&self) -> Result<()> {
+        let index = self.gpu.submit([self.commands()?])?;
+        self.gpu.wait_for(Some(index))
+    }
+
+    /// The run's commands in a command buffer of their own (the device checked first).
+    fn commands(&self) -> Result<wgpu::CommandBuffer> {
         self.gpu.check_health()?;
         let mut encoder = self
             .gpu
@@ -1238,8 +1244,7 @@ impl PreparedRun {
                 label: Some("texelflow.prepared"),
             });
         self.tape.play(&mut encoder);
-        let index = self.gpu.submit([encoder.finish()])?;
-        self.gpu.wait_for(Some(index))
+        Ok(encoder.finish())
     }
 
     /// Submits a run that starts on the GPU once `semaphore` reaches `wait` and sets it to
@@ -1254,16 +1259,8 @@ impl PreparedRun {
         wait: u64,
         signal: u64,
     ) -> Result<()> {
-        self.gpu.check_health()?;
-        let mut encoder = self
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("texelflow.prepared"),
-            });
-        self.tape.play(&mut encoder);
         self.gpu
-            .submit_between(encoder.finish(), semaphore, wait, signal)
+            .submit_between(self.commands()?, semaphore, wait, signal)
     }
 
     /// How many kernels a run dispatches.

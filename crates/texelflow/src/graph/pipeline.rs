@@ -511,17 +511,34 @@ impl Pipeline {
         encoder: &mut wgpu::CommandEncoder,
         opts: &RunOptions,
     ) -> Result<Option<Vec<std::sync::Arc<wgpu::Buffer>>>> {
+        match self.produced_graph(gpu, producer, tail, opts, "recorded into an encoder")? {
+            Some(g) => super::execute::encode_into_keeping(gpu, &g, opts, encoder).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The graph from `producer` through the stages into `tail`, all on the device; `None`
+    /// where it would not run whole or `tail` does not fit; an error where the pipeline has
+    /// images of its own (not `done` yet: "recorded into an encoder", "prepared").
+    fn produced_graph(
+        &self,
+        gpu: &std::sync::Arc<crate::runtime::Gpu>,
+        producer: Box<dyn super::filter::Filter>,
+        tail: Box<dyn super::filter::Filter>,
+        opts: &RunOptions,
+        done: &str,
+    ) -> Result<Option<Graph>> {
         let backend = Backend::Gpu(gpu.clone());
         let Some((g, images)) = self.graph_then(&backend, Input::Produced(producer), tail, opts)?
         else {
             return Ok(None);
         };
         if !images.is_empty() {
-            return Err(Error::unsupported(
-                "a pipeline with images of its own (with=...) is not recorded into an encoder yet",
-            ));
+            return Err(Error::unsupported(format!(
+                "a pipeline with images of its own (with=...) is not {done} yet"
+            )));
         }
-        super::execute::encode_into_keeping(gpu, &g, opts, encoder).map(Some)
+        Ok(Some(g))
     }
 
     /// `encode_produced_then`, recorded once to be run again and again (`PreparedRun`: a frame
@@ -537,17 +554,10 @@ impl Pipeline {
         tail: Box<dyn super::filter::Filter>,
         opts: &RunOptions,
     ) -> Result<Option<super::execute::PreparedRun>> {
-        let backend = Backend::Gpu(gpu.clone());
-        let Some((g, images)) = self.graph_then(&backend, Input::Produced(producer), tail, opts)?
-        else {
-            return Ok(None);
-        };
-        if !images.is_empty() {
-            return Err(Error::unsupported(
-                "a pipeline with images of its own (with=...) is not prepared yet",
-            ));
+        match self.produced_graph(gpu, producer, tail, opts, "prepared")? {
+            Some(g) => super::execute::PreparedRun::new(gpu, &g, opts).map(Some),
+            None => Ok(None),
         }
-        super::execute::PreparedRun::new(gpu, &g, opts).map(Some)
     }
 
     /// `run_with` with `tail` after the last stage, as `try_run_produced_then`.

@@ -811,15 +811,8 @@ pub fn prepare_buffer_batch(
 ) -> Result<(PreparedRun, ImageDesc)> {
     let out = batch_output(pipeline, desc, out_step, count)?;
     let mut all: Option<PreparedRun> = None;
-    for i in 0..u64::from(count) {
-        let source = BufferSource::at(input, desc, i * in_step)?;
-        let room = if i + 1 == u64::from(count) {
-            u64::MAX
-        } else {
-            out_step
-        };
-        let sink = BufferSink::at(output, i * out_step)?.with_room(room);
-        crate::extend::Filter::output_descs(&sink, &[crate::value::ValueDesc::Image(out)])?;
+    for (source, sink) in batch_ends((input, in_step), desc, (output, out_step), count, out, true)?
+    {
         let run = pipeline
             .prepare_produced_then(gpu, Box::new(source), Box::new(sink), opts)?
             .ok_or_else(|| too_large(desc))?;
@@ -830,6 +823,31 @@ pub fn prepare_buffer_batch(
     }
     let all = all.ok_or_else(|| Error::invalid("a batch of no images"))?;
     Ok((all, out))
+}
+
+/// Each image's source and sink of a batch (`run_buffer_batch`), the sinks checked to hold
+/// results of `out`; with `room`, each sink may write up to the next result (the last to the
+/// buffer's end: `prepare_buffer_batch`).
+fn batch_ends(
+    (input, in_step): (&wgpu::Buffer, u64),
+    desc: ImageDesc,
+    (output, out_step): (&wgpu::Buffer, u64),
+    count: u32,
+    out: ImageDesc,
+    room: bool,
+) -> Result<Vec<(BufferSource, BufferSink)>> {
+    (0..u64::from(count))
+        .map(|i| {
+            let source = BufferSource::at(input, desc, i * in_step)?;
+            let mut sink = BufferSink::at(output, i * out_step)?;
+            if room {
+                let last = i + 1 == u64::from(count);
+                sink = sink.with_room(if last { u64::MAX } else { out_step });
+            }
+            crate::extend::Filter::output_descs(&sink, &[crate::value::ValueDesc::Image(out)])?;
+            Ok((source, sink))
+        })
+        .collect()
 }
 
 /// The results' description of a batch of `count` images of `desc`, checked to fit `out_step`.
@@ -867,10 +885,14 @@ pub fn run_buffer_batch(
     let out = batch_output(pipeline, desc, out_step, count)?;
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let mut used = Vec::new();
-    for i in 0..u64::from(count) {
-        let source = BufferSource::at(input, desc, i * in_step)?;
-        let sink = BufferSink::at(output, i * out_step)?;
-        crate::extend::Filter::output_descs(&sink, &[crate::value::ValueDesc::Image(out)])?;
+    for (source, sink) in batch_ends(
+        (input, in_step),
+        desc,
+        (output, out_step),
+        count,
+        out,
+        false,
+    )? {
         used.extend(
             pipeline
                 .encode_produced_then_keeping(

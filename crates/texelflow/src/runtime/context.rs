@@ -899,18 +899,7 @@ impl Gpu {
         index: Option<wgpu::SubmissionIndex>,
     ) -> Result<(Vec<Vec<u8>>, f64)> {
         let wait_ms = self.map_staging_after(staging, index)?;
-        let mut out = Vec::with_capacity(staging.len());
-        for s in staging {
-            let view = s
-                .buffer
-                .get_mapped_range(..s.len)
-                .map_err(|e| Error::Gpu(e.to_string()))?;
-            out.push(view.to_vec());
-            drop(view);
-            s.buffer.unmap();
-            self.keep_readback(&s.buffer);
-        }
-        Ok((out, wait_ms))
+        Ok((self.copy_out_mapped(staging)?, wait_ms))
     }
 
     /// `map_all`, awaited (the async run API: a browser cannot block on the GPU).
@@ -918,6 +907,11 @@ impl Gpu {
         let buffers: Vec<(&wgpu::Buffer, u64)> =
             staging.iter().map(|s| (&s.buffer, s.len)).collect();
         super::map_future::MapFuture::start(self, &buffers).await?;
+        self.copy_out_mapped(staging)
+    }
+
+    /// The mapped staging buffers' bytes; each is unmapped and kept for a later readback.
+    fn copy_out_mapped(&self, staging: &[Readback]) -> Result<Vec<Vec<u8>>> {
         let mut out = Vec::with_capacity(staging.len());
         for s in staging {
             let view = s
