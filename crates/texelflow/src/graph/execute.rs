@@ -62,8 +62,7 @@ impl Backend {
         sources: &[(&str, &Image)],
         opts: &RunOptions,
     ) -> Result<RunResult> {
-        check_sources(graph, sources)?;
-        super::check::check_graph(graph, matches!(self, Backend::Cpu), &opts.limits)?;
+        self.check_run(graph, sources, opts)?;
         if graph.outputs.iter().any(|(_, p)| {
             matches!(
                 graph.desc(*p),
@@ -94,14 +93,25 @@ impl Backend {
         sources: &[(&str, &Image)],
         opts: &RunOptions,
     ) -> Result<RunResult> {
-        check_sources(graph, sources)?;
-        super::check::check_graph(graph, matches!(self, Backend::Cpu), &opts.limits)?;
+        self.check_run(graph, sources, opts)?;
         let mut result = match self {
             Backend::Gpu(g) => finish_gpu(graph, submit_gpu(g, graph, sources, opts, None)?),
             Backend::Cpu => run_cpu(graph, sources, opts, None),
         }?;
         result.notes = graph.notes.clone();
         Ok(result)
+    }
+
+    /// What `run` and `run_async` check before anything runs: the sources bound, the graph
+    /// within the limits and runnable on this backend.
+    fn check_run(
+        &self,
+        graph: &Graph,
+        sources: &[(&str, &Image)],
+        opts: &RunOptions,
+    ) -> Result<()> {
+        check_sources(graph, sources)?;
+        super::check::check_graph(graph, matches!(self, Backend::Cpu), &opts.limits)
     }
 }
 

@@ -651,7 +651,7 @@ impl Pipeline {
         let plan = super::run_plan::plan_run(self, backend, &g, input.desc(), opts)?;
         if plan != RunPlan::Whole {
             #[cfg(not(target_arch = "wasm32"))]
-            return self.run_with(backend, input, opts);
+            return self.run_planned(backend, input, opts, (g, images), plan);
             #[cfg(target_arch = "wasm32")]
             return Err(Error::unsupported(format!(
                 "a {}x{} image in a browser: it would run in parts here ({plan:?})",
@@ -679,6 +679,18 @@ impl Pipeline {
     ) -> Result<RunResult> {
         let (g, images) = self.graph_borrowed(input)?;
         let plan = super::run_plan::plan_run(self, backend, &g, input.desc(), opts)?;
+        self.run_planned(backend, input, opts, (g, images), plan)
+    }
+
+    /// `run_with` once the graph (`graph_borrowed`) is built and the planner has chosen.
+    fn run_planned(
+        &self,
+        backend: &Backend,
+        input: &Image,
+        opts: &RunOptions,
+        (g, images): (Graph, NamedImages<'_>),
+        plan: RunPlan,
+    ) -> Result<RunResult> {
         let (w, h) = (input.width(), input.height());
         let why = || match backend {
             Backend::Gpu(gpu) => why_tiled(gpu, &g, &opts.tiling),
