@@ -44,7 +44,7 @@ def cluster():
 def test_distributed_equals_single_process(cluster, image_dir):
     assert len([n for n in ray.nodes() if n["Alive"]]) == 3
     ds = ray.data.read_images(str(image_dir), include_paths=True, mode="RGBA")
-    out = pfray.map_images(ds, SPEC, column="image", output_column="result", concurrency=2, batch_size=2, num_gpus=0, scheduling_strategy="SPREAD")
+    out = pfray.map_images(ds, SPEC, column="image", output_column="result", concurrency=2, batch_size=2, num_gpus=0)
     rows = out.take_all()
     assert len(rows) == 9
     single = texelflow.Pipeline(SPEC)
@@ -68,3 +68,31 @@ def test_mapper_falls_back_to_cpu_without_an_adapter(image_dir):
     # images of one size come back stacked
     same = np.stack([images[0], images[0]])
     assert mapper({"image": same})["image"].shape == (2,) + images[0].shape
+
+
+def test_plan_resources_leaves_a_cpu_for_reading_and_writing():
+    """The rule that keeps a small machine from waiting forever (issue 34: two actors of one
+    CPU each on a 2-core machine left nothing to read the images with)."""
+    two_cores = (2.0, 0.0, 2.0, 0.0)
+    assert pfray.plan_resources(2, None, 0.0, two_cores) == 0.5
+    assert pfray.plan_resources(1, None, 0.0, two_cores) == 1.0
+    assert pfray.plan_resources(3, None, 0.0, two_cores) == 0.33
+    assert pfray.plan_resources(4, None, 0.0, (64.0, 8.0, 16.0, 4.0)) == 1.0
+    assert pfray.plan_resources(2, 0.5, 0.0, two_cores) == 0.5
+    with pytest.raises(ValueError, match="2 actors x 1 CPU would leave nothing .* num_cpus=0.5"):
+        pfray.plan_resources(2, 1.0, 0.0, two_cores)
+    with pytest.raises(ValueError, match="more than one"):
+        pfray.plan_resources(1, None, 0.0, (1.0, 0.0, 1.0, 0.0))
+    with pytest.raises(ValueError, match="no GPU"):
+        pfray.plan_resources(1, None, 1.0, two_cores)
+    # 4 actors of a whole GPU on a node of 2
+    with pytest.raises(ValueError, match="need 4 GPUs .* has 2"):
+        pfray.plan_resources(4, None, 1.0, (16.0, 2.0, 16.0, 2.0))
+    assert pfray.plan_resources(4, None, 0.5, (16.0, 2.0, 16.0, 2.0)) == 1.0
+    # a GPU per actor, but two nodes of one GPU cannot host an actor of two
+    with pytest.raises(ValueError, match="2 on one node"):
+        pfray.plan_resources(1, None, 2.0, (16.0, 2.0, 8.0, 1.0))
+    # Ray not started yet: nothing to check against
+    assert pfray.plan_resources(8, None, 1.0, None) == 1.0
+    with pytest.raises(ValueError):
+        pfray.plan_resources(0, None, 0.0, None)

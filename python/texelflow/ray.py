@@ -17,13 +17,13 @@ docs/ray.md has the multi-node setup.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
 from . import Pipeline, TexelflowWarning
 
-__all__ = ["TexelflowMapper", "map_images"]
+__all__ = ["TexelflowMapper", "map_images", "plan_resources"]
 
 
 def _column(values: List[Any]) -> np.ndarray:
@@ -36,6 +36,18 @@ def _column(values: List[Any]) -> np.ndarray:
     for i, v in enumerate(values):
         column[i] = np.array(v) if isinstance(v, np.ndarray) else v
     return column
+
+
+def _ray_gpu_ids() -> List[str]:
+    """The GPUs Ray assigned to this worker (empty outside Ray or without GPUs)."""
+    try:
+        import ray
+
+        if ray.is_initialized():
+            return [str(i) for i in ray.get_runtime_context().get_accelerator_ids().get("GPU", [])]
+    except Exception:  # an old Ray, or not a worker: nothing to report
+        pass
+    return []
 
 
 class TexelflowMapper:
@@ -66,6 +78,11 @@ class TexelflowMapper:
         self.notes = [str(w.message) for w in caught]
         for note in self.notes:
             print(f"texelflow: {note}", flush=True)
+        # Ray gives an actor its GPUs through CUDA_VISIBLE_DEVICES, which texelflow maps to the
+        # Vulkan adapter of the same GPU: say which one, once, in the worker's log
+        self.gpu_ids = _ray_gpu_ids()
+        if self.gpu_ids:
+            print(f"texelflow: actor on {self.pipeline.device} (Ray's GPU {', '.join(self.gpu_ids)})", flush=True)
         self.column = column
         self.output_column = output_column or column
         self.in_flight = in_flight
@@ -85,6 +102,81 @@ class TexelflowMapper:
         return out
 
 
+def _cluster() -> Optional[Tuple[float, float, float, float]]:
+    """The running Ray cluster's CPUs and GPUs, in all and on its largest node, or None where
+    Ray is not started yet (it starts on the first dataset's execution)."""
+    import ray
+
+    if not ray.is_initialized():
+        return None
+    total = ray.cluster_resources()
+    nodes = [n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")]
+    return (
+        float(total.get("CPU", 0.0)),
+        float(total.get("GPU", 0.0)),
+        max((float(r.get("CPU", 0.0)) for r in nodes), default=0.0),
+        max((float(r.get("GPU", 0.0)) for r in nodes), default=0.0),
+    )
+
+
+def plan_resources(
+    concurrency: int,
+    num_cpus: Optional[float],
+    num_gpus: float,
+    cluster: Optional[Tuple[float, float, float, float]],
+) -> float:
+    """The CPUs each of ``concurrency`` actors reserves (``num_cpus``, or by default one, less
+    where the cluster is small), after checking that the cluster can host them *and* still read
+    and write the images: Ray Data's read and write tasks need a CPU each, so actors that hold
+    every CPU wait forever for input that never comes. Raises ``ValueError`` with one line
+    saying what to change. ``cluster`` is ``(cpus, gpus, cpus of the largest node, gpus of the
+    largest node)``, or None where Ray has not started (then nothing is checked)."""
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+    if num_cpus is not None and num_cpus < 0:
+        raise ValueError(f"num_cpus must not be negative, not {num_cpus}")
+    if num_gpus < 0:
+        raise ValueError(f"num_gpus must not be negative, not {num_gpus}")
+    if cluster is None:
+        return 1.0 if num_cpus is None else num_cpus
+    cpus, gpus, node_cpus, node_gpus = cluster
+    # one CPU stays free for reading and writing
+    spare = cpus - 1.0
+    if spare <= 0:
+        raise ValueError(
+            f"this Ray cluster has {cpus:g} CPU: the actors and the tasks that read and write the "
+            "images need more than one (start Ray with more, e.g. ray.init(num_cpus=2))"
+        )
+    if num_cpus is None:
+        # a fraction where the cluster is small: the actors' host work is light beside the GPU's
+        num_cpus = min(1.0, node_cpus, int(spare / concurrency * 100) / 100)
+        if num_cpus < 0.01:
+            raise ValueError(
+                f"{concurrency} actors cannot share this cluster's {cpus:g} CPUs and leave one for "
+                "reading and writing the images; ask for fewer actors"
+            )
+    elif concurrency * num_cpus > spare + 1e-9 or num_cpus > node_cpus:
+        raise ValueError(
+            f"{concurrency} actors x {num_cpus:g} CPU would leave nothing of this cluster's {cpus:g} "
+            f"CPUs to read and write the images (Ray would wait forever); ask for fewer actors or "
+            f"num_cpus={max(0.01, int(spare / concurrency * 100) / 100):g}"
+        )
+    if num_gpus > 0:
+        if gpus <= 0:
+            raise ValueError(
+                f"num_gpus={num_gpus:g} but this Ray cluster has no GPU (Ray counts a node's GPUs "
+                "by CUDA; start it with --num-gpus=N where Vulkan sees GPUs that CUDA does not), "
+                "or pass num_gpus=0 to run on the CPUs"
+            )
+        if concurrency * num_gpus > gpus + 1e-9 or num_gpus > node_gpus:
+            raise ValueError(
+                f"{concurrency} actors x {num_gpus:g} GPU need {concurrency * num_gpus:g} GPUs "
+                f"(and {num_gpus:g} on one node); this Ray cluster has {gpus:g}"
+                f" ({node_gpus:g} on its largest node): ask for fewer actors or a fraction of a GPU each"
+            )
+    return num_cpus
+
+
 def map_images(
     dataset: Any,
     spec: str,
@@ -93,7 +185,7 @@ def map_images(
     output_column: Optional[str] = None,
     concurrency: int = 1,
     num_gpus: float = 0.0,
-    num_cpus: float = 1.0,
+    num_cpus: Optional[float] = None,
     batch_size: int = 16,
     device: str = "auto",
     backend: Optional[str] = None,
@@ -102,18 +194,24 @@ def map_images(
     in_flight: int = 4,
     **map_batches_args: Any,
 ) -> Any:
-    """``dataset.map_batches`` with ``concurrency`` ``TexelflowMapper`` actors, each reserving
-    ``num_gpus`` GPUs and ``num_cpus`` CPUs (Ray's scheduling; on a GPU cluster give
-    ``num_gpus=1``, or a fraction to put several actors on one GPU). Other keyword arguments
-    go to ``map_batches``."""
+    """``dataset.map_batches`` with a pool of ``concurrency`` ``TexelflowMapper`` actors
+    (``compute=ray.data.ActorPoolStrategy(size=concurrency)``), each reserving ``num_gpus``
+    GPUs (on a GPU cluster ``1``, or a fraction to put several actors on one GPU) and
+    ``num_cpus`` CPUs (default: one, less where the cluster is small, so that a CPU stays free
+    for reading and writing; ``plan_resources`` has the rule and the checks, which raise a
+    ``ValueError`` at once where Ray would wait forever). Other keyword arguments go to
+    ``map_batches`` (its named parameters: Ray deprecates the rest)."""
+    from ray.data import ActorPoolStrategy
+
+    cpus = plan_resources(concurrency, num_cpus, num_gpus, _cluster())
     return dataset.map_batches(
         TexelflowMapper,
         fn_constructor_args=(spec,),
         fn_constructor_kwargs=dict(column=column, output_column=output_column, device=device, backend=backend, adapter=adapter, images=images, in_flight=in_flight),
         batch_format="numpy",
         batch_size=batch_size,
-        concurrency=concurrency,
+        compute=ActorPoolStrategy(size=concurrency),
         num_gpus=num_gpus,
-        num_cpus=num_cpus,
+        num_cpus=cpus,
         **map_batches_args,
     )
