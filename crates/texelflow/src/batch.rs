@@ -21,7 +21,7 @@
 //! # fn main() -> texelflow::Result<()> {
 //! let (backend, _note) = Backend::auto(&GpuOptions::default());
 //! let pipe = Pipeline::parse("gaussian_blur(sigma=2)", &mut |p: &str| Image::open(p))?;
-//! let inputs = vec!["photos".into()];
+//! let inputs = vec![std::path::PathBuf::from("photos")];
 //! let s = run_batch_on(&pipe, &[backend], &inputs, "out".as_ref(), &BatchOptions::default(), &())?;
 //! println!("{} written, {} skipped, {} failed", s.done, s.skipped, s.failed.len());
 //! # Ok(()) }
