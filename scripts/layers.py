@@ -25,7 +25,7 @@ LAYERS = [
     ("io", ["io"]),
     # what is built from all of them: assessment, JSON reports, video (the benchmark harness is
     # a crate of its own, crates/texelflow-bench, on `trace`)
-    ("applications", ["assess", "json", "video"]),
+    ("applications", ["assess", "batch", "json", "video"]),
 ]
 LAYER_OF = {m: i for i, (_, ms) in enumerate(LAYERS) for m in ms}
 # modules re-exported at the crate root (lib.rs), counted as the module they live in

@@ -6,9 +6,14 @@ through gaussian_blur(sigma=2) | sobel_edge_detection to JPEG q90, and 6000x4000
 would write (torchvision: nvJPEG decode and encode on the GPU, the filters as convolutions).
 
     python3 bench/e2e/jpeg_batch.py BIN [N] [REPEATS]
+    python3 bench/e2e/jpeg_batch.py --in-process SRC [REPEATS]
 
 Whole commands are timed (start-up included), the median of REPEATS (3) with every run listed;
-peak RSS from wait4. The table goes to stdout and to `jpeg_batch.txt` in $OUT (else
+peak RSS from wait4. Then in this one process, both warm (one untimed pass each: the CUDA
+context and nvJPEG, texelflow's device and kernels): texelflow's `Pipeline.apply_batch` on the
+same files (default settings) against the torchvision loop, timed passes alternating (the
+`--in-process` form runs only that, on the JPEGs of SRC; without torch and CUDA, texelflow's
+rows alone, with a note). The table goes to stdout and to `jpeg_batch.txt` in $OUT (else
 out/bench/<UTC time>/, git-ignored).
 """
 import multiprocessing as mp
@@ -20,14 +25,23 @@ import sys
 import tempfile
 import time
 
-import cv2
 import numpy as np
+
+try:
+    import cv2
+except ImportError:  # only `--in-process` runs without OpenCV
+    cv2 = None
 
 # `--torch-once SRC OUT`: one whole torchvision command, timed by the main run
 ONCE = len(sys.argv) > 3 and sys.argv[1] == "--torch-once"
-BIN = "" if ONCE else os.path.abspath(sys.argv[1])
-N = int(sys.argv[2]) if len(sys.argv) > 2 and not ONCE else 64
-REPEATS = int(sys.argv[3]) if len(sys.argv) > 3 and not ONCE else 3
+# `--in-process SRC [REPEATS]`: the in-process comparison alone, on the JPEGs of SRC
+INPROC = len(sys.argv) > 2 and sys.argv[1] == "--in-process"
+BIN = "" if ONCE or INPROC else os.path.abspath(sys.argv[1])
+N = int(sys.argv[2]) if len(sys.argv) > 2 and not (ONCE or INPROC) else 64
+if INPROC:
+    REPEATS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+else:
+    REPEATS = int(sys.argv[3]) if len(sys.argv) > 3 and not ONCE else 3
 SPEC = "gaussian_blur(sigma=2) | sobel_edge_detection"
 ROOT = "" if ONCE else tempfile.mkdtemp(prefix="texelflow-jpeg30-")
 SRC = os.path.join(ROOT, "src")
@@ -106,7 +120,13 @@ def torch_job(files, out, decode_only=False, src=None):
     from torchvision.io import decode_jpeg, encode_jpeg, read_file, write_file
 
     dev = "cuda"
-    k = torch.tensor(cv2.getGaussianKernel(13, 2)[:, 0], dtype=torch.float32, device=dev)
+    if cv2 is not None:
+        gauss = cv2.getGaussianKernel(13, 2)[:, 0]
+    else:  # OpenCV's kernel for sigma 2: exp(-x^2 / 8), normalised
+        x = np.arange(13) - 6
+        gauss = np.exp(-(x**2) / 8.0)
+        gauss /= gauss.sum()
+    k = torch.tensor(gauss, dtype=torch.float32, device=dev)
     kx = k.view(1, 1, 1, 13).repeat(3, 1, 1, 1)
     ky = k.view(1, 1, 13, 1).repeat(3, 1, 1, 1)
     sx = torch.tensor([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], dtype=torch.float32, device=dev).view(1, 1, 3, 3)
@@ -141,7 +161,69 @@ def torch_job(files, out, decode_only=False, src=None):
     return time.perf_counter() - t
 
 
+def in_process(src, repeats, out_root):
+    """texelflow's in-process batch (`Pipeline.apply_batch`, default settings, JPEG out) against
+    the torchvision loop, in this one process, both warmed by one untimed pass, timed passes
+    alternating; files are read and written by both. Returns rows as `main`'s table has them."""
+    import texelflow
+
+    files = sorted(f for f in os.listdir(src) if f.lower().endswith((".jpg", ".jpeg")))
+    n = len(files)
+    pipe = texelflow.Pipeline(SPEC)
+    print(f"in-process: texelflow on {pipe.device}, {n} files", flush=True)
+
+    def tf_pass():
+        o = os.path.join(out_root, "inproc_tf")
+        shutil.rmtree(o, ignore_errors=True)
+        t = time.perf_counter()
+        r = pipe.apply_batch(src, o, name="{stem}.jpg")
+        wall = time.perf_counter() - t
+        if r["failed"] or r["done"] != n:
+            print("texelflow apply_batch FAILED:", r["failed"][:3], flush=True)
+        return wall
+
+    torch_note = None
+    try:
+        import torch
+        import torchvision  # noqa: F401
+
+        if not torch.cuda.is_available():
+            torch_note = "torch has no CUDA device here"
+    except Exception as e:  # noqa: BLE001
+        torch_note = f"torch/torchvision not importable ({e!r:.120})"
+
+    def torch_pass():
+        o = os.path.join(out_root, "inproc_torch")
+        shutil.rmtree(o, ignore_errors=True)
+        return torch_job(files, o, src=src)
+
+    # warm-up, untimed: texelflow's device and kernels; the CUDA context, cuDNN and nvJPEG
+    tf_pass()
+    if torch_note is None:
+        try:
+            torch_pass()
+        except Exception as e:  # noqa: BLE001
+            torch_note = f"the torchvision loop failed ({e!r:.200})"
+    tf_walls, torch_walls = [], []
+    for _ in range(repeats):
+        tf_walls.append(tf_pass())
+        if torch_note is None:
+            torch_walls.append(torch_pass())
+    rows = []
+    for label, walls in [("in-process, warm: texelflow Pipeline.apply_batch (default settings)", tf_walls), ("in-process, warm: torchvision loop (nvJPEG decode + encode, convolutions)", torch_walls)]:
+        if not walls:
+            continue
+        m = statistics.median(walls)
+        rows.append((label, n, m, float("nan"), walls))
+        print(f"{label}: {n / m:.1f} images/s (runs {', '.join(f'{w:.2f}' for w in walls)} s)", flush=True)
+    if torch_note:
+        print(f"in-process: torchvision rows skipped: {torch_note}", flush=True)
+    return rows, torch_note
+
+
 def main():
+    if cv2 is None:
+        sys.exit("bench/e2e/jpeg_batch.py needs OpenCV (cv2) to make its files and time its OpenCV rows")
     os.makedirs(SRC)
     os.makedirs(BIG)
     with mp.Pool() as p:
@@ -213,6 +295,11 @@ def main():
         rows.append(("torchvision GPU decode alone (files in memory, batches of 16)", N, dec, float("nan"), [dec]))
     except Exception as e:  # noqa: BLE001
         print("torchvision path failed:", repr(e)[:300], flush=True)
+    # the same process, both warm, passes alternating (texelflow's batch in-process, Python)
+    ip_rows, ip_note = in_process(SRC, REPEATS, ROOT)
+    rows += ip_rows
+    if ip_note:
+        single_lines.append(f"in-process: torchvision rows skipped: {ip_note}")
     thumb = "resize(width=500, height=333, method=area)"
     median_of(f"thumbnails 6000x4000 -> 500: OpenCV Pool({CORES}) IMREAD_REDUCED_COLOR_8", len(big), lambda: pool(cv_thumb_job, BIG, big, os.path.join(ROOT, "cvt")))
     median_of("thumbnails 6000x4000 -> 500: texelflow batch, default (the small-work rule)", len(big), tf([], thumb, BIG))
@@ -254,5 +341,12 @@ def main():
 if ONCE:
     SRC = sys.argv[2]
     torch_job(sorted(os.listdir(SRC)), sys.argv[3])
+elif INPROC:
+    try:
+        ip_rows, _ = in_process(os.path.abspath(sys.argv[2]), REPEATS, ROOT)
+        for label, n, wall, _, walls in ip_rows:
+            print(f"{label:72} {n / wall:9.1f} {wall:9.3f}  {' '.join(f'{w:.2f}' for w in walls)}")
+    finally:
+        shutil.rmtree(ROOT, ignore_errors=True)
 else:
     main()

@@ -224,6 +224,66 @@ class Pipeline:
             return np.stack(outs)
         return outs
 
+    def apply_batch(
+        self,
+        inputs: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+        out_dir: Union[str, "os.PathLike[str]"],
+        *,
+        name: str = "{stem}.{ext}",
+        recursive: bool = False,
+        jobs: Optional[int] = None,
+        gpu_jobs: Optional[int] = None,
+        overwrite: bool = False,
+        skip_existing: bool = False,
+        jpeg_quality: int = 90,
+        allow_truncated: bool = False,
+        host_decode: bool = False,
+        host_encode: bool = False,
+        stream: Optional[bool] = None,
+        shrink_on_load: bool = True,
+        timings: bool = False,
+    ) -> Dict[str, Any]:
+        """Runs on image files, as ``texelflow apply IN... --out-dir DIR`` does, in this process
+        and on this pipeline's device (kept open: a second call is warm, its kernels compiled).
+
+        ``inputs``: files, folders (their image files; ``recursive`` descends) and names with
+        ``*`` or ``?``. Each output is ``out_dir`` / (the input's folder below the one given) /
+        ``name`` (``{stem}``, ``{name}``, ``{ext}``; the extension picks the format), written
+        through a temporary file renamed into place with the input's ICC profile and EXIF.
+        ``jobs`` workers (default: one per core) decode and encode while ``gpu_jobs`` images
+        (default 4; on the CPU, ``jobs``) run on the device; JPEGs are decoded and encoded on
+        the GPU unless ``host_decode`` / ``host_encode``. An existing output is refused (counted
+        as failed) unless ``overwrite`` or ``skip_existing``. The GIL is released throughout.
+
+        A file that fails (missing, corrupt, not an image) does not raise: it is listed in
+        ``failed``; a batch that cannot start (no image files, an output that is an input, two
+        inputs with one output, an output folder that cannot be written) raises ``ValueError``
+        or ``OSError``. Returns ``{"done": int, "skipped": int, "failed": [(path, reason)],
+        "wall": seconds, "notes": [...], "warnings": [...]}``, and with ``timings`` ``"times"``:
+        per written file, ``{"file", "decode_ms", "run_ms", "gpu_ms", "encode_ms", ...}``."""
+        if isinstance(inputs, (str, os.PathLike)):
+            inputs = [inputs]
+        r = self._native.apply_batch(
+            [os.fspath(p) for p in inputs],
+            os.fspath(out_dir),
+            name,
+            recursive,
+            jobs,
+            gpu_jobs,
+            overwrite,
+            skip_existing,
+            jpeg_quality,
+            allow_truncated,
+            host_decode,
+            host_encode,
+            stream,
+            shrink_on_load,
+            timings,
+        )
+        r["failed"] = [(path, why) for path, why in r["failed"]]
+        _warn(r.get("warnings", []))
+        return r
+
     def __repr__(self) -> str:
         return f"Pipeline({self.spec!r}, device={self.device!r})"
 

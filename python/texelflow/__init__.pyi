@@ -38,6 +38,25 @@ class Pipeline:
     def __call__(self, image: ImageArray) -> Result: ...
     def run_batch(self, images: Union[Sequence[ImageArray], np.ndarray], *, in_flight: int = 4) -> Union[List[Result], np.ndarray]: ...
     def input_array(self, shape: Tuple[int, ...], dtype: Any = ...) -> np.ndarray: ...
+    def apply_batch(
+        self,
+        inputs: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+        out_dir: Union[str, "os.PathLike[str]"],
+        *,
+        name: str = ...,
+        recursive: bool = ...,
+        jobs: Optional[int] = ...,
+        gpu_jobs: Optional[int] = ...,
+        overwrite: bool = ...,
+        skip_existing: bool = ...,
+        jpeg_quality: int = ...,
+        allow_truncated: bool = ...,
+        host_decode: bool = ...,
+        host_encode: bool = ...,
+        stream: Optional[bool] = ...,
+        shrink_on_load: bool = ...,
+        timings: bool = ...,
+    ) -> Dict[str, Any]: ...
 
 class Graph:
     def __init__(self) -> None: ...

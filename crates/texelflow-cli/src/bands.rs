@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
+use texelflow::batch::StreamPolicy;
 use texelflow::io::rows;
 use texelflow::{Backend, ImageDesc, LoadOptions, Pipeline, SaveOptions};
 
@@ -24,8 +25,8 @@ pub struct Apply {
 /// and not `TEXELFLOW_STREAM=0`. The size is the one decoded at `min_size` (shrink-on-load: a
 /// JPEG before a leading shrink decoded at a DCT scale, `rows::probe_load`), not the file's.
 pub fn wanted(input: &Path, min_size: Option<(u32, u32)>) -> Option<ImageDesc> {
-    let mode = std::env::var("TEXELFLOW_STREAM").unwrap_or_default();
-    if mode == "0" {
+    let mode = stream_policy();
+    if mode == StreamPolicy::Never {
         return None;
     }
     let load = LoadOptions {
@@ -33,7 +34,20 @@ pub fn wanted(input: &Path, min_size: Option<(u32, u32)>) -> Option<ImageDesc> {
         ..Default::default()
     };
     let desc = rows::probe_load(input, &load).ok()?;
-    (mode == "1" || texelflow::io::streams_by_default(desc)).then_some(desc)
+    (mode == StreamPolicy::Always || texelflow::io::streams_by_default(desc)).then_some(desc)
+}
+
+/// `TEXELFLOW_STREAM` (`1`: stream any image, `0`: never; else large ones), for one image and
+/// for a batch.
+pub fn stream_policy() -> StreamPolicy {
+    match std::env::var("TEXELFLOW_STREAM")
+        .unwrap_or_default()
+        .as_str()
+    {
+        "0" => StreamPolicy::Never,
+        "1" => StreamPolicy::Always,
+        _ => StreamPolicy::Auto,
+    }
 }
 
 /// Streams `input` through `pipe` into `output` if the pipeline can run in bands

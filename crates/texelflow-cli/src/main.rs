@@ -642,37 +642,6 @@ pub(crate) fn save_stream(
     bail!("a JPEG stream without the JPEG codec")
 }
 
-/// `load_image` for a run on the GPU: a JPEG the GPU-assisted decode takes is only
-/// entropy-decoded (`Image::load_for_device`), or not even that (its entropy decode on the
-/// GPU too) unless `--host-entropy`.
-pub(crate) fn load_for_device(path: &Path) -> texelflow::Result<texelflow::io::ForDevice> {
-    load_for_device_with(path, gpu_entropy())
-}
-
-/// `load_for_device` with the entropy decode on the GPU (`gpu_entropy`) or not: a file the
-/// GPU's entropy decode found damaged is loaded again without it (`--host-entropy`'s path).
-pub(crate) fn load_for_device_with(
-    path: &Path,
-    gpu_entropy: bool,
-) -> texelflow::Result<texelflow::io::ForDevice> {
-    let allow_truncated = ALLOW_TRUNCATED.load(std::sync::atomic::Ordering::Relaxed);
-    let f = Image::load_for_device_with(
-        path,
-        &texelflow::LoadOptions {
-            limits: Some(limits()),
-            allow_truncated,
-            min_size: None,
-        },
-        gpu_entropy,
-    )?;
-    if let texelflow::io::ForDevice::Host { loaded, .. } = &f {
-        for w in &loaded.warnings {
-            eprintln!("texelflow: warning: `{}`: {w}", path.display());
-        }
-    }
-    Ok(f)
-}
-
 /// `--allow-truncated`, for every image the process opens.
 static ALLOW_TRUNCATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 /// Whether JPEGs are entropy-decoded on the GPU (no `--host-entropy`).

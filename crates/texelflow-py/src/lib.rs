@@ -63,6 +63,13 @@ fn py_err(e: texelflow::Error) -> PyErr {
         E::ImageIo { .. } | E::BadFile { .. } | E::Video(_) => PyOSError::new_err(message),
         E::OutputExists { .. } => pyo3::exceptions::PyFileExistsError::new_err(message),
         E::OutputClosed { .. } => pyo3::exceptions::PyBrokenPipeError::new_err(message),
+        E::Batch(
+            texelflow::BatchError::CreateFolder { .. }
+            | texelflow::BatchError::WriteFolder { .. }
+            | texelflow::BatchError::ReadFolder { .. },
+        ) => PyOSError::new_err(message),
+        E::Batch(texelflow::BatchError::WorkerPanicked) => PyRuntimeError::new_err(message),
+        E::Batch(_) => PyValueError::new_err(message),
         E::Output { .. } => PyOSError::new_err(message),
         E::NoAdapter(_) | E::Gpu(_) | E::DeviceLost(_) => PyRuntimeError::new_err(message),
         // a step's failure: as its cause, with the step named in the message
@@ -436,6 +443,164 @@ impl PyPipeline {
             out.append(run_result_to_py(py, r.map_err(py_err)?)?)?;
         }
         Ok(out)
+    }
+
+    /// The image files of `inputs` (files, folders, `*`/`?` names) through this pipeline into
+    /// `out_dir` (`texelflow::batch`, as `texelflow apply IN... --out-dir DIR`): `jobs` workers
+    /// decode and encode, `gpu_jobs` images run on the device at once, on this pipeline's
+    /// device (kept open: a second call is warm). The GIL is released throughout. Returns a
+    /// dict: `done`, `skipped`, `failed` (`[path, reason]` pairs), `wall` (seconds), `notes`,
+    /// `warnings`, and with `timings` `times` (per file, ms).
+    #[pyo3(signature = (inputs, out_dir, name=None, recursive=false, jobs=None, gpu_jobs=None, overwrite=false, skip_existing=false, jpeg_quality=90, allow_truncated=false, host_decode=false, host_encode=false, stream=None, shrink_on_load=true, timings=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn apply_batch<'py>(
+        &self,
+        py: Python<'py>,
+        inputs: Vec<std::path::PathBuf>,
+        out_dir: std::path::PathBuf,
+        name: Option<String>,
+        recursive: bool,
+        jobs: Option<usize>,
+        gpu_jobs: Option<usize>,
+        overwrite: bool,
+        skip_existing: bool,
+        jpeg_quality: u8,
+        allow_truncated: bool,
+        host_decode: bool,
+        host_encode: bool,
+        stream: Option<bool>,
+        shrink_on_load: bool,
+        timings: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        use texelflow::batch::{BatchEvent, BatchOptions, BatchProgress, Existing, StreamPolicy};
+        if overwrite && skip_existing {
+            return Err(PyValueError::new_err(
+                "overwrite and skip_existing exclude each other",
+            ));
+        }
+        if jobs == Some(0) || gpu_jobs == Some(0) {
+            return Err(PyValueError::new_err(
+                "jobs and gpu_jobs must be at least 1",
+            ));
+        }
+        let on_cpu = matches!(self.backend, Backend::Cpu);
+        let defaults = BatchOptions::default();
+        let jobs = jobs.unwrap_or(defaults.jobs);
+        let options = BatchOptions {
+            name: name.unwrap_or(defaults.name),
+            recursive,
+            jobs,
+            // the CPU reference is not limited
+            gpu_jobs: gpu_jobs.unwrap_or(if on_cpu { jobs } else { defaults.gpu_jobs }),
+            existing: if overwrite {
+                Existing::Overwrite
+            } else if skip_existing {
+                Existing::Skip
+            } else {
+                Existing::Refuse
+            },
+            save: texelflow::SaveOptions {
+                jpeg_quality,
+                ..Default::default()
+            },
+            fallback: false,
+            allow_truncated,
+            device_decode: !on_cpu && !host_decode && !allow_truncated,
+            gpu_entropy: true,
+            device_encode: !on_cpu && !host_encode,
+            stream: match stream {
+                None => StreamPolicy::Auto,
+                Some(true) => StreamPolicy::Always,
+                Some(false) => StreamPolicy::Never,
+            },
+            timings,
+            run: RunOptions {
+                shrink_on_load,
+                ..run_options()
+            },
+        };
+        /// What the batch says while it runs, kept for the summary.
+        #[derive(Default)]
+        struct Heard(Mutex<Vec<String>>, Mutex<Vec<String>>);
+        impl BatchProgress for Heard {
+            fn event(&self, event: BatchEvent<'_>) {
+                let (list, line) = match event {
+                    BatchEvent::Warning { input, message } => {
+                        (&self.0, format!("`{}`: {message}", input.display()))
+                    }
+                    BatchEvent::Fallback { input, error } => (
+                        &self.1,
+                        format!(
+                            "`{}`: {error}; run again on the CPU reference",
+                            input.display()
+                        ),
+                    ),
+                    BatchEvent::Note { message, .. } => (&self.1, message.to_string()),
+                    _ => return,
+                };
+                if let Ok(mut l) = list.lock() {
+                    l.push(line);
+                }
+            }
+        }
+        let heard = Heard::default();
+        let (pipe, backend) = (&self.pipe, &self.backend);
+        let s = py
+            .detach(|| {
+                texelflow::batch::run_batch_on(
+                    pipe,
+                    std::slice::from_ref(backend),
+                    &inputs,
+                    &out_dir,
+                    &options,
+                    &heard,
+                )
+            })
+            .map_err(py_err)?;
+        let text = |p: &std::path::Path| p.display().to_string();
+        let failed: Vec<serde_json::Value> = s
+            .failed
+            .iter()
+            .map(|f| {
+                let why = match &f.error {
+                    texelflow::Error::OutputExists { .. } => format!(
+                        "`{}` exists; pass overwrite=True or skip_existing=True",
+                        f.output.display()
+                    ),
+                    _ => f.reason(),
+                };
+                serde_json::json!([text(&f.input), why])
+            })
+            .collect();
+        let mut notes = heard.1.into_inner().unwrap_or_default();
+        notes.extend(s.notes);
+        let mut v = serde_json::json!({
+            "done": s.done,
+            "skipped": s.skipped,
+            "failed": failed,
+            "wall": s.wall.as_secs_f64(),
+            "notes": notes,
+            "warnings": heard.0.into_inner().unwrap_or_default(),
+        });
+        if timings {
+            let times: Vec<serde_json::Value> = s
+                .times
+                .iter()
+                .map(|(p, t)| {
+                    serde_json::json!({
+                        "file": text(p),
+                        "decode_ms": t.decode,
+                        "run_ms": t.run,
+                        "gpu_ms": t.gpu,
+                        "encode_ms": t.encode,
+                        "decoded_on_device": t.on_device,
+                        "encoded_on_device": t.encoded_on_device,
+                    })
+                })
+                .collect();
+            v["times"] = serde_json::Value::Array(times);
+        }
+        json_to_py(py, &v)
     }
 
     /// A zeroed array of `height` x `width` (`channels` 1 or 4; `dtype` "uint8", or "uint16"

@@ -156,6 +156,10 @@ pub enum Error {
         /// The output's path.
         path: PathBuf,
     },
+    /// A batch (`batch::run_batch`) that cannot start, or a file of one that cannot be done
+    /// for a reason of the batch's own: [`BatchError`] says which.
+    #[error("{0}")]
+    Batch(BatchError),
     /// The reader of an output (standard output, a pipe, a FIFO) went away: nobody reads the
     /// rest, which is not a failure of the run (`texelflow ... | head`).
     #[error("the reader of `{}` went away (broken pipe)", path.display())]
@@ -163,6 +167,91 @@ pub enum Error {
         /// The output (`-` for standard output).
         path: PathBuf,
     },
+}
+
+/// Why a batch of files cannot run, or one of its files cannot be done (inside
+/// [`Error::Batch`]). The batch's caller may say the first four in its own words (they name
+/// its options: the name template, the output folder).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BatchError {
+    /// The output name template holds a folder separator.
+    #[error("the output name template is a file name, not a path: `{name}`")]
+    NameIsPath {
+        /// The template.
+        name: String,
+    },
+    /// The output name template ends in an extension no encoder knows.
+    #[error("the output name template `{name}`: unknown output extension (use .png, .jpg, .webp, .tif, .bmp, or {{ext}})")]
+    UnknownExtension {
+        /// The template.
+        name: String,
+    },
+    /// An output that is one of the inputs (by name, through a link or `..`).
+    #[error("the output of `{}` would be `{}`, which is one of the inputs; choose another name template or output folder", input.display(), output.display())]
+    OutputIsAnInput {
+        /// The input whose output it is.
+        input: PathBuf,
+        /// The output.
+        output: PathBuf,
+    },
+    /// Two inputs whose outputs are one path.
+    #[error("two inputs would both write `{}`; use {{name}} or {{ext}} in the name template", output.display())]
+    SameOutput {
+        /// The output.
+        output: PathBuf,
+    },
+    /// A name with `*` or `?` that matches no file of its folder.
+    #[error("`{}` matches no file", pattern.display())]
+    NoMatch {
+        /// The pattern as given.
+        pattern: PathBuf,
+    },
+    /// A folder that cannot be listed.
+    #[error("cannot read the folder `{}`: {message}", dir.display())]
+    ReadFolder {
+        /// The folder.
+        dir: PathBuf,
+        /// The file system's message.
+        message: String,
+    },
+    /// Inputs that hold no image file.
+    #[error("no image files in the inputs given")]
+    NoFiles,
+    /// An output folder that cannot be created.
+    #[error("cannot create the output folder `{}`: {message}", dir.display())]
+    CreateFolder {
+        /// The folder.
+        dir: PathBuf,
+        /// The file system's message.
+        message: String,
+    },
+    /// An output folder that cannot be written in (checked before any work).
+    #[error("cannot write in the output folder `{}`: {message}", dir.display())]
+    WriteFolder {
+        /// The folder.
+        dir: PathBuf,
+        /// Why (the output check's message).
+        message: String,
+    },
+    /// A file whose output is itself (found when its turn came).
+    #[error("refusing to overwrite the input (`{}` is also its output)", path.display())]
+    InputIsOutput {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A pipeline that produced no output named `output`.
+    #[error("pipeline produced no output")]
+    NoOutput,
+    /// A pipeline that ends in data, where a batch writes images.
+    #[error("the pipeline ends in data, not an image")]
+    EndsInData,
+    /// A batch given an empty list of devices.
+    #[error("a batch needs at least one device")]
+    NoDevices,
+    /// A worker thread of the batch panicked (a bug).
+    #[error("a worker of the batch panicked")]
+    WorkerPanicked,
 }
 
 /// Why a graph cannot be built or run (inside [`Error::Graph`]). The message of each cause is

@@ -16,6 +16,8 @@
 //! ```
 
 pub mod assess;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod batch;
 pub mod error;
 pub mod extend;
 pub mod filters;
@@ -40,7 +42,7 @@ pub use graph::trace;
 /// Histograms (`value::histogram`).
 pub use value::histogram;
 
-pub use error::{Error, GraphError, Result};
+pub use error::{BatchError, Error, GraphError, Result};
 pub use filters::user_kernel::UserKernel;
 pub use filters::user_stencil::UserStencil;
 /// Quotes a value for a text spec (`graph::spec::quote`): build specs from file names you
