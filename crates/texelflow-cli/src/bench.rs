@@ -225,7 +225,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     }
     // after the JSON, so a device without the extension still leaves the timings
     if let Some(dir) = &a.shader_stats {
-        write_shader_stats(dir, &case_kernels, cli.adapter.as_deref().unwrap_or(""))?;
+        write_shader_stats(dir, &case_kernels, &info.name)?;
     }
     if !failed.is_empty() {
         bail!(
