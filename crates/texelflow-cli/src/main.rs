@@ -622,7 +622,7 @@ fn print_adapters(cli: &Cli) -> Result<()> {
 /// The small-work rule (`texelflow::graph::cpu_is_quicker`) for `jobs` (each input and its
 /// output path) through `pipe`: `Ok` with why the CPU reference runs them, `Err` with why a GPU
 /// does, `None` where the rule could not estimate the work (a GPU). It applies
-/// only where no device was asked for (`--cpu`, `--gpu`, `--backend`, `--adapter` or their
+/// only where no device was asked for (`--cpu`, `--gpu`, `--backend`, `--device` or their
 /// variables). The estimate stops as soon as the work is too large, so a long batch probes the
 /// headers of a few files only.
 fn small_work(

@@ -242,6 +242,22 @@ fn bench_prints_the_table_and_json() {
         ["copy", "box_blur 9x9 reflect", "color_invert"],
         "{out}"
     );
+    // progress on stderr, a line per case as it starts (stderr is not a terminal here)
+    let progress: Vec<String> = stderr(&o)
+        .lines()
+        .filter(|l| l.starts_with("bench: case "))
+        .map(|l| l.split(',').next().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            "bench: case 1/3 copy",
+            "bench: case 2/3 box_blur 9x9 reflect",
+            "bench: case 3/3 color_invert"
+        ],
+        "{}",
+        stderr(&o)
+    );
     // copy is its own yardstick; the reflect case lists its steps after the CPU twin's time
     assert_eq!(lines[4].split_whitespace().nth(4), Some("1.00"), "{out}");
     assert!(
