@@ -85,7 +85,7 @@ impl AdapterSummary {
         (t, u32::from(self.backend == "gl"))
     }
 
-    /// `index name [pci] [uuid]`, for error messages that list what exists.
+    /// Its index, name and PCI bus id, for error messages that list what exists.
     fn short(&self) -> String {
         let mut s = format!("{} `{}`", self.index, self.name);
         if let Some(p) = &self.pci_bus_id {
