@@ -648,6 +648,46 @@ mod tests {
     }
 
     #[test]
+    fn pci_bus_ids_and_uuids_print_as_the_tools_do() {
+        for (text, printed) in [
+            ("0000:65:00.0", "0000:65:00.0"),
+            ("00000000:00:06.0", "0000:00:06.0"),
+            ("1:B3:1F.7", "0001:b3:1f.7"),
+            ("65:00.1", "0000:65:00.1"),
+        ] {
+            assert_eq!(text.parse::<PciBusId>().unwrap().to_string(), printed);
+        }
+        for bad in [
+            "65:00",
+            "65:00.8",
+            "65:20.0",
+            "0000:100:00.0",
+            "x:00.0",
+            "0000:65:00.0.1",
+        ] {
+            assert!(bad.parse::<PciBusId>().is_err(), "{bad}");
+        }
+        // not a PCI bus id: a name part
+        assert_eq!(
+            "65:00".parse::<DeviceSelector>().unwrap(),
+            DeviceSelector::Name("65:00".into())
+        );
+        let mut a = adapter("x", "DiscreteGpu", NVIDIA_VENDOR, None, None);
+        assert_eq!(a.uuid_string(), None);
+        a.uuid = Some([
+            0xb6, 0xe7, 0xc9, 0x11, 0x47, 0xbf, 0x4c, 0x6f, 0x0d, 0xe1, 0x83, 0x09, 0x80, 0x3e,
+            0x1a, 0x0e,
+        ]);
+        // as nvidia-smi -L printed it for an H200
+        let printed = "GPU-b6e7c911-47bf-4c6f-0de1-8309803e1a0e";
+        assert_eq!(a.uuid_string().as_deref(), Some(printed));
+        assert_eq!(
+            printed.parse::<DeviceSelector>().unwrap(),
+            DeviceSelector::Uuid(a.uuid.unwrap())
+        );
+    }
+
+    #[test]
     fn bad_selectors_are_one_line() {
         for s in [
             "",
