@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """texelflow against OpenCV where OpenCV has the same operation (run by scripts/test.sh).
 
-Each case runs the texelflow CLI (GPU, and --cpu) on one deterministic 97x61 RGBA image and
+Each case runs the texelflow CLI (--gpu, and --cpu) on one deterministic 97x61 RGBA image and
 compares with OpenCV's function on the same pixels. Where the two differ by design, the case
 says how, and its bound is what that difference allows; everything else must match within one
 8-bit level. texelflow runs with `--straight-alpha`: OpenCV filters colour as stored, while
@@ -41,7 +41,7 @@ def load(path):
 
 def texelflow(inp, spec, cpu):
     out = TMP / ("out_cpu.png" if cpu else "out_gpu.png")
-    cmd = [BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(inp), str(out), "--overwrite", "-p", spec]
+    cmd = [BIN, "--straight-alpha"] + (["--cpu"] if cpu else ["--gpu"]) + ["apply", str(inp), str(out), "--overwrite", "-p", spec]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
@@ -165,7 +165,7 @@ def main():
     for cpu in (False, True):
         out = TMP / "bilateral_gray_out.png"
         spec = "bilateral(radius=3, sigma_color=30, sigma_space=2)"
-        r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "--overwrite", "-p", spec], capture_output=True, text=True)
+        r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else ["--gpu"]) + ["apply", str(gin), str(out), "--overwrite", "-p", spec], capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit(f"texelflow failed on {spec} (Gray8): {r.stderr.strip()}")
         got = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
@@ -182,7 +182,7 @@ def main():
             spec = f"canny_edge_detection(sigma=0, lower={lo / 255:.9f}, upper={hi / 255:.9f})"
             for cpu in (False, True):
                 out = TMP / "canny_out.png"
-                r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "--overwrite", "-p", spec], capture_output=True, text=True)
+                r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else ["--gpu"]) + ["apply", str(gin), str(out), "--overwrite", "-p", spec], capture_output=True, text=True)
                 if r.returncode != 0:
                     raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
                 got = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
@@ -209,7 +209,7 @@ def main():
                 spec = f"clahe(clip_limit={clip}, tiles_x={tx}, tiles_y={ty})"
                 for cpu in (False, True):
                     out = TMP / "clahe_out.png"
-                    r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(gin), str(out), "--overwrite", "-p", spec], capture_output=True, text=True)
+                    r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else ["--gpu"]) + ["apply", str(gin), str(out), "--overwrite", "-p", spec], capture_output=True, text=True)
                     if r.returncode != 0:
                         raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
                     got = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
@@ -423,7 +423,7 @@ def rectangles_image(w=160, h=120, n=14, seed=7):
 
 def texelflow_points(inp, spec, cpu):
     out = TMP / ("points_cpu.json" if cpu else "points_gpu.json")
-    cmd = [BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(inp), "-p", spec, "--data", str(out)]
+    cmd = [BIN, "--straight-alpha"] + (["--cpu"] if cpu else ["--gpu"]) + ["apply", str(inp), "-p", spec, "--data", str(out)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"texelflow failed on {spec}: {r.stderr.strip()}")
@@ -544,7 +544,7 @@ def compare_histograms(img):
     inp = TMP / "hist_in.png"
     save(inp, img)
     for cpu in (False, True):
-        r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else []) + ["apply", str(inp), "--data", "-", "-p", "histogram"], capture_output=True, text=True)
+        r = subprocess.run([BIN, "--straight-alpha"] + (["--cpu"] if cpu else ["--gpu"]) + ["apply", str(inp), "--data", "-", "-p", "histogram"], capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit(f"texelflow failed on histogram: {r.stderr.strip()}")
         h = json.loads(r.stdout)["histogram"]

@@ -10,6 +10,10 @@ from PIL import Image
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+# The GPU tests ask for Vulkan explicitly: by default a software rasterizer (lavapipe, where the
+# machine has no GPU) is not opened and the CPU reference runs instead (test_device.py checks
+# that default in processes of its own).
+os.environ.setdefault("WGPU_BACKEND", "vulkan")
 
 
 @pytest.fixture(scope="session")

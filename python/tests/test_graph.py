@@ -84,11 +84,14 @@ def test_list_filters_describes_the_registry():
 def test_devices_and_device_name():
     listed = texelflow.devices()
     assert isinstance(listed, list)
-    for d in listed:
-        assert set(d) == {"name", "backend", "type", "driver"}
+    for i, d in enumerate(listed):
+        assert set(d) == {"index", "name", "backend", "type", "driver", "vendor", "pci_bus_id", "uuid", "default"}
+        assert d["index"] == i
     assert texelflow.device_name("cpu") == "CPU reference"
     if listed:
-        assert texelflow.device_name("gpu").startswith(listed[0]["name"])
+        default = [d for d in listed if d["default"]]
+        assert len(default) == 1, listed
+        assert texelflow.device_name("gpu").startswith(default[0]["name"])
     else:
         with pytest.raises(RuntimeError, match="no GPU adapter found"):
             texelflow.device_name("gpu")

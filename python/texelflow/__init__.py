@@ -15,10 +15,14 @@ image results are numpy arrays over the GPU's read-back memory (no copy), data r
 writes. Errors carry the CLI's one-line messages: ``ValueError`` for bad specs, parameters
 and arrays, ``OSError`` for unreadable files, ``RuntimeError`` for device problems.
 
-The device: ``device="auto"`` (default) takes the best GPU and falls back to the CPU
-reference implementation, with a ``TexelflowWarning``, when there is none; ``"gpu"`` fails
-instead; ``"cpu"`` (or ``cpu=True``) runs the CPU reference. ``backend`` ("vulkan", "metal",
-"dx12", "gl") and ``adapter`` (a substring of the adapter's name) choose among GPUs.
+The device: ``device="auto"`` (default) takes the GPU ``CUDA_VISIBLE_DEVICES`` names (as CUDA
+and Ray mean it), else the best GPU, and falls back to the CPU reference implementation, with a
+``TexelflowWarning``, when there is none or the only one is a software rasterizer (lavapipe,
+llvmpipe); ``"gpu"`` fails instead (and runs on a software rasterizer); ``"cpu"`` (or
+``cpu=True``) runs the CPU reference. ``backend`` ("vulkan", "metal", "dx12", "gl") and
+``adapter`` (a device selector: an index as ``devices()`` lists them, a PCI bus id
+``0000:65:00.0``, a UUID ``GPU-...`` as nvidia-smi prints it, or part of the adapter's name)
+choose among GPUs.
 See docs/python.md.
 """
 
@@ -472,11 +476,14 @@ def quote(text: str) -> str:
     return _native.quote(str(text))
 
 
-def devices(*, backend: Optional[str] = None, adapter: Optional[str] = None) -> List[Dict[str, str]]:
-    """The GPU adapters this machine offers, best first (the one ``device="auto"`` opens):
-    each ``name``, ``backend``, ``type`` (DiscreteGpu, IntegratedGpu, Cpu for a software
-    driver such as lavapipe, ...) and ``driver``. Empty without a GPU; the CPU reference is
-    always available (``device="cpu"``)."""
+def devices(*, backend: Optional[str] = None, adapter: Optional[str] = None) -> List[Dict[str, Any]]:
+    """The GPU adapters this machine offers, in texelflow's order (hardware GPUs by PCI bus
+    id, then the rest: the ``index`` that ``adapter=`` takes): each ``index``, ``name``,
+    ``backend``, ``type`` (DiscreteGpu, IntegratedGpu, Cpu for a software driver such as
+    lavapipe, ...), ``driver``, ``vendor`` (PCI vendor id; 0x10de NVIDIA), ``pci_bus_id``
+    (``"0000:65:00.0"`` or None), ``uuid`` (``"GPU-..."`` as nvidia-smi prints it, or None) and
+    ``default`` (True for the one ``device="auto"`` opens; none where it runs the CPU
+    reference). Empty without a GPU; the CPU reference is always available (``device="cpu"``)."""
     return _native.devices(backend, adapter)
 
 

@@ -8,9 +8,11 @@
 
 Each actor (``TexelflowMapper``) opens its device and parses the pipeline once, then runs
 every batch it gets through ``Pipeline.run_batch`` (several images in flight, GIL released).
-``num_gpus`` is what Ray reserves for each actor (a fraction shares a GPU); an actor whose
-machine has no GPU adapter runs on the CPU reference implementation (``device="auto"``,
-the default) and says so once in its log; ``device="gpu"`` makes such an actor fail instead.
+``num_gpus`` is what Ray reserves for each actor (a fraction shares a GPU); an actor opens the
+GPU Ray assigned it (Ray sets ``CUDA_VISIBLE_DEVICES``, which texelflow honours where no
+``adapter`` is given). An actor whose machine has no GPU adapter, or only a software rasterizer,
+or that Ray gave no GPU, runs on the CPU reference implementation (``device="auto"``, the
+default) and says so once in its log; ``device="gpu"`` makes such an actor fail instead.
 docs/ray.md has the multi-node setup.
 """
 

@@ -162,7 +162,9 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     if a.shader_stats.is_some() {
         gpu.keep_compiled_kernels();
     }
-    for case in &cases {
+    let progress = Progress::new(cases.len());
+    for (k, case) in cases.iter().enumerate() {
+        progress.start(k, &case.name);
         let compiled_before = gpu.compiled_kernel_count();
         let outcome = run_case(&gpu, case, &cfg);
         if a.shader_stats.is_some() {
@@ -200,24 +202,29 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
                         Err(e) => steps = format!("cpu twin failed: {e}; {steps}"),
                     }
                 }
-                outln!(
-                    "{:<44} {:>9.4} {:>9.4} {:>9.1} {:>8} {:>7.1}  {}",
-                    r.name,
-                    r.median_ms,
-                    r.min_ms,
-                    r.gbps(),
-                    ratio.map_or("-".into(), |x| format!("{x:.2}")),
-                    r.probe_tflops,
-                    steps
-                );
+                progress.bar.suspend(|| {
+                    outln!(
+                        "{:<44} {:>9.4} {:>9.4} {:>9.1} {:>8} {:>7.1}  {}",
+                        r.name,
+                        r.median_ms,
+                        r.min_ms,
+                        r.gbps(),
+                        ratio.map_or("-".into(), |x| format!("{x:.2}")),
+                        r.probe_tflops,
+                        steps
+                    )
+                });
                 results.push(r);
             }
             Err(e) => {
-                outln!("{:<44} failed: {e}", case.name);
+                progress
+                    .bar
+                    .suspend(|| outln!("{:<44} failed: {e}", case.name));
                 failed.push(case.name.clone());
             }
         }
     }
+    progress.bar.finish_and_clear();
     if let Some(path) = &a.json {
         let v = texelflow_bench::json(&info, &cfg, copy_ms, &results, &cpu_ms);
         std::fs::write(path, serde_json::to_string_pretty(&v)?)
@@ -225,7 +232,7 @@ pub fn run(cli: &crate::Cli, a: &BenchArgs) -> Result<()> {
     }
     // after the JSON, so a device without the extension still leaves the timings
     if let Some(dir) = &a.shader_stats {
-        write_shader_stats(dir, &case_kernels, cli.adapter.as_deref().unwrap_or(""))?;
+        write_shader_stats(dir, &case_kernels, &info.name)?;
     }
     if !failed.is_empty() {
         bail!(
@@ -276,4 +283,55 @@ fn write_shader_stats(
     std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
     out!("{text}");
     Ok(())
+}
+
+/// Progress through the cases on stderr, so a long run (a slow GPU, a software rasterizer, a
+/// large `--size`) is never silent: a bar where stderr is a terminal, else a line per case as
+/// it starts (`bench: case 3/57 gaussian_blur(sigma=2), 12 s so far`).
+struct Progress {
+    bar: indicatif::ProgressBar,
+    terminal: bool,
+    cases: usize,
+    t0: std::time::Instant,
+}
+
+impl Progress {
+    fn new(cases: usize) -> Progress {
+        use std::io::IsTerminal;
+        let terminal = std::io::stderr().is_terminal();
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(cases as u64),
+            if terminal {
+                indicatif::ProgressDrawTarget::stderr()
+            } else {
+                indicatif::ProgressDrawTarget::hidden()
+            },
+        );
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} cases  eta {eta}  {msg}")
+        {
+            bar.set_style(style);
+        }
+        Progress {
+            bar,
+            terminal,
+            cases,
+            t0: std::time::Instant::now(),
+        }
+    }
+
+    /// Case `k` (from 0), named `name`, starts.
+    fn start(&self, k: usize, name: &str) {
+        if self.terminal {
+            self.bar.set_position(k as u64);
+            self.bar.set_message(name.to_string());
+        } else {
+            eprintln!(
+                "bench: case {}/{} {name}, {:.0} s so far",
+                k + 1,
+                self.cases,
+                self.t0.elapsed().as_secs_f64()
+            );
+        }
+    }
 }

@@ -38,9 +38,17 @@ struct Cli {
     /// GPU backend(s): vulkan, metal, dx12, gl (default: WGPU_BACKEND, else the best available)
     #[arg(long, global = true)]
     backend: Option<String>,
-    /// Substring of the adapter name to use (default: WGPU_ADAPTER_NAME, else the best; discrete first)
-    #[arg(long, global = true)]
-    adapter: Option<String>,
+    /// The GPU to run on: an index as `texelflow info` lists them, a PCI bus id (0000:65:00.0),
+    /// a UUID (GPU-..., as nvidia-smi -L prints it) or part of the adapter's name (default:
+    /// WGPU_ADAPTER_NAME, else CUDA_VISIBLE_DEVICES's first GPU, else the best, discrete first;
+    /// a software rasterizer only when asked for). `--adapter` is the same option
+    #[arg(
+        long,
+        global = true,
+        visible_alias = "adapter",
+        value_name = "SELECTOR"
+    )]
+    device: Option<String>,
     /// Run on the CPU reference implementation instead of a GPU
     #[arg(long, global = true)]
     cpu: bool,
@@ -412,13 +420,19 @@ fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
 }
 
 /// The GPU options of the flags and the environment (the one place the CLI reads them):
-/// `--backend` / `WGPU_BACKEND`, `--adapter` / `WGPU_ADAPTER_NAME`, `TEXELFLOW_NO_SUBGROUPS`
-/// (the reductions' workgroup form on any device), `TEXELFLOW_SHADER_CHECKS=all` (wgpu's
-/// full shader runtime checks).
+/// `--backend` / `WGPU_BACKEND`, `--device` (`--adapter`) / `WGPU_ADAPTER_NAME`,
+/// `CUDA_VISIBLE_DEVICES` (where no device is asked for: its first GPU; set but empty or `-1`:
+/// no NVIDIA GPU), `--gpu` (a software rasterizer may run it), `TEXELFLOW_NO_SUBGROUPS` (the
+/// reductions' workgroup form on any device), `TEXELFLOW_SHADER_CHECKS=all` (wgpu's full
+/// shader runtime checks).
 fn gpu_options(cli: &Cli) -> GpuOptions {
     GpuOptions {
         backend: cli.backend.clone().or_else(|| env_var("WGPU_BACKEND")),
-        adapter: cli.adapter.clone().or_else(|| env_var("WGPU_ADAPTER_NAME")),
+        adapter: cli.device.clone().or_else(|| env_var("WGPU_ADAPTER_NAME")),
+        device: None,
+        // set but empty means something (no GPU): `env_var` would drop it
+        cuda_visible_devices: std::env::var("CUDA_VISIBLE_DEVICES").ok(),
+        allow_software: cli.gpu,
         no_subgroups: env_var("TEXELFLOW_NO_SUBGROUPS").is_some(),
         full_shader_checks: env_var("TEXELFLOW_SHADER_CHECKS").as_deref() == Some("all"),
         semaphore_export: false,
@@ -490,16 +504,18 @@ fn software_note(gpu: &texelflow::Gpu) {
     }
 }
 
-/// The backend the flags ask for. `--cpu`: the reference. `--backend` or `--adapter` given: that
-/// GPU, or an error when it cannot be opened. Neither: the best GPU, or the CPU reference with
-/// one line on stderr when there is none.
-/// Whether a backend or an adapter was asked for, by flag or by its variable (`WGPU_BACKEND`,
+/// Whether a backend or a device was asked for, by flag or by its variable (`WGPU_BACKEND`,
 /// `WGPU_ADAPTER_NAME`): then it is opened or the run fails, never replaced by the CPU.
 fn explicit_device(cli: &Cli) -> bool {
     let o = gpu_options(cli);
     o.backend.is_some() || o.adapter.is_some()
 }
 
+/// The backend the flags ask for. `--cpu`: the reference. `--backend` or `--device` given: that
+/// GPU, or an error when it cannot be opened. Neither: `CUDA_VISIBLE_DEVICES`'s GPU or the best
+/// one (`Backend::auto`); the CPU reference with one line on stderr where there is none, where
+/// the only one is a software rasterizer (`--gpu` runs on it) or CUDA_VISIBLE_DEVICES hides
+/// NVIDIA's.
 fn backend(cli: &Cli) -> Result<Backend> {
     if cli.cpu {
         return Ok(Backend::Cpu);
@@ -507,19 +523,106 @@ fn backend(cli: &Cli) -> Result<Backend> {
     if explicit_device(cli) {
         return Ok(Backend::Gpu(open_gpu(cli)?));
     }
-    let (b, note) = Backend::auto(&gpu_options(cli));
-    match (&b, note) {
-        (_, Some(n)) => eprintln!("texelflow: {n}"),
-        (Backend::Gpu(g), None) => software_note(g),
-        _ => {}
+    let (b, choice) = Backend::auto_choice(&gpu_options(cli));
+    match (&b, choice) {
+        (_, Err(e)) => {
+            eprintln!("texelflow: {e}; running on the CPU reference implementation instead")
+        }
+        (Backend::Cpu, Ok(c)) => match c.reason {
+            texelflow::device::ChoiceReason::OnlySoftware(_) => eprintln!(
+                "texelflow: note: {}; --gpu or --device runs on it",
+                c.reason
+            ),
+            r => eprintln!("texelflow: note: {r}"),
+        },
+        (Backend::Gpu(g), Ok(_)) => software_note(g),
     }
     Ok(b)
+}
+
+/// `info`'s list: every adapter the backends allow, in texelflow's order (the index `--device`
+/// takes), with its ids, the one a plain run takes marked `*`, and why.
+fn print_adapters(cli: &Cli) -> Result<()> {
+    use texelflow::device::{choose_adapter, ChoiceReason};
+    let opts = gpu_options(cli);
+    let adapters = texelflow::Gpu::adapters(&opts)?;
+    let choice = choose_adapter(&adapters, &opts, true);
+    let chosen = match (&choice, cli.cpu) {
+        (Ok(c), false) => c.index,
+        _ => None,
+    };
+    outln!(
+        "adapters (index: hardware GPUs by PCI bus id, then the rest; `--device INDEX` picks one):"
+    );
+    let rows: Vec<[String; 7]> = adapters
+        .iter()
+        .map(|a| {
+            [
+                a.index.to_string(),
+                a.name.clone(),
+                a.device_type.clone(),
+                a.backend.clone(),
+                a.driver.clone(),
+                a.pci_bus_id.clone().unwrap_or_else(|| "-".into()),
+                a.uuid_string().unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    let head = [
+        "index",
+        "name",
+        "type",
+        "backend",
+        "driver",
+        "pci bus id",
+        "uuid",
+    ]
+    .map(String::from);
+    let mut widths = head.clone().map(|h| h.chars().count());
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |mark: &str, r: &[String; 7]| {
+        let cells: Vec<String> = r
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        format!("{mark} {}", cells.join("  "))
+            .trim_end()
+            .to_string()
+    };
+    outln!("{}", line(" ", &head));
+    for (a, r) in adapters.iter().zip(&rows) {
+        outln!(
+            "{}",
+            line(if Some(a.index) == chosen { "*" } else { " " }, r)
+        );
+    }
+    if adapters.is_empty() {
+        outln!("  none");
+    }
+    let took = match (&choice, cli.cpu) {
+        (_, true) => "the CPU reference (--cpu)".to_string(),
+        (Err(e), _) => format!("the CPU reference ({e})"),
+        (Ok(c), _) => match (c.index, &c.reason) {
+            (None, ChoiceReason::OnlySoftware(_)) => {
+                format!("{}; --gpu or --device runs on it", c.reason)
+            }
+            (None, r) => r.to_string(),
+            (Some(i), r) => format!("{i}: {r}"),
+        },
+    };
+    outln!("a plain run takes: {took}");
+    Ok(())
 }
 
 /// The small-work rule (`texelflow::graph::cpu_is_quicker`) for `jobs` (each input and its
 /// output path) through `pipe`: `Ok` with why the CPU reference runs them, `Err` with why a GPU
 /// does, `None` where the rule could not estimate the work (a GPU). It applies
-/// only where no device was asked for (`--cpu`, `--gpu`, `--backend`, `--adapter` or their
+/// only where no device was asked for (`--cpu`, `--gpu`, `--backend`, `--device` or their
 /// variables). The estimate stops as soon as the work is too large, so a long batch probes the
 /// headers of a few files only.
 fn small_work(
@@ -1174,8 +1277,11 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Info => {
+            print_adapters(&cli)?;
             let gpu = open_gpu(&cli)?;
             let i = gpu.info();
+            outln!("");
+            outln!("the device a GPU run opens (--gpu; --device picks another):");
             outln!("adapter:   {}", i.name);
             outln!("backend:   {}", i.backend);
             outln!("type:      {}", i.device_type);

@@ -242,6 +242,22 @@ fn bench_prints_the_table_and_json() {
         ["copy", "box_blur 9x9 reflect", "color_invert"],
         "{out}"
     );
+    // progress on stderr, a line per case as it starts (stderr is not a terminal here)
+    let progress: Vec<String> = stderr(&o)
+        .lines()
+        .filter(|l| l.starts_with("bench: case "))
+        .map(|l| l.split(',').next().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            "bench: case 1/3 copy",
+            "bench: case 2/3 box_blur 9x9 reflect",
+            "bench: case 3/3 color_invert"
+        ],
+        "{}",
+        stderr(&o)
+    );
     // copy is its own yardstick; the reflect case lists its steps after the CPU twin's time
     assert_eq!(lines[4].split_whitespace().nth(4), Some("1.00"), "{out}");
     assert!(
@@ -2229,6 +2245,238 @@ fn software_adapters_get_a_note() {
     let software = String::from_utf8_lossy(&o.stdout).contains("type:      Cpu");
     let raw = String::from_utf8_lossy(&o.stderr);
     assert_eq!(raw.contains("is a software rasterizer"), software, "{raw}");
+}
+
+/// The binary with none of the device variables (`bin` asks for Vulkan): the default path.
+fn bin_default_device() -> Command {
+    let mut c = bin();
+    for v in ["WGPU_BACKEND", "WGPU_ADAPTER_NAME", "CUDA_VISIBLE_DEVICES"] {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// `info`'s adapter rows (index first), from its standard output.
+fn info_rows(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .skip_while(|l| !l.contains("index  name"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("a plain run takes"))
+        .map(String::from)
+        .collect()
+}
+
+/// Issue 34: where the only adapter is a software rasterizer (lavapipe here), a plain run
+/// takes the CPU reference and says so once (a single image and a batch); `--gpu`, `--device`,
+/// `--adapter` and `--backend` still open it; `info` lists the adapters with their ids and
+/// marks the plain run's choice.
+#[test]
+fn software_rasterizer_only_when_asked() {
+    let o = bin_default_device().arg("info").output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let rows = info_rows(&o);
+    assert!(!rows.is_empty(), "{out}");
+    if !rows.iter().all(|r| r.contains(" Cpu ")) {
+        eprintln!("skipped: this machine has a hardware GPU");
+        return;
+    }
+    assert!(
+        out.contains("a plain run takes: only a software rasterizer (`"),
+        "{out}"
+    );
+    assert!(
+        rows.iter().all(|r| r.starts_with("  ")),
+        "nothing marked: {out}"
+    );
+    let dir = own_dir("software-only");
+    let cpu_out = dir.join("cpu.png");
+    let o = run(&[
+        "--cpu",
+        "apply",
+        common::s(&sample()),
+        common::s(&cpu_out),
+        "-p",
+        "gaussian_blur(sigma=2)",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plain_out = dir.join("plain.png");
+    let o = bin_default_device()
+        .args([
+            "apply",
+            common::s(&sample()),
+            common::s(&plain_out),
+            "-p",
+            "gaussian_blur(sigma=2)",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let notes = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(
+        notes.matches("only a software rasterizer (`").count(),
+        1,
+        "{notes}"
+    );
+    assert!(
+        notes.contains("running the CPU reference; --gpu or --device runs on it"),
+        "{notes}"
+    );
+    assert_eq!(
+        image::open(&plain_out).unwrap().to_rgba8(),
+        image::open(&cpu_out).unwrap().to_rgba8(),
+        "the plain run is the CPU reference's"
+    );
+    // a batch says so once too
+    let batch = dir.join("batch");
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs/small.jpg");
+    let o = bin_default_device()
+        .args([
+            "apply",
+            common::s(&sample()),
+            common::s(&small),
+            "--out-dir",
+            common::s(&batch),
+            "-p",
+            "gaussian_blur(sigma=2)",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let notes = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(
+        notes.matches("only a software rasterizer").count(),
+        1,
+        "{notes}"
+    );
+    // asked for, it runs there (the timings table names the device)
+    for args in [
+        vec!["--gpu"],
+        vec!["--device", "0"],
+        vec!["--adapter", "0"],
+        vec!["--backend", "vulkan"],
+    ] {
+        let mut c = bin_default_device();
+        c.args(&args).args([
+            "apply",
+            common::s(&sample()),
+            common::s(&dir.join("asked.png")),
+            "--overwrite",
+            "--timings",
+            "-p",
+            "gaussian_blur(sigma=2)",
+        ]);
+        let o = c.output().unwrap();
+        let e = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(o.status.success(), "{args:?}: {e}");
+        assert!(!e.contains("only a software rasterizer"), "{args:?}: {e}");
+        assert!(!e.contains("(CPU reference)"), "{args:?}: {e}");
+    }
+}
+
+/// Issue 34: `--device` takes an index, a PCI bus id, a UUID (as `info` prints it) or part of
+/// a name, `--adapter` the same; no match is one line naming the adapters there are;
+/// `CUDA_VISIBLE_DEVICES` is honoured where no device is asked for.
+#[test]
+fn device_selectors_and_cuda_visible_devices() {
+    let o = run(&["info"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = info_rows(&o);
+    let first = rows.first().expect("an adapter").clone();
+    let cells: Vec<&str> = first[2..]
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    let (name, uuid) = (cells[1], *cells.last().unwrap());
+    let dir = own_dir("device-selectors");
+    let out = dir.join("o.png");
+    let apply = |device: &[&str], env: Option<(&str, &str)>| {
+        let mut c = bin_default_device();
+        if let Some((k, v)) = env {
+            c.env(k, v);
+        }
+        c.args(device)
+            // work large enough that the small-work rule leaves it to the device choice
+            .args([
+                "apply",
+                common::s(&sample()),
+                common::s(&out),
+                "--overwrite",
+                "--timings",
+                "-p",
+                "gaussian_blur(sigma=2)",
+            ])
+            .output()
+            .unwrap()
+    };
+    let mut selectors = vec!["0".to_string(), name.to_uppercase(), name[..4].to_string()];
+    if let Some(hex) = uuid.strip_prefix("GPU-") {
+        selectors.push(uuid.to_string());
+        selectors.push(hex.replace('-', ""));
+    }
+    for sel in &selectors {
+        for flag in ["--device", "--adapter"] {
+            let o = apply(&[flag, sel], None);
+            let e = String::from_utf8_lossy(&o.stderr).to_string();
+            assert!(o.status.success(), "{flag} {sel}: {e}");
+            assert!(e.contains(&format!("({name} (")), "{flag} {sel}: {e}");
+        }
+    }
+    let n = rows.len();
+    let o = apply(&["--device", &n.to_string()], None);
+    assert_one_line_error(
+        &o,
+        &format!("no GPU adapter found matching index {n} (there are: 0 `{name}`"),
+        "an index past the last",
+    );
+    let o = apply(&["--device", "0000:ff:1f.7"], None);
+    assert_one_line_error(
+        &o,
+        "matching PCI bus id 0000:ff:1f.7 (there are: ",
+        "a PCI bus id",
+    );
+    let o = apply(&["--device", "GPU-1234"], None);
+    assert_one_line_error(&o, "`GPU-1234` is not a GPU UUID", "a short UUID");
+    // CUDA_VISIBLE_DEVICES: -1 or empty hides NVIDIA's GPUs (Ray's actor without GPUs)
+    for v in ["-1", ""] {
+        let o = apply(&[], Some(("CUDA_VISIBLE_DEVICES", v)));
+        let e = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(o.status.success(), "{e}");
+        assert!(
+            e.contains("hides every NVIDIA GPU: running the CPU reference"),
+            "{e}"
+        );
+        assert_eq!(e.matches("hides every NVIDIA GPU").count(), 1, "{e}");
+    }
+    let o = apply(
+        &[],
+        Some((
+            "CUDA_VISIBLE_DEVICES",
+            "MIG-GPU-01234567-89ab-cdef-0123-456789abcdef/1/0",
+        )),
+    );
+    let e = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("MIG instances are not supported"), "{e}");
+    // a device asked for wins over the variable
+    let o = apply(&["--device", "0"], Some(("CUDA_VISIBLE_DEVICES", "-1")));
+    let e = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(
+        o.status.success() && e.contains(&format!("({name} (")),
+        "{e}"
+    );
+    let o = bin_default_device()
+        .env("CUDA_VISIBLE_DEVICES", "-1")
+        .arg("info")
+        .output()
+        .unwrap();
+    let info = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        info.contains("a plain run takes: CUDA_VISIBLE_DEVICES=\"-1\" hides every NVIDIA GPU"),
+        "{info}"
+    );
 }
 
 /// Chains of thousands of filters run in seconds (kernels fused in bounded groups; the CPU

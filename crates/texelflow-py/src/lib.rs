@@ -72,6 +72,7 @@ fn py_err(e: texelflow::Error) -> PyErr {
         E::Batch(_) => PyValueError::new_err(message),
         E::Output { .. } => PyOSError::new_err(message),
         E::NoAdapter(_) | E::Gpu(_) | E::DeviceLost(_) => PyRuntimeError::new_err(message),
+        E::BadDevice(_) => PyValueError::new_err(message),
         // a step's failure: as its cause, with the step named in the message
         E::InStep { source, .. } if source.is_gpu_failure() => PyRuntimeError::new_err(message),
         E::InStep { .. } => PyValueError::new_err(message),
@@ -108,7 +109,25 @@ fn backend_for(device: &str, backend: Option<String>, adapter: Option<String>) -
     let opts = gpu_options(backend, adapter);
     let opened = match device {
         "gpu" => (Backend::gpu(&opts).map_err(py_err)?, None),
-        _ => Backend::auto(&opts),
+        _ => match Backend::auto_choice(&opts) {
+            (b, Ok(c)) if c.index.is_some() => (b, None),
+            (b, Ok(c)) => match c.reason {
+                texelflow::device::ChoiceReason::OnlySoftware(_) => (
+                    b,
+                    Some(format!(
+                        "{}; device=\"gpu\" or adapter= runs on it",
+                        c.reason
+                    )),
+                ),
+                r => (b, Some(r.to_string())),
+            },
+            (b, Err(e)) => (
+                b,
+                Some(format!(
+                    "{e}; running on the CPU reference implementation instead"
+                )),
+            ),
+        },
     };
     cache.insert(key, opened.clone());
     Ok(opened)
@@ -240,12 +259,18 @@ fn env_var(name: &str) -> Option<String> {
 }
 
 /// The GPU options of a call and the environment (the one place the module reads them, as the
-/// CLI does): `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` where the call names none,
-/// `TEXELFLOW_NO_SUBGROUPS`, `TEXELFLOW_SHADER_CHECKS=all`.
+/// CLI does): `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` where the call names none (`adapter` is a
+/// device selector: an index, a PCI bus id, a UUID or part of a name), `CUDA_VISIBLE_DEVICES`
+/// (where no adapter is named: its first GPU, as CUDA and Ray mean it; set but empty or `-1`:
+/// no NVIDIA GPU), `TEXELFLOW_NO_SUBGROUPS`, `TEXELFLOW_SHADER_CHECKS=all`.
 fn gpu_options(backend: Option<String>, adapter: Option<String>) -> GpuOptions {
     GpuOptions {
         backend: backend.or_else(|| env_var("WGPU_BACKEND")),
         adapter: adapter.or_else(|| env_var("WGPU_ADAPTER_NAME")),
+        device: None,
+        // set but empty means something (no GPU), so not `env_var`
+        cuda_visible_devices: std::env::var("CUDA_VISIBLE_DEVICES").ok(),
+        allow_software: false,
         no_subgroups: env_var("TEXELFLOW_NO_SUBGROUPS").is_some(),
         full_shader_checks: env_var("TEXELFLOW_SHADER_CHECKS").as_deref() == Some("all"),
         // the CUDA route orders its runs by a semaphore shared with CUDA
@@ -1055,7 +1080,9 @@ fn list_filters(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     json_to_py(py, &cat["filters"].take())
 }
 
-/// The GPU adapters the system offers, best first (the one "auto" and "gpu" open first).
+/// The GPU adapters the system offers, in texelflow's order (the index `adapter=` takes:
+/// hardware GPUs by PCI bus id, then the rest), each with its ids; `default` marks the one
+/// `device="auto"` opens with these options and the environment (none: the CPU reference).
 #[pyfunction]
 #[pyo3(signature = (backend=None, adapter=None))]
 fn devices(
@@ -1063,10 +1090,29 @@ fn devices(
     backend: Option<String>,
     adapter: Option<String>,
 ) -> PyResult<Bound<'_, PyAny>> {
+    let opts = gpu_options(backend, adapter);
     let list = py
-        .detach(|| texelflow::Gpu::adapters(&gpu_options(backend, adapter)))
+        .detach(|| texelflow::Gpu::adapters(&opts))
         .map_err(py_err)?;
-    let v: Vec<serde_json::Value> = list.iter().map(|a| serde_json::json!({ "name": a.name, "backend": a.backend, "type": a.device_type, "driver": a.driver })).collect();
+    let chosen = texelflow::device::choose_adapter(&list, &opts, true)
+        .ok()
+        .and_then(|c| c.index);
+    let v: Vec<serde_json::Value> = list
+        .iter()
+        .map(|a| {
+            serde_json::json!({
+                "index": a.index,
+                "name": a.name,
+                "backend": a.backend,
+                "type": a.device_type,
+                "driver": a.driver,
+                "vendor": a.vendor,
+                "pci_bus_id": a.pci_bus_id,
+                "uuid": a.uuid_string(),
+                "default": Some(a.index) == chosen,
+            })
+        })
+        .collect();
     json_to_py(py, &serde_json::Value::Array(v))
 }
 

@@ -98,6 +98,9 @@ pub enum Error {
     /// No usable GPU adapter.
     #[error("no GPU adapter found{0}")]
     NoAdapter(String),
+    /// A device selector (`DeviceSelector`, `CUDA_VISIBLE_DEVICES`) that does not parse.
+    #[error("{0}")]
+    BadDevice(String),
     /// The GPU reported an error (validation, out of memory, internal).
     #[error("GPU error: {0}")]
     Gpu(String),

@@ -58,7 +58,9 @@ pub use io::codec::Subsampling;
 pub use io::{exif_upright, FileReport, LoadOptions, Loaded, PngCompression, SaveOptions};
 pub use limits::Limits;
 pub use registry::{Filter, FilterDef};
-pub use runtime::{AdapterSummary, Gpu, GpuOptions};
+/// Which adapter a run opens: the device selector, the adapters' order, `CUDA_VISIBLE_DEVICES`.
+pub use runtime::device;
+pub use runtime::{AdapterSummary, CudaVisible, DeviceChoice, DeviceSelector, Gpu, GpuOptions};
 #[cfg(target_os = "linux")]
 pub use runtime::{ExportedBuffer, ExportedSemaphore};
 pub use value::{

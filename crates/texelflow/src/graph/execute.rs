@@ -26,18 +26,40 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// The best GPU, or the CPU reference with a reason when there is none.
+    /// The GPU `opts` asks for, else the best one, or the CPU reference with a reason: where
+    /// there is none, where it cannot be opened, where `opts.cuda_visible_devices` hides
+    /// NVIDIA's GPUs, and where the best adapter is a software rasterizer (lavapipe, llvmpipe,
+    /// SwiftShader, WARP: slower than the CPU reference) and nothing was asked for (no
+    /// `device`, `adapter`, `backend` nor `allow_software`). The rule:
+    /// `runtime::device::choose_adapter`.
     pub fn auto(opts: &GpuOptions) -> (Backend, Option<String>) {
-        match Gpu::new(opts) {
-            Ok(g) => (Backend::Gpu(g), None),
-            Err(e) => (
-                Backend::Cpu,
+        match Self::auto_choice(opts) {
+            (b, Ok(c)) if c.index.is_none() => (b, Some(c.reason.to_string())),
+            (b, Ok(_)) => (b, None),
+            (b, Err(e)) => (
+                b,
                 Some(format!(
                     "{e}; running on the CPU reference implementation instead"
                 )),
             ),
         }
     }
+
+    /// `auto`, with what was chosen and why (`DeviceChoice`: the adapter's index, `None` for
+    /// the CPU reference, and the reason), or the error that made it the CPU reference.
+    pub fn auto_choice(
+        opts: &GpuOptions,
+    ) -> (
+        Backend,
+        std::result::Result<crate::runtime::DeviceChoice, Error>,
+    ) {
+        match Gpu::open_chosen(opts, true) {
+            Ok((Some(g), c)) => (Backend::Gpu(g), Ok(c)),
+            Ok((None, c)) => (Backend::Cpu, Ok(c)),
+            Err(e) => (Backend::Cpu, Err(e)),
+        }
+    }
+
     /// A GPU backend or an error (no fallback).
     pub fn gpu(opts: &GpuOptions) -> Result<Backend> {
         Ok(Backend::Gpu(Gpu::new(opts)?))

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::device::{adapter_order, choose_adapter, AdapterSummary, DeviceChoice, DeviceSelector};
 use crate::error::{Error, Result};
 use crate::runtime::pool::BufferPool;
 
@@ -14,8 +15,23 @@ use crate::runtime::pool::BufferPool;
 pub struct GpuOptions {
     /// Comma list of backends: vulkan, metal, dx12, gl (`None`: every backend, best first).
     pub backend: Option<String>,
-    /// Case-insensitive substring of the adapter name (`None`: the best; discrete first).
+    /// The device to open as text, a `DeviceSelector` (an index, a PCI bus id, a UUID, else a
+    /// case-insensitive substring of the adapter's name); parsed when the device is chosen.
+    /// `None`: `cuda_visible_devices`, else the best adapter (discrete first). `device` wins.
     pub adapter: Option<String>,
+    /// The device to open (`DeviceSelector`); wins over `adapter`.
+    pub device: Option<DeviceSelector>,
+    /// The value of `CUDA_VISIBLE_DEVICES` as the caller read it (the library reads no
+    /// environment variable): where no device is asked for (`device`, `adapter`), its first
+    /// entry selects the adapter (`DeviceSelector::from_cuda_visible_devices`: a `GPU-` UUID, or
+    /// CUDA's index among NVIDIA's adapters in PCI bus order); empty or `-1` hides NVIDIA's
+    /// adapters (`Backend::auto` then runs the CPU reference).
+    pub cuda_visible_devices: Option<String>,
+    /// `Backend::auto` opens a software rasterizer (lavapipe, llvmpipe, SwiftShader, WARP)
+    /// where it is the best adapter; by default it runs the CPU reference there instead, which
+    /// is quicker. A backend or device asked for (`backend`, `adapter`, `device`) opens it too;
+    /// `Gpu::new` always does.
+    pub allow_software: bool,
     /// Kernels that choose between subgroup operations and a workgroup-memory form (the
     /// reductions) take the workgroup form on any device: to test it, or to sidestep a
     /// driver's broken subgroup support.
@@ -54,19 +70,6 @@ pub struct GpuInfo {
     pub features: Vec<String>,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period_ns: f32,
-}
-
-/// An adapter the system offers (`Gpu::adapters`).
-#[derive(Clone, Debug)]
-pub struct AdapterSummary {
-    /// Adapter name.
-    pub name: String,
-    /// vulkan, metal, dx12 or gl.
-    pub backend: String,
-    /// DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu (a software rasteriser such as lavapipe) or Other.
-    pub device_type: String,
-    /// Driver name.
-    pub driver: String,
 }
 
 /// One compiled kernel as the device got it: the whole WGSL module and how it was built.
@@ -183,52 +186,129 @@ fn parse_backends(s: &str) -> Result<wgpu::Backends> {
     Ok(b)
 }
 
-fn type_rank(t: wgpu::DeviceType) -> u32 {
-    match t {
-        wgpu::DeviceType::DiscreteGpu => 0,
-        wgpu::DeviceType::IntegratedGpu => 1,
-        wgpu::DeviceType::VirtualGpu => 2,
-        wgpu::DeviceType::Cpu => 3,
-        wgpu::DeviceType::Other => 4,
+/// What `Gpu::adapters` says of `adapter` (index 0: `enumerate` numbers them).
+fn summary(adapter: &wgpu::Adapter) -> AdapterSummary {
+    let i = adapter.get_info();
+    AdapterSummary {
+        index: 0,
+        name: i.name,
+        backend: format!("{:?}", i.backend).to_lowercase(),
+        device_type: format!("{:?}", i.device_type),
+        driver: format!("{} {}", i.driver, i.driver_info).trim().to_string(),
+        vendor: i.vendor,
+        pci_bus_id: Some(i.device_pci_bus_id).filter(|p| !p.is_empty()),
+        uuid: adapter_uuid(adapter),
     }
 }
 
+/// The adapter's device UUID (`VkPhysicalDeviceIDProperties::deviceUUID`, what CUDA and
+/// nvidia-smi report for the same GPU), asked of Vulkan before any device is opened; `None`
+/// off Vulkan or where the instance or device is older than Vulkan 1.1.
+#[cfg(all(
+    not(target_arch = "wasm32"),
+    any(
+        windows,
+        target_os = "linux",
+        target_os = "android",
+        target_os = "freebsd"
+    )
+))]
+fn adapter_uuid(adapter: &wgpu::Adapter) -> Option<[u8; 16]> {
+    use ash::vk;
+    // SAFETY: read-only queries on the adapter's own instance and physical device, while the
+    // hal adapter is held.
+    let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
+    let shared = hal.shared_instance();
+    if shared.instance_api_version() < vk::API_VERSION_1_1 {
+        return None;
+    }
+    let instance = shared.raw_instance();
+    let pd = hal.raw_physical_device();
+    // SAFETY: as above.
+    let props = unsafe { instance.get_physical_device_properties(pd) };
+    if props.api_version < vk::API_VERSION_1_1 {
+        return None;
+    }
+    let mut id = vk::PhysicalDeviceIDProperties::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut id);
+    // SAFETY: as above; both the instance and the device are Vulkan 1.1 or later.
+    unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
+    Some(id.device_uuid)
+}
+
+/// No Vulkan here: no UUID.
+#[cfg(not(all(
+    not(target_arch = "wasm32"),
+    any(
+        windows,
+        target_os = "linux",
+        target_os = "android",
+        target_os = "freebsd"
+    )
+)))]
+fn adapter_uuid(_adapter: &wgpu::Adapter) -> Option<[u8; 16]> {
+    None
+}
+
 impl Gpu {
-    /// Opens the best adapter: discrete first, then integrated, virtual, software; a native
-    /// backend (Vulkan/Metal/DX12) before GL at equal rank.
+    /// Opens the adapter `opts` asks for (`GpuOptions::device`, `adapter`, else
+    /// `cuda_visible_devices`), else the best: discrete first, then integrated, virtual,
+    /// software, the first in the order (`Gpu::adapters`) among equals; a native backend
+    /// (Vulkan/Metal/DX12) before GL. A software rasterizer is opened here when it is the best;
+    /// `Backend::auto` runs the CPU reference there instead.
     pub fn new(opts: &GpuOptions) -> Result<Arc<Gpu>> {
-        let (adapters, backend_str) = Self::ranked_adapters(opts)?;
-        let adapter = adapters.into_iter().next().ok_or_else(|| {
-            Error::NoAdapter(match &backend_str {
-                Some(b) => format!(" for backend `{b}`"),
-                None => String::new(),
-            })
-        })?;
-        Self::from_adapter(adapter, opts)
+        let (gpu, choice) = Self::open_chosen(opts, false)?;
+        gpu.ok_or_else(|| Error::NoAdapter(format!(": {}", choice.reason)))
     }
 
-    /// The adapters `opts` allows, in the order `new` prefers them (its choice first); empty
-    /// when there is no GPU.
+    /// The device chosen by `choose_adapter` (with `auto`, `Backend::auto`'s rule), opened;
+    /// `None` where the rule takes the CPU reference.
+    pub(crate) fn open_chosen(
+        opts: &GpuOptions,
+        auto: bool,
+    ) -> Result<(Option<Arc<Gpu>>, DeviceChoice)> {
+        let (adapters, choice) = Self::choose(opts, auto)?;
+        let Some(index) = choice.index else {
+            return Ok((None, choice));
+        };
+        let adapter = adapters
+            .into_iter()
+            .find(|(_, s)| s.index == index)
+            .map(|(a, _)| a)
+            .ok_or_else(|| Error::NoAdapter(format!(" at index {index}")))?;
+        Ok((Some(Self::from_adapter(adapter, opts)?), choice))
+    }
+
+    /// The adapters `opts`' backends allow, in the documented order (`runtime::device`:
+    /// hardware GPUs by PCI bus id, then the rest), each with its index, PCI bus id and UUID;
+    /// empty when there is none. `Gpu::choice` says which one a run takes.
     pub fn adapters(opts: &GpuOptions) -> Result<Vec<AdapterSummary>> {
-        Ok(Self::ranked_adapters(opts)?
-            .0
-            .iter()
-            .map(|a| {
-                let i = a.get_info();
-                AdapterSummary {
-                    name: i.name,
-                    backend: format!("{:?}", i.backend).to_lowercase(),
-                    device_type: format!("{:?}", i.device_type),
-                    driver: format!("{} {}", i.driver, i.driver_info).trim().to_string(),
-                }
-            })
-            .collect())
+        Ok(Self::enumerate(opts)?.into_iter().map(|(_, s)| s).collect())
     }
 
-    /// The adapters `opts` allows, best first, and the backends asked for.
-    fn ranked_adapters(opts: &GpuOptions) -> Result<(Vec<wgpu::Adapter>, Option<String>)> {
-        let backend_str = opts.backend.clone().filter(|s| !s.is_empty());
-        let name_filter = opts.adapter.clone().filter(|s| !s.is_empty());
+    /// The adapters (`Gpu::adapters`) and which one a run with `opts` takes, and why
+    /// (`runtime::device::choose_adapter`): with `auto`, `Backend::auto`'s rule (a software
+    /// rasterizer only when asked for), else `Gpu::new`'s.
+    pub fn choice(opts: &GpuOptions, auto: bool) -> Result<(Vec<AdapterSummary>, DeviceChoice)> {
+        let (adapters, choice) = Self::choose(opts, auto)?;
+        Ok((adapters.into_iter().map(|(_, s)| s).collect(), choice))
+    }
+
+    /// The adapters and the choice among them.
+    #[allow(clippy::type_complexity)]
+    fn choose(
+        opts: &GpuOptions,
+        auto: bool,
+    ) -> Result<(Vec<(wgpu::Adapter, AdapterSummary)>, DeviceChoice)> {
+        let adapters = Self::enumerate(opts)?;
+        let summaries: Vec<AdapterSummary> = adapters.iter().map(|(_, s)| s.clone()).collect();
+        let choice = choose_adapter(&summaries, opts, auto)?;
+        Ok((adapters, choice))
+    }
+
+    /// The adapters `opts`' backends allow, in the documented order.
+    fn enumerate(opts: &GpuOptions) -> Result<Vec<(wgpu::Adapter, AdapterSummary)>> {
+        let backend_str = opts.backend.clone().filter(|s| !s.trim().is_empty());
         let enumerate = |backends: wgpu::Backends| {
             let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
             desc.backends = backends;
@@ -236,7 +316,7 @@ impl Gpu {
             let instance = wgpu::Instance::new(desc);
             pollster::block_on(instance.enumerate_adapters(backends))
         };
-        let mut adapters = match &backend_str {
+        let adapters = match &backend_str {
             Some(s) => enumerate(parse_backends(s)?),
             // Native APIs first; GL only when none answers (probing GL needs a display
             // server on some systems and prints noise without one).
@@ -249,29 +329,18 @@ impl Gpu {
                 }
             }
         };
-        if let Some(f) = &name_filter {
-            let f = f.to_lowercase();
-            let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-            adapters.retain(|a| a.get_info().name.to_lowercase().contains(&f));
-            if adapters.is_empty() {
-                return Err(Error::NoAdapter(format!(
-                    " matching `{f}` (available: {})",
-                    if names.is_empty() {
-                        "none".into()
-                    } else {
-                        names.join(", ")
-                    }
-                )));
+        let summaries: Vec<AdapterSummary> = adapters.iter().map(summary).collect();
+        let order = adapter_order(&summaries);
+        let mut slots: Vec<Option<(wgpu::Adapter, AdapterSummary)>> =
+            adapters.into_iter().zip(summaries).map(Some).collect();
+        let mut out = Vec::with_capacity(slots.len());
+        for at in order {
+            if let Some((adapter, s)) = slots.get_mut(at).and_then(Option::take) {
+                let index = out.len();
+                out.push((adapter, AdapterSummary { index, ..s }));
             }
         }
-        adapters.sort_by_key(|a| {
-            let i = a.get_info();
-            (
-                type_rank(i.device_type),
-                u32::from(i.backend == wgpu::Backend::Gl),
-            )
-        });
-        Ok((adapters, backend_str))
+        Ok(out)
     }
 
     /// texelflow on a device the caller opened (issue 31: a viewer, an engine, an editor that

@@ -2,6 +2,7 @@
 //! the buffer pool and per-dispatch recording. Nothing here knows about filters.
 
 mod context;
+pub mod device;
 #[cfg(feature = "bench")]
 pub mod driver_stats;
 #[cfg(target_os = "linux")]
@@ -14,8 +15,9 @@ mod tape;
 pub mod uniform;
 pub(crate) mod wgsl_template;
 
-pub use context::{AdapterSummary, CompiledKernel, Gpu, GpuInfo, GpuOptions};
+pub use context::{CompiledKernel, Gpu, GpuInfo, GpuOptions};
 pub(crate) use context::{Readback, Staged};
+pub use device::{AdapterSummary, CudaVisible, DeviceChoice, DeviceSelector};
 #[cfg(target_os = "linux")]
 pub use external::{ExportedBuffer, ExportedSemaphore};
 pub(crate) use kernel::Bind;
