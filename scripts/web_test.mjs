@@ -13,13 +13,15 @@ const require = createRequire(import.meta.url);
 const puppeteer = require('puppeteer-core');
 const [url, out, photo] = process.argv.slice(2);
 const WEBGPU = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader'];
+// Chromium's fake camera (a moving test pattern), granted without asking
+const CAMERA = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
 const launch = (webgpu) => puppeteer.launch({
   executablePath: process.env.CHROME,
   headless: true,
-  args: [...(webgpu ? WEBGPU : ['--disable-features=WebGPU']), '--no-sandbox', '--window-size=1280,900'],
+  args: [...(webgpu ? WEBGPU : ['--disable-features=WebGPU']), ...CAMERA, '--no-sandbox', '--window-size=1280,900'],
   defaultViewport: { width: 1280, height: 900 },
 });
-const report = { tests: null, playground: {}, fallback: {} };
+const report = { tests: null, playground: {}, camera: {}, fallback: {} };
 let failures = [];
 
 async function withPage(webgpu, fn) {
@@ -74,7 +76,7 @@ await withPage(true, async (page) => {
   r.seconds = (Date.now() - started) / 1000;
   report.tests = r;
   for (const c of r.cases) {
-    console.log(`${c.ok ? 'ok  ' : c.known ? 'known difference,' : 'FAIL'} ${c.spec} (${c.what})` + (c.max_diff !== undefined ? `: max diff ${c.max_diff}` : '') + (c.ok || !c.worst ? '' : ` (${c.samples_over} samples over; worst at ${JSON.stringify(c.worst)})`) + (c.error ? `: ${c.error}` : '') + (c.gpu_ms !== undefined ? `, gpu ${c.gpu_ms.toFixed(1)} ms, cpu ${c.cpu_ms.toFixed(1)} ms` : ''));
+    console.log(`${c.ok ? 'ok  ' : c.known ? 'known difference,' : 'FAIL'} ${c.spec} (${c.what})` + (c.max_diff !== undefined ? `: max diff ${c.max_diff}` : '') + (c.twin_diff !== undefined ? `, against the twin ${c.twin_diff}` : '') + (c.ok || !c.worst ? '' : ` (${c.samples_over} samples over; worst at ${JSON.stringify(c.worst)})`) + (c.error ? `: ${c.error}` : '') + (c.gpu_ms !== undefined ? `, gpu ${c.gpu_ms.toFixed(1)} ms, cpu ${c.cpu_ms.toFixed(1)} ms` : ''));
   }
   console.log(`test page: ${r.note}; ${r.filters} filters in the catalogue; a bad spec: ${r.bad_spec}; ${r.seconds.toFixed(1)} s`);
   if (r.error) console.log(`page error: ${r.error}`);
@@ -110,6 +112,43 @@ await withPage(true, async (page) => {
   if (!/posterize/.test(report.playground.spec)) failures.push(`the spec lacks the added filter: ${report.playground.spec}`);
   await page.screenshot({ path: path.join(out, 'playground.png') });
   console.log(`playground: ${report.playground.device}; first result in ${report.playground.first_result_s.toFixed(1)} s; spec "${report.playground.spec}"; ${report.playground.timing}`);
+});
+
+// 2b. the camera (Chromium's fake one, 1280x720 asked): frames run live on the GPU through
+// Engine.live and the page counts frames per second. Headless SwiftShader loses its device on
+// any WebGPU canvas (plain JavaScript too), so the page reads the results back here
+// (`?readback`); a browser with a display shows them in the WebGPU canvas. SwiftShader runs on
+// this machine's CPU cores: the rate says the loop works, not how fast a GPU is.
+await withPage(true, async (page) => {
+  await page.goto(`${url}/index.html?readback`, { waitUntil: 'load' });
+  await page.waitForFunction('window.__playground && window.__playground.ready', { timeout: 120000 });
+  await changed(page, '', 'loading (camera test)');
+  await page.click('#camera');
+  try {
+    await page.waitForFunction(() => window.__playground.live.fps > 0, { timeout: 120000, polling: 250 });
+  } catch (e) {
+    failures.push(`the camera gave no live frames: ${await page.$eval('#error', (el) => el.textContent)}`);
+  }
+  // two seconds more for a steadier rate
+  await new Promise((r) => setTimeout(r, 2000));
+  const c = await page.evaluate(() => {
+    const l = window.__playground.live;
+    const v = document.getElementById('after');
+    // the live canvas's pixels (the current frame): not all one colour
+    const read = document.createElement('canvas');
+    read.width = v.width; read.height = v.height;
+    const g = read.getContext('2d');
+    g.drawImage(v, 0, 0);
+    const d = g.getImageData(0, 0, read.width, read.height).data;
+    const seen = new Set();
+    for (let i = 0; i < d.length; i += 4 * 97) seen.add(d[i] << 16 | d[i + 1] << 8 | d[i + 2]);
+    return { fps: l.fps, error: l.error, key: l.key, size: [v.width, v.height], hidden: v.hidden, colours: seen.size, timing: document.getElementById('timing').textContent, shown_error: document.getElementById('error').textContent };
+  });
+  report.camera = c;
+  if (c.error || c.shown_error) failures.push(`the camera's chain did not run live: ${c.error} ${c.shown_error}`);
+  if (c.hidden || c.colours < 8) failures.push(`the live canvas shows no picture: ${JSON.stringify(c)}`);
+  await page.screenshot({ path: path.join(out, 'camera.png') });
+  console.log(`camera: ${c.key}, ${c.fps.toFixed(1)} frames/s live on SwiftShader; ${c.timing}`);
 });
 
 // 3. no WebGPU: the CPU twins, said so

@@ -196,19 +196,97 @@ function sample() {
   setSource(c, 480, 320);
 }
 $('sample').addEventListener('click', sample);
+// The camera. With WebGPU each frame stays on the GPU: the video's frame is copied into a
+// texture, the chain's recorded commands run, and the result is copied into the `live` canvas
+// (Engine.live; nothing is read back, so the histogram is not drawn meanwhile). Without
+// WebGPU, frames go through the CPU twins as still images do.
+// `?readback`: results read back into the 2D canvas instead (what the tests use: a headless
+// browser on SwiftShader loses its device on any WebGPU canvas)
+const READBACK = new URLSearchParams(location.search).has('readback');
+const live = { obj: null, key: '', frames: 0, fps: 0, since: 0, error: '', reading: false };
+function stopCamera() {
+  state.camera.getTracks().forEach((t) => t.stop());
+  state.camera = null;
+  live.obj?.free(); live.obj = null; live.key = '';
+  $('live').hidden = true; $('after').hidden = false;
+  $('camera').textContent = 'Camera';
+  schedule();
+}
+async function liveFrame(v) {
+  const [w, h] = [v.videoWidth, v.videoHeight];
+  if (!w || !h) return true;
+  const spec = specOf(state.chain) || 'brightness';
+  const key = `${spec}@${w}x${h}`;
+  if (live.key !== key) {
+    live.obj?.free(); live.obj = null; live.key = key;
+    $('spec').value = specOf(state.chain);
+    try {
+      live.obj = engine.live(spec, w, h, READBACK ? undefined : $('live'));
+      live.error = '';
+    } catch (e) {
+      // a chain that cannot run live (it ends in data, keeps state): still frames instead
+      live.error = String(e.message ?? e);
+    }
+    live.frames = 0; live.since = performance.now();
+  }
+  if (!live.obj) return false;
+  const c = $('before');
+  if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+  c.getContext('2d').drawImage(v, 0, 0);
+  // through an ImageBitmap (a copy on the GPU in Chromium): headless SwiftShader loses its
+  // device copying from the video element itself, and this way the tests run the page's path
+  const bmp = await createImageBitmap(v);
+  if (!live.obj) { bmp.close(); return true; }
+  live.obj.frame(bmp);
+  bmp.close();
+  if (READBACK) {
+    // one read in flight; frames go on meanwhile
+    if (!live.reading) {
+      live.reading = true;
+      const [ow, oh] = [live.obj.width, live.obj.height];
+      live.obj.read().then((rgba) => {
+        const a = $('after');
+        if (a.width !== ow || a.height !== oh) { a.width = ow; a.height = oh; }
+        a.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(rgba.buffer), ow, oh), 0, 0);
+      }).catch((e) => { $('error').textContent = String(e.message ?? e); }).finally(() => { live.reading = false; });
+    }
+  } else {
+    $('live').hidden = false; $('after').hidden = true;
+  }
+  live.frames++;
+  const t = performance.now();
+  if (t - live.since >= 1000) {
+    live.fps = (live.frames * 1000) / (t - live.since);
+    live.frames = 0; live.since = t;
+    $('timing').textContent = `live: ${state.chain.length} filter(s), ${w}×${h} → ${live.obj.width}×${live.obj.height}, ${live.fps.toFixed(1)} frames/s on the GPU (each frame stays on the GPU)`;
+  }
+  $('error').textContent = '';
+  return true;
+}
 $('camera').addEventListener('click', async () => {
-  if (state.camera) { state.camera.getTracks().forEach((t) => t.stop()); state.camera = null; $('camera').textContent = 'Camera'; return; }
+  if (state.camera) { stopCamera(); return; }
   try {
     state.camera = await navigator.mediaDevices.getUserMedia({ video: { width: 1280, height: 720 } });
     const v = $('video'); v.srcObject = state.camera; await v.play();
     $('camera').textContent = 'Stop camera';
-    const frame = () => { if (!state.camera) return; if (!state.running) setSource(v, v.videoWidth, v.videoHeight); requestAnimationFrame(frame); };
+    const frame = async () => {
+      if (!state.camera) return;
+      try {
+        if (!(engine.gpu && await liveFrame(v)) && !state.running) {
+          $('live').hidden = true; $('after').hidden = false;
+          setSource(v, v.videoWidth, v.videoHeight);
+          if (live.error) $('error').textContent = `not live on the GPU: ${live.error}`;
+        }
+      } catch (e) { $('error').textContent = String(e.message ?? e); }
+      requestAnimationFrame(frame);
+    };
     frame();
   } catch (e) { $('error').textContent = `no camera: ${e.message}`; }
 });
 
 // --- running -----------------------------------------------------------------------------
-function schedule() { if (state.running) { state.again = true; return; } run(); }
+// while the camera is live its loop picks up the chain's changes itself
+function schedule() { if (state.camera && live.obj) return; if (state.running) { state.again = true; return; } run(); }
 async function run() {
   if (!state.src) return;
   state.running = true;
@@ -240,7 +318,7 @@ async function run() {
 }
 function clip() {
   const pct = Number($('divider').value);
-  $('after').style.clipPath = `inset(0 0 0 ${pct}%)`;
+  $('after').style.clipPath = $('live').style.clipPath = `inset(0 0 0 ${pct}%)`;
 }
 $('divider').addEventListener('input', clip);
 function plot(data) {
@@ -271,4 +349,4 @@ for (const [name, values] of [['sepia', { intensity: 0.8 }], ['vignette', {}]]) 
 }
 renderChain();
 sample();
-window.__playground = { state, specOf, engine, ready: true };
+window.__playground = { state, specOf, engine, live, ready: true };

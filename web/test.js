@@ -95,6 +95,53 @@ try {
     results.cases.push(c);
     log(`${c.ok ? 'ok  ' : c.known ? 'known' : 'FAIL'} ${spec} (${what})` + (c.max_diff !== undefined ? ` max diff ${c.max_diff}` : '') + (c.error ? ` ${c.error}` : ''));
   }
+  // live frames (Engine.live, the camera's path): a canvas copied into a texture on the GPU
+  // (copyExternalImageToTexture), the chain's recorded run, the result read back
+  // (Live.read: headless SwiftShader cannot show WebGPU canvases); three frames, each equal to
+  // the CPU twin
+  for (const spec of ['sepia | gaussian_blur(sigma=1.5) | contrast(1.2)', 'resize(width=40, height=23) | sobel_edge_detection']) {
+    const c = { spec, what: 'live frames: copied in on the GPU, recorded run', tol: 1, known: false };
+    try {
+      const opaque = randomImage(w, h, 5);
+      for (let i = 3; i < opaque.length; i += 4) opaque[i] = 255;
+      const src = document.createElement('canvas');
+      src.width = w; src.height = h;
+      src.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(opaque), w, h), 0, 0);
+      const live = engine.live(spec, w, h, undefined);
+      // the same chain run as a still image on the GPU: the live path must give its bytes
+      // exactly; against the CPU twin, 1 level per filter (the GPU fuses where the twins
+      // round between steps)
+      const p = await engine.run(spec, w, h, opaque, false);
+      const q = await engine.run(spec, w, h, opaque, true);
+      c.tol = spec.split('|').length;
+      let max = 0, twin = 0;
+      for (const frame of [src, await createImageBitmap(src), src]) {
+        live.frame(frame);
+        const a = await live.read();
+        if (live.width !== p.width || live.height !== p.height || a.length !== p.rgba.length) { max = 256; break; }
+        for (let i = 0; i < a.length; i++) {
+          const d = Math.abs(a[i] - p.rgba[i]);
+          if (d > max) { max = d; c.worst = { x: (i >> 2) % live.width, y: Math.floor((i >> 2) / live.width), channel: i & 3, live: a[i], still: p.rgba[i] }; }
+          twin = Math.max(twin, Math.abs(a[i] - q.rgba[i]));
+        }
+      }
+      c.max_diff = max;
+      c.twin_diff = twin;
+      c.size = [live.width, live.height];
+      c.ok = max === 0 && twin <= c.tol;
+      // a frame of another size is refused in one line
+      const other = document.createElement('canvas');
+      other.width = w + 1; other.height = h;
+      try { live.frame(other); c.ok = false; c.detail = 'a frame of another size was taken'; } catch (e) { c.refused = String(e.message ?? e); }
+      live.free();
+    } catch (e) {
+      c.ok = false;
+      c.error = String(e.message ?? e);
+    }
+    ok = ok && c.ok;
+    results.cases.push(c);
+    log(`${c.ok ? 'ok  ' : 'FAIL'} live ${spec}` + (c.max_diff !== undefined ? `: against the still GPU run max diff ${c.max_diff}, against the twin ${c.twin_diff} (${c.tol} allowed)` : '') + (c.error ? ` ${c.error}` : ''));
+  }
   // a bad spec is one line, not a crash
   try {
     await engine.run('gaussian_blurr(sigma=2)', w, h, img, false);

@@ -2,13 +2,20 @@
 //! GPU path on the page's WebGPU adapter and its CPU twins beside it, for the playground in
 //! `web/` (built by `scripts/build-web.sh`). The page gets the catalogue from the registry
 //! (`catalogue`), opens an `Engine` once and runs specs on RGBA8 pixels (a canvas's
-//! `ImageData`), on the GPU or on the CPU twins.
+//! `ImageData`), on the GPU or on the CPU twins. Live frames (`Engine::live`, the camera) never
+//! leave the GPU: each video frame is copied into a texture there, the chain's prepared run
+//! reads it and the result is copied into a WebGPU canvas.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use texelflow::{Backend, Gpu, Image, Pipeline, PixelFormat, RunOptions, Value};
 use wasm_bindgen::prelude::*;
+
+#[cfg(target_arch = "wasm32")]
+mod live;
+#[cfg(target_arch = "wasm32")]
+pub use live::Live;
 
 /// The filter catalogue as JSON (`texelflow::registry::catalogue_json`): names, families,
 /// docs, inputs, outputs and parameters with their defaults and ranges.
@@ -78,11 +85,26 @@ pub struct Engine {
     images: Arc<Mutex<HashMap<String, Image>>>,
 }
 
+impl Engine {
+    /// The open GPU, or the line a page shows without one.
+    #[cfg(target_arch = "wasm32")]
+    fn need_gpu(&self, what: &str) -> Result<Arc<Gpu>, JsError> {
+        self.gpu
+            .clone()
+            .ok_or_else(|| JsError::new(&format!("{what} need WebGPU, which this page has not")))
+    }
+}
+
 #[wasm_bindgen]
 impl Engine {
     /// Opens the page's WebGPU adapter; without one the engine runs the CPU twins and
     /// `note` says why.
     pub async fn open() -> Engine {
+        // a panic's message on the console, not only wasm's "unreachable"
+        #[cfg(target_arch = "wasm32")]
+        std::panic::set_hook(Box::new(|p| {
+            web_sys::console::error_1(&p.to_string().into());
+        }));
         let (gpu, note) = match Gpu::new_async(&Default::default()).await {
             Ok(g) => {
                 // browsers may keep the adapter's name to themselves
@@ -162,14 +184,7 @@ async fn run(
     images: Arc<Mutex<HashMap<String, Image>>>,
 ) -> texelflow::Result<RunOutput> {
     let input = Image::from_u8(width, height, PixelFormat::Rgba8, rgba)?;
-    let mut load = |name: &str| -> texelflow::Result<Image> {
-        images
-            .lock()
-            .ok()
-            .and_then(|m| m.get(name).cloned())
-            .ok_or_else(|| texelflow::Error::Image(format!("no image named `{name}` on this page")))
-    };
-    let pipe = Pipeline::parse(&spec, &mut load)?;
+    let pipe = parse(&spec, &images)?;
     // per-node GPU times where the device has timestamp queries
     let timings = gpu.as_ref().is_some_and(|g| g.has_timestamps());
     let (backend, device) = match gpu {
@@ -220,6 +235,18 @@ async fn run(
             nodes,
         },
     })
+}
+
+/// `spec` parsed, with the images the page named (`Engine::set_image`) for its `with=NAME`.
+fn parse(spec: &str, images: &Mutex<HashMap<String, Image>>) -> texelflow::Result<Pipeline> {
+    let mut load = |name: &str| -> texelflow::Result<Image> {
+        images
+            .lock()
+            .ok()
+            .and_then(|m| m.get(name).cloned())
+            .ok_or_else(|| texelflow::Error::Image(format!("no image named `{name}` on this page")))
+    };
+    Pipeline::parse(spec, &mut load)
 }
 
 /// A texelflow error as one line for the page.
