@@ -57,6 +57,8 @@ pub struct Summary {
     pub notes: Vec<String>,
     /// From the batch's start: when the device was open, and when its warm-up compiles ended.
     pub device_times: Option<(std::time::Duration, std::time::Duration)>,
+    /// With several devices (`--devices`): the files each ran.
+    pub per_device: Vec<usize>,
 }
 
 /// The progress bar (on a terminal) and the messages of the running batch, on stderr.
@@ -108,11 +110,12 @@ fn in_cli_words(e: texelflow::Error) -> anyhow::Error {
     }
 }
 
-/// Runs the batch (`texelflow::batch::run_batch`); `backend` opens the device: it runs on a
-/// thread of its own while the workers decode their first images, once.
+/// Runs the batch (`texelflow::batch::run_batch`); each of `devices` opens a device (several:
+/// `--devices`): each runs on a thread of its own while the workers decode their first images,
+/// once.
 pub fn run(
     b: &Batch<'_>,
-    backend: &(dyn Fn() -> Backend + Sync),
+    devices: &[&(dyn Fn() -> Backend + Sync)],
     pipeline: &Pipeline,
 ) -> Result<Summary> {
     let options = BatchOptions {
@@ -147,13 +150,23 @@ pub fn run(
     // A batch ends the process: the OS reclaims the device (its kept staging buffers, up to
     // 2 GiB pinned) faster than wgpu's orderly teardown would, so a handle to it is kept here
     // and forgotten.
-    let kept: OnceLock<Backend> = OnceLock::new();
-    let open = || {
-        let be = backend();
-        let _ = kept.set(be.clone());
-        be
-    };
-    let s = texelflow::batch::run_jobs(pipeline, &[&open], &jobs, &options, &bar);
+    let kept: Vec<OnceLock<Backend>> = devices.iter().map(|_| OnceLock::new()).collect();
+    let opens: Vec<_> = devices
+        .iter()
+        .zip(&kept)
+        .map(|(open, keep)| {
+            move || {
+                let be = open();
+                let _ = keep.set(be.clone());
+                be
+            }
+        })
+        .collect();
+    let opens: Vec<&(dyn Fn() -> Backend + Sync)> = opens
+        .iter()
+        .map(|o| o as &(dyn Fn() -> Backend + Sync))
+        .collect();
+    let s = texelflow::batch::run_jobs(pipeline, &opens, &jobs, &options, &bar);
     std::mem::forget(kept);
     bar.0.finish_and_clear();
     let s = s.map_err(in_cli_words)?;
@@ -178,5 +191,6 @@ pub fn run(
         wall: s.wall,
         notes: s.notes,
         device_times: s.device_times.first().copied().flatten(),
+        per_device: s.per_device,
     })
 }

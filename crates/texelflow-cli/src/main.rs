@@ -49,6 +49,12 @@ struct Cli {
         value_name = "SELECTOR"
     )]
     device: Option<String>,
+    /// Spread a batch (`apply IN... --out-dir DIR`) over several GPUs, one pipeline each, the
+    /// images taken from one queue: `all` (every hardware GPU; under CUDA_VISIBLE_DEVICES, the
+    /// ones it lists) or a comma list of selectors as `--device` takes them (`0,1`). The outputs
+    /// equal one GPU's. Other commands run on the list's first GPU
+    #[arg(long, global = true, value_name = "all|LIST", conflicts_with_all = ["device", "cpu"])]
+    devices: Option<String>,
     /// Run on the CPU reference implementation instead of a GPU
     #[arg(long, global = true)]
     cpu: bool,
@@ -428,7 +434,19 @@ fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
 fn gpu_options(cli: &Cli) -> GpuOptions {
     GpuOptions {
         backend: cli.backend.clone().or_else(|| env_var("WGPU_BACKEND")),
-        adapter: cli.device.clone().or_else(|| env_var("WGPU_ADAPTER_NAME")),
+        // `--devices LIST`: commands other than a batch run on its first GPU (`all`: the usual
+        // choice, which is all's first where nothing else is asked)
+        adapter: cli
+            .device
+            .clone()
+            .or_else(|| {
+                cli.devices
+                    .as_deref()
+                    .filter(|d| !d.trim().eq_ignore_ascii_case("all"))
+                    .and_then(|d| d.split(',').next())
+                    .map(|d| d.trim().to_string())
+            })
+            .or_else(|| env_var("WGPU_ADAPTER_NAME")),
         device: None,
         // set but empty means something (no GPU): `env_var` would drop it
         cuda_visible_devices: std::env::var("CUDA_VISIBLE_DEVICES").ok(),
@@ -508,7 +526,36 @@ fn software_note(gpu: &texelflow::Gpu) {
 /// `WGPU_ADAPTER_NAME`): then it is opened or the run fails, never replaced by the CPU.
 fn explicit_device(cli: &Cli) -> bool {
     let o = gpu_options(cli);
-    o.backend.is_some() || o.adapter.is_some()
+    o.backend.is_some() || o.adapter.is_some() || cli.devices.is_some()
+}
+
+/// `--devices`: an opener per GPU of the list, each opening its device on the batch's thread
+/// for it (a device that then fails to open says so, and its share runs on the CPU reference).
+fn device_openers(cli: &Cli, list: &str) -> Result<Vec<Box<dyn Fn() -> Backend + Sync>>> {
+    let opts = gpu_options(cli);
+    let adapters = texelflow::Gpu::adapters(&opts)?;
+    let chosen = texelflow::device::choose_devices(&adapters, &opts, list)?;
+    Ok(chosen
+        .into_iter()
+        .map(|index| {
+            let o = GpuOptions {
+                device: Some(texelflow::DeviceSelector::Index(index)),
+                ..opts.clone()
+            };
+            Box::new(move || match texelflow::Gpu::new(&o) {
+                Ok(g) => {
+                    software_note(&g);
+                    Backend::Gpu(g)
+                }
+                Err(e) => {
+                    eprintln!(
+                        "texelflow: device {index}: {e}; its share runs on the CPU reference"
+                    );
+                    Backend::Cpu
+                }
+            }) as Box<dyn Fn() -> Backend + Sync>
+        })
+        .collect())
 }
 
 /// The backend the flags ask for. `--cpu`: the reference. `--backend` or `--device` given: that
@@ -867,13 +914,15 @@ fn run(cli: Cli) -> Result<()> {
                 // 2 54.2, 4 65.4, 8 65.4, 16 58.2 images/s; the CPU reference is not limited
                 gpu_jobs: gpu_jobs.unwrap_or(if on_cpu { jobs } else { 4 }),
             };
-            let opener: Box<dyn Fn() -> Backend + Sync + '_> = if small.is_some() {
-                Box::new(|| Backend::Cpu)
-            } else {
-                backend_opener(&cli)?
+            let openers: Vec<Box<dyn Fn() -> Backend + Sync + '_>> = match &cli.devices {
+                Some(list) => device_openers(&cli, list)?,
+                None if small.is_some() => vec![Box::new(|| Backend::Cpu)],
+                None => vec![backend_opener(&cli)?],
             };
+            let openers: Vec<&(dyn Fn() -> Backend + Sync)> =
+                openers.iter().map(|o| &**o).collect();
             let batch_start = std::time::Instant::now();
-            let s = batch::run(&b, &*opener, &pipe)?;
+            let s = batch::run(&b, &openers, &pipe)?;
             for note in &s.notes {
                 eprintln!("texelflow: note: {note}");
             }
@@ -904,6 +953,15 @@ fn run(cli: Cli) -> Result<()> {
                         ms(ready)
                     ))
                 );
+                if s.per_device.len() > 1 {
+                    let shares: Vec<String> = s
+                        .per_device
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| format!("device {i} of the list: {n}"))
+                        .collect();
+                    eprintln!("files per device: {}", shares.join(", "));
+                }
             }
             eprintln!(
                 "texelflow: {} written, {} skipped, {} failed",

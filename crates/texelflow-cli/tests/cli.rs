@@ -3453,3 +3453,69 @@ fn pixel_kernel_runs_fused_and_reports_its_place() {
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--devices` (issue 34): a batch spread over a list of one GPU writes the same files as the
+/// batch on that GPU alone (`--device`); `all` on a host of a software rasterizer alone is
+/// refused unless `--gpu` counts it; a GPU listed twice or an unknown one is one line; other
+/// commands run on the list's first GPU.
+#[test]
+fn devices_list_of_one_equals_one_device() {
+    let (_, src) = photo_folder("devices-src");
+    let dir = own_dir("devices");
+    let batch = |flags: &[&str], out: &Path| {
+        let mut c = bin_default_device();
+        c.args(flags)
+            .args(["apply", common::s(&src), "--out-dir", common::s(out)])
+            .args([
+                "-p",
+                "gaussian_blur(sigma=2) | sobel_edge_detection",
+                "--timings",
+            ])
+            .output()
+            .unwrap()
+    };
+    let one = dir.join("one");
+    let o = batch(&["--device", "0"], &one);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for flags in [&["--devices", "0"][..], &["--devices", "all", "--gpu"][..]] {
+        let listed = dir.join(format!("listed{}", flags.len()));
+        let o = batch(flags, &listed);
+        let e = stderr(&o);
+        assert!(o.status.success(), "{flags:?}: {e}");
+        assert!(
+            !e.contains("CPU reference"),
+            "{flags:?}: ran on the CPU: {e}"
+        );
+        let mut names: Vec<_> = std::fs::read_dir(&one)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert!(names.len() >= 2, "{names:?}");
+        for n in &names {
+            assert_eq!(
+                std::fs::read(one.join(n)).unwrap(),
+                std::fs::read(listed.join(n)).unwrap(),
+                "{flags:?}: {n:?} differs from the one-device batch"
+            );
+        }
+    }
+    // a software rasterizer is no GPU for `all`, unless --gpu says so
+    let o = batch(&["--devices", "all"], &dir.join("soft"));
+    assert_one_line_error(&o, "no hardware GPU", "--devices all on lavapipe");
+    let o = batch(&["--devices", "0,0"], &dir.join("twice"));
+    assert_one_line_error(&o, "is listed twice", "a device listed twice");
+    let o = batch(&["--devices", "0,7"], &dir.join("unknown"));
+    assert_one_line_error(&o, "matching index 7", "an unknown device");
+    let o = batch(&["--devices", "0", "--cpu"], &dir.join("cpu"));
+    assert!(!o.status.success(), "--devices with --cpu must be refused");
+    // a single image runs on the list's first GPU
+    let o = bin_default_device()
+        .args(["--devices", "0", "apply", common::s(&sample())])
+        .arg(common::s(&dir.join("single.png")))
+        .args(["-p", "gaussian_blur(sigma=2)", "--timings"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success() && !e.contains("CPU reference"), "{e}");
+}

@@ -293,35 +293,22 @@ impl DeviceSelector {
     /// PCI bus order, CUDA's order under `CUDA_DEVICE_ORDER=PCI_BUS_ID`). Empty or a negative
     /// number: `NoNvidia`. A `MIG-` instance, or anything else, is an error of one line.
     pub fn from_cuda_visible_devices(value: &str) -> Result<CudaVisible> {
-        let first = value.split(',').next().unwrap_or("").trim();
-        if first.is_empty() {
-            return Ok(CudaVisible::NoNvidia);
-        }
-        if let Some(n) = first.strip_prefix('-') {
-            if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
-                return Ok(CudaVisible::NoNvidia);
+        let first = value.split(',').next().unwrap_or("");
+        cuda_entry(value, first)
+    }
+
+    /// Every GPU `CUDA_VISIBLE_DEVICES` lists, in its order (`--devices all` under it): each
+    /// entry as `from_cuda_visible_devices` reads the first. Empty or negative: `None` (no GPU).
+    pub fn all_from_cuda_visible_devices(value: &str) -> Result<Option<Vec<DeviceSelector>>> {
+        let mut out = Vec::new();
+        for entry in value.split(',') {
+            match cuda_entry(value, entry)? {
+                CudaVisible::Device(d) => out.push(d),
+                // CUDA stops at the first invalid entry: what follows is hidden too
+                CudaVisible::NoNvidia => break,
             }
         }
-        if first.bytes().all(|b| b.is_ascii_digit()) {
-            return first
-                .parse()
-                .map(|n| CudaVisible::Device(DeviceSelector::CudaIndex(n)))
-                .map_err(|_| {
-                    Error::BadDevice(format!("CUDA_VISIBLE_DEVICES={value}: index too large"))
-                });
-        }
-        let lower = first.to_ascii_lowercase();
-        if lower.starts_with("mig-") {
-            return Err(Error::BadDevice(format!(
-                "CUDA_VISIBLE_DEVICES={value}: MIG instances are not supported (Vulkan cannot open one)"
-            )));
-        }
-        match lower.strip_prefix("gpu-").and_then(parse_uuid) {
-            Some(u) => Ok(CudaVisible::Device(DeviceSelector::Uuid(u))),
-            None => Err(Error::BadDevice(format!(
-                "CUDA_VISIBLE_DEVICES={value}: `{first}` is neither an index nor a whole GPU-<uuid>"
-            ))),
-        }
+        Ok((!out.is_empty()).then_some(out))
     }
 
     /// The adapter this selects among `adapters` (in the documented order): a name matching
@@ -489,6 +476,105 @@ pub fn choose_adapter(
             None => ChoiceReason::Best,
         },
     })
+}
+
+/// One entry of `CUDA_VISIBLE_DEVICES` (`value`, whole, for the messages).
+fn cuda_entry(value: &str, entry: &str) -> Result<CudaVisible> {
+    let first = entry.trim();
+    if first.is_empty() {
+        return Ok(CudaVisible::NoNvidia);
+    }
+    if let Some(n) = first.strip_prefix('-') {
+        if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+            return Ok(CudaVisible::NoNvidia);
+        }
+    }
+    if first.bytes().all(|b| b.is_ascii_digit()) {
+        return first
+            .parse()
+            .map(|n| CudaVisible::Device(DeviceSelector::CudaIndex(n)))
+            .map_err(|_| {
+                Error::BadDevice(format!("CUDA_VISIBLE_DEVICES={value}: index too large"))
+            });
+    }
+    let lower = first.to_ascii_lowercase();
+    if lower.starts_with("mig-") {
+        return Err(Error::BadDevice(format!(
+            "CUDA_VISIBLE_DEVICES={value}: MIG instances are not supported (Vulkan cannot open one)"
+        )));
+    }
+    match lower.strip_prefix("gpu-").and_then(parse_uuid) {
+        Some(u) => Ok(CudaVisible::Device(DeviceSelector::Uuid(u))),
+        None => Err(Error::BadDevice(format!(
+            "CUDA_VISIBLE_DEVICES={value}: `{first}` is neither an index nor a whole GPU-<uuid>"
+        ))),
+    }
+}
+
+/// The adapters a device list asks for (`--devices`), as indices into `adapters`, in the
+/// list's order: `all` is every hardware GPU (every adapter `CUDA_VISIBLE_DEVICES` lists, where
+/// it is set; software rasterizers only with `opts.allow_software` and no hardware GPU), else
+/// a comma list of selectors (`0,1`, `GPU-…,GPU-…`, PCI bus ids). An error of one line: a
+/// selector that matches nothing, an adapter listed twice, or no GPU at all.
+pub fn choose_devices(
+    adapters: &[AdapterSummary],
+    opts: &super::GpuOptions,
+    list: &str,
+) -> Result<Vec<usize>> {
+    let list = list.trim();
+    let mut out: Vec<usize> = Vec::new();
+    if list.eq_ignore_ascii_case("all") {
+        let visible = match opts.cuda_visible_devices.as_deref() {
+            Some(v) => Some((v, DeviceSelector::all_from_cuda_visible_devices(v)?)),
+            None => None,
+        };
+        match visible {
+            Some((_, Some(sels))) => {
+                for sel in sels {
+                    out.push(sel.select(adapters)?.index);
+                }
+            }
+            Some((v, None)) => {
+                return Err(Error::NoAdapter(format!(
+                    " for --devices all: CUDA_VISIBLE_DEVICES={v:?} hides every GPU"
+                )))
+            }
+            None => {
+                out = adapters
+                    .iter()
+                    .filter(|a| !a.is_software())
+                    .map(|a| a.index)
+                    .collect();
+                if out.is_empty() && opts.allow_software {
+                    out = adapters.iter().map(|a| a.index).collect();
+                }
+            }
+        }
+        if out.is_empty() {
+            let there: Vec<String> = adapters.iter().map(AdapterSummary::short).collect();
+            return Err(Error::NoAdapter(format!(
+                " for --devices all: no hardware GPU (there are: {}; --gpu counts a software rasterizer)",
+                if there.is_empty() {
+                    "none".into()
+                } else {
+                    there.join(", ")
+                }
+            )));
+        }
+    } else {
+        for part in list.split(',') {
+            let sel: DeviceSelector = part.parse()?;
+            let i = sel.select(adapters)?.index;
+            if out.contains(&i) {
+                return Err(Error::BadDevice(format!(
+                    "--devices {list}: `{}` is listed twice (adapter {i})",
+                    part.trim()
+                )));
+            }
+            out.push(i);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -787,6 +873,74 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("MIG instances are not supported"));
+    }
+
+    #[test]
+    fn device_lists() {
+        let h = host();
+        let opts = GpuOptions::default();
+        let nvidia: Vec<usize> = h
+            .iter()
+            .filter(|a| a.is_nvidia())
+            .map(|a| a.index)
+            .collect();
+        // all: every hardware GPU, lavapipe left out
+        assert_eq!(
+            choose_devices(&h, &opts, "all").unwrap(),
+            [0, 1, 2, 3, 4, 5]
+        );
+        assert_eq!(choose_devices(&h, &opts, " ALL ").unwrap().len(), 6);
+        // a list keeps its order
+        assert_eq!(choose_devices(&h, &opts, "3,1").unwrap(), [3, 1]);
+        assert_eq!(
+            choose_devices(&h, &opts, "0000:b3:00.0, 1b:00.0").unwrap(),
+            [4, 1]
+        );
+        // under CUDA_VISIBLE_DEVICES, all is what it lists, mapped like CUDA's indices
+        let cuda = |v: &str| GpuOptions {
+            cuda_visible_devices: Some(v.into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            choose_devices(&h, &cuda("2,0"), "all").unwrap(),
+            [nvidia[2], nvidia[0]]
+        );
+        assert_eq!(
+            choose_devices(
+                &h,
+                &cuda("GPU-03030303-0303-0303-0303-030303030303,GPU-01010101-0101-0101-0101-010101010101"),
+                "all"
+            )
+            .unwrap(),
+            [4, 1]
+        );
+        // CUDA stops at the first invalid entry
+        assert_eq!(
+            choose_devices(&h, &cuda("1,-1,0"), "all").unwrap(),
+            [nvidia[1]]
+        );
+        let e = choose_devices(&h, &cuda(""), "all")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("hides every GPU"), "{e}");
+        // twice, unknown, empty: one line each
+        let e = choose_devices(&h, &opts, "1,0000:1b:00.0").unwrap_err();
+        assert!(e.to_string().contains("listed twice"), "{e}");
+        assert!(choose_devices(&h, &opts, "9").is_err());
+        assert!(choose_devices(&h, &opts, "0,").is_err());
+        // a host of lavapipe alone: all is no GPU, unless software is allowed
+        let soft: Vec<AdapterSummary> = h.iter().filter(|a| a.is_software()).cloned().collect();
+        let soft = order_adapters(soft);
+        let e = choose_devices(&soft, &opts, "all").unwrap_err().to_string();
+        assert!(
+            e.contains("no hardware GPU") && e.contains("llvmpipe"),
+            "{e}"
+        );
+        let allow = GpuOptions {
+            allow_software: true,
+            ..Default::default()
+        };
+        assert_eq!(choose_devices(&soft, &allow, "all").unwrap(), [0]);
     }
 
     #[test]
