@@ -277,6 +277,8 @@ def main():
     median_of("texelflow batch, --host-decode (GPU encode)", N, tf(["--host-decode"]))
     median_of("texelflow batch, --host-decode --host-encode", N, tf(["--host-decode", "--host-encode"]))
     median_of(f"texelflow batch, --jobs {2 * CORES}", N, tf([], after=["--jobs", str(2 * CORES)]))
+    # issue 34: the batch over every GPU of the host (one here: the cost of the list itself)
+    median_of("texelflow batch, --devices all", N, tf(["--devices", "all"]))
     median_of("texelflow batch --cpu -p to_gray (its decode + encode alone)", N, tf(["--cpu"], "to_gray"))
     # the measured choice of --gpu-jobs (workers running their pipeline on the device at once)
     for g in (1, 2, 4, 8, 16):

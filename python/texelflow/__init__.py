@@ -57,6 +57,7 @@ __all__ = [
     "Port",
     "list_filters",
     "quote",
+    "batch_plan",
     "devices",
     "device_name",
     "is_pinned",
@@ -463,6 +464,23 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"Kernel({self.spec()})"
+
+
+def batch_plan(
+    inputs: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    out_dir: Union[str, "os.PathLike[str]"],
+    *,
+    name: str = "{stem}.{ext}",
+    recursive: bool = False,
+) -> List[Tuple[str, str]]:
+    """The ``(input, output)`` pairs ``Pipeline.apply_batch(inputs, out_dir, name=...,
+    recursive=...)`` would write, with its checks made first (nothing runs or is written but
+    the output folders' write check): folders listed (their subfolders with ``recursive``),
+    ``name``'s ``{stem}``, ``{name}`` and ``{ext}`` applied. Raises ``ValueError`` where the
+    batch would (an output that is an input, two inputs writing one output, no image files)."""
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    return [tuple(p) for p in _native.batch_plan([os.fspath(p) for p in inputs], os.fspath(out_dir), name=name, recursive=recursive)]
 
 
 def quote(text: str) -> str:

@@ -19,13 +19,13 @@ docs/ray.md has the multi-node setup.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import Pipeline, TexelflowWarning
 
-__all__ = ["TexelflowMapper", "map_images", "plan_resources"]
+__all__ = ["TexelflowMapper", "TexelflowFileMapper", "apply_files", "map_images", "plan_resources"]
 
 
 def _column(values: List[Any]) -> np.ndarray:
@@ -217,3 +217,116 @@ def map_images(
         num_cpus=cpus,
         **map_batches_args,
     )
+
+
+class TexelflowFileMapper:
+    """A callable class for ``Dataset.map_batches`` over rows of ``input`` and ``output`` paths
+    (what ``apply_files`` makes): one pipeline per actor; each batch's files go through
+    ``Pipeline.apply_batch`` (texelflow's own decode and encode, on the GPU where it can,
+    several files in flight), grouped by output folder. Returns the rows with ``ok`` and
+    ``reason`` (empty where written)."""
+
+    def __init__(
+        self,
+        spec: str,
+        *,
+        name: str,
+        overwrite: bool = False,
+        skip_existing: bool = False,
+        jpeg_quality: int = 90,
+        device: str = "auto",
+        backend: Optional[str] = None,
+        adapter: Optional[str] = None,
+    ) -> None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TexelflowWarning)
+            self.pipeline = Pipeline(spec, device=device, backend=backend, adapter=adapter)
+        self.notes = [str(w.message) for w in caught]
+        for note in self.notes:
+            print(f"texelflow: {note}", flush=True)
+        self.gpu_ids = _ray_gpu_ids()
+        if self.gpu_ids:
+            print(f"texelflow: actor on {self.pipeline.device} (Ray's GPU {', '.join(self.gpu_ids)})", flush=True)
+        self.options = dict(name=name, overwrite=overwrite, skip_existing=skip_existing, jpeg_quality=jpeg_quality)
+
+    def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        import os
+
+        inputs = [str(p) for p in batch["input"]]
+        outputs = [str(p) for p in batch["output"]]
+        reasons = {p: "" for p in inputs}
+        groups: Dict[str, List[str]] = {}
+        for i, o in zip(inputs, outputs):
+            groups.setdefault(os.path.dirname(o), []).append(i)
+        for folder, files in groups.items():
+            try:
+                r = self.pipeline.apply_batch(files, folder, **self.options)
+                for path, why in r["failed"]:
+                    reasons[str(path)] = why
+            except (ValueError, OSError) as e:
+                for f in files:
+                    reasons[f] = str(e)
+        out = dict(batch)
+        out["ok"] = np.array([not reasons[i] for i in inputs])
+        out["reason"] = np.array([reasons[i] for i in inputs], dtype=object)
+        out["device"] = np.array([self.pipeline.device] * len(inputs), dtype=object)
+        return out
+
+
+def apply_files(
+    inputs: Sequence[str],
+    out_dir: str,
+    spec: str,
+    *,
+    name: str = "{stem}.{ext}",
+    recursive: bool = False,
+    overwrite: bool = False,
+    skip_existing: bool = False,
+    jpeg_quality: int = 90,
+    concurrency: int = 1,
+    num_gpus: float = 0.0,
+    num_cpus: Optional[float] = None,
+    batch_size: int = 8,
+    device: str = "auto",
+    backend: Optional[str] = None,
+    adapter: Optional[str] = None,
+) -> Dict[str, Any]:
+    """Files through ``spec`` on a pool of ``concurrency`` Ray actors (``TexelflowFileMapper``,
+    each on the GPU Ray gave it: ``num_gpus=1`` for one actor per GPU), written into
+    ``out_dir`` under the names texelflow's batch gives them (``name``: ``{stem}``, ``{name}``,
+    ``{ext}``; a folder's subfolders kept with ``recursive``), so each output is found from its
+    input. The inputs and ``out_dir`` must be on storage every node reads. The files are listed
+    and every batch check made (an output that would replace an input, two inputs writing one
+    output, an output folder that cannot be written) before any work, as the CLI does
+    (``texelflow.batch_plan``). Runs at once and returns ``{"done", "failed": [(input,
+    reason)], "devices": {device: files}}``; resources are checked as ``map_images`` checks
+    them."""
+    import ray
+    from ray.data import ActorPoolStrategy
+
+    from . import _native
+
+    pairs = _native.batch_plan([str(p) for p in inputs], str(out_dir), name=name, recursive=recursive)
+    # a block per batch, so that every actor gets work; no more actors than blocks
+    blocks = max(1, -(-len(pairs) // max(1, batch_size)))
+    concurrency = max(1, min(concurrency, blocks))
+    cpus = plan_resources(concurrency, num_cpus, num_gpus, _cluster())
+    ds = ray.data.from_items([{"input": i, "output": o} for i, o in pairs], override_num_blocks=blocks)
+    rows = ds.map_batches(
+        TexelflowFileMapper,
+        fn_constructor_args=(spec,),
+        fn_constructor_kwargs=dict(name=name, overwrite=overwrite, skip_existing=skip_existing, jpeg_quality=jpeg_quality, device=device, backend=backend, adapter=adapter),
+        batch_format="numpy",
+        batch_size=batch_size,
+        compute=ActorPoolStrategy(size=concurrency),
+        num_gpus=num_gpus,
+        num_cpus=cpus,
+    ).take_all()
+    devices: Dict[str, int] = {}
+    for r in rows:
+        devices[str(r["device"])] = devices.get(str(r["device"]), 0) + 1
+    return {
+        "done": sum(1 for r in rows if r["ok"]),
+        "failed": [(str(r["input"]), str(r["reason"])) for r in rows if not r["ok"]],
+        "devices": devices,
+    }

@@ -1,4 +1,4 @@
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -7,6 +7,7 @@ from . import Pipeline
 class TexelflowMapper:
     pipeline: Pipeline
     notes: List[str]
+    gpu_ids: List[str]
     column: str
     output_column: str
     in_flight: int
@@ -34,7 +35,7 @@ def map_images(
     output_column: Optional[str] = None,
     concurrency: int = 1,
     num_gpus: float = 0.0,
-    num_cpus: float = 1.0,
+    num_cpus: Optional[float] = None,
     batch_size: int = 16,
     device: str = "auto",
     backend: Optional[str] = None,
@@ -43,3 +44,47 @@ def map_images(
     in_flight: int = 4,
     **map_batches_args: Any,
 ) -> Any: ...
+
+def plan_resources(
+    concurrency: int,
+    num_cpus: Optional[float],
+    num_gpus: float,
+    cluster: Optional[Tuple[float, float, float, float]],
+) -> float: ...
+
+class TexelflowFileMapper:
+    pipeline: Pipeline
+    notes: List[str]
+    gpu_ids: List[str]
+    def __init__(
+        self,
+        spec: str,
+        *,
+        name: str,
+        overwrite: bool = False,
+        skip_existing: bool = False,
+        jpeg_quality: int = 90,
+        device: str = "auto",
+        backend: Optional[str] = None,
+        adapter: Optional[str] = None,
+    ) -> None: ...
+    def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]: ...
+
+def apply_files(
+    inputs: Sequence[str],
+    out_dir: str,
+    spec: str,
+    *,
+    name: str = "{stem}.{ext}",
+    recursive: bool = False,
+    overwrite: bool = False,
+    skip_existing: bool = False,
+    jpeg_quality: int = 90,
+    concurrency: int = 1,
+    num_gpus: float = 0.0,
+    num_cpus: Optional[float] = None,
+    batch_size: int = 8,
+    device: str = "auto",
+    backend: Optional[str] = None,
+    adapter: Optional[str] = None,
+) -> Dict[str, Any]: ...

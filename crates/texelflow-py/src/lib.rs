@@ -1255,6 +1255,37 @@ fn open_device(
     Ok((be.describe(), note))
 }
 
+/// The (input, output) pairs a batch of `inputs` into `out_dir` would make
+/// (`texelflow::batch::plan`: folders listed, `name` applied, the same checks before any work).
+#[pyfunction]
+#[pyo3(signature = (inputs, out_dir, name=None, recursive=false))]
+fn batch_plan(
+    py: Python<'_>,
+    inputs: Vec<std::path::PathBuf>,
+    out_dir: std::path::PathBuf,
+    name: Option<String>,
+    recursive: bool,
+) -> PyResult<Vec<(String, String)>> {
+    let defaults = texelflow::batch::BatchOptions::default();
+    let options = texelflow::batch::BatchOptions {
+        name: name.unwrap_or(defaults.name.clone()),
+        recursive,
+        ..defaults
+    };
+    let jobs = py
+        .detach(|| texelflow::batch::plan(&inputs, &out_dir, &options))
+        .map_err(py_err)?;
+    Ok(jobs
+        .into_iter()
+        .map(|j| {
+            (
+                j.input.display().to_string(),
+                j.output.display().to_string(),
+            )
+        })
+        .collect())
+}
+
 /// `text` quoted as one spec value (`texelflow::quote`): any file name survives unchanged.
 #[pyfunction]
 fn quote(text: &str) -> String {
@@ -1277,6 +1308,7 @@ fn _texelflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apply_file, m)?)?;
     m.add_function(wrap_pyfunction!(process_video, m)?)?;
     m.add_function(wrap_pyfunction!(quote, m)?)?;
+    m.add_function(wrap_pyfunction!(batch_plan, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
