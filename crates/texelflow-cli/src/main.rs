@@ -52,7 +52,7 @@ struct Cli {
     /// Spread a batch (`apply IN... --out-dir DIR`) over several GPUs, one pipeline each, the
     /// images taken from one queue: `all` (every hardware GPU; under CUDA_VISIBLE_DEVICES, the
     /// ones it lists) or a comma list of selectors as `--device` takes them (`0,1`). The outputs
-    /// equal one GPU's. Other commands run on the list's first GPU
+    /// equal one GPU's; a video's frames are spread too. Other commands run on the list's first GPU
     #[arg(long, global = true, value_name = "all|LIST", conflicts_with_all = ["device", "cpu"])]
     devices: Option<String>,
     /// Run on the CPU reference implementation instead of a GPU
@@ -1013,6 +1013,12 @@ fn run(cli: Cli) -> Result<()> {
                     (None, Some(d)) => (d.as_path(), true),
                     _ => bail!("video: give IN OUT for a video, or IN --data FILE.jsonl for a pipeline ending in data (one JSON line per frame), not both"),
                 };
+                let openers: Vec<Box<dyn Fn() -> Backend + Sync + '_>> = match &cli.devices {
+                    Some(list) => device_openers(&cli, list)?,
+                    None => vec![backend_opener(&cli)?],
+                };
+                let openers: Vec<&(dyn Fn() -> Backend + Sync)> =
+                    openers.iter().map(|o| &**o).collect();
                 let o = video::Options {
                     data: per_frame_data,
                     input,
@@ -1030,11 +1036,11 @@ fn run(cli: Cli) -> Result<()> {
                     } else {
                         !*overwrite
                     },
-                    jobs: jobs.unwrap_or(3),
+                    // three frames in flight per device unless --jobs says
+                    jobs: jobs.unwrap_or(3 * openers.len()),
                     transfer: transfer.clone(),
                 };
-                let opener = backend_opener(&cli)?;
-                return match video::run(&o, &*opener, pipeline) {
+                return match video::run(&o, &openers, pipeline) {
                     // with --fallback cpu a GPU failure runs the whole video again on the CPU
                     // reference (temporal filters' state starts from the first frame again);
                     // the partial output is gone already
@@ -1050,7 +1056,7 @@ fn run(cli: Cli) -> Result<()> {
                             );
                         }
                         eprintln!("texelflow: note: {e:#}; running the video again on the CPU reference (--fallback cpu)");
-                        video::run(&o, &|| Backend::Cpu, pipeline)
+                        video::run(&o, &[&|| Backend::Cpu], pipeline)
                     }
                     other => other,
                 };

@@ -45,8 +45,9 @@ pub fn wanted(input: &Path, output: Option<&Path>, raw: bool) -> bool {
     texelflow::video::is_video_job(input, output, raw)
 }
 
-/// Runs a video job; `backend` opens the device (while ffprobe reads the input).
-pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) -> Result<()> {
+/// Runs a video job; each of `devices` opens a device (several: `--devices`, the frames spread
+/// over them), on threads of their own while ffprobe reads the input.
+pub fn run(o: &Options<'_>, devices: &[&(dyn Fn() -> Backend + Sync)], spec: &str) -> Result<()> {
     // Ctrl-C (from here on): stop taking frames; the job removes the partial file
     let cancel = crate::interrupted();
     crate::VIDEO_RUNNING.store(true, Ordering::SeqCst);
@@ -69,9 +70,10 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
     let job = VideoJob::new(o.input, o.output, &options)?;
     // the input: its probe (ffprobe) and the GPU start overlap
     let (be, probed) = std::thread::scope(|s| {
-        let gpu = s.spawn(backend);
+        let gpus: Vec<_> = devices.iter().map(|open| s.spawn(open)).collect();
         let probed = job.probe(&crate::limits());
-        (gpu.join(), probed)
+        let be: std::thread::Result<Vec<Backend>> = gpus.into_iter().map(|g| g.join()).collect();
+        (be, probed)
     });
     let be = be.map_err(|_| anyhow!("GPU initialisation panicked"))?;
     let info = probed?;
@@ -114,7 +116,7 @@ pub fn run(o: &Options<'_>, backend: &(dyn Fn() -> Backend + Sync), spec: &str) 
         }
         _ => {}
     };
-    job.run(&be, &pipeline, &info, &crate::run_options(), &mut on_event)?;
+    job.run_on(&be, &pipeline, &info, &crate::run_options(), &mut on_event)?;
     // the process ends here: the OS reclaims the device faster than wgpu's teardown
     std::mem::forget(be);
     Ok(())

@@ -1252,3 +1252,72 @@ fn fallback_cpu_runs_a_failed_video_again_on_the_cpu() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--devices` (issue 34): a video over a list of one GPU writes the frames the same GPU
+/// writes alone (`--device 0`), in order; a list with a GPU twice is refused in one line.
+#[test]
+fn devices_list_of_one_equals_one_device() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("devices");
+    let input = d.join("in.mkv");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc=size=64x48:rate=10",
+        "-t",
+        "1",
+        "-c:v",
+        "ffv1",
+        "-pix_fmt",
+        "bgr0",
+        s(&input),
+    ]);
+    let spec = "gaussian_blur(sigma=2) | sobel_edge_detection";
+    let mut frames = Vec::new();
+    for (k, flags) in [["--device", "0"], ["--devices", "0"]].iter().enumerate() {
+        let out = d.join(format!("out{k}.mkv"));
+        let o = bin()
+            .args(flags)
+            .args([
+                "apply",
+                s(&input),
+                s(&out),
+                "--codec",
+                "ffv1",
+                "--pix-fmt",
+                "bgra",
+                "-p",
+                spec,
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{flags:?}: {}", stderr(&o));
+        frames.push(rgba_frames(&out, &d, 64, 48));
+    }
+    assert_eq!(frames[0].len(), 10);
+    assert!(
+        frames[0]
+            .iter()
+            .zip(&frames[1])
+            .all(|(a, b)| a.as_u8() == b.as_u8()),
+        "--devices 0 differs from --device 0"
+    );
+    let o = bin()
+        .args([
+            "--devices",
+            "0,0",
+            "apply",
+            s(&input),
+            s(&d.join("twice.mkv")),
+            "-p",
+            spec,
+        ])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("listed twice"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}

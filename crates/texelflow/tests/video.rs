@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use texelflow::video::{process_video, process_video_with, VideoEvent, VideoOptions};
+mod common;
+
+use texelflow::video::{process_video, process_video_with, VideoEvent, VideoJob, VideoOptions};
 use texelflow::{Backend, Error, Image, Pipeline, RunOptions};
 
 fn have_ffmpeg() -> bool {
@@ -205,5 +207,98 @@ fn bad_input_is_one_line_and_no_file() {
     };
     let e = run(Path::new("-"), &output, &o).expect_err("huge raw frames");
     assert!(matches!(e, Error::Limit(_)), "{e:?}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The decoded frames of `p` as RGBA bytes (ffmpeg).
+fn decoded(p: &Path) -> Vec<u8> {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(p)
+        .args(["-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    assert!(out.status.success());
+    out.stdout
+}
+
+/// `VideoJob::run_on` (issue 34, `--devices`): frames spread over two devices (the same GPU
+/// twice here, frame k on device k mod 2) reach the output in order, equal to one device's
+/// frames; a temporal filter keeps its state on the first device, with a note, and equals
+/// its one-device run too.
+#[test]
+fn frames_spread_over_devices_equal_one_device() {
+    if !have_ffmpeg() {
+        return;
+    }
+    let d = dir("devices");
+    let input = clip(&d);
+    let opts = VideoOptions {
+        codec: Some("ffv1".into()),
+        jobs: 4,
+        ..Default::default()
+    };
+    let gpu = common::gpu_backend();
+    let run = RunOptions::default();
+    for spec in [
+        "gaussian_blur(sigma=1.5) | brightness(brightness=0.1)",
+        "low_pass(strength=0.5)",
+    ] {
+        let mut outs = Vec::new();
+        for (k, devices) in [vec![gpu.clone()], vec![gpu.clone(), gpu.clone()]]
+            .iter()
+            .enumerate()
+        {
+            let out = d.join(format!("out{k}.mkv"));
+            let _ = std::fs::remove_file(&out);
+            let job = VideoJob::new(&input, &out, &opts).expect("job");
+            let info = job.probe(&run.limits).expect("probe");
+            let mut notes = Vec::new();
+            let r = job
+                .run_on(devices, &pipeline(spec), &info, &run, &mut |e| {
+                    if let VideoEvent::Note(n) = e {
+                        notes.push(n.to_string());
+                    }
+                })
+                .expect("video runs");
+            assert_eq!(r.frames, 12, "{spec}");
+            let on_first = notes.iter().any(|n| n.contains("first device only"));
+            assert_eq!(
+                on_first,
+                k == 1 && spec.starts_with("low_pass"),
+                "{spec}: {notes:?}"
+            );
+            outs.push(decoded(&out));
+        }
+        assert_eq!(outs[0].len(), 12 * 64 * 48 * 4, "{spec}");
+        assert!(outs[0] == outs[1], "{spec}: two devices differ from one");
+    }
+    // two different devices (the GPU and the CPU reference, frames alternating): within the
+    // twins' tolerance, through ffv1's 4:2:0 frames
+    let out = d.join("mixed.mkv");
+    let job = VideoJob::new(&input, &out, &opts).expect("job");
+    let info = job.probe(&run.limits).expect("probe");
+    let spec = pipeline("gaussian_blur(sigma=1.5) | brightness(brightness=0.1)");
+    job.run_on(&[gpu, Backend::Cpu], &spec, &info, &run, &mut |_| {})
+        .expect("video runs");
+    let mixed = decoded(&out);
+    let one = {
+        let out = d.join("cpu.mkv");
+        let job = VideoJob::new(&input, &out, &opts).expect("job");
+        job.run_on(&[Backend::Cpu], &spec, &info, &run, &mut |_| {})
+            .expect("video runs");
+        decoded(&out)
+    };
+    let worst = mixed
+        .iter()
+        .zip(&one)
+        .map(|(a, b)| a.abs_diff(*b))
+        .max()
+        .unwrap_or(255);
+    assert_eq!(mixed.len(), one.len());
+    assert!(
+        worst <= 3,
+        "GPU and CPU frames alternating differ by {worst} from the CPU's"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }

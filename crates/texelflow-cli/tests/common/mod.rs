@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The `texelflow` binary, on the Vulkan backend (lavapipe where no GPU is), with an
-/// `XDG_RUNTIME_DIR` (`/tmp` where none is set).
+/// `XDG_RUNTIME_DIR` (`/tmp` where none is set). `CUDA_VISIBLE_DEVICES` is removed: a machine
+/// (or a scheduler) that sets it would otherwise choose the tests' device.
 pub fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_texelflow"));
     c.env(
@@ -14,6 +15,7 @@ pub fn bin() -> Command {
         std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
     );
     c.env("WGPU_BACKEND", "vulkan");
+    c.env_remove("CUDA_VISIBLE_DEVICES");
     c
 }
 

@@ -452,6 +452,24 @@ impl<'a> VideoJob<'a> {
         run: &RunOptions,
         on_event: &mut (dyn FnMut(VideoEvent<'_>) + Send),
     ) -> Result<VideoReport> {
+        self.run_on(std::slice::from_ref(be), pipeline, info, run, on_event)
+    }
+
+    /// `run` with the frames spread over `devices` (issue 34, `--devices`): frame k runs on
+    /// device k mod n, and the frames reach the output in order, so the file is the one a
+    /// single device writes. A pipeline that keeps state from frame to frame (temporal
+    /// filters) keeps it on one device: it runs on the first, with a note.
+    pub fn run_on(
+        &self,
+        devices: &[Backend],
+        pipeline: &Pipeline,
+        info: &Probe,
+        run: &RunOptions,
+        on_event: &mut (dyn FnMut(VideoEvent<'_>) + Send),
+    ) -> Result<VideoReport> {
+        let Some(be) = devices.first() else {
+            return Err(verr!("no device to run the video on"));
+        };
         let o = self.options;
         let (stdin_in, stdout_out, data_stdout) =
             (self.stdin_in, self.stdout_out, self.data_stdout);
@@ -715,8 +733,23 @@ impl<'a> VideoJob<'a> {
         // their frames are submitted in order (still several in flight); other pipelines need
         // no order.
         let sequence = pipeline.graph(&first)?.0.has_state().then(Sequence::new);
+        let devices = if sequence.is_some() && devices.len() > 1 {
+            note(
+                "the pipeline keeps state from frame to frame: its frames run on the first device only".into(),
+                on_event,
+            );
+            &devices[..1]
+        } else {
+            // every other device compiles its kernels on the black frame too, before the
+            // decoder starts
+            for d in &devices[1..] {
+                pipeline.run_with(d, &first, run)?;
+            }
+            devices
+        };
         drop(first);
         let work = |(k, bytes): (usize, Vec<u8>)| -> Result<(Out, Vec<String>)> {
+            let be = &devices[k % devices.len()];
             let img = match transfer {
                 Transfer::Rgba => Image::from_u8(w, h, PixelFormat::Rgba8, bytes),
                 Transfer::Yuv420 { .. } => pack_i420(w, h, bytes),
