@@ -508,7 +508,19 @@ fn run_options_of(cli: &Cli) -> RunOptions {
 /// Opens the GPU the flags ask for, or fails (no fallback), with a note on stderr when the
 /// adapter is a software rasterizer.
 fn open_gpu(cli: &Cli) -> Result<std::sync::Arc<texelflow::Gpu>> {
-    let gpu = texelflow::Gpu::new(&gpu_options(cli))?;
+    let mut opts = gpu_options(cli);
+    // `--devices all` outside a batch: the first GPU of the list, by the list's rule (no
+    // software rasterizer unless --gpu)
+    if let Some(list) = cli
+        .devices
+        .as_deref()
+        .filter(|d| d.trim().eq_ignore_ascii_case("all"))
+    {
+        let adapters = texelflow::Gpu::adapters(&opts)?;
+        let first = texelflow::device::choose_devices(&adapters, &opts, list)?[0];
+        opts.device = Some(texelflow::DeviceSelector::Index(first));
+    }
+    let gpu = texelflow::Gpu::new(&opts)?;
     software_note(&gpu);
     Ok(gpu)
 }

@@ -3509,6 +3509,18 @@ fn devices_list_of_one_equals_one_device() {
     assert_one_line_error(&o, "matching index 7", "an unknown device");
     let o = batch(&["--devices", "0", "--cpu"], &dir.join("cpu"));
     assert!(!o.status.success(), "--devices with --cpu must be refused");
+    // outside a batch too, `all` is no software rasterizer unless --gpu says so
+    let o = bin_default_device()
+        .args(["--devices", "all", "apply", common::s(&sample())])
+        .arg(common::s(&dir.join("single-all.png")))
+        .args(["-p", "gaussian_blur(sigma=2)"])
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &o,
+        "no hardware GPU",
+        "--devices all, one image, on lavapipe",
+    );
     // a single image runs on the list's first GPU
     let o = bin_default_device()
         .args(["--devices", "0", "apply", common::s(&sample())])
