@@ -52,6 +52,41 @@ def _ray_gpu_ids() -> List[str]:
     return []
 
 
+def _open_pipeline(spec: str, **kwargs: Any) -> Tuple[Pipeline, List[str], List[str]]:
+    """An actor's pipeline, the notes it raised and the GPUs Ray gave the actor, both said once
+    in the worker's log. Ray gives an actor its GPUs through CUDA_VISIBLE_DEVICES, which
+    texelflow maps to the Vulkan adapter of the same GPU."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TexelflowWarning)
+        pipeline = Pipeline(spec, **kwargs)
+    # the fallback to the CPU, once per actor
+    notes = [str(w.message) for w in caught]
+    for note in notes:
+        print(f"texelflow: {note}", flush=True)
+    gpu_ids = _ray_gpu_ids()
+    if gpu_ids:
+        print(f"texelflow: actor on {pipeline.device} (Ray's GPU {', '.join(gpu_ids)})", flush=True)
+    return pipeline, notes, gpu_ids
+
+
+def _actor_pool(dataset: Any, mapper: type, spec: str, kwargs: Dict[str, Any], *, batch_size: int, concurrency: int, num_gpus: float, num_cpus: Optional[float], **map_batches_args: Any) -> Any:
+    """``dataset.map_batches`` over a pool of ``concurrency`` ``mapper`` actors, their resources
+    planned and checked by ``plan_resources``."""
+    from ray.data import ActorPoolStrategy
+
+    return dataset.map_batches(
+        mapper,
+        fn_constructor_args=(spec,),
+        fn_constructor_kwargs=kwargs,
+        batch_format="numpy",
+        batch_size=batch_size,
+        compute=ActorPoolStrategy(size=concurrency),
+        num_gpus=num_gpus,
+        num_cpus=plan_resources(concurrency, num_cpus, num_gpus, _cluster()),
+        **map_batches_args,
+    )
+
+
 class TexelflowMapper:
     """A callable class for ``Dataset.map_batches(TexelflowMapper, fn_constructor_args=(spec,),
     batch_format="numpy", ...)``: one pipeline per actor, applied to the ``column`` of each
@@ -73,18 +108,7 @@ class TexelflowMapper:
         images: Optional[Mapping[str, np.ndarray]] = None,
         in_flight: int = 4,
     ) -> None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", TexelflowWarning)
-            self.pipeline = Pipeline(spec, device=device, backend=backend, adapter=adapter, images=images)
-        # the fallback to the CPU, once per actor, in the worker's log
-        self.notes = [str(w.message) for w in caught]
-        for note in self.notes:
-            print(f"texelflow: {note}", flush=True)
-        # Ray gives an actor its GPUs through CUDA_VISIBLE_DEVICES, which texelflow maps to the
-        # Vulkan adapter of the same GPU: say which one, once, in the worker's log
-        self.gpu_ids = _ray_gpu_ids()
-        if self.gpu_ids:
-            print(f"texelflow: actor on {self.pipeline.device} (Ray's GPU {', '.join(self.gpu_ids)})", flush=True)
+        self.pipeline, self.notes, self.gpu_ids = _open_pipeline(spec, device=device, backend=backend, adapter=adapter, images=images)
         self.column = column
         self.output_column = output_column or column
         self.in_flight = in_flight
@@ -203,20 +227,8 @@ def map_images(
     for reading and writing; ``plan_resources`` has the rule and the checks, which raise a
     ``ValueError`` at once where Ray would wait forever). Other keyword arguments go to
     ``map_batches`` (its named parameters: Ray deprecates the rest)."""
-    from ray.data import ActorPoolStrategy
-
-    cpus = plan_resources(concurrency, num_cpus, num_gpus, _cluster())
-    return dataset.map_batches(
-        TexelflowMapper,
-        fn_constructor_args=(spec,),
-        fn_constructor_kwargs=dict(column=column, output_column=output_column, device=device, backend=backend, adapter=adapter, images=images, in_flight=in_flight),
-        batch_format="numpy",
-        batch_size=batch_size,
-        compute=ActorPoolStrategy(size=concurrency),
-        num_gpus=num_gpus,
-        num_cpus=cpus,
-        **map_batches_args,
-    )
+    kwargs = dict(column=column, output_column=output_column, device=device, backend=backend, adapter=adapter, images=images, in_flight=in_flight)
+    return _actor_pool(dataset, TexelflowMapper, spec, kwargs, batch_size=batch_size, concurrency=concurrency, num_gpus=num_gpus, num_cpus=num_cpus, **map_batches_args)
 
 
 class TexelflowFileMapper:
@@ -238,15 +250,7 @@ class TexelflowFileMapper:
         backend: Optional[str] = None,
         adapter: Optional[str] = None,
     ) -> None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", TexelflowWarning)
-            self.pipeline = Pipeline(spec, device=device, backend=backend, adapter=adapter)
-        self.notes = [str(w.message) for w in caught]
-        for note in self.notes:
-            print(f"texelflow: {note}", flush=True)
-        self.gpu_ids = _ray_gpu_ids()
-        if self.gpu_ids:
-            print(f"texelflow: actor on {self.pipeline.device} (Ray's GPU {', '.join(self.gpu_ids)})", flush=True)
+        self.pipeline, self.notes, self.gpu_ids = _open_pipeline(spec, device=device, backend=backend, adapter=adapter)
         self.options = dict(name=name, overwrite=overwrite, skip_existing=skip_existing, jpeg_quality=jpeg_quality)
 
     def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
@@ -302,26 +306,16 @@ def apply_files(
     reason)], "devices": {device: files}}``; resources are checked as ``map_images`` checks
     them."""
     import ray
-    from ray.data import ActorPoolStrategy
 
-    from . import _native
+    from . import batch_plan
 
-    pairs = _native.batch_plan([str(p) for p in inputs], str(out_dir), name=name, recursive=recursive)
+    pairs = batch_plan(list(inputs), out_dir, name=name, recursive=recursive)
     # a block per batch, so that every actor gets work; no more actors than blocks
     blocks = max(1, -(-len(pairs) // max(1, batch_size)))
     concurrency = max(1, min(concurrency, blocks))
-    cpus = plan_resources(concurrency, num_cpus, num_gpus, _cluster())
     ds = ray.data.from_items([{"input": i, "output": o} for i, o in pairs], override_num_blocks=blocks)
-    rows = ds.map_batches(
-        TexelflowFileMapper,
-        fn_constructor_args=(spec,),
-        fn_constructor_kwargs=dict(name=name, overwrite=overwrite, skip_existing=skip_existing, jpeg_quality=jpeg_quality, device=device, backend=backend, adapter=adapter),
-        batch_format="numpy",
-        batch_size=batch_size,
-        compute=ActorPoolStrategy(size=concurrency),
-        num_gpus=num_gpus,
-        num_cpus=cpus,
-    ).take_all()
+    kwargs = dict(name=name, overwrite=overwrite, skip_existing=skip_existing, jpeg_quality=jpeg_quality, device=device, backend=backend, adapter=adapter)
+    rows = _actor_pool(ds, TexelflowFileMapper, spec, kwargs, batch_size=batch_size, concurrency=concurrency, num_gpus=num_gpus, num_cpus=num_cpus).take_all()
     devices: Dict[str, int] = {}
     for r in rows:
         devices[str(r["device"])] = devices.get(str(r["device"]), 0) + 1

@@ -63,6 +63,26 @@ fn clip(d: &Path) -> PathBuf {
     p
 }
 
+/// 10 frames of 64x48 at 10 fps, lossless and without chroma subsampling (FFV1, bgr0, in
+/// .mkv): every frame can be compared with the single-image pipeline exactly.
+fn ffv1_clip(d: &Path) -> PathBuf {
+    let input = d.join("in.mkv");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc=size=64x48:rate=10",
+        "-t",
+        "1",
+        "-c:v",
+        "ffv1",
+        "-pix_fmt",
+        "bgr0",
+        s(&input),
+    ]);
+    input
+}
+
 /// `ffprobe`'s JSON about a file: streams, format and (with `frames`) every video frame.
 fn probe(p: &Path) -> serde_json::Value {
     let o = Command::new("ffprobe").args(["-v", "error", "-print_format", "json", "-show_streams", "-show_format", "-count_frames", "-show_entries", "frame=pts_time:stream=codec_type,codec_name,width,height,nb_read_frames,duration:format=duration:format_tags=title", "-select_streams", "v"]).arg(p).output().expect("ffprobe runs");
@@ -224,20 +244,7 @@ fn each_frame_equals_the_single_image_pipeline() {
         return;
     }
     let d = dir("equal");
-    let input = d.join("in.mkv");
-    ffmpeg(&[
-        "-f",
-        "lavfi",
-        "-i",
-        "testsrc=size=64x48:rate=10",
-        "-t",
-        "1",
-        "-c:v",
-        "ffv1",
-        "-pix_fmt",
-        "bgr0",
-        s(&input),
-    ]);
+    let input = ffv1_clip(&d);
     let out = d.join("out.mkv");
     let spec = "gaussian_blur(sigma=2) | sobel_edge_detection";
     let o = bin()
@@ -384,20 +391,7 @@ fn per_frame_data_as_json_lines() {
         return;
     }
     let d = dir("data");
-    let input = d.join("in.mkv");
-    ffmpeg(&[
-        "-f",
-        "lavfi",
-        "-i",
-        "testsrc=size=64x48:rate=10",
-        "-t",
-        "1",
-        "-c:v",
-        "ffv1",
-        "-pix_fmt",
-        "bgr0",
-        s(&input),
-    ]);
+    let input = ffv1_clip(&d);
     let lines = d.join("stats.jsonl");
     let spec = "gaussian_blur(sigma=1) | reduce";
     let o = bin()
@@ -1261,20 +1255,7 @@ fn devices_list_of_one_equals_one_device() {
         return;
     }
     let d = dir("devices");
-    let input = d.join("in.mkv");
-    ffmpeg(&[
-        "-f",
-        "lavfi",
-        "-i",
-        "testsrc=size=64x48:rate=10",
-        "-t",
-        "1",
-        "-c:v",
-        "ffv1",
-        "-pix_fmt",
-        "bgr0",
-        s(&input),
-    ]);
+    let input = ffv1_clip(&d);
     let spec = "gaussian_blur(sigma=2) | sobel_edge_detection";
     let mut frames = Vec::new();
     for (k, flags) in [["--device", "0"], ["--devices", "0"]].iter().enumerate() {
